@@ -1,0 +1,12 @@
+//! The BPF instruction set as Linux 7.3 defines it: the instruction model and
+//! its wire format, an assembler for the LLVM syntax kernel selftests use, and
+//! the kernel's `disasm.c` text. No heavy dependencies: the proc-macro crate
+//! assembles with it at compile time.
+
+pub mod asm;
+pub mod disasm;
+pub mod helper_ids;
+pub mod insn;
+
+pub use asm::{AsmError, Operand, Program, Reloc, RelocKind, assemble, assemble_with};
+pub use insn::{Insn, op};

@@ -1,0 +1,125 @@
+//! Backends: what loads a program and reports what happened. The model, the
+//! running kernel and a kernel booted under QEMU all answer a [`LoadRequest`]
+//! with the same [`LoadOutcome`]; the runner never knows which one did.
+
+use crate::link::LinkedProgram;
+use crate::map::MapDef;
+use crate::prog_type::ProgType;
+use crate::target::Arch;
+
+/// How the program's BTF is given to the kernel.
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
+pub enum BtfMode {
+    /// No program BTF.
+    None,
+    /// A minimal program BTF: one `FUNC` per subprogram with `func_info`, as
+    /// clang `-g` gives test_loader. Functions marked global in the linked
+    /// program are `BTF_FUNC_GLOBAL` with their int arguments.
+    #[default]
+    FuncInfo,
+}
+
+/// Input of `BPF_PROG_TEST_RUN`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TestRunInput {
+    pub data: Vec<u8>,
+    pub ctx: Option<Vec<u8>>,
+    /// Size of the `data_out` buffer.
+    pub data_out_size: u32,
+    pub repeat: u32,
+}
+
+impl TestRunInput {
+    /// What test_loader passes: 64 zero bytes in, a 256-byte buffer out;
+    /// nothing at all for `BPF_PROG_TYPE_SYSCALL`.
+    pub fn test_loader(prog_type: ProgType) -> TestRunInput {
+        if prog_type == crate::prog_type::SYSCALL {
+            TestRunInput { data: Vec::new(), ctx: None, data_out_size: 0, repeat: 1 }
+        } else {
+            TestRunInput { data: vec![0; 64], ctx: None, data_out_size: 256, repeat: 1 }
+        }
+    }
+}
+
+/// Everything a backend needs to load one program.
+#[derive(Clone, Debug)]
+pub struct LoadRequest {
+    /// For reports (`suite/prog`).
+    pub name: String,
+    pub prog: LinkedProgram,
+    pub prog_type: ProgType,
+    pub expected_attach_type: Option<u32>,
+    /// `prog_flags` as passed to BPF_PROG_LOAD.
+    pub prog_flags: u32,
+    pub log_level: u32,
+    /// test_loader's unprivileged run: CAP_SYS_ADMIN, CAP_NET_ADMIN,
+    /// CAP_PERFMON and CAP_BPF dropped for map creation and load, except
+    /// `caps_unpriv` (capability numbers) given back.
+    pub unpriv: bool,
+    pub caps_unpriv: Vec<u32>,
+    pub maps: Vec<MapDef>,
+    pub btf: BtfMode,
+    pub test_run: Option<TestRunInput>,
+    /// Target arch: the model's choice of JIT and zext rules; real-kernel
+    /// backends refuse an arch they are not running.
+    pub arch: Arch,
+    /// Dump the JIT image (needs a JIT for the arch).
+    pub want_jited: bool,
+}
+
+/// What came of a load, from any backend.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LoadOutcome {
+    pub accepted: bool,
+    /// Positive errno of the failed load, 0 when accepted.
+    pub errno: i32,
+    /// The verifier log (empty at log level 0 unless the load failed and the
+    /// loader retried at level 1, as libbpf does).
+    pub log: String,
+    pub verified_insns: u32,
+    /// The xlated dump as test_loader renders it, one `N: text` per line.
+    pub xlated: Vec<String>,
+    /// The jited dump as test_loader renders it (`func #i:` headers, labels),
+    /// one line per element; empty when there is no JIT image.
+    pub jited: Vec<String>,
+    /// Raw JIT image per function (for byte comparisons).
+    pub jited_funcs: Vec<Vec<u8>>,
+    /// `BPF_PROG_TEST_RUN`'s return value, when run.
+    pub retval: Option<u32>,
+    /// errno of a failed test run (0 if it ran or was not asked for).
+    pub test_run_errno: i32,
+    /// `data_out` of the test run.
+    pub data_out: Vec<u8>,
+}
+
+/// Why a backend cannot run a request at all (the runner turns it into a skip).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unavailable(pub String);
+
+/// A loader of programs.
+pub trait Backend: Send + Sync {
+    /// `model`, `kernel` or `vm`.
+    fn name(&self) -> &'static str;
+    /// Whether this backend can run requests for `arch` at all, and why not.
+    fn probe(&self, arch: Arch) -> Result<(), Unavailable>;
+    /// The kernel release this backend answers for (`7.3.4+deb13-amd64`), for
+    /// version gates and golden headers.
+    fn kernel_release(&self) -> String;
+    fn load(&self, req: &LoadRequest) -> Result<LoadOutcome, Unavailable>;
+    /// Many requests at once (one QEMU boot for the vm backend).
+    fn load_batch(&self, reqs: &[LoadRequest]) -> Vec<Result<LoadOutcome, Unavailable>> {
+        reqs.iter().map(|r| self.load(r)).collect()
+    }
+}
+
+pub mod kernel;
+pub mod model;
+
+/// The backend named by `BPF_SELFTEST_BACKEND` (or `--backend`).
+pub fn by_name(name: &str) -> Result<Box<dyn Backend>, String> {
+    match name {
+        "model" => Ok(Box::new(model::ModelBackend::default())),
+        "kernel" => Ok(Box::new(kernel::KernelBackend::default())),
+        _ => Err(format!("unknown backend '{name}' (model, kernel, vm)")),
+    }
+}

@@ -1,0 +1,1 @@
+//! The `bpf-selftest` command line.

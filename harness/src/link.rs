@@ -1,0 +1,172 @@
+//! Linking, as libbpf does it for a test_loader object: subprograms a program
+//! calls (or takes the address of) are appended after it in first-reference
+//! order, pseudo calls get their relative offsets, and every other symbol is
+//! classified as a map, a global's map value, a BTF id or a kfunc for the
+//! backend to resolve.
+
+use std::collections::HashMap;
+use std::fmt;
+
+use bpf_isa::insn::op::*;
+use bpf_isa::{Insn, Program, RelocKind};
+
+/// One function of the linked program (`func_info` in its BTF).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Func {
+    pub name: String,
+    /// First insn slot.
+    pub start: usize,
+    /// A global (non-static) function: verified on its own, with typed args.
+    pub global: bool,
+    /// Number of (int) arguments of a global function.
+    pub nargs: u32,
+}
+
+/// A reference the backend resolves.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LinkReloc {
+    /// `ld_imm64` of a map: `BPF_PSEUDO_MAP_FD` with the map's fd.
+    Map { insn: usize, map: usize },
+    /// `ld_imm64` of an address inside a map value: `BPF_PSEUDO_MAP_VALUE`.
+    MapValue { insn: usize, map: usize, off: u32 },
+    /// `call` of a kernel function: `BPF_PSEUDO_KFUNC_CALL` with its BTF id.
+    Kfunc { insn: usize, name: String },
+    /// `ld_imm64` of a kernel symbol: `BPF_PSEUDO_BTF_ID`.
+    BtfId { insn: usize, name: String },
+}
+
+/// A program ready for a backend.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct LinkedProgram {
+    pub insns: Vec<Insn>,
+    /// Functions in address order; the first is the program itself.
+    pub funcs: Vec<Func>,
+    pub relocs: Vec<LinkReloc>,
+}
+
+/// A subprogram available to link against.
+#[derive(Clone, Debug)]
+pub struct Subprog {
+    pub name: String,
+    pub prog: Program,
+    pub global: bool,
+    pub nargs: u32,
+}
+
+/// A global variable: the map of its section and its offset there.
+#[derive(Clone, Debug)]
+pub struct GlobalVar {
+    pub name: String,
+    pub map: usize,
+    pub off: u32,
+}
+
+/// What a program can refer to by name.
+#[derive(Clone, Debug, Default)]
+pub struct Symbols<'a> {
+    pub subprogs: &'a [Subprog],
+    pub maps: &'a [crate::map::MapDef],
+    pub globals: &'a [GlobalVar],
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LinkError(pub String);
+
+impl fmt::Display for LinkError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for LinkError {}
+
+/// Links `main` (named `name`) against `syms`.
+pub fn link(name: &str, main: &Program, syms: &Symbols<'_>) -> Result<LinkedProgram, LinkError> {
+    let mut out = LinkedProgram {
+        insns: Vec::new(),
+        funcs: vec![Func { name: name.to_string(), start: 0, global: true, nargs: 0 }],
+        relocs: Vec::new(),
+    };
+    let mut placed: HashMap<String, usize> = HashMap::new();
+    // (subprogram index in syms, not yet appended) queue, in first-reference order
+    let mut pending: Vec<(usize, &Program, usize)> = vec![(usize::MAX, main, 0)];
+    out.insns.extend_from_slice(&main.insns);
+    let mut k = 0;
+    while k < pending.len() {
+        let (_, prog, base) = pending[k];
+        k += 1;
+        for r in &prog.relocs {
+            let at = base + r.insn;
+            let sym = r.symbol.as_str();
+            let sub = syms.subprogs.iter().position(|s| s.name == sym);
+            match (r.kind, sub) {
+                (kind, Some(si)) => {
+                    let start = match placed.get(sym) {
+                        Some(&s) => s,
+                        None => {
+                            let s = out.insns.len();
+                            let sp = &syms.subprogs[si];
+                            out.insns.extend_from_slice(&sp.prog.insns);
+                            out.funcs.push(Func { name: sp.name.clone(), start: s, global: sp.global, nargs: sp.nargs });
+                            placed.insert(sym.to_string(), s);
+                            pending.push((si, &sp.prog, s));
+                            s
+                        }
+                    };
+                    let rel = start as i64 - (at as i64 + 1);
+                    let insn = &mut out.insns[at];
+                    insn.imm = i32::try_from(rel).map_err(|_| LinkError(format!("call to '{sym}' is too far")))?;
+                    insn.src = if kind == RelocKind::Call { BPF_PSEUDO_CALL } else { BPF_PSEUDO_FUNC };
+                }
+                (RelocKind::Call, None) => {
+                    out.insns[at].src = BPF_PSEUDO_KFUNC_CALL;
+                    out.relocs.push(LinkReloc::Kfunc { insn: at, name: sym.to_string() });
+                }
+                (RelocKind::LdImm64, None) => out.relocs.push(classify_ld(at, sym, syms)?),
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn classify_ld(insn: usize, sym: &str, syms: &Symbols<'_>) -> Result<LinkReloc, LinkError> {
+    if let Some(map) = syms.maps.iter().position(|m| m.name == sym) {
+        return Ok(LinkReloc::Map { insn, map });
+    }
+    if let Some(g) = syms.globals.iter().find(|g| g.name == sym) {
+        return Ok(LinkReloc::MapValue { insn, map: g.map, off: g.off });
+    }
+    if let Some(base) = sym.strip_suffix("__value") {
+        if let Some(map) = syms.maps.iter().position(|m| m.name == base) {
+            return Ok(LinkReloc::MapValue { insn, map, off: 0 });
+        }
+    }
+    if let Some(base) = sym.strip_suffix("__btf") {
+        return Ok(LinkReloc::BtfId { insn, name: base.to_string() });
+    }
+    Err(LinkError(format!("unknown symbol '{sym}': not a map, global, subprogram or label")))
+}
+
+/// Writes map ids into `insns` the way the kernel's xlated dump shows them:
+/// `BPF_PSEUDO_MAP_FD` with the id, or `BPF_PSEUDO_MAP_VALUE` with the id and
+/// the offset in the second slot. `id_of` gives a map index's id.
+pub fn apply_map_ids(prog: &LinkedProgram, id_of: &dyn Fn(usize) -> u32) -> Vec<Insn> {
+    let mut insns = prog.insns.clone();
+    for r in &prog.relocs {
+        match *r {
+            LinkReloc::Map { insn, map } => {
+                insns[insn].src = BPF_PSEUDO_MAP_FD;
+                insns[insn].imm = id_of(map) as i32;
+            }
+            LinkReloc::MapValue { insn, map, off } => {
+                insns[insn].src = BPF_PSEUDO_MAP_VALUE;
+                insns[insn].imm = id_of(map) as i32;
+                if let Some(next) = insns.get_mut(insn + 1) {
+                    next.imm = off as i32;
+                }
+            }
+            _ => {}
+        }
+    }
+    insns
+}

@@ -1,0 +1,149 @@
+//! Program types (`enum bpf_prog_type`) and libbpf's SEC() names for them.
+
+/// A program type with the kernel's number.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct ProgType(pub u32);
+
+/// (kernel number, canonical name) of every 7.3 program type.
+pub const PROG_TYPES: &[(u32, &str)] = &[
+    (1, "socket_filter"),
+    (2, "kprobe"),
+    (3, "sched_cls"),
+    (4, "sched_act"),
+    (5, "tracepoint"),
+    (6, "xdp"),
+    (7, "perf_event"),
+    (8, "cgroup_skb"),
+    (9, "cgroup_sock"),
+    (10, "lwt_in"),
+    (11, "lwt_out"),
+    (12, "lwt_xmit"),
+    (13, "sock_ops"),
+    (14, "sk_skb"),
+    (15, "cgroup_device"),
+    (16, "sk_msg"),
+    (17, "raw_tracepoint"),
+    (18, "cgroup_sock_addr"),
+    (19, "lwt_seg6local"),
+    (20, "lirc_mode2"),
+    (21, "sk_reuseport"),
+    (22, "flow_dissector"),
+    (23, "cgroup_sysctl"),
+    (24, "raw_tracepoint_writable"),
+    (25, "cgroup_sockopt"),
+    (26, "tracing"),
+    (27, "struct_ops"),
+    (28, "ext"),
+    (29, "lsm"),
+    (30, "sk_lookup"),
+    (31, "syscall"),
+    (32, "netfilter"),
+];
+
+pub const SOCKET_FILTER: ProgType = ProgType(1);
+pub const KPROBE: ProgType = ProgType(2);
+pub const SCHED_CLS: ProgType = ProgType(3);
+pub const SCHED_ACT: ProgType = ProgType(4);
+pub const TRACEPOINT: ProgType = ProgType(5);
+pub const XDP: ProgType = ProgType(6);
+pub const CGROUP_SKB: ProgType = ProgType(8);
+pub const RAW_TRACEPOINT: ProgType = ProgType(17);
+pub const TRACING: ProgType = ProgType(26);
+pub const SK_LOOKUP: ProgType = ProgType(30);
+pub const SYSCALL: ProgType = ProgType(31);
+
+/// Load flags (`prog_flags`) by the names test_loader's `__flag()` accepts.
+pub const PROG_FLAGS: &[(&str, &str, u32)] = &[
+    ("BPF_F_STRICT_ALIGNMENT", "strict_alignment", 1 << 0),
+    ("BPF_F_ANY_ALIGNMENT", "any_alignment", 1 << 1),
+    ("BPF_F_TEST_RND_HI32", "rnd_hi32", 1 << 2),
+    ("BPF_F_TEST_STATE_FREQ", "state_freq", 1 << 3),
+    ("BPF_F_SLEEPABLE", "sleepable", 1 << 4),
+    ("BPF_F_XDP_HAS_FRAGS", "xdp_has_frags", 1 << 5),
+    ("BPF_F_XDP_DEV_BOUND_ONLY", "xdp_dev_bound_only", 1 << 6),
+    ("BPF_F_TEST_REG_INVARIANTS", "reg_invariants", 1 << 7),
+];
+
+/// A flag by its kernel name (`BPF_F_TEST_STATE_FREQ`) or short name (`state_freq`).
+pub fn prog_flag(name: &str) -> Option<u32> {
+    PROG_FLAGS.iter().find(|(k, s, _)| *k == name || *s == name).map(|f| f.2)
+}
+
+impl ProgType {
+    pub fn name(self) -> &'static str {
+        PROG_TYPES.iter().find(|(n, _)| *n == self.0).map_or("unspec", |t| t.1)
+    }
+
+    /// By canonical name (`sched_cls`) or a SEC() name libbpf maps to it.
+    pub fn from_name(s: &str) -> Option<ProgType> {
+        if let Some((n, _)) = PROG_TYPES.iter().find(|(_, name)| *name == s) {
+            return Some(ProgType(*n));
+        }
+        sec_def(s).map(|d| d.prog_type)
+    }
+}
+
+/// What libbpf derives from a SEC() name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SecDef {
+    pub prog_type: ProgType,
+    /// `expected_attach_type`, when the section implies one.
+    pub attach_type: Option<u32>,
+    /// prog_flags libbpf adds (`BPF_F_SLEEPABLE` for `syscall` and `.s`, ...).
+    pub flags: u32,
+}
+
+/// libbpf's section table for the sections test_loader suites use. A
+/// leading `?` (autoload off) is ignored; `name+` entries match `name` and
+/// `name/...`.
+pub fn sec_def(sec: &str) -> Option<SecDef> {
+    let sec = sec.strip_prefix('?').unwrap_or(sec);
+    let (head, has_tail) = match sec.split_once('/') {
+        Some((h, _)) => (h, true),
+        None => (sec, false),
+    };
+    let d = |t: ProgType| Some(SecDef { prog_type: t, attach_type: None, flags: 0 });
+    let with = |t: ProgType, a: u32, f: u32| Some(SecDef { prog_type: t, attach_type: Some(a), flags: f });
+    const SLEEPABLE: u32 = 1 << 4;
+    match (head, has_tail) {
+        ("socket", _) => d(SOCKET_FILTER),
+        ("tc" | "classifier", false) => d(SCHED_CLS),
+        ("tc" | "tcx", true) => match sec.rsplit('/').next() {
+            Some("ingress") => with(SCHED_CLS, 46, 0),
+            Some("egress") => with(SCHED_CLS, 47, 0),
+            _ => None,
+        },
+        ("action", _) => d(SCHED_ACT),
+        ("xdp", false) => with(XDP, 37, 0),
+        ("xdp.frags", false) => with(XDP, 37, 1 << 5),
+        ("raw_tp" | "raw_tracepoint", _) => d(RAW_TRACEPOINT),
+        ("raw_tp.w" | "raw_tracepoint.w", _) => d(ProgType(24)),
+        ("raw_tp.s" | "raw_tracepoint.s", _) => Some(SecDef { prog_type: RAW_TRACEPOINT, attach_type: None, flags: SLEEPABLE }),
+        ("tracepoint" | "tp", _) => d(TRACEPOINT),
+        ("kprobe" | "kretprobe" | "uprobe" | "uretprobe", _) => d(KPROBE),
+        ("perf_event", _) => d(ProgType(7)),
+        ("cgroup", true) if sec == "cgroup/skb" => d(CGROUP_SKB),
+        ("cgroup_skb", true) => match sec.rsplit('/').next() {
+            Some("ingress") => with(CGROUP_SKB, 0, 0),
+            Some("egress") => with(CGROUP_SKB, 1, 0),
+            _ => None,
+        },
+        ("sk_lookup", _) => with(SK_LOOKUP, 36, 0),
+        ("syscall", false) => Some(SecDef { prog_type: SYSCALL, attach_type: None, flags: SLEEPABLE }),
+        ("sk_skb", _) => d(ProgType(14)),
+        ("sk_msg", _) => with(ProgType(16), 7, 0),
+        ("sockops", _) => with(ProgType(13), 3, 0),
+        ("flow_dissector", _) => with(ProgType(22), 17, 0),
+        ("lwt_in", _) => d(ProgType(10)),
+        ("lwt_out", _) => d(ProgType(11)),
+        ("lwt_xmit", _) => d(ProgType(12)),
+        ("lwt_seg6local", _) => d(ProgType(19)),
+        ("sk_reuseport", _) => d(ProgType(21)),
+        ("netfilter", _) => with(ProgType(32), 45, 0),
+        _ => PROG_TYPES.iter().find(|(_, n)| *n == sec).map(|(n, _)| SecDef {
+            prog_type: ProgType(*n),
+            attach_type: None,
+            flags: 0,
+        }),
+    }
+}

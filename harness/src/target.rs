@@ -1,0 +1,72 @@
+//! What is arch-dependent in the load pipeline.
+
+use std::fmt;
+use std::str::FromStr;
+
+/// The architectures the model targets (test_loader's `__arch_*` set).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Arch {
+    X86_64,
+    Arm64,
+    Riscv64,
+    S390x,
+    Loongarch64,
+}
+
+impl Arch {
+    pub const ALL: [Arch; 5] = [Arch::X86_64, Arch::Arm64, Arch::Riscv64, Arch::S390x, Arch::Loongarch64];
+
+    /// The arch this binary runs on, if it is one of ours.
+    pub fn host() -> Option<Arch> {
+        match std::env::consts::ARCH {
+            "x86_64" => Some(Arch::X86_64),
+            "aarch64" => Some(Arch::Arm64),
+            "riscv64" => Some(Arch::Riscv64),
+            "s390x" => Some(Arch::S390x),
+            "loongarch64" => Some(Arch::Loongarch64),
+            _ => None,
+        }
+    }
+
+    /// The name used on the command line, in `#[arch(...)]` and in expected/.
+    pub fn name(self) -> &'static str {
+        match self {
+            Arch::X86_64 => "x86_64",
+            Arch::Arm64 => "arm64",
+            Arch::Riscv64 => "riscv64",
+            Arch::S390x => "s390x",
+            Arch::Loongarch64 => "loongarch64",
+        }
+    }
+
+    /// `bpf_jit_needs_zext()`: whether the verifier inserts explicit zero
+    /// extensions after 32-bit defs whose upper half is read.
+    pub fn jit_needs_zext(self) -> bool {
+        matches!(self, Arch::Riscv64 | Arch::S390x)
+    }
+
+    /// Whether the model has a JIT for this arch (the others are xlated only).
+    pub fn has_jit(self) -> bool {
+        matches!(self, Arch::X86_64 | Arch::Arm64)
+    }
+}
+
+impl fmt::Display for Arch {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl FromStr for Arch {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Arch, String> {
+        match s {
+            "x86_64" | "x86-64" | "amd64" | "X86_64" => Ok(Arch::X86_64),
+            "arm64" | "aarch64" | "ARM64" => Ok(Arch::Arm64),
+            "riscv64" | "RISCV64" => Ok(Arch::Riscv64),
+            "s390x" => Ok(Arch::S390x),
+            "loongarch64" | "loongarch" | "LOONGARCH" => Ok(Arch::Loongarch64),
+            _ => Err(format!("unknown arch '{s}' (x86_64, arm64, riscv64, s390x, loongarch64)")),
+        }
+    }
+}
