@@ -11,8 +11,10 @@ pub use bpf_selftest_macros::*;
 pub use inventory;
 
 pub mod backend;
+pub mod btf;
 pub mod cli;
 pub mod link;
 pub mod map;
 pub mod prog_type;
+pub mod sys;
 pub mod target;
