@@ -73,14 +73,16 @@ pub struct VmConfig {
     /// QEMU `-cpu` per arch.
     pub cpu_x86_64: String,
     pub cpu_arm64: String,
+    /// Print every guest request with its round-trip time to stderr.
+    pub trace: bool,
 }
 
 impl VmConfig {
     /// The defaults, overridden by `BPF_SELFTEST_VM_KERNEL`,
     /// `BPF_SELFTEST_VM_IMAGES` (a directory searched first),
     /// `BPF_SELFTEST_CACHE`, `BPF_SELFTEST_VM_TIMEOUT` (seconds per request),
-    /// `BPF_SELFTEST_VM_ACCEL`, `BPF_SELFTEST_VM_CPU_X86_64` and
-    /// `BPF_SELFTEST_VM_CPU_ARM64`.
+    /// `BPF_SELFTEST_VM_ACCEL`, `BPF_SELFTEST_VM_CPU_X86_64`,
+    /// `BPF_SELFTEST_VM_CPU_ARM64` and `BPF_SELFTEST_VM_TRACE=1`.
     pub fn from_env() -> VmConfig {
         let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
         let cache_dir = env("BPF_SELFTEST_CACHE").map(PathBuf::from).unwrap_or_else(default_cache_dir);
@@ -103,6 +105,7 @@ impl VmConfig {
             accel: env("BPF_SELFTEST_VM_ACCEL").unwrap_or_else(|| "tcg".into()),
             cpu_x86_64: env("BPF_SELFTEST_VM_CPU_X86_64").unwrap_or_else(|| "max,la57=off".into()),
             cpu_arm64: env("BPF_SELFTEST_VM_CPU_ARM64").unwrap_or_else(|| "max,pauth-impdef=on".into()),
+            trace: env("BPF_SELFTEST_VM_TRACE").is_some_and(|v| v != "0"),
         }
     }
 
@@ -221,7 +224,7 @@ fn guest_initramfs(cfg: &VmConfig, arch: Arch) -> Result<PathBuf, String> {
     let bin = dir.join(format!("loader-{arch}-{key:016x}.{}", std::process::id()));
     write_atomic(&src, LOADER_C.as_bytes()).map_err(|e| format!("vm: cannot write {}: {e}", src.display()))?;
     let out = Command::new(&cc_path)
-        .args(["-static", "-O2", "-Wall", "-o"])
+        .args(["-static", "-O2", "-s", "-Wall", "-o"])
         .arg(&bin)
         .arg(&src)
         .output()
@@ -298,16 +301,65 @@ pub struct BootInfo {
 
 static RUN_COUNTER: AtomicU32 = AtomicU32::new(0);
 
+/// The guest console and QEMU's own output. The files are unlinked once the
+/// guest is up (nothing is left in the temp dir, even if the process exits
+/// without dropping the backend); these handles still read them.
+struct Logs {
+    console: Option<fs::File>,
+    qemu: Option<fs::File>,
+}
+
+impl Logs {
+    /// The last lines of both, for error messages.
+    fn tail(&self) -> String {
+        fn last_lines(f: &Option<fs::File>, n: usize) -> String {
+            let mut text = Vec::new();
+            if let Some(mut f) = f.as_ref() {
+                use std::io::Seek;
+                let _ = f.seek(std::io::SeekFrom::Start(0));
+                let _ = f.read_to_end(&mut text);
+            }
+            let text = String::from_utf8_lossy(&text);
+            let lines: Vec<&str> = text.lines().collect();
+            lines[lines.len().saturating_sub(n)..].join("\n")
+        }
+        let (console, qemu) = (last_lines(&self.console, 30), last_lines(&self.qemu, 10));
+        let mut s = String::new();
+        if !qemu.trim().is_empty() {
+            s.push_str(&format!("\n--- qemu ---\n{qemu}"));
+        }
+        if !console.trim().is_empty() {
+            s.push_str(&format!("\n--- guest console ---\n{console}"));
+        }
+        s
+    }
+}
+
 /// One running guest.
 struct Session {
     child: Child,
     stream: UnixStream,
-    run_dir: PathBuf,
+    logs: Logs,
     info: BootInfo,
     image: PathBuf,
-    request_timeout: Duration,
     /// Set when the transport failed; the session is then discarded.
     dead: Option<String>,
+    /// Print each request and its round-trip time (`BPF_SELFTEST_VM_TRACE`).
+    trace: bool,
+}
+
+/// A private directory for one boot's socket and logs.
+fn run_dir(arch: Arch) -> Result<PathBuf, String> {
+    let n = RUN_COUNTER.fetch_add(1, Ordering::Relaxed);
+    let name = format!("bpf-selftest-vm-{}-{n}-{arch}", std::process::id());
+    let mut dir = std::env::temp_dir().join(&name);
+    if dir.as_os_str().len() > 90 {
+        // the socket path must fit sun_path (108 bytes)
+        dir = PathBuf::from("/tmp").join(&name);
+    }
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).map_err(|e| format!("vm: cannot create {}: {e}", dir.display()))?;
+    Ok(dir)
 }
 
 impl Session {
@@ -316,42 +368,39 @@ impl Session {
         let qemu = in_path(qemu_binary(arch))
             .ok_or_else(|| format!("vm: {} is not in PATH (run scripts/setup-vm.sh as root)", qemu_binary(arch)))?;
         let initramfs = guest_initramfs(cfg, arch)?;
+        let dir = run_dir(arch)?;
+        let r = Session::start(cfg, arch, &image, &qemu, &initramfs, &dir);
+        let _ = fs::remove_dir_all(&dir);
+        r
+    }
 
-        let n = RUN_COUNTER.fetch_add(1, Ordering::Relaxed);
-        let mut run_dir = std::env::temp_dir().join(format!("bpf-selftest-vm-{}-{n}-{arch}", std::process::id()));
-        if run_dir.as_os_str().len() > 90 {
-            // sun_path holds 108 bytes
-            run_dir = PathBuf::from("/tmp").join(format!("bpf-selftest-vm-{}-{n}-{arch}", std::process::id()));
-        }
-        let _ = fs::remove_dir_all(&run_dir);
-        fs::create_dir_all(&run_dir).map_err(|e| format!("vm: cannot create {}: {e}", run_dir.display()))?;
-        let sock = run_dir.join("loader.sock");
+    fn start(cfg: &VmConfig, arch: Arch, image: &Path, qemu: &Path, initramfs: &Path, dir: &Path) -> Result<Session, String> {
+        let sock = dir.join("loader.sock");
         let listener = UnixListener::bind(&sock).map_err(|e| format!("vm: cannot listen on {}: {e}", sock.display()))?;
         listener.set_nonblocking(true).map_err(|e| format!("vm: {e}"))?;
 
-        let (console, machine, tty) = match arch {
-            Arch::Arm64 => ("ttyAMA0", "virt", "virtio-serial-pci"),
-            _ => ("ttyS0", "pc", "virtio-serial-pci"),
-        };
+        let (console, machine) = if arch == Arch::Arm64 { ("ttyAMA0", "virt") } else { ("ttyS0", "pc") };
         let append = format!(
             "console={console} quiet nokaslr panic=-1 rdinit=/init \
              sysctl.net.core.bpf_jit_harden=0 sysctl.kernel.unprivileged_bpf_disabled=0"
         );
-        let console_log = run_dir.join("console.log");
-        let qemu_log = fs::File::create(run_dir.join("qemu.log")).map_err(|e| format!("vm: {e}"))?;
+        let console_log = dir.join("console.log");
+        let qemu_log_path = dir.join("qemu.log");
+        let qemu_log = fs::File::create(&qemu_log_path).map_err(|e| format!("vm: {e}"))?;
         let qemu_err = qemu_log.try_clone().map_err(|e| format!("vm: {e}"))?;
-        let mut cmd = Command::new(&qemu);
+        let mut logs = Logs { console: None, qemu: fs::File::open(&qemu_log_path).ok() };
+        let mut cmd = Command::new(qemu);
         cmd.args(["-nodefaults", "-no-user-config", "-display", "none", "-no-reboot"])
             .args(["-machine", machine, "-accel", &cfg.accel, "-cpu", cfg.cpu(arch)])
             .args(["-smp", "1", "-m", &cfg.memory_mb.to_string()])
             .arg("-kernel")
-            .arg(&image)
+            .arg(image)
             .arg("-initrd")
-            .arg(&initramfs)
+            .arg(initramfs)
             .args(["-append", &append])
             .arg("-serial")
             .arg(format!("file:{}", console_log.display()))
-            .args(["-device", &format!("{tty},id=vser0")])
+            .args(["-device", "virtio-serial-pci,id=vser0"])
             .arg("-chardev")
             .arg(format!("socket,id=loader,path={}", sock.display()))
             .args(["-device", &format!("virtserialport,bus=vser0.0,chardev=loader,name={PORT_NAME}")])
@@ -360,56 +409,52 @@ impl Session {
             .stderr(qemu_err);
         let started = Instant::now();
         let mut child = cmd.spawn().map_err(|e| format!("vm: cannot start {}: {e}", qemu.display()))?;
-
-        let fail = |child: &mut Child, what: String| {
+        let fail = |child: &mut Child, logs: &mut Logs, what: String| {
             let _ = child.kill();
             let _ = child.wait();
-            let msg = format!("{what}{}", diagnostics(&run_dir));
-            let _ = fs::remove_dir_all(&run_dir);
-            msg
+            if logs.console.is_none() {
+                logs.console = fs::File::open(&console_log).ok();
+            }
+            format!("{what}{}", logs.tail())
         };
         let stream = loop {
             match listener.accept() {
                 Ok((s, _)) => break s,
                 Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {}
-                Err(e) => return Err(fail(&mut child, format!("vm: accept on {}: {e}", sock.display()))),
+                Err(e) => return Err(fail(&mut child, &mut logs, format!("vm: accept on {}: {e}", sock.display()))),
             }
             if let Ok(Some(st)) = child.try_wait() {
-                return Err(fail(&mut child, format!("vm: {} exited ({st}) before connecting", qemu.display())));
+                return Err(fail(&mut child, &mut logs, format!("vm: {} exited ({st}) before connecting", qemu.display())));
             }
             if started.elapsed() > cfg.boot_timeout {
-                return Err(fail(&mut child, "vm: QEMU did not connect to the loader socket".into()));
+                return Err(fail(&mut child, &mut logs, "vm: QEMU did not connect to the loader socket".into()));
             }
             std::thread::sleep(Duration::from_millis(5));
         };
         drop(listener);
+        // QEMU has created the console file by the time it connects
+        logs.console = fs::File::open(&console_log).ok();
         let _ = stream.set_nonblocking(false);
         let _ = stream.set_read_timeout(Some(cfg.boot_timeout));
         let mut s = Session {
             child,
             stream,
-            run_dir: run_dir.clone(),
+            logs,
             info: BootInfo { release: String::new(), machine: String::new(), boot_time: Duration::ZERO, qemu_cpu: cfg.cpu(arch).into() },
-            image,
-            request_timeout: cfg.request_timeout,
+            image: image.to_path_buf(),
             dead: None,
+            trace: cfg.trace,
         };
-        let hello = match s.recv(MSG_HELLO) {
-            Ok(h) => h,
-            Err(e) => {
-                let msg = format!("vm: {arch} guest did not come up: {e}");
-                return Err(fail(&mut s.child, msg));
-            }
-        };
+        let hello = s.recv(MSG_HELLO).map_err(|e| format!("vm: the {arch} guest did not come up: {e}"))?;
         let version = hello.get(..4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
         if version != Some(PROTO_VERSION) {
-            return Err(fail(&mut s.child, format!("vm: guest loader speaks protocol {version:?}, not {PROTO_VERSION}")));
+            return Err(format!("vm: the guest loader speaks protocol {version:?}, not {PROTO_VERSION}"));
         }
         let mut strs = hello[4..].split(|&b| b == 0).map(|s| String::from_utf8_lossy(s).into_owned());
         s.info.release = strs.next().unwrap_or_default();
         s.info.machine = strs.next().unwrap_or_default();
         s.info.boot_time = started.elapsed();
-        let _ = s.stream.set_read_timeout(Some(s.request_timeout));
+        let _ = s.stream.set_read_timeout(Some(cfg.request_timeout));
         Ok(s)
     }
 
@@ -438,20 +483,45 @@ impl Session {
         if let Some(d) = &self.dead {
             return Err(SysError::Transport(d.clone()));
         }
+        let t = Instant::now();
         self.send(ty, payload)?;
-        self.recv(ty | MSG_REPLY)
+        let r = self.recv(ty | MSG_REPLY);
+        if self.trace {
+            let what = match ty {
+                MSG_BPF => format!("bpf cmd {}", payload.get(..4).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))),
+                MSG_CAPS => "capabilities".into(),
+                MSG_CLOSE => "close".into(),
+                _ => "read file".into(),
+            };
+            eprintln!("vm {}: {what}: {} bytes out, {:?}", self.info.release, payload.len(), t.elapsed());
+        }
+        r
     }
 
-    /// Marks the session dead; the message carries the end of the console.
+    /// Marks the session dead; the message says how QEMU ended, if it did,
+    /// and carries the end of the console.
     fn broken(&mut self, what: String) -> SysError {
-        let msg = format!("vm: guest ({}) lost: {what}{}", self.info.release, diagnostics(&self.run_dir));
+        if self.dead.is_some() {
+            return SysError::Transport(self.dead.clone().unwrap_or_default());
+        }
+        // give a dying QEMU a moment to be reaped, for its exit status
+        let mut status = None;
+        for _ in 0..20 {
+            if let Ok(Some(st)) = self.child.try_wait() {
+                status = Some(st);
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let qemu = status.map(|st| format!(" (QEMU {st})")).unwrap_or_default();
+        let msg = format!("guest {} lost: {what}{qemu}{}", self.info.release, self.logs.tail());
         self.dead = Some(msg.clone());
         SysError::Transport(msg)
     }
 
     /// A file of the guest (its vmlinux BTF).
     fn read_file(&mut self, path: &str) -> Result<Vec<u8>, String> {
-        let r = self.request(MSG_READ_FILE, path.as_bytes()).map_err(|e| e.to_string())?;
+        let r = self.request(MSG_READ_FILE, path.as_bytes()).map_err(|e| format!("vm: {e}"))?;
         let errno = r.get(..4).map_or(libc::EPROTO, |b| i32::from_le_bytes([b[0], b[1], b[2], b[3]]));
         if errno != 0 {
             return Err(format!("vm: reading {path} in the guest failed: {}", crate::sys::errno_desc(errno)));
@@ -468,24 +538,6 @@ fn read_error(e: std::io::Error) -> String {
     }
 }
 
-/// The last lines of the guest console and QEMU's own messages, for errors.
-fn diagnostics(run_dir: &Path) -> String {
-    let tail = |name: &str, n: usize| {
-        let text = fs::read(run_dir.join(name)).map(|b| String::from_utf8_lossy(&b).into_owned()).unwrap_or_default();
-        let lines: Vec<&str> = text.lines().collect();
-        lines[lines.len().saturating_sub(n)..].join("\n")
-    };
-    let (console, qemu) = (tail("console.log", 30), tail("qemu.log", 10));
-    let mut s = String::new();
-    if !qemu.trim().is_empty() {
-        s.push_str(&format!("\n--- qemu ---\n{qemu}"));
-    }
-    if !console.trim().is_empty() {
-        s.push_str(&format!("\n--- guest console ---\n{console}"));
-    }
-    s
-}
-
 impl Drop for Session {
     fn drop(&mut self) {
         if self.dead.is_none() {
@@ -500,7 +552,6 @@ impl Drop for Session {
         }
         let _ = self.child.kill();
         let _ = self.child.wait();
-        let _ = fs::remove_dir_all(&self.run_dir);
     }
 }
 
