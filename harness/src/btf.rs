@@ -121,10 +121,8 @@ impl Btf {
             };
             let id = types.len() as u32;
             types.push(TypeEntry { kind, name_off, vlen, size_or_type });
-            if kind == BTF_KIND_FUNC || kind == BTF_KIND_VAR {
-                if let Some(name) = str_at(&strings, name_off) {
-                    by_name.entry((kind, name.to_string())).or_insert(id);
-                }
+            if let (BTF_KIND_FUNC | BTF_KIND_VAR, Some(name)) = (kind, str_at(&strings, name_off)) {
+                by_name.entry((kind, name.to_string())).or_insert(id);
             }
             off += TYPE_HDR + extra;
         }
@@ -292,7 +290,7 @@ impl BtfWriter {
     pub fn add_int(&mut self, name: &str, size: u32, signed: bool) -> u32 {
         let enc = if signed { BTF_INT_SIGNED } else { 0 };
         // encoding << 24 | offset << 16 | bits
-        self.add_type(name, BTF_KIND_INT, 0, size, &[enc << 24 | size * 8])
+        self.add_type(name, BTF_KIND_INT, 0, size, &[(enc << 24) | (size * 8)])
     }
 
     pub fn add_func_proto(&mut self, ret: u32, args: &[(&str, u32)]) -> u32 {

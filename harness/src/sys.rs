@@ -316,7 +316,7 @@ pub fn capset(c: &CapSets) -> Result<(), i32> {
 }
 
 /// The errno's symbolic name (`EPERM`), including the kernel-internal ones
-/// bpf(2) leaks to user space (`ENOTSUPP` = 524).
+/// bpf(2) leaks to user space (`ENOTSUPP` = 524); empty when unknown.
 pub fn errno_name(errno: i32) -> &'static str {
     // asm-generic/errno-base.h and errno.h numbering: x86_64 and arm64 share it.
     const NAMES: &[(i32, &str)] = &[
@@ -372,12 +372,15 @@ pub fn errno_name(errno: i32) -> &'static str {
         (515, "ENOIOCTLCMD"),
         (524, "ENOTSUPP"),
     ];
-    NAMES.iter().find(|(n, _)| *n == errno).map_or("E?", |e| e.1)
+    NAMES.iter().find(|(n, _)| *n == errno).map_or("", |e| e.1)
 }
 
-/// `EPERM (1)`, for messages.
+/// `EPERM (1)`, for messages; `errno 600` for numbers without a name here.
 pub fn errno_desc(errno: i32) -> String {
-    format!("{} ({errno})", errno_name(errno))
+    match errno_name(errno) {
+        "" => format!("errno {errno}"),
+        name => format!("{name} ({errno})"),
+    }
 }
 
 /// `union bpf_attr` layouts of the commands the loader uses (offsets from the

@@ -81,9 +81,6 @@ fn unavailable(target: &Target<'_>, e: SysError) -> Unavailable {
 /// Checks that every relocation names an insn (and map) that exists.
 pub fn validate(req: &LoadRequest) -> Result<(), String> {
     let n = req.prog.insns.len();
-    if n == 0 {
-        return Err("empty program".into());
-    }
     for r in &req.prog.relocs {
         let (insn, map, wide) = match *r {
             LinkReloc::Map { insn, map } => (insn, Some(map), true),
@@ -111,25 +108,24 @@ pub fn validate(req: &LoadRequest) -> Result<(), String> {
 
 /// A load that failed in the loader before or instead of BPF_PROG_LOAD
 /// (libbpf's `pr_warn` text goes to the log).
-fn loader_failure(errno: i32, msg: String) -> LoadOutcome {
-    LoadOutcome { accepted: false, errno, log: format!("libbpf: {msg}\n"), ..LoadOutcome::default() }
+fn loader_failure(errno: i32, msg: String) -> Box<LoadOutcome> {
+    Box::new(LoadOutcome { accepted: false, errno, log: format!("libbpf: {msg}\n"), ..LoadOutcome::default() })
 }
 
 fn load_fds(sys: &mut dyn BpfSys, target: &Target<'_>, req: &LoadRequest, fds: &mut Vec<i32>) -> Result<LoadOutcome, Unavailable> {
     validate(req).map_err(|e| Unavailable(format!("{}: bad request '{}': {e}", target.backend, req.name)))?;
     let mut insns = req.prog.insns.clone();
     if let Err(out) = resolve_ksyms(target, req, &mut insns) {
-        return Ok(out);
+        return Ok(*out);
     }
 
     let caps_old = if req.unpriv {
         let old = sys.cap_effective(cap::UNPRIV_DROP, 0).map_err(|e| unavailable(target, e))?;
         let give_back = cap::mask(&req.caps_unpriv);
-        if give_back != 0 {
-            if let Err(e) = sys.cap_effective(0, give_back) {
-                let _ = sys.cap_effective(!0, old);
-                return Err(unavailable(target, e));
-            }
+        let given = if give_back != 0 { sys.cap_effective(0, give_back).map(drop) } else { Ok(()) };
+        if let Err(e) = given {
+            let _ = sys.cap_effective(!0, old);
+            return Err(unavailable(target, e));
         }
         Some(old)
     } else {
@@ -140,7 +136,7 @@ fn load_fds(sys: &mut dyn BpfSys, target: &Target<'_>, req: &LoadRequest, fds: &
         sys.cap_effective(!0, old).map_err(|e| unavailable(target, e))?;
     }
     let (mut out, prog_fd, map_fds) = match loaded.map_err(|e| unavailable(target, e))? {
-        Loaded::Failed(out) => return Ok(out),
+        Loaded::Failed(out) => return Ok(*out),
         Loaded::Prog { out, prog_fd, map_fds } => (out, prog_fd, map_fds),
     };
 
@@ -168,10 +164,11 @@ fn load_fds(sys: &mut dyn BpfSys, target: &Target<'_>, req: &LoadRequest, fds: &
     Ok(out)
 }
 
-/// kfunc calls get the FUNC's BTF id, `BPF_PSEUDO_BTF_ID` loads the VAR's;
+/// kfunc calls get the FUNC's BTF id, `BPF_PSEUDO_BTF_ID` loads the VAR's
+/// (or a FUNC's);
 /// a name the kernel does not have fails the load with ESRCH, as libbpf's
 /// extern resolution does.
-fn resolve_ksyms(target: &Target<'_>, req: &LoadRequest, insns: &mut [Insn]) -> Result<(), LoadOutcome> {
+fn resolve_ksyms(target: &Target<'_>, req: &LoadRequest, insns: &mut [Insn]) -> Result<(), Box<LoadOutcome>> {
     for r in &req.prog.relocs {
         match r {
             LinkReloc::Kfunc { insn, name } => {
@@ -184,9 +181,10 @@ fn resolve_ksyms(target: &Target<'_>, req: &LoadRequest, insns: &mut [Insn]) -> 
                 i.off = 0;
             }
             LinkReloc::BtfId { insn, name } => {
+                // a typed `__ksym` variable, else a kernel function's address
                 let id = target
                     .vmlinux
-                    .and_then(|b| b.var_id(name))
+                    .and_then(|b| b.var_id(name).or_else(|| b.kfunc_id(name)))
                     .ok_or_else(|| loader_failure(ESRCH, format!("extern (var ksym) '{name}': not found in kernel BTF")))?;
                 insns[*insn].src = BPF_PSEUDO_BTF_ID;
                 insns[*insn].imm = id as i32;
@@ -198,9 +196,10 @@ fn resolve_ksyms(target: &Target<'_>, req: &LoadRequest, insns: &mut [Insn]) -> 
     Ok(())
 }
 
+#[allow(clippy::large_enum_variant)] // one short-lived value per load
 enum Loaded {
     /// The load failed (the outcome says how).
-    Failed(LoadOutcome),
+    Failed(Box<LoadOutcome>),
     /// BPF_PROG_LOAD ran; `prog_fd` is set when it succeeded.
     Prog { out: LoadOutcome, prog_fd: Option<i32>, map_fds: Vec<Option<i32>> },
 }
@@ -296,7 +295,7 @@ fn prog_funcs(req: &LoadRequest) -> Vec<btf::ProgFunc> {
 
 /// Creates one map (and its inner map), fills it and freezes it. The inner
 /// result is `Err` with the outcome of a failed load when the kernel refused.
-fn create_map(sys: &mut dyn BpfSys, m: &MapDef, fds: &mut Vec<i32>) -> Result<Result<i32, LoadOutcome>, SysError> {
+fn create_map(sys: &mut dyn BpfSys, m: &MapDef, fds: &mut Vec<i32>) -> Result<Result<i32, Box<LoadOutcome>>, SysError> {
     let fail = |what: &str, errno: i32| {
         Err(loader_failure(errno, format!("map '{}': failed to {what}: {}", m.name, errno_desc(errno))))
     };
@@ -460,7 +459,8 @@ mod tests {
         assert!(validate(&req(vec![ld, Insn::default(), exit], vec![LinkReloc::Map { insn: 0, map: 1 }], vec![m.clone()])).is_err());
         assert!(validate(&req(vec![exit, ld], vec![LinkReloc::Map { insn: 1, map: 0 }], vec![m.clone()])).is_err());
         assert!(validate(&req(vec![exit, exit], vec![LinkReloc::Map { insn: 0, map: 0 }], vec![m])).is_err());
-        assert!(validate(&req(vec![], vec![], vec![])).is_err());
+        // an empty program is the kernel's to refuse (EINVAL)
+        assert!(validate(&req(vec![], vec![], vec![])).is_ok());
     }
 
     #[test]

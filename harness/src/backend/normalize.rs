@@ -27,10 +27,9 @@ pub fn renumber_maps(insns: &[Insn], map_ids: &[u32], canon: &dyn Fn(usize) -> u
     let mut i = 0;
     while i < out.len() {
         let insn = out[i];
-        if insn.is_ld_imm64() && (insn.src == BPF_PSEUDO_MAP_FD || insn.src == BPF_PSEUDO_MAP_VALUE) {
-            if let Some(idx) = map_index(map_ids, insn.imm as u32) {
-                out[i].imm = canon(idx) as i32;
-            }
+        let is_map = insn.is_ld_imm64() && (insn.src == BPF_PSEUDO_MAP_FD || insn.src == BPF_PSEUDO_MAP_VALUE);
+        if let Some(idx) = map_index(map_ids, insn.imm as u32).filter(|_| is_map) {
+            out[i].imm = canon(idx) as i32;
         }
         i += if insn.is_ld_imm64() { 2 } else { 1 };
     }

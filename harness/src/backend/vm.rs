@@ -258,7 +258,7 @@ enum CpioEntry<'a> {
 /// unpacks (Documentation/driver-api/early-userspace/buffer-format.rst).
 fn cpio_newc(entries: &[CpioEntry<'_>]) -> Vec<u8> {
     fn pad4(out: &mut Vec<u8>) {
-        while out.len() % 4 != 0 {
+        while out.len() & 3 != 0 {
             out.push(0);
         }
     }
