@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/resource.h>
@@ -178,7 +179,74 @@ static uint64_t in_u64(struct in *in)
 struct buf {
 	uint32_t flags, size;
 	char *p;
+	size_t mapped; /* mmap length, 0 for calloc */
 };
+
+/* Big buffers (the 2 MiB verifier log) come straight from mmap: zero pages
+ * nobody touches cost nothing, and used_len() can skip them. */
+#define MMAP_MIN (64u << 10)
+
+static void buf_alloc(struct buf *b)
+{
+	if (b->size >= MMAP_MIN) {
+		b->mapped = b->size;
+		b->p = mmap(NULL, b->mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (b->p == MAP_FAILED)
+			fail("mmap");
+		/* a transparent huge page would be 2 MiB to clear on first touch */
+		madvise(b->p, b->mapped, MADV_NOHUGEPAGE);
+	} else {
+		/* 8 spare bytes so that an empty buffer still has an address */
+		b->p = calloc(1, (size_t)b->size + 8);
+		if (!b->p)
+			fail("calloc");
+	}
+}
+
+static void buf_free(struct buf *b)
+{
+	if (b->mapped)
+		munmap(b->p, b->mapped);
+	else
+		free(b->p);
+}
+
+/* The buffer's length without trailing zeros (the host pads them back).
+ * Pages of an mmap'ed buffer the kernel never wrote are not resident, hence
+ * zero, and are skipped without reading them; the rest is scanned. */
+static size_t used_len(const struct buf *b)
+{
+	size_t len = b->size;
+
+	if (b->mapped) {
+		size_t page = (size_t)sysconf(_SC_PAGESIZE);
+		size_t pages = (b->mapped + page - 1) / page;
+		unsigned char *resident = malloc(pages);
+
+		if (resident && mincore(b->p, b->mapped, resident) == 0) {
+			while (pages && !(resident[pages - 1] & 1))
+				pages--;
+			if (pages * page < len)
+				len = pages * page;
+		}
+		free(resident);
+	}
+	while (len % 8 && b->p[len - 1] == 0)
+		len--;
+	if (len % 8 == 0) {
+		while (len >= 8) {
+			uint64_t w;
+
+			memcpy(&w, b->p + len - 8, 8);
+			if (w)
+				break;
+			len -= 8;
+		}
+	}
+	while (len && b->p[len - 1] == 0)
+		len--;
+	return len;
+}
 
 /* A request the guest cannot make sense of: reply with ret -1, errno EPROTO. */
 static void bpf_reply_error(int err)
@@ -217,10 +285,7 @@ static void do_bpf(struct in *in)
 			goto bad;
 		bufs[i].flags = flags;
 		bufs[i].size = size;
-		/* 8 spare bytes so that an empty buffer still has an address */
-		bufs[i].p = calloc(1, (size_t)size + 8);
-		if (!bufs[i].p)
-			fail("calloc");
+		buf_alloc(&bufs[i]);
 		memcpy(bufs[i].p, data, len);
 	}
 	for (i = 0; i < nptrs; i++) {
@@ -246,13 +311,12 @@ static void do_bpf(struct in *in)
 		out_u32(&o, nout);
 	}
 	for (i = 0; i < nbufs; i++) {
-		uint32_t len = bufs[i].size;
+		uint32_t len;
 
 		if (!(bufs[i].flags & BUF_OUT))
 			continue;
 		/* trailing zeros are implied: a 2 MiB log buffer costs its text */
-		while (len && bufs[i].p[len - 1] == 0)
-			len--;
+		len = (uint32_t)used_len(&bufs[i]);
 		out_u32(&o, i);
 		out_u32(&o, len);
 		out_put(&o, bufs[i].p, len);
@@ -260,12 +324,12 @@ static void do_bpf(struct in *in)
 	send_frame(MSG_BPF | MSG_REPLY, &o);
 	free(o.p);
 	for (i = 0; i < nbufs; i++)
-		free(bufs[i].p);
+		buf_free(&bufs[i]);
 	free(bufs);
 	return;
 bad:
 	for (i = 0; i < nbufs; i++)
-		free(bufs[i].p);
+		buf_free(&bufs[i]);
 	free(bufs);
 	bpf_reply_error(EPROTO);
 }
