@@ -15,6 +15,11 @@
 //!    level 0 is retried at level 1 to get the log;
 //! 6. restore the capabilities, then read `verified_insns`, the xlated and
 //!    jited images and the map ids, and test-run when asked.
+//!
+//! Not there yet, because a `LoadRequest` cannot express them: an attach
+//! target (`attach_btf_id` for fentry/tp_btf/lsm), programs in prog_array
+//! initialisers (libbpf's `.values = { [0] = &prog }`), inner-map values of
+//! an outer map, and map BTF (spin locks, timers, kptrs).
 
 use bpf_isa::insn::op::*;
 use bpf_isa::{Insn, disasm};
@@ -165,9 +170,8 @@ fn load_fds(sys: &mut dyn BpfSys, target: &Target<'_>, req: &LoadRequest, fds: &
 }
 
 /// kfunc calls get the FUNC's BTF id, `BPF_PSEUDO_BTF_ID` loads the VAR's
-/// (or a FUNC's);
-/// a name the kernel does not have fails the load with ESRCH, as libbpf's
-/// extern resolution does.
+/// (or a FUNC's); a name the kernel does not have fails the load with ESRCH,
+/// as libbpf's extern resolution does.
 fn resolve_ksyms(target: &Target<'_>, req: &LoadRequest, insns: &mut [Insn]) -> Result<(), Box<LoadOutcome>> {
     for r in &req.prog.relocs {
         match r {
