@@ -66,6 +66,11 @@ for op in jops:
 out += ["goto +0", "goto -1", "goto +32767", "gotol +3", "gotol -32768",
         "may_goto +2", "call 1", "call 212", "call -1", "callx r3", "exit",
         "r1 = addr_space_cast(r2, 0, 1)", "r3 = addr_space_cast(r3, 1, 0)"]
+# constant expressions, C integer suffixes, data directives, r11 (BPF_REG_PARAMS)
+out += ["r0 = 2 + 3 * 4", "r0 = 1 << 3 | 1", "r0 = 1 + 2 | 4", "r0 = 1 == 1", "r0 = 7 / 2 - 1",
+        "r0 = -7 % 2", "if w1 & 1 != 1 goto +0", "r1 = 0xffffffff00000000LL ll", "r0 = 0x1ffffffff",
+        "r0 = 18446744073709551614", "r0 = 1 && 2", "r0 = 5 > 3 || 0", "r0 = 100 >> 2 ^ 1",
+        "r11 = 1", "*(u64 *)(r11 - 8) = r1"]
 os.makedirs("expected/isa", exist_ok=True)
 with open("expected/isa/corpus.s", "w") as f:
     f.write("# Every instruction form, one per line (scripts/gen-isa-corpus.py).\n")

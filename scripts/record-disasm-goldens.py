@@ -46,6 +46,8 @@ def corpus_insns():
     for raw in out:
         code = raw[0]
         cls = code & 7
+        if (raw[1] & 0xf) == 11 or (raw[1] >> 4) == 11:
+            continue  # r11 (BPF_REG_PARAMS): "R11 is invalid" outside stack-arg programs
         if code in (0x8d, 0x95):  # callx: "unknown opcode 8d"; exit: only at the end
             continue
         if cls in (5, 6) and code not in (0x85, 0x95):

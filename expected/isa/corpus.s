@@ -476,3 +476,18 @@ callx r3
 exit
 r1 = addr_space_cast(r2, 0, 1)
 r3 = addr_space_cast(r3, 1, 0)
+r0 = 2 + 3 * 4
+r0 = 1 << 3 | 1
+r0 = 1 + 2 | 4
+r0 = 1 == 1
+r0 = 7 / 2 - 1
+r0 = -7 % 2
+if w1 & 1 != 1 goto +0
+r1 = 0xffffffff00000000LL ll
+r0 = 0x1ffffffff
+r0 = 18446744073709551614
+r0 = 1 && 2
+r0 = 5 > 3 || 0
+r0 = 100 >> 2 ^ 1
+r11 = 1
+*(u64 *)(r11 - 8) = r1

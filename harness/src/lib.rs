@@ -12,6 +12,7 @@ pub use inventory;
 
 pub mod backend;
 pub mod cli;
+pub mod import;
 pub mod link;
 pub mod map;
 pub mod prog_type;
