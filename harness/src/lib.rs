@@ -17,3 +17,4 @@ pub mod link;
 pub mod map;
 pub mod prog_type;
 pub mod target;
+pub mod verifier;
