@@ -6,6 +6,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+pub mod check;
+
 use crate::isa::disasm::{NoCallbacks, print_bpf_insn, xlated_text};
 use crate::isa::insn::{Insn, from_hex, to_hex};
 use crate::isa::{Operand, assemble_with};
@@ -28,6 +30,10 @@ enum Cmd {
         #[arg(long = "imm", value_name = "NAME=VALUE")]
         imms: Vec<String>,
     },
+    /// Put one program through a backend's whole pipeline and print
+    /// everything it produced: verdict, errno, verifier log, xlated, jited,
+    /// test-run retval.
+    Check(check::CheckArgs),
     /// Print the kernel's disasm.c text of instruction words (as `asm` prints
     /// them; whitespace and commas between words are ignored).
     Disasm {
@@ -46,6 +52,7 @@ pub fn main() -> ExitCode {
     let res = match cli.cmd {
         Cmd::Asm { file, imms } => cmd_asm(&file, &imms),
         Cmd::Disasm { file, xlated } => cmd_disasm(file.as_deref(), xlated),
+        Cmd::Check(a) => check::run(&a),
     };
     match res {
         Ok(()) => ExitCode::SUCCESS,
@@ -56,7 +63,7 @@ pub fn main() -> ExitCode {
     }
 }
 
-fn read_input(file: Option<&str>) -> Result<String, String> {
+pub(crate) fn read_input(file: Option<&str>) -> Result<String, String> {
     match file {
         None | Some("-") => {
             let mut s = String::new();
