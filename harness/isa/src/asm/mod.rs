@@ -377,12 +377,14 @@ impl Parser<'_> {
                 if self.labels.insert(name.clone(), self.out.len()).is_some() {
                     return self.err_at(pos, name.len(), format!("label '{name}' is defined twice"));
                 }
-                return Ok(());
+                // `l0_%=: exit;` and C-concatenated `"1:" "r1 = r6;"`: an
+                // instruction may follow a label in the same statement.
+                return if self.at_end() { Ok(()) } else { self.statement() };
             }
             (Some(Tok::Num(n)), Some(Tok::Punct(":"))) => {
                 self.i += 2;
                 self.numeric.push((n as u64, self.out.len()));
-                return Ok(());
+                return if self.at_end() { Ok(()) } else { self.statement() };
             }
             _ => {}
         }
@@ -914,5 +916,19 @@ fn endian_word(w: &str) -> Option<(&'static str, i32)> {
         "32" => Some((kind, 32)),
         "64" => Some((kind, 64)),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod label_tests {
+    use super::*;
+
+    #[test]
+    fn instruction_after_label_in_one_statement() {
+        // C string concatenation glues `"1:"` to the next line's insn.
+        let p = assemble("r1 = 0;1:r1 += 1;if r1 < 3 goto 1b;l0_%=: exit;").unwrap();
+        assert_eq!(p.insns.len(), 4);
+        assert_eq!(p.insns[2].off, -2);
+        assert_eq!(p.labels.get("l0_%="), Some(&3));
     }
 }

@@ -1,0 +1,28 @@
+use bpf_selftest::prelude::*;
+
+#[sec("socket")]
+#[flag(BPF_F_NO_SUCH_FLAG)]
+#[retval(-0x10)]
+#[arch(sparc64)]
+#[caps_unpriv(CAP_BPF | CAP_NOPE)]
+#[msg("R0={{[0-9]+")]
+fn misuse() {
+    bpf_asm!("r0 = 0; exit;")
+}
+
+#[success]
+fn no_sec() {
+    bpf_asm!("r0 = 0; exit;")
+}
+
+#[sec("socket")]
+fn unknown_operand() {
+    bpf_asm!("call %[bpf_nope]; exit;", imm(bpf_get_prandom_u32))
+}
+
+#[sec("socket")]
+fn missing_map() {
+    bpf_asm!("r1 = %[no_such_map] ll; r0 = 0; exit;", imm_addr(no_such_map))
+}
+
+fn main() {}
