@@ -361,10 +361,9 @@ pub fn validate_msgs(log: &str, msgs: &ExpectedMsgs) -> Result<(), Mismatch> {
         }
         for j in i..next_positive {
             search_from[j] = start;
-            if let (Some((s, e)), Some(end)) = (pats[j].find(&hay, start), end) {
-                if e <= end {
-                    matches[j] = Some(Match { start: s, end: e, line: line_of(text, s) });
-                }
+            let found = pats[j].find(&hay, start).filter(|&(_, e)| end.is_some_and(|end| e <= end));
+            if let Some((s, e)) = found {
+                matches[j] = Some(Match { start: s, end: e, line: line_of(text, s) });
             }
         }
         i = next_positive;

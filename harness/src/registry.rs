@@ -260,7 +260,7 @@ pub fn suite_name(module_path: &str) -> String {
 /// custom `.data.*` sections keep only their own name.
 pub fn internal_map_name(obj: &str, section: &str) -> String {
     const BPF_OBJ_NAME_LEN: usize = 16;
-    let sfx_len = section.len().max(7).min(BPF_OBJ_NAME_LEN - 1);
+    let sfx_len = section.len().clamp(7, BPF_OBJ_NAME_LEN - 1);
     let pfx_len = if section.get(1..).is_some_and(|s| s.contains('.')) {
         0
     } else {

@@ -120,7 +120,8 @@ pub fn log_level(spec_level: i32, verbosity: u8) -> u32 {
 /// test_loader's `should_do_test_run`.
 pub fn should_do_test_run(spec: &TestSpec, unpriv: bool, arch: Arch) -> bool {
     let sub = spec.subspec(unpriv);
-    sub.execute && !sub.expect_failure && !(spec.prog_flags & spec::BPF_F_ANY_ALIGNMENT != 0 && !arch.efficient_unaligned_access())
+    let alignment_ok = spec.prog_flags & spec::BPF_F_ANY_ALIGNMENT == 0 || arch.efficient_unaligned_access();
+    sub.execute && !sub.expect_failure && alignment_ok
 }
 
 fn arch_list(arches: &[Arch]) -> String {
@@ -158,10 +159,9 @@ fn gate(spec: &TestSpec, unpriv: bool, arch: Arch, facts: &BackendFacts) -> Opti
     if let Err(why) = &facts.available {
         return Some(why.clone());
     }
-    if let (Some(min), Some(have)) = (spec.min_kernel, facts.release) {
-        if have < min {
-            return Some(format!("kernel {} is older than {min}", facts.release_text));
-        }
+    match (spec.min_kernel, facts.release) {
+        (Some(min), Some(have)) if have < min => return Some(format!("kernel {} is older than {min}", facts.release_text)),
+        _ => {}
     }
     let current = if facts.jit { spec::JITED } else { spec::NO_JITED };
     if current & spec.load_mask == 0 {

@@ -273,7 +273,7 @@ pub fn body_of(block: &syn::Block, fn_span: Span) -> Result<AsmBody> {
             return Err(Error::new(fn_span, "the body of a BPF program is one bpf_asm!(\"...\", operands...) and nothing else"));
         }
     };
-    if !mac.path.segments.last().is_some_and(|s| s.ident == "bpf_asm") {
+    if mac.path.segments.last().is_none_or(|s| s.ident != "bpf_asm") {
         return Err(Error::new_spanned(&mac.path, "the body of a BPF program is a bpf_asm!(...) block"));
     }
     mac.parse_body::<AsmBody>()

@@ -36,7 +36,11 @@ fn raw_attr(attr: &Attribute, name: String) -> Result<RawAttr> {
             return Err(Error::new_spanned(nv, format!("write #[{name}(...)], not #[{name} = ...]")));
         }
     };
-    Ok(RawAttr { name, args, span })
+    // The first and last tokens with their own spans (a rebuilt bracket
+    // group would not carry the closing position on stable).
+    let (pound, path) = (&attr.pound_token, attr.path());
+    let whole = quote!(#pound #path #args);
+    Ok(RawAttr { name, args, span, whole: Some(whole) })
 }
 
 /// Splits the item's attributes into ours (in order, after the expanding
@@ -72,7 +76,7 @@ pub fn expand(first: &str, args: TokenStream, item: TokenStream) -> TokenStream 
 }
 
 fn expand_inner(first: &str, args: TokenStream, item: TokenStream) -> Result<TokenStream> {
-    let first = RawAttr { name: first.to_string(), args, span: Span::call_site() };
+    let first = RawAttr { name: first.to_string(), args, span: Span::call_site(), whole: None };
     let item: Item = syn::parse2(item)?;
     match item {
         Item::Fn(f) => {
@@ -119,19 +123,19 @@ fn program(f: ItemFn, mine: Vec<RawAttr>, rest: Vec<Attribute>) -> Result<TokenS
                 let s = match syn::parse2::<LitStr>(a.args.clone()) {
                     Ok(s) => s.value(),
                     Err(_) => {
-                        note(Error::new(a.span, "#[sec] takes the section name as a string, e.g. #[sec(\"socket\")]"));
+                        note(a.error("#[sec] takes the section name as a string, e.g. #[sec(\"socket\")]"));
                         continue;
                     }
                 };
                 if sec.is_some() {
-                    note(Error::new(a.span, "a program has one #[sec]"));
+                    note(a.error("a program has one #[sec]"));
                 } else if s.is_empty() {
-                    note(Error::new(a.span, "#[sec] needs a section name"));
+                    note(a.error("#[sec] needs a section name"));
                 } else {
                     sec = Some((s, a.span));
                 }
             }
-            "map" | "global" => note(Error::new(a.span, format!("#[{}] goes on a `static`, not on a program", a.name))),
+            "map" | "global" => note(a.error(format!("#[{}] goes on a `static`, not on a program", a.name))),
             _ => {
                 if let Err(e) = tags.push(a) {
                     note(e);
@@ -180,7 +184,7 @@ fn subprog(f: ItemFn, mine: Vec<RawAttr>, rest: Vec<Attribute>) -> Result<TokenS
     let mut nargs: Option<u32> = None;
     for a in &mine {
         if a.name != "subprog" {
-            return Err(Error::new(a.span, format!("#[{}] does not apply to a #[subprog]", a.name)));
+            return Err(a.error(format!("#[{}] does not apply to a #[subprog]", a.name)));
         }
         let parser = syn::meta::parser(|m| {
             if m.path.is_ident("global") {
@@ -201,7 +205,7 @@ fn subprog(f: ItemFn, mine: Vec<RawAttr>, rest: Vec<Attribute>) -> Result<TokenS
         syn::parse::Parser::parse2(parser, a.args.clone())?;
     }
     if nargs.is_some() && !global {
-        return Err(Error::new(mine[0].span, "nargs is for global subprogs: #[subprog(global, nargs = N)]"));
+        return Err(mine[0].error("nargs is for global subprogs: #[subprog(global, nargs = N)]"));
     }
     let body = asm::body_of(&f.block, f.sig.ident.span())?;
     let (asm, checks) = asm::expand(&body)?;
@@ -228,10 +232,10 @@ fn subprog(f: ItemFn, mine: Vec<RawAttr>, rest: Vec<Attribute>) -> Result<TokenS
 fn static_decl(s: ItemStatic, mine: Vec<RawAttr>, rest: Vec<Attribute>) -> Result<TokenStream> {
     let kind = mine[0].name.clone();
     if kind != "map" && kind != "global" {
-        return Err(Error::new(mine[0].span, format!("#[{kind}] goes on a program `fn`, not on a `static`")));
+        return Err(mine[0].error(format!("#[{kind}] goes on a program `fn`, not on a `static`")));
     }
-    if let Some(a) = mine.iter().skip(1).next() {
-        return Err(Error::new(a.span, format!("#[{}] does not go with #[{kind}]", a.name)));
+    if let Some(a) = mine.get(1) {
+        return Err(a.error(format!("#[{}] does not go with #[{kind}]", a.name)));
     }
     if !matches!(s.mutability, syn::StaticMutability::None) {
         return Err(Error::new_spanned(&s.mutability, format!("a #[{kind}] static is immutable on the Rust side")));

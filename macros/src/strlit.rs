@@ -93,7 +93,10 @@ pub fn line_col(src: &str, off: usize) -> (usize, usize) {
     let line_start = before.rfind('\n').map_or(0, |p| p + 1);
     let mut col = src[line_start..off].chars().count() + 1;
     if line == 1 {
-        let prefix = if src.starts_with('r') { 2 + src[1..].chars().take_while(|&c| c == '#').count() } else { 1 };
+        let prefix = match src.strip_prefix('r') {
+            Some(raw) => 2 + raw.chars().take_while(|&c| c == '#').count(),
+            None => 1,
+        };
         col = col.saturating_sub(prefix).max(1);
     }
     (line, col)

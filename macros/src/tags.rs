@@ -172,6 +172,18 @@ pub struct RawAttr {
     pub name: String,
     pub args: TokenStream,
     pub span: Span,
+    /// The whole attribute, to underline it in errors (absent for the one
+    /// being expanded, whose call-site span covers it already).
+    pub whole: Option<TokenStream>,
+}
+
+impl RawAttr {
+    pub fn error(&self, msg: impl std::fmt::Display) -> Error {
+        match &self.whole {
+            Some(t) => Error::new_spanned(t, msg),
+            None => Error::new(self.span, msg),
+        }
+    }
 }
 
 /// State carried across the attributes of one program.
@@ -203,9 +215,9 @@ pub fn strings(a: &RawAttr) -> Result<String> {
         }
         Ok(s)
     };
-    let s = parser.parse2(a.args.clone()).map_err(|e| Error::new(if a.args.is_empty() { a.span } else { e.span() }, e.to_string()))?;
+    let s = parser.parse2(a.args.clone()).map_err(|e| if a.args.is_empty() { a.error(e) } else { e })?;
     if s.contains('\0') {
-        return Err(Error::new(a.span, format!("#[{}]: a pattern cannot contain a NUL byte", a.name)));
+        return Err(a.error(format!("#[{}]: a pattern cannot contain a NUL byte", a.name)));
     }
     Ok(s)
 }
@@ -294,11 +306,11 @@ fn retval(a: &RawAttr) -> Result<String> {
         }
         let v = if neg { -value } else { value };
         if v < i32::MIN as i128 || v > u32::MAX as i128 {
-            return Err(Error::new(a.span, format!("#[{}]: {v} does not fit 32 bits", a.name)));
+            return Err(a.error(format!("#[{}]: {v} does not fit 32 bits", a.name)));
         }
         Ok(if neg { format!("-{text}") } else { text })
     };
-    parser.parse2(a.args.clone()).map_err(|e| if a.args.is_empty() { Error::new(a.span, e.to_string()) } else { e })
+    parser.parse2(a.args.clone()).map_err(|e| if a.args.is_empty() { a.error(e.to_string()) } else { e })
 }
 
 fn flag(a: &RawAttr) -> Result<String> {
@@ -321,11 +333,11 @@ fn flag(a: &RawAttr) -> Result<String> {
         }
         Ok(format!("{bang}{text}"))
     };
-    parser.parse2(a.args.clone()).map_err(|e| if a.args.is_empty() { Error::new(a.span, e.to_string()) } else { e })
+    parser.parse2(a.args.clone()).map_err(|e| if a.args.is_empty() { a.error(e.to_string()) } else { e })
 }
 
 fn log_level(a: &RawAttr) -> Result<String> {
-    let lit: LitInt = syn::parse2(a.args.clone()).map_err(|_| Error::new(a.span, "#[log_level] takes an integer (1, 2, 4 or a sum)"))?;
+    let lit: LitInt = syn::parse2(a.args.clone()).map_err(|_| a.error("#[log_level] takes an integer (1, 2, 4 or a sum)"))?;
     Ok(c_int(&lit, "#[log_level]")?.0)
 }
 
@@ -354,7 +366,7 @@ fn caps(a: &RawAttr) -> Result<String> {
         }
     }
     if nums.is_empty() {
-        return Err(Error::new(a.span, "#[caps_unpriv] takes at least one capability"));
+        return Err(a.error("#[caps_unpriv] takes at least one capability"));
     }
     Ok(nums.iter().map(|n| n.to_string()).collect::<Vec<_>>().join("|"))
 }
@@ -379,7 +391,7 @@ fn arches(a: &RawAttr) -> Result<Vec<&'static str>> {
         }
     }
     if out.is_empty() {
-        return Err(Error::new(a.span, "#[arch] takes at least one arch, e.g. #[arch(x86_64)]"));
+        return Err(a.error("#[arch] takes at least one arch, e.g. #[arch(x86_64)]"));
     }
     Ok(out)
 }
@@ -417,9 +429,7 @@ impl TagState {
             "xlated_unpriv" => vec![format!("test_expect_xlated_unpriv={}", pattern(a)?)],
             "jited" | "jited_unpriv" => {
                 if !self.arch_seen {
-                    return Err(Error::new(
-                        a.span,
-                        format!(
+                    return Err(a.error(format!(
                             "#[{}] before any #[arch(...)]: JIT patterns belong to an arch, put #[arch(x86_64)] (or another) above them",
                             a.name
                         ),
@@ -439,7 +449,7 @@ impl TagState {
                 self.arch_seen = true;
                 arches(a)?.into_iter().map(|t| format!("test_arch={t}")).collect()
             }
-            other => return Err(Error::new(a.span, format!("#[{other}] is not a test annotation"))),
+            other => return Err(a.error(format!("#[{other}] is not a test annotation"))),
         };
         self.tags.extend(tags);
         Ok(())

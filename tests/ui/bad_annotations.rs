@@ -20,9 +20,4 @@ fn unknown_operand() {
     bpf_asm!("call %[bpf_nope]; exit;", imm(bpf_get_prandom_u32))
 }
 
-#[sec("socket")]
-fn missing_map() {
-    bpf_asm!("r1 = %[no_such_map] ll; r0 = 0; exit;", imm_addr(no_such_map))
-}
-
 fn main() {}
