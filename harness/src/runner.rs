@@ -15,10 +15,36 @@
 //! A skip only known after loading (the backend gave up, no JIT dump for
 //! `#[jited]`) is a runtime ignore with its reason.
 //!
+//! Decisions on the quirks of reference §9 that live here (the matching ones
+//! are in [`crate::matcher`], the parsing ones in [`crate::spec`]):
+//!
+//! * §9.10 the xlated text is the backend's: [`LoadOutcome::xlated`] holds
+//!   test_loader's `N: text` lines; the runner joins them with `\n` and a
+//!   final newline, which is the buffer test_loader matches. Same for jited.
+//! * §9.11 `BPF_F_TEST_RND_HI32` is on by default (spec); zext and the AX
+//!   register are the backend's.
+//! * §9.12 an arch not in `#[arch]` skips the whole subtest: replicated. A
+//!   backend that gives no JIT dump for `#[jited]` patterns skips the
+//!   subtest after the load and the log/xlated checks (a failure of those
+//!   still fails it), as test_loader does without LLVM.
+//! * §9.13 the program runs only with `#[retval]` and an expected success:
+//!   replicated. `__stderr`/`__stdout` stream checks are not supported yet.
+//! * §9.14 caps are restored for the dumps and the test run: the backend's
+//!   job (see [`LoadRequest::unpriv`]).
+//! * §9.15 `POINTER_VALUE` runs without comparing: replicated.
+//! * §9.16 an empty log for successful loads at level 0 and libbpf's retry
+//!   at level 1 are the backend's; the log level itself is `prepare_case`'s
+//!   ([`log_level`]), so `#[msg]` on a successful load needs `#[log_level]`
+//!   as in the kernel.
+//! * Pattern failures of one list do not stop the later checks (log, then
+//!   xlated, then jited, then retval), as in `run_subtest`; a wrong load
+//!   result or test-run error does.
+//!
 //! Differences from test_loader, on purpose: subtests are named after the
-//! program (the description is shown in reports, filters see the name);
-//! `#[auxiliary]` programs are not loaded alongside the target yet (a
-//! [`LoadRequest`] carries one program).
+//! program (the description is shown in reports; libtest filters see the
+//! name, [`run_summary`]'s filters the description too); `#[auxiliary]`
+//! programs are not loaded alongside the target yet (a [`LoadRequest`]
+//! carries one program).
 
 use std::fmt::Write as _;
 use std::process::ExitCode;

@@ -249,8 +249,13 @@ fn pattern(a: &RawAttr) -> Result<String> {
 /// text to put in the tag and the value.
 fn c_int(lit: &LitInt, what: &str) -> Result<(String, i128)> {
     let text = lit.to_string();
-    if !lit.suffix().is_empty() {
+    const TYPES: &[&str] = &["i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "i128", "u128", "isize", "usize"];
+    if TYPES.contains(&lit.suffix()) {
         return Err(Error::new(lit.span(), format!("{what}: write the number without a type suffix")));
+    }
+    if !lit.suffix().is_empty() {
+        // `0X10` lexes as 0 with suffix X10.
+        return Err(Error::new(lit.span(), format!("{what}: test_loader reads only decimal or 0x hex numbers")));
     }
     let value = if let Some(h) = text.strip_prefix("0x") {
         if h.is_empty() || !h.bytes().all(|c| c.is_ascii_hexdigit()) {
