@@ -64,9 +64,11 @@ fn uses_everything() {
     )
 }
 
+/// Doc comments and cfg_attr around the annotations are fine.
 #[sec("socket")]
 #[failure]
-#[msg("invalid access")]
+#[cfg_attr(all(), msg("invalid access"))]
+#[cfg_attr(any(), msg("never there"))]
 #[not_msg("processed")]
 fn rejected() {
     bpf_asm!("r0 = *(u64 *)(r1 + 0x1000); exit;")
@@ -203,6 +205,7 @@ fn tags_are_the_kernel_texts_in_order() {
     );
     assert_eq!(wants_jit.tags, ["test_arch=X86_64", "test_arch=ARM64", "test_expect_success", "test_jited=\tendbr64"]);
     assert_eq!(uses_everything.sec, "socket");
+    assert_eq!(rejected.tags, ["test_expect_failure", "test_expect_msg=invalid access", "test_expect_not_msg=processed"]);
 }
 
 #[test]
