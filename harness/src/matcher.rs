@@ -73,8 +73,7 @@ impl Regex {
             // SAFETY: buf is writable for its length; regerror NUL-terminates.
             unsafe { libc::regerror(err, &*raw, buf.as_mut_ptr().cast(), buf.len()) };
             let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
-            // regcomp failed: nothing to free.
-            std::mem::forget(raw);
+            // regcomp failed: nothing to regfree, the Box just goes.
             return Err(String::from_utf8_lossy(&buf[..end]).into_owned());
         }
         Ok(Regex { raw })

@@ -301,8 +301,11 @@ fn lines_text(lines: &[String]) -> String {
     s
 }
 
+/// `errno N (strerror)`.
 fn errno_text(errno: i32) -> String {
-    format!("errno {errno} ({})", std::io::Error::from_raw_os_error(errno).kind())
+    let text = std::io::Error::from_raw_os_error(errno).to_string();
+    let text = text.strip_suffix(&format!(" (os error {errno})")).unwrap_or(&text).to_string();
+    format!("errno {errno} ({text})")
 }
 
 fn check_list(buf: &str, msgs: &ExpectedMsgs, dump: Dump, report: &mut String) {

@@ -328,7 +328,7 @@ fn load_result_and_log_checks() {
     // Rejected where success was expected: the log is shown.
     match run(&Fake::new(rejected_with_log), Arch::X86_64, "tests/uses_everything") {
         Verdict::Fail(r) => {
-            assert!(r.contains("run_subtest:FAIL: unexpected_load_failure: errno 13"), "{r}");
+            assert!(r.contains("run_subtest:FAIL: unexpected_load_failure: errno 13 (Permission denied)\n"), "{r}");
             assert!(r.contains("invalid bpf_context access"), "{r}");
         }
         v => panic!("{v:?}"),
@@ -350,7 +350,7 @@ fn retval_checks() {
         v => panic!("{v:?}"),
     }
     match run(&Fake::new(test_run_failed), Arch::X86_64, "tests/uses_everything") {
-        Verdict::Fail(r) => assert!(r.contains("Unexpected bpf_prog_test_run error: errno 524"), "{r}"),
+        Verdict::Fail(r) => assert!(r.contains("Unexpected bpf_prog_test_run error: errno 524 (Unknown error 524)\n"), "{r}"),
         v => panic!("{v:?}"),
     }
 }
