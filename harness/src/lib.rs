@@ -16,6 +16,7 @@ pub use inventory;
 
 pub mod backend;
 pub mod cli;
+pub mod import;
 pub mod link;
 pub mod map;
 pub mod matcher;
@@ -24,6 +25,7 @@ pub mod registry;
 pub mod runner;
 pub mod spec;
 pub mod target;
+pub mod verifier;
 
 /// What a suite module needs: `use bpf_selftest::prelude::*;`.
 pub mod prelude {

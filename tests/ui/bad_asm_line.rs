@@ -5,7 +5,7 @@ use bpf_selftest::prelude::*;
 fn bad_register() {
     bpf_asm!(
         "r0 = 0;"
-        "r11 = r1;"
+        "r12 = r1;"
         "exit;"
     )
 }
