@@ -21,6 +21,21 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Cmd {
+    /// Run the suites (progs/) with a per-suite summary like the kernel's
+    /// test_progs: OK/SKIP/FAIL per subtest and per suite.
+    Run {
+        /// Run only subtests whose `suite/prog` name or description contains one of these.
+        filters: Vec<String>,
+        /// Target arch (default: BPF_SELFTEST_ARCH, else the host).
+        #[arg(long)]
+        arch: Option<String>,
+        /// Backend: model, kernel or vm (default: BPF_SELFTEST_BACKEND, else model).
+        #[arg(long)]
+        backend: Option<String>,
+        /// -v, -vv, -vvv as test_progs: raise the log level, print dumps.
+        #[arg(short, action = clap::ArgAction::Count)]
+        verbose: u8,
+    },
     /// Assemble LLVM-syntax BPF asm: one 16-hex-digit word per insn slot
     /// (the 8 bytes in memory order).
     Asm {
@@ -53,6 +68,7 @@ pub fn main() -> ExitCode {
         Cmd::Asm { file, imms } => cmd_asm(&file, &imms),
         Cmd::Disasm { file, xlated } => cmd_disasm(file.as_deref(), xlated),
         Cmd::Check(a) => check::run(&a),
+        Cmd::Run { filters, arch, backend, verbose } => cmd_run(filters, arch, backend, verbose),
     };
     match res {
         Ok(()) => ExitCode::SUCCESS,
@@ -61,6 +77,20 @@ pub fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
+}
+
+fn cmd_run(filters: Vec<String>, arch: Option<String>, backend: Option<String>, verbose: u8) -> Result<(), String> {
+    let mut opts = crate::runner::RunOptions::from_env()?;
+    if let Some(a) = arch {
+        opts.arch = a.parse()?;
+    }
+    if let Some(b) = backend {
+        crate::backend::by_name(&b)?;
+        opts.backend = b;
+    }
+    opts.verbosity = opts.verbosity.max(verbose.min(3));
+    opts.filters = filters;
+    if crate::runner::run_summary(&opts) { Ok(()) } else { Err("some subtests failed".into()) }
 }
 
 pub(crate) fn read_input(file: Option<&str>) -> Result<String, String> {
