@@ -1,1 +1,4 @@
-//! The project's own suites of annotated BPF programs.
+//! The project's own suites of annotated BPF programs, one module per suite
+//! as the kernel has one `progs/*.c` object per test.
+
+pub mod iters;

@@ -5,6 +5,10 @@
 //! (model, kernel, vm) -> [`backend::LoadOutcome`] -> [`matcher`] against the
 //! [`spec`] a program's annotations give.
 
+// The attribute macros name this crate `::bpf_selftest`; this makes that
+// path work inside the crate too (its own tests use the attributes).
+extern crate self as bpf_selftest;
+
 pub use bpf_isa as isa;
 pub use bpf_selftest_macros::*;
 #[doc(hidden)]
@@ -13,8 +17,24 @@ pub use inventory;
 pub mod backend;
 pub mod btf;
 pub mod cli;
+pub mod import;
 pub mod link;
 pub mod map;
+pub mod matcher;
 pub mod prog_type;
+pub mod registry;
+pub mod runner;
+pub mod spec;
 pub mod sys;
 pub mod target;
+pub mod verifier;
+
+/// What a suite module needs: `use bpf_selftest::prelude::*;`.
+pub mod prelude {
+    pub use crate::isa::Insn;
+    pub use crate::isa::op::*;
+    pub use crate::map::flags::*;
+    pub use crate::map::types::*;
+    pub use crate::registry::Map;
+    pub use bpf_selftest_macros::*;
+}

@@ -126,7 +126,43 @@ pub fn link(name: &str, main: &Program, syms: &Symbols<'_>) -> Result<LinkedProg
             }
         }
     }
+    let labels: Vec<(usize, &str)> = pending
+        .iter()
+        .flat_map(|&(_, prog, base)| prog.labels.iter().map(move |(n, &at)| (base + at, n.as_str())))
+        .collect();
+    add_local_subprogs(&mut out, &labels);
     Ok(out)
+}
+
+/// Targets of pseudo calls and pseudo funcs inside one text start
+/// subprograms too (as `add_subprogs` finds them); each gets a function,
+/// named by its label, for func_info.
+fn add_local_subprogs(out: &mut LinkedProgram, labels: &[(usize, &str)]) {
+    let mut starts = Vec::new();
+    let mut i = 0;
+    while i < out.insns.len() {
+        let insn = out.insns[i];
+        let local = insn.is_pseudo_call() || (insn.is_ld_imm64() && insn.src == BPF_PSEUDO_FUNC);
+        if local {
+            let t = i as i64 + insn.imm as i64 + 1;
+            if (0..out.insns.len() as i64).contains(&t) {
+                starts.push(t as usize);
+            }
+        }
+        i += if insn.is_ld_imm64() { 2 } else { 1 };
+    }
+    for s in starts {
+        if out.funcs.iter().any(|f| f.start == s) {
+            continue;
+        }
+        // BTF names are C identifiers: `l0_%=` becomes `l0__`
+        let name = labels
+            .iter()
+            .find(|(at, _)| *at == s)
+            .map_or_else(|| format!("func_{s}"), |(_, n)| n.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect());
+        out.funcs.push(Func { name, start: s, global: false, nargs: 0 });
+    }
+    out.funcs.sort_by_key(|f| f.start);
 }
 
 fn classify_ld(insn: usize, sym: &str, syms: &Symbols<'_>) -> Result<LinkReloc, LinkError> {

@@ -101,3 +101,97 @@ impl MapDef {
         Ok(m)
     }
 }
+
+/// `enum bpf_map_type`, by the kernel's names (for `#[map]` declarations).
+pub mod types {
+    pub const BPF_MAP_TYPE_HASH: u32 = 1;
+    pub const BPF_MAP_TYPE_ARRAY: u32 = 2;
+    pub const BPF_MAP_TYPE_PROG_ARRAY: u32 = 3;
+    pub const BPF_MAP_TYPE_PERF_EVENT_ARRAY: u32 = 4;
+    pub const BPF_MAP_TYPE_PERCPU_HASH: u32 = 5;
+    pub const BPF_MAP_TYPE_PERCPU_ARRAY: u32 = 6;
+    pub const BPF_MAP_TYPE_STACK_TRACE: u32 = 7;
+    pub const BPF_MAP_TYPE_CGROUP_ARRAY: u32 = 8;
+    pub const BPF_MAP_TYPE_LRU_HASH: u32 = 9;
+    pub const BPF_MAP_TYPE_LRU_PERCPU_HASH: u32 = 10;
+    pub const BPF_MAP_TYPE_LPM_TRIE: u32 = 11;
+    pub const BPF_MAP_TYPE_ARRAY_OF_MAPS: u32 = 12;
+    pub const BPF_MAP_TYPE_HASH_OF_MAPS: u32 = 13;
+    pub const BPF_MAP_TYPE_DEVMAP: u32 = 14;
+    pub const BPF_MAP_TYPE_SOCKMAP: u32 = 15;
+    pub const BPF_MAP_TYPE_CPUMAP: u32 = 16;
+    pub const BPF_MAP_TYPE_XSKMAP: u32 = 17;
+    pub const BPF_MAP_TYPE_SOCKHASH: u32 = 18;
+    pub const BPF_MAP_TYPE_CGROUP_STORAGE: u32 = 19;
+    pub const BPF_MAP_TYPE_REUSEPORT_SOCKARRAY: u32 = 20;
+    pub const BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE: u32 = 21;
+    pub const BPF_MAP_TYPE_QUEUE: u32 = 22;
+    pub const BPF_MAP_TYPE_STACK: u32 = 23;
+    pub const BPF_MAP_TYPE_SK_STORAGE: u32 = 24;
+    pub const BPF_MAP_TYPE_DEVMAP_HASH: u32 = 25;
+    pub const BPF_MAP_TYPE_STRUCT_OPS: u32 = 26;
+    pub const BPF_MAP_TYPE_RINGBUF: u32 = 27;
+    pub const BPF_MAP_TYPE_INODE_STORAGE: u32 = 28;
+    pub const BPF_MAP_TYPE_TASK_STORAGE: u32 = 29;
+    pub const BPF_MAP_TYPE_BLOOM_FILTER: u32 = 30;
+    pub const BPF_MAP_TYPE_USER_RINGBUF: u32 = 31;
+    pub const BPF_MAP_TYPE_CGRP_STORAGE: u32 = 32;
+    pub const BPF_MAP_TYPE_ARENA: u32 = 33;
+    pub const BPF_MAP_TYPE_INSN_ARRAY: u32 = 34;
+}
+
+/// `map_flags` of BPF_MAP_CREATE, by the kernel's names.
+pub mod flags {
+    pub const BPF_F_NO_PREALLOC: u32 = 1 << 0;
+    pub const BPF_F_NO_COMMON_LRU: u32 = 1 << 1;
+    pub const BPF_F_NUMA_NODE: u32 = 1 << 2;
+    pub const BPF_F_RDONLY: u32 = 1 << 3;
+    pub const BPF_F_WRONLY: u32 = 1 << 4;
+    pub const BPF_F_STACK_BUILD_ID: u32 = 1 << 5;
+    pub const BPF_F_ZERO_SEED: u32 = 1 << 6;
+    pub const BPF_F_RDONLY_PROG: u32 = 1 << 7;
+    pub const BPF_F_WRONLY_PROG: u32 = 1 << 8;
+    pub const BPF_F_CLONE: u32 = 1 << 9;
+    pub const BPF_F_MMAPABLE: u32 = 1 << 10;
+    pub const BPF_F_PRESERVE_ELEMS: u32 = 1 << 11;
+    pub const BPF_F_INNER_MAP: u32 = 1 << 12;
+    pub const BPF_F_LINK: u32 = 1 << 13;
+    pub const BPF_F_PATH_FD: u32 = 1 << 14;
+    pub const BPF_F_VTYPE_BTF_OBJ_FD: u32 = 1 << 15;
+    pub const BPF_F_TOKEN_FD: u32 = 1 << 16;
+    pub const BPF_F_SEGV_ON_FAULT: u32 = 1 << 17;
+    pub const BPF_F_NO_USER_CONV: u32 = 1 << 18;
+    pub const BPF_F_RB_OVERWRITE: u32 = 1 << 19;
+}
+
+/// test_loader's `is_unpriv_capable_map`: the maps an unprivileged run
+/// still creates (libbpf poisons references to the others).
+pub fn is_unpriv_capable(m: &MapDef) -> bool {
+    use types::*;
+    match m.map_type {
+        BPF_MAP_TYPE_HASH | BPF_MAP_TYPE_PERCPU_HASH | BPF_MAP_TYPE_HASH_OF_MAPS => m.map_flags & flags::BPF_F_ZERO_SEED == 0,
+        BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE
+        | BPF_MAP_TYPE_ARRAY
+        | BPF_MAP_TYPE_RINGBUF
+        | BPF_MAP_TYPE_PROG_ARRAY
+        | BPF_MAP_TYPE_CGROUP_ARRAY
+        | BPF_MAP_TYPE_PERCPU_ARRAY
+        | BPF_MAP_TYPE_USER_RINGBUF
+        | BPF_MAP_TYPE_ARRAY_OF_MAPS
+        | BPF_MAP_TYPE_CGROUP_STORAGE
+        | BPF_MAP_TYPE_PERF_EVENT_ARRAY => true,
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod consts_tests {
+    #[test]
+    fn type_constants_follow_the_table() {
+        for (n, name) in super::MAP_TYPES {
+            assert_eq!(super::map_type_by_name(&format!("BPF_MAP_TYPE_{}", name.to_uppercase())), Some(*n));
+        }
+        assert_eq!(super::types::BPF_MAP_TYPE_INSN_ARRAY, 34);
+        assert_eq!(super::types::BPF_MAP_TYPE_RINGBUF, 27);
+    }
+}

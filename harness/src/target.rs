@@ -45,6 +45,14 @@ impl Arch {
         matches!(self, Arch::Riscv64 | Arch::S390x)
     }
 
+    /// `CONFIG_HAVE_EFFICIENT_UNALIGNED_ACCESS` in the kernels we target:
+    /// test_loader neither runs `BPF_F_ANY_ALIGNMENT` programs nor their
+    /// unpriv subtests without it. riscv64 only has it with
+    /// `RISCV_EFFICIENT_UNALIGNED_ACCESS`, which distribution kernels leave off.
+    pub fn efficient_unaligned_access(self) -> bool {
+        !matches!(self, Arch::Riscv64)
+    }
+
     /// Whether the model has a JIT for this arch (the others are xlated only).
     pub fn has_jit(self) -> bool {
         matches!(self, Arch::X86_64 | Arch::Arm64)

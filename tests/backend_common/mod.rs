@@ -110,8 +110,13 @@ pub fn case(path: &Path, arch: Arch) -> Case {
         .collect();
     for s in starts {
         let label = prog.labels.iter().find(|(_, at)| **at == s).map(|(l, _)| l.clone()).unwrap();
-        linked.funcs.push(Func { global: globals.contains(&label), name: label, start: s, nargs: 0 });
+        match linked.funcs.iter_mut().find(|f| f.start == s) {
+            // the linker found it already (named by its label)
+            Some(f) => f.global = globals.contains(&label),
+            None => linked.funcs.push(Func { global: globals.contains(&label), name: label, start: s, nargs: 0 }),
+        }
     }
+    linked.funcs.sort_by_key(|f| f.start);
     let req = LoadRequest {
         name: format!("oracle_progs/{name}"),
         prog: linked,

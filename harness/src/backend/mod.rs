@@ -54,7 +54,9 @@ pub struct LoadRequest {
     pub log_level: u32,
     /// test_loader's unprivileged run: CAP_SYS_ADMIN, CAP_NET_ADMIN,
     /// CAP_PERFMON and CAP_BPF dropped for map creation and load, except
-    /// `caps_unpriv` (capability numbers) given back.
+    /// `caps_unpriv` (capability numbers) given back. Maps for which
+    /// [`crate::map::is_unpriv_capable`] is false are not created in such a
+    /// run (libbpf poisons the instructions that reference them).
     pub unpriv: bool,
     pub caps_unpriv: Vec<u32>,
     pub maps: Vec<MapDef>,
@@ -111,6 +113,17 @@ pub trait Backend: Send + Sync {
     /// version gates and golden headers.
     fn kernel_release(&self) -> String;
     fn load(&self, req: &LoadRequest) -> Result<LoadOutcome, Unavailable>;
+    /// Whether programs for `arch` are JITed (`bpf_jit_enable` on a real
+    /// kernel): test_loader's `__load_if_JITed`/`__load_if_no_JITed` gate.
+    fn jit_enabled(&self, arch: Arch) -> bool {
+        arch.has_jit()
+    }
+    /// test_loader's `can_execute_unpriv` for this backend: a real kernel
+    /// says no when `kernel.unprivileged_bpf_disabled` is set or CPU
+    /// mitigations are off; the unpriv subtests are then skipped.
+    fn can_execute_unpriv(&self) -> Result<(), Unavailable> {
+        Ok(())
+    }
     /// Many requests at once (one QEMU boot for the vm backend).
     fn load_batch(&self, reqs: &[LoadRequest]) -> Vec<Result<LoadOutcome, Unavailable>> {
         reqs.iter().map(|r| self.load(r)).collect()

@@ -23,9 +23,11 @@ pub struct Token {
     pub len: usize,
 }
 
+/// Longest first: the lexer takes the first that matches.
 const PUNCTS: &[&str] = &[
-    "<<=", ">>=", "+=", "-=", "*=", "/=", "%=", "|=", "&=", "^=", "==", "!=", ">=", "<=", ">", "<",
-    "&", "=", "(", ")", "*", "+", "-", ",", "[", "]", ":", "|", "^", "/", "%", "!",
+    "<<=", ">>=", "+=", "-=", "*=", "/=", "%=", "|=", "&=", "^=", "==", "!=", ">=", "<=", "<<", ">>",
+    "&&", "||", ">", "<", "&", "=", "(", ")", "*", "+", "-", ",", "[", "]", ":", "|", "^", "/", "%",
+    "!", "~",
 ];
 
 fn is_ident_start(c: u8) -> bool {
@@ -81,11 +83,21 @@ pub fn lex(src: &str, operands: &dyn Fn(&str) -> Option<Operand>) -> Result<Vec<
                 let name = &src[i + 2..i + close];
                 let len = close + 1;
                 match operands(name) {
+                    // as its decimal text would lex: a sign, then the digits
+                    Some(Operand::Imm(v)) if v < 0 => {
+                        out.push(Token { tok: Tok::Punct("-"), pos: i, len });
+                        out.push(Token { tok: Tok::Num(-(v as i128)), pos: i, len });
+                    }
                     Some(Operand::Imm(v)) => out.push(Token { tok: Tok::Num(v as i128), pos: i, len }),
                     Some(Operand::Sym(s)) => out.push(Token { tok: Tok::Ident(s), pos: i, len }),
                     None => return err(i, len, format!("unknown operand %[{name}]")),
                 }
                 i += len;
+            }
+            // `%%` is a literal `%` in a GCC asm template (`w0 %%= w1`).
+            b'%' if b[i..].starts_with(b"%%=") => {
+                out.push(Token { tok: Tok::Punct("%="), pos: i, len: 3 });
+                i += 3;
             }
             b'%' if b.get(i + 1) == Some(&b'%') => {
                 out.push(Token { tok: Tok::Punct("%"), pos: i, len: 2 });
@@ -94,6 +106,11 @@ pub fn lex(src: &str, operands: &dyn Fn(&str) -> Option<Operand>) -> Result<Vec<
             b'0'..=b'9' => {
                 let (v, n) = lex_number(&b[i..]).map_err(|m| AsmError::at(src, start, 1, m))?;
                 i += n;
+                // C integer suffixes (`0xffffffff00000000LL`), skipped as LLVM does
+                let suffix = b[i..].iter().take_while(|c| matches!(c, b'u' | b'U' | b'l' | b'L')).count();
+                if suffix > 0 && !b.get(i + suffix).is_some_and(|&c| is_ident_cont(c)) {
+                    i += suffix;
+                }
                 let next = b.get(i).copied();
                 if matches!(next, Some(b'b' | b'f'))
                     && !b.get(i + 1).is_some_and(|&c| is_ident_cont(c))

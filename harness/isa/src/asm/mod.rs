@@ -92,7 +92,7 @@ pub fn assemble(src: &str) -> Result<Program, AsmError> {
 /// Assembles `src`; `operands` resolves each `%[name]`.
 pub fn assemble_with(src: &str, operands: &dyn Fn(&str) -> Option<Operand>) -> Result<Program, AsmError> {
     let toks = lexer::lex(src, operands)?;
-    let mut p = Parser { src, toks, i: 0, out: Vec::new(), labels: BTreeMap::new(), numeric: Vec::new(), fixups: Vec::new() };
+    let mut p = Parser { src, toks, i: 0, out: Vec::new(), labels: BTreeMap::new(), numeric: Vec::new(), fixups: Vec::new(), data: Vec::new() };
     p.parse_all()?;
     p.finish()
 }
@@ -133,6 +133,18 @@ struct Parser<'a> {
     /// Numeric labels in order: (number, insn index).
     numeric: Vec<(u64, usize)>,
     fixups: Vec<Fixup>,
+    /// Bytes of data directives not yet making a whole slot.
+    data: Vec<u8>,
+}
+
+/// Bounds that keep `.rept` from making unbounded programs.
+const MAX_REPT: i128 = 1 << 20;
+const MAX_INSNS: usize = 4 << 20;
+
+#[derive(Clone, Copy, PartialEq, Debug)]
+enum Stmt {
+    Label,
+    Insn,
 }
 
 #[derive(Clone, Copy, PartialEq, Debug)]
@@ -204,14 +216,24 @@ impl Parser<'_> {
     }
 
     fn parse_all(&mut self) -> R<()> {
+        self.parse_until(self.toks.len())?;
+        if !self.data.is_empty() {
+            return self.err_at(self.src.len(), 0, "data directives must fill whole 8-byte instruction slots");
+        }
+        Ok(())
+    }
+
+    fn parse_until(&mut self, end: usize) -> R<()> {
         loop {
-            while self.peek() == Some(&Tok::Sep) {
+            while self.i < end && self.peek() == Some(&Tok::Sep) {
                 self.i += 1;
             }
-            if self.peek().is_none() {
+            if self.i >= end {
                 return Ok(());
             }
-            self.statement()?;
+            if self.statement()? == Stmt::Label {
+                continue;
+            }
             if !self.at_end() {
                 return self.err(format!("expected end of statement, found {}", self.describe()));
             }
@@ -229,7 +251,11 @@ impl Parser<'_> {
             return None;
         }
         let n: u8 = num.parse().ok()?;
-        (n <= 10).then_some(Reg { n, w })
+        (n <= 11).then_some(Reg { n, w })
+    }
+
+    fn looks_like_reg(w: &str) -> bool {
+        w.len() > 1 && (w.starts_with('r') || w.starts_with('w')) && w[1..].bytes().all(|c| c.is_ascii_digit())
     }
 
     fn reg(&mut self) -> R<Reg> {
@@ -238,39 +264,110 @@ impl Parser<'_> {
                 self.i += 1;
                 Ok(r)
             }
-            None => self.err(format!("expected a register (r0-r10 or w0-w10), found {}", self.describe())),
+            None => self.err(format!("expected a register (r0-r11 or w0-w11), found {}", self.describe())),
         }
     }
 
-    /// A possibly negative number; returns value and the span it came from.
+    /// A constant expression as LLVM's assembler evaluates it (64-bit,
+    /// wrapping; GNU operator precedence; comparisons give -1 for true);
+    /// returns the value and the span it came from.
     fn number(&mut self) -> R<(i128, usize, usize)> {
         let (pos, _) = self.here();
-        let neg = if self.eat_punct("-") {
-            true
-        } else {
-            self.eat_punct("+");
-            false
+        let v = self.expr(1)?;
+        let end = self.toks.get(self.i - 1).map_or(pos, |t| t.pos + t.len);
+        Ok((v as i128, pos, end.saturating_sub(pos)))
+    }
+
+    fn binop(&self) -> Option<(&'static str, u8)> {
+        let Some(Tok::Punct(p)) = self.peek() else { return None };
+        let prec = match *p {
+            "||" => 1,
+            "&&" => 2,
+            "==" | "!=" | "<" | "<=" | ">" | ">=" => 3,
+            "+" | "-" => 4,
+            "|" | "&" | "^" => 5,
+            "*" | "/" | "%" | "<<" | ">>" => 6,
+            _ => return None,
         };
+        Some((p, prec))
+    }
+
+    fn expr(&mut self, min_prec: u8) -> R<i64> {
+        let mut lhs = self.unary()?;
+        while let Some((op, prec)) = self.binop() {
+            if prec < min_prec {
+                break;
+            }
+            let (opos, olen) = self.here();
+            self.i += 1;
+            let rhs = self.expr(prec + 1)?;
+            let t = |b: bool| if b { -1 } else { 0 };
+            lhs = match op {
+                "||" => (lhs != 0 || rhs != 0) as i64,
+                "&&" => (lhs != 0 && rhs != 0) as i64,
+                "==" => t(lhs == rhs),
+                "!=" => t(lhs != rhs),
+                "<" => t(lhs < rhs),
+                "<=" => t(lhs <= rhs),
+                ">" => t(lhs > rhs),
+                ">=" => t(lhs >= rhs),
+                "+" => lhs.wrapping_add(rhs),
+                "-" => lhs.wrapping_sub(rhs),
+                "|" => lhs | rhs,
+                "&" => lhs & rhs,
+                "^" => lhs ^ rhs,
+                "*" => lhs.wrapping_mul(rhs),
+                "<<" => lhs.wrapping_shl(rhs as u32),
+                ">>" => lhs.wrapping_shr(rhs as u32),
+                _ => {
+                    if rhs == 0 {
+                        return self.err_at(opos, olen, "division by zero in a constant expression");
+                    }
+                    if op == "/" { lhs.wrapping_div(rhs) } else { lhs.wrapping_rem(rhs) }
+                }
+            };
+        }
+        Ok(lhs)
+    }
+
+    fn unary(&mut self) -> R<i64> {
         match self.peek() {
-            Some(Tok::Num(v)) => {
-                let v = *v;
-                let t = &self.toks[self.i];
-                let end = t.pos + t.len;
+            Some(Tok::Punct("-")) => {
                 self.i += 1;
-                Ok((if neg { -v } else { v }, pos, end - pos))
+                Ok(self.unary()?.wrapping_neg())
+            }
+            Some(Tok::Punct("+")) => {
+                self.i += 1;
+                self.unary()
+            }
+            Some(Tok::Punct("~")) => {
+                self.i += 1;
+                Ok(!self.unary()?)
+            }
+            Some(Tok::Punct("!")) => {
+                self.i += 1;
+                Ok((self.unary()? == 0) as i64)
+            }
+            Some(Tok::Punct("(")) => {
+                self.i += 1;
+                let v = self.expr(1)?;
+                self.expect_punct(")")?;
+                Ok(v)
+            }
+            Some(Tok::Num(v)) => {
+                let v = *v as u64 as i64;
+                self.i += 1;
+                Ok(v)
             }
             _ => self.err(format!("expected a number, found {}", self.describe())),
         }
     }
 
-    /// A 32-bit immediate as LLVM takes it: any value of s32 or u32, stored
-    /// as its low 32 bits.
+    /// A 32-bit immediate as LLVM takes it: the low 32 bits of the value
+    /// (LLVM 19 truncates without a word, and kernel selftests rely on it).
     fn imm32(&mut self) -> R<i32> {
-        let (v, pos, len) = self.number()?;
-        if v < i32::MIN as i128 || v > u32::MAX as i128 {
-            return self.err_at(pos, len, format!("immediate {v} does not fit 32 bits"));
-        }
-        Ok(v as u32 as i32)
+        let (v, _, _) = self.number()?;
+        Ok(v as i64 as i32)
     }
 
     /// `(SZ *)` after the opening `(`; returns the size bits and signedness.
@@ -298,11 +395,10 @@ impl Parser<'_> {
         if r.w {
             return self.err_at(self.toks[self.i - 1].pos, 2, "a memory base must be a 64-bit register");
         }
-        let off = if self.at_punct("+") || self.at_punct("-") {
-            let neg = self.at_punct("-");
-            self.i += 1;
+        // `(r1 - 8)`, `(r1 + 8)`, and `(r1 -8)` as a template operand
+        // holding a negative number expands to
+        let off = if self.at_punct("+") || self.at_punct("-") || matches!(self.peek(), Some(Tok::Num(_))) {
             let (v, pos, len) = self.number()?;
-            let v = if neg { -v } else { v };
             if v < i16::MIN as i128 || v > i16::MAX as i128 {
                 return self.err_at(pos, len, format!("offset {v} does not fit 16 bits signed"));
             }
@@ -341,6 +437,58 @@ impl Parser<'_> {
         self.out.len() - 1
     }
 
+    /// `.byte`/`.short`/`.long`/`.quad` with a comma-separated list: raw
+    /// bytes (little endian) that become instruction slots 8 at a time.
+    fn data_directive(&mut self, width: usize) -> R<()> {
+        loop {
+            let (v, _, _) = self.number()?;
+            self.data.extend_from_slice(&(v as i64).to_le_bytes()[..width]);
+            if !self.eat_punct(",") {
+                break;
+            }
+        }
+        while self.data.len() >= 8 {
+            let slot: [u8; 8] = self.data[..8].try_into().expect("8 bytes");
+            self.data.drain(..8);
+            self.out.push(Insn::from_bytes(slot));
+        }
+        Ok(())
+    }
+
+    /// `.rept N` ... `.endr`: the body N times.
+    fn rept(&mut self, pos: usize) -> R<()> {
+        let (n, npos, nlen) = self.number()?;
+        if !(0..=MAX_REPT).contains(&n) {
+            return self.err_at(npos, nlen, format!(".rept count {n} is out of range (0..={MAX_REPT})"));
+        }
+        let body = self.i;
+        let mut depth = 0;
+        let mut end = None;
+        for k in body..self.toks.len() {
+            match &self.toks[k].tok {
+                Tok::Ident(w) if w == ".rept" => depth += 1,
+                Tok::Ident(w) if w == ".endr" => {
+                    if depth == 0 {
+                        end = Some(k);
+                        break;
+                    }
+                    depth -= 1;
+                }
+                _ => {}
+            }
+        }
+        let Some(end) = end else { return self.err_at(pos, 5, ".rept without .endr") };
+        for _ in 0..n {
+            self.i = body;
+            self.parse_until(end)?;
+            if self.out.len() > MAX_INSNS {
+                return self.err_at(pos, 5, format!("more than {MAX_INSNS} instructions"));
+            }
+        }
+        self.i = end + 1;
+        Ok(())
+    }
+
     fn target(&mut self) -> R<(Target, usize, usize)> {
         let (pos, len) = self.here();
         let t = match self.peek().cloned() {
@@ -368,24 +516,38 @@ impl Parser<'_> {
         Ok(())
     }
 
-    fn statement(&mut self) -> R<()> {
+    fn statement(&mut self) -> R<Stmt> {
         let (pos, _) = self.here();
         // labels: `name:` and `1:`
         match (self.peek().cloned(), self.peek_at(1)) {
+            (Some(Tok::Ident(_)), Some(Tok::Punct(":"))) | (Some(Tok::Num(_)), Some(Tok::Punct(":"))) if !self.data.is_empty() => {
+                self.err("a label inside an 8-byte slot that data directives are filling")
+            }
             (Some(Tok::Ident(name)), Some(Tok::Punct(":"))) => {
                 self.i += 2;
                 if self.labels.insert(name.clone(), self.out.len()).is_some() {
                     return self.err_at(pos, name.len(), format!("label '{name}' is defined twice"));
                 }
-                return Ok(());
+                Ok(Stmt::Label)
             }
             (Some(Tok::Num(n)), Some(Tok::Punct(":"))) => {
                 self.i += 2;
                 self.numeric.push((n as u64, self.out.len()));
-                return Ok(());
+                Ok(Stmt::Label)
             }
-            _ => {}
+            _ if !self.data.is_empty() && !self.at_data_directive() => {
+                self.err("an instruction inside an 8-byte slot that data directives are filling")
+            }
+            _ => self.instruction().map(|()| Stmt::Insn),
         }
+    }
+
+    fn at_data_directive(&self) -> bool {
+        matches!(self.peek(), Some(Tok::Ident(w)) if matches!(w.as_str(), ".byte" | ".short" | ".2byte" | ".hword" | ".long" | ".int" | ".4byte" | ".word" | ".8byte" | ".quad" | ".dword"))
+    }
+
+    fn instruction(&mut self) -> R<()> {
+        let (pos, _) = self.here();
         let word = match self.peek() {
             Some(Tok::Ident(s)) => s.clone(),
             Some(Tok::Punct("*")) => {
@@ -421,14 +583,12 @@ impl Parser<'_> {
             "if" => self.cond_jump(),
             "lock" => self.lock(),
             "store_release" => self.store_release(),
-            ".8byte" | ".quad" => {
-                let (v, pos, len) = self.number()?;
-                if v < i64::MIN as i128 || v > u64::MAX as i128 {
-                    return self.err_at(pos, len, "value does not fit 64 bits");
-                }
-                self.emit(Insn::from_u64(v as u64));
-                Ok(())
-            }
+            ".byte" => self.data_directive(1),
+            ".short" | ".2byte" | ".hword" => self.data_directive(2),
+            ".long" | ".int" | ".4byte" | ".word" => self.data_directive(4),
+            ".8byte" | ".quad" | ".dword" => self.data_directive(8),
+            ".rept" => self.rept(pos),
+            w if Self::looks_like_reg(w) => self.err_at(pos, w.len(), format!("'{w}' is not a BPF register (r0-r11, w0-w11)")),
             _ => self.err_at(pos, word.len(), format!("unknown instruction '{word}'")),
         }
     }
@@ -691,18 +851,13 @@ impl Parser<'_> {
                     if dst.w {
                         return self.err_at(pos, len, "ld_imm64 needs a 64-bit register");
                     }
-                    if v < i64::MIN as i128 || v > u64::MAX as i128 {
-                        return self.err_at(pos, len, format!("immediate {v} does not fit 64 bits"));
-                    }
-                    let v = v as u64;
+                    let v = v as i64 as u64;
                     self.emit(Insn::new(BPF_LD | BPF_IMM | BPF_DW, dst.n, 0, 0, v as u32 as i32));
                     self.emit(Insn::new(0, 0, 0, 0, (v >> 32) as u32 as i32));
                     return Ok(());
                 }
-                if v < i32::MIN as i128 || v > u32::MAX as i128 {
-                    return self.err_at(pos, len, format!("immediate {v} does not fit 32 bits (use 'll' for a 64-bit constant)"));
-                }
-                self.emit(Insn::new(class | BPF_MOV | BPF_K, dst.n, 0, 0, v as u32 as i32));
+                let _ = (pos, len);
+                self.emit(Insn::new(class | BPF_MOV | BPF_K, dst.n, 0, 0, v as i64 as i32));
                 Ok(())
             }
             _ => self.err(format!("expected a value after '=', found {}", self.describe())),
@@ -916,3 +1071,6 @@ fn endian_word(w: &str) -> Option<(&'static str, i32)> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests;

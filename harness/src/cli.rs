@@ -1,1 +1,0 @@
-//! The `bpf-selftest` command line.

@@ -1,0 +1,251 @@
+//! `bpf-selftest check FILE.s`: one program through the whole pipeline of a
+//! backend, everything it produced printed (or as one JSON object).
+
+use clap::Args;
+use serde_json::json;
+
+use crate::backend::{self, BtfMode, LoadOutcome, LoadRequest, TestRunInput};
+use crate::isa::assemble_with;
+use crate::link::{Symbols, link};
+use crate::map::MapDef;
+use crate::prog_type::{ProgType, prog_flag, sec_def};
+use crate::target::Arch;
+
+#[derive(Args, Debug, Clone)]
+pub struct CheckArgs {
+    /// The program: LLVM-syntax BPF asm (`-` for stdin).
+    pub file: String,
+    /// Program type: a kernel name (`socket_filter`, `sched_cls`, `xdp`,
+    /// `raw_tracepoint`, ...) or a libbpf SEC name (`socket`, `tc`, `raw_tp`).
+    #[arg(long = "prog-type", short = 't', default_value = "socket_filter")]
+    pub prog_type: String,
+    /// Target arch (x86_64, arm64, riscv64, s390x, loongarch64); default: the host.
+    #[arg(long)]
+    pub arch: Option<String>,
+    /// Backend: model, kernel (the running kernel) or vm (7.3 under QEMU).
+    #[arg(long, default_value = "model")]
+    pub backend: String,
+    /// A map, `NAME:TYPE:KEY_SIZE:VALUE_SIZE:MAX_ENTRIES[:FLAGS]`; the i-th
+    /// (0-based) is map id i+1 wherever ids are printed. `r1 = NAME ll`
+    /// loads it, `r1 = NAME__value ll` the address of its first value.
+    #[arg(long = "map", value_name = "SPEC")]
+    pub maps: Vec<String>,
+    /// prog_flags: comma-separated names (rnd_hi32, state_freq,
+    /// reg_invariants, strict_alignment, any_alignment, sleepable,
+    /// xdp_has_frags) or a number.
+    #[arg(long)]
+    pub flags: Option<String>,
+    #[arg(long = "log-level", default_value_t = 2)]
+    pub log_level: u32,
+    /// test_loader's `@unpriv` run.
+    #[arg(long)]
+    pub unpriv: bool,
+    /// Program BTF: `func_info` (one FUNC per subprogram, as clang -g gives
+    /// test_loader) or `none`.
+    #[arg(long, default_value = "func_info")]
+    pub btf: String,
+    /// `NAME/NARGS`: that subprogram is global, with NARGS int arguments.
+    #[arg(long = "global-func", value_name = "NAME/NARGS")]
+    pub global_funcs: Vec<String>,
+    /// Value of a `%[name]` operand: `name=NUMBER` or `name=SYMBOL`.
+    #[arg(long = "imm", value_name = "NAME=VALUE")]
+    pub imms: Vec<String>,
+    /// Test-run the program (BPF_PROG_TEST_RUN) and report the retval.
+    #[arg(long)]
+    pub run: bool,
+    /// Test-run input: N zero bytes of packet data (default: as test_loader, 64).
+    #[arg(long = "data-len")]
+    pub data_len: Option<usize>,
+    #[arg(long = "data-hex")]
+    pub data_hex: Option<String>,
+    /// Test-run ctx: N zero bytes, or these bytes.
+    #[arg(long = "ctx-len")]
+    pub ctx_len: Option<usize>,
+    #[arg(long = "ctx-hex")]
+    pub ctx_hex: Option<String>,
+    /// One JSON object: accepted, errno, log, verified_insns, xlated, jited, retval.
+    #[arg(long)]
+    pub json: bool,
+}
+
+fn hex_bytes(what: &str, s: &str) -> Result<Vec<u8>, String> {
+    let s: String = s.chars().filter(|c| !c.is_whitespace()).collect();
+    if s.len() % 2 != 0 || !s.bytes().all(|c| c.is_ascii_hexdigit()) {
+        return Err(format!("{what}: expected an even number of hex digits"));
+    }
+    Ok((0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex")).collect())
+}
+
+/// `--flags`: names or a number.
+pub fn parse_flags(s: &str) -> Result<u32, String> {
+    if let Some(h) = s.strip_prefix("0x") {
+        return u32::from_str_radix(h, 16).map_err(|_| format!("--flags '{s}': bad number"));
+    }
+    if let Ok(n) = s.parse::<u32>() {
+        return Ok(n);
+    }
+    s.split(',')
+        .filter(|f| !f.is_empty())
+        .map(|f| prog_flag(f.trim()).ok_or_else(|| format!("--flags: unknown flag '{f}'")))
+        .try_fold(0, |acc, f| f.map(|f| acc | f))
+}
+
+/// Builds the load request `check` describes.
+pub fn request(a: &CheckArgs, src: &str) -> Result<LoadRequest, String> {
+    let arch = match &a.arch {
+        Some(s) => s.parse::<Arch>()?,
+        None => Arch::host().ok_or("the host arch is not one the model targets; give --arch")?,
+    };
+    let (prog_type, sec_flags, attach) = match sec_def(&a.prog_type) {
+        Some(d) => (d.prog_type, d.flags, d.attach_type),
+        None => (
+            ProgType::from_name(&a.prog_type).ok_or_else(|| format!("unknown program type '{}'", a.prog_type))?,
+            0,
+            None,
+        ),
+    };
+    let maps = a.maps.iter().map(|m| MapDef::parse_cli(m)).collect::<Result<Vec<_>, _>>()?;
+    let imms = super::parse_imms(&a.imms)?;
+    let ops = |name: &str| imms.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
+    let prog = assemble_with(src, &ops).map_err(|e| format!("{}:{e}", a.file))?;
+    let mut linked = link(&file_stem(&a.file), &prog, &Symbols { maps: &maps, ..Default::default() }).map_err(|e| e.0)?;
+    for g in &a.global_funcs {
+        let (name, n) = g.split_once('/').ok_or_else(|| format!("--global-func '{g}': expected NAME/NARGS"))?;
+        let nargs = n.parse().map_err(|_| format!("--global-func '{g}': bad NARGS"))?;
+        let f = linked.funcs.iter_mut().find(|f| f.name == name).ok_or_else(|| format!("--global-func: no subprogram '{name}'"))?;
+        f.global = true;
+        f.nargs = nargs;
+    }
+    let btf = match a.btf.as_str() {
+        "func_info" => BtfMode::FuncInfo,
+        "none" => BtfMode::None,
+        o => return Err(format!("--btf '{o}': expected func_info or none")),
+    };
+    let flags = a.flags.as_deref().map(parse_flags).transpose()?.unwrap_or(0) | sec_flags;
+    let test_run = a.run.then(|| -> Result<TestRunInput, String> {
+        let mut t = TestRunInput::test_loader(prog_type);
+        if let Some(n) = a.data_len {
+            t.data = vec![0; n];
+        }
+        if let Some(h) = &a.data_hex {
+            t.data = hex_bytes("--data-hex", h)?;
+        }
+        if let Some(n) = a.ctx_len {
+            t.ctx = Some(vec![0; n]);
+        }
+        if let Some(h) = &a.ctx_hex {
+            t.ctx = Some(hex_bytes("--ctx-hex", h)?);
+        }
+        Ok(t)
+    });
+    Ok(LoadRequest {
+        name: file_stem(&a.file),
+        prog: linked,
+        prog_type,
+        expected_attach_type: attach,
+        prog_flags: flags,
+        log_level: a.log_level,
+        unpriv: a.unpriv,
+        caps_unpriv: Vec::new(),
+        maps,
+        btf,
+        test_run: test_run.transpose()?,
+        arch,
+        want_jited: arch.has_jit(),
+    })
+}
+
+fn file_stem(f: &str) -> String {
+    let stem = std::path::Path::new(f).file_stem().and_then(|s| s.to_str()).unwrap_or("prog");
+    let s: String = stem.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
+    if s.is_empty() || s == "_" { "prog".into() } else { s }
+}
+
+pub fn run(a: &CheckArgs) -> Result<(), String> {
+    let src = super::read_input(Some(&a.file))?;
+    let req = request(a, &src)?;
+    let be = backend::by_name(&a.backend)?;
+    be.probe(req.arch).map_err(|u| u.0)?;
+    let out = be.load(&req).map_err(|u| u.0)?;
+    if a.json {
+        println!("{}", to_json(&out));
+    } else {
+        print!("{}", human(&req, &out, &be.kernel_release()));
+    }
+    Ok(())
+}
+
+/// The `--json` object, with exactly the documented keys.
+pub fn to_json(o: &LoadOutcome) -> serde_json::Value {
+    json!({
+        "accepted": o.accepted,
+        "errno": o.errno,
+        "log": o.log,
+        "verified_insns": o.verified_insns,
+        "xlated": o.xlated,
+        "jited": o.jited,
+        "retval": o.retval,
+    })
+}
+
+fn human(req: &LoadRequest, o: &LoadOutcome, release: &str) -> String {
+    let mut s = format!(
+        "== {} ({}, {}, {})\n",
+        req.name,
+        req.prog_type.name(),
+        req.arch,
+        if release.is_empty() { "?" } else { release }
+    );
+    if o.accepted {
+        s.push_str(&format!("accepted, verified_insns {}\n", o.verified_insns));
+    } else {
+        s.push_str(&format!("rejected: errno {} ({})\n", o.errno, errno_name(o.errno)));
+    }
+    if !o.log.is_empty() {
+        s.push_str("---- verifier log\n");
+        s.push_str(&o.log);
+        if !o.log.ends_with('\n') {
+            s.push('\n');
+        }
+    }
+    if !o.xlated.is_empty() {
+        s.push_str("---- xlated\n");
+        for l in &o.xlated {
+            s.push_str(l);
+            s.push('\n');
+        }
+    }
+    if !o.jited.is_empty() {
+        s.push_str("---- jited\n");
+        for l in &o.jited {
+            s.push_str(l);
+            s.push('\n');
+        }
+    }
+    if let Some(r) = o.retval {
+        s.push_str(&format!("---- test run\nretval {} ({:#x})\n", r as i32, r));
+    } else if o.test_run_errno != 0 {
+        s.push_str(&format!("---- test run\nfailed: errno {} ({})\n", o.test_run_errno, errno_name(o.test_run_errno)));
+    }
+    s
+}
+
+/// The symbolic name of a positive errno.
+pub fn errno_name(e: i32) -> &'static str {
+    match e {
+        0 => "OK",
+        1 => "EPERM",
+        2 => "ENOENT",
+        7 => "E2BIG",
+        13 => "EACCES",
+        14 => "EFAULT",
+        16 => "EBUSY",
+        22 => "EINVAL",
+        24 => "EMFILE",
+        28 => "ENOSPC",
+        38 => "ENOSYS",
+        95 => "EOPNOTSUPP",
+        524 => "ENOTSUPP",
+        _ => "?",
+    }
+}

@@ -1,0 +1,161 @@
+//! The `bpf-selftest` command line. Every failure is one line on stderr and
+//! a non-zero exit status.
+
+use std::io::Read;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+pub mod check;
+
+use crate::isa::disasm::{NoCallbacks, print_bpf_insn, xlated_text};
+use crate::isa::insn::{Insn, from_hex, to_hex};
+use crate::isa::{Operand, assemble_with};
+
+#[derive(Parser)]
+#[command(name = "bpf-selftest", version, about = "BPF verifier selftests against a model of Linux 7.3 or a real kernel")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run the suites (progs/) with a per-suite summary like the kernel's
+    /// test_progs: OK/SKIP/FAIL per subtest and per suite.
+    Run {
+        /// Run only subtests whose `suite/prog` name or description contains one of these.
+        filters: Vec<String>,
+        /// Target arch (default: BPF_SELFTEST_ARCH, else the host).
+        #[arg(long)]
+        arch: Option<String>,
+        /// Backend: model, kernel or vm (default: BPF_SELFTEST_BACKEND, else model).
+        #[arg(long)]
+        backend: Option<String>,
+        /// -v, -vv, -vvv as test_progs: raise the log level, print dumps.
+        #[arg(short, action = clap::ArgAction::Count)]
+        verbose: u8,
+    },
+    /// Assemble LLVM-syntax BPF asm: one 16-hex-digit word per insn slot
+    /// (the 8 bytes in memory order).
+    Asm {
+        /// The asm file (`-` for stdin).
+        file: String,
+        /// Value of a `%[name]` operand: `name=NUMBER` or `name=SYMBOL`.
+        #[arg(long = "imm", value_name = "NAME=VALUE")]
+        imms: Vec<String>,
+    },
+    /// Put one program through a backend's whole pipeline and print
+    /// everything it produced: verdict, errno, verifier log, xlated, jited,
+    /// test-run retval.
+    Check(check::CheckArgs),
+    /// Print the kernel's disasm.c text of instruction words (as `asm` prints
+    /// them; whitespace and commas between words are ignored).
+    Disasm {
+        /// A file of words (`-` or nothing for stdin).
+        file: Option<String>,
+        /// test_loader's xlated form (`N: text`, no opcode, calls cut at `#`)
+        /// instead of the verifier log's (`N: (xx) text`).
+        #[arg(long)]
+        xlated: bool,
+    },
+}
+
+/// Runs the CLI with the process arguments.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let res = match cli.cmd {
+        Cmd::Asm { file, imms } => cmd_asm(&file, &imms),
+        Cmd::Disasm { file, xlated } => cmd_disasm(file.as_deref(), xlated),
+        Cmd::Check(a) => check::run(&a),
+        Cmd::Run { filters, arch, backend, verbose } => cmd_run(filters, arch, backend, verbose),
+    };
+    match res {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("bpf-selftest: error: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn cmd_run(filters: Vec<String>, arch: Option<String>, backend: Option<String>, verbose: u8) -> Result<(), String> {
+    let mut opts = crate::runner::RunOptions::from_env()?;
+    if let Some(a) = arch {
+        opts.arch = a.parse()?;
+    }
+    if let Some(b) = backend {
+        crate::backend::by_name(&b)?;
+        opts.backend = b;
+    }
+    opts.verbosity = opts.verbosity.max(verbose.min(3));
+    opts.filters = filters;
+    if crate::runner::run_summary(&opts) { Ok(()) } else { Err("some subtests failed".into()) }
+}
+
+pub(crate) fn read_input(file: Option<&str>) -> Result<String, String> {
+    match file {
+        None | Some("-") => {
+            let mut s = String::new();
+            std::io::stdin().read_to_string(&mut s).map_err(|e| format!("reading stdin: {e}"))?;
+            Ok(s)
+        }
+        Some(f) => std::fs::read_to_string(f).map_err(|e| format!("{f}: {e}")),
+    }
+}
+
+/// `name=VALUE` pairs of `--imm`: numbers (decimal or 0x hex) or symbols.
+pub fn parse_imms(imms: &[String]) -> Result<Vec<(String, Operand)>, String> {
+    imms.iter()
+        .map(|kv| {
+            let (k, v) = kv.split_once('=').ok_or_else(|| format!("--imm '{kv}': expected NAME=VALUE"))?;
+            let num = if let Some(h) = v.strip_prefix("0x") {
+                u64::from_str_radix(h, 16).ok().map(|x| x as i64)
+            } else if let Some(h) = v.strip_prefix("-0x") {
+                i64::from_str_radix(h, 16).ok().map(|x| -x)
+            } else {
+                v.parse::<i64>().ok()
+            };
+            Ok((k.to_string(), num.map_or_else(|| Operand::Sym(v.to_string()), Operand::Imm)))
+        })
+        .collect()
+}
+
+fn cmd_asm(file: &str, imms: &[String]) -> Result<(), String> {
+    let src = read_input(Some(file))?;
+    let imms = parse_imms(imms)?;
+    let ops = |name: &str| imms.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
+    let prog = assemble_with(&src, &ops).map_err(|e| format!("{file}:{e}"))?;
+    let mut out = String::new();
+    for i in &prog.insns {
+        out.push_str(&to_hex(*i));
+        out.push('\n');
+    }
+    print!("{out}");
+    for r in &prog.relocs {
+        eprintln!("note: slot {}: '{}' is resolved when the program is linked ({:?})", r.insn, r.symbol, r.kind);
+    }
+    Ok(())
+}
+
+fn cmd_disasm(file: Option<&str>, xlated: bool) -> Result<(), String> {
+    let text = read_input(file)?;
+    let mut insns = Vec::new();
+    for (n, word) in text.split(|c: char| c.is_whitespace() || c == ',').filter(|w| !w.is_empty()).enumerate() {
+        let insn: Insn = from_hex(word).ok_or_else(|| format!("word {}: '{word}' is not 16 hex digits", n + 1))?;
+        insns.push(insn);
+    }
+    let mut i = 0;
+    let mut out = String::new();
+    while i < insns.len() {
+        let next = insns.get(i + 1);
+        if insns[i].is_ld_imm64() && next.is_none() {
+            return Err(format!("slot {i}: ld_imm64 without its second slot"));
+        }
+        let t = if xlated { xlated_text(&insns[i], next) } else { print_bpf_insn(&NoCallbacks, &insns[i], next, true) };
+        out.push_str(&format!("{i}: {t}\n"));
+        i += if insns[i].is_ld_imm64() { 2 } else { 1 };
+    }
+    print!("{out}");
+    Ok(())
+}

@@ -1,0 +1,533 @@
+//! The runner: every registered program becomes one subtest per run its
+//! spec asks for (`<suite>/<program>` and `<suite>/<program> @unpriv`), run
+//! through a [`Backend`] and checked as test_loader's `run_subtest` does.
+//!
+//! Two front ends share it: [`test_main`], a libtest-compatible harness for
+//! `cargo test` / nextest (filters, `--list`, `--ignored`, `--exact`), and
+//! [`run_summary`], test_progs-like output for `bpf-selftest run`.
+//!
+//! Skips say why. A skip known before loading (arch not in `#[arch]`, load
+//! mode, kernel too old, backend unavailable, unpriv runs not possible) is
+//! decided when the trial is built: the trial is marked ignored (so nextest
+//! and `--ignored` see it) and its kind carries the reason, printed as
+//! `test [skip: <reason>] suite/prog ... ignored`. Forced to run with
+//! `--ignored`, such a trial reports itself ignored with the same reason.
+//! A skip only known after loading (the backend gave up, no JIT dump for
+//! `#[jited]`) is a runtime ignore with its reason.
+//!
+//! Decisions on the quirks of reference §9 that live here (the matching ones
+//! are in [`crate::matcher`], the parsing ones in [`crate::spec`]):
+//!
+//! * §9.10 the xlated text is the backend's: [`LoadOutcome::xlated`] holds
+//!   test_loader's `N: text` lines; the runner joins them with `\n` and a
+//!   final newline, which is the buffer test_loader matches. Same for jited.
+//! * §9.11 `BPF_F_TEST_RND_HI32` is on by default (spec); zext and the AX
+//!   register are the backend's.
+//! * §9.12 an arch not in `#[arch]` skips the whole subtest: replicated. A
+//!   backend that gives no JIT dump for `#[jited]` patterns skips the
+//!   subtest after the load and the log/xlated checks (a failure of those
+//!   still fails it), as test_loader does without LLVM.
+//! * §9.13 the program runs only with `#[retval]` and an expected success:
+//!   replicated. `__stderr`/`__stdout` stream checks are not supported yet.
+//! * §9.14 caps are restored for the dumps and the test run: the backend's
+//!   job (see [`LoadRequest::unpriv`]).
+//! * §9.15 `POINTER_VALUE` runs without comparing: replicated.
+//! * §9.16 an empty log for successful loads at level 0 and libbpf's retry
+//!   at level 1 are the backend's; the log level itself is `prepare_case`'s
+//!   ([`log_level`]), so `#[msg]` on a successful load needs `#[log_level]`
+//!   as in the kernel.
+//! * Pattern failures of one list do not stop the later checks (log, then
+//!   xlated, then jited, then retval), as in `run_subtest`; a wrong load
+//!   result or test-run error does.
+//!
+//! Differences from test_loader, on purpose: subtests are named after the
+//! program (the description is shown in reports; libtest filters see the
+//! name, [`run_summary`]'s filters the description too); `#[auxiliary]`
+//! programs are not loaded alongside the target yet (a [`LoadRequest`]
+//! carries one program).
+
+use std::fmt::Write as _;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use libtest_mimic::{Arguments, Completion, Failed, Trial};
+
+use crate::backend::{self, Backend, LoadOutcome, LoadRequest, TestRunInput};
+use crate::link::{self, Symbols};
+use crate::matcher::{self, Dump, ExpectedMsgs};
+use crate::registry::{self, ProgDecl, Suite, SuiteSymbols};
+use crate::spec::{self, KernelVersion, TestSpec};
+use crate::target::Arch;
+
+/// How to run the registry.
+#[derive(Clone, Debug)]
+pub struct RunOptions {
+    /// Target arch (`BPF_SELFTEST_ARCH`, default: the host).
+    pub arch: Arch,
+    /// Backend name (`BPF_SELFTEST_BACKEND`, default `model`).
+    pub backend: String,
+    /// test_progs' verbosity: 0, 1 (`-v`), 2 (`-vv`), 3 (`-vvv`). It sets
+    /// the minimum verifier log level as test_loader's `prepare_case` does,
+    /// and [`run_summary`] prints the dumps of passing tests from 1 on.
+    pub verbosity: u8,
+    /// [`run_summary`] only: run the subtests whose `suite/prog` name (or
+    /// description) contains one of these; all when empty.
+    pub filters: Vec<String>,
+}
+
+impl RunOptions {
+    /// From `BPF_SELFTEST_ARCH`, `BPF_SELFTEST_BACKEND` and
+    /// `BPF_SELFTEST_VERBOSE` (0-3).
+    pub fn from_env() -> Result<RunOptions, String> {
+        let arch = match std::env::var("BPF_SELFTEST_ARCH") {
+            Ok(a) if !a.is_empty() => a.parse().map_err(|e| format!("BPF_SELFTEST_ARCH: {e}"))?,
+            _ => Arch::host().ok_or_else(|| {
+                format!("BPF_SELFTEST_ARCH is not set and the host arch '{}' is not a BPF target", std::env::consts::ARCH)
+            })?,
+        };
+        let backend = match std::env::var("BPF_SELFTEST_BACKEND") {
+            Ok(b) if !b.is_empty() => b,
+            _ => "model".to_string(),
+        };
+        let verbosity = match std::env::var("BPF_SELFTEST_VERBOSE") {
+            Ok(v) if !v.is_empty() => v.parse::<u8>().map_err(|_| format!("BPF_SELFTEST_VERBOSE: '{v}' is not 0-3"))?.min(3),
+            _ => 0,
+        };
+        Ok(RunOptions { arch, backend, verbosity, filters: Vec::new() })
+    }
+}
+
+/// What came of one subtest.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Ok,
+    Skip(String),
+    /// The report, test_loader style.
+    Fail(String),
+}
+
+/// A subtest, planned: either decided already or ready to load.
+pub struct Subtest {
+    /// `suite/prog` or `suite/prog @unpriv`.
+    pub name: String,
+    pub suite: String,
+    pub description: Option<String>,
+    pub unpriv: bool,
+    pub plan: Plan,
+}
+
+pub enum Plan {
+    /// Decided before loading: skip, with the reason.
+    Skip(String),
+    /// Decided before loading: fail (bad spec, link error), with the report.
+    Fail(String),
+    Load(Box<Job>),
+}
+
+/// A prepared load and what to check against its outcome.
+pub struct Job {
+    pub spec: Arc<TestSpec>,
+    pub unpriv: bool,
+    pub request: LoadRequest,
+}
+
+/// test_loader's `prepare_case` log level: at least 1 with `-v`, 2 with
+/// `-vvv`, keeping the spec's stats bit (4).
+pub fn log_level(spec_level: i32, verbosity: u8) -> u32 {
+    let min = match verbosity {
+        0 => 0,
+        1 | 2 => 1,
+        _ => 2,
+    };
+    let level = if (spec_level & 3) < min { (spec_level & 4) | min } else { spec_level };
+    level as u32
+}
+
+/// test_loader's `should_do_test_run`.
+pub fn should_do_test_run(spec: &TestSpec, unpriv: bool, arch: Arch) -> bool {
+    let sub = spec.subspec(unpriv);
+    let alignment_ok = spec.prog_flags & spec::BPF_F_ANY_ALIGNMENT == 0 || arch.efficient_unaligned_access();
+    sub.execute && !sub.expect_failure && alignment_ok
+}
+
+fn arch_list(arches: &[Arch]) -> String {
+    arches.iter().map(|a| a.name()).collect::<Vec<_>>().join(", ")
+}
+
+/// Facts about the backend, asked once per run.
+struct BackendFacts {
+    available: Result<(), String>,
+    release: Option<KernelVersion>,
+    release_text: String,
+    jit: bool,
+    unpriv: Result<(), String>,
+}
+
+impl BackendFacts {
+    fn ask(b: &dyn Backend, arch: Arch) -> BackendFacts {
+        let release_text = b.kernel_release();
+        BackendFacts {
+            available: b.probe(arch).map_err(|u| u.0),
+            release: KernelVersion::parse(&release_text),
+            release_text,
+            jit: b.jit_enabled(arch),
+            unpriv: b.can_execute_unpriv().map_err(|u| u.0),
+        }
+    }
+}
+
+/// The gates of `run_subtest`, in test_loader's order (arch, load mode,
+/// unpriv), with the backend's own (available, kernel version) after arch.
+fn gate(spec: &TestSpec, unpriv: bool, arch: Arch, facts: &BackendFacts) -> Option<String> {
+    if !spec.runs_on(arch) {
+        return Some(format!("arch {arch} is not in arch({})", arch_list(&spec.arches)));
+    }
+    if let Err(why) = &facts.available {
+        return Some(why.clone());
+    }
+    match (spec.min_kernel, facts.release) {
+        (Some(min), Some(have)) if have < min => return Some(format!("kernel {} is older than {min}", facts.release_text)),
+        _ => {}
+    }
+    let current = if facts.jit { spec::JITED } else { spec::NO_JITED };
+    if current & spec.load_mask == 0 {
+        return Some(if facts.jit {
+            "load_if_no_jited, but the JIT is on".to_string()
+        } else {
+            format!("load_if_jited, but there is no JIT for {arch}")
+        });
+    }
+    if unpriv {
+        if let Err(why) = &facts.unpriv {
+            return Some(format!("unpriv: {why}"));
+        }
+        if spec.prog_flags & spec::BPF_F_ANY_ALIGNMENT != 0 && !arch.efficient_unaligned_access() {
+            return Some(format!("unpriv: BPF_F_ANY_ALIGNMENT and {arch} lacks efficient unaligned access"));
+        }
+    }
+    None
+}
+
+fn prepare(
+    suite: &Suite,
+    syms: &SuiteSymbols,
+    prog: &ProgDecl,
+    spec: &Arc<TestSpec>,
+    unpriv: bool,
+    opts: &RunOptions,
+) -> Result<LoadRequest, String> {
+    let program = prog.asm.program()?;
+    let symbols = Symbols { subprogs: &syms.subprogs, maps: &syms.maps, globals: &syms.globals };
+    let linked = link::link(prog.name, &program, &symbols).map_err(|e| format!("link: {e}"))?;
+    let sub = spec.subspec(unpriv);
+    let prog_type = spec.sec_def.prog_type;
+    Ok(LoadRequest {
+        name: format!("{}/{}", suite.name, prog.name),
+        prog: linked,
+        prog_type,
+        expected_attach_type: spec.sec_def.attach_type,
+        prog_flags: spec.sec_def.flags | spec.prog_flags,
+        log_level: log_level(spec.log_level, opts.verbosity),
+        unpriv,
+        caps_unpriv: if unpriv { sub.cap_numbers() } else { Vec::new() },
+        maps: syms.maps.clone(),
+        btf: Default::default(),
+        test_run: should_do_test_run(spec, unpriv, opts.arch).then(|| TestRunInput::test_loader(prog_type)),
+        arch: opts.arch,
+        want_jited: !sub.jited.is_empty(),
+    })
+}
+
+/// Every subtest of the registry, planned for `opts.arch` on `backend`.
+pub fn plan(opts: &RunOptions, backend: &dyn Backend) -> Vec<Subtest> {
+    plan_suites(&registry::suites(), opts, backend)
+}
+
+/// [`plan`] over the given suites.
+pub fn plan_suites(suites: &[Suite], opts: &RunOptions, backend: &dyn Backend) -> Vec<Subtest> {
+    let facts = BackendFacts::ask(backend, opts.arch);
+    let mut out = Vec::new();
+    for suite in suites {
+        let syms = suite.symbols(opts.arch == Arch::S390x);
+        for prog in &suite.programs {
+            let name = format!("{}/{}", suite.name, prog.name);
+            let spec = match spec::parse_test_spec(prog.name, prog.sec, prog.tags, opts.arch) {
+                Ok(s) => Arc::new(s),
+                Err(e) => {
+                    let why = format!("Can't parse test spec for program '{}': {e}", prog.name);
+                    out.push(Subtest { name, suite: suite.name.clone(), description: None, unpriv: false, plan: Plan::Fail(why) });
+                    continue;
+                }
+            };
+            if spec.auxiliary {
+                continue;
+            }
+            for unpriv in [false, true] {
+                if spec.mode_mask & if unpriv { spec::UNPRIV } else { spec::PRIV } == 0 {
+                    continue;
+                }
+                let sub = spec.subspec(unpriv);
+                let plan = if let Some(why) = gate(&spec, unpriv, opts.arch, &facts) {
+                    Plan::Skip(why)
+                } else {
+                    match syms.as_ref().map_err(Clone::clone).and_then(|syms| prepare(suite, syms, prog, &spec, unpriv, opts)) {
+                        Ok(request) => Plan::Load(Box::new(Job { spec: spec.clone(), unpriv, request })),
+                        Err(e) => Plan::Fail(format!("{}: {e}", prog.name)),
+                    }
+                };
+                out.push(Subtest {
+                    name: format!("{}/{}", suite.name, sub.name),
+                    suite: suite.name.clone(),
+                    description: sub.description.clone(),
+                    unpriv,
+                    plan,
+                });
+            }
+        }
+    }
+    out
+}
+
+fn framed(dump: Dump, text: &str) -> String {
+    format!("{}:\n=============\n{text}=============\n", dump.title())
+}
+
+fn lines_text(lines: &[String]) -> String {
+    let mut s = String::new();
+    for l in lines {
+        s.push_str(l);
+        s.push('\n');
+    }
+    s
+}
+
+/// `errno N (strerror)`.
+fn errno_text(errno: i32) -> String {
+    let text = std::io::Error::from_raw_os_error(errno).to_string();
+    let text = text.strip_suffix(&format!(" (os error {errno})")).unwrap_or(&text).to_string();
+    format!("errno {errno} ({text})")
+}
+
+fn check_list(buf: &str, msgs: &ExpectedMsgs, dump: Dump, report: &mut String) {
+    if msgs.is_empty() && dump != Dump::VerifierLog {
+        return;
+    }
+    if let Err(m) = matcher::validate_msgs(buf, msgs) {
+        report.push_str(&m.report(dump, buf));
+    }
+}
+
+/// The checks of test_loader's `run_subtest` after the load, in its order:
+/// load result, log patterns, xlated, jited, test-run retval. Pattern
+/// failures do not stop later checks (each prints its report, as the
+/// kernel's does); a wrong load result or retval does. `verbose` adds the
+/// dumps of a passing test to the transcript returned with `Ok`.
+pub fn check_outcome(spec: &TestSpec, unpriv: bool, arch: Arch, out: &LoadOutcome, verbose: bool) -> (Verdict, String) {
+    let sub = spec.subspec(unpriv);
+    let mut transcript = String::new();
+    if let Some(d) = &sub.description {
+        let _ = writeln!(transcript, "description: {d}");
+    }
+    if sub.expect_failure && out.accepted {
+        let _ = writeln!(transcript, "run_subtest:FAIL: unexpected_load_success: the program was accepted");
+        if verbose || !out.log.is_empty() {
+            transcript.push_str(&framed(Dump::VerifierLog, &out.log));
+        }
+        return (Verdict::Fail(transcript.clone()), transcript);
+    }
+    if !sub.expect_failure && !out.accepted {
+        let _ = writeln!(transcript, "run_subtest:FAIL: unexpected_load_failure: {}", errno_text(out.errno));
+        transcript.push_str(&framed(Dump::VerifierLog, &out.log));
+        return (Verdict::Fail(transcript.clone()), transcript);
+    }
+    if verbose {
+        transcript.push_str(&framed(Dump::VerifierLog, &out.log));
+    }
+    let mut failures = String::new();
+    check_list(&out.log, &sub.expect_msgs, Dump::VerifierLog, &mut failures);
+    if !sub.expect_xlated.is_empty() {
+        let text = lines_text(&out.xlated);
+        if verbose {
+            transcript.push_str(&framed(Dump::Xlated, &text));
+        }
+        check_list(&text, &sub.expect_xlated, Dump::Xlated, &mut failures);
+    }
+    if !sub.jited.is_empty() {
+        if out.jited.is_empty() {
+            transcript.push_str(&failures);
+            if failures.is_empty() {
+                return (Verdict::Skip(format!("no JIT dump from the backend for {arch}")), transcript);
+            }
+            return (Verdict::Fail(transcript.clone()), transcript);
+        }
+        let text = lines_text(&out.jited);
+        if verbose {
+            transcript.push_str(&framed(Dump::Jited, &text));
+        }
+        check_list(&text, &sub.jited, Dump::Jited, &mut failures);
+    }
+    if should_do_test_run(spec, unpriv, arch) {
+        if out.test_run_errno != 0 {
+            let _ = writeln!(failures, "run_subtest:FAIL: Unexpected bpf_prog_test_run error: {}", errno_text(out.test_run_errno));
+        } else {
+            match out.retval {
+                None => failures.push_str("run_subtest:FAIL: the backend did not run the program\n"),
+                Some(got) if got as i32 != sub.retval && sub.retval != spec::POINTER_VALUE => {
+                    let _ = writeln!(failures, "run_subtest:FAIL: Unexpected retval: {} != {}", got as i32, sub.retval);
+                }
+                Some(_) => {}
+            }
+        }
+    }
+    transcript.push_str(&failures);
+    if failures.is_empty() { (Verdict::Ok, transcript) } else { (Verdict::Fail(transcript.clone()), transcript) }
+}
+
+/// Loads and checks one planned subtest.
+pub fn run_subtest(st: &Subtest, backend: &dyn Backend, opts: &RunOptions) -> (Verdict, String) {
+    match &st.plan {
+        Plan::Skip(why) => (Verdict::Skip(why.clone()), String::new()),
+        Plan::Fail(why) => (Verdict::Fail(format!("{why}\n")), String::new()),
+        Plan::Load(job) => match backend.load(&job.request) {
+            Err(u) => (Verdict::Skip(u.0), String::new()),
+            Ok(out) => check_outcome(&job.spec, job.unpriv, opts.arch, &out, opts.verbosity > 0),
+        },
+    }
+}
+
+fn backend_or_report(opts: &RunOptions) -> Result<Arc<dyn Backend>, String> {
+    backend::by_name(&opts.backend).map(Arc::from)
+}
+
+/// libtest trials for every subtest.
+pub fn trials(opts: &RunOptions, backend: Arc<dyn Backend>) -> Vec<Trial> {
+    let opts = Arc::new(opts.clone());
+    plan(&opts, &*backend)
+        .into_iter()
+        .map(|st| {
+            let skip = match &st.plan {
+                Plan::Skip(why) => Some(format!("skip: {}", why.replace(['[', ']'], ""))),
+                _ => None,
+            };
+            let name = st.name.clone();
+            let backend = backend.clone();
+            let opts = opts.clone();
+            let trial = Trial::ignorable_test(name, move || match run_subtest(&st, &*backend, &opts).0 {
+                Verdict::Ok => Ok(Completion::Completed),
+                Verdict::Skip(why) => Ok(Completion::ignored_with(why)),
+                Verdict::Fail(report) => Err(Failed::from(report.trim_end())),
+            });
+            match skip {
+                Some(kind) => trial.with_kind(kind).with_ignored_flag(true),
+                None => trial,
+            }
+        })
+        .collect()
+}
+
+/// The `main` of a `harness = false` test target: the registry through
+/// libtest-mimic, configured from the environment (see [`RunOptions::from_env`]).
+pub fn test_main() -> ExitCode {
+    let args = Arguments::from_args();
+    let opts = match RunOptions::from_env() {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("bpf-selftest: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let backend = match backend_or_report(&opts) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("bpf-selftest: BPF_SELFTEST_BACKEND: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    libtest_mimic::run(&args, trials(&opts, backend)).exit_code()
+}
+
+/// Runs the registry with test_progs-like output: one line per subtest
+/// (`#1/2    iters/prog:OK`), one per suite (`#1      iters:OK`, `SKIP`,
+/// `FAIL`, `OK (SKIP: k/n)`), failure reports, and the summary line. True
+/// when nothing failed.
+pub fn run_summary(opts: &RunOptions) -> bool {
+    let backend = match backend_or_report(opts) {
+        Ok(b) => b,
+        Err(e) => {
+            println!("bpf-selftest: {e}");
+            return false;
+        }
+    };
+    let subtests = plan(opts, &*backend);
+    summarize(&subtests, &*backend, opts, &mut std::io::stdout())
+}
+
+fn selected(st: &Subtest, filters: &[String]) -> bool {
+    filters.is_empty() || filters.iter().any(|f| st.name.contains(f.as_str()) || st.description.as_deref().is_some_and(|d| d.contains(f.as_str())))
+}
+
+/// [`run_summary`] over planned subtests, writing to `w`.
+pub fn summarize(subtests: &[Subtest], backend: &dyn Backend, opts: &RunOptions, w: &mut dyn std::io::Write) -> bool {
+    let (mut succ, mut sub_succ, mut skip, mut fail, mut sub_fail) = (0, 0, 0, 0, 0);
+    let mut test_num = 0;
+    let mut i = 0;
+    while i < subtests.len() {
+        let suite = &subtests[i].suite;
+        let end = subtests[i..].iter().position(|s| &s.suite != suite).map_or(subtests.len(), |k| i + k);
+        let group = &subtests[i..end];
+        i = end;
+        if !group.iter().any(|s| selected(s, &opts.filters)) {
+            continue;
+        }
+        test_num += 1;
+        let (mut errors, mut skipped, mut count) = (0, 0, 0);
+        for (k, st) in group.iter().enumerate() {
+            if !selected(st, &opts.filters) {
+                continue;
+            }
+            count += 1;
+            let (verdict, transcript) = run_subtest(st, backend, opts);
+            let num = format!("{test_num}/{}", k + 1);
+            let shown = st.description.as_deref().map_or(st.name.clone(), |d| format!("{suite}/{d}"));
+            let _ = match &verdict {
+                Verdict::Ok => {
+                    sub_succ += 1;
+                    if opts.verbosity > 0 {
+                        let _ = write!(w, "{transcript}");
+                    }
+                    writeln!(w, "#{num:<7} {shown}:OK")
+                }
+                Verdict::Skip(why) => {
+                    skipped += 1;
+                    skip += 1;
+                    writeln!(w, "#{num:<7} {shown}:SKIP ({why})")
+                }
+                Verdict::Fail(report) => {
+                    errors += 1;
+                    sub_fail += 1;
+                    let _ = write!(w, "{report}");
+                    writeln!(w, "#{num:<7} {shown}:FAIL")
+                }
+            };
+        }
+        let result = if errors > 0 {
+            fail += 1;
+            "FAIL".to_string()
+        } else {
+            succ += 1;
+            if skipped == 0 {
+                "OK".to_string()
+            } else if skipped == count {
+                "SKIP".to_string()
+            } else {
+                format!("OK (SKIP: {skipped}/{count})")
+            }
+        };
+        let _ = writeln!(w, "#{test_num:<7} {suite}:{result}");
+    }
+    let _ = writeln!(w, "Summary: {succ}/{sub_succ} PASSED, {skip} SKIPPED, {fail}/{sub_fail} FAILED");
+    fail == 0
+}
+
+#[cfg(test)]
+mod tests;

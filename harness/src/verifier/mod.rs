@@ -1,0 +1,4 @@
+//! The model of `kernel/bpf/verifier.c` (Linux 7.3).
+
+pub mod scalar;
+pub mod tnum;

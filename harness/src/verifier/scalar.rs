@@ -1,0 +1,1 @@
+//! The scalar domain: ranges, tnums and their ALU transfer functions.

@@ -1,0 +1,1 @@
+//! Tristate numbers (`kernel/bpf/tnum.c`).
