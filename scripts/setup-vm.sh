@@ -2,7 +2,9 @@
 # Installs what the vm backend needs and fetches the Debian kernels it boots.
 # Run as root (CI: once per runner). Idempotent.
 #
-#   sudo scripts/setup-vm.sh
+#   sudo scripts/setup-vm.sh            # QEMU, compilers, the 7.3 images
+#   sudo scripts/setup-vm.sh --source   # also the 7.3 source subset the importer
+#                                       # and the assembler's kernel-asm test read
 #
 # Host packages (from the machine's own apt sources): QEMU for x86_64 and
 # arm64, and a C compiler with static libc for each guest arch (the guest
@@ -25,6 +27,9 @@
 #   BPF_SELFTEST_SKIP_APT=1  do not install host packages
 #   BPF_SELFTEST_FORCE_DOWNLOAD=1  download even if the oracle kit has the images
 set -eu
+
+want_source=0
+[ "${1:-}" = --source ] && want_source=1
 
 version=${BPF_SELFTEST_VM_KERNEL:-7.3.4+deb13}
 cache=${BPF_SELFTEST_CACHE:-/var/cache/bpf-selftest}
@@ -128,6 +133,42 @@ fetch() { # fetch ARCH: vmlinuz and config of $version-ARCH into $cache/kernels
 
 fetch amd64
 fetch arm64
+
+# --- kernel source (selftests, uapi headers, libbpf) --------------------------
+# linux-source-<series> ships the tree as a tarball; only the parts the project
+# reads are kept: tools/testing/selftests/bpf, tools/lib/bpf, tools/include,
+# include/uapi and kernel/bpf.
+fetch_source() {
+    series=$(echo "$version" | sed 's/^\([0-9]*\.[0-9]*\).*/\1/')
+    dest=$cache/linux-$series
+    if [ -d "$dest/tools/testing/selftests/bpf/progs" ]; then
+        say "linux-$series source: $dest present"
+        return
+    fi
+    if [ "${BPF_SELFTEST_FORCE_DOWNLOAD:-0}" != 1 ] && [ -d "/var/cache/bpf-oracle/linux-$series/tools/testing/selftests/bpf/progs" ]; then
+        say "linux-$series source: using /var/cache/bpf-oracle/linux-$series (the tests look there too)"
+        return
+    fi
+    apt_update
+    work=$(mktemp -d)
+    (
+        cd "$work"
+        # shellcheck disable=SC2046
+        apt-get $(apt_opts) download "linux-source-$series" >/dev/null
+        dpkg-deb -x ./linux-source-*.deb root
+        tarball=$(find root -name "linux-source-$series.tar.*" | head -1)
+        [ -n "$tarball" ] || die "linux-source-$series has no tarball"
+        mkdir -p "$dest.tmp"
+        tar -xf "$tarball" -C "$dest.tmp" --strip-components=1 --wildcards \
+            "linux-source-$series/tools/testing/selftests/bpf" "linux-source-$series/tools/lib/bpf" \
+            "linux-source-$series/tools/include" "linux-source-$series/include/uapi" \
+            "linux-source-$series/kernel/bpf"
+    )
+    rm -rf "$work" "$dest"
+    mv "$dest.tmp" "$dest"
+    say "linux-$series source: $dest"
+}
+[ "$want_source" = 1 ] && fetch_source
 
 # --- check the guest compilers ---------------------------------------------
 probe=$(mktemp -d)

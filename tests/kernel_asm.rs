@@ -4,7 +4,7 @@
 //! which is missing.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 use bpf_isa::{Operand, assemble_with, helper_ids::helper_id};
@@ -12,12 +12,7 @@ use bpf_selftest::import::c_source::{AsmBlock, AsmOperand, asm_blocks};
 use object::{Object, ObjectSection};
 
 fn progs_dir() -> Option<PathBuf> {
-    let base = std::env::var("BPF_SELFTEST_KERNEL_SRC").unwrap_or_else(|_| {
-        let cache = std::env::var("BPF_ORACLE_CACHE").unwrap_or_else(|_| "/var/cache/bpf-oracle".into());
-        format!("{cache}/linux-7.3")
-    });
-    let d = Path::new(&base).join("tools/testing/selftests/bpf/progs");
-    d.is_dir().then_some(d)
+    bpf_selftest::import::kernel_source_dir().map(|d| d.join("tools/testing/selftests/bpf/progs"))
 }
 
 /// The value both assemblers get for an operand.
@@ -95,7 +90,7 @@ fn llvm_assemble(text: &str) -> Result<BTreeMap<usize, (Vec<u8>, Vec<u64>)>, Str
 #[test]
 fn kernel_selftest_asm_matches_llvm_mc_19() {
     let Some(dir) = progs_dir() else {
-        eprintln!("skipped: the 7.3 selftest sources are not here (run ../shared/oracle/setup.sh or set BPF_SELFTEST_KERNEL_SRC)");
+        eprintln!("skipped: the 7.3 selftest sources are not here (run scripts/setup-vm.sh --source or set BPF_SELFTEST_KERNEL_SRC)");
         return;
     };
     if Command::new("llvm-mc-19").arg("--version").output().is_err() {
