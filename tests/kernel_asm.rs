@@ -73,9 +73,12 @@ fn llvm_assemble(text: &str) -> Result<BTreeMap<usize, (Vec<u8>, Vec<u64>)>, Str
         .output()
         .map_err(|e| e.to_string())?;
     if !out.status.success() {
+        let _ = std::fs::remove_dir_all(&dir);
         return Err(String::from_utf8_lossy(&out.stderr).into_owned());
     }
-    let data = std::fs::read(&o).map_err(|e| e.to_string())?;
+    let data = std::fs::read(&o).map_err(|e| e.to_string());
+    let _ = std::fs::remove_dir_all(&dir);
+    let data = data?;
     let file = object::File::parse(&*data).map_err(|e| e.to_string())?;
     let mut res = BTreeMap::new();
     for sec in file.sections() {
