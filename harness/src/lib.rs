@@ -17,6 +17,7 @@ pub use inventory;
 pub mod backend;
 pub mod btf;
 pub mod cli;
+pub mod golden;
 pub mod import;
 pub mod link;
 pub mod map;
