@@ -18,6 +18,7 @@ pub mod backend;
 pub mod btf;
 pub mod cli;
 pub mod import;
+pub mod jit_disasm;
 pub mod link;
 pub mod map;
 pub mod matcher;

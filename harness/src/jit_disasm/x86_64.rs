@@ -1,0 +1,279 @@
+//! x86-64: iced-x86 decodes; the text is LLVM MC's AT&T syntax as the C API
+//! prints it with `PrintImmHex`.
+//!
+//! iced's GAS formatter (size suffixes on, hex, `, ` separators) is already
+//! close to LLVM. What differs, learned from llvm-objdump-19 on the corpus
+//! and the kernel's own images, is layered on top here:
+//! * prefix handling of LLVM's decoder (a leading `lock` is an instruction of
+//!   its own; `xacquire`/`xrelease`; `lock`/`rep` inline as `\tlock\t\t...`);
+//! * immediates: LLVM sign-extends only imm8, imm64 and the imm32 of 64-bit
+//!   operations; a 16/32-bit immediate of a 16/32-bit operation prints
+//!   unsigned;
+//! * branch targets: label or bare hex address (no size, no `*`);
+//! * a handful of mnemonic spellings and operand orders.
+
+use super::Insn;
+use iced_x86::{
+    Code, Decoder, DecoderOptions, FormatMnemonicOptions, Formatter, FormatterOperandOptions, FormatterOptionsProvider, GasFormatter,
+    Instruction, Mnemonic, NumberFormattingOptions, OpKind, Register,
+};
+use std::cell::RefCell;
+
+/// Per-operand number style: which immediates LLVM prints signed.
+struct LlvmNumbers;
+
+impl FormatterOptionsProvider for LlvmNumbers {
+    fn operand_options(
+        &mut self, ins: &Instruction, _operand: u32, ins_operand: Option<u32>, _options: &mut FormatterOperandOptions,
+        num: &mut NumberFormattingOptions<'_>,
+    ) {
+        let Some(op) = ins_operand else { return };
+        num.signed_number = match ins.op_kind(op) {
+            OpKind::Immediate16 | OpKind::Immediate32 => false,
+            OpKind::Immediate8 => !unsigned_imm8(ins),
+            OpKind::Memory => true,
+            _ => true,
+        };
+    }
+}
+
+/// Instructions whose imm8 operand LLVM declares `u8imm` (printed unsigned).
+fn unsigned_imm8(ins: &Instruction) -> bool {
+    matches!(
+        ins.mnemonic(),
+        Mnemonic::Shl
+            | Mnemonic::Shr
+            | Mnemonic::Sar
+            | Mnemonic::Sal
+            | Mnemonic::Rol
+            | Mnemonic::Ror
+            | Mnemonic::Rcl
+            | Mnemonic::Rcr
+            | Mnemonic::Int
+            | Mnemonic::Enter
+            | Mnemonic::Bt
+            | Mnemonic::Bts
+            | Mnemonic::Btr
+            | Mnemonic::Btc
+            | Mnemonic::Shld
+            | Mnemonic::Shrd
+            | Mnemonic::Rorx
+            | Mnemonic::In
+            | Mnemonic::Out
+    )
+}
+
+fn formatter() -> GasFormatter {
+    let mut f = GasFormatter::with_options(None, Some(Box::new(LlvmNumbers)));
+    let o = f.options_mut();
+    o.set_gas_show_mnemonic_size_suffix(true);
+    o.set_uppercase_hex(false);
+    o.set_hex_prefix("0x");
+    o.set_hex_suffix("");
+    o.set_space_after_operand_separator(true);
+    o.set_gas_space_after_memory_operand_comma(false);
+    o.set_signed_immediate_operands(true);
+    o.set_signed_memory_displacements(true);
+    o.set_branch_leading_zeros(false);
+    o.set_displacement_leading_zeros(false);
+    o.set_leading_zeros(false);
+    o.set_small_hex_numbers_in_decimal(false);
+    o.set_add_leading_zero_to_hex_numbers(false);
+    o.set_rip_relative_addresses(true);
+    f
+}
+
+thread_local! {
+    static FMT: RefCell<GasFormatter> = RefCell::new(formatter());
+}
+
+pub(super) fn disasm(code: &[u8], pc: u64, label: &dyn Fn(u64) -> Option<String>) -> Option<Insn> {
+    // LLVM's decoder stops at a LOCK (or an XACQUIRE/XRELEASE-style F2/F3)
+    // in the first byte and makes it a one-byte instruction.
+    match (code.first()?, code.get(1)) {
+        (0xf0, _) => return Some(simple("lock", 1)),
+        (&p @ (0xf2 | 0xf3), Some(&n)) if n == 0xf0 || n & 0xfe == 0x86 || (n & 0xf8 == 0x90 && !(p == 0xf3 && n == 0x90)) => {
+            return Some(simple(if p == 0xf2 { "xacquire" } else { "xrelease" }, 1));
+        }
+        (0xf3, Some(0x88 | 0x89 | 0xc6 | 0xc7)) => return Some(simple("xrelease", 1)),
+        _ => {}
+    }
+    let mut dec = Decoder::with_ip(64, code, pc, DecoderOptions::NONE);
+    let mut ins = Instruction::default();
+    dec.decode_out(&mut ins);
+    if ins.is_invalid() || llvm_rejects(&ins) {
+        return None;
+    }
+    let len = ins.len();
+    let mut text = String::from("\t");
+    text.push_str(&prefixes(&ins, &code[..len]));
+
+    let target = branch_target(&ins);
+    let mnemonic = mnemonic(&ins);
+    text.push_str(&mnemonic);
+    if let Some(t) = target {
+        text.push('\t');
+        text.push_str(&label(t).unwrap_or_else(|| format!("0x{t:x}")));
+        return Some(Insn { len, text, branch_target: Some(t) });
+    }
+    let ops = operands(&ins);
+    if !ops.is_empty() {
+        text.push('\t');
+        text.push_str(&ops);
+    }
+    Some(Insn { len, text, branch_target: None })
+}
+
+fn simple(m: &str, len: usize) -> Insn {
+    Insn { len, text: format!("\t{m}"), branch_target: None }
+}
+
+/// Encodings iced accepts that LLVM 19's decoder does not.
+fn llvm_rejects(ins: &Instruction) -> bool {
+    // The 0F 1E / 0F 19 hint space outside endbr/rdssp, e.g. the JIT's `ibhf`
+    // (F3 REX.W 0F 1E F8), is newer than LLVM 19; iced calls it a reserved NOP.
+    matches!(
+        ins.code(),
+        Code::Reservednop_rm16_r16_0F1E
+            | Code::Reservednop_rm32_r32_0F1E
+            | Code::Reservednop_rm64_r64_0F1E
+            | Code::Reservednop_rm16_r16_0F19
+            | Code::Reservednop_rm32_r32_0F19
+            | Code::Reservednop_rm64_r64_0F19
+    )
+}
+
+/// The prefixes LLVM prints before the mnemonic (`printInstFlags`).
+fn prefixes(ins: &Instruction, bytes: &[u8]) -> String {
+    let mut s = String::new();
+    if ins.has_lock_prefix() {
+        s.push_str("lock\t\t");
+    }
+    if ins.has_repne_prefix() && !mandatory_prefix(bytes) {
+        s.push_str("repne\t\t");
+    } else if ins.has_rep_prefix() && !mandatory_prefix(bytes) && ins.mnemonic() != Mnemonic::Pause {
+        s.push_str("rep\t\t");
+    }
+    s
+}
+
+/// F2/F3 before a 0F-map opcode selects the instruction (a mandatory
+/// prefix) and LLVM does not print it as `rep`/`repne`; before a one-byte
+/// opcode it does.
+fn mandatory_prefix(bytes: &[u8]) -> bool {
+    let opcode = bytes.iter().find(|&&b| !matches!(b, 0xf0 | 0xf2 | 0xf3 | 0x66 | 0x67 | 0x2e | 0x36 | 0x3e | 0x26 | 0x64 | 0x65 | 0x40..=0x4f));
+    opcode == Some(&0x0f)
+}
+
+/// Target of a relative branch: LLVM hands it to the symbol callback as a
+/// branch reference and prints the label or the address.
+fn branch_target(ins: &Instruction) -> Option<u64> {
+    if ins.op_count() == 1 && matches!(ins.op0_kind(), OpKind::NearBranch16 | OpKind::NearBranch32 | OpKind::NearBranch64) {
+        return Some(ins.near_branch_target());
+    }
+    None
+}
+
+fn mnemonic(ins: &Instruction) -> String {
+    match ins.code() {
+        Code::Call_rel32_64 => return "callq".into(),
+        Code::Movsxd_r32_rm32 | Code::Movsxd_r64_rm32 => return "movslq".into(),
+        Code::Leaveq => return "leave".into(),
+        Code::Loop_rel8_64_RCX => return "loop".into(),
+        Code::Loope_rel8_64_RCX => return "loope".into(),
+        Code::Loopne_rel8_64_RCX => return "loopne".into(),
+        _ if is_nop_xchg(ins) => return "nop".into(),
+        _ => {}
+    }
+    let mut m = String::new();
+    FMT.with(|f| f.borrow_mut().format_mnemonic_options(ins, &mut m, FormatMnemonicOptions::NO_PREFIXES));
+    let mut m = m.trim().to_string();
+    // setcc has no size suffix in LLVM.
+    if m.starts_with("set") && m.ends_with('b') && format!("{:?}", ins.code()).starts_with("Set") {
+        m.pop();
+    }
+    m
+}
+
+/// `90` with only REX.W or 66 (xchg of the accumulator with itself): LLVM's `nop`.
+fn is_nop_xchg(ins: &Instruction) -> bool {
+    (matches!(ins.code(), Code::Xchg_r16_AX | Code::Xchg_r64_RAX) && matches!(ins.op0_register(), Register::AX | Register::RAX))
+        || matches!(ins.code(), Code::Nopw | Code::Nopd | Code::Nopq)
+}
+
+/// The operands in AT&T order, each as LLVM prints it.
+fn operands(ins: &Instruction) -> String {
+    if is_nop_xchg(ins) {
+        return String::new();
+    }
+    let mut ops: Vec<String> = Vec::new();
+    FMT.with(|f| {
+        let mut f = f.borrow_mut();
+        for i in 0..f.operand_count(ins) {
+            let mut s = String::new();
+            let _ = f.format_operand(ins, &mut s, i);
+            if let Ok(Some(k)) = f.get_instruction_operand(ins, i) {
+                fix_operand(ins, k, &mut s);
+            }
+            ops.push(s);
+        }
+    });
+    let code = format!("{:?}", ins.code());
+    // Shift/rotate by one: LLVM prints no `$1`.
+    if code.ends_with("_1") && ops.len() == 2 && ops[0] == "$0x1" {
+        ops.remove(0);
+    }
+    match ins.code() {
+        // LLVM prints xchg as `xchg %reg_field, %rm` / `xchg %r, %accumulator`.
+        Code::Xchg_rm8_r8 | Code::Xchg_rm16_r16 | Code::Xchg_rm32_r32 | Code::Xchg_rm64_r64 if ins.op0_kind() == OpKind::Register => {
+            ops.swap(0, 1)
+        }
+        Code::Xchg_r16_AX | Code::Xchg_r32_EAX | Code::Xchg_r64_RAX => ops.swap(0, 1),
+        // imul with imm: LLVM always prints the three operands.
+        Code::Imul_r16_rm16_imm8
+        | Code::Imul_r32_rm32_imm8
+        | Code::Imul_r64_rm64_imm8
+        | Code::Imul_r16_rm16_imm16
+        | Code::Imul_r32_rm32_imm32
+        | Code::Imul_r64_rm64_imm32
+            if ops.len() == 2 =>
+        {
+            let last = ops[1].clone();
+            ops.push(last)
+        }
+        _ => {}
+    }
+    ops.join(", ")
+}
+
+/// LLVM's rendering of one operand where iced's GAS style differs.
+fn fix_operand(ins: &Instruction, k: u32, s: &mut String) {
+    match ins.op_kind(k) {
+        OpKind::Memory => {
+            let seg = ins.segment_prefix();
+            if ins.memory_base() == Register::None && ins.memory_index() == Register::None {
+                // An absolute address is a sign-extended disp32: LLVM prints it signed.
+                let d = ins.memory_displacement64();
+                let iced = format!("0x{d:x}");
+                if let Some(p) = s.rfind(&iced) {
+                    s.replace_range(p..p + iced.len(), &imm_hex(d as i64));
+                }
+            }
+            // LLVM prints every segment override, even those 64-bit mode ignores.
+            if seg != Register::None && !s.starts_with('%') {
+                s.insert_str(0, &format!("%{}:", reg_name(seg)));
+            }
+        }
+        OpKind::MemoryESRDI | OpKind::MemoryESEDI if !s.starts_with("%es:") => s.insert_str(0, "%es:"),
+        _ => {}
+    }
+}
+
+fn reg_name(r: Register) -> String {
+    format!("{r:?}").to_lowercase()
+}
+
+/// LLVM's `formatImm` with `PrintImmHex`: signed hex.
+fn imm_hex(v: i64) -> String {
+    if v < 0 { format!("-0x{:x}", v.unsigned_abs()) } else { format!("0x{v:x}") }
+}

@@ -1,0 +1,331 @@
+//! The jited-code printer against LLVM and the kernel.
+//!
+//! * Instruction corpora (`jit_disasm/*_corpus.rs`: what the 7.3 JITs emit,
+//!   with register/size/immediate variants) were run through llvm-mc-19 and
+//!   llvm-objdump-19 (`--print-imm-hex`, arm64 `--mattr=+all`); the checked-in
+//!   goldens `expected/jit_disasm/<arch>.objdump` are its lines, verbatim.
+//!   objdump is not the C API test_loader calls, so [`capi_text`] removes the
+//!   few things only objdump adds (comments, `<sym>` annotations, absolute
+//!   addresses for arm64 operands the C API prints pc-relative).
+//! * Real 7.3 JIT images and test_loader's exact text for them
+//!   (`expected/jit_disasm/oracle-<arch>.json`) were recorded with the oracle
+//!   kit's `vm_oracle.py` under QEMU.
+//! * When llvm-objdump-19 is installed, the corpora are re-disassembled live
+//!   and compared with the goldens and with our text; otherwise that test
+//!   says it skipped. `BPF_SELFTEST_BLESS=1` rewrites the objdump goldens.
+
+#[path = "jit_disasm/arm64_corpus.rs"]
+mod arm64_corpus;
+#[path = "jit_disasm/x86_corpus.rs"]
+mod x86_corpus;
+
+use bpf_selftest::jit_disasm::{disasm_insn, test_loader_text};
+use bpf_selftest::target::Arch;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const OBJDUMP: &str = "llvm-objdump-19";
+const MC: &str = "llvm-mc-19";
+
+fn expected_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("expected/jit_disasm")
+}
+
+/// One line of llvm-objdump output: address, bytes, instruction text.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct ObjdumpLine {
+    addr: u64,
+    bytes: Vec<u8>,
+    text: String,
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
+}
+
+fn unhex(s: &str) -> Vec<u8> {
+    (0..s.len() / 2).map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap()).collect()
+}
+
+fn golden_path(arch: Arch) -> PathBuf {
+    expected_dir().join(format!("{}.objdump", arch.name()))
+}
+
+/// Golden file: `addr<TAB>bytes<TAB>objdump text` per line.
+fn read_golden(arch: Arch) -> Vec<ObjdumpLine> {
+    let s = std::fs::read_to_string(golden_path(arch)).expect("golden file");
+    s.lines()
+        .filter(|l| !l.starts_with('#'))
+        .map(|l| {
+            let mut it = l.splitn(3, '\t');
+            let addr = u64::from_str_radix(it.next().unwrap(), 16).unwrap();
+            let bytes = unhex(it.next().unwrap());
+            ObjdumpLine { addr, bytes, text: it.next().unwrap().to_string() }
+        })
+        .collect()
+}
+
+fn write_golden(arch: Arch, lines: &[ObjdumpLine]) {
+    let mut s = format!(
+        "# llvm-objdump-19 -d --print-imm-hex{} of the {} corpus (tests/jit_disasm/), verbatim.\n",
+        if arch == Arch::Arm64 { " --mattr=+all" } else { "" },
+        arch.name()
+    );
+    for l in lines {
+        s.push_str(&format!("{:x}\t{}\t{}\n", l.addr, hex(&l.bytes), l.text));
+    }
+    std::fs::create_dir_all(expected_dir()).unwrap();
+    std::fs::write(golden_path(arch), s).unwrap();
+}
+
+fn have_llvm() -> bool {
+    [OBJDUMP, MC].iter().all(|t| Command::new(t).arg("--version").output().is_ok_and(|o| o.status.success()))
+}
+
+/// Assembles the corpus as raw bytes into an object with llvm-mc and
+/// disassembles it with llvm-objdump. Returns objdump's lines.
+fn run_objdump(arch: Arch, corpus: &[Vec<u8>]) -> Vec<ObjdumpLine> {
+    let dir = std::env::temp_dir().join(format!("jit_disasm_{}_{}", arch.name(), std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (src, obj) = (dir.join("c.s"), dir.join("c.o"));
+    let mut s = String::from(".text\n");
+    for insn in corpus {
+        match arch {
+            // `.inst` keeps the words code (a `.byte` would start a data mapping symbol).
+            Arch::Arm64 => {
+                for w in insn.chunks(4) {
+                    s.push_str(&format!(".inst 0x{:08x}\n", u32::from_le_bytes(w.try_into().unwrap())));
+                }
+            }
+            _ => {
+                let b: Vec<String> = insn.iter().map(|x| format!("0x{x:02x}")).collect();
+                s.push_str(&format!(".byte {}\n", b.join(",")));
+            }
+        }
+    }
+    std::fs::write(&src, s).unwrap();
+    let triple = if arch == Arch::Arm64 { "aarch64" } else { "x86_64" };
+    let st = Command::new(MC)
+        .args([&format!("-triple={triple}"), "-filetype=obj", "-o"])
+        .arg(&obj)
+        .arg(&src)
+        .status()
+        .unwrap();
+    assert!(st.success(), "llvm-mc failed");
+    let mut cmd = Command::new(OBJDUMP);
+    cmd.args(["-d", "--print-imm-hex"]);
+    if arch == Arch::Arm64 {
+        cmd.arg("--mattr=+all");
+    }
+    let out = cmd.arg(&obj).output().unwrap();
+    assert!(out.status.success(), "llvm-objdump failed");
+    let _ = std::fs::remove_dir_all(&dir);
+    parse_objdump(arch, &String::from_utf8(out.stdout).unwrap())
+}
+
+fn parse_objdump(arch: Arch, out: &str) -> Vec<ObjdumpLine> {
+    let mut v = Vec::new();
+    for line in out.lines() {
+        let Some((addr, rest)) = line.split_once(": ") else { continue };
+        let Ok(addr) = u64::from_str_radix(addr.trim(), 16) else { continue };
+        let Some((bytes, text)) = rest.split_once('\t') else { continue };
+        let bytes: Vec<u8> = match arch {
+            Arch::Arm64 => bytes
+                .split_whitespace()
+                .flat_map(|w| u32::from_str_radix(w, 16).unwrap().to_le_bytes())
+                .collect(),
+            _ => bytes.split_whitespace().map(|b| u8::from_str_radix(b, 16).unwrap()).collect(),
+        };
+        v.push(ObjdumpLine { addr, bytes, text: text.to_string() });
+    }
+    v
+}
+
+/// What `LLVMDisasmInstruction` prints for an objdump line, without labels
+/// (the symbol callback names nothing), or `None` where it fails to decode.
+///
+/// llvm-objdump differs from the C API in: comments (`# imm = ...`,
+/// `// =...`, rip-relative `# 0x...`), `<.text+0x..>` after addresses, and on
+/// arm64 the literal `ldr xN` and `adr` operands, which objdump prints as
+/// absolute addresses and the C API as `#0x<off>` / `#<decimal off>`
+/// (checked once against libLLVM's C API directly).
+fn capi_text(arch: Arch, l: &ObjdumpLine) -> Option<String> {
+    let mut t = l.text.as_str();
+    if t == "<unknown>" {
+        return None;
+    }
+    let comment = if arch == Arch::Arm64 { "//" } else { "#" };
+    if let Some(i) = t.find(&format!(" {comment} ")).or_else(|| t.find(&format!("\t{comment} "))) {
+        t = &t[..i];
+    }
+    let mut t = t.trim_end().to_string();
+    if let Some(i) = t.find(" <") {
+        if t.ends_with('>') {
+            t.truncate(i);
+        }
+    }
+    if arch == Arch::Arm64 {
+        let word = u32::from_le_bytes(l.bytes[..4].try_into().unwrap());
+        let rel = |t: &mut String, dec: bool| {
+            let (head, tail) = t.rsplit_once(", ").unwrap();
+            let target = u64::from_str_radix(tail.trim_start_matches("0x"), 16).unwrap();
+            let off = target.wrapping_sub(l.addr) as i64;
+            let s = if dec {
+                format!("#{off}")
+            } else if off < 0 {
+                format!("#-0x{:x}", off.unsigned_abs())
+            } else {
+                format!("#0x{off:x}")
+            };
+            *t = format!("{head}, {s}");
+        };
+        if word & 0xff00_0000 == 0x5800_0000 {
+            rel(&mut t, false); // LDR Xt, literal
+        } else if word & 0x9f00_0000 == 0x1000_0000 {
+            rel(&mut t, true); // ADR
+        }
+    }
+    Some(format!("\t{t}"))
+}
+
+/// Our text for a golden line; `None` when we do not decode it.
+fn ours(arch: Arch, l: &ObjdumpLine) -> Option<(usize, String)> {
+    disasm_insn(arch, &l.bytes, l.addr, &|_| None).map(|i| (i.len, i.text))
+}
+
+/// Compares every golden line with our text; returns the mismatches.
+fn mismatches(arch: Arch, lines: &[ObjdumpLine]) -> Vec<String> {
+    let mut bad = Vec::new();
+    for l in lines {
+        let want = capi_text(arch, l).map(|t| (l.bytes.len(), t));
+        let got = ours(arch, l);
+        // objdump's `<unknown>` consumes a byte or a word; the C API fails.
+        let ok = match (&want, &got) {
+            (None, None) => true,
+            (Some(w), Some(g)) => w == g,
+            _ => false,
+        };
+        if !ok {
+            bad.push(format!("{:x}: {}\n   llvm: {:?}\n   ours: {:?}", l.addr, hex(&l.bytes), want, got));
+        }
+    }
+    bad
+}
+
+fn corpus(arch: Arch) -> Vec<Vec<u8>> {
+    match arch {
+        Arch::Arm64 => arm64_corpus::corpus(),
+        _ => x86_corpus::corpus(),
+    }
+}
+
+fn check_corpus(arch: Arch) {
+    if std::env::var("BPF_SELFTEST_BLESS").is_ok_and(|v| v == "1") && have_llvm() {
+        write_golden(arch, &run_objdump(arch, &corpus(arch)));
+    }
+    let lines = read_golden(arch);
+    let bad = mismatches(arch, &lines);
+    // JIT_DISASM_DUMP=FILE writes every mismatch, for working on the printer.
+    if let Ok(p) = std::env::var("JIT_DISASM_DUMP") {
+        std::fs::write(p, bad.join("\n")).unwrap();
+    }
+    eprintln!("{}: {}/{} corpus lines match llvm-objdump-19", arch.name(), lines.len() - bad.len(), lines.len());
+    assert!(
+        bad.is_empty(),
+        "{} of {} lines differ from LLVM; first ones:\n{}",
+        bad.len(),
+        lines.len(),
+        bad.iter().take(40).cloned().collect::<Vec<_>>().join("\n")
+    );
+}
+
+#[test]
+fn x86_64_corpus_matches_llvm() {
+    check_corpus(Arch::X86_64);
+}
+
+#[test]
+fn arm64_corpus_matches_llvm() {
+    check_corpus(Arch::Arm64);
+}
+
+/// Re-runs llvm-objdump-19 on the corpora: the goldens must still be what
+/// LLVM prints, and so must we.
+#[test]
+fn live_llvm_objdump() {
+    if !have_llvm() {
+        eprintln!("SKIP: {OBJDUMP} / {MC} not installed; checked-in goldens only");
+        return;
+    }
+    for arch in [Arch::X86_64, Arch::Arm64] {
+        let live = run_objdump(arch, &corpus(arch));
+        assert!(live == read_golden(arch), "{}: golden is stale; rerun with BPF_SELFTEST_BLESS=1", arch.name());
+        let bad = mismatches(arch, &live);
+        assert!(bad.is_empty(), "{}: {} lines differ:\n{}", arch.name(), bad.len(), bad[..bad.len().min(20)].join("\n"));
+    }
+}
+
+/// A real JIT image and test_loader's text for it, recorded by the oracle.
+struct Image {
+    name: String,
+    funcs: Vec<Vec<u8>>,
+    tl: String,
+}
+
+fn oracle_images(arch: Arch) -> Vec<Image> {
+    let path = expected_dir().join(format!("oracle-{}.json", arch.name()));
+    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    doc["programs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            let image = unhex(p["hex"].as_str().unwrap());
+            let mut funcs = Vec::new();
+            let mut off = 0;
+            for n in p["func_lens"].as_array().unwrap() {
+                let n = n.as_u64().unwrap() as usize;
+                funcs.push(image[off..off + n].to_vec());
+                off += n;
+            }
+            Image { name: p["name"].as_str().unwrap().to_string(), funcs, tl: p["tl"].as_str().unwrap().to_string() }
+        })
+        .collect()
+}
+
+fn check_images(arch: Arch) {
+    let images = oracle_images(arch);
+    let mut bad = Vec::new();
+    for img in &images {
+        let mut got = test_loader_text(arch, &img.funcs).join("\n");
+        got.push('\n');
+        if got != img.tl {
+            let diff = similar_lines(&img.tl, &got);
+            bad.push(format!("{}:\n{diff}", img.name));
+        }
+    }
+    eprintln!("{}: {}/{} oracle images match test_loader text", arch.name(), images.len() - bad.len(), images.len());
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+fn similar_lines(want: &str, got: &str) -> String {
+    let (w, g): (Vec<&str>, Vec<&str>) = (want.lines().collect(), got.lines().collect());
+    let mut s = String::new();
+    for i in 0..w.len().max(g.len()) {
+        let (a, b) = (w.get(i).copied().unwrap_or("<none>"), g.get(i).copied().unwrap_or("<none>"));
+        if a != b {
+            s.push_str(&format!("  kernel: {a:?}\n  ours:   {b:?}\n"));
+        }
+    }
+    s
+}
+
+#[test]
+fn x86_64_oracle_images() {
+    check_images(Arch::X86_64);
+}
+
+#[test]
+fn arm64_oracle_images() {
+    check_images(Arch::Arm64);
+}

@@ -1,0 +1,3 @@
+pub fn corpus() -> Vec<Vec<u8>> {
+    Vec::new()
+}
