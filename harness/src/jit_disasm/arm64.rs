@@ -1,8 +1,422 @@
-//! arm64: yaxpeax-arm decodes, we print LLVM MC's A64 text.
+//! arm64: yaxpeax-arm decodes; the text is LLVM MC's A64 syntax as the C API
+//! prints it with `PrintImmHex` and all features (`+all`).
+//!
+//! yaxpeax's own `Display` already applies most of the aliases LLVM prefers
+//! (`mov`, `cmp`, `mul`, `cset`, ...), so it is the base. The forms where
+//! LLVM's printer decides differently are printed here from the instruction
+//! word, following LLVM's `AArch64InstPrinter` rules (learned from
+//! llvm-objdump-19 on the corpus):
+//! * pc-relative operands: branches and non-X literal loads are "branches"
+//!   for the symbol callback (label or absolute hex); `ldr xN, #off` and
+//!   `adr xN, #off` stay relative;
+//! * move-wide and `orr ..., zr, #imm` `mov` aliases, and signed `mov` values;
+//! * bitfield aliases with decimal immediates;
+//! * extended-register add/sub and register-offset addressing extends;
+//! * hint, barrier, exception and system-register names (`+all`).
 
 use super::Insn;
+use yaxpeax_arch::{Decoder, U8Reader};
+use yaxpeax_arm::armv8::a64::{InstDecoder, Instruction, Opcode, Operand};
 
 pub(super) fn disasm(code: &[u8], pc: u64, label: &dyn Fn(u64) -> Option<String>) -> Option<Insn> {
-    let _ = (code, pc, label);
+    let word = u32::from_le_bytes(code.get(..4)?.try_into().ok()?);
+    if let Some(text) = own(word) {
+        return Some(Insn { len: 4, text: format!("\t{text}"), branch_target: None });
+    }
+    let ins = decode(word)?;
+    let mut text = yaxpeax_text(&ins);
+    if word & 0x3b20_0c00 == 0x3820_0800 {
+        text = register_offset(word, text)?;
+    }
+    let Some(off) = ins.operands.iter().find_map(|o| if let Operand::PCOffset(x) = o { Some(*x) } else { None }) else {
+        return Some(Insn { len: 4, text: format!("\t{text}"), branch_target: None });
+    };
+    // yaxpeax prints a pc-relative operand as `$+0x..` / `$-0x..`.
+    let at = text.find('$')?;
+    let head = &text[..at];
+    let target = pc.wrapping_add(off as u64);
+    let (operand, branch_target) = match ins.opcode {
+        // The symbolizer is not told these are branches: relative immediate.
+        Opcode::LDR if word & 0xff00_0000 == 0x5800_0000 => (imm_hex_hash(off), None),
+        Opcode::ADR => (format!("#{off}"), None),
+        // ADRP: LLVM prints the page offset; keep yaxpeax's relative form.
+        Opcode::ADRP => (imm_hex_hash(off), None),
+        // Branches, and literal loads other than `ldr xN` (LLVM only exempts
+        // LDRXl from the branch symbolizer).
+        _ => (label(target).unwrap_or_else(|| format!("0x{target:x}")), Some(target)),
+    };
+    Some(Insn { len: 4, text: format!("\t{head}{operand}"), branch_target })
+}
+
+fn decode(word: u32) -> Option<Instruction> {
+    let bytes = word.to_le_bytes();
+    let mut r = U8Reader::new(&bytes);
+    InstDecoder::default().decode(&mut r).ok()
+}
+
+/// yaxpeax's text with LLVM's tab between mnemonic and operands.
+fn yaxpeax_text(ins: &Instruction) -> String {
+    let t = ins.to_string();
+    let t = match t.split_once(' ') {
+        Some((m, o)) => format!("{m}\t{o}"),
+        None => t,
+    };
+    t
+}
+
+/// LLVM's `formatImm` with `PrintImmHex`, behind `#`.
+fn imm_hex_hash(v: i64) -> String {
+    if v < 0 { format!("#-0x{:x}", v.unsigned_abs()) } else { format!("#0x{v:x}") }
+}
+
+/// `printImmHex` (`#%#llx`): zero prints as `#0`.
+fn imm_c_hex(v: u32) -> String {
+    if v == 0 { "#0".into() } else { format!("#0x{v:x}") }
+}
+
+fn bits(w: u32, lo: u32, n: u32) -> u32 {
+    (w >> lo) & ((1 << n) - 1)
+}
+
+/// A general register by number: 31 is the zero register or the stack pointer.
+fn reg(n: u32, x: bool, sp: bool) -> String {
+    match (n, x, sp) {
+        (31, true, true) => "sp".into(),
+        (31, false, true) => "wsp".into(),
+        (31, true, false) => "xzr".into(),
+        (31, false, false) => "wzr".into(),
+        (n, true, _) => format!("x{n}"),
+        (n, false, _) => format!("w{n}"),
+    }
+}
+
+/// The forms printed from the word rather than from yaxpeax's text.
+fn own(w: u32) -> Option<String> {
+    // System: hints, barriers, sysregs.
+    if w & 0xffff_f01f == 0xd503_201f {
+        return Some(hint(bits(w, 5, 7)));
+    }
+    if w & 0xffff_f01f == 0xd503_301f {
+        return barrier(bits(w, 5, 3), bits(w, 8, 4));
+    }
+    if w & 0xfff0_0000 == 0xd530_0000 || w & 0xfff0_0000 == 0xd510_0000 {
+        return sysreg_move(w);
+    }
+    // Exception generation: brk/hlt/svc/hvc/smc print `#%#llx`.
+    if w & 0xff00_0000 == 0xd400_0000 && bits(w, 2, 3) == 0 {
+        let imm = bits(w, 5, 16);
+        let m = match (bits(w, 21, 3), bits(w, 0, 2)) {
+            (0, 1) => "svc",
+            (0, 2) => "hvc",
+            (0, 3) => "smc",
+            (1, 0) => "brk",
+            (2, 0) => "hlt",
+            _ => return None,
+        };
+        return Some(format!("{m}\t{}", imm_c_hex(imm)));
+    }
+    // udf #imm16.
+    if w & 0xffff_0000 == 0 {
+        return Some(format!("udf\t#0x{:x}", w & 0xffff));
+    }
+    let sf = w >> 31 == 1;
+    // Move wide immediate.
+    if w & 0x1f80_0000 == 0x1280_0000 {
+        return move_wide(w, sf);
+    }
+    // Logical immediate.
+    if w & 0x1f80_0000 == 0x1200_0000 {
+        return logical_imm(w, sf);
+    }
+    // Bitfield.
+    if w & 0x1f80_0000 == 0x1300_0000 {
+        return bitfield(w, sf);
+    }
+    // Add/sub, extended register.
+    if w & 0x1fe0_0000 == 0x0b20_0000 {
+        return add_sub_ext(w, sf);
+    }
     None
+}
+
+fn hint(imm: u32) -> String {
+    let name = match imm {
+        0 => "nop",
+        1 => "yield",
+        2 => "wfe",
+        3 => "wfi",
+        4 => "sev",
+        5 => "sevl",
+        6 => "dgh",
+        7 => "xpaclri",
+        8 => "pacia1716",
+        0xa => "pacib1716",
+        0xc => "autia1716",
+        0xe => "autib1716",
+        0x10 => "esb",
+        0x11 => "psb\tcsync",
+        0x12 => "tsb\tcsync",
+        0x13 => "gcsb\tdsync",
+        0x14 => "csdb",
+        0x16 => "clrbhb",
+        0x18 => "paciaz",
+        0x19 => "paciasp",
+        0x1a => "pacibz",
+        0x1b => "pacibsp",
+        0x1c => "autiaz",
+        0x1d => "autiasp",
+        0x1e => "autibz",
+        0x1f => "autibsp",
+        0x20 => "bti",
+        0x22 => "bti\tc",
+        0x24 => "bti\tj",
+        0x26 => "bti\tjc",
+        0x27 => "pacm",
+        0x28 => "chkfeat\tx16",
+        _ => return format!("hint\t#0x{imm:x}"),
+    };
+    name.into()
+}
+
+fn barrier(op2: u32, crm: u32) -> Option<String> {
+    let opt = |crm: u32| -> String {
+        match crm {
+            1 => "oshld".into(),
+            2 => "oshst".into(),
+            3 => "osh".into(),
+            5 => "nshld".into(),
+            6 => "nshst".into(),
+            7 => "nsh".into(),
+            9 => "ishld".into(),
+            10 => "ishst".into(),
+            11 => "ish".into(),
+            13 => "ld".into(),
+            14 => "st".into(),
+            15 => "sy".into(),
+            n => format!("#{n}"),
+        }
+    };
+    Some(match op2 {
+        4 => match crm {
+            0 => "ssbb".into(),
+            4 => "pssbb".into(),
+            12 => "dfb".into(),
+            _ => format!("dsb\t{}", opt(crm)),
+        },
+        5 => format!("dmb\t{}", opt(crm)),
+        6 if crm == 15 => "isb".into(),
+        6 => format!("isb\t#{crm}"),
+        7 if crm == 0 => "sb".into(),
+        _ => return None,
+    })
+}
+
+/// `mrs`/`msr` with a register name LLVM knows, else `S<op0>_<op1>_C<n>_C<m>_<op2>`.
+fn sysreg_move(w: u32) -> Option<String> {
+    let read = bits(w, 21, 1) == 1;
+    let enc = (2 + bits(w, 19, 1), bits(w, 16, 3), bits(w, 12, 4), bits(w, 8, 4), bits(w, 5, 3));
+    let name = match enc {
+        (3, 0, 13, 0, 4) => "TPIDR_EL1".to_string(),
+        (3, 4, 13, 0, 2) => "TPIDR_EL2".to_string(),
+        (3, 3, 13, 0, 2) => "TPIDR_EL0".to_string(),
+        (3, 0, 4, 1, 0) => "SP_EL0".to_string(),
+        (3, 3, 4, 2, 0) => "NZCV".to_string(),
+        (3, 0, 0, 0, 5) => "MPIDR_EL1".to_string(),
+        (3, 3, 14, 0, 2) => "CNTVCT_EL0".to_string(),
+        (3, 3, 13, 0, 3) => "TPIDRRO_EL0".to_string(),
+        (3, 0, 4, 2, 2) => "CurrentEL".to_string(),
+        (3, 3, 4, 2, 1) => "DAIF".to_string(),
+        // Anything else: let yaxpeax print it (and likely differ from LLVM).
+        _ => return None,
+    };
+    let rt = reg(bits(w, 0, 5), true, false);
+    Some(if read { format!("mrs\t{rt}, {name}") } else { format!("msr\t{name}, {rt}") })
+}
+
+/// LLVM's `isAnyMOVZMovAlias`: the value is one 16-bit chunk.
+fn any_movz(v: u64, width: u32) -> bool {
+    (0..width).step_by(16).any(|s| v & !(0xffffu64 << s) == 0)
+}
+
+fn mask(v: u64, width: u32) -> u64 {
+    if width == 32 { v & 0xffff_ffff } else { v }
+}
+
+fn sext(v: u64, width: u32) -> i64 {
+    if width == 32 { v as u32 as i32 as i64 } else { v as i64 }
+}
+
+fn move_wide(w: u32, sf: bool) -> Option<String> {
+    let width = if sf { 64 } else { 32 };
+    let opc = bits(w, 29, 2);
+    let hw = bits(w, 21, 2);
+    if !sf && hw >= 2 || opc == 1 {
+        return None;
+    }
+    let shift = hw * 16;
+    let imm = bits(w, 5, 16) as u64;
+    let rd = reg(bits(w, 0, 5), sf, false);
+    let lsl = if shift != 0 { format!(", lsl #{shift}") } else { String::new() };
+    match opc {
+        // movz: `mov` unless it is `#0, lsl #n`.
+        2 => {
+            let v = mask(imm << shift, width);
+            if !(v == 0 && shift != 0) {
+                return Some(format!("mov\t{rd}, {}", imm_hex_hash(sext(v, width))));
+            }
+            Some(format!("movz\t{rd}, #0x{imm:x}{lsl}"))
+        }
+        // movn: `mov` unless a movz could make the value (movz has priority).
+        0 => {
+            let v = mask(!(imm << shift), width);
+            let inv = mask(!v, width);
+            if !any_movz(v, width) && !(inv == 0 && shift != 0) && inv & !(0xffffu64 << shift) == 0 {
+                return Some(format!("mov\t{rd}, {}", imm_hex_hash(sext(v, width))));
+            }
+            Some(format!("movn\t{rd}, #0x{imm:x}{lsl}"))
+        }
+        _ => Some(format!("movk\t{rd}, #0x{imm:x}{lsl}")),
+    }
+}
+
+/// DecodeBitMasks for a logical immediate; `None` when unallocated.
+fn decode_bitmask(n: u32, immr: u32, imms: u32, width: u32) -> Option<u64> {
+    let combined = (n << 6) | (!imms & 0x3f);
+    if combined == 0 {
+        return None;
+    }
+    let len = 31 - combined.leading_zeros();
+    let size = 1u32 << len;
+    if size > width {
+        return None;
+    }
+    let s = imms & (size - 1);
+    let r = immr & (size - 1);
+    if s == size - 1 {
+        return None;
+    }
+    let ones: u64 = (1u64 << (s + 1)) - 1;
+    let emask = if size == 64 { u64::MAX } else { (1u64 << size) - 1 };
+    let elem = if r == 0 { ones } else { ((ones >> r) | (ones << (size - r))) & emask };
+    let mut v = 0u64;
+    let mut i = 0;
+    while i < width {
+        v |= elem << i;
+        i += size;
+    }
+    Some(mask(v, width))
+}
+
+fn logical_imm(w: u32, sf: bool) -> Option<String> {
+    let width = if sf { 64 } else { 32 };
+    let n = bits(w, 22, 1);
+    if !sf && n == 1 {
+        return None;
+    }
+    let v = decode_bitmask(n, bits(w, 16, 6), bits(w, 10, 6), width)?;
+    let (rd, rn) = (bits(w, 0, 5), bits(w, 5, 5));
+    let opc = bits(w, 29, 2);
+    if opc == 1 && rn == 31 && !(any_movz(v, width) || any_movz(mask(!v, width), width)) {
+        return Some(format!("mov\t{}, {}", reg(rd, sf, true), imm_hex_hash(sext(v, width))));
+    }
+    if opc == 3 && rd == 31 {
+        return Some(format!("tst\t{}, #0x{v:x}", reg(rn, sf, false)));
+    }
+    let m = ["and", "orr", "eor", "ands"][opc as usize];
+    Some(format!("{m}\t{}, {}, #0x{v:x}", reg(rd, sf, opc != 3), reg(rn, sf, false)))
+}
+
+fn bitfield(w: u32, sf: bool) -> Option<String> {
+    let opc = bits(w, 29, 2);
+    let n = bits(w, 22, 1);
+    let (immr, imms) = (bits(w, 16, 6), bits(w, 10, 6));
+    let width = if sf { 64 } else { 32 };
+    if opc == 3 || n != sf as u32 || (!sf && (immr >= 32 || imms >= 32)) {
+        return None;
+    }
+    let (rd, rn) = (reg(bits(w, 0, 5), sf, false), reg(bits(w, 5, 5), sf, false));
+    let top = width - 1;
+    if opc == 1 {
+        // BFM: bfi or bfxil (LLVM 19 prints no bfc when disassembling).
+        let (lsb, wid) = ((width - immr) % width, imms + 1);
+        if imms < immr {
+            return Some(format!("bfi\t{rd}, {rn}, #{lsb}, #{wid}"));
+        }
+        return Some(format!("bfxil\t{rd}, {rn}, #{immr}, #{}", imms - immr + 1));
+    }
+    let signed = opc == 0;
+    if immr == 0 {
+        let ext = match (imms, signed, sf) {
+            (7, true, _) => Some("sxtb"),
+            (7, false, false) => Some("uxtb"),
+            (15, true, _) => Some("sxth"),
+            (15, false, false) => Some("uxth"),
+            (31, true, true) => Some("sxtw"),
+            _ => None,
+        };
+        if let Some(m) = ext {
+            return Some(format!("{m}\t{rd}, {}", reg(bits(w, 5, 5), false, false)));
+        }
+    }
+    if !signed && imms != top && imms + 1 == immr {
+        return Some(format!("lsl\t{rd}, {rn}, #{}", top - imms));
+    }
+    if imms == top {
+        return Some(format!("{}\t{rd}, {rn}, #{immr}", if signed { "asr" } else { "lsr" }));
+    }
+    let p = if signed { "s" } else { "u" };
+    if immr > imms {
+        return Some(format!("{p}bfiz\t{rd}, {rn}, #{}, #{}", width - immr, imms + 1));
+    }
+    Some(format!("{p}bfx\t{rd}, {rn}, #{immr}, #{}", imms - immr + 1))
+}
+
+const EXTENDS: [&str; 8] = ["uxtb", "uxth", "uxtw", "uxtx", "sxtb", "sxth", "sxtw", "sxtx"];
+
+fn add_sub_ext(w: u32, sf: bool) -> Option<String> {
+    let (op, s) = (bits(w, 30, 1), bits(w, 29, 1));
+    let (option, imm3) = (bits(w, 13, 3), bits(w, 10, 3));
+    if imm3 > 4 || bits(w, 22, 2) != 0 {
+        return None;
+    }
+    let (rd_n, rn_n, rm_n) = (bits(w, 0, 5), bits(w, 5, 5), bits(w, 16, 5));
+    let rd = reg(rd_n, sf, s == 0);
+    let rn = reg(rn_n, sf, true);
+    let rm = reg(rm_n, sf && option & 3 == 3, false);
+    // With [w]sp as Rd or Rn, uxtw (32-bit) / uxtx (64-bit) prints as lsl, or nothing.
+    let sp_involved = (rd_n == 31 && s == 0) || rn_n == 31;
+    let ext = if sp_involved && option == if sf { 3 } else { 2 } {
+        if imm3 != 0 { format!(", lsl #{imm3}") } else { String::new() }
+    } else if imm3 != 0 {
+        format!(", {} #{imm3}", EXTENDS[option as usize])
+    } else {
+        format!(", {}", EXTENDS[option as usize])
+    };
+    let m = ["add", "adds", "sub", "subs"][(op * 2 + s) as usize];
+    if s == 1 && rd_n == 31 {
+        return Some(format!("{}\t{rn}, {rm}{ext}", if op == 0 { "cmn" } else { "cmp" }));
+    }
+    Some(format!("{m}\t{rd}, {rn}, {rm}{ext}"))
+}
+
+/// Register-offset loads/stores: LLVM prints `lsl #0` for a shifted byte
+/// access, and an extend without `#0` when unshifted.
+fn register_offset(w: u32, text: String) -> Option<String> {
+    let at = text.find('[')?;
+    let (size, v, opc) = (bits(w, 30, 2), bits(w, 26, 1), bits(w, 22, 2));
+    let amount = if v == 1 && size == 0 && opc & 2 != 0 { 4 } else { size };
+    let option = bits(w, 13, 3);
+    let rn = reg(bits(w, 5, 5), true, true);
+    let rm = reg(bits(w, 16, 5), option & 1 == 1, false);
+    let shifted = bits(w, 12, 1) == 1;
+    let ext = match (option, shifted) {
+        (3, false) => String::new(),
+        (3, true) => format!(", lsl #{amount}"),
+        (2 | 6 | 7, _) => {
+            let name = EXTENDS[option as usize];
+            if shifted { format!(", {name} #{amount}") } else { format!(", {name}") }
+        }
+        _ => return None,
+    };
+    Some(format!("{}[{rn}, {rm}{ext}]", &text[..at]))
 }

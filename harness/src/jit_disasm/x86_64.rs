@@ -29,7 +29,10 @@ impl FormatterOptionsProvider for LlvmNumbers {
     ) {
         let Some(op) = ins_operand else { return };
         num.signed_number = match ins.op_kind(op) {
-            OpKind::Immediate16 | OpKind::Immediate32 => false,
+            // `ret`/`enter` take a sign-extended imm16 (ENCODING_IW); a 16-bit
+            // operation's own imm16 is unsigned like any Iv immediate.
+            OpKind::Immediate16 => matches!(ins.mnemonic(), Mnemonic::Ret | Mnemonic::Retf | Mnemonic::Enter),
+            OpKind::Immediate32 => false,
             OpKind::Immediate8 => !unsigned_imm8(ins),
             OpKind::Memory => true,
             _ => true,
@@ -50,7 +53,6 @@ fn unsigned_imm8(ins: &Instruction) -> bool {
             | Mnemonic::Rcl
             | Mnemonic::Rcr
             | Mnemonic::Int
-            | Mnemonic::Enter
             | Mnemonic::Bt
             | Mnemonic::Bts
             | Mnemonic::Btr
@@ -179,6 +181,7 @@ fn mnemonic(ins: &Instruction) -> String {
         Code::Call_rel32_64 => return "callq".into(),
         Code::Movsxd_r32_rm32 | Code::Movsxd_r64_rm32 => return "movslq".into(),
         Code::Leaveq => return "leave".into(),
+        Code::Enterq_imm16_imm8 => return "enter".into(),
         Code::Loop_rel8_64_RCX => return "loop".into(),
         Code::Loope_rel8_64_RCX => return "loope".into(),
         Code::Loopne_rel8_64_RCX => return "loopne".into(),
