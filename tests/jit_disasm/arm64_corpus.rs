@@ -289,5 +289,23 @@ pub fn corpus() -> Vec<Vec<u8>> {
     for (lo, hi) in [(0u32, 2u32), (0, 0), (3, 0x7ffff), (1, 0x40000)] {
         w.push(0x1000_0000 | lo << 29 | hi << 5 | 30);
     }
+    // adrp (a symbolizer comment in the C API) and encodings LLVM decodes as
+    // SoftFail, which the C API refuses: pairs loading one register twice or
+    // writing back to a transfer register, ldxp/ldaxp into one register,
+    // unprivileged loads (ldtr) writing back.
+    for (lo, hi) in [(0u32, 0u32), (1, 0), (0, 4), (3, 0x7ffff)] {
+        w.push(0x9000_0000 | lo << 29 | hi << 5 | 3);
+    }
+    for (rt, rt2, rn) in [(1u32, 1u32, 3u32), (1, 2, 1), (1, 2, 2), (31, 31, 31), (1, 2, 31)] {
+        for base in [0xa8c0_0000u32, 0xa940_0000, 0xa9c0_0000, 0xa980_0000, 0x2940_0000, 0x6940_0000, 0xa840_0000, 0xad40_0000] {
+            w.push(base | 2 << 15 | rt2 << 10 | rn << 5 | rt);
+        }
+        for base in [0x887f_0000u32, 0xc87f_8000, 0x887f_8000] {
+            w.push(base | rt2 << 10 | rn << 5 | rt);
+        }
+    }
+    for base in [0xf840_0800u32, 0x3840_0800, 0xb880_0800, 0x38c0_0800] {
+        w.push(base | 1 << 5 | 1);
+    }
     w.into_iter().map(|x| x.to_le_bytes().to_vec()).collect()
 }

@@ -20,6 +20,9 @@ use yaxpeax_arm::armv8::a64::{InstDecoder, Instruction, Opcode, Operand};
 
 pub(super) fn disasm(code: &[u8], pc: u64, label: &dyn Fn(u64) -> Option<String>) -> Option<Insn> {
     let word = u32::from_le_bytes(code.get(..4)?.try_into().ok()?);
+    if soft_fail(word) {
+        return None;
+    }
     if let Some(text) = own(word) {
         return Some(Insn { len: 4, text: format!("\t{text}"), branch_target: None });
     }
@@ -27,6 +30,10 @@ pub(super) fn disasm(code: &[u8], pc: u64, label: &dyn Fn(u64) -> Option<String>
     let mut text = yaxpeax_text(&ins);
     if word & 0x3b20_0c00 == 0x3820_0800 {
         text = register_offset(word, text)?;
+    }
+    // The decoder's own comment (the C API prints decoder comments after one space).
+    if acquire_dropped(word) {
+        text.push_str(" // acquire semantics dropped since destination is zero");
     }
     let Some(off) = ins.operands.iter().find_map(|o| if let Operand::PCOffset(x) = o { Some(*x) } else { None }) else {
         return Some(Insn { len: 4, text: format!("\t{text}"), branch_target: None });
@@ -39,13 +46,43 @@ pub(super) fn disasm(code: &[u8], pc: u64, label: &dyn Fn(u64) -> Option<String>
         // The symbolizer is not told these are branches: relative immediate.
         Opcode::LDR if word & 0xff00_0000 == 0x5800_0000 => (imm_hex_hash(off), None),
         Opcode::ADR => (format!("#{off}"), None),
-        // ADRP: LLVM prints the page offset; keep yaxpeax's relative form.
-        Opcode::ADRP => (imm_hex_hash(off), None),
+        // ADRP: the symbolizer turns the page count into a plain decimal
+        // operand and comments the page address.
+        Opcode::ADRP => (format!("{} // 0x{:x}", off >> 12, (pc & !0xfff).wrapping_add(off as u64)), None),
         // Branches, and literal loads other than `ldr xN` (LLVM only exempts
         // LDRXl from the branch symbolizer).
         _ => (label(target).unwrap_or_else(|| format!("0x{target:x}")), Some(target)),
     };
     Some(Insn { len: 4, text: format!("\t{head}{operand}"), branch_target })
+}
+
+/// Encodings LLVM decodes as SoftFail (architecturally unpredictable): the
+/// C API rejects them like invalid ones (llvm-objdump still prints them).
+fn soft_fail(w: u32) -> bool {
+    let (rt, rn, rt2) = (bits(w, 0, 5), bits(w, 5, 5), bits(w, 10, 5));
+    // Load (immediate, pre/post-indexed or unprivileged) writing back to its
+    // transfer register; LLVM tests opc<0>, so ldrsw and 64-bit ldrs[bh] pass.
+    if w & 0x3b20_0000 == 0x3800_0000 && bits(w, 22, 1) == 1 && bits(w, 10, 2) != 0 && rn != 31 && rt == rn {
+        return true;
+    }
+    // Load/store pair: a load into one register twice, or writeback to a transfer register.
+    if w & 0x3a00_0000 == 0x2800_0000 {
+        let load = bits(w, 22, 1) == 1;
+        let writeback = matches!(bits(w, 23, 2), 1 | 3);
+        return (load && rt == rt2) || (writeback && rn != 31 && (rt == rn || rt2 == rn));
+    }
+    // ldxp/ldaxp into one register twice.
+    if w & 0xbfe0_0000 == 0x8860_0000 && rt == rt2 {
+        return true;
+    }
+    false
+}
+
+/// LSE ld<op>a[l]/swpa[l] with the zero register as destination.
+fn acquire_dropped(w: u32) -> bool {
+    let lse = w & 0x3f20_0c00 == 0x3820_0000;
+    let op = bits(w, 12, 4);
+    lse && bits(w, 23, 1) == 1 && bits(w, 0, 5) == 31 && op <= 8
 }
 
 fn decode(word: u32) -> Option<Instruction> {
