@@ -31,6 +31,23 @@ use std::process::Command;
 const OBJDUMP: &str = "llvm-objdump-19";
 const MC: &str = "llvm-mc-19";
 
+/// An instruction corpus and the stem of its goldens in `expected/jit_disasm/`.
+#[derive(Clone, Copy, Debug)]
+struct Corpus {
+    arch: Arch,
+    name: &'static str,
+}
+
+/// The JIT-form corpora must match LLVM exactly; the random ones measure the
+/// printers beyond JIT code, with their known mismatches listed in
+/// `<name>.known` (instructions the decoder crates lack, ...).
+const CORPORA: [Corpus; 4] = [
+    Corpus { arch: Arch::X86_64, name: "x86_64" },
+    Corpus { arch: Arch::Arm64, name: "arm64" },
+    Corpus { arch: Arch::X86_64, name: "x86_64-random" },
+    Corpus { arch: Arch::Arm64, name: "arm64-random" },
+];
+
 fn expected_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("expected/jit_disasm")
 }
@@ -51,13 +68,13 @@ fn unhex(s: &str) -> Vec<u8> {
     (0..s.len() / 2).map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap()).collect()
 }
 
-fn golden_path(arch: Arch) -> PathBuf {
-    expected_dir().join(format!("{}.objdump", arch.name()))
+fn golden_path(c: Corpus) -> PathBuf {
+    expected_dir().join(format!("{}.objdump", c.name))
 }
 
 /// Golden file: `addr<TAB>bytes<TAB>objdump text` per line.
-fn read_golden(arch: Arch) -> Vec<ObjdumpLine> {
-    let s = std::fs::read_to_string(golden_path(arch)).expect("golden file");
+fn read_golden(c: Corpus) -> Vec<ObjdumpLine> {
+    let s = std::fs::read_to_string(golden_path(c)).expect("golden file");
     s.lines()
         .filter(|l| !l.starts_with('#'))
         .map(|l| {
@@ -69,17 +86,17 @@ fn read_golden(arch: Arch) -> Vec<ObjdumpLine> {
         .collect()
 }
 
-fn write_golden(arch: Arch, lines: &[ObjdumpLine]) {
+fn write_golden(c: Corpus, lines: &[ObjdumpLine]) {
     let mut s = format!(
         "# llvm-objdump-19 -d --print-imm-hex{} of the {} corpus (tests/jit_disasm/), verbatim.\n",
-        if arch == Arch::Arm64 { " --mattr=+all" } else { "" },
-        arch.name()
+        if c.arch == Arch::Arm64 { " --mattr=+all" } else { "" },
+        c.name
     );
     for l in lines {
         s.push_str(&format!("{:x}\t{}\t{}\n", l.addr, hex(&l.bytes), l.text));
     }
     std::fs::create_dir_all(expected_dir()).unwrap();
-    std::fs::write(golden_path(arch), s).unwrap();
+    std::fs::write(golden_path(c), s).unwrap();
 }
 
 fn have_llvm() -> bool {
@@ -199,8 +216,8 @@ fn capi_text(arch: Arch, l: &ObjdumpLine) -> Option<String> {
     Some(format!("\t{t}"))
 }
 
-fn capi_path(arch: Arch) -> PathBuf {
-    expected_dir().join(format!("{}.capi", arch.name()))
+fn capi_path(c: Corpus) -> PathBuf {
+    expected_dir().join(format!("{}.capi", c.name))
 }
 
 /// Runs `jit_disasm/llvm_capi.py` on the objdump lines; `None` when python3
@@ -224,8 +241,18 @@ fn run_capi(arch: Arch, lines: &[ObjdumpLine]) -> Option<String> {
 
 /// The C API golden: per line, its text (with the leading tab) or `None`
 /// where it fails to decode.
-fn read_capi(arch: Arch) -> Vec<(u64, Vec<u8>, Option<String>)> {
-    parse_capi(&std::fs::read_to_string(capi_path(arch)).expect("capi golden"))
+fn read_capi(c: Corpus) -> Vec<(u64, Vec<u8>, Option<String>)> {
+    parse_capi(&std::fs::read_to_string(capi_path(c)).expect("capi golden"))
+}
+
+/// Addresses of the known mismatches of a corpus (`<name>.known`: `addr<TAB>why`).
+fn known(c: Corpus) -> std::collections::BTreeMap<u64, String> {
+    let Ok(s) = std::fs::read_to_string(expected_dir().join(format!("{}.known", c.name))) else { return Default::default() };
+    s.lines()
+        .filter(|l| !l.starts_with('#'))
+        .filter_map(|l| l.split_once('\t'))
+        .map(|(a, why)| (u64::from_str_radix(a, 16).unwrap(), why.to_string()))
+        .collect()
 }
 
 fn parse_capi(s: &str) -> Vec<(u64, Vec<u8>, Option<String>)> {
@@ -248,7 +275,7 @@ fn bless() -> bool {
 /// Like the kernel helper, each instruction is decoded with the rest of the
 /// stream after it (a lone prefix byte decodes differently from one followed
 /// by an instruction).
-fn mismatches(arch: Arch, golden: &[(u64, Vec<u8>, Option<String>)]) -> Vec<String> {
+fn mismatches(arch: Arch, golden: &[(u64, Vec<u8>, Option<String>)]) -> Vec<(u64, String)> {
     let stream: Vec<u8> = golden.iter().flat_map(|g| g.1.iter().copied()).collect();
     let mut bad = Vec::new();
     let mut off = 0;
@@ -262,17 +289,48 @@ fn mismatches(arch: Arch, golden: &[(u64, Vec<u8>, Option<String>)]) -> Vec<Stri
             _ => false,
         };
         if !ok {
-            bad.push(format!("{addr:x}: {}\n   llvm: {want:?}\n   ours: {:?}", hex(bytes), got.map(|g| (g.len, g.text))));
+            bad.push((*addr, format!("{addr:x}: {}\n   llvm: {want:?}\n   ours: {:?}", hex(bytes), got.map(|g| (g.len, g.text)))));
         }
     }
     bad
 }
 
-fn corpus(arch: Arch) -> Vec<Vec<u8>> {
-    match arch {
-        Arch::Arm64 => arm64_corpus::corpus(),
-        _ => x86_corpus::corpus(),
+fn corpus(c: Corpus) -> Vec<Vec<u8>> {
+    match c.name {
+        "arm64" => arm64_corpus::corpus(),
+        "x86_64" => x86_corpus::corpus(),
+        "arm64-random" => random_arm64(6000),
+        _ => random_bytes(16000),
     }
+}
+
+/// xorshift64: a fixed pseudo-random sequence, so the random corpora are reproducible.
+fn xorshift(state: &mut u64) -> u64 {
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    *state
+}
+
+/// Random bytes, in 16-byte items (objdump splits the stream into instructions).
+fn random_bytes(n: usize) -> Vec<Vec<u8>> {
+    let mut st = 0x9e37_79b9_7f4a_7c15;
+    let bytes: Vec<u8> = (0..n).map(|_| xorshift(&mut st) as u8).collect();
+    bytes.chunks(16).map(<[u8]>::to_vec).collect()
+}
+
+/// Random A64 words, steered into the integer, load/store and branch
+/// encoding groups (op0 = bits 28:25) where JIT code lives.
+fn random_arm64(n: usize) -> Vec<Vec<u8>> {
+    const GROUPS: [u32; 10] = [0b1000, 0b1001, 0b1010, 0b1011, 0b0101, 0b1101, 0b0100, 0b0110, 0b1100, 0b1110];
+    let mut st = 0x2545_f491_4f6c_dd1d;
+    (0..n)
+        .map(|_| {
+            let r = xorshift(&mut st);
+            let w = (r as u32 & !(0xf << 25)) | GROUPS[(r >> 40) as usize % GROUPS.len()] << 25;
+            w.to_le_bytes().to_vec()
+        })
+        .collect()
 }
 
 /// With `BPF_SELFTEST_BLESS=1`, rewrites both corpus goldens of both arches
@@ -283,41 +341,61 @@ fn blessed() {
         if !(bless() && have_llvm()) {
             return;
         }
-        for arch in [Arch::X86_64, Arch::Arm64] {
-            let lines = run_objdump(arch, &corpus(arch));
-            write_golden(arch, &lines);
-            let capi = run_capi(arch, &lines).expect("python3 with libLLVM.so.19.1 to bless");
-            std::fs::write(capi_path(arch), capi).unwrap();
+        for c in CORPORA {
+            let lines = run_objdump(c.arch, &corpus(c));
+            write_golden(c, &lines);
+            let capi = run_capi(c.arch, &lines).expect("python3 with libLLVM.so.19.1 to bless");
+            std::fs::write(capi_path(c), capi).unwrap();
         }
     });
 }
 
-fn check_corpus(arch: Arch) {
+fn check_corpus(c: Corpus) {
     blessed();
-    let golden = read_capi(arch);
-    let bad = mismatches(arch, &golden);
+    let golden = read_capi(c);
+    let bad = mismatches(c.arch, &golden);
     // JIT_DISASM_DUMP=FILE writes every mismatch, for working on the printer.
     if let Ok(p) = std::env::var("JIT_DISASM_DUMP") {
-        std::fs::write(p, bad.join("\n")).unwrap();
+        std::fs::write(p, bad.iter().map(|b| b.1.as_str()).collect::<Vec<_>>().join("\n")).unwrap();
     }
-    eprintln!("{}: {}/{} corpus instructions print as LLVM's C API does", arch.name(), golden.len() - bad.len(), golden.len());
-    assert!(
-        bad.is_empty(),
-        "{} of {} lines differ from LLVM; first ones:\n{}",
-        bad.len(),
+    let known = known(c);
+    let unexpected: Vec<&String> = bad.iter().filter(|b| !known.contains_key(&b.0)).map(|b| &b.1).collect();
+    let fixed = known.len() - (bad.len() - unexpected.len());
+    eprintln!(
+        "{}: {}/{} instructions print as LLVM's C API does ({} known mismatches{})",
+        c.name,
+        golden.len() - bad.len(),
         golden.len(),
-        bad.iter().take(40).cloned().collect::<Vec<_>>().join("\n")
+        known.len(),
+        if fixed > 0 { format!(", {fixed} of them now match: prune {}.known", c.name) } else { String::new() }
+    );
+    assert!(
+        unexpected.is_empty(),
+        "{}: {} lines differ from LLVM; first ones:\n{}",
+        c.name,
+        unexpected.len(),
+        unexpected.iter().take(40).map(|s| s.as_str()).collect::<Vec<_>>().join("\n")
     );
 }
 
 #[test]
 fn x86_64_corpus_matches_llvm() {
-    check_corpus(Arch::X86_64);
+    check_corpus(CORPORA[0]);
 }
 
 #[test]
 fn arm64_corpus_matches_llvm() {
-    check_corpus(Arch::Arm64);
+    check_corpus(CORPORA[1]);
+}
+
+#[test]
+fn x86_64_random_bytes_vs_llvm() {
+    check_corpus(CORPORA[2]);
+}
+
+#[test]
+fn arm64_random_words_vs_llvm() {
+    check_corpus(CORPORA[3]);
 }
 
 /// The two LLVM goldens agree up to [`capi_text`] and the C API's own
@@ -325,10 +403,11 @@ fn arm64_corpus_matches_llvm() {
 /// prints, and prints the decoder's comments (`// acquire semantics dropped
 /// ...`) that objdump does not. Anything else would mean the mapping (or a
 /// golden) is wrong.
-fn check_goldens_agree(arch: Arch) {
+fn check_goldens_agree(c: Corpus) {
     blessed();
-    let (objdump, capi) = (read_golden(arch), read_capi(arch));
-    assert_eq!(objdump.len(), capi.len(), "{}: goldens out of step", arch.name());
+    let arch = c.arch;
+    let (objdump, capi) = (read_golden(c), read_capi(c));
+    assert_eq!(objdump.len(), capi.len(), "{}: goldens out of step", c.name);
     let (mut same, mut softfail, mut comment, mut other) = (0, 0, 0, Vec::new());
     for (o, (addr, bytes, c)) in objdump.iter().zip(&capi) {
         assert!(o.addr == *addr && o.bytes == *bytes, "{}: goldens out of step at {addr:x}", arch.name());
@@ -340,18 +419,15 @@ fn check_goldens_agree(arch: Arch) {
             _ => other.push(format!("{addr:x} {}: objdump {:?} -> {mapped:?}, C API {c:?}", hex(bytes), o.text)),
         }
     }
-    eprintln!("{}: objdump == C API on {same} lines; C API fails on {softfail} SoftFail encodings, adds a comment on {comment}", arch.name());
+    eprintln!("{}: objdump == C API on {same} lines; C API fails on {softfail} SoftFail encodings, adds a comment on {comment}", c.name);
     assert!(other.is_empty(), "{}", other[..other.len().min(20)].join("\n"));
 }
 
 #[test]
-fn x86_64_goldens_agree() {
-    check_goldens_agree(Arch::X86_64);
-}
-
-#[test]
-fn arm64_goldens_agree() {
-    check_goldens_agree(Arch::Arm64);
+fn goldens_agree() {
+    for c in CORPORA {
+        check_goldens_agree(c);
+    }
 }
 
 /// Re-runs llvm-mc/llvm-objdump-19 and libLLVM-19 on the corpora: the
@@ -363,11 +439,11 @@ fn live_llvm() {
         return;
     }
     blessed();
-    for arch in [Arch::X86_64, Arch::Arm64] {
-        let live = run_objdump(arch, &corpus(arch));
-        assert!(live == read_golden(arch), "{}: objdump golden is stale; rerun with BPF_SELFTEST_BLESS=1", arch.name());
-        match run_capi(arch, &live) {
-            Some(capi) => assert!(parse_capi(&capi) == read_capi(arch), "{}: C API golden is stale", arch.name()),
+    for c in CORPORA {
+        let live = run_objdump(c.arch, &corpus(c));
+        assert!(live == read_golden(c), "{}: objdump golden is stale; rerun with BPF_SELFTEST_BLESS=1", c.name);
+        match run_capi(c.arch, &live) {
+            Some(capi) => assert!(parse_capi(&capi) == read_capi(c), "{}: C API golden is stale", c.name),
             None => eprintln!("SKIP: python3 with {} not available; C API golden not re-checked", "libLLVM.so.19.1"),
         }
     }

@@ -24,9 +24,12 @@ pub(super) fn disasm(code: &[u8], pc: u64, label: &dyn Fn(u64) -> Option<String>
         return None;
     }
     if let Some(text) = own(word) {
-        return Some(Insn { len: 4, text: format!("\t{text}"), branch_target: None });
+        return Some(Insn { len: 4, text: format!("\t{}", text?), branch_target: None });
     }
     let ins = decode(word)?;
+    if ins.opcode == Opcode::Invalid {
+        return None;
+    }
     let mut text = yaxpeax_text(&ins);
     if word & 0x3b20_0c00 == 0x3820_0800 {
         text = register_offset(word, text)?;
@@ -56,20 +59,30 @@ pub(super) fn disasm(code: &[u8], pc: u64, label: &dyn Fn(u64) -> Option<String>
     Some(Insn { len: 4, text: format!("\t{head}{operand}"), branch_target })
 }
 
-/// Encodings LLVM decodes as SoftFail (architecturally unpredictable): the
-/// C API rejects them like invalid ones (llvm-objdump still prints them).
+/// Encodings the C API rejects although yaxpeax decodes them: SoftFail ones
+/// (architecturally unpredictable; llvm-objdump still prints them) and
+/// should-be-one fields LLVM insists on.
 fn soft_fail(w: u32) -> bool {
     let (rt, rn, rt2) = (bits(w, 0, 5), bits(w, 5, 5), bits(w, 10, 5));
     // Load (immediate, pre/post-indexed or unprivileged) writing back to its
     // transfer register; LLVM tests opc<0>, so ldrsw and 64-bit ldrs[bh] pass.
-    if w & 0x3b20_0000 == 0x3800_0000 && bits(w, 22, 1) == 1 && bits(w, 10, 2) != 0 && rn != 31 && rt == rn {
+    let fp = bits(w, 26, 1) == 1;
+    if w & 0x3b20_0000 == 0x3800_0000 && !fp && bits(w, 22, 1) == 1 && bits(w, 10, 2) != 0 && rn != 31 && rt == rn {
         return true;
     }
     // Load/store pair: a load into one register twice, or writeback to a transfer register.
     if w & 0x3a00_0000 == 0x2800_0000 {
         let load = bits(w, 22, 1) == 1;
         let writeback = matches!(bits(w, 23, 2), 1 | 3);
-        return (load && rt == rt2) || (writeback && rn != 31 && (rt == rn || rt2 == rn));
+        return (load && rt == rt2) || (writeback && !fp && rn != 31 && (rt == rn || rt2 == rn));
+    }
+    // Exclusive and ordered single-register forms: LLVM requires the unused
+    // Rt2 (and for loads and ldar/stlr the unused Rs) to be all ones.
+    if w & 0x3f20_0000 == 0x0800_0000 {
+        let (o2, l, rs) = (bits(w, 23, 1), bits(w, 22, 1), bits(w, 16, 5));
+        if rt2 != 31 || ((l == 1 || o2 == 1) && rs != 31) {
+            return true;
+        }
     }
     // ldxp/ldaxp into one register twice.
     if w & 0xbfe0_0000 == 0x8860_0000 && rt == rt2 {
@@ -91,13 +104,63 @@ fn decode(word: u32) -> Option<Instruction> {
     InstDecoder::default().decode(&mut r).ok()
 }
 
-/// yaxpeax's text with LLVM's tab between mnemonic and operands.
+/// yaxpeax's text in LLVM's spelling: tab after the mnemonic, `{ v0.8b }`
+/// register lists, prefetch operation names, upper-case generic system
+/// registers, and an explicit `#0` on a zero non-lsl shift.
 fn yaxpeax_text(ins: &Instruction) -> String {
     let t = ins.to_string();
-    let t = match t.split_once(' ') {
+    let mut t = match t.split_once(' ') {
         Some((m, o)) => format!("{m}\t{o}"),
         None => t,
     };
+    if t.contains('{') {
+        t = t.replace("{v", "{ v").replace('}', " }");
+        // Structure load/store post-index amounts print in decimal.
+        if let Some(at) = t.rfind("], #0x") {
+            if let Ok(n) = u64::from_str_radix(&t[at + 6..], 16) {
+                t.truncate(at);
+                t.push_str(&format!("], #{n}"));
+            }
+        }
+    }
+    for op in &ins.operands {
+        match *op {
+            Operand::PrefetchOp(p) => {
+                let (ty, target, policy) = ((p >> 3) & 3, (p >> 1) & 3, p & 1);
+                let (theirs, ours) = if ty == 3 || target == 3 {
+                    let llvm = if ty == 3 {
+                        format!("#0x{p:x}")
+                    } else {
+                        format!("{}slc{}", ["pld", "pli", "pst"][ty as usize], ["keep", "strm"][policy as usize])
+                    };
+                    (format!("{p:#02x}"), llvm)
+                } else {
+                    (String::new(), String::new())
+                };
+                if !theirs.is_empty() {
+                    if let Some(at) = t.find(&theirs) {
+                        t.replace_range(at..at + theirs.len(), &ours);
+                    }
+                }
+            }
+            Operand::SystemReg(_) => {
+                if let Some(at) = t.find(", s").map(|i| i + 2).or_else(|| t.find("\ts").map(|i| i + 1)) {
+                    let end = t[at..].find(',').map_or(t.len(), |e| at + e);
+                    if t[at..end].starts_with('s') && t[at..end].contains("_c") {
+                        let up = t[at..end].to_uppercase();
+                        t.replace_range(at..end, &up);
+                    }
+                }
+            }
+            Operand::RegShift(style, 0, ..) if !matches!(format!("{style:?}").as_str(), "LSL") => {
+                let name = format!("{style:?}").to_lowercase();
+                if t.ends_with(&format!(", {name}")) {
+                    t.push_str(" #0");
+                }
+            }
+            _ => {}
+        }
+    }
     t
 }
 
@@ -127,17 +190,24 @@ fn reg(n: u32, x: bool, sp: bool) -> String {
     }
 }
 
-/// The forms printed from the word rather than from yaxpeax's text.
-fn own(w: u32) -> Option<String> {
+/// The forms printed from the word rather than from yaxpeax's text:
+/// `None` when not one of them, `Some(None)` when LLVM rejects the word.
+fn own(w: u32) -> Option<Option<String>> {
+    own_class(w).map(|(_, text)| text)
+}
+
+/// `(handled, text)`: see [`own`].
+fn own_class(w: u32) -> Option<(bool, Option<String>)> {
+    let handled = |t: Option<String>| Some((true, t));
     // System: hints, barriers, sysregs.
     if w & 0xffff_f01f == 0xd503_201f {
-        return Some(hint(bits(w, 5, 7)));
+        return handled(Some(hint(bits(w, 5, 7))));
     }
     if w & 0xffff_f01f == 0xd503_301f {
-        return barrier(bits(w, 5, 3), bits(w, 8, 4));
+        return handled(barrier(bits(w, 5, 3), bits(w, 8, 4)));
     }
     if w & 0xfff0_0000 == 0xd530_0000 || w & 0xfff0_0000 == 0xd510_0000 {
-        return sysreg_move(w);
+        return sysreg_move(w).map(|t| (true, Some(t)));
     }
     // Exception generation: brk/hlt/svc/hvc/smc print `#%#llx`.
     if w & 0xff00_0000 == 0xd400_0000 && bits(w, 2, 3) == 0 {
@@ -150,28 +220,35 @@ fn own(w: u32) -> Option<String> {
             (2, 0) => "hlt",
             _ => return None,
         };
-        return Some(format!("{m}\t{}", imm_c_hex(imm)));
+        return handled(Some(format!("{m}\t{}", imm_c_hex(imm))));
     }
     // udf #imm16.
     if w & 0xffff_0000 == 0 {
-        return Some(format!("udf\t#0x{:x}", w & 0xffff));
+        return handled(Some(format!("udf\t#0x{:x}", w & 0xffff)));
     }
     let sf = w >> 31 == 1;
+    // Shifted-register logical and add/sub: a 32-bit shift of 32 or more, and
+    // ror for add/sub, are unallocated (yaxpeax accepts them).
+    let shifted_logical = w & 0x1f00_0000 == 0x0a00_0000;
+    let shifted_add_sub = w & 0x1f20_0000 == 0x0b00_0000;
+    if (shifted_logical || shifted_add_sub) && !sf && bits(w, 15, 1) == 1 || shifted_add_sub && bits(w, 22, 2) == 3 {
+        return handled(None);
+    }
     // Move wide immediate.
     if w & 0x1f80_0000 == 0x1280_0000 {
-        return move_wide(w, sf);
+        return handled(move_wide(w, sf));
     }
     // Logical immediate.
     if w & 0x1f80_0000 == 0x1200_0000 {
-        return logical_imm(w, sf);
+        return handled(logical_imm(w, sf));
     }
     // Bitfield.
     if w & 0x1f80_0000 == 0x1300_0000 {
-        return bitfield(w, sf);
+        return handled(bitfield(w, sf));
     }
     // Add/sub, extended register.
     if w & 0x1fe0_0000 == 0x0b20_0000 {
-        return add_sub_ext(w, sf);
+        return handled(add_sub_ext(w, sf));
     }
     None
 }
@@ -323,6 +400,9 @@ fn decode_bitmask(n: u32, immr: u32, imms: u32, width: u32) -> Option<u64> {
         return None;
     }
     let len = 31 - combined.leading_zeros();
+    if len < 1 {
+        return None;
+    }
     let size = 1u32 << len;
     if size > width {
         return None;
