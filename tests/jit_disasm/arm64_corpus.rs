@@ -54,7 +54,16 @@ pub fn corpus() -> Vec<Vec<u8>> {
         // ADD/SUB/ADDS/SUBS (immediate), incl. mov-to/from-sp, cmp, cmn.
         for op in [0x1100_0000u32, 0x3100_0000, 0x5100_0000, 0x7100_0000] {
             for &(d, n, _) in &t {
-                for (sh, imm) in [(0u32, 0u32), (0, 1), (0, 0x10), (0, 0x7ff), (0, 0xfff), (1, 0x800), (1, 1), (1, 0)] {
+                for (sh, imm) in [
+                    (0u32, 0u32),
+                    (0, 1),
+                    (0, 0x10),
+                    (0, 0x7ff),
+                    (0, 0xfff),
+                    (1, 0x800),
+                    (1, 1),
+                    (1, 0),
+                ] {
                     w.push(sfb | op | sh << 22 | imm << 10 | n << 5 | d);
                 }
             }
@@ -110,7 +119,21 @@ pub fn corpus() -> Vec<Vec<u8>> {
         let top = 31 + 32 * sf;
         for op in [0x1300_0000u32, 0x3300_0000, 0x5300_0000] {
             for &(d, rn, _) in t.iter().step_by(2) {
-                let mut fields = vec![(0, 7), (0, 15), (0, top), (1, top), (top, top), (0, 0), (4, 3), (top, top - 1), (8, 15), (4, 20), (20, 4), (1, 0), (top, 0)];
+                let mut fields = vec![
+                    (0, 7),
+                    (0, 15),
+                    (0, top),
+                    (1, top),
+                    (top, top),
+                    (0, 0),
+                    (4, 3),
+                    (top, top - 1),
+                    (8, 15),
+                    (4, 20),
+                    (20, 4),
+                    (1, 0),
+                    (top, 0),
+                ];
                 if sf == 1 {
                     fields.extend([(0, 31), (32, 31), (32, 63), (61, 60), (3, 63)]);
                 }
@@ -186,36 +209,35 @@ pub fn corpus() -> Vec<Vec<u8>> {
     }
 
     // Loads and stores, unsigned scaled offset: every size and signedness.
-    for (base, scale) in [
-        (0x3900_0000u32, 0u32),
-        (0x3940_0000, 0),
-        (0x3980_0000, 0),
-        (0x39c0_0000, 0),
-        (0x7900_0000, 1),
-        (0x7940_0000, 1),
-        (0x7980_0000, 1),
-        (0x79c0_0000, 1),
-        (0xb900_0000, 2),
-        (0xb940_0000, 2),
-        (0xb980_0000, 2),
-        (0xf900_0000, 3),
-        (0xf940_0000, 3),
+    for base in [
+        0x3900_0000u32,
+        0x3940_0000,
+        0x3980_0000,
+        0x39c0_0000,
+        0x7900_0000,
+        0x7940_0000,
+        0x7980_0000,
+        0x79c0_0000,
+        0xb900_0000,
+        0xb940_0000,
+        0xb980_0000,
+        0xf900_0000,
+        0xf940_0000,
     ] {
         for &(rt, rn, _) in &t {
             for imm in [0u32, 1, 2, 0x7ff, 0xfff] {
                 w.push(base | imm << 10 | rn << 5 | rt);
             }
         }
-        let _ = scale;
         // Register offset (the JIT's `ldr xt, [xn, xm]`), with extends and shifts.
-        let reg = (base & 0xff00_0000) - 0x0100_0000 | (base & 0x00c0_0000) | 0x0020_0800;
+        let reg = ((base & 0xff00_0000) - 0x0100_0000) | (base & 0x00c0_0000) | 0x0020_0800;
         for &(rt, rn, m) in &t {
             for (opt, s) in [(3u32, 0u32), (3, 1), (2, 0), (6, 1), (7, 0)] {
                 w.push(reg | m << 16 | opt << 13 | s << 12 | rn << 5 | rt);
             }
         }
         // Unscaled (ldur/stur), post-index and pre-index.
-        let unscaled = (base & 0xff00_0000) - 0x0100_0000 | (base & 0x00c0_0000);
+        let unscaled = ((base & 0xff00_0000) - 0x0100_0000) | (base & 0x00c0_0000);
         for &(rt, rn, _) in t.iter().step_by(3) {
             for imm in [0u32, 1, 0xff, 0x100, 0x1f8, 0x1f0] {
                 for idx in [0u32, 1, 3] {
@@ -278,7 +300,13 @@ pub fn corpus() -> Vec<Vec<u8>> {
         w.push(0xd503_30df | crm << 8); // isb
     }
     w.push(0xd503_30ff); // sb
-    for (sysreg, rt) in [(0xd538_d080u32, 10u32), (0xd53c_d040, 10), (0xd538_4100, 10), (0xd53b_d040, 1), (0xd53b_4200, 0)] {
+    for (sysreg, rt) in [
+        (0xd538_d080u32, 10u32),
+        (0xd53c_d040, 10),
+        (0xd538_4100, 10),
+        (0xd53b_d040, 1),
+        (0xd53b_4200, 0),
+    ] {
         w.push(sysreg | rt);
     }
     for imm in [0u32, 0x100, 0x800, 0xffff] {
@@ -297,7 +325,16 @@ pub fn corpus() -> Vec<Vec<u8>> {
         w.push(0x9000_0000 | lo << 29 | hi << 5 | 3);
     }
     for (rt, rt2, rn) in [(1u32, 1u32, 3u32), (1, 2, 1), (1, 2, 2), (31, 31, 31), (1, 2, 31)] {
-        for base in [0xa8c0_0000u32, 0xa940_0000, 0xa9c0_0000, 0xa980_0000, 0x2940_0000, 0x6940_0000, 0xa840_0000, 0xad40_0000] {
+        for base in [
+            0xa8c0_0000u32,
+            0xa940_0000,
+            0xa9c0_0000,
+            0xa980_0000,
+            0x2940_0000,
+            0x6940_0000,
+            0xa840_0000,
+            0xad40_0000,
+        ] {
             w.push(base | 2 << 15 | rt2 << 10 | rn << 5 | rt);
         }
         for base in [0x887f_0000u32, 0xc87f_8000, 0x887f_8000] {

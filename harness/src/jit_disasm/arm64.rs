@@ -24,7 +24,11 @@ pub(super) fn disasm(code: &[u8], pc: u64, label: &dyn Fn(u64) -> Option<String>
         return None;
     }
     if let Some(text) = own(word) {
-        return Some(Insn { len: 4, text: format!("\t{}", text?), branch_target: None });
+        return Some(Insn {
+            len: 4,
+            text: format!("\t{}", text?),
+            branch_target: None,
+        });
     }
     let ins = decode(word)?;
     if ins.opcode == Opcode::Invalid {
@@ -38,8 +42,16 @@ pub(super) fn disasm(code: &[u8], pc: u64, label: &dyn Fn(u64) -> Option<String>
     if acquire_dropped(word) {
         text.push_str(" // acquire semantics dropped since destination is zero");
     }
-    let Some(off) = ins.operands.iter().find_map(|o| if let Operand::PCOffset(x) = o { Some(*x) } else { None }) else {
-        return Some(Insn { len: 4, text: format!("\t{text}"), branch_target: None });
+    let Some(off) = ins
+        .operands
+        .iter()
+        .find_map(|o| if let Operand::PCOffset(x) = o { Some(*x) } else { None })
+    else {
+        return Some(Insn {
+            len: 4,
+            text: format!("\t{text}"),
+            branch_target: None,
+        });
     };
     // yaxpeax prints a pc-relative operand as `$+0x..` / `$-0x..`.
     let at = text.find('$')?;
@@ -51,12 +63,19 @@ pub(super) fn disasm(code: &[u8], pc: u64, label: &dyn Fn(u64) -> Option<String>
         Opcode::ADR => (format!("#{off}"), None),
         // ADRP: the symbolizer turns the page count into a plain decimal
         // operand and comments the page address.
-        Opcode::ADRP => (format!("{} // 0x{:x}", off >> 12, (pc & !0xfff).wrapping_add(off as u64)), None),
+        Opcode::ADRP => (
+            format!("{} // 0x{:x}", off >> 12, (pc & !0xfff).wrapping_add(off as u64)),
+            None,
+        ),
         // Branches, and literal loads other than `ldr xN` (LLVM only exempts
         // LDRXl from the branch symbolizer).
         _ => (label(target).unwrap_or_else(|| format!("0x{target:x}")), Some(target)),
     };
-    Some(Insn { len: 4, text: format!("\t{head}{operand}"), branch_target })
+    Some(Insn {
+        len: 4,
+        text: format!("\t{head}{operand}"),
+        branch_target,
+    })
 }
 
 /// Encodings the C API rejects although yaxpeax decodes them: SoftFail ones
@@ -116,11 +135,11 @@ fn yaxpeax_text(ins: &Instruction) -> String {
     if t.contains('{') {
         t = t.replace("{v", "{ v").replace('}', " }");
         // Structure load/store post-index amounts print in decimal.
-        if let Some(at) = t.rfind("], #0x") {
-            if let Ok(n) = u64::from_str_radix(&t[at + 6..], 16) {
-                t.truncate(at);
-                t.push_str(&format!("], #{n}"));
-            }
+        if let Some(at) = t.rfind("], #0x")
+            && let Ok(n) = u64::from_str_radix(&t[at + 6..], 16)
+        {
+            t.truncate(at);
+            t.push_str(&format!("], #{n}"));
         }
     }
     for op in &ins.operands {
@@ -131,16 +150,20 @@ fn yaxpeax_text(ins: &Instruction) -> String {
                     let llvm = if ty == 3 {
                         format!("#0x{p:x}")
                     } else {
-                        format!("{}slc{}", ["pld", "pli", "pst"][ty as usize], ["keep", "strm"][policy as usize])
+                        format!(
+                            "{}slc{}",
+                            ["pld", "pli", "pst"][ty as usize],
+                            ["keep", "strm"][policy as usize]
+                        )
                     };
                     (format!("{p:#02x}"), llvm)
                 } else {
                     (String::new(), String::new())
                 };
-                if !theirs.is_empty() {
-                    if let Some(at) = t.find(&theirs) {
-                        t.replace_range(at..at + theirs.len(), &ours);
-                    }
+                if !theirs.is_empty()
+                    && let Some(at) = t.find(&theirs)
+                {
+                    t.replace_range(at..at + theirs.len(), &ours);
                 }
             }
             Operand::SystemReg(_) => {
@@ -166,7 +189,11 @@ fn yaxpeax_text(ins: &Instruction) -> String {
 
 /// LLVM's `formatImm` with `PrintImmHex`, behind `#`.
 fn imm_hex_hash(v: i64) -> String {
-    if v < 0 { format!("#-0x{:x}", v.unsigned_abs()) } else { format!("#0x{v:x}") }
+    if v < 0 {
+        format!("#-0x{:x}", v.unsigned_abs())
+    } else {
+        format!("#0x{v:x}")
+    }
 }
 
 /// `printImmHex` (`#%#llx`): zero prints as `#0`.
@@ -328,7 +355,13 @@ fn barrier(op2: u32, crm: u32) -> Option<String> {
 /// `mrs`/`msr` with a register name LLVM knows, else `S<op0>_<op1>_C<n>_C<m>_<op2>`.
 fn sysreg_move(w: u32) -> Option<String> {
     let read = bits(w, 21, 1) == 1;
-    let enc = (2 + bits(w, 19, 1), bits(w, 16, 3), bits(w, 12, 4), bits(w, 8, 4), bits(w, 5, 3));
+    let enc = (
+        2 + bits(w, 19, 1),
+        bits(w, 16, 3),
+        bits(w, 12, 4),
+        bits(w, 8, 4),
+        bits(w, 5, 3),
+    );
     let name = match enc {
         (3, 0, 13, 0, 4) => "TPIDR_EL1".to_string(),
         (3, 4, 13, 0, 2) => "TPIDR_EL2".to_string(),
@@ -344,7 +377,11 @@ fn sysreg_move(w: u32) -> Option<String> {
         _ => return None,
     };
     let rt = reg(bits(w, 0, 5), true, false);
-    Some(if read { format!("mrs\t{rt}, {name}") } else { format!("msr\t{name}, {rt}") })
+    Some(if read {
+        format!("mrs\t{rt}, {name}")
+    } else {
+        format!("msr\t{name}, {rt}")
+    })
 }
 
 /// LLVM's `isAnyMOVZMovAlias`: the value is one 16-bit chunk.
@@ -370,7 +407,11 @@ fn move_wide(w: u32, sf: bool) -> Option<String> {
     let shift = hw * 16;
     let imm = bits(w, 5, 16) as u64;
     let rd = reg(bits(w, 0, 5), sf, false);
-    let lsl = if shift != 0 { format!(", lsl #{shift}") } else { String::new() };
+    let lsl = if shift != 0 {
+        format!(", lsl #{shift}")
+    } else {
+        String::new()
+    };
     match opc {
         // movz: `mov` unless it is `#0, lsl #n`.
         2 => {
@@ -384,7 +425,7 @@ fn move_wide(w: u32, sf: bool) -> Option<String> {
         0 => {
             let v = mask(!(imm << shift), width);
             let inv = mask(!v, width);
-            if !any_movz(v, width) && !(inv == 0 && shift != 0) && inv & !(0xffffu64 << shift) == 0 {
+            if !(any_movz(v, width) || inv == 0 && shift != 0) && inv & !(0xffffu64 << shift) == 0 {
                 return Some(format!("mov\t{rd}, {}", imm_hex_hash(sext(v, width))));
             }
             Some(format!("movn\t{rd}, #0x{imm:x}{lsl}"))
@@ -414,7 +455,11 @@ fn decode_bitmask(n: u32, immr: u32, imms: u32, width: u32) -> Option<u64> {
     }
     let ones: u64 = (1u64 << (s + 1)) - 1;
     let emask = if size == 64 { u64::MAX } else { (1u64 << size) - 1 };
-    let elem = if r == 0 { ones } else { ((ones >> r) | (ones << (size - r))) & emask };
+    let elem = if r == 0 {
+        ones
+    } else {
+        ((ones >> r) | (ones << (size - r))) & emask
+    };
     let mut v = 0u64;
     let mut i = 0;
     while i < width {
@@ -440,7 +485,11 @@ fn logical_imm(w: u32, sf: bool) -> Option<String> {
         return Some(format!("tst\t{}, #0x{v:x}", reg(rn, sf, false)));
     }
     let m = ["and", "orr", "eor", "ands"][opc as usize];
-    Some(format!("{m}\t{}, {}, #0x{v:x}", reg(rd, sf, opc != 3), reg(rn, sf, false)))
+    Some(format!(
+        "{m}\t{}, {}, #0x{v:x}",
+        reg(rd, sf, opc != 3),
+        reg(rn, sf, false)
+    ))
 }
 
 fn bitfield(w: u32, sf: bool) -> Option<String> {
@@ -503,7 +552,11 @@ fn add_sub_ext(w: u32, sf: bool) -> Option<String> {
     // With [w]sp as Rd or Rn, uxtw (32-bit) / uxtx (64-bit) prints as lsl, or nothing.
     let sp_involved = (rd_n == 31 && s == 0) || rn_n == 31;
     let ext = if sp_involved && option == if sf { 3 } else { 2 } {
-        if imm3 != 0 { format!(", lsl #{imm3}") } else { String::new() }
+        if imm3 != 0 {
+            format!(", lsl #{imm3}")
+        } else {
+            String::new()
+        }
     } else if imm3 != 0 {
         format!(", {} #{imm3}", EXTENDS[option as usize])
     } else {
@@ -531,7 +584,11 @@ fn register_offset(w: u32, text: String) -> Option<String> {
         (3, true) => format!(", lsl #{amount}"),
         (2 | 6 | 7, _) => {
             let name = EXTENDS[option as usize];
-            if shifted { format!(", {name} #{amount}") } else { format!(", {name}") }
+            if shifted {
+                format!(", {name} #{amount}")
+            } else {
+                format!(", {name}")
+            }
         }
         _ => return None,
     };

@@ -105,10 +105,11 @@ pub fn disasm_function(arch: Arch, code: &[u8]) -> Result<Vec<String>, usize> {
     let mut pc = 0usize;
     while pc < code.len() {
         let insn = disasm_insn(arch, &code[pc..], pc as u64, &|_| None).ok_or(pc)?;
-        if let Some(t) = insn.branch_target {
-            if pcs.len() < MAX_LOCAL_LABELS && t < len {
-                pcs.push(t);
-            }
+        if let Some(t) = insn.branch_target
+            && pcs.len() < MAX_LOCAL_LABELS
+            && t < len
+        {
+            pcs.push(t);
         }
         pc += insn.len;
     }
@@ -183,9 +184,101 @@ pub fn test_loader_text_checked(arch: Arch, funcs: &[Vec<u8>]) -> Result<Vec<Str
     Ok(out)
 }
 
+/// Splits a JIT image into its functions by `jited_func_lens` (as
+/// `bpf_prog_info` reports them), ignoring lengths past the image end.
+pub fn split_funcs(image: &[u8], func_lens: &[u32]) -> Vec<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut off = 0usize;
+    for &n in func_lens {
+        let end = off.saturating_add(n as usize).min(image.len());
+        out.push(image[off..end].to_vec());
+        off = end;
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// xorshift64, for reproducible garbage.
+    fn next(st: &mut u64) -> u64 {
+        *st ^= *st << 13;
+        *st ^= *st >> 7;
+        *st ^= *st << 17;
+        *st
+    }
+
+    #[test]
+    fn arbitrary_bytes_never_panic() {
+        let mut st = 0x1234_5678_9abc_def1;
+        for arch in [Arch::X86_64, Arch::Arm64] {
+            for len in [0usize, 1, 2, 3, 5, 15, 64, 4096] {
+                let code: Vec<u8> = (0..len).map(|_| next(&mut st) as u8).collect();
+                for pc in 0..code.len().min(64) {
+                    if let Some(i) = disasm_insn(arch, &code[pc..], pc as u64, &|t| Some(format!("L{t}"))) {
+                        assert!(i.len >= 1 && i.len <= code.len() - pc && i.len <= 15);
+                    }
+                }
+                let lines = test_loader_text(arch, &[code.clone(), Vec::new()]);
+                assert_eq!(lines.first().map(String::as_str), Some("func #0:"));
+                let _ = test_loader_text_checked(arch, &[code]);
+            }
+        }
+        for arch in [Arch::Riscv64, Arch::S390x, Arch::Loongarch64] {
+            assert_eq!(
+                test_loader_text_checked(arch, &[vec![0x90]]),
+                Err(DisasmError::Unsupported(arch))
+            );
+        }
+    }
+
+    #[test]
+    fn truncated_instruction_fails_the_function() {
+        // `movl $0x1, %edi` cut after two bytes: the kernel helper stops with
+        // "Can't disasm instruction at offset 1" and prints nothing of it.
+        let f = vec![0x90, 0xbf, 0x01];
+        assert_eq!(
+            test_loader_text(Arch::X86_64, std::slice::from_ref(&f)),
+            ["func #0:", ""]
+        );
+        let err = test_loader_text_checked(Arch::X86_64, &[f]).unwrap_err();
+        assert_eq!(
+            err,
+            DisasmError::BadInsn {
+                func: 0,
+                offset: 1,
+                bytes: vec![0xbf, 0x01]
+            }
+        );
+        assert_eq!(err.to_string(), "func #0: Can't disasm instruction at offset 1: bf 01");
+    }
+
+    #[test]
+    fn long_text_is_cut_at_63_characters() {
+        // ldadda w0, wzr, [x1]: libLLVM-19's C API prints "\tldadda\tw0, wzr,
+        // [x1] // acquire semantics dropped since destination is zero"
+        // (expected/jit_disasm/arm64.capi); the kernel helper's `char buf[64]`
+        // keeps 63 characters of it.
+        let lines = test_loader_text(Arch::Arm64, &[vec![0x3f, 0x00, 0xa0, 0xb8]]);
+        let line = &lines[1];
+        let text = line
+            .split_once("            ")
+            .map(|(_, t)| t)
+            .unwrap()
+            .trim_start_matches(' ');
+        assert_eq!(
+            text,
+            "\tldadda\tw0, wzr, [x1] // acquire semantics dropped since destin"
+        );
+        assert_eq!(text.len(), 63);
+    }
+
+    #[test]
+    fn split_by_func_lens() {
+        assert_eq!(split_funcs(&[1, 2, 3, 4, 5], &[2, 3]), vec![vec![1, 2], vec![3, 4, 5]]);
+        assert_eq!(split_funcs(&[1, 2], &[3, 1]), vec![vec![1, 2], vec![]]);
+    }
 
     #[test]
     fn bsearch_picks_middle_duplicate() {
