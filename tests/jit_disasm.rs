@@ -3,20 +3,26 @@
 //! * Instruction corpora (`jit_disasm/*_corpus.rs`: what the 7.3 JITs emit,
 //!   with register/size/immediate variants) were run through llvm-mc-19 and
 //!   llvm-objdump-19 (`--print-imm-hex`, arm64 `--mattr=+all`); the checked-in
-//!   goldens `expected/jit_disasm/<arch>.objdump` are its lines, verbatim.
+//!   goldens `expected/jit_disasm/<corpus>.objdump` are its lines, verbatim.
+//!   Two more corpora of seeded random bytes / A64 words measure the
+//!   printers beyond JIT code; their known mismatches (instructions the
+//!   decoder crates lack, ...) are listed with reasons in `<corpus>.known`.
 //! * objdump is not what test_loader calls: `jit_disasm/llvm_capi.py` runs
 //!   every objdump line through libLLVM-19's C API the way the kernel helper
-//!   does; `expected/jit_disasm/<arch>.capi` is its output, and our text must
+//!   does; `expected/jit_disasm/<corpus>.capi` is its output, and our text must
 //!   equal it. The two LLVM outputs are checked against each other:
 //!   [`capi_text`] maps objdump to the C API (comments, `<sym>`, arm64
 //!   pc-relative operands), and the remaining differences must be the C
 //!   API's own (it fails on SoftFail encodings; it prints decoder comments).
 //! * Real 7.3 JIT images and test_loader's exact text for them
 //!   (`expected/jit_disasm/oracle-<arch>.json`) were recorded with the oracle
-//!   kit's `vm_oracle.py` under QEMU.
+//!   kit's `vm_oracle.py` under QEMU, from its examples and the programs in
+//!   `expected/jit_disasm/progs/` (every ALU/memory/atomic/jump form, calls,
+//!   tail calls, more than 32 branch references).
 //! * When llvm-objdump-19 / libLLVM-19 are installed, the goldens are
 //!   regenerated live and must be unchanged; otherwise that test says it
-//!   skipped. `BPF_SELFTEST_BLESS=1` rewrites both corpus goldens.
+//!   skipped. `BPF_SELFTEST_BLESS=1` rewrites the corpus goldens (never from
+//!   our own output); the oracle images are re-recorded with the kit.
 
 #[path = "jit_disasm/arm64_corpus.rs"]
 mod arm64_corpus;
