@@ -19,6 +19,7 @@ pub mod btf;
 pub mod cli;
 pub mod golden;
 pub mod import;
+pub mod jit_disasm;
 pub mod link;
 pub mod map;
 pub mod matcher;
