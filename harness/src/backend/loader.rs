@@ -153,6 +153,10 @@ fn load_fds(sys: &mut dyn BpfSys, target: &Target<'_>, req: &LoadRequest, fds: &
     }
     let Some(prog_fd) = prog_fd else { return Ok(out) };
     read_prog_info(sys, prog_fd, req.want_jited, &mut out).map_err(|e| unavailable(target, e))?;
+    // test_loader's `__jited` text of the image, as its LLVM disassembler prints it
+    if req.arch.has_jit() && !out.jited_funcs.is_empty() {
+        out.jited = crate::jit_disasm::test_loader_text(req.arch, &out.jited_funcs);
+    }
     if let Some(tr) = &req.test_run {
         let (call, data_out) = attr::prog_test_run(prog_fd, &tr.data, tr.data_out_size, tr.ctx.as_deref(), tr.repeat);
         let r = sys.bpf(&call).map_err(|e| unavailable(target, e))?;

@@ -134,6 +134,7 @@ pub mod kernel;
 pub mod loader;
 pub mod model;
 pub mod normalize;
+pub mod replay;
 pub mod vm;
 
 /// The backend named by `BPF_SELFTEST_BACKEND` (or `--backend`).
