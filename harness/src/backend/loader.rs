@@ -280,7 +280,10 @@ fn create_and_load(sys: &mut dyn BpfSys, req: &LoadRequest, insns: &mut [Insn], 
             // libbpf: retry at log level 1 to show what failed
             Err(_) if p.log_level == 0 => p.log_level = 1,
             Err(errno) => {
-                let out = LoadOutcome { accepted: false, errno, log, ..LoadOutcome::default() };
+                // a rejected program has no fd to ask; the log's last
+                // `processed N insns` line says how far the verifier got
+                let verified_insns = processed_insns(&log).unwrap_or(0);
+                let out = LoadOutcome { accepted: false, errno, log, verified_insns, ..LoadOutcome::default() };
                 return Ok(Loaded::Prog { out, prog_fd: None, map_fds });
             }
         }
@@ -426,6 +429,11 @@ fn read_prog_info(sys: &mut dyn BpfSys, prog_fd: i32, want_jited: bool, out: &mu
         }
     }
     Ok(())
+}
+
+/// N of the last `processed N insns` line of a verifier log.
+pub fn processed_insns(log: &str) -> Option<u32> {
+    log.lines().rev().find_map(|l| l.strip_prefix("processed ")?.split(' ').next()?.parse().ok())
 }
 
 /// The log up to its NUL.
