@@ -15,6 +15,7 @@ pub use bpf_selftest_macros::*;
 pub use inventory;
 
 pub mod backend;
+pub mod bench;
 pub mod btf;
 pub mod cli;
 pub mod golden;
