@@ -337,17 +337,14 @@ impl<'a> Driver<'a> {
         self.checkpoints[idx] = true;
         let mut counts: BTreeMap<u32, usize> = BTreeMap::new();
         for reg in st.iter() {
-            if let Reg::Scalar { id, .. } = reg {
-                if *id != 0 {
-                    *counts.entry(id & !BPF_ADD_CONST).or_default() += 1;
-                }
+            match reg {
+                Reg::Scalar { id, .. } if *id != 0 => *counts.entry(id & !BPF_ADD_CONST).or_default() += 1,
+                _ => {}
             }
         }
         for r in 0..st.len() {
-            if let Reg::Scalar { id, .. } = &st[r] {
-                if *id != 0 && counts.get(&(id & !BPF_ADD_CONST)) == Some(&1) {
-                    clear_id(st, r);
-                }
+            if matches!(&st[r], Reg::Scalar { id, .. } if *id != 0 && counts.get(&(id & !BPF_ADD_CONST)) == Some(&1)) {
+                clear_id(st, r);
             }
         }
         self.prev_jmps_processed = self.jmps_processed;
@@ -538,10 +535,8 @@ impl<'a> Driver<'a> {
             if self.live[idx] & (1 << r) == 0 {
                 continue;
             }
-            if let Reg::Scalar { id, .. } = reg {
-                if id & !BPF_ADD_CONST == base {
-                    out.push(r);
-                }
+            if matches!(reg, Reg::Scalar { id, .. } if id & !BPF_ADD_CONST == base) {
+                out.push(r);
             }
         }
     }

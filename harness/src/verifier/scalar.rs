@@ -9,6 +9,20 @@
 //! classic bounds are now views (`reg_smin()` ...). Pointer registers use the
 //! same three fields for their variable offset, so [`Scalar`] is meant to be
 //! embedded in the verifier's register state for every register type.
+//!
+//! What stays with the verifier proper: register types, scalar ids and
+//! deltas (the functions here say when the kernel clears them), precision,
+//! `sanitize_*` for unprivileged programs, and pushing the states that
+//! [`alu::AluOutcome::fork`] and [`branch::BranchRegs`] describe.
+//!
+//! - ALU (not MOV): [`alu::adjust_scalar_min_max_vals`]; MOV: [`scalar_mov`],
+//!   `BPF_K` moves: [`Scalar::known`]; helper results: [`Scalar::unknown`].
+//! - Conditional jumps: [`branch::scalar_cond_jmp`] (or
+//!   [`branch::is_scalar_branch_taken`] on the verifier's own scratch copies).
+//! - Linked scalars: [`sync_linked_scalar`]; loads: [`coerce_reg_to_size`],
+//!   [`coerce_reg_to_size_sx`]; invariants: [`reg_bounds_sanity_check`].
+//! - Log: [`print::print_scalar`], and for pointers
+//!   [`print::print_scalar_ranges`], [`print::tnum_strn`], [`print::verbose_snum`].
 
 pub mod alu;
 pub mod branch;

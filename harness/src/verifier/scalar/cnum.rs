@@ -130,6 +130,7 @@ macro_rules! cnum_impl {
             }
 
             #[doc = concat!("`cnum", $bits, "_add`: the arc of all sums; the full circle when the sizes add past it.")]
+            #[allow(clippy::should_implement_trait)] // the kernel's name; not `+` on numbers
             pub fn add(self, b: $name) -> $name {
                 if self.is_empty() || b.is_empty() {
                     return $name::EMPTY;
@@ -231,11 +232,9 @@ pub fn cnum64_cnum32_intersect(a: Cnum64, b: Cnum32) -> Cnum64 {
         let d = if (a.size as u32) < b1.base {
             // `a` ends before `b1` starts in its last period.
             a_low + ((1u64 << 32) - b1_max)
-        } else if a_low >= b1_max {
-            // `a` ends after `b1` ends in its last period.
-            a_low - b1_max
         } else {
-            0
+            // `a` ends after `b1` ends in its last period, or inside it.
+            a_low.saturating_sub(b1_max)
         };
         if t.size < d {
             return Cnum64::EMPTY;
