@@ -2,7 +2,7 @@
 //! about a number (`var_off`, `r64`, `r32`), how the verifier keeps the three
 //! consistent (`reg_bounds_sync`), and the transfer functions of
 //! `kernel/bpf/verifier.c` for ALU ops ([`alu`]) and conditional jumps
-//! ([`branch`]), plus the log text of `kernel/bpf/log.c` ([`print`]).
+//! ([`branch`]), plus the log text of `kernel/bpf/log.c` ([`print`](mod@print)).
 //!
 //! 7.3 replaced the `smin/smax/umin/umax` (and 32-bit) fields of older
 //! kernels with two circular ranges, `r64` and `r32` ([`cnum`]); the eight
@@ -21,8 +21,8 @@
 //!   [`branch::is_scalar_branch_taken`] on the verifier's own scratch copies).
 //! - Linked scalars: [`sync_linked_scalar`]; loads: [`coerce_reg_to_size`],
 //!   [`coerce_reg_to_size_sx`]; invariants: [`reg_bounds_sanity_check`].
-//! - Log: [`print::print_scalar`], and for pointers
-//!   [`print::print_scalar_ranges`], [`print::tnum_strn`], [`print::verbose_snum`].
+//! - Log: [`print::print_scalar`](self::print::print_scalar), and for pointers
+//!   [`print::print_scalar_ranges`](self::print::print_scalar_ranges), [`print::tnum_strn`](self::print::tnum_strn), [`print::verbose_snum`](self::print::verbose_snum).
 
 pub mod alu;
 pub mod branch;
