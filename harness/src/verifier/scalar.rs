@@ -21,8 +21,8 @@
 //!   [`branch::is_scalar_branch_taken`] on the verifier's own scratch copies).
 //! - Linked scalars: [`sync_linked_scalar`]; loads: [`coerce_reg_to_size`],
 //!   [`coerce_reg_to_size_sx`]; invariants: [`reg_bounds_sanity_check`].
-//! - Log: [`print::print_scalar`](self::print::print_scalar), and for pointers
-//!   [`print::print_scalar_ranges`](self::print::print_scalar_ranges), [`print::tnum_strn`](self::print::tnum_strn), [`print::verbose_snum`](self::print::verbose_snum).
+//! - Log: [`print::print_scalar`], and for pointers
+//!   [`print::print_scalar_ranges`], [`print::tnum_strn`], [`print::verbose_snum`].
 
 pub mod alu;
 pub mod branch;
