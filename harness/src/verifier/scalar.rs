@@ -27,6 +27,8 @@
 pub mod alu;
 pub mod branch;
 pub mod cnum;
+#[cfg(test)]
+mod fuzz;
 pub mod print;
 
 pub use cnum::{Cnum32, Cnum64, cnum32_from_cnum64, cnum64_cnum32_intersect};
@@ -362,7 +364,7 @@ fn set_sext64_default_val(reg: &mut Scalar, size: u8) {
 }
 
 /// `coerce_reg_to_size_sx`: sign-extend the low `size` bytes (1, 2, 4) to 64
-/// bits (`movsx` and sign-extending loads). No `reg_bounds_sync` here, as in
+/// bits (`movsx` and sign-extending loads; other sizes act as 4). No `reg_bounds_sync` here, as in
 /// the kernel; a load syncs afterwards.
 pub fn coerce_reg_to_size_sx(reg: &mut Scalar, size: u8) {
     let num_bits = u32::from(size) * 8;
@@ -373,8 +375,9 @@ pub fn coerce_reg_to_size_sx(reg: &mut Scalar, size: u8) {
         reg.r32 = Cnum32::from_urange(v as u32, v as u32);
         return;
     }
-    let top_smax = ((reg.smax() as u64) >> num_bits) << num_bits;
-    let top_smin = ((reg.smin() as u64) >> num_bits) << num_bits;
+    let top = |v: u64| v.checked_shr(num_bits).map_or(0, |t| t << num_bits);
+    let top_smax = top(reg.smax() as u64);
+    let top_smin = top(reg.smin() as u64);
     if top_smax == top_smin {
         let init_max = sext(reg.smax() as u64, size);
         let init_min = sext(reg.smin() as u64, size);
@@ -411,8 +414,9 @@ pub fn coerce_subreg_to_size_sx(reg: &mut Scalar, size: u8) {
         reg.set_srange32(v as i32, v as i32);
         return;
     }
-    let top_smax = ((reg.s32_max() as u32) >> num_bits) << num_bits;
-    let top_smin = ((reg.s32_min() as u32) >> num_bits) << num_bits;
+    let top = |v: u32| v.checked_shr(num_bits).map_or(0, |t| t << num_bits);
+    let top_smax = top(reg.s32_max() as u32);
+    let top_smin = top(reg.s32_min() as u32);
     if top_smax == top_smin {
         let init_max = sext(u64::from(reg.s32_max() as u32), size) as i32;
         let init_min = sext(u64::from(reg.s32_min() as u32), size) as i32;

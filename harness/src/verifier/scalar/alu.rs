@@ -480,6 +480,7 @@ pub fn adjust_scalar_min_max_vals(dst: &mut Scalar, src: &Scalar, insn: &Insn) -
         return out;
     }
 
+    let by_zero = if alu32 { src.u32_min() == 0 } else { src.umin() == 0 };
     match opcode {
         BPF_ADD => {
             scalar32_min_max_add(dst, src);
@@ -504,30 +505,21 @@ pub fn adjust_scalar_min_max_vals(dst: &mut Scalar, src: &Scalar, insn: &Insn) -
             scalar32_min_max_mul(dst, src);
             scalar_min_max_mul(dst, src);
         }
-        BPF_DIV => {
-            // BPF defines x / 0 = 0.
-            if (alu32 && src.u32_min() == 0) || (!alu32 && src.umin() == 0) {
-                dst.mark_known(0);
-            } else {
-                match (alu32, insn.off == 1) {
-                    (true, true) => scalar32_min_max_sdiv(dst, src),
-                    (true, false) => scalar32_min_max_udiv(dst, src),
-                    (false, true) => scalar_min_max_sdiv(dst, src),
-                    (false, false) => scalar_min_max_udiv(dst, src),
-                }
-            }
-        }
-        BPF_MOD => {
-            // BPF defines x % 0 = x.
-            if !((alu32 && src.u32_min() == 0) || (!alu32 && src.umin() == 0)) {
-                match (alu32, insn.off == 1) {
-                    (true, true) => scalar32_min_max_smod(dst, src),
-                    (true, false) => scalar32_min_max_umod(dst, src),
-                    (false, true) => scalar_min_max_smod(dst, src),
-                    (false, false) => scalar_min_max_umod(dst, src),
-                }
-            }
-        }
+        // BPF defines x / 0 = 0 and x % 0 = x.
+        BPF_DIV if by_zero => dst.mark_known(0),
+        BPF_DIV => match (alu32, insn.off == 1) {
+            (true, true) => scalar32_min_max_sdiv(dst, src),
+            (true, false) => scalar32_min_max_udiv(dst, src),
+            (false, true) => scalar_min_max_sdiv(dst, src),
+            (false, false) => scalar_min_max_udiv(dst, src),
+        },
+        BPF_MOD if by_zero => {}
+        BPF_MOD => match (alu32, insn.off == 1) {
+            (true, true) => scalar32_min_max_smod(dst, src),
+            (true, false) => scalar32_min_max_umod(dst, src),
+            (false, true) => scalar_min_max_smod(dst, src),
+            (false, false) => scalar_min_max_umod(dst, src),
+        },
         BPF_AND => {
             if tnum_is_const(src.var_off) {
                 out.fork = maybe_fork_scalars(dst);

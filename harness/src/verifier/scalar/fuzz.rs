@@ -210,6 +210,10 @@ fn random_ops_are_sound_and_never_panic() {
             insn.off,
             insn.imm
         );
+        // Invalid offsets the verifier rejects earlier must not panic either.
+        for off in [1i16, 32, 64, -1, i16::MAX] {
+            let _ = scalar_mov(&d, rng.below(2) == 0, off);
+        }
         // Moves and sign extensions, on the result.
         let off = [0i16, 8, 16, 32][rng.below(4) as usize];
         let alu64 = rng.below(2) == 0;
