@@ -22,7 +22,10 @@ bpf_get_prandom_u32 or are constants hidden from 7.3's constant-branch folding
 so liveness does not hide them. Programs are trees (no joins), so no state is
 ever pruned.
 
-  scripts/record-scalar-goldens.py [--arch x86_64] [--only GROUP] [--dry-run]
+  scripts/record-scalar-goldens.py [--arch x86_64] [--only GROUP] [--dry-run] [--out DIR]
+
+The domain has nothing arch-specific: recording with --arch arm64 into another
+--out directory gives the same logs apart from the header line.
 """
 import argparse
 import json
@@ -466,6 +469,7 @@ def main():
     ap.add_argument("--arch", default="x86_64")
     ap.add_argument("--only", help="record only this group")
     ap.add_argument("--dry-run", action="store_true", help="print the jobs file and stop")
+    ap.add_argument("--out", default=OUT, help="output directory (default: the goldens)")
     a = ap.parse_args()
 
     groups = programs()
@@ -489,10 +493,10 @@ def main():
                              check=True, capture_output=True, text=True)
     doc = json.loads(res.stdout)
     by_name = {p["name"]: p for p in doc["programs"]}
-    os.makedirs(OUT, exist_ok=True)
+    os.makedirs(a.out, exist_ok=True)
     total = rejected = 0
     for g, progs in groups.items():
-        with open(os.path.join(OUT, f"{g}.txt"), "w") as f:
+        with open(os.path.join(a.out, f"{g}.txt"), "w") as f:
             f.write(f"# Linux 7.3.4 {a.arch} (QEMU) level-2 verifier logs of socket_filter programs,\n")
             f.write("# loaded privileged. Recorded by scripts/record-scalar-goldens.py; do not edit.\n")
             for name, asm in progs:
@@ -506,7 +510,7 @@ def main():
                 f.write(f"\n=== {name}\nasm: {asm}\nresult: {result}\n")
                 for l in main_pass(p.get("log") or ""):
                     f.write(l + "\n")
-    print(f"{total} programs, {rejected} rejected, in {len(groups)} groups -> {OUT}")
+    print(f"{total} programs, {rejected} rejected, in {len(groups)} groups -> {a.out}")
 
 
 if __name__ == "__main__":
