@@ -481,6 +481,8 @@ impl<'a, 'l> Env<'a, 'l> {
         st.first_insn_idx = 0;
         st.last_insn_idx = -1;
         self.cur = st;
+        // init_func_state scratches everything: the first insn prints the whole state
+        self.scratch.mark_all();
         let ret = self.do_check();
         if ret.is_ok() && pop_log {
             self.log.reset(0);
