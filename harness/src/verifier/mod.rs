@@ -2,3 +2,17 @@
 
 pub mod scalar;
 pub mod tnum;
+
+// The main pass (do_check) and its parts.
+pub mod alu;
+pub mod backtrack;
+pub mod ctx;
+pub mod do_check;
+pub mod jmp;
+pub mod mem;
+pub mod print;
+pub mod reg;
+pub mod retcode;
+pub mod stack;
+pub mod state;
+pub mod states;
