@@ -387,7 +387,7 @@ fn run(case: &Case, level: u32) -> Result<(DoCheckOutcome, String), String> {
                 let spec = toks.next().unwrap_or_default();
                 let f: Vec<&str> = spec.split(':').collect();
                 if f.len() >= 5 {
-                    maps.push(MapInfo { name: f[0].to_string(), map_type: 2, key_size: f[2].parse().unwrap_or(4), value_size: f[3].parse().unwrap_or(8), max_entries: f[4].parse().unwrap_or(1), map_flags: 0 });
+                    maps.push(MapInfo { name: f[0].to_string(), map_type: 2, key_size: f[2].parse().unwrap_or(4), value_size: f[3].parse().unwrap_or(8), max_entries: f[4].parse().unwrap_or(1), ..MapInfo::default() });
                 }
             }
             "--unpriv" => unpriv = true,
@@ -437,6 +437,13 @@ fn run(case: &Case, level: u32) -> Result<(DoCheckOutcome, String), String> {
         maps: &maps,
         liveness: &live,
         pt_regs_size: 168,
+        subprogs: &[],
+        has_func_info: true,
+        gpl: true,
+        sleepable: false,
+        jit_requested: true,
+        nr_cpu_ids: 1,
+        kfuncs: &[],
     };
     let mut log = StringLog { level, text: String::new() };
     let out = do_check_main(&input, &mut log);

@@ -28,6 +28,28 @@ impl BacktrackState {
     fn set_reg(&mut self, r: usize) {
         self.reg_masks[self.frame & 15] |= 1 << r;
     }
+    fn reg_mask(&self) -> u32 {
+        self.reg_masks[self.frame & 15]
+    }
+    fn stack_mask(&self) -> u64 {
+        self.stack_masks[self.frame & 15]
+    }
+    /// `bt_subprog_enter`: backtracking moves into a callee's frame.
+    fn subprog_enter(&mut self) -> bool {
+        if self.frame >= 15 {
+            return false;
+        }
+        self.frame += 1;
+        true
+    }
+    /// `bt_subprog_exit`: backtracking moves out to the caller's frame.
+    fn subprog_exit(&mut self) -> bool {
+        if self.frame == 0 {
+            return false;
+        }
+        self.frame -= 1;
+        true
+    }
     fn clear_reg(&mut self, r: usize) {
         self.reg_masks[self.frame & 15] &= !(1 << r);
     }
@@ -65,8 +87,9 @@ impl Env<'_, '_> {
         self.do_mark_chain_precision()
     }
 
-    /// `backtrack_insn`.
-    fn backtrack_insn(&mut self, idx: usize, hist: Option<JmpHistEntry>) -> VResult<Bt> {
+    /// `backtrack_insn`: `subseq_idx` is the insn backtracked before
+    /// (the one that ran after `idx`).
+    fn backtrack_insn(&mut self, idx: usize, subseq_idx: i64, hist: Option<JmpHistEntry>) -> VResult<Bt> {
         let insn = self.insn(idx);
         if insn.code == 0 {
             return Ok(Bt::Ok);
@@ -140,8 +163,92 @@ impl Env<'_, '_> {
                 }
             }
             BPF_JMP | BPF_JMP32 => {
-                if opcode == BPF_CALL || opcode == BPF_EXIT {
-                    return Err(DoCheckError::Unsupported("backtracking through calls is not modelled yet".into()));
+                const ARGS: u32 = 0b111110;
+                let bug = |env: &mut Self, what: String| -> VResult<Bt> {
+                    env.verbose(&format!("verifier bug: {what}\n"));
+                    errno(EFAULT)
+                };
+                if insn.is_pseudo_call() {
+                    let Some(subprog) = self.find_subprog(idx as i64 + insn.imm as i64 + 1) else { return errno(EFAULT) };
+                    if self.subprog_is_global(subprog) {
+                        if self.bt.reg_mask() & ARGS != 0 {
+                            let m = self.bt.reg_mask();
+                            return bug(self, format!("global subprog unexpected regs {m:x}"));
+                        }
+                        self.bt.clear_reg(0);
+                        return Ok(Bt::Ok);
+                    }
+                    if self.bt.reg_mask() & !ARGS != 0 {
+                        let m = self.bt.reg_mask();
+                        return bug(self, format!("static subprog unexpected regs {m:x}"));
+                    }
+                    if self.bt.stack_mask() != 0 {
+                        let m = self.bt.stack_mask();
+                        return bug(self, format!("static subprog leftover stack slots {m:x}"));
+                    }
+                    let fr = self.bt.frame;
+                    for i in 1..=5 {
+                        if self.bt.reg_set(i) {
+                            self.bt.clear_reg(i);
+                            if fr > 0 {
+                                self.bt.reg_masks[(fr - 1) & 15] |= 1 << i;
+                            }
+                        }
+                    }
+                    if !self.bt.subprog_exit() {
+                        return errno(EFAULT);
+                    }
+                    return Ok(Bt::Ok);
+                }
+                let sync_cb = insn.is_call()
+                    && ((insn.src == 0 && super::helpers::is_sync_callback_calling_function(insn.imm))
+                        || (insn.src == BPF_PSEUDO_KFUNC_CALL && super::kfuncs::is_sync_callback_calling_kfunc(self, insn.imm)));
+                if sync_cb && idx as i64 != subseq_idx - 1 {
+                    if self.bt.reg_mask() & !ARGS != 0 {
+                        let m = self.bt.reg_mask();
+                        return bug(self, format!("callback unexpected regs {m:x}"));
+                    }
+                    if self.bt.stack_mask() != 0 {
+                        let m = self.bt.stack_mask();
+                        return bug(self, format!("callback leftover stack slots {m:x}"));
+                    }
+                    for i in 1..=5 {
+                        self.bt.clear_reg(i);
+                    }
+                    if !self.bt.subprog_exit() {
+                        return errno(EFAULT);
+                    }
+                    return Ok(Bt::Ok);
+                }
+                if opcode == BPF_CALL {
+                    if insn.src == BPF_PSEUDO_KFUNC_CALL && insn.imm == 0 {
+                        return Ok(Bt::NotSupp);
+                    }
+                    self.bt.clear_reg(0);
+                    if self.bt.reg_mask() & ARGS != 0 {
+                        let m = self.bt.reg_mask();
+                        return bug(self, format!("backtracking call unexpected regs {m:x}"));
+                    }
+                    if insn.src == 0 && insn.imm == super::helpers::func::TAIL_CALL && subseq_idx - idx as i64 != 1 && !self.bt.subprog_enter() {
+                        return errno(EFAULT);
+                    }
+                    return Ok(Bt::Ok);
+                }
+                if opcode == BPF_EXIT {
+                    let from_subprog_call = subseq_idx >= 1 && self.insn((subseq_idx - 1) as usize).is_pseudo_call();
+                    let r0_precise = from_subprog_call && self.bt.reg_set(0);
+                    if from_subprog_call && self.bt.reg_mask() & ARGS != 0 {
+                        let m = self.bt.reg_mask();
+                        return bug(self, format!("backtracking exit unexpected regs {m:x}"));
+                    }
+                    self.bt.clear_reg(0);
+                    if !self.bt.subprog_enter() {
+                        return errno(EFAULT);
+                    }
+                    if r0_precise {
+                        self.bt.set_reg(0);
+                    }
+                    return Ok(Bt::Ok);
                 }
                 if insn.is_src_x() && opcode != BPF_JA {
                     if !self.bt.reg_set(dreg) && !self.bt.reg_set(sreg) {
@@ -213,6 +320,37 @@ impl Env<'_, '_> {
                 self.verbose(&s);
             }
             if last_idx < 0 {
+                // the entry of a global function: only its arguments may
+                // still want precision
+                let (curframe, f0) = match st {
+                    None => (self.cur.curframe(), &self.cur.frame[0]),
+                    Some(c) => (self.checkpoints[c].state.curframe(), &self.checkpoints[c].state.frame[0]),
+                };
+                if curframe == 0 && f0.subprogno > 0 && f0.callsite == -1 && self.bt.stack_masks[0] == 0 && self.bt.reg_masks[0] & !0b111110 == 0 {
+                    let mask = self.bt.reg_masks[0];
+                    self.bt.reg_masks[0] = 0;
+                    for i in 0..MAX_BPF_REG {
+                        if mask & (1 << i) == 0 {
+                            continue;
+                        }
+                        let r = match st {
+                            None => &mut self.cur.frame[0].regs[i],
+                            Some(c) => &mut self.checkpoints[c].state.frame[0].regs[i],
+                        };
+                        if r.typ == SCALAR_VALUE {
+                            r.precise = true;
+                            self.precision_changes += 1;
+                        }
+                    }
+                    return Ok(());
+                }
+                let s = format!(
+                    "verifier bug: backtracking func entry subprog {} reg_mask {:x} stack_mask {:x}\n",
+                    f0.subprogno,
+                    self.bt.reg_mask(),
+                    self.bt.stack_mask()
+                );
+                self.verbose(&s);
                 return errno(EFAULT);
             }
             let hist_vec: Vec<JmpHistEntry> = match st {
@@ -230,10 +368,10 @@ impl Env<'_, '_> {
                     skip_first = false;
                 } else {
                     let h = if history > 0 && hist_vec[history - 1].idx as i64 == i { Some(hist_vec[history - 1]) } else { None };
-                    match self.backtrack_insn(i as usize, h)? {
+                    match self.backtrack_insn(i as usize, subseq_idx, h)? {
                         Bt::Ok => {}
                         Bt::NotSupp => {
-                            self.mark_all_scalars_precise(st);
+                            self.mark_all_scalars_precise(None);
                             self.bt_reset();
                             return Ok(());
                         }
@@ -243,7 +381,6 @@ impl Env<'_, '_> {
                     return Ok(());
                 }
                 subseq_idx = i;
-                let _ = subseq_idx;
                 // get_prev_insn_idx
                 if i == first_idx && (history == 0 || (history == 1 && hist_vec[0].idx as i64 == i)) {
                     break;
@@ -275,6 +412,7 @@ impl Env<'_, '_> {
                         self.bt.reg_masks[fr] &= !(1 << r);
                     } else {
                         reg.precise = true;
+                        self.precision_changes += 1;
                     }
                 }
                 for s in 0..64 {
@@ -286,6 +424,7 @@ impl Env<'_, '_> {
                         self.bt.stack_masks[fr] &= !(1u64 << s);
                     } else {
                         slot.spilled_ptr.precise = true;
+                        self.precision_changes += 1;
                     }
                 }
                 if self.level() & BPF_LOG_LEVEL2 != 0 {
@@ -295,7 +434,7 @@ impl Env<'_, '_> {
                         fmt_stack_mask(self.bt.stack_masks[fr])
                     );
                     let sc = super::print::Scratch::default();
-                    super::print::print_verifier_state(&mut s, &self.checkpoints[p].state, fr, true, &sc, self.input.maps);
+                    super::print::print_verifier_state(&mut s, &self.checkpoints[p].state, fr, true, &sc, &self.maps);
                     self.verbose(&s);
                 }
             }
@@ -315,7 +454,7 @@ impl Env<'_, '_> {
 
     /// `bpf_mark_all_scalars_precise`: every scalar of every checkpoint
     /// above the starting state.
-    fn mark_all_scalars_precise(&mut self, start: Option<usize>) {
+    pub(crate) fn mark_all_scalars_precise(&mut self, start: Option<usize>) {
         if self.level() & BPF_LOG_LEVEL2 != 0 {
             let s = format!("mark_precise: frame{}: falling back to forcing all scalars precise\n", self.cur.curframe());
             self.verbose(&s);

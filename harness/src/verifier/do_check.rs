@@ -43,6 +43,8 @@ pub const E2BIG: i32 = 7;
 pub const EACCES: i32 = 13;
 pub const EFAULT: i32 = 14;
 pub const EINVAL: i32 = 22;
+pub const ERANGE: i32 = 34;
+pub const EPROTO: i32 = 71;
 pub const ENOTSUPP: i32 = 524;
 
 /// The verifier log as the main pass uses it (`struct bpf_verifier_log`).
@@ -86,7 +88,7 @@ impl VLog for StringLog {
 }
 
 /// A map the program uses, as the verifier sees `struct bpf_map`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Default)]
 pub struct MapInfo {
     pub name: String,
     pub map_type: u32,
@@ -94,6 +96,16 @@ pub struct MapInfo {
     pub value_size: u32,
     pub max_entries: u32,
     pub map_flags: u32,
+    /// `inner_map_meta` of a map-in-map (what a lookup returns).
+    pub inner: Option<Box<MapInfo>>,
+    /// `map->frozen`: with `BPF_F_RDONLY_PROG`, `bpf_map_is_rdonly`.
+    pub frozen: bool,
+    /// The value's special fields when the map has BTF (`map->record`);
+    /// `None` is a map without BTF.
+    pub record: Option<super::maps::MapRecord>,
+    /// Contents of a frozen read-only array (`bpf_map_direct_read`, const
+    /// strings); empty when unknown.
+    pub data: Vec<u8>,
 }
 
 /// What the front end knows about one insn (`struct bpf_insn_aux_data`).
@@ -118,6 +130,8 @@ pub struct LiveQuery {
     pub insn_idx: usize,
     /// Call sites of frames 1.. (the call insn that made each).
     pub callsites: Vec<usize>,
+    /// The first insn of each frame's subprogram (frame 0 first).
+    pub subprog_starts: Vec<usize>,
 }
 
 /// `bpf_stack_slot_alive`: whether 4-byte half slot `half_spi` of frame
@@ -150,6 +164,28 @@ impl Privs {
     pub const UNPRIV: Privs = Privs { bpf_capable: false, allow_ptr_leaks: false, allow_uninit_stack: false, bypass_spec_v1: false, bypass_spec_v4: false };
 }
 
+/// One subprogram as the front end describes it (`struct
+/// bpf_subprog_info` and the `func_info` facts the main pass reads).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Subprog {
+    pub start: usize,
+    /// `bpf_subprog_name`: the func_info name, "" without BTF.
+    pub name: String,
+    /// `bpf_subprog_is_global`.
+    pub global: bool,
+    /// Arguments of a global function's BTF prototype (all `int`).
+    pub nargs: u32,
+    /// The BTF prototype returns void.
+    pub returns_void: bool,
+    pub is_exception_cb: bool,
+    /// Marks `check_cfg` puts on subprograms (`mark_subprog_*`).
+    pub changes_pkt_data: bool,
+    pub might_sleep: bool,
+    pub might_throw: bool,
+    pub has_tail_call: bool,
+    pub has_ld_abs: bool,
+}
+
 /// The main pass's input.
 pub struct DoCheckInput<'a> {
     /// The program after the front end's rewrites (const-folded branches).
@@ -165,6 +201,21 @@ pub struct DoCheckInput<'a> {
     pub liveness: &'a dyn StackLiveness,
     /// `sizeof(struct pt_regs)` of the target arch (kprobe ctx).
     pub pt_regs_size: i64,
+    /// The subprograms by start; empty means the main program alone.
+    pub subprogs: &'a [Subprog],
+    /// The program came with BTF `func_info` (callbacks and global
+    /// functions need it).
+    pub has_func_info: bool,
+    /// The license is GPL-compatible (`gpl_only` helpers).
+    pub gpl: bool,
+    /// `BPF_F_SLEEPABLE`.
+    pub sleepable: bool,
+    /// The program will be JITed (tail calls from subprograms).
+    pub jit_requested: bool,
+    /// `nr_cpu_ids` of the target kernel (`bpf_get_smp_processor_id`).
+    pub nr_cpu_ids: u32,
+    /// Kfunc names by BTF id of the target kernel.
+    pub kfuncs: &'a [(&'static str, u32)],
 }
 
 /// Why the pass stopped without accepting.
@@ -199,6 +250,12 @@ pub struct DoCheckOutcome {
     pub stats: Stats,
     /// `subprog_info[0].stack_depth`.
     pub stack_depth: u32,
+    /// Per subprogram (`subprog_info[i]`): stack depth and processed insns.
+    pub subprogs: Vec<super::calls::SubprogRt>,
+    /// What the pass learnt about each insn for the fixups
+    /// (`bpf_insn_aux_data`: map pointers and keys of helper calls, loop
+    /// inlining, kfunc facts).
+    pub aux: Vec<super::calls::CallAux>,
 }
 
 /// What `do_check_insn` tells the loop.
@@ -207,6 +264,9 @@ pub(crate) enum Next {
     Fallthrough,
     /// `insn_idx` was set.
     Updated,
+    /// `insn_idx` was set and the state is printed first (a return from
+    /// a subprogram).
+    UpdatedPrint,
     /// The path ended (`exit`).
     Exit,
 }
@@ -254,13 +314,29 @@ pub struct Env<'a, 'l> {
     pub(crate) prev_insn_print_pos: u64,
     /// `env->cur_hist_ent`: the history entry of the current insn.
     pub(crate) cur_hist_ent: Option<usize>,
-    pub(crate) stack_depth: u32,
     pub(crate) bt: super::backtrack::BacktrackState,
+    /// The maps, then the inner-map metas of maps-in-maps (`reg.aux` of a
+    /// map pointer indexes this).
+    pub(crate) maps: Vec<MapInfo>,
+    /// `subprog_info` as the pass updates it.
+    pub(crate) subprogs: Vec<super::calls::SubprogRt>,
+    /// `insn_aux_data` as the pass updates it.
+    pub(crate) aux: Vec<super::calls::CallAux>,
+    /// `env->exception_callback_subprog`.
+    pub(crate) exception_callback_subprog: usize,
+    /// Precision marks set in checkpoints so far (`changed` of
+    /// `bpf_mark_chain_precision`).
+    pub(crate) precision_changes: u64,
 }
 
-/// `do_check_main`: verifies the main program from insn 0 with `R1 = ctx`.
+/// `do_check_main`: verifies the main program from insn 0 with `R1 = ctx`,
+/// then (`do_check_subprogs`) every global function it calls, then
+/// `check_max_stack_depth` (all three run in this order in `bpf_check`).
 pub fn do_check_main(input: &DoCheckInput<'_>, log: &mut dyn VLog) -> DoCheckOutcome {
     let n = input.insns.len();
+    let maps = super::maps::flatten_maps(input.maps);
+    let subprogs = super::calls::SubprogRt::from_input(input);
+    let exception_callback_subprog = input.subprogs.iter().position(|s| s.is_exception_cb).unwrap_or(0);
     let mut env = Env {
         input,
         log,
@@ -283,11 +359,22 @@ pub fn do_check_main(input: &DoCheckInput<'_>, log: &mut dyn VLog) -> DoCheckOut
         prev_log_pos: 0,
         prev_insn_print_pos: 0,
         cur_hist_ent: None,
-        stack_depth: 0,
         bt: Default::default(),
+        maps,
+        subprogs,
+        aux: vec![super::calls::CallAux::default(); n],
+        exception_callback_subprog,
+        precision_changes: 0,
     };
-    let result = env.do_check_common();
-    DoCheckOutcome { result, stats: env.stats, stack_depth: env.stack_depth }
+    let mut result = env.do_check_common(0, input.sleepable);
+    if result.is_ok() {
+        result = env.do_check_subprogs();
+    }
+    if result.is_ok() {
+        result = env.check_max_stack_depth();
+    }
+    let stack_depth = env.subprogs.first().map_or(0, |s| s.stack_depth);
+    DoCheckOutcome { result, stats: env.stats, stack_depth, subprogs: env.subprogs, aux: env.aux }
 }
 
 impl<'a, 'l> Env<'a, 'l> {
@@ -363,7 +450,7 @@ impl<'a, 'l> Env<'a, 'l> {
     pub(crate) fn print_cur_state(&mut self, print_all: bool) {
         let mut s = String::new();
         let f = self.cur.curframe();
-        print_verifier_state(&mut s, &self.cur, f, print_all, &self.scratch, self.input.maps);
+        print_verifier_state(&mut s, &self.cur, f, print_all, &self.scratch, &self.maps);
         self.verbose(&s);
         if !print_all {
             self.scratch.clear();
@@ -473,21 +560,112 @@ impl<'a, 'l> Env<'a, 'l> {
         self.cur_hist_ent = Some(self.cur.jmp_history.len() - 1);
     }
 
-    /// `do_check_common` for the main program.
-    fn do_check_common(&mut self) -> VResult<()> {
+    /// `do_check_common`: verify `subprog` from its first insn, the main
+    /// program with `R1 = ctx`, a global function with the arguments its
+    /// BTF prototype declares (all scalars here).
+    pub(crate) fn do_check_common(&mut self, subprog: usize, sleepable: bool) -> VResult<()> {
         let pop_log = self.level() & BPF_LOG_LEVEL2 == 0;
+        let old_insns_total = self.subprogs.get(subprog).map_or(0, |s| s.insns_total);
+        let insn_processed = self.stats.insn_processed;
+        let start = self.subprogs.get(subprog).map_or(0, |s| s.start);
         let mut st = VerifierState::new();
-        st.frame[0].regs[1] = RegState::ptr(PTR_TO_CTX, 0);
-        st.first_insn_idx = 0;
+        st.frame[0] = FuncState::new(-1, 0, subprog);
+        st.in_sleepable = sleepable;
+        st.first_insn_idx = start;
         st.last_insn_idx = -1;
+        let mut ret = Ok(());
+        if subprog != 0 {
+            let desc = self.input.subprogs.get(subprog).cloned().unwrap_or_default();
+            if self.level() & BPF_LOG_LEVEL != 0 {
+                let s = format!("Validating {}() func#{subprog}...\n", desc.name);
+                self.verbose(&s);
+            }
+            if desc.is_exception_cb {
+                st.frame[0].in_exception_callback_fn = true;
+                if desc.returns_void {
+                    self.verbose("exception cb cannot return void\n");
+                    ret = errno(EINVAL);
+                } else if desc.nargs != 1 {
+                    self.verbose("exception cb only supports single integer argument\n");
+                    ret = errno(EINVAL);
+                }
+            }
+            let cap = self.bpf_capable();
+            for i in 1..=(desc.nargs as usize).min(5) {
+                st.frame[0].regs[i] = RegState::unknown(cap);
+            }
+        } else {
+            st.frame[0].regs[1] = RegState::ptr(PTR_TO_CTX, 0);
+        }
         self.cur = st;
+        self.insn_idx = start;
         // init_func_state scratches everything: the first insn prints the whole state
         self.scratch.mark_all();
-        let ret = self.do_check();
+        if ret.is_ok() {
+            ret = self.do_check();
+        }
+        self.account_current_path();
         if ret.is_ok() && pop_log {
             self.log.reset(0);
         }
+        self.free_states();
+        if let Some(sp) = self.subprogs.get_mut(subprog) {
+            sp.insns_total = old_insns_total + (self.stats.insn_processed - insn_processed);
+        }
         ret
+    }
+
+    /// `do_check_subprogs`: verify each global function reached so far,
+    /// once per context (sleepable or not) it was called in, until no new
+    /// one shows up.
+    fn do_check_subprogs(&mut self) -> VResult<()> {
+        if !self.input.has_func_info {
+            return Ok(());
+        }
+        let exc = self.exception_callback_subprog;
+        if exc != 0
+            && let Some(sp) = self.subprogs.get_mut(exc)
+        {
+            sp.called[self.input.sleepable as usize] = true;
+        }
+        loop {
+            let mut new_cnt = 0;
+            for i in 1..self.subprogs.len() {
+                if !self.input.subprogs.get(i).is_some_and(|s| s.global) {
+                    continue;
+                }
+                for context in 0..2 {
+                    let sp = &self.subprogs[i];
+                    if !sp.called[context] || sp.verified[context] {
+                        continue;
+                    }
+                    self.do_check_common(i, context == 1)?;
+                    if self.level() & BPF_LOG_LEVEL != 0 {
+                        let name = self.input.subprogs.get(i).map(|s| s.name.clone()).unwrap_or_default();
+                        let s = format!("Func#{i} ('{name}') is safe for any args that match its prototype\n");
+                        self.verbose(&s);
+                    }
+                    self.subprogs[i].verified[context] = true;
+                    new_cnt += 1;
+                }
+            }
+            if new_cnt == 0 {
+                return Ok(());
+            }
+        }
+    }
+
+    /// `free_states`: a new `do_check_common` starts without checkpoints.
+    fn free_states(&mut self) {
+        self.stack.clear();
+        self.checkpoints.clear();
+        for l in self.explored.iter_mut() {
+            l.clear();
+        }
+        self.free_list_size = 0;
+        self.explored_states_size = 0;
+        self.num_backedges = 0;
+        self.scc = Default::default();
     }
 
     /// `do_check`: the loop over insns and queued branches.
@@ -504,7 +682,7 @@ impl<'a, 'l> Env<'a, 'l> {
                 self.verbose(&s);
                 return errno(EFAULT);
             }
-            self.stats.insn_processed += 1;
+            self.account_processed_insn();
             if self.stats.insn_processed > BPF_COMPLEXITY_LIMIT_INSNS {
                 let s = format!("BPF program is too large. Processed {} insn\n", self.stats.insn_processed);
                 self.verbose(&s);
@@ -553,10 +731,12 @@ impl<'a, 'l> Env<'a, 'l> {
                 match self.do_check_insn()? {
                     Next::Fallthrough => self.insn_idx += 1,
                     Next::Updated => {}
+                    Next::UpdatedPrint => do_print_state = true,
                     Next::Exit => exit_path = true,
                 }
             }
             if exit_path {
+                self.account_current_path();
                 self.scratch.mark_all();
                 self.update_branch_counts_cur()?;
                 if !self.pop_stack(&mut prev_insn_idx, pop_log) {
@@ -598,8 +778,7 @@ impl<'a, 'l> Env<'a, 'l> {
                 let opcode = insn.opcode();
                 self.jmps_processed += 1;
                 if opcode == BPF_CALL {
-                    self.mark_reg_scratched(0);
-                    return Err(DoCheckError::Unsupported("calls are not modelled yet".into()));
+                    return self.do_check_call(&insn);
                 }
                 if opcode == BPF_JA {
                     if insn.is_src_x() {
@@ -614,10 +793,7 @@ impl<'a, 'l> Env<'a, 'l> {
                     return Ok(Next::Updated);
                 }
                 if opcode == BPF_EXIT {
-                    return self.process_bpf_exit();
-                }
-                if insn.code == BPF_JMP | BPF_JCOND {
-                    return Err(DoCheckError::Unsupported("may_goto is not modelled yet".into()));
+                    return self.process_bpf_exit_full(false);
                 }
                 self.check_cond_jmp_op(&insn)
             }
@@ -659,6 +835,7 @@ impl<'a, 'l> Env<'a, 'l> {
                 self.regs_mut()[dst] = RegState::ptr(CONST_PTR_TO_MAP, m as i64);
                 Ok(())
             }
+            (BPF_PSEUDO_FUNC, _) => self.check_ld_imm_func(insn, dst),
             (BPF_PSEUDO_MAP_VALUE | BPF_PSEUDO_MAP_IDX_VALUE, Some(m)) => {
                 let mut r = RegState::ptr(PTR_TO_MAP_VALUE, m as i64);
                 r.s = super::scalar::Scalar::known(info.map_off as u64);
@@ -669,17 +846,7 @@ impl<'a, 'l> Env<'a, 'l> {
         }
     }
 
-    /// `process_bpf_exit_full` for the main frame (no callers yet).
-    fn process_bpf_exit(&mut self) -> VResult<Next> {
-        if self.cur.curframe() != 0 {
-            return Err(DoCheckError::Unsupported("returns from subprograms are not modelled yet".into()));
-        }
-        self.check_return_code(0)?;
-        Ok(Next::Exit)
-    }
-
-    /// `account_current_path` + `bpf_update_branch_counts` for the path
-    /// that just ended.
+    /// `bpf_update_branch_counts` for the path that just ended.
     fn update_branch_counts_cur(&mut self) -> VResult<()> {
         self.cur.branches = self.cur.branches.saturating_sub(1);
         if self.cur.branches > 0 {

@@ -69,12 +69,23 @@ fn is_pkt_ptr_branch_taken(dst: &RegState, src: &RegState, mut opcode: u8) -> Op
     }
 }
 
-/// `reg_not_null` for the pointer types of this model.
-fn reg_not_null(r: &RegState) -> bool {
+/// `reg_not_null`: pointer types that cannot be NULL (the base cannot,
+/// and an offset within `BPF_MAX_VAR_OFF` cannot wrap it to zero).
+fn reg_not_null(r: &RegState, referenced: bool) -> bool {
     let t = r.typ;
-    !type_may_be_null(t)
-        && matches!(base_type(t), PTR_TO_SOCKET | PTR_TO_TCP_SOCK | PTR_TO_MAP_VALUE | PTR_TO_MAP_KEY | PTR_TO_SOCK_COMMON | PTR_TO_MEM)
-        || matches!(t, PTR_TO_STACK | PTR_TO_CTX | CONST_PTR_TO_MAP | PTR_TO_PACKET | PTR_TO_PACKET_META)
+    if type_may_be_null(t) {
+        return false;
+    }
+    if r.s.smin() <= -BPF_MAX_VAR_OFF || r.s.smax() >= BPF_MAX_VAR_OFF {
+        return false;
+    }
+    let trusted_btf = base_type(t) == PTR_TO_BTF_ID
+        && (referenced || (t & (PTR_TRUSTED | MEM_ALLOC) != 0 && t & (PTR_UNTRUSTED | PTR_MAYBE_NULL | MEM_RCU | NON_OWN_REF) == 0));
+    matches!(
+        base_type(t),
+        PTR_TO_SOCKET | PTR_TO_TCP_SOCK | PTR_TO_XDP_SOCK | PTR_TO_BUF | PTR_TO_MAP_VALUE | PTR_TO_MAP_KEY | PTR_TO_SOCK_COMMON | CONST_PTR_TO_MAP
+    ) || trusted_btf
+        || (base_type(t) == PTR_TO_MEM && t & PTR_UNTRUSTED == 0)
 }
 
 /// `reg_is_init_pkt_pointer`.
@@ -136,7 +147,7 @@ impl Env<'_, '_> {
             if !(b.typ == SCALAR_VALUE && tnum_is_const(b.s.var_off)) {
                 return (None, None);
             }
-            if !reg_not_null(a) || b.s.var_off.value != 0 {
+            if !reg_not_null(a, self.reg_is_referenced(a)) || b.s.var_off.value != 0 {
                 return (None, None);
             }
             return (
@@ -243,6 +254,20 @@ impl Env<'_, '_> {
         if opcode == BPF_JA || opcode > BPF_JCOND {
             self.verbose(&format!("invalid BPF_JMP/JMP32 opcode {opcode:x}\n"));
             return errno(EINVAL);
+        }
+        if opcode == BPF_JCOND {
+            // may_goto: the fall-through (the budget ran out) is explored
+            // later, one level deeper; the jump is followed now
+            let idx = self.insn_idx;
+            let prev = self.find_prev_entry(self.cur.parent, idx);
+            let qi = self.push_stack(idx + 1, idx, false)?;
+            self.stack[qi].st.may_goto_depth += 1;
+            if let Some(p) = prev {
+                self.widen_imprecise_scalars(p, Some(qi));
+            }
+            let t = idx as i64 + insn.off as i64 + 1;
+            self.insn_idx = t.max(0) as usize;
+            return Ok(Next::Updated);
         }
         let (dst, src) = (insn.dst as usize, insn.src as usize);
         self.check_reg_src(dst)?;
@@ -351,9 +376,40 @@ impl Env<'_, '_> {
             let mut dummy = super::print::Scratch::default();
             Self::sync_linked_regs(&mut other, &k, &linked, &mut dummy);
         }
+        // a maybe-NULL pointer compared to one that is not NULL
+        if !is_jmp32
+            && insn.is_src_x()
+            && src_reg.is_pointer()
+            && dst_reg.is_pointer()
+            && base_type(src_reg.typ) != PTR_TO_BTF_ID
+            && base_type(dst_reg.typ) != PTR_TO_BTF_ID
+        {
+            let eq_this = match opcode {
+                BPF_JEQ => Some(false),
+                BPF_JNE => Some(true),
+                _ => None,
+            };
+            if let Some(this) = eq_this {
+                let dst_nn = reg_not_null(&dst_reg, self.reg_is_referenced(&dst_reg));
+                let src_nn = reg_not_null(&src_reg, self.reg_is_referenced(&src_reg));
+                let regs = if this { &mut self.cur.cur_mut().regs } else { &mut other.cur_mut().regs };
+                if dst_nn && type_may_be_null(src_reg.typ) {
+                    regs[src].typ &= !PTR_MAYBE_NULL;
+                }
+                if src_nn && type_may_be_null(dst_reg.typ) {
+                    regs[dst].typ &= !PTR_MAYBE_NULL;
+                }
+            }
+        }
         let mut res = Ok(());
         if !is_jmp32 && (opcode == BPF_JEQ || opcode == BPF_JNE) && type_may_be_null(dst_reg.typ) && ((!insn.is_src_x() && insn.imm == 0) || (insn.is_src_x() && src_reg.is_null())) {
-            res = Err(DoCheckError::Unsupported("null checks of maybe-null pointers are not modelled yet".into()));
+            if insn.is_src_x() {
+                res = self.mark_chain_precision(src);
+            }
+            if res.is_ok() {
+                Self::mark_ptr_or_null_regs(&mut self.cur, dst, opcode == BPF_JNE);
+                Self::mark_ptr_or_null_regs(&mut other, dst, opcode == BPF_JEQ);
+            }
         } else if !self.try_match_pkt_pointers(insn, &dst_reg, &src_reg, &mut other) && self.is_pointer_value(dst) {
             self.verbose(&format!("R{dst} pointer comparison prohibited\n"));
             res = errno(EACCES);

@@ -77,17 +77,59 @@ impl Env<'_, '_> {
         let reg = self.regs()[regno];
         self.check_ptr_alignment(&reg, off, size)?;
         let t = reg.typ;
-        if t == PTR_TO_MAP_VALUE {
+        if t == PTR_TO_MAP_KEY {
+            if write {
+                self.verbose(&format!("write to change key R{regno} not allowed\n"));
+                return errno(EACCES);
+            }
+            let ks = usize::try_from(reg.aux).ok().and_then(|i| self.maps.get(i)).map_or(0, |m| m.key_size as i64);
+            self.check_mem_region_access(regno, &reg, off, size, ks)?;
+            if let Some(v) = value_regno {
+                self.mark_reg_unknown(v);
+            }
+        } else if t == PTR_TO_MAP_VALUE {
             if write && let Some(v) = value_regno
                 && self.is_pointer_value(v)
             {
                 self.verbose(&format!("R{v} leaks addr into map\n"));
                 return errno(EACCES);
             }
+            self.check_map_access_type(&reg, off, size, write)?;
             self.check_map_access(regno, &reg, off, size)?;
             if !write && let Some(v) = value_regno {
+                self.check_map_mem_read(&reg, off, size, v, is_ldsx)?;
+            }
+        } else if base_type(t) == PTR_TO_MEM {
+            let rdonly = t & MEM_RDONLY != 0;
+            let rdonly_untrusted = rdonly && t & PTR_UNTRUSTED != 0;
+            if type_may_be_null(t) {
+                self.verbose(&format!("R{regno} invalid mem access '{}'\n", reg_type_str(t)));
+                return errno(EACCES);
+            }
+            if write && rdonly {
+                self.verbose(&format!("R{regno} cannot write into {}\n", reg_type_str(t)));
+                return errno(EACCES);
+            }
+            if write && let Some(v) = value_regno
+                && self.is_pointer_value(v)
+            {
+                self.verbose(&format!("R{v} leaks addr into mem\n"));
+                return errno(EACCES);
+            }
+            if rdonly_untrusted && !self.allow_ptr_leaks() {
+                self.verbose(&format!("{} access is allowed only to CAP_PERFMON and CAP_SYS_ADMIN\n", reg_type_str(t)));
+                return errno(EPERM);
+            }
+            if !rdonly_untrusted {
+                self.check_mem_region_access(regno, &reg, off, size, reg.mem_size())?;
+            }
+            if let Some(v) = value_regno
+                && (!write || rdonly)
+            {
                 self.mark_reg_unknown(v);
             }
+        } else if t == CONST_PTR_TO_MAP {
+            return self.check_ptr_to_map_access(regno, &reg, off, write);
         } else if t == PTR_TO_CTX {
             if write && let Some(v) = value_regno
                 && self.is_pointer_value(v)
@@ -130,7 +172,13 @@ impl Env<'_, '_> {
             if !write && let Some(v) = value_regno {
                 self.mark_reg_unknown(v);
             }
-        } else if t == CONST_PTR_TO_MAP || base_type(t) == PTR_TO_MEM || t == PTR_TO_MAP_KEY || base_type(t) == PTR_TO_BTF_ID {
+        } else if type_is_sk_pointer(t) && !type_may_be_null(t) {
+            if write {
+                self.verbose(&format!("R{regno} cannot write into {}\n", reg_type_str(t)));
+                return errno(EACCES);
+            }
+            return Err(DoCheckError::Unsupported(format!("access through {} is not modelled yet", reg_type_str(t))));
+        } else if base_type(t) == PTR_TO_BTF_ID && !type_may_be_null(t) {
             return Err(DoCheckError::Unsupported(format!("access through {} is not modelled yet", reg_type_str(t))));
         } else {
             self.verbose(&format!("R{regno} invalid mem access '{}'\n", reg_type_str(t)));
@@ -153,6 +201,63 @@ impl Env<'_, '_> {
             self.regs_mut()[v] = r;
         }
         Ok(())
+    }
+
+    /// `check_map_mem_read`: a load from a map value; a frozen read-only
+    /// map's bytes are known.
+    fn check_map_mem_read(&mut self, reg: &RegState, off: i64, size: i64, v: usize, is_ldsx: bool) -> VResult<()> {
+        let map = usize::try_from(reg.aux).ok().and_then(|i| self.maps.get(i)).cloned().unwrap_or_default();
+        if map.map_type == super::maps::mt::INSN_ARRAY {
+            return Err(DoCheckError::Unsupported("insn_array maps are not modelled yet".into()));
+        }
+        if map.map_type != super::maps::mt::PERCPU_ARRAY
+            && tnum_is_const(reg.s.var_off)
+            && super::maps::bpf_map_is_rdonly(&map)
+            && super::maps::has_direct_value_addr(map.map_type)
+        {
+            let map_off = off + reg.s.var_off.value as i64;
+            let Some(bytes) = usize::try_from(map_off).ok().and_then(|o| map.data.get(o..o + size as usize)) else {
+                return Err(DoCheckError::Unsupported("the contents of read-only maps are not known to the model".into()));
+            };
+            let mut val: u64 = 0;
+            for (i, b) in bytes.iter().enumerate() {
+                val |= (*b as u64) << (8 * i);
+            }
+            if is_ldsx && size < 8 {
+                let shift = 64 - 8 * size as u32;
+                val = (((val << shift) as i64) >> shift) as u64;
+            }
+            let mut r = RegState::known(val);
+            r.precise = !self.bpf_capable();
+            self.regs_mut()[v] = r;
+            return Ok(());
+        }
+        self.mark_reg_unknown(v);
+        Ok(())
+    }
+
+    /// `check_ptr_to_map_access`: loads from a `struct bpf_map` (only the
+    /// checks before the BTF walk are modelled).
+    fn check_ptr_to_map_access(&mut self, regno: usize, reg: &RegState, off: i64, write: bool) -> VResult<()> {
+        let t = usize::try_from(reg.aux).ok().and_then(|i| self.maps.get(i)).map_or(0, |m| m.map_type);
+        let Some(tname) = super::maps::map_btf_name(t) else {
+            self.verbose(&format!("map_ptr access not supported for map type {t}\n"));
+            return errno(ENOTSUPP);
+        };
+        if !self.allow_ptr_leaks() {
+            self.verbose(&format!("'struct {tname}' access is allowed only to CAP_PERFMON and CAP_SYS_ADMIN\n"));
+            return errno(EPERM);
+        }
+        if off < 0 {
+            self.verbose(&format!("R{regno} is {tname} invalid negative access: off={off}\n"));
+            return errno(EACCES);
+        }
+        if write {
+            self.verbose(&format!("only read from {tname} is supported\n"));
+            return errno(EACCES);
+        }
+        let _ = reg;
+        Err(DoCheckError::Unsupported(format!("field access of struct {tname} is not modelled yet")))
     }
 
     /// `check_ptr_alignment`.
@@ -200,8 +305,8 @@ impl Env<'_, '_> {
 
     /// `__check_mem_access`: the message for an access outside
     /// `[0, mem_size)`.
-    fn mem_access_error(&mut self, regno: usize, reg: &RegState, off: i64, size: i64, mem_size: i64) -> bool {
-        let size_ok = size > 0;
+    fn mem_access_error(&mut self, regno: usize, reg: &RegState, off: i64, size: i64, mem_size: i64, zero_size_allowed: bool) -> bool {
+        let size_ok = size > 0 || (size == 0 && zero_size_allowed);
         if off >= 0 && size_ok && off + size <= mem_size {
             return true;
         }
@@ -212,20 +317,25 @@ impl Env<'_, '_> {
                 format!("invalid access to packet, off={off} size={size}, R{regno}(id={},off={off},r={mem_size})\n", reg.id)
             }
             PTR_TO_CTX => format!("invalid access to context, ctx_size={mem_size} off={off} size={size}\n"),
-            _ => format!("invalid access to memory, mem_size={mem_size} off={off} size={size}\n"),
+            _ => format!("invalid access to memory, mem_size={} off={off} size={size}\n", mem_size as u32),
         };
         self.verbose(&s);
         false
     }
 
-    /// `check_mem_region_access`.
+    /// `check_mem_region_access` for a load or store.
     fn check_mem_region_access(&mut self, regno: usize, reg: &RegState, off: i64, size: i64, mem_size: i64) -> VResult<()> {
+        self.check_mem_region_access_ext(regno, reg, off, size, mem_size, false)
+    }
+
+    /// `check_mem_region_access`.
+    pub(crate) fn check_mem_region_access_ext(&mut self, regno: usize, reg: &RegState, off: i64, size: i64, mem_size: i64, zero_size_allowed: bool) -> VResult<()> {
         let smin = reg.s.smin();
         if smin < 0 && (smin == i64::MIN || (off + smin) != (off + smin) as i32 as i64 || smin + off < 0) {
             self.verbose(&format!("R{regno} min value is negative, either use unsigned index or do a if (index >=0) check.\n"));
             return errno(EACCES);
         }
-        if !self.mem_access_error(regno, reg, smin.wrapping_add(off) as i32 as i64, size, mem_size) {
+        if !self.mem_access_error(regno, reg, smin.wrapping_add(off) as i32 as i64, size, mem_size, zero_size_allowed) {
             self.verbose(&format!("R{regno} min value is outside of the allowed memory range\n"));
             return errno(EACCES);
         }
@@ -234,7 +344,7 @@ impl Env<'_, '_> {
             self.verbose(&format!("R{regno} unbounded memory access, make sure to bounds check any such access\n"));
             return errno(EACCES);
         }
-        if !self.mem_access_error(regno, reg, (umax as i64).wrapping_add(off) as i32 as i64, size, mem_size) {
+        if !self.mem_access_error(regno, reg, (umax as i64).wrapping_add(off) as i32 as i64, size, mem_size, zero_size_allowed) {
             self.verbose(&format!("R{regno} max value is outside of the allowed memory range\n"));
             return errno(EACCES);
         }
@@ -244,29 +354,59 @@ impl Env<'_, '_> {
     /// Whether `[off, off+size)` of a map value pointer is inside the value
     /// (`check_map_access` without messages).
     pub(crate) fn map_value_in_range(&self, reg: &RegState, off: i64, size: i64) -> bool {
-        let Some(m) = usize::try_from(reg.aux).ok().and_then(|i| self.input.maps.get(i)) else { return false };
+        let Some(m) = usize::try_from(reg.aux).ok().and_then(|i| self.maps.get(i)) else { return false };
         let vs = m.value_size as i64;
         let smin = reg.s.smin();
         let umax = reg.s.umax();
         smin >= 0 && smin.checked_add(off).is_some_and(|lo| lo >= 0 && lo + size <= vs) && umax < BPF_MAX_VAR_OFF as u64 && (umax as i64) + off + size <= vs
     }
 
-    /// `check_map_access` (maps without special fields).
+    /// `check_map_access` of a load or store.
     fn check_map_access(&mut self, regno: usize, reg: &RegState, off: i64, size: i64) -> VResult<()> {
-        let Some(m) = usize::try_from(reg.aux).ok().and_then(|i| self.input.maps.get(i)) else {
+        self.check_map_access_ext(regno, reg, off, size, false, true)
+    }
+
+    /// `check_map_access`: inside the value, and not over one of its
+    /// special fields (`direct`: a load or store, else a helper).
+    pub(crate) fn check_map_access_ext(&mut self, regno: usize, reg: &RegState, off: i64, size: i64, zero_size_allowed: bool, direct: bool) -> VResult<()> {
+        let Some(m) = usize::try_from(reg.aux).ok().and_then(|i| self.maps.get(i)) else {
             return errno(EFAULT);
         };
-        let vs = m.value_size as i64;
-        self.check_mem_region_access(regno, reg, off, size, vs)
+        let mem_size = if m.map_type == super::maps::mt::INSN_ARRAY { m.max_entries as i64 * 8 } else { m.value_size as i64 };
+        let rec = m.record.clone();
+        self.check_mem_region_access_ext(regno, reg, off, size, mem_size, zero_size_allowed)?;
+        let _ = direct;
+        let Some(rec) = rec else { return Ok(()) };
+        let fields = [
+            (rec.spin_lock_off, 4, "bpf_spin_lock"),
+            (rec.res_spin_lock_off, 8, "bpf_res_spin_lock"),
+            (rec.timer_off, 16, "bpf_timer"),
+            (rec.wq_off, 16, "bpf_wq"),
+            (rec.task_work_off, 8, "bpf_task_work"),
+        ];
+        for (p, fsize, name) in fields {
+            let Some(p) = p else { continue };
+            let (p, fsize) = (p as i64, fsize as i64);
+            if reg.s.smin().wrapping_add(off) < p + fsize && p < (reg.s.umax() as i64).wrapping_add(off).wrapping_add(size) {
+                self.verbose(&format!("{name} cannot be accessed directly by load/store\n"));
+                return errno(EACCES);
+            }
+        }
+        Ok(())
+    }
+
+    /// `check_packet_access` of a load or store.
+    fn check_packet_access(&mut self, regno: usize, reg: &RegState, off: i64, size: i64) -> VResult<()> {
+        self.check_packet_access_ext(regno, reg, off, size, false)
     }
 
     /// `check_packet_access`.
-    fn check_packet_access(&mut self, regno: usize, reg: &RegState, off: i64, size: i64) -> VResult<()> {
+    pub(crate) fn check_packet_access_ext(&mut self, regno: usize, reg: &RegState, off: i64, size: i64, zero_size_allowed: bool) -> VResult<()> {
         if reg.range() < 0 {
             self.verbose(&format!("R{regno} offset is outside of the packet\n"));
             return errno(EINVAL);
         }
-        self.check_mem_region_access(regno, reg, off, size, reg.range())
+        self.check_mem_region_access_ext(regno, reg, off, size, reg.range(), zero_size_allowed)
     }
 
     /// `check_ctx_access` and `__check_ptr_off_reg`.

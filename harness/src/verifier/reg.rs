@@ -44,6 +44,7 @@ pub const MEM_RINGBUF: RegType = 1 << (BASE_BITS + 2);
 pub const MEM_USER: RegType = 1 << (BASE_BITS + 3);
 pub const MEM_PERCPU: RegType = 1 << (BASE_BITS + 4);
 pub const PTR_UNTRUSTED: RegType = 1 << (BASE_BITS + 6);
+pub const MEM_ALLOC: RegType = 1 << (BASE_BITS + 11);
 pub const MEM_RCU: RegType = 1 << (BASE_BITS + 13);
 pub const PTR_TRUSTED: RegType = 1 << (BASE_BITS + 14);
 pub const NON_OWN_REF: RegType = 1 << (BASE_BITS + 15);
@@ -140,8 +141,14 @@ pub struct RegState {
     /// The kernel's union: `range` of packet pointers (negative: the
     /// `AT_PKT_END`/`BEYOND_PKT_END` marks), `frameno` of stack pointers,
     /// the map (index into [`super::do_check::DoCheckInput::maps`]) of map
-    /// pointers, `mem_size` of `PTR_TO_MEM`.
+    /// pointers (into the flattened map list of the pass), `mem_size` of
+    /// `PTR_TO_MEM`, the subprogram of `PTR_TO_FUNC`, the type
+    /// ([`super::kfuncs::BTF_TYPES`] id) of `PTR_TO_BTF_ID` and of an
+    /// iterator slot, the type of a dynptr.
     pub aux: i64,
+    /// The rest of the union: an iterator slot's state and depth
+    /// ([`RegState::iter_state`]), a dynptr's `first_slot`.
+    pub aux2: u64,
     /// `var_off`, `r64`, `r32`: a scalar's value or a pointer's offset.
     pub s: Scalar,
     pub id: u32,
@@ -164,7 +171,7 @@ impl Default for RegState {
 impl RegState {
     /// `__mark_reg_not_init`: an unknown scalar's bounds, type NOT_INIT.
     pub fn not_init() -> RegState {
-        RegState { typ: NOT_INIT, delta: 0, aux: 0, s: Scalar::unknown(), id: 0, parent_id: 0, map_uid: 0, precise: false }
+        RegState { typ: NOT_INIT, delta: 0, aux: 0, aux2: 0, s: Scalar::unknown(), id: 0, parent_id: 0, map_uid: 0, precise: false }
     }
 
     /// `__mark_reg_unknown_imprecise`.
@@ -242,6 +249,30 @@ impl RegState {
     pub fn clear_scalar_id(&mut self) {
         self.id = 0;
         self.delta = 0;
+    }
+
+    /// `subprogno` of a `PTR_TO_FUNC`.
+    pub fn subprogno(&self) -> usize {
+        self.aux.clamp(0, u32::MAX as i64) as usize
+    }
+
+    /// `mem_size` of a `PTR_TO_MEM`.
+    pub fn mem_size(&self) -> i64 {
+        self.aux.clamp(0, u32::MAX as i64)
+    }
+
+    /// `iter.state` of an iterator slot.
+    pub fn iter_state(&self) -> u32 {
+        (self.aux2 & 3) as u32
+    }
+
+    /// `iter.depth` of an iterator slot.
+    pub fn iter_depth(&self) -> u32 {
+        (self.aux2 >> 2) as u32
+    }
+
+    pub fn set_iter(&mut self, state: u32, depth: u32) {
+        self.aux2 = (state as u64 & 3) | ((depth as u64) << 2);
     }
 
     /// `id & ~BPF_ADD_CONST`.

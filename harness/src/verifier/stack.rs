@@ -40,11 +40,15 @@ impl Env<'_, '_> {
     /// `grow_stack_state` and the subprogram's stack depth.
     fn grow_stack_state(&mut self, frame: usize, size: i64) {
         let size = (size.max(0) as usize).div_ceil(BPF_REG_SIZE) * BPF_REG_SIZE;
-        if let Some(f) = self.cur.frame.get_mut(frame) {
-            f.grow_stack(size);
+        let Some(f) = self.cur.frame.get_mut(frame) else { return };
+        if size.div_ceil(BPF_REG_SIZE) <= f.stack.len() {
+            return;
         }
-        if self.stack_depth < size as u32 {
-            self.stack_depth = size as u32;
+        f.grow_stack(size);
+        if let Some(sp) = self.subprogs.get_mut(f.subprogno)
+            && sp.stack_depth < size as u32
+        {
+            sp.stack_depth = size as u32;
         }
     }
 
@@ -103,7 +107,9 @@ impl Env<'_, '_> {
             return errno(EACCES);
         }
         let reg = value_regno.map(|v| self.regs()[v]);
+        self.destroy_if_dynptr_stack_slot(frame, spi)?;
         self.mark_stack_slot_scratched(spi);
+        let mut spill = true;
         let cap = self.bpf_capable();
         let aligned = off % BPF_REG_SIZE as i64 == 0;
         if let Some(mut r) = reg
@@ -134,6 +140,10 @@ impl Env<'_, '_> {
                 self.verbose("invalid size of register spill\n");
                 return errno(EACCES);
             }
+            if frame != self.cur.curframe() && r.typ == PTR_TO_STACK {
+                self.verbose("cannot spill pointers to stack into stack frame of the caller\n");
+                return errno(EINVAL);
+            }
             self.save_register_state(frame, spi, r, size);
         } else {
             let mut t = STACK_MISC;
@@ -156,8 +166,11 @@ impl Env<'_, '_> {
             for i in 0..size.max(0) as usize {
                 st.slot_type[(slot - i) % BPF_REG_SIZE] = t;
             }
+            spill = false;
         }
-        self.push_jmp_history(INSN_F_STACK_ACCESS, spi, frame, 0);
+        if spill {
+            self.push_jmp_history(INSN_F_STACK_ACCESS, spi, frame, 0);
+        }
         Ok(())
     }
 
@@ -183,6 +196,9 @@ impl Env<'_, '_> {
         let value = value_regno.map(|v| self.regs()[v]);
         let writing_zero = value.is_some_and(|r| r.is_null()) || (value.is_none() && is_st && insn.imm == 0);
         let mut zero_used = false;
+        for i in min_off..max_off {
+            self.destroy_if_dynptr_stack_slot(frame, get_spi(i).max(0) as usize)?;
+        }
         for i in min_off..max_off {
             let slot = (-i - 1) as usize;
             let spi = slot / BPF_REG_SIZE;

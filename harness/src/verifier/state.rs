@@ -42,9 +42,25 @@ impl StackSlot {
         self.is_spilled_reg() && self.spilled_ptr.typ == SCALAR_VALUE
     }
 
-    /// `is_stack_slot_special`.
+    /// `is_stack_slot_special`: a spilled register, dynptr, iterator or
+    /// IRQ flag (a plain write scrubs it to STACK_MISC).
     pub fn is_special(&self) -> bool {
-        matches!(self.slot_type[BPF_REG_SIZE - 1], STACK_DYNPTR | STACK_ITER | STACK_IRQ_FLAG)
+        matches!(self.slot_type[BPF_REG_SIZE - 1], STACK_SPILL | STACK_DYNPTR | STACK_ITER | STACK_IRQ_FLAG)
+    }
+}
+
+/// `struct bpf_retval_range`: what a callback (or a program) may return.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct RetvalRange {
+    pub minval: i32,
+    pub maxval: i32,
+    pub return_32bit: bool,
+}
+
+impl RetvalRange {
+    /// `retval_range`.
+    pub fn new(minval: i32, maxval: i32) -> RetvalRange {
+        RetvalRange { minval, maxval, return_32bit: false }
     }
 }
 
@@ -58,6 +74,17 @@ pub struct FuncState {
     pub subprogno: usize,
     /// `stack[i]` is `[fp-8*(i+1), fp-8*i)`; its length is `allocated_stack / 8`.
     pub stack: Vec<StackSlot>,
+    /// Entries into an async callback (`bpf_timer_set_callback`) so far.
+    pub async_entry_cnt: u32,
+    pub callback_ret_range: RetvalRange,
+    pub in_callback_fn: bool,
+    pub in_async_callback_fn: bool,
+    pub in_exception_callback_fn: bool,
+    /// Iterations of the callback this frame's callee simulates
+    /// (`bpf_loop`'s bound check).
+    pub callback_depth: u32,
+    /// Insns processed in this frame and its callees on the current path.
+    pub insns_subtotal: u32,
 }
 
 impl FuncState {
@@ -65,7 +92,20 @@ impl FuncState {
     pub fn new(callsite: i64, frameno: usize, subprogno: usize) -> FuncState {
         let mut regs = [RegState::not_init(); MAX_BPF_REG];
         regs[BPF_REG_FP] = RegState::ptr(PTR_TO_STACK, frameno as i64);
-        FuncState { regs, callsite, frameno, subprogno, stack: Vec::new() }
+        FuncState {
+            regs,
+            callsite,
+            frameno,
+            subprogno,
+            stack: Vec::new(),
+            async_entry_cnt: 0,
+            callback_ret_range: RetvalRange::new(0, 0),
+            in_callback_fn: false,
+            in_async_callback_fn: false,
+            in_exception_callback_fn: false,
+            callback_depth: 0,
+            insns_subtotal: 0,
+        }
     }
 
     pub fn allocated_stack(&self) -> usize {
@@ -98,10 +138,44 @@ pub struct JmpHistEntry {
     pub linked_regs: u64,
 }
 
+/// `enum ref_state_type`.
+pub const REF_TYPE_PTR: u32 = 1 << 1;
+pub const REF_TYPE_IRQ: u32 = 1 << 2;
+pub const REF_TYPE_LOCK: u32 = 1 << 3;
+pub const REF_TYPE_RES_LOCK: u32 = 1 << 4;
+pub const REF_TYPE_RES_LOCK_IRQ: u32 = 1 << 5;
+pub const REF_TYPE_LOCK_MASK: u32 = REF_TYPE_LOCK | REF_TYPE_RES_LOCK | REF_TYPE_RES_LOCK_IRQ;
+
+/// `struct bpf_reference_state`: an acquired reference, lock or IRQ state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct RefState {
+    pub typ: u32,
+    pub id: u32,
+    /// Where it was acquired (for the leak message).
+    pub insn_idx: usize,
+    /// `parent_id` of a pointer reference, or the lock's object (`ptr`:
+    /// map index and value id packed by [`lock_ptr`]).
+    pub parent_or_ptr: u64,
+}
+
+/// The `void *ptr` of a lock: which map (or allocated object) the lock
+/// lives in, as a comparable value.
+pub fn lock_ptr(map_index: i64, uid: u32) -> u64 {
+    ((map_index as u64) << 32) | uid as u64
+}
+
 /// `struct bpf_verifier_state`.
 #[derive(Clone, Debug)]
 pub struct VerifierState {
     pub frame: Vec<FuncState>,
+    /// `refs[0..acquired_refs]`.
+    pub refs: Vec<RefState>,
+    pub active_locks: u32,
+    pub active_preempt_locks: u32,
+    pub active_irq_id: u32,
+    pub active_lock_id: u32,
+    pub active_lock_ptr: u64,
+    pub active_rcu_locks: u32,
     /// The checkpoint this state continues from (index into the checkpoint
     /// store of [`super::do_check::Env`]).
     pub parent: Option<usize>,
@@ -124,6 +198,13 @@ impl VerifierState {
     pub fn new() -> VerifierState {
         VerifierState {
             frame: vec![FuncState::new(-1, 0, 0)],
+            refs: Vec::new(),
+            active_locks: 0,
+            active_preempt_locks: 0,
+            active_irq_id: 0,
+            active_lock_id: 0,
+            active_lock_ptr: 0,
+            active_rcu_locks: 0,
             parent: None,
             branches: 1,
             insn_idx: 0,

@@ -2,9 +2,11 @@
 //! `states_equal` / `regsafe` / `stacksafe`, `clean_verifier_state`, the
 //! infinite-loop check and checkpoint bookkeeping.
 //!
-//! Simplified for now: the SCC machinery only tracks whether a loop's
-//! checkpoints may have incomplete read marks; back-edge precision
-//! propagation (`propagate_backedges`) is not modelled.
+//! Loops are tracked per call chain and SCC (`bpf_scc_visit`): states
+//! found equal inside a loop are kept as back-edges and their precision
+//! marks propagated when the loop's entry state is done
+//! (`propagate_backedges`). Iterator `_next` calls, callback calls and
+//! `may_goto` are the loops that are expected to converge.
 
 use std::collections::HashMap;
 
@@ -24,12 +26,36 @@ enum Exact {
     RangeWithin,
 }
 
-/// `struct bpf_scc_visit` per SCC (main frame only).
+/// `struct bpf_scc_callchain`: the call sites leading to the outermost
+/// frame that is in a loop, and that loop.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Callchain {
+    callsites: Vec<usize>,
+    scc: u32,
+}
+
+/// `struct bpf_scc_backedge`: a state found equal to `equal_state`.
+#[derive(Debug)]
+struct Backedge {
+    state: VerifierState,
+    equal_state: usize,
+}
+
+/// `struct bpf_scc_visit`.
+#[derive(Debug, Default)]
+struct SccVisit {
+    entry_state: Option<usize>,
+    backedges: Vec<Backedge>,
+}
+
+/// The SCC visits of one `do_check_common` run.
 #[derive(Debug, Default)]
 pub struct SccState {
-    /// scc id -> (entry checkpoint, number of back-edges seen)
-    visits: HashMap<u32, (Option<usize>, u32)>,
+    visits: HashMap<Callchain, SccVisit>,
 }
+
+/// `MAX_BACKEDGE_ITERS`.
+const MAX_BACKEDGE_ITERS: u32 = 64;
 
 /// `struct bpf_idmap`.
 struct IdMap {
@@ -81,7 +107,7 @@ impl IdMap {
 
 /// The fields `regs_exact` compares with `memcmp` (up to `id`).
 fn same_value(a: &RegState, b: &RegState) -> bool {
-    a.typ == b.typ && a.delta == b.delta && a.aux == b.aux && a.s == b.s
+    a.typ == b.typ && a.delta == b.delta && a.aux == b.aux && a.aux2 == b.aux2 && a.s == b.s
 }
 
 fn regs_exact(old: &RegState, cur: &RegState, m: &mut IdMap) -> bool {
@@ -123,6 +149,7 @@ fn regsafe(old: &RegState, cur: &RegState, m: &mut IdMap, exact: Exact) -> bool 
             old.typ == cur.typ
                 && old.delta == cur.delta
                 && old.aux == cur.aux
+                && old.aux2 == cur.aux2
                 && range_within_reg(old, cur)
                 && tnum_in(old.s.var_off, cur.s.var_off)
                 && m.check_ids(old.id, cur.id)
@@ -210,9 +237,26 @@ fn stacksafe(old: &FuncState, cur: &FuncState, m: &mut IdMap, exact: Exact, allo
             i += 1;
             continue;
         }
+        let (or, cr) = (&old.stack[spi].spilled_ptr, &cur.stack[spi].spilled_ptr);
         match old.stack[spi].slot_type[BPF_REG_SIZE - 1] {
             STACK_SPILL => {
-                if !regsafe(&old.stack[spi].spilled_ptr, &cur.stack[spi].spilled_ptr, m, exact) {
+                if !regsafe(or, cr, m, exact) {
+                    return false;
+                }
+            }
+            STACK_DYNPTR => {
+                if or.aux != cr.aux || or.aux2 != cr.aux2 || !m.check_ids(or.id, cr.id) || !m.check_ids(or.parent_id, cr.parent_id) {
+                    return false;
+                }
+            }
+            STACK_ITER => {
+                // the depth only serves the infinite-loop check
+                if or.typ != cr.typ || or.aux != cr.aux || or.iter_state() != cr.iter_state() || !m.check_ids(or.id, cr.id) {
+                    return false;
+                }
+            }
+            STACK_IRQ_FLAG => {
+                if !m.check_ids(or.id, cr.id) || or.aux != cr.aux {
                     return false;
                 }
             }
@@ -237,9 +281,15 @@ impl Env<'_, '_> {
         if old.in_sleepable != cur.in_sleepable {
             return false;
         }
+        if !refsafe(old, cur, &mut m) {
+            return false;
+        }
         for i in 0..=old.curframe() {
             let insn_idx = old.frame_insn_idx(i);
             if old.frame[i].callsite != cur.frame[i].callsite {
+                return false;
+            }
+            if old.frame[i].callback_depth > cur.frame[i].callback_depth {
                 return false;
             }
             let live = self.info(insn_idx).live_regs_before;
@@ -260,6 +310,7 @@ impl Env<'_, '_> {
         let q = LiveQuery {
             insn_idx: self.cur.insn_idx,
             callsites: self.cur.frame.iter().skip(1).map(|f| f.callsite.max(0) as usize).collect(),
+            subprog_starts: self.cur.frame.iter().map(|f| self.subprog_start(f.subprogno)).collect(),
         };
         let n = self.cur.frame.len();
         for fr in 0..n {
@@ -317,34 +368,198 @@ impl Env<'_, '_> {
         })
     }
 
-    /// SCC of the state's innermost frame position (main frame only).
-    fn scc_of(&self, st: &VerifierState) -> u32 {
-        self.info(st.frame_insn_idx(0)).scc
+    /// `compute_scc_callchain`: the call sites down to the outermost
+    /// frame whose position is in a loop.
+    fn compute_scc_callchain(&self, st: &VerifierState) -> Option<Callchain> {
+        let mut callsites = Vec::new();
+        for i in 0..=st.curframe() {
+            let idx = st.frame_insn_idx(i);
+            let scc = self.info(idx).scc;
+            if scc != 0 {
+                return Some(Callchain { callsites, scc });
+            }
+            if i < st.curframe() {
+                callsites.push(idx);
+            }
+        }
+        None
+    }
+
+    /// `format_callchain`: `(callsite,...,scc)`.
+    fn format_callchain(c: &Callchain) -> String {
+        let mut s = String::from("(");
+        for cs in &c.callsites {
+            if *cs == 0 {
+                break;
+            }
+            s.push_str(&format!("{cs},"));
+        }
+        s.push_str(&format!("{})", c.scc));
+        s
     }
 
     /// `incomplete_read_marks`.
     fn incomplete_read_marks(&self, st: &VerifierState) -> bool {
-        let scc = self.scc_of(st);
-        scc != 0 && self.scc.visits.get(&scc).is_some_and(|v| v.1 > 0)
+        let Some(c) = self.compute_scc_callchain(st) else { return false };
+        self.scc.visits.get(&c).is_some_and(|v| !v.backedges.is_empty())
     }
 
-    /// `maybe_exit_scc` for checkpoint `c` whose branches reached zero.
-    pub(crate) fn maybe_exit_scc(&mut self, c: usize) -> VResult<()> {
-        let scc = self.scc_of(&self.checkpoints[c].state);
-        if scc == 0 {
+    /// `maybe_enter_scc` for the new checkpoint `id`.
+    fn maybe_enter_scc(&mut self, id: usize) {
+        let Some(c) = self.compute_scc_callchain(&self.checkpoints[id].state) else { return };
+        let v = self.scc.visits.entry(c.clone()).or_default();
+        if v.entry_state.is_none() {
+            v.entry_state = Some(id);
+            if self.level() & BPF_LOG_LEVEL2 != 0 {
+                let s = format!("SCC enter {}\n", Self::format_callchain(&c));
+                self.verbose(&s);
+            }
+        }
+    }
+
+    /// `maybe_exit_scc` for checkpoint `ci` whose branches reached zero.
+    pub(crate) fn maybe_exit_scc(&mut self, ci: usize) -> VResult<()> {
+        let Some(c) = self.compute_scc_callchain(&self.checkpoints[ci].state) else { return Ok(()) };
+        let Some(v) = self.scc.visits.get_mut(&c) else {
+            if !self.checkpoints[ci].state.speculative {
+                let s = format!("verifier bug: scc exit: no visit info for call chain {}\n", Self::format_callchain(&c));
+                self.verbose(&s);
+                return errno(EFAULT);
+            }
+            return Ok(());
+        };
+        if v.entry_state != Some(ci) {
             return Ok(());
         }
-        let Some(v) = self.scc.visits.get_mut(&scc) else { return Ok(()) };
-        if v.0 != Some(c) {
-            return Ok(());
-        }
-        v.0 = None;
-        self.num_backedges -= v.1.min(self.num_backedges);
-        v.1 = 0;
+        v.entry_state = None;
+        let backedges = std::mem::take(&mut v.backedges);
+        self.num_backedges -= (backedges.len() as u32).min(self.num_backedges);
         if self.level() & BPF_LOG_LEVEL2 != 0 {
-            self.verbose(&format!("SCC exit (scc {scc})\n"));
+            let s = format!("SCC exit {}\n", Self::format_callchain(&c));
+            self.verbose(&s);
+        }
+        self.update_peak_states();
+        self.propagate_backedges(backedges)
+    }
+
+    /// `propagate_backedges`: precision marks of each back-edge's equal
+    /// state into the back-edge's parents, until nothing changes.
+    fn propagate_backedges(&mut self, mut backedges: Vec<Backedge>) -> VResult<()> {
+        let mut i = 0;
+        loop {
+            i += 1;
+            if i > MAX_BACKEDGE_ITERS + 1 {
+                if self.level() & BPF_LOG_LEVEL2 != 0 {
+                    self.verbose("propagate_backedges: too many iterations\n");
+                }
+                for b in backedges.iter_mut() {
+                    std::mem::swap(&mut self.cur, &mut b.state);
+                    self.mark_all_scalars_precise(None);
+                    std::mem::swap(&mut self.cur, &mut b.state);
+                }
+                break;
+            }
+            let mut changed = false;
+            for b in backedges.iter_mut() {
+                std::mem::swap(&mut self.cur, &mut b.state);
+                let before = self.precision_changes;
+                let r = self.propagate_precision(b.equal_state);
+                changed |= self.precision_changes != before;
+                std::mem::swap(&mut self.cur, &mut b.state);
+                r?;
+            }
+            if !changed {
+                break;
+            }
         }
         Ok(())
+    }
+
+    /// `add_scc_backedge`.
+    fn add_scc_backedge(&mut self, ci: usize, backedge: Backedge) -> VResult<()> {
+        let Some(c) = self.compute_scc_callchain(&self.checkpoints[ci].state) else {
+            let s = format!("verifier bug: add backedge: no SCC in verification path, insn_idx {}\n", self.checkpoints[ci].state.insn_idx);
+            self.verbose(&s);
+            return errno(EFAULT);
+        };
+        if self.level() & BPF_LOG_LEVEL2 != 0 {
+            let s = format!("SCC backedge {}\n", Self::format_callchain(&c));
+            self.verbose(&s);
+        }
+        let Some(v) = self.scc.visits.get_mut(&c) else {
+            let s = format!("verifier bug: add backedge: no visit info for call chain {}\n", Self::format_callchain(&c));
+            self.verbose(&s);
+            return errno(EFAULT);
+        };
+        v.backedges.push(backedge);
+        self.num_backedges += 1;
+        self.update_peak_states();
+        Ok(())
+    }
+
+    /// `iter_active_depths_differ`: an active iterator went around once
+    /// more, which is not an infinite loop.
+    fn iter_active_depths_differ(old: &VerifierState, cur: &VerifierState) -> bool {
+        for fr in (0..=old.curframe()).rev() {
+            for (i, s) in old.frame[fr].stack.iter().enumerate() {
+                if s.slot_type[0] != STACK_ITER || s.spilled_ptr.iter_state() != super::kfuncs::BPF_ITER_STATE_ACTIVE {
+                    continue;
+                }
+                let cd = cur.frame.get(fr).and_then(|f| f.stack.get(i)).map(|c| c.spilled_ptr.iter_depth());
+                if cd != Some(s.spilled_ptr.iter_depth()) {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// `find_prev_entry`: the nearest checkpoint at `insn_idx` on the
+    /// current path (a loop entry) with the same call sites, for `st`
+    /// (`None`: the current state).
+    pub(crate) fn find_prev_entry(&self, st: Option<usize>, insn_idx: usize) -> Option<usize> {
+        let (dfs_depth, st_ref) = match st {
+            Some(i) => (self.checkpoints[i].state.dfs_depth, &self.checkpoints[i].state),
+            None => (self.cur.dfs_depth, &self.cur),
+        };
+        self.explored.get(insn_idx)?.iter().copied().find(|&ci| {
+            let c = &self.checkpoints[ci].state;
+            c.insn_idx == insn_idx && c.branches > 0 && super::kfuncs::same_callsites(c, st_ref) && c.dfs_depth < dfs_depth
+        })
+    }
+
+    /// `widen_imprecise_scalars`: scalars that changed between loop
+    /// iterations and are not precise forget their value, so the loop
+    /// can converge. `cur` is a queued state, or the current one.
+    pub(crate) fn widen_imprecise_scalars(&mut self, old: usize, cur: Option<usize>) {
+        let unknown = self.unknown_reg();
+        let old = self.checkpoints[old].state.clone();
+        let st = match cur {
+            Some(i) => &mut self.stack[i].st,
+            None => &mut self.cur,
+        };
+        let widen = |o: &RegState, c: &mut RegState| {
+            if o.typ != SCALAR_VALUE || o.typ != c.typ {
+                return;
+            }
+            if o.precise || c.precise || same_value(o, c) {
+                return;
+            }
+            *c = unknown;
+        };
+        for fr in (0..=old.curframe()).rev() {
+            let (fo, fc) = (&old.frame[fr], &mut st.frame[fr]);
+            for i in 0..MAX_BPF_REG {
+                widen(&fo.regs[i], &mut fc.regs[i]);
+            }
+            let n = fo.stack.len().min(fc.stack.len());
+            for i in 0..n {
+                if !fo.stack[i].is_spilled_reg() || !fc.stack[i].is_spilled_reg() {
+                    continue;
+                }
+                widen(&fo.stack[i].spilled_ptr, &mut fc.stack[i].spilled_ptr);
+            }
+        }
     }
 
     fn update_peak_states(&mut self) {
@@ -372,10 +587,37 @@ impl Env<'_, '_> {
             };
             let mut hit = false;
             let mut is_loop = false;
+            let mut goto_hit = false;
             if branches > 0 {
                 let old = &self.checkpoints[ci].state;
-                if Self::states_maybe_looping(old, &self.cur)
+                let ofr = old.cur();
+                let is_may_goto = self.insn(insn_idx).code == (bpf_isa::insn::op::BPF_JMP | bpf_isa::insn::op::BPF_JCOND);
+                // a new entry into an async callback is not a loop
+                let skip_inf = ofr.in_async_callback_fn && ofr.async_entry_cnt != self.cur.cur().async_entry_cnt;
+                let mut check_inf = !skip_inf;
+                if check_inf && self.aux.get(insn_idx).is_some_and(|a| a.is_iter_next) {
+                    check_inf = false;
+                    if self.states_equal(old, &self.cur, Exact::RangeWithin) {
+                        // the iterator argument is valid: the states are equal
+                        let r1 = self.regs()[1];
+                        let fr = r1.frameno().min(self.cur.curframe());
+                        let spi = get_spi(r1.s.var_off.value as i64).max(0) as usize;
+                        let st = self.cur.frame[fr].stack.get(spi).map_or(0, |s| s.spilled_ptr.iter_state());
+                        goto_hit = st == super::kfuncs::BPF_ITER_STATE_ACTIVE;
+                    }
+                }
+                if check_inf && is_may_goto && old.may_goto_depth != self.cur.may_goto_depth && self.states_equal(old, &self.cur, Exact::RangeWithin) {
+                    check_inf = false;
+                    goto_hit = true;
+                }
+                if check_inf && self.calls_callback(insn_idx) {
+                    check_inf = false;
+                    goto_hit = self.states_equal(old, &self.cur, Exact::RangeWithin);
+                }
+                if check_inf
+                    && Self::states_maybe_looping(old, &self.cur)
                     && self.states_equal(old, &self.cur, Exact::Exact)
+                    && !Self::iter_active_depths_differ(old, &self.cur)
                     && old.may_goto_depth == self.cur.may_goto_depth
                     && old.callback_unroll_depth == self.cur.callback_unroll_depth
                 {
@@ -385,11 +627,14 @@ impl Env<'_, '_> {
                     self.verbose("old state:");
                     let mut s = String::new();
                     let f = self.cur.curframe();
-                    super::print::print_verifier_state(&mut s, &self.checkpoints[ci].state, f, true, &self.scratch, self.input.maps);
+                    super::print::print_verifier_state(&mut s, &self.checkpoints[ci].state, f, true, &self.scratch, &self.maps);
                     self.verbose(&s);
                     return errno(EINVAL);
                 }
-                if !force_new && self.jmps_processed - self.prev_jmps_processed < 20 && self.stats.insn_processed - self.prev_insn_processed < 100 {
+                if goto_hit {
+                    hit = true;
+                    is_loop = true;
+                } else if !force_new && self.jmps_processed - self.prev_jmps_processed < 20 && self.stats.insn_processed - self.prev_insn_processed < 100 {
                     add_new = false;
                 }
             } else {
@@ -404,12 +649,10 @@ impl Env<'_, '_> {
                 }
                 self.propagate_precision(ci)?;
                 if is_loop {
-                    let scc = self.scc_of(&self.checkpoints[ci].state);
-                    if let Some(v) = self.scc.visits.get_mut(&scc) {
-                        v.1 += 1;
-                        self.num_backedges += 1;
-                    }
-                    self.update_peak_states();
+                    let mut st = self.cur.clone();
+                    st.insn_idx = insn_idx;
+                    st.equal_state = Some(ci);
+                    self.add_scc_backedge(ci, Backedge { state: st, equal_state: ci })?;
                 }
                 return Ok(true);
             }
@@ -464,21 +707,11 @@ impl Env<'_, '_> {
         let mut new = self.cur.clone();
         new.insn_idx = insn_idx;
         let id = self.checkpoints.len();
-        // maybe_enter_scc
-        let scc = self.scc_of(&new);
-        if scc != 0 {
-            let v = self.scc.visits.entry(scc).or_insert((None, 0));
-            if v.0.is_none() {
-                v.0 = Some(id);
-                if self.level() & BPF_LOG_LEVEL2 != 0 {
-                    self.verbose(&format!("SCC enter (scc {scc})\n"));
-                }
-            }
-        }
         self.checkpoints.push(Checkpoint { state: new, miss_cnt: 0, hit_cnt: 0, in_free_list: false, listed: true });
+        self.maybe_enter_scc(id);
         self.cur.parent = Some(id);
         self.cur.first_insn_idx = insn_idx;
-        self.cur.dfs_depth += 1;
+        self.cur.dfs_depth = self.checkpoints[id].state.dfs_depth + 1;
         self.cur.jmp_history.clear();
         self.cur_hist_ent = None;
         if let Some(l) = self.explored.get_mut(insn_idx) {
@@ -555,4 +788,40 @@ impl Env<'_, '_> {
         self.verbose(&text);
         self.mark_chain_precision_batch()
     }
+}
+
+/// `refsafe`: the same references, locks and critical sections.
+fn refsafe(old: &VerifierState, cur: &VerifierState, m: &mut IdMap) -> bool {
+    if old.refs.len() != cur.refs.len()
+        || old.active_locks != cur.active_locks
+        || old.active_preempt_locks != cur.active_preempt_locks
+        || old.active_rcu_locks != cur.active_rcu_locks
+    {
+        return false;
+    }
+    if !m.check_ids(old.active_irq_id, cur.active_irq_id) {
+        return false;
+    }
+    if !m.check_ids(old.active_lock_id, cur.active_lock_id) || old.active_lock_ptr != cur.active_lock_ptr {
+        return false;
+    }
+    for (o, c) in old.refs.iter().zip(cur.refs.iter()) {
+        if !m.check_ids(o.id, c.id) || o.typ != c.typ {
+            return false;
+        }
+        match o.typ {
+            REF_TYPE_PTR => {
+                if !m.check_ids(o.parent_or_ptr as u32, c.parent_or_ptr as u32) {
+                    return false;
+                }
+            }
+            REF_TYPE_IRQ => {}
+            _ => {
+                if o.parent_or_ptr != c.parent_or_ptr {
+                    return false;
+                }
+            }
+        }
+    }
+    true
 }

@@ -1,0 +1,780 @@
+//! Kernel functions (`check_kfunc_call`, `check_kfunc_args`): the kfuncs
+//! this model knows, with prototypes and `KF_*` flags as 7.3 registers
+//! them; open-coded iterators (`process_iter_arg`,
+//! `process_iter_next_call`: iterator state lives in stack slots, a
+//! `bpf_for` loop converges at its `_next` call); `bpf_cast_to_kern_ctx`,
+//! `bpf_rdonly_cast`; dynptrs (`process_dynptr_func` and the stack-slot
+//! bookkeeping helpers share); a small table of kernel struct types
+//! standing in for vmlinux BTF (`PTR_TO_BTF_ID` registers name one).
+//!
+//! A kfunc call names the function by its BTF id in the target kernel;
+//! [`DoCheckInput::kfuncs`] maps ids to names.
+
+use bpf_isa::Insn;
+
+use super::calls::{CallArgMeta, reg_arg_name};
+use super::do_check::*;
+use super::helper_protos::*;
+use super::reg::*;
+use super::state::*;
+use super::tnum::*;
+
+/// `KF_*` kfunc flags.
+pub mod kf {
+    pub const ACQUIRE: u32 = 1 << 0;
+    pub const RELEASE: u32 = 1 << 1;
+    pub const RET_NULL: u32 = 1 << 2;
+    pub const SLEEPABLE: u32 = 1 << 5;
+    pub const DESTRUCTIVE: u32 = 1 << 6;
+    pub const RCU: u32 = 1 << 7;
+    pub const ITER_NEW: u32 = 1 << 8;
+    pub const ITER_NEXT: u32 = 1 << 9;
+    pub const ITER_DESTROY: u32 = 1 << 10;
+    pub const RCU_PROTECTED: u32 = 1 << 11;
+    pub const FASTCALL: u32 = 1 << 12;
+    pub const SPINLOCK_SAFE: u32 = 1 << 14;
+    pub const PERFMON: u32 = 1 << 17;
+}
+
+/// `enum bpf_dynptr_type`.
+pub mod dynptr {
+    pub const INVALID: u32 = 0;
+    pub const LOCAL: u32 = 1;
+    pub const RINGBUF: u32 = 2;
+    pub const SKB: u32 = 3;
+    pub const XDP: u32 = 4;
+    pub const SKB_META: u32 = 5;
+    pub const FILE: u32 = 6;
+}
+
+/// `enum bpf_iter_state`.
+pub const BPF_ITER_STATE_ACTIVE: u32 = 1;
+pub const BPF_ITER_STATE_DRAINED: u32 = 2;
+
+/// `BPF_DYNPTR_NR_SLOTS`.
+const BPF_DYNPTR_NR_SLOTS: usize = 2;
+
+/// Kernel struct types the model names (a stand-in for vmlinux BTF):
+/// `(name, size)`, the id of a type is its index + 1.
+pub const BTF_TYPES: &[(&str, u32)] = &[
+    ("sk_buff", 232),
+    ("xdp_buff", 56),
+    ("pt_regs", 168),
+    ("sock", 760),
+    ("bpf_sock_addr_kern", 48),
+    ("bpf_sock_ops_kern", 96),
+    ("sk_msg", 472),
+    ("bpf_flow_dissector", 32),
+    ("bpf_perf_event_data_kern", 24),
+    ("bpf_cgroup_dev_ctx", 12),
+    ("bpf_sysctl_kern", 64),
+    ("bpf_sockopt_kern", 56),
+    ("sk_reuseport_kern", 48),
+    ("bpf_sk_lookup_kern", 64),
+    ("bpf_nf_ctx", 16),
+    ("task_struct", 9792),
+    ("sock_common", 136),
+    ("tcp_sock", 2400),
+    ("tcp6_sock", 2560),
+    ("udp6_sock", 1472),
+    ("tcp_request_sock", 320),
+    ("tcp_timewait_sock", 256),
+    ("unix_sock", 1088),
+    ("mptcp_sock", 2880),
+    ("socket", 128),
+    ("file", 232),
+    ("inode", 616),
+    ("path", 16),
+    ("cgroup", 2048),
+    ("seq_file", 136),
+    ("linux_binprm", 416),
+    ("vm_area_struct", 176),
+    ("bpf_iter_num", 8),
+];
+
+/// The id of a named kernel struct in [`BTF_TYPES`].
+pub fn btf_type_by_name(name: &str) -> Option<u32> {
+    BTF_TYPES.iter().position(|(n, _)| *n == name).map(|i| i as u32 + 1)
+}
+
+/// `btf_type_name` of a [`BTF_TYPES`] id.
+pub fn btf_type_name(id: i64) -> &'static str {
+    usize::try_from(id).ok().and_then(|i| i.checked_sub(1)).and_then(|i| BTF_TYPES.get(i)).map_or("", |t| t.0)
+}
+
+/// `btf_struct_ids_match` for the model's types: the same struct, or a
+/// struct whose first member is the wanted one (a socket is a
+/// `sock_common`), when not strict and at offset 0.
+pub fn btf_struct_ids_match(have: i64, off: u64, want: &str, strict: bool) -> bool {
+    let name = btf_type_name(have);
+    if name == want && off == 0 {
+        return true;
+    }
+    if strict || off != 0 {
+        return false;
+    }
+    const FIRST_MEMBER: &[(&str, &str)] = &[
+        ("sock", "sock_common"),
+        ("tcp_sock", "sock"),
+        ("tcp6_sock", "tcp_sock"),
+        ("udp6_sock", "sock"),
+        ("unix_sock", "sock"),
+        ("mptcp_sock", "sock"),
+        ("tcp_request_sock", "sock_common"),
+        ("tcp_timewait_sock", "sock_common"),
+    ];
+    let mut cur = name;
+    for _ in 0..8 {
+        match FIRST_MEMBER.iter().find(|(a, _)| *a == cur) {
+            Some((_, b)) if *b == want => return true,
+            Some((_, b)) => cur = b,
+            None => return false,
+        }
+    }
+    false
+}
+
+/// The kernel-side context struct of a program type (`bpf_ctx_convert`,
+/// `get_kern_ctx_btf_id`).
+fn kern_ctx_type(prog_type: u32) -> Option<&'static str> {
+    use super::helpers::prog::*;
+    Some(match prog_type {
+        SOCKET_FILTER | SCHED_CLS | SCHED_ACT | CGROUP_SKB | LWT_IN | LWT_OUT | LWT_XMIT | LWT_SEG6LOCAL | SK_SKB => "sk_buff",
+        XDP => "xdp_buff",
+        CGROUP_SOCK => "sock",
+        CGROUP_SOCK_ADDR => "bpf_sock_addr_kern",
+        SOCK_OPS => "bpf_sock_ops_kern",
+        SK_MSG => "sk_msg",
+        FLOW_DISSECTOR => "bpf_flow_dissector",
+        KPROBE => "pt_regs",
+        PERF_EVENT => "bpf_perf_event_data_kern",
+        CGROUP_DEVICE => "bpf_cgroup_dev_ctx",
+        CGROUP_SYSCTL => "bpf_sysctl_kern",
+        CGROUP_SOCKOPT => "bpf_sockopt_kern",
+        SK_REUSEPORT => "sk_reuseport_kern",
+        SK_LOOKUP => "bpf_sk_lookup_kern",
+        NETFILTER => "bpf_nf_ctx",
+        _ => return None,
+    })
+}
+
+/// How a kfunc argument is checked (`enum kfunc_ptr_arg_type` and the
+/// scalar kinds of `check_kfunc_args`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KfArg {
+    /// `KF_ARG_ANYTHING`: any scalar.
+    Scalar,
+    /// `__k`: a known constant.
+    Const,
+    /// `__ign`: not checked.
+    Ignore,
+    /// `KF_ARG_PTR_TO_CTX`.
+    Ctx,
+    /// `KF_ARG_PTR_TO_ITER` of the named iterator struct.
+    Iter(&'static str),
+}
+
+/// What a kfunc returns.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KfRet {
+    Void,
+    Scalar,
+    /// A pointer to a non-struct of this size (`PTR_TO_MEM`, read-only).
+    Mem(u32),
+    /// Handled by `check_special_kfunc`.
+    Special,
+}
+
+/// A kfunc prototype as `bpf_fetch_kfunc_arg_meta` and
+/// `gen_kfunc_arg_proto` give it.
+#[derive(Clone, Copy, Debug)]
+pub struct KfuncProto {
+    pub name: &'static str,
+    pub flags: u32,
+    pub args: &'static [KfArg],
+    pub ret: KfRet,
+}
+
+/// The kfuncs the model knows (all in `common_btf_ids`, allowed for every
+/// program type).
+pub const KFUNCS: &[KfuncProto] = &[
+    KfuncProto { name: "bpf_iter_num_new", flags: kf::ITER_NEW | kf::SPINLOCK_SAFE, args: &[KfArg::Iter("bpf_iter_num"), KfArg::Scalar, KfArg::Scalar], ret: KfRet::Scalar },
+    KfuncProto { name: "bpf_iter_num_next", flags: kf::ITER_NEXT | kf::RET_NULL | kf::SPINLOCK_SAFE, args: &[KfArg::Iter("bpf_iter_num")], ret: KfRet::Mem(4) },
+    KfuncProto { name: "bpf_iter_num_destroy", flags: kf::ITER_DESTROY | kf::SPINLOCK_SAFE, args: &[KfArg::Iter("bpf_iter_num")], ret: KfRet::Void },
+    KfuncProto { name: "bpf_cast_to_kern_ctx", flags: kf::FASTCALL, args: &[KfArg::Ctx], ret: KfRet::Special },
+    KfuncProto { name: "bpf_rdonly_cast", flags: kf::FASTCALL | kf::PERFMON, args: &[KfArg::Ignore, KfArg::Const], ret: KfRet::Special },
+    KfuncProto { name: "bpf_rcu_read_lock", flags: 0, args: &[], ret: KfRet::Void },
+    KfuncProto { name: "bpf_rcu_read_unlock", flags: 0, args: &[], ret: KfRet::Void },
+    KfuncProto { name: "bpf_preempt_disable", flags: 0, args: &[], ret: KfRet::Void },
+    KfuncProto { name: "bpf_preempt_enable", flags: 0, args: &[], ret: KfRet::Void },
+];
+
+/// The name of the kfunc with BTF id `imm` in the target.
+pub(crate) fn kfunc_name(env: &Env<'_, '_>, imm: i32) -> Option<&'static str> {
+    env.input.kfuncs.iter().find(|(_, id)| *id as i64 == imm as i64).map(|(n, _)| *n)
+}
+
+fn kfunc_proto(env: &Env<'_, '_>, imm: i32) -> Option<&'static KfuncProto> {
+    let name = kfunc_name(env, imm)?;
+    KFUNCS.iter().find(|k| k.name == name)
+}
+
+/// `is_sync_callback_calling_kfunc` (`bpf_rbtree_add_impl`).
+pub(crate) fn is_sync_callback_calling_kfunc(env: &Env<'_, '_>, imm: i32) -> bool {
+    kfunc_name(env, imm) == Some("bpf_rbtree_add_impl")
+}
+
+/// `kfunc_spin_allowed`: what may be called holding a `bpf_spin_lock`.
+pub(crate) fn kfunc_spin_allowed(env: &Env<'_, '_>, imm: i32, off: i16) -> bool {
+    if off != 0 {
+        return false;
+    }
+    let Some(name) = kfunc_name(env, imm) else { return false };
+    if KFUNCS.iter().any(|k| k.name == name && k.flags & kf::SPINLOCK_SAFE != 0) {
+        return true;
+    }
+    name.starts_with("bpf_list_") || name.starts_with("bpf_rbtree_") || name.starts_with("bpf_res_spin_")
+}
+
+/// `__mark_dynptr_reg` for a callback's `const struct bpf_dynptr *`.
+pub(crate) fn dynptr_cb_reg(typ: u32, id: u32) -> RegState {
+    let mut r = RegState::ptr(CONST_PTR_TO_DYNPTR, typ as i64);
+    r.aux2 = 1;
+    r.id = id;
+    r
+}
+
+/// `dynptr_type_str`.
+pub fn dynptr_type_str(t: u32) -> &'static str {
+    match t {
+        dynptr::LOCAL => "local",
+        dynptr::RINGBUF => "ringbuf",
+        dynptr::SKB => "skb",
+        dynptr::XDP => "xdp",
+        dynptr::SKB_META => "skb_meta",
+        dynptr::FILE => "file",
+        dynptr::INVALID => "<invalid>",
+        _ => "<unknown>",
+    }
+}
+
+/// `arg_to_dynptr_type`.
+fn arg_to_dynptr_type(arg_type: ArgType) -> u32 {
+    match arg_type & DYNPTR_TYPE_FLAG_MASK {
+        DYNPTR_TYPE_LOCAL => dynptr::LOCAL,
+        DYNPTR_TYPE_RINGBUF => dynptr::RINGBUF,
+        DYNPTR_TYPE_SKB => dynptr::SKB,
+        DYNPTR_TYPE_XDP => dynptr::XDP,
+        DYNPTR_TYPE_SKB_META => dynptr::SKB_META,
+        DYNPTR_TYPE_FILE => dynptr::FILE,
+        _ => dynptr::INVALID,
+    }
+}
+
+/// `dynptr_type_referenced`.
+fn dynptr_type_referenced(t: u32) -> bool {
+    t == dynptr::RINGBUF || t == dynptr::FILE
+}
+
+impl Env<'_, '_> {
+    /// `stack_slot_obj_get_spi`: the first slot of an `nr_slots`-slot
+    /// stack object; `Err(None)` is `-ERANGE` (not allocated yet).
+    fn stack_slot_obj_get_spi(&mut self, reg: &RegState, obj_kind: &str, nr_slots: usize) -> Result<usize, Option<DoCheckError>> {
+        if !tnum_is_const(reg.s.var_off) {
+            self.verbose(&format!("{obj_kind} has to be at a constant offset\n"));
+            return Err(Some(DoCheckError::Errno(EINVAL)));
+        }
+        let off = reg.s.var_off.value as i64;
+        if off >= 0 || off % BPF_REG_SIZE as i64 != 0 {
+            self.verbose(&format!("cannot pass in {obj_kind} at an offset={off}\n"));
+            return Err(Some(DoCheckError::Errno(EINVAL)));
+        }
+        let spi = get_spi(off) as usize;
+        if spi + 1 < nr_slots {
+            self.verbose(&format!("cannot pass in {obj_kind} at an offset={off}\n"));
+            return Err(Some(DoCheckError::Errno(EINVAL)));
+        }
+        let frame = reg.frameno().min(self.cur.curframe());
+        if spi >= self.cur.frame[frame].stack.len() {
+            return Err(None);
+        }
+        Ok(spi)
+    }
+
+    /// `check_kfunc_call`.
+    pub(crate) fn check_kfunc_call(&mut self, insn: &Insn) -> VResult<Next> {
+        if insn.imm == 0 {
+            return Ok(Next::Fallthrough);
+        }
+        if insn.imm < 0 {
+            self.verbose(&format!("invalid kernel function btf_id {}\n", insn.imm));
+            return errno(EINVAL);
+        }
+        let insn_idx = self.insn_idx;
+        let Some(proto) = kfunc_proto(self, insn.imm).filter(|_| insn.off == 0) else {
+            let what = kfunc_name(self, insn.imm).unwrap_or("unknown kfunc");
+            return Err(DoCheckError::Unsupported(format!("kfunc {what} is not modelled yet")));
+        };
+        let name = proto.name;
+        let mut meta = CallArgMeta::default();
+        if proto.flags & kf::RELEASE != 0 {
+            meta.release_regno = 1;
+        }
+        if let Some(a) = self.aux.get_mut(insn_idx) {
+            a.is_iter_next = proto.flags & kf::ITER_NEXT != 0;
+        }
+        if proto.flags & kf::PERFMON != 0 && !self.allow_ptr_leaks() {
+            self.verbose(&format!("{name} is allowed only to CAP_PERFMON and CAP_SYS_ADMIN\n"));
+            return errno(EPERM);
+        }
+        let sleepable = proto.flags & kf::SLEEPABLE != 0;
+        if sleepable && !self.in_sleepable() {
+            self.verbose(&format!("program must be sleepable to call sleepable kfunc {name}\n"));
+            return errno(EACCES);
+        }
+        if !self.in_sleepable_context()
+            && let Some(a) = self.aux.get_mut(insn_idx)
+        {
+            a.non_sleepable = true;
+        }
+        let mut ret_btf: Option<u32> = None;
+        self.check_kfunc_args(proto, &mut meta, &mut ret_btf)?;
+        match name {
+            "bpf_rcu_read_lock" => self.cur.active_rcu_locks += 1,
+            "bpf_rcu_read_unlock" => {
+                if self.cur.active_rcu_locks == 0 {
+                    self.verbose(&format!("unmatched rcu read unlock (kernel function {name})\n"));
+                    return errno(EINVAL);
+                }
+                self.cur.active_rcu_locks -= 1;
+                if !self.in_rcu_cs() {
+                    self.invalidate_rcu_protected_refs();
+                }
+            }
+            "bpf_preempt_disable" => self.cur.active_preempt_locks += 1,
+            "bpf_preempt_enable" => {
+                if self.cur.active_preempt_locks == 0 {
+                    self.verbose(&format!("unmatched attempt to enable preemption (kernel function {name})\n"));
+                    return errno(EINVAL);
+                }
+                self.cur.active_preempt_locks -= 1;
+                if !self.in_rcu_cs() {
+                    self.invalidate_rcu_protected_refs();
+                }
+            }
+            _ => {}
+        }
+        if sleepable && !self.in_sleepable_context() {
+            let s = format!("kernel func {name} is sleepable within {}\n", self.non_sleepable_context_description());
+            self.verbose(&s);
+            return errno(EACCES);
+        }
+        if meta.release_regno != 0 {
+            let reg = self.regs()[meta.release_regno];
+            self.release_reg(&reg, false, meta.dynptr_id != 0)?;
+        }
+        for i in 0..super::calls::CALLER_SAVED_REGS {
+            self.regs_mut()[i] = RegState::not_init();
+        }
+        let cap = self.bpf_capable();
+        match proto.ret {
+            KfRet::Void => {}
+            KfRet::Scalar => self.regs_mut()[0] = RegState::unknown(cap),
+            KfRet::Special => {
+                let r0 = match name {
+                    "bpf_cast_to_kern_ctx" => RegState::ptr(PTR_TO_BTF_ID | PTR_TRUSTED, ret_btf.unwrap_or(0) as i64),
+                    "bpf_rdonly_cast" => {
+                        let id = meta.arg_constant.unwrap_or(0);
+                        if id == 0 || id as usize > BTF_TYPES.len() {
+                            return Err(DoCheckError::Unsupported(format!("type id {id} of bpf_rdonly_cast is not modelled")));
+                        }
+                        RegState::ptr(PTR_TO_BTF_ID | PTR_UNTRUSTED, id as i64)
+                    }
+                    _ => return errno(EFAULT),
+                };
+                self.regs_mut()[0] = r0;
+            }
+            KfRet::Mem(size) => {
+                let mut r0 = RegState::ptr(PTR_TO_MEM | MEM_RDONLY, size as i64);
+                if meta.ref_obj_id != 0 {
+                    self.validate_ref_obj(&meta)?;
+                    r0.parent_id = meta.ref_obj_id;
+                }
+                self.regs_mut()[0] = r0;
+            }
+        }
+        if matches!(proto.ret, KfRet::Mem(_) | KfRet::Special) {
+            if proto.flags & kf::RET_NULL != 0 {
+                self.id_gen += 1;
+                let id = self.id_gen;
+                let r0 = &mut self.regs_mut()[0];
+                r0.typ |= PTR_MAYBE_NULL;
+                r0.id = id;
+            }
+            if proto.flags & kf::ACQUIRE != 0 {
+                let id = self.acquire_reference(insn_idx, 0);
+                self.regs_mut()[0].id = id;
+            }
+        }
+        for i in 0..super::calls::CALLER_SAVED_REGS {
+            self.mark_reg_scratched(i);
+        }
+        if proto.flags & kf::ITER_NEXT != 0 {
+            self.process_iter_next_call(insn_idx, &meta)?;
+        }
+        Ok(Next::Fallthrough)
+    }
+
+    /// `check_kfunc_args`.
+    fn check_kfunc_args(&mut self, proto: &KfuncProto, meta: &mut CallArgMeta, ret_btf: &mut Option<u32>) -> VResult<()> {
+        for (i, &kind) in proto.args.iter().enumerate() {
+            let regno = i + 1;
+            self.check_reg_src(regno)?;
+            let reg = self.regs()[regno];
+            let is_ptr_arg = matches!(kind, KfArg::Ctx | KfArg::Iter(_));
+            if is_ptr_arg && (reg.is_null() || type_may_be_null(reg.typ)) {
+                self.verbose(&format!("Possibly NULL pointer passed to trusted R{regno}\n"));
+                return errno(EACCES);
+            }
+            if regno == meta.release_regno && !self.reg_is_referenced(&reg) && !reg.is_null() {
+                let s = format!("release kfunc {} expects referenced PTR_TO_BTF_ID passed to R{regno}\n", proto.name);
+                self.verbose(&s);
+                return errno(EINVAL);
+            }
+            if self.reg_is_referenced(&reg) {
+                meta.ref_obj_id = reg.id;
+                meta.ref_obj_parent = reg.parent_id;
+                meta.ref_obj_cnt += 1;
+            }
+            if kind == KfArg::Ignore {
+                continue;
+            }
+            let mut arg_type = if kind == KfArg::Ctx { ARG_PTR_TO_CTX } else { ARG_DONTCARE };
+            if regno == meta.release_regno {
+                arg_type |= super::helper_protos::OBJ_RELEASE;
+            }
+            self.check_func_arg_reg_off_ext(&reg, regno, arg_type, true)?;
+            match kind {
+                KfArg::Scalar => {
+                    if reg.typ != SCALAR_VALUE {
+                        self.verbose(&format!("R{regno} is not a scalar\n"));
+                        return errno(EINVAL);
+                    }
+                }
+                KfArg::Const => {
+                    if reg.typ != SCALAR_VALUE {
+                        self.verbose(&format!("R{regno} is not a scalar\n"));
+                        return errno(EINVAL);
+                    }
+                    if meta.arg_constant.is_some() {
+                        self.verbose("verifier bug: only one constant argument permitted\n");
+                        return errno(EFAULT);
+                    }
+                    if !tnum_is_const(reg.s.var_off) {
+                        self.verbose(&format!("R{regno} must be a known constant\n"));
+                        return errno(EINVAL);
+                    }
+                    self.mark_chain_precision(regno)?;
+                    meta.arg_constant = Some(reg.s.var_off.value);
+                }
+                KfArg::Ctx => {
+                    if reg.typ != PTR_TO_CTX {
+                        let s = format!("R{regno} expected pointer to ctx, but got {}\n", reg_type_str(reg.typ));
+                        self.verbose(&s);
+                        return errno(EINVAL);
+                    }
+                    if proto.name == "bpf_cast_to_kern_ctx" {
+                        let Some(t) = kern_ctx_type(self.input.prog_type).and_then(btf_type_by_name) else {
+                            return Err(DoCheckError::Unsupported("the kernel ctx type of this program type is not modelled".into()));
+                        };
+                        *ret_btf = Some(t);
+                    }
+                }
+                KfArg::Iter(iter_type) => self.process_iter_arg(&reg, regno, proto, iter_type, meta)?,
+                KfArg::Ignore => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// `process_iter_arg`: `_new` gets an uninitialised iterator slot and
+    /// initialises it, `_next`/`_destroy` an initialised one.
+    fn process_iter_arg(&mut self, reg: &RegState, regno: usize, proto: &KfuncProto, iter_type: &str, meta: &mut CallArgMeta) -> VResult<()> {
+        if reg.typ != PTR_TO_STACK {
+            self.verbose(&format!("{} expected pointer to an iterator on stack\n", reg_arg_name(regno)));
+            return errno(EINVAL);
+        }
+        let Some(btf_id) = btf_type_by_name(iter_type) else { return errno(EFAULT) };
+        let nr_slots = (BTF_TYPES[btf_id as usize - 1].1 as usize / BPF_REG_SIZE).max(1);
+        let short = iter_type.strip_prefix("bpf_iter_").unwrap_or(iter_type);
+        let frame = reg.frameno().min(self.cur.curframe());
+        if proto.flags & kf::ITER_NEW != 0 {
+            let uninit = match self.stack_slot_obj_get_spi(reg, "iter", nr_slots) {
+                Err(None) => true,
+                Err(Some(_)) => false,
+                Ok(spi) => (0..nr_slots).all(|i| self.cur.frame[frame].stack[spi - i].slot_type.iter().all(|&t| t != STACK_ITER)),
+            };
+            if !uninit {
+                self.verbose(&format!("expected uninitialized iter_{short} as R{regno}\n"));
+                return errno(EINVAL);
+            }
+            for i in 0..nr_slots {
+                self.check_mem_access_insn(regno, (i * BPF_REG_SIZE) as i64, bpf_isa::insn::op::BPF_DW, true, None, false)?;
+            }
+            let spi = match self.stack_slot_obj_get_spi(reg, "iter", nr_slots) {
+                Ok(s) => s,
+                Err(Some(e)) => return Err(e),
+                Err(None) => return errno(EFAULT),
+            };
+            let id = self.acquire_reference(self.insn_idx, 0);
+            let rcu = proto.flags & kf::RCU_PROTECTED != 0;
+            let in_rcu = self.in_rcu_cs();
+            for i in 0..nr_slots {
+                let slot = &mut self.cur.frame[frame].stack[spi - i];
+                let mut st = RegState::ptr(PTR_TO_STACK, btf_id as i64);
+                if rcu {
+                    st.typ |= if in_rcu { MEM_RCU } else { PTR_UNTRUSTED };
+                }
+                st.id = if i == 0 { id } else { 0 };
+                st.set_iter(BPF_ITER_STATE_ACTIVE, 0);
+                slot.spilled_ptr = st;
+                slot.slot_type = [STACK_ITER; BPF_REG_SIZE];
+                self.scratch.mark_slot(spi - i);
+            }
+            return Ok(());
+        }
+        // is_iter_reg_valid_init
+        let spi = match self.stack_slot_obj_get_spi(reg, "iter", nr_slots) {
+            Ok(s) => Some(s),
+            Err(_) => None,
+        };
+        let valid = spi.is_some_and(|spi| {
+            (0..nr_slots).all(|i| {
+                let slot = &self.cur.frame[frame].stack[spi - i];
+                let st = &slot.spilled_ptr;
+                (if i == 0 { st.id != 0 } else { st.id == 0 }) && st.aux == btf_id as i64 && slot.slot_type.iter().all(|&t| t == STACK_ITER)
+            })
+        });
+        let untrusted = spi.is_some_and(|spi| (0..nr_slots).any(|i| self.cur.frame[frame].stack[spi - i].spilled_ptr.typ & PTR_UNTRUSTED != 0));
+        if untrusted {
+            self.verbose(&format!("expected an RCU CS when using {}\n", proto.name));
+            return errno(EPROTO);
+        }
+        let Some(spi) = spi.filter(|_| valid) else {
+            self.verbose(&format!("expected an initialized iter_{short} as R{regno}\n"));
+            return errno(EINVAL);
+        };
+        for i in 0..nr_slots {
+            self.scratch.mark_slot(spi - i);
+        }
+        meta.iter_spi = spi;
+        meta.iter_frameno = reg.frameno();
+        let st = self.cur.frame[frame].stack[spi].spilled_ptr;
+        meta.ref_obj_id = st.id;
+        meta.ref_obj_parent = st.parent_id;
+        meta.ref_obj_cnt += 1;
+        if proto.flags & kf::ITER_DESTROY != 0 {
+            for i in 0..nr_slots {
+                let sid = self.cur.frame[frame].stack[spi - i].spilled_ptr.id;
+                if i == 0 {
+                    self.release_reference(sid)?;
+                }
+                let slot = &mut self.cur.frame[frame].stack[spi - i];
+                slot.spilled_ptr = RegState::not_init();
+                slot.slot_type = [STACK_INVALID; BPF_REG_SIZE];
+                self.scratch.mark_slot(spi - i);
+            }
+        }
+        Ok(())
+    }
+
+    /// `process_iter_next_call`: the current path sees the iterator
+    /// drained (R0 = NULL); an active copy with a deeper `depth` is
+    /// queued to go around the loop once more.
+    fn process_iter_next_call(&mut self, insn_idx: usize, meta: &CallArgMeta) -> VResult<()> {
+        let (fr, spi) = (meta.iter_frameno.min(self.cur.curframe()), meta.iter_spi);
+        let Some(cur_iter) = self.cur.frame.get(fr).and_then(|f| f.stack.get(spi)).map(|s| s.spilled_ptr) else { return errno(EFAULT) };
+        let state = cur_iter.iter_state();
+        if state != BPF_ITER_STATE_ACTIVE && state != BPF_ITER_STATE_DRAINED {
+            self.verbose(&format!("verifier bug: unexpected iterator state {state}\n"));
+            return errno(EFAULT);
+        }
+        if state == BPF_ITER_STATE_ACTIVE {
+            let parent_ok = self.cur.parent.is_some_and(|p| {
+                let ps = &self.checkpoints[p].state;
+                ps.insn_idx == insn_idx && same_callsites(ps, &self.cur)
+            });
+            if !parent_ok {
+                self.verbose("verifier bug: bad parent state for iter next call\n");
+                return errno(EFAULT);
+            }
+            let prev = self.find_prev_entry(self.cur.parent, insn_idx);
+            let qi = self.push_stack(insn_idx + 1, insn_idx, false)?;
+            {
+                let q = &mut self.stack[qi].st;
+                let it = &mut q.frame[fr].stack[spi].spilled_ptr;
+                let depth = it.iter_depth();
+                it.set_iter(BPF_ITER_STATE_ACTIVE, depth + 1);
+            }
+            if let Some(p) = prev {
+                self.widen_imprecise_scalars(p, Some(qi));
+            }
+            let q = &mut self.stack[qi].st;
+            let r0 = &mut q.cur_mut().regs[0];
+            r0.typ &= !PTR_MAYBE_NULL;
+        }
+        let depth = cur_iter.iter_depth();
+        self.cur.frame[fr].stack[spi].spilled_ptr.set_iter(BPF_ITER_STATE_DRAINED, depth);
+        let z = self.const_zero_reg();
+        self.regs_mut()[0] = z;
+        Ok(())
+    }
+
+    /// `process_dynptr_func`: a dynptr argument of a helper or kfunc.
+    pub(crate) fn process_dynptr_func(&mut self, reg: &RegState, regno: usize, _call_name: &str, arg_type: ArgType, meta: &mut CallArgMeta, record: bool) -> VResult<()> {
+        if reg.typ != PTR_TO_STACK && reg.typ != CONST_PTR_TO_DYNPTR {
+            self.verbose(&format!("R{regno} expected pointer to stack or const struct bpf_dynptr\n"));
+            return errno(EINVAL);
+        }
+        let frame = reg.frameno().min(self.cur.curframe());
+        if arg_type & MEM_UNINIT != 0 {
+            // is_dynptr_reg_valid_uninit
+            let ok = reg.typ != CONST_PTR_TO_DYNPTR
+                && match self.stack_slot_obj_get_spi(reg, "dynptr", BPF_DYNPTR_NR_SLOTS) {
+                    Ok(_) | Err(None) => true,
+                    Err(Some(_)) => false,
+                };
+            if !ok {
+                self.verbose("Dynptr has to be an uninitialized dynptr\n");
+                return errno(EINVAL);
+            }
+            for i in 0..BPF_DYNPTR_NR_SLOTS {
+                self.check_mem_access_insn(regno, (i * BPF_REG_SIZE) as i64, bpf_isa::insn::op::BPF_DW, true, None, false)?;
+            }
+            return self.mark_stack_slots_dynptr(reg, arg_type, meta);
+        }
+        if reg.typ == CONST_PTR_TO_DYNPTR && arg_type & OBJ_RELEASE != 0 {
+            self.verbose("CONST_PTR_TO_DYNPTR cannot be released\n");
+            return errno(EINVAL);
+        }
+        // is_dynptr_reg_valid_init
+        let spi = if reg.typ == CONST_PTR_TO_DYNPTR { None } else { self.stack_slot_obj_get_spi(reg, "dynptr", BPF_DYNPTR_NR_SLOTS).ok() };
+        let valid = reg.typ == CONST_PTR_TO_DYNPTR
+            || spi.is_some_and(|spi| {
+                let f = &self.cur.frame[frame];
+                f.stack[spi].spilled_ptr.aux2 != 0
+                    && f.stack[spi].slot_type.iter().all(|&t| t == STACK_DYNPTR)
+                    && f.stack[spi - 1].slot_type.iter().all(|&t| t == STACK_DYNPTR)
+            });
+        if !valid {
+            self.verbose(&format!("Expected an initialized dynptr as R{regno}\n"));
+            return errno(EINVAL);
+        }
+        let src = match spi {
+            Some(spi) => self.cur.frame[frame].stack[spi].spilled_ptr,
+            None => *reg,
+        };
+        let want = arg_type & !OBJ_RELEASE;
+        if want != ARG_PTR_TO_DYNPTR && src.aux as u32 != arg_to_dynptr_type(want) {
+            let s = format!("Expected a dynptr of type {} as R{regno}\n", dynptr_type_str(arg_to_dynptr_type(want)));
+            self.verbose(&s);
+            return errno(EINVAL);
+        }
+        if let Some(spi) = spi {
+            self.scratch.mark_slot(spi);
+            self.scratch.mark_slot(spi - 1);
+        }
+        if record {
+            meta.dynptr_type = src.aux as u32;
+            meta.dynptr_id = src.id;
+            meta.dynptr_parent = src.parent_id;
+        }
+        Ok(())
+    }
+
+    /// `mark_stack_slots_dynptr`.
+    fn mark_stack_slots_dynptr(&mut self, reg: &RegState, arg_type: ArgType, meta: &mut CallArgMeta) -> VResult<()> {
+        let frame = reg.frameno().min(self.cur.curframe());
+        let spi = match self.stack_slot_obj_get_spi(reg, "dynptr", BPF_DYNPTR_NR_SLOTS) {
+            Ok(s) => s,
+            Err(Some(e)) => return Err(e),
+            Err(None) => return errno(EFAULT),
+        };
+        self.destroy_if_dynptr_stack_slot(frame, spi)?;
+        self.destroy_if_dynptr_stack_slot(frame, spi - 1)?;
+        for s in [spi, spi - 1] {
+            self.cur.frame[frame].stack[s].slot_type = [STACK_DYNPTR; BPF_REG_SIZE];
+        }
+        let t = arg_to_dynptr_type(arg_type);
+        if t == dynptr::INVALID {
+            return errno(EINVAL);
+        }
+        let mut parent_id;
+        if meta.dynptr_type == dynptr::INVALID {
+            self.validate_ref_obj(meta)?;
+            parent_id = meta.ref_obj_id;
+            if dynptr_type_referenced(t) {
+                parent_id = self.acquire_reference(self.insn_idx, parent_id);
+            }
+        } else {
+            parent_id = meta.dynptr_parent;
+        }
+        self.id_gen += 1;
+        let id = self.id_gen;
+        for (s, first) in [(spi, true), (spi - 1, false)] {
+            let mut r = RegState::ptr(CONST_PTR_TO_DYNPTR, t as i64);
+            r.id = id;
+            r.parent_id = parent_id;
+            r.aux2 = first as u64;
+            self.cur.frame[frame].stack[s].spilled_ptr = r;
+        }
+        Ok(())
+    }
+
+    /// `destroy_if_dynptr_stack_slot`: overwriting a dynptr invalidates it
+    /// (refused for the last dynptr of a referenced object).
+    pub(crate) fn destroy_if_dynptr_stack_slot(&mut self, frame: usize, spi: usize) -> VResult<()> {
+        let Some(slot) = self.cur.frame.get(frame).and_then(|f| f.stack.get(spi)) else { return Ok(()) };
+        if slot.slot_type[0] != STACK_DYNPTR {
+            return Ok(());
+        }
+        let spi = if slot.spilled_ptr.aux2 == 0 { spi + 1 } else { spi };
+        let Some(first) = self.cur.frame[frame].stack.get(spi).map(|s| s.spilled_ptr) else { return Ok(()) };
+        if dynptr_type_referenced(first.aux as u32) {
+            let cnt = self
+                .cur
+                .frame
+                .iter()
+                .flat_map(|f| f.stack.iter())
+                .filter(|s| s.slot_type[0] == STACK_DYNPTR && s.spilled_ptr.aux2 != 0 && s.spilled_ptr.parent_id == first.parent_id)
+                .count();
+            if cnt <= 1 {
+                self.verbose("cannot overwrite referenced dynptr\n");
+                return errno(EINVAL);
+            }
+        }
+        self.release_reference(first.id)?;
+        self.scratch.mark_slot(spi);
+        self.scratch.mark_slot(spi.wrapping_sub(1));
+        Ok(())
+    }
+
+    /// `unmark_stack_slots_dynptr`: release a dynptr (its reference, for a
+    /// referenced one).
+    pub(crate) fn unmark_stack_slots_dynptr(&mut self, reg: &RegState) -> VResult<()> {
+        let frame = reg.frameno().min(self.cur.curframe());
+        let spi = match self.stack_slot_obj_get_spi(reg, "dynptr", BPF_DYNPTR_NR_SLOTS) {
+            Ok(s) => s,
+            Err(Some(e)) => return Err(e),
+            Err(None) => return errno(ERANGE),
+        };
+        let r = self.cur.frame[frame].stack[spi].spilled_ptr;
+        let id = if dynptr_type_referenced(r.aux as u32) { r.parent_id } else { r.id };
+        self.release_reference(id)
+    }
+}
+
+/// `same_callsites`.
+pub(crate) fn same_callsites(a: &VerifierState, b: &VerifierState) -> bool {
+    a.curframe() == b.curframe() && (0..=a.curframe()).all(|i| a.frame[i].callsite == b.frame[i].callsite)
+}
