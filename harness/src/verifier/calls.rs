@@ -235,7 +235,8 @@ fn check_func_proto(fn_: &FuncProto, meta: &mut CallArgMeta) -> bool {
         let is_fixed = fn_.args[arg] & MEM_FIXED_SIZE != 0;
         let has_size = fn_.arg_size[arg] != 0;
         let is_next_size = arg + 1 < 5 && arg_type_is_mem_size(fn_.args[arg + 1]);
-        let invalid = if base_type(fn_.args[arg]) != ARG_PTR_TO_MEM { is_next_size } else { has_size == is_next_size || is_next_size == is_fixed };
+        let invalid =
+            if base_type(fn_.args[arg]) != ARG_PTR_TO_MEM { is_next_size } else { has_size == is_next_size || is_next_size == is_fixed };
         if invalid {
             return false;
         }
@@ -369,7 +370,10 @@ impl Env<'_, '_> {
     /// `clear_all_pkt_pointers`: packet data may have moved.
     pub(crate) fn clear_all_pkt_pointers(&mut self) {
         let inv = if !self.allow_ptr_leaks() { RegState::not_init() } else { self.unknown_reg() };
-        let pkt = |r: &RegState| r.is_pkt_pointer_any() || (base_type(r.typ) == PTR_TO_MEM && r.typ & (DYNPTR_TYPE_SKB | DYNPTR_TYPE_XDP | DYNPTR_TYPE_SKB_META) != 0);
+        let pkt = |r: &RegState| {
+            r.is_pkt_pointer_any()
+                || (base_type(r.typ) == PTR_TO_MEM && r.typ & (DYNPTR_TYPE_SKB | DYNPTR_TYPE_XDP | DYNPTR_TYPE_SKB_META) != 0)
+        };
         for f in self.cur.frame.iter_mut() {
             for r in f.regs.iter_mut() {
                 if pkt(r) {
@@ -751,7 +755,9 @@ impl Env<'_, '_> {
                 super::scalar::reg_bounds_sync(&mut r.s);
             }
             func::GET_RETVAL => {
-                if self.input.prog_type == helpers::prog::CGROUP_SOCKOPT && self.input.expected_attach_type == helpers::attach::CGROUP_GETSOCKOPT {
+                if self.input.prog_type == helpers::prog::CGROUP_SOCKOPT
+                    && self.input.expected_attach_type == helpers::attach::CGROUP_GETSOCKOPT
+                {
                     // arbitrary value
                 } else {
                     r.s.set_srange64(-MAX_ERRNO, 0);
@@ -787,7 +793,9 @@ impl Env<'_, '_> {
             return errno(EFAULT);
         };
         let flags = self.maps.get(m).map_or(0, |m| m.map_flags);
-        if flags & super::maps::BPF_F_RDONLY_PROG != 0 && matches!(func_id, MAP_DELETE_ELEM | MAP_UPDATE_ELEM | MAP_PUSH_ELEM | MAP_POP_ELEM) {
+        if flags & super::maps::BPF_F_RDONLY_PROG != 0
+            && matches!(func_id, MAP_DELETE_ELEM | MAP_UPDATE_ELEM | MAP_PUSH_ELEM | MAP_POP_ELEM)
+        {
             self.verbose("write into map forbidden\n");
             return errno(EACCES);
         }
@@ -860,7 +868,8 @@ impl Env<'_, '_> {
         if skip_type_check {
             self.mark_chain_precision(regno)?;
         } else {
-            let btf = if base_type(arg_type) == ARG_PTR_TO_BTF_ID || base_type(arg_type) == ARG_PTR_TO_SPIN_LOCK { fn_.arg_btf[arg] } else { "" };
+            let btf =
+                if base_type(arg_type) == ARG_PTR_TO_BTF_ID || base_type(arg_type) == ARG_PTR_TO_SPIN_LOCK { fn_.arg_btf[arg] } else { "" };
             self.check_reg_type(&reg, regno, arg_type, btf, meta)?;
             self.check_func_arg_reg_off(&reg, regno, arg_type)?;
         }
@@ -955,9 +964,8 @@ impl Env<'_, '_> {
     pub(crate) fn may_access_direct_pkt_data(&self, fn_: Option<&FuncProto>) -> bool {
         use helpers::prog::*;
         match self.input.prog_type {
-            LWT_IN | LWT_OUT | LWT_SEG6LOCAL | SK_REUSEPORT | FLOW_DISSECTOR | CGROUP_SKB | SCHED_CLS | SCHED_ACT | XDP | LWT_XMIT | SK_SKB | SK_MSG => {
-                fn_.is_none_or(|f| f.pkt_access)
-            }
+            LWT_IN | LWT_OUT | LWT_SEG6LOCAL | SK_REUSEPORT | FLOW_DISSECTOR | CGROUP_SKB | SCHED_CLS | SCHED_ACT | XDP | LWT_XMIT
+            | SK_SKB | SK_MSG => fn_.is_none_or(|f| f.pkt_access),
             CGROUP_SOCKOPT => true,
             _ => false,
         }
@@ -986,7 +994,14 @@ impl Env<'_, '_> {
     }
 
     /// `check_reg_type`: is the register's type one the argument accepts?
-    pub(crate) fn check_reg_type(&mut self, reg: &RegState, regno: usize, arg_type: ArgType, arg_btf: &str, meta: &CallArgMeta) -> VResult<()> {
+    pub(crate) fn check_reg_type(
+        &mut self,
+        reg: &RegState,
+        regno: usize,
+        arg_type: ArgType,
+        arg_btf: &str,
+        meta: &CallArgMeta,
+    ) -> VResult<()> {
         let Some(compatible) = compatible_reg_types(arg_type) else {
             self.verbose(&format!("verifier bug: unsupported arg type {arg_type}\n"));
             return errno(EFAULT);
@@ -1013,9 +1028,14 @@ impl Env<'_, '_> {
         if base_type(reg.typ) != PTR_TO_BTF_ID {
             return Ok(());
         }
-        if base_type(arg_type) == ARG_PTR_TO_MEM || base_type(arg_type) == ARG_PTR_TO_MAP_KEY || base_type(arg_type) == ARG_PTR_TO_MAP_VALUE {
+        if base_type(arg_type) == ARG_PTR_TO_MEM || base_type(arg_type) == ARG_PTR_TO_MAP_KEY || base_type(arg_type) == ARG_PTR_TO_MAP_VALUE
+        {
             if arg_type & MEM_RDONLY == 0 {
-                let s = format!("{}() may write into memory pointed by R{regno} type={}\n", helpers::func_id_name(meta.func_id), reg_type_str(reg.typ));
+                let s = format!(
+                    "{}() may write into memory pointed by R{regno} type={}\n",
+                    helpers::func_id_name(meta.func_id),
+                    reg_type_str(reg.typ)
+                );
                 self.verbose(&s);
                 return errno(EACCES);
             }
@@ -1057,7 +1077,8 @@ impl Env<'_, '_> {
             return errno(EACCES);
         }
         if !fixed_off_ok && reg.s.var_off.value != 0 {
-            let s = format!("dereference of modified {} ptr R{regno} off={} disallowed\n", reg_type_str(reg.typ), reg.s.var_off.value as i64);
+            let s =
+                format!("dereference of modified {} ptr R{regno} off={} disallowed\n", reg_type_str(reg.typ), reg.s.var_off.value as i64);
             self.verbose(&s);
             return errno(EACCES);
         }
@@ -1071,7 +1092,13 @@ impl Env<'_, '_> {
     }
 
     /// `__check_func_arg_reg_off`.
-    pub(crate) fn check_func_arg_reg_off_ext(&mut self, reg: &RegState, regno: usize, arg_type: ArgType, btf_id_fixed_off_ok: bool) -> VResult<()> {
+    pub(crate) fn check_func_arg_reg_off_ext(
+        &mut self,
+        reg: &RegState,
+        regno: usize,
+        arg_type: ArgType,
+        btf_id_fixed_off_ok: bool,
+    ) -> VResult<()> {
         let t = reg.typ;
         if arg_type_is_release(arg_type) {
             if arg_type_is_dynptr(arg_type) && t == PTR_TO_STACK {
@@ -1084,7 +1111,14 @@ impl Env<'_, '_> {
         }
         match t {
             PTR_TO_STACK | PTR_TO_PACKET | PTR_TO_PACKET_META | PTR_TO_MAP_KEY | PTR_TO_MAP_VALUE | PTR_TO_ARENA | SCALAR_VALUE => Ok(()),
-            _ if t == PTR_TO_MEM || t == PTR_TO_MEM | MEM_RDONLY || t == PTR_TO_MEM | MEM_RINGBUF || t == PTR_TO_BUF || t == PTR_TO_BUF | MEM_RDONLY => Ok(()),
+            _ if t == PTR_TO_MEM
+                || t == PTR_TO_MEM | MEM_RDONLY
+                || t == PTR_TO_MEM | MEM_RINGBUF
+                || t == PTR_TO_BUF
+                || t == PTR_TO_BUF | MEM_RDONLY =>
+            {
+                Ok(())
+            }
             _ if base_type(t) == PTR_TO_BTF_ID && t & !(MEM_ALLOC | PTR_TRUSTED | MEM_RCU | NON_OWN_REF | PTR_TO_BTF_ID) == 0 => {
                 self.check_ptr_off_reg(reg, regno, btf_id_fixed_off_ok)
             }
@@ -1095,7 +1129,15 @@ impl Env<'_, '_> {
 
     /// `check_helper_mem_access`: `[reg, reg + access_size)` must be
     /// memory the program may read (or write).
-    pub(crate) fn check_helper_mem_access(&mut self, reg: &RegState, regno: usize, access_size: i64, write: bool, zero_size_allowed: bool, meta: Option<&mut CallArgMeta>) -> VResult<()> {
+    pub(crate) fn check_helper_mem_access(
+        &mut self,
+        reg: &RegState,
+        regno: usize,
+        access_size: i64,
+        write: bool,
+        zero_size_allowed: bool,
+        meta: Option<&mut CallArgMeta>,
+    ) -> VResult<()> {
         match base_type(reg.typ) {
             PTR_TO_PACKET | PTR_TO_PACKET_META => self.check_packet_access_ext(regno, reg, 0, access_size, zero_size_allowed),
             PTR_TO_MAP_KEY => {
@@ -1118,8 +1160,12 @@ impl Env<'_, '_> {
                 self.check_mem_region_access_ext(regno, reg, 0, access_size, reg.mem_size(), zero_size_allowed)
             }
             PTR_TO_STACK => self.check_stack_range_initialized(reg, regno, 0, access_size, zero_size_allowed, write, meta),
-            PTR_TO_BUF | PTR_TO_BTF_ID => Err(DoCheckError::Unsupported(format!("helper access through {} is not modelled", reg_type_str(reg.typ)))),
-            PTR_TO_CTX if self.input.prog_type == helpers::prog::SYSCALL => Err(DoCheckError::Unsupported("syscall program ctx is not modelled yet".into())),
+            PTR_TO_BUF | PTR_TO_BTF_ID => {
+                Err(DoCheckError::Unsupported(format!("helper access through {} is not modelled", reg_type_str(reg.typ))))
+            }
+            PTR_TO_CTX if self.input.prog_type == helpers::prog::SYSCALL => {
+                Err(DoCheckError::Unsupported("syscall program ctx is not modelled yet".into()))
+            }
             _ => {
                 if zero_size_allowed && access_size == 0 && reg.is_null() {
                     return Ok(());
@@ -1134,7 +1180,16 @@ impl Env<'_, '_> {
     /// `check_stack_range_initialized`: a helper reads (or writes) stack
     /// bytes; reads must hit initialised ones. A negative `access_size` is
     /// a global function's argument, where poisoned slots are fine.
-    pub(crate) fn check_stack_range_initialized(&mut self, reg: &RegState, regno: usize, off: i64, access_size: i64, zero_size_allowed: bool, write: bool, meta: Option<&mut CallArgMeta>) -> VResult<()> {
+    pub(crate) fn check_stack_range_initialized(
+        &mut self,
+        reg: &RegState,
+        regno: usize,
+        off: i64,
+        access_size: i64,
+        zero_size_allowed: bool,
+        write: bool,
+        meta: Option<&mut CallArgMeta>,
+    ) -> VResult<()> {
         let frame = reg.frameno().min(self.cur.curframe());
         let clobber = write;
         let allow_poison = access_size < 0 || clobber;
@@ -1201,7 +1256,10 @@ impl Env<'_, '_> {
                 if allow_poison {
                     continue;
                 }
-                format!("reading from stack R{regno} off {min_off}+{} size {access_size}, slot poisoned by dead code elimination\n", i - min_off)
+                format!(
+                    "reading from stack R{regno} off {min_off}+{} size {access_size}, slot poisoned by dead code elimination\n",
+                    i - min_off
+                )
             } else if tnum_is_const(reg.s.var_off) {
                 format!("invalid read from stack R{regno} off {min_off}+{} size {access_size}\n", i - min_off)
             } else {
@@ -1215,7 +1273,16 @@ impl Env<'_, '_> {
 
     /// `check_mem_size_reg`: a (pointer, size) argument pair.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn check_mem_size_reg(&mut self, mem: &RegState, size: &RegState, mem_regno: usize, size_regno: usize, write: bool, zero_size_allowed: bool, meta: &mut CallArgMeta) -> VResult<()> {
+    pub(crate) fn check_mem_size_reg(
+        &mut self,
+        mem: &RegState,
+        size: &RegState,
+        mem_regno: usize,
+        size_regno: usize,
+        write: bool,
+        zero_size_allowed: bool,
+        meta: &mut CallArgMeta,
+    ) -> VResult<()> {
         meta.msize_max_value = size.s.umax();
         let const_size = tnum_is_const(size.s.var_off);
         if size.s.smin() < 0 {
@@ -1247,7 +1314,14 @@ impl Env<'_, '_> {
 
     /// `check_mem_reg`: a fixed-size memory argument (a null pointer is a
     /// size-0 access).
-    pub(crate) fn check_mem_reg(&mut self, reg: &RegState, regno: usize, mem_size: i64, write: bool, meta: Option<&mut CallArgMeta>) -> VResult<()> {
+    pub(crate) fn check_mem_reg(
+        &mut self,
+        reg: &RegState,
+        regno: usize,
+        mem_size: i64,
+        write: bool,
+        meta: Option<&mut CallArgMeta>,
+    ) -> VResult<()> {
         if reg.is_null() {
             return self.mark_chain_precision(regno);
         }

@@ -1040,9 +1040,7 @@ fn tracing_prog_func_proto(func_id: i32, p: &ProtoCtx) -> P {
         GET_FUNC_ARG => (has_trampoline(p) || raw_tp).then_some(&BPF_GET_FUNC_ARG_PROTO),
         GET_FUNC_RET => has_trampoline(p).then_some(&BPF_GET_FUNC_RET_PROTO),
         GET_FUNC_ARG_CNT => (has_trampoline(p) || raw_tp).then_some(&BPF_GET_FUNC_ARG_CNT_PROTO),
-        GET_ATTACH_COOKIE => {
-            (p.prog_type == prog::TRACING && raw_tp || has_trampoline(p)).then_some(&BPF_GET_ATTACH_COOKIE_PROTO_TRACING)
-        }
+        GET_ATTACH_COOKIE => (p.prog_type == prog::TRACING && raw_tp || has_trampoline(p)).then_some(&BPF_GET_ATTACH_COOKIE_PROTO_TRACING),
         // bpf_iter_get_func_proto depends on the iterator target: not modelled
         _ => raw_tp_prog_func_proto(func_id, p),
     }

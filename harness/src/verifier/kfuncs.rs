@@ -198,9 +198,24 @@ pub struct KfuncProto {
 /// The kfuncs the model knows (all in `common_btf_ids`, allowed for every
 /// program type).
 pub const KFUNCS: &[KfuncProto] = &[
-    KfuncProto { name: "bpf_iter_num_new", flags: kf::ITER_NEW | kf::SPINLOCK_SAFE, args: &[KfArg::Iter("bpf_iter_num"), KfArg::Scalar, KfArg::Scalar], ret: KfRet::Scalar },
-    KfuncProto { name: "bpf_iter_num_next", flags: kf::ITER_NEXT | kf::RET_NULL | kf::SPINLOCK_SAFE, args: &[KfArg::Iter("bpf_iter_num")], ret: KfRet::Mem(4) },
-    KfuncProto { name: "bpf_iter_num_destroy", flags: kf::ITER_DESTROY | kf::SPINLOCK_SAFE, args: &[KfArg::Iter("bpf_iter_num")], ret: KfRet::Void },
+    KfuncProto {
+        name: "bpf_iter_num_new",
+        flags: kf::ITER_NEW | kf::SPINLOCK_SAFE,
+        args: &[KfArg::Iter("bpf_iter_num"), KfArg::Scalar, KfArg::Scalar],
+        ret: KfRet::Scalar,
+    },
+    KfuncProto {
+        name: "bpf_iter_num_next",
+        flags: kf::ITER_NEXT | kf::RET_NULL | kf::SPINLOCK_SAFE,
+        args: &[KfArg::Iter("bpf_iter_num")],
+        ret: KfRet::Mem(4),
+    },
+    KfuncProto {
+        name: "bpf_iter_num_destroy",
+        flags: kf::ITER_DESTROY | kf::SPINLOCK_SAFE,
+        args: &[KfArg::Iter("bpf_iter_num")],
+        ret: KfRet::Void,
+    },
     KfuncProto { name: "bpf_cast_to_kern_ctx", flags: kf::FASTCALL, args: &[KfArg::Ctx], ret: KfRet::Special },
     KfuncProto { name: "bpf_rdonly_cast", flags: kf::FASTCALL | kf::PERFMON, args: &[KfArg::Ignore, KfArg::Const], ret: KfRet::Special },
     KfuncProto { name: "bpf_rcu_read_lock", flags: 0, args: &[], ret: KfRet::Void },
@@ -499,7 +514,14 @@ impl Env<'_, '_> {
 
     /// `process_iter_arg`: `_new` gets an uninitialised iterator slot and
     /// initialises it, `_next`/`_destroy` an initialised one.
-    fn process_iter_arg(&mut self, reg: &RegState, regno: usize, proto: &KfuncProto, iter_type: &str, meta: &mut CallArgMeta) -> VResult<()> {
+    fn process_iter_arg(
+        &mut self,
+        reg: &RegState,
+        regno: usize,
+        proto: &KfuncProto,
+        iter_type: &str,
+        meta: &mut CallArgMeta,
+    ) -> VResult<()> {
         if reg.typ != PTR_TO_STACK {
             self.verbose(&format!("{} expected pointer to an iterator on stack\n", reg_arg_name(regno)));
             return errno(EINVAL);
@@ -555,7 +577,8 @@ impl Env<'_, '_> {
                 (if i == 0 { st.id != 0 } else { st.id == 0 }) && st.aux == btf_id as i64 && slot.slot_type.iter().all(|&t| t == STACK_ITER)
             })
         });
-        let untrusted = spi.is_some_and(|spi| (0..nr_slots).any(|i| self.cur.frame[frame].stack[spi - i].spilled_ptr.typ & PTR_UNTRUSTED != 0));
+        let untrusted =
+            spi.is_some_and(|spi| (0..nr_slots).any(|i| self.cur.frame[frame].stack[spi - i].spilled_ptr.typ & PTR_UNTRUSTED != 0));
         if untrusted {
             self.verbose(&format!("expected an RCU CS when using {}\n", proto.name));
             return errno(EPROTO);
@@ -631,7 +654,15 @@ impl Env<'_, '_> {
     }
 
     /// `process_dynptr_func`: a dynptr argument of a helper or kfunc.
-    pub(crate) fn process_dynptr_func(&mut self, reg: &RegState, regno: usize, _call_name: &str, arg_type: ArgType, meta: &mut CallArgMeta, record: bool) -> VResult<()> {
+    pub(crate) fn process_dynptr_func(
+        &mut self,
+        reg: &RegState,
+        regno: usize,
+        _call_name: &str,
+        arg_type: ArgType,
+        meta: &mut CallArgMeta,
+        record: bool,
+    ) -> VResult<()> {
         if reg.typ != PTR_TO_STACK && reg.typ != CONST_PTR_TO_DYNPTR {
             self.verbose(&format!("R{regno} expected pointer to stack or const struct bpf_dynptr\n"));
             return errno(EINVAL);

@@ -206,7 +206,9 @@ impl Env<'_, '_> {
         let t = m.map_type;
         let ok_map = match t {
             mt::PROG_ARRAY => func_id == TAIL_CALL,
-            mt::PERF_EVENT_ARRAY => matches!(func_id, PERF_EVENT_READ | PERF_EVENT_OUTPUT | SKB_OUTPUT | PERF_EVENT_READ_VALUE | XDP_OUTPUT),
+            mt::PERF_EVENT_ARRAY => {
+                matches!(func_id, PERF_EVENT_READ | PERF_EVENT_OUTPUT | SKB_OUTPUT | PERF_EVENT_READ_VALUE | XDP_OUTPUT)
+            }
             mt::RINGBUF => matches!(
                 func_id,
                 RINGBUF_OUTPUT | RINGBUF_RESERVE | RINGBUF_QUERY | RINGBUF_RESERVE_DYNPTR | RINGBUF_SUBMIT_DYNPTR | RINGBUF_DISCARD_DYNPTR
@@ -220,10 +222,12 @@ impl Env<'_, '_> {
             mt::XSKMAP => matches!(func_id, REDIRECT_MAP | MAP_LOOKUP_ELEM),
             mt::ARRAY_OF_MAPS | mt::HASH_OF_MAPS => func_id == MAP_LOOKUP_ELEM,
             mt::SOCKMAP => {
-                matches!(func_id, SK_REDIRECT_MAP | SOCK_MAP_UPDATE | MSG_REDIRECT_MAP | SK_SELECT_REUSEPORT | MAP_LOOKUP_ELEM) || self.may_update_sockmap(func_id)
+                matches!(func_id, SK_REDIRECT_MAP | SOCK_MAP_UPDATE | MSG_REDIRECT_MAP | SK_SELECT_REUSEPORT | MAP_LOOKUP_ELEM)
+                    || self.may_update_sockmap(func_id)
             }
             mt::SOCKHASH => {
-                matches!(func_id, SK_REDIRECT_HASH | SOCK_HASH_UPDATE | MSG_REDIRECT_HASH | SK_SELECT_REUSEPORT | MAP_LOOKUP_ELEM) || self.may_update_sockmap(func_id)
+                matches!(func_id, SK_REDIRECT_HASH | SOCK_HASH_UPDATE | MSG_REDIRECT_HASH | SK_SELECT_REUSEPORT | MAP_LOOKUP_ELEM)
+                    || self.may_update_sockmap(func_id)
             }
             mt::REUSEPORT_SOCKARRAY => func_id == SK_SELECT_REUSEPORT,
             mt::QUEUE | mt::STACK => matches!(func_id, MAP_PEEK_ELEM | MAP_POP_ELEM | MAP_PUSH_ELEM),
@@ -249,7 +253,12 @@ impl Env<'_, '_> {
                     }
                 }
                 PERF_EVENT_READ | PERF_EVENT_OUTPUT | PERF_EVENT_READ_VALUE | SKB_OUTPUT | XDP_OUTPUT => t == mt::PERF_EVENT_ARRAY,
-                RINGBUF_OUTPUT | RINGBUF_RESERVE | RINGBUF_QUERY | RINGBUF_RESERVE_DYNPTR | RINGBUF_SUBMIT_DYNPTR | RINGBUF_DISCARD_DYNPTR => t == mt::RINGBUF,
+                RINGBUF_OUTPUT
+                | RINGBUF_RESERVE
+                | RINGBUF_QUERY
+                | RINGBUF_RESERVE_DYNPTR
+                | RINGBUF_SUBMIT_DYNPTR
+                | RINGBUF_DISCARD_DYNPTR => t == mt::RINGBUF,
                 USER_RINGBUF_DRAIN => t == mt::USER_RINGBUF,
                 GET_STACKID => t == mt::STACK_TRACE,
                 CURRENT_TASK_UNDER_CGROUP | SKB_UNDER_CGROUP => t == mt::CGROUP_ARRAY,
