@@ -259,30 +259,25 @@ def run_oracle(arch, jobs):
     return {p["name"]: p for p in doc["programs"]}
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--arch", default="x86_64")
-    ap.add_argument("--only", help="record only this area")
-    ap.add_argument("--dry-run", action="store_true")
-    ap.add_argument("--out", default=OUT)
-    a = ap.parse_args()
-    areas = {a.only: AREAS[a.only]} if a.only else AREAS
+def record(areas, out, arch, script, dry_run=False):
+    """Records every program of `areas` ({area: [(name, type, opts, asm)]})
+    at log levels 1 and 2 into `out`/<area>.txt, in one boot."""
     jobs = []
     for area, progs in areas.items():
         for name, ptype, opts, asm in progs:
             for level in (1, 2):
                 jobs.append((f"{area}__{name}__l{level}", ptype, opts, asm, level))
-    if a.dry_run:
+    if dry_run:
         for j in jobs:
             print(j)
         return
-    by_name = run_oracle(a.arch, jobs)
-    os.makedirs(a.out, exist_ok=True)
+    by_name = run_oracle(arch, jobs)
+    os.makedirs(out, exist_ok=True)
     total = 0
     for area, progs in areas.items():
-        with open(os.path.join(a.out, f"{area}.txt"), "w") as f:
-            f.write(f"# Linux 7.3.4 {a.arch} (QEMU) verifier logs, levels 1 and 2.\n")
-            f.write("# Recorded by scripts/record-do-check-goldens.py; do not edit.\n")
+        with open(os.path.join(out, f"{area}.txt"), "w") as f:
+            f.write(f"# Linux 7.3.4 {arch} (QEMU) verifier logs, levels 1 and 2.\n")
+            f.write(f"# Recorded by scripts/{script}; do not edit.\n")
             for name, ptype, opts, asm in progs:
                 p1 = by_name[f"{area}__{name}__l1"]
                 p2 = by_name[f"{area}__{name}__l2"]
@@ -296,7 +291,18 @@ def main():
                     f.write(f"  {l}\n")
                 f.write(f"result: {result}\n--- level 1\n{(p1.get('log') or '').rstrip(chr(10))}\n")
                 f.write(f"--- level 2\n{(p2.get('log') or '').rstrip(chr(10))}\n")
-    print(f"{total} programs in {len(areas)} areas -> {a.out}")
+    print(f"{total} programs in {len(areas)} areas -> {out}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--arch", default="x86_64")
+    ap.add_argument("--only", help="record only this area")
+    ap.add_argument("--dry-run", action="store_true")
+    ap.add_argument("--out", default=OUT)
+    a = ap.parse_args()
+    areas = {a.only: AREAS[a.only]} if a.only else AREAS
+    record(areas, a.out, a.arch, "record-do-check-goldens.py", a.dry_run)
 
 
 if __name__ == "__main__":

@@ -404,7 +404,13 @@ impl<'a, 'l> Env<'a, 'l> {
 
     /// `bpf_verbose_insn`: the disasm.c text of an insn.
     pub(crate) fn insn_text(&self, idx: usize) -> String {
-        let kf = |_: i32, _: i16| -> Option<String> { None };
+        let kfuncs = self.input.kfuncs;
+        let kf = |imm: i32, off: i16| -> Option<String> {
+            if off != 0 {
+                return None;
+            }
+            kfuncs.iter().find(|(_, id)| *id as i64 == imm as i64).map(|(n, _)| n.to_string())
+        };
         let cbs = bpf_isa::disasm::VerifierCallbacks { kfunc_name: &kf };
         let insn = self.insn(idx);
         bpf_isa::disasm::print_bpf_insn(&cbs, &insn, self.input.insns.get(idx + 1), self.allow_ptr_leaks())

@@ -44,6 +44,9 @@ pub fn print_reg_state(out: &mut String, frameno: usize, reg: &RegState, maps: &
             return;
         }
     }
+    if base_type(t) == PTR_TO_BTF_ID {
+        out.push_str(super::kfuncs::btf_type_name(reg.aux));
+    }
     out.push('(');
     let mut sep: &'static str = "";
     if reg.id != 0 {
@@ -86,6 +89,10 @@ pub fn print_reg_state(out: &mut String, frameno: usize, reg: &RegState, maps: &
         let _ = write!(out, "{sep}sz=");
         sep = ",";
         verbose_unum(out, reg.aux as u32 as u64);
+    }
+    if t == CONST_PTR_TO_DYNPTR {
+        let _ = write!(out, "{sep}type={}", super::kfuncs::dynptr_type_str(reg.aux as u32));
+        sep = ",";
     }
     if tnum_is_const(reg.s.var_off) {
         if reg.s.var_off.value != 0 {
@@ -147,8 +154,12 @@ pub fn print_verifier_state(out: &mut String, st: &VerifierState, frameno: usize
         let _ = write!(out, " R{i}=");
         print_reg_state(out, state.frameno, reg, maps);
     }
-    for (i, slot) in state.stack.iter().enumerate() {
-        if !print_all && scratch.stack & (1u64 << (i & 63)) == 0 {
+    let mut i = 0;
+    while i < state.stack.len() {
+        let slot = &state.stack[i];
+        let cur = i;
+        i += 1;
+        if !print_all && scratch.stack & (1u64 << (cur & 63)) == 0 {
             continue;
         }
         let valid = slot.slot_type.iter().any(|&t| t != STACK_INVALID && t != STACK_POISON);
@@ -156,7 +167,7 @@ pub fn print_verifier_state(out: &mut String, st: &VerifierState, frameno: usize
             continue;
         }
         let mut types: String = slot.slot_type.iter().map(|&t| slot_type_char(t)).collect();
-        let off = (-(i as i64) - 1) * BPF_REG_SIZE as i64;
+        let off = (-(cur as i64) - 1) * BPF_REG_SIZE as i64;
         match slot.slot_type[BPF_REG_SIZE - 1] {
             STACK_SPILL => {
                 let j = slot.slot_type.iter().position(|&t| t == STACK_SPILL).unwrap_or(BPF_REG_SIZE);
@@ -164,10 +175,59 @@ pub fn print_verifier_state(out: &mut String, st: &VerifierState, frameno: usize
                 let _ = write!(out, " fp{off}={types}");
                 print_reg_state(out, state.frameno, &slot.spilled_ptr, maps);
             }
+            STACK_DYNPTR => {
+                // skip to the main (second) slot of the dynptr
+                let j = cur + 1;
+                i = j + 1;
+                let r = state.stack.get(j).map(|s| s.spilled_ptr).unwrap_or_default();
+                let off = (-(j as i64) - 1) * BPF_REG_SIZE as i64;
+                let _ = write!(out, " fp{off}=dynptr_{}(", super::kfuncs::dynptr_type_str(r.aux as u32));
+                let mut sep = "";
+                if r.id != 0 {
+                    let _ = write!(out, "id={}", r.id);
+                    sep = ",";
+                }
+                if r.parent_id != 0 {
+                    let _ = write!(out, "{sep}parent_id={}", r.parent_id);
+                }
+                out.push(')');
+            }
+            STACK_ITER => {
+                let r = &slot.spilled_ptr;
+                // only the main slot has the id
+                if r.id == 0 {
+                    continue;
+                }
+                let name = super::kfuncs::btf_type_name(r.aux);
+                let name = name.strip_prefix("bpf_iter_").unwrap_or("<invalid>");
+                let st = match r.iter_state() {
+                    1 => "active",
+                    2 => "drained",
+                    0 => "<invalid>",
+                    _ => "<unknown>",
+                };
+                let _ = write!(out, " fp{off}=iter_{name}(id={},state={st},depth={})", r.id, r.iter_depth());
+            }
             _ => {
                 let _ = write!(out, " fp{off}={types}");
             }
         }
+    }
+    if let Some(first) = st.refs.first()
+        && first.id != 0
+    {
+        let _ = write!(out, " refs={}", first.id);
+        for r in st.refs.iter().skip(1) {
+            if r.id != 0 {
+                let _ = write!(out, ",{}", r.id);
+            }
+        }
+    }
+    if state.in_callback_fn {
+        out.push_str(" cb");
+    }
+    if state.in_async_callback_fn {
+        out.push_str(" async_cb");
     }
     out.push('\n');
 }
