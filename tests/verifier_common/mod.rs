@@ -168,6 +168,9 @@ pub struct Prelude {
     pub names: HashMap<usize, String>,
     /// Kfunc BTF ids by name.
     pub kfunc_ids: HashMap<String, u32>,
+    /// What `ld_imm64` of a map loads (the front end writes the map's
+    /// kernel address into the insn).
+    pub ld_imm64: HashMap<usize, u64>,
     instances: HashMap<(usize, usize), Instance>,
 }
 
@@ -179,6 +182,7 @@ fn parse_prelude(log2: &str, n: usize) -> Prelude {
         subprog_starts: Vec::new(),
         names: HashMap::new(),
         kfunc_ids: HashMap::new(),
+        ld_imm64: HashMap::new(),
         instances: HashMap::new(),
     };
     let mut sect = 0;
@@ -264,6 +268,11 @@ fn parse_prelude(log2: &str, n: usize) -> Prelude {
             let insn = insn.trim();
             if let Some(g) = insn.strip_prefix("(05) goto pc") {
                 p.folded_ja[i] = g.split_whitespace().next().and_then(|x| x.parse().ok());
+            }
+            if let Some(v) = insn.strip_prefix("(18) ").and_then(|x| x.split_once(" = 0x")).map(|(_, v)| v)
+                && let Ok(v) = u64::from_str_radix(v.trim(), 16)
+            {
+                p.ld_imm64.insert(i, v);
             }
             if let Some(c) = insn.strip_prefix("(85) call ")
                 && let Some((name, id)) = c.split_once('#')
@@ -515,9 +524,14 @@ pub fn run(case: &Case, level: u32) -> Result<(DoCheckOutcome, String), String> 
             Some(n) => (n, true),
             None => (r.symbol.as_str(), false),
         };
-        if let Some(m) = maps.iter().position(|m| m.name == name) {
+        if maps.iter().any(|m| m.name == name) {
             insns[r.insn].src = if value { BPF_PSEUDO_MAP_VALUE } else { BPF_PSEUDO_MAP_FD };
-            let _ = m;
+            if let Some(v) = pre.ld_imm64.get(&r.insn) {
+                insns[r.insn].imm = *v as u32 as i32;
+                if r.insn + 1 < n {
+                    insns[r.insn + 1].imm = (*v >> 32) as u32 as i32;
+                }
+            }
         } else if r.kind == bpf_isa::asm::RelocKind::Call {
             let id = pre.kfunc_ids.get(&r.symbol).copied().unwrap_or(0);
             insns[r.insn].src = BPF_PSEUDO_KFUNC_CALL;
