@@ -25,3 +25,11 @@ fn calls_against_linux_7_3() {
         assert!(pass >= MIN_PASSING, "{pass}/{total} programs match, fewer than {MIN_PASSING}");
     }
 }
+
+/// `CALLS_DUMP=name` prints the model's level-2 log of one program.
+#[test]
+fn dump_one() {
+    if let Ok(name) = std::env::var("CALLS_DUMP") {
+        verifier_common::dump(DIR, &name, std::env::var("CALLS_LEVEL").ok().and_then(|l| l.parse().ok()).unwrap_or(2));
+    }
+}
