@@ -171,8 +171,26 @@ pub struct GlobalDecl {
     pub section: GlobalSection,
     pub size: usize,
     pub align: usize,
-    /// The initial bytes, little (false) or big (true) endian.
-    pub init: fn(bool) -> Vec<u8>,
+    pub init: GlobalInit,
+}
+
+/// A global's initial bytes.
+#[derive(Clone, Copy, Debug)]
+pub enum GlobalInit {
+    /// From the Rust value, little (false) or big (true) endian.
+    Value(fn(bool) -> Vec<u8>),
+    /// As laid out for the target already (suites built at run time, e.g.
+    /// imported from the kernel's C sources).
+    Bytes(&'static [u8]),
+}
+
+impl GlobalInit {
+    pub fn bytes(&self, big_endian: bool) -> Vec<u8> {
+        match self {
+            GlobalInit::Value(f) => f(big_endian),
+            GlobalInit::Bytes(b) => b.to_vec(),
+        }
+    }
 }
 
 /// Values a `#[global]` may hold: integers and arrays of them.
@@ -299,7 +317,7 @@ impl Suite {
         let mut sections: Vec<(String, Vec<u8>)> = Vec::new();
         let mut placed: Vec<(String, String, usize)> = Vec::new();
         for g in &self.globals {
-            let bytes = (g.init)(big_endian);
+            let bytes = g.init.bytes(big_endian);
             if bytes.len() != g.size {
                 return Err(format!("global {}: {} initial bytes for a {}-byte value", g.name, bytes.len(), g.size));
             }

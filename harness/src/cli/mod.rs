@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 pub mod check;
+pub mod import;
 
 use crate::isa::disasm::{NoCallbacks, print_bpf_insn, xlated_text};
 use crate::isa::insn::{Insn, from_hex, to_hex};
@@ -49,6 +50,9 @@ enum Cmd {
     /// everything it produced: verdict, errno, verifier log, xlated, jited,
     /// test-run retval.
     Check(check::CheckArgs),
+    /// Import kernel selftest sources (progs/*.c) as annotated Rust modules,
+    /// reporting per program what could not be expressed.
+    Import(import::ImportArgs),
     /// Print the kernel's disasm.c text of instruction words (as `asm` prints
     /// them; whitespace and commas between words are ignored).
     Disasm {
@@ -68,6 +72,7 @@ pub fn main() -> ExitCode {
         Cmd::Asm { file, imms } => cmd_asm(&file, &imms),
         Cmd::Disasm { file, xlated } => cmd_disasm(file.as_deref(), xlated),
         Cmd::Check(a) => check::run(&a),
+        Cmd::Import(a) => import::run(&a),
         Cmd::Run { filters, arch, backend, verbose } => cmd_run(filters, arch, backend, verbose),
     };
     match res {
