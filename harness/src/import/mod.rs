@@ -1025,6 +1025,21 @@ fn resolve_references(file: &mut ImportedFile, scope: &FileScope) {
         }
         out
     };
+    // A subprogram that references something blocked is blocked itself (it
+    // could not be declared on its own).
+    let sub_blocks: Vec<Option<Blocked>> = file
+        .subprogs
+        .iter()
+        .map(|s| match &s.body {
+            Ok(b) => refs(b).map_or_else(Some, |syms| walk(syms).into_iter().next()),
+            Err(_) => None,
+        })
+        .collect();
+    for (s, b) in file.subprogs.iter_mut().zip(sub_blocks) {
+        if let Some(b) = b {
+            s.body = Err(b);
+        }
+    }
     for p in &mut file.programs {
         let Some(body) = &p.body else { continue };
         match refs(body) {

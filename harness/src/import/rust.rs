@@ -181,15 +181,17 @@ fn body(a: &ImportedAsm, indent: &str) -> String {
 
 /// The template with operands whose symbol differs from their name
 /// renamed (the macro takes the symbol from the operand's name).
+/// Operands named by a Rust keyword get a trailing `_`.
 fn renamed(a: &ImportedAsm) -> ImportedAsm {
     let mut out = a.clone();
     for (name, op) in &mut out.operands {
-        if let Operand::Addr(sym) = op {
-            if sym != name {
-                out.template = out.template.replace(&format!("%[{name}]"), &format!("%[{sym}]"));
-                *name = sym.clone();
-            }
-        }
+        let new = match op {
+            Operand::Addr(sym) if sym != name => sym.clone(),
+            _ if RUST_KEYWORDS.contains(&name.as_str()) => format!("{name}_"),
+            _ => continue,
+        };
+        out.template = out.template.replace(&format!("%[{name}]"), &format!("%[{new}]"));
+        *name = new;
     }
     out
 }
@@ -212,7 +214,7 @@ pub fn render(f: &ImportedFile) -> String {
     let _ = writeln!(s, "//! `#ifdef` choices are resolved for {}; __imm_const values computed for it.", f.arch);
     let _ = writeln!(s, "//! {} of {} programs imported.", f.runnable(), f.programs.len());
     s.push('\n');
-    let _ = writeln!(s, "#![allow(non_upper_case_globals, clippy::all)]\n");
+    let _ = writeln!(s, "#![allow(non_upper_case_globals, unused_imports, dead_code, clippy::all)]\n");
     let _ = writeln!(s, "use bpf_selftest::prelude::*;\n");
 
     for m in &f.maps {
