@@ -10,7 +10,8 @@
 //! them.
 //!
 //! The include path is the Makefile's (libbpf's headers, the selftests
-//! directory, the tools UAPI, `libarena/include`, the kernel UAPI), ahead of
+//! directory, the tools UAPI, `libarena/include`, the kernel UAPI; not
+//! tools/include, see [`preprocess`]), ahead of
 //! it a directory of stand-ins for what a kernel build generates and the
 //! source package lacks: `vmlinux.h` (bpftool's dump of the kernel BTF),
 //! `bpf_helper_defs.h` (libbpf's generated helper declarations) and
@@ -182,16 +183,9 @@ impl KernelTree {
     }
 }
 
-/// The 7.3 tree in the oracle cache (`BPF_SELFTEST_KERNEL_SRC`, else
-/// `$BPF_ORACLE_CACHE/linux-7.3`, else `/var/cache/bpf-oracle/linux-7.3`),
-/// if it is there.
+/// The 7.3 tree the importer reads by default ([`super::kernel_source_dir`]).
 pub fn oracle_tree() -> Option<KernelTree> {
-    let base = std::env::var("BPF_SELFTEST_KERNEL_SRC").ok().filter(|v| !v.is_empty()).unwrap_or_else(|| {
-        let cache = std::env::var("BPF_ORACLE_CACHE").ok().filter(|v| !v.is_empty()).unwrap_or_else(|| "/var/cache/bpf-oracle".into());
-        format!("{cache}/linux-7.3")
-    });
-    let t = KernelTree::new(base);
-    t.progs().is_dir().then_some(t)
+    super::kernel_source_dir().map(KernelTree::new)
 }
 
 /// The directory of stand-in headers (written on first use, shared by the
@@ -277,8 +271,11 @@ pub fn preprocess(file: &Path, tree: &KernelTree, arch: Arch) -> Result<String, 
     cmd.arg("-I").arg(&st);
     cmd.arg("-I").arg(stubs.join("S/tools/include/uapi"));
     cmd.arg("-I").arg(tree.root.join("tools/include/uapi"));
+    // The Makefile's TOOLSINCDIR (tools/include) is left out: the oracle
+    // cache's tree lacks it and the full one would shadow system headers,
+    // so that imports would differ between the two; nothing the verifier
+    // tests need is only there (filter.h is a stand-in).
     cmd.arg("-I").arg(stubs.join("S/tools/include"));
-    cmd.arg("-I").arg(tree.root.join("tools/include"));
     cmd.arg("-I").arg(st.join("libarena/include"));
     cmd.arg("-I").arg(tree.root.join("include/uapi"));
     cmd.arg(file);
