@@ -7,6 +7,7 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 pub mod check;
+pub mod conform;
 pub mod import;
 pub mod record;
 
@@ -54,6 +55,9 @@ enum Cmd {
     /// Import kernel selftest sources (progs/*.c) as annotated Rust modules,
     /// reporting per program what could not be expressed.
     Import(import::ImportArgs),
+    /// Conformance: with --kernel-selftests, the kernel's own verifier_*.c
+    /// imported and run through a backend, pass rates per suite and arch.
+    Conform(conform::ConformArgs),
     /// Record goldens (expected/linux-7.3/<arch>/<suite>/<prog>.txt) for
     /// every program of progs/ from a real kernel; --check compares instead.
     Record(record::RecordArgs),
@@ -89,6 +93,7 @@ pub fn main() -> ExitCode {
         Cmd::Disasm { file, xlated } => cmd_disasm(file.as_deref(), xlated),
         Cmd::Check(a) => check::run(&a),
         Cmd::Import(a) => import::run(&a),
+        Cmd::Conform(a) => conform::run(&a),
         Cmd::Record(a) => record::run(&a),
         Cmd::Bench { filters, json, reps } => cmd_bench(&filters, json, reps),
         Cmd::Run { filters, arch, backend, verbose } => cmd_run(filters, arch, backend, verbose),

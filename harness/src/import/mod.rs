@@ -361,10 +361,17 @@ pub fn import_preprocessed(pre: &str, main_file: &str, suite: &str, source: &Pat
     let mut pending_globals: Vec<PendingGlobal> = Vec::new();
     let mut funcs: Vec<(usize, c_source::FuncHead)> = Vec::new();
 
-    // Declarations everywhere give the names of declared functions.
+    // Declarations everywhere give the names of declared functions; the
+    // attributes of the file's own prototypes (`SEC()` and test tags before
+    // a `BPF_PROG()` definition) belong to the function.
+    let mut proto_attrs: HashMap<String, Vec<String>> = HashMap::new();
     for it in &items {
         if !it.is_function() {
             if let Some(n) = prototype_name(&it.text) {
+                if it.file == main_file {
+                    let (_, attrs) = c_source::split_attributes(&it.text);
+                    proto_attrs.entry(n.clone()).or_default().extend(attrs);
+                }
                 scope.declared_functions.insert(n);
             }
         }
@@ -373,7 +380,12 @@ pub fn import_preprocessed(pre: &str, main_file: &str, suite: &str, source: &Pat
     for &k in &main {
         let it = &items[k];
         if it.is_function() {
-            if let Some(h) = func_head(it.head()) {
+            if let Some(mut h) = func_head(it.head()) {
+                if let Some(extra) = proto_attrs.get(&h.name) {
+                    let mut attrs = extra.clone();
+                    attrs.append(&mut h.attrs);
+                    h.attrs = attrs;
+                }
                 scope.functions.insert(h.name.clone(), c_source::has_attribute(&h.attrs, "naked"));
                 funcs.push((k, h));
             }
