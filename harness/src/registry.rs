@@ -123,11 +123,14 @@ pub struct Map {
     pub map_flags: u32,
     /// Array/hash of maps: the inner map.
     pub inner: Option<&'static Map>,
+    /// Elements written after creation, before the load: (key, value)
+    /// bytes, as a test's setup writes them (test_progs' `pre_execution_cb`).
+    pub init: &'static [(&'static [u8], &'static [u8])],
 }
 
 impl Map {
     pub const fn new(map_type: u32, key_size: u32, value_size: u32, max_entries: u32) -> Map {
-        Map { map_type, key_size, value_size, max_entries, map_flags: 0, inner: None }
+        Map { map_type, key_size, value_size, max_entries, map_flags: 0, inner: None, init: &[] }
     }
 
     pub const fn flags(self, map_flags: u32) -> Map {
@@ -138,10 +141,15 @@ impl Map {
         Map { inner: Some(inner), ..self }
     }
 
+    pub const fn init(self, init: &'static [(&'static [u8], &'static [u8])]) -> Map {
+        Map { init, ..self }
+    }
+
     pub fn to_def(&self, name: &str) -> MapDef {
         let mut d = MapDef::new(name, self.map_type, self.key_size, self.value_size, self.max_entries);
         d.map_flags = self.map_flags;
         d.inner = self.inner.map(|i| Box::new(i.to_def(&format!("{name}.inner"))));
+        d.init = self.init.iter().map(|(k, v)| (k.to_vec(), v.to_vec())).collect();
         d
     }
 }

@@ -73,6 +73,8 @@ pub struct MapSpec {
     pub max_entries: u32,
     pub map_flags: u32,
     pub inner: Option<Box<MapSpec>>,
+    /// Elements written before the programs run: (key, value).
+    pub init: Vec<(Vec<u8>, Vec<u8>)>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -522,7 +524,10 @@ pub fn import_preprocessed(pre: &str, main_file: &str, suite: &str, source: &Pat
     for (m, qs) in pending_maps.into_iter().zip(map_q) {
         let def = match m.problem {
             Some(b) => Err(b),
-            None => build_map(&m.name, &qs, &int_of, m.value_struct.as_deref(), &struct_defs, m.has_values),
+            None => build_map(&m.name, &qs, &int_of, m.value_struct.as_deref(), &struct_defs, m.has_values).map(|mut d| {
+                d.init.extend(test_progs_setup(suite, &m.name, d.value_size));
+                d
+            }),
         };
         maps.push(ImportedMap { name: m.name, def });
     }
@@ -836,7 +841,7 @@ fn build_map(
         let g = |k: &str| get(&format!("{prefix}{k}"));
         let key_size = if vals.contains_key(format!("{prefix}key").as_str()) { g("key") } else { g("key_size") };
         let value_size = if vals.contains_key(format!("{prefix}value").as_str()) { g("value") } else { g("value_size") };
-        MapSpec { map_type: g("type"), key_size, value_size, max_entries: g("max_entries"), map_flags: g("map_flags"), inner: None }
+        MapSpec { map_type: g("type"), key_size, value_size, max_entries: g("max_entries"), map_flags: g("map_flags"), inner: None, init: Vec::new() }
     };
     let mut spec = spec_of("");
     if qs.iter().any(|(f, _)| f.starts_with("inner.")) {
@@ -845,6 +850,9 @@ fn build_map(
     if has_values {
         // libbpf: the values of a prog array or map of maps are fds
         spec.value_size = 4;
+    }
+    if matches!(spec.map_type, BPF_MAP_TYPE_RINGBUF | BPF_MAP_TYPE_USER_RINGBUF) {
+        spec.max_entries = adjust_ringbuf_size(spec.max_entries);
     }
     if map_type_needs_btf(spec.map_type) {
         return Err(Blocked::new("map needs BTF", format!("{name}: {} maps are created with key/value BTF", crate::map::map_type_name(spec.map_type))));
@@ -856,6 +864,48 @@ fn build_map(
         return Err(Blocked::new("map needs BTF", format!("{name}: its value holds {f}")));
     }
     Ok(spec)
+}
+
+/// The kernels this imports for (x86_64, arm64 Debian builds) use 4 KiB
+/// pages.
+const PAGE_SIZE: u32 = 4096;
+
+/// libbpf's `adjust_ringbuf_sz`: a ring buffer's size is made the smallest
+/// power-of-2 multiple of the page size above the one declared (the kernel
+/// takes nothing else); 0 stays 0 so the kernel reports it.
+pub fn adjust_ringbuf_size(sz: u32) -> u32 {
+    if sz == 0 || (sz % PAGE_SIZE == 0 && (sz / PAGE_SIZE).is_power_of_two()) {
+        return sz;
+    }
+    let mut mul: u32 = 1;
+    while mul <= u32::MAX / PAGE_SIZE {
+        if mul * PAGE_SIZE > sz {
+            return mul * PAGE_SIZE;
+        }
+        mul <<= 1;
+    }
+    0
+}
+
+/// What test_progs' `prog_tests/verifier.c` does to a suite's maps before
+/// its programs run (`pre_execution_cb`): `verifier_array_access` and
+/// `verifier_value_ptr_arith` get a `struct test_val` with `index = 7 *
+/// sizeof(int)` and `foo[6] = 0xabcdef12` at key 0 of one map. Written at
+/// creation here, which is the same for the verifier: the maps are not
+/// frozen, so it never reads their contents.
+pub fn test_progs_setup(suite: &str, map: &str, value_size: u32) -> Option<(Vec<u8>, Vec<u8>)> {
+    let target = match suite {
+        "verifier_array_access" => "map_array_ro",
+        "verifier_value_ptr_arith" => "map_array_48b",
+        _ => return None,
+    };
+    if map != target || value_size != 48 {
+        return None;
+    }
+    let mut v = vec![0u8; 48];
+    v[0..4].copy_from_slice(&28u32.to_le_bytes());
+    v[4 + 6 * 4..4 + 7 * 4].copy_from_slice(&0xabcd_ef12u32.to_le_bytes());
+    Some((0u32.to_le_bytes().to_vec(), v))
 }
 
 /// A global subprogram's parameters must be integers: the program BTF the

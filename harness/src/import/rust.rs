@@ -32,6 +32,11 @@ fn map_expr(m: &MapSpec, inner_name: Option<&str>) -> String {
     if let Some(i) = inner_name {
         let _ = write!(s, ".inner(&{i})");
     }
+    if !m.init.is_empty() {
+        let bytes = |b: &[u8]| format!("&[{}]", b.iter().map(|x| format!("{x:#04x}")).collect::<Vec<_>>().join(", "));
+        let elems: Vec<String> = m.init.iter().map(|(k, v)| format!("({}, {})", bytes(k), bytes(v))).collect();
+        let _ = write!(s, "\n    // test_progs writes this before the programs run (pre_execution_cb)\n    .init(&[{}])", elems.join(", "));
+    }
     s
 }
 
