@@ -730,11 +730,20 @@ pub fn declarators(decl: &str) -> Vec<(String, String)> {
                 }
             }
         }
+        // a pointer to function or array: the name is inside `(* ...)`
+        let simplified = match simplified.find('(').filter(|&o| simplified[o + 1..].trim_start().starts_with('*')) {
+            Some(open) => {
+                let (inner, _) = balanced(&simplified, open + 1);
+                format!("{} {inner}", &simplified[..open])
+            }
+            None => simplified,
+        };
         let idents: Vec<&str> = simplified
             .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
             .filter(|w| !w.is_empty() && !w.as_bytes()[0].is_ascii_digit())
             .collect();
-        if k == 0 && body_end == 0 && idents.len() < 2 {
+        let tagged_type = matches!(idents.first(), Some(&("struct" | "union" | "enum")));
+        if k == 0 && body_end == 0 && (idents.len() < 2 || (tagged_type && idents.len() == 2)) {
             // only a type (`struct foo;`, `enum x;`)
             continue;
         }

@@ -278,6 +278,8 @@ pub fn preprocess(file: &Path, tree: &KernelTree, arch: Arch) -> Result<String, 
     cmd.arg("-I").arg(stubs.join("S/tools/include"));
     cmd.arg("-I").arg(st.join("libarena/include"));
     cmd.arg("-I").arg(tree.root.join("include/uapi"));
+    // a source outside the tree still finds bpf_misc.h and its neighbours
+    cmd.arg("-I").arg(tree.progs());
     cmd.arg(file);
     let out = cmd.output().map_err(|e| format!("running {}: {e} (gcc's cpp is needed to import C sources)", cpp_program()))?;
     if !out.status.success() {
