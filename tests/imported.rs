@@ -23,7 +23,17 @@ use libtest_mimic::{Arguments, Failed, Trial};
 
 /// Constructs that mean the importer failed, not that the program uses
 /// something the runner lacks.
-const IMPORTER_FAILURES: &[&str] = &["asm error", "unknown symbol", "__imm_const not computable", "__imm_insn not computable", "map definition not computable", "global not computable", "asm operand constraint", "several asm statements", "naked function without asm"];
+const IMPORTER_FAILURES: &[&str] = &[
+    "asm error",
+    "unknown symbol",
+    "__imm_const not computable",
+    "__imm_insn not computable",
+    "map definition not computable",
+    "global not computable",
+    "asm operand constraint",
+    "several asm statements",
+    "naked function without asm",
+];
 
 fn skip_all(why: &str) -> Vec<Trial> {
     vec![Trial::test("imported", || Ok(())).with_kind(format!("skip: {why}")).with_ignored_flag(true)]
@@ -101,7 +111,11 @@ fn main() -> ExitCode {
                     Ok(f) => {
                         for p in f.programs.iter().filter(|p| !p.runnable()) {
                             let what = p.blocked.first().map_or("blocked".to_string(), |b| b.construct.replace(['[', ']'], ""));
-                            trials.push(Trial::test(format!("{}/{}", f.suite, p.name), || Ok(())).with_kind(format!("blocked: {what}")).with_ignored_flag(true));
+                            trials.push(
+                                Trial::test(format!("{}/{}", f.suite, p.name), || Ok(()))
+                                    .with_kind(format!("blocked: {what}"))
+                                    .with_ignored_flag(true),
+                            );
                         }
                         suites.push(import::suite::to_suite(f));
                     }

@@ -219,3 +219,33 @@ pub fn apply_map_ids(prog: &LinkedProgram, id_of: &dyn Fn(usize) -> u32) -> Vec<
     }
     insns
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sub(name: &str, text: &str) -> Subprog {
+        Subprog { name: name.into(), prog: bpf_isa::assemble(text).expect("assembles"), global: false, nargs: 0 }
+    }
+
+    /// libbpf appends a subprogram at its first call and relocates it at
+    /// once, so a callee's callees come before the caller's next callee:
+    /// verifier_live_stack's test_merge_nonlocal_live (main -> wrapper_a,
+    /// wrapper_b; each -> shared_mid -> leaf_read) has leaf_read at insn 17
+    /// in the 7.3 verifier log.
+    #[test]
+    fn subprograms_are_appended_depth_first() {
+        let main = bpf_isa::assemble("r1 = 0; *(u64 *)(r10 - 8) = r1; *(u64 *)(r10 - 16) = r1; r1 = r10; r1 += -8; call wrapper_a; r1 = r10; r1 += -16; call wrapper_b; r0 = 0; exit;").expect("main");
+        let subs = vec![
+            sub("wrapper_a", "call shared_mid; r0 = 0; exit;"),
+            sub("wrapper_b", "call shared_mid; r0 = 0; exit;"),
+            sub("shared_mid", "call leaf_read; r0 = 0; exit;"),
+            sub("leaf_read", "r0 = *(u64 *)(r1 + 0); r0 = 0; exit;"),
+        ];
+        let l = link("test_merge_nonlocal_live", &main, &Symbols { subprogs: &subs, maps: &[], globals: &[] }).expect("links");
+        let starts: Vec<(&str, usize)> = l.funcs.iter().map(|f| (f.name.as_str(), f.start)).collect();
+        assert_eq!(starts, vec![("test_merge_nonlocal_live", 0), ("wrapper_a", 11), ("shared_mid", 14), ("leaf_read", 17), ("wrapper_b", 20)]);
+        // wrapper_b's call goes back to shared_mid
+        assert_eq!(l.insns[20].imm, 14 - 21);
+    }
+}

@@ -98,7 +98,14 @@ fn pct(n: usize, d: usize) -> String {
 
 /// Imports the suites of `tree` for `arch` and runs them on `backend`,
 /// each suite's loads as one batch (one guest boot serves them all).
-pub fn run_arch(tree: &KernelTree, arch: Arch, backend: &dyn Backend, backend_name: &str, filters: &[String], progress: &mut dyn FnMut(&str)) -> ArchReport {
+pub fn run_arch(
+    tree: &KernelTree,
+    arch: Arch,
+    backend: &dyn Backend,
+    backend_name: &str,
+    filters: &[String],
+    progress: &mut dyn FnMut(&str),
+) -> ArchReport {
     let mut rep = ArchReport { arch: Some(arch), ..ArchReport::default() };
     let filter = |name: &str| filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str()));
     let opts = RunOptions { arch, backend: backend_name.to_string(), verbosity: 0, filters: Vec::new() };
@@ -244,7 +251,11 @@ pub fn render(rep: &ArchReport, backend: &str, release: &str, verbose: u8) -> St
             if verbose > 0 {
                 let _ = writeln!(s, "--- {name}\n{}", report.trim_end());
             } else {
-                let first = report.lines().find(|l| l.contains("FAIL") || l.starts_with("EXPECTED") || l.starts_with("WRONG")).or(report.lines().next()).unwrap_or("");
+                let first = report
+                    .lines()
+                    .find(|l| l.contains("FAIL") || l.starts_with("EXPECTED") || l.starts_with("WRONG"))
+                    .or(report.lines().next())
+                    .unwrap_or("");
                 let _ = writeln!(s, "  {name}: {first}");
             }
         }
@@ -261,11 +272,8 @@ pub fn run(a: &ConformArgs) -> Result<(), String> {
     if !a.kernel_selftests {
         return Err("conform: only --kernel-selftests is implemented (the kernel's verifier_*.c through a backend)".into());
     }
-    let arches: Vec<Arch> = if a.arches.is_empty() {
-        vec![Arch::X86_64, Arch::Arm64]
-    } else {
-        a.arches.iter().map(|s| s.parse()).collect::<Result<_, _>>()?
-    };
+    let arches: Vec<Arch> =
+        if a.arches.is_empty() { vec![Arch::X86_64, Arch::Arm64] } else { a.arches.iter().map(|s| s.parse()).collect::<Result<_, _>>()? };
     let backend_name = match &a.backend {
         Some(b) => b.clone(),
         None => std::env::var("BPF_SELFTEST_BACKEND").ok().filter(|v| !v.is_empty()).unwrap_or_else(|| "model".into()),

@@ -496,7 +496,14 @@ pub fn top_level_items(pre: &str) -> Vec<TopItem> {
     out
 }
 
-fn push_item(out: &mut Vec<TopItem>, clean: &str, start: usize, end: usize, body: Option<usize>, where_is: &dyn Fn(usize) -> (String, u32)) {
+fn push_item(
+    out: &mut Vec<TopItem>,
+    clean: &str,
+    start: usize,
+    end: usize,
+    body: Option<usize>,
+    where_is: &dyn Fn(usize) -> (String, u32),
+) {
     let text = &clean[start..end.min(clean.len())];
     let lead = text.len() - text.trim_start().len();
     let text = text.trim();
@@ -550,8 +557,7 @@ pub fn split_attributes(head: &str) -> (String, Vec<String>) {
     let mut plain = String::with_capacity(head.len());
     let mut attrs = Vec::new();
     let mut rest = head;
-    loop {
-        let Some(p) = find_word(rest, &["__attribute__", "__attribute"]) else { break };
+    while let Some(p) = find_word(rest, &["__attribute__", "__attribute"]) {
         plain.push_str(&rest[..p.0]);
         let after = rest[p.0 + p.1..].trim_start();
         let Some(inner) = after.strip_prefix('(') else {
@@ -757,8 +763,8 @@ pub fn declarators(decl: &str) -> Vec<(String, String)> {
 }
 
 const C_KEYWORDS: &[&str] = &[
-    "int", "char", "long", "short", "unsigned", "signed", "void", "struct", "union", "enum", "const", "volatile", "static",
-    "extern", "float", "double", "_Bool", "bool", "typedef", "inline", "restrict",
+    "int", "char", "long", "short", "unsigned", "signed", "void", "struct", "union", "enum", "const", "volatile", "static", "extern",
+    "float", "double", "_Bool", "bool", "typedef", "inline", "restrict",
 ];
 
 /// Offset of the first `=` at depth 0 of `s` (an initializer).
@@ -828,10 +834,8 @@ pub fn struct_fields(body: &str) -> Vec<(String, String)> {
                     }
                 }
                 let simplified = strip_call_groups(&simplified, &["typeof", "__typeof__", "__typeof"]);
-                if let Some(name) = simplified
-                    .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                    .filter(|w| !w.is_empty() && !w.as_bytes()[0].is_ascii_digit())
-                    .next_back()
+                if let Some(name) =
+                    simplified.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).rfind(|w| !w.is_empty() && !w.as_bytes()[0].is_ascii_digit())
                 {
                     out.push((name.to_string(), member.to_string()));
                 }

@@ -195,12 +195,9 @@ pub struct ImportOptions {
 
 /// Imports one selftest source.
 pub fn import_file(path: &Path, opts: &ImportOptions) -> Result<ImportedFile, String> {
-    let tree = opts
-        .tree
-        .clone()
-        .or_else(|| KernelTree::of_file(path))
-        .or_else(cpp::oracle_tree)
-        .ok_or_else(|| format!("{}: no kernel tree for its headers (the file is not in one, and the oracle cache has none)", path.display()))?;
+    let tree = opts.tree.clone().or_else(|| KernelTree::of_file(path)).or_else(cpp::oracle_tree).ok_or_else(|| {
+        format!("{}: no kernel tree for its headers (the file is not in one, and the oracle cache has none)", path.display())
+    })?;
     let pre = cpp::preprocess(path, &tree, opts.arch)?;
     let suite = path.file_stem().map_or_else(|| "imported".to_string(), |s| s.to_string_lossy().into_owned());
     import_preprocessed(&pre, &path.display().to_string(), &suite, path, opts.arch)
@@ -303,8 +300,23 @@ fn attach_target_section(sec: &str) -> bool {
     let head = s.split('/').next().unwrap_or(s);
     matches!(
         head,
-        "fentry" | "fentry.s" | "fexit" | "fexit.s" | "fmod_ret" | "fmod_ret.s" | "fsession" | "tp_btf" | "tp_btf.s" | "lsm" | "lsm.s"
-            | "lsm_cgroup" | "iter" | "iter.s" | "freplace" | "struct_ops" | "struct_ops.s"
+        "fentry"
+            | "fentry.s"
+            | "fexit"
+            | "fexit.s"
+            | "fmod_ret"
+            | "fmod_ret.s"
+            | "fsession"
+            | "tp_btf"
+            | "tp_btf.s"
+            | "lsm"
+            | "lsm.s"
+            | "lsm_cgroup"
+            | "iter"
+            | "iter.s"
+            | "freplace"
+            | "struct_ops"
+            | "struct_ops.s"
     )
 }
 
@@ -343,7 +355,11 @@ const BTF_FIELDS: &[&str] = &[
 fn map_type_needs_btf(t: u32) -> bool {
     matches!(
         t,
-        BPF_MAP_TYPE_SK_STORAGE | BPF_MAP_TYPE_INODE_STORAGE | BPF_MAP_TYPE_TASK_STORAGE | BPF_MAP_TYPE_CGRP_STORAGE | BPF_MAP_TYPE_STRUCT_OPS
+        BPF_MAP_TYPE_SK_STORAGE
+            | BPF_MAP_TYPE_INODE_STORAGE
+            | BPF_MAP_TYPE_TASK_STORAGE
+            | BPF_MAP_TYPE_CGRP_STORAGE
+            | BPF_MAP_TYPE_STRUCT_OPS
     )
 }
 
@@ -445,12 +461,19 @@ pub fn import_preprocessed(pre: &str, main_file: &str, suite: &str, source: &Pat
         for (name, decl) in c_source::declarators(&it.text) {
             let problem = match section.as_deref() {
                 Some(s) if s.starts_with(".addr_space") => Some(Blocked::new("arena global", format!("{name} lives in the arena ({s})"))),
-                Some(s) if !(s == ".data" || s == ".bss" || s == ".rodata" || s.starts_with(".data.") || s.starts_with(".rodata.") || s.starts_with(".bss.")) => {
+                Some(s)
+                    if !(s == ".data"
+                        || s == ".bss"
+                        || s == ".rodata"
+                        || s.starts_with(".data.")
+                        || s.starts_with(".rodata.")
+                        || s.starts_with(".bss.")) =>
+                {
                     Some(Blocked::new("global in an unknown section", format!("{name} in {s}")))
                 }
-                _ => c_source::initializer(&decl)
-                    .filter(|init| init.contains('&'))
-                    .map(|_| Blocked::new("global with an address initialiser", format!("{name} is initialised with addresses (relocations)"))),
+                _ => c_source::initializer(&decl).filter(|init| init.contains('&')).map(|_| {
+                    Blocked::new("global with an address initialiser", format!("{name} is initialised with addresses (relocations)"))
+                }),
             };
             if is_static && !mentioned_in_asm(&items, &main, &name) {
                 // clang drops a static variable only C code used; the
@@ -567,7 +590,9 @@ pub fn import_preprocessed(pre: &str, main_file: &str, suite: &str, source: &Pat
                 PendingOperand::Const(q) => {
                     Operand::Const(int_of(q).map_err(|e| Blocked::new("__imm_const not computable", format!("{name}: {e}")))?)
                 }
-                PendingOperand::Insn(q) => Operand::Insn(int_of(q).map_err(|e| Blocked::new("__imm_insn not computable", format!("{name}: {e}")))?),
+                PendingOperand::Insn(q) => {
+                    Operand::Insn(int_of(q).map_err(|e| Blocked::new("__imm_insn not computable", format!("{name}: {e}")))?)
+                }
                 PendingOperand::ConstOrKfunc(q, sym) => match int_of(q) {
                     Ok(v) => Operand::Const(v),
                     Err(e) if e.contains("undeclared") && p.template.contains(&format!("call %[{name}]")) => Operand::Sym(sym),
@@ -632,7 +657,10 @@ pub fn import_preprocessed(pre: &str, main_file: &str, suite: &str, source: &Pat
                     }
                 };
                 if attach_target_section(sec) {
-                    blocked.push(Blocked::new("SEC needs an attach target", format!("SEC(\"{sec}\"): the load needs attach_btf_id, which the runner cannot give yet")));
+                    blocked.push(Blocked::new(
+                        "SEC needs an attach target",
+                        format!("SEC(\"{sec}\"): the load needs attach_btf_id, which the runner cannot give yet"),
+                    ));
                 } else if crate::prog_type::sec_def(sec).is_none() {
                     blocked.push(Blocked::new("SEC unknown to the runner", format!("SEC(\"{sec}\")")));
                 }
@@ -677,7 +705,11 @@ fn paste_constants(template: &str, operands: &[(String, Operand)], only_glued: b
         while let Some(at) = rest.find(&pat) {
             let glued = rest[..at].chars().next_back().is_some_and(|c| c.is_ascii_alphanumeric() || c == '_');
             out.push_str(&rest[..at]);
-            if glued || !only_glued { out.push_str(&v.to_string()) } else { out.push_str(&pat) }
+            if glued || !only_glued {
+                out.push_str(&v.to_string())
+            } else {
+                out.push_str(&pat)
+            }
             rest = &rest[at + pat.len()..];
         }
         out.push_str(rest);
@@ -755,7 +787,8 @@ fn pending_map(name: &str, text: &str, structs: &HashMap<String, String>) -> Pen
     let body = c_source::first_brace_body(text).unwrap_or("");
     let fields = c_source::struct_fields(body);
     let mut names: Vec<String> = fields.iter().map(|(n, _)| n.clone()).collect();
-    let known = ["type", "max_entries", "key_size", "value_size", "key", "value", "map_flags", "values", "map_extra", "pinning", "numa_node"];
+    let known =
+        ["type", "max_entries", "key_size", "value_size", "key", "value", "map_flags", "values", "map_extra", "pinning", "numa_node"];
     let mut problem = None;
     if body.contains("BPF_MAP_TYPE_ARENA") {
         problem = Some(Blocked::new("arena map", format!("{name}: arena maps need the arena's address space")));
@@ -769,7 +802,9 @@ fn pending_map(name: &str, text: &str, structs: &HashMap<String, String>) -> Pen
         }
     }
     if c_source::declarators(text).iter().any(|(_, d)| c_source::initializer(d).is_some()) {
-        problem.get_or_insert_with(|| Blocked::new("map initialiser (.values)", format!("{name}: libbpf fills it at load time, the runner cannot")));
+        problem.get_or_insert_with(|| {
+            Blocked::new("map initialiser (.values)", format!("{name}: libbpf fills it at load time, the runner cannot"))
+        });
     }
     let mut inner_fields = Vec::new();
     if let Some((_, member)) = fields.iter().find(|(n, _)| n == "values") {
@@ -841,7 +876,15 @@ fn build_map(
         let g = |k: &str| get(&format!("{prefix}{k}"));
         let key_size = if vals.contains_key(format!("{prefix}key").as_str()) { g("key") } else { g("key_size") };
         let value_size = if vals.contains_key(format!("{prefix}value").as_str()) { g("value") } else { g("value_size") };
-        MapSpec { map_type: g("type"), key_size, value_size, max_entries: g("max_entries"), map_flags: g("map_flags"), inner: None, init: Vec::new() }
+        MapSpec {
+            map_type: g("type"),
+            key_size,
+            value_size,
+            max_entries: g("max_entries"),
+            map_flags: g("map_flags"),
+            inner: None,
+            init: Vec::new(),
+        }
     };
     let mut spec = spec_of("");
     if qs.iter().any(|(f, _)| f.starts_with("inner.")) {
@@ -855,7 +898,10 @@ fn build_map(
         spec.max_entries = adjust_ringbuf_size(spec.max_entries);
     }
     if map_type_needs_btf(spec.map_type) {
-        return Err(Blocked::new("map needs BTF", format!("{name}: {} maps are created with key/value BTF", crate::map::map_type_name(spec.map_type))));
+        return Err(Blocked::new(
+            "map needs BTF",
+            format!("{name}: {} maps are created with key/value BTF", crate::map::map_type_name(spec.map_type)),
+        ));
     }
     if spec.map_type == BPF_MAP_TYPE_ARENA {
         return Err(Blocked::new("arena map", name.to_string()));
@@ -1022,7 +1068,8 @@ fn symbol_for_addr(name: &str, scope: &FileScope) -> String {
 /// variables, unknown symbols.
 fn resolve_references(file: &mut ImportedFile, scope: &FileScope) {
     let map_block: HashMap<String, Option<Blocked>> = file.maps.iter().map(|m| (m.name.clone(), m.def.as_ref().err().cloned())).collect();
-    let global_block: HashMap<String, Option<Blocked>> = file.globals.iter().map(|g| (g.name.clone(), g.def.as_ref().err().cloned())).collect();
+    let global_block: HashMap<String, Option<Blocked>> =
+        file.globals.iter().map(|g| (g.name.clone(), g.def.as_ref().err().cloned())).collect();
     // Symbols each naked body references.
     let refs = |asm: &ImportedAsm| -> Result<Vec<String>, Blocked> {
         let prog = assemble(asm).map_err(|e| Blocked::new("asm error", format!("line {}, col {}: {}", e.line, e.col, e.msg)))?;
@@ -1038,11 +1085,8 @@ fn resolve_references(file: &mut ImportedFile, scope: &FileScope) {
             }
         }
     }
-    let subprog_refs: HashMap<String, Result<Vec<String>, Blocked>> = file
-        .subprogs
-        .iter()
-        .map(|s| (s.name.clone(), s.body.clone().and_then(|b| refs(&b))))
-        .collect();
+    let subprog_refs: HashMap<String, Result<Vec<String>, Blocked>> =
+        file.subprogs.iter().map(|s| (s.name.clone(), s.body.clone().and_then(|b| refs(&b)))).collect();
     let classify = |sym: &str| -> Option<Blocked> {
         if let Some(b) = map_block.get(sym) {
             return b.clone();
@@ -1120,7 +1164,11 @@ fn resolve_references(file: &mut ImportedFile, scope: &FileScope) {
 /// Imports every `verifier_*.c` of `tree` (sorted by name) for `arch`,
 /// two files at a time. A file that fails to import as a whole is
 /// returned as the error of its slot.
-pub fn import_verifier_suites(tree: &KernelTree, arch: Arch, filter: &dyn Fn(&str) -> bool) -> Vec<(PathBuf, Result<ImportedFile, String>)> {
+pub fn import_verifier_suites(
+    tree: &KernelTree,
+    arch: Arch,
+    filter: &dyn Fn(&str) -> bool,
+) -> Vec<(PathBuf, Result<ImportedFile, String>)> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(tree.progs())
         .map(|d| {
             d.filter_map(|e| e.ok().map(|e| e.path()))

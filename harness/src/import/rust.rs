@@ -11,9 +11,10 @@ use crate::map::MAP_TYPES;
 
 /// Rust keywords a C identifier may be (they cannot name an item).
 const RUST_KEYWORDS: &[&str] = &[
-    "as", "async", "await", "become", "box", "break", "const", "continue", "crate", "do", "dyn", "else", "enum", "extern", "false", "final", "fn",
-    "for", "gen", "if", "impl", "in", "let", "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub", "ref", "return", "self",
-    "static", "struct", "super", "trait", "true", "try", "type", "typeof", "unsafe", "unsized", "use", "virtual", "where", "while", "yield", "abstract",
+    "as", "async", "await", "become", "box", "break", "const", "continue", "crate", "do", "dyn", "else", "enum", "extern", "false",
+    "final", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub",
+    "ref", "return", "self", "static", "struct", "super", "trait", "true", "try", "type", "typeof", "unsafe", "unsized", "use", "virtual",
+    "where", "while", "yield", "abstract",
 ];
 
 fn lit(s: &str) -> String {
@@ -73,12 +74,18 @@ pub fn attribute(tag: &str) -> Result<String, String> {
     }
     let number = |v: &str| {
         let d = v.strip_prefix('-').unwrap_or(v);
-        let ok = d.strip_prefix("0x").map_or(!d.is_empty() && d.bytes().all(|c| c.is_ascii_digit()), |h| !h.is_empty() && h.bytes().all(|c| c.is_ascii_hexdigit()));
+        let ok = d
+            .strip_prefix("0x")
+            .map_or(!d.is_empty() && d.bytes().all(|c| c.is_ascii_digit()), |h| !h.is_empty() && h.bytes().all(|c| c.is_ascii_hexdigit()));
         ok && !(v.starts_with('-') && d.starts_with("0x"))
     };
     for (p, a) in [("test_retval=", "retval"), ("test_retval_unpriv=", "retval_unpriv")] {
         if let Some(v) = tag.strip_prefix(p) {
-            return if number(v) || v == "_INT_MIN" { Ok(format!("#[{a}({v})]")) } else { Err(format!("__{a}({v}): not a value the attribute takes")) };
+            return if number(v) || v == "_INT_MIN" {
+                Ok(format!("#[{a}({v})]"))
+            } else {
+                Err(format!("__{a}({v}): not a value the attribute takes"))
+            };
         }
     }
     if let Some(v) = tag.strip_prefix("test_log_level=") {
@@ -86,7 +93,8 @@ pub fn attribute(tag: &str) -> Result<String, String> {
     }
     if let Some(v) = tag.strip_prefix("test_prog_flags=") {
         let name = v.strip_prefix('!').unwrap_or(v);
-        let ok = crate::prog_type::PROG_FLAGS.iter().any(|(k, _, _)| *k == name && *k != "BPF_F_XDP_DEV_BOUND_ONLY") || (number(name) && !name.starts_with('-'));
+        let ok = crate::prog_type::PROG_FLAGS.iter().any(|(k, _, _)| *k == name && *k != "BPF_F_XDP_DEV_BOUND_ONLY")
+            || (number(name) && !name.starts_with('-'));
         return if ok { Ok(format!("#[flag({v})]")) } else { Err(format!("__flag({v})")) };
     }
     if let Some(v) = tag.strip_prefix("test_arch=") {
@@ -102,7 +110,11 @@ pub fn attribute(tag: &str) -> Result<String, String> {
     }
     if let Some(v) = tag.strip_prefix("test_caps_unpriv=") {
         let ok = v.split('|').all(|c| c.trim().parse::<u32>().is_ok_and(|n| (1..=40).contains(&n)));
-        return if ok { Ok(format!("#[caps_unpriv({})]", v.split('|').map(str::trim).collect::<Vec<_>>().join(" | "))) } else { Err(format!("__caps_unpriv({v})")) };
+        return if ok {
+            Ok(format!("#[caps_unpriv({})]", v.split('|').map(str::trim).collect::<Vec<_>>().join(" | ")))
+        } else {
+            Err(format!("__caps_unpriv({v})"))
+        };
     }
     Err(format!("no attribute for the tag '{tag}'"))
 }
@@ -260,7 +272,11 @@ pub fn render(f: &ImportedFile) -> String {
                     ".rodata" => "rodata".to_string(),
                     other => lit(other),
                 };
-                let (t, v) = if vals.len() == 1 { (ty.to_string(), vals[0].clone()) } else { (format!("[{ty}; {}]", vals.len()), format!("[{}]", vals.join(", "))) };
+                let (t, v) = if vals.len() == 1 {
+                    (ty.to_string(), vals[0].clone())
+                } else {
+                    (format!("[{ty}; {}]", vals.len()), format!("[{}]", vals.join(", ")))
+                };
                 let _ = writeln!(s, "#[global({section})]\nstatic {}: {t} = {v};\n", g.name);
             }
             Err(b) => blocked_comment(&mut s, "global", &g.name, std::slice::from_ref(b)),

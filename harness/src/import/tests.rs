@@ -50,10 +50,11 @@ fn declarators_and_fields() {
     assert_eq!(names("static long (* const bpf_x)(void *m) = (void *) 1;"), vec!["bpf_x"]);
     assert_eq!(initializer("x = {1, 2}"), Some("{1, 2}"));
     assert_eq!(initializer("x[3 == 3]"), None);
-    let fields: Vec<String> = struct_fields("int (*type)[BPF_MAP_TYPE_ARRAY]; typeof(struct test_val) *value; typeof(struct { int (*type)[1]; }) *values[];")
-        .into_iter()
-        .map(|(n, _)| n)
-        .collect();
+    let fields: Vec<String> =
+        struct_fields("int (*type)[BPF_MAP_TYPE_ARRAY]; typeof(struct test_val) *value; typeof(struct { int (*type)[1]; }) *values[];")
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
     assert_eq!(fields, vec!["type", "value", "values"]);
 }
 
@@ -331,7 +332,13 @@ char _license[] SEC("license") = "GPL";
     assert_eq!(px.tags, vec!["test_expect_success", "test_retval=-14", "test_caps_unpriv=39", "test_expect_xlated_unpriv=spec_v4"]);
     assert_eq!(pa.tags, vec!["test_expect_success", "test_retval=-14", "test_caps_unpriv=39", "test_expect_msg=arm64"]);
     let consts = |p: &ImportedProg| {
-        p.body.as_ref().expect("body").operands.iter().filter_map(|(n, o)| if let Operand::Const(v) = o { Some((n.clone(), *v)) } else { None }).collect::<Vec<_>>()
+        p.body
+            .as_ref()
+            .expect("body")
+            .operands
+            .iter()
+            .filter_map(|(n, o)| if let Operand::Const(v) = o { Some((n.clone(), *v)) } else { None })
+            .collect::<Vec<_>>()
     };
     assert_eq!(consts(px), vec![("sp".to_string(), 168), ("data".to_string(), 76)]);
     assert_eq!(consts(pa), vec![("sp".to_string(), 272), ("data".to_string(), 76)]);
