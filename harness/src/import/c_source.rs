@@ -190,6 +190,11 @@ pub fn asm_blocks(src: &str) -> Vec<AsmBlock> {
     out
 }
 
+/// Where the identifier that ends `s` starts (`s.len()` if none does).
+pub fn ident_suffix_start(s: &str) -> usize {
+    s.char_indices().rev().find(|(_, c)| !(c.is_ascii_alphanumeric() || *c == '_')).map_or(0, |(i, c)| i + c.len_utf8())
+}
+
 fn is_ident(c: u8) -> bool {
     c.is_ascii_alphanumeric() || c == b'_'
 }
@@ -379,7 +384,7 @@ fn enclosing_function(s: &str, at: usize) -> String {
         p -= 1;
     }
     let name_end = head[..p].trim_end().len();
-    let name_start = head[..name_end].rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).map_or(0, |x| x + 1);
+    let name_start = ident_suffix_start(&head[..name_end]);
     head[name_start..name_end].to_string()
 }
 
@@ -680,7 +685,7 @@ pub fn func_head(head: &str) -> Option<FuncHead> {
     }
     let params = t[p + 1..close].trim().to_string();
     let before = t[..p].trim_end();
-    let start = before.rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).map_or(0, |x| x + 1);
+    let start = ident_suffix_start(before);
     let name = before[start..].to_string();
     if name.is_empty() || name.as_bytes()[0].is_ascii_digit() {
         return None;

@@ -754,7 +754,7 @@ fn prototype_name(decl: &str) -> Option<String> {
     if t[open + 1..].trim_start().starts_with('*') {
         return None; // function pointer variable
     }
-    let start = before.rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).map_or(0, |x| x + 1);
+    let start = c_source::ident_suffix_start(before);
     let name = &before[start..];
     (is_identifier(name) && start > 0).then(|| name.to_string())
 }

@@ -343,3 +343,37 @@ char _license[] SEC("license") = "GPL";
     assert_eq!(consts(px), vec![("sp".to_string(), 168), ("data".to_string(), 76)]);
     assert_eq!(consts(pa), vec![("sp".to_string(), 272), ("data".to_string(), 76)]);
 }
+
+/// The scanner on arbitrary text: unbalanced braces, stray quotes and
+/// backslashes, non-ASCII, cut-off attributes. It may read nonsense, but
+/// never panics.
+#[test]
+fn odd_input_never_panics() {
+    const ALPHABET: &[&str] = &[
+        "{", "}", "(", ")", "[", "]", ";", ",", "=", "\"", "'", "\\", "\n", "#", " ", "*", "&", "é", "∀", "a", "x1", "_", ":", "?", "%[", "]",
+        "__attribute__((", "section(\".maps\")", "naked", "asm volatile (", "struct ", "typeof(", "static ", "int ", "void f(void)", "# 1 \"t.c\"\n",
+    ];
+    let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for _ in 0..3000 {
+        let len = (next() % 60) as usize;
+        let text: String = (0..len).map(|_| ALPHABET[(next() % ALPHABET.len() as u64) as usize]).collect();
+        for it in top_level_items(&text) {
+            let _ = func_head(it.head());
+            let _ = split_attributes(it.head());
+            let _ = asm_blocks(it.body());
+        }
+        let _ = declarators(&text);
+        let _ = struct_fields(&text);
+        let _ = asm_blocks(&text);
+        let _ = first_brace_body(&text);
+        let _ = super::rust::template_pieces(&text);
+        let _ = prototype_name(&text);
+        let _ = super::rust::attribute(&text);
+    }
+}
