@@ -39,13 +39,18 @@ fn goldens(arch: &str) -> Vec<PathBuf> {
     v
 }
 
-/// Kernel pointers (`0xffff888005e7c800`) and the verification time.
+/// Kernel pointers (16 hex digits: `0xffff888005e7c800`) and the
+/// verification time.
 fn normalize(log: &str) -> String {
     let mut out = String::with_capacity(log.len());
     let b = log.as_bytes();
     let mut i = 0;
     while i < b.len() {
-        if b[i..].starts_with(b"0xffff") && b.len() >= i + 18 && b[i + 6..i + 18].iter().all(u8::is_ascii_hexdigit) {
+        let ptr = b[i..].starts_with(b"0x")
+            && b.len() >= i + 18
+            && b[i + 2..i + 18].iter().all(u8::is_ascii_hexdigit)
+            && b.get(i + 18).is_none_or(|c| !c.is_ascii_hexdigit());
+        if ptr {
             out.push_str("0xPTR");
             i += 18;
             continue;
@@ -167,7 +172,7 @@ fn case_of(path: &Path, arch: Arch) -> Case {
         log_level: g["log_level"].as_u64().unwrap() as u32,
         log_size: if g["log_level"].as_u64().unwrap() != 0 { g["log_size"].as_u64().unwrap() as u32 } else { 0 },
         caps,
-        maps: defs.iter().enumerate().map(|(i, d)| MapObj { fd: fd_of(i), def: d.clone(), id: i as u32 + 1, kaddr: map_kaddr(i) }).collect(),
+        maps: defs.iter().enumerate().map(|(i, d)| MapObj { fd: fd_of(i), def: d.clone(), id: i as u32 + 1, kaddr: map_kaddr(arch, i) }).collect(),
         func_info: btf.then(|| funcs.clone()),
         gpl: license_is_gpl_compatible(&license),
         arch,

@@ -23,10 +23,18 @@ pub const POISON_LDIMM64_MAP_BASE: i32 = 2_001_000_000;
 /// The fd of the first map (0-2 are the standard streams, 3 the program BTF).
 const FIRST_MAP_FD: i32 = 4;
 
-/// Where the model's maps live: stable, direct-map-looking addresses as a
-/// 7.3 x86_64 kernel shows root (`0xffff888005e7c800`), one page apart.
-pub fn map_kaddr(index: usize) -> u64 {
-    0xffff_8880_05e7_c000 + 0x1000 * index as u64
+/// Where the model's maps live: stable addresses in the arch's direct map,
+/// as 7.3 shows them to root (`0xffff888005e7c800` on x86_64,
+/// `0xfff0000004d50200` on arm64), one page apart.
+pub fn map_kaddr(arch: Arch, index: usize) -> u64 {
+    let base = match arch {
+        Arch::X86_64 => 0xffff_8880_05e7_c000,
+        Arch::Arm64 => 0xfff0_0000_04d5_0000,
+        Arch::Riscv64 => 0xff60_0000_8200_0000,
+        Arch::S390x => 0x0000_0000_8200_0000,
+        Arch::Loongarch64 => 0x9000_0000_0420_0000,
+    };
+    base + 0x1000 * index as u64
 }
 
 #[derive(Default)]
@@ -42,7 +50,7 @@ impl ModelBackend {
             let ok = !req.unpriv || is_unpriv_capable(m);
             created.push(ok);
             if ok {
-                maps.push(MapObj { fd: FIRST_MAP_FD + i as i32, def: m.clone(), id: i as u32 + 1, kaddr: map_kaddr(i) });
+                maps.push(MapObj { fd: FIRST_MAP_FD + i as i32, def: m.clone(), id: i as u32 + 1, kaddr: map_kaddr(req.arch, i) });
             }
         }
         for r in &req.prog.relocs {
