@@ -344,3 +344,28 @@ fn no_panic_on_garbage() {
         }
     }
 }
+
+/// Size: a program at the privileged limit goes through the front end in
+/// bounded time and memory (run with `--ignored`; it takes seconds).
+#[test]
+#[ignore]
+fn big_program() {
+    for n in [100_000usize, 1_000_000] {
+        let mut insns = Vec::with_capacity(n);
+        for i in 0..n - 1 {
+            insns.push(match i % 4 {
+                0 => Insn::new(0xbf, 1, 10, 0, 0),
+                1 => Insn::new(0x07, 1, 0, 0, -8),
+                2 => Insn::new(0x7b, 10, 1, -16, 0),
+                _ => Insn::new(0x79, 2, 10, -16, 0),
+            });
+        }
+        insns.push(Insn::new(0x95, 0, 0, 0, 0));
+        let mut input = VerifierInput::new(insns, ProgType(1), Arch::X86_64);
+        input.log_level = 2;
+        input.log_size = 1 << 24;
+        let t = std::time::Instant::now();
+        let v = bpf_check(&input);
+        eprintln!("{n} insns: {:?} in {:?}", matches!(v, Verdict::NotModelled { .. }), t.elapsed());
+    }
+}

@@ -20,25 +20,25 @@ enum ConstArg {
     Unknown,
     Const(u64),
     /// A map pointer: index into `used_maps`.
-    MapPtr(usize),
+    MapPtr(u32),
     /// Into a map's value: (`used_maps` index, offset).
-    MapValue(usize, u64),
+    MapValue(u32, u64),
     /// A subprogram's address: its index.
-    Subprog(u64),
+    Subprog(u32),
 }
 
 use ConstArg::*;
 
 impl ConstArg {
     /// `(state, map_index, val)` as `const_reg_join` compares them.
-    fn key(self) -> (u8, usize, u64) {
+    fn key(self) -> (u8, u32, u64) {
         match self {
             Unvisited => (0, 0, 0),
             Unknown => (1, 0, 0),
             Const(v) => (2, 0, v),
             MapPtr(m) => (3, m, 0),
             MapValue(m, v) => (4, m, v),
-            Subprog(v) => (5, 0, v),
+            Subprog(v) => (5, 0, v as u64),
         }
     }
 }
@@ -126,11 +126,11 @@ fn const_reg_xfer(env: &VerifierEnv<'_>, ci: &mut [ConstArg; NREGS], insn: &Insn
             }
             ci[d] = match insn.src {
                 BPF_PSEUDO_FUNC => match env.bpf_find_subprog(jmp_target(idx, insn.imm) as usize) {
-                    Some(sp) if jmp_target(idx, insn.imm) >= 0 => Subprog(sp as u64),
+                    Some(sp) if jmp_target(idx, insn.imm) >= 0 => Subprog(sp as u32),
                     _ => Unknown,
                 },
-                BPF_PSEUDO_MAP_VALUE | BPF_PSEUDO_MAP_IDX_VALUE => MapValue(env.aux[idx].map_index, env.aux[idx].map_off as u64),
-                BPF_PSEUDO_MAP_FD | BPF_PSEUDO_MAP_IDX => MapPtr(env.aux[idx].map_index),
+                BPF_PSEUDO_MAP_VALUE | BPF_PSEUDO_MAP_IDX_VALUE => MapValue(env.aux[idx].map_index as u32, env.aux[idx].map_off as u64),
+                BPF_PSEUDO_MAP_FD | BPF_PSEUDO_MAP_IDX => MapPtr(env.aux[idx].map_index as u32),
                 0 => {
                     let hi = env.insns.get(idx + 1).map_or(0, |n| n.imm as u32 as u64);
                     Const(insn.imm as u32 as u64 | hi << 32)
@@ -140,15 +140,11 @@ fn const_reg_xfer(env: &VerifierEnv<'_>, ci: &mut [ConstArg; NREGS], insn: &Insn
         }
         BPF_LDX => {
             ci[d] = match ci[s] {
-                MapValue(m, v) => map_direct_read(env, m, v as i64 + insn.off as i64, insn).map_or(Unknown, Const),
+                MapValue(m, v) => map_direct_read(env, m as usize, v.wrapping_add(insn.off as i64 as u64) as u32 as i32 as i64, insn).map_or(Unknown, Const),
                 _ => Unknown,
             };
         }
-        BPF_JMP => {
-            if op(insn.code) == BPF_CALL {
-                clobber_call(ci);
-            }
-        }
+        BPF_JMP if op(insn.code) == BPF_CALL => clobber_call(ci),
         BPF_STX => {
             if let Some(r) = bpf_atomic_load_reg(insn) {
                 ci[r] = Unknown;
@@ -260,19 +256,19 @@ pub fn bpf_compute_const_regs(env: &mut VerifierEnv<'_>) {
     for (i, ci) in ci_in.iter().enumerate() {
         let aux = &mut env.aux[i];
         let (mut mask, mut map_mask, mut sub_mask) = (0u16, 0u16, 0u16);
-        for r in 0..10 {
-            match ci[r] {
+        for (r, c) in ci.iter().enumerate().take(10) {
+            match *c {
                 Const(v) if v == v as u32 as u64 => {
                     mask |= 1 << r;
                     aux.const_reg_vals[r] = v as u32;
                 }
                 MapPtr(m) => {
                     map_mask |= 1 << r;
-                    aux.const_reg_vals[r] = m as u32;
+                    aux.const_reg_vals[r] = m;
                 }
                 Subprog(v) => {
                     sub_mask |= 1 << r;
-                    aux.const_reg_vals[r] = v as u32;
+                    aux.const_reg_vals[r] = v;
                 }
                 _ => {}
             }

@@ -68,10 +68,12 @@ fn diag_print_wrapped_prefixed(env: &mut VerifierEnv<'_>, first_prefix: &str, ne
             }
             len += 1;
         }
-        if len < line.len() && line[len] != b'\n' && line[len] != b' ' {
-            if let Some(s) = last_space.filter(|&s| s > 0) {
-                len = s;
-            }
+        if len < line.len()
+            && line[len] != b'\n'
+            && line[len] != b' '
+            && let Some(s) = last_space.filter(|&s| s > 0)
+        {
+            len = s;
         }
         let chunk = String::from_utf8_lossy(&line[..len]);
         diag_write(env, &format!("{prefix}{chunk}\n"));

@@ -14,6 +14,7 @@
 //! At log level 2 both print what they found.
 
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use bpf_isa::Insn;
 use bpf_isa::op::*;
@@ -131,6 +132,9 @@ const MAX_BPF_FUNC_REG_ARGS: usize = 5;
 /// r0-r10, then the outgoing stack-argument slots.
 const MAX_AT_TRACK_REGS: usize = MAX_BPF_REG as usize + MAX_STACK_ARG_SLOTS;
 const FP: usize = BPF_REG_FP as usize;
+
+/// The spill tracking of one insn's input, shared while unchanged.
+type StackRow = Rc<[At; MAX_ARG_SPILL_SLOTS]>;
 
 /// `struct arg_track`: a value derived from frame `frame`'s pointer at one
 /// of `off[..off_cnt]` (no offsets: somewhere in that frame), from some
@@ -627,13 +631,16 @@ impl Liveness<'_, '_> {
         let po = self.env.subprog_info[subprog].postorder_start..self.env.subprog_info[subprog + 1].postorder_start;
         let len = end - start;
         let mut at_in = vec![[UNVISITED; MAX_AT_TRACK_REGS]; len];
-        let mut stack_in = vec![[UNVISITED; MAX_ARG_SPILL_SLOTS]; len];
+        // spill tracking rows are shared between insns until one changes
+        // them: memory stays proportional to the stores, not to the size
+        let unvisited_row: StackRow = Rc::new([UNVISITED; MAX_ARG_SPILL_SLOTS]);
+        let mut stack_in: Vec<StackRow> = vec![unvisited_row.clone(); len];
         at_in[0] = [NONE; MAX_AT_TRACK_REGS];
         at_in[0][FP] = arg_single(depth as i8, 0);
         if let Some(e) = entry {
             at_in[0][1..=5].copy_from_slice(&e[1..=5]);
         }
-        stack_in[0] = [NONE; MAX_ARG_SPILL_SLOTS];
+        stack_in[0] = Rc::new([NONE; MAX_ARG_SPILL_SLOTS]);
         let mut stack_arg_entry = [NONE; MAX_STACK_ARG_SLOTS];
         if let Some(e) = entry {
             stack_arg_entry.copy_from_slice(&e[MAX_BPF_REG as usize..]);
@@ -650,11 +657,13 @@ impl Liveness<'_, '_> {
                     continue;
                 }
                 let mut at_out = at_in[i];
-                let mut stack_out = stack_in[i];
+                let mut stack_out: [At; MAX_ARG_SPILL_SLOTS] = *stack_in[i];
                 let insn = self.env.insns[idx];
                 self.xfer(&insn, &mut at_out, &mut stack_out, &stack_arg_entry, depth, callsites);
-                let (ai, si) = (at_in[i], stack_in[i]);
-                self.log_xfer(idx, &ai, &si, &at_out, &stack_out);
+                let ai = at_in[i];
+                let in_row = stack_in[i].clone();
+                self.log_xfer(idx, &ai, &in_row[..], &at_out, &stack_out);
+                let out_row = if stack_out.iter().zip(in_row.iter()).all(|(a, b)| at_eq(a, b)) { in_row } else { Rc::new(stack_out) };
                 let succ = bpf_insn_successors(self.env, idx);
                 for &target in succ.as_slice() {
                     if target < start || target >= end {
@@ -666,10 +675,24 @@ impl Liveness<'_, '_> {
                         changed |= self.join(idx, target, r as i64, &mut slot, at_out[r]);
                         at_in[ti][r] = slot;
                     }
-                    for r in 0..MAX_ARG_SPILL_SLOTS {
-                        let mut slot = stack_in[ti][r];
-                        changed |= self.join(idx, target, -(r as i64) - 1, &mut slot, stack_out[r]);
-                        stack_in[ti][r] = slot;
+                    if Rc::ptr_eq(&stack_in[ti], &out_row) {
+                        // joining a row with itself changes nothing
+                        continue;
+                    }
+                    if Rc::ptr_eq(&stack_in[ti], &unvisited_row) {
+                        // every slot takes the new value, silently
+                        changed |= out_row.iter().any(is_visited);
+                        stack_in[ti] = out_row.clone();
+                        continue;
+                    }
+                    let mut row: [At; MAX_ARG_SPILL_SLOTS] = *stack_in[ti];
+                    let mut row_changed = false;
+                    for (r, slot) in row.iter_mut().enumerate() {
+                        row_changed |= self.join(idx, target, -(r as i64) - 1, slot, out_row[r]);
+                    }
+                    if row_changed {
+                        changed = true;
+                        stack_in[ti] = Rc::new(row);
                     }
                 }
             }
@@ -767,7 +790,7 @@ impl Liveness<'_, '_> {
     }
 
     /// `print_subprog_arg_access`.
-    fn print_subprog_arg_access(&mut self, subprog: usize, at_in: &[[At; MAX_AT_TRACK_REGS]], stack_in: &[[At; MAX_ARG_SPILL_SLOTS]]) {
+    fn print_subprog_arg_access(&mut self, subprog: usize, at_in: &[[At; MAX_AT_TRACK_REGS]], stack_in: &[StackRow]) {
         if !self.level2() {
             return;
         }
@@ -787,9 +810,9 @@ impl Liveness<'_, '_> {
             let regs_visited = ldx_stx_call && is_visited(&at_in[i][0]);
             let mut extra = String::new();
             if regs_visited {
-                for r in 0..MAX_BPF_REG as usize - 1 {
-                    if is_fp(&at_in[i][r]) {
-                        extra.push_str(&format!(" r{r}={}", fmt_at(&at_in[i][r])));
+                for (r, a) in at_in[i].iter().enumerate().take(MAX_BPF_REG as usize - 1) {
+                    if is_fp(a) {
+                        extra.push_str(&format!(" r{r}={}", fmt_at(a)));
                     }
                 }
                 for r in 0..MAX_STACK_ARG_SLOTS {
@@ -801,9 +824,9 @@ impl Liveness<'_, '_> {
             }
             let mut stack_extra = String::new();
             if ldx_stx_call {
-                for r in 0..MAX_ARG_SPILL_SLOTS {
-                    if is_fp(&stack_in[i][r]) {
-                        stack_extra.push_str(&format!(" fp{:+}={}", -(((r + 1) * 8) as i64), fmt_at(&stack_in[i][r])));
+                for (r, a) in stack_in[i].iter().enumerate() {
+                    if is_fp(a) {
+                        stack_extra.push_str(&format!(" fp{:+}={}", -(((r + 1) * 8) as i64), fmt_at(a)));
                     }
                 }
             }
@@ -952,9 +975,8 @@ impl Liveness<'_, '_> {
             f.must_write_initialized = true;
             (f.subprog, f.depth)
         };
-        let po: Vec<usize> =
-            self.env.insn_postorder[self.env.subprog_info[subprog].postorder_start..self.env.subprog_info[subprog + 1].postorder_start].to_vec();
-        let succs: Vec<Vec<usize>> = po.iter().map(|&i| bpf_insn_successors(self.env, i).as_slice().to_vec()).collect();
+        let po = self.env.subprog_info[subprog].postorder_start..self.env.subprog_info[subprog + 1].postorder_start;
+        let env: &VerifierEnv<'_> = self.env;
         let f = self.instances[inst].as_mut().expect("live instance");
         loop {
             let mut changed = false;
@@ -962,11 +984,13 @@ impl Liveness<'_, '_> {
                 if f.frames[frame].is_none() {
                     continue;
                 }
-                for (k, &idx) in po.iter().enumerate() {
-                    if succs[k].is_empty() {
+                for &idx in &env.insn_postorder[po.clone()] {
+                    let succ = bpf_insn_successors(env, idx);
+                    let succ = succ.as_slice();
+                    if succ.is_empty() {
                         continue;
                     }
-                    let after = succs[k].iter().filter_map(|&s| f.get(frame, s)).fold(0u128, |a, m| a | m.live_before);
+                    let after = succ.iter().filter_map(|&s| f.get(frame, s)).fold(0u128, |a, m| a | m.live_before);
                     let Some(m) = f.alloc(frame, idx) else { continue };
                     let before = (after & !m.must_write) | m.may_read;
                     if before != m.live_before {
@@ -1446,11 +1470,11 @@ pub fn bpf_compute_live_registers(env: &mut VerifierEnv<'_>) -> PResult<()> {
         state[i].def = d;
     }
     bpf_compute_subprog_arg_access(env)?;
-    let succs: Vec<Vec<usize>> = env.insn_postorder.iter().map(|&i| bpf_insn_successors(env, i).as_slice().to_vec()).collect();
     loop {
         let mut changed = false;
-        for (k, &idx) in env.insn_postorder.iter().enumerate() {
-            let new_out = succs[k].iter().filter(|&&s| s < n).fold(0u32, |a, &s| a | state[s].in_);
+        for &idx in &env.insn_postorder {
+            let succ = bpf_insn_successors(env, idx);
+            let new_out = succ.as_slice().iter().filter(|&&s| s < n).fold(0u32, |a, &s| a | state[s].in_);
             let live = &mut state[idx];
             let new_in = (new_out & !live.def) | live.use_;
             if new_out != live.out || new_in != live.in_ {
