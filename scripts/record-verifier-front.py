@@ -273,6 +273,17 @@ CASES = [
     ("pre_movsx", f"{SF} --log-level 2 --asm-text 'r0 = *(u32 *)(r1 + 0); r1 = (s8)r0; w2 = (s16)w0; r3 = *(s8 *)(r10 - 1); r0 = r1; exit'"),
     ("pre_level1_ok", f"{SF} --log-level 1 --asm-text 'r0 = 0; exit'"),
     ("pre_level4_ok", f"{SF} --log-level 4 --asm-text 'r0 = 0; exit'"),
+    ("pre_reuse_instance", f"{SF} --log-level 2 --asm-text 'r1 = r10; r1 += -8; call f; r1 = r10; r1 += -16; call f; r0 = 0; exit; f: r6 = r1; call g; r0 = 0; exit; g: *(u64 *)(r1 + 0) = 1; r0 = 0; exit'"),
+    ("pre_reuse_read", f"{SF} --log-level 2 --asm-text 'r1 = r10; r1 += -8; call f; r1 = r10; r1 += -24; call f; r0 = 0; exit; f: call g; exit; g: r0 = *(u64 *)(r1 + 0); r2 = *(u32 *)(r1 + 4); exit'"),
+    ("pre_parent_spill", f"{SF} --log-level 2 --asm-text 'r1 = r10; r1 += -8; *(u64 *)(r10 - 16) = r1; r1 = r10; r1 += -16; call f; r0 = 0; exit; f: r2 = *(u64 *)(r1 + 0); *(u64 *)(r2 + 0) = 5; r0 = 0; exit'"),
+    ("pre_imprecise", f"{SF} --log-level 2 --asm-text 'r2 = *(u32 *)(r1 + 0); r1 = r10; r1 += r2; r0 = *(u64 *)(r1 - 8); r3 = r10; r3 *= 2; *(u64 *)(r3 - 8) = 0; exit'"),
+    ("pre_merge_many_offsets", f"{SF} --log-level 2 --asm-text 'r0 = *(u32 *)(r1 + 0); r2 = r10; r2 += -8; if r0 == 1 goto a; r2 += -8; if r0 == 2 goto a; r2 += -8; if r0 == 3 goto a; r2 += -8; if r0 == 4 goto a; r2 += -8; a: r0 = *(u64 *)(r2 + 0); *(u64 *)(r2 + 0) = 1; r0 = 0; exit'"),
+    ("pre_fill_ptr_multi", f"{SF} --log-level 2 --asm-text 'r0 = *(u32 *)(r1 + 0); r2 = r10; r2 += -8; *(u64 *)(r10 - 24) = r2; r3 = r10; r3 += -24; if r0 > 1 goto +1; r3 += -8; r4 = *(u64 *)(r3 + 0); r0 = *(u64 *)(r4 + 0); exit'"),
+    ("pre_atomic_fp", f"{SF} --log-level 2 --asm-text 'r1 = r10; r1 += -8; *(u64 *)(r10 - 8) = 0; r2 = 1; lock *(u64 *)(r1 + 0) += r2; r0 = cmpxchg_64(r10 - 8, r0, r2); r0 = 0; exit'"),
+    ("pre_stack_arg", f"{SF} --log-level 2 {hexprog(ins(0xbf, 1, 10), ins(0x07, 1, imm=-8), ins(0x7a, 10, 0, -8, 7), ins(0x7b, 11, 1, -8), CALL_PC(2), R0_0, EXIT, ins(0x79, 2, 11, 8), ins(0x79, 0, 2, 0), EXIT)}"),
+    ("liveness_depth_limit", f"{SF} --log-level 2 --asm-text '" + "r1 = r10; r1 += -8; call f1; exit; " + "".join(f"f{k}: call f{k + 1}; exit; " for k in range(1, 16)) + "f16: r0 = 0; exit'"),
+    ("liveness_depth_limit_small_log", f"{SF} --log-level 2 --log-size 700 --asm-text '" + "r1 = r10; r1 += -8; call f1; exit; " + "".join(f"f{k}: call f{k + 1}; exit; " for k in range(1, 16)) + "f16: r0 = 0; exit'"),
+    ("liveness_complexity", f"{SF} --log-level 1 --asm-text 'r1 = r10; r1 += -8; call f1; r1 = r10; r1 += -8; call f1; r0 = 0; exit; " + "".join(f"f{k}: r6 = r1; call f{k + 1}; r1 = r6; call f{k + 1}; r0 = 0; exit; " for k in range(1, 14)) + "f14: r0 = 0; exit'"),
     ("pre_rdonly_fold", f"{SF} --log-level 2 --map ro:array:4:8:1:0x80 --map-update ro:00000000:0700000000000000 --asm-text 'r1 = ro__value ll; r2 = *(u32 *)(r1 + 0); if r2 == 7 goto +1; r0 = 1; r0 = 0; exit'"),
 ]
 
