@@ -2,3 +2,4 @@
 //! as the kernel has one `progs/*.c` object per test.
 
 pub mod iters;
+pub mod readme;

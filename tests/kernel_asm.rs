@@ -4,7 +4,7 @@
 //! which is missing.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 use bpf_isa::{Operand, assemble_with, helper_ids::helper_id};
@@ -12,12 +12,7 @@ use bpf_selftest::import::c_source::{AsmBlock, AsmOperand, asm_blocks};
 use object::{Object, ObjectSection};
 
 fn progs_dir() -> Option<PathBuf> {
-    let base = std::env::var("BPF_SELFTEST_KERNEL_SRC").unwrap_or_else(|_| {
-        let cache = std::env::var("BPF_ORACLE_CACHE").unwrap_or_else(|_| "/var/cache/bpf-oracle".into());
-        format!("{cache}/linux-7.3")
-    });
-    let d = Path::new(&base).join("tools/testing/selftests/bpf/progs");
-    d.is_dir().then_some(d)
+    bpf_selftest::import::kernel_source_dir().map(|d| d.join("tools/testing/selftests/bpf/progs"))
 }
 
 /// The value both assemblers get for an operand.
@@ -78,9 +73,12 @@ fn llvm_assemble(text: &str) -> Result<BTreeMap<usize, (Vec<u8>, Vec<u64>)>, Str
         .output()
         .map_err(|e| e.to_string())?;
     if !out.status.success() {
+        let _ = std::fs::remove_dir_all(&dir);
         return Err(String::from_utf8_lossy(&out.stderr).into_owned());
     }
-    let data = std::fs::read(&o).map_err(|e| e.to_string())?;
+    let data = std::fs::read(&o).map_err(|e| e.to_string());
+    let _ = std::fs::remove_dir_all(&dir);
+    let data = data?;
     let file = object::File::parse(&*data).map_err(|e| e.to_string())?;
     let mut res = BTreeMap::new();
     for sec in file.sections() {
@@ -95,7 +93,7 @@ fn llvm_assemble(text: &str) -> Result<BTreeMap<usize, (Vec<u8>, Vec<u64>)>, Str
 #[test]
 fn kernel_selftest_asm_matches_llvm_mc_19() {
     let Some(dir) = progs_dir() else {
-        eprintln!("skipped: the 7.3 selftest sources are not here (run ../shared/oracle/setup.sh or set BPF_SELFTEST_KERNEL_SRC)");
+        eprintln!("skipped: the 7.3 selftest sources are not here (run scripts/setup-vm.sh --source or set BPF_SELFTEST_KERNEL_SRC)");
         return;
     };
     if Command::new("llvm-mc-19").arg("--version").output().is_err() {

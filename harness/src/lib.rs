@@ -15,8 +15,13 @@ pub use bpf_selftest_macros::*;
 pub use inventory;
 
 pub mod backend;
+pub mod bench;
+pub mod btf;
 pub mod cli;
+pub mod conform;
+pub mod golden;
 pub mod import;
+pub mod jit_disasm;
 pub mod link;
 pub mod map;
 pub mod matcher;
@@ -24,6 +29,7 @@ pub mod prog_type;
 pub mod registry;
 pub mod runner;
 pub mod spec;
+pub mod sys;
 pub mod target;
 pub mod verifier;
 

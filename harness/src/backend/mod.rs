@@ -92,6 +92,16 @@ pub struct LoadOutcome {
     pub test_run_errno: i32,
     /// `data_out` of the test run.
     pub data_out: Vec<u8>,
+    /// The id of each map of the request, by index (0: not created), for
+    /// turning the ids in `xlated` into map indexes ([`normalize`]).
+    pub map_ids: Vec<u32>,
+    /// The xlated program itself (what `xlated` renders).
+    pub xlated_insns: Vec<bpf_isa::Insn>,
+    /// Wall time of the BPF_PROG_LOAD call that gave this outcome, in ns
+    /// (0 when the backend does not measure it), for benchmarks.
+    pub load_ns: u64,
+    /// The kernel's `duration` of the test run: mean ns per repetition.
+    pub test_run_duration_ns: u32,
 }
 
 /// Why a backend cannot run a request at all (the runner turns it into a skip).
@@ -126,13 +136,18 @@ pub trait Backend: Send + Sync {
 }
 
 pub mod kernel;
+pub mod loader;
 pub mod model;
+pub mod normalize;
+pub mod replay;
+pub mod vm;
 
 /// The backend named by `BPF_SELFTEST_BACKEND` (or `--backend`).
 pub fn by_name(name: &str) -> Result<Box<dyn Backend>, String> {
     match name {
         "model" => Ok(Box::new(model::ModelBackend::default())),
         "kernel" => Ok(Box::new(kernel::KernelBackend::default())),
+        "vm" => Ok(Box::new(vm::VmBackend::from_env())),
         _ => Err(format!("unknown backend '{name}' (model, kernel, vm)")),
     }
 }

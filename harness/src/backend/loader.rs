@@ -1,0 +1,501 @@
+//! What libbpf's `bpf_object__load()` and test_loader's `run_subtest()` do
+//! for one program, written once against [`BpfSys`] so that the kernel
+//! backend (this machine) and the vm backend (a QEMU guest) load programs
+//! the same way:
+//!
+//! 1. resolve kfunc and kernel-variable names to vmlinux BTF ids;
+//! 2. unprivileged run: clear CAP_SYS_ADMIN/NET_ADMIN/PERFMON/BPF from the
+//!    effective set, give back `caps_unpriv`;
+//! 3. create the maps (inner map first for map-in-map; in an unprivileged
+//!    run only the types test_loader lets it create, references to the
+//!    others poisoned as libbpf does), write initial contents, freeze;
+//! 4. patch `ld_imm64` map references with the map fds;
+//! 5. load the program BTF (if that fails, go on without it, as libbpf
+//!    does when BTF is optional) and the program; a failed load at log
+//!    level 0 is retried at level 1 to get the log;
+//! 6. restore the capabilities, then read `verified_insns`, the xlated and
+//!    jited images and the map ids, and test-run when asked.
+//!
+//! Not there yet, because a `LoadRequest` cannot express them: an attach
+//! target (`attach_btf_id` for fentry/tp_btf/lsm), programs in prog_array
+//! initialisers (libbpf's `.values = { [0] = &prog }`), inner-map values of
+//! an outer map, and map BTF (spin locks, timers, kptrs).
+
+use bpf_isa::insn::op::*;
+use bpf_isa::{Insn, disasm};
+
+use super::{BtfMode, LoadOutcome, LoadRequest, Unavailable};
+use crate::btf::{self, Btf};
+use crate::link::LinkReloc;
+use crate::map::MapDef;
+use crate::sys::{BpfSys, SysError, attr, cap, errno_desc, get_u32};
+
+/// test_loader's log buffer (`TEST_LOADER_LOG_BUF_SZ`).
+pub const LOG_BUF_SIZE: u32 = 2 * 1024 * 1024;
+
+/// libbpf's poison for a reference to a map that was not created
+/// (`POISON_LDIMM64_MAP_BASE`): the ld_imm64 becomes two calls of helper
+/// `2001000000 + map index`, which the verifier rejects if reachable.
+pub const POISON_LDIMM64_MAP_BASE: i32 = 2_001_000_000;
+
+/// libbpf retries BPF_PROG_LOAD on EAGAIN this many times.
+const PROG_LOAD_ATTEMPTS: usize = 5;
+
+const ESRCH: i32 = 3;
+const EAGAIN: i32 = 11;
+
+/// The kernel a request is loaded into.
+pub struct Target<'a> {
+    /// For messages: `kernel`, `vm`.
+    pub backend: &'static str,
+    /// The kernel's vmlinux BTF, for kfunc and `__ksym` ids.
+    pub vmlinux: Option<&'a Btf>,
+}
+
+/// Map types test_loader creates in an unprivileged run
+/// (`is_unpriv_capable_map()`); the others are left out.
+pub fn unpriv_capable_map(m: &MapDef) -> bool {
+    const BPF_F_ZERO_SEED: u32 = 1 << 6;
+    match m.map_type {
+        // hash, percpu_hash, hash_of_maps
+        1 | 5 | 13 => m.map_flags & BPF_F_ZERO_SEED == 0,
+        // percpu_cgroup_storage, array, ringbuf, prog_array, cgroup_array,
+        // percpu_array, user_ringbuf, array_of_maps, cgroup_storage,
+        // perf_event_array
+        21 | 2 | 27 | 3 | 8 | 6 | 31 | 12 | 19 | 4 => true,
+        _ => false,
+    }
+}
+
+/// Loads `req` through `sys`. `Err` means the load could not be attempted
+/// or its results not read (transport, capabilities, a malformed request);
+/// everything the kernel said is in the `LoadOutcome`.
+pub fn load(sys: &mut dyn BpfSys, target: &Target<'_>, req: &LoadRequest) -> Result<LoadOutcome, Unavailable> {
+    let mut fds = Vec::new();
+    let r = load_fds(sys, target, req, &mut fds);
+    let closed = if fds.is_empty() { Ok(()) } else { sys.close(&fds) };
+    let out = r?;
+    closed.map_err(|e| unavailable(target, e))?;
+    Ok(out)
+}
+
+fn unavailable(target: &Target<'_>, e: SysError) -> Unavailable {
+    Unavailable(format!("{}: {e}", target.backend))
+}
+
+/// Checks that every relocation names an insn (and map) that exists.
+pub fn validate(req: &LoadRequest) -> Result<(), String> {
+    let n = req.prog.insns.len();
+    for r in &req.prog.relocs {
+        let (insn, map, wide) = match *r {
+            LinkReloc::Map { insn, map } => (insn, Some(map), true),
+            LinkReloc::MapValue { insn, map, .. } => (insn, Some(map), true),
+            LinkReloc::Kfunc { insn, .. } => (insn, None, false),
+            LinkReloc::BtfId { insn, .. } => (insn, None, true),
+        };
+        if insn >= n || (wide && insn + 1 >= n) {
+            return Err(format!("relocation {r:?} outside the program ({n} insns)"));
+        }
+        if wide && !req.prog.insns[insn].is_ld_imm64() {
+            return Err(format!("relocation {r:?} is not on an ld_imm64"));
+        }
+        if let Some(m) = map.filter(|&m| m >= req.maps.len()) {
+            return Err(format!("relocation {r:?} names map #{m} of {}", req.maps.len()));
+        }
+    }
+    for m in &req.maps {
+        if m.inner.as_ref().is_some_and(|i| i.inner.is_some()) {
+            return Err(format!("map '{}': nested map-in-map is not supported", m.name));
+        }
+    }
+    Ok(())
+}
+
+/// A load that failed in the loader before or instead of BPF_PROG_LOAD
+/// (libbpf's `pr_warn` text goes to the log).
+fn loader_failure(errno: i32, msg: String) -> Box<LoadOutcome> {
+    Box::new(LoadOutcome { accepted: false, errno, log: format!("libbpf: {msg}\n"), ..LoadOutcome::default() })
+}
+
+fn load_fds(sys: &mut dyn BpfSys, target: &Target<'_>, req: &LoadRequest, fds: &mut Vec<i32>) -> Result<LoadOutcome, Unavailable> {
+    validate(req).map_err(|e| Unavailable(format!("{}: bad request '{}': {e}", target.backend, req.name)))?;
+    let mut insns = req.prog.insns.clone();
+    if let Err(out) = resolve_ksyms(target, req, &mut insns) {
+        return Ok(*out);
+    }
+
+    let caps_old = if req.unpriv {
+        let old = sys.cap_effective(cap::UNPRIV_DROP, 0).map_err(|e| unavailable(target, e))?;
+        let give_back = cap::mask(&req.caps_unpriv);
+        let given = if give_back != 0 { sys.cap_effective(0, give_back).map(drop) } else { Ok(()) };
+        if let Err(e) = given {
+            let _ = sys.cap_effective(!0, old);
+            return Err(unavailable(target, e));
+        }
+        Some(old)
+    } else {
+        None
+    };
+    let loaded = create_and_load(sys, req, &mut insns, fds);
+    if let Some(old) = caps_old {
+        sys.cap_effective(!0, old).map_err(|e| unavailable(target, e))?;
+    }
+    let (mut out, prog_fd, map_fds) = match loaded.map_err(|e| unavailable(target, e))? {
+        Loaded::Failed(out) => return Ok(*out),
+        Loaded::Prog { out, prog_fd, map_fds } => (out, prog_fd, map_fds),
+    };
+
+    for fd in map_fds {
+        out.map_ids.push(match fd {
+            Some(fd) => map_id(sys, fd).map_err(|e| unavailable(target, e))?,
+            None => 0,
+        });
+    }
+    let Some(prog_fd) = prog_fd else { return Ok(out) };
+    read_prog_info(sys, prog_fd, req.want_jited, &mut out).map_err(|e| unavailable(target, e))?;
+    // test_loader's `__jited` text of the image, as its LLVM disassembler prints it
+    if req.arch.has_jit() && !out.jited_funcs.is_empty() {
+        out.jited = crate::jit_disasm::test_loader_text(req.arch, &out.jited_funcs);
+    }
+    if let Some(tr) = &req.test_run {
+        let (call, data_out) = attr::prog_test_run(prog_fd, &tr.data, tr.data_out_size, tr.ctx.as_deref(), tr.repeat);
+        let r = sys.bpf(&call).map_err(|e| unavailable(target, e))?;
+        if r.ret < 0 {
+            out.test_run_errno = r.errno;
+        } else {
+            out.retval = Some(get_u32(r.attr(), attr::test_run::RETVAL));
+            out.test_run_duration_ns = get_u32(r.attr(), attr::test_run::DURATION);
+            if let Some(b) = data_out {
+                let n = get_u32(r.attr(), attr::test_run::DATA_SIZE_OUT) as usize;
+                out.data_out = r.buf(b)[..n.min(r.buf(b).len())].to_vec();
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// kfunc calls get the FUNC's BTF id, `BPF_PSEUDO_BTF_ID` loads the VAR's
+/// (or a FUNC's); a name the kernel does not have fails the load with ESRCH,
+/// as libbpf's extern resolution does.
+fn resolve_ksyms(target: &Target<'_>, req: &LoadRequest, insns: &mut [Insn]) -> Result<(), Box<LoadOutcome>> {
+    for r in &req.prog.relocs {
+        match r {
+            LinkReloc::Kfunc { insn, name } => {
+                let id = target.vmlinux.and_then(|b| b.kfunc_id(name)).ok_or_else(|| {
+                    loader_failure(ESRCH, format!("extern (func ksym) '{name}': not found in kernel or module BTFs"))
+                })?;
+                let i = &mut insns[*insn];
+                i.src = BPF_PSEUDO_KFUNC_CALL;
+                i.imm = id as i32;
+                i.off = 0;
+            }
+            LinkReloc::BtfId { insn, name } => {
+                // a typed `__ksym` variable, else a kernel function's address
+                let id = target
+                    .vmlinux
+                    .and_then(|b| b.var_id(name).or_else(|| b.kfunc_id(name)))
+                    .ok_or_else(|| loader_failure(ESRCH, format!("extern (var ksym) '{name}': not found in kernel BTF")))?;
+                insns[*insn].src = BPF_PSEUDO_BTF_ID;
+                insns[*insn].imm = id as i32;
+                insns[*insn + 1].imm = 0;
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+#[allow(clippy::large_enum_variant)] // one short-lived value per load
+enum Loaded {
+    /// The load failed (the outcome says how).
+    Failed(Box<LoadOutcome>),
+    /// BPF_PROG_LOAD ran; `prog_fd` is set when it succeeded.
+    Prog { out: LoadOutcome, prog_fd: Option<i32>, map_fds: Vec<Option<i32>> },
+}
+
+/// Maps, BTF and the program, in the capability state of the run.
+fn create_and_load(sys: &mut dyn BpfSys, req: &LoadRequest, insns: &mut [Insn], fds: &mut Vec<i32>) -> Result<Loaded, SysError> {
+    let mut map_fds = Vec::with_capacity(req.maps.len());
+    for m in &req.maps {
+        if req.unpriv && !unpriv_capable_map(m) {
+            map_fds.push(None);
+            continue;
+        }
+        match create_map(sys, m, fds)? {
+            Ok(fd) => map_fds.push(Some(fd)),
+            Err(out) => return Ok(Loaded::Failed(out)),
+        }
+    }
+    patch_maps(req, insns, &map_fds);
+
+    let btf = match req.btf {
+        BtfMode::None => None,
+        BtfMode::FuncInfo => {
+            let pb = btf::prog_btf(&prog_funcs(req));
+            let r = sys.bpf(&attr::btf_load(&pb.blob))?;
+            match r.fd() {
+                Ok(fd) => {
+                    fds.push(fd);
+                    Some((fd, pb))
+                }
+                // libbpf: "Error loading .BTF into kernel ... BTF is optional, ignoring."
+                Err(_) => None,
+            }
+        }
+    };
+
+    let code = bpf_isa::insn::encode_all(insns);
+    let name = req.prog.funcs.first().map_or(req.name.as_str(), |f| f.name.as_str());
+    let mut p = attr::ProgLoad {
+        prog_type: req.prog_type.0,
+        insns: &code,
+        license: "GPL",
+        log_level: req.log_level,
+        log_size: LOG_BUF_SIZE,
+        prog_flags: req.prog_flags,
+        name,
+        expected_attach_type: req.expected_attach_type.unwrap_or(0),
+        ..attr::ProgLoad::default()
+    };
+    if let Some((fd, pb)) = &btf {
+        p.prog_btf_fd = Some(*fd);
+        p.func_info = &pb.func_info;
+        p.func_info_cnt = pb.func_info_cnt;
+    }
+    loop {
+        let (call, log_buf) = attr::prog_load(&p);
+        let mut t0 = std::time::Instant::now();
+        let mut r = sys.bpf(&call)?;
+        for _ in 1..PROG_LOAD_ATTEMPTS {
+            if !(r.ret < 0 && r.errno == EAGAIN) {
+                break;
+            }
+            t0 = std::time::Instant::now();
+            r = sys.bpf(&call)?;
+        }
+        let load_ns = t0.elapsed().as_nanos() as u64;
+        let log = log_buf.map(|b| c_string(r.buf(b))).unwrap_or_default();
+        match r.fd() {
+            Ok(fd) => {
+                fds.push(fd);
+                let out = LoadOutcome { accepted: true, log, load_ns, ..LoadOutcome::default() };
+                return Ok(Loaded::Prog { out, prog_fd: Some(fd), map_fds });
+            }
+            // libbpf: retry at log level 1 to show what failed
+            Err(_) if p.log_level == 0 => p.log_level = 1,
+            Err(errno) => {
+                // a rejected program has no fd to ask; the log's last
+                // `processed N insns` line says how far the verifier got
+                let verified_insns = processed_insns(&log).unwrap_or(0);
+                let out = LoadOutcome { accepted: false, errno, log, verified_insns, load_ns, ..LoadOutcome::default() };
+                return Ok(Loaded::Prog { out, prog_fd: None, map_fds });
+            }
+        }
+    }
+}
+
+/// The functions of the program BTF; a program without a function list is
+/// one function named after the request.
+fn prog_funcs(req: &LoadRequest) -> Vec<btf::ProgFunc> {
+    if req.prog.funcs.is_empty() {
+        let name = req.name.rsplit('/').next().unwrap_or("prog");
+        return vec![btf::ProgFunc { name: name.to_string(), insn_off: 0, global: true, nargs: 0 }];
+    }
+    req.prog
+        .funcs
+        .iter()
+        .map(|f| btf::ProgFunc { name: f.name.clone(), insn_off: f.start as u32, global: f.global, nargs: f.nargs })
+        .collect()
+}
+
+/// Creates one map (and its inner map), fills it and freezes it. The inner
+/// result is `Err` with the outcome of a failed load when the kernel refused.
+fn create_map(sys: &mut dyn BpfSys, m: &MapDef, fds: &mut Vec<i32>) -> Result<Result<i32, Box<LoadOutcome>>, SysError> {
+    let fail = |what: &str, errno: i32| {
+        Err(loader_failure(errno, format!("map '{}': failed to {what}: {}", m.name, errno_desc(errno))))
+    };
+    let inner_fd = match &m.inner {
+        Some(inner) => {
+            let c = attr::map_create(inner.map_type, inner.key_size, inner.value_size, inner.max_entries, inner.map_flags, None, &inner.name);
+            match sys.bpf(&c)?.fd() {
+                Ok(fd) => {
+                    fds.push(fd);
+                    Some(fd)
+                }
+                Err(e) => return Ok(fail("create inner map", e)),
+            }
+        }
+        None => None,
+    };
+    let c = attr::map_create(m.map_type, m.key_size, m.value_size, m.max_entries, m.map_flags, inner_fd, &m.name);
+    let fd = match sys.bpf(&c)?.fd() {
+        Ok(fd) => fd,
+        Err(e) => return Ok(fail("create", e)),
+    };
+    fds.push(fd);
+    for (k, v) in &m.init {
+        let r = sys.bpf(&attr::map_update_elem(fd, k, v, 0))?;
+        if r.ret < 0 {
+            return Ok(fail("set initial contents", r.errno));
+        }
+    }
+    if m.frozen {
+        let r = sys.bpf(&attr::map_freeze(fd))?;
+        if r.ret < 0 {
+            return Ok(fail("freeze", r.errno));
+        }
+    }
+    Ok(Ok(fd))
+}
+
+/// `BPF_PSEUDO_MAP_FD` / `BPF_PSEUDO_MAP_VALUE` with the fds; references to
+/// maps not created are poisoned.
+fn patch_maps(req: &LoadRequest, insns: &mut [Insn], map_fds: &[Option<i32>]) {
+    for r in &req.prog.relocs {
+        let (insn, map, off) = match *r {
+            LinkReloc::Map { insn, map } => (insn, map, None),
+            LinkReloc::MapValue { insn, map, off } => (insn, map, Some(off)),
+            _ => continue,
+        };
+        match map_fds.get(map).copied().flatten() {
+            Some(fd) => {
+                insns[insn].src = if off.is_some() { BPF_PSEUDO_MAP_VALUE } else { BPF_PSEUDO_MAP_FD };
+                insns[insn].imm = fd;
+                insns[insn + 1].imm = off.unwrap_or(0) as i32;
+            }
+            None => {
+                let poison = Insn::new(BPF_JMP | BPF_CALL, 0, 0, 0, POISON_LDIMM64_MAP_BASE + map as i32);
+                insns[insn] = poison;
+                insns[insn + 1] = poison;
+            }
+        }
+    }
+}
+
+fn map_id(sys: &mut dyn BpfSys, fd: i32) -> Result<u32, SysError> {
+    let r = sys.bpf(&attr::obj_get_info(fd, vec![0; attr::map_info::SIZE]))?;
+    Ok(if r.ret < 0 { 0 } else { get_u32(r.buf(1), attr::map_info::ID) })
+}
+
+/// Reads `bpf_prog_info` twice (lengths, then contents), as
+/// `get_xlated_program()` and `get_jited_program_text()` do.
+fn read_prog_info(sys: &mut dyn BpfSys, prog_fd: i32, want_jited: bool, out: &mut LoadOutcome) -> Result<(), SysError> {
+    use attr::prog_info as pi;
+    let r = sys.bpf(&attr::obj_get_info(prog_fd, vec![0; pi::SIZE]))?;
+    if r.ret < 0 {
+        return Err(SysError::Errno { what: "BPF_OBJ_GET_INFO_BY_FD", errno: r.errno });
+    }
+    let info = r.buf(1);
+    out.verified_insns = get_u32(info, pi::VERIFIED_INSNS);
+    let xlated_len = get_u32(info, pi::XLATED_PROG_LEN);
+    let (jited_len, nr_lens) = if want_jited {
+        (get_u32(info, pi::JITED_PROG_LEN), get_u32(info, pi::NR_JITED_FUNC_LENS))
+    } else {
+        (0, 0)
+    };
+    if xlated_len == 0 && jited_len == 0 {
+        return Ok(());
+    }
+    let mut c = attr::obj_get_info(prog_fd, vec![0; pi::SIZE]);
+    let info_buf = 1;
+    c.bufs[1].data[pi::XLATED_PROG_LEN..pi::XLATED_PROG_LEN + 4].copy_from_slice(&xlated_len.to_le_bytes());
+    let xb = c.ptr_in_buf(info_buf, pi::XLATED_PROG_INSNS, vec![0; xlated_len as usize], true);
+    let (mut image_buf, mut lens_buf) = (None, None);
+    if jited_len > 0 {
+        c.bufs[1].data[pi::JITED_PROG_LEN..pi::JITED_PROG_LEN + 4].copy_from_slice(&jited_len.to_le_bytes());
+        image_buf = Some(c.ptr_in_buf(info_buf, pi::JITED_PROG_INSNS, vec![0; jited_len as usize], true));
+        if nr_lens > 0 {
+            c.bufs[1].data[pi::NR_JITED_FUNC_LENS..pi::NR_JITED_FUNC_LENS + 4].copy_from_slice(&nr_lens.to_le_bytes());
+            lens_buf = Some(c.ptr_in_buf(info_buf, pi::JITED_FUNC_LENS, vec![0; nr_lens as usize * 4], true));
+        }
+    }
+    let r = sys.bpf(&c)?;
+    if r.ret < 0 && r.errno == libc::ENOMEM {
+        // bpf_insn_prepare_dump copies the program with kmemdup: programs
+        // past a few MiB (~500k insns) cannot be dumped at all. The load
+        // stands; its dumps stay empty.
+        return Ok(());
+    }
+    if r.ret < 0 {
+        return Err(SysError::Errno { what: "BPF_OBJ_GET_INFO_BY_FD", errno: r.errno });
+    }
+    let xl = r.buf(xb);
+    let n = (get_u32(r.buf(1), pi::XLATED_PROG_LEN) as usize).min(xl.len());
+    if let Some(insns) = bpf_isa::insn::decode_all(&xl[..n - n % 8]) {
+        out.xlated = disasm::xlated_dump(&insns).lines().map(str::to_string).collect();
+        out.xlated_insns = insns;
+    }
+    if let Some(image_buf) = image_buf {
+        let image = r.buf(image_buf);
+        let lens: Vec<usize> = match lens_buf {
+            Some(b) => r.buf(b).chunks_exact(4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as usize).collect(),
+            None => vec![image.len()],
+        };
+        let mut at = 0;
+        for len in lens {
+            let end = (at + len).min(image.len());
+            out.jited_funcs.push(image[at..end].to_vec());
+            at = end;
+        }
+    }
+    Ok(())
+}
+
+/// N of the last `processed N insns` line of a verifier log.
+pub fn processed_insns(log: &str) -> Option<u32> {
+    log.lines().rev().find_map(|l| l.strip_prefix("processed ")?.split(' ').next()?.parse().ok())
+}
+
+/// The log up to its NUL.
+fn c_string(b: &[u8]) -> String {
+    let end = b.iter().position(|&c| c == 0).unwrap_or(b.len());
+    String::from_utf8_lossy(&b[..end]).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::link::{Func, LinkedProgram};
+    use crate::target::Arch;
+
+    fn req(insns: Vec<Insn>, relocs: Vec<LinkReloc>, maps: Vec<MapDef>) -> LoadRequest {
+        LoadRequest {
+            name: "t/p".into(),
+            prog: LinkedProgram { insns, funcs: vec![Func { name: "p".into(), start: 0, global: true, nargs: 0 }], relocs },
+            prog_type: crate::prog_type::SOCKET_FILTER,
+            expected_attach_type: None,
+            prog_flags: 0,
+            log_level: 0,
+            unpriv: false,
+            caps_unpriv: Vec::new(),
+            maps,
+            btf: BtfMode::FuncInfo,
+            test_run: None,
+            arch: Arch::X86_64,
+            want_jited: false,
+        }
+    }
+
+    #[test]
+    fn validate_rejects_bad_relocs() {
+        let ld = Insn::new(BPF_LD | BPF_IMM | BPF_DW, 1, 0, 0, 0);
+        let exit = Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
+        let m = MapDef::new("m", 2, 4, 8, 1);
+        assert!(validate(&req(vec![ld, Insn::default(), exit], vec![LinkReloc::Map { insn: 0, map: 0 }], vec![m.clone()])).is_ok());
+        assert!(validate(&req(vec![ld, Insn::default(), exit], vec![LinkReloc::Map { insn: 0, map: 1 }], vec![m.clone()])).is_err());
+        assert!(validate(&req(vec![exit, ld], vec![LinkReloc::Map { insn: 1, map: 0 }], vec![m.clone()])).is_err());
+        assert!(validate(&req(vec![exit, exit], vec![LinkReloc::Map { insn: 0, map: 0 }], vec![m])).is_err());
+        // an empty program is the kernel's to refuse (EINVAL)
+        assert!(validate(&req(vec![], vec![], vec![])).is_ok());
+    }
+
+    #[test]
+    fn poisons_maps_not_created() {
+        let ld = Insn::new(BPF_LD | BPF_IMM | BPF_DW, 1, 0, 0, 0);
+        let r = req(vec![ld, Insn::default()], vec![LinkReloc::Map { insn: 0, map: 0 }], vec![MapDef::new("m", 7, 4, 8, 1)]);
+        let mut insns = r.prog.insns.clone();
+        patch_maps(&r, &mut insns, &[None]);
+        assert!(insns[0].is_helper_call() && insns[1].is_helper_call());
+        assert_eq!(insns[0].imm, 2_001_000_000);
+    }
+}

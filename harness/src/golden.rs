@@ -1,0 +1,217 @@
+//! Goldens: what a real kernel did with each program of progs/, stored as
+//! `expected/linux-7.3/<arch>/<suite>/<prog>.txt` (`<prog>@unpriv.txt` for
+//! the unprivileged run) and written only by `bpf-selftest record` from a
+//! real kernel, never from the model.
+//!
+//! A golden is a header of `# key: value` lines and sections introduced by
+//! `== name`. Values that differ between loads of the same program on the
+//! same kernel are normalised so that goldens are stable:
+//!
+//! | what | stored as |
+//! |---|---|
+//! | map ids in the xlated dump (`r1 = 0x<id>`, `(off << 32) \| id`) | the map's index in the suite's map list |
+//! | kernel pointers in the log (`0xffff888005e7c800`, map and BTF addresses) | `0xPTR` |
+//! | `BPF_F_TEST_RND_HI32` immediates (`r12 = -12345` before `r12 <<= 32`) | `r12 = RND` |
+//!
+//! JIT images are stored as hex per function; the bytes that encode kernel
+//! addresses (helper calls, map pointers) are compared masked by whoever
+//! compares them.
+
+use std::fmt::Write as _;
+
+use crate::backend::LoadOutcome;
+use crate::backend::normalize::xlated_by_map_index;
+
+/// One recorded load.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Golden {
+    /// `(key, value)` header lines, in order.
+    pub header: Vec<(String, String)>,
+    pub accepted: bool,
+    pub errno: i32,
+    pub verified_insns: u32,
+    pub log: String,
+    pub xlated: Vec<String>,
+    /// Hex of each function's JIT image.
+    pub jited_hex: Vec<String>,
+    /// test_loader's jited text, when it was rendered.
+    pub jited: Vec<String>,
+    pub retval: Option<u32>,
+    pub test_run_errno: i32,
+}
+
+/// Kernel pointers as 7.3 prints them in the log (direct map, vmalloc and
+/// kernel text addresses).
+fn mask_kernel_pointers(log: &str) -> String {
+    let mut out = String::with_capacity(log.len());
+    let b = log.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if log[i..].starts_with("0xffff") {
+            let n = 2 + log[i + 2..].bytes().take_while(|c| c.is_ascii_hexdigit()).count();
+            if n == 18 {
+                out.push_str("0xPTR");
+                i += n;
+                continue;
+            }
+        }
+        let ch = log[i..].chars().next().expect("in bounds");
+        out.push(ch);
+        i += ch.len_utf8();
+    }
+    out
+}
+
+/// `N: r12 = <imm>` followed by `N+1: r12 <<= 32`: the random high half of
+/// `BPF_F_TEST_RND_HI32`.
+fn mask_rnd_hi32(xlated: &[String]) -> Vec<String> {
+    let mut out = xlated.to_vec();
+    for k in 0..out.len().saturating_sub(1) {
+        let shifts = out[k + 1].split_once(": ").is_some_and(|(_, t)| t == "r12 <<= 32");
+        if let Some((idx, text)) = out[k].split_once(": ") {
+            if shifts && text.starts_with("r12 = ") {
+                out[k] = format!("{idx}: r12 = RND");
+            }
+        }
+    }
+    out
+}
+
+impl Golden {
+    /// The normalised golden of a real kernel's outcome.
+    pub fn from_outcome(header: Vec<(String, String)>, o: &LoadOutcome) -> Golden {
+        Golden {
+            header,
+            accepted: o.accepted,
+            errno: o.errno,
+            verified_insns: o.verified_insns,
+            log: mask_kernel_pointers(&o.log),
+            xlated: mask_rnd_hi32(&xlated_by_map_index(o)),
+            jited_hex: o.jited_funcs.iter().map(|f| f.iter().map(|b| format!("{b:02x}")).collect()).collect(),
+            jited: o.jited.clone(),
+            retval: o.retval,
+            test_run_errno: o.test_run_errno,
+        }
+    }
+
+    pub fn to_text(&self) -> String {
+        let mut s = String::new();
+        for (k, v) in &self.header {
+            let _ = writeln!(s, "# {k}: {v}");
+        }
+        let _ = writeln!(s, "== result\n{}", if self.accepted { "accepted" } else { "rejected" });
+        let _ = writeln!(s, "== errno\n{}", self.errno);
+        let _ = writeln!(s, "== verified_insns\n{}", self.verified_insns);
+        let _ = writeln!(s, "== log");
+        s.push_str(&self.log);
+        if !self.log.is_empty() && !self.log.ends_with('\n') {
+            s.push('\n');
+        }
+        let _ = writeln!(s, "== xlated");
+        for l in &self.xlated {
+            let _ = writeln!(s, "{l}");
+        }
+        let _ = writeln!(s, "== jited_hex");
+        for (i, f) in self.jited_hex.iter().enumerate() {
+            let _ = writeln!(s, "func #{i}: {f}");
+        }
+        let _ = writeln!(s, "== jited");
+        for l in &self.jited {
+            let _ = writeln!(s, "{l}");
+        }
+        let _ = writeln!(s, "== retval");
+        match self.retval {
+            Some(r) => {
+                let _ = writeln!(s, "{}", r as i32);
+            }
+            None if self.test_run_errno != 0 => {
+                let _ = writeln!(s, "test run failed: errno {}", self.test_run_errno);
+            }
+            None => {
+                let _ = writeln!(s, "not run");
+            }
+        }
+        s
+    }
+
+    pub fn parse(text: &str) -> Result<Golden, String> {
+        let mut g = Golden::default();
+        let mut section: Option<String> = None;
+        let mut body: Vec<&str> = Vec::new();
+        let mut sections: Vec<(String, Vec<&str>)> = Vec::new();
+        for line in text.split_inclusive('\n') {
+            let l = line.strip_suffix('\n').unwrap_or(line);
+            if section.is_none() {
+                if let Some(h) = l.strip_prefix("# ") {
+                    if let Some((k, v)) = h.split_once(": ") {
+                        g.header.push((k.to_string(), v.to_string()));
+                    }
+                    continue;
+                }
+            }
+            if let Some(name) = l.strip_prefix("== ") {
+                if let Some(s) = section.take() {
+                    sections.push((s, std::mem::take(&mut body)));
+                }
+                section = Some(name.to_string());
+                continue;
+            }
+            if section.is_some() {
+                body.push(line);
+            } else if !l.trim().is_empty() {
+                return Err(format!("text before the first section: {l:?}"));
+            }
+        }
+        if let Some(s) = section.take() {
+            sections.push((s, body));
+        }
+        let lines = |b: &[&str]| b.iter().map(|l| l.trim_end_matches('\n').to_string()).collect::<Vec<_>>();
+        let one = |b: &[&str], what: &str| b.first().map(|l| l.trim().to_string()).ok_or_else(|| format!("empty {what}"));
+        for (name, b) in &sections {
+            match name.as_str() {
+                "result" => g.accepted = one(b, "result")? == "accepted",
+                "errno" => g.errno = one(b, "errno")?.parse().map_err(|_| "bad errno".to_string())?,
+                "verified_insns" => g.verified_insns = one(b, "verified_insns")?.parse().map_err(|_| "bad verified_insns".to_string())?,
+                "log" => g.log = b.concat(),
+                "xlated" => g.xlated = lines(b),
+                "jited_hex" => {
+                    g.jited_hex = lines(b).iter().map(|l| l.split_once(": ").map_or(l.clone(), |(_, h)| h.to_string())).collect()
+                }
+                "jited" => g.jited = lines(b),
+                "retval" => {
+                    let v = one(b, "retval")?;
+                    if let Some(e) = v.strip_prefix("test run failed: errno ") {
+                        g.test_run_errno = e.parse().map_err(|_| "bad test-run errno".to_string())?;
+                    } else if v != "not run" {
+                        g.retval = Some(v.parse::<i32>().map_err(|_| "bad retval".to_string())? as u32);
+                    }
+                }
+                other => return Err(format!("unknown section '{other}'")),
+            }
+        }
+        Ok(g)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips_and_normalises() {
+        let o = LoadOutcome {
+            accepted: true,
+            verified_insns: 3,
+            log: "0: (18) r1 = 0xffff888005e7c800\nprocessed 3 insns\n".into(),
+            xlated: vec!["0: w0 = 1".into(), "1: r12 = -77".into(), "2: r12 <<= 32".into(), "3: r0 |= r12".into()],
+            jited_funcs: vec![vec![0xc3, 0xcc]],
+            retval: Some(-1i32 as u32),
+            ..Default::default()
+        };
+        let g = Golden::from_outcome(vec![("kernel".into(), "7.3.4+deb13-amd64".into())], &o);
+        assert_eq!(g.log, "0: (18) r1 = 0xPTR\nprocessed 3 insns\n");
+        assert_eq!(g.xlated[1], "1: r12 = RND");
+        let text = g.to_text();
+        assert_eq!(Golden::parse(&text).unwrap(), g);
+    }
+}

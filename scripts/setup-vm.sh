@@ -1,0 +1,184 @@
+#!/bin/sh
+# Installs what the vm backend needs and fetches the Debian kernels it boots.
+# Run as root (CI: once per runner). Idempotent.
+#
+#   sudo scripts/setup-vm.sh            # QEMU, compilers, the 7.3 images
+#   sudo scripts/setup-vm.sh --source   # also the 7.3 source subset the importer
+#                                       # and the assembler's kernel-asm test read
+#
+# Host packages (from the machine's own apt sources): QEMU for x86_64 and
+# arm64, and a C compiler with static libc for each guest arch (the guest
+# loader, harness/guest/loader.c, is built on first use).
+#
+# Kernels: linux-binary-<version>-{amd64,arm64} (vmlinuz) and
+# linux-base-<version>-{amd64,arm64} (its .config) from Debian, through a
+# private apt configuration under the cache (/etc/apt is not touched, no
+# foreign dpkg architecture is added). Images the oracle kit already fetched
+# (/var/cache/bpf-oracle/kernels) are used where they are, not downloaded.
+#
+# Environment:
+#   BPF_SELFTEST_VM_KERNEL   kernel version (default 7.3.4+deb13)
+#   BPF_SELFTEST_CACHE       cache root (default /var/cache/bpf-selftest);
+#                            images go to $BPF_SELFTEST_CACHE/kernels/<version>-<arch>/
+#   BPF_SELFTEST_MIRROR      Debian mirror (default http://deb.debian.org/debian;
+#                            once the version has left trixie-backports use e.g.
+#                            http://snapshot.debian.org/archive/debian/20261129T000000Z)
+#   BPF_SELFTEST_SUITE       suite (default trixie-backports)
+#   BPF_SELFTEST_SKIP_APT=1  do not install host packages
+#   BPF_SELFTEST_FORCE_DOWNLOAD=1  download even if the oracle kit has the images
+set -eu
+
+want_source=0
+[ "${1:-}" = --source ] && want_source=1
+
+version=${BPF_SELFTEST_VM_KERNEL:-7.3.4+deb13}
+cache=${BPF_SELFTEST_CACHE:-/var/cache/bpf-selftest}
+mirror=${BPF_SELFTEST_MIRROR:-http://deb.debian.org/debian}
+suite=${BPF_SELFTEST_SUITE:-trixie-backports}
+oracle_kernels=/var/cache/bpf-oracle/kernels
+
+say() { echo "setup-vm: $*"; }
+die() { echo "setup-vm: $*" >&2; exit 1; }
+
+[ "$(id -u)" = 0 ] || die "run as root (it installs packages and writes $cache)"
+
+# --- host packages ---------------------------------------------------------
+if [ "${BPF_SELFTEST_SKIP_APT:-0}" != 1 ]; then
+    case $(uname -m) in
+    x86_64) cross="gcc-aarch64-linux-gnu libc6-dev-arm64-cross" ;;
+    aarch64) cross="gcc-x86-64-linux-gnu libc6-dev-amd64-cross" ;;
+    *) die "unsupported host arch $(uname -m) (x86_64 or aarch64)" ;;
+    esac
+    pkgs="qemu-system-x86 qemu-system-arm gcc libc6-dev $cross ca-certificates"
+    missing=
+    for p in $pkgs; do
+        dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+    done
+    if [ -n "$missing" ]; then
+        say "installing$missing"
+        export DEBIAN_FRONTEND=noninteractive
+        apt-get update -qq
+        # shellcheck disable=SC2086 # word splitting intended
+        apt-get install -y -qq --no-install-recommends $missing
+    else
+        say "host packages present"
+    fi
+fi
+
+# --- kernels ---------------------------------------------------------------
+apt_dir=$cache/apt
+apt_opts() {
+    # a private apt: own sources, lists, archives and status; both arches
+    echo "-o Dir::Etc::SourceList=$apt_dir/sources.list -o Dir::Etc::SourceParts=$apt_dir/empty" \
+         "-o Dir::Etc::Preferences=$apt_dir/empty/none -o Dir::Etc::PreferencesParts=$apt_dir/empty" \
+         "-o Dir::State=$apt_dir/state -o Dir::State::Status=$apt_dir/state/status" \
+         "-o Dir::Cache=$apt_dir/cache -o APT::Architecture=amd64" \
+         "-o APT::Architectures::=amd64 -o APT::Architectures::=arm64" \
+         "-o Debug::NoLocking=1 -o APT::Sandbox::User=root -q"
+}
+apt_ready=
+apt_update() {
+    [ -n "$apt_ready" ] && return
+    mkdir -p "$apt_dir/empty" "$apt_dir/state/lists/partial" "$apt_dir/cache/archives/partial"
+    : >"$apt_dir/state/status"
+    echo "deb $mirror $suite main" >"$apt_dir/sources.list"
+    say "apt update ($mirror $suite)"
+    # shellcheck disable=SC2046
+    apt-get $(apt_opts) update >/dev/null
+    apt_ready=1
+}
+
+fetch() { # fetch ARCH: vmlinuz and config of $version-ARCH into $cache/kernels
+    arch=$1
+    rel=$version-$arch
+    dest=$cache/kernels/$rel
+    if [ -s "$dest/vmlinuz" ]; then
+        say "$rel: $dest/vmlinuz present"
+        return
+    fi
+    if [ "${BPF_SELFTEST_FORCE_DOWNLOAD:-0}" != 1 ] && [ -s "$oracle_kernels/$rel/vmlinuz" ]; then
+        say "$rel: using $oracle_kernels/$rel/vmlinuz (the vm backend looks there too)"
+        return
+    fi
+    apt_update
+    work=$(mktemp -d)
+    (
+        cd "$work"
+        # shellcheck disable=SC2046
+        apt-get $(apt_opts) download "linux-binary-$rel:$arch" "linux-base-$rel:$arch" >/dev/null
+        for deb in ./*.deb; do
+            dpkg-deb -x "$deb" root
+        done
+        # 7.3 packages ship usr/lib/modules/<release>/{vmlinuz,config}; older
+        # ones boot/{vmlinuz,config}-<release>
+        vmlinuz= config=
+        for f in "root/usr/lib/modules/$rel/vmlinuz" "root/boot/vmlinuz-$rel"; do
+            [ -s "$f" ] && vmlinuz=$f && break
+        done
+        for f in "root/usr/lib/modules/$rel/config" "root/boot/config-$rel"; do
+            [ -s "$f" ] && config=$f && break
+        done
+        [ -n "$vmlinuz" ] || die "linux-binary-$rel has no vmlinuz"
+        mkdir -p "$dest.tmp"
+        cp "$vmlinuz" "$dest.tmp/vmlinuz"
+        [ -z "$config" ] || cp "$config" "$dest.tmp/config"
+        for deb in ./*.deb; do
+            dpkg-deb -W --showformat='${Package} ${Version} ${Architecture}\n' "$deb"
+        done >"$dest.tmp/PACKAGES"
+    )
+    rm -rf "$work" "$dest"
+    mv "$dest.tmp" "$dest"
+    say "$rel: $(sha256sum "$dest/vmlinuz" | cut -c1-16)… $dest/vmlinuz"
+}
+
+fetch amd64
+fetch arm64
+
+# --- kernel source (selftests, uapi headers, libbpf) --------------------------
+# linux-source-<series> ships the tree as a tarball; only the parts the project
+# reads are kept: tools/testing/selftests/bpf, tools/lib/bpf, tools/include,
+# include/uapi and kernel/bpf.
+fetch_source() {
+    series=$(echo "$version" | sed 's/^\([0-9]*\.[0-9]*\).*/\1/')
+    dest=$cache/linux-$series
+    if [ -d "$dest/tools/testing/selftests/bpf/progs" ]; then
+        say "linux-$series source: $dest present"
+        return
+    fi
+    if [ "${BPF_SELFTEST_FORCE_DOWNLOAD:-0}" != 1 ] && [ -d "/var/cache/bpf-oracle/linux-$series/tools/testing/selftests/bpf/progs" ]; then
+        say "linux-$series source: using /var/cache/bpf-oracle/linux-$series (the tests look there too)"
+        return
+    fi
+    apt_update
+    work=$(mktemp -d)
+    (
+        cd "$work"
+        # shellcheck disable=SC2046
+        apt-get $(apt_opts) download "linux-source-$series" >/dev/null
+        dpkg-deb -x ./linux-source-*.deb root
+        tarball=$(find root -name "linux-source-$series.tar.*" | head -1)
+        [ -n "$tarball" ] || die "linux-source-$series has no tarball"
+        mkdir -p "$dest.tmp"
+        tar -xf "$tarball" -C "$dest.tmp" --strip-components=1 --wildcards \
+            "linux-source-$series/tools/testing/selftests/bpf" "linux-source-$series/tools/lib/bpf" \
+            "linux-source-$series/tools/include" "linux-source-$series/include/uapi" \
+            "linux-source-$series/kernel/bpf"
+    )
+    rm -rf "$work" "$dest"
+    mv "$dest.tmp" "$dest"
+    say "linux-$series source: $dest"
+}
+[ "$want_source" = 1 ] && fetch_source
+
+# --- check the guest compilers ---------------------------------------------
+probe=$(mktemp -d)
+printf 'int main(void) { return 0; }\n' >"$probe/t.c"
+case $(uname -m) in
+x86_64) ccs="gcc aarch64-linux-gnu-gcc" ;;
+*) ccs="gcc x86_64-linux-gnu-gcc" ;;
+esac
+for cc in $ccs; do
+    "$cc" -static -o "$probe/t" "$probe/t.c" || die "$cc cannot link a static program (static libc missing?)"
+done
+rm -rf "$probe"
+say "ready: qemu $(qemu-system-x86_64 --version | head -1 | sed 's/.*version //'), kernels $version-{amd64,arm64}"

@@ -1,0 +1,3 @@
+# oracle: --type socket_filter --log-level 1
+# exit without writing r0: rejected (EACCES, "R0 !read_ok").
+exit
