@@ -116,11 +116,11 @@ impl ModelBackend {
             Verdict::Decided(d) => {
                 if d.accepted {
                     // xlated, JIT and test run come after the verifier
-                    return Err(Unavailable("model: the fixups after the verifier are not modelled yet".into()));
+                    return Err(Unavailable("model: bpf_check: the fixups after the main pass are not modelled yet".into()));
                 }
                 Ok(LoadOutcome { accepted: false, errno: d.errno, log: d.log, verified_insns: d.verified_insns, ..LoadOutcome::default() })
             }
-            Verdict::NotModelled { phase, what, .. } => Err(Unavailable(format!("model: {phase} is not modelled yet ({what})"))),
+            Verdict::NotModelled { phase, what, .. } => Err(Unavailable(format!("model: {phase}: {what}"))),
         }
     }
 }

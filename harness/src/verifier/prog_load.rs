@@ -195,8 +195,8 @@ pub fn bpf_prog_load(input: &VerifierInput) -> Result<u32, i32> {
         return Err(EINVAL);
     }
     if input.prog_flags & BPF_F_TOKEN_FD != 0 {
-        // no token fd: bpf_token_get_from_fd fails
-        return Err(EBADF);
+        // prog_token_fd is 0 here, an open file that is not a BPF token
+        return Err(EINVAL);
     }
     let attach = bpf_prog_load_fixup_attach_type(input.prog_type, input.expected_attach_type);
     let caps = input.caps;
