@@ -284,6 +284,14 @@ CASES = [
     ("liveness_depth_limit", f"{SF} --log-level 2 --asm-text '" + "r1 = r10; r1 += -8; call f1; exit; " + "".join(f"f{k}: call f{k + 1}; exit; " for k in range(1, 16)) + "f16: r0 = 0; exit'"),
     ("liveness_depth_limit_small_log", f"{SF} --log-level 2 --log-size 700 --asm-text '" + "r1 = r10; r1 += -8; call f1; exit; " + "".join(f"f{k}: call f{k + 1}; exit; " for k in range(1, 16)) + "f16: r0 = 0; exit'"),
     ("liveness_complexity", f"{SF} --log-level 1 --asm-text 'r1 = r10; r1 += -8; call f1; r1 = r10; r1 += -8; call f1; r0 = 0; exit; " + "".join(f"f{k}: r6 = r1; call f{k + 1}; r1 = r6; call f{k + 1}; r0 = 0; exit; " for k in range(1, 14)) + "f14: r0 = 0; exit'"),
+    ("pre_fold_jset", f"{SF} --log-level 2 --asm-text 'r1 = 6; if r1 & 1 goto +1; r0 = 1; r2 = 3; if r1 != r2 goto +1; r0 = 2; if w1 <= 5 goto +1; r0 = 3; r0 = 0; exit'"),
+    ("pre_fold_merge_unknown", f"{SF} --log-level 2 --asm-text 'r0 = *(u32 *)(r1 + 0); r2 = 1; if r0 > 1 goto +1; r2 = 2; if r2 == 1 goto +1; r0 = 0; r3 = 4; r3 &= 6; if r3 == 4 goto +1; r0 = 1; exit'"),
+    ("pre_loop_in_sub", f"{SF} --log-level 2 --asm-text 'call f; exit; f: r0 = 0; a: r0 += 1; if r0 < 3 goto a; b: r0 += 2; if r0 < 9 goto b; exit'"),
+    ("pre_nested_loops", f"{SF} --log-level 2 --asm-text 'r1 = 0; a: r2 = 0; b: r2 += 1; if r2 < 2 goto b; r1 += 1; if r1 < 2 goto a; r0 = 0; exit'"),
+    ("stats_global_front", f"{SF} --log-level 4 --global g --asm-text 'call f; call g; r0 = 0; exit; f: r0 = 0; exit; g: r0 = 1; exit; r0 = 2; exit'"),
+    ("stats_global_front_l6", f"{SF} --log-level 6 --global g --asm-text 'call f; call g; r0 = 0; exit; f: r0 = 0; exit; g: r0 = 1; exit; r0 = 2; exit'"),
+    ("unpriv_caps_bpf_perfmon", f"{SF} --log-level 2 --unpriv 39,38 --map m:array:4:8:1 --asm-text 'r1 = m ll; call f; r0 = 0; exit; f: r0 = 0; goto +1; exit'"),
+    ("unpriv_backedge_map_context", f"{SF} --log-level 1 --unpriv --map m:array:4:8:1 --asm-text 'r1 = m ll; r0 = 0; l: r0 += 1; if r0 < 3 goto l; exit'"),
     ("pre_rdonly_fold", f"{SF} --log-level 2 --map ro:array:4:8:1:0x80 --map-update ro:00000000:0700000000000000 --asm-text 'r1 = ro__value ll; r2 = *(u32 *)(r1 + 0); if r2 == 7 goto +1; r0 = 1; r0 = 0; exit'"),
 ]
 
