@@ -18,6 +18,7 @@ pub mod backend;
 pub mod bench;
 pub mod btf;
 pub mod cli;
+pub mod conform;
 pub mod golden;
 pub mod import;
 pub mod jit_disasm;

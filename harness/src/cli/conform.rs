@@ -20,24 +20,28 @@ use crate::import::{self, ImportedFile, cpp::KernelTree};
 use crate::runner::{self, Plan, RunOptions, Subtest, Verdict};
 use crate::target::Arch;
 
+/// `conform --kernel-selftests` and its options (the rest of `conform`
+/// compares the model with the goldens).
 #[derive(Args)]
-pub struct ConformArgs {
-    /// Import the kernel's verifier_*.c selftests (Linux 7.3) and report
-    /// pass rates per suite (the only mode so far).
+pub struct KernelSelftestArgs {
+    /// Import the kernel's verifier_*.c selftests (Linux 7.3) and run them
+    /// through --backend instead: pass rates per suite.
     #[arg(long)]
     pub kernel_selftests: bool,
-    /// Only suites whose name contains one of these (`verifier_and`).
+    /// With --kernel-selftests: only suites whose name contains one of
+    /// these (`verifier_and`); repeatable.
+    #[arg(long = "suite", value_name = "NAME")]
     pub filters: Vec<String>,
-    /// Target arches (default: x86_64 and arm64).
-    #[arg(long = "arch")]
-    pub arches: Vec<String>,
-    /// Backend: model, kernel or vm (default: BPF_SELFTEST_BACKEND, else model).
+    /// With --kernel-selftests: model, kernel or vm (default:
+    /// BPF_SELFTEST_BACKEND, else model).
     #[arg(long)]
     pub backend: Option<String>,
-    /// The kernel tree (default: BPF_SELFTEST_KERNEL_SRC or the caches).
+    /// With --kernel-selftests: the kernel tree (default:
+    /// BPF_SELFTEST_KERNEL_SRC or the caches).
     #[arg(long, value_name = "DIR")]
     pub tree: Option<PathBuf>,
-    /// -v: every failure's report; -vv: also every subtest's verdict.
+    /// With --kernel-selftests: -v prints every failure's report, -vv also
+    /// every subtest's verdict.
     #[arg(short, action = clap::ArgAction::Count)]
     pub verbose: u8,
 }
@@ -268,12 +272,9 @@ pub fn render(rep: &ArchReport, backend: &str, release: &str, verbose: u8) -> St
     s
 }
 
-pub fn run(a: &ConformArgs) -> Result<(), String> {
-    if !a.kernel_selftests {
-        return Err("conform: only --kernel-selftests is implemented (the kernel's verifier_*.c through a backend)".into());
-    }
-    let arches: Vec<Arch> =
-        if a.arches.is_empty() { vec![Arch::X86_64, Arch::Arm64] } else { a.arches.iter().map(|s| s.parse()).collect::<Result<_, _>>()? };
+/// `conform --kernel-selftests`: `arches` comma-separated.
+pub fn run(arches: &str, a: &KernelSelftestArgs) -> Result<(), String> {
+    let arches: Vec<Arch> = arches.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::parse).collect::<Result<_, _>>()?;
     let backend_name = match &a.backend {
         Some(b) => b.clone(),
         None => std::env::var("BPF_SELFTEST_BACKEND").ok().filter(|v| !v.is_empty()).unwrap_or_else(|| "model".into()),

@@ -55,12 +55,27 @@ enum Cmd {
     /// Import kernel selftest sources (progs/*.c) as annotated Rust modules,
     /// reporting per program what could not be expressed.
     Import(import::ImportArgs),
-    /// Conformance: with --kernel-selftests, the kernel's own verifier_*.c
-    /// imported and run through a backend, pass rates per suite and arch.
-    Conform(conform::ConformArgs),
     /// Record goldens (expected/linux-7.3/<arch>/<suite>/<prog>.txt) for
     /// every program of progs/ from a real kernel; --check compares instead.
     Record(record::RecordArgs),
+    /// The model against the goldens of progs/ (what 7.3 did), section by
+    /// section: a table per arch and the first mismatches not listed in
+    /// expected/KNOWN_DIVERGENCES. With --kernel-selftests: the kernel's
+    /// own verifier_*.c, imported from the 7.3 source and run through
+    /// --backend, with pass rates per suite.
+    Conform {
+        /// Arches, comma-separated.
+        #[arg(long, default_value = "x86_64,arm64")]
+        arch: String,
+        /// Where goldens live.
+        #[arg(long, default_value = "expected")]
+        expected: std::path::PathBuf,
+        /// How many unexplained mismatches to print.
+        #[arg(long, default_value_t = 20)]
+        show: usize,
+        #[command(flatten)]
+        kernel: conform::KernelSelftestArgs,
+    },
     /// Benchmarks: the model and the running kernel side by side (medians;
     /// model/kernel ratios).
     Bench {
@@ -93,9 +108,10 @@ pub fn main() -> ExitCode {
         Cmd::Disasm { file, xlated } => cmd_disasm(file.as_deref(), xlated),
         Cmd::Check(a) => check::run(&a),
         Cmd::Import(a) => import::run(&a),
-        Cmd::Conform(a) => conform::run(&a),
         Cmd::Record(a) => record::run(&a),
         Cmd::Bench { filters, json, reps } => cmd_bench(&filters, json, reps),
+        Cmd::Conform { arch, kernel, .. } if kernel.kernel_selftests => conform::run(&arch, &kernel),
+        Cmd::Conform { arch, expected, show, .. } => cmd_conform(&arch, &expected, show),
         Cmd::Run { filters, arch, backend, verbose } => cmd_run(filters, arch, backend, verbose),
     };
     match res {
@@ -119,6 +135,23 @@ fn cmd_run(filters: Vec<String>, arch: Option<String>, backend: Option<String>, 
     opts.verbosity = opts.verbosity.max(verbose.min(3));
     opts.filters = filters;
     if crate::runner::run_summary(&opts) { Ok(()) } else { Err("some subtests failed".into()) }
+}
+
+fn cmd_conform(arches: &str, expected: &std::path::Path, show: usize) -> Result<(), String> {
+    use crate::conform::{KnownDivergences, Report, against_goldens};
+    let known = KnownDivergences::load(&expected.join("KNOWN_DIVERGENCES"))?;
+    let replay = crate::backend::replay::ReplayBackend::new(expected.to_path_buf());
+    let model = crate::backend::by_name("model")?;
+    let mut report = Report::default();
+    for a in arches.split(',') {
+        let arch: crate::target::Arch = a.trim().parse()?;
+        against_goldens(model.as_ref(), &replay, arch, &known, &mut report);
+    }
+    print!("{}", report.render(show));
+    match report.unexplained().count() {
+        0 => Ok(()),
+        n => Err(format!("{n} mismatches are not in KNOWN_DIVERGENCES")),
+    }
 }
 
 fn cmd_bench(filters: &[String], json: bool, reps: usize) -> Result<(), String> {
