@@ -377,3 +377,17 @@ fn odd_input_never_panics() {
         let _ = super::rust::attribute(&text);
     }
 }
+
+/// prog_tests/verifier.c's `init_test_val_map`: `index = (6 + 1) *
+/// sizeof(int)`, `foo[6] = 0xabcdef12`, at key 0 of the named map only.
+#[test]
+fn test_progs_setup_for_two_suites() {
+    let (k, v) = test_progs_setup("verifier_array_access", "map_array_ro", 48).expect("setup");
+    assert_eq!(k, vec![0, 0, 0, 0]);
+    assert_eq!(&v[0..4], &28u32.to_le_bytes());
+    assert_eq!(&v[28..32], &0xabcd_ef12u32.to_le_bytes());
+    assert_eq!(v.iter().filter(|&&b| b != 0).count(), 5);
+    assert!(test_progs_setup("verifier_value_ptr_arith", "map_array_48b", 48).is_some());
+    assert!(test_progs_setup("verifier_array_access", "map_array_48b", 48).is_none());
+    assert!(test_progs_setup("verifier_and", "map_array_ro", 48).is_none());
+}
