@@ -463,6 +463,10 @@ pub fn main_pass(log: &str, level2: bool) -> String {
         out.push_str(l);
         out.push('\n');
     }
+    // a last message without its newline (the log of a model run ends there)
+    if !log.ends_with('\n') && out.ends_with('\n') && lines.last().is_some_and(|l| !l.is_empty() && out.ends_with(&format!("{l}\n"))) {
+        out.pop();
+    }
     out
 }
 
