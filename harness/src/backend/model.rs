@@ -110,6 +110,30 @@ impl ModelBackend {
         })
     }
 
+    /// `BPF_MAP_CREATE` of each map the loaders would create (inner map
+    /// first), in the run's capabilities: the outcome of the failed load
+    /// when 7.3 refuses one, as the loaders report it.
+    pub fn create_maps(req: &LoadRequest) -> Option<LoadOutcome> {
+        use crate::verifier::map_create::{MapCreateAttr, MapCreateCaps, map_create};
+        let c = if req.unpriv { Caps::from_numbers(&req.caps_unpriv) } else { Caps::ALL };
+        let caps = MapCreateCaps { bpf: c.bpf, net_admin: c.net_admin, sys_admin: c.sys_admin, perfmon: c.perfmon };
+        let fail = |m: &crate::map::MapDef, what: &str, errno: i32| {
+            let log = format!("libbpf: map '{}': failed to {what}: {}\n", m.name, crate::sys::errno_desc(errno));
+            Some(LoadOutcome { accepted: false, errno, log, ..LoadOutcome::default() })
+        };
+        for m in req.maps.iter().filter(|m| !req.unpriv || is_unpriv_capable(m)) {
+            if let Some(inner) = &m.inner
+                && let Err(e) = map_create(&MapCreateAttr::from_def(inner, req.arch), caps)
+            {
+                return fail(m, "create inner map", e);
+            }
+            if let Err(e) = map_create(&MapCreateAttr::from_def(m, req.arch), caps) {
+                return fail(m, "create", e);
+            }
+        }
+        None
+    }
+
     /// One `BPF_PROG_LOAD` of `input` through the model.
     pub fn load_input(input: &VerifierInput) -> Result<LoadOutcome, Unavailable> {
         match bpf_check(input) {
@@ -136,6 +160,9 @@ impl Backend for ModelBackend {
         "7.3.4+deb13 (model)".into()
     }
     fn load(&self, req: &LoadRequest) -> Result<LoadOutcome, Unavailable> {
+        if let Some(out) = Self::create_maps(req) {
+            return Ok(out);
+        }
         let mut input = Self::verifier_input(req)?;
         let out = Self::load_input(&input)?;
         if !out.accepted && input.log_level == 0 {

@@ -11,6 +11,7 @@ pub const EFAULT: i32 = 14;
 pub const EBUSY: i32 = 16;
 pub const EINVAL: i32 = 22;
 pub const ENOSPC: i32 = 28;
+pub const ERANGE: i32 = 34;
 pub const EPROTO: i32 = 71;
 pub const EOPNOTSUPP: i32 = 95;
 /// Kernel-internal "operation not supported" (`include/linux/errno.h`).
@@ -30,6 +31,7 @@ pub fn errno_name(e: i32) -> &'static str {
         EBUSY => "EBUSY",
         EINVAL => "EINVAL",
         ENOSPC => "ENOSPC",
+        ERANGE => "ERANGE",
         EPROTO => "EPROTO",
         EOPNOTSUPP => "EOPNOTSUPP",
         ENOTSUPP => "ENOTSUPP",
