@@ -543,44 +543,108 @@ pub fn rejected_by_front_end(case: &Case) -> bool {
     !case.log2.contains("Live regs before insn:")
 }
 
-/// Runs `case` through `do_check_main` at log `level`.
-pub fn run(case: &Case, level: u32) -> Result<(DoCheckOutcome, String), String> {
+/// A reference of the program the loader resolves.
+pub enum Reloc {
+    /// `ld_imm64` of map `map` (of its value when `value`).
+    Map { insn: usize, map: usize, value: bool },
+    /// A kfunc call by name.
+    Kfunc { insn: usize, name: String },
+}
+
+/// One program as a loader passed it to 7.3, and what 7.3 logged.
+pub struct ProgInput {
+    pub insns: Vec<Insn>,
+    pub relocs: Vec<Reloc>,
+    pub maps: Vec<MapInfo>,
+    pub prog_type: u32,
+    pub attach: u32,
+    pub privs: Privs,
+    pub state_freq: bool,
+    pub reg_invariants: bool,
+    pub strict_alignment: bool,
+    /// Names of the global subprograms.
+    pub globals: Vec<String>,
+    pub has_btf: bool,
+    pub gpl: bool,
+    /// 7.3's logs at levels 1 and 2 (the front end's results are read
+    /// from the level-2 prelude; map addresses from either).
+    pub log1: String,
+    pub log2: String,
+}
+
+/// The load a golden describes.
+pub fn case_input(case: &Case) -> Result<ProgInput, String> {
     let prog = bpf_isa::assemble(&case.asm).map_err(|e| format!("asm: {e}"))?;
-    let mut insns = prog.insns.clone();
-    let n = insns.len();
-    let pre = parse_prelude(&case.log2, n);
-    for (i, f) in pre.folded_ja.iter().enumerate() {
-        if let Some(off) = f {
-            insns[i] = Insn::new(BPF_JMP | BPF_JA, 0, 0, *off, 0);
-        }
-    }
     let opts = parse_opts(&case.opts);
-    let mut maps = opts.maps.clone();
-    if maps.is_empty() {
-        maps = Vec::new();
-    }
-    // kfuncs: the BTF ids 7.3 printed
-    let mut kfuncs: Vec<(&'static str, u32)> = Vec::new();
+    let mut relocs = Vec::new();
     for r in &prog.relocs {
         let (name, value) = match r.symbol.strip_suffix("__value") {
             Some(n) => (n, true),
             None => (r.symbol.as_str(), false),
         };
-        if maps.iter().any(|m| m.name == name) {
-            insns[r.insn].src = if value { BPF_PSEUDO_MAP_VALUE } else { BPF_PSEUDO_MAP_FD };
-            let from_log = ld_imm64_in_log(if level == 1 { &case.log1 } else { &case.log2 });
-            if let Some(v) = from_log.get(&r.insn).or(pre.ld_imm64.get(&r.insn)) {
-                insns[r.insn].imm = *v as u32 as i32;
-                if r.insn + 1 < n {
-                    insns[r.insn + 1].imm = (*v >> 32) as u32 as i32;
+        if let Some(map) = opts.maps.iter().position(|m| m.name == name) {
+            relocs.push(Reloc::Map { insn: r.insn, map, value });
+        } else if r.kind == bpf_isa::asm::RelocKind::Call {
+            relocs.push(Reloc::Kfunc { insn: r.insn, name: r.symbol.clone() });
+        }
+    }
+    Ok(ProgInput {
+        insns: prog.insns.clone(),
+        relocs,
+        maps: opts.maps,
+        prog_type: prog_type(&case.ptype),
+        attach: opts.attach,
+        privs: if opts.unpriv { Privs::UNPRIV } else { Privs::ROOT },
+        state_freq: opts.state_freq && !opts.unpriv,
+        reg_invariants: false,
+        strict_alignment: false,
+        globals: opts.globals,
+        has_btf: !opts.no_btf,
+        gpl: opts.gpl,
+        log1: case.log1.clone(),
+        log2: case.log2.clone(),
+    })
+}
+
+/// Runs `case` through `do_check_main` at log `level`.
+pub fn run(case: &Case, level: u32) -> Result<(DoCheckOutcome, String), String> {
+    Ok(run_input(&case_input(case)?, level))
+}
+
+/// Runs a load through `do_check_main` at log `level`.
+pub fn run_input(p: &ProgInput, level: u32) -> (DoCheckOutcome, String) {
+    let mut insns = p.insns.clone();
+    let n = insns.len();
+    let pre = parse_prelude(&p.log2, n);
+    for (i, f) in pre.folded_ja.iter().enumerate() {
+        if let Some(off) = f {
+            insns[i] = Insn::new(BPF_JMP | BPF_JA, 0, 0, *off, 0);
+        }
+    }
+    let maps = &p.maps;
+    // kfuncs: the BTF ids 7.3 printed
+    let mut kfuncs: Vec<(&'static str, u32)> = Vec::new();
+    let from_log = ld_imm64_in_log(if level == 1 { &p.log1 } else { &p.log2 });
+    for r in &p.relocs {
+        match r {
+            Reloc::Map { insn, value, .. } => {
+                let Some(x) = insns.get_mut(*insn) else { continue };
+                x.src = if *value { BPF_PSEUDO_MAP_VALUE } else { BPF_PSEUDO_MAP_FD };
+                if let Some(v) = from_log.get(insn).or(pre.ld_imm64.get(insn)) {
+                    x.imm = *v as u32 as i32;
+                    if insn + 1 < n {
+                        insns[insn + 1].imm = (*v >> 32) as u32 as i32;
+                    }
                 }
             }
-        } else if r.kind == bpf_isa::asm::RelocKind::Call {
-            let id = pre.kfunc_ids.get(&r.symbol).copied().unwrap_or(0);
-            insns[r.insn].src = BPF_PSEUDO_KFUNC_CALL;
-            insns[r.insn].imm = id as i32;
-            let leaked: &'static str = Box::leak(r.symbol.clone().into_boxed_str());
-            kfuncs.push((leaked, id));
+            Reloc::Kfunc { insn, name } => {
+                let id = pre.kfunc_ids.get(name).copied().unwrap_or(0);
+                let Some(x) = insns.get_mut(*insn) else { continue };
+                x.src = BPF_PSEUDO_KFUNC_CALL;
+                x.imm = id as i32;
+                let leaked: &'static str = Box::leak(name.clone().into_boxed_str());
+                kfuncs.push((leaked, id));
+            }
         }
     }
     let mut info = vec![InsnInfo::default(); n];
@@ -616,7 +680,9 @@ pub fn run(case: &Case, level: u32) -> Result<(DoCheckOutcome, String), String> 
                     info[i].force_checkpoint = true;
                     mark(&mut info, i as i64, true);
                 }
-                if insn.is_kfunc_call() && prog.relocs.iter().any(|r| r.insn == i && r.symbol.ends_with("_next") && r.symbol.starts_with("bpf_iter_")) {
+                if insn.is_kfunc_call()
+                    && p.relocs.iter().any(|r| matches!(r, Reloc::Kfunc { insn, name } if *insn == i && name.starts_with("bpf_iter_") && name.ends_with("_next")))
+                {
                     mark(&mut info, i as i64, false);
                     info[i].force_checkpoint = true;
                 }
@@ -638,9 +704,11 @@ pub fn run(case: &Case, level: u32) -> Result<(DoCheckOutcome, String), String> 
         }
         i += sz;
     }
-    for r in &prog.relocs {
-        if let Some(m) = maps.iter().position(|m| m.name == r.symbol.strip_suffix("__value").unwrap_or(&r.symbol)) {
-            info[r.insn].map_index = Some(m);
+    for r in &p.relocs {
+        if let Reloc::Map { insn, map, .. } = r
+            && *insn < n
+        {
+            info[*insn].map_index = Some(*map);
         }
     }
     let starts = if pre.subprog_starts.is_empty() { vec![0] } else { pre.subprog_starts.clone() };
@@ -653,7 +721,7 @@ pub fn run(case: &Case, level: u32) -> Result<(DoCheckOutcome, String), String> 
             let body = &insns[s..end];
             Subprog {
                 start: s,
-                global: k > 0 && opts.globals.contains(&name),
+                global: k > 0 && p.globals.contains(&name),
                 name,
                 has_tail_call: body.iter().any(|x| x.is_helper_call() && x.imm == 12),
                 has_ld_abs: body.iter().any(|x| x.class() == BPF_LD && matches!(op::mode(x.code), BPF_ABS | BPF_IND)),
@@ -666,18 +734,18 @@ pub fn run(case: &Case, level: u32) -> Result<(DoCheckOutcome, String), String> 
     let input = DoCheckInput {
         insns: &insns,
         info: &info,
-        prog_type: prog_type(&case.ptype),
-        expected_attach_type: opts.attach,
-        privs: if opts.unpriv { Privs::UNPRIV } else { Privs::ROOT },
-        strict_alignment: false,
-        test_state_freq: opts.state_freq && !opts.unpriv,
-        test_reg_invariants: false,
-        maps: &maps,
+        prog_type: p.prog_type,
+        expected_attach_type: p.attach,
+        privs: p.privs,
+        strict_alignment: p.strict_alignment,
+        test_state_freq: p.state_freq,
+        test_reg_invariants: p.reg_invariants,
+        maps,
         liveness: &live,
         pt_regs_size: 168,
         subprogs: &subprogs,
-        has_func_info: !opts.no_btf,
-        gpl: opts.gpl,
+        has_func_info: p.has_btf,
+        gpl: p.gpl,
         sleepable: false,
         jit_requested: true,
         nr_cpu_ids: 1,
@@ -685,7 +753,7 @@ pub fn run(case: &Case, level: u32) -> Result<(DoCheckOutcome, String), String> 
     };
     let mut log = StringLog { level, text: String::new() };
     let out = do_check_main(&input, &mut log);
-    Ok((out, log.text))
+    (out, log.text)
 }
 
 pub fn errno_name(e: i32) -> &'static str {
