@@ -663,7 +663,8 @@ pub fn run_input(p: &ProgInput, level: u32) -> (DoCheckOutcome, String) {
     };
     let mut i = 0;
     while i < n {
-        let insn = insns[i];
+        // check_cfg saw the branches before constant folding
+        let insn = if pre.folded_ja[i].is_some() { p.insns[i] } else { insns[i] };
         let class = insn.class();
         let opc = op::op(insn.code);
         let sz = if insn.is_ld_imm64() { 2 } else { 1 };

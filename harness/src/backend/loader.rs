@@ -443,7 +443,12 @@ fn read_prog_info(sys: &mut dyn BpfSys, prog_fd: i32, want_jited: bool, out: &mu
 
 /// N of the last `processed N insns` line of a verifier log.
 pub fn processed_insns(log: &str) -> Option<u32> {
-    log.lines().rev().find_map(|l| l.strip_prefix("processed ")?.split(' ').next()?.parse().ok())
+    // a message printed without its newline runs into the statistics
+    // ("expected prog array map for tail callprocessed 3 insns ...")
+    log.lines().rev().find_map(|l| {
+        let at = l.rfind("processed ").filter(|&p| l[p..].contains(" insns (limit "))?;
+        l[at + "processed ".len()..].split(' ').next()?.parse().ok()
+    })
 }
 
 /// The log up to its NUL.
