@@ -938,7 +938,7 @@ impl Env<'_, '_> {
                     let size = fn_.arg_size[arg] as i64;
                     self.check_mem_reg(&reg, regno, size, arg_type & MEM_WRITE != 0, Some(meta))?;
                     if arg_type & MEM_ALIGNED != 0 {
-                        self.check_ptr_alignment_strict(&reg, 0, size)?;
+                        self.check_ptr_alignment(&reg, 0, size, true)?;
                     }
                 }
             }
@@ -1444,34 +1444,6 @@ impl Env<'_, '_> {
         if !bytes.iter().take(map.value_size as usize).any(|&b| b == 0) {
             self.verbose("string is not zero-terminated\n");
             return errno(EINVAL);
-        }
-        Ok(())
-    }
-
-    /// `check_ptr_alignment` with `strict_alignment_once`: `MEM_ALIGNED`
-    /// arguments.
-    fn check_ptr_alignment_strict(&mut self, reg: &RegState, off: i64, size: i64) -> VResult<()> {
-        let reg_off = tnum_add(reg.s.var_off, Tnum::new(off as u64, 0));
-        if size > 1 && !tnum_is_aligned(reg_off, size as u64) {
-            let desc = match reg.typ {
-                PTR_TO_STACK => "stack ",
-                PTR_TO_MAP_VALUE => "value ",
-                PTR_TO_MAP_KEY => "key ",
-                PTR_TO_CTX => "context ",
-                PTR_TO_PACKET | PTR_TO_PACKET_META => {
-                    let s = format!("misaligned packet access off 2+{}+{off} size {size}\n", tnum_strn(reg.s.var_off));
-                    let o = tnum_add(reg.s.var_off, Tnum::new((2 + off) as u64, 0));
-                    if !tnum_is_aligned(o, size as u64) {
-                        self.verbose(&s);
-                        return errno(EACCES);
-                    }
-                    return Ok(());
-                }
-                _ => "",
-            };
-            let s = format!("misaligned {desc}access off {}+{off} size {size}\n", tnum_strn(reg.s.var_off));
-            self.verbose(&s);
-            return errno(EACCES);
         }
         Ok(())
     }

@@ -46,6 +46,10 @@ impl Env<'_, '_> {
         self.check_reg_src(dst)?;
         if imm == BPF_CMPXCHG {
             self.check_reg_src(0)?;
+            if self.is_pointer_value(0) {
+                self.verbose("R0 leaks addr into mem\n");
+                return errno(EACCES);
+            }
         }
         if self.is_pointer_value(src) {
             self.verbose(&format!("R{src} leaks addr into mem\n"));
@@ -65,17 +69,32 @@ impl Env<'_, '_> {
             None
         };
         // the read side, then the write side, both at the insn's size
-        self.check_mem_access_insn(dst, insn.off as i64, insn.size(), false, load_reg, false)?;
-        self.check_mem_access_insn(dst, insn.off as i64, insn.size(), true, None, false)
+        self.check_mem_access(dst, insn.off as i64, insn.size(), false, load_reg, true, false)?;
+        self.check_mem_access(dst, insn.off as i64, insn.size(), true, None, true, false)
     }
 
     /// `check_mem_access` with the register `regno` as the pointer;
     /// `value_regno` is the loaded register (reads) or the stored one
     /// (writes; `None` for `BPF_ST`).
     pub(crate) fn check_mem_access_insn(&mut self, regno: usize, off: i64, bpf_size: u8, write: bool, value_regno: Option<usize>, is_ldsx: bool) -> VResult<()> {
+        self.check_mem_access(regno, off, bpf_size, write, value_regno, false, is_ldsx)
+    }
+
+    /// `check_mem_access`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn check_mem_access(
+        &mut self,
+        regno: usize,
+        off: i64,
+        bpf_size: u8,
+        write: bool,
+        value_regno: Option<usize>,
+        strict_alignment_once: bool,
+        is_ldsx: bool,
+    ) -> VResult<()> {
         let size = size_to_bytes(bpf_size);
         let reg = self.regs()[regno];
-        self.check_ptr_alignment(&reg, off, size)?;
+        self.check_ptr_alignment(&reg, off, size, strict_alignment_once)?;
         let t = reg.typ;
         if t == PTR_TO_MAP_KEY {
             if write {
@@ -260,9 +279,11 @@ impl Env<'_, '_> {
         Err(DoCheckError::Unsupported(format!("field access of struct {tname} is not modelled yet")))
     }
 
-    /// `check_ptr_alignment`.
-    fn check_ptr_alignment(&mut self, reg: &RegState, off: i64, size: i64) -> VResult<()> {
-        let mut strict = self.input.strict_alignment;
+    /// `check_ptr_alignment`; `strict_alignment_once` for the accesses
+    /// that must be aligned whatever the program's flags (atomics,
+    /// `MEM_ALIGNED` helper arguments).
+    pub(crate) fn check_ptr_alignment(&mut self, reg: &RegState, off: i64, size: i64, strict_alignment_once: bool) -> VResult<()> {
+        let mut strict = self.input.strict_alignment || strict_alignment_once;
         let desc = match reg.typ {
             PTR_TO_PACKET | PTR_TO_PACKET_META => {
                 if !strict || size == 1 {
