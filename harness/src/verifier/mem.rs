@@ -56,7 +56,7 @@ impl Env<'_, '_> {
             return errno(EACCES);
         }
         let t = self.regs()[dst].typ;
-        if matches!(base_type(t), PTR_TO_CTX | PTR_TO_PACKET | PTR_TO_PACKET_META | PTR_TO_FLOW_KEYS) || type_is_sk_pointer(t) {
+        if t == PTR_TO_CTX || matches!(base_type(t), PTR_TO_PACKET | PTR_TO_PACKET_META) || t == PTR_TO_FLOW_KEYS || type_is_sk_pointer(t) {
             self.verbose(&format!("BPF_ATOMIC stores into R{dst} {} is not allowed\n", reg_type_str(t)));
             return errno(EACCES);
         }
@@ -191,12 +191,15 @@ impl Env<'_, '_> {
             if !write && let Some(v) = value_regno {
                 self.mark_reg_unknown(v);
             }
-        } else if type_is_sk_pointer(t) && !type_may_be_null(t) {
+        } else if type_is_sk_pointer(t) {
             if write {
                 self.verbose(&format!("R{regno} cannot write into {}\n", reg_type_str(t)));
                 return errno(EACCES);
             }
-            return Err(DoCheckError::Unsupported(format!("access through {} is not modelled yet", reg_type_str(t))));
+            self.check_sock_access(regno, &reg, off, size)?;
+            if let Some(v) = value_regno {
+                self.mark_reg_unknown(v);
+            }
         } else if base_type(t) == PTR_TO_BTF_ID && !type_may_be_null(t) {
             return Err(DoCheckError::Unsupported(format!("access through {} is not modelled yet", reg_type_str(t))));
         } else {

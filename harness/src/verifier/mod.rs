@@ -57,6 +57,7 @@ pub mod print;
 pub mod refs;
 pub mod reg;
 pub mod retcode;
+pub mod sock;
 pub mod stack;
 pub mod state;
 pub mod states;

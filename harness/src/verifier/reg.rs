@@ -74,7 +74,8 @@ pub fn type_is_map_ptr(t: RegType) -> bool {
 
 /// `type_is_sk_pointer`.
 pub fn type_is_sk_pointer(t: RegType) -> bool {
-    matches!(base_type(t), PTR_TO_SOCKET | PTR_TO_SOCK_COMMON | PTR_TO_TCP_SOCK | PTR_TO_XDP_SOCK)
+    // the exact types: a maybe-null socket is not one yet
+    matches!(t, PTR_TO_SOCKET | PTR_TO_SOCK_COMMON | PTR_TO_TCP_SOCK | PTR_TO_XDP_SOCK)
 }
 
 /// `is_pointer_regtype`: anything but NOT_INIT and SCALAR_VALUE.
