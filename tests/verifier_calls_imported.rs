@@ -69,8 +69,8 @@ const SUITES: &[&str] = &[
 ];
 
 /// Subtests that must match exactly, and pass test_loader's checks (ratchets).
-const MIN_EXACT: usize = 0;
-const MIN_TL: usize = 0;
+const MIN_EXACT: usize = 350;
+const MIN_TL: usize = 361;
 
 fn cache_dir(arch: Arch) -> PathBuf {
     let base = std::env::var("BPF_SELFTEST_CACHE")
@@ -371,7 +371,7 @@ fn calls_suites_against_linux_7_3() {
     if uncached > 0 {
         eprintln!("{uncached} subtests have no recorded 7.3 outcome (CALLS_IMPORTED_RECORD=1 records them)");
     }
-    if only.is_none() && t > 0 {
+    if only.is_none() && t > 0 && uncached == 0 {
         assert!(e >= MIN_EXACT, "{e} exact matches, fewer than {MIN_EXACT}");
         assert!(mt >= MIN_TL, "{mt} test_loader passes, fewer than {MIN_TL}");
     }

@@ -90,6 +90,13 @@ pub const BTF_TYPES: &[(&str, u32)] = &[
     ("linux_binprm", 416),
     ("vm_area_struct", 176),
     ("bpf_iter_num", 8),
+    // what struct bpf_map points to (sizes unused: reads through them are
+    // not modelled)
+    ("bpf_map_ops", 0),
+    ("bpf_map", 0),
+    ("btf_record", 0),
+    ("btf", 0),
+    ("obj_cgroup", 0),
 ];
 
 /// The id of a named kernel struct in [`BTF_TYPES`].

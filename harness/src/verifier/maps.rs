@@ -284,3 +284,74 @@ impl Env<'_, '_> {
         errno(EINVAL)
     }
 }
+
+/// A member of `struct bpf_map` as vmlinux BTF describes it (7.3, with
+/// `CONFIG_SECURITY` and `CONFIG_MEMCG`).
+enum MapMember {
+    /// An integer, or an array of them.
+    Scalar,
+    /// A pointer to the named struct.
+    Ptr(&'static str),
+    /// A pointer to something else (`void *`).
+    PtrOther,
+}
+
+/// `struct bpf_map` up to `name`: (name, offset, size, kind).
+const BPF_MAP_MEMBERS: &[(&str, i64, i64, MapMember)] = &[
+    ("sha", 0, 32, MapMember::Scalar),
+    ("ops", 32, 8, MapMember::Ptr("bpf_map_ops")),
+    ("inner_map_meta", 40, 8, MapMember::Ptr("bpf_map")),
+    ("security", 48, 8, MapMember::PtrOther),
+    ("map_type", 56, 4, MapMember::Scalar),
+    ("key_size", 60, 4, MapMember::Scalar),
+    ("value_size", 64, 4, MapMember::Scalar),
+    ("max_entries", 68, 4, MapMember::Scalar),
+    ("map_extra", 72, 8, MapMember::Scalar),
+    ("map_flags", 80, 4, MapMember::Scalar),
+    ("id", 84, 4, MapMember::Scalar),
+    ("record", 88, 8, MapMember::Ptr("btf_record")),
+    ("numa_node", 96, 4, MapMember::Scalar),
+    ("btf_key_type_id", 100, 4, MapMember::Scalar),
+    ("btf_value_type_id", 104, 4, MapMember::Scalar),
+    ("btf_vmlinux_value_type_id", 108, 4, MapMember::Scalar),
+    ("btf", 112, 8, MapMember::Ptr("btf")),
+    ("objcg", 120, 8, MapMember::Ptr("obj_cgroup")),
+    ("name", 128, 16, MapMember::Scalar),
+];
+
+/// What a read through a map pointer yields (`btf_struct_access`).
+pub(crate) enum MapFieldRead {
+    Scalar,
+    /// `PTR_TO_BTF_ID` of the named struct.
+    Ptr(&'static str),
+    /// `WALK_PTR_UNTRUSTED`: read-only untrusted memory of size 0.
+    UntrustedMem,
+}
+
+/// `btf_struct_walk` of `struct bpf_map`, the first member of every map
+/// type's struct, for a read of `size` bytes at `off` (non-negative):
+/// `Err(Some(message))` is the kernel's refusal, `Err(None)` an offset
+/// past the members the model describes.
+pub(crate) fn bpf_map_struct_walk(off: i64, size: i64) -> Result<MapFieldRead, Option<String>> {
+    for (name, moff, msize, kind) in BPF_MAP_MEMBERS {
+        if off + size <= *moff || off < *moff {
+            break;
+        }
+        let mtrue_end = moff + msize;
+        if off >= mtrue_end {
+            continue;
+        }
+        return match kind {
+            MapMember::Ptr(_) | MapMember::PtrOther if *msize != size || off != *moff => Err(Some(format!(
+                "cannot access ptr member {name} with moff {moff} in struct bpf_map with off {off} size {size}\n"
+            ))),
+            MapMember::Ptr(t) => Ok(MapFieldRead::Ptr(t)),
+            MapMember::PtrOther => Ok(MapFieldRead::UntrustedMem),
+            MapMember::Scalar if off + size > mtrue_end => Err(Some(format!(
+                "access beyond the end of member {name} (mend:{mtrue_end}) in struct bpf_map with off {off} size {size}\n"
+            ))),
+            MapMember::Scalar => Ok(MapFieldRead::Scalar),
+        };
+    }
+    Err(None)
+}

@@ -148,7 +148,7 @@ impl Env<'_, '_> {
                 self.mark_reg_unknown(v);
             }
         } else if t == CONST_PTR_TO_MAP {
-            return self.check_ptr_to_map_access(regno, &reg, off, write);
+            self.check_ptr_to_map_access(regno, &reg, off, size, write, value_regno)?;
         } else if t == PTR_TO_CTX {
             if write && let Some(v) = value_regno
                 && self.is_pointer_value(v)
@@ -260,7 +260,7 @@ impl Env<'_, '_> {
 
     /// `check_ptr_to_map_access`: loads from a `struct bpf_map` (only the
     /// checks before the BTF walk are modelled).
-    fn check_ptr_to_map_access(&mut self, regno: usize, reg: &RegState, off: i64, write: bool) -> VResult<()> {
+    fn check_ptr_to_map_access(&mut self, regno: usize, reg: &RegState, off: i64, size: i64, write: bool, value_regno: Option<usize>) -> VResult<()> {
         let t = usize::try_from(reg.aux).ok().and_then(|i| self.maps.get(i)).map_or(0, |m| m.map_type);
         let Some(tname) = super::maps::map_btf_name(t) else {
             self.verbose(&format!("map_ptr access not supported for map type {t}\n"));
@@ -278,8 +278,32 @@ impl Env<'_, '_> {
             self.verbose(&format!("only read from {tname} is supported\n"));
             return errno(EACCES);
         }
-        let _ = reg;
-        Err(DoCheckError::Unsupported(format!("field access of struct {tname} is not modelled yet")))
+        // every map struct starts with its struct bpf_map
+        let read = match super::maps::bpf_map_struct_walk(off, size) {
+            Ok(r) => r,
+            Err(Some(msg)) => {
+                self.verbose(&msg);
+                return errno(EACCES);
+            }
+            Err(None) => {
+                let _ = reg;
+                return Err(DoCheckError::Unsupported(format!("field access of struct {tname} past its struct bpf_map is not modelled yet")));
+            }
+        };
+        if let Some(v) = value_regno {
+            match read {
+                super::maps::MapFieldRead::Scalar => self.mark_reg_unknown(v),
+                super::maps::MapFieldRead::Ptr(t) => {
+                    let id = super::kfuncs::btf_type_by_name(t).map_or(0, i64::from);
+                    self.regs_mut()[v] = RegState::ptr(PTR_TO_BTF_ID, id);
+                }
+                super::maps::MapFieldRead::UntrustedMem => {
+                    // mem_size 0
+                    self.regs_mut()[v] = RegState::ptr(PTR_TO_MEM | MEM_RDONLY | PTR_UNTRUSTED, 0);
+                }
+            }
+        }
+        Ok(())
     }
 
     /// `check_ptr_alignment`; `strict_alignment_once` for the accesses
