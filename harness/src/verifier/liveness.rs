@@ -760,31 +760,38 @@ impl Liveness<'_, '_> {
     }
 
     /// `record_call_access`: stack memory a helper or kfunc reaches through
-    /// frame-pointer-derived arguments.
+    /// frame-pointer-derived arguments (the summary's parameters; five
+    /// when there is none).
     fn record_call_access(&mut self, inst: usize, at: &[At; MAX_AT_TRACK_REGS], idx: usize) -> PResult<()> {
         let insn = self.env.insns[idx];
         if bpf_pseudo_call(&insn) {
             return Ok(());
         }
-        let regs = at[1..=MAX_BPF_FUNC_REG_ARGS].iter().chain(at[MAX_BPF_REG as usize..].iter());
-        if bpf_helper_call(&insn) && !helper_id_has_proto(insn.imm) {
-            // no prototype: five register arguments of unknown size, each
-            // read from its offset up to the frame pointer
-            let f = self.instances[inst].as_mut().expect("live instance");
-            for a in &at[1..=MAX_BPF_FUNC_REG_ARGS] {
-                if a.frame >= 0 && a.frame as usize <= f.depth {
-                    record_stack_access(f, a, i64::MIN, a.frame as usize, idx);
-                } else if a.frame == ARG_IMPRECISE {
-                    record_imprecise(f, a.mask as u32, idx);
-                }
-            }
+        let num_params = bpf_get_call_summary(self.env, &insn)?.unwrap_or(MAX_BPF_FUNC_REG_ARGS as u32) as usize;
+        for r in 1..=num_params.min(MAX_BPF_FUNC_REG_ARGS) {
+            self.record_arg_access(inst, &insn, &at[r], r - 1, idx)?;
+        }
+        Ok(())
+    }
+
+    /// `record_arg_access`.
+    fn record_arg_access(&mut self, inst: usize, insn: &Insn, a: &At, arg: usize, idx: usize) -> PResult<()> {
+        if !is_fp(a) {
             return Ok(());
         }
-        if regs.clone().any(is_fp) {
-            return Err(Fail::unsupported(
-                "bpf_compute_live_registers",
-                "stack access sizes of helper/kfunc arguments (bpf_helper_stack_access_bytes) are not modelled yet",
-            ));
+        let bytes = if bpf_helper_call(insn) {
+            bpf_helper_stack_access_bytes(self.env, insn, arg, idx)
+        } else {
+            bpf_kfunc_stack_access_bytes(self.env, insn, arg, idx)?
+        };
+        if bytes == 0 {
+            return Ok(());
+        }
+        let f = self.instances[inst].as_mut().expect("live instance");
+        if a.frame >= 0 && a.frame as usize <= f.depth {
+            record_stack_access(f, a, bytes, a.frame as usize, idx);
+        } else if a.frame == ARG_IMPRECISE {
+            record_imprecise(f, a.mask as u32, idx);
         }
         Ok(())
     }
@@ -1272,25 +1279,137 @@ fn helper_id_has_proto(id: i32) -> bool {
     id > 0 && id < BPF_FUNC_MAX_ID
 }
 
-/// `bpf_get_call_summary`: the number of parameters of a helper or kfunc,
-/// `None` for bpf-to-bpf calls. Helper and kfunc prototypes come with the
-/// call checks (not modelled yet).
-fn bpf_get_call_summary(insn: &Insn) -> PResult<Option<u32>> {
-    if bpf_helper_call(insn) && !helper_id_has_proto(insn.imm) {
-        // bpf_get_helper_proto fails: the call is refused later
-        return Ok(None);
+/// `bpf_get_call_summary`: the number of parameters of a helper (its
+/// prototype for this program type) or kfunc, `None` for bpf-to-bpf calls
+/// and for calls without a prototype (refused later).
+fn bpf_get_call_summary(env: &VerifierEnv<'_>, insn: &Insn) -> PResult<Option<u32>> {
+    if bpf_helper_call(insn) {
+        if !helper_id_has_proto(insn.imm) {
+            return Ok(None);
+        }
+        let caps = env.input.caps;
+        let pctx = super::helpers::ProtoCtx {
+            prog_type: env.input.prog_type.0,
+            expected_attach_type: super::prog_load::bpf_prog_load_fixup_attach_type(env.input.prog_type, env.input.expected_attach_type),
+            sleepable: env.input.prog_flags & super::prog_load::BPF_F_SLEEPABLE != 0,
+            cap_bpf: caps.bpf_capable(),
+            cap_perfmon: caps.perfmon_capable(),
+            cap_sys_admin: caps.sys_admin,
+        };
+        let Some(fp) = super::helpers::get_func_proto(insn.imm, &pctx) else { return Ok(None) };
+        let n = fp.args.iter().take_while(|&&a| a != super::helper_protos::ARG_DONTCARE).count();
+        return Ok(Some(n as u32));
     }
-    if bpf_helper_call(insn) || bpf_pseudo_kfunc_call(insn) {
-        return Err(Fail::unsupported(
-            "bpf_compute_live_registers",
-            "helper and kfunc prototypes (bpf_get_call_summary) are not modelled yet",
-        ));
+    if bpf_pseudo_kfunc_call(insn) {
+        let known = env.kfunc_name(insn.imm).and_then(|name| super::kfuncs::KFUNCS.iter().find(|k| k.name == name));
+        return match known {
+            Some(k) => Ok(Some(k.args.len() as u32)),
+            None => Err(Fail::unsupported("bpf_compute_live_registers", "the prototype of this kfunc is not modelled yet")),
+        };
     }
     Ok(None)
 }
 
-/// `compute_insn_live_regs`.
-fn compute_insn_live_regs(insn: &Insn) -> PResult<(u32, u32)> {
+/// `BPF_DYNPTR_SIZE`.
+const BPF_DYNPTR_SIZE: i64 = 16;
+/// `MAX_BPF_STACK`.
+const MAX_BPF_STACK: i64 = 512;
+
+/// `bpf_helper_stack_access_bytes`: how many bytes helper argument `arg`
+/// (0-based) reads through a stack pointer (negative: writes; 0: none;
+/// `i64::MIN`: unknown).
+fn bpf_helper_stack_access_bytes(env: &VerifierEnv<'_>, insn: &Insn, arg: usize, idx: usize) -> i64 {
+    use super::helper_protos::*;
+    let caps = env.input.caps;
+    let pctx = super::helpers::ProtoCtx {
+        prog_type: env.input.prog_type.0,
+        expected_attach_type: super::prog_load::bpf_prog_load_fixup_attach_type(env.input.prog_type, env.input.expected_attach_type),
+        sleepable: env.input.prog_flags & super::prog_load::BPF_F_SLEEPABLE != 0,
+        cap_bpf: caps.bpf_capable(),
+        cap_perfmon: caps.perfmon_capable(),
+        cap_sys_admin: caps.sys_admin,
+    };
+    if !helper_id_has_proto(insn.imm) {
+        return i64::MIN;
+    }
+    let Some(fp) = super::helpers::get_func_proto(insn.imm, &pctx) else { return i64::MIN };
+    let Some(&at) = fp.args.get(arg) else { return i64::MIN };
+    let base = |t: u32| t & ((1 << 8) - 1);
+    let aux = &env.aux[idx];
+    let size = match base(at) {
+        ARG_PTR_TO_MAP_KEY | ARG_PTR_TO_MAP_VALUE => {
+            let is_key = base(at) == ARG_PTR_TO_MAP_KEY;
+            let map_reg = fp.args[..arg].iter().position(|&t| base(t) == ARG_CONST_MAP_PTR).map(|i| i + 1);
+            let known = map_reg
+                .filter(|&r| aux.const_reg_map_mask & (1 << r) != 0)
+                .and_then(|r| env.used_maps.get(aux.const_reg_vals[r] as usize))
+                .map(|&m| &env.input.maps[m].def);
+            match known {
+                Some(d) => (if is_key { d.key_size } else { d.value_size }) as i64,
+                None => {
+                    // the map is not known here: the largest of all
+                    let mut val = 0u32;
+                    for &m in &env.used_maps {
+                        let d = &env.input.maps[m].def;
+                        val = val.max(if is_key { d.key_size } else { d.value_size });
+                        if let Some(inner) = &d.inner {
+                            val = val.max(if is_key { inner.key_size } else { inner.value_size });
+                        }
+                    }
+                    if val == 0 {
+                        return i64::MIN;
+                    }
+                    val as i64
+                }
+            }
+        }
+        ARG_PTR_TO_MEM => {
+            if at & MEM_FIXED_SIZE != 0 {
+                fp.arg_size[arg] as i64
+            } else if arg + 1 < fp.args.len() && matches!(base(fp.args[arg + 1]), ARG_MEM_SIZE | ARG_MEM_SIZE_OR_ZERO) {
+                let size_reg = arg + 2;
+                if aux.const_reg_mask & (1 << size_reg) != 0 {
+                    aux.const_reg_vals[size_reg] as i64
+                } else if at & MEM_UNINIT != 0 {
+                    return 0;
+                } else {
+                    return MAX_BPF_STACK;
+                }
+            } else {
+                return i64::MIN;
+            }
+        }
+        ARG_PTR_TO_DYNPTR => BPF_DYNPTR_SIZE,
+        // the callback reads the stack, analysed on its own
+        ARG_PTR_TO_STACK => return 0,
+        _ => return i64::MIN,
+    };
+    if at & MEM_UNINIT != 0 { -size } else { size }
+}
+
+/// `bpf_kfunc_stack_access_bytes` for the kfuncs the model has
+/// prototypes of.
+fn bpf_kfunc_stack_access_bytes(env: &VerifierEnv<'_>, insn: &Insn, arg: usize, _idx: usize) -> PResult<i64> {
+    use super::kfuncs::{KFUNCS, KfArg, kf};
+    let Some(k) = env.kfunc_name(insn.imm).and_then(|name| KFUNCS.iter().find(|k| k.name == name)) else {
+        return Err(Fail::unsupported("bpf_compute_live_registers", "the prototype of this kfunc is not modelled yet"));
+    };
+    let Some(a) = k.args.get(arg) else { return Ok(0) };
+    let size = match a {
+        // not pointers
+        KfArg::Scalar | KfArg::Const => return Ok(0),
+        KfArg::Iter(t) => super::kfuncs::btf_type_by_name(t).map_or(0, |id| super::kfuncs::BTF_TYPES[id as usize - 1].1 as i64),
+        // void *: no size
+        KfArg::Ctx | KfArg::Ignore => return Ok(i64::MIN),
+    };
+    if arg == 0 && k.flags & kf::ITER_NEW != 0 {
+        return Ok(-size);
+    }
+    Ok(size)
+}
+
+/// `compute_insn_live_regs`; `summary` is `bpf_get_call_summary`.
+fn compute_insn_live_regs(insn: &Insn, summary: &dyn Fn(&Insn) -> PResult<Option<u32>>) -> PResult<(u32, u32)> {
     let cls = insn.class();
     let code = op(insn.code);
     let m = mode(insn.code);
@@ -1395,7 +1514,7 @@ fn compute_insn_live_regs(insn: &Insn) -> PResult<(u32, u32)> {
                     // r0-r5 are clobbered; a bpf-to-bpf call reads r1-r5
                     let d = (1u32 << 6) - 1;
                     let mut u = d & !1;
-                    if let Some(n) = bpf_get_call_summary(insn)? {
+                    if let Some(n) = summary(insn)? {
                         let n = n.min(MAX_BPF_FUNC_REG_ARGS as u32);
                         u = if n == 0 { 0 } else { ((1u32 << (n + 1)) - 1) & !1 };
                     }
@@ -1464,8 +1583,12 @@ pub fn bpf_compute_live_registers(env: &mut VerifierEnv<'_>) -> PResult<()> {
     let mut state = vec![InsnLiveRegs::default(); n];
     // only reachable insns take part (the kernel computes the others too,
     // unused; call summaries are only needed where they matter)
+    let summary = |insn: &Insn| bpf_get_call_summary(env, insn);
+    let mut uses = Vec::with_capacity(env.insn_postorder.len());
     for &i in &env.insn_postorder {
-        let (u, d) = compute_insn_live_regs(&env.insns[i])?;
+        uses.push((i, compute_insn_live_regs(&env.insns[i], &summary)?));
+    }
+    for (i, (u, d)) in uses {
         state[i].use_ = u;
         state[i].def = d;
     }
