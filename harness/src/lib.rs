@@ -17,6 +17,7 @@ pub use inventory;
 pub mod backend;
 pub mod btf;
 pub mod cli;
+pub mod exec;
 pub mod golden;
 pub mod import;
 pub mod jit_disasm;
