@@ -285,6 +285,8 @@ r6 = r0;
 r1 = r10;
 r1 += -24;
 call bpf_dynptr_is_null;
+// a kfunc's bool is only defined in the low byte (x86-64 leaves garbage above)
+r0 &= 0xff;
 r6 <<= 8;
 r0 |= r6;
 exit;
