@@ -98,6 +98,11 @@ pub struct LoadOutcome {
     pub map_ids: Vec<u32>,
     /// The xlated program itself (what `xlated` renders).
     pub xlated_insns: Vec<bpf_isa::Insn>,
+    /// Wall time of the BPF_PROG_LOAD call that gave this outcome, in ns
+    /// (0 when the backend does not measure it), for benchmarks.
+    pub load_ns: u64,
+    /// The kernel's `duration` of the test run: mean ns per repetition.
+    pub test_run_duration_ns: u32,
 }
 
 /// Why a backend cannot run a request at all (the runner turns it into a skip).
