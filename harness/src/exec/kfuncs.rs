@@ -113,12 +113,14 @@ pub(crate) fn call(rt: &mut Runtime, k: &Kfunc, a: [u64; 5]) -> Result<Flow, Exe
                 (start.wrapping_sub(1), end, 0)
             };
             rt.mem.store(a[0], 4, cur as u32 as u64).map_err(fault)?;
-            rt.mem.store(a[0] + 4, 4, end as u32 as u64).map_err(fault)?;
+            rt.mem
+                .store(a[0].wrapping_add(4), 4, end as u32 as u64)
+                .map_err(fault)?;
             ret
         }
         Kfunc::IterNumNext => {
             let cur = rt.mem.load(a[0], 4).map_err(fault)? as i32;
-            let end = rt.mem.load(a[0] + 4, 4).map_err(fault)? as i32;
+            let end = rt.mem.load(a[0].wrapping_add(4), 4).map_err(fault)? as i32;
             if cur.wrapping_add(1) >= end {
                 rt.mem.store(a[0], 8, 0).map_err(fault)?;
                 0
@@ -133,7 +135,7 @@ pub(crate) fn call(rt: &mut Runtime, k: &Kfunc, a: [u64; 5]) -> Result<Flow, Exe
         Kfunc::IterBitsNew => iter_bits_new(rt, a[0], a[1], a[2] as u32)?,
         Kfunc::IterBitsNext => iter_bits_next(rt, a[0])?,
         Kfunc::IterBitsDestroy => {
-            let nr_bits = rt.mem.load(a[0] + 8, 4).map_err(fault)? as i32;
+            let nr_bits = rt.mem.load(a[0].wrapping_add(8), 4).map_err(fault)? as i32;
             if nr_bits > 64 {
                 let bits = rt.mem.load(a[0], 8).map_err(fault)?;
                 rt.mem.free(bits);
@@ -149,10 +151,10 @@ pub(crate) fn call(rt: &mut Runtime, k: &Kfunc, a: [u64; 5]) -> Result<Flow, Exe
                 0
             } else {
                 match d.kind() {
-                    DYNPTR_LOCAL | DYNPTR_RINGBUF => d.data + d.offset as u64 + a[1],
+                    DYNPTR_LOCAL | DYNPTR_RINGBUF => d.data.wrapping_add(d.offset as u64).wrapping_add(a[1]),
                     DYNPTR_SKB | DYNPTR_XDP => {
                         let p = rt.env.pkt.unwrap_or_default();
-                        p.buf + p.data + d.offset as u64 + a[1]
+                        (p.buf + p.data).wrapping_add(d.offset as u64).wrapping_add(a[1])
                     }
                     _ => 0,
                 }
@@ -202,8 +204,8 @@ const BITS_ITER_NR_WORDS_MAX: u32 = 511;
 /// `bpf_iter_bits_new(it, ptr, nr_words)`: `{ bits or bits_copy, nr_bits, bit }`.
 fn iter_bits_new(rt: &mut Runtime, it: Addr, ptr: Addr, nr_words: u32) -> Result<u64, ExecError> {
     rt.mem.store(it, 8, 0).map_err(fault)?;
-    rt.mem.store(it + 8, 4, 0).map_err(fault)?;
-    rt.mem.store(it + 12, 4, u32::MAX as u64).map_err(fault)?;
+    rt.mem.store(it.wrapping_add(8), 4, 0).map_err(fault)?;
+    rt.mem.store(it.wrapping_add(12), 4, u32::MAX as u64).map_err(fault)?;
     if ptr == 0 || nr_words == 0 {
         return Ok(neg(EINVAL));
     }
@@ -220,13 +222,15 @@ fn iter_bits_new(rt: &mut Runtime, it: Addr, ptr: Addr, nr_words: u32) -> Result
         let copy = rt.mem.alloc(RegionKind::Scratch, bits, false).map_err(fault)?;
         rt.mem.store(it, 8, copy).map_err(fault)?;
     }
-    rt.mem.store(it + 8, 4, nr_bytes as u64 * 8).map_err(fault)?;
+    rt.mem
+        .store(it.wrapping_add(8), 4, nr_bytes as u64 * 8)
+        .map_err(fault)?;
     Ok(0)
 }
 
 fn iter_bits_next(rt: &mut Runtime, it: Addr) -> Result<u64, ExecError> {
-    let nr_bits = rt.mem.load(it + 8, 4).map_err(fault)? as i32;
-    let bit = rt.mem.load(it + 12, 4).map_err(fault)? as i32;
+    let nr_bits = rt.mem.load(it.wrapping_add(8), 4).map_err(fault)? as i32;
+    let bit = rt.mem.load(it.wrapping_add(12), 4).map_err(fault)? as i32;
     if nr_bits == 0 || bit >= nr_bits {
         return Ok(0);
     }
@@ -244,8 +248,10 @@ fn iter_bits_next(rt: &mut Runtime, it: Addr) -> Result<u64, ExecError> {
             break;
         }
     }
-    rt.mem.store(it + 12, 4, next as u32 as u64).map_err(fault)?;
-    Ok(if next >= nr_bits { 0 } else { it + 12 })
+    rt.mem
+        .store(it.wrapping_add(12), 4, next as u32 as u64)
+        .map_err(fault)?;
+    Ok(if next >= nr_bits { 0 } else { it.wrapping_add(12) })
 }
 
 const XATTR_SIZE_MAX: usize = 65536;
@@ -295,7 +301,7 @@ fn string_kfunc(rt: &mut Runtime, f: StrFn, a: [u64; 5]) -> Result<u64, ExecErro
             let len = if f == NCaseCmp { a[2] as usize } else { XATTR_SIZE_MAX };
             let mut i = 0;
             while i < len && i < XATTR_SIZE_MAX {
-                let (mut c1, mut c2) = (get!(a[0] + i as u64), get!(a[1] + i as u64));
+                let (mut c1, mut c2) = (get!(a[0].wrapping_add(i as u64)), get!(a[1].wrapping_add(i as u64)));
                 if ignore {
                     c1 = lower(c1);
                     c2 = lower(c2);
@@ -323,7 +329,7 @@ fn string_kfunc(rt: &mut Runtime, f: StrFn, a: [u64; 5]) -> Result<u64, ExecErro
                         -(ENOENT as i64)
                     };
                 }
-                let sc = get!(a[0] + i as u64);
+                let sc = get!(a[0].wrapping_add(i as u64));
                 if sc == c {
                     break i as i64;
                 }
@@ -341,7 +347,7 @@ fn string_kfunc(rt: &mut Runtime, f: StrFn, a: [u64; 5]) -> Result<u64, ExecErro
             };
             let mut r = -(E2BIG as i64);
             for i in 0..XATTR_SIZE_MAX {
-                let sc = get!(a[0] + i as u64);
+                let sc = get!(a[0].wrapping_add(i as u64));
                 if sc == 0 || sc == c {
                     r = i as i64;
                     break;
@@ -354,7 +360,7 @@ fn string_kfunc(rt: &mut Runtime, f: StrFn, a: [u64; 5]) -> Result<u64, ExecErro
             let mut last = -(ENOENT as i64);
             let mut r = -(E2BIG as i64);
             for i in 0..XATTR_SIZE_MAX {
-                let sc = get!(a[0] + i as u64);
+                let sc = get!(a[0].wrapping_add(i as u64));
                 if sc == c {
                     last = i as i64;
                 }
@@ -372,7 +378,7 @@ fn string_kfunc(rt: &mut Runtime, f: StrFn, a: [u64; 5]) -> Result<u64, ExecErro
                 if i >= count || i >= XATTR_SIZE_MAX {
                     break if i == XATTR_SIZE_MAX { -(E2BIG as i64) } else { i as i64 };
                 }
-                if get!(a[0] + i as u64) == 0 {
+                if get!(a[0].wrapping_add(i as u64)) == 0 {
                     break i as i64;
                 }
                 i += 1;
@@ -381,7 +387,7 @@ fn string_kfunc(rt: &mut Runtime, f: StrFn, a: [u64; 5]) -> Result<u64, ExecErro
         Spn | CSpn => {
             let mut r = -(E2BIG as i64);
             'outer: for i in 0..XATTR_SIZE_MAX {
-                let cs = get!(a[0] + i as u64);
+                let cs = get!(a[0].wrapping_add(i as u64));
                 if cs == 0 {
                     r = i as i64;
                     break;
@@ -389,7 +395,7 @@ fn string_kfunc(rt: &mut Runtime, f: StrFn, a: [u64; 5]) -> Result<u64, ExecErro
                 let mut j = 0;
                 let mut ca = 0;
                 while j < XATTR_SIZE_MAX {
-                    ca = get!(a[1] + j as u64);
+                    ca = get!(a[1].wrapping_add(j as u64));
                     if cs == ca || ca == 0 {
                         break;
                     }
@@ -415,10 +421,10 @@ fn string_kfunc(rt: &mut Runtime, f: StrFn, a: [u64; 5]) -> Result<u64, ExecErro
             };
             let mut r = -(E2BIG as i64);
             'outer: for i in 0..XATTR_SIZE_MAX {
-                let s1 = a[0] + i as u64;
+                let s1 = a[0].wrapping_add(i as u64);
                 let mut j = 0;
                 while i + j <= len && j < XATTR_SIZE_MAX {
-                    let mut c2 = get!(a[1] + j as u64);
+                    let mut c2 = get!(a[1].wrapping_add(j as u64));
                     if c2 == 0 {
                         r = i as i64;
                         break 'outer;
@@ -426,7 +432,7 @@ fn string_kfunc(rt: &mut Runtime, f: StrFn, a: [u64; 5]) -> Result<u64, ExecErro
                     if i + j == len {
                         break;
                     }
-                    let mut c1 = get!(s1 + j as u64);
+                    let mut c1 = get!(s1.wrapping_add(j as u64));
                     if ignore {
                         c1 = lower(c1);
                         c2 = lower(c2);
@@ -478,14 +484,14 @@ impl Dynptr {
     fn read(rt: &Runtime, at: Addr) -> Result<Dynptr, ExecError> {
         Ok(Dynptr {
             data: rt.mem.load(at, 8).map_err(fault)?,
-            size: rt.mem.load(at + 8, 4).map_err(fault)? as u32,
-            offset: rt.mem.load(at + 12, 4).map_err(fault)? as u32,
+            size: rt.mem.load(at.wrapping_add(8), 4).map_err(fault)? as u32,
+            offset: rt.mem.load(at.wrapping_add(12), 4).map_err(fault)? as u32,
         })
     }
     fn write(&self, rt: &mut Runtime, at: Addr) -> Result<(), ExecError> {
         rt.mem.store(at, 8, self.data).map_err(fault)?;
-        rt.mem.store(at + 8, 4, self.size as u64).map_err(fault)?;
-        rt.mem.store(at + 12, 4, self.offset as u64).map_err(fault)
+        rt.mem.store(at.wrapping_add(8), 4, self.size as u64).map_err(fault)?;
+        rt.mem.store(at.wrapping_add(12), 4, self.offset as u64).map_err(fault)
     }
     fn new(data: Addr, kind: u32, size: u32) -> Dynptr {
         Dynptr {
@@ -520,9 +526,9 @@ impl Dynptr {
         match self.kind() {
             DYNPTR_SKB | DYNPTR_XDP => {
                 let p = rt.env.pkt.unwrap_or_default();
-                p.buf + p.data + self.offset as u64 + off
+                (p.buf + p.data).wrapping_add(self.offset as u64).wrapping_add(off)
             }
-            _ => self.data + self.offset as u64 + off,
+            _ => self.data.wrapping_add(self.offset as u64).wrapping_add(off),
         }
     }
 }
@@ -599,7 +605,7 @@ pub(crate) fn dynptr_data(rt: &mut Runtime, ptr: Addr, offset: u32, len: u32) ->
         return Ok(0);
     }
     Ok(match d.kind() {
-        DYNPTR_LOCAL | DYNPTR_RINGBUF => d.data + d.offset as u64 + offset as u64,
+        DYNPTR_LOCAL | DYNPTR_RINGBUF => d.data.wrapping_add(d.offset as u64).wrapping_add(offset as u64),
         _ => 0,
     })
 }

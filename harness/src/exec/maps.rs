@@ -177,6 +177,15 @@ impl Map {
             }
             BPF_MAP_TYPE_RINGBUF => {
                 let size = def.max_entries as u64;
+                if !size.is_power_of_two() || size < 4096 {
+                    // the kernel refuses to create it (EINVAL)
+                    return Err(Fault {
+                        addr: 0,
+                        len: size,
+                        write: true,
+                        why: "ring buffer size is not a power-of-2 multiple of the page size",
+                    });
+                }
                 let data = mem.alloc(RegionKind::MapValues(index), vec![0; checked_len(2 * size)?], false)?;
                 (
                     MAP_OBJ_SIZE as u64,

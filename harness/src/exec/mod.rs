@@ -260,3 +260,182 @@ pub fn test_run_program(
     let mut rt = Runtime::new(&req.maps, opts)?;
     rt.test_run(prog, req.prog_type, req.expected_attach_type, req.prog_flags, input)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::map::MapDef;
+    use crate::prog_type;
+
+    /// splitmix64, for reproducible garbage.
+    fn rng(state: &mut u64) -> u64 {
+        *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = *state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// Arbitrary instructions (mostly valid opcodes with wild operands, some
+    /// pure noise), every program type, maps of every kind: the interpreter
+    /// answers or refuses, it never panics or hangs.
+    #[test]
+    fn no_panics_on_arbitrary_programs() {
+        let codes: Vec<u8> = (0..=255u8).collect();
+        let maps: Vec<MapDef> = [
+            "array",
+            "percpu_array",
+            "hash",
+            "lru_hash",
+            "percpu_hash",
+            "ringbuf",
+            "queue",
+            "prog_array",
+        ]
+        .iter()
+        .enumerate()
+        .map(|(i, t)| {
+            let ty = crate::map::map_type_by_name(t).unwrap();
+            let (k, v, n) = match *t {
+                "ringbuf" => (0, 0, 4096),
+                "queue" => (0, 8, 4),
+                _ => (4, 8, 4),
+            };
+            MapDef::new(&format!("m{i}"), ty, k, v, n)
+        })
+        .collect();
+        let types = [
+            prog_type::SOCKET_FILTER,
+            prog_type::SCHED_CLS,
+            prog_type::XDP,
+            prog_type::SYSCALL,
+            prog_type::RAW_TRACEPOINT,
+        ];
+        let mut s = 42u64;
+        let opts = ExecOptions {
+            insn_budget: 20_000,
+            ..ExecOptions::default()
+        };
+        let mut completed = 0;
+        for round in 0..20_000 {
+            let n = 1 + (rng(&mut s) % 24) as usize;
+            let insns: Vec<Insn> = (0..n)
+                .map(|_| {
+                    let r = rng(&mut s);
+                    let code = if r % 8 == 0 {
+                        r as u8
+                    } else {
+                        codes[(r >> 8) as usize % codes.len()]
+                    };
+                    let v = rng(&mut s);
+                    let off = if v % 3 == 0 {
+                        (v >> 16) as i16
+                    } else {
+                        ((v >> 16) % 16) as i16 - 8
+                    };
+                    let imm = if v % 5 == 0 {
+                        (v >> 32) as i32
+                    } else {
+                        ((v >> 32) % 64) as i32 - 16
+                    };
+                    Insn::new(code, (v % 13) as u8, ((v >> 4) % 13) as u8, off, imm)
+                })
+                .collect();
+            let mut p = ExecProgram::from_insns(&insns);
+            // sprinkle resolved calls and map loads
+            for (pc, i) in insns.iter().enumerate() {
+                if i.is_call() {
+                    p.calls[pc] = Some(match rng(&mut s) % 4 {
+                        0 => CallTarget::Helper((i.imm as u32) % 212),
+                        1 => CallTarget::Subprog((i.imm as u32 as usize) % n),
+                        2 => CallTarget::Kfunc(Kfunc::by_name("bpf_iter_num_next")),
+                        _ => CallTarget::Internal(Internal::SkbLoadNoCache(4)),
+                    });
+                } else if i.is_ld_imm64() {
+                    p.imm64[pc] = Some(match rng(&mut s) % 3 {
+                        0 => Imm64::Map(i.imm as u32 as usize % 10),
+                        1 => Imm64::MapValue {
+                            map: 0,
+                            off: i.imm as u32,
+                        },
+                        _ => Imm64::Func(i.imm as u32 as usize),
+                    });
+                }
+            }
+            let ty = types[round % types.len()];
+            let input = crate::backend::TestRunInput::test_loader(ty);
+            let mut rt = Runtime::new(&maps, &opts).unwrap();
+            if rt.test_run(&p, ty, None, 0, &input).is_ok() {
+                completed += 1;
+            }
+        }
+        assert!(completed > 100, "only {completed} programs ran to their end");
+    }
+
+    /// Odd map definitions: created or refused, never a panic.
+    #[test]
+    fn no_panics_on_odd_maps() {
+        for ty in 0..40 {
+            for (k, v, n) in [
+                (0, 0, 0),
+                (4, 0, 1),
+                (0, 4, 1),
+                (4, 8, u32::MAX),
+                (u32::MAX, u32::MAX, 2),
+                (4, 8, 4097),
+            ] {
+                let d = MapDef::new("m", ty, k, v, n);
+                let _ = Runtime::new(&[d], &ExecOptions::default());
+            }
+        }
+    }
+
+    #[test]
+    fn budget_stops_an_endless_loop() {
+        // l: goto l
+        let p = ExecProgram::from_insns(&[Insn::new(BPF_JMP | BPF_JA, 0, 0, -1, 0)]);
+        let opts = ExecOptions {
+            insn_budget: 1000,
+            ..ExecOptions::default()
+        };
+        let mut rt = Runtime::new(&[], &opts).unwrap();
+        let input = crate::backend::TestRunInput::test_loader(prog_type::SOCKET_FILTER);
+        assert_eq!(
+            rt.test_run(&p, prog_type::SOCKET_FILTER, None, 0, &input),
+            Err(ExecError::Budget(1000))
+        );
+    }
+
+    #[test]
+    fn tail_call_into_a_prog_array_slot() {
+        use crate::map::types::BPF_MAP_TYPE_PROG_ARRAY;
+        let maps = [MapDef::new("jmp", BPF_MAP_TYPE_PROG_ARRAY, 4, 4, 2)];
+        // r2 = map; r3 = index; call bpf_tail_call; r0 = 1; exit
+        let main = |index: i32| {
+            let mut p = ExecProgram::from_insns(&[
+                Insn::new(BPF_LD | BPF_IMM | BPF_DW, 2, BPF_PSEUDO_MAP_FD, 0, 0),
+                Insn::new(0, 0, 0, 0, 0),
+                Insn::new(BPF_ALU64 | BPF_MOV | BPF_K, 3, 0, 0, index),
+                Insn::new(BPF_JMP | BPF_CALL, 0, 0, 0, 12),
+                Insn::new(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 1),
+                Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+            ]);
+            p.imm64[0] = Some(Imm64::Map(0));
+            p
+        };
+        let target = ExecProgram::from_insns(&[
+            Insn::new(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 42),
+            Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+        ]);
+        let input = crate::backend::TestRunInput::test_loader(prog_type::SOCKET_FILTER);
+        for (index, want) in [(0, 42), (1, 1), (7, 1)] {
+            let mut rt = Runtime::new(&maps, &ExecOptions::default()).unwrap();
+            let t = rt.add_program(target.clone());
+            rt.set_prog_array_slot(0, 0, Some(t)).unwrap();
+            let out = rt
+                .test_run(&main(index), prog_type::SOCKET_FILTER, None, 0, &input)
+                .unwrap();
+            assert_eq!(out.retval, want, "index {index}");
+        }
+    }
+}

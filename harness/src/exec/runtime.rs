@@ -105,7 +105,9 @@ impl Runtime {
 
     /// The address a `BPF_PSEUDO_FUNC` load of `pc` in program `prog` gives.
     pub fn func_addr(prog: usize, pc: usize) -> Addr {
-        FUNC_BASE + ((prog as u64) << FUNC_PROG_SHIFT) + (pc as u64) * 8
+        FUNC_BASE
+            .wrapping_add((prog as u64) << FUNC_PROG_SHIFT)
+            .wrapping_add((pc as u64).wrapping_mul(8))
     }
 
     /// The program and instruction of a callback address.
