@@ -81,6 +81,7 @@ impl Case {
             ctx_len: None,
             ctx_hex: self.ctx_hex.clone(),
             json: false,
+            interp: false,
         };
         request(&a, &self.src)
     }
