@@ -27,8 +27,9 @@ use bpf_selftest::runner::{self, Plan, RunOptions};
 use bpf_selftest::target::Arch;
 use bpf_selftest_suite as _;
 
-/// How many random programs the corpus has.
+/// How many random programs the corpus has: ALU/stack ones and map ones.
 const RANDOM_PROGRAMS: usize = 400;
+const RANDOM_MAP_PROGRAMS: usize = 200;
 const RANDOM_SEED: u64 = 0x7_3000;
 
 fn root() -> PathBuf {
@@ -130,6 +131,13 @@ fn corpus() -> Vec<Case> {
     let mut cases: Vec<Case> = files.iter().flat_map(|f| parse_corpus(f)).collect();
     for (i, src) in random::programs(RANDOM_SEED, RANDOM_PROGRAMS).into_iter().enumerate() {
         let mut c = Case::new(&format!("random_{i:04}"));
+        c.src = src;
+        cases.push(c);
+    }
+    for i in 0..RANDOM_MAP_PROGRAMS {
+        let (map, src) = random::map_program(RANDOM_SEED, i as u64);
+        let mut c = Case::new(&format!("random_map_{i:04}"));
+        c.maps.push(map);
         c.src = src;
         cases.push(c);
     }

@@ -225,3 +225,90 @@ pub fn program(seed: u64, k: u64) -> String {
 pub fn programs(seed: u64, n: usize) -> Vec<String> {
     (0..n as u64).map(|k| program(seed, k)).collect()
 }
+
+/// Map kinds the random map programs use: (`--map` spec, has a spare
+/// pointer semantics worth probing).
+const MAP_SPECS: &[&str] = &[
+    "m:hash:4:8:6",
+    "m:hash:4:8:6:0x1",
+    "m:percpu_hash:4:8:6",
+    "m:lru_hash:4:8:4",
+    "m:lru_hash:4:8:8",
+    "m:lru_hash:4:8:8:0x2",
+    "m:lru_percpu_hash:4:8:4",
+    "m:lru_percpu_hash:4:8:8:0x2",
+    "m:array:4:8:8",
+    "m:percpu_array:4:8:8",
+];
+
+/// A random sequence of updates (every flag), lookups and deletes on one
+/// map, with keys from a small range, folding every return value and every
+/// value read into the retval; one lookup's pointer is kept and read at
+/// the end, after the updates that may have reused its element.
+pub fn map_program(seed: u64, k: u64) -> (String, String) {
+    let mut r = Rng(seed ^ k.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0x6d61_7073);
+    let spec = MAP_SPECS[r.below(MAP_SPECS.len() as u64) as usize].to_string();
+    let keys = 3 + r.below(10);
+    let mut b: Vec<String> = vec!["r6 = 0".into(), "*(u64 *)(r10 - 24) = 0".into(), "r9 = r10".into(), "r9 += -24".into()];
+    let n = 10 + r.below(30);
+    let keep = r.below(n);
+    for i in 0..n {
+        let key = r.below(keys);
+        b.push(format!("*(u32 *)(r10 - 4) = {key}"));
+        b.push("r1 = m ll".into());
+        b.push("r2 = r10".into());
+        b.push("r2 += -4".into());
+        match r.below(10) {
+            0..=4 => {
+                b.push(format!("*(u64 *)(r10 - 16) = {}", 100 + i));
+                b.push("r3 = r10".into());
+                b.push("r3 += -16".into());
+                b.push(format!("r4 = {}", r.pick(&[0, 0, 0, 1, 2, 3])));
+                b.push("call bpf_map_update_elem".into());
+                b.push("r6 *= 31".into());
+                b.push("r6 += r0".into());
+            }
+            5..=7 => {
+                b.push("call bpf_map_lookup_elem".into());
+                b.push(format!("if r0 == 0 goto l_miss_{i}"));
+                if i == keep {
+                    b.push("r9 = r0".into());
+                }
+                b.push("r1 = *(u64 *)(r0 + 0)".into());
+                b.push("r6 *= 31".into());
+                b.push("r6 += r1".into());
+                b.push(format!("goto l_next_{i}"));
+                b.push(format!("l_miss_{i}:"));
+                b.push("r6 *= 31".into());
+                b.push("r6 += 7".into());
+                b.push(format!("l_next_{i}:"));
+            }
+            _ => {
+                b.push("call bpf_map_delete_elem".into());
+                b.push("r6 *= 31".into());
+                b.push("r6 += r0".into());
+            }
+        }
+    }
+    b.push("r1 = *(u64 *)(r9 + 0)".into());
+    b.push("r6 *= 31".into());
+    b.push("r6 += r1".into());
+    // which keys are present at the end
+    for key in 0..keys {
+        b.push(format!("*(u32 *)(r10 - 4) = {key}"));
+        b.push("r1 = m ll".into());
+        b.push("r2 = r10".into());
+        b.push("r2 += -4".into());
+        b.push("call bpf_map_lookup_elem".into());
+        b.push("r6 <<= 1".into());
+        b.push(format!("if r0 == 0 goto l_end_{key}"));
+        b.push("r6 |= 1".into());
+        b.push(format!("l_end_{key}:"));
+    }
+    b.push("r0 = r6".into());
+    b.push("r1 = r6".into());
+    b.push("r1 >>= 32".into());
+    b.push("r0 ^= r1".into());
+    b.push("exit".into());
+    (spec, b.join("\n") + "\n")
+}

@@ -25,8 +25,7 @@ use crate::map::types::*;
 
 /// `offsetof(struct bpf_array, value)` in 7.3 on x86-64 and arm64.
 pub const ARRAY_VALUE_OFF: u64 = 296;
-/// `offsetof(struct htab_elem, key)`.
-pub const HTAB_ELEM_KEY_OFF: u64 = 48;
+pub use super::htab::{HTAB_ELEM_KEY_OFF, Hash};
 /// The size of a map object region for the map types with no inline data.
 const MAP_OBJ_SIZE: usize = 296;
 /// `BPF_RINGBUF_HDR_SZ`.
@@ -119,21 +118,6 @@ pub enum Store {
     Unmodelled,
 }
 
-/// A hash-like map: hash, per-CPU hash, LRU hash, LRU per-CPU hash.
-#[derive(Clone, Debug, Default)]
-pub struct Hash {
-    pub percpu: bool,
-    pub lru: bool,
-    /// Keys in insertion order with their element, the order iteration sees.
-    entries: Vec<(Vec<u8>, Addr)>,
-    index: HashMap<Vec<u8>, usize>,
-    /// LRU: the last use of each element (update or lookup), by key.
-    used: HashMap<Vec<u8>, u64>,
-    tick: u64,
-    /// Freed elements, reused last-in first-out as the kernel's freelist.
-    free: Vec<Addr>,
-}
-
 /// A BPF ring buffer with no consumer: records accumulate until full.
 #[derive(Clone, Debug)]
 pub struct Ringbuf {
@@ -168,11 +152,7 @@ impl Map {
                 )
             }
             BPF_MAP_TYPE_HASH | BPF_MAP_TYPE_PERCPU_HASH | BPF_MAP_TYPE_LRU_HASH | BPF_MAP_TYPE_LRU_PERCPU_HASH => {
-                let h = Hash {
-                    percpu: matches!(def.map_type, BPF_MAP_TYPE_PERCPU_HASH | BPF_MAP_TYPE_LRU_PERCPU_HASH),
-                    lru: matches!(def.map_type, BPF_MAP_TYPE_LRU_HASH | BPF_MAP_TYPE_LRU_PERCPU_HASH),
-                    ..Hash::default()
-                };
+                let h = Hash::new(def.map_type, def.key_size, def.value_size, def.max_entries, def.map_flags, index);
                 (MAP_OBJ_SIZE as u64, Store::Hash(h))
             }
             BPF_MAP_TYPE_RINGBUF => {
@@ -270,31 +250,13 @@ impl Map {
         })
     }
 
-    /// Where an element's value is, from its element region.
-    fn elem_value(&self, mem: &Memory, elem: Addr) -> Result<Addr, Fault> {
-        let at = elem + HTAB_ELEM_KEY_OFF + round8(self.def.key_size);
-        match &self.store {
-            Store::Hash(h) if h.percpu => mem.load(at, 8),
-            _ => Ok(at),
-        }
-    }
-
     /// `map_lookup_elem`: the value's address or 0.
     pub fn lookup(&mut self, mem: &mut Memory, key: &[u8]) -> Result<Addr, Fault> {
         match &mut self.store {
             Store::Array { .. } | Store::PercpuArray { .. } => Ok(self.array_value(mem, key)?.unwrap_or(0)),
-            Store::Hash(h) => {
-                let Some(&i) = h.index.get(key) else {
-                    return Ok(0);
-                };
-                let elem = h.entries[i].1;
-                if h.lru {
-                    h.tick += 1;
-                    h.used.insert(key.to_vec(), h.tick);
-                }
-                self.elem_value(mem, elem)
-            }
-            Store::MapOfMaps { slots } => Ok(slots.get(key).map_or(0, |_| 0)),
+            Store::Hash(h) => h.lookup(mem, key),
+            // no way to fill an outer map yet: every slot is empty
+            Store::MapOfMaps { .. } => Ok(0),
             _ => Ok(0),
         }
     }
@@ -305,6 +267,9 @@ impl Map {
         let value = &value[..value.len().min(vsize)];
         if let Store::Queue { .. } | Store::Bloom { .. } = self.store {
             return self.push(value, flags);
+        }
+        if let Store::Hash(h) = &mut self.store {
+            return h.update(mem, key, value, flags);
         }
         if (flags & !BPF_F_LOCK) > BPF_EXIST {
             return Ok(neg(EINVAL));
@@ -329,95 +294,16 @@ impl Map {
                 mem.write_kernel(at, value)?;
                 Ok(0)
             }
-            Store::Hash(_) => self.hash_update(mem, key, value, flags),
             Store::MapOfMaps { .. } | Store::ProgArray { .. } => Ok(neg(EOPNOTSUPP)),
             _ => Ok(neg(EOPNOTSUPP)),
         }
-    }
-
-    fn hash_update(&mut self, mem: &mut Memory, key: &[u8], value: &[u8], flags: u64) -> Result<u64, Fault> {
-        let key_size = self.def.key_size;
-        let max = self.def.max_entries as usize;
-        let map_index = match mem.region(self.addr).map(|(r, _)| r.kind) {
-            Some(RegionKind::Map(i)) => i,
-            _ => 0,
-        };
-        let Store::Hash(h) = &mut self.store else {
-            return Ok(neg(EINVAL));
-        };
-        let old = h.index.get(key).copied();
-        if old.is_some() && flags & !BPF_F_LOCK == BPF_NOEXIST {
-            return Ok(neg(EEXIST));
-        }
-        if old.is_none() && flags & !BPF_F_LOCK == BPF_EXIST {
-            return Ok(neg(ENOENT));
-        }
-        // a per-CPU hash updates an existing element in place
-        if let Some(i) = old.filter(|_| h.percpu && !h.lru) {
-            let elem = h.entries[i].1;
-            let v = mem.load(elem + HTAB_ELEM_KEY_OFF + round8(key_size), 8)?;
-            mem.write_kernel(v, value)?;
-            return Ok(0);
-        }
-        if old.is_none() && h.entries.len() >= max {
-            if !h.lru {
-                return Ok(neg(E2BIG));
-            }
-            // evict the least recently used element
-            if let Some((k, _)) = h
-                .entries
-                .iter()
-                .min_by_key(|(k, _)| h.used.get(k).copied().unwrap_or(0))
-            {
-                let k = k.clone();
-                h.remove(&k);
-            }
-        }
-        let elem_size = HTAB_ELEM_KEY_OFF + round8(key_size) + if h.percpu { 8 } else { round8(value.len() as u32) };
-        let elem = match h.free.pop() {
-            Some(e) => e,
-            None => mem.alloc(RegionKind::MapElem(map_index), vec![0; elem_size as usize], false)?,
-        };
-        mem.write_kernel(elem + HTAB_ELEM_KEY_OFF, key)?;
-        let vat = elem + HTAB_ELEM_KEY_OFF + round8(key_size);
-        if h.percpu {
-            let pcpu = mem.alloc(
-                RegionKind::MapValues(map_index),
-                vec![0; round8(value.len() as u32) as usize],
-                false,
-            )?;
-            mem.store_kernel(vat, 8, pcpu)?;
-            mem.write_kernel(pcpu, value)?;
-        } else {
-            mem.write_kernel(vat, value)?;
-        }
-        match old {
-            // the old element stays readable through pointers already handed
-            // out; it becomes the kernel's spare and is not reused here
-            Some(i) => h.entries[i].1 = elem,
-            None => {
-                h.index.insert(key.to_vec(), h.entries.len());
-                h.entries.push((key.to_vec(), elem));
-            }
-        }
-        if h.lru {
-            h.tick += 1;
-            h.used.insert(key.to_vec(), h.tick);
-        }
-        Ok(0)
     }
 
     /// `map_delete_elem`: 0 or a negative errno.
     pub fn delete(&mut self, key: &[u8]) -> u64 {
         match &mut self.store {
             Store::Array { .. } | Store::PercpuArray { .. } => neg(EINVAL),
-            Store::Hash(h) => {
-                if h.remove(key) {
-                    0
-                } else {
-                    neg(ENOENT)
-                }
-            }
+            Store::Hash(h) => h.delete(key),
             Store::MapOfMaps { slots } => {
                 if slots.remove(key).is_some() {
                     0
@@ -494,11 +380,7 @@ impl Map {
                     Ok((k, None, v))
                 })
                 .collect(),
-            Store::Hash(h) => h
-                .entries
-                .iter()
-                .map(|(k, e)| Ok((k.clone(), Some(e + HTAB_ELEM_KEY_OFF), self.elem_value(mem, *e)?)))
-                .collect(),
+            Store::Hash(h) => h.elements(mem),
             _ => Ok(Vec::new()),
         }
     }
@@ -506,7 +388,7 @@ impl Map {
     /// Whether `key` is still in a hash map (for_each skips deleted ones).
     pub fn contains(&self, key: &[u8]) -> bool {
         match &self.store {
-            Store::Hash(h) => h.index.contains_key(key),
+            Store::Hash(h) => h.contains(key),
             _ => true,
         }
     }
@@ -568,31 +450,6 @@ pub fn ringbuf_commit(mem: &mut Memory, sample: Addr, discard: bool) -> Result<(
         new_len |= RINGBUF_DISCARD_BIT;
     }
     mem.store_kernel(hdr, 4, new_len as u64)
-}
-
-impl Hash {
-    fn remove(&mut self, key: &[u8]) -> bool {
-        let Some(i) = self.index.remove(key) else {
-            return false;
-        };
-        let (_, elem) = self.entries.remove(i);
-        for (_, pos) in self.index.iter_mut() {
-            if *pos > i {
-                *pos -= 1;
-            }
-        }
-        self.used.remove(key);
-        self.free.push(elem);
-        true
-    }
-
-    pub fn len(&self) -> usize {
-        self.entries.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
-    }
 }
 
 fn checked_len(n: u64) -> Result<usize, Fault> {

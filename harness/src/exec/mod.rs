@@ -27,8 +27,10 @@
 
 pub mod ctx;
 pub mod helpers;
+pub mod htab;
 pub mod interp;
 pub mod kfuncs;
+pub mod lru;
 pub mod maps;
 pub mod mem;
 mod runtime;
