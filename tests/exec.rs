@@ -362,3 +362,93 @@ fn progs_retvals_match_their_goldens() {
     eprintln!("{compared} test runs of progs/ compared");
     assert!(report.is_empty(), "{}", report.join("\n"));
 }
+
+/// A backend that only answers the runner's questions about 7.3 (for
+/// planning the imported suites; nothing is loaded through it).
+struct Plan73;
+
+impl Backend for Plan73 {
+    fn name(&self) -> &'static str {
+        "plan"
+    }
+    fn probe(&self, _arch: Arch) -> Result<(), bpf_selftest::backend::Unavailable> {
+        Ok(())
+    }
+    fn kernel_release(&self) -> String {
+        "7.3.4+deb13".into()
+    }
+    fn load(&self, _req: &LoadRequest) -> Result<LoadOutcome, bpf_selftest::backend::Unavailable> {
+        Err(bpf_selftest::backend::Unavailable("planning only".into()))
+    }
+}
+
+/// The kernel's own `verifier_*.c` programs with `__retval` (imported from
+/// the 7.3 source): the interpreter's retval is the one the annotation (and
+/// so 7.3's test run) gives. Programs using what the model does not run yet
+/// are counted, not failed; a wrong retval fails.
+#[test]
+fn kernel_selftest_retvals_match_their_annotations() {
+    use bpf_selftest::import;
+    let Some(tree) = import::cpp::oracle_tree() else {
+        eprintln!("skipped: no Linux 7.3 source (BPF_SELFTEST_KERNEL_SRC, or scripts/setup-vm.sh --source)");
+        return;
+    };
+    if std::process::Command::new("gcc").arg("--version").output().is_err() {
+        eprintln!("skipped: gcc is not installed (the importer preprocesses the C sources)");
+        return;
+    }
+    let mut wrong = Vec::new();
+    let mut unsupported: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let (mut agree, mut total) = (0, 0);
+    for arch in [Arch::X86_64, Arch::Arm64] {
+        let suites: Vec<_> = import::import_verifier_suites(&tree, arch, &|_| true)
+            .into_iter()
+            .filter_map(|(_, r)| r.ok())
+            .map(|f| import::suite::to_suite(&f))
+            .collect();
+        let opts = RunOptions {
+            arch,
+            backend: "plan".into(),
+            verbosity: 0,
+            filters: Vec::new(),
+        };
+        for st in runner::plan_suites(&suites, &opts, &Plan73) {
+            let Plan::Load(job) = &st.plan else { continue };
+            let Some(input) = &job.request.test_run else { continue };
+            let want = job.spec.subspec(job.unpriv).retval;
+            if want == bpf_selftest::spec::POINTER_VALUE {
+                continue;
+            }
+            total += 1;
+            match exec::test_run(&job.request, input) {
+                Ok(o) if o.retval as i32 == want => agree += 1,
+                Ok(o) => wrong.push(format!(
+                    "{arch} {}: __retval({want}), interpreter {}",
+                    st.name, o.retval as i32
+                )),
+                Err(ExecError::Unsupported(what)) => {
+                    unsupported.entry(what).or_default().push(format!("{arch} {}", st.name))
+                }
+                Err(e) => wrong.push(format!("{arch} {}: __retval({want}), interpreter error: {e}", st.name)),
+            }
+        }
+    }
+    let unsup: usize = unsupported.values().map(Vec::len).sum();
+    eprintln!(
+        "{total} annotated test runs: {agree} agree, {} wrong, {unsup} not modelled yet",
+        wrong.len()
+    );
+    for (what, progs) in &unsupported {
+        eprintln!(
+            "  not modelled: {what}: {} ({})",
+            progs.len(),
+            progs.iter().take(3).cloned().collect::<Vec<_>>().join(", ")
+        );
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} retvals differ from the kernel's annotations:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+}

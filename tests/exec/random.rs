@@ -249,7 +249,12 @@ pub fn map_program(seed: u64, k: u64) -> (String, String) {
     let mut r = Rng(seed ^ k.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0x6d61_7073);
     let spec = MAP_SPECS[r.below(MAP_SPECS.len() as u64) as usize].to_string();
     let keys = 3 + r.below(10);
-    let mut b: Vec<String> = vec!["r6 = 0".into(), "*(u64 *)(r10 - 24) = 0".into(), "r9 = r10".into(), "r9 += -24".into()];
+    let mut b: Vec<String> = vec![
+        "r6 = 0".into(),
+        "*(u64 *)(r10 - 24) = 0".into(),
+        "r9 = r10".into(),
+        "r9 += -24".into(),
+    ];
     let n = 10 + r.below(30);
     let keep = r.below(n);
     for i in 0..n {

@@ -444,3 +444,101 @@ exit;
 l_out_%=:
 r0 = 2;
 exit;
+
+@@ tc_csum_update_checksum_none
+@type tc
+r2 = 0x1234;
+call bpf_csum_update;
+exit;
+
+@@ tc_get_hash_recalc_nonzero
+@type tc
+r6 = r1;
+call bpf_get_hash_recalc;
+r7 = *(u32 *)(r6 + 68);
+r1 = 0;
+if r0 == 0 goto l_out_%=;
+r1 = 1;
+if r7 != r0 goto l_out_%=;
+r1 = 2;
+l_out_%=:
+r0 = r1;
+exit;
+
+@@ tc_set_hash_then_read
+@type tc
+r6 = r1;
+r2 = 0xabcd;
+call bpf_set_hash;
+r0 = *(u32 *)(r6 + 68);
+r1 = r6;
+call bpf_set_hash_invalid;
+r1 = *(u32 *)(r6 + 68);
+r0 <<= 4;
+r0 |= r1;
+exit;
+
+@@ tc_cgroup_classid
+@type tc
+call bpf_get_cgroup_classid;
+r0 += 3;
+exit;
+
+@@ lwt_xmit_change_head_data_out
+@type lwt_xmit
+r6 = r1;
+r2 = 6;
+r3 = 0;
+call bpf_skb_change_head;
+r7 = r0;
+r0 = *(u32 *)(r6 + 0);
+r7 <<= 16;
+r0 |= r7;
+exit;
+
+@@ tc_change_head_bad_flags
+@type tc
+r2 = 6;
+r3 = 1;
+call bpf_skb_change_head;
+exit;
+
+@@ cgroup_skb_local_storage
+@type cgroup/skb
+@map st:cgroup_storage:8:8:0
+r2 = 0;
+r1 = st ll;
+call bpf_get_local_storage;
+r1 = *(u64 *)(r0 + 0);
+r0 = 0;
+if r1 != 0 goto l_out_%=;
+r0 = 1;
+l_out_%=:
+exit;
+
+@@ xdp_fib_lookup_short
+@type xdp
+*(u64 *)(r10 - 8) = 0;
+r2 = r10;
+r2 += -8;
+r3 = 8;
+r4 = 0;
+call bpf_fib_lookup;
+exit;
+
+@@ xdp_fib_lookup_unknown_family
+@type xdp
+r2 = r10;
+r2 += -64;
+*(u64 *)(r10 - 64) = 0;
+*(u64 *)(r10 - 56) = 0;
+*(u64 *)(r10 - 48) = 0;
+*(u64 *)(r10 - 40) = 0;
+*(u64 *)(r10 - 32) = 0;
+*(u64 *)(r10 - 24) = 0;
+*(u64 *)(r10 - 16) = 0;
+*(u64 *)(r10 - 8) = 0;
+r3 = 64;
+r4 = 0;
+call bpf_fib_lookup;
+exit;

@@ -53,6 +53,7 @@ pub mod skb {
     pub const INGRESS_IFINDEX: usize = 36;
     pub const IFINDEX: usize = 40;
     pub const CB: usize = 48;
+    pub const HASH: usize = 68;
     pub const DATA: usize = 76;
     pub const DATA_END: usize = 80;
     pub const FAMILY: usize = 88;

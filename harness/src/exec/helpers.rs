@@ -36,6 +36,10 @@ mod id {
     pub const SKB_PULL_DATA: u32 = 39;
     pub const CSUM_UPDATE: u32 = 40;
     pub const SET_HASH_INVALID: u32 = 41;
+    pub const SKB_CHANGE_HEAD: u32 = 43;
+    pub const SET_HASH: u32 = 48;
+    pub const FIB_LOOKUP: u32 = 69;
+    pub const GET_LOCAL_STORAGE: u32 = 81;
     pub const GET_NUMA_NODE_ID: u32 = 42;
     pub const XDP_ADJUST_HEAD: u32 = 44;
     pub const PROBE_READ_STR: u32 = 45;
@@ -221,9 +225,6 @@ pub(crate) fn call(rt: &mut Runtime, helper: u32, a: [u64; 5]) -> Result<Flow, E
         MAP_LOOKUP_ELEM => {
             let m = rt.map_arg(a[0], "map_lookup_elem")?;
             let key = rt.key_of(m, a[1])?;
-            if let Store::MapOfMaps { .. } = rt.maps[m].store {
-                return Err(unsupported("lookups in map-in-map"));
-            }
             rt.maps[m].lookup(&mut rt.mem, &key).map_err(fault)?
         }
         MAP_UPDATE_ELEM => {
@@ -310,6 +311,8 @@ pub(crate) fn call(rt: &mut Runtime, helper: u32, a: [u64; 5]) -> Result<Flow, E
             0
         }
         GET_CURRENT_CGROUP_ID => 1,
+        // the test runner is in no net_cls cgroup
+        GET_CGROUP_CLASSID => 0,
         GET_CURRENT_TASK | GET_CURRENT_TASK_BTF => rt.ksym("current_task")?,
         GET_FUNC_IP | GET_ATTACH_COOKIE => 0,
         PROBE_READ | PROBE_READ_KERNEL | PROBE_READ_USER | COPY_FROM_USER => {
@@ -407,8 +410,35 @@ pub(crate) fn call(rt: &mut Runtime, helper: u32, a: [u64; 5]) -> Result<Flow, E
                 0
             }
         }
-        GET_HASH_RECALC | SET_HASH_INVALID | CSUM_UPDATE | GET_CGROUP_CLASSID => {
-            return Err(unsupported(format!("helper {}", helper_name(helper))));
+        // a test-run skb is CHECKSUM_NONE
+        CSUM_UPDATE => neg(ENOTSUPP),
+        GET_HASH_RECALC => skb_hash(rt, None)?,
+        SET_HASH_INVALID => {
+            skb_hash(rt, Some(0))?;
+            0
+        }
+        SET_HASH => {
+            skb_hash(rt, Some(a[1] as u32))?;
+            0
+        }
+        GET_LOCAL_STORAGE => {
+            let m = rt.map_arg(a[0], "get_local_storage")?;
+            match rt.maps[m].store {
+                Store::CgroupStorage { value } => value,
+                _ => return Err(unsupported("bpf_get_local_storage on a map that is not cgroup storage")),
+            }
+        }
+        SKB_CHANGE_HEAD => skb_change_head(rt, a[1] as u32, a[2])?,
+        FIB_LOOKUP => {
+            // struct bpf_fib_lookup is 64 bytes; family at offset 0
+            if (a[2] as u32 as i32) < 64 || a[3] & !0x3f != 0 {
+                neg(EINVAL)
+            } else {
+                match rt.mem.load(a[1], 1).map_err(fault)? {
+                    2 | 10 => return Err(unsupported("bpf_fib_lookup route lookups")),
+                    _ => neg(97), // EAFNOSUPPORT
+                }
+            }
         }
         GET_SOCKET_COOKIE | GET_NETNS_COOKIE => 4096,
         GET_SOCKET_UID => 0,
@@ -687,6 +717,64 @@ fn skb_store_bytes(rt: &mut Runtime, off: u32, from: Addr, len: u32, flags: u64)
     }
     let b = rt.read_bytes(from, len as u64)?;
     rt.mem.write(p.buf + p.data + off as u64, &b).map_err(fault)?;
+    Ok(0)
+}
+
+/// `skb_get_hash` (flow dissection with a per-boot random seed: any
+/// non-zero value is faithful; this one is fixed), `skb_clear_hash` and
+/// `bpf_set_hash`: `Some` sets `skb->hash`, which `__sk_buff.hash` shows.
+fn skb_hash(rt: &mut Runtime, set: Option<u32>) -> Result<u64, ExecError> {
+    let Some(c) = rt.env.ctx.filter(|c| c.kind == super::ctx::CtxKind::SkBuff) else {
+        return Err(unsupported("skb hash helpers without an skb"));
+    };
+    let at = c.addr + super::ctx::skb::HASH as u64;
+    let cur = rt.mem.load(at, 4).map_err(fault)? as u32;
+    let v = match set {
+        Some(v) => v,
+        None if cur != 0 => cur,
+        None => 0x5eed_f10e,
+    };
+    rt.mem.store_kernel(at, 4, v as u64).map_err(fault)?;
+    Ok(v as u64)
+}
+
+/// `bpf_skb_change_head(skb, head_room, flags)`: pushes `head_room` zero
+/// bytes in front of the data, which become the MAC header.
+fn skb_change_head(rt: &mut Runtime, head_room: u32, flags: u64) -> Result<u64, ExecError> {
+    let Some(mut p) = rt.env.pkt else {
+        return Err(unsupported("skb_change_head without a packet"));
+    };
+    let len = p.data_end - p.data;
+    let new_len = len + head_room as u64;
+    // BPF_SKB_MAX_LEN (SKB_MAX_ALLOC with 4 KiB pages)
+    if flags != 0 || (head_room as i32) < 0 || new_len > 16064 {
+        return Ok(neg(EINVAL));
+    }
+    if p.data < head_room as u64 {
+        // skb_cow: a bigger head, the data moved to its end
+        let old = rt
+            .mem
+            .read(p.buf, rt.mem.region(p.buf).map_or(0, |(r, _)| r.data.len()))
+            .map_err(fault)?
+            .to_vec();
+        let extra = (head_room as usize).div_ceil(64) * 64;
+        let mut buf = vec![0u8; extra];
+        buf.extend_from_slice(&old);
+        let nb = rt.mem.alloc(RegionKind::Packet, buf, false).map_err(fault)?;
+        rt.mem.free(p.buf);
+        p.buf = nb;
+        p.data += extra as u64;
+        p.data_end += extra as u64;
+        p.meta += extra as u64;
+        p.mac += extra as u64;
+        p.network += extra as u64;
+    }
+    p.data -= head_room as u64;
+    rt.mem.zero(p.buf + p.data, head_room as usize).map_err(fault)?;
+    p.mac = p.data;
+    p.meta = p.data;
+    rt.env.pkt = Some(p);
+    rt.sync_skb_len()?;
     Ok(0)
 }
 

@@ -53,7 +53,14 @@ struct Table {
 impl Table {
     fn insert(&mut self, key: &[u8], elem: Addr, node: Option<usize>) {
         self.seq += 1;
-        if let Some(old) = self.index.insert(key.to_vec(), Entry { seq: self.seq, elem, node }) {
+        if let Some(old) = self.index.insert(
+            key.to_vec(),
+            Entry {
+                seq: self.seq,
+                elem,
+                node,
+            },
+        ) {
             self.order.remove(&old.seq);
         }
         self.order.insert(self.seq, key.to_vec());
@@ -116,7 +123,10 @@ impl Hash {
             max_entries,
             prealloc: flags & BPF_F_NO_PREALLOC == 0,
             map_index,
-            table: Table { node_key: vec![None; n], ..Table::default() },
+            table: Table {
+                node_key: vec![None; n],
+                ..Table::default()
+            },
             lru: is_lru.then(|| Lru::new(n, flags & BPF_F_NO_COMMON_LRU != 0)),
             node_elem: vec![None; n],
             free: Vec::new(),
@@ -133,7 +143,11 @@ impl Hash {
         let size = self.value_off() + if self.percpu { 8 } else { round8(self.value_size) };
         let elem = mem.alloc(RegionKind::MapElem(self.map_index), vec![0; size as usize], false)?;
         if self.percpu {
-            let pcpu = mem.alloc(RegionKind::MapValues(self.map_index), vec![0; round8(self.value_size) as usize], false)?;
+            let pcpu = mem.alloc(
+                RegionKind::MapValues(self.map_index),
+                vec![0; round8(self.value_size) as usize],
+                false,
+            )?;
             mem.store_kernel(elem + self.value_off(), 8, pcpu)?;
         }
         Ok(elem)
@@ -166,7 +180,9 @@ impl Hash {
     /// `map_lookup_elem` from a program: the value's address or 0; an LRU
     /// element gets its reference bit.
     pub fn lookup(&mut self, mem: &Memory, key: &[u8]) -> Result<Addr, Fault> {
-        let Some(e) = self.table.index.get(key) else { return Ok(0) };
+        let Some(e) = self.table.index.get(key) else {
+            return Ok(0);
+        };
         let (elem, node) = (e.elem, e.node);
         if let (Some(lru), Some(n)) = (self.lru.as_mut(), node) {
             lru.set_ref(n);
@@ -223,13 +239,22 @@ impl Hash {
         if flags > BPF_EXIST {
             return Ok(neg(EINVAL));
         }
-        let Some(mut lru) = self.lru.take() else { return Ok(neg(EINVAL)) };
+        let Some(mut lru) = self.lru.take() else {
+            return Ok(neg(EINVAL));
+        };
         let r = self.lru_update_with(&mut lru, mem, key, value, flags);
         self.lru = Some(lru);
         r
     }
 
-    fn lru_update_with(&mut self, lru: &mut Lru, mem: &mut Memory, key: &[u8], value: &[u8], flags: u64) -> Result<u64, Fault> {
+    fn lru_update_with(
+        &mut self,
+        lru: &mut Lru,
+        mem: &mut Memory,
+        key: &[u8],
+        value: &[u8],
+        flags: u64,
+    ) -> Result<u64, Fault> {
         // the node is taken (maybe evicting) before the flags are checked,
         // except that a per-CPU update of an existing key takes none
         let new = if self.percpu && flags == BPF_EXIST {
@@ -289,7 +314,9 @@ impl Hash {
 
     /// `map_delete_elem`: 0 or -ENOENT.
     pub fn delete(&mut self, key: &[u8]) -> u64 {
-        let Some(e) = self.table.remove(key) else { return neg(ENOENT) };
+        let Some(e) = self.table.remove(key) else {
+            return neg(ENOENT);
+        };
         match (self.lru.as_mut(), e.node) {
             (Some(lru), Some(n)) => lru.push_free(n),
             _ if self.prealloc => self.free.push(e.elem),

@@ -110,6 +110,10 @@ pub enum Store {
     ProgArray {
         slots: Vec<Option<usize>>,
     },
+    /// The storage of the test run's cgroup (`bpf_get_local_storage`).
+    CgroupStorage {
+        value: Addr,
+    },
     /// Inner maps by index, for array/hash of maps.
     MapOfMaps {
         slots: HashMap<Vec<u8>, usize>,
@@ -134,12 +138,21 @@ impl Map {
     pub fn create(mem: &mut Memory, def: &MapDef, index: usize) -> Result<Map, Fault> {
         let readonly = def.map_flags & crate::map::flags::BPF_F_RDONLY_PROG != 0;
         let (size, store) = match def.map_type {
-            BPF_MAP_TYPE_ARRAY | BPF_MAP_TYPE_CGROUP_STORAGE => {
+            BPF_MAP_TYPE_CGROUP_STORAGE | BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE => {
+                // a test run gives the program fresh, zeroed storage
+                let value = mem.alloc(
+                    RegionKind::MapValues(index),
+                    vec![0; checked_len(round8(def.value_size))?],
+                    false,
+                )?;
+                (MAP_OBJ_SIZE as u64, Store::CgroupStorage { value })
+            }
+            BPF_MAP_TYPE_ARRAY => {
                 let elem_size = round8(def.value_size);
                 let total = ARRAY_VALUE_OFF + elem_size * def.max_entries as u64;
                 (total, Store::Array { elem_size })
             }
-            BPF_MAP_TYPE_PERCPU_ARRAY | BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE => {
+            BPF_MAP_TYPE_PERCPU_ARRAY => {
                 let elem_size = round8(def.value_size);
                 let values = mem.alloc(
                     RegionKind::MapValues(index),
@@ -152,7 +165,14 @@ impl Map {
                 )
             }
             BPF_MAP_TYPE_HASH | BPF_MAP_TYPE_PERCPU_HASH | BPF_MAP_TYPE_LRU_HASH | BPF_MAP_TYPE_LRU_PERCPU_HASH => {
-                let h = Hash::new(def.map_type, def.key_size, def.value_size, def.max_entries, def.map_flags, index);
+                let h = Hash::new(
+                    def.map_type,
+                    def.key_size,
+                    def.value_size,
+                    def.max_entries,
+                    def.map_flags,
+                    index,
+                );
                 (MAP_OBJ_SIZE as u64, Store::Hash(h))
             }
             BPF_MAP_TYPE_RINGBUF => {
