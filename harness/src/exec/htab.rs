@@ -190,6 +190,12 @@ impl Hash {
         self.value_addr(mem, elem)
     }
 
+    /// `__htab_map_lookup_elem`: the element of `key` or 0 (no reference
+    /// bit: the inlined LRU lookup sets it itself).
+    pub fn elem_of(&self, key: &[u8]) -> Addr {
+        self.table.index.get(key).map_or(0, |e| e.elem)
+    }
+
     /// `map_update_elem`: 0 or a negative errno.
     pub fn update(&mut self, mem: &mut Memory, key: &[u8], value: &[u8], flags: u64) -> Result<u64, Fault> {
         if self.lru.is_some() {

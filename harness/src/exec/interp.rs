@@ -349,6 +349,11 @@ impl Runtime {
                                     helpers::call(self, id, args).map_err(|e| at_pc(e, pc))?
                                 }
                                 Some(CallTarget::Kfunc(k)) => kfuncs::call(self, &k, args).map_err(|e| at_pc(e, pc))?,
+                                Some(CallTarget::Internal(Internal::TimedMayGoto)) => {
+                                    let at = regs[10].wrapping_add(regs[12]);
+                                    regs[12] = self.timed_may_goto(at).map_err(Self::fault(pc))?;
+                                    Flow::Keep
+                                }
                                 Some(CallTarget::Internal(i)) => {
                                     self.call_internal(i, args).map_err(|e| at_pc(e, pc))?
                                 }
@@ -561,7 +566,39 @@ impl Runtime {
         match f {
             Internal::SkbLoadNoCache(size) => Ok(Flow::Ret(self.skb_load(a[0], a[1] as i32, size as usize)?)),
             Internal::TailCall => self.tail_call(a[1], a[2]),
+            Internal::HtabLookupElem => {
+                let m = self
+                    .map_at(a[0])
+                    .ok_or_else(|| bad(0, "__htab_map_lookup_elem: not a map"))?;
+                let key = self
+                    .mem
+                    .read(a[1], self.maps[m].def.key_size as usize)
+                    .map_err(Self::fault(0))?
+                    .to_vec();
+                match &self.maps[m].store {
+                    super::maps::Store::Hash(h) => Ok(Flow::Ret(h.elem_of(&key))),
+                    _ => Err(bad(0, "__htab_map_lookup_elem on a map that is not a hash")),
+                }
+            }
+            Internal::TimedMayGoto => Err(bad(0, "arch_bpf_timed_may_goto is called through its own convention")),
         }
+    }
+
+    /// `bpf_check_timed_may_goto` on `struct bpf_timed_may_goto { count;
+    /// timestamp; }` at `at`: the loop's new count.
+    fn timed_may_goto(&mut self, at: Addr) -> Result<u64, Fault> {
+        const BPF_MAX_TIMED_LOOPS: u64 = 0xffff;
+        let now = self.now_ns();
+        let ts = self.mem.load(at.wrapping_add(8), 8)?;
+        if ts == 0 {
+            self.mem.store(at.wrapping_add(8), 8, now)?;
+            return Ok(BPF_MAX_TIMED_LOOPS);
+        }
+        Ok(if now.wrapping_sub(ts) >= 250_000_000 {
+            0
+        } else {
+            BPF_MAX_TIMED_LOOPS
+        })
     }
 
     /// `bpf_tail_call(ctx, map, index)`: jump to the program in the slot,

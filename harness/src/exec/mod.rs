@@ -68,6 +68,15 @@ pub enum Internal {
     SkbLoadNoCache(u8),
     /// The tail call instruction (`BPF_JMP | BPF_TAIL_CALL`) as a call.
     TailCall,
+    /// `__htab_map_lookup_elem(map, key)`: the element (`struct htab_elem
+    /// *`), not the value, or NULL; inlined hash lookups add the value's
+    /// offset themselves.
+    HtabLookupElem,
+    /// `arch_bpf_timed_may_goto`: its own convention: the stack offset of
+    /// the loop's `struct bpf_timed_may_goto` in AX (r12) in, the new count
+    /// in AX out, every other register kept. Time is the fake clock's: the
+    /// count is refreshed until 250 ms have passed since the loop began.
+    TimedMayGoto,
 }
 
 /// The value of an `ld_imm64` that is not a plain constant.
@@ -390,6 +399,91 @@ mod tests {
                 let _ = Runtime::new(&[d], &ExecOptions::default());
             }
         }
+    }
+
+    /// What the fixups make of a hash lookup: `__htab_map_lookup_elem` and
+    /// the value's offset added inline (`htab_map_gen_lookup`).
+    #[test]
+    fn inlined_hash_lookup_through_the_internal_call() {
+        use crate::map::types::BPF_MAP_TYPE_HASH;
+        let maps = [MapDef::new("h", BPF_MAP_TYPE_HASH, 4, 8, 4)];
+        let ld_map = |dst| {
+            [
+                Insn::new(BPF_LD | BPF_IMM | BPF_DW, dst, BPF_PSEUDO_MAP_FD, 0, 0),
+                Insn::new(0, 0, 0, 0, 0),
+            ]
+        };
+        let mut insns = vec![
+            Insn::new(BPF_ST | BPF_MEM | BPF_W, 10, 0, -4, 7),    // key 7
+            Insn::new(BPF_ST | BPF_MEM | BPF_DW, 10, 0, -16, 99), // value 99
+        ];
+        insns.extend(ld_map(1));
+        insns.extend([
+            Insn::new(BPF_ALU64 | BPF_MOV | BPF_X, 2, 10, 0, 0),
+            Insn::new(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, -4),
+            Insn::new(BPF_ALU64 | BPF_MOV | BPF_X, 3, 10, 0, 0),
+            Insn::new(BPF_ALU64 | BPF_ADD | BPF_K, 3, 0, 0, -16),
+            Insn::new(BPF_ALU64 | BPF_MOV | BPF_K, 4, 0, 0, 0),
+            Insn::new(BPF_JMP | BPF_CALL, 0, 0, 0, 2), // bpf_map_update_elem
+        ]);
+        insns.extend(ld_map(1));
+        let call_at = insns.len() + 2;
+        insns.extend([
+            Insn::new(BPF_ALU64 | BPF_MOV | BPF_X, 2, 10, 0, 0),
+            Insn::new(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, -4),
+            Insn::new(BPF_JMP | BPF_CALL, 0, 0, 0, 0), // __htab_map_lookup_elem
+            Insn::new(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 2, 0),
+            Insn::new(BPF_ALU64 | BPF_ADD | BPF_K, 0, 0, 0, 56),
+            Insn::new(BPF_LDX | BPF_MEM | BPF_DW, 0, 0, 0, 0),
+            Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+        ]);
+        let mut p = ExecProgram::from_insns(&insns);
+        for (pc, i) in insns.iter().enumerate() {
+            if i.is_ld_imm64() {
+                p.imm64[pc] = Some(Imm64::Map(0));
+            }
+        }
+        p.calls[call_at] = Some(CallTarget::Internal(Internal::HtabLookupElem));
+        let input = crate::backend::TestRunInput::test_loader(prog_type::SYSCALL);
+        let mut rt = Runtime::new(&maps, &ExecOptions::default()).unwrap();
+        assert_eq!(rt.test_run(&p, prog_type::SYSCALL, None, 0, &input).unwrap().retval, 99);
+    }
+
+    /// The timed `may_goto` sequence of 7.3's fixups ends a loop once the
+    /// (fake) clock says 250 ms have passed.
+    #[test]
+    fn timed_may_goto_ends_a_loop() {
+        const AX: u8 = 12;
+        // *(u64 *)(r10 -16) = 0xffff; *(u64 *)(r10 -8) = 0; r0 = 0;
+        // loop: AX = *(u64 *)(r10 -16); if AX == 0 goto out; AX -= 1;
+        //       if AX != 0 goto store; AX = -16; call timed_may_goto;
+        // store: *(u64 *)(r10 -16) = AX; r0 += 1; goto loop; out: exit
+        let insns = [
+            Insn::new(BPF_ST | BPF_MEM | BPF_DW, 10, 0, -16, 0xffff),
+            Insn::new(BPF_ST | BPF_MEM | BPF_DW, 10, 0, -8, 0),
+            Insn::new(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 0),
+            Insn::new(BPF_LDX | BPF_MEM | BPF_DW, AX, 10, -16, 0),
+            Insn::new(BPF_JMP | BPF_JEQ | BPF_K, AX, 0, 7, 0),
+            Insn::new(BPF_ALU64 | BPF_SUB | BPF_K, AX, 0, 0, 1),
+            Insn::new(BPF_JMP | BPF_JNE | BPF_K, AX, 0, 2, 0),
+            Insn::new(BPF_ALU64 | BPF_MOV | BPF_K, AX, 0, 0, -16),
+            Insn::new(BPF_JMP | BPF_CALL, 0, 0, 0, 0),
+            Insn::new(BPF_STX | BPF_MEM | BPF_DW, 10, AX, -16, 0),
+            Insn::new(BPF_ALU64 | BPF_ADD | BPF_K, 0, 0, 0, 1),
+            Insn::new(BPF_JMP | BPF_JA, 0, 0, -9, 0),
+            Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+        ];
+        let mut p = ExecProgram::from_insns(&insns);
+        p.calls[8] = Some(CallTarget::Internal(Internal::TimedMayGoto));
+        // one clock read per refill: 250 ms at 25 ms a read is 10 refills
+        let opts = ExecOptions {
+            clock_step_ns: 25_000_000,
+            ..ExecOptions::default()
+        };
+        let mut rt = Runtime::new(&[], &opts).unwrap();
+        let input = crate::backend::TestRunInput::test_loader(prog_type::SYSCALL);
+        let out = rt.test_run(&p, prog_type::SYSCALL, None, 0, &input).unwrap();
+        assert_eq!(out.retval, 0xffff * 11);
     }
 
     #[test]
