@@ -503,35 +503,41 @@ pub fn helper_name(id: u32) -> String {
 /// `bpf_for_each_map_elem`: the callback gets (map, &key, &value, ctx) for
 /// each element until it returns non-zero; the number of calls made.
 fn for_each_map_elem(rt: &mut Runtime, m: usize, cb: Addr, cb_ctx: u64) -> Result<u64, ExecError> {
-    let elems = rt.maps[m].elements(&rt.mem).map_err(fault)?;
-    let is_array = matches!(rt.maps[m].store, Store::Array { .. } | Store::PercpuArray { .. });
-    if !is_array && !matches!(rt.maps[m].store, Store::Hash(_)) {
-        return Err(unsupported(format!(
-            "for_each_map_elem over {}",
-            crate::map::map_type_name(rt.maps[m].def.map_type)
-        )));
-    }
-    // the key of an array lives on the helper's stack; a hash key in its element
-    let key_buf = rt.mem.alloc(RegionKind::Scratch, vec![0; 8], false).map_err(fault)?;
     let map_addr = rt.maps[m].addr;
     let mut n = 0;
-    for (key, key_in_elem, value) in elems {
-        if !rt.maps[m].contains(&key) {
-            continue;
-        }
-        n += 1;
-        let key_addr = match key_in_elem {
-            Some(k) => k,
-            None => {
-                rt.mem.write(key_buf, &key).map_err(fault)?;
-                key_buf
+    match rt.maps[m].store {
+        Store::Array { .. } | Store::PercpuArray { .. } => {
+            // the key lives on the helper's stack; elements one at a time, as
+            // a huge array must not be listed up front
+            let key_buf = rt.mem.alloc(RegionKind::Scratch, vec![0; 8], false).map_err(fault)?;
+            for i in 0..rt.maps[m].def.max_entries {
+                let value = rt.maps[m].lookup(&mut rt.mem, &i.to_le_bytes()).map_err(fault)?;
+                rt.mem.store(key_buf, 4, i as u64).map_err(fault)?;
+                n += 1;
+                if rt.call_callback(cb, [map_addr, key_buf, value, cb_ctx, 0])? != 0 {
+                    break;
+                }
             }
-        };
-        if rt.call_callback(cb, [map_addr, key_addr, value, cb_ctx, 0])? != 0 {
-            break;
+            rt.mem.free(key_buf);
+        }
+        Store::Hash(_) => {
+            // keys in their elements; elements deleted by the callback are skipped
+            for (key, key_in_elem, value) in rt.maps[m].elements(&rt.mem).map_err(fault)? {
+                if !rt.maps[m].contains(&key) {
+                    continue;
+                }
+                n += 1;
+                let key_addr = key_in_elem.unwrap_or(0);
+                if rt.call_callback(cb, [map_addr, key_addr, value, cb_ctx, 0])? != 0 {
+                    break;
+                }
+            }
+        }
+        _ => {
+            let ty = crate::map::map_type_name(rt.maps[m].def.map_type);
+            return Err(unsupported(format!("for_each_map_elem over {ty}")));
         }
     }
-    rt.mem.free(key_buf);
     Ok(n)
 }
 

@@ -209,7 +209,8 @@ pub struct TestRunOutput {
     pub data_out: Vec<u8>,
     /// The ctx after the run, when the type hands it back.
     pub ctx_out: Option<Vec<u8>>,
-    /// `duration` in ns (from the fake clock).
+    /// `duration`: a stand-in (the instructions executed, at least 1), not
+    /// a time; nothing compares it.
     pub duration: u32,
     /// Instructions executed.
     pub insns: u64,
