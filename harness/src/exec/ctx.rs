@@ -128,7 +128,6 @@ impl Runtime {
         prog: &ExecProgram,
         ty: ProgType,
         attach: Option<u32>,
-        prog_flags: u32,
         input: &TestRunInput,
     ) -> Result<TestRunOutput, ExecError> {
         self.progs[0] = std::rc::Rc::new(prog.clone());
@@ -139,10 +138,11 @@ impl Runtime {
             prog_type: ty.0,
             ..RunEnv::default()
         };
-        let _ = (attach, prog_flags);
         match ty.0 {
             // socket_filter, sched_cls, sched_act, cgroup_skb, lwt_in/out/xmit, lwt_seg6local
             1 | 3 | 4 | 8 | 10 | 11 | 12 | 19 => self.run_skb(ty.0, input),
+            // devmap and cpumap programs cannot be test-run
+            6 if matches!(attach, Some(33 | 35)) => Err(ExecError::TestRun(EINVAL)),
             6 => self.run_xdp(input),
             31 => self.run_syscall(input),
             // raw_tracepoint(_writable)
@@ -384,7 +384,6 @@ impl Runtime {
         let retval = self.start(ctx)?;
 
         let p = self.env.pkt.unwrap_or_default();
-        let mut start = p.data;
         let mut out = self
             .mem
             .read(p.buf + p.data, (p.data_end - p.data) as usize)
@@ -392,12 +391,10 @@ impl Runtime {
             .unwrap_or_default();
         if !is_l2 {
             // the MAC header is pushed back, zeroed
-            start = start.saturating_sub(ETH_HLEN as u64);
             let mut full = vec![0u8; ETH_HLEN];
             full.extend_from_slice(&out);
             out = full;
         }
-        let _ = start;
         let ctx_out = user_ctx
             .is_some()
             .then(|| self.mem.read(ctx, SK_BUFF_SIZE).map(<[u8]>::to_vec).unwrap_or_default());

@@ -873,7 +873,6 @@ fn trace_printk(rt: &mut Runtime, a: [u64; 5]) -> Result<u64, ExecError> {
             return Ok(neg(EINVAL));
         }
         // flags and width
-        let spec_start = i;
         while i < fmt.len() && matches!(fmt[i], b'-' | b'+' | b' ' | b'#' | b'0'..=b'9' | b'.') {
             i += 1;
         }
@@ -893,7 +892,6 @@ fn trace_printk(rt: &mut Runtime, a: [u64; 5]) -> Result<u64, ExecError> {
         } else {
             v
         };
-        let _ = spec_start;
         let text = match conv {
             b'd' | b'i' => (v as i64).to_string(),
             b'u' => v.to_string(),

@@ -286,7 +286,6 @@ fn string_kfunc(rt: &mut Runtime, f: StrFn, a: [u64; 5]) -> Result<u64, ExecErro
         return Ok(neg(ERANGE));
     }
     let efault = neg(EFAULT);
-    let e2big = neg(E2BIG);
     macro_rules! get {
         ($addr:expr) => {
             match byte(rt, $addr) {
@@ -458,7 +457,6 @@ fn string_kfunc(rt: &mut Runtime, f: StrFn, a: [u64; 5]) -> Result<u64, ExecErro
             r
         }
     };
-    let _ = e2big;
     Ok(r as i32 as i64 as u64)
 }
 

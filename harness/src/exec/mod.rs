@@ -270,7 +270,7 @@ pub fn test_run_program(
     opts: &ExecOptions,
 ) -> Result<TestRunOutput, ExecError> {
     let mut rt = Runtime::new(&req.maps, opts)?;
-    rt.test_run(prog, req.prog_type, req.expected_attach_type, req.prog_flags, input)
+    rt.test_run(prog, req.prog_type, req.expected_attach_type, input)
 }
 
 #[cfg(test)]
@@ -377,7 +377,7 @@ mod tests {
             let ty = types[round % types.len()];
             let input = crate::backend::TestRunInput::test_loader(ty);
             let mut rt = Runtime::new(&maps, &opts).unwrap();
-            if rt.test_run(&p, ty, None, 0, &input).is_ok() {
+            if rt.test_run(&p, ty, None, &input).is_ok() {
                 completed += 1;
             }
         }
@@ -447,7 +447,7 @@ mod tests {
         p.calls[call_at] = Some(CallTarget::Internal(Internal::HtabLookupElem));
         let input = crate::backend::TestRunInput::test_loader(prog_type::SYSCALL);
         let mut rt = Runtime::new(&maps, &ExecOptions::default()).unwrap();
-        assert_eq!(rt.test_run(&p, prog_type::SYSCALL, None, 0, &input).unwrap().retval, 99);
+        assert_eq!(rt.test_run(&p, prog_type::SYSCALL, None, &input).unwrap().retval, 99);
     }
 
     /// The timed `may_goto` sequence of 7.3's fixups ends a loop once the
@@ -483,7 +483,7 @@ mod tests {
         };
         let mut rt = Runtime::new(&[], &opts).unwrap();
         let input = crate::backend::TestRunInput::test_loader(prog_type::SYSCALL);
-        let out = rt.test_run(&p, prog_type::SYSCALL, None, 0, &input).unwrap();
+        let out = rt.test_run(&p, prog_type::SYSCALL, None, &input).unwrap();
         assert_eq!(out.retval, 0xffff * 11);
     }
 
@@ -498,7 +498,7 @@ mod tests {
         let mut rt = Runtime::new(&[], &opts).unwrap();
         let input = crate::backend::TestRunInput::test_loader(prog_type::SOCKET_FILTER);
         assert_eq!(
-            rt.test_run(&p, prog_type::SOCKET_FILTER, None, 0, &input),
+            rt.test_run(&p, prog_type::SOCKET_FILTER, None, &input),
             Err(ExecError::Budget(1000))
         );
     }
@@ -530,7 +530,7 @@ mod tests {
             let t = rt.add_program(target.clone());
             rt.set_prog_array_slot(0, 0, Some(t)).unwrap();
             let out = rt
-                .test_run(&main(index), prog_type::SOCKET_FILTER, None, 0, &input)
+                .test_run(&main(index), prog_type::SOCKET_FILTER, None, &input)
                 .unwrap();
             assert_eq!(out.retval, want, "index {index}");
         }
