@@ -94,7 +94,7 @@ pub enum Store {
         elem_size: u64,
         values: Addr,
     },
-    Hash(Hash),
+    Hash(Box<Hash>),
     Ringbuf(Ringbuf),
     /// Queue (FIFO) or stack (LIFO) of values.
     Queue {
@@ -173,7 +173,7 @@ impl Map {
                     def.map_flags,
                     index,
                 );
-                (MAP_OBJ_SIZE as u64, Store::Hash(h))
+                (MAP_OBJ_SIZE as u64, Store::Hash(Box::new(h)))
             }
             BPF_MAP_TYPE_RINGBUF => {
                 let size = def.max_entries as u64;

@@ -334,18 +334,18 @@ mod tests {
             let insns: Vec<Insn> = (0..n)
                 .map(|_| {
                     let r = rng(&mut s);
-                    let code = if r % 8 == 0 {
+                    let code = if r.is_multiple_of(8) {
                         r as u8
                     } else {
                         codes[(r >> 8) as usize % codes.len()]
                     };
                     let v = rng(&mut s);
-                    let off = if v % 3 == 0 {
+                    let off = if v.is_multiple_of(3) {
                         (v >> 16) as i16
                     } else {
                         ((v >> 16) % 16) as i16 - 8
                     };
-                    let imm = if v % 5 == 0 {
+                    let imm = if v.is_multiple_of(5) {
                         (v >> 32) as i32
                     } else {
                         ((v >> 32) % 64) as i32 - 16
