@@ -107,6 +107,9 @@ pub(crate) struct RunEnv {
     pub pkt: Option<Packet>,
     /// The dummy socket of skb runs (`struct bpf_sock` view).
     pub sk: Addr,
+    /// xdp: the data past the linear part (page fragments), which the
+    /// program reaches only through helpers.
+    pub frags: Vec<u8>,
 }
 
 fn put_u32(b: &mut [u8], off: usize, v: u32) {
@@ -422,10 +425,14 @@ impl Runtime {
         if input.ctx.as_ref().is_some_and(|c| !c.is_empty()) {
             return Err(ExecError::Unsupported("xdp_md ctx input".into()));
         }
+        // a page minus the headroom and skb_shared_info; the rest goes to up
+        // to MAX_SKB_FRAGS page fragments
         let max_linear = 4096 - XDP_HEADROOM - 320;
-        if size > max_linear {
-            return Err(ExecError::Unsupported("xdp packets with fragments".into()));
+        if size > max_linear + 17 * 4096 {
+            return Err(ExecError::TestRun(ENOMEM));
         }
+        self.env.frags = input.data[size.min(max_linear)..].to_vec();
+        let size = size.min(max_linear);
         let mut buf = vec![0u8; XDP_HEADROOM + size + TAILROOM];
         buf[XDP_HEADROOM..XDP_HEADROOM + size].copy_from_slice(&input.data);
         let pbuf = self.alloc(RegionKind::Packet, buf)?;
@@ -448,11 +455,12 @@ impl Runtime {
         });
         let retval = self.start(ctx)?;
         let p = self.env.pkt.unwrap_or_default();
-        let out = self
+        let mut out = self
             .mem
             .read(p.buf + p.meta, (p.data_end - p.meta) as usize)
             .map(<[u8]>::to_vec)
             .unwrap_or_default();
+        out.extend_from_slice(&self.env.frags);
         self.output(retval, out, None, input)
     }
 

@@ -466,22 +466,11 @@ pub(crate) fn call(rt: &mut Runtime, helper: u32, a: [u64; 5]) -> Result<Flow, E
         | SKC_TO_UNIX_SOCK
         | SKC_TO_MPTCP_SOCK => 0,
         XDP_ADJUST_HEAD => xdp_adjust(rt, XdpAdjust::Head, a[1] as i32),
+        XDP_ADJUST_TAIL if !rt.env.frags.is_empty() => return Err(unsupported("xdp_adjust_tail with fragments")),
         XDP_ADJUST_TAIL => xdp_adjust(rt, XdpAdjust::Tail, a[1] as i32),
         XDP_ADJUST_META => xdp_adjust(rt, XdpAdjust::Meta, a[1] as i32),
-        XDP_GET_BUFF_LEN => rt.env.pkt.map_or(0, |p| p.data_end - p.data),
-        XDP_LOAD_BYTES | XDP_STORE_BYTES => {
-            let p = rt.env.pkt.unwrap_or_default();
-            let (off, len) = (a[1] as u32 as u64, a[3] as u32 as u64);
-            if off + len > p.data_end - p.data {
-                neg(EINVAL)
-            } else if helper == XDP_LOAD_BYTES {
-                rt.mem.copy(a[2], p.buf + p.data + off, len as usize).map_err(fault)?;
-                0
-            } else {
-                rt.mem.copy(p.buf + p.data + off, a[2], len as usize).map_err(fault)?;
-                0
-            }
-        }
+        XDP_GET_BUFF_LEN => rt.env.pkt.map_or(0, |p| p.data_end - p.data) + rt.env.frags.len() as u64,
+        XDP_LOAD_BYTES | XDP_STORE_BYTES => xdp_bytes(rt, helper == XDP_STORE_BYTES, a[1] as u32, a[2], a[3] as u32)?,
         DYNPTR_FROM_MEM => super::kfuncs::dynptr_from_mem(rt, a[0], a[1] as u32, a[2], a[3])?,
         DYNPTR_READ => super::kfuncs::dynptr_read(rt, a[0], a[1] as u32, a[2], a[3] as u32, a[4])?,
         DYNPTR_WRITE => super::kfuncs::dynptr_write(rt, a[0], a[1] as u32, a[2], a[3] as u32, a[4])?,
@@ -781,6 +770,37 @@ fn skb_change_head(rt: &mut Runtime, head_room: u32, flags: u64) -> Result<u64, 
     p.meta = p.data;
     rt.env.pkt = Some(p);
     rt.sync_skb_len()?;
+    Ok(0)
+}
+
+/// `bpf_xdp_{load,store}_bytes`: `len` bytes at `off` of the linear data
+/// and the fragments after it, as one byte string.
+fn xdp_bytes(rt: &mut Runtime, store: bool, off: u32, buf: Addr, len: u32) -> Result<u64, ExecError> {
+    let Some(p) = rt.env.pkt else {
+        return Err(unsupported("xdp byte helpers without a packet"));
+    };
+    let linear = p.data_end - p.data;
+    let (off, len) = (off as u64, len as u64);
+    if off + len > linear + rt.env.frags.len() as u64 {
+        return Ok(neg(EINVAL));
+    }
+    // the linear part of the range, then the part in the fragments
+    let lin = linear.saturating_sub(off).min(len);
+    let frag_off = off.saturating_sub(linear) as usize;
+    let frag_len = (len - lin) as usize;
+    if store {
+        if lin > 0 {
+            rt.mem.copy(p.buf + p.data + off, buf, lin as usize).map_err(fault)?;
+        }
+        let b = rt.read_bytes(buf + lin, frag_len as u64)?;
+        rt.env.frags[frag_off..frag_off + frag_len].copy_from_slice(&b);
+    } else {
+        if lin > 0 {
+            rt.mem.copy(buf, p.buf + p.data + off, lin as usize).map_err(fault)?;
+        }
+        let b = rt.env.frags[frag_off..frag_off + frag_len].to_vec();
+        rt.mem.write(buf + lin, &b).map_err(fault)?;
+    }
     Ok(0)
 }
 
