@@ -434,7 +434,7 @@ impl Runtime {
         self.env.frags = input.data[size.min(max_linear)..].to_vec();
         let size = size.min(max_linear);
         let mut buf = vec![0u8; XDP_HEADROOM + size + TAILROOM];
-        buf[XDP_HEADROOM..XDP_HEADROOM + size].copy_from_slice(&input.data);
+        buf[XDP_HEADROOM..XDP_HEADROOM + size].copy_from_slice(&input.data[..size]);
         let pbuf = self.alloc(RegionKind::Packet, buf)?;
         let data = XDP_HEADROOM as u64;
         self.env.pkt = Some(Packet {

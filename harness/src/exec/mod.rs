@@ -375,7 +375,17 @@ mod tests {
                 }
             }
             let ty = types[round % types.len()];
-            let input = crate::backend::TestRunInput::test_loader(ty);
+            let mut input = crate::backend::TestRunInput::test_loader(ty);
+            // odd inputs too: every size of packet and ctx
+            if round % 3 == 0 {
+                let sizes = [0usize, 1, 13, 14, 15, 64, 3520, 3521, 5000, 80_000];
+                input.data = vec![0xa5; sizes[(rng(&mut s) % sizes.len() as u64) as usize]];
+                input.ctx = rng(&mut s)
+                    .is_multiple_of(2)
+                    .then(|| vec![(rng(&mut s) % 3) as u8; (rng(&mut s) % 300) as usize]);
+                input.data_out_size = (rng(&mut s) % 9000) as u32;
+                input.repeat = (rng(&mut s) % 2) as u32;
+            }
             let mut rt = Runtime::new(&maps, &opts).unwrap();
             if rt.test_run(&p, ty, None, &input).is_ok() {
                 completed += 1;
