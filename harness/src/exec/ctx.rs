@@ -7,7 +7,7 @@
 //! filled as the kernel's test run fills the `sk_buff`/`xdp_buff` behind
 //! them; the pointer fields (`data`, `data_end`, `data_meta`, `sk`) are
 //! 32-bit (or `__bpf_md_ptr`) fields the verifier turns into 64-bit pointer
-//! loads, so a load of one gives the pointer ([`Runtime::ctx_load`]).
+//! loads, so a load of one gives the pointer (`Runtime::ctx_load`).
 //!
 //! skb types: the data is an Ethernet frame (at least `ETH_HLEN` bytes);
 //! `eth_type_trans` sets `protocol` and `pkt_type` and pulls the MAC
