@@ -274,6 +274,38 @@ pub fn test_run(req: &LoadRequest, input: &TestRunInput) -> Result<TestRunOutput
     test_run_program(req, &ExecProgram::from_linked(&req.prog), input, &opts)
 }
 
+/// Fills the test-run part of a backend's [`LoadOutcome`] (`retval`,
+/// `data_out`, `test_run_errno`) for an accepted load whose request asks for
+/// a test run, as a kernel backend does; the model backend's hook. An `Err`
+/// is a run the model cannot answer (not modelled, a fault, the budget).
+pub fn fill_outcome(
+    req: &LoadRequest,
+    prog: &ExecProgram,
+    out: &mut crate::backend::LoadOutcome,
+) -> Result<(), ExecError> {
+    let Some(input) = req.test_run.as_ref().filter(|_| out.accepted) else {
+        return Ok(());
+    };
+    let opts = ExecOptions {
+        arch: req.arch,
+        ..ExecOptions::default()
+    };
+    match test_run_program(req, prog, input, &opts) {
+        Ok(o) => {
+            out.retval = Some(o.retval);
+            out.data_out = o.data_out;
+            out.test_run_errno = 0;
+            Ok(())
+        }
+        Err(ExecError::TestRun(e)) => {
+            out.retval = None;
+            out.test_run_errno = e;
+            Ok(())
+        }
+        Err(e) => Err(e),
+    }
+}
+
 /// `BPF_PROG_TEST_RUN` of `prog` (the program as loaded, or the xlated one
 /// with its resolved calls) with the maps, type and attach type of `req`.
 pub fn test_run_program(
