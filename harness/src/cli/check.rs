@@ -207,7 +207,7 @@ pub fn run(a: &CheckArgs) -> Result<(), String> {
 
 fn interp_json(r: &Result<crate::exec::TestRunOutput, crate::exec::ExecError>) -> serde_json::Value {
     match r {
-        Ok(o) => json!({ "retval": o.retval, "data_out": hex(&o.data_out), "insns": o.insns }),
+        Ok(o) => json!({ "retval": o.retval, "data_out": hex(&o.data_out), "insns": o.insns, "trace": o.trace }),
         Err(crate::exec::ExecError::TestRun(e)) => json!({ "errno": e }),
         Err(e) => json!({ "error": e.to_string() }),
     }
@@ -219,6 +219,9 @@ fn interp_text(r: &Result<crate::exec::TestRunOutput, crate::exec::ExecError>) -
             let mut s = format!("retval {} ({:#x}), {} insns\n", o.retval as i32, o.retval, o.insns);
             if !o.data_out.is_empty() {
                 s.push_str(&format!("data_out {}\n", hex(&o.data_out)));
+            }
+            for l in o.trace.lines() {
+                s.push_str(&format!("trace: {l}\n"));
             }
             s
         }
