@@ -179,3 +179,54 @@ exit;
 nop3_cb:
 r0 = 1;
 exit;
+
+@@ bpf_loop_nested
+*(u64 *)(r10 - 8) = 0;
+r1 = 3;
+r2 = outer_cb ll;
+r3 = r10;
+r3 += -8;
+r4 = 0;
+call bpf_loop;
+r1 = *(u64 *)(r10 - 8);
+r0 <<= 16;
+r0 += r1;
+exit;
+outer_cb:
+r6 = r2;
+r1 = 4;
+r2 = inner_cb ll;
+r3 = r6;
+r4 = 0;
+call bpf_loop;
+r0 = 0;
+exit;
+inner_cb:
+r3 = *(u64 *)(r2 + 0);
+r3 += 1;
+*(u64 *)(r2 + 0) = r3;
+r0 = 0;
+exit;
+
+@@ bpf_loop_callback_calls_subprog
+*(u64 *)(r10 - 8) = 0;
+r1 = 5;
+r2 = sub_cb ll;
+r3 = r10;
+r3 += -8;
+r4 = 0;
+call bpf_loop;
+r0 = *(u64 *)(r10 - 8);
+exit;
+sub_cb:
+r6 = r2;
+call square;
+r1 = *(u64 *)(r6 + 0);
+r1 += r0;
+*(u64 *)(r6 + 0) = r1;
+r0 = 0;
+exit;
+square:
+r0 = r1;
+r0 *= r1;
+exit;

@@ -707,3 +707,133 @@ r1 += r2;
 *(u64 *)(r4 + 0) = r1;
 r0 = 0;
 exit;
+
+@@ for_each_percpu_array
+@map pa:percpu_array:4:8:3
+*(u64 *)(r10 - 8) = 0;
+r1 = pa ll;
+r2 = pcount_cb ll;
+r3 = r10;
+r3 += -8;
+r4 = 0;
+call bpf_for_each_map_elem;
+r1 = *(u64 *)(r10 - 8);
+r0 <<= 16;
+r0 += r1;
+exit;
+pcount_cb:
+r1 = *(u64 *)(r4 + 0);
+r2 = *(u32 *)(r2 + 0);
+r1 += r2;
+r1 += 10;
+*(u64 *)(r4 + 0) = r1;
+r0 = 0;
+exit;
+
+@@ for_each_hash_delete_in_callback
+@map h:hash:4:8:8
+*(u64 *)(r10 - 16) = 1;
+r7 = 0;
+l_ins_%=:
+*(u32 *)(r10 - 4) = r7;
+r1 = h ll;
+r2 = r10;
+r2 += -4;
+r3 = r10;
+r3 += -16;
+r4 = 0;
+call bpf_map_update_elem;
+r7 += 1;
+if r7 < 5 goto l_ins_%=;
+*(u64 *)(r10 - 24) = 0;
+r1 = h ll;
+r2 = del_cb ll;
+r3 = r10;
+r3 += -24;
+r4 = 0;
+call bpf_for_each_map_elem;
+r6 = r0;
+r6 <<= 8;
+r1 = *(u64 *)(r10 - 24);
+r6 |= r1;
+r7 = 0;
+r8 = 0;
+l_chk_%=:
+*(u32 *)(r10 - 4) = r7;
+r1 = h ll;
+r2 = r10;
+r2 += -4;
+call bpf_map_lookup_elem;
+if r0 == 0 goto l_miss_%=;
+r8 += 1;
+l_miss_%=:
+r7 += 1;
+if r7 < 5 goto l_chk_%=;
+r6 <<= 8;
+r0 = r6;
+r0 |= r8;
+exit;
+del_cb:
+r6 = r4;
+r7 = *(u32 *)(r2 + 0);
+r8 = *(u64 *)(r6 + 0);
+r8 += r7;
+*(u64 *)(r6 + 0) = r8;
+r0 = 0;
+if r7 & 1 goto l_del_%=;
+exit;
+l_del_%=:
+call bpf_map_delete_elem;
+r0 = 0;
+exit;
+
+@@ ringbuf_output_bad_flags
+@map rb:ringbuf:0:0:4096
+*(u64 *)(r10 - 8) = 1;
+r1 = rb ll;
+r2 = r10;
+r2 += -8;
+r3 = 8;
+r4 = 4;
+call bpf_ringbuf_output;
+exit;
+
+@@ ringbuf_reserve_flags
+@map rb:ringbuf:0:0:4096
+r1 = rb ll;
+r2 = 8;
+r3 = 1;
+call bpf_ringbuf_reserve;
+if r0 == 0 goto l_null_%=;
+r1 = r0;
+r2 = 0;
+call bpf_ringbuf_discard;
+r0 = 1;
+exit;
+l_null_%=:
+r0 = 2;
+exit;
+
+@@ ringbuf_query_after_discard
+@map rb:ringbuf:0:0:8192
+r1 = rb ll;
+r2 = 100;
+r3 = 0;
+call bpf_ringbuf_reserve;
+if r0 == 0 goto l_null_%=;
+r1 = r0;
+r2 = 0;
+call bpf_ringbuf_discard;
+r1 = rb ll;
+r2 = 0;
+call bpf_ringbuf_query;
+r6 = r0;
+r1 = rb ll;
+r2 = 2;
+call bpf_ringbuf_query;
+r6 <<= 16;
+r0 |= r6;
+exit;
+l_null_%=:
+r0 = 999;
+exit;

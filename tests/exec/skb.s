@@ -543,3 +543,17 @@ r3 = 64;
 r4 = 0;
 call bpf_fib_lookup;
 exit;
+
+@@ tc_pull_data
+@type tc
+r6 = r1;
+r2 = 20;
+call bpf_skb_pull_data;
+r7 = r0;
+r1 = r6;
+r2 = 100;
+call bpf_skb_pull_data;
+r7 <<= 8;
+r0 &= 0xff;
+r0 |= r7;
+exit;
