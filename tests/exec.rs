@@ -191,8 +191,8 @@ fn interp_line(req: &LoadRequest) -> String {
     }
 }
 
-/// A digest of the program, so that a golden recorded from an older
-/// version of a case is noticed.
+/// A digest of the program, its maps, type and input, so that a golden
+/// recorded from an older version of a case is noticed.
 fn digest(req: &LoadRequest) -> String {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
     for i in &req.prog.insns {
@@ -204,6 +204,10 @@ fn digest(req: &LoadRequest) -> String {
         for b in format!("{m:?}").bytes() {
             h = (h ^ b as u64).wrapping_mul(0x100_0000_01b3);
         }
+    }
+    // the run's input too: a case with other data or ctx is another case
+    for b in format!("{:?}{:?}", req.prog_type, req.test_run).bytes() {
+        h = (h ^ b as u64).wrapping_mul(0x100_0000_01b3);
     }
     format!("{:08x}", h as u32)
 }

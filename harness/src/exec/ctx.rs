@@ -254,8 +254,17 @@ impl Runtime {
             }
             _ => None,
         };
-        let mut buf = vec![0u8; SKB_HEADROOM + size + TAILROOM];
-        buf[SKB_HEADROOM..SKB_HEADROOM + size].copy_from_slice(&input.data);
+        // `data_end` in the ctx asks for a non-linear skb: that much linear
+        // data (at least the MAC header), the rest in page fragments
+        let linear = match user_ctx.as_ref().map(|u| get_u32(u, skb::DATA_END)).filter(|&d| d != 0) {
+            Some(_) if matches!(ty, 10 | 11 | 12 | 19) => return Err(ExecError::TestRun(EINVAL)),
+            Some(d) if d as usize > size => return Err(ExecError::TestRun(EINVAL)),
+            Some(d) => (d as usize).max(ETH_HLEN),
+            None => size,
+        };
+        self.env.frags = input.data[linear..].to_vec();
+        let mut buf = vec![0u8; SKB_HEADROOM + linear + TAILROOM];
+        buf[SKB_HEADROOM..SKB_HEADROOM + linear].copy_from_slice(&input.data[..linear]);
         let frame = &input.data;
         // eth_type_trans
         let h_dest = &frame[0..6];
@@ -279,7 +288,7 @@ impl Runtime {
         let mac = SKB_HEADROOM as u64;
         let network = mac + ETH_HLEN as u64;
         let data = if is_l2 { mac } else { network };
-        let end = (SKB_HEADROOM + size) as u64;
+        let end = (SKB_HEADROOM + linear) as u64;
         let pbuf = self.alloc(RegionKind::Packet, buf)?;
         self.env.pkt = Some(Packet {
             buf: pbuf,
@@ -294,21 +303,24 @@ impl Runtime {
         let mut sk = vec![0u8; BPF_SOCK_SIZE];
         put_u32(&mut sk, 72, 7); // state: TCP_CLOSE
         put_u32(&mut sk, 76, u32::MAX); // rx_queue_mapping: none
-        let net = &frame[ETH_HLEN..];
+        let net = &frame[ETH_HLEN..linear];
+        // an IP packet must have its IP header in the linear data (EINVAL)
         match u16::from_be_bytes(proto) {
             0x0800 => {
-                put_u32(&mut sk, 4, 2); // AF_INET
-                if net.len() >= 20 {
-                    sk[24..28].copy_from_slice(&net[12..16]); // src_ip4: sk_rcv_saddr = saddr
-                    sk[52..56].copy_from_slice(&net[16..20]); // dst_ip4: sk_daddr = daddr
+                if net.len() < 20 {
+                    return Err(ExecError::TestRun(EINVAL));
                 }
+                put_u32(&mut sk, 4, 2); // AF_INET
+                sk[24..28].copy_from_slice(&net[12..16]); // src_ip4: sk_rcv_saddr = saddr
+                sk[52..56].copy_from_slice(&net[16..20]); // dst_ip4: sk_daddr = daddr
             }
             0x86dd => {
-                put_u32(&mut sk, 4, 10); // AF_INET6
-                if net.len() >= 40 {
-                    sk[28..44].copy_from_slice(&net[8..24]);
-                    sk[56..72].copy_from_slice(&net[24..40]);
+                if net.len() < 40 {
+                    return Err(ExecError::TestRun(EINVAL));
                 }
+                put_u32(&mut sk, 4, 10); // AF_INET6
+                sk[28..44].copy_from_slice(&net[8..24]);
+                sk[56..72].copy_from_slice(&net[24..40]);
             }
             _ => {}
         }
@@ -336,6 +348,7 @@ impl Runtime {
                 (36, 40),
                 (40, 44),
                 (48, 68),
+                (80, 84),
                 (152, 160),
                 (160, 164),
                 (164, 168),
@@ -366,7 +379,7 @@ impl Runtime {
             ] {
                 c[a..b].copy_from_slice(&u[a..b]);
             }
-            let pkt_len = (end - data) as u32;
+            let pkt_len = (end - data) as u32 + self.env.frags.len() as u32;
             let wire = get_u32(u, skb::WIRE_LEN);
             if wire != 0 && (wire < pkt_len || wire > 65536) {
                 return Err(ExecError::TestRun(EINVAL));
@@ -392,6 +405,7 @@ impl Runtime {
             .read(p.buf + p.data, (p.data_end - p.data) as usize)
             .map(<[u8]>::to_vec)
             .unwrap_or_default();
+        out.extend_from_slice(&self.env.frags);
         if !is_l2 {
             // the MAC header is pushed back, zeroed
             let mut full = vec![0u8; ETH_HLEN];
@@ -410,7 +424,11 @@ impl Runtime {
             && c.kind == CtxKind::SkBuff
         {
             self.mem
-                .store_kernel(c.addr + skb::LEN as u64, 4, p.data_end - p.data)
+                .store_kernel(
+                    c.addr + skb::LEN as u64,
+                    4,
+                    p.data_end - p.data + self.env.frags.len() as u64,
+                )
                 .map_err(|f| ExecError::Unsupported(format!("{f}")))?;
         }
         Ok(())
@@ -504,13 +522,68 @@ impl Runtime {
         } else {
             return Ok(efault);
         };
-        let headlen = p.data_end as i64 - data;
-        if headlen - off < size as i64 || data + off < 0 {
-            return Ok(efault);
+        match self.skb_read(off, size) {
+            Some(b) => Ok(b.iter().fold(0u64, |acc, &x| (acc << 8) | x as u64)),
+            None => Ok(efault),
         }
-        let Ok(b) = self.mem.read(p.buf + (data + off) as u64, size) else {
-            return Ok(efault);
+    }
+
+    /// `len` bytes at `off` from `skb->data` across the linear data and the
+    /// fragments (`skb_copy_bits`; a negative offset reads the headroom).
+    pub(crate) fn skb_read(&self, off: i64, len: usize) -> Option<Vec<u8>> {
+        let p = self.env.pkt?;
+        let linear = (p.data_end - p.data) as i64;
+        let total = linear + self.env.frags.len() as i64;
+        if off > total - len as i64 || p.data as i64 + off < 0 {
+            return None;
+        }
+        let lin = (linear - off).clamp(0, len as i64) as usize;
+        let mut out = if lin > 0 {
+            self.mem
+                .read((p.buf + p.data).wrapping_add(off as u64), lin)
+                .ok()?
+                .to_vec()
+        } else {
+            Vec::new()
         };
-        Ok(b.iter().fold(0u64, |acc, &x| (acc << 8) | x as u64))
+        if lin < len {
+            let from = (off + lin as i64 - linear) as usize;
+            out.extend_from_slice(self.env.frags.get(from..from + (len - lin))?);
+        }
+        Some(out)
+    }
+
+    /// `pskb_may_pull(skb, len)`: makes the first `len` bytes linear, moving
+    /// them out of the fragments; false when the skb is shorter.
+    pub(crate) fn skb_pull(&mut self, len: u64) -> Result<bool, ExecError> {
+        let Some(mut p) = self.env.pkt else { return Ok(false) };
+        let linear = p.data_end - p.data;
+        if len <= linear {
+            return Ok(true);
+        }
+        if len > linear + self.env.frags.len() as u64 {
+            return Ok(false);
+        }
+        let more = (len - linear) as usize;
+        let cap = self.mem.region(p.buf).map_or(0, |(r, _)| r.data.len() as u64);
+        if p.data_end + more as u64 > cap {
+            // pskb_expand_head: a bigger head for the pulled bytes
+            let mut buf = self
+                .mem
+                .read(p.buf, cap as usize)
+                .map_err(|f| ExecError::Unsupported(format!("{f}")))?
+                .to_vec();
+            buf.resize(cap as usize + more + TAILROOM, 0);
+            let nb = self.alloc(RegionKind::Packet, buf)?;
+            self.mem.free(p.buf);
+            p.buf = nb;
+        }
+        let pulled: Vec<u8> = self.env.frags.drain(..more).collect();
+        self.mem
+            .write(p.buf + p.data_end, &pulled)
+            .map_err(|f| ExecError::Unsupported(format!("{f}")))?;
+        p.data_end += more as u64;
+        self.env.pkt = Some(p);
+        Ok(true)
     }
 }

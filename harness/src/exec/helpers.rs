@@ -403,11 +403,11 @@ pub(crate) fn call(rt: &mut Runtime, helper: u32, a: [u64; 5]) -> Result<Flow, E
         SKB_LOAD_BYTES_RELATIVE => skb_load_bytes_relative(rt, a[1] as u32, a[2], a[3] as u32, a[4] as u32)?,
         SKB_STORE_BYTES => skb_store_bytes(rt, a[1] as u32, a[2], a[3] as u32, a[4])?,
         SKB_PULL_DATA => {
-            let p = rt.env.pkt.unwrap_or_default();
-            if a[1] as u32 as u64 > p.data_end - p.data {
-                neg(ENOMEM)
-            } else {
+            // bpf_try_make_writable(skb, len ?: skb_headlen(skb))
+            if rt.skb_pull(a[1] as u32 as u64)? {
                 0
+            } else {
+                neg(ENOMEM)
             }
         }
         // a test-run skb is CHECKSUM_NONE
@@ -663,18 +663,19 @@ pub fn csum_diff(from: &[u8], to: &[u8], seed: u32) -> u16 {
 }
 
 fn skb_load_bytes(rt: &mut Runtime, off: u32, to: Addr, len: u32) -> Result<u64, ExecError> {
-    let Some(p) = rt.env.pkt else {
+    if rt.env.pkt.is_none() {
         return Err(unsupported("skb_load_bytes without a packet"));
-    };
-    let ok = off <= i32::MAX as u32 && off as u64 + len as u64 <= p.data_end - p.data;
-    if ok {
-        rt.mem
-            .copy(to, p.buf + p.data + off as u64, len as usize)
-            .map_err(fault)?;
-        Ok(0)
-    } else {
-        rt.mem.zero(to, len as usize).map_err(fault)?;
-        Ok(neg(EFAULT))
+    }
+    // skb_header_pointer: the linear data and the fragments
+    match rt.skb_read(off as i64, len as usize).filter(|_| off <= i32::MAX as u32) {
+        Some(b) => {
+            rt.mem.write(to, &b).map_err(fault)?;
+            Ok(0)
+        }
+        None => {
+            rt.mem.zero(to, len as usize).map_err(fault)?;
+            Ok(neg(EFAULT))
+        }
     }
 }
 
@@ -698,19 +699,21 @@ fn skb_load_bytes_relative(rt: &mut Runtime, off: u32, to: Addr, len: u32, hdr: 
 }
 
 fn skb_store_bytes(rt: &mut Runtime, off: u32, from: Addr, len: u32, flags: u64) -> Result<u64, ExecError> {
-    let Some(p) = rt.env.pkt else {
+    if rt.env.pkt.is_none() {
         return Err(unsupported("skb_store_bytes without a packet"));
-    };
+    }
     if flags & !3 != 0 {
         return Ok(neg(EINVAL));
     }
-    if off > i32::MAX as u32 || off.wrapping_add(len) as u64 > p.data_end - p.data {
+    // bpf_try_make_writable: the bytes written are made linear first
+    if off > i32::MAX as u32 || !rt.skb_pull(off.wrapping_add(len) as u64)? {
         return Ok(neg(EFAULT));
     }
     if flags & 1 != 0 {
         return Err(unsupported("skb_store_bytes with BPF_F_RECOMPUTE_CSUM"));
     }
     let b = rt.read_bytes(from, len as u64)?;
+    let p = rt.env.pkt.unwrap_or_default();
     rt.mem.write(p.buf + p.data + off as u64, &b).map_err(fault)?;
     Ok(0)
 }
