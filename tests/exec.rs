@@ -317,6 +317,25 @@ fn record_exec_goldens() {
             let _ = writeln!(text, "{} {}: {}", c.name, digest(req), outcome_line(out));
         }
         let path = golden_path(arch);
+        if std::env::var("BPF_SELFTEST_EXEC_CHECK").is_ok_and(|v| v == "1") {
+            // drift check: the recorded outcomes must be what 7.3 gives now
+            let strip = |t: &str| {
+                t.lines()
+                    .filter(|l| !l.starts_with('#'))
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            };
+            let old = std::fs::read_to_string(&path).unwrap_or_default();
+            let (old, new) = (strip(&old), strip(&text));
+            let drift: Vec<String> = new.iter().filter(|l| !old.contains(l)).cloned().collect();
+            assert!(
+                drift.is_empty() && old.len() == new.len(),
+                "{arch}: goldens drifted:\n{}",
+                drift.join("\n")
+            );
+            eprintln!("{arch}: {} cases, no drift from {}", cases.len(), path.display());
+            continue;
+        }
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, text).unwrap();
         eprintln!("{arch}: {} cases recorded in {}", cases.len(), path.display());
