@@ -70,3 +70,327 @@ fn map_create_against_linux_7_3() {
     println!("map_create: {}/{total}", total - bad.len());
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+/// Random programs with calls of every kind through `do_check_main`: no
+/// panic, bounded time. `CALLS_FUZZ_ROUNDS` (default 300) and
+/// `CALLS_FUZZ_SEED` set the run.
+#[test]
+fn random_programs_with_calls() {
+    use bpf_selftest::verifier::do_check::*;
+    let rounds: u64 = std::env::var("CALLS_FUZZ_ROUNDS").ok().and_then(|v| v.parse().ok()).unwrap_or(300);
+    let seed: u64 = std::env::var("CALLS_FUZZ_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(0x5eed);
+    let maps = fuzz::maps();
+    let kfuncs: Vec<(&'static str, u32)> =
+        fuzz::KFUNCS.iter().enumerate().map(|(i, n)| (*n, 1000 + i as u32)).collect();
+    let start = std::time::Instant::now();
+    let (mut accepted, mut unsupported) = (0, 0);
+    let mut why: std::collections::BTreeMap<String, usize> = Default::default();
+    for round in 0..rounds {
+        let mut rng = fuzz::Rng(seed ^ round.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1);
+        let (insns, starts, iter_next) = fuzz::program(&mut rng, maps.len());
+        let mut info = verifier_common::cfg_info(&insns, &|i| iter_next.contains(&i));
+        for (i, x) in insns.iter().enumerate() {
+            info[i].live_regs_before = 0x7ff;
+            if x.is_ld_imm64() && matches!(x.src, 1 | 2) {
+                info[i].map_index = Some(x.imm as usize);
+            }
+        }
+        let subprogs: Vec<Subprog> = starts.iter().map(|&s| Subprog { start: s, name: format!("f{s}"), ..Subprog::default() }).collect();
+        let unpriv = rng.below(4) == 0;
+        let input = DoCheckInput {
+            insns: &insns,
+            info: &info,
+            prog_type: [1, 3, 6, 17, 2][rng.below(5) as usize],
+            expected_attach_type: 0,
+            privs: if unpriv { Privs::UNPRIV } else { Privs::ROOT },
+            strict_alignment: false,
+            test_state_freq: rng.below(4) == 0,
+            test_reg_invariants: false,
+            maps: &maps,
+            liveness: &AllAlive,
+            pt_regs_size: 168,
+            subprogs: &subprogs,
+            has_func_info: true,
+            gpl: true,
+            sleepable: false,
+            jit_requested: true,
+            nr_cpu_ids: 1,
+            kfuncs: &kfuncs,
+        };
+        let mut log = StringLog { level: if round % 8 == 0 { 2 } else { 1 }, text: String::new() };
+        let t0 = std::time::Instant::now();
+        let out = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| do_check_main(&input, &mut log)));
+        let Ok(out) = out else {
+            panic!("round {round} (seed {seed}) panicked on:\n{}", insns.iter().map(|i| format!("{i:?}")).collect::<Vec<_>>().join("\n"));
+        };
+        assert!(t0.elapsed().as_secs() < 20, "round {round}: {:?} for one program", t0.elapsed());
+        match out.result {
+            Ok(()) => accepted += 1,
+            Err(DoCheckError::Unsupported(w)) => {
+                unsupported += 1;
+                *why.entry(w).or_insert(0) += 1;
+            }
+            Err(_) => {
+                let last = log.text.lines().rev().find(|l| !l.is_empty() && !l.starts_with("processed")).unwrap_or_default();
+                let key: String = last.chars().filter(|c| !c.is_ascii_digit()).take(60).collect();
+                *why.entry(key).or_insert(0) += 1;
+            }
+        }
+    }
+    eprintln!("{rounds} random programs in {:?}: {accepted} accepted, {unsupported} unsupported", start.elapsed());
+    if std::env::var("CALLS_FUZZ_VERBOSE").is_ok() {
+        let mut v: Vec<_> = why.into_iter().collect();
+        v.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
+        for (w, n) in v.iter().take(25) {
+            eprintln!("{n:6} {w}");
+        }
+    }
+}
+
+/// The random program generator of [`random_programs_with_calls`].
+mod fuzz {
+    use bpf_isa::Insn;
+    use bpf_isa::insn::op::*;
+    use bpf_selftest::verifier::do_check::MapInfo;
+
+    pub const KFUNCS: &[&str] = &[
+        "bpf_iter_num_new",
+        "bpf_iter_num_next",
+        "bpf_iter_num_destroy",
+        "bpf_cast_to_kern_ctx",
+        "bpf_rdonly_cast",
+        "bpf_rcu_read_lock",
+        "bpf_rcu_read_unlock",
+        "bpf_preempt_disable",
+        "bpf_preempt_enable",
+    ];
+
+    pub struct Rng(pub u64);
+
+    impl Rng {
+        pub fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        pub fn below(&mut self, n: u64) -> u64 {
+            self.next() % n.max(1)
+        }
+    }
+
+    pub fn maps() -> Vec<MapInfo> {
+        let m = |name: &str, t: u32, ks: u32, vs: u32, max: u32| MapInfo {
+            name: name.into(),
+            map_type: t,
+            key_size: ks,
+            value_size: vs,
+            max_entries: max,
+            ..MapInfo::default()
+        };
+        vec![
+            m("arr", 2, 4, 48, 4),
+            m("hash", 1, 8, 16, 16),
+            m("rb", 27, 0, 0, 4096),
+            m("pa", 3, 4, 4, 4),
+            m("pcpu", 6, 4, 8, 1),
+            m("q", 22, 0, 8, 4),
+            MapInfo { inner: Some(Box::new(m("inner", 2, 4, 8, 1))), ..m("aom", 12, 4, 4, 1) },
+        ]
+    }
+
+    fn mov(dst: u8, imm: i32) -> Insn {
+        Insn::new(BPF_ALU64 | BPF_MOV | BPF_K, dst, 0, 0, imm)
+    }
+    fn movr(dst: u8, src: u8) -> Insn {
+        Insn::new(BPF_ALU64 | BPF_MOV | BPF_X, dst, src, 0, 0)
+    }
+    fn fp(dst: u8, off: i32) -> [Insn; 2] {
+        [movr(dst, 10), Insn::new(BPF_ALU64 | BPF_ADD | BPF_K, dst, 0, 0, off)]
+    }
+
+    /// One block of the body: insns, with `None` for a jump to patch
+    /// (forward, to a later block start).
+    fn block(rng: &mut Rng, nmaps: usize, cb_start_rel: &mut Vec<usize>, out: &mut Vec<(Insn, u8)>) {
+        // (insn, kind): 0 plain, 1 forward jump to patch, 2 call to subprog 1,
+        // 3 pseudo func of subprog 2, 4 kfunc by index in imm, 5 may_goto
+        let r = |rng: &mut Rng| rng.below(10) as u8;
+        match rng.below(16) {
+            0 => out.push((mov(r(rng), rng.next() as i32 % 100), 0)),
+            1 => out.push((movr(r(rng), r(rng)), 0)),
+            2 => {
+                let op = [BPF_ADD, BPF_SUB, BPF_AND, BPF_OR, BPF_LSH, BPF_RSH, BPF_MUL, BPF_XOR][rng.below(8) as usize];
+                let cls = if rng.below(2) == 0 { BPF_ALU64 } else { BPF_ALU };
+                if rng.below(2) == 0 {
+                    out.push((Insn::new(cls | op | BPF_K, r(rng), 0, 0, (rng.below(64)) as i32), 0));
+                } else {
+                    out.push((Insn::new(cls | op | BPF_X, r(rng), r(rng), 0, 0), 0));
+                }
+            }
+            3 => {
+                let off = -8 * (1 + rng.below(8) as i16);
+                out.push((Insn::new(BPF_STX | BPF_MEM | BPF_DW, 10, r(rng), off, 0), 0));
+            }
+            4 => {
+                let off = -8 * (1 + rng.below(8) as i16);
+                out.push((Insn::new(BPF_ST | BPF_MEM | BPF_DW, 10, 0, off, rng.below(8) as i32), 0));
+            }
+            5 => {
+                let off = -8 * (1 + rng.below(8) as i16);
+                out.push((Insn::new(BPF_LDX | BPF_MEM | BPF_DW, r(rng), 10, off, 0), 0));
+            }
+            6 => {
+                // ld_imm64 of a map or a map value
+                let m = rng.below(nmaps as u64) as i32;
+                let src = if rng.below(3) == 0 { 2 } else { 1 };
+                out.push((Insn::new(BPF_LD | BPF_IMM | BPF_DW, 1 + rng.below(3) as u8, src, 0, m), 0));
+                out.push((Insn::new(0, 0, 0, 0, 0), 0));
+            }
+            7 | 8 => {
+                // a map helper with a key on the stack
+                let [a, b] = fp(2, -8);
+                out.push((Insn::new(BPF_ST | BPF_MEM | BPF_DW, 10, 0, -8, 0), 0));
+                out.push((a, 0));
+                out.push((b, 0));
+                out.push((Insn::new(BPF_LD | BPF_IMM | BPF_DW, 1, 1, 0, rng.below(nmaps as u64) as i32), 0));
+                out.push((Insn::new(0, 0, 0, 0, 0), 0));
+                if rng.below(2) == 0 {
+                    let [a, b] = fp(3, -16);
+                    out.push((Insn::new(BPF_ST | BPF_MEM | BPF_DW, 10, 0, -16, 0), 0));
+                    out.push((a, 0));
+                    out.push((b, 0));
+                    out.push((mov(4, 0), 0));
+                }
+                let id = [1, 2, 3, 12, 87, 88, 130, 131, 132, 133, 164][rng.below(11) as usize];
+                out.push((Insn::new(BPF_JMP | BPF_CALL, 0, 0, 0, id), 0));
+                if rng.below(2) == 0 {
+                    out.push((Insn::new(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 0, 0), 1));
+                    out.push((Insn::new(BPF_ST | BPF_MEM | BPF_DW, 0, 0, 0, 1), 0));
+                }
+            }
+            9 => {
+                // any helper with random arguments
+                for a in 1..=5u8 {
+                    match rng.below(4) {
+                        0 => out.push((mov(a, rng.below(16) as i32), 0)),
+                        1 => {
+                            let [x, y] = fp(a, -8 * (1 + rng.below(4) as i32));
+                            out.push((x, 0));
+                            out.push((y, 0));
+                        }
+                        _ => {}
+                    }
+                }
+                out.push((Insn::new(BPF_JMP | BPF_CALL, 0, 0, 0, rng.below(215) as i32), 0));
+            }
+            10 => out.push((Insn::new(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, 0), 2)),
+            11 => {
+                // a callback helper: bpf_loop or for_each
+                out.push((mov(1, rng.below(1 << 20) as i32), 0));
+                out.push((Insn::new(BPF_LD | BPF_IMM | BPF_DW, 2, BPF_PSEUDO_FUNC, 0, 0), 3));
+                out.push((Insn::new(0, 0, 0, 0, 0), 0));
+                cb_start_rel.push(0);
+                out.push((mov(3, 0), 0));
+                out.push((mov(4, 0), 0));
+                out.push((Insn::new(BPF_JMP | BPF_CALL, 0, 0, 0, 181), 0));
+            }
+            12 => {
+                // an open-coded iterator
+                let [a, b] = fp(1, -24);
+                out.push((a, 0));
+                out.push((b, 0));
+                out.push((mov(2, 0), 0));
+                out.push((mov(3, rng.below(1000) as i32), 0));
+                out.push((Insn::new(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, 0), 4));
+                let [a, b] = fp(1, -24);
+                out.push((a, 0));
+                out.push((b, 0));
+                out.push((Insn::new(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, 1), 4));
+                if rng.below(2) == 0 {
+                    let [a, b] = fp(1, -24);
+                    out.push((a, 0));
+                    out.push((b, 0));
+                    out.push((Insn::new(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, 2), 4));
+                }
+            }
+            13 => out.push((Insn::new(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, rng.below(KFUNCS.len() as u64) as i32), 4)),
+            14 => out.push((Insn::new(BPF_JMP | BPF_JCOND, 0, 0, 0, 0), 5)),
+            _ => {
+                let op = [BPF_JEQ, BPF_JGT, BPF_JSGT, BPF_JNE, BPF_JSET][rng.below(5) as usize];
+                out.push((Insn::new(BPF_JMP | op | BPF_K, r(rng), 0, 0, rng.below(8) as i32), 1));
+            }
+        }
+    }
+
+    /// A program: main body, a static subprogram and a callback. Returns
+    /// the insns, the subprogram starts and the iterator `_next` calls.
+    pub fn program(rng: &mut Rng, nmaps: usize) -> (Vec<Insn>, Vec<usize>, Vec<usize>) {
+        let mut bodies = Vec::new();
+        for (k, len) in [(0, 4 + rng.below(20)), (1, rng.below(8)), (2, rng.below(3))] {
+            let mut out = Vec::new();
+            let mut cbs = Vec::new();
+            // defined registers: the body reads any of them
+            for r in 0..10u8 {
+                if k == 0 && r == 6 {
+                    out.push((movr(6, 1), 0));
+                } else if k == 0 || r == 0 || r > 5 {
+                    out.push((mov(r, rng.below(4) as i32), 0));
+                }
+            }
+            for _ in 0..len {
+                if k == 2 && rng.below(2) == 0 {
+                    break;
+                }
+                // no recursion: only the main program calls the subprogram
+                let before = out.len();
+                block(rng, nmaps, &mut cbs, &mut out);
+                if k != 0 && out[before..].iter().any(|(_, kind)| *kind == 2) {
+                    out.truncate(before);
+                }
+                // calls clobber r1-r5: define them again, mostly
+                if out.last().is_some_and(|(x, _)| x.code == BPF_JMP | BPF_CALL) && rng.below(4) != 0 {
+                    for r in 1..=5u8 {
+                        out.push((mov(r, rng.below(4) as i32), 0));
+                    }
+                }
+            }
+            out.push((mov(0, rng.below(2) as i32), 0));
+            out.push((Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0), 0));
+            bodies.push(out);
+        }
+        let starts = vec![0, bodies[0].len(), bodies[0].len() + bodies[1].len()];
+        let mut insns = Vec::new();
+        let mut iter_next = Vec::new();
+        for (k, body) in bodies.iter().enumerate() {
+            let base = starts[k];
+            let end = base + body.len();
+            for (j, (insn, kind)) in body.iter().enumerate() {
+                let i = base + j;
+                let mut x = *insn;
+                match kind {
+                    1 | 5 => {
+                        // forward to an insn start of this body, before its exit
+                        let room = (end - 1).saturating_sub(i + 1);
+                        let mut t = i + 1 + rng.below(room as u64 + 1) as usize;
+                        while t > i + 1 && j + (t - i) < body.len() && t - base > 0 && body[t - base - 1].0.is_ld_imm64() {
+                            t -= 1;
+                        }
+                        let off = (t - i - 1) as i16;
+                        x.off = off;
+                    }
+                    2 => x.imm = (starts[1] as i64 - i as i64 - 1) as i32,
+                    3 => x.imm = (starts[2] as i64 - i as i64 - 1) as i32,
+                    4 => {
+                        if KFUNCS.get(x.imm as usize) == Some(&"bpf_iter_num_next") {
+                            iter_next.push(i);
+                        }
+                        x.imm += 1000;
+                    }
+                    _ => {}
+                }
+                insns.push(x);
+            }
+        }
+        (insns, starts, iter_next)
+    }
+}

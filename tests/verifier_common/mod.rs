@@ -611,6 +611,63 @@ pub fn run(case: &Case, level: u32) -> Result<(DoCheckOutcome, String), String> 
     Ok(run_input(&case_input(case)?, level))
 }
 
+/// `check_cfg`'s prune points, jump points and forced checkpoints of a
+/// program (`is_iter_next`: the insn calls an iterator's `_next` kfunc).
+pub fn cfg_info(insns: &[Insn], is_iter_next: &dyn Fn(usize) -> bool) -> Vec<InsnInfo> {
+    let n = insns.len();
+    let mut info = vec![InsnInfo::default(); n];
+    let mark = |info: &mut Vec<InsnInfo>, t: i64, jmp: bool| {
+        if t >= 0 && (t as usize) < n {
+            info[t as usize].prune_point = true;
+            if jmp {
+                info[t as usize].jmp_point = true;
+            }
+        }
+    };
+    let mut i = 0;
+    while i < n {
+        let insn = insns[i];
+        let class = insn.class();
+        let opc = op::op(insn.code);
+        let sz = if insn.is_ld_imm64() { 2 } else { 1 };
+        if insn.is_ld_imm64() && insn.src == BPF_PSEUDO_FUNC {
+            mark(&mut info, (i + sz) as i64, true);
+            mark(&mut info, i as i64, false);
+            mark(&mut info, i as i64 + insn.imm as i64 + 1, true);
+        } else if class == BPF_JMP || class == BPF_JMP32 {
+            if opc == BPF_CALL {
+                if insn.is_helper_call() && insn.imm == 170 {
+                    mark(&mut info, i as i64, false);
+                }
+                if calls_callback(&insn) {
+                    info[i].force_checkpoint = true;
+                    mark(&mut info, i as i64, true);
+                }
+                if insn.is_kfunc_call() && is_iter_next(i) {
+                    mark(&mut info, i as i64, false);
+                    info[i].force_checkpoint = true;
+                }
+                mark(&mut info, i as i64 + 1, true);
+                if insn.is_pseudo_call() {
+                    mark(&mut info, i as i64, false);
+                    mark(&mut info, i as i64 + insn.imm as i64 + 1, true);
+                }
+            } else if opc == BPF_JA {
+                let off = if class == BPF_JMP { insn.off as i64 } else { insn.imm as i64 };
+                mark(&mut info, i as i64 + off + 1, true);
+            } else if opc != BPF_EXIT {
+                info[i].prune_point = true;
+                if insn.code == BPF_JMP | BPF_JCOND {
+                    info[i].force_checkpoint = true;
+                }
+                mark(&mut info, i as i64 + insn.off as i64 + 1, true);
+            }
+        }
+        i += sz;
+    }
+    info
+}
+
 /// Runs a load through `do_check_main` at log `level`.
 pub fn run_input(p: &ProgInput, level: u32) -> (DoCheckOutcome, String) {
     let mut insns = p.insns.clone();
@@ -647,63 +704,15 @@ pub fn run_input(p: &ProgInput, level: u32) -> (DoCheckOutcome, String) {
             }
         }
     }
-    let mut info = vec![InsnInfo::default(); n];
+    // check_cfg saw the branches before constant folding
+    let orig: Vec<Insn> = (0..n).map(|i| if pre.folded_ja[i].is_some() { p.insns[i] } else { insns[i] }).collect();
+    let is_iter_next = |i: usize| {
+        p.relocs.iter().any(|r| matches!(r, Reloc::Kfunc { insn, name } if *insn == i && name.starts_with("bpf_iter_") && name.ends_with("_next")))
+    };
+    let mut info = cfg_info(&orig, &is_iter_next);
     for i in 0..n {
         info[i].live_regs_before = pre.live_regs[i];
         info[i].scc = pre.scc[i];
-    }
-    // check_cfg's prune and jump points
-    let mark = |info: &mut Vec<InsnInfo>, t: i64, jmp: bool| {
-        if t >= 0 && (t as usize) < n {
-            info[t as usize].prune_point = true;
-            if jmp {
-                info[t as usize].jmp_point = true;
-            }
-        }
-    };
-    let mut i = 0;
-    while i < n {
-        // check_cfg saw the branches before constant folding
-        let insn = if pre.folded_ja[i].is_some() { p.insns[i] } else { insns[i] };
-        let class = insn.class();
-        let opc = op::op(insn.code);
-        let sz = if insn.is_ld_imm64() { 2 } else { 1 };
-        if insn.is_ld_imm64() && insn.src == BPF_PSEUDO_FUNC {
-            mark(&mut info, (i + sz) as i64, true);
-            mark(&mut info, i as i64, false);
-            mark(&mut info, i as i64 + insn.imm as i64 + 1, true);
-        } else if class == BPF_JMP || class == BPF_JMP32 {
-            if opc == BPF_CALL {
-                if insn.is_helper_call() && insn.imm == 170 {
-                    mark(&mut info, i as i64, false);
-                }
-                if calls_callback(&insn) {
-                    info[i].force_checkpoint = true;
-                    mark(&mut info, i as i64, true);
-                }
-                if insn.is_kfunc_call()
-                    && p.relocs.iter().any(|r| matches!(r, Reloc::Kfunc { insn, name } if *insn == i && name.starts_with("bpf_iter_") && name.ends_with("_next")))
-                {
-                    mark(&mut info, i as i64, false);
-                    info[i].force_checkpoint = true;
-                }
-                mark(&mut info, i as i64 + 1, true);
-                if insn.is_pseudo_call() {
-                    mark(&mut info, i as i64, false);
-                    mark(&mut info, i as i64 + insn.imm as i64 + 1, true);
-                }
-            } else if opc == BPF_JA {
-                let off = if class == BPF_JMP { insn.off as i64 } else { insn.imm as i64 };
-                mark(&mut info, i as i64 + off + 1, true);
-            } else if opc != BPF_EXIT {
-                info[i].prune_point = true;
-                if insn.code == BPF_JMP | BPF_JCOND {
-                    info[i].force_checkpoint = true;
-                }
-                mark(&mut info, i as i64 + insn.off as i64 + 1, true);
-            }
-        }
-        i += sz;
     }
     for r in &p.relocs {
         if let Reloc::Map { insn, map, .. } = r
