@@ -18,6 +18,8 @@
 mod verifier_common;
 
 const DIR: &str = "expected/linux-7.3/calls";
+/// The same programs on arm64.
+const DIR_ARM64: &str = "expected/linux-7.3/arm64/calls";
 /// Programs that must match completely.
 const MIN_PASSING: usize = 209;
 
@@ -26,6 +28,14 @@ fn calls_against_linux_7_3() {
     let (pass, total) = verifier_common::run_suite(DIR, "CALLS_VERBOSE", "CALLS_FILTER");
     if std::env::var("CALLS_FILTER").is_err() {
         assert!(pass >= MIN_PASSING, "{pass}/{total} programs match, fewer than {MIN_PASSING}");
+    }
+}
+
+#[test]
+fn calls_against_linux_7_3_arm64() {
+    let (pass, total) = verifier_common::run_suite(DIR_ARM64, "CALLS_VERBOSE", "CALLS_FILTER");
+    if std::env::var("CALLS_FILTER").is_err() {
+        assert!(pass >= MIN_PASSING, "arm64: {pass}/{total} programs match, fewer than {MIN_PASSING}");
     }
 }
 

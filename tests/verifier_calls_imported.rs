@@ -201,6 +201,7 @@ fn prog_input(req: &LoadRequest, log2: &str, arch: Arch) -> ProgInput {
         state_freq: flags & 8 != 0 && privs.bpf_capable,
         reg_invariants: flags & 0x80 != 0,
         strict_alignment: strict,
+        pt_regs_size: if arch == Arch::Arm64 { 272 } else { 168 },
         globals: req.prog.funcs.iter().filter(|f| f.global).map(|f| f.name.clone()).collect(),
         has_btf: true,
         gpl: true,

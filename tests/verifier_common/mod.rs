@@ -24,6 +24,8 @@ pub const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 /// One recorded program.
 pub struct Case {
+    /// `x86_64` or `arm64`, from the file's header.
+    pub arch: String,
     pub area: String,
     pub name: String,
     pub ptype: String,
@@ -43,8 +45,10 @@ pub fn load(dir: &str) -> Vec<Case> {
     for f in files {
         let area = f.file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_string();
         let text = std::fs::read_to_string(&f).expect("read");
+        let arch = if text.lines().next().is_some_and(|l| l.contains(" arm64 ")) { "arm64" } else { "x86_64" };
         for chunk in text.split("\n=== ").skip(1) {
             let mut c = Case {
+                arch: arch.to_string(),
                 area: area.clone(),
                 name: String::new(),
                 ptype: String::new(),
@@ -562,6 +566,8 @@ pub struct ProgInput {
     pub state_freq: bool,
     pub reg_invariants: bool,
     pub strict_alignment: bool,
+    /// `sizeof(bpf_user_pt_regs_t)` of the arch: a kprobe's ctx.
+    pub pt_regs_size: i64,
     /// Names of the global subprograms.
     pub globals: Vec<String>,
     pub has_btf: bool,
@@ -598,6 +604,8 @@ pub fn case_input(case: &Case) -> Result<ProgInput, String> {
         state_freq: opts.state_freq && !opts.unpriv,
         reg_invariants: false,
         strict_alignment: false,
+        // struct pt_regs (x86_64), struct user_pt_regs (arm64)
+        pt_regs_size: if case.arch == "arm64" { 272 } else { 168 },
         globals: opts.globals,
         has_btf: !opts.no_btf,
         gpl: opts.gpl,
@@ -752,7 +760,7 @@ pub fn run_input(p: &ProgInput, level: u32) -> (DoCheckOutcome, String) {
         test_reg_invariants: p.reg_invariants,
         maps,
         liveness: &live,
-        pt_regs_size: 168,
+        pt_regs_size: p.pt_regs_size,
         subprogs: &subprogs,
         has_func_info: p.has_btf,
         gpl: p.gpl,
