@@ -452,7 +452,7 @@ impl Env<'_, '_> {
                 if self.level() & BPF_LOG_LEVEL2 != 0 {
                     self.verbose("propagate_backedges: too many iterations\n");
                 }
-                for b in backedges.iter_mut() {
+                for b in backedges.iter_mut().rev() {
                     std::mem::swap(&mut self.cur, &mut b.state);
                     self.mark_all_scalars_precise(None);
                     std::mem::swap(&mut self.cur, &mut b.state);
@@ -460,7 +460,8 @@ impl Env<'_, '_> {
                 break;
             }
             let mut changed = false;
-            for b in backedges.iter_mut() {
+            // visit->backedges is a list the newest joins at its head
+            for b in backedges.iter_mut().rev() {
                 std::mem::swap(&mut self.cur, &mut b.state);
                 let before = self.precision_changes;
                 let r = self.propagate_precision(b.equal_state);
