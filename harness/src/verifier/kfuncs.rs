@@ -229,6 +229,7 @@ pub const KFUNCS: &[KfuncProto] = &[
     KfuncProto { name: "bpf_rcu_read_unlock", flags: 0, args: &[], ret: KfRet::Void },
     KfuncProto { name: "bpf_preempt_disable", flags: 0, args: &[], ret: KfRet::Void },
     KfuncProto { name: "bpf_preempt_enable", flags: 0, args: &[], ret: KfRet::Void },
+    KfuncProto { name: "__bpf_trap", flags: 0, args: &[], ret: KfRet::Void },
 ];
 
 /// The name of the kfunc with BTF id `imm` in the target.
@@ -361,6 +362,11 @@ impl Env<'_, '_> {
         }
         let mut ret_btf: Option<u32> = None;
         self.check_kfunc_args(proto, &mut meta, &mut ret_btf)?;
+        if name == "__bpf_trap" {
+            // what clang emits for a read of an uninitialized variable
+            self.verbose("unexpected __bpf_trap() due to uninitialized variable?\n");
+            return errno(EFAULT);
+        }
         match name {
             "bpf_rcu_read_lock" => self.cur.active_rcu_locks += 1,
             "bpf_rcu_read_unlock" => {
@@ -407,10 +413,14 @@ impl Env<'_, '_> {
                     "bpf_cast_to_kern_ctx" => RegState::ptr(PTR_TO_BTF_ID | PTR_TRUSTED, ret_btf.unwrap_or(0) as i64),
                     "bpf_rdonly_cast" => {
                         let id = meta.arg_constant.unwrap_or(0);
-                        if id == 0 || id as usize > BTF_TYPES.len() {
+                        if id == 0 {
+                            // void: untrusted read-only memory of size 0
+                            RegState::ptr(PTR_TO_MEM | MEM_RDONLY | PTR_UNTRUSTED, 0)
+                        } else if id as usize > BTF_TYPES.len() {
                             return Err(DoCheckError::Unsupported(format!("type id {id} of bpf_rdonly_cast is not modelled")));
+                        } else {
+                            RegState::ptr(PTR_TO_BTF_ID | PTR_UNTRUSTED, id as i64)
                         }
-                        RegState::ptr(PTR_TO_BTF_ID | PTR_UNTRUSTED, id as i64)
                     }
                     _ => return errno(EFAULT),
                 };
