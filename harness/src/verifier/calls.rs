@@ -487,7 +487,7 @@ impl Env<'_, '_> {
             func::FOR_EACH_MAP_ELEM => self.push_callback_call(insn, insn_idx, meta.subprogno, CallbackKind::MapElem)?,
             func::TIMER_SET_CALLBACK => self.push_callback_call(insn, insn_idx, meta.subprogno, CallbackKind::Timer)?,
             func::FIND_VMA => self.push_callback_call(insn, insn_idx, meta.subprogno, CallbackKind::FindVma)?,
-            func::SNPRINTF => return Err(DoCheckError::Unsupported("bpf_snprintf format strings are not modelled yet".into())),
+            func::SNPRINTF => self.check_bpf_snprintf_call()?,
             func::LOOP => {
                 self.update_loop_inline_state(meta.subprogno)?;
                 self.mark_chain_precision(1)?;
@@ -1448,6 +1448,28 @@ impl Env<'_, '_> {
         Ok(())
     }
 
+    /// `check_bpf_snprintf_call`: the format string (R3, in a frozen map)
+    /// against the number of u64 arguments R5 gives.
+    fn check_bpf_snprintf_call(&mut self) -> VResult<()> {
+        let (fmt_reg, len_reg) = (self.regs()[3], self.regs()[5]);
+        let data_len = len_reg.s.var_off.value;
+        if data_len % 8 != 0 {
+            return errno(EINVAL);
+        }
+        let map = usize::try_from(fmt_reg.aux).ok().and_then(|i| self.maps.get(i)).cloned().unwrap_or_default();
+        let off = fmt_reg.s.var_off.value as usize;
+        let Some(bytes) = map.data.get(off..) else {
+            return Err(DoCheckError::Unsupported("the contents of read-only maps are not known to the model".into()));
+        };
+        let fmt = &bytes[..bytes.iter().position(|&b| b == 0).unwrap_or(bytes.len())];
+        let num_args = (data_len / 8).min(u32::MAX as u64) as u32;
+        if bpf_bprintf_prepare(fmt, num_args).is_err() {
+            self.verbose("Invalid format string\n");
+            return errno(EINVAL);
+        }
+        Ok(())
+    }
+
     /// `process_timer_func` / `check_map_field_pointer` for `BPF_TIMER`.
     fn process_timer_func(&mut self, reg: &RegState, regno: usize, meta: &mut CallArgMeta) -> VResult<()> {
         let map = usize::try_from(reg.aux).ok().and_then(|i| self.maps.get(i)).cloned().unwrap_or_default();
@@ -2058,5 +2080,108 @@ pub(crate) fn retval_range_within(range: RetvalRange, reg: &RegState) -> bool {
         range.minval <= reg.s.s32_min() && reg.s.s32_max() <= range.maxval
     } else {
         range.minval as i64 <= reg.s.smin() && reg.s.smax() <= range.maxval as i64
+    }
+}
+
+/// `bpf_bprintf_prepare` in verification mode (no arguments to copy): the
+/// conversions of a `bpf_snprintf`/`bpf_trace_printk`-like format, at
+/// most `num_args` of them. `fmt` ends before its NUL.
+pub(crate) fn bpf_bprintf_prepare(fmt: &[u8], num_args: u32) -> Result<(), ()> {
+    let at = |i: usize| fmt.get(i).copied().unwrap_or(0);
+    let is_space = |c: u8| matches!(c, b' ' | b'\t' | b'\n' | 0x0b | 0x0c | b'\r');
+    let is_punct = |c: u8| c.is_ascii_punctuation();
+    let mut num_spec = 0u32;
+    let mut i = 0;
+    while i < fmt.len() {
+        let c = fmt[i];
+        // UTF-8 passes, ASCII control bytes do not
+        if c.is_ascii() && !(0x20..0x7f).contains(&c) && !is_space(c) {
+            return Err(());
+        }
+        if c != b'%' {
+            i += 1;
+            continue;
+        }
+        if at(i + 1) == b'%' {
+            i += 2;
+            continue;
+        }
+        if num_spec >= num_args {
+            return Err(());
+        }
+        i += 1;
+        if !at(i).is_ascii() {
+            return Err(());
+        }
+        // optional "[0 +-][num]" width
+        while matches!(at(i), b'0' | b'+' | b'-' | b' ') {
+            i += 1;
+        }
+        if (b'1'..=b'9').contains(&at(i)) {
+            i += 1;
+            while at(i).is_ascii_digit() {
+                i += 1;
+            }
+        }
+        match at(i) {
+            b'p' => {
+                let n = at(i + 1);
+                if n == 0 || is_space(n) || is_punct(n) {
+                    // plain %p
+                } else if (n == b'k' || n == b'u') && at(i + 2) == b's' {
+                    i += 2;
+                    let n = at(i + 1);
+                    if n != 0 && !is_space(n) && !is_punct(n) {
+                        return Err(());
+                    }
+                } else if matches!(n, b'K' | b'x' | b's' | b'S' | b'B') {
+                    i += 1;
+                } else if matches!(n, b'i' | b'I') && matches!(at(i + 2), b'4' | b'6') {
+                    i += 2;
+                } else {
+                    return Err(());
+                }
+            }
+            b's' => {
+                let n = at(i + 1);
+                if n != 0 && !is_space(n) && !is_punct(n) {
+                    return Err(());
+                }
+            }
+            b'c' => {}
+            _ => {
+                if at(i) == b'l' {
+                    i += 1;
+                }
+                if at(i) == b'l' {
+                    i += 1;
+                }
+                if !matches!(at(i), b'i' | b'd' | b'u' | b'x' | b'X') {
+                    return Err(());
+                }
+            }
+        }
+        num_spec += 1;
+        i += 1;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod bprintf_tests {
+    use super::bpf_bprintf_prepare;
+
+    #[test]
+    fn formats() {
+        assert!(bpf_bprintf_prepare(b"%d %s", 2).is_ok());
+        assert!(bpf_bprintf_prepare(b"%d %s", 1).is_err());
+        assert!(bpf_bprintf_prepare(b"100%%", 0).is_ok());
+        assert!(bpf_bprintf_prepare(b"%pI4 %pks %llx %5d %-08lu", 5).is_ok());
+        assert!(bpf_bprintf_prepare(b"%pZ", 1).is_err());
+        assert!(bpf_bprintf_prepare(b"%sx", 1).is_err());
+        assert!(bpf_bprintf_prepare(b"%q", 1).is_err());
+        assert!(bpf_bprintf_prepare(b"\x01", 0).is_err());
+        assert!(bpf_bprintf_prepare(b"caf\xc3\xa9 %c", 1).is_ok());
+        assert!(bpf_bprintf_prepare(b"%", 1).is_err());
     }
 }
