@@ -2,14 +2,15 @@
 //!
 //! `expected/linux-7.3/do_check/*.txt` holds the level-1 and level-2 logs,
 //! verdicts and `verified_insns` 7.3 produced for small call-free programs
-//! (`scripts/record-do-check-goldens.py`). The front end's facts the main
-//! pass needs (live registers, stack use/def, const-folded insns) are read
-//! from the kernel's own level-2 prelude; prune and jump points and SCCs
-//! are computed here as `check_cfg` does. Each program is then run through
-//! `do_check_main` at both log levels and compared: verdict, errno,
-//! `verified_insns` and the log after the prelude. The "Verification
-//! failed:" diagnostics blocks are not modelled yet and are cut from both
-//! sides.
+//! (`scripts/record-do-check-goldens.py`). Each program is loaded as the
+//! oracle kit loaded it (a GPL program with one BTF `FUNC` named after the
+//! job, maps by fd) and run through the whole model of `bpf_check` at both
+//! log levels. A rejected program must match completely: errno and the
+//! whole log, "Verification failed:" diagnostics and statistics included.
+//! An accepted one, which the model leaves at the fixups (not modelled
+//! yet), must have the same `verified_insns` and the kernel's log up to its
+//! closing statistics. Kernel pointers are masked as in the goldens of
+//! `progs/` (map addresses printed by `ld_imm64`).
 //!
 //! The test prints the pass rate per area and fails when fewer programs
 //! match than [`MIN_PASSING`] (a ratchet: raise it as the model improves).
@@ -17,14 +18,19 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use bpf_isa::Insn;
-use bpf_isa::insn::op::{self, *};
-use bpf_selftest::verifier::do_check::*;
+use bpf_selftest::backend::model::ModelBackend;
+use bpf_selftest::backend::{BtfMode, LoadRequest};
+use bpf_selftest::golden::mask_kernel_pointers;
+use bpf_selftest::link::{Func, LinkReloc, LinkedProgram};
+use bpf_selftest::map::MapDef;
+use bpf_selftest::prog_type::ProgType;
+use bpf_selftest::target::Arch;
+use bpf_selftest::verifier::{Verdict, bpf_check};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 const DIR: &str = "expected/linux-7.3/do_check";
 /// Programs that must match completely.
-const MIN_PASSING: usize = 149;
+const MIN_PASSING: usize = 147;
 
 struct Case {
     area: String,
@@ -95,374 +101,99 @@ fn prog_type(t: &str) -> u32 {
     }
 }
 
-/// Stack use/def of one insn as 4-byte half slots (bit 2*spi: bytes
-/// [-8(spi+1), -8(spi+1)+4), bit 2*spi+1: the upper half).
-fn parse_spis(s: &str) -> u128 {
-    let mut m = 0u128;
-    for tok in s.split([',', ' ']).filter(|t| !t.is_empty()) {
-        let Some(t) = tok.strip_prefix("fp0") else { continue };
-        let (range, half) = match t.strip_suffix('h') {
-            Some(r) => (r, true),
-            None => (t, false),
-        };
-        let parts: Vec<i64> = range.split("..").filter_map(|p| p.parse().ok()).collect();
-        let (a, b) = match parts.as_slice() {
-            [a] => (*a, *a),
-            [a, b] => (*a, *b),
-            _ => continue,
-        };
-        let (hi, lo) = (a.max(b), a.min(b));
-        if half {
-            // -8h: bytes [-8,-5]; -4h: bytes [-4,-1]
-            let off = a;
-            let spi = ((-off - 1) / 8) as u32;
-            let upper = (-off) % 8 == 4;
-            let bit = spi * 2 + upper as u32;
-            if bit < 128 {
-                m |= 1 << bit;
-            }
-        } else {
-            let mut o = hi;
-            while o >= lo {
-                let spi = ((-o - 1) / 8) as u32;
-                if spi < 64 {
-                    m |= 3 << (spi * 2);
-                }
-                o -= 8;
-            }
-        }
-    }
-    m
-}
-
-struct Prelude {
-    live_regs: Vec<u16>,
-    uses: Vec<u128>,
-    defs: Vec<u128>,
-    /// Insns the kernel printed as `goto` after constant folding.
-    folded_ja: Vec<Option<i16>>,
-}
-
-fn parse_prelude(log2: &str, n: usize) -> Prelude {
-    let mut p = Prelude { live_regs: vec![0; n], uses: vec![0; n], defs: vec![0; n], folded_ja: vec![None; n] };
-    let mut sect = 0;
-    for l in log2.lines() {
-        if l.starts_with("stack use/def") {
-            sect = 1;
-            continue;
-        }
-        if l.starts_with("Live regs before insn:") {
-            sect = 2;
-            continue;
-        }
-        if !l.starts_with(' ') {
-            if sect == 2 {
-                break;
-            }
-            continue;
-        }
-        let t = l.trim_start();
-        let Some((idx, rest)) = t.split_once(": ") else { continue };
-        let Ok(i) = idx.parse::<usize>() else { continue };
-        if i >= n {
-            continue;
-        }
-        if sect == 1 {
-            if let Some((_, c)) = rest.split_once(';') {
-                for part in c.split(';') {
-                    let part = part.trim();
-                    if let Some(u) = part.strip_prefix("use: ") {
-                        p.uses[i] |= parse_spis(u);
-                    } else if let Some(d) = part.strip_prefix("def: ") {
-                        p.defs[i] |= parse_spis(d);
-                    }
-                }
-            }
-        } else if sect == 2 {
-            let (mask, insn) = rest.split_at(rest.len().min(10));
-            let mut m = 0u16;
-            for (k, ch) in mask.chars().enumerate() {
-                if ch != '.' {
-                    m |= 1 << k;
-                }
-            }
-            p.live_regs[i] = m;
-            if let Some(g) = insn.trim().strip_prefix("(05) goto pc") {
-                p.folded_ja[i] = g.split_whitespace().next().and_then(|x| x.parse().ok());
-            }
-        }
-    }
-    p
-}
-
-fn successors(insns: &[Insn], i: usize) -> Vec<usize> {
-    let insn = insns[i];
-    let class = insn.class();
-    let opc = op::op(insn.code);
-    let n = insns.len() as i64;
-    let mut v = Vec::new();
-    let add = |v: &mut Vec<usize>, t: i64| {
-        if t >= 0 && t < n {
-            v.push(t as usize);
-        }
-    };
-    if class == BPF_JMP || class == BPF_JMP32 {
-        if opc == BPF_EXIT {
-            return v;
-        }
-        if opc == BPF_JA {
-            let off = if class == BPF_JMP { insn.off as i64 } else { insn.imm as i64 };
-            add(&mut v, i as i64 + off + 1);
-            return v;
-        }
-        if opc != BPF_CALL {
-            add(&mut v, i as i64 + 1);
-            add(&mut v, i as i64 + insn.off as i64 + 1);
-            return v;
-        }
-    }
-    add(&mut v, i as i64 + if insn.is_ld_imm64() { 2 } else { 1 });
-    v
-}
-
-/// Backward stack liveness from the kernel's use/def listing.
-struct Live {
-    before: Vec<u128>,
-}
-
-impl StackLiveness for Live {
-    fn stack_slot_alive(&self, q: &LiveQuery, _frameno: usize, half_spi: usize) -> bool {
-        half_spi < 128 && self.before.get(q.insn_idx).is_some_and(|m| m & (1u128 << half_spi) != 0)
-    }
-}
-
-fn sccs(insns: &[Insn]) -> Vec<u32> {
-    // iterative Tarjan
-    let n = insns.len();
-    let succ: Vec<Vec<usize>> = (0..n).map(|i| successors(insns, i)).collect();
-    let mut index = vec![usize::MAX; n];
-    let mut low = vec![0; n];
-    let mut on = vec![false; n];
-    let mut stack = Vec::new();
-    let mut out = vec![0u32; n];
-    let mut next = 0;
-    let mut id = 0;
-    for s in 0..n {
-        if index[s] != usize::MAX {
-            continue;
-        }
-        let mut work = vec![(s, 0usize)];
-        while let Some(&mut (v, ref mut k)) = work.last_mut() {
-            if *k == 0 && index[v] == usize::MAX {
-                index[v] = next;
-                low[v] = next;
-                next += 1;
-                stack.push(v);
-                on[v] = true;
-            }
-            if *k < succ[v].len() {
-                let w = succ[v][*k];
-                *k += 1;
-                if index[w] == usize::MAX {
-                    work.push((w, 0));
-                } else if on[w] {
-                    low[v] = low[v].min(index[w]);
-                }
-                continue;
-            }
-            work.pop();
-            if let Some(&(p, _)) = work.last() {
-                low[p] = low[p].min(low[v]);
-            }
-            if low[v] == index[v] {
-                let mut comp = Vec::new();
-                while let Some(w) = stack.pop() {
-                    on[w] = false;
-                    comp.push(w);
-                    if w == v {
-                        break;
-                    }
-                }
-                let looped = comp.len() > 1 || succ[v].contains(&v);
-                if looped {
-                    id += 1;
-                    for w in comp {
-                        out[w] = id;
-                    }
-                }
-            }
-        }
-    }
-    out
-}
-
-/// Cut the prelude (up to the "Live regs" listing) and the diagnostics blocks.
-fn main_pass(log: &str, level2: bool) -> String {
-    let lines: Vec<&str> = log.lines().collect();
-    let mut start = 0;
-    if level2 {
-        if let Some(p) = lines.iter().position(|l| l.starts_with("Live regs before insn:")) {
-            start = p + 1;
-            while start < lines.len() && lines[start].starts_with(' ') {
-                start += 1;
-            }
-        }
-    }
-    let mut out = String::new();
-    let mut in_diag = false;
-    for (k, l) in lines[start..].iter().enumerate() {
-        if l.starts_with("Verification failed:") {
-            in_diag = true;
-            // drop the blank line before it
-            if out.ends_with("\n\n") {
-                out.pop();
-            }
-            continue;
-        }
-        if in_diag {
-            if l.starts_with("processed ") {
-                in_diag = false;
-                if out.ends_with("\n\n") {
-                    out.pop();
-                }
-            } else {
-                continue;
-            }
-        }
-        let _ = k;
-        if l.starts_with("processed ") {
-            break;
-        }
-        out.push_str(l);
-        out.push('\n');
-    }
-    out
-}
-
-fn run(case: &Case, level: u32) -> Result<(DoCheckOutcome, String), String> {
-    let prog = bpf_isa::assemble(&case.asm).map_err(|e| format!("asm: {e}"))?;
-    let mut insns = prog.insns.clone();
-    let n = insns.len();
-    let pre = parse_prelude(&case.log2, n);
-    for (i, f) in pre.folded_ja.iter().enumerate() {
-        if let Some(off) = f {
-            insns[i] = Insn::new(BPF_JMP | BPF_JA, 0, 0, *off, 0);
-        }
-    }
-    let mut info = vec![InsnInfo::default(); n];
-    let scc = sccs(&insns);
-    for i in 0..n {
-        info[i].live_regs_before = pre.live_regs[i];
-        info[i].scc = scc[i];
-        let insn = insns[i];
-        let class = insn.class();
-        let opc = op::op(insn.code);
-        if class == BPF_JMP || class == BPF_JMP32 {
-            if opc == BPF_JA {
-                let off = if class == BPF_JMP { insn.off as i64 } else { insn.imm as i64 };
-                let t = i as i64 + off + 1;
-                if t >= 0 && (t as usize) < n {
-                    info[t as usize].prune_point = true;
-                    info[t as usize].jmp_point = true;
-                }
-            } else if opc != BPF_EXIT && opc != BPF_CALL {
-                info[i].prune_point = true;
-                let t = i as i64 + insn.off as i64 + 1;
-                if t >= 0 && (t as usize) < n {
-                    info[t as usize].prune_point = true;
-                    info[t as usize].jmp_point = true;
-                }
-            }
-        }
-    }
-    // maps: "--map name:type:ks:vs:max"
+/// The load the oracle kit made of `case` at `level`.
+fn request(case: &Case, level: u32) -> Result<LoadRequest, String> {
+    let prog = bpf_selftest::isa::assemble(&case.asm).map_err(|e| format!("asm: {e}"))?;
     let mut maps = Vec::new();
-    let mut toks = case.opts.split_whitespace();
     let mut unpriv = false;
-    let mut state_freq = false;
-    let mut attach = 0;
+    let mut flags = 0;
+    let mut attach = None;
+    let mut toks = case.opts.split_whitespace();
     while let Some(t) = toks.next() {
         match t {
+            // --map NAME:TYPE:KS:VS:MAX
             "--map" => {
-                let spec = toks.next().unwrap_or_default();
-                let f: Vec<&str> = spec.split(':').collect();
-                if f.len() >= 5 {
-                    maps.push(MapInfo { name: f[0].to_string(), map_type: 2, key_size: f[2].parse().unwrap_or(4), value_size: f[3].parse().unwrap_or(8), max_entries: f[4].parse().unwrap_or(1), map_flags: 0 });
-                }
+                let f: Vec<&str> = toks.next().unwrap_or_default().split(':').collect();
+                let num = |i: usize| f.get(i).and_then(|v| v.parse().ok()).ok_or(format!("bad --map in {:?}", case.opts));
+                let ty = bpf_selftest::map::map_type_by_name(f.get(1).copied().unwrap_or_default()).ok_or("bad map type")?;
+                maps.push(MapDef::new(f[0], ty, num(2)?, num(3)?, num(4)?));
             }
             "--unpriv" => unpriv = true,
-            "--flags" => state_freq = toks.next().is_some_and(|f| f.contains("state_freq")),
-            "--attach-type" => {
-                attach = if toks.next() == Some("cgroup_inet_egress") { 1 } else { 0 };
+            "--flags" => {
+                for f in toks.next().unwrap_or_default().split(',') {
+                    flags |= bpf_selftest::prog_type::prog_flag(f).ok_or(format!("flag {f}"))?;
+                }
             }
-            _ => {}
+            "--attach-type" => {
+                attach = Some(match toks.next() {
+                    Some("cgroup_inet_ingress") => 0,
+                    Some("cgroup_inet_egress") => 1,
+                    other => return Err(format!("attach type {other:?}")),
+                })
+            }
+            other => return Err(format!("option {other}")),
         }
     }
+    let mut relocs = Vec::new();
     for r in &prog.relocs {
         let (name, value) = match r.symbol.strip_suffix("__value") {
             Some(n) => (n, true),
             None => (r.symbol.as_str(), false),
         };
-        if let Some(m) = maps.iter().position(|m| m.name == name) {
-            info[r.insn].map_index = Some(m);
-            insns[r.insn].src = if value { BPF_PSEUDO_MAP_VALUE } else { BPF_PSEUDO_MAP_FD };
-        }
+        let map = maps.iter().position(|m| m.name == name).ok_or(format!("symbol {}", r.symbol))?;
+        relocs.push(if value { LinkReloc::MapValue { insn: r.insn, map, off: 0 } } else { LinkReloc::Map { insn: r.insn, map } });
     }
-    // stack liveness: live_before = use | (live_after & !def)
-    let mut before = vec![0u128; n];
-    loop {
-        let mut changed = false;
-        for i in (0..n).rev() {
-            let after = successors(&insns, i).iter().fold(0u128, |a, &s| a | before[s]);
-            let b = pre.uses[i] | (after & !pre.defs[i]);
-            if b != before[i] {
-                before[i] = b;
-                changed = true;
-            }
-        }
-        if !changed {
-            break;
-        }
-    }
-    let live = Live { before };
-    let input = DoCheckInput {
-        insns: &insns,
-        info: &info,
-        prog_type: prog_type(&case.ptype),
+    let name = format!("{}__{}__l{level}", case.area, case.name);
+    Ok(LoadRequest {
+        prog: LinkedProgram { insns: prog.insns, funcs: vec![Func { name: name.clone(), start: 0, global: false, nargs: 0 }], relocs },
+        name,
+        prog_type: ProgType(prog_type(&case.ptype)),
         expected_attach_type: attach,
-        privs: if unpriv { Privs::UNPRIV } else { Privs::ROOT },
-        strict_alignment: false,
-        test_state_freq: state_freq && !unpriv,
-        test_reg_invariants: false,
-        maps: &maps,
-        liveness: &live,
-        pt_regs_size: 168,
-    };
-    let mut log = StringLog { level, text: String::new() };
-    let out = do_check_main(&input, &mut log);
-    Ok((out, log.text))
+        prog_flags: flags,
+        log_level: level,
+        unpriv,
+        caps_unpriv: Vec::new(),
+        maps,
+        btf: BtfMode::FuncInfo,
+        test_run: None,
+        arch: Arch::X86_64,
+        want_jited: false,
+    })
+}
+
+/// The model's result line and log for `case` at `level`.
+fn run(case: &Case, level: u32) -> Result<(String, String), String> {
+    let input = ModelBackend::verifier_input(&request(case, level)?).map_err(|u| u.0)?;
+    match bpf_check(&input) {
+        Verdict::Decided(d) if !d.accepted => Ok((format!("rejected errno={}", errno_name(d.errno)), d.log)),
+        Verdict::Decided(_) => Err("accepted and decided: the model has no fixups".into()),
+        Verdict::NotModelled { phase: "fixups", log_so_far, verified_insns, .. } => Ok((format!("accepted verified_insns={verified_insns}"), log_so_far)),
+        Verdict::NotModelled { phase, what, .. } => Err(format!("not modelled: {phase}: {what}")),
+    }
+}
+
+/// The kernel's log as the model can reproduce it: an accepted program's
+/// closing statistics come after the fixups.
+fn expected_log(case: &Case, level: u32) -> String {
+    let log = if level == 1 { &case.log1 } else { &case.log2 };
+    let mut log = mask_kernel_pointers(log);
+    if case.result.starts_with("accepted") {
+        let keep: String = log.lines().filter(|l| !l.starts_with("processed ")).map(|l| format!("{l}\n")).collect();
+        log = keep;
+    }
+    log
 }
 
 fn check(case: &Case) -> Result<(), String> {
     let mut errs = Vec::new();
     for level in [1u32, 2] {
-        let (out, log) = run(case, level)?;
-        if let Err(DoCheckError::Unsupported(w)) = &out.result {
-            return Err(format!("unsupported: {w}"));
+        let (result, log) = run(case, level)?;
+        if level == 2 && result != case.result {
+            errs.push(format!("result: got {result}, want {}", case.result));
         }
-        if level == 2 {
-            let got = match &out.result {
-                Ok(()) => format!("accepted verified_insns={}", out.stats.insn_processed),
-                Err(DoCheckError::Errno(e)) => format!("rejected errno={}", errno_name(*e)),
-                Err(DoCheckError::Unsupported(_)) => unreachable!(),
-            };
-            if got != case.result {
-                errs.push(format!("result: got {got}, want {}", case.result));
-            }
-        }
-        let want = main_pass(if level == 1 { &case.log1 } else { &case.log2 }, level == 2);
-        let got = main_pass(&log, false);
-        if want != got {
+        let want = expected_log(case, level);
+        let got = mask_kernel_pointers(&log);
+        if want.trim_end() != got.trim_end() {
             let diff = want.lines().zip(got.lines()).position(|(a, b)| a != b).unwrap_or(want.lines().count().min(got.lines().count()));
             errs.push(format!(
                 "level {level} log differs at line {}:\n  want: {}\n  got:  {}",
@@ -477,11 +208,11 @@ fn check(case: &Case) -> Result<(), String> {
 
 fn errno_name(e: i32) -> &'static str {
     match e {
-        EACCES => "EACCES",
-        EINVAL => "EINVAL",
-        E2BIG => "E2BIG",
-        EFAULT => "EFAULT",
-        EPERM => "EPERM",
+        1 => "EPERM",
+        7 => "E2BIG",
+        13 => "EACCES",
+        14 => "EFAULT",
+        22 => "EINVAL",
         _ => "E?",
     }
 }

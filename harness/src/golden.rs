@@ -42,7 +42,7 @@ pub struct Golden {
 
 /// Kernel pointers as 7.3 prints them in the log (direct map, vmalloc and
 /// kernel text addresses).
-fn mask_kernel_pointers(log: &str) -> String {
+pub fn mask_kernel_pointers(log: &str) -> String {
     let mut out = String::with_capacity(log.len());
     let b = log.as_bytes();
     let mut i = 0;

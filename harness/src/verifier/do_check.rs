@@ -118,6 +118,8 @@ pub struct LiveQuery {
     pub insn_idx: usize,
     /// Call sites of frames 1.. (the call insn that made each).
     pub callsites: Vec<usize>,
+    /// The subprogram of each frame, outermost first.
+    pub subprogs: Vec<usize>,
 }
 
 /// `bpf_stack_slot_alive`: whether 4-byte half slot `half_spi` of frame
@@ -571,6 +573,9 @@ impl<'a, 'l> Env<'a, 'l> {
     /// `do_check_insn`.
     fn do_check_insn(&mut self) -> VResult<Next> {
         let insn = self.insn(self.insn_idx);
+        if super::env::is_stack_arg_ldx(&insn) || super::env::is_stack_arg_stx(&insn) || super::env::is_stack_arg_st(&insn) {
+            return Err(DoCheckError::Unsupported("stack arguments (r11) of calls are not modelled yet".into()));
+        }
         match insn.class() {
             BPF_ALU | BPF_ALU64 => {
                 self.check_alu_op(&insn)?;

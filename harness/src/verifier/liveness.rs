@@ -20,6 +20,7 @@ use bpf_isa::Insn;
 use bpf_isa::op::*;
 
 use super::cfg::bpf_insn_successors;
+use super::do_check::{LiveQuery, StackLiveness};
 use super::env::*;
 use super::errno::*;
 use super::log::{BPF_LOG_LEVEL2, bpf_vlog_alignment};
@@ -1210,7 +1211,7 @@ fn fmt_spis_mask(frame: usize, first: bool, spis: Spis) -> String {
 }
 
 /// `bpf_compute_subprog_arg_access`.
-fn bpf_compute_subprog_arg_access(env: &mut VerifierEnv<'_>) -> PResult<()> {
+fn bpf_compute_subprog_arg_access(env: &mut VerifierEnv<'_>) -> PResult<BpfLiveness> {
     let cnt = env.subprog_cnt;
     let mut lv = Liveness {
         env,
@@ -1232,7 +1233,103 @@ fn bpf_compute_subprog_arg_access(env: &mut VerifierEnv<'_>) -> PResult<()> {
     if lv.level2() {
         lv.print_instances();
     }
-    Ok(())
+    Ok(lv.into_bpf_liveness())
+}
+
+impl Liveness<'_, '_> {
+    /// What the main pass keeps of the analysis: each instance's
+    /// `live_before` masks.
+    fn into_bpf_liveness(self) -> BpfLiveness {
+        let mut instances = HashMap::with_capacity(self.by_key.len());
+        for (&key, &i) in &self.by_key {
+            let Some(f) = self.instances.get(i).and_then(Option::as_ref) else { continue };
+            let frames = f.frames.iter().map(|fr| fr.as_ref().map(|v| v.iter().map(|m| m.live_before).collect())).collect();
+            instances.insert(key, LiveInstance { depth: f.depth, start: f.subprog_start, frames });
+        }
+        let env: &VerifierEnv<'_> = self.env;
+        BpfLiveness {
+            instances,
+            subprog_starts: env.subprog_info.iter().map(|s| s.start).collect(),
+            calls_callback: env.aux.iter().map(|a| a.calls_callback).collect(),
+        }
+    }
+}
+
+/// One func instance after the analysis: `live_before` per frame and insn.
+#[derive(Clone, Debug)]
+struct LiveInstance {
+    depth: usize,
+    start: usize,
+    frames: Vec<Option<Vec<Spis>>>,
+}
+
+impl LiveInstance {
+    /// `is_live_before`.
+    fn is_live_before(&self, insn_idx: usize, frame: usize, half_spi: usize) -> bool {
+        let Some(rel) = insn_idx.checked_sub(self.start) else { return false };
+        let Some(Some(masks)) = self.frames.get(frame) else { return false };
+        masks.get(rel).is_some_and(|&m| spis_test_bit(m, half_spi as u32))
+    }
+}
+
+/// `struct bpf_liveness` as the main pass queries it: the func instances
+/// by `(depth, callsite)` (depth 0: the subprogram's start).
+#[derive(Clone, Debug, Default)]
+pub struct BpfLiveness {
+    instances: HashMap<(usize, usize), LiveInstance>,
+    subprog_starts: Vec<usize>,
+    calls_callback: Vec<bool>,
+}
+
+impl BpfLiveness {
+    /// `lookup_instance`: the instance of frame `frameno`, falling back to
+    /// shallower depths (a global subprogram is analysed at depth 0 only).
+    fn lookup_instance(&self, q: &LiveQuery, frameno: usize) -> Option<&LiveInstance> {
+        let start = *self.subprog_starts.get(*q.subprogs.get(frameno)?)?;
+        let callsite = if frameno > 0 { *q.callsites.get(frameno - 1)? } else { start };
+        let mut depth = frameno;
+        loop {
+            let key = if depth > 0 { callsite } else { start };
+            if let Some(f) = self.instances.get(&(depth, key)) {
+                return Some(f);
+            }
+            if depth == 0 {
+                return None;
+            }
+            depth -= 1;
+        }
+    }
+
+    fn calls_callback(&self, idx: usize) -> bool {
+        self.calls_callback.get(idx).copied().unwrap_or(false)
+    }
+}
+
+impl StackLiveness for BpfLiveness {
+    /// `bpf_stack_slot_alive`: read later in the current frame's instance,
+    /// or, for an outer frame, alive after its call site (before it, when
+    /// the call site calls a callback that may run again).
+    fn stack_slot_alive(&self, q: &LiveQuery, frameno: usize, half_spi: usize) -> bool {
+        let curframe = q.subprogs.len().saturating_sub(1);
+        let Some(cur) = self.lookup_instance(q, curframe) else { return true };
+        let rel = frameno as i64 + cur.depth as i64 - curframe as i64;
+        if rel >= 0 && rel as usize <= cur.depth && cur.is_live_before(q.insn_idx, rel as usize, half_spi) {
+            return true;
+        }
+        for i in frameno..curframe {
+            let Some(inst) = self.lookup_instance(q, i) else { return true };
+            let rel = frameno as i64 + inst.depth as i64 - i as i64;
+            if rel < 0 || rel as usize > inst.depth {
+                return true;
+            }
+            let Some(&callsite) = q.callsites.get(i) else { return true };
+            let at = if self.calls_callback(callsite) { callsite } else { callsite + 1 };
+            if inst.is_live_before(at, rel as usize, half_spi) {
+                return true;
+            }
+        }
+        false
+    }
 }
 
 // ---------------------------------------------------------------- registers
@@ -1469,7 +1566,7 @@ pub fn bpf_compute_live_registers(env: &mut VerifierEnv<'_>) -> PResult<()> {
         state[i].use_ = u;
         state[i].def = d;
     }
-    bpf_compute_subprog_arg_access(env)?;
+    env.stack_liveness = bpf_compute_subprog_arg_access(env)?;
     loop {
         let mut changed = false;
         for &idx in &env.insn_postorder {

@@ -18,7 +18,9 @@
 //! | `sort_subprogs_topo` | [`subprogs`] |
 //! | `bpf_compute_scc` | [`cfg`] |
 //! | `bpf_compute_live_registers` | [`liveness`] |
-//! | `do_check_main` and everything after | not modelled yet |
+//! | `do_check_main` | [`do_check`] and the modules it names |
+//! | `check_max_stack_depth` | [`subprogs`] |
+//! | the fixups and everything after | not modelled yet |
 //!
 //! A phase the model does not have yet ends the run with
 //! [`Verdict::NotModelled`], naming the phase: the caller can say honestly
@@ -104,6 +106,10 @@ pub enum Verdict {
         /// The log up to that point (no truncation applied beyond what
         /// the buffer size implies).
         log_so_far: String,
+        /// Insns the main pass processed before that phase (for a program
+        /// the main pass accepted: its `verified_insns`, unless the
+        /// rewrites fail).
+        verified_insns: u32,
     },
 }
 
@@ -143,21 +149,136 @@ pub fn bpf_check(input: &VerifierInput) -> Verdict {
     }
     env.test_reg_invariants = flags & prog_load::BPF_F_TEST_REG_INVARIANTS != 0;
 
-    let ret = match front_end(&mut env) {
-        Ok(()) => {
-            // do_check_main / do_check_subprogs and every later phase
-            return Verdict::NotModelled {
-                phase: "do_check_main",
-                what: "the main pass (abstract interpretation) is not modelled yet".into(),
-                log_so_far: env.log.contents(),
-            };
-        }
-        Err(Fail::Errno(e)) => Err(e),
-        Err(Fail::Unsupported { phase, what }) => return Verdict::NotModelled { phase, what, log_so_far: env.log.contents() },
+    match front_end(&mut env) {
+        Ok(()) => {}
+        Err(Fail::Errno(e)) => return finish_rejected(&mut env, start, e),
+        Err(Fail::Unsupported { phase, what }) => return not_modelled(&env, phase, what),
+    }
+    match main_pass(&mut env) {
+        Ok(()) => {}
+        Err(Fail::Errno(e)) => return finish_rejected(&mut env, start, e),
+        Err(Fail::Unsupported { phase, what }) => return not_modelled(&env, phase, what),
+    }
+    // skip_full_check: what runs on success before the rewrites
+    if let Err(e) = subprogs::check_max_stack_depth(&mut env) {
+        return match e {
+            Fail::Errno(e) => finish_rejected(&mut env, start, e),
+            Fail::Unsupported { phase, what } => not_modelled(&env, phase, what),
+        };
+    }
+    // bpf_optimize_bpf_loop and the fixups rewrite the program and may
+    // still fail; only then come the statistics
+    not_modelled(&env, "fixups", "the rewrites after verification (fixups) are not modelled yet".into())
+}
+
+/// A phase the model lacks: the log so far and what was verified.
+fn not_modelled(env: &VerifierEnv<'_>, phase: &'static str, what: String) -> Verdict {
+    Verdict::NotModelled { phase, what, log_so_far: env.log.contents(), verified_insns: env.insn_processed }
+}
+
+/// A rejection: `print_verification_stats`, then the log's finalisation.
+fn finish_rejected(env: &mut VerifierEnv<'_>, start: Instant, errno: i32) -> Verdict {
+    print_verification_stats(env, start);
+    finish(env, Err(errno), false)
+}
+
+/// `do_check_main` (and `do_check_subprogs`, which has nothing to verify
+/// until calls are modelled: only called global functions are verified)
+/// on the front end's results.
+fn main_pass(env: &mut VerifierEnv<'_>) -> PResult<()> {
+    use bpf_isa::op::{BPF_PSEUDO_MAP_FD, BPF_PSEUDO_MAP_VALUE};
+    use do_check::{DoCheckError, DoCheckInput, InsnInfo, MapInfo, Privs};
+
+    let info: Vec<InsnInfo> = env
+        .aux
+        .iter()
+        .zip(&env.insns)
+        .map(|(a, insn)| InsnInfo {
+            prune_point: a.prune_point,
+            jmp_point: a.jmp_point,
+            force_checkpoint: a.force_checkpoint,
+            live_regs_before: a.live_regs_before,
+            scc: a.scc,
+            map_index: (insn.is_ld_imm64() && matches!(insn.src, BPF_PSEUDO_MAP_FD | BPF_PSEUDO_MAP_VALUE)).then_some(a.map_index),
+            map_off: a.map_off,
+        })
+        .collect();
+    let maps: Vec<MapInfo> = env
+        .used_maps
+        .iter()
+        .map(|&m| {
+            let d = &env.input.maps[m].def;
+            MapInfo {
+                name: bpf_obj_name(&d.name),
+                map_type: d.map_type,
+                key_size: d.key_size,
+                value_size: d.value_size,
+                max_entries: d.max_entries,
+                map_flags: d.map_flags,
+            }
+        })
+        .collect();
+    let input = DoCheckInput {
+        insns: &env.insns,
+        info: &info,
+        prog_type: env.input.prog_type.0,
+        expected_attach_type: prog_load::bpf_prog_load_fixup_attach_type(env.input.prog_type, env.input.expected_attach_type),
+        privs: Privs {
+            bpf_capable: env.bpf_capable,
+            allow_ptr_leaks: env.allow_ptr_leaks,
+            allow_uninit_stack: env.allow_uninit_stack,
+            bypass_spec_v1: env.bypass_spec_v1,
+            bypass_spec_v4: env.bypass_spec_v4,
+        },
+        strict_alignment: env.strict_alignment,
+        test_state_freq: env.test_state_freq,
+        test_reg_invariants: env.test_reg_invariants,
+        maps: &maps,
+        liveness: &env.stack_liveness,
+        pt_regs_size: bpf_user_pt_regs_size(env.input.arch),
     };
-    // skip_full_check: the rewrites only run on success
-    print_verification_stats(&mut env, start);
-    finish(&env, ret, false)
+    let out = do_check::do_check_main(&input, &mut env.log);
+    env.insn_processed = out.stats.insn_processed;
+    env.max_states_per_insn = out.stats.max_states_per_insn;
+    env.total_states = out.stats.total_states;
+    env.peak_states = out.stats.peak_states;
+    env.longest_mark_read_walk = out.stats.longest_mark_read_walk;
+    // without calls every processed insn is the main program's own
+    let main = &mut env.subprog_info[0];
+    main.stack_depth = out.stack_depth;
+    main.insns_self = out.stats.insn_processed;
+    main.insns_total = out.stats.insn_processed;
+    match out.result {
+        Ok(()) => Ok(()),
+        Err(DoCheckError::Errno(e)) => Err(Fail::Errno(e)),
+        Err(DoCheckError::Unsupported(what)) => Err(Fail::Unsupported { phase: "do_check_main", what }),
+    }
+}
+
+/// A map's name as the kernel keeps it (`BPF_OBJ_NAME_LEN` with the NUL).
+fn bpf_obj_name(name: &str) -> String {
+    let mut end = name.len().min(15);
+    while !name.is_char_boundary(end) {
+        end -= 1;
+    }
+    name[..end].to_string()
+}
+
+/// `sizeof(bpf_user_pt_regs_t)`: a kprobe program's ctx.
+fn bpf_user_pt_regs_size(arch: crate::target::Arch) -> i64 {
+    use crate::target::Arch;
+    match arch {
+        // struct pt_regs
+        Arch::X86_64 => 168,
+        // struct user_pt_regs: x0-x30, sp, pc, pstate
+        Arch::Arm64 => 272,
+        // struct user_regs_struct: pc and x1-x31
+        Arch::Riscv64 => 256,
+        // user_pt_regs: args[1], psw, gprs[16]
+        Arch::S390x => 152,
+        // struct user_pt_regs: regs[32], orig_a0, csr_era, csr_badv, reserved[10]
+        Arch::Loongarch64 => 360,
+    }
 }
 
 /// The phases between `bpf_prepare_btf_info` and `mark_fastcall_patterns`.
@@ -266,6 +387,7 @@ fn finish(env: &VerifierEnv<'_>, ret: Result<(), i32>, accepted_possible: bool) 
         errno: ret.err().unwrap_or(0),
         log: env.log.contents(),
         log_true_size: true_size,
-        verified_insns: if accepted { env.insn_processed } else { 0 },
+        // the kernel sets it either way; a rejected load's is what the log says
+        verified_insns: env.insn_processed,
     })
 }

@@ -260,6 +260,7 @@ impl Env<'_, '_> {
         let q = LiveQuery {
             insn_idx: self.cur.insn_idx,
             callsites: self.cur.frame.iter().skip(1).map(|f| f.callsite.max(0) as usize).collect(),
+            subprogs: self.cur.frame.iter().map(|f| f.subprogno).collect(),
         };
         let n = self.cur.frame.len();
         for fr in 0..n {
@@ -342,7 +343,7 @@ impl Env<'_, '_> {
         self.num_backedges -= v.1.min(self.num_backedges);
         v.1 = 0;
         if self.level() & BPF_LOG_LEVEL2 != 0 {
-            self.verbose(&format!("SCC exit (scc {scc})\n"));
+            self.verbose(&format!("SCC exit ({scc})\n"));
         }
         Ok(())
     }
@@ -471,7 +472,7 @@ impl Env<'_, '_> {
             if v.0.is_none() {
                 v.0 = Some(id);
                 if self.level() & BPF_LOG_LEVEL2 != 0 {
-                    self.verbose(&format!("SCC enter (scc {scc})\n"));
+                    self.verbose(&format!("SCC enter ({scc})\n"));
                 }
             }
         }
