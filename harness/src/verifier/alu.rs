@@ -9,6 +9,7 @@
 use bpf_isa::Insn;
 use bpf_isa::insn::op::*;
 
+use super::diag::{ModReason, bpf_diag_reg_type_plain};
 use super::do_check::*;
 use super::reg::*;
 use super::scalar::alu::adjust_scalar_min_max_vals;
@@ -81,6 +82,8 @@ impl Env<'_, '_> {
         let dst = insn.dst as usize;
         let src = insn.src as usize;
         let alu64 = insn.class() == BPF_ALU64;
+        let target = self.diag_reg_target(self.cur.curframe(), dst);
+        self.diag_mod_begin(target, None, ModReason::Write);
         if opcode == BPF_END || opcode == BPF_NEG {
             self.check_reg_src(dst)?;
             if self.is_pointer_value(dst) {
@@ -130,7 +133,9 @@ impl Env<'_, '_> {
             self.check_reg_dst(dst, false)?;
             self.adjust_reg_min_max_vals(insn)?;
         }
-        self.reg_bounds_sanity_check(dst, "alu")
+        self.reg_bounds_sanity_check(dst, "alu")?;
+        self.diag_mod_end();
+        Ok(())
     }
 
     /// `reg_bounds_sanity_check`: with `BPF_F_TEST_REG_INVARIANTS` a
@@ -368,21 +373,34 @@ impl Env<'_, '_> {
         let opcode = insn.opcode();
         let known = tnum_is_const(off_reg.s.var_off);
         let (smin, smax, umin, umax) = (off_reg.s.smin(), off_reg.s.smax(), off_reg.s.umin(), off_reg.s.umax());
-        let _ = ptr_regno;
         if (known && (smin != smax || umin != umax)) || smin > smax || umin > umax {
             self.mark_reg_unknown(dst);
             return Ok(());
         }
+        let plain = bpf_diag_reg_type_plain(ptr_reg.typ);
         if insn.class() != BPF_ALU64 {
             if opcode == BPF_SUB && self.allow_ptr_leaks() {
                 self.mark_reg_unknown(dst);
                 return Ok(());
             }
             self.verbose(&format!("R{dst} 32-bit pointer arithmetic prohibited\n"));
+            self.bpf_diag_register_type(
+                ptr_regno,
+                "32-bit pointer arithmetic",
+                &format!("R{ptr_regno} holds {plain}. 32-bit ALU operations on pointers discard pointer tracking, so the verifier cannot keep the result as a safe pointer."),
+                "Use a 64-bit ALU instruction with an allowed, bounded scalar offset.",
+            );
             return errno(EACCES);
         }
         if type_may_be_null(ptr_reg.typ) {
-            self.verbose(&format!("R{dst} pointer arithmetic on {} prohibited, null-check it first\n", reg_type_str(ptr_reg.typ)));
+            let ts = reg_type_str(ptr_reg.typ);
+            self.verbose(&format!("R{dst} pointer arithmetic on {ts} prohibited, null-check it first\n"));
+            self.bpf_diag_register_type(
+                ptr_regno,
+                "pointer arithmetic before NULL check",
+                &format!("R{ptr_regno} may be NULL ({ts}). Pointer arithmetic is allowed only after the program proves the pointer is non-NULL on this path."),
+                "Make sure that a NULL check precedes any arithmetic performed on the pointer.",
+            );
             return errno(EACCES);
         }
         let ok = match base_type(ptr_reg.typ) {
@@ -394,6 +412,12 @@ impl Env<'_, '_> {
         };
         if !ok {
             self.verbose(&format!("R{dst} pointer arithmetic on {} prohibited\n", reg_type_str(ptr_reg.typ)));
+            self.bpf_diag_register_type(
+                ptr_regno,
+                "pointer arithmetic is not allowed",
+                &format!("R{ptr_regno} holds {plain}. This pointer kind does not allow offset arithmetic."),
+                "Do not change this pointer's offset; use it only in operations accepted for its kind.",
+            );
             return errno(EACCES);
         }
         let mut d = *ptr_reg;
@@ -402,9 +426,21 @@ impl Env<'_, '_> {
             return Ok(());
         }
         if !self.check_reg_sane_offset_scalar(off_reg, ptr_reg.typ) {
+            self.bpf_diag_register_type(
+                ptr_regno,
+                "pointer offset is not safe",
+                &format!("The scalar offset used with R{ptr_regno} is unbounded or outside the verifier's safe pointer-offset range [-{BPF_MAX_VAR_OFF}, {BPF_MAX_VAR_OFF}]."),
+                "Clamp or bounds-check the scalar offset before applying it to the pointer.",
+            );
             return errno(EINVAL);
         }
         if !self.check_reg_sane_offset_ptr(ptr_reg, ptr_reg.typ) {
+            self.bpf_diag_register_type(
+                ptr_regno,
+                "pointer offset is not safe",
+                &format!("R{ptr_regno} already has an offset outside the verifier's safe range [-{BPF_MAX_VAR_OFF}, {BPF_MAX_VAR_OFF}] for {plain}."),
+                "Keep the base pointer within the verifier's allowed offset range before applying more arithmetic.",
+            );
             return errno(EINVAL);
         }
         d.s.mark_reg32_unbounded();
@@ -426,10 +462,22 @@ impl Env<'_, '_> {
             BPF_SUB => {
                 if dst != ptr_regno {
                     self.verbose(&format!("R{dst} tried to subtract pointer from scalar\n"));
+                    self.bpf_diag_register_type(
+                        ptr_regno,
+                        "pointer subtracted from scalar",
+                        &format!("This operation subtracts pointer register R{ptr_regno} from scalar register R{dst}. The verifier only tracks pointer-minus-scalar arithmetic for allowed pointer types."),
+                        "Keep the pointer as the base; only add or subtract bounded scalars when permitted.",
+                    );
                     return errno(EACCES);
                 }
                 if ptr_reg.typ == PTR_TO_STACK {
                     self.verbose(&format!("R{dst} subtraction from stack pointer prohibited\n"));
+                    self.bpf_diag_register_type(
+                        ptr_regno,
+                        "subtraction from stack pointer",
+                        &format!("R{ptr_regno} is a stack pointer. The verifier does not allow BPF_SUB to move stack pointers."),
+                        "Use addition from R10 to form stack addresses within the tracked stack frame.",
+                    );
                     return errno(EACCES);
                 }
                 d.s.r64 = ptr_reg.s.r64.add(off_reg.s.r64.negate());
@@ -446,15 +494,35 @@ impl Env<'_, '_> {
                 }
             }
             BPF_AND | BPF_OR | BPF_XOR => {
-                self.verbose(&format!("R{dst} bitwise operator {} on pointer prohibited\n", alu_string(opcode)));
+                let o = alu_string(opcode);
+                self.verbose(&format!("R{dst} bitwise operator {o} on pointer prohibited\n"));
+                self.bpf_diag_register_type(
+                    ptr_regno,
+                    "bitwise operation on pointer",
+                    &format!("R{ptr_regno} holds {plain}. Bitwise operator {o} would destroy the pointer value the verifier is tracking."),
+                    "Do bitwise operations on scalar values, not on pointer-valued registers.",
+                );
                 return errno(EACCES);
             }
             _ => {
-                self.verbose(&format!("R{dst} pointer arithmetic with {} operator prohibited\n", alu_string(opcode)));
+                let o = alu_string(opcode);
+                self.verbose(&format!("R{dst} pointer arithmetic with {o} operator prohibited\n"));
+                self.bpf_diag_register_type(
+                    ptr_regno,
+                    "invalid pointer arithmetic operator",
+                    &format!("R{ptr_regno} holds {plain}. Operator {o} is not one of the limited pointer arithmetic operations the verifier can track."),
+                    "Use only verifier-supported addition or subtraction with a bounded scalar offset, or perform this operation on a scalar value.",
+                );
                 return errno(EACCES);
             }
         }
         if !self.check_reg_sane_offset_ptr(&d, ptr_reg.typ) {
+            self.bpf_diag_register_type(
+                ptr_regno,
+                "pointer offset is not safe",
+                &format!("After this arithmetic, R{dst} would be outside the verifier's safe offset range [-{BPF_MAX_VAR_OFF}, {BPF_MAX_VAR_OFF}] for {plain}."),
+                "Tighten the scalar bounds before the arithmetic so the resulting pointer remains within the allowed range.",
+            );
             return errno(EINVAL);
         }
         if d.is_pkt_pointer() && (known || d.aux > 0) {

@@ -22,6 +22,7 @@ use std::fmt::Write;
 use bpf_isa::Insn;
 use bpf_isa::insn::op::{self, *};
 
+use super::diag::ModReason;
 use super::print::{Scratch, print_verifier_state};
 use super::reg::*;
 use super::state::*;
@@ -219,6 +220,8 @@ pub(crate) struct StackElem {
     pub insn_idx: usize,
     pub prev_insn_idx: i64,
     pub log_pos: u64,
+    /// Where the diagnostics event log stood (`diag_log_pos`).
+    pub diag_log_pos: u64,
 }
 
 /// A stored checkpoint (`struct bpf_verifier_state_list`).
@@ -258,6 +261,8 @@ pub struct Env<'a, 'l> {
     pub(crate) cur_hist_ent: Option<usize>,
     pub(crate) stack_depth: u32,
     pub(crate) bt: super::backtrack::BacktrackState,
+    /// `env->diag`: the causal-path event log, at log levels 1 and 2.
+    pub(crate) diag: Option<super::diag::BpfDiag>,
 }
 
 /// `do_check_main`: verifies the main program from insn 0 with `R1 = ctx`.
@@ -287,7 +292,11 @@ pub fn do_check_main(input: &DoCheckInput<'_>, log: &mut dyn VLog) -> DoCheckOut
         cur_hist_ent: None,
         stack_depth: 0,
         bt: Default::default(),
+        diag: None,
     };
+    if env.level() & BPF_LOG_LEVEL != 0 {
+        env.diag = Some(Default::default());
+    }
     let result = env.do_check_common();
     DoCheckOutcome { result, stats: env.stats, stack_depth: env.stack_depth }
 }
@@ -396,6 +405,7 @@ impl<'a, 'l> Env<'a, 'l> {
         }
         if self.regs()[regno].typ == NOT_INIT {
             self.verbose(&format!("R{regno} !read_ok\n"));
+            self.bpf_diag_unreadable_reg(regno);
             return errno(EACCES);
         }
         Ok(())
@@ -427,12 +437,13 @@ impl<'a, 'l> Env<'a, 'l> {
         let mut st = self.cur.clone();
         st.speculative |= speculative;
         let log_pos = self.log.end_pos();
+        let diag_log_pos = self.diag_log_save();
         if let Some(p) = st.parent
             && let Some(c) = self.checkpoints.get_mut(p)
         {
             c.state.branches += 1;
         }
-        self.stack.push(StackElem { st, insn_idx, prev_insn_idx: prev_insn_idx as i64, log_pos });
+        self.stack.push(StackElem { st, insn_idx, prev_insn_idx: prev_insn_idx as i64, log_pos, diag_log_pos });
         if self.stack.len() > BPF_COMPLEXITY_LIMIT_JMP_SEQ {
             let s = format!("The sequence of {} jumps is too complex.\n", self.stack.len());
             self.verbose(&s);
@@ -445,6 +456,7 @@ impl<'a, 'l> Env<'a, 'l> {
     fn pop_stack(&mut self, prev_insn_idx: &mut i64, pop_log: bool) -> bool {
         let Some(head) = self.stack.pop() else { return false };
         self.cur = head.st;
+        self.diag_log_restore(head.diag_log_pos);
         if pop_log {
             self.log.reset(head.log_pos);
         }
@@ -480,14 +492,20 @@ impl<'a, 'l> Env<'a, 'l> {
         let pop_log = self.level() & BPF_LOG_LEVEL2 == 0;
         let mut st = VerifierState::new();
         st.frame[0].regs[1] = RegState::ptr(PTR_TO_CTX, 0);
+        if let Some(d) = self.diag.as_mut() {
+            st.frame[0].diag_frame_id = d.new_frame_id();
+        }
         st.first_insn_idx = 0;
         st.last_insn_idx = -1;
         self.cur = st;
         // init_func_state scratches everything: the first insn prints the whole state
         self.scratch.mark_all();
         let ret = self.do_check();
-        if ret.is_ok() && pop_log {
-            self.log.reset(0);
+        if ret.is_ok() {
+            if pop_log {
+                self.log.reset(0);
+            }
+            self.diag_log_restore(0);
         }
         ret
     }
@@ -514,6 +532,24 @@ impl<'a, 'l> Env<'a, 'l> {
             }
             self.cur.last_insn_idx = self.prev_insn_idx;
             self.cur.insn_idx = self.insn_idx;
+            // the edge that led here, for the causal path of a report (a
+            // conditional whose two successors coincide says nothing)
+            if !self.cur.speculative && prev_insn_idx >= 0 && (prev_insn_idx as usize) < insn_cnt {
+                let p = prev_insn_idx as usize;
+                let prev = self.insn(p);
+                let opc = prev.opcode();
+                if matches!(prev.class(), BPF_JMP | BPF_JMP32) && opc != BPF_JA && opc != BPF_CALL && opc != BPF_EXIT && opc <= BPF_JCOND {
+                    let fallthrough = p + 1;
+                    let branch = super::env::jmp_target(p, super::env::bpf_jmp_offset(&prev)) as i64;
+                    if branch != fallthrough as i64 {
+                        if self.insn_idx as i64 == branch {
+                            self.diag_record_branch(p, true);
+                        } else if self.insn_idx == fallthrough {
+                            self.diag_record_branch(p, false);
+                        }
+                    }
+                }
+            }
 
             let mut exit_path = false;
             if self.info(self.insn_idx).prune_point {
@@ -650,28 +686,32 @@ impl<'a, 'l> Env<'a, 'l> {
             return errno(EINVAL);
         }
         self.check_reg_dst(dst, true)?;
+        let f = self.cur.curframe();
+        let target = self.diag_reg_target(f, dst);
+        self.diag_mod_begin(target, None, ModReason::Write);
         let next = self.insn(self.insn_idx + 1);
         if insn.src == 0 {
             let imm = (insn.imm as u32 as u64) | ((next.imm as u32 as u64) << 32);
             let mut r = RegState::known(imm);
             r.precise = !self.bpf_capable();
             self.regs_mut()[dst] = r;
+            self.diag_mod_end();
             return Ok(());
         }
         let info = self.info(self.insn_idx);
         match (insn.src, info.map_index) {
             (BPF_PSEUDO_MAP_FD | BPF_PSEUDO_MAP_IDX, Some(m)) => {
                 self.regs_mut()[dst] = RegState::ptr(CONST_PTR_TO_MAP, m as i64);
-                Ok(())
             }
             (BPF_PSEUDO_MAP_VALUE | BPF_PSEUDO_MAP_IDX_VALUE, Some(m)) => {
                 let mut r = RegState::ptr(PTR_TO_MAP_VALUE, m as i64);
                 r.s = super::scalar::Scalar::known(info.map_off as u64);
                 self.regs_mut()[dst] = r;
-                Ok(())
             }
-            _ => Err(DoCheckError::Unsupported(format!("ld_imm64 with src_reg {} is not modelled yet", insn.src))),
+            _ => return Err(DoCheckError::Unsupported(format!("ld_imm64 with src_reg {} is not modelled yet", insn.src))),
         }
+        self.diag_mod_end();
+        Ok(())
     }
 
     /// `process_bpf_exit_full` for the main frame (no callers yet).

@@ -6,6 +6,7 @@ use bpf_isa::Insn;
 use bpf_isa::insn::op::*;
 
 use super::ctx;
+use super::diag::{DerefKind, ModReason, bpf_diag_fmt_s64_sum};
 use super::do_check::*;
 use super::reg::*;
 use super::scalar::print::tnum_strn;
@@ -18,8 +19,13 @@ impl Env<'_, '_> {
         let (src, dst) = (insn.src as usize, insn.dst as usize);
         self.check_reg_src(src)?;
         self.check_reg_dst(dst, false)?;
+        // a fill from the stack refines the origin to the slot
+        let target = self.diag_reg_target(self.cur.curframe(), dst);
+        self.diag_mod_begin(target, None, ModReason::Write);
         self.check_mem_access_insn(src, insn.off as i64, insn.size(), false, Some(dst), is_ldsx)?;
-        self.reg_bounds_sanity_check(dst, "ldx")
+        self.reg_bounds_sanity_check(dst, "ldx")?;
+        self.diag_mod_end();
+        Ok(())
     }
 
     /// `check_store_reg`.
@@ -46,6 +52,10 @@ impl Env<'_, '_> {
         self.check_reg_src(dst)?;
         if imm == BPF_CMPXCHG {
             self.check_reg_src(0)?;
+            if self.is_pointer_value(0) {
+                self.verbose("R0 leaks addr into mem\n");
+                return errno(EACCES);
+            }
         }
         if self.is_pointer_value(src) {
             self.verbose(&format!("R{src} leaks addr into mem\n"));
@@ -64,8 +74,18 @@ impl Env<'_, '_> {
         } else {
             None
         };
-        // the read side, then the write side, both at the insn's size
-        self.check_mem_access_insn(dst, insn.off as i64, insn.size(), false, load_reg, false)?;
+        if let Some(l) = load_reg {
+            self.check_reg_dst(l, true)?;
+        }
+        // whether the memory can be read, again into the loaded register
+        // as a fill, then whether it can be written
+        self.check_mem_access_insn(dst, insn.off as i64, insn.size(), false, None, false)?;
+        if let Some(l) = load_reg {
+            let target = self.diag_reg_target(self.cur.curframe(), l);
+            self.diag_mod_begin(target, None, ModReason::Write);
+            self.check_mem_access_insn(dst, insn.off as i64, insn.size(), false, Some(l), false)?;
+            self.diag_mod_end();
+        }
         self.check_mem_access_insn(dst, insn.off as i64, insn.size(), true, None, false)
     }
 
@@ -134,6 +154,14 @@ impl Env<'_, '_> {
             return Err(DoCheckError::Unsupported(format!("access through {} is not modelled yet", reg_type_str(t))));
         } else {
             self.verbose(&format!("R{regno} invalid mem access '{}'\n", reg_type_str(t)));
+            let kind = if t == SCALAR_VALUE {
+                DerefKind::Scalar
+            } else if type_may_be_null(t) {
+                DerefKind::NullablePtr
+            } else {
+                DerefKind::InvalidPtr
+            };
+            self.bpf_diag_invalid_deref(regno, &reg, kind, 0);
             return errno(EACCES);
         }
         if !write && let Some(v) = value_regno
@@ -221,24 +249,36 @@ impl Env<'_, '_> {
     /// `check_mem_region_access`.
     fn check_mem_region_access(&mut self, regno: usize, reg: &RegState, off: i64, size: i64, mem_size: i64) -> VResult<()> {
         let smin = reg.s.smin();
-        if smin < 0 && (smin == i64::MIN || (off + smin) != (off + smin) as i32 as i64 || smin + off < 0) {
+        let proof;
+        if smin < 0 && (smin == i64::MIN || off.wrapping_add(smin) != off.wrapping_add(smin) as i32 as i64 || smin.wrapping_add(off) < 0) {
             self.verbose(&format!("R{regno} min value is negative, either use unsigned index or do a if (index >=0) check.\n"));
-            return errno(EACCES);
-        }
-        if !self.mem_access_error(regno, reg, smin.wrapping_add(off) as i32 as i64, size, mem_size) {
+            proof = format!("the minimal bound for a memory access is a negative value: {}", bpf_diag_fmt_s64_sum(smin, off as i32));
+        } else if !self.mem_access_error(regno, reg, smin.wrapping_add(off) as i32 as i64, size, mem_size) {
             self.verbose(&format!("R{regno} min value is outside of the allowed memory range\n"));
-            return errno(EACCES);
-        }
-        let umax = reg.s.umax();
-        if umax >= BPF_MAX_VAR_OFF as u64 {
+            proof = format!(
+                "the minimal bound for a memory access is {} and is outside of the object of size {}",
+                bpf_diag_fmt_s64_sum(smin, off as i32),
+                mem_size as u32
+            );
+        } else if reg.s.umax() >= BPF_MAX_VAR_OFF as u64 {
             self.verbose(&format!("R{regno} unbounded memory access, make sure to bounds check any such access\n"));
-            return errno(EACCES);
-        }
-        if !self.mem_access_error(regno, reg, (umax as i64).wrapping_add(off) as i32 as i64, size, mem_size) {
+            proof = format!("the maximal bound for a memory access is {} and exceeds maximum allowed offset of {}", reg.s.umax(), BPF_MAX_VAR_OFF);
+        } else {
+            let umax = reg.s.umax();
+            if self.mem_access_error(regno, reg, (umax as i64).wrapping_add(off) as i32 as i64, size, mem_size) {
+                return Ok(());
+            }
             self.verbose(&format!("R{regno} max value is outside of the allowed memory range\n"));
-            return errno(EACCES);
+            let max_start = (umax as i64).wrapping_add(off);
+            proof = format!(
+                "the maximal bound for a memory access is {}: start {max_start} + access_size {size}, beyond object_size {}",
+                max_start.wrapping_add(size),
+                mem_size as u32
+            );
         }
-        Ok(())
+        let type_name = reg_type_str(reg.typ);
+        self.bpf_diag_mem_bounds(regno, &type_name, &proof, off as i32, size as i32, mem_size as u32, reg);
+        errno(EACCES)
     }
 
     /// Whether `[off, off+size)` of a map value pointer is inside the value
@@ -288,6 +328,7 @@ impl Env<'_, '_> {
         if ctx::has_convert_ctx_access(pt) && reg.s.var_off.value != 0 {
             let s = format!("dereference of modified {} ptr R{regno} off={} disallowed\n", reg_type_str(reg.typ), reg.s.var_off.value as i64);
             self.verbose(&s);
+            self.bpf_diag_invalid_deref(regno, reg, DerefKind::ModifiedPtr, reg.s.var_off.value as i64);
             return errno(EACCES);
         }
         let off = off.wrapping_add(reg.s.umax() as i64) as i32 as i64;

@@ -56,6 +56,9 @@ pub struct FuncState {
     pub callsite: i64,
     pub frameno: usize,
     pub subprogno: usize,
+    /// `diag_frame_id`: which frame instance diagnostics events belong to
+    /// (0 when the log level keeps no diagnostics).
+    pub diag_frame_id: u32,
     /// `stack[i]` is `[fp-8*(i+1), fp-8*i)`; its length is `allocated_stack / 8`.
     pub stack: Vec<StackSlot>,
 }
@@ -65,7 +68,7 @@ impl FuncState {
     pub fn new(callsite: i64, frameno: usize, subprogno: usize) -> FuncState {
         let mut regs = [RegState::not_init(); MAX_BPF_REG];
         regs[BPF_REG_FP] = RegState::ptr(PTR_TO_STACK, frameno as i64);
-        FuncState { regs, callsite, frameno, subprogno, stack: Vec::new() }
+        FuncState { regs, callsite, frameno, subprogno, diag_frame_id: 0, stack: Vec::new() }
     }
 
     pub fn allocated_stack(&self) -> usize {
