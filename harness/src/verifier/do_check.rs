@@ -596,7 +596,7 @@ impl<'a, 'l> Env<'a, 'l> {
             }
             if exit_path {
                 self.scratch.mark_all();
-                self.update_branch_counts_cur()?;
+                self.update_branch_counts()?;
                 if !self.pop_stack(&mut prev_insn_idx, pop_log) {
                     break;
                 }
@@ -656,9 +656,6 @@ impl<'a, 'l> Env<'a, 'l> {
                 }
                 if opcode == BPF_EXIT {
                     return self.process_bpf_exit();
-                }
-                if insn.code == BPF_JMP | BPF_JCOND {
-                    return Err(DoCheckError::Unsupported("may_goto is not modelled yet".into()));
                 }
                 self.check_cond_jmp_op(&insn)
             }
@@ -721,26 +718,6 @@ impl<'a, 'l> Env<'a, 'l> {
         }
         self.check_return_code(0)?;
         Ok(Next::Exit)
-    }
-
-    /// `account_current_path` + `bpf_update_branch_counts` for the path
-    /// that just ended.
-    fn update_branch_counts_cur(&mut self) -> VResult<()> {
-        self.cur.branches = self.cur.branches.saturating_sub(1);
-        if self.cur.branches > 0 {
-            return Ok(());
-        }
-        let mut p = self.cur.parent;
-        while let Some(i) = p {
-            let Some(c) = self.checkpoints.get_mut(i) else { break };
-            c.state.branches = c.state.branches.saturating_sub(1);
-            if c.state.branches > 0 {
-                break;
-            }
-            self.maybe_exit_scc(i)?;
-            p = self.checkpoints[i].state.parent;
-        }
-        Ok(())
     }
 }
 

@@ -244,6 +244,9 @@ impl Env<'_, '_> {
             self.verbose(&format!("invalid BPF_JMP/JMP32 opcode {opcode:x}\n"));
             return errno(EINVAL);
         }
+        if opcode == BPF_JCOND {
+            return self.check_may_goto(insn);
+        }
         let (dst, src) = (insn.dst as usize, insn.src as usize);
         self.check_reg_src(dst)?;
         let dst_reg = self.regs()[dst];
@@ -364,6 +367,29 @@ impl Env<'_, '_> {
             self.print_insn_state();
         }
         Ok(Next::Fallthrough)
+    }
+
+    /// The `may_goto` case of `check_cond_jmp_op`: the jump is taken and
+    /// the fall-through queued one `may_goto` deeper, its imprecise
+    /// scalars widened against the loop's previous entry so that the
+    /// iterations converge.
+    fn check_may_goto(&mut self, insn: &Insn) -> VResult<Next> {
+        let idx = self.insn_idx;
+        let prev = self.cur.parent.and_then(|p| self.find_prev_entry(p, idx));
+        let qi = self.push_stack(idx + 1, idx, false)?;
+        let cap = self.bpf_capable();
+        if let Some(e) = self.stack.get_mut(qi) {
+            e.st.may_goto_depth += 1;
+            if let Some(prev) = prev {
+                super::states::widen_imprecise_scalars(&self.checkpoints[prev].state, &mut e.st, cap);
+            }
+        }
+        let t = idx as i64 + insn.off as i64 + 1;
+        if t < 0 {
+            return errno(EFAULT);
+        }
+        self.insn_idx = t as usize;
+        Ok(Next::Updated)
     }
 
     /// `try_match_pkt_pointers`.

@@ -42,9 +42,10 @@ impl StackSlot {
         self.is_spilled_reg() && self.spilled_ptr.typ == SCALAR_VALUE
     }
 
-    /// `is_stack_slot_special`.
+    /// `is_stack_slot_special`: a slot whose bytes all belong to one
+    /// object (a spilled register, dynptr, iterator or irq flag).
     pub fn is_special(&self) -> bool {
-        matches!(self.slot_type[BPF_REG_SIZE - 1], STACK_DYNPTR | STACK_ITER | STACK_IRQ_FLAG)
+        matches!(self.slot_type[BPF_REG_SIZE - 1], STACK_SPILL | STACK_DYNPTR | STACK_ITER | STACK_IRQ_FLAG)
     }
 }
 

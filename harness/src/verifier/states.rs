@@ -1,14 +1,16 @@
 //! State pruning (`kernel/bpf/states.c`): `bpf_is_state_visited`,
 //! `states_equal` / `regsafe` / `stacksafe`, `clean_verifier_state`, the
-//! infinite-loop check and checkpoint bookkeeping.
-//!
-//! Simplified for now: the SCC machinery only tracks whether a loop's
-//! checkpoints may have incomplete read marks; back-edge precision
-//! propagation (`propagate_backedges`) is not modelled.
+//! infinite-loop check, checkpoint bookkeeping (the free list,
+//! `bpf_update_branch_counts`) and loops: a checkpoint inside a strongly
+//! connected component opens a visit of it (`maybe_enter_scc`); states
+//! found equal to a loop checkpoint before all its paths are explored are
+//! kept as back-edges, and when the visit's entry checkpoint is done their
+//! precision marks are propagated to a fixed point (`propagate_backedges`).
 
 use std::collections::HashMap;
 
 use super::do_check::*;
+use super::env::{MAX_CALL_FRAMES, bpf_is_may_goto_insn as is_may_goto_insn};
 use super::reg::*;
 use super::scalar::*;
 use super::state::*;
@@ -24,11 +26,52 @@ enum Exact {
     RangeWithin,
 }
 
-/// `struct bpf_scc_visit` per SCC (main frame only).
+/// `MAX_BACKEDGE_ITERS`.
+const MAX_BACKEDGE_ITERS: u32 = 64;
+
+/// `struct bpf_scc_callchain`: the call sites of the frames above the
+/// first one inside an SCC, and that SCC.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Callchain {
+    callsites: [u32; MAX_CALL_FRAMES - 1],
+    scc: u32,
+}
+
+impl Callchain {
+    /// `format_callchain`: `(callsite,...,scc)`.
+    fn format(&self) -> String {
+        let mut s = String::from("(");
+        for c in self.callsites.iter().take_while(|&&c| c != 0) {
+            s.push_str(&format!("{c},"));
+        }
+        s.push_str(&format!("{})", self.scc));
+        s
+    }
+}
+
+/// `struct bpf_scc_visit`.
+#[derive(Debug)]
+struct SccVisit {
+    callchain: Callchain,
+    /// The checkpoint that entered the SCC on this visit.
+    entry_state: Option<usize>,
+    /// States found equal to a checkpoint of the visit (newest last), each
+    /// with the checkpoint it matched in `equal_state`.
+    backedges: Vec<VerifierState>,
+    num_backedges: u32,
+}
+
+/// `env->scc_info`: the visits of each SCC.
 #[derive(Debug, Default)]
 pub struct SccState {
-    /// scc id -> (entry checkpoint, number of back-edges seen)
-    visits: HashMap<u32, (Option<usize>, u32)>,
+    visits: HashMap<u32, Vec<SccVisit>>,
+}
+
+/// Which state an SCC check is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum StateRef {
+    Cur,
+    Checkpoint(usize),
 }
 
 /// `struct bpf_idmap`.
@@ -318,32 +361,185 @@ impl Env<'_, '_> {
         })
     }
 
-    /// SCC of the state's innermost frame position (main frame only).
-    fn scc_of(&self, st: &VerifierState) -> u32 {
-        self.info(st.frame_insn_idx(0)).scc
+    /// `compute_scc_callchain`: `None` when no frame of `st` is in an SCC.
+    fn compute_scc_callchain(&self, st: &VerifierState) -> Option<Callchain> {
+        let mut cc = Callchain { callsites: [0; MAX_CALL_FRAMES - 1], scc: 0 };
+        for i in 0..=st.curframe() {
+            let insn_idx = st.frame_insn_idx(i);
+            let scc = self.info(insn_idx).scc;
+            if scc != 0 {
+                cc.scc = scc;
+                return Some(cc);
+            }
+            if i < st.curframe() {
+                if let Some(c) = cc.callsites.get_mut(i) {
+                    *c = insn_idx as u32;
+                }
+            } else {
+                return None;
+            }
+        }
+        None
     }
 
-    /// `incomplete_read_marks`.
-    fn incomplete_read_marks(&self, st: &VerifierState) -> bool {
-        let scc = self.scc_of(st);
-        scc != 0 && self.scc.visits.get(&scc).is_some_and(|v| v.1 > 0)
+    /// `scc_visit_lookup`.
+    fn scc_visit_lookup(&self, cc: &Callchain) -> Option<usize> {
+        self.scc.visits.get(&cc.scc)?.iter().position(|v| v.callchain == *cc)
     }
 
-    /// `maybe_exit_scc` for checkpoint `c` whose branches reached zero.
-    pub(crate) fn maybe_exit_scc(&mut self, c: usize) -> VResult<()> {
-        let scc = self.scc_of(&self.checkpoints[c].state);
-        if scc == 0 {
+    fn scc_visit_mut(&mut self, cc: &Callchain, i: usize) -> &mut SccVisit {
+        &mut self.scc.visits.get_mut(&cc.scc).expect("looked-up visit")[i]
+    }
+
+    fn state_of(&self, which: StateRef) -> &VerifierState {
+        match which {
+            StateRef::Cur => &self.cur,
+            StateRef::Checkpoint(c) => &self.checkpoints[c].state,
+        }
+    }
+
+    /// `maybe_enter_scc` for the new checkpoint `c`.
+    fn maybe_enter_scc(&mut self, c: usize) {
+        let Some(cc) = self.compute_scc_callchain(&self.checkpoints[c].state) else { return };
+        let i = match self.scc_visit_lookup(&cc) {
+            Some(i) => i,
+            None => {
+                let v = self.scc.visits.entry(cc.scc).or_default();
+                v.push(SccVisit { callchain: cc, entry_state: None, backedges: Vec::new(), num_backedges: 0 });
+                v.len() - 1
+            }
+        };
+        let lvl2 = self.level() & BPF_LOG_LEVEL2 != 0;
+        let v = self.scc_visit_mut(&cc, i);
+        if v.entry_state.is_none() {
+            v.entry_state = Some(c);
+            if lvl2 {
+                self.verbose(&format!("SCC enter {}\n", cc.format()));
+            }
+        }
+    }
+
+    /// `maybe_exit_scc`: when the entry checkpoint of a visit has no
+    /// paths left, the visit ends and its back-edges are settled.
+    pub(crate) fn maybe_exit_scc(&mut self, which: StateRef) -> VResult<()> {
+        let st = self.state_of(which);
+        let speculative = st.speculative;
+        let Some(cc) = self.compute_scc_callchain(st) else { return Ok(()) };
+        let Some(i) = self.scc_visit_lookup(&cc) else {
+            // a path can only stop inside an SCC at a checkpoint of it
+            if !speculative {
+                self.verbose(&format!("verifier bug: scc exit: no visit info for call chain {}\n", cc.format()));
+                return errno(EFAULT);
+            }
+            return Ok(());
+        };
+        let StateRef::Checkpoint(c) = which else { return Ok(()) };
+        if self.scc_visit_mut(&cc, i).entry_state != Some(c) {
             return Ok(());
         }
-        let Some(v) = self.scc.visits.get_mut(&scc) else { return Ok(()) };
-        if v.0 != Some(c) {
-            return Ok(());
-        }
-        v.0 = None;
-        self.num_backedges -= v.1.min(self.num_backedges);
-        v.1 = 0;
         if self.level() & BPF_LOG_LEVEL2 != 0 {
-            self.verbose(&format!("SCC exit ({scc})\n"));
+            self.verbose(&format!("SCC exit {}\n", cc.format()));
+        }
+        let v = self.scc_visit_mut(&cc, i);
+        v.entry_state = None;
+        let n = std::mem::take(&mut v.num_backedges);
+        self.num_backedges = self.num_backedges.saturating_sub(n);
+        self.update_peak_states();
+        self.propagate_backedges(&cc, i)
+    }
+
+    /// `add_scc_backedge`: `backedge` matched checkpoint `c`, which is in
+    /// an SCC with an open visit.
+    fn add_scc_backedge(&mut self, c: usize, backedge: VerifierState) -> VResult<()> {
+        let Some(cc) = self.compute_scc_callchain(&self.checkpoints[c].state) else {
+            let s = format!("verifier bug: add backedge: no SCC in verification path, insn_idx {}\n", self.checkpoints[c].state.insn_idx);
+            self.verbose(&s);
+            return errno(EFAULT);
+        };
+        let Some(i) = self.scc_visit_lookup(&cc) else {
+            self.verbose(&format!("verifier bug: add backedge: no visit info for call chain {}\n", cc.format()));
+            return errno(EFAULT);
+        };
+        if self.level() & BPF_LOG_LEVEL2 != 0 {
+            self.verbose(&format!("SCC backedge {}\n", cc.format()));
+        }
+        let v = self.scc_visit_mut(&cc, i);
+        v.backedges.push(backedge);
+        v.num_backedges += 1;
+        self.num_backedges += 1;
+        self.update_peak_states();
+        Ok(())
+    }
+
+    /// `incomplete_read_marks`: a state of an SCC visit that still has
+    /// unsettled back-edges.
+    fn incomplete_read_marks(&self, st: &VerifierState) -> bool {
+        let Some(cc) = self.compute_scc_callchain(st) else { return false };
+        self.scc_visit_lookup(&cc).and_then(|i| self.scc.visits.get(&cc.scc)?.get(i)).is_some_and(|v| !v.backedges.is_empty())
+    }
+
+    /// `propagate_backedges`: precision marks of each back-edge's equal
+    /// checkpoint are propagated along the back-edge's own path until
+    /// nothing changes; then the back-edges are dropped.
+    fn propagate_backedges(&mut self, cc: &Callchain, i: usize) -> VResult<()> {
+        let backedges = std::mem::take(&mut self.scc_visit_mut(cc, i).backedges);
+        let mut iter = 0;
+        loop {
+            let over = iter > MAX_BACKEDGE_ITERS;
+            iter += 1;
+            if over {
+                if self.level() & BPF_LOG_LEVEL2 != 0 {
+                    self.verbose("propagate_backedges: too many iterations\n");
+                }
+                for b in backedges.iter().rev() {
+                    self.mark_all_scalars_precise(b.parent, b.curframe());
+                }
+                break;
+            }
+            let mut changed = false;
+            for b in backedges.iter().rev() {
+                let Some(eq) = b.equal_state else { continue };
+                self.propagate_precision(eq, Some(b), &mut changed)?;
+            }
+            if !changed {
+                break;
+            }
+        }
+        Ok(())
+    }
+
+    /// `maybe_free_verifier_state`: a checkpoint on the free list with no
+    /// paths left and settled marks is gone.
+    fn maybe_free_verifier_state(&mut self, c: usize) {
+        let (in_free, listed, branches) = {
+            let ck = &self.checkpoints[c];
+            (ck.in_free_list, ck.listed, ck.state.branches)
+        };
+        if !in_free || !listed || branches != 0 || self.incomplete_read_marks(&self.checkpoints[c].state) {
+            return;
+        }
+        self.checkpoints[c].listed = false;
+        self.free_list_size = self.free_list_size.saturating_sub(1);
+    }
+
+    /// `bpf_update_branch_counts` for the path that just ended: each state
+    /// up the parent chain whose last path this was is done.
+    pub(crate) fn update_branch_counts(&mut self) -> VResult<()> {
+        self.cur.branches = self.cur.branches.saturating_sub(1);
+        if self.cur.branches > 0 {
+            return Ok(());
+        }
+        self.maybe_exit_scc(StateRef::Cur)?;
+        let mut next = self.cur.parent;
+        while let Some(c) = next {
+            let ck = &mut self.checkpoints[c];
+            ck.state.branches = ck.state.branches.saturating_sub(1);
+            if ck.state.branches > 0 {
+                break;
+            }
+            self.maybe_exit_scc(StateRef::Checkpoint(c))?;
+            next = self.checkpoints[c].state.parent;
+            self.maybe_free_verifier_state(c);
         }
         Ok(())
     }
@@ -374,6 +570,18 @@ impl Env<'_, '_> {
             let mut hit = false;
             let mut is_loop = false;
             if branches > 0 {
+                // an open-coded loop of may_goto: the same state one
+                // may_goto deeper has converged
+                if is_may_goto_insn(&self.insn(insn_idx)) {
+                    let old = &self.checkpoints[ci].state;
+                    if old.may_goto_depth != self.cur.may_goto_depth && self.states_equal(old, &self.cur, Exact::RangeWithin) {
+                        is_loop = true;
+                        hit = true;
+                    }
+                }
+            }
+            if hit {
+            } else if branches > 0 {
                 let old = &self.checkpoints[ci].state;
                 if Self::states_maybe_looping(old, &self.cur)
                     && self.states_equal(old, &self.cur, Exact::Exact)
@@ -403,14 +611,13 @@ impl Env<'_, '_> {
                 if self.info(self.insn_idx).jmp_point {
                     self.push_jmp_history(0, 0, 0, 0);
                 }
-                self.propagate_precision(ci)?;
+                let mut changed = false;
+                self.propagate_precision(ci, None, &mut changed)?;
                 if is_loop {
-                    let scc = self.scc_of(&self.checkpoints[ci].state);
-                    if let Some(v) = self.scc.visits.get_mut(&scc) {
-                        v.1 += 1;
-                        self.num_backedges += 1;
-                    }
-                    self.update_peak_states();
+                    let mut b = self.cur.clone();
+                    b.equal_state = Some(ci);
+                    b.insn_idx = insn_idx;
+                    self.add_scc_backedge(ci, b)?;
                 }
                 return Ok(true);
             }
@@ -427,10 +634,7 @@ impl Env<'_, '_> {
                 }
                 self.free_list_size += 1;
                 self.explored_states_size = self.explored_states_size.saturating_sub(1);
-                if c.state.branches == 0 {
-                    c.listed = false;
-                    self.free_list_size -= 1;
-                }
+                self.maybe_free_verifier_state(ci);
             }
         }
         if self.stats.max_states_per_insn < states_cnt as u32 {
@@ -465,18 +669,8 @@ impl Env<'_, '_> {
         let mut new = self.cur.clone();
         new.insn_idx = insn_idx;
         let id = self.checkpoints.len();
-        // maybe_enter_scc
-        let scc = self.scc_of(&new);
-        if scc != 0 {
-            let v = self.scc.visits.entry(scc).or_insert((None, 0));
-            if v.0.is_none() {
-                v.0 = Some(id);
-                if self.level() & BPF_LOG_LEVEL2 != 0 {
-                    self.verbose(&format!("SCC enter ({scc})\n"));
-                }
-            }
-        }
         self.checkpoints.push(Checkpoint { state: new, miss_cnt: 0, hit_cnt: 0, in_free_list: false, listed: true });
+        self.maybe_enter_scc(id);
         self.cur.parent = Some(id);
         self.cur.first_insn_idx = insn_idx;
         self.cur.dfs_depth += 1;
@@ -486,6 +680,16 @@ impl Env<'_, '_> {
             l.insert(0, id);
         }
         Ok(false)
+    }
+
+    /// `find_prev_entry`: the nearest checkpoint at `insn_idx` still on the
+    /// path of checkpoint `cur` (a previous entry into the same loop).
+    pub(crate) fn find_prev_entry(&self, cur: usize, insn_idx: usize) -> Option<usize> {
+        let cur = &self.checkpoints.get(cur)?.state;
+        self.explored.get(insn_idx)?.iter().copied().find(|&c| {
+            let st = &self.checkpoints[c].state;
+            st.insn_idx == insn_idx && st.branches > 0 && same_callsites(st, cur) && st.dfs_depth < cur.dfs_depth
+        })
     }
 
     /// `bpf_clear_singular_ids`.
@@ -516,44 +720,76 @@ impl Env<'_, '_> {
         }
     }
 
-    /// `propagate_precision`: scalars precise in the matched checkpoint
-    /// must be precise along the current path too.
-    fn propagate_precision(&mut self, ci: usize) -> VResult<()> {
-        self.bt_reset();
-        self.bt.frame = self.cur.curframe();
+    /// `propagate_precision`: scalars precise in checkpoint `old` must be
+    /// precise along the path of `cur` (`None`: the current state) too.
+    fn propagate_precision(&mut self, old: usize, cur: Option<&VerifierState>, changed: &mut bool) -> VResult<()> {
         let lvl2 = self.level() & BPF_LOG_LEVEL2 != 0;
-        let old = self.checkpoints[ci].state.clone();
         let mut text = String::new();
-        for fr in (0..=old.curframe()).rev() {
-            let st = &old.frame[fr];
-            let mut first = true;
-            for i in 0..BPF_REG_FP {
-                let r = &st.regs[i];
-                if r.typ != SCALAR_VALUE || !r.precise {
-                    continue;
+        {
+            let old = &self.checkpoints[old].state;
+            for fr in (0..=old.curframe()).rev() {
+                let st = &old.frame[fr];
+                let mut first = true;
+                for i in 0..BPF_REG_FP {
+                    let r = &st.regs[i];
+                    if r.typ != SCALAR_VALUE || !r.precise {
+                        continue;
+                    }
+                    if lvl2 {
+                        text.push_str(&if first { format!("frame {fr}: propagating r{i}") } else { format!(",r{i}") });
+                    }
+                    self.bt.reg_masks[fr & 15] |= 1 << i;
+                    first = false;
                 }
-                if lvl2 {
-                    text.push_str(&if first { format!("frame {fr}: propagating r{i}") } else { format!(",r{i}") });
+                for (i, s) in st.stack.iter().enumerate() {
+                    if !s.is_spilled_reg() || s.spilled_ptr.typ != SCALAR_VALUE || !s.spilled_ptr.precise {
+                        continue;
+                    }
+                    let off = (-(i as i64) - 1) * 8;
+                    if lvl2 {
+                        text.push_str(&if first { format!("frame {fr}: propagating fp{off}") } else { format!(",fp{off}") });
+                    }
+                    self.bt.stack_masks[fr & 15] |= 1u64 << (i & 63);
+                    first = false;
                 }
-                self.bt.reg_masks[fr] |= 1 << i;
-                first = false;
-            }
-            for (i, s) in st.stack.iter().enumerate() {
-                if !s.is_spilled_reg() || s.spilled_ptr.typ != SCALAR_VALUE || !s.spilled_ptr.precise {
-                    continue;
+                if !first && lvl2 {
+                    text.push('\n');
                 }
-                let off = (-(i as i64) - 1) * 8;
-                if lvl2 {
-                    text.push_str(&if first { format!("frame {fr}: propagating fp{off}") } else { format!(",fp{off}") });
-                }
-                self.bt.stack_masks[fr] |= 1u64 << (i & 63);
-                first = false;
-            }
-            if !first && lvl2 {
-                text.push('\n');
             }
         }
         self.verbose(&text);
-        self.mark_chain_precision_batch()
+        self.bpf_mark_chain_precision(cur, changed)
+    }
+}
+
+/// `same_callsites`.
+fn same_callsites(a: &VerifierState, b: &VerifierState) -> bool {
+    a.curframe() == b.curframe() && a.frame.iter().zip(&b.frame).all(|(x, y)| x.callsite == y.callsite)
+}
+
+/// `maybe_widen_reg`: an imprecise scalar that changed since the loop's
+/// previous entry becomes unknown.
+fn maybe_widen_reg(old: &RegState, cur: &mut RegState, bpf_capable: bool) {
+    if old.typ != SCALAR_VALUE || old.typ != cur.typ {
+        return;
+    }
+    if old.precise || cur.precise || same_value(old, cur) {
+        return;
+    }
+    *cur = RegState::unknown(bpf_capable);
+}
+
+/// `widen_imprecise_scalars`.
+pub(crate) fn widen_imprecise_scalars(old: &VerifierState, cur: &mut VerifierState, bpf_capable: bool) {
+    for fr in (0..=old.curframe()).rev() {
+        let (Some(fold), Some(fcur)) = (old.frame.get(fr), cur.frame.get_mut(fr)) else { continue };
+        for (o, c) in fold.regs.iter().zip(fcur.regs.iter_mut()) {
+            maybe_widen_reg(o, c, bpf_capable);
+        }
+        for (o, c) in fold.stack.iter().zip(fcur.stack.iter_mut()) {
+            if o.is_spilled_reg() && c.is_spilled_reg() {
+                maybe_widen_reg(&o.spilled_ptr, &mut c.spilled_ptr, bpf_capable);
+            }
+        }
     }
 }
