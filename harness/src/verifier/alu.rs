@@ -3,8 +3,11 @@
 //! unprivileged loaders: `sanitize_check_bounds`). The numbers themselves
 //! are [`super::scalar`]'s.
 //!
-//! Not modelled yet: the Spectre v1 sanitation of `sanitize_ptr_alu` /
-//! `sanitize_val_alu` (alu limits and the speculative paths it pushes).
+//! For loaders that may not bypass Spectre v1 mitigations, pointer ALU is
+//! sanitized as 7.3 does it (`sanitize_ptr_alu`, `sanitize_val_alu`): the
+//! masking window each insn needs is recorded for the fixups, paths that
+//! would need different windows are refused, and the truncated pointer is
+//! explored on a speculative path.
 
 use bpf_isa::Insn;
 use bpf_isa::insn::op::*;
@@ -38,6 +41,32 @@ fn alu_string(opcode: u8) -> &'static str {
         _ => "???",
     }
 }
+
+/// Why pointer ALU could not be sanitized (`REASON_*`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Reason {
+    Bounds,
+    Type,
+    Paths,
+    Limit,
+    Stack,
+}
+
+/// `struct bpf_sanitize_info`.
+#[derive(Clone, Copy, Debug, Default)]
+struct SanitizeInfo {
+    aux: PassAux,
+    mask_to_left: bool,
+}
+
+/// `sanitize_needed`.
+fn sanitize_needed(opcode: u8) -> bool {
+    opcode == BPF_ADD || opcode == BPF_SUB
+}
+
+/// `EOPNOTSUPP`, `ENOMEM`.
+const EOPNOTSUPP: i32 = 95;
+const ENOMEM: i32 = 12;
 
 /// `get_reg_width`.
 fn reg_width(r: &RegState) -> u32 {
@@ -229,6 +258,11 @@ impl Env<'_, '_> {
 
     /// `adjust_scalar_min_max_vals` on register `dst` of the current frame.
     fn adjust_scalar(&mut self, dst: usize, src: &Scalar, insn: &Insn) -> VResult<()> {
+        if sanitize_needed(insn.opcode())
+            && let Err(reason) = self.sanitize_val_alu(insn)
+        {
+            return self.sanitize_err(insn, reason);
+        }
         let mut r = self.regs()[dst];
         let out = adjust_scalar_min_max_vals(&mut r.s, src, insn);
         if out.marked_unknown {
@@ -443,6 +477,12 @@ impl Env<'_, '_> {
             );
             return errno(EINVAL);
         }
+        let mut info = SanitizeInfo::default();
+        if sanitize_needed(opcode)
+            && let Err(reason) = self.sanitize_ptr_alu(insn, ptr_reg, off_reg, dst == ptr_regno, &mut info, false)
+        {
+            return self.sanitize_err(insn, reason);
+        }
         d.s.mark_reg32_unbounded();
         match opcode {
             BPF_ADD => {
@@ -531,30 +571,170 @@ impl Env<'_, '_> {
             reg_bounds_sync(&mut d.s);
         }
         self.regs_mut()[dst] = d;
-        // sanitize_check_bounds
-        if !self.input.privs.bypass_spec_v1 {
-            match d.typ {
-                PTR_TO_STACK => {
-                    if !tnum_is_const(d.s.var_off) {
-                        let s = format!("R{dst} variable stack access prohibited for !root, var_off={} off={}\n", tnum_strn(d.s.var_off), d.s.var_off.value as i64 as i32);
-                        self.verbose(&s);
-                        return errno(EACCES);
-                    }
-                    let off = d.s.var_off.value as i64 as i32 as i64;
-                    if off >= 0 || off < -MAX_BPF_STACK {
-                        self.verbose(&format!("R{dst} stack pointer arithmetic goes out of range, prohibited for !root; off={off}\n"));
-                        return errno(EACCES);
-                    }
-                }
-                PTR_TO_MAP_VALUE => {
-                    if !self.map_value_in_range(&d, 0, 1) {
-                        self.verbose(&format!("R{dst} pointer arithmetic of map value goes out of range, prohibited for !root\n"));
-                        return errno(EACCES);
-                    }
-                }
-                _ => {}
+        let bounds = self.sanitize_check_bounds(dst, &d);
+        if bounds == Err(EACCES) {
+            return errno(EACCES);
+        }
+        if sanitize_needed(opcode) {
+            let r = self.sanitize_ptr_alu(insn, &d, off_reg, true, &mut info, true);
+            if !self.can_skip_alu_sanitation(insn) && !self.cur.speculative && bounds.is_err() && r.is_ok() {
+                self.verbose("verifier bug: Pointer type unsupported by sanitize_check_bounds() not rejected by retrieve_ptr_limit() as required\n");
+                return errno(EFAULT);
+            }
+            if let Err(reason) = r {
+                return self.sanitize_err(insn, reason);
             }
         }
         Ok(())
+    }
+
+    /// `sanitize_check_bounds`: an unprivileged loader's pointer must stay
+    /// inside its object after arithmetic, so that accesses can be masked.
+    /// `Err(EOPNOTSUPP)` for pointer types without such a check.
+    fn sanitize_check_bounds(&mut self, dst: usize, d: &RegState) -> Result<(), i32> {
+        if self.input.privs.bypass_spec_v1 {
+            return Ok(());
+        }
+        match d.typ {
+            PTR_TO_STACK => {
+                let off = d.s.var_off.value as i64 as i32 as i64;
+                if !tnum_is_const(d.s.var_off) {
+                    let s = format!("R{dst} variable stack access prohibited for !root, var_off={} off={off}\n", tnum_strn(d.s.var_off));
+                    self.verbose(&s);
+                    return Err(EACCES);
+                }
+                if off >= 0 || off < -MAX_BPF_STACK {
+                    self.verbose(&format!("R{dst} stack pointer arithmetic goes out of range, prohibited for !root; off={off}\n"));
+                    return Err(EACCES);
+                }
+                Ok(())
+            }
+            PTR_TO_MAP_VALUE => {
+                if self.check_map_access(dst, d, 0, 1).is_err() {
+                    self.verbose(&format!("R{dst} pointer arithmetic of map value goes out of range, prohibited for !root\n"));
+                    return Err(EACCES);
+                }
+                Ok(())
+            }
+            _ => Err(EOPNOTSUPP),
+        }
+    }
+
+    /// `can_skip_alu_sanitation`.
+    fn can_skip_alu_sanitation(&self, insn: &Insn) -> bool {
+        self.input.privs.bypass_spec_v1 || !insn.is_src_x() || self.aux.get(self.insn_idx).is_some_and(|a| a.nospec)
+    }
+
+    /// `update_alu_sanitation_state`: every path through an insn must need
+    /// the same masking.
+    fn update_alu_sanitation_state(aux: &mut PassAux, alu_state: u8, alu_limit: u32) -> Result<(), Reason> {
+        if aux.alu_state != 0 && (aux.alu_state != alu_state || aux.alu_limit != alu_limit) {
+            return Err(Reason::Paths);
+        }
+        aux.alu_state = alu_state;
+        aux.alu_limit = alu_limit;
+        Ok(())
+    }
+
+    /// `sanitize_val_alu`: scalar ADD/SUB through a register.
+    fn sanitize_val_alu(&mut self, insn: &Insn) -> Result<(), Reason> {
+        if self.can_skip_alu_sanitation(insn) {
+            return Ok(());
+        }
+        let idx = self.insn_idx;
+        match self.aux.get_mut(idx) {
+            Some(a) => Self::update_alu_sanitation_state(a, BPF_ALU_NON_POINTER, 0),
+            None => Ok(()),
+        }
+    }
+
+    /// `sanitize_ptr_alu`: before the operation (`commit_window` false)
+    /// the masking direction and window are worked out and the pointer as
+    /// masking would leave it is pushed as a speculative path; after it,
+    /// the window is narrowed to the observed move and recorded.
+    fn sanitize_ptr_alu(&mut self, insn: &Insn, ptr_reg: &RegState, off_reg: &RegState, ptr_is_dst: bool, info: &mut SanitizeInfo, commit_window: bool) -> Result<(), Reason> {
+        if self.can_skip_alu_sanitation(insn) {
+            return Ok(());
+        }
+        let off_is_imm = tnum_is_const(off_reg.s.var_off);
+        if !self.cur.speculative {
+            let off_is_neg = off_reg.s.smin() < 0;
+            if !commit_window {
+                if !off_is_imm && (off_reg.s.smin() < 0) != (off_reg.s.smax() < 0) {
+                    return Err(Reason::Bounds);
+                }
+                let opcode = insn.opcode();
+                info.mask_to_left = (opcode == BPF_ADD && off_is_neg) || (opcode == BPF_SUB && !off_is_neg);
+            }
+            let limit = self.retrieve_ptr_limit(ptr_reg, info.mask_to_left)?;
+            let (alu_state, alu_limit) = if commit_window {
+                (info.aux.alu_state, (info.aux.alu_limit.wrapping_sub(limit) as i32).unsigned_abs())
+            } else {
+                let mut st = if off_is_neg { BPF_ALU_NEG_VALUE } else { 0 };
+                st |= if off_is_imm { BPF_ALU_IMMEDIATE } else { 0 };
+                st |= if ptr_is_dst { BPF_ALU_SANITIZE_SRC } else { BPF_ALU_SANITIZE_DST };
+                if !off_is_imm {
+                    self.explore_alu_limits = true;
+                }
+                (st, limit)
+            };
+            if commit_window {
+                let idx = self.insn_idx;
+                if let Some(a) = self.aux.get_mut(idx) {
+                    Self::update_alu_sanitation_state(a, alu_state, alu_limit)?;
+                }
+            } else {
+                Self::update_alu_sanitation_state(&mut info.aux, alu_state, alu_limit)?;
+            }
+        }
+        // do_sim: a known offset is rewritten to an immediate, nothing to
+        // simulate
+        if commit_window || off_is_imm {
+            return Ok(());
+        }
+        let idx = self.insn_idx;
+        let dst = insn.dst as usize;
+        let i = self.sanitize_speculative_path(None, idx + 1, idx).map_err(|_| Reason::Stack)?;
+        if let Some(e) = self.stack.get_mut(i) {
+            e.st.cur_mut().regs[dst] = *ptr_reg;
+        }
+        Ok(())
+    }
+
+    /// `retrieve_ptr_limit`: how far the pointer may move in the masked
+    /// direction.
+    fn retrieve_ptr_limit(&self, ptr: &RegState, mask_to_left: bool) -> Result<u32, Reason> {
+        let (max, limit) = match ptr.typ {
+            PTR_TO_STACK => (MAX_BPF_STACK as u32 + mask_to_left as u32, (ptr.s.var_off.value as u32).wrapping_neg()),
+            PTR_TO_MAP_VALUE => {
+                let vs = usize::try_from(ptr.aux).ok().and_then(|m| self.input.maps.get(m)).map_or(0, |m| m.value_size);
+                (vs, if mask_to_left { ptr.s.smin() as u32 } else { ptr.s.umax() as u32 })
+            }
+            _ => return Err(Reason::Type),
+        };
+        if limit >= max {
+            return Err(Reason::Limit);
+        }
+        Ok(limit)
+    }
+
+    /// `sanitize_err`.
+    fn sanitize_err(&mut self, insn: &Insn, reason: Reason) -> VResult<()> {
+        const ERR: &str = "pointer arithmetic with it prohibited for !root";
+        let op = if insn.opcode() == BPF_ADD { "add" } else { "sub" };
+        let (dst, src) = (insn.dst as usize, insn.src as usize);
+        let src_scalar = self.regs().get(src).is_some_and(|r| r.typ == SCALAR_VALUE);
+        let s = match reason {
+            Reason::Bounds => format!("R{} has unknown scalar with mixed signed bounds, {ERR}\n", if src_scalar { src } else { dst }),
+            Reason::Type => format!("R{} has pointer with unsupported alu operation, {ERR}\n", if src_scalar { dst } else { src }),
+            Reason::Paths => format!("R{dst} tried to {op} from different maps, paths or scalars, {ERR}\n"),
+            Reason::Limit => format!("R{dst} tried to {op} beyond pointer bounds, {ERR}\n"),
+            Reason::Stack => {
+                self.verbose(&format!("R{dst} could not be pushed for speculative verification, {ERR}\n"));
+                return errno(ENOMEM);
+            }
+        };
+        self.verbose(&s);
+        errno(EACCES)
     }
 }

@@ -185,6 +185,28 @@ pub(crate) fn errno<T>(e: i32) -> VResult<T> {
     Err(DoCheckError::Errno(e))
 }
 
+/// `BPF_ALU_*`: how `do_misc_fixups` masks a pointer's ALU offset.
+pub const BPF_ALU_SANITIZE_SRC: u8 = 1 << 0;
+pub const BPF_ALU_SANITIZE_DST: u8 = 1 << 1;
+pub const BPF_ALU_NEG_VALUE: u8 = 1 << 2;
+pub const BPF_ALU_NON_POINTER: u8 = 1 << 3;
+pub const BPF_ALU_IMMEDIATE: u8 = 1 << 4;
+
+/// What the main pass records per insn for the rewrites after it (its
+/// part of `struct bpf_insn_aux_data`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PassAux {
+    /// `alu_state`, `alu_limit`: Spectre v1 masking of pointer ALU.
+    pub alu_state: u8,
+    pub alu_limit: u32,
+    /// A speculative path failed here: the fixups put a barrier before it.
+    pub nospec: bool,
+    /// A store whose result a barrier must follow (Spectre v4).
+    pub nospec_result: bool,
+    /// Verified on a non-speculative path.
+    pub seen: bool,
+}
+
 /// The statistics `print_verification_stats` reports.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Stats {
@@ -202,6 +224,8 @@ pub struct DoCheckOutcome {
     pub stats: Stats,
     /// `subprog_info[0].stack_depth`.
     pub stack_depth: u32,
+    /// Per insn, for the fixups.
+    pub aux: Vec<PassAux>,
 }
 
 /// What `do_check_insn` tells the loop.
@@ -263,6 +287,10 @@ pub struct Env<'a, 'l> {
     pub(crate) bt: super::backtrack::BacktrackState,
     /// `env->diag`: the causal-path event log, at log levels 1 and 2.
     pub(crate) diag: Option<super::diag::BpfDiag>,
+    pub(crate) aux: Vec<PassAux>,
+    /// `env->explore_alu_limits`: a masked pointer ALU with an unknown
+    /// offset was met; scalars are then compared exactly when pruning.
+    pub(crate) explore_alu_limits: bool,
 }
 
 /// `do_check_main`: verifies the main program from insn 0 with `R1 = ctx`.
@@ -293,12 +321,14 @@ pub fn do_check_main(input: &DoCheckInput<'_>, log: &mut dyn VLog) -> DoCheckOut
         stack_depth: 0,
         bt: Default::default(),
         diag: None,
+        aux: vec![PassAux::default(); n],
+        explore_alu_limits: false,
     };
     if env.level() & BPF_LOG_LEVEL != 0 {
         env.diag = Some(Default::default());
     }
     let result = env.do_check_common();
-    DoCheckOutcome { result, stats: env.stats, stack_depth: env.stack_depth }
+    DoCheckOutcome { result, stats: env.stats, stack_depth: env.stack_depth, aux: env.aux }
 }
 
 impl<'a, 'l> Env<'a, 'l> {
@@ -587,11 +617,32 @@ impl<'a, 'l> Env<'a, 'l> {
                     self.prev_insn_print_pos = self.log.end_pos() - self.prev_log_pos;
                     self.prev_log_pos = self.log.end_pos();
                 }
-                prev_insn_idx = self.insn_idx as i64;
-                match self.do_check_insn()? {
-                    Next::Fallthrough => self.insn_idx += 1,
-                    Next::Updated => {}
-                    Next::Exit => exit_path = true,
+                let idx = self.insn_idx;
+                if !self.cur.speculative {
+                    // sanitize_mark_insn_seen
+                    self.aux[idx].seen = true;
+                }
+                prev_insn_idx = idx as i64;
+                if self.cur.speculative && self.aux[idx].nospec {
+                    // a barrier stops speculation here
+                    exit_path = true;
+                } else {
+                    match self.do_check_insn() {
+                        Err(DoCheckError::Errno(e)) if self.cur.speculative && matches!(e, EPERM | EACCES | EINVAL) => {
+                            // error_recoverable_with_nospec: keep
+                            // speculation from reaching the unsafe insn
+                            self.aux[idx].nospec = true;
+                            self.aux[idx].alu_state = 0;
+                            exit_path = true;
+                        }
+                        Err(e) => return Err(e),
+                        Ok(Next::Fallthrough) => self.insn_idx += 1,
+                        Ok(Next::Updated) => {}
+                        Ok(Next::Exit) => exit_path = true,
+                    }
+                    if !exit_path && self.cur.speculative && self.aux[idx].nospec_result {
+                        exit_path = true;
+                    }
                 }
             }
             if exit_path {

@@ -292,9 +292,10 @@ impl Env<'_, '_> {
                 self.mark_chain_precision(src)?;
             }
             if !self.input.privs.bypass_spec_v1 {
-                // sanitize_speculative_path: the other edge is explored
-                // speculatively; not modelled yet
-                return Err(DoCheckError::Unsupported("speculative path sanitation (unprivileged) is not modelled yet".into()));
+                // the edge not taken may still run speculatively
+                let idx = self.insn_idx;
+                let other = if taken { idx + 1 } else { (idx as i64 + insn.off as i64 + 1).max(0) as usize };
+                self.sanitize_speculative_path(Some(insn), other, idx)?;
             }
             if self.level() & BPF_LOG_LEVEL != 0 {
                 self.print_insn_state();
@@ -367,6 +368,27 @@ impl Env<'_, '_> {
             self.print_insn_state();
         }
         Ok(Next::Fallthrough)
+    }
+
+    /// `sanitize_speculative_path`: explore `next_idx` as a speculative
+    /// path, with the compared registers unknown there.
+    pub(crate) fn sanitize_speculative_path(&mut self, insn: Option<&Insn>, next_idx: usize, curr_idx: usize) -> VResult<usize> {
+        let i = self.push_stack(next_idx, curr_idx, true)?;
+        if let Some(insn) = insn {
+            let u = self.unknown_reg();
+            if let Some(e) = self.stack.get_mut(i) {
+                let regs = &mut e.st.cur_mut().regs;
+                if let Some(r) = regs.get_mut(insn.dst as usize) {
+                    *r = u;
+                }
+                if insn.is_src_x()
+                    && let Some(r) = regs.get_mut(insn.src as usize)
+                {
+                    *r = u;
+                }
+            }
+        }
+        Ok(i)
     }
 
     /// The `may_goto` case of `check_cond_jmp_op`: the jump is taken and

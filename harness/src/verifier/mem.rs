@@ -281,18 +281,8 @@ impl Env<'_, '_> {
         errno(EACCES)
     }
 
-    /// Whether `[off, off+size)` of a map value pointer is inside the value
-    /// (`check_map_access` without messages).
-    pub(crate) fn map_value_in_range(&self, reg: &RegState, off: i64, size: i64) -> bool {
-        let Some(m) = usize::try_from(reg.aux).ok().and_then(|i| self.input.maps.get(i)) else { return false };
-        let vs = m.value_size as i64;
-        let smin = reg.s.smin();
-        let umax = reg.s.umax();
-        smin >= 0 && smin.checked_add(off).is_some_and(|lo| lo >= 0 && lo + size <= vs) && umax < BPF_MAX_VAR_OFF as u64 && (umax as i64) + off + size <= vs
-    }
-
     /// `check_map_access` (maps without special fields).
-    fn check_map_access(&mut self, regno: usize, reg: &RegState, off: i64, size: i64) -> VResult<()> {
+    pub(crate) fn check_map_access(&mut self, regno: usize, reg: &RegState, off: i64, size: i64) -> VResult<()> {
         let Some(m) = usize::try_from(reg.aux).ok().and_then(|i| self.input.maps.get(i)) else {
             return errno(EFAULT);
         };

@@ -115,6 +115,15 @@ impl Env<'_, '_> {
             return errno(EACCES);
         }
         let reg = value_regno.map(|v| self.regs()[v]);
+        if !self.input.privs.bypass_spec_v4 {
+            // Spectre v4: a store over anything but plain data, or of a
+            // pointer, gets a barrier after it
+            let over_data = (0..size.max(0) as usize).all(|i| matches!(cur_slot.slot_type[(slot - i) % BPF_REG_SIZE], STACK_MISC | STACK_ZERO));
+            if reg.is_some_and(|r| r.is_pointer()) || !over_data {
+                let idx = self.insn_idx;
+                self.aux[idx].nospec_result = true;
+            }
+        }
         self.mark_stack_slot_scratched(spi);
         let cap = self.bpf_capable();
         let aligned = off % BPF_REG_SIZE as i64 == 0;

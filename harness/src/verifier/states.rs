@@ -135,8 +135,8 @@ fn range_within_reg(old: &RegState, cur: &RegState) -> bool {
     range_within(&old.s, &cur.s)
 }
 
-/// `regsafe`.
-fn regsafe(old: &RegState, cur: &RegState, m: &mut IdMap, exact: Exact) -> bool {
+/// `regsafe`; `explore_alu_limits` compares scalars exactly.
+fn regsafe(old: &RegState, cur: &RegState, m: &mut IdMap, exact: Exact, explore_alu_limits: bool) -> bool {
     if exact == Exact::Exact {
         return regs_exact(old, cur, m);
     }
@@ -148,6 +148,9 @@ fn regsafe(old: &RegState, cur: &RegState, m: &mut IdMap, exact: Exact) -> bool 
     }
     match base_type(old.typ) {
         SCALAR_VALUE => {
+            if explore_alu_limits {
+                return same_value(old, cur) && m.check_scalar_ids(old.id, cur.id);
+            }
             if !old.precise && exact == Exact::NotExact {
                 return true;
             }
@@ -209,7 +212,7 @@ fn scalar_reg_for_stack(s: &StackSlot, im: usize, allow_uninit: bool) -> Option<
 }
 
 /// `stacksafe`.
-fn stacksafe(old: &FuncState, cur: &FuncState, m: &mut IdMap, exact: Exact, allow_uninit: bool) -> bool {
+fn stacksafe(old: &FuncState, cur: &FuncState, m: &mut IdMap, exact: Exact, allow_uninit: bool, explore: bool) -> bool {
     let old_n = old.allocated_stack();
     let cur_n = cur.allocated_stack();
     let mut i = 0;
@@ -234,7 +237,7 @@ fn stacksafe(old: &FuncState, cur: &FuncState, m: &mut IdMap, exact: Exact, allo
             let o = scalar_reg_for_stack(&old.stack[spi], im, allow_uninit);
             let c = scalar_reg_for_stack(&cur.stack[spi], im, allow_uninit);
             if let (Some(o), Some(c)) = (o, c) {
-                if !regsafe(&o, &c, m, exact) {
+                if !regsafe(&o, &c, m, exact, explore) {
                     return false;
                 }
                 i += if im == 0 { BPF_REG_SIZE } else { 4 };
@@ -255,7 +258,7 @@ fn stacksafe(old: &FuncState, cur: &FuncState, m: &mut IdMap, exact: Exact, allo
         }
         match old.stack[spi].slot_type[BPF_REG_SIZE - 1] {
             STACK_SPILL => {
-                if !regsafe(&old.stack[spi].spilled_ptr, &cur.stack[spi].spilled_ptr, m, exact) {
+                if !regsafe(&old.stack[spi].spilled_ptr, &cur.stack[spi].spilled_ptr, m, exact, explore) {
                     return false;
                 }
             }
@@ -287,11 +290,11 @@ impl Env<'_, '_> {
             }
             let live = self.info(insn_idx).live_regs_before;
             for r in 0..MAX_BPF_REG {
-                if live & (1 << r) != 0 && !regsafe(&old.frame[i].regs[r], &cur.frame[i].regs[r], &mut m, exact) {
+                if live & (1 << r) != 0 && !regsafe(&old.frame[i].regs[r], &cur.frame[i].regs[r], &mut m, exact, self.explore_alu_limits) {
                     return false;
                 }
             }
-            if !stacksafe(&old.frame[i], &cur.frame[i], &mut m, exact, self.input.privs.allow_uninit_stack) {
+            if !stacksafe(&old.frame[i], &cur.frame[i], &mut m, exact, self.input.privs.allow_uninit_stack, self.explore_alu_limits) {
                 return false;
             }
         }
