@@ -34,7 +34,9 @@ impl TestRunInput {
     /// nothing at all for `BPF_PROG_TYPE_SYSCALL`.
     pub fn test_loader(prog_type: ProgType) -> TestRunInput {
         if prog_type == crate::prog_type::SYSCALL {
-            TestRunInput { data: Vec::new(), ctx: None, data_out_size: 0, repeat: 1 }
+            // test_loader zeroes all options for SYSCALL, repeat included
+            // (the kernel refuses a repeat count for this type: EINVAL)
+            TestRunInput { data: Vec::new(), ctx: None, data_out_size: 0, repeat: 0 }
         } else {
             TestRunInput { data: vec![0; 64], ctx: None, data_out_size: 256, repeat: 1 }
         }

@@ -7,6 +7,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 pub mod check;
+pub mod conform;
+pub mod import;
 pub mod record;
 
 use crate::isa::disasm::{NoCallbacks, print_bpf_insn, xlated_text};
@@ -50,12 +52,17 @@ enum Cmd {
     /// everything it produced: verdict, errno, verifier log, xlated, jited,
     /// test-run retval.
     Check(check::CheckArgs),
+    /// Import kernel selftest sources (progs/*.c) as annotated Rust modules,
+    /// reporting per program what could not be expressed.
+    Import(import::ImportArgs),
     /// Record goldens (expected/linux-7.3/<arch>/<suite>/<prog>.txt) for
     /// every program of progs/ from a real kernel; --check compares instead.
     Record(record::RecordArgs),
     /// The model against the goldens of progs/ (what 7.3 did), section by
     /// section: a table per arch and the first mismatches not listed in
-    /// expected/KNOWN_DIVERGENCES.
+    /// expected/KNOWN_DIVERGENCES. With --kernel-selftests: the kernel's
+    /// own verifier_*.c, imported from the 7.3 source and run through
+    /// --backend, with pass rates per suite.
     Conform {
         /// Arches, comma-separated.
         #[arg(long, default_value = "x86_64,arm64")]
@@ -66,6 +73,8 @@ enum Cmd {
         /// How many unexplained mismatches to print.
         #[arg(long, default_value_t = 20)]
         show: usize,
+        #[command(flatten)]
+        kernel: conform::KernelSelftestArgs,
     },
     /// Benchmarks: the model and the running kernel side by side (medians;
     /// model/kernel ratios).
@@ -98,9 +107,11 @@ pub fn main() -> ExitCode {
         Cmd::Asm { file, imms } => cmd_asm(&file, &imms),
         Cmd::Disasm { file, xlated } => cmd_disasm(file.as_deref(), xlated),
         Cmd::Check(a) => check::run(&a),
+        Cmd::Import(a) => import::run(&a),
         Cmd::Record(a) => record::run(&a),
         Cmd::Bench { filters, json, reps } => cmd_bench(&filters, json, reps),
-        Cmd::Conform { arch, expected, show } => cmd_conform(&arch, &expected, show),
+        Cmd::Conform { arch, kernel, .. } if kernel.kernel_selftests => conform::run(&arch, &kernel),
+        Cmd::Conform { arch, expected, show, .. } => cmd_conform(&arch, &expected, show),
         Cmd::Run { filters, arch, backend, verbose } => cmd_run(filters, arch, backend, verbose),
     };
     match res {
