@@ -2,4 +2,5 @@
 //! as the kernel has one `progs/*.c` object per test.
 
 pub mod iters;
+pub mod main_pass;
 pub mod readme;

@@ -84,8 +84,11 @@ impl ModelBackend {
                 }
             }
         }
+        let caps = if req.unpriv { Caps::from_numbers(&req.caps_unpriv) } else { Caps::ALL };
         let func_info = match req.btf {
             BtfMode::None => None,
+            // BPF_BTF_LOAD needs CAP_BPF: the loader goes on without BTF
+            _ if !caps.bpf_capable() => None,
             BtfMode::FuncInfo if req.prog.funcs.is_empty() => {
                 let name = req.name.rsplit('/').next().unwrap_or("prog").to_string();
                 Some(vec![FuncInfo { insn_off: 0, name, global: true, nargs: 0 }])
@@ -101,7 +104,7 @@ impl ModelBackend {
             prog_flags: req.prog_flags,
             log_level: req.log_level,
             log_size: if req.log_level != 0 { LOG_BUF_SIZE } else { 0 },
-            caps: if req.unpriv { Caps::from_numbers(&req.caps_unpriv) } else { Caps::ALL },
+            caps,
             maps,
             func_info,
             gpl: true,

@@ -645,6 +645,15 @@ impl Env<'_, '_> {
         self.diag_record_mod(self.insn_idx, t, reason, None, None, None);
     }
 
+    /// `bpf_diag_record_caller_saved`: R1-R5 are lost to a call.
+    pub(crate) fn bpf_diag_record_caller_saved(&mut self) {
+        let f = self.cur.curframe();
+        for r in 1..=5 {
+            let t = self.diag_reg_target(f, r);
+            self.diag_record_scrub(t, ModReason::CallerSaved);
+        }
+    }
+
     /// `bpf_diag_record_branch`.
     pub(crate) fn diag_record_branch(&mut self, insn_idx: usize, cond_true: bool) {
         if let Some(d) = self.diag.as_mut() {

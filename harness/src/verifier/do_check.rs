@@ -205,6 +205,8 @@ pub struct PassAux {
     pub nospec_result: bool,
     /// Verified on a non-speculative path.
     pub seen: bool,
+    /// `ptr_type`: the pointer a load or store goes through.
+    pub ptr_type: super::reg::RegType,
 }
 
 /// The statistics `print_verification_stats` reports.
@@ -681,9 +683,7 @@ impl<'a, 'l> Env<'a, 'l> {
                 Ok(Next::Fallthrough)
             }
             BPF_ST => {
-                let dst = insn.dst as usize;
-                self.check_reg_src(dst)?;
-                self.check_mem_access_insn(dst, insn.off as i64, insn.size(), true, None, false)?;
+                self.check_st_mem(&insn)?;
                 Ok(Next::Fallthrough)
             }
             BPF_JMP | BPF_JMP32 => {
@@ -714,7 +714,8 @@ impl<'a, 'l> Env<'a, 'l> {
                 // BPF_LD
                 let mode = insn.mode();
                 if mode == BPF_ABS || mode == BPF_IND {
-                    return Err(DoCheckError::Unsupported("LD_ABS/LD_IND are not modelled yet".into()));
+                    self.check_ld_abs(&insn)?;
+                    return Ok(Next::Fallthrough);
                 }
                 if mode == BPF_IMM {
                     self.check_ld_imm(&insn)?;
@@ -724,6 +725,54 @@ impl<'a, 'l> Env<'a, 'l> {
                 errno(EINVAL)
             }
         }
+    }
+
+    /// `check_ld_abs`: a legacy packet load through the skb in R6; like a
+    /// call it clobbers R1-R5 and leaves R0 unknown.
+    fn check_ld_abs(&mut self, insn: &Insn) -> VResult<()> {
+        use super::ctx::pt;
+        if !matches!(self.input.prog_type, pt::SOCKET_FILTER | pt::SCHED_CLS | pt::SCHED_ACT) {
+            self.verbose("BPF_LD_[ABS|IND] instructions not allowed for this program type\n");
+            return errno(EINVAL);
+        }
+        if self.cur.curframe() != 0 {
+            return Err(DoCheckError::Unsupported("LD_ABS/LD_IND in subprograms are not modelled yet".into()));
+        }
+        const CTX_REG: usize = 6;
+        self.check_reg_src(CTX_REG)?;
+        let r6 = self.regs()[CTX_REG];
+        if r6.typ != PTR_TO_CTX {
+            self.verbose("at the time of BPF_LD_ABS|IND R6 != pointer to skb\n");
+            return errno(EINVAL);
+        }
+        if insn.mode() == BPF_IND {
+            self.check_reg_src(insn.src as usize)?;
+        }
+        // check_ptr_off_reg: the skb pointer as the program got it
+        if !super::tnum::tnum_is_const(r6.s.var_off) {
+            let s = format!("variable ctx access var_off={} disallowed\n", super::scalar::print::tnum_strn(r6.s.var_off));
+            self.verbose(&s);
+            return errno(EACCES);
+        }
+        if r6.s.smin() < 0 {
+            self.verbose(&format!("negative offset ctx ptr R6 off={} disallowed\n", r6.s.var_off.value as i64));
+            return errno(EACCES);
+        }
+        if r6.s.var_off.value != 0 {
+            self.verbose(&format!("dereference of modified ctx ptr R6 off={} disallowed\n", r6.s.var_off.value as i64));
+            self.bpf_diag_invalid_deref(CTX_REG, &r6, super::diag::DerefKind::ModifiedPtr, r6.s.var_off.value as i64);
+            return errno(EACCES);
+        }
+        self.bpf_diag_record_caller_saved();
+        let target = self.diag_reg_target(self.cur.curframe(), 0);
+        self.diag_mod_begin(target, None, ModReason::Write);
+        for r in 0..=5 {
+            self.regs_mut()[r] = RegState::not_init();
+            self.mark_reg_scratched(r);
+        }
+        self.mark_reg_unknown(0);
+        self.diag_mod_end();
+        Ok(())
     }
 
     /// `check_ld_imm`.
