@@ -291,7 +291,7 @@ fn main_pass_no_panic() {
             // mostly short forward jumps (to real insns); sometimes back
             // to a loop head after the setup
             let target = |n: u64| {
-                let to = if n % 5 == 0 { 4 + (n / 5) as i64 % (at - 3) } else { (at + 1 + (n / 5) as i64 % 3).min(len as i64 + 1) };
+                let to = if n.is_multiple_of(5) { 4 + (n / 5) as i64 % (at - 3) } else { (at + 1 + (n / 5) as i64 % 3).min(len as i64 + 1) };
                 to - at - 1
             };
             let insn = match next() % 16 {

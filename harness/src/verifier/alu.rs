@@ -603,7 +603,7 @@ impl Env<'_, '_> {
                     self.verbose(&s);
                     return Err(EACCES);
                 }
-                if off >= 0 || off < -MAX_BPF_STACK {
+                if !(-MAX_BPF_STACK..0).contains(&off) {
                     self.verbose(&format!("R{dst} stack pointer arithmetic goes out of range, prohibited for !root; off={off}\n"));
                     return Err(EACCES);
                 }

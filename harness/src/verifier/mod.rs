@@ -18,14 +18,18 @@
 //! | `sort_subprogs_topo` | [`subprogs`] |
 //! | `bpf_compute_scc` | [`cfg`] |
 //! | `bpf_compute_live_registers` | [`liveness`] |
-//! | `do_check_main` | [`do_check`] and the modules it names |
+//! | `do_check_main` (on what the front end computed: prune points, SCCs, live registers, stack liveness) | [`do_check`] and the modules it names |
 //! | `check_max_stack_depth` | [`subprogs`] |
 //! | the fixups and everything after | not modelled yet |
 //!
 //! A phase the model does not have yet ends the run with
 //! [`Verdict::NotModelled`], naming the phase: the caller can say honestly
-//! what it cannot decide. Failures are reported as 7.3 reports them,
-//! including the "Verification failed:" blocks of [`diag`].
+//! what it cannot decide. A program the main pass rejects is decided in
+//! full (`print_verification_stats` and the log's finalisation follow the
+//! error as in the kernel); one it accepts stops at `"fixups"`, with the
+//! log so far and its `verified_insns`, since the rewrites may still fail
+//! and print. Failures are reported as 7.3 reports them, including the
+//! "Verification failed:" blocks of [`diag`].
 
 pub mod cfg;
 pub mod check_btf;

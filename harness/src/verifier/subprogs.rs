@@ -267,17 +267,11 @@ pub fn check_max_stack_depth(env: &mut VerifierEnv<'_>) -> PResult<()> {
 }
 
 /// `struct bpf_subprog_call_depth_info`.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Default)]
 struct DepthInfo {
     ret_insn: usize,
     caller: Option<usize>,
     frame: usize,
-}
-
-impl Default for DepthInfo {
-    fn default() -> DepthInfo {
-        DepthInfo { ret_insn: 0, caller: None, frame: 0 }
-    }
 }
 
 /// The subprograms on the call chain ending at `idx`, innermost first.
