@@ -761,31 +761,48 @@ impl Liveness<'_, '_> {
     }
 
     /// `record_call_access`: stack memory a helper or kfunc reaches through
-    /// frame-pointer-derived arguments.
+    /// frame-pointer-derived arguments (all five when its prototype is
+    /// unknown).
     fn record_call_access(&mut self, inst: usize, at: &[At; MAX_AT_TRACK_REGS], idx: usize) -> PResult<()> {
         let insn = self.env.insns[idx];
         if bpf_pseudo_call(&insn) {
             return Ok(());
         }
-        let regs = at[1..=MAX_BPF_FUNC_REG_ARGS].iter().chain(at[MAX_BPF_REG as usize..].iter());
-        if bpf_helper_call(&insn) && !helper_id_has_proto(insn.imm) {
-            // no prototype: five register arguments of unknown size, each
-            // read from its offset up to the frame pointer
-            let f = self.instances[inst].as_mut().expect("live instance");
-            for a in &at[1..=MAX_BPF_FUNC_REG_ARGS] {
-                if a.frame >= 0 && a.frame as usize <= f.depth {
-                    record_stack_access(f, a, i64::MIN, a.frame as usize, idx);
-                } else if a.frame == ARG_IMPRECISE {
-                    record_imprecise(f, a.mask as u32, idx);
-                }
-            }
+        let num_params = bpf_get_call_summary(self.env, &insn)?.map_or(MAX_BPF_FUNC_REG_ARGS, |c| c.num_params as usize);
+        for r in 1..=num_params.min(MAX_BPF_FUNC_REG_ARGS) {
+            self.record_arg_access(inst, &insn, &at[r], r - 1, idx)?;
+        }
+        for r in 0..MAX_STACK_ARG_SLOTS.min(num_params.saturating_sub(MAX_BPF_FUNC_REG_ARGS)) {
+            self.record_arg_access(inst, &insn, &at[MAX_BPF_REG as usize + r], r + MAX_BPF_FUNC_REG_ARGS, idx)?;
+        }
+        Ok(())
+    }
+
+    /// `record_arg_access`: argument `arg_idx` (0-based) of the call at
+    /// `idx`.
+    fn record_arg_access(&mut self, inst: usize, insn: &Insn, at: &At, arg_idx: usize, idx: usize) -> PResult<()> {
+        if !is_fp(at) {
             return Ok(());
         }
-        if regs.clone().any(is_fp) {
-            return Err(Fail::unsupported(
-                "bpf_compute_live_registers",
-                "stack access sizes of helper/kfunc arguments (bpf_helper_stack_access_bytes) are not modelled yet",
-            ));
+        let bytes = if bpf_helper_call(insn) {
+            bpf_helper_stack_access_bytes(self.env, insn, arg_idx, idx)?
+        } else if bpf_pseudo_kfunc_call(insn) {
+            bpf_kfunc_stack_access_bytes(self.env, insn, arg_idx, idx)?
+        } else {
+            let f = self.instances[inst].as_mut().expect("live instance");
+            for fr in 0..=f.depth {
+                f.mark_read(fr, idx, SPIS_ALL);
+            }
+            return Ok(());
+        };
+        if bytes == 0 {
+            return Ok(());
+        }
+        let f = self.instances[inst].as_mut().expect("live instance");
+        if at.frame >= 0 && at.frame as usize <= f.depth {
+            record_stack_access(f, at, bytes, at.frame as usize, idx);
+        } else if at.frame == ARG_IMPRECISE {
+            record_imprecise(f, at.mask as u32, idx);
         }
         Ok(())
     }
@@ -1369,25 +1386,53 @@ fn helper_id_has_proto(id: i32) -> bool {
     id > 0 && id < BPF_FUNC_MAX_ID
 }
 
-/// `bpf_get_call_summary`: the number of parameters of a helper or kfunc,
-/// `None` for bpf-to-bpf calls. Helper and kfunc prototypes come with the
-/// call checks (not modelled yet).
-fn bpf_get_call_summary(insn: &Insn) -> PResult<Option<u32>> {
+/// `struct bpf_call_summary`: the shape of a helper's or kfunc's prototype.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BpfCallSummary {
+    pub num_params: u32,
+    pub is_void: bool,
+    pub fastcall: bool,
+}
+
+fn calls_not_modelled(what: &str) -> Fail {
+    Fail::unsupported("bpf_compute_live_registers", &format!("helper and kfunc prototypes ({what}) are not modelled yet"))
+}
+
+// The three functions below are where liveness needs the prototypes of
+// helpers and kfuncs (`verifier.c`); they belong with the calls.
+
+/// `bpf_get_call_summary`: `None` where the kernel finds no prototype
+/// (a bpf-to-bpf call, or a call refused later).
+pub fn bpf_get_call_summary(env: &VerifierEnv<'_>, insn: &Insn) -> PResult<Option<BpfCallSummary>> {
+    let _ = env;
     if bpf_helper_call(insn) && !helper_id_has_proto(insn.imm) {
-        // bpf_get_helper_proto fails: the call is refused later
         return Ok(None);
     }
     if bpf_helper_call(insn) || bpf_pseudo_kfunc_call(insn) {
-        return Err(Fail::unsupported(
-            "bpf_compute_live_registers",
-            "helper and kfunc prototypes (bpf_get_call_summary) are not modelled yet",
-        ));
+        return Err(calls_not_modelled("bpf_get_call_summary"));
     }
     Ok(None)
 }
 
+/// `bpf_helper_stack_access_bytes`: the stack bytes helper argument `arg`
+/// (0-based) reads (> 0), writes (< 0), none (0) or `i64::MIN`: unknown.
+pub fn bpf_helper_stack_access_bytes(env: &VerifierEnv<'_>, insn: &Insn, arg: usize, insn_idx: usize) -> PResult<i64> {
+    let _ = (env, arg, insn_idx);
+    if !helper_id_has_proto(insn.imm) {
+        return Ok(i64::MIN);
+    }
+    Err(calls_not_modelled("bpf_helper_stack_access_bytes"))
+}
+
+/// `bpf_kfunc_stack_access_bytes`: as [`bpf_helper_stack_access_bytes`]
+/// for a kfunc.
+pub fn bpf_kfunc_stack_access_bytes(env: &VerifierEnv<'_>, insn: &Insn, arg: usize, insn_idx: usize) -> PResult<i64> {
+    let _ = (env, insn, arg, insn_idx);
+    Err(calls_not_modelled("bpf_kfunc_stack_access_bytes"))
+}
+
 /// `compute_insn_live_regs`.
-fn compute_insn_live_regs(insn: &Insn) -> PResult<(u32, u32)> {
+fn compute_insn_live_regs(env: &VerifierEnv<'_>, insn: &Insn) -> PResult<(u32, u32)> {
     let cls = insn.class();
     let code = op(insn.code);
     let m = mode(insn.code);
@@ -1492,7 +1537,7 @@ fn compute_insn_live_regs(insn: &Insn) -> PResult<(u32, u32)> {
                     // r0-r5 are clobbered; a bpf-to-bpf call reads r1-r5
                     let d = (1u32 << 6) - 1;
                     let mut u = d & !1;
-                    if let Some(n) = bpf_get_call_summary(insn)? {
+                    if let Some(n) = bpf_get_call_summary(env, insn)?.map(|c| c.num_params) {
                         let n = n.min(MAX_BPF_FUNC_REG_ARGS as u32);
                         u = if n == 0 { 0 } else { ((1u32 << (n + 1)) - 1) & !1 };
                     }
@@ -1562,7 +1607,7 @@ pub fn bpf_compute_live_registers(env: &mut VerifierEnv<'_>) -> PResult<()> {
     // only reachable insns take part (the kernel computes the others too,
     // unused; call summaries are only needed where they matter)
     for &i in &env.insn_postorder {
-        let (u, d) = compute_insn_live_regs(&env.insns[i])?;
+        let (u, d) = compute_insn_live_regs(env, &env.insns[i])?;
         state[i].use_ = u;
         state[i].def = d;
     }
