@@ -207,6 +207,8 @@ pub struct PassAux {
     pub seen: bool,
     /// `ptr_type`: the pointer a load or store goes through.
     pub ptr_type: super::reg::RegType,
+    /// `ctx_field_size`: the field a narrow ctx load is widened to.
+    pub ctx_field_size: u32,
 }
 
 /// The statistics `print_verification_stats` reports.
@@ -228,6 +230,8 @@ pub struct DoCheckOutcome {
     pub stack_depth: u32,
     /// Per insn, for the fixups.
     pub aux: Vec<PassAux>,
+    /// `prog->aux->max_ctx_offset`: the end of the furthest ctx access.
+    pub max_ctx_offset: u32,
 }
 
 /// What `do_check_insn` tells the loop.
@@ -293,6 +297,7 @@ pub struct Env<'a, 'l> {
     /// `env->explore_alu_limits`: a masked pointer ALU with an unknown
     /// offset was met; scalars are then compared exactly when pruning.
     pub(crate) explore_alu_limits: bool,
+    pub(crate) max_ctx_offset: u32,
 }
 
 /// `do_check_main`: verifies the main program from insn 0 with `R1 = ctx`.
@@ -325,12 +330,13 @@ pub fn do_check_main(input: &DoCheckInput<'_>, log: &mut dyn VLog) -> DoCheckOut
         diag: None,
         aux: vec![PassAux::default(); n],
         explore_alu_limits: false,
+        max_ctx_offset: 0,
     };
     if env.level() & BPF_LOG_LEVEL != 0 {
         env.diag = Some(Default::default());
     }
     let result = env.do_check_common();
-    DoCheckOutcome { result, stats: env.stats, stack_depth: env.stack_depth, aux: env.aux }
+    DoCheckOutcome { result, stats: env.stats, stack_depth: env.stack_depth, aux: env.aux, max_ctx_offset: env.max_ctx_offset }
 }
 
 impl<'a, 'l> Env<'a, 'l> {

@@ -391,8 +391,34 @@ impl Env<'_, '_> {
     fn check_ctx_access(&mut self, regno: usize, reg: &RegState, off: i64, size: i64, write: bool, is_ldsx: bool) -> VResult<ctx::CtxAccess> {
         let pt = self.input.prog_type;
         if pt == ctx::pt::SYSCALL {
-            return Err(DoCheckError::Unsupported("syscall program ctx is not modelled yet".into()));
+            // is_var_ctx_off_allowed: a syscall program's ctx is plain
+            // memory of up to U16_MAX bytes
+            self.check_mem_region_access(regno, reg, off, size, u16::MAX as i64)?;
+        } else {
+            self.check_ptr_off_reg_ctx(regno, reg, pt)?;
         }
+        let off = off.wrapping_add(reg.s.umax() as i64) as i32 as i64;
+        match ctx::is_valid_access(pt, off, size, write, is_ldsx, self.bpf_capable(), self.input.pt_regs_size) {
+            Ok(Some(a)) => {
+                // __check_ctx_access: what the fixups and the test run need
+                let idx = self.insn_idx;
+                if let Some(x) = self.aux.get_mut(idx) {
+                    x.ctx_field_size = a.ctx_field_size;
+                }
+                self.max_ctx_offset = self.max_ctx_offset.max((off + size) as u32);
+                Ok(a)
+            }
+            Ok(None) => {
+                self.verbose(&format!("invalid bpf_context access off={off} size={size}\n"));
+                errno(EACCES)
+            }
+            Err(what) => Err(DoCheckError::Unsupported(format!("{what} is not modelled yet"))),
+        }
+    }
+
+    /// `__check_ptr_off_reg` for a ctx pointer: unmodified, or at a fixed
+    /// offset for types whose ctx loads are not rewritten.
+    fn check_ptr_off_reg_ctx(&mut self, regno: usize, reg: &RegState, pt: u32) -> VResult<()> {
         if !tnum_is_const(reg.s.var_off) {
             let s = format!("variable {} access var_off={} disallowed\n", reg_type_str(reg.typ), tnum_strn(reg.s.var_off));
             self.verbose(&s);
@@ -409,15 +435,7 @@ impl Env<'_, '_> {
             self.bpf_diag_invalid_deref(regno, reg, DerefKind::ModifiedPtr, reg.s.var_off.value as i64);
             return errno(EACCES);
         }
-        let off = off.wrapping_add(reg.s.umax() as i64) as i32 as i64;
-        match ctx::is_valid_access(pt, off, size, write, is_ldsx, self.bpf_capable(), self.input.pt_regs_size) {
-            Ok(Some(a)) => Ok(a),
-            Ok(None) => {
-                self.verbose(&format!("invalid bpf_context access off={off} size={size}\n"));
-                errno(EACCES)
-            }
-            Err(what) => Err(DoCheckError::Unsupported(format!("{what} is not modelled yet"))),
-        }
+        Ok(())
     }
 }
 
