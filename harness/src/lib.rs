@@ -19,6 +19,7 @@ pub mod bench;
 pub mod btf;
 pub mod cli;
 pub mod conform;
+pub mod exec;
 pub mod golden;
 pub mod import;
 pub mod jit_disasm;

@@ -66,6 +66,12 @@ pub struct CheckArgs {
     /// One JSON object: accepted, errno, log, verified_insns, xlated, jited, retval.
     #[arg(long)]
     pub json: bool,
+    /// Also test-run the program in the interpreter (`bpf_selftest::exec`,
+    /// the program as loaded, not verified): `---- interpreter` / JSON key
+    /// `interp` (`retval`, `data_out` hex, or `errno`, or `error`). Implies
+    /// `--run`; works even when the backend is unavailable.
+    #[arg(long)]
+    pub interp: bool,
 }
 
 fn hex_bytes(what: &str, s: &str) -> Result<Vec<u8>, String> {
@@ -163,16 +169,69 @@ fn file_stem(f: &str) -> String {
 
 pub fn run(a: &CheckArgs) -> Result<(), String> {
     let src = super::read_input(Some(&a.file))?;
+    if a.interp && !a.run {
+        let mut a = a.clone();
+        a.run = true;
+        return run(&a);
+    }
     let req = request(a, &src)?;
     let be = backend::by_name(&a.backend)?;
-    be.probe(req.arch).map_err(|u| u.0)?;
-    let out = be.load(&req).map_err(|u| u.0)?;
+    let loaded = be.probe(req.arch).and_then(|()| be.load(&req)).map_err(|u| u.0);
+    if !a.interp {
+        let out = loaded?;
+        if a.json {
+            println!("{}", to_json(&out));
+        } else {
+            print!("{}", human(&req, &out, &be.kernel_release()));
+        }
+        return Ok(());
+    }
+    let input = req.test_run.clone().unwrap_or_else(|| TestRunInput::test_loader(req.prog_type));
+    let interp = crate::exec::test_run(&req, &input);
     if a.json {
-        println!("{}", to_json(&out));
+        let mut v = match &loaded {
+            Ok(out) => to_json(out),
+            Err(e) => json!({ "backend_error": e }),
+        };
+        v["interp"] = interp_json(&interp);
+        println!("{v}");
     } else {
-        print!("{}", human(&req, &out, &be.kernel_release()));
+        match &loaded {
+            Ok(out) => print!("{}", human(&req, out, &be.kernel_release())),
+            Err(e) => println!("== {} ({}, {}): backend {}: {e}", req.name, req.prog_type.name(), req.arch, a.backend),
+        }
+        print!("---- interpreter\n{}", interp_text(&interp));
     }
     Ok(())
+}
+
+fn interp_json(r: &Result<crate::exec::TestRunOutput, crate::exec::ExecError>) -> serde_json::Value {
+    match r {
+        Ok(o) => json!({ "retval": o.retval, "data_out": hex(&o.data_out), "insns": o.insns, "trace": o.trace }),
+        Err(crate::exec::ExecError::TestRun(e)) => json!({ "errno": e }),
+        Err(e) => json!({ "error": e.to_string() }),
+    }
+}
+
+fn interp_text(r: &Result<crate::exec::TestRunOutput, crate::exec::ExecError>) -> String {
+    match r {
+        Ok(o) => {
+            let mut s = format!("retval {} ({:#x}), {} insns\n", o.retval as i32, o.retval, o.insns);
+            if !o.data_out.is_empty() {
+                s.push_str(&format!("data_out {}\n", hex(&o.data_out)));
+            }
+            for l in o.trace.lines() {
+                s.push_str(&format!("trace: {l}\n"));
+            }
+            s
+        }
+        Err(crate::exec::ExecError::TestRun(e)) => format!("failed: errno {e} ({})\n", errno_name(*e)),
+        Err(e) => format!("error: {e}\n"),
+    }
+}
+
+fn hex(b: &[u8]) -> String {
+    b.iter().map(|x| format!("{x:02x}")).collect()
 }
 
 /// The `--json` object, with exactly the documented keys.

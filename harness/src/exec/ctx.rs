@@ -1,0 +1,589 @@
+//! `BPF_PROG_TEST_RUN` per program type (net/bpf/test_run.c): the input
+//! checks and errnos, the ctx and packet the program gets, and what comes
+//! back.
+//!
+//! The ctx is the UAPI struct (`struct __sk_buff`, `struct xdp_md`) as the
+//! program as loaded reads it: plain fields are bytes of the ctx region,
+//! filled as the kernel's test run fills the `sk_buff`/`xdp_buff` behind
+//! them; the pointer fields (`data`, `data_end`, `data_meta`, `sk`) are
+//! 32-bit (or `__bpf_md_ptr`) fields the verifier turns into 64-bit pointer
+//! loads, so a load of one gives the pointer (`Runtime::ctx_load`).
+//!
+//! skb types: the data is an Ethernet frame (at least `ETH_HLEN` bytes);
+//! `eth_type_trans` sets `protocol` and `pkt_type` and pulls the MAC
+//! header, which only `tc`/`action` (L2 types) push back, so a socket
+//! filter sees `len` 50 and `data` past the header for 64 bytes in; the
+//! device is the loopback (ifindex 1); `skb->sk` is a dummy socket
+//! (`AF_UNSPEC`, `TCP_CLOSE`). After the run, for L3 types the header is
+//! pushed back zeroed, and `data_out` is the frame.
+
+use super::maps::errno::*;
+use super::mem::{Addr, RegionKind};
+use super::{ExecError, ExecProgram, Runtime, TestRunOutput};
+use crate::backend::TestRunInput;
+use crate::prog_type::ProgType;
+
+/// `sizeof(struct __sk_buff)`.
+pub const SK_BUFF_SIZE: usize = 192;
+/// `sizeof(struct xdp_md)`.
+pub const XDP_MD_SIZE: usize = 24;
+/// `sizeof(struct bpf_sock)`.
+pub const BPF_SOCK_SIZE: usize = 80;
+pub const ETH_HLEN: usize = 14;
+/// `NET_SKB_PAD + NET_IP_ALIGN` of a test-run skb on x86-64.
+const SKB_HEADROOM: usize = 64;
+/// `XDP_PACKET_HEADROOM`.
+const XDP_HEADROOM: usize = 256;
+/// Tail room the model gives every packet (the kernel's depends on the
+/// allocation; helpers that grow packets may use it).
+const TAILROOM: usize = 512;
+/// `SKF_NET_OFF` and `SKF_LL_OFF` of classic BPF, which `LD_ABS` honours.
+const SKF_NET_OFF: i32 = -0x10_0000;
+const SKF_LL_OFF: i32 = -0x20_0000;
+/// The loopback device's ifindex, the test run's device.
+const LOOPBACK_IFINDEX: u32 = 1;
+
+/// `struct __sk_buff` field offsets.
+pub mod skb {
+    pub const LEN: usize = 0;
+    pub const PKT_TYPE: usize = 4;
+    pub const MARK: usize = 8;
+    pub const PROTOCOL: usize = 16;
+    pub const PRIORITY: usize = 32;
+    pub const INGRESS_IFINDEX: usize = 36;
+    pub const IFINDEX: usize = 40;
+    pub const CB: usize = 48;
+    pub const HASH: usize = 68;
+    pub const DATA: usize = 76;
+    pub const DATA_END: usize = 80;
+    pub const FAMILY: usize = 88;
+    pub const REMOTE_IP4: usize = 92;
+    pub const LOCAL_IP4: usize = 96;
+    pub const DATA_META: usize = 140;
+    pub const FLOW_KEYS: usize = 144;
+    pub const TSTAMP: usize = 152;
+    pub const WIRE_LEN: usize = 160;
+    pub const GSO_SEGS: usize = 164;
+    pub const SK: usize = 168;
+    pub const GSO_SIZE: usize = 176;
+    pub const HWTSTAMP: usize = 184;
+}
+
+/// What the ctx region is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum CtxKind {
+    SkBuff,
+    XdpMd,
+    /// Bytes with no special fields (syscall, raw_tp).
+    Plain,
+}
+
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Ctx {
+    pub addr: Addr,
+    pub len: usize,
+    pub kind: CtxKind,
+}
+
+/// The packet of a test run: one region with head- and tailroom, and
+/// offsets into it.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Packet {
+    pub buf: Addr,
+    /// `data`, `data_end` (end of the linear data) and `data_meta`.
+    pub data: u64,
+    pub data_end: u64,
+    pub meta: u64,
+    /// MAC and network header offsets (skb).
+    pub mac: u64,
+    pub network: u64,
+}
+
+/// What a test run set up.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct RunEnv {
+    pub prog_type: u32,
+    pub ctx: Option<Ctx>,
+    pub pkt: Option<Packet>,
+    /// The dummy socket of skb runs (`struct bpf_sock` view).
+    pub sk: Addr,
+    /// xdp: the data past the linear part (page fragments), which the
+    /// program reaches only through helpers.
+    pub frags: Vec<u8>,
+}
+
+fn put_u32(b: &mut [u8], off: usize, v: u32) {
+    b[off..off + 4].copy_from_slice(&v.to_le_bytes());
+}
+
+fn get_u32(b: &[u8], off: usize) -> u32 {
+    u32::from_le_bytes([b[off], b[off + 1], b[off + 2], b[off + 3]])
+}
+
+fn zero(b: &[u8]) -> bool {
+    b.iter().all(|&x| x == 0)
+}
+
+impl Runtime {
+    /// One `BPF_PROG_TEST_RUN` of `prog` as a program of type `ty`.
+    pub fn test_run(
+        &mut self,
+        prog: &ExecProgram,
+        ty: ProgType,
+        attach: Option<u32>,
+        input: &TestRunInput,
+    ) -> Result<TestRunOutput, ExecError> {
+        self.progs[0] = std::rc::Rc::new(prog.clone());
+        self.insns = 0;
+        self.tail_calls = 0;
+        self.trace.clear();
+        self.env = RunEnv {
+            prog_type: ty.0,
+            ..RunEnv::default()
+        };
+        match ty.0 {
+            // socket_filter, sched_cls, sched_act, cgroup_skb, lwt_in/out/xmit, lwt_seg6local
+            1 | 3 | 4 | 8 | 10 | 11 | 12 | 19 => self.run_skb(ty.0, input),
+            // devmap and cpumap programs cannot be test-run
+            6 if matches!(attach, Some(33 | 35)) => Err(ExecError::TestRun(EINVAL)),
+            6 => self.run_xdp(input),
+            31 => self.run_syscall(input),
+            // raw_tracepoint(_writable)
+            17 | 24 => self.run_raw_tp(input),
+            // tracing, flow_dissector, sk_lookup, netfilter, struct_ops
+            26 | 22 | 30 | 32 | 27 => Err(ExecError::Unsupported(format!("test runs of {} programs", ty.name()))),
+            _ => Err(ExecError::TestRun(ENOTSUPP)),
+        }
+    }
+
+    fn start(&mut self, ctx: Addr) -> Result<u32, ExecError> {
+        let r0 = self.run_func(0, 0, [ctx, 0, 0, 0, 0])?;
+        Ok(r0 as u32)
+    }
+
+    fn output(
+        &mut self,
+        retval: u32,
+        data_out: Vec<u8>,
+        ctx_out: Option<Vec<u8>>,
+        input: &TestRunInput,
+    ) -> Result<TestRunOutput, ExecError> {
+        if !data_out.is_empty() && input.data_out_size > 0 && (input.data_out_size as usize) < data_out.len() {
+            // bpf_test_finish copies what fits and fails with ENOSPC
+            return Err(ExecError::TestRun(ENOSPC));
+        }
+        Ok(TestRunOutput {
+            retval,
+            data_out: if input.data_out_size > 0 { data_out } else { Vec::new() },
+            ctx_out,
+            duration: (self.insns as u32).max(1),
+            insns: self.insns,
+            trace: self.trace.clone(),
+        })
+    }
+
+    fn alloc(&mut self, kind: RegionKind, data: Vec<u8>) -> Result<Addr, ExecError> {
+        self.mem
+            .alloc(kind, data, false)
+            .map_err(|f| ExecError::Unsupported(format!("test-run memory: {f}")))
+    }
+
+    /// `bpf_prog_test_run_syscall`: no data, an optional ctx (r1 is NULL
+    /// without one), the ctx copied back.
+    fn run_syscall(&mut self, input: &TestRunInput) -> Result<TestRunOutput, ExecError> {
+        if !input.data.is_empty() || input.data_out_size > 0 || input.repeat != 0 {
+            return Err(ExecError::TestRun(EINVAL));
+        }
+        let ctx = match &input.ctx {
+            Some(c) if !c.is_empty() => {
+                if c.len() > u16::MAX as usize {
+                    return Err(ExecError::TestRun(EINVAL));
+                }
+                let a = self.alloc(RegionKind::Ctx, c.clone())?;
+                self.env.ctx = Some(Ctx {
+                    addr: a,
+                    len: c.len(),
+                    kind: CtxKind::Plain,
+                });
+                a
+            }
+            _ => 0,
+        };
+        let retval = self.start(ctx)?;
+        let ctx_out = match self.env.ctx {
+            Some(c) => Some(self.mem.read(c.addr, c.len).map(<[u8]>::to_vec).unwrap_or_default()),
+            None => None,
+        };
+        self.output(retval, Vec::new(), ctx_out, input)
+    }
+
+    /// `bpf_prog_test_run_raw_tp`: only a ctx of up to 12 u64 arguments.
+    fn run_raw_tp(&mut self, input: &TestRunInput) -> Result<TestRunOutput, ExecError> {
+        if !input.data.is_empty() || input.data_out_size > 0 || input.repeat != 0 {
+            return Err(ExecError::TestRun(EINVAL));
+        }
+        let c = input.ctx.clone().unwrap_or_default();
+        if c.len() > 12 * 8 {
+            return Err(ExecError::TestRun(EINVAL));
+        }
+        let a = self.alloc(RegionKind::Ctx, if c.is_empty() { vec![0; 8] } else { c.clone() })?;
+        self.env.ctx = Some(Ctx {
+            addr: a,
+            len: c.len(),
+            kind: CtxKind::Plain,
+        });
+        let retval = self.start(if c.is_empty() { 0 } else { a })?;
+        self.output(retval, Vec::new(), None, input)
+    }
+
+    /// `bpf_prog_test_run_skb`.
+    fn run_skb(&mut self, ty: u32, input: &TestRunInput) -> Result<TestRunOutput, ExecError> {
+        let is_l2 = matches!(ty, 3 | 4);
+        let size = input.data.len();
+        if size < ETH_HLEN {
+            return Err(ExecError::TestRun(EINVAL));
+        }
+        let user_ctx = match &input.ctx {
+            Some(c) if !c.is_empty() => {
+                if c.len() > SK_BUFF_SIZE && !zero(&c[SK_BUFF_SIZE..]) {
+                    return Err(ExecError::TestRun(E2BIG));
+                }
+                let mut full = c.clone();
+                full.resize(SK_BUFF_SIZE, 0);
+                Some(full)
+            }
+            _ => None,
+        };
+        // `data_end` in the ctx asks for a non-linear skb: that much linear
+        // data (at least the MAC header), the rest in page fragments
+        let linear = match user_ctx.as_ref().map(|u| get_u32(u, skb::DATA_END)).filter(|&d| d != 0) {
+            Some(_) if matches!(ty, 10 | 11 | 12 | 19) => return Err(ExecError::TestRun(EINVAL)),
+            Some(d) if d as usize > size => return Err(ExecError::TestRun(EINVAL)),
+            Some(d) => (d as usize).max(ETH_HLEN),
+            None => size,
+        };
+        self.env.frags = input.data[linear..].to_vec();
+        let mut buf = vec![0u8; SKB_HEADROOM + linear + TAILROOM];
+        buf[SKB_HEADROOM..SKB_HEADROOM + linear].copy_from_slice(&input.data[..linear]);
+        let frame = &input.data;
+        // eth_type_trans
+        let h_dest = &frame[0..6];
+        // the loopback's address and broadcast address are all zeroes, so
+        // ff:ff:ff:ff:ff:ff is PACKET_MULTICAST, not PACKET_BROADCAST
+        let pkt_type = if zero(h_dest) {
+            0 // PACKET_HOST
+        } else if h_dest[0] & 1 != 0 {
+            2 // PACKET_MULTICAST
+        } else {
+            3 // PACKET_OTHERHOST
+        };
+        let proto_be = [frame[12], frame[13]];
+        let proto = if u16::from_be_bytes(proto_be) >= 0x600 {
+            proto_be
+        } else if size >= ETH_HLEN + 2 && frame[14] == 0xff && frame[15] == 0xff {
+            0x0001u16.to_be_bytes() // ETH_P_802_3
+        } else {
+            0x0004u16.to_be_bytes() // ETH_P_802_2
+        };
+        let mac = SKB_HEADROOM as u64;
+        let network = mac + ETH_HLEN as u64;
+        let data = if is_l2 { mac } else { network };
+        let end = (SKB_HEADROOM + linear) as u64;
+        let pbuf = self.alloc(RegionKind::Packet, buf)?;
+        self.env.pkt = Some(Packet {
+            buf: pbuf,
+            data,
+            data_end: end,
+            meta: data,
+            mac,
+            network,
+        });
+
+        // the dummy socket, with the addresses of an IPv4 packet
+        let mut sk = vec![0u8; BPF_SOCK_SIZE];
+        put_u32(&mut sk, 72, 7); // state: TCP_CLOSE
+        put_u32(&mut sk, 76, u32::MAX); // rx_queue_mapping: none
+        let net = &frame[ETH_HLEN..linear];
+        // an IP packet must have its IP header in the linear data (EINVAL)
+        match u16::from_be_bytes(proto) {
+            0x0800 => {
+                if net.len() < 20 {
+                    return Err(ExecError::TestRun(EINVAL));
+                }
+                put_u32(&mut sk, 4, 2); // AF_INET
+                sk[24..28].copy_from_slice(&net[12..16]); // src_ip4: sk_rcv_saddr = saddr
+                sk[52..56].copy_from_slice(&net[16..20]); // dst_ip4: sk_daddr = daddr
+            }
+            0x86dd => {
+                if net.len() < 40 {
+                    return Err(ExecError::TestRun(EINVAL));
+                }
+                put_u32(&mut sk, 4, 10); // AF_INET6
+                sk[28..44].copy_from_slice(&net[8..24]);
+                sk[56..72].copy_from_slice(&net[24..40]);
+            }
+            _ => {}
+        }
+        let sk_addr = self
+            .mem
+            .alloc(RegionKind::Object, sk.clone(), true)
+            .map_err(|f| ExecError::Unsupported(format!("{f}")))?;
+        self.env.sk = sk_addr;
+
+        // struct __sk_buff as the verifier's conversions would read the skb
+        let mut c = vec![0u8; SK_BUFF_SIZE];
+        put_u32(&mut c, skb::PKT_TYPE, pkt_type);
+        c[skb::PROTOCOL..skb::PROTOCOL + 2].copy_from_slice(&proto);
+        put_u32(&mut c, skb::IFINDEX, LOOPBACK_IFINDEX);
+        c[skb::FAMILY..skb::FAMILY + 4].copy_from_slice(&sk[4..8]);
+        c[skb::REMOTE_IP4..skb::REMOTE_IP4 + 4].copy_from_slice(&sk[52..56]);
+        c[skb::LOCAL_IP4..skb::LOCAL_IP4 + 4].copy_from_slice(&sk[24..28]);
+        c[100..116].copy_from_slice(&sk[56..72]); // remote_ip6
+        c[116..132].copy_from_slice(&sk[28..44]); // local_ip6
+        if let Some(u) = &user_ctx {
+            // convert___skb_to_skb: only these fields may be set
+            let allowed: &[(usize, usize)] = &[
+                (8, 12),
+                (32, 36),
+                (36, 40),
+                (40, 44),
+                (48, 68),
+                (80, 84),
+                (152, 160),
+                (160, 164),
+                (164, 168),
+                (176, 180),
+                (184, 192),
+            ];
+            let stray = u
+                .iter()
+                .enumerate()
+                .any(|(i, &b)| b != 0 && !allowed.iter().any(|&(a, e)| (a..e).contains(&i)));
+            if stray {
+                return Err(ExecError::TestRun(EINVAL));
+            }
+            let ifindex = get_u32(u, skb::IFINDEX);
+            if ifindex > LOOPBACK_IFINDEX {
+                // only the loopback exists in the test run's namespace
+                return Err(ExecError::TestRun(19)); // ENODEV
+            }
+            for (a, b) in [
+                (8, 12),
+                (32, 36),
+                (36, 40),
+                (48, 68),
+                (152, 160),
+                (164, 168),
+                (176, 180),
+                (184, 192),
+            ] {
+                c[a..b].copy_from_slice(&u[a..b]);
+            }
+            let pkt_len = (end - data) as u32 + self.env.frags.len() as u32;
+            let wire = get_u32(u, skb::WIRE_LEN);
+            if wire != 0 && (wire < pkt_len || wire > 65536) {
+                return Err(ExecError::TestRun(EINVAL));
+            }
+            put_u32(&mut c, skb::WIRE_LEN, if wire == 0 { pkt_len } else { wire });
+            if get_u32(u, skb::GSO_SEGS) > 65535 {
+                return Err(ExecError::TestRun(EINVAL));
+            }
+        }
+        let ctx = self.alloc(RegionKind::Ctx, c)?;
+        self.env.ctx = Some(Ctx {
+            addr: ctx,
+            len: SK_BUFF_SIZE,
+            kind: CtxKind::SkBuff,
+        });
+        self.sync_skb_len()?;
+
+        let retval = self.start(ctx)?;
+
+        let p = self.env.pkt.unwrap_or_default();
+        let mut out = self
+            .mem
+            .read(p.buf + p.data, (p.data_end - p.data) as usize)
+            .map(<[u8]>::to_vec)
+            .unwrap_or_default();
+        out.extend_from_slice(&self.env.frags);
+        if !is_l2 {
+            // the MAC header is pushed back, zeroed
+            let mut full = vec![0u8; ETH_HLEN];
+            full.extend_from_slice(&out);
+            out = full;
+        }
+        let ctx_out = user_ctx
+            .is_some()
+            .then(|| self.mem.read(ctx, SK_BUFF_SIZE).map(<[u8]>::to_vec).unwrap_or_default());
+        self.output(retval, out, ctx_out, input)
+    }
+
+    /// Keeps `__sk_buff.len` in step with the packet.
+    pub(crate) fn sync_skb_len(&mut self) -> Result<(), ExecError> {
+        if let (Some(c), Some(p)) = (self.env.ctx, self.env.pkt)
+            && c.kind == CtxKind::SkBuff
+        {
+            self.mem
+                .store_kernel(
+                    c.addr + skb::LEN as u64,
+                    4,
+                    p.data_end - p.data + self.env.frags.len() as u64,
+                )
+                .map_err(|f| ExecError::Unsupported(format!("{f}")))?;
+        }
+        Ok(())
+    }
+
+    /// `bpf_prog_test_run_xdp` (no frags, no live frames).
+    fn run_xdp(&mut self, input: &TestRunInput) -> Result<TestRunOutput, ExecError> {
+        let size = input.data.len();
+        if size < ETH_HLEN {
+            return Err(ExecError::TestRun(EINVAL));
+        }
+        if input.ctx.as_ref().is_some_and(|c| !c.is_empty()) {
+            return Err(ExecError::Unsupported("xdp_md ctx input".into()));
+        }
+        // a page minus the headroom and skb_shared_info; the rest goes to up
+        // to MAX_SKB_FRAGS page fragments
+        let max_linear = 4096 - XDP_HEADROOM - 320;
+        if size > max_linear + 17 * 4096 {
+            return Err(ExecError::TestRun(ENOMEM));
+        }
+        self.env.frags = input.data[size.min(max_linear)..].to_vec();
+        let size = size.min(max_linear);
+        let mut buf = vec![0u8; XDP_HEADROOM + size + TAILROOM];
+        buf[XDP_HEADROOM..XDP_HEADROOM + size].copy_from_slice(&input.data[..size]);
+        let pbuf = self.alloc(RegionKind::Packet, buf)?;
+        let data = XDP_HEADROOM as u64;
+        self.env.pkt = Some(Packet {
+            buf: pbuf,
+            data,
+            data_end: data + size as u64,
+            meta: data,
+            mac: data,
+            network: data,
+        });
+        let mut c = vec![0u8; XDP_MD_SIZE];
+        put_u32(&mut c, 12, LOOPBACK_IFINDEX);
+        let ctx = self.alloc(RegionKind::Ctx, c)?;
+        self.env.ctx = Some(Ctx {
+            addr: ctx,
+            len: XDP_MD_SIZE,
+            kind: CtxKind::XdpMd,
+        });
+        let retval = self.start(ctx)?;
+        let p = self.env.pkt.unwrap_or_default();
+        let mut out = self
+            .mem
+            .read(p.buf + p.meta, (p.data_end - p.meta) as usize)
+            .map(<[u8]>::to_vec)
+            .unwrap_or_default();
+        out.extend_from_slice(&self.env.frags);
+        self.output(retval, out, None, input)
+    }
+
+    /// A program's load from its ctx: the pointer fields give pointers,
+    /// `None` for everything else (read as bytes).
+    pub(crate) fn ctx_load(&self, addr: Addr, size: usize) -> Option<u64> {
+        let c = self.env.ctx?;
+        let off = addr.checked_sub(c.addr)? as usize;
+        if off >= c.len {
+            return None;
+        }
+        let p = self.env.pkt;
+        match (c.kind, off, size) {
+            (CtxKind::SkBuff, skb::DATA, 4) => p.map(|p| p.buf + p.data),
+            (CtxKind::SkBuff, skb::DATA_END, 4) => p.map(|p| p.buf + p.data_end),
+            (CtxKind::SkBuff, skb::DATA_META, 4) => p.map(|p| p.buf + p.meta),
+            (CtxKind::SkBuff, skb::FLOW_KEYS, 8) => Some(0),
+            (CtxKind::SkBuff, skb::SK, 8) => Some(self.env.sk),
+            (CtxKind::XdpMd, 0, 4) => p.map(|p| p.buf + p.data),
+            (CtxKind::XdpMd, 4, 4) => p.map(|p| p.buf + p.data_end),
+            (CtxKind::XdpMd, 8, 4) => p.map(|p| p.buf + p.meta),
+            _ => None,
+        }
+    }
+
+    /// `bpf_skb_load_helper_{8,16,32}_no_cache`: a big-endian load at
+    /// `offset` from `skb->data` (or from the network or MAC header for
+    /// the `SKF_*_OFF` ranges), or `-EFAULT`.
+    pub(crate) fn skb_load(&mut self, _skb: Addr, offset: i32, size: usize) -> Result<u64, ExecError> {
+        let efault = super::maps::neg(EFAULT);
+        let Some(p) = self.env.pkt else {
+            return Ok(efault);
+        };
+        let data = p.data as i64;
+        let off: i64 = if offset >= 0 {
+            offset as i64
+        } else if offset >= SKF_NET_OFF {
+            (offset - SKF_NET_OFF) as i64 + (p.network as i64 - data)
+        } else if offset >= SKF_LL_OFF {
+            (offset - SKF_LL_OFF) as i64 + (p.mac as i64 - data)
+        } else {
+            return Ok(efault);
+        };
+        match self.skb_read(off, size) {
+            Some(b) => Ok(b.iter().fold(0u64, |acc, &x| (acc << 8) | x as u64)),
+            None => Ok(efault),
+        }
+    }
+
+    /// `len` bytes at `off` from `skb->data` across the linear data and the
+    /// fragments (`skb_copy_bits`; a negative offset reads the headroom).
+    pub(crate) fn skb_read(&self, off: i64, len: usize) -> Option<Vec<u8>> {
+        let p = self.env.pkt?;
+        let linear = (p.data_end - p.data) as i64;
+        let total = linear + self.env.frags.len() as i64;
+        if off > total - len as i64 || p.data as i64 + off < 0 {
+            return None;
+        }
+        let lin = (linear - off).clamp(0, len as i64) as usize;
+        let mut out = if lin > 0 {
+            self.mem
+                .read((p.buf + p.data).wrapping_add(off as u64), lin)
+                .ok()?
+                .to_vec()
+        } else {
+            Vec::new()
+        };
+        if lin < len {
+            let from = (off + lin as i64 - linear) as usize;
+            out.extend_from_slice(self.env.frags.get(from..from + (len - lin))?);
+        }
+        Some(out)
+    }
+
+    /// `pskb_may_pull(skb, len)`: makes the first `len` bytes linear, moving
+    /// them out of the fragments; false when the skb is shorter.
+    pub(crate) fn skb_pull(&mut self, len: u64) -> Result<bool, ExecError> {
+        let Some(mut p) = self.env.pkt else { return Ok(false) };
+        let linear = p.data_end - p.data;
+        if len <= linear {
+            return Ok(true);
+        }
+        if len > linear + self.env.frags.len() as u64 {
+            return Ok(false);
+        }
+        let more = (len - linear) as usize;
+        let cap = self.mem.region(p.buf).map_or(0, |(r, _)| r.data.len() as u64);
+        if p.data_end + more as u64 > cap {
+            // pskb_expand_head: a bigger head for the pulled bytes
+            let mut buf = self
+                .mem
+                .read(p.buf, cap as usize)
+                .map_err(|f| ExecError::Unsupported(format!("{f}")))?
+                .to_vec();
+            buf.resize(cap as usize + more + TAILROOM, 0);
+            let nb = self.alloc(RegionKind::Packet, buf)?;
+            self.mem.free(p.buf);
+            p.buf = nb;
+        }
+        let pulled: Vec<u8> = self.env.frags.drain(..more).collect();
+        self.mem
+            .write(p.buf + p.data_end, &pulled)
+            .map_err(|f| ExecError::Unsupported(format!("{f}")))?;
+        p.data_end += more as u64;
+        self.env.pkt = Some(p);
+        Ok(true)
+    }
+}

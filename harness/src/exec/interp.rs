@@ -1,0 +1,667 @@
+//! The interpreter: `___bpf_prog_run` (kernel/bpf/core.c) with the results
+//! 7.3 programs actually get, i.e. after the verifier's fixups and on the
+//! JIT:
+//!
+//! * `x / 0 = 0`; `x % 0 = x` (its low 32 bits, zero-extended, for `w`
+//!   registers); signed `x / -1 = -x` and `x % -1 = 0`, so `INT_MIN / -1`
+//!   is `INT_MIN` (the guards `do_misc_fixups` inserts);
+//! * shift amounts masked to the operand width (what the interpreter does
+//!   explicitly and x86-64/arm64 shift instructions do anyway);
+//! * 32-bit ALU results zero-extended into the 64-bit register;
+//! * `LD_ABS`/`LD_IND` as `bpf_gen_ld_abs` rewrites them: a big-endian load
+//!   relative to `skb->data`, and on failure the function returns 0;
+//! * `may_goto` with a per-frame budget of `BPF_MAX_LOOPS`;
+//! * bpf2bpf calls: the callee gets a fresh stack frame, r1-r5 are its
+//!   arguments, r6-r9 are the caller's again after it returns (one register
+//!   file, as in the JITs), arguments 6+ pass through r11 (`*(u64 *)(r11 -
+//!   8k)` in the caller, `*(u64 *)(r11 + 8k)` in the callee).
+//!
+//! Registers that the verifier makes unreadable (r1-r5 after a call, r0 at
+//! entry) keep whatever they held; no accepted program can tell.
+
+use std::rc::Rc;
+
+use bpf_isa::Insn;
+use bpf_isa::insn::op::*;
+
+use super::mem::{Addr, Fault, RegionKind};
+use super::{CallTarget, ExecError, ExecProgram, Imm64, Internal, Runtime, helpers, kfuncs};
+
+/// `BPF_MAX_LOOPS`: how many times one frame's `may_goto` falls through.
+pub const BPF_MAX_LOOPS: u64 = 8 * 1024 * 1024;
+/// `MAX_TAIL_CALL_CNT`.
+pub const MAX_TAIL_CALL_CNT: u32 = 33;
+/// Stack arguments beyond r1-r5 (`MAX_BPF_FUNC_ARGS` is 12).
+const MAX_STACK_ARGS: usize = 7;
+/// Call frames one interpreter loop may hold (the verifier allows 8).
+const MAX_FRAMES: usize = 64;
+/// Nested interpreter loops (callbacks inside callbacks).
+const MAX_NESTING: u32 = 32;
+/// `BPF_REG_PARAMS`: the stack-argument base register.
+const REG_PARAMS: u8 = 11;
+const NREGS: usize = 13;
+
+/// What a called function asks the interpreter to do next.
+pub(crate) enum Flow {
+    /// Return this in r0 and go on.
+    Ret(u64),
+    /// Go on with r0 as it was (a tail call that was not taken).
+    Keep,
+    /// Continue in program `.0` from its start (a taken tail call).
+    TailCall(usize),
+}
+
+struct Frame {
+    prog: Rc<ExecProgram>,
+    /// Index of `prog` in the runtime (for callbacks' addresses).
+    prog_idx: usize,
+    /// Where the caller continues.
+    ret_pc: usize,
+    /// The caller's r6-r9 and r10.
+    saved: [u64; 5],
+    /// This frame's stack region.
+    stack: Addr,
+    in_args: [u64; MAX_STACK_ARGS],
+    out_args: [u64; MAX_STACK_ARGS],
+    may_goto: u64,
+}
+
+/// A 64-bit ALU operation (`BPF_ALU64`), with the JIT's results for the
+/// cases the fixups guard. `None`: not an ALU64 op with this `off`.
+pub fn alu64(op: u8, off: i16, dst: u64, src: u64) -> Option<u64> {
+    let (sd, ss) = (dst as i64, src as i64);
+    Some(match (op, off) {
+        (BPF_ADD, 0) => dst.wrapping_add(src),
+        (BPF_SUB, 0) => dst.wrapping_sub(src),
+        (BPF_MUL, 0) => dst.wrapping_mul(src),
+        (BPF_DIV, 0) => dst.checked_div(src).unwrap_or(0),
+        (BPF_DIV, 1) => match ss {
+            0 => 0,
+            -1 => sd.wrapping_neg() as u64,
+            _ => (sd / ss) as u64,
+        },
+        (BPF_MOD, 0) => dst.checked_rem(src).unwrap_or(dst),
+        (BPF_MOD, 1) => match ss {
+            0 => dst,
+            -1 => 0,
+            _ => (sd % ss) as u64,
+        },
+        (BPF_OR, 0) => dst | src,
+        (BPF_AND, 0) => dst & src,
+        (BPF_XOR, 0) => dst ^ src,
+        (BPF_LSH, 0) => dst << (src & 63),
+        (BPF_RSH, 0) => dst >> (src & 63),
+        (BPF_ARSH, 0) => (sd >> (src & 63)) as u64,
+        (BPF_NEG, 0) => dst.wrapping_neg(),
+        (BPF_MOV, 0) => src,
+        (BPF_MOV, 8) => src as i8 as i64 as u64,
+        (BPF_MOV, 16) => src as i16 as i64 as u64,
+        (BPF_MOV, 32) => src as i32 as i64 as u64,
+        _ => return None,
+    })
+}
+
+/// A 32-bit ALU operation (`BPF_ALU`); the result is zero-extended.
+pub fn alu32(op: u8, off: i16, dst: u64, src: u64) -> Option<u64> {
+    let (d, s) = (dst as u32, src as u32);
+    let (sd, ss) = (d as i32, s as i32);
+    let r: u32 = match (op, off) {
+        (BPF_ADD, 0) => d.wrapping_add(s),
+        (BPF_SUB, 0) => d.wrapping_sub(s),
+        (BPF_MUL, 0) => d.wrapping_mul(s),
+        (BPF_DIV, 0) => d.checked_div(s).unwrap_or(0),
+        (BPF_DIV, 1) => match ss {
+            0 => 0,
+            -1 => sd.wrapping_neg() as u32,
+            _ => (sd / ss) as u32,
+        },
+        (BPF_MOD, 0) => d.checked_rem(s).unwrap_or(d),
+        (BPF_MOD, 1) => match ss {
+            0 => d,
+            -1 => 0,
+            _ => (sd % ss) as u32,
+        },
+        (BPF_OR, 0) => d | s,
+        (BPF_AND, 0) => d & s,
+        (BPF_XOR, 0) => d ^ s,
+        (BPF_LSH, 0) => d << (s & 31),
+        (BPF_RSH, 0) => d >> (s & 31),
+        (BPF_ARSH, 0) => (sd >> (s & 31)) as u32,
+        (BPF_NEG, 0) => d.wrapping_neg(),
+        (BPF_MOV, 0) => s,
+        (BPF_MOV, 8) => s as i8 as i32 as u32,
+        (BPF_MOV, 16) => s as i16 as i32 as u32,
+        _ => return None,
+    };
+    Some(r as u64)
+}
+
+/// `BPF_END`: `le`/`be` (class ALU, to little or big endian, truncating
+/// to the width) and `bswap` (class ALU64, unconditional swap).
+pub fn endian(class: u8, to_be: bool, imm: i32, dst: u64) -> Option<u64> {
+    let swap = class == BPF_ALU64 || to_be;
+    if class == BPF_ALU64 && to_be {
+        return None;
+    }
+    Some(match (imm, swap) {
+        (16, false) => dst as u16 as u64,
+        (32, false) => dst as u32 as u64,
+        (64, false) => dst,
+        (16, true) => (dst as u16).swap_bytes() as u64,
+        (32, true) => (dst as u32).swap_bytes() as u64,
+        (64, true) => dst.swap_bytes(),
+        _ => return None,
+    })
+}
+
+/// A conditional jump's test; `None` for an op that is not one.
+pub fn jmp_cond(op: u8, wide: bool, dst: u64, src: u64) -> Option<bool> {
+    let (a, b, sa, sb) = if wide {
+        (dst, src, dst as i64, src as i64)
+    } else {
+        (
+            dst as u32 as u64,
+            src as u32 as u64,
+            dst as i32 as i64,
+            src as i32 as i64,
+        )
+    };
+    Some(match op {
+        BPF_JEQ => a == b,
+        BPF_JNE => a != b,
+        BPF_JGT => a > b,
+        BPF_JGE => a >= b,
+        BPF_JLT => a < b,
+        BPF_JLE => a <= b,
+        BPF_JSET => a & b != 0,
+        BPF_JSGT => sa > sb,
+        BPF_JSGE => sa >= sb,
+        BPF_JSLT => sa < sb,
+        BPF_JSLE => sa <= sb,
+        _ => return None,
+    })
+}
+
+fn size_bytes(code: u8) -> usize {
+    match size(code) {
+        BPF_B => 1,
+        BPF_H => 2,
+        BPF_W => 4,
+        _ => 8,
+    }
+}
+
+fn sign_extend(v: u64, bytes: usize) -> u64 {
+    match bytes {
+        1 => v as i8 as i64 as u64,
+        2 => v as i16 as i64 as u64,
+        4 => v as i32 as i64 as u64,
+        _ => v,
+    }
+}
+
+fn bad(pc: usize, why: impl Into<String>) -> ExecError {
+    ExecError::BadInsn { pc, why: why.into() }
+}
+
+impl Runtime {
+    fn fault(pc: usize) -> impl Fn(Fault) -> ExecError {
+        move |fault| ExecError::Fault { pc, fault }
+    }
+
+    fn new_stack(&mut self, size: u32) -> Result<Addr, ExecError> {
+        self.mem
+            .alloc(RegionKind::Stack, vec![0; size as usize], false)
+            .map_err(|f| ExecError::Unsupported(format!("stack frame: {f}")))
+    }
+
+    /// A load by the program: the ctx's pointer fields give pointers.
+    fn prog_load(&self, addr: Addr, size: usize) -> Result<u64, Fault> {
+        if let Some(v) = self.ctx_load(addr, size) {
+            return Ok(v);
+        }
+        self.mem.load(addr, size)
+    }
+
+    /// Runs function `pc` of program `prog_idx` with `args` in r1-r5 until
+    /// it returns; its r0. Callbacks and the program itself run through here.
+    pub(crate) fn run_func(&mut self, prog_idx: usize, pc: usize, args: [u64; 5]) -> Result<u64, ExecError> {
+        if self.depth >= MAX_NESTING {
+            return Err(bad(pc, "callbacks nested too deeply"));
+        }
+        self.depth += 1;
+        let r = self.run_loop(prog_idx, pc, args);
+        self.depth -= 1;
+        r
+    }
+
+    fn run_loop(&mut self, prog_idx: usize, entry: usize, args: [u64; 5]) -> Result<u64, ExecError> {
+        let prog = self
+            .progs
+            .get(prog_idx)
+            .cloned()
+            .ok_or_else(|| bad(entry, "no such program"))?;
+        let mut regs = [0u64; NREGS];
+        regs[1..6].copy_from_slice(&args);
+        let stack = self.new_stack(prog.frame_size)?;
+        regs[10] = stack + prog.frame_size as u64;
+        let mut cur = Frame {
+            prog,
+            prog_idx,
+            ret_pc: 0,
+            saved: [0; 5],
+            stack,
+            in_args: [0; MAX_STACK_ARGS],
+            out_args: [0; MAX_STACK_ARGS],
+            may_goto: BPF_MAX_LOOPS,
+        };
+        let mut callers: Vec<Frame> = Vec::new();
+        let mut pc = entry;
+        loop {
+            self.insns += 1;
+            if self.insns > self.opts.insn_budget {
+                return Err(ExecError::Budget(self.opts.insn_budget));
+            }
+            let insn: Insn = *cur
+                .prog
+                .insns
+                .get(pc)
+                .ok_or_else(|| bad(pc, "execution left the program"))?;
+            let (d, s) = (insn.dst as usize, insn.src as usize);
+            if d >= NREGS || s >= NREGS {
+                return Err(bad(pc, format!("bad register in {insn:?}")));
+            }
+            let class = insn.class();
+            let mut next = pc + 1;
+            match class {
+                BPF_ALU | BPF_ALU64 => {
+                    let o = op(insn.code);
+                    let is_x = src(insn.code) == BPF_X;
+                    let src = if is_x {
+                        regs[s]
+                    } else if class == BPF_ALU64 {
+                        insn.imm as i64 as u64
+                    } else {
+                        insn.imm as u32 as u64
+                    };
+                    regs[d] = if o == BPF_END {
+                        endian(class, is_x, insn.imm, regs[d])
+                    } else if class == BPF_ALU64 && o == BPF_MOV && is_x && insn.off == BPF_ADDR_PERCPU {
+                        // this_cpu_ptr() on the only CPU
+                        Some(regs[s])
+                    } else if class == BPF_ALU64 && o == BPF_MOV && is_x && insn.off == BPF_ADDR_SPACE_CAST {
+                        return Err(ExecError::Unsupported("arena addr_space_cast".into()));
+                    } else if o == BPF_MOV && !is_x && insn.off == 0 {
+                        Some(src)
+                    } else if class == BPF_ALU64 {
+                        alu64(o, insn.off, regs[d], src)
+                    } else {
+                        alu32(o, insn.off, regs[d], src)
+                    }
+                    .ok_or_else(|| bad(pc, format!("bad ALU insn {insn:?}")))?;
+                }
+                BPF_JMP | BPF_JMP32 => {
+                    let o = op(insn.code);
+                    match o {
+                        BPF_JA => {
+                            if src(insn.code) == BPF_X {
+                                return Err(ExecError::Unsupported("gotox (indirect jump)".into()));
+                            }
+                            let delta = if class == BPF_JMP32 {
+                                insn.imm as i64
+                            } else {
+                                insn.off as i64
+                            };
+                            next = jump(pc, delta)?;
+                        }
+                        BPF_JCOND if class == BPF_JMP && insn.src == BPF_MAY_GOTO => {
+                            if cur.may_goto == 0 {
+                                next = jump(pc, insn.off as i64)?;
+                            } else {
+                                cur.may_goto -= 1;
+                            }
+                        }
+                        BPF_CALL if class == BPF_JMP => {
+                            let target = cur.prog.calls.get(pc).cloned().flatten();
+                            let args = [regs[1], regs[2], regs[3], regs[4], regs[5]];
+                            let flow = match target {
+                                Some(CallTarget::Subprog(t)) => {
+                                    if callers.len() >= MAX_FRAMES {
+                                        return Err(bad(pc, "call stack too deep"));
+                                    }
+                                    let stack = self.new_stack(cur.prog.frame_size)?;
+                                    let callee = Frame {
+                                        prog: cur.prog.clone(),
+                                        prog_idx: cur.prog_idx,
+                                        ret_pc: pc + 1,
+                                        saved: [regs[6], regs[7], regs[8], regs[9], regs[10]],
+                                        stack,
+                                        in_args: cur.out_args,
+                                        out_args: [0; MAX_STACK_ARGS],
+                                        may_goto: BPF_MAX_LOOPS,
+                                    };
+                                    regs[10] = stack + cur.prog.frame_size as u64;
+                                    callers.push(std::mem::replace(&mut cur, callee));
+                                    pc = t;
+                                    continue;
+                                }
+                                Some(CallTarget::Helper(id)) => {
+                                    helpers::call(self, id, args).map_err(|e| at_pc(e, pc))?
+                                }
+                                Some(CallTarget::Kfunc(k)) => kfuncs::call(self, &k, args).map_err(|e| at_pc(e, pc))?,
+                                Some(CallTarget::Internal(Internal::TimedMayGoto)) => {
+                                    let at = regs[10].wrapping_add(regs[12]);
+                                    regs[12] = self.timed_may_goto(at).map_err(Self::fault(pc))?;
+                                    Flow::Keep
+                                }
+                                Some(CallTarget::Internal(i)) => {
+                                    self.call_internal(i, args).map_err(|e| at_pc(e, pc))?
+                                }
+                                None => {
+                                    return Err(bad(pc, format!("call with no resolved target: {insn:?}")));
+                                }
+                            };
+                            match flow {
+                                Flow::Ret(v) => regs[0] = v,
+                                Flow::Keep => {}
+                                Flow::TailCall(p) => {
+                                    let prog = self.progs[p].clone();
+                                    if prog.frame_size != cur.prog.frame_size {
+                                        self.mem.free(cur.stack);
+                                        cur.stack = self.new_stack(prog.frame_size)?;
+                                        regs[10] = cur.stack + prog.frame_size as u64;
+                                    }
+                                    cur.prog = prog;
+                                    cur.prog_idx = p;
+                                    cur.may_goto = BPF_MAX_LOOPS;
+                                    next = 0;
+                                }
+                            }
+                        }
+                        BPF_EXIT if class == BPF_JMP => match self.ret(&mut cur, &mut callers, &mut regs) {
+                            Some(r) => next = r,
+                            None => return Ok(regs[0]),
+                        },
+                        0xf0 if class == BPF_JMP => {
+                            // BPF_TAIL_CALL, as the fixups emit it: r2 map, r3 index
+                            if let Flow::TailCall(p) = self.tail_call(regs[2], regs[3]).map_err(|e| at_pc(e, pc))? {
+                                cur.prog = self.progs[p].clone();
+                                cur.prog_idx = p;
+                                next = 0;
+                            }
+                        }
+                        _ => {
+                            let src = if src(insn.code) == BPF_X {
+                                regs[s]
+                            } else {
+                                insn.imm as i64 as u64
+                            };
+                            let taken = jmp_cond(o, class == BPF_JMP, regs[d], src)
+                                .ok_or_else(|| bad(pc, format!("bad jump {insn:?}")))?;
+                            if taken {
+                                next = jump(pc, insn.off as i64)?;
+                            }
+                        }
+                    }
+                }
+                BPF_LD => {
+                    if insn.is_ld_imm64() {
+                        let hi = cur
+                            .prog
+                            .insns
+                            .get(pc + 1)
+                            .ok_or_else(|| bad(pc, "ld_imm64 without its second slot"))?;
+                        regs[d] = match cur.prog.imm64.get(pc).cloned().flatten() {
+                            None => (insn.imm as u32 as u64) | ((hi.imm as u32 as u64) << 32),
+                            Some(Imm64::Map(m)) => self.maps.get(m).ok_or_else(|| bad(pc, format!("no map {m}")))?.addr,
+                            Some(Imm64::MapValue { map, off }) => self
+                                .map_value_addr(map, off)
+                                .ok_or_else(|| bad(pc, format!("map {map} has no direct value")))?,
+                            Some(Imm64::Func(t)) => Runtime::func_addr(cur.prog_idx, t),
+                            Some(Imm64::Ksym(name)) => self.ksym(&name)?,
+                        };
+                        next = pc + 2;
+                    } else if matches!(mode(insn.code), BPF_ABS | BPF_IND) && size(insn.code) != BPF_DW {
+                        let off = if mode(insn.code) == BPF_IND {
+                            regs[s].wrapping_add(insn.imm as i64 as u64)
+                        } else {
+                            insn.imm as i64 as u64
+                        };
+                        regs[1] = regs[6];
+                        regs[2] = off;
+                        let v = self
+                            .skb_load(regs[6], off as i32, size_bytes(insn.code))
+                            .map_err(|e| at_pc(e, pc))?;
+                        if (v as i64) < 0 {
+                            regs[0] = 0;
+                            match self.ret(&mut cur, &mut callers, &mut regs) {
+                                Some(r) => next = r,
+                                None => return Ok(regs[0]),
+                            }
+                        } else {
+                            regs[0] = v;
+                        }
+                    } else {
+                        return Err(bad(pc, format!("bad LD insn {insn:?}")));
+                    }
+                }
+                BPF_LDX => {
+                    let n = size_bytes(insn.code);
+                    let m = mode(insn.code);
+                    if s == REG_PARAMS as usize {
+                        // a stack argument: *(u64 *)(r11 + 8k), k >= 1
+                        let k = (insn.off / 8) as usize;
+                        if m != BPF_MEM || n != 8 || insn.off <= 0 || insn.off % 8 != 0 || k > MAX_STACK_ARGS {
+                            return Err(bad(pc, "bad stack-argument load"));
+                        }
+                        regs[d] = cur.in_args[k - 1];
+                    } else {
+                        let addr = regs[s].wrapping_add(insn.off as i64 as u64);
+                        regs[d] = match m {
+                            BPF_MEM => self.prog_load(addr, n).map_err(Self::fault(pc))?,
+                            BPF_MEMSX if n < 8 => sign_extend(self.prog_load(addr, n).map_err(Self::fault(pc))?, n),
+                            // a faulting probe load reads zero (the exception table)
+                            BPF_PROBE_MEM => self.mem.load(addr, n).unwrap_or(0),
+                            BPF_PROBE_MEMSX if n < 8 => sign_extend(self.mem.load(addr, n).unwrap_or(0), n),
+                            BPF_PROBE_MEM32 => {
+                                return Err(ExecError::Unsupported("arena memory".into()));
+                            }
+                            _ => return Err(bad(pc, format!("bad LDX insn {insn:?}"))),
+                        };
+                    }
+                }
+                BPF_ST | BPF_STX => {
+                    let n = size_bytes(insn.code);
+                    let m = mode(insn.code);
+                    let val = if class == BPF_ST {
+                        insn.imm as i64 as u64
+                    } else {
+                        regs[s]
+                    };
+                    if class == BPF_ST && m == BPF_NOSPEC {
+                        // a speculation barrier
+                    } else if d == REG_PARAMS as usize {
+                        let k = (-(insn.off as i32) / 8) as usize;
+                        if m != BPF_MEM || n != 8 || insn.off >= 0 || insn.off % 8 != 0 || k > MAX_STACK_ARGS {
+                            return Err(bad(pc, "bad stack-argument store"));
+                        }
+                        cur.out_args[k - 1] = val;
+                    } else if m == BPF_MEM {
+                        let addr = regs[d].wrapping_add(insn.off as i64 as u64);
+                        self.mem.store(addr, n, val).map_err(Self::fault(pc))?;
+                    } else if class == BPF_STX && m == BPF_ATOMIC {
+                        self.atomic(&insn, &mut regs, pc)?;
+                    } else if m == BPF_PROBE_MEM32 || m == BPF_PROBE_ATOMIC {
+                        return Err(ExecError::Unsupported("arena memory".into()));
+                    } else {
+                        return Err(bad(pc, format!("bad store insn {insn:?}")));
+                    }
+                }
+                _ => return Err(bad(pc, format!("bad instruction class {insn:?}"))),
+            }
+            pc = next;
+        }
+    }
+
+    /// Leaves the current function: the caller's pc, or `None` when the
+    /// outermost function of this loop returned.
+    fn ret(&mut self, cur: &mut Frame, callers: &mut Vec<Frame>, regs: &mut [u64; NREGS]) -> Option<usize> {
+        self.mem.free(cur.stack);
+        let caller = callers.pop()?;
+        let done = std::mem::replace(cur, caller);
+        regs[6..11].copy_from_slice(&done.saved);
+        Some(done.ret_pc)
+    }
+
+    fn atomic(&mut self, insn: &Insn, regs: &mut [u64; NREGS], pc: usize) -> Result<(), ExecError> {
+        let (d, s) = (insn.dst as usize, insn.src as usize);
+        let n = size_bytes(insn.code);
+        let f = Self::fault(pc);
+        match insn.imm {
+            BPF_LOAD_ACQ => {
+                let addr = regs[s].wrapping_add(insn.off as i64 as u64);
+                regs[d] = self.prog_load(addr, n).map_err(f)?;
+                return Ok(());
+            }
+            BPF_STORE_REL => {
+                let addr = regs[d].wrapping_add(insn.off as i64 as u64);
+                return self.mem.store(addr, n, regs[s]).map_err(f);
+            }
+            _ => {}
+        }
+        if n != 4 && n != 8 {
+            return Err(bad(pc, format!("bad atomic size {insn:?}")));
+        }
+        let addr = regs[d].wrapping_add(insn.off as i64 as u64);
+        let mask = if n == 4 { u32::MAX as u64 } else { u64::MAX };
+        let old = self.mem.load(addr, n).map_err(&f)?;
+        let v = regs[s] & mask;
+        let (new, fetch_into) = match insn.imm {
+            i if i & !BPF_FETCH == BPF_ADD as i32 => (old.wrapping_add(v), (i & BPF_FETCH != 0).then_some(s)),
+            i if i & !BPF_FETCH == BPF_AND as i32 => (old & v, (i & BPF_FETCH != 0).then_some(s)),
+            i if i & !BPF_FETCH == BPF_OR as i32 => (old | v, (i & BPF_FETCH != 0).then_some(s)),
+            i if i & !BPF_FETCH == BPF_XOR as i32 => (old ^ v, (i & BPF_FETCH != 0).then_some(s)),
+            BPF_XCHG => (v, Some(s)),
+            BPF_CMPXCHG => (if old == regs[0] & mask { v } else { old }, Some(0)),
+            _ => return Err(bad(pc, format!("bad atomic op {insn:?}"))),
+        };
+        self.mem.store(addr, n, new & mask).map_err(f)?;
+        if let Some(r) = fetch_into {
+            regs[r] = old;
+        }
+        Ok(())
+    }
+
+    /// The address `BPF_PSEUDO_MAP_VALUE` gives: inside an array's value.
+    pub(crate) fn map_value_addr(&self, map: usize, off: u32) -> Option<Addr> {
+        let m = self.maps.get(map)?;
+        match m.store {
+            super::maps::Store::Array { .. } => Some(m.addr + super::maps::ARRAY_VALUE_OFF + off as u64),
+            _ => None,
+        }
+    }
+
+    /// Kernel-internal functions the fixups call.
+    pub(crate) fn call_internal(&mut self, f: Internal, a: [u64; 5]) -> Result<Flow, ExecError> {
+        match f {
+            Internal::SkbLoadNoCache(size) => Ok(Flow::Ret(self.skb_load(a[0], a[1] as i32, size as usize)?)),
+            Internal::TailCall => self.tail_call(a[1], a[2]),
+            Internal::HtabLookupElem => {
+                let m = self
+                    .map_at(a[0])
+                    .ok_or_else(|| bad(0, "__htab_map_lookup_elem: not a map"))?;
+                let key = self
+                    .mem
+                    .read(a[1], self.maps[m].def.key_size as usize)
+                    .map_err(Self::fault(0))?
+                    .to_vec();
+                match &self.maps[m].store {
+                    super::maps::Store::Hash(h) => Ok(Flow::Ret(h.elem_of(&key))),
+                    _ => Err(bad(0, "__htab_map_lookup_elem on a map that is not a hash")),
+                }
+            }
+            Internal::TimedMayGoto => Err(bad(0, "arch_bpf_timed_may_goto is called through its own convention")),
+        }
+    }
+
+    /// `bpf_check_timed_may_goto` on `struct bpf_timed_may_goto { count;
+    /// timestamp; }` at `at`: the loop's new count.
+    fn timed_may_goto(&mut self, at: Addr) -> Result<u64, Fault> {
+        const BPF_MAX_TIMED_LOOPS: u64 = 0xffff;
+        let now = self.now_ns();
+        let ts = self.mem.load(at.wrapping_add(8), 8)?;
+        if ts == 0 {
+            self.mem.store(at.wrapping_add(8), 8, now)?;
+            return Ok(BPF_MAX_TIMED_LOOPS);
+        }
+        Ok(if now.wrapping_sub(ts) >= 250_000_000 {
+            0
+        } else {
+            BPF_MAX_TIMED_LOOPS
+        })
+    }
+
+    /// `bpf_tail_call(ctx, map, index)`: jump to the program in the slot,
+    /// or fall through when it is empty, out of range or the chain is too long.
+    pub(crate) fn tail_call(&mut self, map: Addr, index: u64) -> Result<Flow, ExecError> {
+        let m = self
+            .map_at(map)
+            .ok_or_else(|| ExecError::Unsupported("tail call through a non-map pointer".into()))?;
+        let super::maps::Store::ProgArray { slots } = &self.maps[m].store else {
+            return Err(ExecError::Unsupported(
+                "tail call through a map that is not a prog array".into(),
+            ));
+        };
+        let index = index as u32;
+        if index >= self.maps[m].def.max_entries || self.tail_calls >= MAX_TAIL_CALL_CNT {
+            return Ok(Flow::Keep);
+        }
+        match slots.get(index as usize).copied().flatten() {
+            Some(p) if p < self.progs.len() => {
+                self.tail_calls += 1;
+                Ok(Flow::TailCall(p))
+            }
+            _ => Ok(Flow::Keep),
+        }
+    }
+}
+
+fn at_pc(e: ExecError, pc: usize) -> ExecError {
+    match e {
+        ExecError::Fault { fault, .. } => ExecError::Fault { pc, fault },
+        ExecError::BadInsn { why, .. } => ExecError::BadInsn { pc, why },
+        e => e,
+    }
+}
+
+fn jump(pc: usize, delta: i64) -> Result<usize, ExecError> {
+    let t = pc as i64 + 1 + delta;
+    usize::try_from(t).map_err(|_| bad(pc, "jump before the program start"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn division_edge_cases() {
+        assert_eq!(alu64(BPF_DIV, 0, 7, 0), Some(0));
+        assert_eq!(alu64(BPF_MOD, 0, 7, 0), Some(7));
+        assert_eq!(alu64(BPF_DIV, 1, i64::MIN as u64, -1i64 as u64), Some(i64::MIN as u64));
+        assert_eq!(alu64(BPF_MOD, 1, i64::MIN as u64, -1i64 as u64), Some(0));
+        assert_eq!(alu64(BPF_MOD, 1, -7i64 as u64, 2), Some(-1i64 as u64));
+        assert_eq!(alu32(BPF_MOD, 0, 0xffff_ffff_0000_0007, 0), Some(7));
+        assert_eq!(
+            alu32(BPF_DIV, 1, i32::MIN as u32 as u64, -1i32 as u32 as u64),
+            Some(i32::MIN as u32 as u64)
+        );
+        assert_eq!(alu32(BPF_MOD, 1, (-7i32) as u32 as u64, 2), Some((-1i32) as u32 as u64));
+        assert_eq!(alu32(BPF_ARSH, 0, 0x8000_0000, 31), Some(0xffff_ffff));
+        assert_eq!(alu64(BPF_LSH, 0, 1, 65), Some(2));
+        assert_eq!(alu32(BPF_MOV, 8, 0x80, 0x80), Some(0xffff_ff80));
+        assert_eq!(endian(BPF_ALU, true, 16, 0x1234_5678), Some(0x7856));
+        assert_eq!(endian(BPF_ALU64, false, 32, 0x1_1234_5678), Some(0x7856_3412));
+        assert_eq!(jmp_cond(BPF_JSGT, false, 0xffff_ffff, 0), Some(false));
+        assert_eq!(jmp_cond(BPF_JGT, false, 0x1_0000_0000, 0), Some(false));
+    }
+}

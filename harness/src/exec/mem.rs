@@ -1,0 +1,267 @@
+//! The address space a program runs in: regions of bytes (stack frames, the
+//! ctx, the packet, map objects and values, hash elements, kernel objects)
+//! at synthetic kernel-looking addresses, with every access bounds-checked.
+//!
+//! No address is a Rust pointer. Regions get page-aligned addresses from a
+//! bump allocator with guard pages between them, so pointer arithmetic,
+//! spills of pointers to the stack and comparisons of pointers into the same
+//! region behave as on a real kernel, and an access outside every live
+//! region is a [`Fault`] (which, for a program the verifier accepted, is a
+//! verifier bug, or a BPF_PROBE_MEM load that reads zero).
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// A program-visible address.
+pub type Addr = u64;
+
+/// The first region sits here (the start of x86-64's direct map, so that
+/// pointers look like the kernel's in dumps and retvals).
+const BASE: u64 = 0xffff_8880_0000_0000;
+/// Regions are page-aligned with at least one unmapped page between them,
+/// so a small overrun faults instead of landing in a neighbour.
+const PAGE: u64 = 4096;
+/// The largest region (and so the largest map) a run may create.
+pub const MAX_REGION: usize = 1 << 30;
+
+/// What a region holds: decides special behaviour (ctx fields, read-only
+/// maps) and is what faults and callers report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RegionKind {
+    /// One call frame's stack (`r10` points to its end).
+    Stack,
+    /// The program's context (`__sk_buff`, `xdp_md`, a syscall ctx).
+    Ctx,
+    /// Packet data with its head- and tailroom.
+    Packet,
+    /// A map object (`struct bpf_map`), and for arrays the values after it.
+    Map(usize),
+    /// Values of a map kept apart from its object (per-CPU values).
+    MapValues(usize),
+    /// One element of a hash-like map (`struct htab_elem`) of that map.
+    MapElem(usize),
+    /// A kernel object a helper hands out (socket, task, cgroup...).
+    Object,
+    /// Memory a helper or kfunc owns (dynptr data, allocated objects).
+    Scratch,
+}
+
+/// One region of memory.
+#[derive(Clone, Debug)]
+pub struct Region {
+    pub kind: RegionKind,
+    pub data: Vec<u8>,
+    /// Stores fault (frozen `.rodata`, `BPF_F_RDONLY_PROG` maps, the read-only
+    /// parts of kernel objects).
+    pub readonly: bool,
+}
+
+/// A bad access.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fault {
+    pub addr: Addr,
+    pub len: u64,
+    pub write: bool,
+    pub why: &'static str,
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let rw = if self.write { "write" } else { "read" };
+        write!(f, "{rw} of {} bytes at {:#x}: {}", self.len, self.addr, self.why)
+    }
+}
+
+/// All regions of one run, by base address.
+#[derive(Clone, Debug)]
+pub struct Memory {
+    regions: BTreeMap<Addr, Region>,
+    /// Where the next region goes.
+    next: Addr,
+    /// Freed address ranges (base, size) for reuse by same-sized regions:
+    /// stack frames of a loop of calls, elements of a hash map. A dangling
+    /// pointer then sees the new owner, as with reused kernel memory.
+    free: Vec<(Addr, usize)>,
+}
+
+impl Default for Memory {
+    fn default() -> Memory {
+        Memory::new()
+    }
+}
+
+impl Memory {
+    pub fn new() -> Memory {
+        Memory {
+            regions: BTreeMap::new(),
+            next: BASE,
+            free: Vec::new(),
+        }
+    }
+
+    /// Maps `data` as a new region; its base address.
+    pub fn alloc(&mut self, kind: RegionKind, data: Vec<u8>, readonly: bool) -> Result<Addr, Fault> {
+        let len = data.len();
+        if len > MAX_REGION {
+            return Err(Fault {
+                addr: 0,
+                len: len as u64,
+                write: true,
+                why: "region larger than the model allows",
+            });
+        }
+        let region = Region { kind, data, readonly };
+        if let Some(k) = self.free.iter().rposition(|&(_, cap)| cap == len) {
+            let (base, _) = self.free.swap_remove(k);
+            self.regions.insert(base, region);
+            return Ok(base);
+        }
+        let base = self.next;
+        let span = (len as u64).div_ceil(PAGE).max(1) * PAGE + PAGE;
+        self.next = base.checked_add(span).ok_or(Fault {
+            addr: base,
+            len: len as u64,
+            write: true,
+            why: "address space exhausted",
+        })?;
+        self.regions.insert(base, region);
+        Ok(base)
+    }
+
+    /// Unmaps the region at `base`.
+    pub fn free(&mut self, base: Addr) {
+        if let Some(r) = self.regions.remove(&base) {
+            self.free.push((base, r.data.len()));
+        }
+    }
+
+    fn find(&self, addr: Addr) -> Option<(Addr, &Region)> {
+        let (&base, r) = self.regions.range(..=addr).next_back()?;
+        // one past the end still names it (a pointer to the end)
+        (addr - base <= r.data.len() as u64).then_some((base, r))
+    }
+
+    /// The region containing `addr` and the offset of `addr` in it.
+    pub fn region(&self, addr: Addr) -> Option<(&Region, usize)> {
+        let (base, r) = self.find(addr)?;
+        Some((r, (addr - base) as usize))
+    }
+
+    pub fn region_mut(&mut self, addr: Addr) -> Option<(&mut Region, usize)> {
+        let (base, _) = self.find(addr)?;
+        let r = self.regions.get_mut(&base)?;
+        Some((r, (addr - base) as usize))
+    }
+
+    /// The base address of the region containing `addr`.
+    pub fn base_of(&self, addr: Addr) -> Option<Addr> {
+        self.find(addr).map(|(b, _)| b)
+    }
+
+    fn check(&self, addr: Addr, len: u64, write: bool) -> Result<(Addr, usize), Fault> {
+        let fault = |why| Fault { addr, len, write, why };
+        if addr < PAGE {
+            return Err(fault("NULL pointer dereference"));
+        }
+        let (base, r) = self.find(addr).ok_or_else(|| fault("not a mapped address"))?;
+        let off = addr - base;
+        if off.checked_add(len).is_none_or(|end| end > r.data.len() as u64) {
+            return Err(fault("out of bounds of its region"));
+        }
+        if write && r.readonly {
+            return Err(fault("read-only memory"));
+        }
+        Ok((base, off as usize))
+    }
+
+    pub fn read(&self, addr: Addr, len: usize) -> Result<&[u8], Fault> {
+        let (base, off) = self.check(addr, len as u64, false)?;
+        Ok(&self.regions[&base].data[off..off + len])
+    }
+
+    fn bytes_mut(&mut self, addr: Addr, len: usize, honour_readonly: bool) -> Result<&mut [u8], Fault> {
+        let (base, off) = self.check(addr, len as u64, honour_readonly)?;
+        let r = self.regions.get_mut(&base).expect("checked");
+        Ok(&mut r.data[off..off + len])
+    }
+
+    pub fn write(&mut self, addr: Addr, bytes: &[u8]) -> Result<(), Fault> {
+        self.bytes_mut(addr, bytes.len(), true)?.copy_from_slice(bytes);
+        Ok(())
+    }
+
+    /// Writes even to a read-only region (the kernel's own stores: initial
+    /// contents, map updates from the syscall side).
+    pub fn write_kernel(&mut self, addr: Addr, bytes: &[u8]) -> Result<(), Fault> {
+        self.bytes_mut(addr, bytes.len(), false)?.copy_from_slice(bytes);
+        Ok(())
+    }
+
+    /// A little-endian load of 1, 2, 4 or 8 bytes, zero-extended.
+    pub fn load(&self, addr: Addr, size: usize) -> Result<u64, Fault> {
+        let b = self.read(addr, size.min(8))?;
+        let mut v = [0u8; 8];
+        v[..b.len()].copy_from_slice(b);
+        Ok(u64::from_le_bytes(v))
+    }
+
+    /// A little-endian store of the low `size` bytes of `v`.
+    pub fn store(&mut self, addr: Addr, size: usize, v: u64) -> Result<(), Fault> {
+        self.write(addr, &v.to_le_bytes()[..size.min(8)])
+    }
+
+    /// A store that ignores read-only protection (see [`Self::write_kernel`]).
+    pub fn store_kernel(&mut self, addr: Addr, size: usize, v: u64) -> Result<(), Fault> {
+        self.write_kernel(addr, &v.to_le_bytes()[..size.min(8)])
+    }
+
+    /// Fills `len` bytes at `addr` with zero.
+    pub fn zero(&mut self, addr: Addr, len: usize) -> Result<(), Fault> {
+        self.bytes_mut(addr, len, true)?.fill(0);
+        Ok(())
+    }
+
+    /// Copies `len` bytes (the ranges may overlap, as with memmove).
+    pub fn copy(&mut self, dst: Addr, src: Addr, len: usize) -> Result<(), Fault> {
+        let bytes = self.read(src, len)?.to_vec();
+        self.write(dst, &bytes)
+    }
+
+    /// The bytes from `addr` up to a NUL, at most `max`; whether a NUL
+    /// was found. Faults only if `addr` itself is not readable.
+    pub fn read_cstr(&self, addr: Addr, max: usize) -> Result<(Vec<u8>, bool), Fault> {
+        let (base, off) = self.check(addr, 1, false)?;
+        let r = &self.regions[&base];
+        let s = &r.data[off..r.data.len().min(off.saturating_add(max))];
+        match s.iter().position(|&c| c == 0) {
+            Some(n) => Ok((s[..n].to_vec(), true)),
+            None => Ok((s.to_vec(), false)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bounds_and_reuse() {
+        let mut m = Memory::new();
+        let a = m.alloc(RegionKind::Stack, vec![0; 16], false).unwrap();
+        m.store(a + 8, 8, 0x1122_3344_5566_7788).unwrap();
+        assert_eq!(m.load(a + 8, 4).unwrap(), 0x5566_7788);
+        assert!(m.load(a + 12, 8).is_err());
+        assert!(m.load(a.wrapping_sub(1), 1).is_err());
+        assert!(m.load(0, 1).is_err());
+        assert!(m.load(u64::MAX - 3, 8).is_err());
+        let r = m.alloc(RegionKind::Object, vec![1; 4], true).unwrap();
+        assert!(m.store(r, 1, 0).is_err());
+        assert!(m.store_kernel(r, 1, 0).is_ok());
+        m.free(a);
+        assert!(m.load(a, 1).is_err());
+        let b = m.alloc(RegionKind::Stack, vec![0; 16], false).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(m.base_of(b + 16), Some(b));
+        assert!(m.load(b + 16, 1).is_err());
+    }
+}
