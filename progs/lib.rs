@@ -1,4 +1,5 @@
 //! The project's own suites of annotated BPF programs, one module per suite
 //! as the kernel has one `progs/*.c` object per test.
 
+pub mod bpf_loop;
 pub mod iters;
