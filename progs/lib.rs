@@ -1,5 +1,6 @@
 //! The project's own suites of annotated BPF programs, one module per suite
 //! as the kernel has one `progs/*.c` object per test.
 
+pub mod alu;
 pub mod bpf_loop;
 pub mod iters;
