@@ -4,3 +4,5 @@
 pub mod alu;
 pub mod bpf_loop;
 pub mod iters;
+pub mod jmp32;
+pub mod stack;
