@@ -3,6 +3,8 @@
 
 pub mod alu;
 pub mod bpf_loop;
+pub mod ctx;
 pub mod iters;
 pub mod jmp32;
+pub mod packet;
 pub mod stack;
