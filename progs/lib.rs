@@ -6,5 +6,6 @@ pub mod bpf_loop;
 pub mod ctx;
 pub mod iters;
 pub mod jmp32;
+pub mod maps;
 pub mod packet;
 pub mod stack;
