@@ -4,6 +4,7 @@
 pub mod alu;
 pub mod bpf_loop;
 pub mod ctx;
+pub mod global_data;
 pub mod iters;
 pub mod jmp32;
 pub mod maps;
