@@ -9,4 +9,5 @@ pub mod iters;
 pub mod jmp32;
 pub mod maps;
 pub mod packet;
+pub mod patch_list;
 pub mod stack;
