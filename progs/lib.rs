@@ -2,6 +2,7 @@
 //! as the kernel has one `progs/*.c` object per test.
 
 pub mod alu;
+pub mod atomics;
 pub mod bpf_loop;
 pub mod ctx;
 pub mod global_data;
@@ -11,3 +12,4 @@ pub mod maps;
 pub mod packet;
 pub mod patch_list;
 pub mod stack;
+pub mod subprogs;
