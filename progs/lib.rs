@@ -13,3 +13,4 @@ pub mod packet;
 pub mod patch_list;
 pub mod stack;
 pub mod subprogs;
+pub mod unpriv;
