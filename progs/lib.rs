@@ -4,10 +4,13 @@
 pub mod alu;
 pub mod atomics;
 pub mod bpf_loop;
+pub mod cfg;
 pub mod ctx;
 pub mod global_data;
 pub mod iters;
 pub mod jmp32;
+pub mod kfuncs;
+pub mod loops;
 pub mod maps;
 pub mod packet;
 pub mod patch_list;
