@@ -10,7 +10,7 @@
 //! | what | stored as |
 //! |---|---|
 //! | map ids in the xlated dump (`r1 = 0x<id>`, `(off << 32) \| id`) | the map's index in the suite's map list |
-//! | kernel pointers in the log: `ld_imm64` values (`(18) r1 = 0xffff888005e7c800`, map and BTF addresses) | `0xPTR` |
+//! | kernel pointers in the log: `ld_imm64` values (`(18) r1 = 0xffff888005e7c800`, `0xfff0000004eeb800` on arm64: map and BTF addresses) | `0xPTR` |
 //! | `BPF_F_TEST_RND_HI32` immediates (`r12 = -12345` before `r12 <<= 32`) | `r12 = RND` |
 //!
 //! JIT images are stored as hex per function; the bytes that encode kernel
@@ -41,15 +41,16 @@ pub struct Golden {
 }
 
 /// Kernel pointers as 7.3 prints them in the log: the value of an
-/// `ld_imm64` (`(18) r1 = 0xffff888005e7c800`: map, map value and BTF
-/// addresses). Scalars that happen to look alike in register states
+/// `ld_imm64` (`(18) r1 = 0xffff888005e7c800` on x86_64,
+/// `0xfff0000004eeb800` on arm64: map, map value and BTF addresses).
+/// Scalars that happen to look alike in register states
 /// (`smin=0xffffffff80000000`) are values, not addresses, and stay.
 fn mask_kernel_pointers(log: &str) -> String {
     let mut out = String::with_capacity(log.len());
     let b = log.as_bytes();
     let mut i = 0;
     while i < b.len() {
-        if log[i..].starts_with("0xffff") && follows_ld_imm64(&log[..i]) {
+        if log[i..].starts_with("0xfff") && follows_ld_imm64(&log[..i]) {
             let n = 2 + log[i + 2..].bytes().take_while(|c| c.is_ascii_hexdigit()).count();
             if n == 18 {
                 out.push_str("0xPTR");
@@ -212,14 +213,14 @@ mod tests {
         let o = LoadOutcome {
             accepted: true,
             verified_insns: 3,
-            log: "0: (18) r1 = 0xffff888005e7c800\n2: (bf) r0 = (s32)r0  ; R0=scalar(smin=0xffffffff80000000)\nprocessed 3 insns\n".into(),
+            log: "0: (18) r1 = 0xffff888005e7c800\n2: (18) r2 = 0xfff0000004eeb800\n4: (bf) r0 = (s32)r0  ; R0=scalar(smin=0xffffffff80000000)\nprocessed 3 insns\n".into(),
             xlated: vec!["0: w0 = 1".into(), "1: r12 = -77".into(), "2: r12 <<= 32".into(), "3: r0 |= r12".into()],
             jited_funcs: vec![vec![0xc3, 0xcc]],
             retval: Some(-1i32 as u32),
             ..Default::default()
         };
         let g = Golden::from_outcome(vec![("kernel".into(), "7.3.4+deb13-amd64".into())], &o);
-        assert_eq!(g.log, "0: (18) r1 = 0xPTR\n2: (bf) r0 = (s32)r0  ; R0=scalar(smin=0xffffffff80000000)\nprocessed 3 insns\n");
+        assert_eq!(g.log, "0: (18) r1 = 0xPTR\n2: (18) r2 = 0xPTR\n4: (bf) r0 = (s32)r0  ; R0=scalar(smin=0xffffffff80000000)\nprocessed 3 insns\n");
         assert_eq!(g.xlated[1], "1: r12 = RND");
         let text = g.to_text();
         assert_eq!(Golden::parse(&text).unwrap(), g);
