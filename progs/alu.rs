@@ -99,7 +99,9 @@ pub fn alu32_imm_no_sign_extension() {
 #[success]
 #[log_level(2)]
 #[msg("0: (85) call bpf_get_prandom_u32#7    ; R0=scalar()")]
-#[msg("1: (57) r0 &= 255                     ; R0=scalar(smin=smin32=0,smax=umax=smax32=umax32=255,var_off=(0x0; 0xff))")]
+#[msg(
+    "1: (57) r0 &= 255                     ; R0=scalar(smin=smin32=0,smax=umax=smax32=umax32=255,var_off=(0x0; 0xff))"
+)]
 pub fn and_mask_bounds() {
     bpf_asm!(
         "call %[bpf_get_prandom_u32];"
@@ -113,7 +115,9 @@ pub fn and_mask_bounds() {
 #[sec("socket")]
 #[success]
 #[log_level(2)]
-#[msg("1: (47) r0 |= 16                      ; R0=scalar(umin=umin32=16,var_off=(0x10; 0xffffffffffffffef))")]
+#[msg(
+    "1: (47) r0 |= 16                      ; R0=scalar(umin=umin32=16,var_off=(0x10; 0xffffffffffffffef))"
+)]
 pub fn or_sets_known_bit() {
     bpf_asm!(
         "call %[bpf_get_prandom_u32];"
@@ -128,8 +132,12 @@ pub fn or_sets_known_bit() {
 #[sec("socket")]
 #[success]
 #[log_level(2)]
-#[msg("2: (67) r0 <<= 4                      ; R0=scalar(smin=smin32=0,smax=umax=smax32=umax32=4080,var_off=(0x0; 0xff0))")]
-#[msg("3: (77) r0 >>= 2                      ; R0=scalar(smin=smin32=0,smax=umax=smax32=umax32=1020,var_off=(0x0; 0x3fc))")]
+#[msg(
+    "2: (67) r0 <<= 4                      ; R0=scalar(smin=smin32=0,smax=umax=smax32=umax32=4080,var_off=(0x0; 0xff0))"
+)]
+#[msg(
+    "3: (77) r0 >>= 2                      ; R0=scalar(smin=smin32=0,smax=umax=smax32=umax32=1020,var_off=(0x0; 0x3fc))"
+)]
 pub fn shift_bounds() {
     bpf_asm!(
         "call %[bpf_get_prandom_u32];"
@@ -145,7 +153,9 @@ pub fn shift_bounds() {
 #[sec("socket")]
 #[success]
 #[log_level(2)]
-#[msg("2: (2f) r0 *= r0                      ; R0=scalar(smin=0,smax=umax=umax32=0xfffe0001,var_off=(0x0; 0xffffffff))")]
+#[msg(
+    "2: (2f) r0 *= r0                      ; R0=scalar(smin=0,smax=umax=umax32=0xfffe0001,var_off=(0x0; 0xffffffff))"
+)]
 pub fn mul_bounds() {
     bpf_asm!(
         "call %[bpf_get_prandom_u32];"
@@ -160,7 +170,9 @@ pub fn mul_bounds() {
 #[sec("socket")]
 #[success]
 #[log_level(2)]
-#[msg("2: (37) r0 /= 3                       ; R0=scalar(smin=smin32=0,smax=umax=smax32=umax32=21845,var_off=(0x0; 0x7fff))")]
+#[msg(
+    "2: (37) r0 /= 3                       ; R0=scalar(smin=smin32=0,smax=umax=smax32=umax32=21845,var_off=(0x0; 0x7fff))"
+)]
 pub fn div_bounds() {
     bpf_asm!(
         "call %[bpf_get_prandom_u32];"
@@ -195,7 +207,9 @@ pub fn xor_sub_self() {
 #[sec("socket")]
 #[success]
 #[log_level(2)]
-#[msg("2: (04) w0 += -256                    ; R0=scalar(smin=umin=umin32=0xffffff00,smax=umax=0xffffffff,smin32=-256,smax32=-1,var_off=(0xffffff00; 0xff))")]
+#[msg(
+    "2: (04) w0 += -256                    ; R0=scalar(smin=umin=umin32=0xffffff00,smax=umax=0xffffffff,smin32=-256,smax32=-1,var_off=(0xffffff00; 0xff))"
+)]
 pub fn alu32_add_crosses_u32_max() {
     bpf_asm!(
         "call %[bpf_get_prandom_u32];"
@@ -397,7 +411,9 @@ pub fn sdiv_smod_round_to_zero() {
 #[retval(16)]
 #[msg("1: (37) r0 /= 7                       ; R0=14")]
 // the unsigned modulo is not folded either: [0, 6]
-#[msg("3: (97) r1 %= 7                       ; R1=scalar(smin=smin32=0,smax=umax=smax32=umax32=6,var_off=(0x0; 0x7))")]
+#[msg(
+    "3: (97) r1 %= 7                       ; R1=scalar(smin=smin32=0,smax=umax=smax32=umax32=6,var_off=(0x0; 0x7))"
+)]
 pub fn udiv_umod_const() {
     bpf_asm!(
         "r0 = 100;"
@@ -491,7 +507,9 @@ pub fn movsx32_bounds() {
 #[sec("socket")]
 #[success]
 #[log_level(2)]
-#[msg("1: (25) if r0 > 0xa goto pc+1         ; R0=scalar(smin=smin32=0,smax=umax=smax32=umax32=10,var_off=(0x0; 0xf))")]
+#[msg(
+    "1: (25) if r0 > 0xa goto pc+1         ; R0=scalar(smin=smin32=0,smax=umax=smax32=umax32=10,var_off=(0x0; 0xf))"
+)]
 // the taken branch's R0 is dead (overwritten at 3), so it is not printed
 #[msg("from 1 to 3: R10=fp0")]
 pub fn jgt_bounds_both_branches() {

@@ -154,7 +154,9 @@ pub fn cmpxchg_miss() {
 #[success]
 #[retval(0)]
 #[log_level(2)]
-#[msg("4: (c3) r0 = atomic_cmpxchg((u32 *)(r10 -8), r0, r1)          ; R0=0xffffffff R1=1 R10=fp0 fp-8=mmmmmmmm")]
+#[msg(
+    "4: (c3) r0 = atomic_cmpxchg((u32 *)(r10 -8), r0, r1)          ; R0=0xffffffff R1=1 R10=fp0 fp-8=mmmmmmmm"
+)]
 // r0 of a 32-bit cmpxchg is zero-extended explicitly, even on x86_64
 #[xlated("7: r0 = atomic_cmpxchg((u32 *)(r10 -8), r0, r1)")]
 #[xlated("8: w0 = w0")]
@@ -265,7 +267,9 @@ pub fn atomic_uninit_slot() {
 #[log_level(2)]
 #[failure_unpriv]
 #[retval(0)]
-#[msg("2: (db) r2 = atomic64_fetch_add((u64 *)(r10 -8), r2)          ; R2=ctx() R10=fp0 fp-8=mmmmmmmm")]
+#[msg(
+    "2: (db) r2 = atomic64_fetch_add((u64 *)(r10 -8), r2)          ; R2=ctx() R10=fp0 fp-8=mmmmmmmm"
+)]
 #[msg_unpriv("leaking pointer from stack off -8")]
 pub fn fetch_add_on_spilled_ptr() {
     bpf_asm!(

@@ -479,7 +479,9 @@ pub fn loop_callback_reads_callee_saved() {
 #[success]
 #[failure_unpriv]
 #[retval(1)]
-#[msg_unpriv("loading/calling other bpf or kernel functions are allowed for CAP_BPF and CAP_SYS_ADMIN")]
+#[msg_unpriv(
+    "loading/calling other bpf or kernel functions are allowed for CAP_BPF and CAP_SYS_ADMIN"
+)]
 pub fn loop_unpriv_rejected() {
     bpf_asm!(
         "r1 = 1;"

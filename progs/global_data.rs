@@ -29,7 +29,9 @@ static custom: u64 = 99;
 #[log_level(2)]
 #[retval(0)]
 #[msg("R1=map_value(map=global_d.bss,ks=4,vs=16)")]
-#[msg("2: (79) r0 = *(u64 *)(r1 +0)          ; R0=scalar() R1=map_value(map=global_d.bss,ks=4,vs=16)")]
+#[msg(
+    "2: (79) r0 = *(u64 *)(r1 +0)          ; R0=scalar() R1=map_value(map=global_d.bss,ks=4,vs=16)"
+)]
 pub fn bss_read_zero() {
     bpf_asm!(
         "r1 = %[bss_a] ll;"
@@ -129,7 +131,9 @@ pub fn data_second_var() {
 #[log_level(2)]
 #[retval(30)]
 #[msg("3: (18) r1 = {{.*}}R1=map_value(map=global_d.data,ks=4,vs=28,imm=12)")]
-#[msg("6: R1=map_value(map=global_d.data,ks=4,vs=28,smin=umin=smin32=umin32=12,smax=umax=smax32=umax32=24,var_off=(0x0; 0x1c))")]
+#[msg(
+    "6: R1=map_value(map=global_d.data,ks=4,vs=28,smin=umin=smin32=umin32=12,smax=umax=smax32=umax32=24,var_off=(0x0; 0x1c))"
+)]
 #[xlated("3: r1 = 0xc000{{[0-9a-f]+}}")]
 pub fn data_array_var_index() {
     bpf_asm!(
@@ -214,7 +218,9 @@ pub fn rodata_branch_resolved() {
 #[success]
 #[log_level(2)]
 #[retval(200)]
-#[msg("2: (61) r0 = *(u32 *)(r1 +4)          ; R0=200 R1=map_value(map=global_d.rodata,ks=4,vs=16,imm=8)")]
+#[msg(
+    "2: (61) r0 = *(u32 *)(r1 +4)          ; R0=200 R1=map_value(map=global_d.rodata,ks=4,vs=16,imm=8)"
+)]
 pub fn rodata_array_elem() {
     bpf_asm!(
         "r1 = %[ro_arr] ll;"

@@ -133,9 +133,15 @@ pub fn iter_sum_range() {
 #[log_level(2)]
 #[retval(12)]
 #[kernel("7.3")]
-#[msg("call bpf_iter_num_new#{{[0-9]+}}          ; fp-16=iter_num(id=3,state=active,depth=0) refs=1,3")]
-#[msg("fp-8=iter_num(id=1,state=active,depth=1) fp-16=iter_num(id=3,state=active,depth=1) refs=1,3")]
-#[msg("fp-8=iter_num(id=1,state=active,depth=2) fp-16=iter_num(id=7,state=active,depth=1) refs=1,7")]
+#[msg(
+    "call bpf_iter_num_new#{{[0-9]+}}          ; fp-16=iter_num(id=3,state=active,depth=0) refs=1,3"
+)]
+#[msg(
+    "fp-8=iter_num(id=1,state=active,depth=1) fp-16=iter_num(id=3,state=active,depth=1) refs=1,3"
+)]
+#[msg(
+    "fp-8=iter_num(id=1,state=active,depth=2) fp-16=iter_num(id=7,state=active,depth=1) refs=1,7"
+)]
 #[msg("processed 96 insns")]
 pub fn iter_nested_for() {
     bpf_asm!(
@@ -662,7 +668,9 @@ pub fn iter_new_not_on_stack() {
 #[failure]
 #[kernel("7.3")]
 #[log_level(2)]
-#[msg("parent state regs= stack=:  R1=fp-8 R7=P23 R10=fp0 fp-8=iter_num(id=1,state=active,depth=23) fp-24=0 refs=1")]
+#[msg(
+    "parent state regs= stack=:  R1=fp-8 R7=P23 R10=fp0 fp-8=iter_num(id=1,state=active,depth=23) fp-24=0 refs=1"
+)]
 #[msg("20: R1=fp0 R7=24")]
 #[msg("invalid read from stack R1 off=0 size=1")]
 pub fn iter_counter_walks_off_buffer() {
@@ -703,7 +711,9 @@ pub fn iter_counter_walks_off_buffer() {
 #[failure_unpriv]
 #[retval(1)]
 #[kernel("7.3")]
-#[msg_unpriv("loading/calling other bpf or kernel functions are allowed for CAP_BPF and CAP_SYS_ADMIN")]
+#[msg_unpriv(
+    "loading/calling other bpf or kernel functions are allowed for CAP_BPF and CAP_SYS_ADMIN"
+)]
 #[msg_unpriv("Verification failed: Policy: Operation is not allowed")]
 pub fn iter_unpriv_rejected() {
     bpf_asm!(

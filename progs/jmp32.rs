@@ -47,7 +47,9 @@ pub fn jmp64_sees_upper_half() {
 #[sec("socket")]
 #[success]
 #[log_level(2)]
-#[msg("1: (26) if w0 > 0x5 goto pc+1         ; R0=scalar(umax=0xffffffff00000005,smin32=0,smax32=umax32=5,var_off=(0x0; 0xffffffff00000007))")]
+#[msg(
+    "1: (26) if w0 > 0x5 goto pc+1         ; R0=scalar(umax=0xffffffff00000005,smin32=0,smax32=umax32=5,var_off=(0x0; 0xffffffff00000007))"
+)]
 pub fn jmp32_bounds_subreg_only() {
     bpf_asm!(
         "call %[bpf_get_prandom_u32];"
@@ -64,8 +66,12 @@ pub fn jmp32_bounds_subreg_only() {
 #[sec("socket")]
 #[success]
 #[log_level(2)]
-#[msg("1: (bc) w0 = w0                       ; R0=scalar(smin=0,smax=umax=0xffffffff,var_off=(0x0; 0xffffffff))")]
-#[msg("2: (26) if w0 > 0x5 goto pc+1         ; R0=scalar(smin=smin32=0,smax=umax=smax32=umax32=5,var_off=(0x0; 0x7))")]
+#[msg(
+    "1: (bc) w0 = w0                       ; R0=scalar(smin=0,smax=umax=0xffffffff,var_off=(0x0; 0xffffffff))"
+)]
+#[msg(
+    "2: (26) if w0 > 0x5 goto pc+1         ; R0=scalar(smin=smin32=0,smax=umax=smax32=umax32=5,var_off=(0x0; 0x7))"
+)]
 pub fn jmp32_bounds_after_zext() {
     bpf_asm!(
         "call %[bpf_get_prandom_u32];"
@@ -83,7 +89,9 @@ pub fn jmp32_bounds_after_zext() {
 #[sec("socket")]
 #[success]
 #[log_level(2)]
-#[msg("1: (c6) if w0 s< 0x0 goto pc+1        ; R0=scalar(umax=0xffffffff7fffffff,smin32=0,umax32=0x7fffffff,var_off=(0x0; 0xffffffff7fffffff))")]
+#[msg(
+    "1: (c6) if w0 s< 0x0 goto pc+1        ; R0=scalar(umax=0xffffffff7fffffff,smin32=0,umax32=0x7fffffff,var_off=(0x0; 0xffffffff7fffffff))"
+)]
 pub fn jmp32_signed_nonneg() {
     bpf_asm!(
         "call %[bpf_get_prandom_u32];"
@@ -100,7 +108,9 @@ pub fn jmp32_signed_nonneg() {
 #[sec("socket")]
 #[success]
 #[log_level(2)]
-#[msg("2: (46) if w0 & 0x8 goto pc+1         ; R0=scalar(smin=smin32=0,smax=umax=smax32=umax32=7,var_off=(0x0; 0x7))")]
+#[msg(
+    "2: (46) if w0 & 0x8 goto pc+1         ; R0=scalar(smin=smin32=0,smax=umax=smax32=umax32=7,var_off=(0x0; 0x7))"
+)]
 pub fn jmp32_jset_clears_bit() {
     bpf_asm!(
         "call %[bpf_get_prandom_u32];"
@@ -118,7 +128,9 @@ pub fn jmp32_jset_clears_bit() {
 #[sec("socket")]
 #[success]
 #[log_level(2)]
-#[msg("4: (ae) if w1 < w2 goto pc+2          ; R1=scalar(smin=umin=smin32=umin32=10,smax=umax=smax32=umax32=15,var_off=(0x8; 0x7)) R2=10")]
+#[msg(
+    "4: (ae) if w1 < w2 goto pc+2          ; R1=scalar(smin=umin=smin32=umin32=10,smax=umax=smax32=umax32=15,var_off=(0x8; 0x7)) R2=10"
+)]
 #[msg("from 4 to 7: R1=scalar(smin=smin32=0,smax=umax=smax32=umax32=9,var_off=(0x0; 0xf)) R10=fp0")]
 pub fn jmp32_reg_reg_bounds() {
     bpf_asm!(
@@ -141,7 +153,9 @@ pub fn jmp32_reg_reg_bounds() {
 #[sec("socket")]
 #[success]
 #[log_level(2)]
-#[msg("1: (56) if w0 != 0x7 goto pc+1        ; R0=scalar(smin=0x8000000000000007,smax=0x7fffffff00000007,smin32=umin32=7,smax32=umax32=7,var_off=(0x7; 0xffffffff00000000))")]
+#[msg(
+    "1: (56) if w0 != 0x7 goto pc+1        ; R0=scalar(smin=0x8000000000000007,smax=0x7fffffff00000007,smin32=umin32=7,smax32=umax32=7,var_off=(0x7; 0xffffffff00000000))"
+)]
 pub fn jmp32_jne_fallthrough_const() {
     bpf_asm!(
         "call %[bpf_get_prandom_u32];"
@@ -158,7 +172,9 @@ pub fn jmp32_jne_fallthrough_const() {
 #[sec("socket")]
 #[success]
 #[log_level(2)]
-#[msg("1: (76) if w0 s>= 0xffffffff goto pc+1        ; R0=scalar(umin=umin32=0x80000000,umax=0xfffffffffffffffe,smax32=-2,umax32=0xfffffffe,var_off=(0x80000000; 0xffffffff7fffffff))")]
+#[msg(
+    "1: (76) if w0 s>= 0xffffffff goto pc+1        ; R0=scalar(umin=umin32=0x80000000,umax=0xfffffffffffffffe,smax32=-2,umax32=0xfffffffe,var_off=(0x80000000; 0xffffffff7fffffff))"
+)]
 pub fn jmp32_negative_imm() {
     bpf_asm!(
         "call %[bpf_get_prandom_u32];"

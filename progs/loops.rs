@@ -161,7 +161,9 @@ pub fn may_goto_unknown_count() {
 #[log_level(4)]
 #[flag(BPF_F_TEST_STATE_FREQ)]
 #[retval(45)]
-#[msg("processed 33 insns (limit 1000000) max_states_per_insn 4 total_states 20 peak_states 20 mark_read 0")]
+#[msg(
+    "processed 33 insns (limit 1000000) max_states_per_insn 4 total_states 20 peak_states 20 mark_read 0"
+)]
 pub fn state_freq_flag() {
     bpf_asm!(
         "r0 = 0;"
@@ -179,7 +181,9 @@ pub fn state_freq_flag() {
 #[success]
 #[log_level(4)]
 #[retval(45)]
-#[msg("processed 33 insns (limit 1000000) max_states_per_insn 1 total_states 2 peak_states 2 mark_read 0")]
+#[msg(
+    "processed 33 insns (limit 1000000) max_states_per_insn 1 total_states 2 peak_states 2 mark_read 0"
+)]
 pub fn state_freq_default() {
     bpf_asm!(
         "r0 = 0;"

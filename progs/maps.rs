@@ -178,7 +178,9 @@ pub fn value_read_past_end() {
 #[sec("socket")]
 #[success]
 #[log_level(2)]
-#[msg("12: R0=map_value(map=arr16,ks=4,vs=16,smin=smin32=0,smax=umax=smax32=umax32=8,var_off=(0x0; 0x8))")]
+#[msg(
+    "12: R0=map_value(map=arr16,ks=4,vs=16,smin=smin32=0,smax=umax=smax32=umax32=8,var_off=(0x0; 0x8))"
+)]
 // 16-byte values: the inlined lookup scales the key by << 4
 #[xlated("...")]
 #[xlated("11: if r0 >= 0x1 goto pc+3")]
@@ -745,7 +747,9 @@ pub fn key_uninit_stack() {
 #[success]
 #[log_level(2)]
 #[retval(1)]
-#[msg("7: (bf) r1 = r0                       ; R0=map_value_or_null(id=1,map=hash8,ks=8,vs=8) R1=map_value_or_null(id=1,map=hash8,ks=8,vs=8)")]
+#[msg(
+    "7: (bf) r1 = r0                       ; R0=map_value_or_null(id=1,map=hash8,ks=8,vs=8) R1=map_value_or_null(id=1,map=hash8,ks=8,vs=8)"
+)]
 #[msg("9: (79) r0 = *(u64 *)(r1 +0)          ; R0=scalar() R1=map_value(id=1,map=hash8,ks=8,vs=8)")]
 pub fn null_check_through_copy() {
     bpf_asm!(
@@ -818,7 +822,9 @@ pub fn helper_not_for_prog_type() {
 #[msg("6: (85) call bpf_map_lookup_elem#1    ; R0=map_value(map=arr8,ks=4,vs=8)")]
 // unprivileged: the map address is hidden and the result may be NULL
 #[msg_unpriv("4: (18) r1 = 0x0                      ; R1=map_ptr(map=arr8,ks=4,vs=8)")]
-#[msg_unpriv("6: (85) call bpf_map_lookup_elem#1    ; R0=map_value_or_null(id=1,map=arr8,ks=4,vs=8)")]
+#[msg_unpriv(
+    "6: (85) call bpf_map_lookup_elem#1    ; R0=map_value_or_null(id=1,map=arr8,ks=4,vs=8)"
+)]
 // Spectre v1 masking of the key in the inlined lookup (the x86_64 guest
 // also gets a v4 barrier after the key's store, which shifts indices)
 #[xlated_unpriv("...")]

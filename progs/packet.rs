@@ -10,7 +10,9 @@ use bpf_selftest::prelude::*;
 #[log_level(2)]
 #[retval(0)]
 #[msg("5: (2d) if r4 > r3 goto pc+1          ; R3=pkt_end() R4=pkt(r=1,imm=1)")]
-#[msg("6: (71) r0 = *(u8 *)(r2 +0)           ; R0=scalar(smin=smin32=0,smax=umax=smax32=umax32=255,var_off=(0x0; 0xff))")]
+#[msg(
+    "6: (71) r0 = *(u8 *)(r2 +0)           ; R0=scalar(smin=smin32=0,smax=umax=smax32=umax32=255,var_off=(0x0; 0xff))"
+)]
 pub fn read_byte_checked() {
     bpf_asm!(
         "r2 = *(u32 *)(r1 + 76);"
@@ -107,7 +109,9 @@ pub fn check_strict_less() {
 #[sec("xdp")]
 #[success]
 #[log_level(2)]
-#[msg("9: (2d) if r4 > r3 goto pc+1          ; R3=pkt_end() R4=pkt(id=1,r=17,smin=umin=2,smax=umax=17,smin32=0,smax32=umax32=31,var_off=(0x0; 0x1f))")]
+#[msg(
+    "9: (2d) if r4 > r3 goto pc+1          ; R3=pkt_end() R4=pkt(id=1,r=17,smin=umin=2,smax=umax=17,smin32=0,smax32=umax32=31,var_off=(0x0; 0x1f))"
+)]
 pub fn var_offset_then_check() {
     bpf_asm!(
         "r6 = r1;"

@@ -9,8 +9,12 @@ use bpf_selftest::prelude::*;
 #[sec("socket")]
 #[success]
 #[log_level(2)]
-#[msg("2: (7b) *(u64 *)(r10 -8) = r0         ; R0=scalar(id=1,smin=smin32=0,smax=umax=smax32=umax32=15,var_off=(0x0; 0xf)) R10=fp0 fp-8=scalar(id=1,smin=smin32=0,smax=umax=smax32=umax32=15,var_off=(0x0; 0xf))")]
-#[msg("3: (79) r1 = *(u64 *)(r10 -8)         ; R1=scalar(id=1,smin=smin32=0,smax=umax=smax32=umax32=15,var_off=(0x0; 0xf))")]
+#[msg(
+    "2: (7b) *(u64 *)(r10 -8) = r0         ; R0=scalar(id=1,smin=smin32=0,smax=umax=smax32=umax32=15,var_off=(0x0; 0xf)) R10=fp0 fp-8=scalar(id=1,smin=smin32=0,smax=umax=smax32=umax32=15,var_off=(0x0; 0xf))"
+)]
+#[msg(
+    "3: (79) r1 = *(u64 *)(r10 -8)         ; R1=scalar(id=1,smin=smin32=0,smax=umax=smax32=umax32=15,var_off=(0x0; 0xf))"
+)]
 pub fn spill_fill_keeps_bounds() {
     bpf_asm!(
         "call %[bpf_get_prandom_u32];"
@@ -162,7 +166,9 @@ pub fn store_imm_const_slot() {
 #[log_level(2)]
 #[retval(7)]
 #[msg("1: (63) *(u32 *)(r10 -4) = r1         ; R1=7 R10=fp0 fp-8=mmmm????")]
-#[msg("2: (61) r0 = *(u32 *)(r10 -4)         ; R0=scalar(smin=0,smax=umax=0xffffffff,var_off=(0x0; 0xffffffff)) R10=fp0 fp-8=mmmm????")]
+#[msg(
+    "2: (61) r0 = *(u32 *)(r10 -4)         ; R0=scalar(smin=0,smax=umax=0xffffffff,var_off=(0x0; 0xffffffff)) R10=fp0 fp-8=mmmm????"
+)]
 pub fn spill32_const_high_half_lost() {
     bpf_asm!(
         "w1 = 7;"
@@ -270,9 +276,13 @@ pub fn stack_ptr_arith() {
 #[log_level(2)]
 #[failure_unpriv]
 #[retval(3)]
-#[msg("8: R0=scalar(smin=smin32=0,smax=umax=smax32=umax32=8,var_off=(0x0; 0x8)) R1=fp(smin=smin32=-16,smax=smax32=-8,umin=0xfffffffffffffff0,umax=0xfffffffffffffff8,umin32=0xfffffff0,umax32=0xfffffff8,var_off=(0xfffffffffffffff0; 0x8))")]
+#[msg(
+    "8: R0=scalar(smin=smin32=0,smax=umax=smax32=umax32=8,var_off=(0x0; 0x8)) R1=fp(smin=smin32=-16,smax=smax32=-8,umin=0xfffffffffffffff0,umax=0xfffffffffffffff8,umin32=0xfffffff0,umax32=0xfffffff8,var_off=(0xfffffffffffffff0; 0x8))"
+)]
 #[msg("8: (79) r0 = *(u64 *)(r1 +0)          ; R0=scalar()")]
-#[msg_unpriv("R1 variable stack access prohibited for !root, var_off=(0xfffffffffffffff0; 0x8) off=-16")]
+#[msg_unpriv(
+    "R1 variable stack access prohibited for !root, var_off=(0xfffffffffffffff0; 0x8) off=-16"
+)]
 pub fn var_off_read_initialized() {
     bpf_asm!(
         "r1 = 3;"

@@ -455,7 +455,9 @@ pub fn jump_out_of_subprog() {
 #[success]
 #[failure_unpriv]
 #[retval(5)]
-#[msg_unpriv("loading/calling other bpf or kernel functions are allowed for CAP_BPF and CAP_SYS_ADMIN")]
+#[msg_unpriv(
+    "loading/calling other bpf or kernel functions are allowed for CAP_BPF and CAP_SYS_ADMIN"
+)]
 pub fn call_unpriv_rejected() {
     bpf_asm!(
         "r1 = 2;"

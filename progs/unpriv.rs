@@ -152,7 +152,9 @@ pub fn value_ptr_alu_sanitized() {
 #[success]
 #[failure_unpriv]
 #[retval(0)]
-#[msg_unpriv("R1 variable stack access prohibited for !root, var_off=(0xfffffffffffffff0; 0x8) off=-16")]
+#[msg_unpriv(
+    "R1 variable stack access prohibited for !root, var_off=(0xfffffffffffffff0; 0x8) off=-16"
+)]
 pub fn stack_ptr_var_arith() {
     bpf_asm!(
         "r0 = 0;"
@@ -291,9 +293,13 @@ pub fn spill_no_nospec_arm64() {
 #[success_unpriv]
 #[log_level(2)]
 #[retval(7)]
-#[msg("2: (25) if r1 > 0x64 goto pc+1        ; R1=scalar(smin=smin32=0,smax=umax=smax32=umax32=100,var_off=(0x0; 0x7f))")]
+#[msg(
+    "2: (25) if r1 > 0x64 goto pc+1        ; R1=scalar(smin=smin32=0,smax=umax=smax32=umax32=100,var_off=(0x0; 0x7f))"
+)]
 #[msg_unpriv("0: (b7) r0 = 7                        ; R0=P7")]
-#[msg_unpriv("2: (25) if r1 > 0x64 goto pc+1        ; R1=Pscalar(smin=smin32=0,smax=umax=smax32=umax32=100,var_off=(0x0; 0x7f))")]
+#[msg_unpriv(
+    "2: (25) if r1 > 0x64 goto pc+1        ; R1=Pscalar(smin=smin32=0,smax=umax=smax32=umax32=100,var_off=(0x0; 0x7f))"
+)]
 pub fn precise_scalars_unpriv() {
     bpf_asm!(
         "r0 = 7;"
