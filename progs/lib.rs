@@ -15,6 +15,7 @@ pub mod loops;
 pub mod maps;
 pub mod packet;
 pub mod patch_list;
+pub mod readme;
 pub mod stack;
 pub mod subprogs;
 pub mod unpriv;

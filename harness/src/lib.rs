@@ -15,8 +15,10 @@ pub use bpf_selftest_macros::*;
 pub use inventory;
 
 pub mod backend;
+pub mod bench;
 pub mod btf;
 pub mod cli;
+pub mod conform;
 pub mod golden;
 pub mod import;
 pub mod jit_disasm;

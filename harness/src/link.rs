@@ -1,6 +1,6 @@
 //! Linking, as libbpf does it for a test_loader object: subprograms a program
 //! calls (or takes the address of) are appended after it in first-reference
-//! order, pseudo calls get their relative offsets, and every other symbol is
+//! order, depth first, pseudo calls get their relative offsets, and every other symbol is
 //! classified as a map, a global's map value, a BTF id or a kfunc for the
 //! backend to resolve.
 
@@ -88,50 +88,63 @@ pub fn link(name: &str, main: &Program, syms: &Symbols<'_>) -> Result<LinkedProg
         relocs: Vec::new(),
     };
     let mut placed: HashMap<String, usize> = HashMap::new();
-    // (subprogram index in syms, not yet appended) queue, in first-reference order
+    // Every text placed, with its base, for the labels below.
     let mut pending: Vec<(usize, &Program, usize)> = vec![(usize::MAX, main, 0)];
     out.insns.extend_from_slice(&main.insns);
-    let mut k = 0;
-    while k < pending.len() {
-        let (_, prog, base) = pending[k];
-        k += 1;
-        for r in &prog.relocs {
-            let at = base + r.insn;
-            let sym = r.symbol.as_str();
-            let sub = syms.subprogs.iter().position(|s| s.name == sym);
-            match (r.kind, sub) {
-                (kind, Some(si)) => {
-                    let start = match placed.get(sym) {
-                        Some(&s) => s,
-                        None => {
-                            let s = out.insns.len();
-                            let sp = &syms.subprogs[si];
-                            out.insns.extend_from_slice(&sp.prog.insns);
-                            out.funcs.push(Func { name: sp.name.clone(), start: s, global: sp.global, nargs: sp.nargs });
-                            placed.insert(sym.to_string(), s);
-                            pending.push((si, &sp.prog, s));
-                            s
-                        }
-                    };
-                    let rel = start as i64 - (at as i64 + 1);
-                    let insn = &mut out.insns[at];
-                    insn.imm = i32::try_from(rel).map_err(|_| LinkError(format!("call to '{sym}' is too far")))?;
-                    insn.src = if kind == RelocKind::Call { BPF_PSEUDO_CALL } else { BPF_PSEUDO_FUNC };
-                }
-                (RelocKind::Call, None) => {
-                    out.insns[at].src = BPF_PSEUDO_KFUNC_CALL;
-                    out.relocs.push(LinkReloc::Kfunc { insn: at, name: sym.to_string() });
-                }
-                (RelocKind::LdImm64, None) => out.relocs.push(classify_ld(at, sym, syms)?),
-            }
-        }
-    }
+    relocate(main, 0, syms, &mut out, &mut placed, &mut pending)?;
     let labels: Vec<(usize, &str)> = pending
         .iter()
         .flat_map(|&(_, prog, base)| prog.labels.iter().map(move |(n, &at)| (base + at, n.as_str())))
         .collect();
     add_local_subprogs(&mut out, &labels);
     Ok(out)
+}
+
+/// Resolves the relocations of `prog` (placed at `base`) in insn order. A
+/// subprogram is appended at its first reference and its own relocations
+/// are resolved right then, before the rest of `prog`'s: libbpf's
+/// `bpf_object__reloc_code` recursion, which gives the depth-first layout
+/// the kernel's subprogram numbers and insn indices follow.
+fn relocate<'a>(
+    prog: &'a Program,
+    base: usize,
+    syms: &'a Symbols<'_>,
+    out: &mut LinkedProgram,
+    placed: &mut HashMap<String, usize>,
+    pending: &mut Vec<(usize, &'a Program, usize)>,
+) -> Result<(), LinkError> {
+    for r in &prog.relocs {
+        let at = base + r.insn;
+        let sym = r.symbol.as_str();
+        let sub = syms.subprogs.iter().position(|s| s.name == sym);
+        match (r.kind, sub) {
+            (kind, Some(si)) => {
+                let start = match placed.get(sym) {
+                    Some(&s) => s,
+                    None => {
+                        let s = out.insns.len();
+                        let sp = &syms.subprogs[si];
+                        out.insns.extend_from_slice(&sp.prog.insns);
+                        out.funcs.push(Func { name: sp.name.clone(), start: s, global: sp.global, nargs: sp.nargs });
+                        placed.insert(sym.to_string(), s);
+                        pending.push((si, &sp.prog, s));
+                        relocate(&sp.prog, s, syms, out, placed, pending)?;
+                        s
+                    }
+                };
+                let rel = start as i64 - (at as i64 + 1);
+                let insn = &mut out.insns[at];
+                insn.imm = i32::try_from(rel).map_err(|_| LinkError(format!("call to '{sym}' is too far")))?;
+                insn.src = if kind == RelocKind::Call { BPF_PSEUDO_CALL } else { BPF_PSEUDO_FUNC };
+            }
+            (RelocKind::Call, None) => {
+                out.insns[at].src = BPF_PSEUDO_KFUNC_CALL;
+                out.relocs.push(LinkReloc::Kfunc { insn: at, name: sym.to_string() });
+            }
+            (RelocKind::LdImm64, None) => out.relocs.push(classify_ld(at, sym, syms)?),
+        }
+    }
+    Ok(())
 }
 
 /// Targets of pseudo calls and pseudo funcs inside one text start
@@ -205,4 +218,34 @@ pub fn apply_map_ids(prog: &LinkedProgram, id_of: &dyn Fn(usize) -> u32) -> Vec<
         }
     }
     insns
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sub(name: &str, text: &str) -> Subprog {
+        Subprog { name: name.into(), prog: bpf_isa::assemble(text).expect("assembles"), global: false, nargs: 0 }
+    }
+
+    /// libbpf appends a subprogram at its first call and relocates it at
+    /// once, so a callee's callees come before the caller's next callee:
+    /// verifier_live_stack's test_merge_nonlocal_live (main -> wrapper_a,
+    /// wrapper_b; each -> shared_mid -> leaf_read) has leaf_read at insn 17
+    /// in the 7.3 verifier log.
+    #[test]
+    fn subprograms_are_appended_depth_first() {
+        let main = bpf_isa::assemble("r1 = 0; *(u64 *)(r10 - 8) = r1; *(u64 *)(r10 - 16) = r1; r1 = r10; r1 += -8; call wrapper_a; r1 = r10; r1 += -16; call wrapper_b; r0 = 0; exit;").expect("main");
+        let subs = vec![
+            sub("wrapper_a", "call shared_mid; r0 = 0; exit;"),
+            sub("wrapper_b", "call shared_mid; r0 = 0; exit;"),
+            sub("shared_mid", "call leaf_read; r0 = 0; exit;"),
+            sub("leaf_read", "r0 = *(u64 *)(r1 + 0); r0 = 0; exit;"),
+        ];
+        let l = link("test_merge_nonlocal_live", &main, &Symbols { subprogs: &subs, maps: &[], globals: &[] }).expect("links");
+        let starts: Vec<(&str, usize)> = l.funcs.iter().map(|f| (f.name.as_str(), f.start)).collect();
+        assert_eq!(starts, vec![("test_merge_nonlocal_live", 0), ("wrapper_a", 11), ("shared_mid", 14), ("leaf_read", 17), ("wrapper_b", 20)]);
+        // wrapper_b's call goes back to shared_mid
+        assert_eq!(l.insns[20].imm, 14 - 21);
+    }
 }

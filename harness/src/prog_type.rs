@@ -93,6 +93,43 @@ pub struct SecDef {
     pub flags: u32,
 }
 
+/// libbpf's `cgroup/...` sections: (name, program type, expected attach type).
+const CGROUP_SECS: &[(&str, u32, u32)] = &[
+    ("skb", 8, u32::MAX),
+    ("sock_create", 9, 2),
+    ("sock_release", 9, 34),
+    ("sock", 9, 2),
+    ("post_bind4", 9, 12),
+    ("post_bind6", 9, 13),
+    ("bind4", 18, 8),
+    ("bind6", 18, 9),
+    ("connect4", 18, 10),
+    ("connect6", 18, 11),
+    ("connect_unix", 18, 49),
+    ("sendmsg4", 18, 14),
+    ("sendmsg6", 18, 15),
+    ("sendmsg_unix", 18, 50),
+    ("recvmsg4", 18, 19),
+    ("recvmsg6", 18, 20),
+    ("recvmsg_unix", 18, 51),
+    ("getpeername4", 18, 29),
+    ("getpeername6", 18, 30),
+    ("getpeername_unix", 18, 52),
+    ("getsockname4", 18, 31),
+    ("getsockname6", 18, 32),
+    ("getsockname_unix", 18, 53),
+    ("sysctl", 23, 18),
+    ("getsockopt", 25, 21),
+    ("setsockopt", 25, 22),
+    ("dev", 15, 6),
+];
+
+fn cgroup_sec(sec: &str) -> Option<SecDef> {
+    let rest = sec.strip_prefix("cgroup/")?;
+    let (_, t, a) = CGROUP_SECS.iter().find(|(n, _, _)| *n == rest)?;
+    Some(SecDef { prog_type: ProgType(*t), attach_type: (*a != u32::MAX).then_some(*a), flags: 0 })
+}
+
 /// libbpf's section table for the sections test_loader suites use. A
 /// leading `?` (autoload off) is ignored; `name+` entries match `name` and
 /// `name/...`.
@@ -121,8 +158,9 @@ pub fn sec_def(sec: &str) -> Option<SecDef> {
         ("raw_tp.s" | "raw_tracepoint.s", _) => Some(SecDef { prog_type: RAW_TRACEPOINT, attach_type: None, flags: SLEEPABLE }),
         ("tracepoint" | "tp", _) => d(TRACEPOINT),
         ("kprobe" | "kretprobe" | "uprobe" | "uretprobe", _) => d(KPROBE),
+        ("uprobe.s" | "uretprobe.s", _) => Some(SecDef { prog_type: KPROBE, attach_type: None, flags: SLEEPABLE }),
         ("perf_event", _) => d(ProgType(7)),
-        ("cgroup", true) if sec == "cgroup/skb" => d(CGROUP_SKB),
+        ("cgroup", true) => cgroup_sec(sec),
         ("cgroup_skb", true) => match sec.rsplit('/').next() {
             Some("ingress") => with(CGROUP_SKB, 0, 0),
             Some("egress") => with(CGROUP_SKB, 1, 0),

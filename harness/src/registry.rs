@@ -123,11 +123,14 @@ pub struct Map {
     pub map_flags: u32,
     /// Array/hash of maps: the inner map.
     pub inner: Option<&'static Map>,
+    /// Elements written after creation, before the load: (key, value)
+    /// bytes, as a test's setup writes them (test_progs' `pre_execution_cb`).
+    pub init: &'static [(&'static [u8], &'static [u8])],
 }
 
 impl Map {
     pub const fn new(map_type: u32, key_size: u32, value_size: u32, max_entries: u32) -> Map {
-        Map { map_type, key_size, value_size, max_entries, map_flags: 0, inner: None }
+        Map { map_type, key_size, value_size, max_entries, map_flags: 0, inner: None, init: &[] }
     }
 
     pub const fn flags(self, map_flags: u32) -> Map {
@@ -138,10 +141,15 @@ impl Map {
         Map { inner: Some(inner), ..self }
     }
 
+    pub const fn init(self, init: &'static [(&'static [u8], &'static [u8])]) -> Map {
+        Map { init, ..self }
+    }
+
     pub fn to_def(&self, name: &str) -> MapDef {
         let mut d = MapDef::new(name, self.map_type, self.key_size, self.value_size, self.max_entries);
         d.map_flags = self.map_flags;
         d.inner = self.inner.map(|i| Box::new(i.to_def(&format!("{name}.inner"))));
+        d.init = self.init.iter().map(|(k, v)| (k.to_vec(), v.to_vec())).collect();
         d
     }
 }
@@ -171,8 +179,26 @@ pub struct GlobalDecl {
     pub section: GlobalSection,
     pub size: usize,
     pub align: usize,
-    /// The initial bytes, little (false) or big (true) endian.
-    pub init: fn(bool) -> Vec<u8>,
+    pub init: GlobalInit,
+}
+
+/// A global's initial bytes.
+#[derive(Clone, Copy, Debug)]
+pub enum GlobalInit {
+    /// From the Rust value, little (false) or big (true) endian.
+    Value(fn(bool) -> Vec<u8>),
+    /// As laid out for the target already (suites built at run time, e.g.
+    /// imported from the kernel's C sources).
+    Bytes(&'static [u8]),
+}
+
+impl GlobalInit {
+    pub fn bytes(&self, big_endian: bool) -> Vec<u8> {
+        match self {
+            GlobalInit::Value(f) => f(big_endian),
+            GlobalInit::Bytes(b) => b.to_vec(),
+        }
+    }
 }
 
 /// Values a `#[global]` may hold: integers and arrays of them.
@@ -299,7 +325,7 @@ impl Suite {
         let mut sections: Vec<(String, Vec<u8>)> = Vec::new();
         let mut placed: Vec<(String, String, usize)> = Vec::new();
         for g in &self.globals {
-            let bytes = (g.init)(big_endian);
+            let bytes = g.init.bytes(big_endian);
             if bytes.len() != g.size {
                 return Err(format!("global {}: {} initial bytes for a {}-byte value", g.name, bytes.len(), g.size));
             }

@@ -401,8 +401,14 @@ fn backend_or_report(opts: &RunOptions) -> Result<Arc<dyn Backend>, String> {
 
 /// libtest trials for every subtest.
 pub fn trials(opts: &RunOptions, backend: Arc<dyn Backend>) -> Vec<Trial> {
+    let subtests = plan(opts, &*backend);
+    subtest_trials(subtests, opts, backend)
+}
+
+/// libtest trials for planned subtests (of any suites, e.g. imported ones).
+pub fn subtest_trials(subtests: Vec<Subtest>, opts: &RunOptions, backend: Arc<dyn Backend>) -> Vec<Trial> {
     let opts = Arc::new(opts.clone());
-    plan(&opts, &*backend)
+    subtests
         .into_iter()
         .map(|st| {
             let skip = match &st.plan {

@@ -267,7 +267,7 @@ fn static_decl(s: ItemStatic, mine: Vec<RawAttr>, rest: Vec<Attribute>) -> Resul
                 section: #section,
                 size: ::core::mem::size_of::<#ty>(),
                 align: ::core::mem::align_of::<#ty>(),
-                init: __bpf_init,
+                init: ::bpf_selftest::registry::GlobalInit::Value(__bpf_init),
             };
             ::bpf_selftest::inventory::submit! { ::bpf_selftest::registry::Decl::Global(&__BPF_DECL) }
         }

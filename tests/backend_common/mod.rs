@@ -206,7 +206,12 @@ pub fn compare(name: &str, got: &LoadOutcome, want: &Value, s: &Strictness) -> V
     if s.kernel_details {
         let log = want["log"].as_str().unwrap();
         check("log", got.log == log, format!("got\n{}\nwant\n{log}", got.log));
-        let vi = want["verified_insns"].as_u64().unwrap_or(0) as u32;
+        // a rejected program has no verified_insns to read back: the count is
+        // the recorded log's `processed N insns`
+        let vi = match want["verified_insns"].as_u64() {
+            Some(v) => v as u32,
+            None => bpf_selftest::backend::loader::processed_insns(log).unwrap_or(0),
+        };
         check("verified_insns", got.verified_insns == vi, format!("got {} want {vi}", got.verified_insns));
     }
     let want_ids = ids(&want["map_ids"]);

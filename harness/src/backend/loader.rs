@@ -164,6 +164,7 @@ fn load_fds(sys: &mut dyn BpfSys, target: &Target<'_>, req: &LoadRequest, fds: &
             out.test_run_errno = r.errno;
         } else {
             out.retval = Some(get_u32(r.attr(), attr::test_run::RETVAL));
+            out.test_run_duration_ns = get_u32(r.attr(), attr::test_run::DURATION);
             if let Some(b) = data_out {
                 let n = get_u32(r.attr(), attr::test_run::DATA_SIZE_OUT) as usize;
                 out.data_out = r.buf(b)[..n.min(r.buf(b).len())].to_vec();
@@ -263,24 +264,30 @@ fn create_and_load(sys: &mut dyn BpfSys, req: &LoadRequest, insns: &mut [Insn], 
     }
     loop {
         let (call, log_buf) = attr::prog_load(&p);
+        let mut t0 = std::time::Instant::now();
         let mut r = sys.bpf(&call)?;
         for _ in 1..PROG_LOAD_ATTEMPTS {
             if !(r.ret < 0 && r.errno == EAGAIN) {
                 break;
             }
+            t0 = std::time::Instant::now();
             r = sys.bpf(&call)?;
         }
+        let load_ns = t0.elapsed().as_nanos() as u64;
         let log = log_buf.map(|b| c_string(r.buf(b))).unwrap_or_default();
         match r.fd() {
             Ok(fd) => {
                 fds.push(fd);
-                let out = LoadOutcome { accepted: true, log, ..LoadOutcome::default() };
+                let out = LoadOutcome { accepted: true, log, load_ns, ..LoadOutcome::default() };
                 return Ok(Loaded::Prog { out, prog_fd: Some(fd), map_fds });
             }
             // libbpf: retry at log level 1 to show what failed
             Err(_) if p.log_level == 0 => p.log_level = 1,
             Err(errno) => {
-                let out = LoadOutcome { accepted: false, errno, log, ..LoadOutcome::default() };
+                // a rejected program has no fd to ask; the log's last
+                // `processed N insns` line says how far the verifier got
+                let verified_insns = processed_insns(&log).unwrap_or(0);
+                let out = LoadOutcome { accepted: false, errno, log, verified_insns, load_ns, ..LoadOutcome::default() };
                 return Ok(Loaded::Prog { out, prog_fd: None, map_fds });
             }
         }
@@ -403,6 +410,12 @@ fn read_prog_info(sys: &mut dyn BpfSys, prog_fd: i32, want_jited: bool, out: &mu
         }
     }
     let r = sys.bpf(&c)?;
+    if r.ret < 0 && r.errno == libc::ENOMEM {
+        // bpf_insn_prepare_dump copies the program with kmemdup: programs
+        // past a few MiB (~500k insns) cannot be dumped at all. The load
+        // stands; its dumps stay empty.
+        return Ok(());
+    }
     if r.ret < 0 {
         return Err(SysError::Errno { what: "BPF_OBJ_GET_INFO_BY_FD", errno: r.errno });
     }
@@ -426,6 +439,11 @@ fn read_prog_info(sys: &mut dyn BpfSys, prog_fd: i32, want_jited: bool, out: &mu
         }
     }
     Ok(())
+}
+
+/// N of the last `processed N insns` line of a verifier log.
+pub fn processed_insns(log: &str) -> Option<u32> {
+    log.lines().rev().find_map(|l| l.strip_prefix("processed ")?.split(' ').next()?.parse().ok())
 }
 
 /// The log up to its NUL.

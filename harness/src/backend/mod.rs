@@ -34,7 +34,9 @@ impl TestRunInput {
     /// nothing at all for `BPF_PROG_TYPE_SYSCALL`.
     pub fn test_loader(prog_type: ProgType) -> TestRunInput {
         if prog_type == crate::prog_type::SYSCALL {
-            TestRunInput { data: Vec::new(), ctx: None, data_out_size: 0, repeat: 1 }
+            // test_loader zeroes all options for SYSCALL, repeat included
+            // (the kernel refuses a repeat count for this type: EINVAL)
+            TestRunInput { data: Vec::new(), ctx: None, data_out_size: 0, repeat: 0 }
         } else {
             TestRunInput { data: vec![0; 64], ctx: None, data_out_size: 256, repeat: 1 }
         }
@@ -97,6 +99,11 @@ pub struct LoadOutcome {
     pub map_ids: Vec<u32>,
     /// The xlated program itself (what `xlated` renders).
     pub xlated_insns: Vec<bpf_isa::Insn>,
+    /// Wall time of the BPF_PROG_LOAD call that gave this outcome, in ns
+    /// (0 when the backend does not measure it), for benchmarks.
+    pub load_ns: u64,
+    /// The kernel's `duration` of the test run: mean ns per repetition.
+    pub test_run_duration_ns: u32,
 }
 
 /// Why a backend cannot run a request at all (the runner turns it into a skip).

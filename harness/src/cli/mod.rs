@@ -7,6 +7,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 pub mod check;
+pub mod conform;
+pub mod import;
 pub mod record;
 
 use crate::isa::disasm::{NoCallbacks, print_bpf_insn, xlated_text};
@@ -50,9 +52,42 @@ enum Cmd {
     /// everything it produced: verdict, errno, verifier log, xlated, jited,
     /// test-run retval.
     Check(check::CheckArgs),
+    /// Import kernel selftest sources (progs/*.c) as annotated Rust modules,
+    /// reporting per program what could not be expressed.
+    Import(import::ImportArgs),
     /// Record goldens (expected/linux-7.3/<arch>/<suite>/<prog>.txt) for
     /// every program of progs/ from a real kernel; --check compares instead.
     Record(record::RecordArgs),
+    /// The model against the goldens of progs/ (what 7.3 did), section by
+    /// section: a table per arch and the first mismatches not listed in
+    /// expected/KNOWN_DIVERGENCES. With --kernel-selftests: the kernel's
+    /// own verifier_*.c, imported from the 7.3 source and run through
+    /// --backend, with pass rates per suite.
+    Conform {
+        /// Arches, comma-separated.
+        #[arg(long, default_value = "x86_64,arm64")]
+        arch: String,
+        /// Where goldens live.
+        #[arg(long, default_value = "expected")]
+        expected: std::path::PathBuf,
+        /// How many unexplained mismatches to print.
+        #[arg(long, default_value_t = 20)]
+        show: usize,
+        #[command(flatten)]
+        kernel: conform::KernelSelftestArgs,
+    },
+    /// Benchmarks: the model and the running kernel side by side (medians;
+    /// model/kernel ratios).
+    Bench {
+        /// Run only cases whose name contains one of these.
+        filters: Vec<String>,
+        /// One JSON object per line per case.
+        #[arg(long)]
+        json: bool,
+        /// Repetitions per case (the median is reported).
+        #[arg(long, default_value_t = 5)]
+        reps: usize,
+    },
     /// Print the kernel's disasm.c text of instruction words (as `asm` prints
     /// them; whitespace and commas between words are ignored).
     Disasm {
@@ -72,7 +107,11 @@ pub fn main() -> ExitCode {
         Cmd::Asm { file, imms } => cmd_asm(&file, &imms),
         Cmd::Disasm { file, xlated } => cmd_disasm(file.as_deref(), xlated),
         Cmd::Check(a) => check::run(&a),
+        Cmd::Import(a) => import::run(&a),
         Cmd::Record(a) => record::run(&a),
+        Cmd::Bench { filters, json, reps } => cmd_bench(&filters, json, reps),
+        Cmd::Conform { arch, kernel, .. } if kernel.kernel_selftests => conform::run(&arch, &kernel),
+        Cmd::Conform { arch, expected, show, .. } => cmd_conform(&arch, &expected, show),
         Cmd::Run { filters, arch, backend, verbose } => cmd_run(filters, arch, backend, verbose),
     };
     match res {
@@ -96,6 +135,53 @@ fn cmd_run(filters: Vec<String>, arch: Option<String>, backend: Option<String>, 
     opts.verbosity = opts.verbosity.max(verbose.min(3));
     opts.filters = filters;
     if crate::runner::run_summary(&opts) { Ok(()) } else { Err("some subtests failed".into()) }
+}
+
+fn cmd_conform(arches: &str, expected: &std::path::Path, show: usize) -> Result<(), String> {
+    use crate::conform::{KnownDivergences, Report, against_goldens};
+    let known = KnownDivergences::load(&expected.join("KNOWN_DIVERGENCES"))?;
+    let replay = crate::backend::replay::ReplayBackend::new(expected.to_path_buf());
+    let model = crate::backend::by_name("model")?;
+    let mut report = Report::default();
+    for a in arches.split(',') {
+        let arch: crate::target::Arch = a.trim().parse()?;
+        against_goldens(model.as_ref(), &replay, arch, &known, &mut report);
+    }
+    print!("{}", report.render(show));
+    match report.unexplained().count() {
+        0 => Ok(()),
+        n => Err(format!("{n} mismatches are not in KNOWN_DIVERGENCES")),
+    }
+}
+
+fn cmd_bench(filters: &[String], json: bool, reps: usize) -> Result<(), String> {
+    let arch = crate::target::Arch::host().ok_or("the host arch is not a BPF target")?;
+    let model = crate::backend::by_name("model")?;
+    let kernel = crate::backend::by_name("kernel")?;
+    let mut rows = Vec::new();
+    for case in crate::bench::cases(arch)? {
+        if !filters.is_empty() && !filters.iter().any(|f| case.name.contains(f.as_str())) {
+            continue;
+        }
+        // the 1M-insn program takes seconds per load in the kernel
+        let n = if case.request.prog.insns.len() > 500_000 { reps.min(3) } else { reps };
+        eprintln!("bench: {} ({} insns, {n} reps)", case.name, case.request.prog.insns.len());
+        let m = crate::bench::measure(model.as_ref(), &case, n);
+        let k = crate::bench::measure(kernel.as_ref(), &case, n);
+        for (side, s) in [("model", &m), ("kernel", &k)] {
+            if let Some(why) = &s.unavailable {
+                eprintln!("  {side}: {why}");
+            }
+        }
+        if json {
+            println!("{}", crate::bench::json_line(&case, &m, &k));
+        }
+        rows.push((case, m, k));
+    }
+    if !json {
+        print!("{}", crate::bench::table(&rows));
+    }
+    Ok(())
 }
 
 pub(crate) fn read_input(file: Option<&str>) -> Result<String, String> {

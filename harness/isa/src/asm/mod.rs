@@ -92,7 +92,15 @@ pub fn assemble(src: &str) -> Result<Program, AsmError> {
 /// Assembles `src`; `operands` resolves each `%[name]`.
 pub fn assemble_with(src: &str, operands: &dyn Fn(&str) -> Option<Operand>) -> Result<Program, AsmError> {
     let toks = lexer::lex(src, operands)?;
-    let mut p = Parser { src, toks, i: 0, out: Vec::new(), labels: BTreeMap::new(), numeric: Vec::new(), fixups: Vec::new(), data: Vec::new() };
+    let mut p = Parser { src, toks, i: 0, out: Vec::new(), labels: BTreeMap::new(), numeric: Vec::new(), fixups: Vec::new(), data: Vec::new(), label_names: Default::default() };
+    p.label_names = p
+        .toks
+        .windows(2)
+        .filter_map(|w| match (&w[0].tok, &w[1].tok) {
+            (Tok::Ident(n), Tok::Punct(":")) => Some(n.clone()),
+            _ => None,
+        })
+        .collect();
     p.parse_all()?;
     p.finish()
 }
@@ -135,6 +143,9 @@ struct Parser<'a> {
     fixups: Vec<Fixup>,
     /// Bytes of data directives not yet making a whole slot.
     data: Vec<u8>,
+    /// Every label the text defines anywhere: `call name` is a call of that
+    /// label even when `name` is also a helper's.
+    label_names: std::collections::HashSet<String>,
 }
 
 /// Bounds that keep `.rept` from making unbounded programs.
@@ -601,7 +612,7 @@ impl Parser<'_> {
                 self.emit(Insn::new(BPF_JMP | BPF_CALL, 0, 0, 0, imm));
                 Ok(())
             }
-            Some(Tok::Ident(name)) if !self.labels.contains_key(&name) && helper_id(&name).is_some() && !self.label_defined_later(&name) => {
+            Some(Tok::Ident(name)) if helper_id(&name).is_some() && !self.label_names.contains(&name) => {
                 self.i += 1;
                 let id = helper_id(&name).expect("checked");
                 self.emit(Insn::new(BPF_JMP | BPF_CALL, 0, 0, 0, id));
@@ -621,12 +632,6 @@ impl Parser<'_> {
             }
             _ => self.err(format!("expected a helper id, helper name or label after 'call', found {}", self.describe())),
         }
-    }
-
-    fn label_defined_later(&self, name: &str) -> bool {
-        self.toks[self.i..]
-            .windows(2)
-            .any(|w| matches!(&w[0].tok, Tok::Ident(s) if s == name) && w[1].tok == Tok::Punct(":"))
     }
 
     fn cond_jump(&mut self) -> R<()> {

@@ -1,0 +1,344 @@
+//! `bpf-selftest bench`: the model side by side with the running kernel on
+//! the same machine, in one run. Each verification case is a generated
+//! program loaded by both; the kernel's time is its BPF_PROG_LOAD wall time
+//! (and its own `verification time` at log level 4), the model's the time of
+//! its whole load. Execution cases run the same loops with
+//! BPF_PROG_TEST_RUN and report ns per iteration. Medians over repetitions.
+//! Where a side cannot run a case (the model does not verify yet, bpf(2) not
+//! permitted) its numbers are null and the reason is printed.
+
+use std::fmt::Write as _;
+use std::time::Instant;
+
+use serde_json::json;
+
+use crate::backend::{Backend, BtfMode, LoadOutcome, LoadRequest, TestRunInput};
+use crate::isa::assemble;
+use crate::link::{Symbols, link};
+use crate::map::{MapDef, map_type_by_name};
+use crate::prog_type::{ProgType, RAW_TRACEPOINT, SOCKET_FILTER};
+use crate::target::Arch;
+
+/// What a case measures.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Kind {
+    /// Load time and processed insns.
+    Verify,
+    /// Test-run time per loop iteration.
+    Exec { iterations: u64 },
+}
+
+/// One benchmark case: a program and how to run it.
+pub struct Case {
+    pub name: String,
+    pub kind: Kind,
+    pub request: LoadRequest,
+}
+
+fn request(name: &str, asm: &str, prog_type: ProgType, maps: Vec<MapDef>, arch: Arch) -> Result<LoadRequest, String> {
+    let prog = assemble(asm).map_err(|e| format!("{name}: {e}"))?;
+    let linked = link(name, &prog, &Symbols { maps: &maps, ..Default::default() }).map_err(|e| format!("{name}: {e}"))?;
+    Ok(LoadRequest {
+        name: name.to_string(),
+        prog: linked,
+        prog_type,
+        expected_attach_type: None,
+        prog_flags: 0,
+        log_level: 4,
+        unpriv: false,
+        caps_unpriv: Vec::new(),
+        maps,
+        btf: BtfMode::FuncInfo,
+        test_run: None,
+        arch,
+        want_jited: false,
+    })
+}
+
+/// `r0 = 0; r0 += 1 ...; exit`: exactly `n` insns.
+fn straight_line(n: usize) -> String {
+    let mut s = String::from("r0 = 0;\n");
+    for _ in 0..n.saturating_sub(2) {
+        s.push_str("r0 += 1;\n");
+    }
+    s.push_str("exit;\n");
+    s
+}
+
+/// A bounded loop the verifier walks `n` times.
+fn walked_loop(n: u64) -> String {
+    format!("r0 = 0;\nr1 = {n};\nl0:\nr0 += 1;\nr1 -= 1;\nif r1 != 0 goto l0;\nexit;\n")
+}
+
+/// `n` conditional branches on an unknown value.
+fn branch_chain(n: usize) -> String {
+    let mut s = String::from("call bpf_get_prandom_u32;\nr1 = r0;\nr0 = 0;\n");
+    for k in 0..n {
+        let _ = write!(s, "if r1 > {} goto +1;\nr0 += 1;\n", k * 7 % 1000);
+    }
+    s.push_str("exit;\n");
+    s
+}
+
+/// An open-coded `bpf_for(i, 0, n)` loop (`bpf_iter_num_*` kfuncs) summing
+/// into r7; converges in a handful of verified insns whatever `n` is.
+fn bpf_for(n: u64) -> String {
+    format!(
+        "r7 = 0;\nr6 = r10;\nr6 += -8;\nr1 = r6;\nr2 = 0;\nr3 = {n};\ncall bpf_iter_num_new;\n\
+         l0:\nr1 = r6;\ncall bpf_iter_num_next;\nif r0 == 0 goto l1;\nr7 += 1;\ngoto l0;\n\
+         l1:\nr1 = r6;\ncall bpf_iter_num_destroy;\nr0 = r7;\nr0 &= 1;\nexit;\n"
+    )
+}
+
+/// The same loop as `bpf_loop(n, cb, NULL, 0)`.
+fn bpf_loop(n: u64) -> String {
+    format!(
+        "r1 = {n};\nr2 = cb ll;\nr3 = 0;\nr4 = 0;\ncall bpf_loop;\nr0 &= 1;\nexit;\n\
+         cb:\nr0 = 0;\nexit;\n"
+    )
+}
+
+/// The loop body unrolled `n` times.
+fn unrolled(n: usize) -> String {
+    let mut s = String::from("r7 = 0;\n");
+    for _ in 0..n {
+        s.push_str("r7 += 1;\n");
+    }
+    s.push_str("r0 = r7;\nr0 &= 1;\nexit;\n");
+    s
+}
+
+/// pyperf600's shape: ~42k insns with ~1.5k hash lookups, each checked for
+/// NULL and read, behind a chain of branches on what was read.
+fn pyperf_shaped(lookups: usize) -> String {
+    let mut s = String::from("r9 = 0;\nr8 = 0;\n");
+    for k in 0..lookups {
+        let _ = write!(
+            s,
+            "r1 = {k};\n*(u64 *)(r10 - 8) = r1;\nr2 = r10;\nr2 += -8;\nr1 = syms ll;\ncall bpf_map_lookup_elem;\n\
+             if r0 == 0 goto m{k};\nr1 = *(u64 *)(r0 + 0);\nr2 = *(u64 *)(r0 + 8);\nr3 = *(u64 *)(r0 + 16);\n\
+             r1 += r2;\nr1 ^= r3;\nr9 += r1;\nif r9 > 1000 goto m{k};\nr8 += 1;\nr1 = *(u32 *)(r0 + 24);\n\
+             r1 &= 255;\nr8 += r1;\nr2 = *(u32 *)(r0 + 28);\nr2 &= 255;\nr8 += r2;\nr3 = r8;\nr3 >>= 3;\nr9 ^= r3;\n\
+             m{k}:\nr8 += 1;\n"
+        );
+    }
+    s.push_str("r0 = 0;\nexit;\n");
+    s
+}
+
+/// strobemeta's shape: many probe reads into a stack buffer with bounds
+/// checks on the lengths read, and map lookups in between.
+fn strobemeta_shaped(reads: usize) -> String {
+    let mut s = String::from("r6 = r1;\nr9 = 0;\n");
+    for k in 0..reads {
+        let _ = write!(
+            s,
+            "r1 = r10;\nr1 += -64;\nr2 = 32;\nr3 = r6;\ncall bpf_probe_read_kernel;\nr1 = *(u64 *)(r10 - 64);\n\
+             if r1 > 31 goto s{k};\nr2 = r10;\nr2 += -64;\nr2 += r1;\nr3 = *(u8 *)(r2 + 0);\nr9 += r3;\n\
+             r1 = {k};\n*(u64 *)(r10 - 72) = r1;\nr2 = r10;\nr2 += -72;\nr1 = syms ll;\ncall bpf_map_lookup_elem;\n\
+             if r0 == 0 goto s{k};\nr1 = *(u64 *)(r0 + 0);\nr9 += r1;\n\
+             s{k}:\n"
+        );
+    }
+    s.push_str("r0 = 0;\nexit;\n");
+    s
+}
+
+fn syms_map() -> MapDef {
+    MapDef::new("syms", map_type_by_name("hash").expect("hash"), 8, 32, 4096)
+}
+
+/// Every case, for `arch`.
+pub fn cases(arch: Arch) -> Result<Vec<Case>, String> {
+    let v = |name: &str, asm: String, t: ProgType, maps: Vec<MapDef>| -> Result<Case, String> {
+        Ok(Case { name: name.into(), kind: Kind::Verify, request: request(name, &asm, t, maps, arch)? })
+    };
+    let mut out = Vec::new();
+    for n in [1_000, 10_000, 100_000, 1_000_000] {
+        out.push(v(&format!("straight_line_{}", human(n as u64)), straight_line(n), SOCKET_FILTER, vec![])?);
+    }
+    for n in [1_000u64, 10_000, 100_000] {
+        out.push(v(&format!("bounded_loop_x{}", human(n)), walked_loop(n), SOCKET_FILTER, vec![])?);
+    }
+    for n in [100, 1_000] {
+        out.push(v(&format!("branch_chain_{}", human(n as u64)), branch_chain(n), SOCKET_FILTER, vec![])?);
+    }
+    out.push(v("bpf_for_x1M", bpf_for(1_000_000), RAW_TRACEPOINT, vec![])?);
+    out.push(v("bpf_loop_x1M", bpf_loop(1_000_000), RAW_TRACEPOINT, vec![])?);
+    out.push(v("unrolled_x10k", unrolled(10_000), RAW_TRACEPOINT, vec![])?);
+    out.push(v("pyperf600_shaped", pyperf_shaped(1_600), RAW_TRACEPOINT, vec![syms_map()])?);
+    out.push(v("strobemeta_shaped", strobemeta_shaped(400), ProgType(2), vec![syms_map()])?);
+    for n in [1u64, 1_000, 1_000_000] {
+        for (label, asm) in [("bpf_for", bpf_for(n)), ("bpf_loop", bpf_loop(n))] {
+            let name = format!("exec_{label}_x{}", human(n));
+            // socket filters: their test runs repeat and report a duration
+            // (raw_tp test runs refuse both)
+            let mut req = request(&name, &asm, SOCKET_FILTER, vec![], arch)?;
+            req.log_level = 0;
+            req.test_run = Some(TestRunInput { data: vec![0; 64], ctx: None, data_out_size: 0, repeat: if n >= 1_000_000 { 3 } else { 100 } });
+            out.push(Case { name, kind: Kind::Exec { iterations: n }, request: req });
+        }
+    }
+    Ok(out)
+}
+
+fn human(n: u64) -> String {
+    match n {
+        n if n >= 1_000_000 && n % 1_000_000 == 0 => format!("{}M", n / 1_000_000),
+        n if n >= 1_000 && n % 1_000 == 0 => format!("{}k", n / 1_000),
+        n => n.to_string(),
+    }
+}
+
+/// The measured numbers of one side of a case.
+#[derive(Clone, Debug, Default)]
+pub struct Side {
+    pub ms: Option<f64>,
+    /// The kernel's own `verification time`, from its level-4 log.
+    pub verification_ms: Option<f64>,
+    pub processed: Option<u32>,
+    pub ns_per_iter: Option<f64>,
+    /// Why there are no numbers.
+    pub unavailable: Option<String>,
+}
+
+fn median(mut v: Vec<f64>) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    Some(v[v.len() / 2])
+}
+
+fn verification_usec(log: &str) -> Option<f64> {
+    log.lines().find_map(|l| l.strip_prefix("verification time ")?.strip_suffix(" usec")?.parse::<f64>().ok())
+}
+
+/// Runs `case` `reps` times on `be`.
+pub fn measure(be: &dyn Backend, case: &Case, reps: usize) -> Side {
+    if let Err(u) = be.probe(case.request.arch) {
+        return Side { unavailable: Some(u.0), ..Default::default() };
+    }
+    let (mut times, mut vtimes, mut per_iter) = (Vec::new(), Vec::new(), Vec::new());
+    let mut processed = None;
+    for _ in 0..reps.max(1) {
+        let t0 = Instant::now();
+        let out: LoadOutcome = match be.load(&case.request) {
+            Ok(o) => o,
+            Err(u) => return Side { unavailable: Some(u.0), ..Default::default() },
+        };
+        let wall = t0.elapsed().as_nanos() as f64;
+        if !out.accepted {
+            let last = out.log.lines().filter(|l| !l.trim().is_empty()).last().unwrap_or("").to_string();
+            return Side { unavailable: Some(format!("rejected: errno {}: {last}", out.errno)), ..Default::default() };
+        }
+        times.push(if out.load_ns > 0 { out.load_ns as f64 } else { wall } / 1e6);
+        if let Some(v) = verification_usec(&out.log) {
+            vtimes.push(v / 1e3);
+        }
+        processed = crate::backend::loader::processed_insns(&out.log).or(Some(out.verified_insns)).filter(|&p| p > 0);
+        if let Kind::Exec { iterations } = case.kind {
+            if out.retval.is_none() {
+                return Side { unavailable: Some(format!("test run failed: errno {}", out.test_run_errno)), ..Default::default() };
+            }
+            per_iter.push(out.test_run_duration_ns as f64 / iterations as f64);
+        }
+    }
+    Side {
+        ms: median(times),
+        verification_ms: median(vtimes),
+        processed,
+        ns_per_iter: median(per_iter),
+        unavailable: None,
+    }
+}
+
+/// One case's JSON line (`--json`), the documented keys.
+pub fn json_line(case: &Case, model: &Side, kernel: &Side) -> serde_json::Value {
+    let ratio = |m: Option<f64>, k: Option<f64>| match (m, k) {
+        (Some(m), Some(k)) if k > 0.0 => Some(m / k),
+        _ => None,
+    };
+    match case.kind {
+        Kind::Verify => json!({
+            "case": case.name,
+            "model_ms": model.ms,
+            "kernel_ms": kernel.ms,
+            "ratio": ratio(model.ms, kernel.ms),
+            "kernel_verification_ms": kernel.verification_ms,
+            "model_processed": model.processed,
+            "kernel_processed": kernel.processed,
+        }),
+        Kind::Exec { .. } => json!({
+            "case": case.name,
+            "model_ns_per_iter": model.ns_per_iter,
+            "kernel_ns_per_iter": kernel.ns_per_iter,
+            "ratio": ratio(model.ns_per_iter, kernel.ns_per_iter),
+        }),
+    }
+}
+
+fn num(v: Option<f64>, digits: usize) -> String {
+    v.map_or_else(|| "-".to_string(), |x| format!("{x:.digits$}"))
+}
+
+/// The aligned table of a run.
+pub fn table(rows: &[(Case, Side, Side)]) -> String {
+    let mut lines = vec![[
+        "case".to_string(),
+        "model ms".into(),
+        "kernel ms".into(),
+        "kernel verif ms".into(),
+        "ratio".into(),
+        "model processed".into(),
+        "kernel processed".into(),
+        "model ns/iter".into(),
+        "kernel ns/iter".into(),
+    ]];
+    for (c, m, k) in rows {
+        let ratio = match c.kind {
+            Kind::Verify => m.ms.zip(k.ms).map(|(m, k)| m / k),
+            Kind::Exec { .. } => m.ns_per_iter.zip(k.ns_per_iter).map(|(m, k)| m / k),
+        };
+        let p = |x: Option<u32>| x.map_or_else(|| "-".to_string(), |x| x.to_string());
+        lines.push([
+            c.name.clone(),
+            num(m.ms, 3),
+            num(k.ms, 3),
+            num(k.verification_ms, 3),
+            num(ratio, 2),
+            p(m.processed),
+            p(k.processed),
+            num(m.ns_per_iter, 2),
+            num(k.ns_per_iter, 2),
+        ]);
+    }
+    let widths: Vec<usize> = (0..9).map(|i| lines.iter().map(|l| l[i].len()).max().unwrap_or(0)).collect();
+    let mut s = String::new();
+    for l in &lines {
+        let cells: Vec<String> = l
+            .iter()
+            .enumerate()
+            .map(|(i, c)| if i == 0 { format!("{c:<w$}", w = widths[i]) } else { format!("{c:>w$}", w = widths[i]) })
+            .collect();
+        s.push_str(cells.join("  ").trim_end());
+        s.push('\n');
+    }
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn generated_programs_assemble_and_link_at_their_sizes() {
+        let r = request("s", &straight_line(1000), SOCKET_FILTER, vec![], Arch::X86_64).unwrap();
+        assert_eq!(r.prog.insns.len(), 1000);
+        let p = request("p", &pyperf_shaped(1_600), RAW_TRACEPOINT, vec![syms_map()], Arch::X86_64).unwrap();
+        assert!((40_000..46_000).contains(&p.prog.insns.len()), "{}", p.prog.insns.len());
+        for asm in [walked_loop(10), branch_chain(10), bpf_for(10), bpf_loop(10), unrolled(10), strobemeta_shaped(3)] {
+            request("x", &asm, RAW_TRACEPOINT, vec![syms_map()], Arch::X86_64).unwrap();
+        }
+    }
+}

@@ -1,0 +1,328 @@
+//! `bpf-selftest conform --kernel-selftests`: the kernel's own
+//! `verifier_*.c` selftests, imported from the 7.3 source at run time, run
+//! through a backend for x86_64 and arm64, with a pass-rate table per
+//! suite: programs (naked asm / written in C / blocked by a construct),
+//! subtests passed, failed and skipped, and the reasons.
+//!
+//! With the `model` backend (the default) this measures the model's
+//! fidelity; with `vm` (7.3 under QEMU) it measures the importer, since
+//! the real kernel passes nearly all of its own naked-asm tests.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use clap::Args;
+
+use crate::backend::{self, Backend};
+use crate::import::{self, ImportedFile, cpp::KernelTree};
+use crate::runner::{self, Plan, RunOptions, Subtest, Verdict};
+use crate::target::Arch;
+
+/// `conform --kernel-selftests` and its options (the rest of `conform`
+/// compares the model with the goldens).
+#[derive(Args)]
+pub struct KernelSelftestArgs {
+    /// Import the kernel's verifier_*.c selftests (Linux 7.3) and run them
+    /// through --backend instead: pass rates per suite.
+    #[arg(long)]
+    pub kernel_selftests: bool,
+    /// With --kernel-selftests: only suites whose name contains one of
+    /// these (`verifier_and`); repeatable.
+    #[arg(long = "suite", value_name = "NAME")]
+    pub filters: Vec<String>,
+    /// With --kernel-selftests: model, kernel or vm (default:
+    /// BPF_SELFTEST_BACKEND, else model).
+    #[arg(long)]
+    pub backend: Option<String>,
+    /// With --kernel-selftests: the kernel tree (default:
+    /// BPF_SELFTEST_KERNEL_SRC or the caches).
+    #[arg(long, value_name = "DIR")]
+    pub tree: Option<PathBuf>,
+    /// With --kernel-selftests: -v prints every failure's report, -vv also
+    /// every subtest's verdict.
+    #[arg(short, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+}
+
+/// One suite's numbers for one arch.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct SuiteStats {
+    pub programs: usize,
+    pub in_c: usize,
+    /// Naked-asm programs blocked by a construct.
+    pub blocked: usize,
+    pub passed: usize,
+    pub failed: usize,
+    pub skipped: usize,
+}
+
+impl SuiteStats {
+    fn add(&mut self, o: &SuiteStats) {
+        self.programs += o.programs;
+        self.in_c += o.in_c;
+        self.blocked += o.blocked;
+        self.passed += o.passed;
+        self.failed += o.failed;
+        self.skipped += o.skipped;
+    }
+}
+
+/// The outcome of one arch's run.
+#[derive(Debug, Default)]
+pub struct ArchReport {
+    pub arch: Option<Arch>,
+    pub suites: Vec<(String, SuiteStats)>,
+    /// Files that did not import at all: (file, error).
+    pub import_errors: Vec<(String, String)>,
+    /// Reason -> count.
+    pub skips: BTreeMap<String, usize>,
+    /// Construct -> programs (each program counted under its first reason).
+    pub blocked: BTreeMap<String, usize>,
+    /// (subtest, report).
+    pub failures: Vec<(String, String)>,
+    /// (subtest, verdict) of every subtest, in order.
+    pub verdicts: Vec<(String, String)>,
+}
+
+impl ArchReport {
+    pub fn total(&self) -> SuiteStats {
+        let mut t = SuiteStats::default();
+        for (_, s) in &self.suites {
+            t.add(s);
+        }
+        t
+    }
+}
+
+fn pct(n: usize, d: usize) -> String {
+    if d == 0 { "-".to_string() } else { format!("{:.1}%", 100.0 * n as f64 / d as f64) }
+}
+
+/// Imports the suites of `tree` for `arch` and runs them on `backend`,
+/// each suite's loads as one batch (one guest boot serves them all).
+pub fn run_arch(
+    tree: &KernelTree,
+    arch: Arch,
+    backend: &dyn Backend,
+    backend_name: &str,
+    filters: &[String],
+    progress: &mut dyn FnMut(&str),
+) -> ArchReport {
+    let mut rep = ArchReport { arch: Some(arch), ..ArchReport::default() };
+    let filter = |name: &str| filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str()));
+    let opts = RunOptions { arch, backend: backend_name.to_string(), verbosity: 0, filters: Vec::new() };
+    for (path, res) in import::import_verifier_suites(tree, arch, &filter) {
+        let file: ImportedFile = match res {
+            Ok(f) => f,
+            Err(e) => {
+                rep.import_errors.push((path.display().to_string(), e));
+                continue;
+            }
+        };
+        let mut st = SuiteStats { programs: file.programs.len(), ..SuiteStats::default() };
+        for p in file.programs.iter().filter(|p| !p.runnable()) {
+            match p.blocked.first() {
+                Some(b) if b.construct == "written in C" => st.in_c += 1,
+                Some(b) => {
+                    st.blocked += 1;
+                    *rep.blocked.entry(b.construct.clone()).or_default() += 1;
+                }
+                None => st.blocked += 1,
+            }
+        }
+        let suite = import::suite::to_suite(&file);
+        let subtests: Vec<Subtest> = runner::plan_suites(std::slice::from_ref(&suite), &opts, backend);
+        let loads: Vec<usize> = (0..subtests.len()).filter(|&k| matches!(subtests[k].plan, Plan::Load(_))).collect();
+        let requests: Vec<_> = loads
+            .iter()
+            .filter_map(|&k| match &subtests[k].plan {
+                Plan::Load(job) => Some(job.request.clone()),
+                _ => None,
+            })
+            .collect();
+        progress(&format!("{arch}: {} ({} subtests, {} loads)", file.suite, subtests.len(), requests.len()));
+        let mut outcomes = if requests.is_empty() { Vec::new() } else { backend.load_batch(&requests) }.into_iter();
+        for st_ in &subtests {
+            let verdict = match &st_.plan {
+                Plan::Skip(why) => Verdict::Skip(why.clone()),
+                Plan::Fail(why) => Verdict::Fail(format!("{why}\n")),
+                Plan::Load(job) => match outcomes.next() {
+                    Some(Ok(out)) => runner::check_outcome(&job.spec, job.unpriv, arch, &out, false).0,
+                    Some(Err(u)) => Verdict::Skip(u.0),
+                    None => Verdict::Skip("the backend returned no outcome".into()),
+                },
+            };
+            let shown = match &verdict {
+                Verdict::Ok => {
+                    st.passed += 1;
+                    "OK".to_string()
+                }
+                Verdict::Skip(why) => {
+                    st.skipped += 1;
+                    *rep.skips.entry(why.clone()).or_default() += 1;
+                    format!("SKIP ({why})")
+                }
+                Verdict::Fail(report) => {
+                    st.failed += 1;
+                    rep.failures.push((st_.name.clone(), report.clone()));
+                    "FAIL".to_string()
+                }
+            };
+            rep.verdicts.push((st_.name.clone(), shown));
+        }
+        rep.suites.push((file.suite.clone(), st));
+    }
+    rep
+}
+
+/// The table and summaries of one arch's report.
+pub fn render(rep: &ArchReport, backend: &str, release: &str, verbose: u8) -> String {
+    let mut s = String::new();
+    let arch = rep.arch.map_or("?".to_string(), |a| a.to_string());
+    let _ = writeln!(s, "kernel selftests (verifier_*.c of Linux 7.3) on {arch}, backend {backend} ({release})");
+    let _ = writeln!(
+        s,
+        "{:<36} {:>5} {:>4} {:>7} {:>5} {:>5} {:>5} {:>7}",
+        "suite", "progs", "in C", "blocked", "pass", "fail", "skip", "pass %"
+    );
+    for (name, st) in &rep.suites {
+        let _ = writeln!(
+            s,
+            "{:<36} {:>5} {:>4} {:>7} {:>5} {:>5} {:>5} {:>7}",
+            name,
+            st.programs,
+            st.in_c,
+            st.blocked,
+            st.passed,
+            st.failed,
+            st.skipped,
+            pct(st.passed, st.passed + st.failed)
+        );
+    }
+    let t = rep.total();
+    let _ = writeln!(
+        s,
+        "{:<36} {:>5} {:>4} {:>7} {:>5} {:>5} {:>5} {:>7}",
+        format!("total ({} suites)", rep.suites.len()),
+        t.programs,
+        t.in_c,
+        t.blocked,
+        t.passed,
+        t.failed,
+        t.skipped,
+        pct(t.passed, t.passed + t.failed)
+    );
+    let naked = t.programs - t.in_c;
+    let _ = writeln!(
+        s,
+        "{arch}: {} programs: {} in C, {naked} naked asm ({} imported and runnable, {} blocked); subtests: {} passed, {} failed, {} skipped; pass rate {} of the subtests that ran",
+        t.programs,
+        t.in_c,
+        naked - t.blocked,
+        t.blocked,
+        t.passed,
+        t.failed,
+        t.skipped,
+        pct(t.passed, t.passed + t.failed)
+    );
+    if !rep.import_errors.is_empty() {
+        let _ = writeln!(s, "files that did not import:");
+        for (f, e) in &rep.import_errors {
+            let _ = writeln!(s, "  {f}: {e}");
+        }
+    }
+    if !rep.blocked.is_empty() {
+        let _ = writeln!(s, "naked-asm programs blocked, by construct:");
+        let mut v: Vec<_> = rep.blocked.iter().collect();
+        v.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        for (c, n) in v {
+            let _ = writeln!(s, "  {n:>5}  {c}");
+        }
+    }
+    if !rep.skips.is_empty() {
+        let _ = writeln!(s, "skipped subtests, by reason:");
+        let mut v: Vec<_> = rep.skips.iter().collect();
+        v.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+        for (c, n) in v {
+            let _ = writeln!(s, "  {n:>5}  {c}");
+        }
+    }
+    if !rep.failures.is_empty() {
+        let _ = writeln!(s, "failed subtests:");
+        for (name, report) in &rep.failures {
+            if verbose > 0 {
+                let _ = writeln!(s, "--- {name}\n{}", report.trim_end());
+            } else {
+                let first = report
+                    .lines()
+                    .find(|l| l.contains("FAIL") || l.starts_with("EXPECTED") || l.starts_with("WRONG"))
+                    .or(report.lines().next())
+                    .unwrap_or("");
+                let _ = writeln!(s, "  {name}: {first}");
+            }
+        }
+    }
+    if verbose > 1 {
+        for (name, v) in &rep.verdicts {
+            let _ = writeln!(s, "{name}: {v}");
+        }
+    }
+    s
+}
+
+/// `conform --kernel-selftests`: `arches` comma-separated.
+pub fn run(arches: &str, a: &KernelSelftestArgs) -> Result<(), String> {
+    let arches: Vec<Arch> = arches.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::parse).collect::<Result<_, _>>()?;
+    let backend_name = match &a.backend {
+        Some(b) => b.clone(),
+        None => std::env::var("BPF_SELFTEST_BACKEND").ok().filter(|v| !v.is_empty()).unwrap_or_else(|| "model".into()),
+    };
+    let backend: Arc<dyn Backend> = backend::by_name(&backend_name)?.into();
+    let tree = match &a.tree {
+        Some(t) => KernelTree::new(t),
+        None => match import::cpp::oracle_tree() {
+            Some(t) => t,
+            None => {
+                println!(
+                    "conform --kernel-selftests: skipped: no Linux 7.3 source (set BPF_SELFTEST_KERNEL_SRC, or run scripts/setup-vm.sh --source)"
+                );
+                return Ok(());
+            }
+        },
+    };
+    for arch in arches {
+        let rep = run_arch(&tree, arch, &*backend, &backend_name, &a.filters, &mut |m| eprintln!("conform: {m}"));
+        print!("{}", render(&rep, &backend_name, &backend.kernel_release(), a.verbose));
+        println!();
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_and_rates() {
+        let rep = ArchReport {
+            arch: Some(Arch::X86_64),
+            suites: vec![
+                ("verifier_a".into(), SuiteStats { programs: 4, in_c: 1, blocked: 1, passed: 3, failed: 1, skipped: 0 }),
+                ("verifier_b".into(), SuiteStats { programs: 2, in_c: 0, blocked: 0, passed: 0, failed: 0, skipped: 2 }),
+            ],
+            skips: [("backend unavailable".to_string(), 2)].into(),
+            blocked: [("map needs BTF".to_string(), 1)].into(),
+            failures: vec![("verifier_a/p".into(), "run_subtest:FAIL: unexpected_load_success\n".into())],
+            ..ArchReport::default()
+        };
+        let t = render(&rep, "model", "7.3", 0);
+        assert!(t.contains("verifier_a                               4    1       1     3     1     0   75.0%"), "{t}");
+        assert!(t.contains("verifier_b                               2    0       0     0     0     2       -"), "{t}");
+        assert!(t.contains("6 programs: 1 in C, 5 naked asm (4 imported and runnable, 1 blocked)"), "{t}");
+        assert!(t.contains("pass rate 75.0% of the subtests that ran"), "{t}");
+        assert!(t.contains("      2  backend unavailable"), "{t}");
+        assert!(t.contains("  verifier_a/p: run_subtest:FAIL: unexpected_load_success"), "{t}");
+    }
+}

@@ -1,0 +1,409 @@
+//! The control-flow graph (`kernel/bpf/cfg.c`): `bpf_check_cfg` (a
+//! depth-first walk that finds jumps out of range, back-edges an
+//! unprivileged loader may not have, unreachable insns and jumps into the
+//! middle of an `ld_imm64`), `bpf_compute_postorder`, `bpf_compute_scc`
+//! (loops, for the log and state pruning) and `bpf_insn_successors`.
+
+use bpf_isa::op::*;
+
+use super::diag::bpf_diag_program_structure;
+use super::env::*;
+use super::errno::*;
+use super::subprogs::BPF_FUNC_TAIL_CALL;
+use super::{Fail, PResult};
+
+const DISCOVERED: u8 = 0x10;
+const EXPLORED: u8 = 0x20;
+const FALLTHROUGH: u8 = 1;
+const BRANCH: u8 = 2;
+
+/// `BPF_FUNC_*` ids of helpers that call a callback (`is_sync_callback_calling_function`,
+/// `is_async_callback_calling_function`).
+const BPF_FUNC_FOR_EACH_MAP_ELEM: i32 = 164;
+const BPF_FUNC_TIMER_SET_CALLBACK: i32 = 170;
+const BPF_FUNC_FIND_VMA: i32 = 180;
+const BPF_FUNC_LOOP: i32 = 181;
+const BPF_FUNC_USER_RINGBUF_DRAIN: i32 = 209;
+
+/// `bpf_is_sync_callback_calling_insn`.
+pub fn bpf_is_sync_callback_calling_insn(env: &VerifierEnv<'_>, insn: &Insn) -> bool {
+    (bpf_helper_call(insn) && matches!(insn.imm, BPF_FUNC_FOR_EACH_MAP_ELEM | BPF_FUNC_FIND_VMA | BPF_FUNC_LOOP | BPF_FUNC_USER_RINGBUF_DRAIN))
+        || (bpf_pseudo_kfunc_call(insn) && insn.off == 0 && env.kfunc_name(insn.imm) == Some("bpf_rbtree_add_impl"))
+}
+
+/// `bpf_is_async_callback_calling_insn`.
+pub fn bpf_is_async_callback_calling_insn(env: &VerifierEnv<'_>, insn: &Insn) -> bool {
+    (bpf_helper_call(insn) && insn.imm == BPF_FUNC_TIMER_SET_CALLBACK)
+        || (bpf_pseudo_kfunc_call(insn)
+            && insn.off == 0
+            && matches!(
+                env.kfunc_name(insn.imm),
+                Some("bpf_wq_set_callback_impl" | "bpf_wq_set_callback" | "bpf_task_work_schedule_signal_impl" | "bpf_task_work_schedule_resume_impl")
+            ))
+}
+
+use bpf_isa::Insn;
+
+struct Dfs {
+    state: Vec<u8>,
+    stack: Vec<usize>,
+}
+
+enum Visit {
+    Done,
+    Keep,
+}
+
+/// `push_insn`: follow edge `e` from `t` to `w`.
+fn push_insn(env: &mut VerifierEnv<'_>, dfs: &mut Dfs, t: usize, w: i32, e: u8) -> PResult<Visit> {
+    if e == FALLTHROUGH && dfs.state[t] >= DISCOVERED | FALLTHROUGH {
+        return Ok(Visit::Done);
+    }
+    if e == BRANCH && dfs.state[t] >= DISCOVERED | BRANCH {
+        return Ok(Visit::Done);
+    }
+    if w < 0 || w as usize >= env.len() {
+        env.verbose(&format!("jump out of range from insn {t} to {w}\n"));
+        let reason = format!(
+            "Instruction {t} jumps to instruction {w}, but the program only contains instructions 0 through {}.",
+            env.len() as i64 - 1
+        );
+        bpf_diag_program_structure(env, t, "jump out of range", "Keep branch targets inside the program.", &reason);
+        return Err(Fail::Errno(EINVAL));
+    }
+    let w = w as usize;
+    if e == BRANCH {
+        env.aux[w].prune_point = true;
+        env.aux[w].jmp_point = true;
+    }
+    if dfs.state[w] == 0 {
+        // tree edge
+        dfs.state[t] = DISCOVERED | e;
+        dfs.state[w] = DISCOVERED;
+        if dfs.stack.len() >= env.len() {
+            return Err(Fail::Errno(E2BIG));
+        }
+        dfs.stack.push(w);
+        return Ok(Visit::Keep);
+    }
+    if dfs.state[w] & 0xf0 == DISCOVERED {
+        // back edge: a loop, which only bpf_capable loaders may have
+        if env.bpf_capable {
+            return Ok(Visit::Done);
+        }
+        env.verbose(&format!("back-edge from insn {t} to {w}\n"));
+        let reason = format!(
+            "Instruction {t} branches back to instruction {w}. This program is being rejected without the privilege needed for this back-edge."
+        );
+        bpf_diag_program_structure(
+            env,
+            t,
+            "back-edge is not allowed",
+            "Load with privileges that allow this back-edge, or rewrite the control flow so it does not branch backward.",
+            &reason,
+        );
+        return Err(Fail::Errno(EINVAL));
+    }
+    if dfs.state[w] == EXPLORED {
+        // forward or cross edge
+        dfs.state[t] = DISCOVERED | e;
+        return Ok(Visit::Done);
+    }
+    env.verbose("verifier bug: insn state internal bug\n");
+    Err(Fail::Errno(EFAULT))
+}
+
+/// `visit_func_call_insn`.
+fn visit_func_call_insn(env: &mut VerifierEnv<'_>, dfs: &mut Dfs, t: usize, visit_callee: bool) -> PResult<Visit> {
+    let insn = env.insns[t];
+    let sz = if insn.is_ld_imm64() { 2 } else { 1 };
+    let r = push_insn(env, dfs, t, (t + sz) as i32, FALLTHROUGH)?;
+    if let Visit::Keep = r {
+        return Ok(r);
+    }
+    if let Some(a) = env.aux.get_mut(t + sz) {
+        a.prune_point = true;
+        a.jmp_point = true;
+    }
+    if visit_callee {
+        let w = jmp_target(t, insn.imm);
+        env.aux[t].prune_point = true;
+        return push_insn(env, dfs, t, w, BRANCH);
+    }
+    Ok(r)
+}
+
+/// `visit_abnormal_return_insn`: tail calls and `LD_ABS`/`LD_IND` may
+/// leave the subprogram through a hidden exit.
+fn visit_abnormal_return_insn(env: &mut VerifierEnv<'_>, t: usize) {
+    if env.aux[t].jt.is_some() {
+        return;
+    }
+    let exit = env.bpf_find_containing_subprog(t).map_or(0, |s| env.subprog_info[s].exit_idx);
+    env.aux[t].jt = Some(vec![t + 1, exit]);
+}
+
+/// `visit_insn`.
+fn visit_insn(env: &mut VerifierEnv<'_>, dfs: &mut Dfs, t: usize) -> PResult<Visit> {
+    let insn = env.insns[t];
+    if bpf_pseudo_func(&insn) {
+        return visit_func_call_insn(env, dfs, t, true);
+    }
+    let cls = insn.class();
+    if cls != BPF_JMP && cls != BPF_JMP32 {
+        if cls == BPF_LD && matches!(mode(insn.code), BPF_ABS | BPF_IND) {
+            visit_abnormal_return_insn(env, t);
+        }
+        let sz = if insn.is_ld_imm64() { 2 } else { 1 };
+        return push_insn(env, dfs, t, (t + sz) as i32, FALLTHROUGH);
+    }
+    match op(insn.code) {
+        BPF_EXIT => Ok(Visit::Done),
+        BPF_CALL => {
+            if bpf_is_async_callback_calling_insn(env, &insn) {
+                env.aux[t].prune_point = true;
+            }
+            if bpf_is_sync_callback_calling_insn(env, &insn) {
+                let a = &mut env.aux[t];
+                a.calls_callback = true;
+                a.force_checkpoint = true;
+                a.prune_point = true;
+                a.jmp_point = true;
+            }
+            if bpf_helper_call(&insn) && insn.imm == BPF_FUNC_TAIL_CALL {
+                visit_abnormal_return_insn(env, t);
+            }
+            if bpf_pseudo_kfunc_call(&insn) && env.kfunc_name(insn.imm).is_some_and(|n| n.starts_with("bpf_iter_") && n.ends_with("_next")) {
+                env.aux[t].prune_point = true;
+                env.aux[t].force_checkpoint = true;
+            }
+            visit_func_call_insn(env, dfs, t, insn.src == BPF_PSEUDO_CALL)
+        }
+        BPF_JA => {
+            if src(insn.code) == BPF_X {
+                return Err(Fail::unsupported("bpf_check_cfg", "gotox (indirect jumps through jump tables) is not modelled"));
+            }
+            let off = if cls == BPF_JMP { insn.off as i32 } else { insn.imm };
+            let w = jmp_target(t, off);
+            let r = push_insn(env, dfs, t, w, FALLTHROUGH)?;
+            if let Visit::Keep = r {
+                return Ok(r);
+            }
+            if let Some(a) = usize::try_from(w).ok().and_then(|w| env.aux.get_mut(w)) {
+                a.prune_point = true;
+                a.jmp_point = true;
+            }
+            Ok(r)
+        }
+        _ => {
+            env.aux[t].prune_point = true;
+            if bpf_is_may_goto_insn(&insn) {
+                env.aux[t].force_checkpoint = true;
+            }
+            let r = push_insn(env, dfs, t, (t + 1) as i32, FALLTHROUGH)?;
+            if let Visit::Keep = r {
+                return Ok(r);
+            }
+            push_insn(env, dfs, t, jmp_target(t, insn.off as i32), BRANCH)
+        }
+    }
+}
+
+/// `bpf_check_cfg`: non-recursive DFS from insn 0.
+pub fn bpf_check_cfg(env: &mut VerifierEnv<'_>) -> PResult<()> {
+    let n = env.len();
+    let mut dfs = Dfs { state: vec![0; n], stack: Vec::with_capacity(16) };
+    dfs.state[0] = DISCOVERED;
+    dfs.stack.push(0);
+    while let Some(&t) = dfs.stack.last() {
+        match visit_insn(env, &mut dfs, t)? {
+            Visit::Done => {
+                dfs.state[t] = EXPLORED;
+                dfs.stack.pop();
+            }
+            Visit::Keep => {}
+        }
+    }
+    let mut i = 0;
+    while i < n {
+        if dfs.state[i] != EXPLORED {
+            env.verbose(&format!("unreachable insn {i}\n"));
+            let reason = format!("Instruction {i} is not reachable from the program entry point.");
+            bpf_diag_program_structure(
+                env,
+                i,
+                "unreachable instruction",
+                "Remove the unreachable instruction or add valid control flow that reaches it.",
+                &reason,
+            );
+            return Err(Fail::Errno(EINVAL));
+        }
+        if env.insns[i].is_ld_imm64() {
+            if dfs.state.get(i + 1).copied().unwrap_or(0) != 0 {
+                env.verbose(&format!("jump into the middle of ldimm64 insn {i}\n"));
+                let reason = format!("Control flow reaches the second half of the ldimm64 instruction pair that starts at instruction {i}.");
+                bpf_diag_program_structure(
+                    env,
+                    i,
+                    "jump into ldimm64 immediate",
+                    "Target the first instruction of the ldimm64 pair, or restructure the jump target.",
+                    &reason,
+                );
+                return Err(Fail::Errno(EINVAL));
+            }
+            i += 1;
+        }
+        i += 1;
+    }
+    Ok(())
+}
+
+/// `bpf_insn_successors`: fall-through first, then the jump target; the
+/// insn's jump table instead when it has one.
+pub fn bpf_insn_successors(env: &VerifierEnv<'_>, idx: usize) -> Succ {
+    let mut s = Succ { items: [0; 2], cnt: 0, jt: None };
+    if let Some(jt) = env.aux[idx].jt.as_ref() {
+        s.jt = Some(jt.clone());
+        return s;
+    }
+    let insn = &env.insns[idx];
+    let cls = insn.class();
+    let (can_jump, can_fall) = if cls == BPF_JMP || cls == BPF_JMP32 {
+        match op(insn.code) {
+            BPF_EXIT => (false, false),
+            BPF_JA => (true, false),
+            BPF_CALL => (false, true),
+            0xf0 => (false, true),
+            _ => (true, true),
+        }
+    } else {
+        (false, true)
+    };
+    let sz = if insn.is_ld_imm64() { 2 } else { 1 };
+    if can_fall {
+        s.items[s.cnt] = idx + sz;
+        s.cnt += 1;
+    }
+    if can_jump {
+        s.items[s.cnt] = jmp_target(idx, bpf_jmp_offset(insn)) as usize;
+        s.cnt += 1;
+    }
+    s
+}
+
+/// The successors of one insn (`struct bpf_iarray`).
+pub struct Succ {
+    items: [usize; 2],
+    cnt: usize,
+    jt: Option<Vec<usize>>,
+}
+
+impl Succ {
+    pub fn as_slice(&self) -> &[usize] {
+        match &self.jt {
+            Some(v) => v,
+            None => &self.items[..self.cnt],
+        }
+    }
+}
+
+/// `bpf_compute_postorder`: each subprogram's reachable insns in DFS
+/// post-order, subprogram after subprogram.
+pub fn bpf_compute_postorder(env: &mut VerifierEnv<'_>) {
+    let n = env.len();
+    let mut postorder = Vec::with_capacity(n);
+    let mut state = vec![0u8; n];
+    let mut stack: Vec<usize> = Vec::new();
+    for i in 0..env.subprog_cnt {
+        env.subprog_info[i].postorder_start = postorder.len();
+        stack.clear();
+        stack.push(env.subprog_info[i].start);
+        while let Some(&top) = stack.last() {
+            state[top] |= DISCOVERED;
+            if state[top] & EXPLORED != 0 {
+                postorder.push(top);
+                stack.pop();
+                continue;
+            }
+            let succ = bpf_insn_successors(env, top);
+            for &s in succ.as_slice() {
+                if s < n && state[s] == 0 {
+                    stack.push(s);
+                    state[s] |= DISCOVERED;
+                }
+            }
+            state[top] |= EXPLORED;
+        }
+    }
+    let cnt = env.subprog_cnt;
+    env.subprog_info[cnt].postorder_start = postorder.len();
+    env.insn_postorder = postorder;
+}
+
+/// `bpf_compute_scc`: strongly connected components (Tarjan, iterative,
+/// Pearce's variant) numbered from 1 in completion order; an insn alone in
+/// its component gets 0 unless it loops to itself or calls a callback.
+pub fn bpf_compute_scc(env: &mut VerifierEnv<'_>) {
+    const NOT_ON_STACK: u32 = u32::MAX;
+    let n = env.len();
+    let mut stack: Vec<usize> = Vec::with_capacity(n);
+    let mut pre = vec![0u32; n];
+    let mut low = vec![0u32; n];
+    let mut dfs: Vec<usize> = Vec::with_capacity(n);
+    let mut next_pre = 1u32;
+    let mut next_scc = 1u32;
+    for i in 0..n {
+        if pre[i] != 0 {
+            continue;
+        }
+        stack.clear();
+        dfs.clear();
+        dfs.push(i);
+        'dfs: while let Some(&w) = dfs.last() {
+            if pre[w] == 0 {
+                low[w] = next_pre;
+                pre[w] = next_pre;
+                next_pre += 1;
+                stack.push(w);
+            }
+            let succ = bpf_insn_successors(env, w);
+            let succ = succ.as_slice();
+            for &s in succ {
+                if s >= n {
+                    continue;
+                }
+                if pre[s] != 0 {
+                    low[w] = low[w].min(low[s]);
+                } else {
+                    dfs.push(s);
+                    continue 'dfs;
+                }
+            }
+            if low[w] < pre[w] {
+                dfs.pop();
+                continue;
+            }
+            let mut assign = stack.last() != Some(&w);
+            if succ.contains(&w) {
+                assign = true;
+            }
+            if env.bpf_calls_callback(w) {
+                assign = true;
+            }
+            while let Some(t) = stack.pop() {
+                low[t] = NOT_ON_STACK;
+                if assign {
+                    env.aux[t].scc = next_scc;
+                }
+                if t == w {
+                    break;
+                }
+            }
+            if assign {
+                next_scc += 1;
+            }
+            dfs.pop();
+        }
+    }
+    env.scc_cnt = next_scc;
+}

@@ -1,0 +1,338 @@
+//! Constant registers before the main pass (`kernel/bpf/const_fold.c`):
+//! `bpf_compute_const_regs`, a forward data flow over r0-r9 in reverse
+//! post-order, and `bpf_prune_dead_branches`, which rewrites conditional
+//! jumps with a known outcome into `goto` (taken) or `goto +0` (not taken)
+//! so liveness does not flow through dead code. The rewrite is visible in
+//! the level-2 listings and in the xlated program.
+
+use bpf_isa::Insn;
+use bpf_isa::op::*;
+
+use super::cfg::{bpf_compute_postorder, bpf_insn_successors};
+use super::env::*;
+use crate::map::flags::BPF_F_RDONLY_PROG;
+use crate::map::types::*;
+
+/// `enum const_arg_state` with its payload.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum ConstArg {
+    Unvisited,
+    Unknown,
+    Const(u64),
+    /// A map pointer: index into `used_maps`.
+    MapPtr(u32),
+    /// Into a map's value: (`used_maps` index, offset).
+    MapValue(u32, u64),
+    /// A subprogram's address: its index.
+    Subprog(u32),
+}
+
+use ConstArg::*;
+
+impl ConstArg {
+    /// `(state, map_index, val)` as `const_reg_join` compares them.
+    fn key(self) -> (u8, u32, u64) {
+        match self {
+            Unvisited => (0, 0, 0),
+            Unknown => (1, 0, 0),
+            Const(v) => (2, 0, v),
+            MapPtr(m) => (3, m, 0),
+            MapValue(m, v) => (4, m, v),
+            Subprog(v) => (5, 0, v as u64),
+        }
+    }
+}
+
+const NREGS: usize = MAX_BPF_REG as usize;
+
+/// `const_reg_xfer`.
+fn const_reg_xfer(env: &VerifierEnv<'_>, ci: &mut [ConstArg; NREGS], insn: &Insn, idx: usize) {
+    if is_stack_arg_st(insn) || is_stack_arg_stx(insn) {
+        return;
+    }
+    let d = insn.dst as usize;
+    let s = insn.src as usize;
+    if is_stack_arg_ldx(insn) {
+        if d < NREGS {
+            ci[d] = Unknown;
+        }
+        return;
+    }
+    if d >= NREGS || s >= NREGS {
+        return;
+    }
+    let cls = insn.class();
+    let opcode = op(insn.code) | src(insn.code);
+    match cls {
+        BPF_ALU | BPF_ALU64 => {
+            let dst = ci[d];
+            let srcv = ci[s];
+            let imm = insn.imm as i64 as u64;
+            ci[d] = match opcode {
+                x if x == BPF_MOV | BPF_K => Const(imm),
+                x if x == BPF_MOV | BPF_X => {
+                    if insn.off == 0 {
+                        srcv
+                    } else if let Const(v) = srcv {
+                        match insn.off {
+                            8 => Const(v as i8 as i64 as u64),
+                            16 => Const(v as i16 as i64 as u64),
+                            32 => Const(v as i32 as i64 as u64),
+                            _ => Unknown,
+                        }
+                    } else {
+                        Unknown
+                    }
+                }
+                x if x == BPF_ADD | BPF_K => match dst {
+                    Const(v) => Const(v.wrapping_add(imm)),
+                    MapValue(m, v) => MapValue(m, v.wrapping_add(imm)),
+                    _ => Unknown,
+                },
+                x if x == BPF_SUB | BPF_K => match dst {
+                    Const(v) => Const(v.wrapping_sub(imm)),
+                    MapValue(m, v) => MapValue(m, v.wrapping_sub(imm)),
+                    _ => Unknown,
+                },
+                x if x == BPF_AND | BPF_K => match dst {
+                    Const(v) => Const(v & imm),
+                    _ if insn.imm == 0 => Const(0),
+                    _ => Unknown,
+                },
+                x if x == BPF_AND | BPF_X => match (dst, srcv) {
+                    (Const(0), _) => Const(0),
+                    (_, Const(0)) => Const(0),
+                    (Const(a), Const(b)) => Const(a & b),
+                    _ => Unknown,
+                },
+                _ => Unknown,
+            };
+            if cls == BPF_ALU {
+                ci[d] = match ci[d] {
+                    Const(v) => Const(v as u32 as u64),
+                    Unknown => Unknown,
+                    _ => Unknown,
+                };
+            }
+        }
+        BPF_LD => {
+            let m = mode(insn.code);
+            if m == BPF_ABS || m == BPF_IND {
+                clobber_call(ci);
+                return;
+            }
+            if m != BPF_IMM || size(insn.code) != BPF_DW {
+                return;
+            }
+            ci[d] = match insn.src {
+                BPF_PSEUDO_FUNC => match env.bpf_find_subprog(jmp_target(idx, insn.imm) as usize) {
+                    Some(sp) if jmp_target(idx, insn.imm) >= 0 => Subprog(sp as u32),
+                    _ => Unknown,
+                },
+                BPF_PSEUDO_MAP_VALUE | BPF_PSEUDO_MAP_IDX_VALUE => MapValue(env.aux[idx].map_index as u32, env.aux[idx].map_off as u64),
+                BPF_PSEUDO_MAP_FD | BPF_PSEUDO_MAP_IDX => MapPtr(env.aux[idx].map_index as u32),
+                0 => {
+                    let hi = env.insns.get(idx + 1).map_or(0, |n| n.imm as u32 as u64);
+                    Const(insn.imm as u32 as u64 | hi << 32)
+                }
+                _ => Unknown,
+            };
+        }
+        BPF_LDX => {
+            ci[d] = match ci[s] {
+                MapValue(m, v) => map_direct_read(env, m as usize, v.wrapping_add(insn.off as i64 as u64) as u32 as i32 as i64, insn).map_or(Unknown, Const),
+                _ => Unknown,
+            };
+        }
+        BPF_JMP if op(insn.code) == BPF_CALL => clobber_call(ci),
+        BPF_STX => {
+            if let Some(r) = bpf_atomic_load_reg(insn) {
+                ci[r] = Unknown;
+            }
+        }
+        _ => {}
+    }
+}
+
+fn clobber_call(ci: &mut [ConstArg; NREGS]) {
+    for r in ci.iter_mut().take(6) {
+        *r = Unknown;
+    }
+}
+
+/// `bpf_atomic_load_reg`: the register an atomic insn loads into.
+fn bpf_atomic_load_reg(insn: &Insn) -> Option<usize> {
+    if mode(insn.code) != BPF_ATOMIC {
+        return None;
+    }
+    if insn.imm == BPF_CMPXCHG {
+        return Some(0);
+    }
+    if insn.imm == BPF_LOAD_ACQ {
+        return Some(insn.dst as usize);
+    }
+    if insn.imm & BPF_FETCH != 0 {
+        return Some(insn.src as usize);
+    }
+    None
+}
+
+/// A load from a read-only map's value (`bpf_map_is_rdonly` and
+/// `bpf_map_direct_read`): the frozen `.rodata`-style array's contents.
+fn map_direct_read(env: &VerifierEnv<'_>, used: usize, off: i64, insn: &Insn) -> Option<u64> {
+    let map = &env.input.maps[*env.used_maps.get(used)?].def;
+    let sz: i64 = match size(insn.code) {
+        BPF_B => 1,
+        BPF_H => 2,
+        BPF_W => 4,
+        _ => 8,
+    };
+    let rdonly = map.map_flags & BPF_F_RDONLY_PROG != 0 && map.frozen;
+    // only arrays with one element have a direct value address; per-CPU
+    // arrays and insn arrays refuse direct reads
+    if !rdonly || map.map_type != BPF_MAP_TYPE_ARRAY || map.max_entries != 1 {
+        return None;
+    }
+    if off < 0 || off + sz > map.value_size as i64 {
+        return None;
+    }
+    let value = map.init.iter().find(|(k, _)| k.iter().all(|b| *b == 0)).map(|(_, v)| v.as_slice()).unwrap_or(&[]);
+    let mut bytes = [0u8; 8];
+    for (i, b) in bytes.iter_mut().enumerate().take(sz as usize) {
+        *b = value.get(off as usize + i).copied().unwrap_or(0);
+    }
+    let raw = u64::from_le_bytes(bytes);
+    let sx = mode(insn.code) == BPF_MEMSX;
+    Some(match (sz, sx) {
+        (1, true) => raw as u8 as i8 as i64 as u64,
+        (2, true) => raw as u16 as i16 as i64 as u64,
+        (4, true) => raw as u32 as i32 as i64 as u64,
+        _ => raw,
+    })
+}
+
+/// `const_reg_join`: merge `out` into a successor's input.
+fn const_reg_join(target: &mut [ConstArg; NREGS], out: &[ConstArg; NREGS]) -> bool {
+    let mut changed = false;
+    for r in 0..NREGS {
+        let old = target[r];
+        let new = out[r];
+        if old == Unvisited && new != Unvisited {
+            target[r] = new;
+            changed = true;
+        } else if old != Unknown && old != Unvisited && new.key() != old.key() {
+            target[r] = Unknown;
+            changed = true;
+        }
+    }
+    changed
+}
+
+/// `bpf_compute_const_regs`.
+pub fn bpf_compute_const_regs(env: &mut VerifierEnv<'_>) {
+    let n = env.len();
+    let mut ci_in = vec![[Unvisited; NREGS]; n];
+    for i in 0..env.subprog_cnt {
+        ci_in[env.subprog_info[i].start] = [Unknown; NREGS];
+    }
+    loop {
+        let mut changed = false;
+        for p in (0..env.insn_postorder.len()).rev() {
+            let idx = env.insn_postorder[p];
+            let mut out = ci_in[idx];
+            let insn = env.insns[idx];
+            const_reg_xfer(env, &mut out, &insn, idx);
+            let succ = bpf_insn_successors(env, idx);
+            for &s in succ.as_slice() {
+                if s < n {
+                    changed |= const_reg_join(&mut ci_in[s], &out);
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    for (i, ci) in ci_in.iter().enumerate() {
+        let aux = &mut env.aux[i];
+        let (mut mask, mut map_mask, mut sub_mask) = (0u16, 0u16, 0u16);
+        for (r, c) in ci.iter().enumerate().take(10) {
+            match *c {
+                Const(v) if v == v as u32 as u64 => {
+                    mask |= 1 << r;
+                    aux.const_reg_vals[r] = v as u32;
+                }
+                MapPtr(m) => {
+                    map_mask |= 1 << r;
+                    aux.const_reg_vals[r] = m;
+                }
+                Subprog(v) => {
+                    sub_mask |= 1 << r;
+                    aux.const_reg_vals[r] = v;
+                }
+                _ => {}
+            }
+        }
+        aux.const_reg_mask = mask;
+        aux.const_reg_map_mask = map_mask;
+        aux.const_reg_subprog_mask = sub_mask;
+    }
+}
+
+/// `eval_const_branch`.
+fn eval_const_branch(code: u8, d: u64, s: u64) -> Option<bool> {
+    Some(match op(code) {
+        BPF_JEQ => d == s,
+        BPF_JNE => d != s,
+        BPF_JGT => d > s,
+        BPF_JGE => d >= s,
+        BPF_JLT => d < s,
+        BPF_JLE => d <= s,
+        BPF_JSGT => (d as i64) > s as i64,
+        BPF_JSGE => (d as i64) >= s as i64,
+        BPF_JSLT => (d as i64) < s as i64,
+        BPF_JSLE => (d as i64) <= s as i64,
+        BPF_JSET => d & s != 0,
+        _ => return None,
+    })
+}
+
+/// `bpf_prune_dead_branches`.
+pub fn bpf_prune_dead_branches(env: &mut VerifierEnv<'_>) -> super::PResult<()> {
+    let mut changed = false;
+    for i in 0..env.len() {
+        let insn = env.insns[i];
+        if !bpf_insn_is_cond_jump(insn.code) || bpf_is_may_goto_insn(&insn) {
+            continue;
+        }
+        let aux = &env.aux[i];
+        let d = insn.dst as usize;
+        if d >= 10 || aux.const_reg_mask & (1 << d) == 0 {
+            continue;
+        }
+        let mut dv = aux.const_reg_vals[d] as u64;
+        let mut sv = if src(insn.code) == BPF_K {
+            insn.imm as i64 as u64
+        } else {
+            let s = insn.src as usize;
+            if s >= 10 || aux.const_reg_mask & (1 << s) == 0 {
+                continue;
+            }
+            aux.const_reg_vals[s] as u64
+        };
+        if insn.class() == BPF_JMP32 {
+            dv = dv as u32 as i32 as i64 as u64;
+            sv = sv as u32 as i32 as i64 as u64;
+        }
+        let Some(taken) = eval_const_branch(insn.code, dv, sv) else {
+            env.verbose(&format!("Unknown conditional jump {:x}\n", insn.code));
+            return Err(super::Fail::Errno(super::errno::EFAULT));
+        };
+        env.insns[i] = Insn::new(BPF_JMP | BPF_JA, 0, 0, if taken { insn.off } else { 0 }, 0);
+        changed = true;
+    }
+    if changed {
+        bpf_compute_postorder(env);
+    }
+    Ok(())
+}

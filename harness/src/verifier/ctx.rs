@@ -1,0 +1,251 @@
+//! Context access per program type: the `is_valid_access` callbacks of
+//! `net/core/filter.c` and `kernel/trace/bpf_trace.c`, and whether the type
+//! rewrites ctx accesses (`convert_ctx_access`), which decides if a ctx
+//! pointer may be dereferenced at a fixed offset.
+
+use super::reg::*;
+
+/// `BPF_PROG_TYPE_*` numbers this module knows.
+pub mod pt {
+    pub const SOCKET_FILTER: u32 = 1;
+    pub const KPROBE: u32 = 2;
+    pub const SCHED_CLS: u32 = 3;
+    pub const SCHED_ACT: u32 = 4;
+    pub const TRACEPOINT: u32 = 5;
+    pub const XDP: u32 = 6;
+    pub const PERF_EVENT: u32 = 7;
+    pub const CGROUP_SKB: u32 = 8;
+    pub const CGROUP_SOCK: u32 = 9;
+    pub const RAW_TRACEPOINT: u32 = 17;
+    pub const SYSCALL: u32 = 31;
+}
+
+/// What an allowed ctx load gives (`struct bpf_insn_access_aux`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CtxAccess {
+    pub reg_type: RegType,
+    /// `ctx_field_size` for narrow loads the fixups widen.
+    pub ctx_field_size: u32,
+}
+
+/// Result of an `is_valid_access` callback: `None` is "invalid",
+/// `Err(what)` a program type this model does not know yet.
+pub type Valid = Result<Option<CtxAccess>, String>;
+
+/// Offsets in `struct __sk_buff`.
+mod skb {
+    pub const MARK: i64 = 8;
+    pub const QUEUE_MAPPING: i64 = 12;
+    pub const PRIORITY: i64 = 32;
+    pub const TC_INDEX: i64 = 44;
+    pub const CB0: i64 = 48;
+    pub const CB_END: i64 = 68;
+    pub const TC_CLASSID: i64 = 72;
+    pub const DATA: i64 = 76;
+    pub const DATA_END: i64 = 80;
+    pub const FAMILY: i64 = 88;
+    pub const REMOTE_IP4: i64 = 92;
+    pub const LOCAL_IP4: i64 = 96;
+    pub const REMOTE_IP6: i64 = 100;
+    pub const LOCAL_IP6_END: i64 = 132;
+    pub const LOCAL_PORT_END: i64 = 140;
+    pub const DATA_META: i64 = 140;
+    pub const FLOW_KEYS: i64 = 144;
+    pub const TSTAMP: i64 = 152;
+    pub const WIRE_LEN: i64 = 160;
+    pub const SK: i64 = 168;
+    pub const TSTAMP_TYPE: i64 = 180;
+    pub const HWTSTAMP: i64 = 184;
+    pub const SIZE: i64 = 192;
+}
+
+fn in_field(off: i64, start: i64, size: i64) -> bool {
+    off >= start && off < start + size
+}
+
+/// `bpf_ctx_narrow_access_ok`.
+fn narrow_access_ok(off: i64, size: i64, size_default: i64) -> bool {
+    size <= size_default && (size & (size - 1)) == 0 && off % size == 0
+}
+
+/// `bpf_skb_is_valid_access`.
+fn bpf_skb_is_valid_access(off: i64, size: i64, write: bool, is_ldsx: bool, reg_type: RegType) -> Option<CtxAccess> {
+    use skb::*;
+    if !(0..SIZE).contains(&off) || off % size != 0 {
+        return None;
+    }
+    let mut field_size = 0;
+    if in_field(off, CB0, CB_END - CB0) {
+        if off + size > CB_END {
+            return None;
+        }
+    } else if in_field(off, DATA, 4) || in_field(off, DATA_META, 4) || in_field(off, DATA_END, 4) {
+        if is_ldsx || size != 4 {
+            return None;
+        }
+    } else if in_field(off, REMOTE_IP6, LOCAL_IP6_END - REMOTE_IP6) || in_field(off, REMOTE_IP4, 4) || in_field(off, LOCAL_IP4, 4) {
+        if size != 4 {
+            return None;
+        }
+    } else if in_field(off, FLOW_KEYS, 8) {
+        return None;
+    } else if in_field(off, HWTSTAMP, 8) {
+        if write || size != 8 {
+            return None;
+        }
+    } else if in_field(off, TSTAMP, 8) {
+        if size != 8 {
+            return None;
+        }
+    } else if in_field(off, SK, 8) {
+        if write || size != 8 {
+            return None;
+        }
+        return Some(CtxAccess { reg_type: PTR_TO_SOCK_COMMON | PTR_MAYBE_NULL, ctx_field_size: 0 });
+    } else if off == TSTAMP_TYPE || (TSTAMP_TYPE + 1..HWTSTAMP).contains(&off) {
+        return None;
+    } else if write {
+        if size != 4 {
+            return None;
+        }
+    } else {
+        field_size = 4;
+        if !narrow_access_ok(off, size, 4) {
+            return None;
+        }
+    }
+    Some(CtxAccess { reg_type, ctx_field_size: field_size })
+}
+
+/// `sk_filter_is_valid_access`.
+fn sk_filter_is_valid_access(off: i64, size: i64, write: bool, is_ldsx: bool) -> Option<CtxAccess> {
+    use skb::*;
+    if in_field(off, TC_CLASSID, 4)
+        || in_field(off, DATA, 4)
+        || in_field(off, DATA_META, 4)
+        || in_field(off, DATA_END, 4)
+        || in_field(off, FAMILY, LOCAL_PORT_END - FAMILY)
+        || in_field(off, TSTAMP, 8)
+        || in_field(off, WIRE_LEN, 4)
+        || in_field(off, HWTSTAMP, 8)
+    {
+        return None;
+    }
+    if write && !in_field(off, CB0, CB_END - CB0) {
+        return None;
+    }
+    bpf_skb_is_valid_access(off, size, write, is_ldsx, SCALAR_VALUE)
+}
+
+/// `cg_skb_is_valid_access` (the loader has CAP_BPF or not).
+fn cg_skb_is_valid_access(off: i64, size: i64, write: bool, is_ldsx: bool, bpf_capable: bool) -> Option<CtxAccess> {
+    use skb::*;
+    if in_field(off, TC_CLASSID, 4) || in_field(off, DATA_META, 4) || in_field(off, WIRE_LEN, 4) {
+        return None;
+    }
+    if (in_field(off, DATA, 4) || in_field(off, DATA_END, 4)) && !bpf_capable {
+        return None;
+    }
+    if write {
+        let ok = in_field(off, MARK, 4) || in_field(off, PRIORITY, 4) || in_field(off, CB0, CB_END - CB0) || (in_field(off, TSTAMP, 8) && bpf_capable);
+        if !ok {
+            return None;
+        }
+    }
+    let t = if in_field(off, DATA, 4) {
+        PTR_TO_PACKET
+    } else if in_field(off, DATA_END, 4) {
+        PTR_TO_PACKET_END
+    } else {
+        SCALAR_VALUE
+    };
+    bpf_skb_is_valid_access(off, size, write, is_ldsx, t)
+}
+
+/// `tc_cls_act_is_valid_access`.
+fn tc_cls_act_is_valid_access(off: i64, size: i64, write: bool, is_ldsx: bool) -> Option<CtxAccess> {
+    use skb::*;
+    if write {
+        let ok = in_field(off, MARK, 4)
+            || in_field(off, TC_INDEX, 4)
+            || in_field(off, PRIORITY, 4)
+            || in_field(off, TC_CLASSID, 4)
+            || in_field(off, CB0, CB_END - CB0)
+            || in_field(off, TSTAMP, 8)
+            || in_field(off, QUEUE_MAPPING, 4);
+        if !ok {
+            return None;
+        }
+    }
+    let mut t = SCALAR_VALUE;
+    if in_field(off, DATA, 4) {
+        t = PTR_TO_PACKET;
+    } else if in_field(off, DATA_META, 4) {
+        t = PTR_TO_PACKET_META;
+    } else if in_field(off, DATA_END, 4) {
+        t = PTR_TO_PACKET_END;
+    } else if in_field(off, FAMILY, LOCAL_PORT_END - FAMILY) {
+        return None;
+    } else if off == TSTAMP_TYPE {
+        return (size == 1).then_some(CtxAccess { reg_type: SCALAR_VALUE, ctx_field_size: 0 });
+    }
+    bpf_skb_is_valid_access(off, size, write, is_ldsx, t)
+}
+
+/// `xdp_is_valid_access` (expected attach type other than devmap).
+fn xdp_is_valid_access(off: i64, size: i64, write: bool, is_ldsx: bool) -> Option<CtxAccess> {
+    const EGRESS_IFINDEX: i64 = 20;
+    if off == EGRESS_IFINDEX || write {
+        return None;
+    }
+    if matches!(off, 0 | 4 | 8) && is_ldsx {
+        return None;
+    }
+    let t = match off {
+        0 => PTR_TO_PACKET,
+        4 => PTR_TO_PACKET_END,
+        8 => PTR_TO_PACKET_META,
+        _ => SCALAR_VALUE,
+    };
+    // __is_valid_xdp_access
+    if !(0..24).contains(&off) || off % size != 0 || size != 4 {
+        return None;
+    }
+    Some(CtxAccess { reg_type: t, ctx_field_size: 0 })
+}
+
+/// `is_valid_access` of `prog_type` for `size` bytes at `off`.
+pub fn is_valid_access(prog_type: u32, off: i64, size: i64, write: bool, is_ldsx: bool, bpf_capable: bool, pt_regs_size: i64) -> Valid {
+    if size <= 0 {
+        return Ok(None);
+    }
+    let scalar = |ok: bool| ok.then_some(CtxAccess { reg_type: SCALAR_VALUE, ctx_field_size: 0 });
+    Ok(match prog_type {
+        pt::SOCKET_FILTER => sk_filter_is_valid_access(off, size, write, is_ldsx),
+        pt::SCHED_CLS | pt::SCHED_ACT => tc_cls_act_is_valid_access(off, size, write, is_ldsx),
+        pt::XDP => xdp_is_valid_access(off, size, write, is_ldsx),
+        pt::CGROUP_SKB => cg_skb_is_valid_access(off, size, write, is_ldsx, bpf_capable),
+        // kprobe_prog_is_valid_access
+        pt::KPROBE => scalar(off >= 0 && off < pt_regs_size && off % size == 0 && off + size <= pt_regs_size),
+        // tp_prog_is_valid_access (PERF_MAX_TRACE_SIZE 8192)
+        pt::TRACEPOINT => scalar((8..8192).contains(&off) && !write && off % size == 0),
+        // bpf_tracing_ctx_access
+        pt::RAW_TRACEPOINT => scalar((0..96).contains(&off) && !write && off % size == 0),
+        _ => return Err(format!("ctx access of program type {prog_type}")),
+    })
+}
+
+/// Whether the type's ctx loads are rewritten (`ops->convert_ctx_access`):
+/// such a ctx pointer must be dereferenced unmodified.
+pub fn has_convert_ctx_access(prog_type: u32) -> bool {
+    !matches!(prog_type, pt::KPROBE | pt::TRACEPOINT | pt::RAW_TRACEPOINT | pt::SYSCALL)
+}
+
+/// `may_access_direct_pkt_data` for this model's prog types.
+pub fn may_access_direct_pkt_data(prog_type: u32, write: bool) -> bool {
+    match prog_type {
+        pt::SCHED_CLS | pt::SCHED_ACT | pt::XDP => true,
+        pt::CGROUP_SKB => !write,
+        _ => false,
+    }
+}

@@ -1,0 +1,155 @@
+//! How the 7.3 verifier log prints numbers and scalar registers
+//! (`kernel/bpf/log.c`: `verbose_snum`, `verbose_unum`, `tnum_strn`,
+//! `print_scalar_ranges`, the scalar part of `print_reg_state`).
+//!
+//! Small numbers print in decimal, others in hex (`%#llx`, which in the
+//! kernel's printf gives `0x0` for zero too). Of the eight bounds only those
+//! that say something are printed, and equal ones share one value:
+//! `smin=smin32=0,smax=umax=smax32=umax32=255`.
+
+use std::fmt::Write;
+
+use super::{BPF_ADD_CONST, Scalar};
+use crate::verifier::tnum::{Tnum, tnum_is_const, tnum_is_unknown};
+
+/// `is_unum_decimal`: up to `U16_MAX`.
+pub fn is_unum_decimal(num: u64) -> bool {
+    num <= u64::from(u16::MAX)
+}
+
+/// `is_snum_decimal`: within `[S16_MIN, S16_MAX]`.
+pub fn is_snum_decimal(num: i64) -> bool {
+    (i64::from(i16::MIN)..=i64::from(i16::MAX)).contains(&num)
+}
+
+/// `verbose_unum`.
+pub fn verbose_unum(out: &mut String, num: u64) {
+    if is_unum_decimal(num) {
+        let _ = write!(out, "{num}");
+    } else {
+        let _ = write!(out, "{num:#x}");
+    }
+}
+
+/// `verbose_snum`: negative hex values print as their u64 pattern.
+pub fn verbose_snum(out: &mut String, num: i64) {
+    if is_snum_decimal(num) {
+        let _ = write!(out, "{num}");
+    } else {
+        let _ = write!(out, "{:#x}", num as u64);
+    }
+}
+
+/// `tnum_strn`: a constant as a number, otherwise `(value; mask)` in hex.
+pub fn tnum_strn(a: Tnum) -> String {
+    if a.mask == 0 {
+        if is_unum_decimal(a.value) {
+            return format!("{}", a.value);
+        }
+        if is_snum_decimal(a.value as i64) {
+            return format!("{}", a.value as i64);
+        }
+        return format!("{:#x}", a.value);
+    }
+    format!("({:#x}; {:#x})", a.value, a.mask)
+}
+
+/// `print_scalar_ranges`: the bounds that differ from "unbounded", each
+/// followed by the later ones of the same kind (signed/unsigned) that equal
+/// it (`smax=umax=smax32=umax32=255`). Negative and non-negative values are
+/// never merged, and 32-bit signed bounds printed in hex are not sign
+/// extended. `sep` is `""` before the first item and `","` after.
+pub fn print_scalar_ranges(out: &mut String, reg: &Scalar, sep: &mut &'static str) {
+    let s32 = |v: i32| -> u64 {
+        if is_snum_decimal(i64::from(v)) { i64::from(v) as u64 } else { u64::from(v as u32) }
+    };
+    let mut minmaxs: [(&str, u64, bool); 8] = [
+        ("smin", reg.smin() as u64, reg.smin() == i64::MIN),
+        ("smax", reg.smax() as u64, reg.smax() == i64::MAX),
+        ("umin", reg.umin(), reg.umin() == 0),
+        ("umax", reg.umax(), reg.umax() == u64::MAX),
+        ("smin32", s32(reg.s32_min()), reg.s32_min() == i32::MIN),
+        ("smax32", s32(reg.s32_max()), reg.s32_max() == i32::MAX),
+        ("umin32", u64::from(reg.u32_min()), reg.u32_min() == 0),
+        ("umax32", u64::from(reg.u32_max()), reg.u32_max() == u32::MAX),
+    ];
+    let is_neg = |name: &str, val: u64| name.starts_with('s') && (val as i64) < 0;
+    for i in 0..minmaxs.len() {
+        let (name1, val1, omit1) = minmaxs[i];
+        if omit1 {
+            continue;
+        }
+        let neg1 = is_neg(name1, val1);
+        let _ = write!(out, "{sep}{name1}=");
+        *sep = ",";
+        let mut j = i + 2;
+        while j < minmaxs.len() {
+            let (name2, val2, omit2) = minmaxs[j];
+            if !omit2 && val2 == val1 && is_neg(name2, val2) == neg1 {
+                minmaxs[j].2 = true;
+                let _ = write!(out, "{name2}=");
+            }
+            j += 2;
+        }
+        if name1.starts_with('s') {
+            verbose_snum(out, val1 as i64);
+        } else {
+            verbose_unum(out, val1);
+        }
+    }
+}
+
+/// What `print_reg_state` prints for a `SCALAR_VALUE` register after `R<n>=`:
+/// `P` if precise, then the constant, or `scalar(` id (`id=N`, `+delta` for
+/// a linked `rX += const`), ranges and `var_off` `)`.
+pub fn print_scalar(out: &mut String, reg: &Scalar, id: u32, delta: i32, precise: bool) {
+    if precise {
+        out.push('P');
+    }
+    if tnum_is_const(reg.var_off) {
+        verbose_snum(out, reg.var_off.value as i64);
+        return;
+    }
+    out.push_str("scalar(");
+    let mut sep: &'static str = "";
+    if id != 0 {
+        let _ = write!(out, "{sep}id={}", id & !BPF_ADD_CONST);
+        sep = ",";
+    }
+    if id & BPF_ADD_CONST != 0 {
+        let _ = write!(out, "{delta:+}");
+    }
+    print_scalar_ranges(out, reg, &mut sep);
+    if !tnum_is_unknown(reg.var_off) {
+        let _ = write!(out, "{sep}var_off={}", tnum_strn(reg.var_off));
+    }
+    out.push(')');
+}
+
+/// [`print_scalar`] into a new string.
+pub fn scalar_to_string(reg: &Scalar, id: u32, delta: i32, precise: bool) -> String {
+    let mut s = String::new();
+    print_scalar(&mut s, reg, id, delta, precise);
+    s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verifier::tnum::Tnum;
+
+    #[test]
+    fn formats() {
+        let mut m = Scalar::unknown();
+        m.var_off = Tnum::new(0, 0xff);
+        super::super::reg_bounds_sync(&mut m);
+        assert_eq!(
+            scalar_to_string(&m, 0, 0, false),
+            "scalar(smin=smin32=0,smax=umax=smax32=umax32=255,var_off=(0x0; 0xff))"
+        );
+        assert_eq!(scalar_to_string(&Scalar::known(u64::MAX), 0, 0, false), "-1");
+        assert_eq!(scalar_to_string(&Scalar::known(0x8000_0000), 0, 0, false), "0x80000000");
+        assert_eq!(scalar_to_string(&Scalar::unknown(), 1 | super::super::BPF_ADD_CONST64, 1, false), "scalar(id=1+1)");
+        assert_eq!(tnum_strn(Tnum::new(0xffff_ffff_ffff_fff0, 0)), "-16");
+    }
+}

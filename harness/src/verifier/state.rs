@@ -1,0 +1,171 @@
+//! The abstract machine state: `struct bpf_stack_state`,
+//! `struct bpf_func_state` and `struct bpf_verifier_state`
+//! (`include/linux/bpf_verifier.h`), with the jump history that precision
+//! backtracking walks.
+
+use super::reg::*;
+
+/// `enum bpf_stack_slot_type`.
+pub const STACK_INVALID: u8 = 0;
+pub const STACK_SPILL: u8 = 1;
+pub const STACK_MISC: u8 = 2;
+pub const STACK_ZERO: u8 = 3;
+pub const STACK_DYNPTR: u8 = 4;
+pub const STACK_ITER: u8 = 5;
+pub const STACK_IRQ_FLAG: u8 = 6;
+pub const STACK_POISON: u8 = 7;
+
+/// `BPF_REG_SIZE`.
+pub const BPF_REG_SIZE: usize = 8;
+/// `MAX_BPF_STACK`.
+pub const MAX_BPF_STACK: i64 = 512;
+/// r0..r10.
+pub const MAX_BPF_REG: usize = 11;
+pub const BPF_REG_FP: usize = 10;
+
+/// `struct bpf_stack_state`: 8 bytes of stack.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct StackSlot {
+    pub spilled_ptr: RegState,
+    /// `slot_type[0]` is the byte at the lowest address of the slot.
+    pub slot_type: [u8; BPF_REG_SIZE],
+}
+
+impl StackSlot {
+    /// `bpf_is_spilled_reg`: the last byte says whether a register is here.
+    pub fn is_spilled_reg(&self) -> bool {
+        self.slot_type[BPF_REG_SIZE - 1] == STACK_SPILL
+    }
+
+    /// `bpf_is_spilled_scalar_reg`.
+    pub fn is_spilled_scalar_reg(&self) -> bool {
+        self.is_spilled_reg() && self.spilled_ptr.typ == SCALAR_VALUE
+    }
+
+    /// `is_stack_slot_special`.
+    pub fn is_special(&self) -> bool {
+        matches!(self.slot_type[BPF_REG_SIZE - 1], STACK_DYNPTR | STACK_ITER | STACK_IRQ_FLAG)
+    }
+}
+
+/// `struct bpf_func_state`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FuncState {
+    pub regs: [RegState; MAX_BPF_REG],
+    /// Index of the call insn that made this frame (-1 for main).
+    pub callsite: i64,
+    pub frameno: usize,
+    pub subprogno: usize,
+    /// `stack[i]` is `[fp-8*(i+1), fp-8*i)`; its length is `allocated_stack / 8`.
+    pub stack: Vec<StackSlot>,
+}
+
+impl FuncState {
+    /// `init_func_state`: r10 is the frame pointer, the rest uninitialised.
+    pub fn new(callsite: i64, frameno: usize, subprogno: usize) -> FuncState {
+        let mut regs = [RegState::not_init(); MAX_BPF_REG];
+        regs[BPF_REG_FP] = RegState::ptr(PTR_TO_STACK, frameno as i64);
+        FuncState { regs, callsite, frameno, subprogno, stack: Vec::new() }
+    }
+
+    pub fn allocated_stack(&self) -> usize {
+        self.stack.len() * BPF_REG_SIZE
+    }
+
+    /// `grow_stack_state`: room for `size` bytes (rounded up to a slot).
+    pub fn grow_stack(&mut self, size: usize) {
+        let n = size.div_ceil(BPF_REG_SIZE);
+        if n > self.stack.len() {
+            self.stack.resize(n, StackSlot::default());
+        }
+    }
+}
+
+/// `INSN_F_*` flags of a jump history entry.
+pub const INSN_F_STACK_ACCESS: u32 = 1 << 0;
+pub const INSN_F_DST_REG_STACK: u32 = 1 << 1;
+pub const INSN_F_SRC_REG_STACK: u32 = 1 << 2;
+
+/// `struct bpf_jmp_history_entry`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct JmpHistEntry {
+    pub idx: u32,
+    pub prev_idx: u32,
+    pub flags: u32,
+    pub spi: u8,
+    pub frame: u8,
+    /// `linked_regs_pack`ed registers that share a scalar id at a jump.
+    pub linked_regs: u64,
+}
+
+/// `struct bpf_verifier_state`.
+#[derive(Clone, Debug)]
+pub struct VerifierState {
+    pub frame: Vec<FuncState>,
+    /// The checkpoint this state continues from (index into the checkpoint
+    /// store of [`super::do_check::Env`]).
+    pub parent: Option<usize>,
+    /// Paths from this state not fully explored yet.
+    pub branches: u32,
+    pub insn_idx: usize,
+    pub first_insn_idx: usize,
+    pub last_insn_idx: i64,
+    pub speculative: bool,
+    pub in_sleepable: bool,
+    pub dfs_depth: u32,
+    pub callback_unroll_depth: u32,
+    pub may_goto_depth: u32,
+    pub jmp_history: Vec<JmpHistEntry>,
+    /// A loop back-edge state: the checkpoint it was found equal to.
+    pub equal_state: Option<usize>,
+}
+
+impl VerifierState {
+    pub fn new() -> VerifierState {
+        VerifierState {
+            frame: vec![FuncState::new(-1, 0, 0)],
+            parent: None,
+            branches: 1,
+            insn_idx: 0,
+            first_insn_idx: 0,
+            last_insn_idx: -1,
+            speculative: false,
+            in_sleepable: false,
+            dfs_depth: 0,
+            callback_unroll_depth: 0,
+            may_goto_depth: 0,
+            jmp_history: Vec::new(),
+            equal_state: None,
+        }
+    }
+
+    pub fn curframe(&self) -> usize {
+        self.frame.len() - 1
+    }
+
+    pub fn cur(&self) -> &FuncState {
+        &self.frame[self.frame.len() - 1]
+    }
+
+    pub fn cur_mut(&mut self) -> &mut FuncState {
+        let n = self.frame.len() - 1;
+        &mut self.frame[n]
+    }
+
+    /// `bpf_frame_insn_idx`: where frame `i` is (its callee's callsite, or
+    /// the current insn for the innermost frame).
+    pub fn frame_insn_idx(&self, i: usize) -> usize {
+        if i == self.curframe() { self.insn_idx } else { self.frame[i + 1].callsite.max(0) as usize }
+    }
+}
+
+impl Default for VerifierState {
+    fn default() -> VerifierState {
+        VerifierState::new()
+    }
+}
+
+/// `bpf_get_spi`: the slot holding stack offset `off` (negative).
+pub fn get_spi(off: i64) -> i64 {
+    (-off - 1) / BPF_REG_SIZE as i64
+}

@@ -1,0 +1,160 @@
+//! The kernel's own `verifier_*.c` selftests (Linux 7.3), imported at test
+//! time from the 7.3 source (never committed: GPL) and run through the
+//! backend `BPF_SELFTEST_BACKEND` names (default `model`) for the arch
+//! `BPF_SELFTEST_ARCH` names (default: the host).
+//!
+//! Trials: `verifier_x/prog` (and `... @unpriv`) per subtest as test_loader
+//! would run it; programs the importer cannot express are ignored trials
+//! whose kind names the construct (`blocked: written in C`, ...); a file
+//! that does not import at all is a failing trial. `importer/counts` checks
+//! the importer over the whole tree: every file imports, and nothing is
+//! blocked by the importer's own failures (asm it cannot read, values it
+//! cannot compute, symbols it cannot place).
+//!
+//! Subtests listed in `expected/KERNEL_SELFTESTS_KNOWN` (7.3 itself fails
+//! them as the project runs it) are skipped with the reason listed. Without
+//! the sources (or gcc) everything is one ignored trial saying so.
+
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use bpf_selftest::backend::{self, Backend};
+use bpf_selftest::import::{self, ImportedFile};
+use bpf_selftest::runner::{self, Plan, RunOptions};
+use bpf_selftest::target::Arch;
+use libtest_mimic::{Arguments, Failed, Trial};
+
+/// Constructs that mean the importer failed, not that the program uses
+/// something the runner lacks.
+const IMPORTER_FAILURES: &[&str] = &[
+    "asm error",
+    "unknown symbol",
+    "__imm_const not computable",
+    "__imm_insn not computable",
+    "map definition not computable",
+    "global not computable",
+    "asm operand constraint",
+    "several asm statements",
+    "naked function without asm",
+];
+
+/// `expected/KERNEL_SELFTESTS_KNOWN`: the subtests 7.3 itself fails as the
+/// project runs it, for `arch`: (subtest name, reason).
+fn known_failures(arch: Arch) -> Vec<(String, String)> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("expected/KERNEL_SELFTESTS_KNOWN");
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#'))
+        .filter_map(|l| {
+            let (a, rest) = l.split_once(' ')?;
+            let (name, why) = rest.trim().split_once(' ')?;
+            // `prog @unpriv` names carry a space: keep it with the name
+            let (name, why) = match why.strip_prefix("@unpriv ") {
+                Some(w) => (format!("{name} @unpriv"), w),
+                None => (name.to_string(), why),
+            };
+            (a == "*" || a == arch.name()).then(|| (name, why.trim().to_string()))
+        })
+        .collect()
+}
+
+fn skip_all(why: &str) -> Vec<Trial> {
+    vec![Trial::test("imported", || Ok(())).with_kind(format!("skip: {why}")).with_ignored_flag(true)]
+}
+
+fn counts_trial(files: Arc<Vec<(String, Result<ImportedFile, String>)>>) -> Trial {
+    Trial::test("importer/counts", move || {
+        let mut problems = Vec::new();
+        let (mut progs, mut runnable) = (0, 0);
+        for (name, res) in files.iter() {
+            match res {
+                Err(e) => problems.push(format!("{name}: {e}")),
+                Ok(f) => {
+                    progs += f.programs.len();
+                    runnable += f.runnable();
+                    for p in &f.programs {
+                        for b in p.blocked.iter().filter(|b| IMPORTER_FAILURES.iter().any(|c| b.construct.ends_with(c))) {
+                            problems.push(format!("{}/{}: {b}", f.suite, p.name));
+                        }
+                    }
+                }
+            }
+        }
+        if files.len() < 128 && std::env::var("BPF_SELFTEST_IMPORT_FILTER").is_err() {
+            problems.push(format!("{} verifier_*.c files, 7.3 has 128", files.len()));
+        }
+        // 7.3's verifier_*.c: ~2050 programs, ~1480 of them runnable here
+        if files.len() >= 128 && (progs < 2000 || runnable < 1450) {
+            problems.push(format!("{progs} programs, {runnable} runnable: fewer than 7.3 has"));
+        }
+        if problems.is_empty() { Ok(()) } else { Err(Failed::from(problems.join("\n"))) }
+    })
+}
+
+fn main() -> ExitCode {
+    let args = Arguments::from_args();
+    let opts = match RunOptions::from_env() {
+        Ok(o) => o,
+        Err(e) => {
+            eprintln!("imported: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let backend: Arc<dyn Backend> = match backend::by_name(&opts.backend) {
+        Ok(b) => b.into(),
+        Err(e) => {
+            eprintln!("imported: BPF_SELFTEST_BACKEND: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let trials = match import::cpp::oracle_tree() {
+        None => skip_all("no Linux 7.3 source (set BPF_SELFTEST_KERNEL_SRC, or run scripts/setup-vm.sh --source)"),
+        Some(_) if std::process::Command::new("gcc").arg("--version").output().is_err() => {
+            skip_all("gcc is not installed (its cpp and a host compiler import the C sources)")
+        }
+        Some(tree) => {
+            // BPF_SELFTEST_IMPORT_FILTER=verifier_and,verifier_bswap: import only these
+            let only: Vec<String> = std::env::var("BPF_SELFTEST_IMPORT_FILTER")
+                .map(|v| v.split(',').map(|s| s.trim().to_string()).filter(|s| !s.is_empty()).collect())
+                .unwrap_or_default();
+            let filter = |name: &str| only.is_empty() || only.iter().any(|o| name.contains(o.as_str()));
+            let files: Vec<(String, Result<ImportedFile, String>)> = import::import_verifier_suites(&tree, opts.arch, &filter)
+                .into_iter()
+                .map(|(p, r)| (p.file_stem().map_or_else(String::new, |s| s.to_string_lossy().into_owned()), r))
+                .collect();
+            let files = Arc::new(files);
+            let mut trials = vec![counts_trial(files.clone())];
+            let mut suites = Vec::new();
+            for (name, res) in files.iter() {
+                match res {
+                    Err(e) => {
+                        let e = e.clone();
+                        trials.push(Trial::test(format!("{name} [import]"), move || Err(Failed::from(e))));
+                    }
+                    Ok(f) => {
+                        for p in f.programs.iter().filter(|p| !p.runnable()) {
+                            let what = p.blocked.first().map_or("blocked".to_string(), |b| b.construct.replace(['[', ']'], ""));
+                            trials.push(
+                                Trial::test(format!("{}/{}", f.suite, p.name), || Ok(()))
+                                    .with_kind(format!("blocked: {what}"))
+                                    .with_ignored_flag(true),
+                            );
+                        }
+                        suites.push(import::suite::to_suite(f));
+                    }
+                }
+            }
+            let mut subtests = runner::plan_suites(&suites, &opts, &*backend);
+            let known = known_failures(opts.arch);
+            for st in &mut subtests {
+                if let Some(why) = known.iter().find(|(n, _)| *n == st.name).map(|(_, w)| w) {
+                    st.plan = Plan::Skip(format!("known: {why}"));
+                }
+            }
+            trials.extend(runner::subtest_trials(subtests, &opts, backend));
+            trials
+        }
+    };
+    libtest_mimic::run(&args, trials).exit_code()
+}

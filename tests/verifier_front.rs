@@ -1,0 +1,436 @@
+//! The verifier's front end against Linux 7.3: every program recorded by
+//! `scripts/record-verifier-front.py` (malformed insns, bad jumps, subprogram
+//! layout, capabilities, log buffer sizes, and programs that get past the
+//! front end) is loaded into the model, which must give what the kernel gave:
+//!
+//! * when the kernel decided before its main pass (no insn processed): the
+//!   same verdict, errno, log text, `log_true_size` and `verified_insns`;
+//! * otherwise: the model must stop at `do_check_main` (not modelled yet)
+//!   with a log that is exactly the start of the kernel's (the level-2
+//!   prelude: `func#`, `topo_order`, the stack use/def listings and
+//!   "Live regs before insn").
+//!
+//! Kernel addresses and level 4's verification time are the only things
+//! normalised. The same cases also go through the model backend from a
+//! `LoadRequest`, as the runner would load them.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use bpf_selftest::backend::model::{ModelBackend, map_kaddr};
+use bpf_selftest::backend::{Backend, BtfMode, LoadRequest};
+use bpf_selftest::isa::Insn;
+use bpf_selftest::link::{Func, LinkReloc, LinkedProgram};
+use bpf_selftest::map::MapDef;
+use bpf_selftest::prog_type::ProgType;
+use bpf_selftest::target::Arch;
+use bpf_selftest::verifier::env::{Caps, FuncInfo, MapObj, VerifierInput, license_is_gpl_compatible};
+use bpf_selftest::verifier::{Verdict, bpf_check, kfunc_btf_ids};
+use serde_json::Value;
+
+fn goldens(arch: &str) -> Vec<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("expected/linux-7.3").join(arch).join("verifier-front");
+    let mut v: Vec<PathBuf> = fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    v.sort();
+    v
+}
+
+/// Kernel pointers (16 hex digits: `0xffff888005e7c800`) and the
+/// verification time.
+fn normalize(log: &str) -> String {
+    let mut out = String::with_capacity(log.len());
+    let b = log.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        let ptr = b[i..].starts_with(b"0x")
+            && b.len() >= i + 18
+            && b[i + 2..i + 18].iter().all(u8::is_ascii_hexdigit)
+            && b.get(i + 18).is_none_or(|c| !c.is_ascii_hexdigit());
+        if ptr {
+            out.push_str("0xPTR");
+            i += 18;
+            continue;
+        }
+        if b[i..].starts_with(b"verification time ") {
+            let mut j = i + 18;
+            while j < b.len() && b[j].is_ascii_digit() {
+                j += 1;
+            }
+            out.push_str("verification time N");
+            i = j;
+            continue;
+        }
+        let c = log[i..].chars().next().unwrap();
+        out.push(c);
+        i += c.len_utf8();
+    }
+    out
+}
+
+/// The kernel's "verification time N usec", if the log shows it.
+fn verification_time(log: &str) -> Option<u64> {
+    let rest = &log[log.find("verification time ")? + 18..];
+    rest.split(' ').next()?.parse().ok()
+}
+
+/// Whether the kernel decided before its main pass: rejected with no insn
+/// processed.
+fn decided_in_front(k: &Value) -> bool {
+    if k["accepted"].as_bool().unwrap() {
+        return false;
+    }
+    let log = k["log"].as_str().unwrap();
+    !log.lines().any(|l| l.strip_prefix("processed ").is_some_and(|r| !r.starts_with("0 ")))
+}
+
+struct Case {
+    name: String,
+    input: VerifierInput,
+    kernel: Value,
+    /// The same load as a runner request, when the backend can express it
+    /// (the default log buffer and a GPL license).
+    request: Option<LoadRequest>,
+}
+
+fn case_of(path: &Path, arch: Arch) -> Case {
+    let g: Value = serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap();
+    let name = g["name"].as_str().unwrap().to_string();
+    let mut insns: Vec<Insn> =
+        g["insns"].as_array().unwrap().iter().map(|h| bpf_selftest::isa::insn::from_hex(h.as_str().unwrap()).unwrap()).collect();
+    let mut defs = Vec::new();
+    for m in g["maps"].as_array().unwrap() {
+        let mut d = MapDef::new(
+            m["name"].as_str().unwrap(),
+            m["type_id"].as_u64().unwrap() as u32,
+            m["key_size"].as_u64().unwrap() as u32,
+            m["value_size"].as_u64().unwrap() as u32,
+            m["max_entries"].as_u64().unwrap() as u32,
+        );
+        d.map_flags = m["flags"].as_u64().unwrap() as u32;
+        for u in g["map_updates"].as_array().unwrap() {
+            let parts: Vec<&str> = u.as_str().unwrap().split(':').collect();
+            if parts[0] == d.name {
+                let hex = |s: &str| (0..s.len()).step_by(2).map(|k| u8::from_str_radix(&s[k..k + 2], 16).unwrap()).collect::<Vec<u8>>();
+                d.init.push((hex(parts[1]), hex(parts[2])));
+            }
+        }
+        defs.push(d);
+    }
+    let unpriv = !g["unpriv"].is_null();
+    let caps = match g["unpriv"].as_str() {
+        None => Caps::ALL,
+        Some(s) => Caps::from_numbers(&s.split(',').filter_map(|c| c.trim().parse().ok()).collect::<Vec<u32>>()),
+    };
+    // the loader's fds: 3 is the BTF, maps follow
+    let fd_of = |m: usize| 4 + m as i32;
+    let mut relocs = Vec::new();
+    let link_insns = insns.clone();
+    for f in g["fixups"].as_array().unwrap() {
+        let at = f[0].as_u64().unwrap() as usize;
+        if f[1] == "kfunc" {
+            let kf = f[2].as_str().unwrap();
+            insns[at].imm = kfunc_btf_ids::btf_id(arch, kf).unwrap_or_else(|| panic!("{kf}: no BTF id for {arch}")) as i32;
+            relocs.push(LinkReloc::Kfunc { insn: at, name: kf.to_string() });
+            continue;
+        }
+        // the loader writes the pseudo source and the fd
+        let map = f[2].as_u64().unwrap() as usize;
+        insns[at].imm = fd_of(map);
+        if f[1] == "mapval" {
+            let off = f[3].as_u64().unwrap() as u32;
+            insns[at].src = bpf_selftest::isa::op::BPF_PSEUDO_MAP_VALUE;
+            insns[at + 1].imm = off as i32;
+            relocs.push(LinkReloc::MapValue { insn: at, map, off });
+        } else {
+            insns[at].src = bpf_selftest::isa::op::BPF_PSEUDO_MAP_FD;
+            relocs.push(LinkReloc::Map { insn: at, map });
+        }
+    }
+    let funcs: Vec<FuncInfo> = g["funcs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| FuncInfo {
+            insn_off: f[0].as_u64().unwrap() as u32,
+            name: f[1].as_str().unwrap().to_string(),
+            global: f[2].as_bool().unwrap(),
+            nargs: 0,
+        })
+        .collect();
+    let btf = g["btf"].as_bool().unwrap();
+    let license = g["license"].as_str().unwrap().to_string();
+    let kernel = g["kernel"].clone();
+    let input = VerifierInput {
+        insns,
+        prog_type: ProgType(g["prog_type"].as_u64().unwrap() as u32),
+        expected_attach_type: g["expected_attach_type"].as_u64().unwrap() as u32,
+        prog_flags: g["prog_flags"].as_u64().unwrap() as u32,
+        log_level: g["log_level"].as_u64().unwrap() as u32,
+        log_size: if g["log_level"].as_u64().unwrap() != 0 { g["log_size"].as_u64().unwrap() as u32 } else { 0 },
+        caps,
+        maps: defs.iter().enumerate().map(|(i, d)| MapObj { fd: fd_of(i), def: d.clone(), id: i as u32 + 1, kaddr: map_kaddr(arch, i) }).collect(),
+        func_info: btf.then(|| funcs.clone()),
+        gpl: license_is_gpl_compatible(&license),
+        arch,
+        verification_time_usec: verification_time(kernel["log"].as_str().unwrap()),
+    };
+    let request = (g["log_size"].as_u64() == Some(16 << 20) && license == "GPL" && input.log_level != 0).then(|| LoadRequest {
+        name: format!("verifier-front/{name}"),
+        prog: LinkedProgram {
+            insns: link_insns,
+            funcs: funcs.iter().map(|f| Func { name: f.name.clone(), start: f.insn_off as usize, global: f.global, nargs: 0 }).collect(),
+            relocs,
+        },
+        prog_type: input.prog_type,
+        expected_attach_type: Some(input.expected_attach_type),
+        prog_flags: input.prog_flags,
+        log_level: input.log_level,
+        unpriv,
+        caps_unpriv: g["unpriv"].as_str().map(|s| s.split(',').filter_map(|c| c.trim().parse().ok()).collect()).unwrap_or_default(),
+        maps: defs.clone(),
+        btf: if btf { BtfMode::FuncInfo } else { BtfMode::None },
+        test_run: None,
+        arch,
+        want_jited: false,
+    });
+    Case { name, input, kernel, request }
+}
+
+/// First differing line, for reports.
+fn first_diff(want: &str, got: &str) -> String {
+    for (n, (a, b)) in want.lines().zip(got.lines()).enumerate() {
+        if a != b {
+            return format!("line {}:\n  kernel: {a:?}\n  model:  {b:?}", n + 1);
+        }
+    }
+    format!("lengths differ: kernel {} lines, model {} lines", want.lines().count(), got.lines().count())
+}
+
+/// Checks one case; `Ok(true)` when the kernel decided in the front end.
+fn check(c: &Case) -> Result<bool, String> {
+    let k = &c.kernel;
+    let klog = normalize(k["log"].as_str().unwrap());
+    let front = decided_in_front(k);
+    match bpf_check(&c.input) {
+        Verdict::Decided(d) => {
+            if !front {
+                return Err(format!("model decided (errno {}) but the kernel got past the front end", d.errno));
+            }
+            let want = (k["accepted"].as_bool().unwrap(), k["errno"].as_i64().unwrap() as i32, k["verified_insns"].as_u64().unwrap() as u32);
+            if (d.accepted, d.errno, d.verified_insns) != want {
+                return Err(format!("verdict: kernel {want:?}, model {:?}\n{}", (d.accepted, d.errno, d.verified_insns), d.log));
+            }
+            let mlog = normalize(&d.log);
+            if mlog != klog {
+                return Err(format!("log differs: {}\n--- model log ---\n{}", first_diff(&klog, &mlog), d.log));
+            }
+            let want_size = k["log_true_size"].as_u64().unwrap() as u32;
+            if d.log_true_size != want_size {
+                // a cut-off level-4 log hides how many digits the kernel's time had
+                let time_hidden = c.input.log_level & 4 != 0 && c.input.verification_time_usec.is_none();
+                if !(time_hidden && d.log_true_size.abs_diff(want_size) < 8) {
+                    return Err(format!("log_true_size: kernel {want_size}, model {}", d.log_true_size));
+                }
+            }
+            if let Some(req) = &c.request {
+                let out = ModelBackend.load(req).map_err(|u| format!("backend: {}", u.0))?;
+                if (out.accepted, out.errno, normalize(&out.log)) != (d.accepted, d.errno, mlog.clone()) {
+                    return Err(format!("backend differs from bpf_check: errno {} log:\n{}", out.errno, out.log));
+                }
+            }
+            Ok(true)
+        }
+        Verdict::NotModelled { phase, what, log_so_far } => {
+            if front {
+                return Err(format!("kernel decided in the front end (errno {}), model stopped at {phase}: {what}", k["errno"]));
+            }
+            if phase != "do_check_main" {
+                return Err(format!("not modelled: {phase}: {what}"));
+            }
+            let mlog = normalize(&log_so_far);
+            if !klog.starts_with(&mlog) {
+                return Err(format!("prelude differs: {}\n--- model prelude ---\n{log_so_far}", first_diff(&klog, &mlog)));
+            }
+            if let Some(req) = &c.request {
+                match ModelBackend.load(req) {
+                    Err(u) if u.0 == "model: do_check_main: the main pass (abstract interpretation) is not modelled yet" => {}
+                    other => return Err(format!("backend: expected do_check_main to be unavailable, got {other:?}")),
+                }
+            }
+            Ok(false)
+        }
+    }
+}
+
+fn run_arch(arch_dir: &str, arch: Arch) {
+    let paths = goldens(arch_dir);
+    assert!(!paths.is_empty(), "no goldens for {arch_dir}");
+    let (mut front, mut prelude, mut fails) = (0, 0, Vec::new());
+    for p in &paths {
+        let c = case_of(p, arch);
+        match check(&c) {
+            Ok(true) => front += 1,
+            Ok(false) => prelude += 1,
+            Err(e) => fails.push(format!("{}: {e}", c.name)),
+        }
+    }
+    eprintln!("{arch_dir}: {} goldens: {front} decided in the front end, {prelude} preludes up to do_check, {} failing", paths.len(), fails.len());
+    assert!(fails.is_empty(), "{} of {} cases differ from Linux 7.3:\n\n{}", fails.len(), paths.len(), fails.join("\n\n"));
+}
+
+#[test]
+fn x86_64_goldens() {
+    run_arch("x86_64", Arch::X86_64);
+}
+
+#[test]
+fn arm64_goldens() {
+    if goldens_exist("arm64") {
+        run_arch("arm64", Arch::Arm64);
+    }
+}
+
+fn goldens_exist(arch: &str) -> bool {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("expected/linux-7.3").join(arch).join("verifier-front").is_dir()
+}
+
+/// Garbage never panics the front end and always gets a verdict or a
+/// named phase: random slots, every opcode with random fields, huge and
+/// empty programs.
+#[test]
+fn no_panic_on_garbage() {
+    // BPF_FRONT_FUZZ_ROUNDS=1000000 for a long run
+    let rounds: u64 = std::env::var("BPF_FRONT_FUZZ_ROUNDS").ok().and_then(|v| v.parse().ok()).unwrap_or(4000);
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for round in 0..rounds * 3 / 4 {
+        let n = 1 + (next() % 24) as usize;
+        let insns: Vec<Insn> = (0..n)
+            .map(|_| {
+                let v = next();
+                let mut i = Insn::from_u64(v);
+                // keep jumps near so that more programs get past check_subprogs
+                if round % 2 == 0 {
+                    i.off %= 8;
+                    i.imm %= 8;
+                }
+                i
+            })
+            .collect();
+        for (level, unpriv) in [(2, false), (1, true), (4, false)] {
+            let mut input = VerifierInput::new(insns.clone(), ProgType(1 + (round % 32) as u32), Arch::X86_64);
+            input.log_level = level;
+            input.log_size = 1 << 16;
+            if unpriv {
+                input.caps = Caps::NONE;
+            }
+            input.func_info = Some(vec![FuncInfo { insn_off: 0, name: "g".into(), global: true, nargs: 0 }]);
+            let _ = bpf_check(&input);
+        }
+    }
+    // structured programs: stack traffic through frame-pointer copies,
+    // branches both ways, bpf-to-bpf calls and callback references, so that
+    // most get through to liveness
+    let mut reached_main_pass = 0;
+    for round in 0..rounds {
+        // 1-4 subprograms of 2-12 insns; jumps stay in their subprogram
+        let segs: Vec<usize> = (0..1 + next() % 4).map(|_| 2 + (next() % 11) as usize).collect();
+        let seg_starts: Vec<usize> = segs.iter().scan(0, |a, &l| {
+            let s = *a;
+            *a += l;
+            Some(s)
+        }).collect();
+        let mut insns = Vec::new();
+        for (k, &len) in segs.iter().enumerate() {
+            let base = seg_starts[k];
+            while insns.len() < base + len - 1 {
+                let at = insns.len();
+                let r = (next() % 10) as u8;
+                let q = (next() % 10) as u8;
+                let off = -8 * (1 + (next() % 6) as i16);
+                let local = (base + (next() % len as u64) as usize) as i32 - at as i32 - 1;
+                let callee = seg_starts[(next() % segs.len() as u64) as usize] as i32 - at as i32 - 1;
+                let insn = match next() % 12 {
+                    0 => Insn::new(0xb7, r, 0, 0, (next() % 7) as i32 - 3),
+                    1 => Insn::new(0xbf, r, 10, 0, 0),
+                    2 => Insn::new(0x07, r, 0, 0, off as i32),
+                    3 => Insn::new(0x7b, if next() % 2 == 0 { 10 } else { r }, q, off, 0),
+                    4 => Insn::new(0x79, r, if next() % 2 == 0 { 10 } else { q }, off, 0),
+                    5 => Insn::new(0x7a, 10, 0, off, 1),
+                    6 => Insn::new(0x15 | if next() % 2 == 0 { 0x08 } else { 0 }, r, q * (next() % 2) as u8, local as i16, 1),
+                    7 => Insn::new(0x85, 0, 1, 0, callee),
+                    8 => Insn::new(0xc3, 10, q, off, 0x01),
+                    9 => Insn::new(0x05, 0, 0, local as i16, 0),
+                    10 => Insn::new(0x0f, r, q, 0, 0),
+                    _ if at + 2 < base + len => {
+                        insns.push(Insn::new(0x18, r, 4, 0, callee));
+                        Insn::new(0, 0, 0, 0, 0)
+                    }
+                    _ => Insn::new(0xbc, r, q, 0, 0),
+                };
+                insns.push(insn);
+            }
+            insns.push(Insn::new(0x95, 0, 0, 0, 0));
+        }
+        let mut starts = vec![0u32];
+        for (i, x) in insns.iter().enumerate() {
+            let t = i as i64 + x.imm as i64 + 1;
+            if (x.is_pseudo_call() || (x.is_ld_imm64() && x.src == 4)) && (0..insns.len() as i64).contains(&t) {
+                starts.push(t as u32);
+            }
+        }
+        starts.sort_unstable();
+        starts.dedup();
+        let mut input = VerifierInput::new(insns, ProgType(1), if round % 2 == 0 { Arch::X86_64 } else { Arch::Arm64 });
+        input.log_level = [1, 2, 4, 9][(round % 4) as usize];
+        input.log_size = [64, 1 << 20][(round % 3 == 0) as usize];
+        input.func_info = Some(starts.iter().map(|&s| FuncInfo { insn_off: s, name: format!("f{s}"), global: s == 0, nargs: 0 }).collect());
+        if let Verdict::NotModelled { phase: "do_check_main", .. } = bpf_check(&input) {
+            reached_main_pass += 1;
+        }
+    }
+    eprintln!("{reached_main_pass} of {rounds} structured programs got through the front end");
+    assert!(reached_main_pass * 20 > rounds, "the generator should exercise the later phases ({reached_main_pass})");
+    // empty and oversized programs are refused before the verifier
+    for n in [0usize, 1_000_001] {
+        let input = VerifierInput::new(vec![Insn::new(0xb7, 0, 0, 0, 0); n], ProgType(1), Arch::X86_64);
+        match bpf_check(&input) {
+            Verdict::Decided(d) => assert_eq!(d.errno, 7, "E2BIG for {n} insns"),
+            v => panic!("{v:?}"),
+        }
+    }
+}
+
+/// Size: a program at the privileged limit goes through the front end in
+/// bounded time and memory (run with `--ignored`; it takes seconds).
+#[test]
+#[ignore]
+fn big_program() {
+    for n in [100_000usize, 1_000_000] {
+        let mut insns = Vec::with_capacity(n);
+        for i in 0..n - 1 {
+            insns.push(match i % 4 {
+                0 => Insn::new(0xbf, 1, 10, 0, 0),
+                1 => Insn::new(0x07, 1, 0, 0, -8),
+                2 => Insn::new(0x7b, 10, 1, -16, 0),
+                _ => Insn::new(0x79, 2, 10, -16, 0),
+            });
+        }
+        insns.push(Insn::new(0x95, 0, 0, 0, 0));
+        let mut input = VerifierInput::new(insns, ProgType(1), Arch::X86_64);
+        input.log_level = 2;
+        input.log_size = 1 << 24;
+        let t = std::time::Instant::now();
+        let v = bpf_check(&input);
+        eprintln!("{n} insns: {:?} in {:?}", matches!(v, Verdict::NotModelled { .. }), t.elapsed());
+    }
+}
