@@ -386,3 +386,211 @@ pub fn socket_any_return() {
         "exit;"
     )
 }
+
+// kprobe: the ctx is struct pt_regs, read as is (x86_64: di is at 112).
+#[sec("kprobe")]
+#[success]
+#[arch(x86_64)]
+#[xlated("0: r0 = *(u64 *)(r1 +112)")]
+pub fn kprobe_pt_regs_di_x86_64() {
+    bpf_asm!(
+        "r0 = *(u64 *)(r1 + 112);"
+        "r0 = 0;"
+        "exit;"
+    )
+}
+
+// kprobe: arm64's struct pt_regs (x0 at 0).
+#[sec("kprobe")]
+#[success]
+#[arch(arm64)]
+#[xlated("0: r0 = *(u64 *)(r1 +0)")]
+pub fn kprobe_pt_regs_x0_arm64() {
+    bpf_asm!(
+        "r0 = *(u64 *)(r1 + 0);"
+        "r0 = 0;"
+        "exit;"
+    )
+}
+
+// kprobe programs may even write the registers.
+#[sec("kprobe")]
+#[success]
+#[xlated("1: *(u64 *)(r1 +0) = r2")]
+pub fn kprobe_ctx_write() {
+    bpf_asm!(
+        "r2 = 0;"
+        "*(u64 *)(r1 + 0) = r2;"
+        "r0 = 0;"
+        "exit;"
+    )
+}
+
+// A tracepoint's ctx: the first 8 bytes (the common fields) are hidden
+// from the program.
+#[sec("tracepoint")]
+#[failure]
+#[msg("invalid bpf_context access off=0 size=8")]
+pub fn tracepoint_common_fields() {
+    bpf_asm!(
+        "r0 = *(u64 *)(r1 + 0);"
+        "r0 = 0;"
+        "exit;"
+    )
+}
+
+// perf_event: bpf_perf_event_data->sample_period follows the arch's
+// pt_regs (168 bytes on x86_64) and is rewritten through the kernel's
+// perf_sample_data.
+#[sec("perf_event")]
+#[success]
+#[arch(x86_64)]
+// data->sample_period, then sample_period in struct perf_sample_data
+#[xlated("0: r0 = *(u64 *)(r1 +8)")]
+#[xlated("1: r0 = *(u64 *)(r0 +8)")]
+pub fn perf_event_sample_period_x86_64() {
+    bpf_asm!(
+        "r0 = *(u64 *)(r1 + 168);"
+        "r0 = 0;"
+        "exit;"
+    )
+}
+
+// On arm64 the same field is at 272 (its user_pt_regs is bigger); offset
+// 168 is a register there, read through the regs pointer.
+#[sec("perf_event")]
+#[success]
+#[arch(arm64)]
+#[xlated("0: r0 = *(u64 *)(r1 +8)")]
+#[xlated("1: r0 = *(u64 *)(r0 +8)")]
+// a register: through the regs pointer at offset 0
+#[xlated("2: r0 = *(u64 *)(r1 +0)")]
+#[xlated("3: r0 = *(u64 *)(r0 +168)")]
+pub fn perf_event_sample_period_arm64() {
+    bpf_asm!(
+        "r0 = *(u64 *)(r1 + 272);"
+        "r0 = *(u64 *)(r1 + 168);"
+        "r0 = 0;"
+        "exit;"
+    )
+}
+
+// sk_skb may read skb->data and skb->len (parser/verdict programs).
+#[sec("sk_skb")]
+#[success]
+#[xlated("0: r0 = *(u32 *)(r1 +112)")]
+pub fn sk_skb_len() {
+    bpf_asm!(
+        "r0 = *(u32 *)(r1 + 0);"
+        "r0 = 0;"
+        "exit;"
+    )
+}
+
+// sock_ops: struct bpf_sock_ops->op, then a field it may not write.
+#[sec("sockops")]
+#[success]
+// op is a u8 of struct bpf_sock_ops_kern
+#[xlated("0: r0 = *(u8 *)(r1 +48)")]
+pub fn sock_ops_op() {
+    bpf_asm!(
+        "r0 = *(u32 *)(r1 + 0);"
+        "r0 = 1;"
+        "exit;"
+    )
+}
+
+#[sec("sockops")]
+#[failure]
+#[msg("invalid bpf_context access off=0 size=4")]
+pub fn sock_ops_write_op() {
+    bpf_asm!(
+        "r2 = 0;"
+        "*(u32 *)(r1 + 0) = r2;"
+        "r0 = 1;"
+        "exit;"
+    )
+}
+
+// flow_dissector: skb->flow_keys is a pointer to the flow keys.
+#[sec("flow_dissector")]
+#[success]
+#[log_level(2)]
+#[msg("0: (79) r2 = *(u64 *)(r1 +144)        ; R1=ctx() R2=flow_keys()")]
+#[xlated("0: r2 = *(u64 *)(r1 +0)")]
+#[xlated("1: r0 = *(u16 *)(r2 +0)")]
+pub fn flow_dissector_keys() {
+    bpf_asm!(
+        "r2 = *(u64 *)(r1 + 144);"
+        "r0 = *(u16 *)(r2 + 0);"
+        "r0 = 0;"
+        "exit;"
+    )
+}
+
+// lwt_in: skb->mark readable, the packet not writable.
+#[sec("lwt_in")]
+#[success]
+#[xlated("0: r0 = *(u32 *)(r1 +168)")]
+pub fn lwt_in_mark() {
+    bpf_asm!(
+        "r0 = *(u32 *)(r1 + 8);"
+        "r0 = 0;"
+        "exit;"
+    )
+}
+
+#[sec("lwt_in")]
+#[failure]
+#[msg("cannot write into packet")]
+pub fn lwt_in_write_packet() {
+    bpf_asm!(
+        "r2 = *(u32 *)(r1 + 76);"
+        "r3 = *(u32 *)(r1 + 80);"
+        "r4 = r2;"
+        "r4 += 1;"
+        "r0 = 0;"
+        "if r4 > r3 goto 1f;"
+        "*(u8 *)(r2 + 0) = r0;"
+    "1:"
+        "exit;"
+    )
+}
+
+// sk_lookup: struct bpf_sk_lookup->family, a read-only field.
+#[sec("sk_lookup")]
+#[success]
+#[xlated("0: r0 = *(u16 *)(r1 +0)")]
+pub fn sk_lookup_family() {
+    bpf_asm!(
+        "r0 = *(u32 *)(r1 + 8);"
+        "r0 = 1;"
+        "exit;"
+    )
+}
+
+// sk_lookup returns SK_PASS (1) or SK_DROP (0).
+#[sec("sk_lookup")]
+#[failure]
+#[msg("At program exit the register R0 has smin=3 smax=3 should have been in [0, 1]")]
+pub fn sk_lookup_bad_return() {
+    bpf_asm!(
+        "r0 = 3;"
+        "exit;"
+    )
+}
+
+// syscall programs get a user buffer as ctx: reads of it are checked
+// against the ctx size at run time, the verifier only bounds them.
+#[sec("syscall")]
+#[success]
+#[log_level(2)]
+#[msg("0: (79) r0 = *(u64 *)(r1 +0)          ; R0=scalar() R1=ctx()")]
+#[xlated("0: r0 = *(u64 *)(r1 +0)")]
+pub fn syscall_ctx_read() {
+    bpf_asm!(
+        "r0 = *(u64 *)(r1 + 0);"
+        "r0 = 0;"
+        "exit;"
+    )
+}
