@@ -229,9 +229,7 @@ fn mask_jited_addresses(jited: &[String]) -> Vec<String> {
                 jited.get(j).and_then(|l| text(l)).is_some_and(|(m, o)| m == "movk" && o.starts_with(&format!("{reg},")))
             };
             if movk(k + 1) && movk(k + 2) {
-                for j in k..k + 3 {
-                    out.push(format!("{}: <address load>", pc(&jited[j])));
-                }
+                out.extend(jited[k..k + 3].iter().map(|l| format!("{}: <address load>", pc(l))));
                 k += 3;
                 continue;
             }
