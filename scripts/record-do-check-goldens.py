@@ -22,7 +22,7 @@ expected/linux-7.3/do_check/<area>.txt:
     --- level 2
     <the whole log>
 
-  scripts/record-do-check-goldens.py [--arch x86_64] [--only AREA] [--dry-run] [--out DIR]
+  scripts/record-do-check-goldens.py [--arch x86_64] [--only AREA[,AREA...]] [--dry-run] [--out DIR]
 """
 import argparse
 import json
@@ -219,6 +219,67 @@ AREAS = {
         ("spill_precise", "socket", "", "r2 = 8; r2 ^= 0; *(u64 *)(r10 - 8) = r2; r3 = *(u64 *)(r10 - 8); r4 = r10; r4 += -16; r4 += r3; *(u64 *)(r4 + 0) = 0; r0 = 0; exit"),
         ("value_var_precise", "socket", MAP, "r1 = m__value ll; r2 = *(u32 *)(r1 + 0); r3 = 0; if r2 > 5 goto l0; r3 = 4; l0: r1 += r3; r0 = *(u32 *)(r1 + 0); exit"),
     ],
+    "ctx_more": [
+        ("syscall_read", "syscall", "--flags sleepable", "r2 = *(u64 *)(r1 + 0); r0 = 0; exit"),
+        ("syscall_var_off", "syscall", "--flags sleepable", "r2 = *(u32 *)(r1 + 0); r2 &= 7; r1 += r2; r0 = *(u8 *)(r1 + 0); r0 = 0; exit"),
+        ("syscall_oob", "syscall", "--flags sleepable", "r1 += 65535; r0 = *(u8 *)(r1 + 0); r0 = 0; exit"),
+        ("syscall_neg", "syscall", "--flags sleepable", "r1 += -8; r0 = *(u8 *)(r1 + 0); r0 = 0; exit"),
+        ("syscall_write", "syscall", "--flags sleepable", "r2 = 1; *(u32 *)(r1 + 8) = r2; r0 = 0; exit"),
+        ("syscall_unaligned", "syscall", "--flags sleepable", "r0 = *(u32 *)(r1 + 3); r0 = 0; exit"),
+        ("syscall_var_unbounded", "syscall", "--flags sleepable", "r2 = *(u32 *)(r1 + 0); r1 += r2; r0 = *(u8 *)(r1 + 0); r0 = 0; exit"),
+        ("sk_lookup_fields", "sk_lookup", "--attach-type sk_lookup", "r2 = *(u32 *)(r1 + 8); r3 = *(u16 *)(r1 + 36); r4 = *(u32 *)(r1 + 36); r5 = *(u8 *)(r1 + 64); r0 = 0; exit"),
+        ("sk_lookup_sk", "sk_lookup", "--attach-type sk_lookup", "r2 = *(u64 *)(r1 + 0); r0 = 1; exit"),
+        ("sk_lookup_sk_narrow", "sk_lookup", "--attach-type sk_lookup", "r2 = *(u32 *)(r1 + 0); r0 = 0; exit"),
+        ("sk_lookup_write", "sk_lookup", "--attach-type sk_lookup", "r2 = 0; *(u32 *)(r1 + 8) = r2; r0 = 0; exit"),
+        ("sk_lookup_ret", "sk_lookup", "--attach-type sk_lookup", "r0 = 2; exit"),
+        ("sk_lookup_pad", "sk_lookup", "--attach-type sk_lookup", "r2 = *(u16 *)(r1 + 38); r0 = 0; exit"),
+        ("sk_lookup_end", "sk_lookup", "--attach-type sk_lookup", "r2 = *(u32 *)(r1 + 68); r0 = 0; exit"),
+        ("cgroup_sock_ret", "cgroup_sock", "", "r0 = 2; exit"),
+    ],
+    "spectre": [
+        ("spec_branch", "socket", "--unpriv", "r2 = *(u32 *)(r1 + 0); r2 &= 1; r0 = 0; if r2 > 3 goto l0; r0 = 1; l0: exit"),
+        ("spec_path_error", "socket", "--unpriv", "r2 = *(u32 *)(r1 + 0); r2 &= 1; r3 = 0; if r2 > 3 goto l0; r0 = 0; exit; l0: r0 = *(u64 *)(r3 + 0); exit"),
+        ("spec_path_error_fallthrough", "socket", "--unpriv", "r2 = *(u32 *)(r1 + 0); r2 |= 8; r3 = 0; if r2 > 3 goto l0; r0 = *(u64 *)(r3 + 0); exit; l0: r0 = 0; exit"),
+        ("spec_store_ptr", "socket", "--unpriv", "r2 = *(u32 *)(r1 + 0); r2 &= 1; if r2 > 3 goto l0; r0 = 0; exit; l0: *(u64 *)(r10 - 8) = r1; r0 = 0; exit"),
+        ("spec_store_over_spill", "socket", "--unpriv", "*(u64 *)(r10 - 8) = r1; r2 = *(u32 *)(r1 + 0); r2 &= 1; if r2 > 3 goto l0; r0 = 0; exit; l0: r3 = 0; *(u64 *)(r10 - 8) = r3; r0 = 0; exit"),
+        ("map_var_add", "socket", "--map m:array:4:8:1 --unpriv", "r1 = m__value ll; r2 = *(u8 *)(r1 + 0); r2 &= 3; r1 += r2; r0 = *(u8 *)(r1 + 0); r0 = 0; exit"),
+        ("map_var_sub", "socket", "--map m:array:4:8:1 --unpriv", "r1 = m__value ll; r1 += 7; r2 = *(u8 *)(r1 + 0); r2 &= 3; r1 -= r2; r0 = *(u8 *)(r1 + 0); r0 = 0; exit"),
+        ("map_mixed_bounds", "socket", "--map m:array:4:8:1 --unpriv", "r1 = m__value ll; r2 = *(u8 *)(r1 + 0); r2 -= 2; r1 += r2; r0 = 0; exit"),
+        ("map_reg_const", "socket", "--map m:array:4:8:1 --unpriv", "r1 = m__value ll; r3 = 4; r1 += r3; r0 = *(u8 *)(r1 + 0); r0 = 0; exit"),
+        ("map_beyond", "socket", "--map m:array:4:8:1 --unpriv", "r1 = m__value ll; r1 += 7; r3 = 1; r1 += r3; r0 = 0; exit"),
+        ("map_paths", "socket", "--map m:array:4:8:1 --unpriv", "r6 = m__value ll; r2 = *(u8 *)(r6 + 0); if r2 > 1 goto l0; r3 = 1; goto l1; l0: r3 = 2; l1: r6 += r3; r0 = *(u8 *)(r6 + 0); r0 = 0; exit"),
+        ("val_and_ptr_paths", "socket", "--unpriv", "r2 = *(u32 *)(r1 + 0); r4 = 1; if r2 > 1 goto l0; r3 = r10; r3 += -16; goto l1; l0: r3 = 5; l1: r3 += r4; r0 = 0; exit"),
+        ("stack_reg_add", "socket", "--unpriv", "r3 = r10; r4 = -8; r3 += r4; *(u64 *)(r3 + 0) = 0; r0 = *(u64 *)(r10 - 8); exit"),
+        ("scalar_add_reg", "socket", "--unpriv", "r2 = *(u32 *)(r1 + 0); r3 = *(u32 *)(r1 + 4); r2 += r3; r0 = 0; exit"),
+        ("spec_branch_priv", "socket", "", "r2 = *(u32 *)(r1 + 0); r2 &= 1; r0 = 0; if r2 > 3 goto l0; r0 = 1; l0: exit"),
+    ],
+    "scc": [
+        ("may_goto_count", "socket", "", "r0 = 0; l0: may_goto l1; r0 += 1; goto l0; l1: exit"),
+        ("may_goto_precise", "socket", "", "r6 = *(u32 *)(r1 + 0); r6 &= 7; r7 = 0; l0: may_goto l1; r7 = r6; goto l0; l1: r8 = r10; r8 += -16; r8 += r7; *(u8 *)(r8 + 0) = 0; r0 = 0; exit"),
+        ("may_goto_branchy", "socket", "", "r6 = *(u32 *)(r1 + 0); r7 = 0; l0: may_goto l2; if r6 > 5 goto l1; r7 += 1; goto l0; l1: r7 += 2; goto l0; l2: r0 = 0; exit"),
+        ("may_goto_nested", "socket", "", "r6 = 0; l0: may_goto l3; r7 = 0; l1: may_goto l2; r7 += 1; goto l1; l2: r6 += 1; goto l0; l3: r0 = 0; exit"),
+        ("may_goto_spill", "socket", "", "r6 = *(u32 *)(r1 + 0); r6 &= 3; *(u64 *)(r10 - 8) = r6; l0: may_goto l1; r7 = *(u64 *)(r10 - 8); r7 += 1; r7 &= 3; *(u64 *)(r10 - 8) = r7; goto l0; l1: r2 = *(u64 *)(r10 - 8); r3 = r10; r3 += -16; r3 += r2; *(u8 *)(r3 + 0) = 0; r0 = 0; exit"),
+        ("may_goto_state_freq", "socket", "--flags state_freq", "r0 = 0; l0: may_goto l1; r0 += 1; goto l0; l1: exit"),
+        ("may_goto_unbounded", "socket", "", "r7 = 0; l0: may_goto l1; r7 += 8; goto l0; l1: r8 = r10; r8 += -16; r8 += r7; r0 = *(u8 *)(r8 + 0); exit"),
+        ("may_goto_precise_cond", "socket", "", "r6 = *(u32 *)(r1 + 0); r7 = 0; l0: may_goto l2; if r7 > 2 goto l1; r7 += 1; goto l0; l1: r7 = 0; goto l0; l2: r8 = r10; r8 += -8; r8 += r7; *(u8 *)(r8 + 0) = 0; r0 = 0; exit"),
+        ("loop_diamond", "socket", "", "r6 = *(u32 *)(r1 + 0); r7 = 0; l0: if r6 > 3 goto l1; r7 += 1; l1: r7 += 1; if r7 < 6 goto l0; r0 = 0; exit"),
+        ("loop_50", "socket", "", "r0 = 0; l0: r0 += 1; if r0 < 50 goto l0; exit"),
+        ("loop_200_state_freq", "socket", "--flags state_freq", "r1 = 0; l0: r1 += 1; if r1 < 200 goto l0; r0 = 0; exit"),
+        ("loop_unknown_exit", "socket", "", "r6 = *(u32 *)(r1 + 0); r6 &= 15; r7 = 0; l0: r7 += 1; if r7 < r6 goto l0; r0 = r7; exit"),
+    ],
+    "diag": [
+        ("fill_lineage", "socket", "", "r2 = 0; *(u64 *)(r10 - 8) = r2; r3 = *(u64 *)(r10 - 8); r0 = *(u32 *)(r3 + 0); exit"),
+        ("mov_lineage", "socket", "", "r2 = 5; r3 = r2; r3 += 1; r0 = *(u32 *)(r3 + 0); exit"),
+        ("scrub_spilled", "socket", "", "*(u64 *)(r10 - 8) = r1; *(u32 *)(r10 - 8) = 0; r2 = *(u64 *)(r10 - 8); r0 = *(u32 *)(r2 + 0); exit"),
+        ("var_off_scrub", "socket", "", "*(u64 *)(r10 - 8) = r1; r2 = *(u32 *)(r1 + 0); r2 &= 4; r3 = r10; r3 += -8; r3 += r2; *(u8 *)(r3 + 0) = 0; r4 = *(u64 *)(r10 - 8); r0 = *(u32 *)(r4 + 0); exit"),
+        ("corrupt_spill_unpriv", "socket", "--unpriv", "*(u64 *)(r10 - 8) = r10; *(u32 *)(r10 - 8) = 0; r0 = 0; exit"),
+        ("atomic_fetch_lineage", "socket", "", "*(u64 *)(r10 - 8) = 0; r2 = 1; r2 = atomic_fetch_add((u64 *)(r10 - 8), r2); r0 = *(u32 *)(r2 + 0); exit"),
+        ("branch_then_uninit", "socket", "", "r2 = *(u32 *)(r1 + 0); if r2 > 5 goto l0; r3 = 1; l0: if r2 < 3 goto l1; r0 = r3; exit; l1: r0 = 0; exit"),
+        ("many_events", "socket", "", "r2 = 0; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r2 += 1; r0 = *(u32 *)(r2 + 0); exit"),
+        ("spill_ptr_deref_scalar_off", "socket", "", "*(u64 *)(r10 - 16) = r1; r2 = *(u64 *)(r10 - 16); r2 += 8; r0 = *(u32 *)(r2 + 0); exit"),
+        ("ldimm_map_deref", "socket", "--map m:array:4:8:1", "r1 = m ll; r2 = r1; r0 = *(u64 *)(r2 + 8); exit"),
+        ("value_bounds_loop", "socket", "--map m:array:4:8:1", "r1 = m__value ll; r2 = 0; l0: r2 += 2; if r2 < 8 goto l0; r1 += r2; r0 = *(u8 *)(r1 + 0); exit"),
+    ],
     "misc": [
         ("ld_imm64", "socket", "", "r1 = 0x123456789 ll; r0 = r1; exit"),
         ("div0", "socket", "", "r2 = *(u32 *)(r1 + 0); r0 = 5; r0 /= r2; exit"),
@@ -297,11 +358,11 @@ def record(areas, out, arch, script, dry_run=False):
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--arch", default="x86_64")
-    ap.add_argument("--only", help="record only this area")
+    ap.add_argument("--only", help="record only these areas (comma-separated)")
     ap.add_argument("--dry-run", action="store_true")
     ap.add_argument("--out", default=OUT)
     a = ap.parse_args()
-    areas = {a.only: AREAS[a.only]} if a.only else AREAS
+    areas = {k: AREAS[k] for k in a.only.split(",")} if a.only else AREAS
     record(areas, a.out, a.arch, "record-do-check-goldens.py", a.dry_run)
 
 

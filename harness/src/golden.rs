@@ -10,7 +10,7 @@
 //! | what | stored as |
 //! |---|---|
 //! | map ids in the xlated dump (`r1 = 0x<id>`, `(off << 32) \| id`) | the map's index in the suite's map list |
-//! | kernel pointers in the log (`0xffff888005e7c800`, map and BTF addresses) | `0xPTR` |
+//! | kernel pointers `ld_imm64` loads in the log (`(18) r1 = 0xffff888005e7c800`, map and BTF addresses) | `0xPTR` |
 //! | `BPF_F_TEST_RND_HI32` immediates (`r12 = -12345` before `r12 <<= 32`) | `r12 = RND` |
 //!
 //! JIT images are stored as hex per function; the bytes that encode kernel
@@ -40,25 +40,30 @@ pub struct Golden {
     pub test_run_errno: i32,
 }
 
-/// Kernel pointers as 7.3 prints them in the log (direct map, vmalloc and
-/// kernel text addresses).
-fn mask_kernel_pointers(log: &str) -> String {
+/// Kernel pointers in the log: the value of an `ld_imm64` (`(18) r1 =
+/// 0x<16 hex digits>`) in the kernel's upper half (x86-64 `0xffff...`,
+/// arm64 `0xfff0...`), which is a map, map value or kernel variable the
+/// loader cannot predict. Other numbers (register bounds such as
+/// `umin=0xfffffffffffffff8`, constants) stay as printed.
+pub fn mask_kernel_pointers(log: &str) -> String {
+    const LD: &str = "(18) r";
     let mut out = String::with_capacity(log.len());
-    let b = log.as_bytes();
-    let mut i = 0;
-    while i < b.len() {
-        if log[i..].starts_with("0xffff") {
-            let n = 2 + log[i + 2..].bytes().take_while(|c| c.is_ascii_hexdigit()).count();
-            if n == 18 {
-                out.push_str("0xPTR");
-                i += n;
-                continue;
-            }
+    let mut rest = log;
+    while let Some(p) = rest.find(LD) {
+        let (head, tail) = rest.split_at(p + LD.len());
+        out.push_str(head);
+        rest = tail;
+        // `<reg> = 0x<hex>`
+        let reg_len = rest.bytes().take_while(u8::is_ascii_digit).count();
+        let Some(after) = rest[reg_len..].strip_prefix(" = 0x") else { continue };
+        let hex = after.bytes().take_while(u8::is_ascii_hexdigit).count();
+        if hex == 16 && after[..3].eq_ignore_ascii_case("fff") {
+            out.push_str(&rest[..reg_len]);
+            out.push_str(" = 0xPTR");
+            rest = &after[hex..];
         }
-        let ch = log[i..].chars().next().expect("in bounds");
-        out.push(ch);
-        i += ch.len_utf8();
     }
+    out.push_str(rest);
     out
 }
 
@@ -210,6 +215,11 @@ mod tests {
         };
         let g = Golden::from_outcome(vec![("kernel".into(), "7.3.4+deb13-amd64".into())], &o);
         assert_eq!(g.log, "0: (18) r1 = 0xPTR\nprocessed 3 insns\n");
+        let arm = "4: (18) r1 = 0xfff0000004c30200       ; R1=map_ptr(map=m,ks=4,vs=8)\n5: (18) r2 = 0xffffffffffffffff ; R2=-1\n6: R3=scalar(umin=0xfffffffffffffff8)\n";
+        assert_eq!(
+            mask_kernel_pointers(arm),
+            "4: (18) r1 = 0xPTR       ; R1=map_ptr(map=m,ks=4,vs=8)\n5: (18) r2 = 0xPTR ; R2=-1\n6: R3=scalar(umin=0xfffffffffffffff8)\n"
+        );
         assert_eq!(g.xlated[1], "1: r12 = RND");
         let text = g.to_text();
         assert_eq!(Golden::parse(&text).unwrap(), g);

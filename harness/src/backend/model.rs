@@ -87,9 +87,8 @@ impl ModelBackend {
         let caps = if req.unpriv { Caps::from_numbers(&req.caps_unpriv) } else { Caps::ALL };
         let func_info = match req.btf {
             BtfMode::None => None,
-            // BPF_BTF_LOAD needs CAP_BPF: the loaders go on without BTF
-            // ("BTF is optional, ignoring")
-            BtfMode::FuncInfo if !caps.bpf_capable() => None,
+            // BPF_BTF_LOAD needs CAP_BPF: the loader goes on without BTF
+            _ if !caps.bpf_capable() => None,
             BtfMode::FuncInfo if req.prog.funcs.is_empty() => {
                 let name = req.name.rsplit('/').next().unwrap_or("prog").to_string();
                 Some(vec![FuncInfo { insn_off: 0, name, global: true, nargs: 0 }])

@@ -169,19 +169,107 @@ fn describe_backend(be: &dyn Backend, arch: Arch) -> String {
     }
 }
 
-/// What must not drift between two recordings: everything but the header
-/// and what encodes where the image landed: pc-relative calls to kernel
-/// functions (`callq 0x...`, `bl 0x...`) differ per load, the image lengths
-/// and every other instruction must not.
+/// What must not drift between two recordings: everything but the header,
+/// the verification time (log level 4) and what encodes where things
+/// landed in the kernel. In the JIT image those are pc-relative calls to
+/// kernel functions and between subprograms (`callq 0x...`, `bl 0x...`) and
+/// the addresses of maps, map values and callbacks loaded by `ld_imm64`
+/// (x86_64: `movabsq`/`movq` of a kernel address; arm64: the `mov` of a
+/// negative value and its two `movk`s). The image lengths and every other
+/// instruction must not drift.
+///
+/// A program with `BPF_F_TEST_RND_HI32` poison (`r12 = RND` in the xlated
+/// dump) carries a fresh random immediate per load in its image, and on
+/// arm64 the number of instructions that load it varies with its value, so
+/// its image (and every pc after the poison) is not compared at all.
 fn comparable(g: &Golden) -> Golden {
-    let mask_call = |l: &String| match l.split_once(":\t") {
-        Some((pc, _)) if l.contains("\tcallq\t0x") || l.contains("\tbl\t0x") => format!("{pc}: <call to a kernel address>"),
-        _ => l.clone(),
+    let random_image = g.xlated.iter().any(|l| l.ends_with(": r12 = RND"));
+    let (jited_hex, jited) = if random_image {
+        (Vec::new(), vec!["<image with BPF_F_TEST_RND_HI32 immediates: not compared>".to_string()])
+    } else {
+        (g.jited_hex.iter().map(|h| format!("{} bytes", h.len() / 2)).collect(), mask_jited_addresses(&g.jited))
     };
-    Golden {
-        header: Vec::new(),
-        jited_hex: g.jited_hex.iter().map(|h| format!("{} bytes", h.len() / 2)).collect(),
-        jited: g.jited.iter().map(mask_call).collect(),
-        ..g.clone()
+    Golden { header: Vec::new(), log: mask_verification_time(&g.log), jited_hex, jited, ..g.clone() }
+}
+
+/// `verification time 1206 usec` (log level 4) -> `verification time <t> usec`.
+fn mask_verification_time(log: &str) -> String {
+    log.lines()
+        .map(|l| match l.strip_prefix("verification time ").and_then(|r| r.strip_suffix(" usec")) {
+            Some(t) if t.bytes().all(|c| c.is_ascii_digit()) => "verification time <t> usec".to_string(),
+            _ => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// The jited lines with per-load kernel addresses replaced (see
+/// [`comparable`]).
+fn mask_jited_addresses(jited: &[String]) -> Vec<String> {
+    let text = |l: &str| l.rsplit_once('\t').map(|(a, b)| (a.rsplit('\t').next().unwrap_or(a).to_string(), b.to_string()));
+    let pc = |l: &str| l.split_once(":\t").map_or(String::new(), |(p, _)| p.to_string());
+    // an x86 immediate of a kernel address: 64-bit, or 32-bit sign-extended
+    let x86_addr = |ops: &str| {
+        let Some(imm) = ops.strip_prefix("$-0x").or_else(|| ops.strip_prefix("$0xffff")) else { return false };
+        imm.bytes().take_while(u8::is_ascii_hexdigit).count() >= 8
+    };
+    let mut out: Vec<String> = Vec::with_capacity(jited.len());
+    let mut k = 0;
+    while k < jited.len() {
+        let l = &jited[k];
+        let (mnemonic, ops) = text(l).unwrap_or_default();
+        if (mnemonic == "callq" || mnemonic == "bl") && ops.starts_with("0x") {
+            out.push(format!("{}: <call>", pc(l)));
+        } else if (mnemonic == "movabsq" || mnemonic == "movq") && x86_addr(&ops) {
+            out.push(format!("{}: <address load>", pc(l)));
+        } else if mnemonic == "mov" && ops.contains(", #-0x") {
+            // arm64: mov xN, #-...; movk xN, ..; movk xN, ..
+            let reg = ops.split(',').next().unwrap_or("").to_string();
+            let movk = |j: usize| {
+                jited.get(j).and_then(|l| text(l)).is_some_and(|(m, o)| m == "movk" && o.starts_with(&format!("{reg},")))
+            };
+            if movk(k + 1) && movk(k + 2) {
+                out.extend(jited[k..k + 3].iter().map(|l| format!("{}: <address load>", pc(l))));
+                k += 3;
+                continue;
+            }
+            out.push(l.clone());
+        } else {
+            out.push(l.clone());
+        }
+        k += 1;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn masks_addresses_not_constants() {
+        let lines: Vec<String> = [
+            "2b:\t48 bf 00 d8 d9 05 80 88 ff ff       \tmovabsq\t$-0x777ffa262800, %rdi",
+            "35:\te8 42 10 5e c1                      \tcallq\t0xffffffffc15e107c",
+            "2b:\t48 c7 c6 08 07 00 c0                \tmovq\t$-0x3ffff8f8, %rsi",
+            "14:\t48 c7 c0 ce ff ff ff                \tmovq\t$-0x32, %rax",
+            "14:\t48 b8 89 67 45 23 01 00 00 00       \tmovabsq\t$0x123456789, %rax",
+            "38:\te1 c6 94 92                         \tmov\tx1, #-0xa638",
+            "3c:\t61 66 b0 f2                         \tmovk\tx1, #0x8333, lsl #16",
+            "40:\t01 00 d0 f2                         \tmovk\tx1, #0x8000, lsl #32",
+            "44:\te2 03 19 aa                         \tmov\tx2, #-0x1",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let m = mask_jited_addresses(&lines);
+        assert_eq!(m[0], "2b: <address load>");
+        assert_eq!(m[1], "35: <call>");
+        assert_eq!(m[2], "2b: <address load>");
+        assert_eq!(m[3], lines[3]);
+        assert_eq!(m[4], lines[4]);
+        assert_eq!(&m[5..8], ["38: <address load>", "3c: <address load>", "40: <address load>"]);
+        assert_eq!(m[8], lines[8]);
+        assert_eq!(mask_verification_time("a\nverification time 1206 usec\nb"), "a\nverification time <t> usec\nb");
     }
 }

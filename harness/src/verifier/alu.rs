@@ -3,12 +3,16 @@
 //! unprivileged loaders: `sanitize_check_bounds`). The numbers themselves
 //! are [`super::scalar`]'s.
 //!
-//! Not modelled yet: the Spectre v1 sanitation of `sanitize_ptr_alu` /
-//! `sanitize_val_alu` (alu limits and the speculative paths it pushes).
+//! For loaders that may not bypass Spectre v1 mitigations, pointer ALU is
+//! sanitized as 7.3 does it (`sanitize_ptr_alu`, `sanitize_val_alu`): the
+//! masking window each insn needs is recorded for the fixups, paths that
+//! would need different windows are refused, and the truncated pointer is
+//! explored on a speculative path.
 
 use bpf_isa::Insn;
 use bpf_isa::insn::op::*;
 
+use super::diag::{ModReason, bpf_diag_reg_type_plain};
 use super::do_check::*;
 use super::reg::*;
 use super::scalar::alu::adjust_scalar_min_max_vals;
@@ -37,6 +41,32 @@ fn alu_string(opcode: u8) -> &'static str {
         _ => "???",
     }
 }
+
+/// Why pointer ALU could not be sanitized (`REASON_*`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Reason {
+    Bounds,
+    Type,
+    Paths,
+    Limit,
+    Stack,
+}
+
+/// `struct bpf_sanitize_info`.
+#[derive(Clone, Copy, Debug, Default)]
+struct SanitizeInfo {
+    aux: PassAux,
+    mask_to_left: bool,
+}
+
+/// `sanitize_needed`.
+fn sanitize_needed(opcode: u8) -> bool {
+    opcode == BPF_ADD || opcode == BPF_SUB
+}
+
+/// `EOPNOTSUPP`, `ENOMEM`.
+const EOPNOTSUPP: i32 = 95;
+const ENOMEM: i32 = 12;
 
 /// `get_reg_width`.
 fn reg_width(r: &RegState) -> u32 {
@@ -81,6 +111,8 @@ impl Env<'_, '_> {
         let dst = insn.dst as usize;
         let src = insn.src as usize;
         let alu64 = insn.class() == BPF_ALU64;
+        let target = self.diag_reg_target(self.cur.curframe(), dst);
+        self.diag_mod_begin(target, None, ModReason::Write);
         if opcode == BPF_END || opcode == BPF_NEG {
             self.check_reg_src(dst)?;
             if self.is_pointer_value(dst) {
@@ -130,7 +162,9 @@ impl Env<'_, '_> {
             self.check_reg_dst(dst, false)?;
             self.adjust_reg_min_max_vals(insn)?;
         }
-        self.reg_bounds_sanity_check(dst, "alu")
+        self.reg_bounds_sanity_check(dst, "alu")?;
+        self.diag_mod_end();
+        Ok(())
     }
 
     /// `reg_bounds_sanity_check`: with `BPF_F_TEST_REG_INVARIANTS` a
@@ -224,6 +258,11 @@ impl Env<'_, '_> {
 
     /// `adjust_scalar_min_max_vals` on register `dst` of the current frame.
     fn adjust_scalar(&mut self, dst: usize, src: &Scalar, insn: &Insn) -> VResult<()> {
+        if sanitize_needed(insn.opcode())
+            && let Err(reason) = self.sanitize_val_alu(insn)
+        {
+            return self.sanitize_err(insn, reason);
+        }
         let mut r = self.regs()[dst];
         let out = adjust_scalar_min_max_vals(&mut r.s, src, insn);
         if out.marked_unknown {
@@ -368,21 +407,34 @@ impl Env<'_, '_> {
         let opcode = insn.opcode();
         let known = tnum_is_const(off_reg.s.var_off);
         let (smin, smax, umin, umax) = (off_reg.s.smin(), off_reg.s.smax(), off_reg.s.umin(), off_reg.s.umax());
-        let _ = ptr_regno;
         if (known && (smin != smax || umin != umax)) || smin > smax || umin > umax {
             self.mark_reg_unknown(dst);
             return Ok(());
         }
+        let plain = bpf_diag_reg_type_plain(ptr_reg.typ);
         if insn.class() != BPF_ALU64 {
             if opcode == BPF_SUB && self.allow_ptr_leaks() {
                 self.mark_reg_unknown(dst);
                 return Ok(());
             }
             self.verbose(&format!("R{dst} 32-bit pointer arithmetic prohibited\n"));
+            self.bpf_diag_register_type(
+                ptr_regno,
+                "32-bit pointer arithmetic",
+                &format!("R{ptr_regno} holds {plain}. 32-bit ALU operations on pointers discard pointer tracking, so the verifier cannot keep the result as a safe pointer."),
+                "Use a 64-bit ALU instruction with an allowed, bounded scalar offset.",
+            );
             return errno(EACCES);
         }
         if type_may_be_null(ptr_reg.typ) {
-            self.verbose(&format!("R{dst} pointer arithmetic on {} prohibited, null-check it first\n", reg_type_str(ptr_reg.typ)));
+            let ts = reg_type_str(ptr_reg.typ);
+            self.verbose(&format!("R{dst} pointer arithmetic on {ts} prohibited, null-check it first\n"));
+            self.bpf_diag_register_type(
+                ptr_regno,
+                "pointer arithmetic before NULL check",
+                &format!("R{ptr_regno} may be NULL ({ts}). Pointer arithmetic is allowed only after the program proves the pointer is non-NULL on this path."),
+                "Make sure that a NULL check precedes any arithmetic performed on the pointer.",
+            );
             return errno(EACCES);
         }
         let ok = match base_type(ptr_reg.typ) {
@@ -394,6 +446,12 @@ impl Env<'_, '_> {
         };
         if !ok {
             self.verbose(&format!("R{dst} pointer arithmetic on {} prohibited\n", reg_type_str(ptr_reg.typ)));
+            self.bpf_diag_register_type(
+                ptr_regno,
+                "pointer arithmetic is not allowed",
+                &format!("R{ptr_regno} holds {plain}. This pointer kind does not allow offset arithmetic."),
+                "Do not change this pointer's offset; use it only in operations accepted for its kind.",
+            );
             return errno(EACCES);
         }
         let mut d = *ptr_reg;
@@ -402,10 +460,28 @@ impl Env<'_, '_> {
             return Ok(());
         }
         if !self.check_reg_sane_offset_scalar(off_reg, ptr_reg.typ) {
+            self.bpf_diag_register_type(
+                ptr_regno,
+                "pointer offset is not safe",
+                &format!("The scalar offset used with R{ptr_regno} is unbounded or outside the verifier's safe pointer-offset range [-{BPF_MAX_VAR_OFF}, {BPF_MAX_VAR_OFF}]."),
+                "Clamp or bounds-check the scalar offset before applying it to the pointer.",
+            );
             return errno(EINVAL);
         }
         if !self.check_reg_sane_offset_ptr(ptr_reg, ptr_reg.typ) {
+            self.bpf_diag_register_type(
+                ptr_regno,
+                "pointer offset is not safe",
+                &format!("R{ptr_regno} already has an offset outside the verifier's safe range [-{BPF_MAX_VAR_OFF}, {BPF_MAX_VAR_OFF}] for {plain}."),
+                "Keep the base pointer within the verifier's allowed offset range before applying more arithmetic.",
+            );
             return errno(EINVAL);
+        }
+        let mut info = SanitizeInfo::default();
+        if sanitize_needed(opcode)
+            && let Err(reason) = self.sanitize_ptr_alu(insn, ptr_reg, off_reg, dst == ptr_regno, &mut info, false)
+        {
+            return self.sanitize_err(insn, reason);
         }
         d.s.mark_reg32_unbounded();
         match opcode {
@@ -426,10 +502,22 @@ impl Env<'_, '_> {
             BPF_SUB => {
                 if dst != ptr_regno {
                     self.verbose(&format!("R{dst} tried to subtract pointer from scalar\n"));
+                    self.bpf_diag_register_type(
+                        ptr_regno,
+                        "pointer subtracted from scalar",
+                        &format!("This operation subtracts pointer register R{ptr_regno} from scalar register R{dst}. The verifier only tracks pointer-minus-scalar arithmetic for allowed pointer types."),
+                        "Keep the pointer as the base; only add or subtract bounded scalars when permitted.",
+                    );
                     return errno(EACCES);
                 }
                 if ptr_reg.typ == PTR_TO_STACK {
                     self.verbose(&format!("R{dst} subtraction from stack pointer prohibited\n"));
+                    self.bpf_diag_register_type(
+                        ptr_regno,
+                        "subtraction from stack pointer",
+                        &format!("R{ptr_regno} is a stack pointer. The verifier does not allow BPF_SUB to move stack pointers."),
+                        "Use addition from R10 to form stack addresses within the tracked stack frame.",
+                    );
                     return errno(EACCES);
                 }
                 d.s.r64 = ptr_reg.s.r64.add(off_reg.s.r64.negate());
@@ -446,15 +534,35 @@ impl Env<'_, '_> {
                 }
             }
             BPF_AND | BPF_OR | BPF_XOR => {
-                self.verbose(&format!("R{dst} bitwise operator {} on pointer prohibited\n", alu_string(opcode)));
+                let o = alu_string(opcode);
+                self.verbose(&format!("R{dst} bitwise operator {o} on pointer prohibited\n"));
+                self.bpf_diag_register_type(
+                    ptr_regno,
+                    "bitwise operation on pointer",
+                    &format!("R{ptr_regno} holds {plain}. Bitwise operator {o} would destroy the pointer value the verifier is tracking."),
+                    "Do bitwise operations on scalar values, not on pointer-valued registers.",
+                );
                 return errno(EACCES);
             }
             _ => {
-                self.verbose(&format!("R{dst} pointer arithmetic with {} operator prohibited\n", alu_string(opcode)));
+                let o = alu_string(opcode);
+                self.verbose(&format!("R{dst} pointer arithmetic with {o} operator prohibited\n"));
+                self.bpf_diag_register_type(
+                    ptr_regno,
+                    "invalid pointer arithmetic operator",
+                    &format!("R{ptr_regno} holds {plain}. Operator {o} is not one of the limited pointer arithmetic operations the verifier can track."),
+                    "Use only verifier-supported addition or subtraction with a bounded scalar offset, or perform this operation on a scalar value.",
+                );
                 return errno(EACCES);
             }
         }
         if !self.check_reg_sane_offset_ptr(&d, ptr_reg.typ) {
+            self.bpf_diag_register_type(
+                ptr_regno,
+                "pointer offset is not safe",
+                &format!("After this arithmetic, R{dst} would be outside the verifier's safe offset range [-{BPF_MAX_VAR_OFF}, {BPF_MAX_VAR_OFF}] for {plain}."),
+                "Tighten the scalar bounds before the arithmetic so the resulting pointer remains within the allowed range.",
+            );
             return errno(EINVAL);
         }
         if d.is_pkt_pointer() && (known || d.aux > 0) {
@@ -463,30 +571,170 @@ impl Env<'_, '_> {
             reg_bounds_sync(&mut d.s);
         }
         self.regs_mut()[dst] = d;
-        // sanitize_check_bounds
-        if !self.input.privs.bypass_spec_v1 {
-            match d.typ {
-                PTR_TO_STACK => {
-                    if !tnum_is_const(d.s.var_off) {
-                        let s = format!("R{dst} variable stack access prohibited for !root, var_off={} off={}\n", tnum_strn(d.s.var_off), d.s.var_off.value as i64 as i32);
-                        self.verbose(&s);
-                        return errno(EACCES);
-                    }
-                    let off = d.s.var_off.value as i64 as i32 as i64;
-                    if off >= 0 || off < -MAX_BPF_STACK {
-                        self.verbose(&format!("R{dst} stack pointer arithmetic goes out of range, prohibited for !root; off={off}\n"));
-                        return errno(EACCES);
-                    }
-                }
-                PTR_TO_MAP_VALUE => {
-                    if !self.map_value_in_range(&d, 0, 1) {
-                        self.verbose(&format!("R{dst} pointer arithmetic of map value goes out of range, prohibited for !root\n"));
-                        return errno(EACCES);
-                    }
-                }
-                _ => {}
+        let bounds = self.sanitize_check_bounds(dst, &d);
+        if bounds == Err(EACCES) {
+            return errno(EACCES);
+        }
+        if sanitize_needed(opcode) {
+            let r = self.sanitize_ptr_alu(insn, &d, off_reg, true, &mut info, true);
+            if !self.can_skip_alu_sanitation(insn) && !self.cur.speculative && bounds.is_err() && r.is_ok() {
+                self.verbose("verifier bug: Pointer type unsupported by sanitize_check_bounds() not rejected by retrieve_ptr_limit() as required\n");
+                return errno(EFAULT);
+            }
+            if let Err(reason) = r {
+                return self.sanitize_err(insn, reason);
             }
         }
         Ok(())
+    }
+
+    /// `sanitize_check_bounds`: an unprivileged loader's pointer must stay
+    /// inside its object after arithmetic, so that accesses can be masked.
+    /// `Err(EOPNOTSUPP)` for pointer types without such a check.
+    fn sanitize_check_bounds(&mut self, dst: usize, d: &RegState) -> Result<(), i32> {
+        if self.input.privs.bypass_spec_v1 {
+            return Ok(());
+        }
+        match d.typ {
+            PTR_TO_STACK => {
+                let off = d.s.var_off.value as i64 as i32 as i64;
+                if !tnum_is_const(d.s.var_off) {
+                    let s = format!("R{dst} variable stack access prohibited for !root, var_off={} off={off}\n", tnum_strn(d.s.var_off));
+                    self.verbose(&s);
+                    return Err(EACCES);
+                }
+                if !(-MAX_BPF_STACK..0).contains(&off) {
+                    self.verbose(&format!("R{dst} stack pointer arithmetic goes out of range, prohibited for !root; off={off}\n"));
+                    return Err(EACCES);
+                }
+                Ok(())
+            }
+            PTR_TO_MAP_VALUE => {
+                if self.check_map_access(dst, d, 0, 1).is_err() {
+                    self.verbose(&format!("R{dst} pointer arithmetic of map value goes out of range, prohibited for !root\n"));
+                    return Err(EACCES);
+                }
+                Ok(())
+            }
+            _ => Err(EOPNOTSUPP),
+        }
+    }
+
+    /// `can_skip_alu_sanitation`.
+    fn can_skip_alu_sanitation(&self, insn: &Insn) -> bool {
+        self.input.privs.bypass_spec_v1 || !insn.is_src_x() || self.aux.get(self.insn_idx).is_some_and(|a| a.nospec)
+    }
+
+    /// `update_alu_sanitation_state`: every path through an insn must need
+    /// the same masking.
+    fn update_alu_sanitation_state(aux: &mut PassAux, alu_state: u8, alu_limit: u32) -> Result<(), Reason> {
+        if aux.alu_state != 0 && (aux.alu_state != alu_state || aux.alu_limit != alu_limit) {
+            return Err(Reason::Paths);
+        }
+        aux.alu_state = alu_state;
+        aux.alu_limit = alu_limit;
+        Ok(())
+    }
+
+    /// `sanitize_val_alu`: scalar ADD/SUB through a register.
+    fn sanitize_val_alu(&mut self, insn: &Insn) -> Result<(), Reason> {
+        if self.can_skip_alu_sanitation(insn) {
+            return Ok(());
+        }
+        let idx = self.insn_idx;
+        match self.aux.get_mut(idx) {
+            Some(a) => Self::update_alu_sanitation_state(a, BPF_ALU_NON_POINTER, 0),
+            None => Ok(()),
+        }
+    }
+
+    /// `sanitize_ptr_alu`: before the operation (`commit_window` false)
+    /// the masking direction and window are worked out and the pointer as
+    /// masking would leave it is pushed as a speculative path; after it,
+    /// the window is narrowed to the observed move and recorded.
+    fn sanitize_ptr_alu(&mut self, insn: &Insn, ptr_reg: &RegState, off_reg: &RegState, ptr_is_dst: bool, info: &mut SanitizeInfo, commit_window: bool) -> Result<(), Reason> {
+        if self.can_skip_alu_sanitation(insn) {
+            return Ok(());
+        }
+        let off_is_imm = tnum_is_const(off_reg.s.var_off);
+        if !self.cur.speculative {
+            let off_is_neg = off_reg.s.smin() < 0;
+            if !commit_window {
+                if !off_is_imm && (off_reg.s.smin() < 0) != (off_reg.s.smax() < 0) {
+                    return Err(Reason::Bounds);
+                }
+                let opcode = insn.opcode();
+                info.mask_to_left = (opcode == BPF_ADD && off_is_neg) || (opcode == BPF_SUB && !off_is_neg);
+            }
+            let limit = self.retrieve_ptr_limit(ptr_reg, info.mask_to_left)?;
+            let (alu_state, alu_limit) = if commit_window {
+                (info.aux.alu_state, (info.aux.alu_limit.wrapping_sub(limit) as i32).unsigned_abs())
+            } else {
+                let mut st = if off_is_neg { BPF_ALU_NEG_VALUE } else { 0 };
+                st |= if off_is_imm { BPF_ALU_IMMEDIATE } else { 0 };
+                st |= if ptr_is_dst { BPF_ALU_SANITIZE_SRC } else { BPF_ALU_SANITIZE_DST };
+                if !off_is_imm {
+                    self.explore_alu_limits = true;
+                }
+                (st, limit)
+            };
+            if commit_window {
+                let idx = self.insn_idx;
+                if let Some(a) = self.aux.get_mut(idx) {
+                    Self::update_alu_sanitation_state(a, alu_state, alu_limit)?;
+                }
+            } else {
+                Self::update_alu_sanitation_state(&mut info.aux, alu_state, alu_limit)?;
+            }
+        }
+        // do_sim: a known offset is rewritten to an immediate, nothing to
+        // simulate
+        if commit_window || off_is_imm {
+            return Ok(());
+        }
+        let idx = self.insn_idx;
+        let dst = insn.dst as usize;
+        let i = self.sanitize_speculative_path(None, idx + 1, idx).map_err(|_| Reason::Stack)?;
+        if let Some(e) = self.stack.get_mut(i) {
+            e.st.cur_mut().regs[dst] = *ptr_reg;
+        }
+        Ok(())
+    }
+
+    /// `retrieve_ptr_limit`: how far the pointer may move in the masked
+    /// direction.
+    fn retrieve_ptr_limit(&self, ptr: &RegState, mask_to_left: bool) -> Result<u32, Reason> {
+        let (max, limit) = match ptr.typ {
+            PTR_TO_STACK => (MAX_BPF_STACK as u32 + mask_to_left as u32, (ptr.s.var_off.value as u32).wrapping_neg()),
+            PTR_TO_MAP_VALUE => {
+                let vs = usize::try_from(ptr.aux).ok().and_then(|m| self.input.maps.get(m)).map_or(0, |m| m.value_size);
+                (vs, if mask_to_left { ptr.s.smin() as u32 } else { ptr.s.umax() as u32 })
+            }
+            _ => return Err(Reason::Type),
+        };
+        if limit >= max {
+            return Err(Reason::Limit);
+        }
+        Ok(limit)
+    }
+
+    /// `sanitize_err`.
+    fn sanitize_err(&mut self, insn: &Insn, reason: Reason) -> VResult<()> {
+        const ERR: &str = "pointer arithmetic with it prohibited for !root";
+        let op = if insn.opcode() == BPF_ADD { "add" } else { "sub" };
+        let (dst, src) = (insn.dst as usize, insn.src as usize);
+        let src_scalar = self.regs().get(src).is_some_and(|r| r.typ == SCALAR_VALUE);
+        let s = match reason {
+            Reason::Bounds => format!("R{} has unknown scalar with mixed signed bounds, {ERR}\n", if src_scalar { src } else { dst }),
+            Reason::Type => format!("R{} has pointer with unsupported alu operation, {ERR}\n", if src_scalar { dst } else { src }),
+            Reason::Paths => format!("R{dst} tried to {op} from different maps, paths or scalars, {ERR}\n"),
+            Reason::Limit => format!("R{dst} tried to {op} beyond pointer bounds, {ERR}\n"),
+            Reason::Stack => {
+                self.verbose(&format!("R{dst} could not be pushed for speculative verification, {ERR}\n"));
+                return errno(ENOMEM);
+            }
+        };
+        self.verbose(&s);
+        errno(EACCES)
     }
 }

@@ -73,6 +73,7 @@ impl Env<'_, '_> {
         self.bt_reset();
         self.bt.frame = self.cur.curframe();
         if self.regs()[regno].typ != SCALAR_VALUE {
+            self.verbose("verifier bug: backtracking misuse\n");
             return errno(EFAULT);
         }
         self.bt.set_reg(regno);
@@ -304,14 +305,31 @@ impl Env<'_, '_> {
 
     /// `bpf_mark_chain_precision` from the current state.
     fn do_mark_chain_precision(&mut self) -> VResult<()> {
+        let mut changed = false;
+        self.bpf_mark_chain_precision(None, &mut changed)
+    }
+
+    /// `bpf_mark_chain_precision`: walk back from `start` (`None`: the
+    /// current state; else a detached state such as a loop back-edge copy)
+    /// through its jump history and its checkpoints, marking what `self.bt`
+    /// asks for precise there; `changed` tells whether any mark was new.
+    pub(crate) fn bpf_mark_chain_precision(&mut self, start: Option<&VerifierState>, changed: &mut bool) -> VResult<()> {
+        if !self.bpf_capable() {
+            return Ok(());
+        }
+        let (s_first, s_insn, s_parent, s_frame) = match start {
+            Some(st) => (st.first_insn_idx, st.insn_idx, st.parent, st.curframe()),
+            None => (self.cur.first_insn_idx, self.cur.insn_idx, self.cur.parent, self.cur.curframe()),
+        };
+        self.bt.frame = s_frame;
         if self.bt.empty() {
             return Ok(());
         }
-        let mut first_idx = self.cur.first_insn_idx as i64;
-        let mut last_idx = self.cur.insn_idx as i64;
+        let mut first_idx = s_first as i64;
+        let mut last_idx = s_insn as i64;
         let mut subseq_idx: i64 = -1;
         let mut skip_first = true;
-        // None: the current state; Some(i): checkpoint i
+        // None: the starting state; Some(i): checkpoint i
         let mut st: Option<usize> = None;
         let mut guard = 0u64;
         loop {
@@ -323,7 +341,10 @@ impl Env<'_, '_> {
                 // the entry of a global function: only its arguments may
                 // still want precision
                 let (curframe, f0) = match st {
-                    None => (self.cur.curframe(), &self.cur.frame[0]),
+                    None => match start {
+                        Some(s) => (s.curframe(), &s.frame[0]),
+                        None => (self.cur.curframe(), &self.cur.frame[0]),
+                    },
                     Some(c) => (self.checkpoints[c].state.curframe(), &self.checkpoints[c].state.frame[0]),
                 };
                 if curframe == 0 && f0.subprogno > 0 && f0.callsite == -1 && self.bt.stack_masks[0] == 0 && self.bt.reg_masks[0] & !0b111110 == 0 {
@@ -333,13 +354,16 @@ impl Env<'_, '_> {
                         if mask & (1 << i) == 0 {
                             continue;
                         }
+                        // a detached starting state is never a function's
+                        // entry: st is a checkpoint here
                         let r = match st {
+                            None if start.is_some() => continue,
                             None => &mut self.cur.frame[0].regs[i],
                             Some(c) => &mut self.checkpoints[c].state.frame[0].regs[i],
                         };
                         if r.typ == SCALAR_VALUE {
                             r.precise = true;
-                            self.precision_changes += 1;
+                            *changed = true;
                         }
                     }
                     return Ok(());
@@ -353,9 +377,14 @@ impl Env<'_, '_> {
                 self.verbose(&s);
                 return errno(EFAULT);
             }
-            let hist_vec: Vec<JmpHistEntry> = match st {
-                None => self.cur.jmp_history.clone(),
-                Some(c) => self.checkpoints[c].state.jmp_history.clone(),
+            let hist_vec: Vec<JmpHistEntry> = match (st, start) {
+                (None, Some(s)) => s.jmp_history.clone(),
+                (None, None) => self.cur.jmp_history.clone(),
+                (Some(c), _) => self.checkpoints[c].state.jmp_history.clone(),
+            };
+            let cur_first = match st {
+                None => s_first as i64,
+                Some(c) => self.checkpoints[c].state.first_insn_idx as i64,
             };
             let mut history = hist_vec.len();
             let mut i = last_idx;
@@ -371,7 +400,7 @@ impl Env<'_, '_> {
                     match self.backtrack_insn(i as usize, subseq_idx, h)? {
                         Bt::Ok => {}
                         Bt::NotSupp => {
-                            self.mark_all_scalars_precise(None);
+                            self.mark_all_scalars_precise(s_parent, s_frame);
                             self.bt_reset();
                             return Ok(());
                         }
@@ -382,7 +411,7 @@ impl Env<'_, '_> {
                 }
                 subseq_idx = i;
                 // get_prev_insn_idx
-                if i == first_idx && (history == 0 || (history == 1 && hist_vec[0].idx as i64 == i)) {
+                if i == cur_first && (history == 0 || (history == 1 && hist_vec[0].idx as i64 == i)) {
                     break;
                 }
                 if history > 0 && hist_vec[history - 1].idx as i64 == i {
@@ -392,11 +421,12 @@ impl Env<'_, '_> {
                     i -= 1;
                 }
                 if i < 0 || i as usize >= self.input.insns.len() {
+                    self.verbose(&format!("verifier bug: backtracking idx {i}\n"));
                     return errno(EFAULT);
                 }
             }
             let parent = match st {
-                None => self.cur.parent,
+                None => s_parent,
                 Some(c) => self.checkpoints[c].state.parent,
             };
             let Some(p) = parent else { break };
@@ -412,19 +442,23 @@ impl Env<'_, '_> {
                         self.bt.reg_masks[fr] &= !(1 << r);
                     } else {
                         reg.precise = true;
-                        self.precision_changes += 1;
+                        *changed = true;
                     }
                 }
                 for s in 0..64 {
                     if self.bt.stack_masks[fr] & (1u64 << s) == 0 {
                         continue;
                     }
-                    let Some(slot) = func.stack.get_mut(s) else { return errno(EFAULT) };
+                    let total = func.stack.len();
+                    let Some(slot) = func.stack.get_mut(s) else {
+                        self.verbose(&format!("verifier bug: stack slot {s}, total slots {total}\n"));
+                        return errno(EFAULT);
+                    };
                     if !slot.is_spilled_scalar_reg() || slot.spilled_ptr.precise {
                         self.bt.stack_masks[fr] &= !(1u64 << s);
                     } else {
                         slot.spilled_ptr.precise = true;
-                        self.precision_changes += 1;
+                        *changed = true;
                     }
                 }
                 if self.level() & BPF_LOG_LEVEL2 != 0 {
@@ -446,23 +480,21 @@ impl Env<'_, '_> {
             first_idx = self.checkpoints[p].state.first_insn_idx as i64;
         }
         if !self.bt.empty() {
-            self.mark_all_scalars_precise(None);
+            self.mark_all_scalars_precise(s_parent, s_frame);
             self.bt_reset();
         }
         Ok(())
     }
 
     /// `bpf_mark_all_scalars_precise`: every scalar of every checkpoint
-    /// above the starting state.
-    pub(crate) fn mark_all_scalars_precise(&mut self, start: Option<usize>) {
+    /// from `parent` (the starting state's) up; `curframe` is the starting
+    /// state's.
+    pub(crate) fn mark_all_scalars_precise(&mut self, parent: Option<usize>, curframe: usize) {
         if self.level() & BPF_LOG_LEVEL2 != 0 {
-            let s = format!("mark_precise: frame{}: falling back to forcing all scalars precise\n", self.cur.curframe());
+            let s = format!("mark_precise: frame{curframe}: falling back to forcing all scalars precise\n");
             self.verbose(&s);
         }
-        let mut p = match start {
-            None => self.cur.parent,
-            Some(c) => self.checkpoints[c].state.parent,
-        };
+        let mut p = parent;
         let lvl2 = self.level() & BPF_LOG_LEVEL2 != 0;
         while let Some(c) = p {
             let mut lines = String::new();

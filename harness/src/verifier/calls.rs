@@ -30,8 +30,6 @@ pub const MAX_CALL_FRAMES: usize = 16;
 const BPF_MAX_VAR_SIZ: u64 = 1 << 29;
 /// `MAX_ERRNO`.
 const MAX_ERRNO: i64 = 4095;
-/// `BPF_PRIV_STACK_MIN_SIZE`.
-const BPF_PRIV_STACK_MIN_SIZE: u32 = 64;
 
 /// `struct bpf_subprog_info` as the main pass keeps it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -79,23 +77,6 @@ pub struct LoopInlineState {
     pub initialized: bool,
     pub fit_for_inline: bool,
     pub callback_subprogno: usize,
-}
-
-/// What the main pass records about a call insn (`bpf_insn_aux_data`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct CallAux {
-    /// `map_ptr_state`: the map of a map helper (index into the flattened
-    /// maps), whether different maps reached it (poison), whether the
-    /// map needs unprivileged hardening.
-    pub map_ptr: Option<usize>,
-    pub map_ptr_poison: bool,
-    pub map_ptr_unpriv: bool,
-    pub map_key: MapKeyState,
-    pub loop_inline: LoopInlineState,
-    pub is_iter_next: bool,
-    /// The call is reached in a non-sleepable context.
-    pub non_sleepable: bool,
-    pub call_with_percpu_alloc_ptr: bool,
 }
 
 /// The argument facts `check_func_arg` collects (`struct
@@ -1699,7 +1680,7 @@ impl Env<'_, '_> {
             Some(i) => self.stack[i].st.frame[curframe].clone(),
             None => self.cur.frame[curframe].clone(),
         };
-        let mut callee = FuncState::new(callsite as i64, curframe + 1, subprog);
+        let mut callee = self.init_func_state(callsite as i64, curframe + 1, subprog);
         self.scratch.mark_all();
         self.set_callee_state(kind, &caller, &mut callee, callsite)?;
         match state {
@@ -1793,16 +1774,17 @@ impl Env<'_, '_> {
             }
             let start = self.subprog_start(subprog);
             let log_pos = self.log.end_pos();
+            let diag_log_pos = self.diag_log_save();
             let mut st = VerifierState::new();
             st.in_sleepable = false;
-            st.frame[0] = FuncState::new(-1, 0, subprog);
+            st.frame[0] = self.init_func_state(-1, 0, subprog);
             self.scratch.mark_all();
             let caller = self.cur.cur().clone();
             let mut callee = st.frame[0].clone();
             callee.async_entry_cnt = caller.async_entry_cnt + 1;
             self.set_callee_state(kind, &caller, &mut callee, insn_idx)?;
             st.frame[0] = callee;
-            self.stack.push(StackElem { st, insn_idx: start, prev_insn_idx: insn_idx as i64, log_pos });
+            self.stack.push(StackElem { st, insn_idx: start, prev_insn_idx: insn_idx as i64, log_pos, diag_log_pos });
             if self.stack.len() > BPF_COMPLEXITY_LIMIT_JMP_SEQ {
                 let s = format!("The sequence of {} jumps is too complex for async cb.\n", self.stack.len());
                 self.verbose(&s);
@@ -1864,8 +1846,9 @@ impl Env<'_, '_> {
         self.cur.frame.pop();
         if in_callback_fn {
             let idx = self.insn_idx;
-            if let Some(prev) = self.find_prev_entry(None, idx) {
-                self.widen_imprecise_scalars(prev, None);
+            if let Some(prev) = self.find_prev_entry(&self.cur, idx) {
+                let cap = self.bpf_capable();
+                super::states::widen_imprecise_scalars(&self.checkpoints[prev].state, &mut self.cur, cap);
             }
         }
         Ok(())
@@ -1906,159 +1889,6 @@ impl Env<'_, '_> {
             return errno(EINVAL);
         }
         Ok(())
-    }
-
-    /// `check_max_stack_depth`: the stack of every call chain (the
-    /// combined limit), tail calls with deep stacks, frames.
-    pub(crate) fn check_max_stack_depth(&mut self) -> VResult<()> {
-        let n = self.subprogs.len();
-        let has_tail_call = |env: &Self, i: usize| env.input.subprogs.get(i).is_some_and(|s| s.has_tail_call);
-        let any_tail = (0..n).any(|i| has_tail_call(self, i));
-        let adaptive = !any_tail && self.input.jit_requested && {
-            use helpers::prog::*;
-            matches!(self.input.prog_type, KPROBE | TRACEPOINT | PERF_EVENT | RAW_TRACEPOINT)
-        };
-        for i in (0..n).rev() {
-            if i == 0 || self.subprogs[i].is_async_cb {
-                let priv_ok = i == 0 && adaptive;
-                self.check_max_stack_depth_subprog(i, priv_ok)?;
-            }
-        }
-        Ok(())
-    }
-
-    /// `round_up_stack_depth`.
-    fn round_up_stack_depth(&self, d: u32) -> u32 {
-        if self.input.jit_requested { d.div_ceil(16) * 16 } else { d.max(1).div_ceil(32) * 32 }
-    }
-
-    /// `check_max_stack_depth_subprog`: walk the static call graph from
-    /// `start`.
-    fn check_max_stack_depth_subprog(&mut self, start: usize, priv_stack_supported: bool) -> VResult<()> {
-        let n = self.subprogs.len();
-        // (caller, ret_insn, frame) per subprog
-        let mut caller = vec![-1i64; n];
-        let mut ret_insn = vec![0usize; n];
-        let mut frames = vec![0usize; n];
-        let mut idx = start;
-        let mut depth: u32 = 0;
-        let mut frame = 0usize;
-        let mut i = self.subprog_start(idx);
-        if !priv_stack_supported {
-            self.subprogs[idx].priv_stack = false;
-        }
-        let mut tail_call_reachable;
-        let mut steps = 0u64;
-        'process: loop {
-            let desc = self.input.subprogs.get(idx).cloned().unwrap_or_default();
-            if desc.has_ld_abs {
-                let mut t = idx as i64;
-                while t >= 0 {
-                    if self.subprogs[t as usize].is_cb {
-                        self.verbose("cannot use BPF_LD_[ABS|IND] within callback\n");
-                        return errno(EINVAL);
-                    }
-                    t = caller[t as usize];
-                }
-            }
-            if idx != 0 && desc.has_tail_call && depth >= 256 {
-                self.verbose(&format!("tail_calls are not allowed when call stack of previous frames is {depth} bytes. Too large\n"));
-                return errno(EACCES);
-            }
-            let sd = self.round_up_stack_depth(self.subprogs[idx].stack_depth);
-            if priv_stack_supported && sd >= BPF_PRIV_STACK_MIN_SIZE {
-                self.subprogs[idx].priv_stack = true;
-            }
-            if self.subprogs[idx].priv_stack {
-                if sd > MAX_BPF_STACK as u32 {
-                    self.verbose(&format!("stack size of subprog {idx} is {sd}. Too large\n"));
-                    return errno(EACCES);
-                }
-            } else {
-                depth += sd;
-                if depth > MAX_BPF_STACK as u32 {
-                    let mut total = 0;
-                    let mut t = idx as i64;
-                    while t >= 0 {
-                        total += 1;
-                        t = caller[t as usize];
-                    }
-                    self.verbose(&format!("combined stack size of {total} calls is {depth}. Too large\n"));
-                    return errno(EACCES);
-                }
-            }
-            tail_call_reachable = desc.has_tail_call;
-            loop {
-                let end = self.subprogs.get(idx + 1).map_or(self.input.insns.len(), |s| s.start);
-                while i < end {
-                    steps += 1;
-                    if steps > 10_000_000 {
-                        return errno(EFAULT);
-                    }
-                    let insn = self.insn(i);
-                    let pseudo_call = insn.is_pseudo_call();
-                    let pseudo_func = insn.is_ld_imm64() && insn.src == BPF_PSEUDO_FUNC;
-                    if !pseudo_call && !pseudo_func {
-                        i += 1;
-                        continue;
-                    }
-                    let next = i as i64 + insn.imm as i64 + 1;
-                    let Some(sidx) = self.find_subprog(next) else {
-                        self.verbose(&format!("verifier bug: callee not found at insn {next}\n"));
-                        return errno(EFAULT);
-                    };
-                    if self.subprogs[sidx].is_async_cb {
-                        if !pseudo_call {
-                            i += 1;
-                            continue;
-                        }
-                        if self.input.subprogs.get(sidx).is_some_and(|s| s.is_exception_cb) {
-                            self.verbose(&format!("insn {i} cannot call exception cb directly"));
-                            return errno(EINVAL);
-                        }
-                    }
-                    frames[idx] = frame;
-                    ret_insn[idx] = i + 1;
-                    caller[sidx] = idx as i64;
-                    i = next as usize;
-                    idx = sidx;
-                    if !priv_stack_supported {
-                        self.subprogs[idx].priv_stack = false;
-                    }
-                    frame = if self.subprog_is_global(idx) { 0 } else { frame + 1 };
-                    if frame >= MAX_CALL_FRAMES {
-                        self.verbose(&format!("the call stack of {frame} frames is too deep !\n"));
-                        return errno(E2BIG);
-                    }
-                    continue 'process;
-                }
-                if tail_call_reachable {
-                    let mut t = idx as i64;
-                    while t >= 0 {
-                        if self.subprogs[t as usize].is_cb {
-                            self.verbose("cannot tail call within callback\n");
-                            return errno(EINVAL);
-                        }
-                        self.subprogs[t as usize].tail_call_reachable = true;
-                        t = caller[t as usize];
-                    }
-                }
-                if frame == 0 && caller[idx] < 0 {
-                    return Ok(());
-                }
-                if !self.subprogs[idx].priv_stack {
-                    depth -= self.round_up_stack_depth(self.subprogs[idx].stack_depth);
-                }
-                let c = caller[idx];
-                if c < 0 {
-                    return Ok(());
-                }
-                idx = c as usize;
-                frame = frames[idx];
-                i = ret_insn[idx];
-                tail_call_reachable = self.subprogs[idx].tail_call_reachable;
-            }
-        }
     }
 }
 

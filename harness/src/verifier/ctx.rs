@@ -17,6 +17,7 @@ pub mod pt {
     pub const CGROUP_SKB: u32 = 8;
     pub const CGROUP_SOCK: u32 = 9;
     pub const RAW_TRACEPOINT: u32 = 17;
+    pub const SK_LOOKUP: u32 = 30;
     pub const SYSCALL: u32 = 31;
 }
 
@@ -214,6 +215,28 @@ fn xdp_is_valid_access(off: i64, size: i64, write: bool, is_ldsx: bool) -> Optio
     Some(CtxAccess { reg_type: t, ctx_field_size: 0 })
 }
 
+/// `sk_lookup_is_valid_access` (`struct bpf_sk_lookup`, read only).
+fn sk_lookup_is_valid_access(off: i64, size: i64, write: bool) -> Option<CtxAccess> {
+    const SIZE: i64 = 72;
+    if !(0..SIZE).contains(&off) || off % size != 0 || write {
+        return None;
+    }
+    let field = |n: i64| (size <= n && size & (size - 1) == 0).then_some(CtxAccess { reg_type: SCALAR_VALUE, ctx_field_size: n as u32 });
+    match off {
+        // the selected socket
+        0..=7 => (size == 8).then_some(CtxAccess { reg_type: PTR_TO_SOCKET | PTR_MAYBE_NULL, ctx_field_size: 0 }),
+        // family, protocol, remote_ip4, remote_ip6, local_ip4, local_ip6,
+        // local_port, ingress_ifindex
+        8..=35 | 40..=67 => field(4),
+        // remote_port: a 4-byte load of the 2-byte field is allowed
+        36..=37 if size == 4 => Some(CtxAccess { reg_type: SCALAR_VALUE, ctx_field_size: 0 }),
+        36..=37 => field(2),
+        // the zero padding after it
+        38..=39 => field(2),
+        _ => None,
+    }
+}
+
 /// `is_valid_access` of `prog_type` for `size` bytes at `off`.
 pub fn is_valid_access(prog_type: u32, off: i64, size: i64, write: bool, is_ldsx: bool, bpf_capable: bool, pt_regs_size: i64) -> Valid {
     if size <= 0 {
@@ -231,6 +254,9 @@ pub fn is_valid_access(prog_type: u32, off: i64, size: i64, write: bool, is_ldsx
         pt::TRACEPOINT => scalar((8..8192).contains(&off) && !write && off % size == 0),
         // bpf_tracing_ctx_access
         pt::RAW_TRACEPOINT => scalar((0..96).contains(&off) && !write && off % size == 0),
+        pt::SK_LOOKUP => sk_lookup_is_valid_access(off, size, write),
+        // syscall_prog_is_valid_access: user memory, any alignment
+        pt::SYSCALL => scalar((0..u16::MAX as i64).contains(&off)),
         _ => return Err(format!("ctx access of program type {prog_type}")),
     })
 }

@@ -22,6 +22,7 @@ use std::fmt::Write;
 use bpf_isa::Insn;
 use bpf_isa::insn::op::{self, *};
 
+use super::diag::ModReason;
 use super::print::{Scratch, print_verifier_state};
 use super::reg::*;
 use super::state::*;
@@ -130,8 +131,8 @@ pub struct LiveQuery {
     pub insn_idx: usize,
     /// Call sites of frames 1.. (the call insn that made each).
     pub callsites: Vec<usize>,
-    /// The first insn of each frame's subprogram (frame 0 first).
-    pub subprog_starts: Vec<usize>,
+    /// The subprogram of each frame, outermost first.
+    pub subprogs: Vec<usize>,
 }
 
 /// `bpf_stack_slot_alive`: whether 4-byte half slot `half_spi` of frame
@@ -233,6 +234,46 @@ pub(crate) fn errno<T>(e: i32) -> VResult<T> {
     Err(DoCheckError::Errno(e))
 }
 
+/// `BPF_ALU_*`: how `do_misc_fixups` masks a pointer's ALU offset.
+pub const BPF_ALU_SANITIZE_SRC: u8 = 1 << 0;
+pub const BPF_ALU_SANITIZE_DST: u8 = 1 << 1;
+pub const BPF_ALU_NEG_VALUE: u8 = 1 << 2;
+pub const BPF_ALU_NON_POINTER: u8 = 1 << 3;
+pub const BPF_ALU_IMMEDIATE: u8 = 1 << 4;
+
+/// What the main pass records per insn for the rewrites after it (its
+/// part of `struct bpf_insn_aux_data`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PassAux {
+    /// `alu_state`, `alu_limit`: Spectre v1 masking of pointer ALU.
+    pub alu_state: u8,
+    pub alu_limit: u32,
+    /// A speculative path failed here: the fixups put a barrier before it.
+    pub nospec: bool,
+    /// A store whose result a barrier must follow (Spectre v4).
+    pub nospec_result: bool,
+    /// Verified on a non-speculative path.
+    pub seen: bool,
+    /// `ptr_type`: the pointer a load or store goes through.
+    pub ptr_type: super::reg::RegType,
+    /// `ctx_field_size`: the field a narrow ctx load is widened to.
+    pub ctx_field_size: u32,
+    /// `map_ptr_state`: the map of a map helper call (index into the
+    /// flattened maps), whether different maps reached it (poison),
+    /// whether it needs unprivileged hardening.
+    pub map_ptr: Option<usize>,
+    pub map_ptr_poison: bool,
+    pub map_ptr_unpriv: bool,
+    /// `map_key_state`: the constant key of a map helper call.
+    pub map_key: super::calls::MapKeyState,
+    /// `loop_inline_state`: whether a `bpf_loop` call can be inlined.
+    pub loop_inline: super::calls::LoopInlineState,
+    pub is_iter_next: bool,
+    /// The call is reached in a non-sleepable context.
+    pub non_sleepable: bool,
+    pub call_with_percpu_alloc_ptr: bool,
+}
+
 /// The statistics `print_verification_stats` reports.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Stats {
@@ -250,12 +291,13 @@ pub struct DoCheckOutcome {
     pub stats: Stats,
     /// `subprog_info[0].stack_depth`.
     pub stack_depth: u32,
-    /// Per subprogram (`subprog_info[i]`): stack depth and processed insns.
+    /// Per insn, for the fixups.
+    pub aux: Vec<PassAux>,
+    /// `prog->aux->max_ctx_offset`: the end of the furthest ctx access.
+    pub max_ctx_offset: u32,
+    /// Per subprogram (`subprog_info[i]`): stack depth, processed insns,
+    /// callback kinds.
     pub subprogs: Vec<super::calls::SubprogRt>,
-    /// What the pass learnt about each insn for the fixups
-    /// (`bpf_insn_aux_data`: map pointers and keys of helper calls, loop
-    /// inlining, kfunc facts).
-    pub aux: Vec<super::calls::CallAux>,
 }
 
 /// What `do_check_insn` tells the loop.
@@ -277,6 +319,8 @@ pub(crate) struct StackElem {
     pub insn_idx: usize,
     pub prev_insn_idx: i64,
     pub log_pos: u64,
+    /// Where the diagnostics event log stood (`diag_log_pos`).
+    pub diag_log_pos: u64,
 }
 
 /// A stored checkpoint (`struct bpf_verifier_state_list`).
@@ -320,18 +364,21 @@ pub struct Env<'a, 'l> {
     pub(crate) maps: Vec<MapInfo>,
     /// `subprog_info` as the pass updates it.
     pub(crate) subprogs: Vec<super::calls::SubprogRt>,
-    /// `insn_aux_data` as the pass updates it.
-    pub(crate) aux: Vec<super::calls::CallAux>,
     /// `env->exception_callback_subprog`.
     pub(crate) exception_callback_subprog: usize,
-    /// Precision marks set in checkpoints so far (`changed` of
-    /// `bpf_mark_chain_precision`).
-    pub(crate) precision_changes: u64,
+    /// `env->diag`: the causal-path event log, at log levels 1 and 2.
+    pub(crate) diag: Option<super::diag::BpfDiag>,
+    pub(crate) aux: Vec<PassAux>,
+    /// `env->explore_alu_limits`: a masked pointer ALU with an unknown
+    /// offset was met; scalars are then compared exactly when pruning.
+    pub(crate) explore_alu_limits: bool,
+    pub(crate) max_ctx_offset: u32,
 }
 
 /// `do_check_main`: verifies the main program from insn 0 with `R1 = ctx`,
-/// then (`do_check_subprogs`) every global function it calls, then
-/// `check_max_stack_depth` (all three run in this order in `bpf_check`).
+/// then (`do_check_subprogs`) every global function it calls;
+/// `check_max_stack_depth` follows in `bpf_check` on what
+/// [`DoCheckOutcome::subprogs`] reports.
 pub fn do_check_main(input: &DoCheckInput<'_>, log: &mut dyn VLog) -> DoCheckOutcome {
     let n = input.insns.len();
     let maps = super::maps::flatten_maps(input.maps);
@@ -362,19 +409,21 @@ pub fn do_check_main(input: &DoCheckInput<'_>, log: &mut dyn VLog) -> DoCheckOut
         bt: Default::default(),
         maps,
         subprogs,
-        aux: vec![super::calls::CallAux::default(); n],
         exception_callback_subprog,
-        precision_changes: 0,
+        diag: None,
+        aux: vec![PassAux::default(); n],
+        explore_alu_limits: false,
+        max_ctx_offset: 0,
     };
+    if env.level() & BPF_LOG_LEVEL != 0 {
+        env.diag = Some(Default::default());
+    }
     let mut result = env.do_check_common(0, input.sleepable);
     if result.is_ok() {
         result = env.do_check_subprogs();
     }
-    if result.is_ok() {
-        result = env.check_max_stack_depth();
-    }
     let stack_depth = env.subprogs.first().map_or(0, |s| s.stack_depth);
-    DoCheckOutcome { result, stats: env.stats, stack_depth, subprogs: env.subprogs, aux: env.aux }
+    DoCheckOutcome { result, stats: env.stats, stack_depth, aux: env.aux, max_ctx_offset: env.max_ctx_offset, subprogs: env.subprogs }
 }
 
 impl<'a, 'l> Env<'a, 'l> {
@@ -487,6 +536,7 @@ impl<'a, 'l> Env<'a, 'l> {
         }
         if self.regs()[regno].typ == NOT_INIT {
             self.verbose(&format!("R{regno} !read_ok\n"));
+            self.bpf_diag_unreadable_reg(regno);
             return errno(EACCES);
         }
         Ok(())
@@ -518,12 +568,13 @@ impl<'a, 'l> Env<'a, 'l> {
         let mut st = self.cur.clone();
         st.speculative |= speculative;
         let log_pos = self.log.end_pos();
+        let diag_log_pos = self.diag_log_save();
         if let Some(p) = st.parent
             && let Some(c) = self.checkpoints.get_mut(p)
         {
             c.state.branches += 1;
         }
-        self.stack.push(StackElem { st, insn_idx, prev_insn_idx: prev_insn_idx as i64, log_pos });
+        self.stack.push(StackElem { st, insn_idx, prev_insn_idx: prev_insn_idx as i64, log_pos, diag_log_pos });
         if self.stack.len() > BPF_COMPLEXITY_LIMIT_JMP_SEQ {
             let s = format!("The sequence of {} jumps is too complex.\n", self.stack.len());
             self.verbose(&s);
@@ -536,6 +587,7 @@ impl<'a, 'l> Env<'a, 'l> {
     fn pop_stack(&mut self, prev_insn_idx: &mut i64, pop_log: bool) -> bool {
         let Some(head) = self.stack.pop() else { return false };
         self.cur = head.st;
+        self.diag_log_restore(head.diag_log_pos);
         if pop_log {
             self.log.reset(head.log_pos);
         }
@@ -566,6 +618,16 @@ impl<'a, 'l> Env<'a, 'l> {
         self.cur_hist_ent = Some(self.cur.jmp_history.len() - 1);
     }
 
+    /// `init_func_state`: a frame for `subprogno`, with its diagnostics
+    /// identity.
+    pub(crate) fn init_func_state(&mut self, callsite: i64, frameno: usize, subprogno: usize) -> FuncState {
+        let mut f = FuncState::new(callsite, frameno, subprogno);
+        if let Some(d) = self.diag.as_mut() {
+            f.diag_frame_id = d.new_frame_id();
+        }
+        f
+    }
+
     /// `do_check_common`: verify `subprog` from its first insn, the main
     /// program with `R1 = ctx`, a global function with the arguments its
     /// BTF prototype declares (all scalars here).
@@ -575,7 +637,7 @@ impl<'a, 'l> Env<'a, 'l> {
         let insn_processed = self.stats.insn_processed;
         let start = self.subprogs.get(subprog).map_or(0, |s| s.start);
         let mut st = VerifierState::new();
-        st.frame[0] = FuncState::new(-1, 0, subprog);
+        st.frame[0] = self.init_func_state(-1, 0, subprog);
         st.in_sleepable = sleepable;
         st.first_insn_idx = start;
         st.last_insn_idx = -1;
@@ -611,8 +673,11 @@ impl<'a, 'l> Env<'a, 'l> {
             ret = self.do_check();
         }
         self.account_current_path();
-        if ret.is_ok() && pop_log {
-            self.log.reset(0);
+        if ret.is_ok() {
+            if pop_log {
+                self.log.reset(0);
+            }
+            self.diag_log_restore(0);
         }
         self.free_states();
         if let Some(sp) = self.subprogs.get_mut(subprog) {
@@ -696,6 +761,24 @@ impl<'a, 'l> Env<'a, 'l> {
             }
             self.cur.last_insn_idx = self.prev_insn_idx;
             self.cur.insn_idx = self.insn_idx;
+            // the edge that led here, for the causal path of a report (a
+            // conditional whose two successors coincide says nothing)
+            if !self.cur.speculative && prev_insn_idx >= 0 && (prev_insn_idx as usize) < insn_cnt {
+                let p = prev_insn_idx as usize;
+                let prev = self.insn(p);
+                let opc = prev.opcode();
+                if matches!(prev.class(), BPF_JMP | BPF_JMP32) && opc != BPF_JA && opc != BPF_CALL && opc != BPF_EXIT && opc <= BPF_JCOND {
+                    let fallthrough = p + 1;
+                    let branch = super::env::jmp_target(p, super::env::bpf_jmp_offset(&prev)) as i64;
+                    if branch != fallthrough as i64 {
+                        if self.insn_idx as i64 == branch {
+                            self.diag_record_branch(p, true);
+                        } else if self.insn_idx == fallthrough {
+                            self.diag_record_branch(p, false);
+                        }
+                    }
+                }
+            }
 
             let mut exit_path = false;
             if self.info(self.insn_idx).prune_point {
@@ -733,18 +816,39 @@ impl<'a, 'l> Env<'a, 'l> {
                     self.prev_insn_print_pos = self.log.end_pos() - self.prev_log_pos;
                     self.prev_log_pos = self.log.end_pos();
                 }
-                prev_insn_idx = self.insn_idx as i64;
-                match self.do_check_insn()? {
-                    Next::Fallthrough => self.insn_idx += 1,
-                    Next::Updated => {}
-                    Next::UpdatedPrint => do_print_state = true,
-                    Next::Exit => exit_path = true,
+                let idx = self.insn_idx;
+                if !self.cur.speculative {
+                    // sanitize_mark_insn_seen
+                    self.aux[idx].seen = true;
+                }
+                prev_insn_idx = idx as i64;
+                if self.cur.speculative && self.aux[idx].nospec {
+                    // a barrier stops speculation here
+                    exit_path = true;
+                } else {
+                    match self.do_check_insn() {
+                        Err(DoCheckError::Errno(e)) if self.cur.speculative && matches!(e, EPERM | EACCES | EINVAL) => {
+                            // error_recoverable_with_nospec: keep
+                            // speculation from reaching the unsafe insn
+                            self.aux[idx].nospec = true;
+                            self.aux[idx].alu_state = 0;
+                            exit_path = true;
+                        }
+                        Err(e) => return Err(e),
+                        Ok(Next::Fallthrough) => self.insn_idx += 1,
+                        Ok(Next::Updated) => {}
+                        Ok(Next::UpdatedPrint) => do_print_state = true,
+                        Ok(Next::Exit) => exit_path = true,
+                    }
+                    if !exit_path && self.cur.speculative && self.aux[idx].nospec_result {
+                        exit_path = true;
+                    }
                 }
             }
             if exit_path {
                 self.account_current_path();
                 self.scratch.mark_all();
-                self.update_branch_counts_cur()?;
+                self.update_branch_counts()?;
                 if !self.pop_stack(&mut prev_insn_idx, pop_log) {
                     break;
                 }
@@ -757,6 +861,9 @@ impl<'a, 'l> Env<'a, 'l> {
     /// `do_check_insn`.
     fn do_check_insn(&mut self) -> VResult<Next> {
         let insn = self.insn(self.insn_idx);
+        if super::env::is_stack_arg_ldx(&insn) || super::env::is_stack_arg_stx(&insn) || super::env::is_stack_arg_st(&insn) {
+            return Err(DoCheckError::Unsupported("stack arguments (r11) of calls are not modelled yet".into()));
+        }
         match insn.class() {
             BPF_ALU | BPF_ALU64 => {
                 self.check_alu_op(&insn)?;
@@ -775,9 +882,7 @@ impl<'a, 'l> Env<'a, 'l> {
                 Ok(Next::Fallthrough)
             }
             BPF_ST => {
-                let dst = insn.dst as usize;
-                self.check_reg_src(dst)?;
-                self.check_mem_access_insn(dst, insn.off as i64, insn.size(), true, None, false)?;
+                self.check_st_mem(&insn)?;
                 Ok(Next::Fallthrough)
             }
             BPF_JMP | BPF_JMP32 => {
@@ -807,7 +912,8 @@ impl<'a, 'l> Env<'a, 'l> {
                 // BPF_LD
                 let mode = insn.mode();
                 if mode == BPF_ABS || mode == BPF_IND {
-                    return Err(DoCheckError::Unsupported("LD_ABS/LD_IND are not modelled yet".into()));
+                    self.check_ld_abs(&insn)?;
+                    return Ok(Next::Fallthrough);
                 }
                 if mode == BPF_IMM {
                     self.check_ld_imm(&insn)?;
@@ -819,6 +925,54 @@ impl<'a, 'l> Env<'a, 'l> {
         }
     }
 
+    /// `check_ld_abs`: a legacy packet load through the skb in R6; like a
+    /// call it clobbers R1-R5 and leaves R0 unknown.
+    fn check_ld_abs(&mut self, insn: &Insn) -> VResult<()> {
+        use super::ctx::pt;
+        if !matches!(self.input.prog_type, pt::SOCKET_FILTER | pt::SCHED_CLS | pt::SCHED_ACT) {
+            self.verbose("BPF_LD_[ABS|IND] instructions not allowed for this program type\n");
+            return errno(EINVAL);
+        }
+        if self.cur.curframe() != 0 {
+            return Err(DoCheckError::Unsupported("LD_ABS/LD_IND in subprograms are not modelled yet".into()));
+        }
+        const CTX_REG: usize = 6;
+        self.check_reg_src(CTX_REG)?;
+        let r6 = self.regs()[CTX_REG];
+        if r6.typ != PTR_TO_CTX {
+            self.verbose("at the time of BPF_LD_ABS|IND R6 != pointer to skb\n");
+            return errno(EINVAL);
+        }
+        if insn.mode() == BPF_IND {
+            self.check_reg_src(insn.src as usize)?;
+        }
+        // check_ptr_off_reg: the skb pointer as the program got it
+        if !super::tnum::tnum_is_const(r6.s.var_off) {
+            let s = format!("variable ctx access var_off={} disallowed\n", super::scalar::print::tnum_strn(r6.s.var_off));
+            self.verbose(&s);
+            return errno(EACCES);
+        }
+        if r6.s.smin() < 0 {
+            self.verbose(&format!("negative offset ctx ptr R6 off={} disallowed\n", r6.s.var_off.value as i64));
+            return errno(EACCES);
+        }
+        if r6.s.var_off.value != 0 {
+            self.verbose(&format!("dereference of modified ctx ptr R6 off={} disallowed\n", r6.s.var_off.value as i64));
+            self.bpf_diag_invalid_deref(CTX_REG, &r6, super::diag::DerefKind::ModifiedPtr, r6.s.var_off.value as i64);
+            return errno(EACCES);
+        }
+        self.bpf_diag_record_caller_saved();
+        let target = self.diag_reg_target(self.cur.curframe(), 0);
+        self.diag_mod_begin(target, None, ModReason::Write);
+        for r in 0..=5 {
+            self.regs_mut()[r] = RegState::not_init();
+            self.mark_reg_scratched(r);
+        }
+        self.mark_reg_unknown(0);
+        self.diag_mod_end();
+        Ok(())
+    }
+
     /// `check_ld_imm`.
     fn check_ld_imm(&mut self, insn: &Insn) -> VResult<()> {
         let dst = insn.dst as usize;
@@ -827,47 +981,32 @@ impl<'a, 'l> Env<'a, 'l> {
             return errno(EINVAL);
         }
         self.check_reg_dst(dst, true)?;
+        let f = self.cur.curframe();
+        let target = self.diag_reg_target(f, dst);
+        self.diag_mod_begin(target, None, ModReason::Write);
         let next = self.insn(self.insn_idx + 1);
         if insn.src == 0 {
             let imm = (insn.imm as u32 as u64) | ((next.imm as u32 as u64) << 32);
             let mut r = RegState::known(imm);
             r.precise = !self.bpf_capable();
             self.regs_mut()[dst] = r;
+            self.diag_mod_end();
             return Ok(());
         }
         let info = self.info(self.insn_idx);
         match (insn.src, info.map_index) {
             (BPF_PSEUDO_MAP_FD | BPF_PSEUDO_MAP_IDX, Some(m)) => {
                 self.regs_mut()[dst] = RegState::ptr(CONST_PTR_TO_MAP, m as i64);
-                Ok(())
             }
-            (BPF_PSEUDO_FUNC, _) => self.check_ld_imm_func(insn, dst),
+            (BPF_PSEUDO_FUNC, _) => self.check_ld_imm_func(insn, dst)?,
             (BPF_PSEUDO_MAP_VALUE | BPF_PSEUDO_MAP_IDX_VALUE, Some(m)) => {
                 let mut r = RegState::ptr(PTR_TO_MAP_VALUE, m as i64);
                 r.s = super::scalar::Scalar::known(info.map_off as u64);
                 self.regs_mut()[dst] = r;
-                Ok(())
             }
-            _ => Err(DoCheckError::Unsupported(format!("ld_imm64 with src_reg {} is not modelled yet", insn.src))),
+            _ => return Err(DoCheckError::Unsupported(format!("ld_imm64 with src_reg {} is not modelled yet", insn.src))),
         }
-    }
-
-    /// `bpf_update_branch_counts` for the path that just ended.
-    fn update_branch_counts_cur(&mut self) -> VResult<()> {
-        self.cur.branches = self.cur.branches.saturating_sub(1);
-        if self.cur.branches > 0 {
-            return Ok(());
-        }
-        let mut p = self.cur.parent;
-        while let Some(i) = p {
-            let Some(c) = self.checkpoints.get_mut(i) else { break };
-            c.state.branches = c.state.branches.saturating_sub(1);
-            if c.state.branches > 0 {
-                break;
-            }
-            self.maybe_exit_scc(i)?;
-            p = self.checkpoints[i].state.parent;
-        }
+        self.diag_mod_end();
         Ok(())
     }
 }

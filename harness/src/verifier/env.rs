@@ -151,6 +151,10 @@ pub struct SubprogInfo {
     pub tail_call_reachable: bool,
     pub has_ld_abs: bool,
     pub is_exception_cb: bool,
+    /// A callback (`is_cb`) and an asynchronous one (`is_async_cb`): set
+    /// by the main pass when it meets their call sites.
+    pub is_cb: bool,
+    pub is_async_cb: bool,
     pub postorder_start: usize,
     /// From func_info's BTF, set by `check_btf_func`.
     pub name: Option<String>,
@@ -224,6 +228,8 @@ pub struct VerifierEnv<'a> {
     pub max_stack_depth: u32,
     /// The kfunc table of the target (name by BTF id).
     pub kfuncs: &'static [(&'static str, u32)],
+    /// `env->liveness`: stack liveness for the main pass's pruning.
+    pub stack_liveness: super::liveness::BpfLiveness,
 }
 
 impl<'a> VerifierEnv<'a> {
@@ -259,6 +265,7 @@ impl<'a> VerifierEnv<'a> {
             longest_mark_read_walk: 0,
             max_stack_depth: 0,
             kfuncs: kfunc_btf_ids::table(input.arch),
+            stack_liveness: Default::default(),
         }
     }
 

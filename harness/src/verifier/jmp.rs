@@ -256,18 +256,7 @@ impl Env<'_, '_> {
             return errno(EINVAL);
         }
         if opcode == BPF_JCOND {
-            // may_goto: the fall-through (the budget ran out) is explored
-            // later, one level deeper; the jump is followed now
-            let idx = self.insn_idx;
-            let prev = self.find_prev_entry(self.cur.parent, idx);
-            let qi = self.push_stack(idx + 1, idx, false)?;
-            self.stack[qi].st.may_goto_depth += 1;
-            if let Some(p) = prev {
-                self.widen_imprecise_scalars(p, Some(qi));
-            }
-            let t = idx as i64 + insn.off as i64 + 1;
-            self.insn_idx = t.max(0) as usize;
-            return Ok(Next::Updated);
+            return self.check_may_goto(insn);
         }
         let (dst, src) = (insn.dst as usize, insn.src as usize);
         self.check_reg_src(dst)?;
@@ -314,9 +303,10 @@ impl Env<'_, '_> {
                 self.mark_chain_precision(src)?;
             }
             if !self.input.privs.bypass_spec_v1 {
-                // sanitize_speculative_path: the other edge is explored
-                // speculatively; not modelled yet
-                return Err(DoCheckError::Unsupported("speculative path sanitation (unprivileged) is not modelled yet".into()));
+                // the edge not taken may still run speculatively
+                let idx = self.insn_idx;
+                let other = if taken { idx + 1 } else { (idx as i64 + insn.off as i64 + 1).max(0) as usize };
+                self.sanitize_speculative_path(Some(insn), other, idx)?;
             }
             if self.level() & BPF_LOG_LEVEL != 0 {
                 self.print_insn_state();
@@ -420,6 +410,50 @@ impl Env<'_, '_> {
             self.print_insn_state();
         }
         Ok(Next::Fallthrough)
+    }
+
+    /// `sanitize_speculative_path`: explore `next_idx` as a speculative
+    /// path, with the compared registers unknown there.
+    pub(crate) fn sanitize_speculative_path(&mut self, insn: Option<&Insn>, next_idx: usize, curr_idx: usize) -> VResult<usize> {
+        let i = self.push_stack(next_idx, curr_idx, true)?;
+        if let Some(insn) = insn {
+            let u = self.unknown_reg();
+            if let Some(e) = self.stack.get_mut(i) {
+                let regs = &mut e.st.cur_mut().regs;
+                if let Some(r) = regs.get_mut(insn.dst as usize) {
+                    *r = u;
+                }
+                if insn.is_src_x()
+                    && let Some(r) = regs.get_mut(insn.src as usize)
+                {
+                    *r = u;
+                }
+            }
+        }
+        Ok(i)
+    }
+
+    /// The `may_goto` case of `check_cond_jmp_op`: the jump is taken and
+    /// the fall-through queued one `may_goto` deeper, its imprecise
+    /// scalars widened against the loop's previous entry so that the
+    /// iterations converge.
+    fn check_may_goto(&mut self, insn: &Insn) -> VResult<Next> {
+        let idx = self.insn_idx;
+        let prev = self.cur.parent.and_then(|p| self.find_prev_entry(&self.checkpoints[p].state, idx));
+        let qi = self.push_stack(idx + 1, idx, false)?;
+        let cap = self.bpf_capable();
+        if let Some(e) = self.stack.get_mut(qi) {
+            e.st.may_goto_depth += 1;
+            if let Some(prev) = prev {
+                super::states::widen_imprecise_scalars(&self.checkpoints[prev].state, &mut e.st, cap);
+            }
+        }
+        let t = idx as i64 + insn.off as i64 + 1;
+        if t < 0 {
+            return errno(EFAULT);
+        }
+        self.insn_idx = t as usize;
+        Ok(Next::Updated)
     }
 
     /// `try_match_pkt_pointers`.

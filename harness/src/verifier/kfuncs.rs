@@ -642,13 +642,13 @@ impl Env<'_, '_> {
         if state == BPF_ITER_STATE_ACTIVE {
             let parent_ok = self.cur.parent.is_some_and(|p| {
                 let ps = &self.checkpoints[p].state;
-                ps.insn_idx == insn_idx && same_callsites(ps, &self.cur)
+                ps.insn_idx == insn_idx && super::states::same_callsites(ps, &self.cur)
             });
             if !parent_ok {
                 self.verbose("verifier bug: bad parent state for iter next call\n");
                 return errno(EFAULT);
             }
-            let prev = self.find_prev_entry(self.cur.parent, insn_idx);
+            let prev = self.cur.parent.and_then(|p| self.find_prev_entry(&self.checkpoints[p].state, insn_idx));
             let qi = self.push_stack(insn_idx + 1, insn_idx, false)?;
             {
                 let q = &mut self.stack[qi].st;
@@ -657,7 +657,8 @@ impl Env<'_, '_> {
                 it.set_iter(BPF_ITER_STATE_ACTIVE, depth + 1);
             }
             if let Some(p) = prev {
-                self.widen_imprecise_scalars(p, Some(qi));
+                let cap = self.bpf_capable();
+                super::states::widen_imprecise_scalars(&self.checkpoints[p].state, &mut self.stack[qi].st, cap);
             }
             let q = &mut self.stack[qi].st;
             let r0 = &mut q.cur_mut().regs[0];
@@ -820,9 +821,4 @@ impl Env<'_, '_> {
         let id = if dynptr_type_referenced(r.aux as u32) { r.parent_id } else { r.id };
         self.release_reference(id)
     }
-}
-
-/// `same_callsites`.
-pub(crate) fn same_callsites(a: &VerifierState, b: &VerifierState) -> bool {
-    a.curframe() == b.curframe() && (0..=a.curframe()).all(|i| a.frame[i].callsite == b.frame[i].callsite)
 }

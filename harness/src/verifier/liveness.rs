@@ -20,6 +20,7 @@ use bpf_isa::Insn;
 use bpf_isa::op::*;
 
 use super::cfg::bpf_insn_successors;
+use super::do_check::{LiveQuery, StackLiveness};
 use super::env::*;
 use super::errno::*;
 use super::log::{BPF_LOG_LEVEL2, bpf_vlog_alignment};
@@ -760,38 +761,48 @@ impl Liveness<'_, '_> {
     }
 
     /// `record_call_access`: stack memory a helper or kfunc reaches through
-    /// frame-pointer-derived arguments (the summary's parameters; five
-    /// when there is none).
+    /// frame-pointer-derived arguments (all five when its prototype is
+    /// unknown).
     fn record_call_access(&mut self, inst: usize, at: &[At; MAX_AT_TRACK_REGS], idx: usize) -> PResult<()> {
         let insn = self.env.insns[idx];
         if bpf_pseudo_call(&insn) {
             return Ok(());
         }
-        let num_params = bpf_get_call_summary(self.env, &insn)?.unwrap_or(MAX_BPF_FUNC_REG_ARGS as u32) as usize;
+        let num_params = bpf_get_call_summary(self.env, &insn)?.map_or(MAX_BPF_FUNC_REG_ARGS, |c| c.num_params as usize);
         for r in 1..=num_params.min(MAX_BPF_FUNC_REG_ARGS) {
             self.record_arg_access(inst, &insn, &at[r], r - 1, idx)?;
+        }
+        for r in 0..MAX_STACK_ARG_SLOTS.min(num_params.saturating_sub(MAX_BPF_FUNC_REG_ARGS)) {
+            self.record_arg_access(inst, &insn, &at[MAX_BPF_REG as usize + r], r + MAX_BPF_FUNC_REG_ARGS, idx)?;
         }
         Ok(())
     }
 
-    /// `record_arg_access`.
-    fn record_arg_access(&mut self, inst: usize, insn: &Insn, a: &At, arg: usize, idx: usize) -> PResult<()> {
-        if !is_fp(a) {
+    /// `record_arg_access`: argument `arg_idx` (0-based) of the call at
+    /// `idx`.
+    fn record_arg_access(&mut self, inst: usize, insn: &Insn, at: &At, arg_idx: usize, idx: usize) -> PResult<()> {
+        if !is_fp(at) {
             return Ok(());
         }
         let bytes = if bpf_helper_call(insn) {
-            bpf_helper_stack_access_bytes(self.env, insn, arg, idx)
+            bpf_helper_stack_access_bytes(self.env, insn, arg_idx, idx)?
+        } else if bpf_pseudo_kfunc_call(insn) {
+            bpf_kfunc_stack_access_bytes(self.env, insn, arg_idx, idx)?
         } else {
-            bpf_kfunc_stack_access_bytes(self.env, insn, arg, idx)?
+            let f = self.instances[inst].as_mut().expect("live instance");
+            for fr in 0..=f.depth {
+                f.mark_read(fr, idx, SPIS_ALL);
+            }
+            return Ok(());
         };
         if bytes == 0 {
             return Ok(());
         }
         let f = self.instances[inst].as_mut().expect("live instance");
-        if a.frame >= 0 && a.frame as usize <= f.depth {
-            record_stack_access(f, a, bytes, a.frame as usize, idx);
-        } else if a.frame == ARG_IMPRECISE {
-            record_imprecise(f, a.mask as u32, idx);
+        if at.frame >= 0 && at.frame as usize <= f.depth {
+            record_stack_access(f, at, bytes, at.frame as usize, idx);
+        } else if at.frame == ARG_IMPRECISE {
+            record_imprecise(f, at.mask as u32, idx);
         }
         Ok(())
     }
@@ -1217,7 +1228,7 @@ fn fmt_spis_mask(frame: usize, first: bool, spis: Spis) -> String {
 }
 
 /// `bpf_compute_subprog_arg_access`.
-fn bpf_compute_subprog_arg_access(env: &mut VerifierEnv<'_>) -> PResult<()> {
+fn bpf_compute_subprog_arg_access(env: &mut VerifierEnv<'_>) -> PResult<BpfLiveness> {
     let cnt = env.subprog_cnt;
     let mut lv = Liveness {
         env,
@@ -1239,7 +1250,103 @@ fn bpf_compute_subprog_arg_access(env: &mut VerifierEnv<'_>) -> PResult<()> {
     if lv.level2() {
         lv.print_instances();
     }
-    Ok(())
+    Ok(lv.into_bpf_liveness())
+}
+
+impl Liveness<'_, '_> {
+    /// What the main pass keeps of the analysis: each instance's
+    /// `live_before` masks.
+    fn into_bpf_liveness(self) -> BpfLiveness {
+        let mut instances = HashMap::with_capacity(self.by_key.len());
+        for (&key, &i) in &self.by_key {
+            let Some(f) = self.instances.get(i).and_then(Option::as_ref) else { continue };
+            let frames = f.frames.iter().map(|fr| fr.as_ref().map(|v| v.iter().map(|m| m.live_before).collect())).collect();
+            instances.insert(key, LiveInstance { depth: f.depth, start: f.subprog_start, frames });
+        }
+        let env: &VerifierEnv<'_> = self.env;
+        BpfLiveness {
+            instances,
+            subprog_starts: env.subprog_info.iter().map(|s| s.start).collect(),
+            calls_callback: env.aux.iter().map(|a| a.calls_callback).collect(),
+        }
+    }
+}
+
+/// One func instance after the analysis: `live_before` per frame and insn.
+#[derive(Clone, Debug)]
+struct LiveInstance {
+    depth: usize,
+    start: usize,
+    frames: Vec<Option<Vec<Spis>>>,
+}
+
+impl LiveInstance {
+    /// `is_live_before`.
+    fn is_live_before(&self, insn_idx: usize, frame: usize, half_spi: usize) -> bool {
+        let Some(rel) = insn_idx.checked_sub(self.start) else { return false };
+        let Some(Some(masks)) = self.frames.get(frame) else { return false };
+        masks.get(rel).is_some_and(|&m| spis_test_bit(m, half_spi as u32))
+    }
+}
+
+/// `struct bpf_liveness` as the main pass queries it: the func instances
+/// by `(depth, callsite)` (depth 0: the subprogram's start).
+#[derive(Clone, Debug, Default)]
+pub struct BpfLiveness {
+    instances: HashMap<(usize, usize), LiveInstance>,
+    subprog_starts: Vec<usize>,
+    calls_callback: Vec<bool>,
+}
+
+impl BpfLiveness {
+    /// `lookup_instance`: the instance of frame `frameno`, falling back to
+    /// shallower depths (a global subprogram is analysed at depth 0 only).
+    fn lookup_instance(&self, q: &LiveQuery, frameno: usize) -> Option<&LiveInstance> {
+        let start = *self.subprog_starts.get(*q.subprogs.get(frameno)?)?;
+        let callsite = if frameno > 0 { *q.callsites.get(frameno - 1)? } else { start };
+        let mut depth = frameno;
+        loop {
+            let key = if depth > 0 { callsite } else { start };
+            if let Some(f) = self.instances.get(&(depth, key)) {
+                return Some(f);
+            }
+            if depth == 0 {
+                return None;
+            }
+            depth -= 1;
+        }
+    }
+
+    fn calls_callback(&self, idx: usize) -> bool {
+        self.calls_callback.get(idx).copied().unwrap_or(false)
+    }
+}
+
+impl StackLiveness for BpfLiveness {
+    /// `bpf_stack_slot_alive`: read later in the current frame's instance,
+    /// or, for an outer frame, alive after its call site (before it, when
+    /// the call site calls a callback that may run again).
+    fn stack_slot_alive(&self, q: &LiveQuery, frameno: usize, half_spi: usize) -> bool {
+        let curframe = q.subprogs.len().saturating_sub(1);
+        let Some(cur) = self.lookup_instance(q, curframe) else { return true };
+        let rel = frameno as i64 + cur.depth as i64 - curframe as i64;
+        if rel >= 0 && rel as usize <= cur.depth && cur.is_live_before(q.insn_idx, rel as usize, half_spi) {
+            return true;
+        }
+        for i in frameno..curframe {
+            let Some(inst) = self.lookup_instance(q, i) else { return true };
+            let rel = frameno as i64 + inst.depth as i64 - i as i64;
+            if rel < 0 || rel as usize > inst.depth {
+                return true;
+            }
+            let Some(&callsite) = q.callsites.get(i) else { return true };
+            let at = if self.calls_callback(callsite) { callsite } else { callsite + 1 };
+            if inst.is_live_before(at, rel as usize, half_spi) {
+                return true;
+            }
+        }
+        false
+    }
 }
 
 // ---------------------------------------------------------------- registers
@@ -1279,31 +1386,58 @@ fn helper_id_has_proto(id: i32) -> bool {
     id > 0 && id < BPF_FUNC_MAX_ID
 }
 
-/// `bpf_get_call_summary`: the number of parameters of a helper (its
-/// prototype for this program type) or kfunc, `None` for bpf-to-bpf calls
-/// and for calls without a prototype (refused later).
-fn bpf_get_call_summary(env: &VerifierEnv<'_>, insn: &Insn) -> PResult<Option<u32>> {
+/// `struct bpf_call_summary`: the shape of a helper's or kfunc's prototype.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BpfCallSummary {
+    pub num_params: u32,
+    pub is_void: bool,
+    pub fastcall: bool,
+}
+
+/// The prototype context of the load (`env->ops->get_func_proto`'s view).
+fn proto_ctx(env: &VerifierEnv<'_>) -> super::helpers::ProtoCtx {
+    let caps = env.input.caps;
+    super::helpers::ProtoCtx {
+        prog_type: env.input.prog_type.0,
+        expected_attach_type: super::prog_load::bpf_prog_load_fixup_attach_type(env.input.prog_type, env.input.expected_attach_type),
+        sleepable: env.input.prog_flags & super::prog_load::BPF_F_SLEEPABLE != 0,
+        cap_bpf: caps.bpf_capable(),
+        cap_perfmon: caps.perfmon_capable(),
+        cap_sys_admin: caps.sys_admin,
+    }
+}
+
+/// `bpf_verifier_inlines_helper_call` (x86_64, with the JIT) or
+/// `bpf_jit_inlines_helper_call` (arm64): the per-CPU and current-task
+/// helpers become a few insns.
+fn helper_call_inlined(env: &VerifierEnv<'_>, imm: i32) -> bool {
+    use super::helpers::func;
+    env.input.arch.has_jit() && matches!(imm, func::GET_SMP_PROCESSOR_ID | func::GET_CURRENT_TASK | func::GET_CURRENT_TASK_BTF)
+}
+
+/// `bpf_get_call_summary`: `None` where the kernel finds no prototype
+/// (a bpf-to-bpf call, or a call refused later).
+pub fn bpf_get_call_summary(env: &VerifierEnv<'_>, insn: &Insn) -> PResult<Option<BpfCallSummary>> {
     if bpf_helper_call(insn) {
         if !helper_id_has_proto(insn.imm) {
             return Ok(None);
         }
-        let caps = env.input.caps;
-        let pctx = super::helpers::ProtoCtx {
-            prog_type: env.input.prog_type.0,
-            expected_attach_type: super::prog_load::bpf_prog_load_fixup_attach_type(env.input.prog_type, env.input.expected_attach_type),
-            sleepable: env.input.prog_flags & super::prog_load::BPF_F_SLEEPABLE != 0,
-            cap_bpf: caps.bpf_capable(),
-            cap_perfmon: caps.perfmon_capable(),
-            cap_sys_admin: caps.sys_admin,
-        };
-        let Some(fp) = super::helpers::get_func_proto(insn.imm, &pctx) else { return Ok(None) };
+        let Some(fp) = super::helpers::get_func_proto(insn.imm, &proto_ctx(env)) else { return Ok(None) };
         let n = fp.args.iter().take_while(|&&a| a != super::helper_protos::ARG_DONTCARE).count();
-        return Ok(Some(n as u32));
+        return Ok(Some(BpfCallSummary {
+            num_params: n as u32,
+            is_void: fp.ret == super::helper_protos::RET_VOID,
+            fastcall: fp.allow_fastcall && helper_call_inlined(env, insn.imm),
+        }));
     }
     if bpf_pseudo_kfunc_call(insn) {
         let known = env.kfunc_name(insn.imm).and_then(|name| super::kfuncs::KFUNCS.iter().find(|k| k.name == name));
         return match known {
-            Some(k) => Ok(Some(k.args.len() as u32)),
+            Some(k) => Ok(Some(BpfCallSummary {
+                num_params: k.args.len() as u32,
+                is_void: k.ret == super::kfuncs::KfRet::Void,
+                fastcall: k.flags & super::kfuncs::kf::FASTCALL != 0,
+            })),
             None => Err(Fail::unsupported("bpf_compute_live_registers", "the prototype of this kfunc is not modelled yet")),
         };
     }
@@ -1318,21 +1452,16 @@ const MAX_BPF_STACK: i64 = 512;
 /// `bpf_helper_stack_access_bytes`: how many bytes helper argument `arg`
 /// (0-based) reads through a stack pointer (negative: writes; 0: none;
 /// `i64::MIN`: unknown).
-fn bpf_helper_stack_access_bytes(env: &VerifierEnv<'_>, insn: &Insn, arg: usize, idx: usize) -> i64 {
+pub fn bpf_helper_stack_access_bytes(env: &VerifierEnv<'_>, insn: &Insn, arg: usize, idx: usize) -> PResult<i64> {
+    Ok(helper_stack_access_bytes(env, insn, arg, idx))
+}
+
+fn helper_stack_access_bytes(env: &VerifierEnv<'_>, insn: &Insn, arg: usize, idx: usize) -> i64 {
     use super::helper_protos::*;
-    let caps = env.input.caps;
-    let pctx = super::helpers::ProtoCtx {
-        prog_type: env.input.prog_type.0,
-        expected_attach_type: super::prog_load::bpf_prog_load_fixup_attach_type(env.input.prog_type, env.input.expected_attach_type),
-        sleepable: env.input.prog_flags & super::prog_load::BPF_F_SLEEPABLE != 0,
-        cap_bpf: caps.bpf_capable(),
-        cap_perfmon: caps.perfmon_capable(),
-        cap_sys_admin: caps.sys_admin,
-    };
     if !helper_id_has_proto(insn.imm) {
         return i64::MIN;
     }
-    let Some(fp) = super::helpers::get_func_proto(insn.imm, &pctx) else { return i64::MIN };
+    let Some(fp) = super::helpers::get_func_proto(insn.imm, &proto_ctx(env)) else { return i64::MIN };
     let Some(&at) = fp.args.get(arg) else { return i64::MIN };
     let base = |t: u32| t & ((1 << 8) - 1);
     let aux = &env.aux[idx];
@@ -1389,7 +1518,7 @@ fn bpf_helper_stack_access_bytes(env: &VerifierEnv<'_>, insn: &Insn, arg: usize,
 
 /// `bpf_kfunc_stack_access_bytes` for the kfuncs the model has
 /// prototypes of.
-fn bpf_kfunc_stack_access_bytes(env: &VerifierEnv<'_>, insn: &Insn, arg: usize, _idx: usize) -> PResult<i64> {
+pub fn bpf_kfunc_stack_access_bytes(env: &VerifierEnv<'_>, insn: &Insn, arg: usize, _idx: usize) -> PResult<i64> {
     use super::kfuncs::{KFUNCS, KfArg, kf};
     let Some(k) = env.kfunc_name(insn.imm).and_then(|name| KFUNCS.iter().find(|k| k.name == name)) else {
         return Err(Fail::unsupported("bpf_compute_live_registers", "the prototype of this kfunc is not modelled yet"));
@@ -1408,8 +1537,8 @@ fn bpf_kfunc_stack_access_bytes(env: &VerifierEnv<'_>, insn: &Insn, arg: usize, 
     Ok(size)
 }
 
-/// `compute_insn_live_regs`; `summary` is `bpf_get_call_summary`.
-fn compute_insn_live_regs(insn: &Insn, summary: &dyn Fn(&Insn) -> PResult<Option<u32>>) -> PResult<(u32, u32)> {
+/// `compute_insn_live_regs`.
+fn compute_insn_live_regs(env: &VerifierEnv<'_>, insn: &Insn) -> PResult<(u32, u32)> {
     let cls = insn.class();
     let code = op(insn.code);
     let m = mode(insn.code);
@@ -1514,7 +1643,7 @@ fn compute_insn_live_regs(insn: &Insn, summary: &dyn Fn(&Insn) -> PResult<Option
                     // r0-r5 are clobbered; a bpf-to-bpf call reads r1-r5
                     let d = (1u32 << 6) - 1;
                     let mut u = d & !1;
-                    if let Some(n) = summary(insn)? {
+                    if let Some(n) = bpf_get_call_summary(env, insn)?.map(|c| c.num_params) {
                         let n = n.min(MAX_BPF_FUNC_REG_ARGS as u32);
                         u = if n == 0 { 0 } else { ((1u32 << (n + 1)) - 1) & !1 };
                     }
@@ -1583,16 +1712,12 @@ pub fn bpf_compute_live_registers(env: &mut VerifierEnv<'_>) -> PResult<()> {
     let mut state = vec![InsnLiveRegs::default(); n];
     // only reachable insns take part (the kernel computes the others too,
     // unused; call summaries are only needed where they matter)
-    let summary = |insn: &Insn| bpf_get_call_summary(env, insn);
-    let mut uses = Vec::with_capacity(env.insn_postorder.len());
     for &i in &env.insn_postorder {
-        uses.push((i, compute_insn_live_regs(&env.insns[i], &summary)?));
-    }
-    for (i, (u, d)) in uses {
+        let (u, d) = compute_insn_live_regs(env, &env.insns[i])?;
         state[i].use_ = u;
         state[i].def = d;
     }
-    bpf_compute_subprog_arg_access(env)?;
+    env.stack_liveness = bpf_compute_subprog_arg_access(env)?;
     loop {
         let mut changed = false;
         for &idx in &env.insn_postorder {

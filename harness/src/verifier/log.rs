@@ -206,6 +206,34 @@ impl BpfVerifierLog {
     }
 }
 
+/// The main pass writes into the same buffer as the front end.
+impl super::do_check::VLog for BpfVerifierLog {
+    fn level(&self) -> u32 {
+        self.level
+    }
+    /// The main pass often joins what the kernel prints with several
+    /// `verbose()` calls (a whole register state), so its text is written
+    /// in pieces that each fit the kernel's per-call limit.
+    fn vlog(&mut self, s: &str) {
+        let mut rest = s;
+        while !rest.is_empty() {
+            let mut cut = rest.len().min(BPF_VERIFIER_TMP_LOG_SIZE - 1);
+            while !rest.is_char_boundary(cut) {
+                cut -= 1;
+            }
+            let (head, tail) = rest.split_at(cut);
+            BpfVerifierLog::vlog(self, head);
+            rest = tail;
+        }
+    }
+    fn end_pos(&self) -> u64 {
+        self.end_pos
+    }
+    fn reset(&mut self, pos: u64) {
+        BpfVerifierLog::reset(self, pos);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

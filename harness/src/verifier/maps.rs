@@ -342,9 +342,9 @@ pub(crate) fn bpf_map_struct_walk(off: i64, size: i64) -> Result<MapFieldRead, O
             continue;
         }
         return match kind {
-            MapMember::Ptr(_) | MapMember::PtrOther if *msize != size || off != *moff => Err(Some(format!(
-                "cannot access ptr member {name} with moff {moff} in struct bpf_map with off {off} size {size}\n"
-            ))),
+            MapMember::Ptr(_) | MapMember::PtrOther if *msize != size || off != *moff => {
+                Err(Some(format!("cannot access ptr member {name} with moff {moff} in struct bpf_map with off {off} size {size}\n")))
+            }
             MapMember::Ptr(t) => Ok(MapFieldRead::Ptr(t)),
             MapMember::PtrOther => Ok(MapFieldRead::UntrustedMem),
             MapMember::Scalar if off + size > mtrue_end => Err(Some(format!(

@@ -6,6 +6,7 @@ use bpf_isa::Insn;
 use bpf_isa::insn::op::*;
 
 use super::ctx;
+use super::diag::{DerefKind, ModReason, bpf_diag_fmt_s64_sum};
 use super::do_check::*;
 use super::reg::*;
 use super::scalar::print::tnum_strn;
@@ -13,31 +14,121 @@ use super::scalar::*;
 use super::tnum::*;
 
 impl Env<'_, '_> {
-    /// `check_load_mem`.
+    /// `check_load_mem` (`rX = *(size *)(rY + off)`, and load-acquire
+    /// with strict alignment).
     pub(crate) fn check_load_mem(&mut self, insn: &Insn, is_ldsx: bool) -> VResult<()> {
+        self.check_load_mem_ex(insn, false, is_ldsx, true, "ldx")
+    }
+
+    fn check_load_mem_ex(&mut self, insn: &Insn, strict_once: bool, is_ldsx: bool, allow_trust_mismatch: bool, ctx: &str) -> VResult<()> {
         let (src, dst) = (insn.src as usize, insn.dst as usize);
         self.check_reg_src(src)?;
         self.check_reg_dst(dst, false)?;
-        self.check_mem_access_insn(src, insn.off as i64, insn.size(), false, Some(dst), is_ldsx)?;
-        self.reg_bounds_sanity_check(dst, "ldx")
+        let src_type = self.regs()[src].typ;
+        // a fill from the stack refines the origin to the slot
+        let target = self.diag_reg_target(self.cur.curframe(), dst);
+        self.diag_mod_begin(target, None, ModReason::Write);
+        self.check_mem_access(src, insn.off as i64, insn.size(), false, Some(dst), is_ldsx, strict_once)?;
+        self.save_aux_ptr_type(src_type, allow_trust_mismatch)?;
+        self.reg_bounds_sanity_check(dst, ctx)?;
+        self.diag_mod_end();
+        Ok(())
     }
 
     /// `check_store_reg`.
     pub(crate) fn check_store_reg(&mut self, insn: &Insn) -> VResult<()> {
+        self.check_store_reg_ex(insn, false)
+    }
+
+    fn check_store_reg_ex(&mut self, insn: &Insn, strict_once: bool) -> VResult<()> {
         let (src, dst) = (insn.src as usize, insn.dst as usize);
         self.check_reg_src(src)?;
         self.check_reg_src(dst)?;
-        self.check_mem_access_insn(dst, insn.off as i64, insn.size(), true, Some(src), false)
+        let dst_type = self.regs()[dst].typ;
+        self.check_mem_access(dst, insn.off as i64, insn.size(), true, Some(src), false, strict_once)?;
+        self.save_aux_ptr_type(dst_type, false)
     }
 
-    /// `check_atomic`: the read-modify-write forms on stack, map values,
-    /// ctx-free memory.
+    /// `BPF_ST`: `*(size *)(rX + off) = imm`.
+    pub(crate) fn check_st_mem(&mut self, insn: &Insn) -> VResult<()> {
+        let dst = insn.dst as usize;
+        self.check_reg_src(dst)?;
+        let dst_type = self.regs()[dst].typ;
+        self.check_mem_access(dst, insn.off as i64, insn.size(), true, None, false, false)?;
+        self.save_aux_ptr_type(dst_type, false)
+    }
+
+    /// `save_aux_ptr_type`: an insn that accesses memory must see the same
+    /// kind of pointer on every path (the fixups rewrite it for one).
+    fn save_aux_ptr_type(&mut self, t: RegType, allow_trust_mismatch: bool) -> VResult<()> {
+        let idx = self.insn_idx;
+        let Some(a) = self.aux.get_mut(idx) else { return Ok(()) };
+        if a.ptr_type == NOT_INIT {
+            a.ptr_type = t;
+        } else if reg_type_mismatch(t, a.ptr_type) {
+            if allow_trust_mismatch && is_ptr_to_mem_or_btf_id(t) && is_ptr_to_mem_or_btf_id(a.ptr_type) {
+                a.ptr_type = merge_ptr_types(t, a.ptr_type);
+            } else {
+                self.verbose("same insn cannot be used with different pointers\n");
+                return errno(EINVAL);
+            }
+        }
+        Ok(())
+    }
+
+    /// `check_atomic`.
     pub(crate) fn check_atomic(&mut self, insn: &Insn) -> VResult<()> {
+        match insn.imm {
+            BPF_LOAD_ACQ => self.check_atomic_load(insn),
+            BPF_STORE_REL => self.check_atomic_store(insn),
+            imm if [BPF_ADD, BPF_AND, BPF_OR, BPF_XOR].iter().any(|&o| imm & !BPF_FETCH == o as i32) || imm == BPF_XCHG || imm == BPF_CMPXCHG => {
+                self.check_atomic_rmw(insn)
+            }
+            imm => {
+                self.verbose(&format!("BPF_ATOMIC uses invalid atomic opcode {:02x}\n", imm));
+                errno(EINVAL)
+            }
+        }
+    }
+
+    /// `atomic_ptr_type_ok`: atomics are not for ctx, packet, flow keys or
+    /// sockets, and a load-acquire not through pointers that may fault.
+    fn atomic_ptr_type_ok(&self, regno: usize, insn: &Insn) -> bool {
+        let t = self.regs()[regno].typ;
+        if t == PTR_TO_CTX || type_is_pkt_pointer(t) || t == PTR_TO_FLOW_KEYS || type_is_sk_pointer(t) {
+            return false;
+        }
+        !(insn.imm == BPF_LOAD_ACQ && may_fault_on_deref(t))
+    }
+
+    /// `check_atomic_load`.
+    fn check_atomic_load(&mut self, insn: &Insn) -> VResult<()> {
+        let src = insn.src as usize;
+        self.check_reg_src(src)?;
+        if !self.atomic_ptr_type_ok(src, insn) {
+            let t = reg_type_str(self.regs()[src].typ);
+            self.verbose(&format!("BPF_ATOMIC loads from R{src} {t} is not allowed\n"));
+            return errno(EACCES);
+        }
+        self.check_load_mem_ex(insn, true, false, false, "atomic_load")
+    }
+
+    /// `check_atomic_store`.
+    fn check_atomic_store(&mut self, insn: &Insn) -> VResult<()> {
+        self.check_store_reg_ex(insn, true)?;
+        let dst = insn.dst as usize;
+        if !self.atomic_ptr_type_ok(dst, insn) {
+            let t = reg_type_str(self.regs()[dst].typ);
+            self.verbose(&format!("BPF_ATOMIC stores into R{dst} {t} is not allowed\n"));
+            return errno(EACCES);
+        }
+        Ok(())
+    }
+
+    /// `check_atomic_rmw`: the read-modify-write forms.
+    fn check_atomic_rmw(&mut self, insn: &Insn) -> VResult<()> {
         let (src, dst) = (insn.src as usize, insn.dst as usize);
         let imm = insn.imm;
-        if imm == BPF_LOAD_ACQ || imm == BPF_STORE_REL {
-            return Err(DoCheckError::Unsupported("load_acquire/store_release are not modelled yet".into()));
-        }
         if insn.size() != BPF_W && insn.size() != BPF_DW {
             self.verbose("invalid atomic operand size\n");
             return errno(EINVAL);
@@ -55,46 +146,49 @@ impl Env<'_, '_> {
             self.verbose(&format!("R{src} leaks addr into mem\n"));
             return errno(EACCES);
         }
-        let t = self.regs()[dst].typ;
-        if t == PTR_TO_CTX || matches!(base_type(t), PTR_TO_PACKET | PTR_TO_PACKET_META) || t == PTR_TO_FLOW_KEYS || type_is_sk_pointer(t) {
-            self.verbose(&format!("BPF_ATOMIC stores into R{dst} {} is not allowed\n", reg_type_str(t)));
+        if !self.atomic_ptr_type_ok(dst, insn) {
+            let t = reg_type_str(self.regs()[dst].typ);
+            self.verbose(&format!("BPF_ATOMIC stores into R{dst} {t} is not allowed\n"));
             return errno(EACCES);
         }
-        let fetch = imm & BPF_FETCH != 0;
         let load_reg = if imm == BPF_CMPXCHG {
             Some(0)
-        } else if fetch {
+        } else if imm & BPF_FETCH != 0 {
             Some(src)
         } else {
             None
         };
-        // the read side, then the write side, both at the insn's size
-        self.check_mem_access(dst, insn.off as i64, insn.size(), false, load_reg, true, false)?;
-        self.check_mem_access(dst, insn.off as i64, insn.size(), true, None, true, false)
+        if let Some(l) = load_reg {
+            self.check_reg_dst(l, true)?;
+        }
+        // whether the memory can be read, again into the loaded register
+        // as a fill, then whether it can be written
+        self.check_mem_access(dst, insn.off as i64, insn.size(), false, None, false, true)?;
+        if let Some(l) = load_reg {
+            let target = self.diag_reg_target(self.cur.curframe(), l);
+            self.diag_mod_begin(target, None, ModReason::Write);
+            self.check_mem_access(dst, insn.off as i64, insn.size(), false, Some(l), false, true)?;
+            self.diag_mod_end();
+        }
+        let dst_type = self.regs()[dst].typ;
+        self.save_aux_ptr_type(dst_type, false)?;
+        self.check_mem_access(dst, insn.off as i64, insn.size(), true, None, false, true)
     }
 
     /// `check_mem_access` with the register `regno` as the pointer;
     /// `value_regno` is the loaded register (reads) or the stored one
     /// (writes; `None` for `BPF_ST`).
     pub(crate) fn check_mem_access_insn(&mut self, regno: usize, off: i64, bpf_size: u8, write: bool, value_regno: Option<usize>, is_ldsx: bool) -> VResult<()> {
-        self.check_mem_access(regno, off, bpf_size, write, value_regno, false, is_ldsx)
+        self.check_mem_access(regno, off, bpf_size, write, value_regno, is_ldsx, false)
     }
 
-    /// `check_mem_access`.
+    /// `check_mem_access`; `strict_once` asks for aligned access whatever
+    /// the program's flags.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn check_mem_access(
-        &mut self,
-        regno: usize,
-        off: i64,
-        bpf_size: u8,
-        write: bool,
-        value_regno: Option<usize>,
-        strict_alignment_once: bool,
-        is_ldsx: bool,
-    ) -> VResult<()> {
+    pub(crate) fn check_mem_access(&mut self, regno: usize, off: i64, bpf_size: u8, write: bool, value_regno: Option<usize>, is_ldsx: bool, strict_once: bool) -> VResult<()> {
         let size = size_to_bytes(bpf_size);
         let reg = self.regs()[regno];
-        self.check_ptr_alignment(&reg, off, size, strict_alignment_once)?;
+        self.check_ptr_alignment(&reg, off, size, strict_once)?;
         let t = reg.typ;
         if t == PTR_TO_MAP_KEY {
             if write {
@@ -204,6 +298,14 @@ impl Env<'_, '_> {
             return Err(DoCheckError::Unsupported(format!("access through {} is not modelled yet", reg_type_str(t))));
         } else {
             self.verbose(&format!("R{regno} invalid mem access '{}'\n", reg_type_str(t)));
+            let kind = if t == SCALAR_VALUE {
+                DerefKind::Scalar
+            } else if type_may_be_null(t) {
+                DerefKind::NullablePtr
+            } else {
+                DerefKind::InvalidPtr
+            };
+            self.bpf_diag_invalid_deref(regno, &reg, kind, 0);
             return errno(EACCES);
         }
         if !write && let Some(v) = value_regno
@@ -379,38 +481,40 @@ impl Env<'_, '_> {
     /// `check_mem_region_access`.
     pub(crate) fn check_mem_region_access_ext(&mut self, regno: usize, reg: &RegState, off: i64, size: i64, mem_size: i64, zero_size_allowed: bool) -> VResult<()> {
         let smin = reg.s.smin();
-        if smin < 0 && (smin == i64::MIN || (off + smin) != (off + smin) as i32 as i64 || smin + off < 0) {
+        let proof;
+        if smin < 0 && (smin == i64::MIN || off.wrapping_add(smin) != off.wrapping_add(smin) as i32 as i64 || smin.wrapping_add(off) < 0) {
             self.verbose(&format!("R{regno} min value is negative, either use unsigned index or do a if (index >=0) check.\n"));
-            return errno(EACCES);
-        }
-        if !self.mem_access_error(regno, reg, smin.wrapping_add(off) as i32 as i64, size, mem_size, zero_size_allowed) {
+            proof = format!("the minimal bound for a memory access is a negative value: {}", bpf_diag_fmt_s64_sum(smin, off as i32));
+        } else if !self.mem_access_error(regno, reg, smin.wrapping_add(off) as i32 as i64, size, mem_size, zero_size_allowed) {
             self.verbose(&format!("R{regno} min value is outside of the allowed memory range\n"));
-            return errno(EACCES);
-        }
-        let umax = reg.s.umax();
-        if umax >= BPF_MAX_VAR_OFF as u64 {
+            proof = format!(
+                "the minimal bound for a memory access is {} and is outside of the object of size {}",
+                bpf_diag_fmt_s64_sum(smin, off as i32),
+                mem_size as u32
+            );
+        } else if reg.s.umax() >= BPF_MAX_VAR_OFF as u64 {
             self.verbose(&format!("R{regno} unbounded memory access, make sure to bounds check any such access\n"));
-            return errno(EACCES);
-        }
-        if !self.mem_access_error(regno, reg, (umax as i64).wrapping_add(off) as i32 as i64, size, mem_size, zero_size_allowed) {
+            proof = format!("the maximal bound for a memory access is {} and exceeds maximum allowed offset of {}", reg.s.umax(), BPF_MAX_VAR_OFF);
+        } else {
+            let umax = reg.s.umax();
+            if self.mem_access_error(regno, reg, (umax as i64).wrapping_add(off) as i32 as i64, size, mem_size, zero_size_allowed) {
+                return Ok(());
+            }
             self.verbose(&format!("R{regno} max value is outside of the allowed memory range\n"));
-            return errno(EACCES);
+            let max_start = (umax as i64).wrapping_add(off);
+            proof = format!(
+                "the maximal bound for a memory access is {}: start {max_start} + access_size {size}, beyond object_size {}",
+                max_start.wrapping_add(size),
+                mem_size as u32
+            );
         }
-        Ok(())
-    }
-
-    /// Whether `[off, off+size)` of a map value pointer is inside the value
-    /// (`check_map_access` without messages).
-    pub(crate) fn map_value_in_range(&self, reg: &RegState, off: i64, size: i64) -> bool {
-        let Some(m) = usize::try_from(reg.aux).ok().and_then(|i| self.maps.get(i)) else { return false };
-        let vs = m.value_size as i64;
-        let smin = reg.s.smin();
-        let umax = reg.s.umax();
-        smin >= 0 && smin.checked_add(off).is_some_and(|lo| lo >= 0 && lo + size <= vs) && umax < BPF_MAX_VAR_OFF as u64 && (umax as i64) + off + size <= vs
+        let type_name = reg_type_str(reg.typ);
+        self.bpf_diag_mem_bounds(regno, &type_name, &proof, off as i32, size as i32, mem_size as u32, reg);
+        errno(EACCES)
     }
 
     /// `check_map_access` of a load or store.
-    fn check_map_access(&mut self, regno: usize, reg: &RegState, off: i64, size: i64) -> VResult<()> {
+    pub(crate) fn check_map_access(&mut self, regno: usize, reg: &RegState, off: i64, size: i64) -> VResult<()> {
         self.check_map_access_ext(regno, reg, off, size, false, true)
     }
 
@@ -461,8 +565,34 @@ impl Env<'_, '_> {
     fn check_ctx_access(&mut self, regno: usize, reg: &RegState, off: i64, size: i64, write: bool, is_ldsx: bool) -> VResult<ctx::CtxAccess> {
         let pt = self.input.prog_type;
         if pt == ctx::pt::SYSCALL {
-            return Err(DoCheckError::Unsupported("syscall program ctx is not modelled yet".into()));
+            // is_var_ctx_off_allowed: a syscall program's ctx is plain
+            // memory of up to U16_MAX bytes
+            self.check_mem_region_access(regno, reg, off, size, u16::MAX as i64)?;
+        } else {
+            self.check_ptr_off_reg_ctx(regno, reg, pt)?;
         }
+        let off = off.wrapping_add(reg.s.umax() as i64) as i32 as i64;
+        match ctx::is_valid_access(pt, off, size, write, is_ldsx, self.bpf_capable(), self.input.pt_regs_size) {
+            Ok(Some(a)) => {
+                // __check_ctx_access: what the fixups and the test run need
+                let idx = self.insn_idx;
+                if let Some(x) = self.aux.get_mut(idx) {
+                    x.ctx_field_size = a.ctx_field_size;
+                }
+                self.max_ctx_offset = self.max_ctx_offset.max((off + size) as u32);
+                Ok(a)
+            }
+            Ok(None) => {
+                self.verbose(&format!("invalid bpf_context access off={off} size={size}\n"));
+                errno(EACCES)
+            }
+            Err(what) => Err(DoCheckError::Unsupported(format!("{what} is not modelled yet"))),
+        }
+    }
+
+    /// `__check_ptr_off_reg` for a ctx pointer: unmodified, or at a fixed
+    /// offset for types whose ctx loads are not rewritten.
+    fn check_ptr_off_reg_ctx(&mut self, regno: usize, reg: &RegState, pt: u32) -> VResult<()> {
         if !tnum_is_const(reg.s.var_off) {
             let s = format!("variable {} access var_off={} disallowed\n", reg_type_str(reg.typ), tnum_strn(reg.s.var_off));
             self.verbose(&s);
@@ -476,16 +606,45 @@ impl Env<'_, '_> {
         if ctx::has_convert_ctx_access(pt) && reg.s.var_off.value != 0 {
             let s = format!("dereference of modified {} ptr R{regno} off={} disallowed\n", reg_type_str(reg.typ), reg.s.var_off.value as i64);
             self.verbose(&s);
+            self.bpf_diag_invalid_deref(regno, reg, DerefKind::ModifiedPtr, reg.s.var_off.value as i64);
             return errno(EACCES);
         }
-        let off = off.wrapping_add(reg.s.umax() as i64) as i32 as i64;
-        match ctx::is_valid_access(pt, off, size, write, is_ldsx, self.bpf_capable(), self.input.pt_regs_size) {
-            Ok(Some(a)) => Ok(a),
-            Ok(None) => {
-                self.verbose(&format!("invalid bpf_context access off={off} size={size}\n"));
-                errno(EACCES)
-            }
-            Err(what) => Err(DoCheckError::Unsupported(format!("{what} is not modelled yet"))),
-        }
+        Ok(())
+    }
+}
+
+/// `reg_type_mismatch_ok`: pointer kinds an insn may mix on different paths.
+fn reg_type_mismatch_ok(t: RegType) -> bool {
+    match base_type(t) {
+        PTR_TO_CTX | PTR_TO_SOCKET | PTR_TO_SOCK_COMMON | PTR_TO_TCP_SOCK | PTR_TO_XDP_SOCK | PTR_TO_BTF_ID | PTR_TO_ARENA => false,
+        PTR_TO_MEM => !may_fault_on_deref(t),
+        _ => true,
+    }
+}
+
+/// `reg_type_mismatch`.
+fn reg_type_mismatch(src: RegType, prev: RegType) -> bool {
+    src != prev && (!reg_type_mismatch_ok(src) || !reg_type_mismatch_ok(prev))
+}
+
+/// `bpf_may_fault_on_deref`: pointers the fixups turn into probing loads.
+fn may_fault_on_deref(t: RegType) -> bool {
+    t == PTR_TO_BTF_ID || t & PTR_UNTRUSTED != 0
+}
+
+/// `bpf_is_ptr_to_mem_or_btf_id`.
+fn is_ptr_to_mem_or_btf_id(t: RegType) -> bool {
+    matches!(base_type(t), PTR_TO_MEM | PTR_TO_BTF_ID)
+}
+
+/// `merge_ptr_types`: one path's trusted and another's untrusted pointer
+/// make a type that keeps the probing rewrite.
+fn merge_ptr_types(a: RegType, b: RegType) -> RegType {
+    let to_mem = base_type(a) == PTR_TO_MEM || base_type(b) == PTR_TO_MEM;
+    let merged = if to_mem { PTR_TO_MEM } else { PTR_TO_BTF_ID };
+    if may_fault_on_deref(a) || may_fault_on_deref(b) {
+        merged | if to_mem { MEM_RDONLY | PTR_UNTRUSTED } else { PTR_UNTRUSTED }
+    } else {
+        merged | ((a | b) & MEM_RDONLY)
     }
 }

@@ -18,12 +18,18 @@
 //! | `sort_subprogs_topo` | [`subprogs`] |
 //! | `bpf_compute_scc` | [`cfg`] |
 //! | `bpf_compute_live_registers` | [`liveness`] |
-//! | `do_check_main` and everything after | not modelled yet |
+//! | `do_check_main` (on what the front end computed: prune points, SCCs, live registers, stack liveness) | [`do_check`] and the modules it names |
+//! | `check_max_stack_depth` | [`subprogs`] |
+//! | the fixups and everything after | not modelled yet |
 //!
 //! A phase the model does not have yet ends the run with
 //! [`Verdict::NotModelled`], naming the phase: the caller can say honestly
-//! what it cannot decide. Failures are reported as 7.3 reports them,
-//! including the "Verification failed:" blocks of [`diag`].
+//! what it cannot decide. A program the main pass rejects is decided in
+//! full (`print_verification_stats` and the log's finalisation follow the
+//! error as in the kernel); one it accepts stops at `"fixups"`, with the
+//! log so far and its `verified_insns`, since the rewrites may still fail
+//! and print. Failures are reported as 7.3 reports them, including the
+//! "Verification failed:" blocks of [`diag`].
 
 pub mod cfg;
 pub mod check_btf;
@@ -112,6 +118,10 @@ pub enum Verdict {
         /// The log up to that point (no truncation applied beyond what
         /// the buffer size implies).
         log_so_far: String,
+        /// Insns the main pass processed before that phase (for a program
+        /// the main pass accepted: its `verified_insns`, unless the
+        /// rewrites fail).
+        verified_insns: u32,
     },
 }
 
@@ -151,21 +161,167 @@ pub fn bpf_check(input: &VerifierInput) -> Verdict {
     }
     env.test_reg_invariants = flags & prog_load::BPF_F_TEST_REG_INVARIANTS != 0;
 
-    let ret = match front_end(&mut env) {
-        Ok(()) => {
-            // do_check_main / do_check_subprogs and every later phase
-            return Verdict::NotModelled {
-                phase: "do_check_main",
-                what: "the main pass (abstract interpretation) is not modelled yet".into(),
-                log_so_far: env.log.contents(),
-            };
-        }
-        Err(Fail::Errno(e)) => Err(e),
-        Err(Fail::Unsupported { phase, what }) => return Verdict::NotModelled { phase, what, log_so_far: env.log.contents() },
+    match front_end(&mut env) {
+        Ok(()) => {}
+        Err(Fail::Errno(e)) => return finish_rejected(&mut env, start, e),
+        Err(Fail::Unsupported { phase, what }) => return not_modelled(&env, phase, what),
+    }
+    match main_pass(&mut env) {
+        Ok(()) => {}
+        Err(Fail::Errno(e)) => return finish_rejected(&mut env, start, e),
+        Err(Fail::Unsupported { phase, what }) => return not_modelled(&env, phase, what),
+    }
+    // skip_full_check: what runs on success before the rewrites
+    if let Err(e) = subprogs::check_max_stack_depth(&mut env) {
+        return match e {
+            Fail::Errno(e) => finish_rejected(&mut env, start, e),
+            Fail::Unsupported { phase, what } => not_modelled(&env, phase, what),
+        };
+    }
+    // bpf_optimize_bpf_loop and the fixups rewrite the program and may
+    // still fail; only then come the statistics
+    not_modelled(&env, "fixups", "the rewrites after verification (fixups) are not modelled yet".into())
+}
+
+/// A phase the model lacks: the log so far and what was verified.
+fn not_modelled(env: &VerifierEnv<'_>, phase: &'static str, what: String) -> Verdict {
+    Verdict::NotModelled { phase, what, log_so_far: env.log.contents(), verified_insns: env.insn_processed }
+}
+
+/// A rejection: `print_verification_stats`, then the log's finalisation.
+fn finish_rejected(env: &mut VerifierEnv<'_>, start: Instant, errno: i32) -> Verdict {
+    print_verification_stats(env, start);
+    finish(env, Err(errno), false)
+}
+
+/// `do_check_main` (and `do_check_subprogs`, which has nothing to verify
+/// until calls are modelled: only called global functions are verified)
+/// on the front end's results.
+fn main_pass(env: &mut VerifierEnv<'_>) -> PResult<()> {
+    use bpf_isa::op::{BPF_PSEUDO_MAP_FD, BPF_PSEUDO_MAP_IDX, BPF_PSEUDO_MAP_IDX_VALUE, BPF_PSEUDO_MAP_VALUE};
+    use do_check::{DoCheckError, DoCheckInput, InsnInfo, MapInfo, Privs, Subprog};
+
+    let info: Vec<InsnInfo> = env
+        .aux
+        .iter()
+        .zip(&env.insns)
+        .map(|(a, insn)| InsnInfo {
+            prune_point: a.prune_point,
+            jmp_point: a.jmp_point,
+            force_checkpoint: a.force_checkpoint,
+            live_regs_before: a.live_regs_before,
+            scc: a.scc,
+            map_index: (insn.is_ld_imm64() && matches!(insn.src, BPF_PSEUDO_MAP_FD | BPF_PSEUDO_MAP_VALUE | BPF_PSEUDO_MAP_IDX | BPF_PSEUDO_MAP_IDX_VALUE))
+                .then_some(a.map_index),
+            map_off: a.map_off,
+        })
+        .collect();
+    let maps: Vec<MapInfo> = env.used_maps.iter().map(|&m| map_info(&env.input.maps[m].def)).collect();
+    let subprogs: Vec<Subprog> = (0..env.subprog_cnt)
+        .map(|i| {
+            let si = &env.subprog_info[i];
+            let body = &env.insns[si.start..env.subprog_info.get(i + 1).map_or(env.insns.len(), |n| n.start).min(env.insns.len())];
+            Subprog {
+                start: si.start,
+                name: env.bpf_subprog_name(i),
+                global: env.bpf_subprog_is_global(i),
+                nargs: env.input.func_info.as_ref().and_then(|f| f.get(i)).map_or(0, |f| f.nargs),
+                is_exception_cb: si.is_exception_cb,
+                has_tail_call: si.has_tail_call,
+                has_ld_abs: si.has_ld_abs,
+                changes_pkt_data: body.iter().any(|x| x.is_helper_call() && helpers::bpf_helper_changes_pkt_data(x.imm)),
+                ..Subprog::default()
+            }
+        })
+        .collect();
+    let input = DoCheckInput {
+        insns: &env.insns,
+        info: &info,
+        prog_type: env.input.prog_type.0,
+        expected_attach_type: prog_load::bpf_prog_load_fixup_attach_type(env.input.prog_type, env.input.expected_attach_type),
+        privs: Privs {
+            bpf_capable: env.bpf_capable,
+            allow_ptr_leaks: env.allow_ptr_leaks,
+            allow_uninit_stack: env.allow_uninit_stack,
+            bypass_spec_v1: env.bypass_spec_v1,
+            bypass_spec_v4: env.bypass_spec_v4,
+        },
+        strict_alignment: env.strict_alignment,
+        test_state_freq: env.test_state_freq,
+        test_reg_invariants: env.test_reg_invariants,
+        maps: &maps,
+        liveness: &env.stack_liveness,
+        pt_regs_size: bpf_user_pt_regs_size(env.input.arch),
+        subprogs: &subprogs,
+        has_func_info: env.input.func_info.is_some(),
+        gpl: env.input.gpl,
+        sleepable: env.input.prog_flags & prog_load::BPF_F_SLEEPABLE != 0,
+        jit_requested: env.input.arch.has_jit(),
+        // the project's kernels run on one CPU
+        nr_cpu_ids: 1,
+        kfuncs: env.kfuncs,
     };
-    // skip_full_check: the rewrites only run on success
-    print_verification_stats(&mut env, start);
-    finish(&env, ret, false)
+    let out = do_check::do_check_main(&input, &mut env.log);
+    env.insn_processed = out.stats.insn_processed;
+    env.max_states_per_insn = out.stats.max_states_per_insn;
+    env.total_states = out.stats.total_states;
+    env.peak_states = out.stats.peak_states;
+    env.longest_mark_read_walk = out.stats.longest_mark_read_walk;
+    for (si, rt) in env.subprog_info.iter_mut().zip(&out.subprogs) {
+        si.stack_depth = rt.stack_depth;
+        si.insns_self = rt.insns_self;
+        si.insns_total = rt.insns_total;
+        si.is_cb = rt.is_cb;
+        si.is_async_cb = rt.is_async_cb;
+    }
+    match out.result {
+        Ok(()) => Ok(()),
+        Err(DoCheckError::Errno(e)) => Err(Fail::Errno(e)),
+        Err(DoCheckError::Unsupported(what)) => Err(Fail::Unsupported { phase: "do_check_main", what }),
+    }
+}
+
+/// A map as the main pass sees it: its inner map's meta, a frozen map's
+/// contents (`.rodata`: the value of key 0).
+fn map_info(d: &crate::map::MapDef) -> do_check::MapInfo {
+    do_check::MapInfo {
+        name: bpf_obj_name(&d.name),
+        map_type: d.map_type,
+        key_size: d.key_size,
+        value_size: d.value_size,
+        max_entries: d.max_entries,
+        map_flags: d.map_flags,
+        inner: d.inner.as_deref().map(|i| Box::new(map_info(i))),
+        frozen: d.frozen,
+        record: None,
+        data: if d.frozen { d.init.first().map(|(_, v)| v.clone()).unwrap_or_default() } else { Vec::new() },
+    }
+}
+
+/// A map's name as the kernel keeps it (`BPF_OBJ_NAME_LEN` with the NUL).
+fn bpf_obj_name(name: &str) -> String {
+    let mut end = name.len().min(15);
+    while !name.is_char_boundary(end) {
+        end -= 1;
+    }
+    name[..end].to_string()
+}
+
+/// `sizeof(bpf_user_pt_regs_t)`: a kprobe program's ctx.
+fn bpf_user_pt_regs_size(arch: crate::target::Arch) -> i64 {
+    use crate::target::Arch;
+    match arch {
+        // struct pt_regs
+        Arch::X86_64 => 168,
+        // struct user_pt_regs: x0-x30, sp, pc, pstate
+        Arch::Arm64 => 272,
+        // struct user_regs_struct: pc and x1-x31
+        Arch::Riscv64 => 256,
+        // user_pt_regs: args[1], psw, gprs[16]
+        Arch::S390x => 152,
+        // struct user_pt_regs: regs[32], orig_a0, csr_era, csr_badv, reserved[10]
+        Arch::Loongarch64 => 360,
+    }
 }
 
 /// The phases between `bpf_prepare_btf_info` and `mark_fastcall_patterns`.
@@ -274,6 +430,7 @@ fn finish(env: &VerifierEnv<'_>, ret: Result<(), i32>, accepted_possible: bool) 
         errno: ret.err().unwrap_or(0),
         log: env.log.contents(),
         log_true_size: true_size,
-        verified_insns: if accepted { env.insn_processed } else { 0 },
+        // the kernel sets it either way; a rejected load's is what the log says
+        verified_insns: env.insn_processed,
     })
 }

@@ -2,22 +2,39 @@
 //! must not leak a pointer, and must be in the range the program type
 //! allows (`return_retval_range`).
 
-use super::ctx::pt;
 use super::do_check::*;
 use super::reg::*;
 use super::tnum::*;
 
-/// `BPF_CGROUP_INET_EGRESS`.
-const BPF_CGROUP_INET_EGRESS: u32 = 1;
-
 impl Env<'_, '_> {
-    /// The `[min, max]` a program type must return, `None` when any value is fine.
+    /// `return_retval_range`: the `[min, max]` a program type must return,
+    /// `None` when any value is fine. (Program types with attach targets
+    /// never get this far in the model.)
     fn return_retval_range(&self) -> Option<(i32, i32)> {
+        use super::prog_load::attach_types as at;
+        use super::prog_load::prog_types as p;
+        let attach = self.input.expected_attach_type;
         match self.input.prog_type {
-            pt::CGROUP_SKB => Some(if self.input.expected_attach_type == BPF_CGROUP_INET_EGRESS { (0, 3) } else { (0, 1) }),
-            pt::CGROUP_SOCK => Some((0, 1)),
-            // sock_ops, cgroup_device, cgroup_sysctl, cgroup_sockopt
-            13 | 15 | 23 | 25 => Some((0, 1)),
+            p::CGROUP_SOCK_ADDR => Some(match attach {
+                at::CGROUP_UDP4_RECVMSG
+                | at::CGROUP_UDP6_RECVMSG
+                | at::CGROUP_UNIX_RECVMSG
+                | at::CGROUP_INET4_GETPEERNAME
+                | at::CGROUP_INET6_GETPEERNAME
+                | at::CGROUP_UNIX_GETPEERNAME
+                | at::CGROUP_INET4_GETSOCKNAME
+                | at::CGROUP_INET6_GETSOCKNAME
+                | at::CGROUP_UNIX_GETSOCKNAME => (1, 1),
+                at::CGROUP_INET4_BIND | at::CGROUP_INET6_BIND => (0, 3),
+                _ => (0, 1),
+            }),
+            p::CGROUP_SKB => Some(if attach == at::CGROUP_INET_EGRESS { (0, 3) } else { (0, 1) }),
+            p::CGROUP_SOCK | p::SOCK_OPS | p::CGROUP_DEVICE | p::CGROUP_SYSCTL | p::CGROUP_SOCKOPT => Some((0, 1)),
+            // SK_DROP, SK_PASS
+            p::SK_LOOKUP => Some((0, 1)),
+            // NF_DROP, NF_ACCEPT
+            p::NETFILTER => Some((0, 1)),
+            // kprobe sessions and raw_tp with a BTF target come with calls
             _ => None,
         }
     }

@@ -3,6 +3,7 @@
 //! `check_stack_read` (fills, partial fills, `mark_reg_stack_read`).
 //! Only the current frame's stack is reachable until calls are modelled.
 
+use super::diag::{ModReason, bpf_diag_memory};
 use super::do_check::*;
 use super::reg::*;
 use super::scalar::print::tnum_strn;
@@ -104,12 +105,31 @@ impl Env<'_, '_> {
         let Some(cur_slot) = self.cur.frame[frame].stack.get(spi).copied() else { return errno(EFAULT) };
         if !self.allow_ptr_leaks() && cur_slot.is_spilled_reg() && !cur_slot.is_spilled_scalar_reg() && size != BPF_REG_SIZE as i64 {
             self.verbose("attempt to corrupt spilled pointer on stack\n");
+            let reason = format!(
+                "This store writes {size} bytes at stack offset {off} into a stack slot that currently holds a spilled pointer. Partial writes to spilled pointers are rejected because they can corrupt pointer metadata and leak kernel pointers."
+            );
+            let idx = self.insn_idx;
+            bpf_diag_memory(
+                self,
+                idx,
+                "stack spill corruption",
+                &reason,
+                "Write the full 8-byte spilled pointer slot, or use a separate stack slot for scalar data before overwriting only part of it.",
+            );
             return errno(EACCES);
         }
         let reg = value_regno.map(|v| self.regs()[v]);
+        if !self.input.privs.bypass_spec_v4 {
+            // Spectre v4: a store over anything but plain data, or of a
+            // pointer, gets a barrier after it
+            let over_data = (0..size.max(0) as usize).all(|i| matches!(cur_slot.slot_type[(slot - i) % BPF_REG_SIZE], STACK_MISC | STACK_ZERO));
+            if reg.is_some_and(|r| r.is_pointer()) || !over_data {
+                let idx = self.insn_idx;
+                self.aux[idx].nospec_result = true;
+            }
+        }
         self.destroy_if_dynptr_stack_slot(frame, spi)?;
         self.mark_stack_slot_scratched(spi);
-        let mut spill = true;
         let cap = self.bpf_capable();
         let aligned = off % BPF_REG_SIZE as i64 == 0;
         if let Some(mut r) = reg
@@ -124,15 +144,14 @@ impl Env<'_, '_> {
                     self.regs_mut()[v] = r;
                 }
             }
-            let mut spilled = r;
+            self.save_register_state(frame, spi, r, size, value_regno);
             if !fits {
-                spilled.clear_scalar_id();
+                self.cur.frame[frame].stack[spi].spilled_ptr.clear_scalar_id();
             }
-            self.save_register_state(frame, spi, spilled, size);
         } else if reg.is_none() && aligned && is_st && cap {
             let mut t = RegState::known(insn.imm as i64 as u64);
             t.typ = SCALAR_VALUE;
-            self.save_register_state(frame, spi, t, size);
+            self.save_register_state(frame, spi, t, size, None);
         } else if let Some(r) = reg
             && r.is_pointer()
         {
@@ -144,9 +163,13 @@ impl Env<'_, '_> {
                 self.verbose("cannot spill pointers to stack into stack frame of the caller\n");
                 return errno(EINVAL);
             }
-            self.save_register_state(frame, spi, r, size);
+            self.save_register_state(frame, spi, r, size, value_regno);
         } else {
             let mut t = STACK_MISC;
+            if self.cur.frame[frame].stack[spi].is_spilled_reg() {
+                let target = self.diag_slot_target(frame, spi);
+                self.diag_record_scrub(target, ModReason::Write);
+            }
             {
                 let st = &mut self.cur.frame[frame].stack[spi];
                 st.spilled_ptr.typ = NOT_INIT;
@@ -166,16 +189,19 @@ impl Env<'_, '_> {
             for i in 0..size.max(0) as usize {
                 st.slot_type[(slot - i) % BPF_REG_SIZE] = t;
             }
-            spill = false;
+            // not a register spill: nothing for backtracking to follow
+            return Ok(());
         }
-        if spill {
-            self.push_jmp_history(INSN_F_STACK_ACCESS, spi, frame, 0);
-        }
+        self.push_jmp_history(INSN_F_STACK_ACCESS, spi, frame, 0);
         Ok(())
     }
 
-    /// `save_register_state`.
-    fn save_register_state(&mut self, frame: usize, spi: usize, r: RegState, size: i64) {
+    /// `save_register_state`: `origin` is the register spilled.
+    fn save_register_state(&mut self, frame: usize, spi: usize, r: RegState, size: i64, origin: Option<usize>) {
+        let target = self.diag_slot_target(frame, spi);
+        let cf = self.cur.curframe();
+        let origin = origin.map(|o| self.diag_reg_target(cf, o));
+        self.diag_mod_begin(target, origin, ModReason::Spill);
         let st = &mut self.cur.frame[frame].stack[spi];
         st.spilled_ptr = r;
         let size = size.clamp(0, 8) as usize;
@@ -185,6 +211,7 @@ impl Env<'_, '_> {
         for i in 0..BPF_REG_SIZE - size {
             mark_stack_slot_misc(&mut st.slot_type[i]);
         }
+        self.diag_mod_end();
     }
 
     /// `check_stack_write_var_off`.
@@ -237,6 +264,7 @@ impl Env<'_, '_> {
         if zero_used && let Some(v) = value_regno {
             self.mark_chain_precision(v)?;
         }
+        self.diag_record_scrub_stack(frame, min_off, max_off, ModReason::VarWrite);
         Ok(())
     }
 
@@ -329,13 +357,20 @@ impl Env<'_, '_> {
         let stype = st.slot_type;
         let mut reg = st.spilled_ptr;
         let allow_uninit = self.input.privs.allow_uninit_stack;
+        if let Some(d) = dst {
+            // the load being recorded gets the slot as its origin
+            let cf = self.cur.curframe();
+            let target = self.diag_reg_target(cf, d);
+            let origin = self.diag_slot_target(frame, spi);
+            self.diag_mod_begin(target, Some(origin), ModReason::Write);
+        }
         let bad_byte = |env: &mut Self, t: u8, i: i64| -> VResult<()> {
-            let s = if t == STACK_POISON {
-                format!("reading from stack off {off}+{i} size {size}, slot poisoned by dead code elimination\n")
+            if t == STACK_POISON {
+                env.verbose(&format!("reading from stack off {off}+{i} size {size}, slot poisoned by dead code elimination\n"));
             } else {
-                format!("invalid read from stack off {off}+{i} size {size}\n")
-            };
-            env.verbose(&s);
+                env.verbose(&format!("invalid read from stack off {off}+{i} size {size}\n"));
+                env.bpf_diag_stack_read_uninit(off, i, size);
+            }
             errno(EACCES)
         };
         if st.is_spilled_reg() {
@@ -373,11 +408,17 @@ impl Env<'_, '_> {
                             _ => return bad_byte(self, t, i),
                         }
                     }
-                    if (spill_cnt == size && reg.is_const_off() && reg.s.var_off.value == 0) || zero_cnt == size {
+                    if spill_cnt == size && reg.is_const_off() && reg.s.var_off.value == 0 {
+                        // a register fill all the same: the history keeps it
                         let z = self.const_zero_reg();
                         self.regs_mut()[d] = z;
+                    } else if zero_cnt == size {
+                        let z = self.const_zero_reg();
+                        self.regs_mut()[d] = z;
+                        return Ok(());
                     } else {
                         self.mark_reg_stack_read(frame, off, off + size, d)?;
+                        return Ok(());
                     }
                 }
             } else if let Some(d) = dst {
@@ -402,8 +443,27 @@ impl Env<'_, '_> {
             if let Some(d) = dst {
                 self.mark_reg_stack_read(frame, off, off + size, d)?;
             }
+            // not restoring a spilled register
+            return Ok(());
         }
         self.push_jmp_history(INSN_F_STACK_ACCESS, spi, frame, 0);
         Ok(())
+    }
+}
+
+impl Env<'_, '_> {
+    /// `bpf_diag_stack_read_uninit`.
+    fn bpf_diag_stack_read_uninit(&mut self, off: i64, i: i64, size: i64) {
+        let reason = format!(
+            "This rejected read uses {size} bytes at stack offset {off}, but byte {i} in that range is uninitialized on this path. Programs loaded with CAP_PERFMON can be allowed to read uninitialized stack bytes, but this program is being rejected without that allowance."
+        );
+        let idx = self.insn_idx;
+        bpf_diag_memory(
+            self,
+            idx,
+            "uninitialized stack read",
+            &reason,
+            "Initialize every byte in the stack range before reading it, adjust the offset and size so the read covers only initialized bytes, or load with CAP_PERFMON if uninitialized stack reads are intended.",
+        );
     }
 }

@@ -72,6 +72,9 @@ pub struct FuncState {
     pub callsite: i64,
     pub frameno: usize,
     pub subprogno: usize,
+    /// `diag_frame_id`: which frame instance diagnostics events belong to
+    /// (0 when the log level keeps no diagnostics).
+    pub diag_frame_id: u32,
     /// `stack[i]` is `[fp-8*(i+1), fp-8*i)`; its length is `allocated_stack / 8`.
     pub stack: Vec<StackSlot>,
     /// Entries into an async callback (`bpf_timer_set_callback`) so far.
@@ -97,6 +100,7 @@ impl FuncState {
             callsite,
             frameno,
             subprogno,
+            diag_frame_id: 0,
             stack: Vec::new(),
             async_entry_cnt: 0,
             callback_ret_range: RetvalRange::new(0, 0),

@@ -1,16 +1,16 @@
 //! State pruning (`kernel/bpf/states.c`): `bpf_is_state_visited`,
 //! `states_equal` / `regsafe` / `stacksafe`, `clean_verifier_state`, the
-//! infinite-loop check and checkpoint bookkeeping.
-//!
-//! Loops are tracked per call chain and SCC (`bpf_scc_visit`): states
-//! found equal inside a loop are kept as back-edges and their precision
-//! marks propagated when the loop's entry state is done
-//! (`propagate_backedges`). Iterator `_next` calls, callback calls and
-//! `may_goto` are the loops that are expected to converge.
+//! infinite-loop check, checkpoint bookkeeping (the free list,
+//! `bpf_update_branch_counts`) and loops: a checkpoint inside a strongly
+//! connected component opens a visit of it (`maybe_enter_scc`); states
+//! found equal to a loop checkpoint before all its paths are explored are
+//! kept as back-edges, and when the visit's entry checkpoint is done their
+//! precision marks are propagated to a fixed point (`propagate_backedges`).
 
 use std::collections::HashMap;
 
 use super::do_check::*;
+use super::env::{MAX_CALL_FRAMES, bpf_is_may_goto_insn as is_may_goto_insn};
 use super::reg::*;
 use super::scalar::*;
 use super::state::*;
@@ -26,36 +26,54 @@ enum Exact {
     RangeWithin,
 }
 
-/// `struct bpf_scc_callchain`: the call sites leading to the outermost
-/// frame that is in a loop, and that loop.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// `MAX_BACKEDGE_ITERS`.
+const MAX_BACKEDGE_ITERS: u32 = 64;
+
+/// `struct bpf_scc_callchain`: the call sites of the frames above the
+/// first one inside an SCC, and that SCC.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Callchain {
-    callsites: Vec<usize>,
+    callsites: [u32; MAX_CALL_FRAMES - 1],
     scc: u32,
 }
 
-/// `struct bpf_scc_backedge`: a state found equal to `equal_state`.
-#[derive(Debug)]
-struct Backedge {
-    state: VerifierState,
-    equal_state: usize,
+impl Callchain {
+    /// `format_callchain`: `(callsite,...,scc)`.
+    fn format(&self) -> String {
+        let mut s = String::from("(");
+        for c in self.callsites.iter().take_while(|&&c| c != 0) {
+            s.push_str(&format!("{c},"));
+        }
+        s.push_str(&format!("{})", self.scc));
+        s
+    }
 }
 
 /// `struct bpf_scc_visit`.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 struct SccVisit {
+    callchain: Callchain,
+    /// The checkpoint that entered the SCC on this visit.
     entry_state: Option<usize>,
-    backedges: Vec<Backedge>,
+    /// States found equal to a checkpoint of the visit (newest last), each
+    /// with the checkpoint it matched in `equal_state`.
+    backedges: Vec<VerifierState>,
+    num_backedges: u32,
 }
 
-/// The SCC visits of one `do_check_common` run.
+/// `env->scc_info`: the visits of each SCC.
 #[derive(Debug, Default)]
 pub struct SccState {
-    visits: HashMap<Callchain, SccVisit>,
+    visits: HashMap<u32, Vec<SccVisit>>,
 }
 
-/// `MAX_BACKEDGE_ITERS`.
-const MAX_BACKEDGE_ITERS: u32 = 64;
+/// Which state an SCC check is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum StateRef {
+    Cur,
+    Checkpoint(usize),
+}
+
 
 /// `struct bpf_idmap`.
 struct IdMap {
@@ -118,8 +136,8 @@ fn range_within_reg(old: &RegState, cur: &RegState) -> bool {
     range_within(&old.s, &cur.s)
 }
 
-/// `regsafe`.
-fn regsafe(old: &RegState, cur: &RegState, m: &mut IdMap, exact: Exact) -> bool {
+/// `regsafe`; `explore_alu_limits` compares scalars exactly.
+fn regsafe(old: &RegState, cur: &RegState, m: &mut IdMap, exact: Exact, explore_alu_limits: bool) -> bool {
     if exact == Exact::Exact {
         return regs_exact(old, cur, m);
     }
@@ -131,6 +149,9 @@ fn regsafe(old: &RegState, cur: &RegState, m: &mut IdMap, exact: Exact) -> bool 
     }
     match base_type(old.typ) {
         SCALAR_VALUE => {
+            if explore_alu_limits {
+                return same_value(old, cur) && m.check_scalar_ids(old.id, cur.id);
+            }
             if !old.precise && exact == Exact::NotExact {
                 return true;
             }
@@ -193,7 +214,7 @@ fn scalar_reg_for_stack(s: &StackSlot, im: usize, allow_uninit: bool) -> Option<
 }
 
 /// `stacksafe`.
-fn stacksafe(old: &FuncState, cur: &FuncState, m: &mut IdMap, exact: Exact, allow_uninit: bool) -> bool {
+fn stacksafe(old: &FuncState, cur: &FuncState, m: &mut IdMap, exact: Exact, allow_uninit: bool, explore: bool) -> bool {
     let old_n = old.allocated_stack();
     let cur_n = cur.allocated_stack();
     let mut i = 0;
@@ -218,7 +239,7 @@ fn stacksafe(old: &FuncState, cur: &FuncState, m: &mut IdMap, exact: Exact, allo
             let o = scalar_reg_for_stack(&old.stack[spi], im, allow_uninit);
             let c = scalar_reg_for_stack(&cur.stack[spi], im, allow_uninit);
             if let (Some(o), Some(c)) = (o, c) {
-                if !regsafe(&o, &c, m, exact) {
+                if !regsafe(&o, &c, m, exact, explore) {
                     return false;
                 }
                 i += if im == 0 { BPF_REG_SIZE } else { 4 };
@@ -240,7 +261,7 @@ fn stacksafe(old: &FuncState, cur: &FuncState, m: &mut IdMap, exact: Exact, allo
         let (or, cr) = (&old.stack[spi].spilled_ptr, &cur.stack[spi].spilled_ptr);
         match old.stack[spi].slot_type[BPF_REG_SIZE - 1] {
             STACK_SPILL => {
-                if !regsafe(or, cr, m, exact) {
+                if !regsafe(or, cr, m, exact, explore) {
                     return false;
                 }
             }
@@ -294,11 +315,11 @@ impl Env<'_, '_> {
             }
             let live = self.info(insn_idx).live_regs_before;
             for r in 0..MAX_BPF_REG {
-                if live & (1 << r) != 0 && !regsafe(&old.frame[i].regs[r], &cur.frame[i].regs[r], &mut m, exact) {
+                if live & (1 << r) != 0 && !regsafe(&old.frame[i].regs[r], &cur.frame[i].regs[r], &mut m, exact, self.explore_alu_limits) {
                     return false;
                 }
             }
-            if !stacksafe(&old.frame[i], &cur.frame[i], &mut m, exact, self.input.privs.allow_uninit_stack) {
+            if !stacksafe(&old.frame[i], &cur.frame[i], &mut m, exact, self.input.privs.allow_uninit_stack, self.explore_alu_limits) {
                 return false;
             }
         }
@@ -310,7 +331,7 @@ impl Env<'_, '_> {
         let q = LiveQuery {
             insn_idx: self.cur.insn_idx,
             callsites: self.cur.frame.iter().skip(1).map(|f| f.callsite.max(0) as usize).collect(),
-            subprog_starts: self.cur.frame.iter().map(|f| self.subprog_start(f.subprogno)).collect(),
+            subprogs: self.cur.frame.iter().map(|f| f.subprogno).collect(),
         };
         let n = self.cur.frame.len();
         for fr in 0..n {
@@ -368,106 +389,145 @@ impl Env<'_, '_> {
         })
     }
 
-    /// `compute_scc_callchain`: the call sites down to the outermost
-    /// frame whose position is in a loop.
+    /// `compute_scc_callchain`: `None` when no frame of `st` is in an SCC.
     fn compute_scc_callchain(&self, st: &VerifierState) -> Option<Callchain> {
-        let mut callsites = Vec::new();
+        let mut cc = Callchain { callsites: [0; MAX_CALL_FRAMES - 1], scc: 0 };
         for i in 0..=st.curframe() {
-            let idx = st.frame_insn_idx(i);
-            let scc = self.info(idx).scc;
+            let insn_idx = st.frame_insn_idx(i);
+            let scc = self.info(insn_idx).scc;
             if scc != 0 {
-                return Some(Callchain { callsites, scc });
+                cc.scc = scc;
+                return Some(cc);
             }
             if i < st.curframe() {
-                callsites.push(idx);
+                if let Some(c) = cc.callsites.get_mut(i) {
+                    *c = insn_idx as u32;
+                }
+            } else {
+                return None;
             }
         }
         None
     }
 
-    /// `format_callchain`: `(callsite,...,scc)`.
-    fn format_callchain(c: &Callchain) -> String {
-        let mut s = String::from("(");
-        for cs in &c.callsites {
-            if *cs == 0 {
-                break;
-            }
-            s.push_str(&format!("{cs},"));
+    /// `scc_visit_lookup`.
+    fn scc_visit_lookup(&self, cc: &Callchain) -> Option<usize> {
+        self.scc.visits.get(&cc.scc)?.iter().position(|v| v.callchain == *cc)
+    }
+
+    fn scc_visit_mut(&mut self, cc: &Callchain, i: usize) -> &mut SccVisit {
+        &mut self.scc.visits.get_mut(&cc.scc).expect("looked-up visit")[i]
+    }
+
+    fn state_of(&self, which: StateRef) -> &VerifierState {
+        match which {
+            StateRef::Cur => &self.cur,
+            StateRef::Checkpoint(c) => &self.checkpoints[c].state,
         }
-        s.push_str(&format!("{})", c.scc));
-        s
     }
 
-    /// `incomplete_read_marks`.
-    fn incomplete_read_marks(&self, st: &VerifierState) -> bool {
-        let Some(c) = self.compute_scc_callchain(st) else { return false };
-        self.scc.visits.get(&c).is_some_and(|v| !v.backedges.is_empty())
-    }
-
-    /// `maybe_enter_scc` for the new checkpoint `id`.
-    fn maybe_enter_scc(&mut self, id: usize) {
-        let Some(c) = self.compute_scc_callchain(&self.checkpoints[id].state) else { return };
-        let v = self.scc.visits.entry(c.clone()).or_default();
+    /// `maybe_enter_scc` for the new checkpoint `c`.
+    fn maybe_enter_scc(&mut self, c: usize) {
+        let Some(cc) = self.compute_scc_callchain(&self.checkpoints[c].state) else { return };
+        let i = match self.scc_visit_lookup(&cc) {
+            Some(i) => i,
+            None => {
+                let v = self.scc.visits.entry(cc.scc).or_default();
+                v.push(SccVisit { callchain: cc, entry_state: None, backedges: Vec::new(), num_backedges: 0 });
+                v.len() - 1
+            }
+        };
+        let lvl2 = self.level() & BPF_LOG_LEVEL2 != 0;
+        let v = self.scc_visit_mut(&cc, i);
         if v.entry_state.is_none() {
-            v.entry_state = Some(id);
-            if self.level() & BPF_LOG_LEVEL2 != 0 {
-                let s = format!("SCC enter {}\n", Self::format_callchain(&c));
-                self.verbose(&s);
+            v.entry_state = Some(c);
+            if lvl2 {
+                self.verbose(&format!("SCC enter {}\n", cc.format()));
             }
         }
     }
 
-    /// `maybe_exit_scc` for checkpoint `ci` whose branches reached zero.
-    pub(crate) fn maybe_exit_scc(&mut self, ci: usize) -> VResult<()> {
-        let Some(c) = self.compute_scc_callchain(&self.checkpoints[ci].state) else { return Ok(()) };
-        let Some(v) = self.scc.visits.get_mut(&c) else {
-            if !self.checkpoints[ci].state.speculative {
-                let s = format!("verifier bug: scc exit: no visit info for call chain {}\n", Self::format_callchain(&c));
-                self.verbose(&s);
+    /// `maybe_exit_scc`: when the entry checkpoint of a visit has no
+    /// paths left, the visit ends and its back-edges are settled.
+    pub(crate) fn maybe_exit_scc(&mut self, which: StateRef) -> VResult<()> {
+        let st = self.state_of(which);
+        let speculative = st.speculative;
+        let Some(cc) = self.compute_scc_callchain(st) else { return Ok(()) };
+        let Some(i) = self.scc_visit_lookup(&cc) else {
+            // a path can only stop inside an SCC at a checkpoint of it
+            if !speculative {
+                self.verbose(&format!("verifier bug: scc exit: no visit info for call chain {}\n", cc.format()));
                 return errno(EFAULT);
             }
             return Ok(());
         };
-        if v.entry_state != Some(ci) {
+        let StateRef::Checkpoint(c) = which else { return Ok(()) };
+        if self.scc_visit_mut(&cc, i).entry_state != Some(c) {
             return Ok(());
         }
-        v.entry_state = None;
-        let backedges = std::mem::take(&mut v.backedges);
-        self.num_backedges -= (backedges.len() as u32).min(self.num_backedges);
         if self.level() & BPF_LOG_LEVEL2 != 0 {
-            let s = format!("SCC exit {}\n", Self::format_callchain(&c));
-            self.verbose(&s);
+            self.verbose(&format!("SCC exit {}\n", cc.format()));
         }
+        let v = self.scc_visit_mut(&cc, i);
+        v.entry_state = None;
+        let n = std::mem::take(&mut v.num_backedges);
+        self.num_backedges = self.num_backedges.saturating_sub(n);
         self.update_peak_states();
-        self.propagate_backedges(backedges)
+        self.propagate_backedges(&cc, i)
+    }
+
+    /// `add_scc_backedge`: `backedge` matched checkpoint `c`, which is in
+    /// an SCC with an open visit.
+    fn add_scc_backedge(&mut self, c: usize, backedge: VerifierState) -> VResult<()> {
+        let Some(cc) = self.compute_scc_callchain(&self.checkpoints[c].state) else {
+            let s = format!("verifier bug: add backedge: no SCC in verification path, insn_idx {}\n", self.checkpoints[c].state.insn_idx);
+            self.verbose(&s);
+            return errno(EFAULT);
+        };
+        let Some(i) = self.scc_visit_lookup(&cc) else {
+            self.verbose(&format!("verifier bug: add backedge: no visit info for call chain {}\n", cc.format()));
+            return errno(EFAULT);
+        };
+        if self.level() & BPF_LOG_LEVEL2 != 0 {
+            self.verbose(&format!("SCC backedge {}\n", cc.format()));
+        }
+        let v = self.scc_visit_mut(&cc, i);
+        v.backedges.push(backedge);
+        v.num_backedges += 1;
+        self.num_backedges += 1;
+        self.update_peak_states();
+        Ok(())
+    }
+
+    /// `incomplete_read_marks`: a state of an SCC visit that still has
+    /// unsettled back-edges.
+    fn incomplete_read_marks(&self, st: &VerifierState) -> bool {
+        let Some(cc) = self.compute_scc_callchain(st) else { return false };
+        self.scc_visit_lookup(&cc).and_then(|i| self.scc.visits.get(&cc.scc)?.get(i)).is_some_and(|v| !v.backedges.is_empty())
     }
 
     /// `propagate_backedges`: precision marks of each back-edge's equal
-    /// state into the back-edge's parents, until nothing changes.
-    fn propagate_backedges(&mut self, mut backedges: Vec<Backedge>) -> VResult<()> {
-        let mut i = 0;
+    /// checkpoint are propagated along the back-edge's own path until
+    /// nothing changes; then the back-edges are dropped.
+    fn propagate_backedges(&mut self, cc: &Callchain, i: usize) -> VResult<()> {
+        let backedges = std::mem::take(&mut self.scc_visit_mut(cc, i).backedges);
+        let mut iter = 0;
         loop {
-            i += 1;
-            if i > MAX_BACKEDGE_ITERS + 1 {
+            let over = iter > MAX_BACKEDGE_ITERS;
+            iter += 1;
+            if over {
                 if self.level() & BPF_LOG_LEVEL2 != 0 {
                     self.verbose("propagate_backedges: too many iterations\n");
                 }
-                for b in backedges.iter_mut().rev() {
-                    std::mem::swap(&mut self.cur, &mut b.state);
-                    self.mark_all_scalars_precise(None);
-                    std::mem::swap(&mut self.cur, &mut b.state);
+                for b in backedges.iter().rev() {
+                    self.mark_all_scalars_precise(b.parent, b.curframe());
                 }
                 break;
             }
             let mut changed = false;
-            // visit->backedges is a list the newest joins at its head
-            for b in backedges.iter_mut().rev() {
-                std::mem::swap(&mut self.cur, &mut b.state);
-                let before = self.precision_changes;
-                let r = self.propagate_precision(b.equal_state);
-                changed |= self.precision_changes != before;
-                std::mem::swap(&mut self.cur, &mut b.state);
-                r?;
+            for b in backedges.iter().rev() {
+                let Some(eq) = b.equal_state else { continue };
+                self.propagate_precision(eq, Some(b), &mut changed)?;
             }
             if !changed {
                 break;
@@ -476,25 +536,39 @@ impl Env<'_, '_> {
         Ok(())
     }
 
-    /// `add_scc_backedge`.
-    fn add_scc_backedge(&mut self, ci: usize, backedge: Backedge) -> VResult<()> {
-        let Some(c) = self.compute_scc_callchain(&self.checkpoints[ci].state) else {
-            let s = format!("verifier bug: add backedge: no SCC in verification path, insn_idx {}\n", self.checkpoints[ci].state.insn_idx);
-            self.verbose(&s);
-            return errno(EFAULT);
+    /// `maybe_free_verifier_state`: a checkpoint on the free list with no
+    /// paths left and settled marks is gone.
+    fn maybe_free_verifier_state(&mut self, c: usize) {
+        let (in_free, listed, branches) = {
+            let ck = &self.checkpoints[c];
+            (ck.in_free_list, ck.listed, ck.state.branches)
         };
-        if self.level() & BPF_LOG_LEVEL2 != 0 {
-            let s = format!("SCC backedge {}\n", Self::format_callchain(&c));
-            self.verbose(&s);
+        if !in_free || !listed || branches != 0 || self.incomplete_read_marks(&self.checkpoints[c].state) {
+            return;
         }
-        let Some(v) = self.scc.visits.get_mut(&c) else {
-            let s = format!("verifier bug: add backedge: no visit info for call chain {}\n", Self::format_callchain(&c));
-            self.verbose(&s);
-            return errno(EFAULT);
-        };
-        v.backedges.push(backedge);
-        self.num_backedges += 1;
-        self.update_peak_states();
+        self.checkpoints[c].listed = false;
+        self.free_list_size = self.free_list_size.saturating_sub(1);
+    }
+
+    /// `bpf_update_branch_counts` for the path that just ended: each state
+    /// up the parent chain whose last path this was is done.
+    pub(crate) fn update_branch_counts(&mut self) -> VResult<()> {
+        self.cur.branches = self.cur.branches.saturating_sub(1);
+        if self.cur.branches > 0 {
+            return Ok(());
+        }
+        self.maybe_exit_scc(StateRef::Cur)?;
+        let mut next = self.cur.parent;
+        while let Some(c) = next {
+            let ck = &mut self.checkpoints[c];
+            ck.state.branches = ck.state.branches.saturating_sub(1);
+            if ck.state.branches > 0 {
+                break;
+            }
+            self.maybe_exit_scc(StateRef::Checkpoint(c))?;
+            next = self.checkpoints[c].state.parent;
+            self.maybe_free_verifier_state(c);
+        }
         Ok(())
     }
 
@@ -513,54 +587,6 @@ impl Env<'_, '_> {
             }
         }
         false
-    }
-
-    /// `find_prev_entry`: the nearest checkpoint at `insn_idx` on the
-    /// current path (a loop entry) with the same call sites, for `st`
-    /// (`None`: the current state).
-    pub(crate) fn find_prev_entry(&self, st: Option<usize>, insn_idx: usize) -> Option<usize> {
-        let (dfs_depth, st_ref) = match st {
-            Some(i) => (self.checkpoints[i].state.dfs_depth, &self.checkpoints[i].state),
-            None => (self.cur.dfs_depth, &self.cur),
-        };
-        self.explored.get(insn_idx)?.iter().copied().find(|&ci| {
-            let c = &self.checkpoints[ci].state;
-            c.insn_idx == insn_idx && c.branches > 0 && super::kfuncs::same_callsites(c, st_ref) && c.dfs_depth < dfs_depth
-        })
-    }
-
-    /// `widen_imprecise_scalars`: scalars that changed between loop
-    /// iterations and are not precise forget their value, so the loop
-    /// can converge. `cur` is a queued state, or the current one.
-    pub(crate) fn widen_imprecise_scalars(&mut self, old: usize, cur: Option<usize>) {
-        let unknown = self.unknown_reg();
-        let old = self.checkpoints[old].state.clone();
-        let st = match cur {
-            Some(i) => &mut self.stack[i].st,
-            None => &mut self.cur,
-        };
-        let widen = |o: &RegState, c: &mut RegState| {
-            if o.typ != SCALAR_VALUE || o.typ != c.typ {
-                return;
-            }
-            if o.precise || c.precise || same_value(o, c) {
-                return;
-            }
-            *c = unknown;
-        };
-        for fr in (0..=old.curframe()).rev() {
-            let (fo, fc) = (&old.frame[fr], &mut st.frame[fr]);
-            for i in 0..MAX_BPF_REG {
-                widen(&fo.regs[i], &mut fc.regs[i]);
-            }
-            let n = fo.stack.len().min(fc.stack.len());
-            for i in 0..n {
-                if !fo.stack[i].is_spilled_reg() || !fc.stack[i].is_spilled_reg() {
-                    continue;
-                }
-                widen(&fo.stack[i].spilled_ptr, &mut fc.stack[i].spilled_ptr);
-            }
-        }
     }
 
     fn update_peak_states(&mut self) {
@@ -590,6 +616,18 @@ impl Env<'_, '_> {
             let mut is_loop = false;
             let mut goto_hit = false;
             if branches > 0 {
+                // an open-coded loop of may_goto: the same state one
+                // may_goto deeper has converged
+                if is_may_goto_insn(&self.insn(insn_idx)) {
+                    let old = &self.checkpoints[ci].state;
+                    if old.may_goto_depth != self.cur.may_goto_depth && self.states_equal(old, &self.cur, Exact::RangeWithin) {
+                        is_loop = true;
+                        hit = true;
+                    }
+                }
+            }
+            if hit {
+            } else if branches > 0 {
                 let old = &self.checkpoints[ci].state;
                 let ofr = old.cur();
                 let is_may_goto = self.insn(insn_idx).code == (bpf_isa::insn::op::BPF_JMP | bpf_isa::insn::op::BPF_JCOND);
@@ -648,12 +686,13 @@ impl Env<'_, '_> {
                 if self.info(self.insn_idx).jmp_point {
                     self.push_jmp_history(0, 0, 0, 0);
                 }
-                self.propagate_precision(ci)?;
+                let mut changed = false;
+                self.propagate_precision(ci, None, &mut changed)?;
                 if is_loop {
-                    let mut st = self.cur.clone();
-                    st.insn_idx = insn_idx;
-                    st.equal_state = Some(ci);
-                    self.add_scc_backedge(ci, Backedge { state: st, equal_state: ci })?;
+                    let mut b = self.cur.clone();
+                    b.equal_state = Some(ci);
+                    b.insn_idx = insn_idx;
+                    self.add_scc_backedge(ci, b)?;
                 }
                 return Ok(true);
             }
@@ -670,10 +709,7 @@ impl Env<'_, '_> {
                 }
                 self.free_list_size += 1;
                 self.explored_states_size = self.explored_states_size.saturating_sub(1);
-                if c.state.branches == 0 {
-                    c.listed = false;
-                    self.free_list_size -= 1;
-                }
+                self.maybe_free_verifier_state(ci);
             }
         }
         if self.stats.max_states_per_insn < states_cnt as u32 {
@@ -721,6 +757,15 @@ impl Env<'_, '_> {
         Ok(false)
     }
 
+    /// `find_prev_entry`: the nearest checkpoint at `insn_idx` still on the
+    /// path of `cur` (a previous entry into the same loop).
+    pub(crate) fn find_prev_entry(&self, cur: &VerifierState, insn_idx: usize) -> Option<usize> {
+        self.explored.get(insn_idx)?.iter().copied().find(|&c| {
+            let st = &self.checkpoints[c].state;
+            st.insn_idx == insn_idx && st.branches > 0 && same_callsites(st, cur) && st.dfs_depth < cur.dfs_depth
+        })
+    }
+
     /// `bpf_clear_singular_ids`.
     fn clear_singular_ids(&mut self) {
         let mut cnt: HashMap<u32, u32> = HashMap::new();
@@ -749,45 +794,77 @@ impl Env<'_, '_> {
         }
     }
 
-    /// `propagate_precision`: scalars precise in the matched checkpoint
-    /// must be precise along the current path too.
-    fn propagate_precision(&mut self, ci: usize) -> VResult<()> {
-        self.bt_reset();
-        self.bt.frame = self.cur.curframe();
+    /// `propagate_precision`: scalars precise in checkpoint `old` must be
+    /// precise along the path of `cur` (`None`: the current state) too.
+    fn propagate_precision(&mut self, old: usize, cur: Option<&VerifierState>, changed: &mut bool) -> VResult<()> {
         let lvl2 = self.level() & BPF_LOG_LEVEL2 != 0;
-        let old = self.checkpoints[ci].state.clone();
         let mut text = String::new();
-        for fr in (0..=old.curframe()).rev() {
-            let st = &old.frame[fr];
-            let mut first = true;
-            for i in 0..BPF_REG_FP {
-                let r = &st.regs[i];
-                if r.typ != SCALAR_VALUE || !r.precise {
-                    continue;
+        {
+            let old = &self.checkpoints[old].state;
+            for fr in (0..=old.curframe()).rev() {
+                let st = &old.frame[fr];
+                let mut first = true;
+                for i in 0..BPF_REG_FP {
+                    let r = &st.regs[i];
+                    if r.typ != SCALAR_VALUE || !r.precise {
+                        continue;
+                    }
+                    if lvl2 {
+                        text.push_str(&if first { format!("frame {fr}: propagating r{i}") } else { format!(",r{i}") });
+                    }
+                    self.bt.reg_masks[fr & 15] |= 1 << i;
+                    first = false;
                 }
-                if lvl2 {
-                    text.push_str(&if first { format!("frame {fr}: propagating r{i}") } else { format!(",r{i}") });
+                for (i, s) in st.stack.iter().enumerate() {
+                    if !s.is_spilled_reg() || s.spilled_ptr.typ != SCALAR_VALUE || !s.spilled_ptr.precise {
+                        continue;
+                    }
+                    let off = (-(i as i64) - 1) * 8;
+                    if lvl2 {
+                        text.push_str(&if first { format!("frame {fr}: propagating fp{off}") } else { format!(",fp{off}") });
+                    }
+                    self.bt.stack_masks[fr & 15] |= 1u64 << (i & 63);
+                    first = false;
                 }
-                self.bt.reg_masks[fr] |= 1 << i;
-                first = false;
-            }
-            for (i, s) in st.stack.iter().enumerate() {
-                if !s.is_spilled_reg() || s.spilled_ptr.typ != SCALAR_VALUE || !s.spilled_ptr.precise {
-                    continue;
+                if !first && lvl2 {
+                    text.push('\n');
                 }
-                let off = (-(i as i64) - 1) * 8;
-                if lvl2 {
-                    text.push_str(&if first { format!("frame {fr}: propagating fp{off}") } else { format!(",fp{off}") });
-                }
-                self.bt.stack_masks[fr] |= 1u64 << (i & 63);
-                first = false;
-            }
-            if !first && lvl2 {
-                text.push('\n');
             }
         }
         self.verbose(&text);
-        self.mark_chain_precision_batch()
+        self.bpf_mark_chain_precision(cur, changed)
+    }
+}
+
+/// `same_callsites`.
+pub(crate) fn same_callsites(a: &VerifierState, b: &VerifierState) -> bool {
+    a.curframe() == b.curframe() && a.frame.iter().zip(&b.frame).all(|(x, y)| x.callsite == y.callsite)
+}
+
+/// `maybe_widen_reg`: an imprecise scalar that changed since the loop's
+/// previous entry becomes unknown.
+fn maybe_widen_reg(old: &RegState, cur: &mut RegState, bpf_capable: bool) {
+    if old.typ != SCALAR_VALUE || old.typ != cur.typ {
+        return;
+    }
+    if old.precise || cur.precise || same_value(old, cur) {
+        return;
+    }
+    *cur = RegState::unknown(bpf_capable);
+}
+
+/// `widen_imprecise_scalars`.
+pub(crate) fn widen_imprecise_scalars(old: &VerifierState, cur: &mut VerifierState, bpf_capable: bool) {
+    for fr in (0..=old.curframe()).rev() {
+        let (Some(fold), Some(fcur)) = (old.frame.get(fr), cur.frame.get_mut(fr)) else { continue };
+        for (o, c) in fold.regs.iter().zip(fcur.regs.iter_mut()) {
+            maybe_widen_reg(o, c, bpf_capable);
+        }
+        for (o, c) in fold.stack.iter().zip(fcur.stack.iter_mut()) {
+            if o.is_spilled_reg() && c.is_spilled_reg() {
+                maybe_widen_reg(&o.spilled_ptr, &mut c.spilled_ptr, bpf_capable);
+            }
+        }
     }
 }
 

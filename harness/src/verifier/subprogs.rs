@@ -214,3 +214,190 @@ pub fn sort_subprogs_topo(env: &mut VerifierEnv<'_>) -> PResult<()> {
     }
     Ok(())
 }
+
+/// `BPF_PRIV_STACK_MIN_SIZE`: smaller frames stay on the kernel stack.
+const BPF_PRIV_STACK_MIN_SIZE: u32 = 64;
+/// `MAX_BPF_STACK`.
+const MAX_BPF_STACK: u32 = 512;
+
+/// `enum priv_stack_mode`.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum PrivStack {
+    Unknown,
+    No,
+    Adaptive,
+}
+
+/// `bpf_enable_priv_stack`: tracing-like types whose JIT (x86-64, arm64)
+/// can give a deep enough subprogram its own stack.
+fn bpf_enable_priv_stack(env: &VerifierEnv<'_>) -> PrivStack {
+    use super::prog_load::prog_types as pt;
+    use crate::target::Arch;
+    if !matches!(env.input.arch, Arch::X86_64 | Arch::Arm64) {
+        return PrivStack::No;
+    }
+    match env.input.prog_type.0 {
+        pt::KPROBE | pt::TRACEPOINT | pt::PERF_EVENT | pt::RAW_TRACEPOINT => PrivStack::Adaptive,
+        _ => PrivStack::No,
+    }
+}
+
+/// `round_up_stack_depth` with the JIT requested (every modelled kernel
+/// has its JIT always on): 16-byte granularity.
+fn round_up_stack_depth(depth: u32) -> u32 {
+    depth.div_ceil(16) * 16
+}
+
+/// `check_max_stack_depth`: the deepest chain of static calls must fit the
+/// 512-byte stack (frames on a private stack count on their own), call
+/// chains are at most `MAX_CALL_FRAMES` deep, and tail calls are checked
+/// against the stack of their callers. Sets `max_stack_depth`.
+pub fn check_max_stack_depth(env: &mut VerifierEnv<'_>) -> PResult<()> {
+    let cnt = env.subprog_cnt;
+    let mode = if env.subprog_info[..cnt].iter().any(|s| s.has_tail_call) { PrivStack::No } else { bpf_enable_priv_stack(env) };
+    let mut modes = vec![PrivStack::Unknown; cnt];
+    let mut dinfo = vec![DepthInfo::default(); cnt];
+    for i in (0..cnt).rev() {
+        if i == 0 || env.subprog_info[i].is_async_cb {
+            let supported = i == 0 && mode == PrivStack::Adaptive;
+            check_max_stack_depth_subprog(env, i, &mut dinfo, &mut modes, supported)?;
+        }
+    }
+    Ok(())
+}
+
+/// `struct bpf_subprog_call_depth_info`.
+#[derive(Clone, Copy, Default)]
+struct DepthInfo {
+    ret_insn: usize,
+    caller: Option<usize>,
+    frame: usize,
+}
+
+/// The subprograms on the call chain ending at `idx`, innermost first.
+fn call_chain(dinfo: &[DepthInfo], idx: usize) -> impl Iterator<Item = usize> + '_ {
+    let mut next = Some(idx);
+    std::iter::from_fn(move || {
+        let cur = next?;
+        next = dinfo[cur].caller;
+        Some(cur)
+    })
+    .take(dinfo.len() + 1)
+}
+
+/// `check_max_stack_depth_subprog`: a depth-first walk of the static call
+/// graph from `root`, with the kernel's explicit stack of callers.
+fn check_max_stack_depth_subprog(env: &mut VerifierEnv<'_>, root: usize, dinfo: &mut [DepthInfo], modes: &mut [PrivStack], supported: bool) -> PResult<()> {
+    let mut idx = root;
+    let mut depth: u32 = 0;
+    let mut frame = 0usize;
+    let mut tail_call_reachable = false;
+    dinfo[idx].caller = None;
+    let mut i = env.subprog_info[idx].start;
+    if !supported {
+        modes[idx] = PrivStack::No;
+    }
+    // recursion is refused earlier; the bound only guards the walk
+    let mut budget = 1usize << 24;
+    'process_func: loop {
+        if env.subprog_info[idx].has_ld_abs && call_chain(dinfo, idx).any(|t| env.subprog_info[t].is_cb) {
+            env.verbose("cannot use BPF_LD_[ABS|IND] within callback\n");
+            return Err(Fail::Errno(EINVAL));
+        }
+        if idx != 0 && env.subprog_info[idx].has_tail_call && depth >= 256 {
+            env.verbose(&format!("tail_calls are not allowed when call stack of previous frames is {depth} bytes. Too large\n"));
+            return Err(Fail::Errno(EACCES));
+        }
+        let subprog_depth = round_up_stack_depth(env.subprog_info[idx].stack_depth);
+        if supported && modes[idx] == PrivStack::Unknown && subprog_depth >= BPF_PRIV_STACK_MIN_SIZE {
+            modes[idx] = PrivStack::Adaptive;
+        }
+        if modes[idx] == PrivStack::Adaptive {
+            env.max_stack_depth = env.max_stack_depth.max(subprog_depth);
+            if subprog_depth > MAX_BPF_STACK {
+                env.verbose(&format!("stack size of subprog {idx} is {subprog_depth}. Too large\n"));
+                return Err(Fail::Errno(EACCES));
+            }
+        } else {
+            depth += subprog_depth;
+            env.max_stack_depth = env.max_stack_depth.max(depth);
+            if depth > MAX_BPF_STACK {
+                let total = call_chain(dinfo, idx).count();
+                env.verbose(&format!("combined stack size of {total} calls is {depth}. Too large\n"));
+                return Err(Fail::Errno(EACCES));
+            }
+        }
+        loop {
+            // continue_func: the rest of `idx` after `i`
+            let end = env.subprog_info[idx + 1].start;
+            while i < end {
+                budget = budget.checked_sub(1).ok_or(Fail::Errno(EFAULT))?;
+                let insn = env.insns[i];
+                if bpf_pseudo_kfunc_call(&insn) && insn.off == 0 {
+                    if env.kfunc_name(insn.imm) == Some("bpf_throw") && call_chain(dinfo, idx).any(|t| env.subprog_info[t].is_cb) {
+                        env.verbose(&format!("bpf_throw kfunc (insn {i}) cannot be called from callback subprog {idx}\n"));
+                        return Err(Fail::Errno(EINVAL));
+                    }
+                    i += 1;
+                    continue;
+                }
+                let call = bpf_pseudo_call(&insn);
+                if !call && !bpf_pseudo_func(&insn) {
+                    i += 1;
+                    continue;
+                }
+                let next = jmp_target(i, insn.imm);
+                let Some(sidx) = usize::try_from(next).ok().and_then(|t| env.bpf_find_subprog(t)) else {
+                    env.verbose(&format!("verifier bug: callee not found at insn {next}\n"));
+                    return Err(Fail::Errno(EFAULT));
+                };
+                if env.subprog_info[sidx].is_async_cb {
+                    if !call {
+                        i += 1;
+                        continue;
+                    }
+                    if env.subprog_info[sidx].is_exception_cb {
+                        env.verbose(&format!("insn {i} cannot call exception cb directly"));
+                        return Err(Fail::Errno(EINVAL));
+                    }
+                }
+                dinfo[idx].frame = frame;
+                dinfo[idx].ret_insn = i + 1;
+                dinfo[sidx].caller = Some(idx);
+                i = env.subprog_info[sidx].start;
+                idx = sidx;
+                if !supported {
+                    modes[idx] = PrivStack::No;
+                }
+                tail_call_reachable = env.subprog_info[idx].has_tail_call;
+                frame = if env.bpf_subprog_is_global(idx) { 0 } else { frame + 1 };
+                if frame >= MAX_CALL_FRAMES {
+                    env.verbose(&format!("the call stack of {frame} frames is too deep !\n"));
+                    return Err(Fail::Errno(E2BIG));
+                }
+                continue 'process_func;
+            }
+            if tail_call_reachable {
+                let chain: Vec<usize> = call_chain(dinfo, idx).collect();
+                for t in chain {
+                    if env.subprog_info[t].is_cb {
+                        env.verbose("cannot tail call within callback\n");
+                        return Err(Fail::Errno(EINVAL));
+                    }
+                    env.subprog_info[t].tail_call_reachable = true;
+                }
+            }
+            if frame == 0 && dinfo[idx].caller.is_none() {
+                return Ok(());
+            }
+            if modes[idx] != PrivStack::Adaptive {
+                depth = depth.saturating_sub(round_up_stack_depth(env.subprog_info[idx].stack_depth));
+            }
+            let Some(caller) = dinfo[idx].caller else { return Ok(()) };
+            idx = caller;
+            frame = dinfo[idx].frame;
+            i = dinfo[idx].ret_insn;
+            tail_call_reachable = env.subprog_info[idx].tail_call_reachable;
+        }
+    }
+}
