@@ -340,7 +340,7 @@ pub struct Env<'a, 'l> {
     pub(crate) cur: VerifierState,
     pub(crate) stack: Vec<StackElem>,
     pub(crate) checkpoints: Vec<Checkpoint>,
-    /// `explored_states`, per insn, newest first.
+    /// `explored_states`: hash buckets of insn and call site, newest first.
     pub(crate) explored: Vec<Vec<usize>>,
     pub(crate) free_list_size: u32,
     pub(crate) explored_states_size: u32,

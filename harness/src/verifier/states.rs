@@ -605,9 +605,14 @@ impl Env<'_, '_> {
         }
         self.clean_verifier_state();
         let mut states_cnt = 0usize;
-        let list = self.explored.get(insn_idx).cloned().unwrap_or_default();
+        let bucket = self.explored_bucket(insn_idx);
+        let list = self.explored.get(bucket).cloned().unwrap_or_default();
         for ci in list {
+            // the bucket is shared with other insns (and call sites)
             states_cnt += 1;
+            if self.checkpoints[ci].state.insn_idx != insn_idx {
+                continue;
+            }
             let (branches, in_loop_marks) = {
                 let c = &self.checkpoints[ci];
                 (c.state.branches, self.incomplete_read_marks(&c.state))
@@ -704,7 +709,7 @@ impl Env<'_, '_> {
             let n = if info.force_checkpoint && c.state.branches > 0 { 64 } else { 3 };
             if c.miss_cnt > c.hit_cnt * n + n {
                 c.in_free_list = true;
-                if let Some(l) = self.explored.get_mut(insn_idx) {
+                if let Some(l) = self.explored.get_mut(bucket) {
                     l.retain(|&x| x != ci);
                 }
                 self.free_list_size += 1;
@@ -751,16 +756,24 @@ impl Env<'_, '_> {
         self.cur.dfs_depth = self.checkpoints[id].state.dfs_depth + 1;
         self.cur.jmp_history.clear();
         self.cur_hist_ent = None;
-        if let Some(l) = self.explored.get_mut(insn_idx) {
+        if let Some(l) = self.explored.get_mut(bucket) {
             l.insert(0, id);
         }
         Ok(false)
     }
 
+    /// `bpf_explored_state`: the hash bucket of `idx` for the current
+    /// frame's call site (`state_htab_size` is the program's length).
+    pub(crate) fn explored_bucket(&self, idx: usize) -> usize {
+        let n = self.explored.len().max(1) as u32;
+        let callsite = self.cur.cur().callsite as i32;
+        ((idx as i32 ^ callsite) as u32 % n) as usize
+    }
+
     /// `find_prev_entry`: the nearest checkpoint at `insn_idx` still on the
     /// path of `cur` (a previous entry into the same loop).
     pub(crate) fn find_prev_entry(&self, cur: &VerifierState, insn_idx: usize) -> Option<usize> {
-        self.explored.get(insn_idx)?.iter().copied().find(|&c| {
+        self.explored.get(self.explored_bucket(insn_idx))?.iter().copied().find(|&c| {
             let st = &self.checkpoints[c].state;
             st.insn_idx == insn_idx && st.branches > 0 && same_callsites(st, cur) && st.dfs_depth < cur.dfs_depth
         })
