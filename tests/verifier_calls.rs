@@ -22,12 +22,15 @@ const DIR: &str = "expected/linux-7.3/calls";
 const DIR_ARM64: &str = "expected/linux-7.3/arm64/calls";
 /// Programs that must match completely.
 const MIN_PASSING: usize = 217;
+/// Programs that must match with their diagnostics blocks too.
+const MIN_STRICT: usize = 214;
 
 #[test]
 fn calls_against_linux_7_3() {
     let c = verifier_common::run_suite(DIR, "CALLS_VERBOSE", "CALLS_FILTER");
     if std::env::var("CALLS_FILTER").is_err() {
         assert!(c.pass >= MIN_PASSING, "{}/{} programs match, fewer than {MIN_PASSING}", c.pass, c.total);
+        assert!(c.strict >= MIN_STRICT, "{}/{} programs match with diagnostics, fewer than {MIN_STRICT}", c.strict, c.total);
     }
 }
 
@@ -36,6 +39,7 @@ fn calls_against_linux_7_3_arm64() {
     let c = verifier_common::run_suite(DIR_ARM64, "CALLS_VERBOSE", "CALLS_FILTER");
     if std::env::var("CALLS_FILTER").is_err() {
         assert!(c.pass >= MIN_PASSING, "arm64: {}/{} programs match, fewer than {MIN_PASSING}", c.pass, c.total);
+        assert!(c.strict >= MIN_STRICT, "arm64: {}/{} programs match with diagnostics, fewer than {MIN_STRICT}", c.strict, c.total);
     }
 }
 

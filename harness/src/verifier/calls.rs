@@ -13,6 +13,7 @@
 use bpf_isa::Insn;
 use bpf_isa::insn::op::*;
 
+use super::diag::ModReason;
 use super::do_check::*;
 use super::helper_protos::*;
 use super::helpers::{self, func};
@@ -355,15 +356,20 @@ impl Env<'_, '_> {
             r.is_pkt_pointer_any()
                 || (base_type(r.typ) == PTR_TO_MEM && r.typ & (DYNPTR_TYPE_SKB | DYNPTR_TYPE_XDP | DYNPTR_TYPE_SKB_META) != 0)
         };
-        for f in self.cur.frame.iter_mut() {
-            for r in f.regs.iter_mut() {
-                if pkt(r) {
-                    *r = inv;
+        for fi in 0..self.cur.frame.len() {
+            for ri in 0..MAX_BPF_REG {
+                if pkt(&self.cur.frame[fi].regs[ri]) {
+                    let t = self.diag_reg_target(fi, ri);
+                    self.diag_record_scrub(t, ModReason::PktDataChange);
+                    self.cur.frame[fi].regs[ri] = inv;
                 }
             }
-            for s in f.stack.iter_mut() {
-                if s.is_spilled_reg() && pkt(&s.spilled_ptr) {
-                    s.spilled_ptr = inv;
+            for spi in 0..self.cur.frame[fi].stack.len() {
+                let st = &self.cur.frame[fi].stack[spi];
+                if st.is_spilled_reg() && pkt(&st.spilled_ptr) {
+                    let t = self.diag_slot_target(fi, spi);
+                    self.diag_record_scrub(t, ModReason::PktDataChange);
+                    self.cur.frame[fi].stack[spi].spilled_ptr = inv;
                 }
             }
         }
@@ -371,6 +377,7 @@ impl Env<'_, '_> {
 
     /// `clear_caller_saved_regs` (r0..r5 of the current frame).
     fn clear_caller_saved_regs(&mut self) {
+        self.bpf_diag_record_caller_saved();
         for i in 0..CALLER_SAVED_REGS {
             self.regs_mut()[i] = RegState::not_init();
             self.mark_reg_scratched(i);
@@ -414,10 +421,26 @@ impl Env<'_, '_> {
         };
         let Some(fn_) = helpers::get_func_proto(func_id, &pctx) else {
             self.verbose(&format!("program of this type cannot use helper {name}#{func_id}\n"));
+            let idx = self.insn_idx;
+            super::diag::bpf_diag_policy(
+                self,
+                idx,
+                &format!("helper {name}#{func_id}"),
+                "this program type does not allow the helper",
+                "Use a helper allowed for this program type, or move the logic to a compatible program type.",
+            );
             return errno(EINVAL);
         };
         if !self.input.gpl && fn_.gpl_only {
             self.verbose("cannot call GPL-restricted function from non-GPL compatible program\n");
+            let idx = self.insn_idx;
+            super::diag::bpf_diag_policy(
+                self,
+                idx,
+                &format!("helper {name}#{func_id}"),
+                "this helper is restricted to GPL-compatible programs",
+                "Use a GPL-compatible license, or replace the helper with one that is available to non-GPL programs.",
+            );
             return errno(EINVAL);
         }
         if fn_.allowed != Allowed::Always {
@@ -529,8 +552,14 @@ impl Env<'_, '_> {
             _ => {}
         }
 
-        // reset caller saved regs
-        self.clear_caller_saved_regs();
+        // reset caller saved regs; R0's new value is one change
+        self.bpf_diag_record_caller_saved();
+        let t0 = self.diag_reg_target(self.cur.curframe(), 0);
+        self.diag_mod_begin(t0, None, ModReason::Write);
+        for i in 0..CALLER_SAVED_REGS {
+            self.regs_mut()[i] = RegState::not_init();
+            self.mark_reg_scratched(i);
+        }
         let ret_type = fn_.ret;
         let mut ret_flag = ret_type & !0xff;
         let cap = self.bpf_capable();
@@ -596,6 +625,8 @@ impl Env<'_, '_> {
             if let Some(b) = self.stack.get_mut(bi) {
                 b.st.cur_mut().regs[0] = RegState::known(0);
             }
+            let t0 = self.diag_reg_target(self.cur.curframe(), 0);
+            self.diag_mod_begin(t0, None, ModReason::Write);
             let r = &mut self.regs_mut()[0];
             r.typ &= !PTR_MAYBE_NULL;
             r.id = meta.ref_obj_id;
@@ -607,6 +638,7 @@ impl Env<'_, '_> {
             self.regs_mut()[0].parent_id = meta.dynptr_id;
         }
         self.do_refine_retval_range(ret_type, func_id, &meta)?;
+        self.diag_mod_end();
         let map = meta.map.map(|(m, _)| m);
         self.check_map_func_compatibility(map, func_id)?;
         if func_id == func::GET_FUNC_IP {
@@ -858,6 +890,14 @@ impl Env<'_, '_> {
         if arg_type_is_release(arg_type) && !arg_type_is_dynptr(arg_type) && !self.reg_is_referenced(&reg) && !reg.is_null() {
             let s = format!("release helper {} expects referenced PTR_TO_BTF_ID passed to R{regno}\n", helpers::func_id_name(meta.func_id));
             self.verbose(&s);
+            let idx = self.insn_idx;
+            self.bpf_diag_call_arg(
+                idx,
+                regno,
+                &helpers::func_id_name(meta.func_id),
+                "release helpers require a value that owns a live resource returned by a matching acquire helper",
+                "Pass the resource-owning pointer returned by the matching acquire helper, and avoid calling the release helper after ownership has already been transferred or released.",
+            );
             return errno(EINVAL);
         }
         if self.reg_is_referenced(&reg) {
@@ -1004,6 +1044,19 @@ impl Env<'_, '_> {
             let list: Vec<String> = compatible.iter().map(|&c| reg_type_str(c)).collect();
             let s = format!("R{regno} type={} expected={}\n", reg_type_str(reg.typ), list.join(", "));
             self.verbose(&s);
+            let reason = format!(
+                "it has type {}, but this argument accepts {}",
+                reg_type_str(reg.typ),
+                super::diag::bpf_diag_expected_reg_types(compatible)
+            );
+            let idx = self.insn_idx;
+            self.bpf_diag_call_arg(
+                idx,
+                regno,
+                &helpers::func_id_name(meta.func_id),
+                &reason,
+                "Pass a value with one of the accepted pointer or scalar types for this call.",
+            );
             return errno(EACCES);
         }
         if base_type(reg.typ) != PTR_TO_BTF_ID {
@@ -1014,7 +1067,7 @@ impl Env<'_, '_> {
             if arg_type & MEM_RDONLY == 0 {
                 let s = format!(
                     "{}() may write into memory pointed by R{regno} type={}\n",
-                    helpers::func_id_name(meta.func_id),
+                    &helpers::func_id_name(meta.func_id),
                     reg_type_str(reg.typ)
                 );
                 self.verbose(&s);
@@ -1026,6 +1079,14 @@ impl Env<'_, '_> {
         if plain == PTR_TO_BTF_ID {
             if type_may_be_null(reg.typ) && (!type_may_be_null(arg_type) || arg_type_is_release(arg_type)) {
                 self.verbose(&format!("Possibly NULL pointer passed to helper R{regno}\n"));
+                let idx = self.insn_idx;
+                self.bpf_diag_call_arg(
+                    idx,
+                    regno,
+                    &helpers::func_id_name(meta.func_id),
+                    "the pointer may be NULL, but this call requires a non-NULL pointer",
+                    "Add a NULL check and make the call only on the non-NULL path.",
+                );
                 return errno(EACCES);
             }
             let want = if arg_btf.is_empty() && base_type(arg_type) == ARG_PTR_TO_BTF_ID_SOCK_COMMON { "sock_common" } else { arg_btf };
@@ -1595,9 +1656,16 @@ impl Env<'_, '_> {
             if desc.changes_pkt_data {
                 self.clear_all_pkt_pointers();
             }
+            let t0 = self.diag_reg_target(self.cur.curframe(), 0);
+            if desc.returns_void {
+                self.diag_record_scrub(t0, ModReason::CallerSaved);
+            } else {
+                self.diag_mod_begin(t0, None, ModReason::Write);
+            }
             self.clear_caller_saved_regs();
             if !desc.returns_void {
                 self.mark_reg_unknown(0);
+                self.diag_mod_end();
             }
             if desc.might_throw {
                 let idx = self.insn_idx;
@@ -1607,7 +1675,10 @@ impl Env<'_, '_> {
             return Ok(Next::Fallthrough);
         }
         self.setup_func_entry(subprog, self.insn_idx, CallbackKind::Plain, None)?;
-        self.clear_caller_saved_regs_frame(self.cur.curframe() - 1);
+        let caller = self.cur.curframe() - 1;
+        let t0 = self.diag_reg_target(caller, 0);
+        self.diag_record_scrub(t0, ModReason::CallerSaved);
+        self.clear_caller_saved_regs_frame(caller);
         self.insn_idx = self.subprog_start(subprog);
         if self.level() & BPF_LOG_LEVEL != 0 {
             self.verbose("caller:\n");
@@ -1628,6 +1699,10 @@ impl Env<'_, '_> {
 
     /// `clear_caller_saved_regs` of frame `fr` (the caller after a call).
     fn clear_caller_saved_regs_frame(&mut self, fr: usize) {
+        for r in 1..CALLER_SAVED_REGS {
+            let t = self.diag_reg_target(fr, r);
+            self.diag_record_scrub(t, ModReason::CallerSaved);
+        }
         for i in 0..CALLER_SAVED_REGS {
             self.cur.frame[fr].regs[i] = RegState::not_init();
             self.mark_reg_scratched(i);
@@ -1832,7 +1907,11 @@ impl Env<'_, '_> {
                 return errno(EFAULT);
             }
         } else {
+            // whatever r0 had in the callee
+            let (t0, origin) = (self.diag_reg_target(cf - 1, 0), self.diag_reg_target(cf, 0));
+            self.diag_mod_begin(t0, Some(origin), ModReason::Write);
             self.cur.frame[cf - 1].regs[0] = r0;
+            self.diag_mod_end();
         }
         self.insn_idx = if in_callback_fn { callsite } else { callsite + 1 };
         if self.level() & BPF_LOG_LEVEL != 0 {

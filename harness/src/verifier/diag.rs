@@ -52,6 +52,9 @@ use super::tnum::{Tnum, tnum_is_const, tnum_is_unknown};
 
 pub const REGISTER_TYPE_SAFETY: &str = "Register Type Safety";
 pub const MEMORY_SAFETY: &str = "Memory Safety";
+pub const RESOURCE_LIFETIME_SAFETY: &str = "Resource Lifetime Safety";
+pub const CALL_TYPE_SAFETY: &str = "Call Type Safety";
+pub const EXECUTION_CONTEXT_SAFETY: &str = "Execution Context Safety";
 pub const PROGRAM_STRUCTURE: &str = "Program Structure";
 pub const POLICY: &str = "Policy";
 
@@ -379,10 +382,50 @@ fn cnum64_unknown(r: Cnum64) -> bool {
     r.smin() == i64::MIN && r.smax() == i64::MAX && r.umin() == 0 && r.umax() == u64::MAX
 }
 
+/// `enum bpf_diag_context_kind`: the regions that constrain what a path
+/// may do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CtxKind {
+    /// Not in any region: the program itself is non-sleepable.
+    None,
+    Rcu,
+    Preempt,
+    Irq,
+    Lock,
+}
+
+impl CtxKind {
+    /// `diag_context_name`.
+    fn name(self) -> &'static str {
+        match self {
+            CtxKind::Rcu => "RCU read lock region",
+            CtxKind::Preempt => "non-preemptible region",
+            CtxKind::Irq => "IRQ-disabled region",
+            CtxKind::Lock => "lock region",
+            CtxKind::None => "non-sleepable program",
+        }
+    }
+
+    /// `diag_context_constraint`.
+    fn constraint(self) -> Option<&'static str> {
+        Some(match self {
+            CtxKind::Rcu => "RCU read-side critical sections cannot call operations that may sleep",
+            CtxKind::Preempt => "preemption-disabled code cannot call operations that may sleep",
+            CtxKind::Irq => "IRQ-disabled code cannot call operations that may sleep",
+            CtxKind::Lock => "code holding a BPF spin lock cannot call operations that may sleep",
+            CtxKind::None => return None,
+        })
+    }
+}
+
 #[derive(Clone, Copy, Debug)]
 enum EventKind {
     Branch { cond_true: bool },
     Mod { target: Target, origin: Option<Target>, old: Snapshot, new: Snapshot, reason: ModReason },
+    /// A reference acquired or released (`BPF_DIAG_HISTORY_REF_*`).
+    Ref { acquire: bool, ref_id: u32 },
+    /// A region entered or left, and its depth after.
+    Context { kind: CtxKind, enter: bool, depth: u32 },
 }
 
 /// `struct bpf_diag_history_event`.
@@ -553,6 +596,10 @@ fn diag_mod_target_desc(t: &Target) -> String {
 #[derive(Clone, Copy, Debug)]
 enum Scope {
     Reg(u8),
+    /// A region kind and the path's depth in it.
+    Context(CtxKind, u32),
+    /// A reference by id.
+    Ref(u32),
 }
 
 // ------------------------------------------------------------ main pass
@@ -711,7 +758,7 @@ impl Env<'_, '_> {
     /// `diag_reg_snapshot`: a value in words.
     fn diag_reg_snapshot(&self, s: &Snapshot) -> String {
         let offset = diag_var_offset(s);
-        let map_name = s.map.and_then(|m| usize::try_from(m).ok()).and_then(|m| self.input.maps.get(m)).map(|m| m.name.as_str()).filter(|n| !n.is_empty());
+        let map_name = s.map.and_then(|m| usize::try_from(m).ok()).and_then(|m| self.maps.get(m)).map(|m| m.name.as_str()).filter(|n| !n.is_empty());
         match base_type(s.typ) {
             _ if s.typ == SCALAR_VALUE => {
                 if tnum_is_const(s.var_off) {
@@ -777,7 +824,8 @@ impl Env<'_, '_> {
         bpf_diag_source(self, insn_idx, label, &format!("{desc} changed from {old_s} to {new_s}"));
     }
 
-    /// `diag_print_history`: the "Causal path" section for a register.
+    /// `diag_print_history`: the "Causal path" section: a register's
+    /// lineage, a region's entries and exits, or a reference's life.
     fn diag_print_history(&mut self, scope: Scope) {
         if !bpf_diag_enabled(self) {
             return;
@@ -788,33 +836,61 @@ impl Env<'_, '_> {
             e.in_lineage = false;
         }
         let f = self.cur.curframe();
-        let Scope::Reg(regno) = scope;
-        let mut target = self.diag_reg_target(f, regno as usize);
         let mut lineage_start = None;
-        for i in (0..d.events.len()).rev() {
-            let e = &mut d.events[i];
-            let EventKind::Mod { target: et, origin, reason, .. } = e.kind else { continue };
-            if !diag_target_matches(&et, &target) {
-                continue;
+        if let Scope::Reg(regno) = scope {
+            let mut target = self.diag_reg_target(f, regno as usize);
+            for i in (0..d.events.len()).rev() {
+                let e = &mut d.events[i];
+                let EventKind::Mod { target: et, origin, reason, .. } = e.kind else { continue };
+                if !diag_target_matches(&et, &target) {
+                    continue;
+                }
+                e.in_lineage = true;
+                lineage_start = Some(i);
+                if let Some(o) = origin {
+                    target = o;
+                    continue;
+                }
+                if !matches!(reason, ModReason::Write | ModReason::Spill) {
+                    continue;
+                }
+                if diag_mod_keeps_lineage(self.input.insns.get(e.insn_idx).copied(), &et, reason) {
+                    continue;
+                }
+                break;
             }
-            e.in_lineage = true;
-            lineage_start = Some(i);
-            if let Some(o) = origin {
-                target = o;
-                continue;
-            }
-            if !matches!(reason, ModReason::Write | ModReason::Spill) {
-                continue;
-            }
-            if diag_mod_keeps_lineage(self.input.insns.get(e.insn_idx).copied(), &et, reason) {
-                continue;
-            }
-            break;
         }
-        let start = lineage_start.unwrap_or(0);
-        let visible = |e: &Event| match e.kind {
-            EventKind::Branch { .. } => true,
-            EventKind::Mod { .. } => lineage_start.is_some() && e.in_lineage,
+        // diag_history_start_idx
+        let start = match scope {
+            Scope::Context(kind, depth) if depth != 0 => {
+                // the most recent outermost entry, or a depth-zero exit
+                let mut at = 0;
+                for i in (0..d.events.len()).rev() {
+                    let EventKind::Context { kind: k, enter, depth } = d.events[i].kind else { continue };
+                    if k != kind {
+                        continue;
+                    }
+                    if enter && depth == 1 {
+                        at = i;
+                        break;
+                    }
+                    if !enter && depth == 0 {
+                        break;
+                    }
+                }
+                at
+            }
+            Scope::Context(..) => 0,
+            _ if lineage_start.is_some() => lineage_start.unwrap_or(0),
+            Scope::Ref(id) => (0..d.events.len()).rev().find(|&i| matches!(d.events[i].kind, EventKind::Ref { acquire: true, ref_id } if ref_id == id)).unwrap_or(0),
+            Scope::Reg(_) => 0,
+        };
+        let visible = |e: &Event| match (e.kind, scope) {
+            (EventKind::Branch { .. }, _) => true,
+            (EventKind::Mod { .. }, _) => lineage_start.is_some() && e.in_lineage,
+            (EventKind::Ref { ref_id, .. }, Scope::Ref(id)) => ref_id == id,
+            (EventKind::Context { kind, .. }, Scope::Context(k, _)) => kind == k,
+            _ => false,
         };
         let shown: Vec<Event> = d.events.iter().skip(start).filter(|e| visible(e)).copied().collect();
         let first_seq = d.first_seq;
@@ -850,6 +926,14 @@ impl Env<'_, '_> {
                     bpf_diag_source(self, e.insn_idx, "branch", &msg);
                 }
                 EventKind::Mod { target, reason, old, new, .. } => self.diag_print_mod(e.insn_idx, &target, reason, &old, &new),
+                EventKind::Ref { acquire, ref_id } => {
+                    let label = if acquire { "acquired" } else { "released" };
+                    bpf_diag_source(self, e.insn_idx, label, &format!("owned resource (id={ref_id})"));
+                }
+                EventKind::Context { kind, enter, depth } => {
+                    let msg = format!("{} {}; depth is now {depth}", if enter { "entered" } else { "left" }, kind.name());
+                    bpf_diag_source(self, e.insn_idx, "context", &msg);
+                }
             }
         }
         if cnt == 0 {
@@ -859,6 +943,214 @@ impl Env<'_, '_> {
             let s = if first_seq == 1 { "" } else { "s" };
             diag_write(self, &format!("  {first_seq} older causal-history event{s} not retained because diagnostic event storage reached capacity\n"));
         }
+    }
+
+    /// `bpf_diag_record_ref_acquire` / `_release`.
+    pub(crate) fn diag_record_ref(&mut self, insn_idx: usize, acquire: bool, ref_id: u32) {
+        if let Some(d) = self.diag.as_mut() {
+            d.append(Event { insn_idx, kind: EventKind::Ref { acquire, ref_id }, in_lineage: false });
+        }
+    }
+
+    /// `bpf_diag_record_context`: a region entered or left (leave events
+    /// are kept so a report can stop at a depth-zero exit).
+    pub(crate) fn diag_record_context(&mut self, insn_idx: usize, kind: CtxKind, enter: bool, depth: u32) {
+        if let Some(d) = self.diag.as_mut() {
+            d.append(Event { insn_idx, kind: EventKind::Context { kind, enter, depth }, in_lineage: false });
+        }
+    }
+
+    /// `bpf_diag_call_type`: `argno` is 1-based (0: unknown), `regno` the
+    /// register it is in.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn bpf_diag_call_type(&mut self, insn_idx: usize, argno: usize, regno: Option<usize>, call_name: &str, arg_name: Option<&str>, reason: &str, suggestion: &str) {
+        if !bpf_diag_enabled(self) {
+            return;
+        }
+        const ORDINALS: [&str; 12] = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth"];
+        let ordinal = argno.checked_sub(1).and_then(|i| ORDINALS.get(i));
+        let arg_desc = match (ordinal, arg_name) {
+            (Some(o), Some(n)) => format!("{o} argument ({n})"),
+            (Some(o), None) => format!("{o} argument"),
+            (None, Some(n)) => format!("argument {n}"),
+            (None, None) => "argument".into(),
+        };
+        bpf_diag_header(self, CALL_TYPE_SAFETY, "invalid call argument");
+        diag_reason(self, &format!("The {arg_desc} to {call_name} does not satisfy the verifier contract: {reason}."));
+        diag_section(self, "At");
+        bpf_diag_source(self, insn_idx, "error", &format!("invalid {arg_desc} for {call_name}"));
+        if let Some(r) = regno {
+            self.diag_print_history(Scope::Reg(r as u8));
+        }
+        diag_suggestion(self, suggestion);
+    }
+
+    /// `bpf_diag_call_arg` for register argument `regno` (R1-R5) of the
+    /// call at `insn_idx`.
+    pub(crate) fn bpf_diag_call_arg(&mut self, insn_idx: usize, regno: usize, call_name: &str, reason: &str, suggestion: &str) {
+        let name = if call_name.is_empty() { "call" } else { call_name };
+        self.bpf_diag_call_type(insn_idx, regno, Some(regno), name, Some(&format!("R{regno}")), reason, suggestion);
+    }
+
+    /// `diag_context_depth`.
+    fn diag_context_depth(&self, kind: CtxKind) -> u32 {
+        match kind {
+            CtxKind::Rcu => self.cur.active_rcu_locks,
+            CtxKind::Preempt => self.cur.active_preempt_locks,
+            CtxKind::Irq => self.cur.refs.iter().filter(|r| r.typ == super::state::REF_TYPE_IRQ).count() as u32,
+            CtxKind::Lock => self.cur.active_locks,
+            CtxKind::None => 0,
+        }
+    }
+
+    /// `bpf_diag_ctx_forbidden`: an operation that may sleep, in a region
+    /// that forbids it (or in a non-sleepable program).
+    pub(crate) fn bpf_diag_ctx_forbidden(&mut self, insn_idx: usize, operation: &str, suggestion: &str) {
+        if !bpf_diag_enabled(self) {
+            return;
+        }
+        let kind = if self.cur.active_rcu_locks != 0 {
+            CtxKind::Rcu
+        } else if self.cur.active_preempt_locks != 0 {
+            CtxKind::Preempt
+        } else if self.cur.active_irq_id != 0 {
+            CtxKind::Irq
+        } else if self.cur.active_locks != 0 {
+            CtxKind::Lock
+        } else {
+            CtxKind::None
+        };
+        let depth = self.diag_context_depth(kind);
+        let context = kind.name();
+        bpf_diag_header(self, EXECUTION_CONTEXT_SAFETY, "operation is not allowed in this context");
+        let reason = match kind.constraint() {
+            Some(c) if depth != 0 => format!(
+                "The operation {operation} cannot be used in {context} because {c}. This path is still inside {}.",
+                diag_active_context(depth, context)
+            ),
+            Some(c) => format!("The operation {operation} cannot be used in {context} because {c}."),
+            None => format!("The operation {operation} cannot be used in {context}."),
+        };
+        diag_reason(self, &reason);
+        diag_section(self, "At");
+        bpf_diag_source(self, insn_idx, "error", &format!("{operation} is not allowed in {context}"));
+        if kind != CtxKind::None {
+            self.diag_print_history(Scope::Context(kind, depth));
+        }
+        diag_suggestion(self, suggestion);
+    }
+
+    /// `bpf_diag_ctx_active`: an operation that must not run inside a
+    /// region.
+    pub(crate) fn bpf_diag_ctx_active(&mut self, insn_idx: usize, operation: &str, kind: CtxKind, suggestion: &str) {
+        if !bpf_diag_enabled(self) {
+            return;
+        }
+        let depth = self.diag_context_depth(kind);
+        let context = kind.name();
+        bpf_diag_header(self, EXECUTION_CONTEXT_SAFETY, "operation is not allowed in this context");
+        diag_reason(
+            self,
+            &format!(
+                "The operation {operation} cannot be used while this path is still inside {}. Leave the region before this operation.",
+                diag_active_context(depth, context)
+            ),
+        );
+        diag_section(self, "At");
+        bpf_diag_source(self, insn_idx, "error", &format!("{operation} is not allowed before leaving {context}"));
+        self.diag_print_history(Scope::Context(kind, depth));
+        diag_suggestion(self, suggestion);
+    }
+
+    /// `bpf_diag_ctx_required`.
+    pub(crate) fn bpf_diag_ctx_required(&mut self, insn_idx: usize, operation: &str, kind: CtxKind, suggestion: &str) {
+        if !bpf_diag_enabled(self) {
+            return;
+        }
+        let context = kind.name();
+        bpf_diag_header(self, EXECUTION_CONTEXT_SAFETY, "required context is not active");
+        diag_reason(self, &format!("The operation {operation} requires an active {context}, but this path is outside one."));
+        diag_section(self, "At");
+        bpf_diag_source(self, insn_idx, "error", &format!("{operation} requires {context}"));
+        diag_suggestion(self, suggestion);
+    }
+
+    /// `bpf_diag_ctx_underflow`: leaving a region the path is not in.
+    pub(crate) fn bpf_diag_ctx_underflow(&mut self, insn_idx: usize, operation: &str, kind: CtxKind, suggestion: &str) {
+        if !bpf_diag_enabled(self) {
+            return;
+        }
+        let context = kind.name();
+        bpf_diag_header(self, EXECUTION_CONTEXT_SAFETY, "unmatched context exit");
+        diag_reason(
+            self,
+            &format!("The operation {operation} tries to leave {context}, but this path has no active {context} to leave. The current depth is 0."),
+        );
+        diag_section(self, "At");
+        bpf_diag_source(self, insn_idx, "error", &format!("{operation} has no matching enter on this path"));
+        self.diag_print_history(Scope::Context(kind, 0));
+        diag_suggestion(self, suggestion);
+    }
+
+    /// `bpf_diag_res`: a resource (dynptr, iterator, lock, IRQ flag) used
+    /// against its lifetime.
+    pub(crate) fn bpf_diag_res(&mut self, insn_idx: usize, problem: &str, reason: &str, suggestion: &str) {
+        if !bpf_diag_enabled(self) {
+            return;
+        }
+        bpf_diag_header(self, RESOURCE_LIFETIME_SAFETY, problem);
+        diag_reason(self, reason);
+        diag_section(self, "At");
+        bpf_diag_source(self, insn_idx, "error", problem);
+        diag_suggestion(self, suggestion);
+    }
+
+    /// `bpf_diag_lock`: as [`Self::bpf_diag_res`], with the lock held
+    /// (`(insn, id, kind name)`).
+    pub(crate) fn bpf_diag_lock(&mut self, insn_idx: usize, problem: &str, reason: &str, suggestion: &str, active: Option<(usize, u32, &str)>) {
+        if !bpf_diag_enabled(self) {
+            return;
+        }
+        bpf_diag_header(self, RESOURCE_LIFETIME_SAFETY, problem);
+        diag_reason(self, reason);
+        diag_section(self, "At");
+        bpf_diag_source(self, insn_idx, "error", problem);
+        if let Some((at, id, name)) = active {
+            diag_section(self, "Active lock");
+            bpf_diag_source(self, at, "acquired", &format!("active {name} has verifier identity {id}"));
+        }
+        diag_suggestion(self, suggestion);
+    }
+
+    /// `bpf_diag_irq`.
+    pub(crate) fn bpf_diag_irq(&mut self, insn_idx: usize, problem: &str, reason: &str, suggestion: &str, depth: u32) {
+        if !bpf_diag_enabled(self) {
+            return;
+        }
+        bpf_diag_header(self, RESOURCE_LIFETIME_SAFETY, problem);
+        diag_reason(self, reason);
+        diag_section(self, "At");
+        bpf_diag_source(self, insn_idx, "error", problem);
+        if depth != 0 {
+            self.diag_print_history(Scope::Context(CtxKind::Irq, depth));
+        }
+        diag_suggestion(self, suggestion);
+    }
+
+    /// `bpf_diag_leak`: a reference still held at an exit.
+    pub(crate) fn bpf_diag_leak(&mut self, ref_id: u32, alloc_insn: usize, fail_insn: usize) {
+        if !bpf_diag_enabled(self) {
+            return;
+        }
+        bpf_diag_header(self, RESOURCE_LIFETIME_SAFETY, "unreleased resource");
+        diag_reason(
+            self,
+            &format!("Owned resource (id={ref_id}) was acquired at instruction {alloc_insn} and still needs to be released before this exit path."),
+        );
+        diag_section(self, "At");
+        bpf_diag_source(self, fail_insn, "error", &format!("owned resource (id={ref_id}) still needs release"));
+        self.diag_print_history(Scope::Ref(ref_id));
+        diag_suggestion(self, "Release or transfer ownership of the acquired resource on every path before the program exits.");
     }
 
     /// `bpf_diag_register_type`.
@@ -1013,4 +1305,14 @@ mod tests {
         let _ = write!(w, "{:#x}", 0u64);
         assert_eq!(w, "0x0");
     }
+}
+
+/// `diag_active_context`.
+fn diag_active_context(depth: u32, context: &str) -> String {
+    if depth == 1 { format!("an active {context} (depth 1)") } else { format!("{depth} active {context}s (depth {depth})") }
+}
+
+/// `bpf_diag_expected_reg_types`: the accepted types, comma-separated.
+pub fn bpf_diag_expected_reg_types(types: &[RegType]) -> String {
+    types.iter().map(|&t| reg_type_str(t)).collect::<Vec<_>>().join(", ")
 }

@@ -13,6 +13,7 @@
 use bpf_isa::Insn;
 
 use super::calls::{CallArgMeta, reg_arg_name};
+use super::diag::CtxKind;
 use super::do_check::*;
 use super::helper_protos::*;
 use super::reg::*;
@@ -368,24 +369,48 @@ impl Env<'_, '_> {
             return errno(EFAULT);
         }
         match name {
-            "bpf_rcu_read_lock" => self.cur.active_rcu_locks += 1,
+            "bpf_rcu_read_lock" => {
+                self.cur.active_rcu_locks += 1;
+                let d = self.cur.active_rcu_locks;
+                self.diag_record_context(insn_idx, CtxKind::Rcu, true, d);
+            }
             "bpf_rcu_read_unlock" => {
                 if self.cur.active_rcu_locks == 0 {
                     self.verbose(&format!("unmatched rcu read unlock (kernel function {name})\n"));
+                    self.bpf_diag_ctx_underflow(
+                        insn_idx,
+                        name,
+                        CtxKind::Rcu,
+                        "Remove the extra bpf_rcu_read_unlock() call, or ensure this path first enters an RCU read lock region.",
+                    );
                     return errno(EINVAL);
                 }
                 self.cur.active_rcu_locks -= 1;
+                let d = self.cur.active_rcu_locks;
+                self.diag_record_context(insn_idx, CtxKind::Rcu, false, d);
                 if !self.in_rcu_cs() {
                     self.invalidate_rcu_protected_refs();
                 }
             }
-            "bpf_preempt_disable" => self.cur.active_preempt_locks += 1,
+            "bpf_preempt_disable" => {
+                self.cur.active_preempt_locks += 1;
+                let d = self.cur.active_preempt_locks;
+                self.diag_record_context(insn_idx, CtxKind::Preempt, true, d);
+            }
             "bpf_preempt_enable" => {
                 if self.cur.active_preempt_locks == 0 {
                     self.verbose(&format!("unmatched attempt to enable preemption (kernel function {name})\n"));
+                    self.bpf_diag_ctx_underflow(
+                        insn_idx,
+                        name,
+                        CtxKind::Preempt,
+                        "Remove the extra bpf_preempt_enable() call, or ensure this path first disables preemption.",
+                    );
                     return errno(EINVAL);
                 }
                 self.cur.active_preempt_locks -= 1;
+                let d = self.cur.active_preempt_locks;
+                self.diag_record_context(insn_idx, CtxKind::Preempt, false, d);
                 if !self.in_rcu_cs() {
                     self.invalidate_rcu_protected_refs();
                 }
@@ -395,12 +420,20 @@ impl Env<'_, '_> {
         if sleepable && !self.in_sleepable_context() {
             let s = format!("kernel func {name} is sleepable within {}\n", self.non_sleepable_context_description());
             self.verbose(&s);
+            self.bpf_diag_ctx_forbidden(
+                insn_idx,
+                &format!("sleepable kfunc {name}"),
+                "Move the kfunc call outside the critical section, or use a non-sleepable kfunc.",
+            );
             return errno(EACCES);
         }
         if meta.release_regno != 0 {
             let reg = self.regs()[meta.release_regno];
             self.release_reg(&reg, false, meta.dynptr_id != 0)?;
         }
+        self.bpf_diag_record_caller_saved();
+        let t0 = self.diag_reg_target(self.cur.curframe(), 0);
+        self.diag_mod_begin(t0, None, super::diag::ModReason::Write);
         for i in 0..super::calls::CALLER_SAVED_REGS {
             self.regs_mut()[i] = RegState::not_init();
         }
@@ -451,6 +484,8 @@ impl Env<'_, '_> {
         for i in 0..super::calls::CALLER_SAVED_REGS {
             self.mark_reg_scratched(i);
         }
+        // R0 is recorded before the iterator's other path is queued
+        self.diag_mod_end();
         if proto.flags & kf::ITER_NEXT != 0 {
             self.process_iter_next_call(insn_idx, &meta)?;
         }
@@ -464,13 +499,30 @@ impl Env<'_, '_> {
             self.check_reg_src(regno)?;
             let reg = self.regs()[regno];
             let is_ptr_arg = matches!(kind, KfArg::Ctx | KfArg::Iter(_));
+            let insn_idx = self.insn_idx;
+            // bpf_diag_fmt_btf_type of the parameter
+            let btf_type = match kind {
+                KfArg::Iter(t) => format!("struct {t} *"),
+                _ => "void *".to_string(),
+            };
             if is_ptr_arg && (reg.is_null() || type_may_be_null(reg.typ)) {
                 self.verbose(&format!("Possibly NULL pointer passed to trusted R{regno}\n"));
+                let reason = format!("the pointer may be NULL, but this kfunc requires a non-NULL value of type {btf_type}");
+                self.bpf_diag_call_arg(insn_idx, regno, proto.name, &reason, "Add a NULL check and call the kfunc only on the non-NULL path.");
                 return errno(EACCES);
             }
             if regno == meta.release_regno && !self.reg_is_referenced(&reg) && !reg.is_null() {
                 let s = format!("release kfunc {} expects referenced PTR_TO_BTF_ID passed to R{regno}\n", proto.name);
                 self.verbose(&s);
+                let target = btf_type.trim_end_matches(" *");
+                let reason = format!("release kfuncs require a resource-owning value of type {target} returned by a matching acquire kfunc");
+                self.bpf_diag_call_arg(
+                    insn_idx,
+                    regno,
+                    proto.name,
+                    &reason,
+                    "Pass the resource-owning pointer returned by the matching acquire kfunc, and avoid calling the release kfunc after ownership has already been transferred or released.",
+                );
                 return errno(EINVAL);
             }
             if self.reg_is_referenced(&reg) {
@@ -487,23 +539,36 @@ impl Env<'_, '_> {
             }
             self.check_func_arg_reg_off_ext(&reg, regno, arg_type, true)?;
             match kind {
-                KfArg::Scalar => {
-                    if reg.typ != SCALAR_VALUE {
-                        self.verbose(&format!("R{regno} is not a scalar\n"));
-                        return errno(EINVAL);
-                    }
+                KfArg::Scalar | KfArg::Const if reg.typ != SCALAR_VALUE => {
+                    self.verbose(&format!("R{regno} is not a scalar\n"));
+                    let reason = format!("the kfunc expects an integer scalar, but R{regno} is {}", super::diag::bpf_diag_reg_type_plain(reg.typ));
+                    self.bpf_diag_call_arg(
+                        insn_idx,
+                        regno,
+                        proto.name,
+                        &reason,
+                        "Pass an integer scalar value for this argument, not a pointer or resource object.",
+                    );
+                    return errno(EINVAL);
                 }
+                KfArg::Scalar => {}
                 KfArg::Const => {
-                    if reg.typ != SCALAR_VALUE {
-                        self.verbose(&format!("R{regno} is not a scalar\n"));
-                        return errno(EINVAL);
-                    }
                     if meta.arg_constant.is_some() {
                         self.verbose("verifier bug: only one constant argument permitted\n");
                         return errno(EFAULT);
                     }
                     if !tnum_is_const(reg.s.var_off) {
                         self.verbose(&format!("R{regno} must be a known constant\n"));
+                        let reason = format!(
+                            "the kfunc requires this scalar argument to be a verifier-known constant, but R{regno} is variable on this path"
+                        );
+                        self.bpf_diag_call_arg(
+                            insn_idx,
+                            regno,
+                            proto.name,
+                            &reason,
+                            "Pass a compile-time constant or a value the verifier can prove is constant at this call.",
+                        );
                         return errno(EINVAL);
                     }
                     self.mark_chain_precision(regno)?;
@@ -513,6 +578,14 @@ impl Env<'_, '_> {
                     if reg.typ != PTR_TO_CTX {
                         let s = format!("R{regno} expected pointer to ctx, but got {}\n", reg_type_str(reg.typ));
                         self.verbose(&s);
+                        let reason = format!("the kfunc expects a context pointer, but R{regno} is {}", super::diag::bpf_diag_reg_type_plain(reg.typ));
+                        self.bpf_diag_call_arg(
+                            insn_idx,
+                            regno,
+                            proto.name,
+                            &reason,
+                            "Pass the original program context pointer or preserve it before modifying registers.",
+                        );
                         return errno(EINVAL);
                     }
                     if proto.name == "bpf_cast_to_kern_ctx" {
@@ -541,6 +614,13 @@ impl Env<'_, '_> {
     ) -> VResult<()> {
         if reg.typ != PTR_TO_STACK {
             self.verbose(&format!("{} expected pointer to an iterator on stack\n", reg_arg_name(regno)));
+            let reason = format!(
+                "iterator state must live in verifier-tracked stack memory, but {} is {}",
+                reg_arg_name(regno),
+                super::diag::bpf_diag_reg_type_plain(reg.typ)
+            );
+            let idx = self.insn_idx;
+            self.bpf_diag_call_arg(idx, regno, proto.name, &reason, "Pass the address of a stack iterator object for iterator new, next, and destroy calls.");
             return errno(EINVAL);
         }
         let Some(btf_id) = btf_type_by_name(iter_type) else { return errno(EFAULT) };
@@ -555,6 +635,13 @@ impl Env<'_, '_> {
             };
             if !uninit {
                 self.verbose(&format!("expected uninitialized iter_{short} as R{regno}\n"));
+                let idx = self.insn_idx;
+                self.bpf_diag_res(
+                    idx,
+                    "iterator is already initialized",
+                    "Iterator creation requires an uninitialized iterator stack object, but this stack range already contains iterator state.",
+                    "Use a fresh iterator stack slot, or destroy the existing iterator before reusing the slot.",
+                );
                 return errno(EINVAL);
             }
             for i in 0..nr_slots {
@@ -598,10 +685,24 @@ impl Env<'_, '_> {
             spi.is_some_and(|spi| (0..nr_slots).any(|i| self.cur.frame[frame].stack[spi - i].spilled_ptr.typ & PTR_UNTRUSTED != 0));
         if untrusted {
             self.verbose(&format!("expected an RCU CS when using {}\n", proto.name));
+            let idx = self.insn_idx;
+            self.bpf_diag_ctx_required(
+                idx,
+                proto.name,
+                CtxKind::Rcu,
+                "Wrap iterator use in bpf_rcu_read_lock() and bpf_rcu_read_unlock(), keeping all exit paths balanced.",
+            );
             return errno(EPROTO);
         }
         let Some(spi) = spi.filter(|_| valid) else {
             self.verbose(&format!("expected an initialized iter_{short} as R{regno}\n"));
+            let idx = self.insn_idx;
+            self.bpf_diag_res(
+                idx,
+                "uninitialized iterator use",
+                "This iterator operation requires an initialized iterator state object, but the stack range does not contain a live iterator on this path.",
+                "Call the matching iterator new kfunc on every path before calling next or destroy, and do not destroy the iterator before this use.",
+            );
             return errno(EINVAL);
         };
         for i in 0..nr_slots {

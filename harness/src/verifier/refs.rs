@@ -8,6 +8,7 @@
 //! `parent_id` is it, transitively (`release_reference`).
 
 use super::calls::CallArgMeta;
+use super::diag::{CtxKind, ModReason};
 use super::do_check::*;
 use super::reg::*;
 use super::state::*;
@@ -19,6 +20,7 @@ impl Env<'_, '_> {
         self.id_gen += 1;
         let id = self.id_gen;
         self.cur.refs.push(RefState { typ: REF_TYPE_PTR, id, insn_idx, parent_or_ptr: parent_id as u64 });
+        self.diag_record_ref(insn_idx, true, id);
         id
     }
 
@@ -69,7 +71,12 @@ impl Env<'_, '_> {
 
     /// `__release_reference_nomark`: drop the reference, keep registers.
     pub(crate) fn release_reference_nomark(&mut self, id: u32) -> bool {
-        release_reference_state(&mut self.cur, id)
+        let released = release_reference_state(&mut self.cur, id);
+        if released {
+            let idx = self.insn_idx;
+            self.diag_record_ref(idx, false, id);
+        }
+        released
     }
 
     /// `validate_ref_obj`.
@@ -104,25 +111,28 @@ impl Env<'_, '_> {
                 self.verbose(&s);
                 return errno(EINVAL);
             }
-            for f in self.cur.frame.iter_mut() {
-                for r in f.regs.iter_mut() {
+            for fi in 0..self.cur.frame.len() {
+                for ri in 0..MAX_BPF_REG {
+                    let r = self.cur.frame[fi].regs[ri];
                     if r.id != id && r.parent_id != id {
                         continue;
                     }
                     if r.parent_id == id && r.id != 0 && !idstack.contains(&r.id) {
                         idstack.push(r.id);
                     }
-                    *r = invalid;
+                    let t = self.diag_reg_target(fi, ri);
+                    self.diag_record_scrub(t, ModReason::RefRelease);
+                    self.cur.frame[fi].regs[ri] = invalid;
                 }
-                let n = f.stack.len();
+                let n = self.cur.frame[fi].stack.len();
                 let mut spi = 0;
                 while spi < n {
-                    let t = f.stack[spi].slot_type[BPF_REG_SIZE - 1];
+                    let t = self.cur.frame[fi].stack[spi].slot_type[BPF_REG_SIZE - 1];
                     if t != STACK_SPILL && t != STACK_DYNPTR {
                         spi += 1;
                         continue;
                     }
-                    let r = f.stack[spi].spilled_ptr;
+                    let r = self.cur.frame[fi].stack[spi].spilled_ptr;
                     if r.id != id && r.parent_id != id {
                         spi += 1;
                         continue;
@@ -131,16 +141,25 @@ impl Env<'_, '_> {
                         idstack.push(r.id);
                     }
                     if t == STACK_DYNPTR {
-                        // both slots of the dynptr go, whichever was found
+                        // both slots of the dynptr go, whichever was found;
+                        // both scrubs are recorded first
                         let first = if r.aux2 != 0 { spi } else { spi + 1 };
                         for s in [first, first.wrapping_sub(1)] {
-                            if let Some(slot) = f.stack.get_mut(s) {
+                            if s < n {
+                                let target = self.diag_slot_target(fi, s);
+                                self.diag_record_scrub(target, ModReason::RefRelease);
+                            }
+                        }
+                        for s in [first, first.wrapping_sub(1)] {
+                            if let Some(slot) = self.cur.frame[fi].stack.get_mut(s) {
                                 slot.slot_type = [STACK_INVALID; BPF_REG_SIZE];
                                 slot.spilled_ptr = RegState::not_init();
                             }
                         }
                     } else {
-                        f.stack[spi].spilled_ptr = invalid;
+                        let target = self.diag_slot_target(fi, spi);
+                        self.diag_record_scrub(target, ModReason::RefRelease);
+                        self.cur.frame[fi].stack[spi].spilled_ptr = invalid;
                     }
                     spi += 1;
                 }
@@ -217,6 +236,8 @@ impl Env<'_, '_> {
             }
             let s = format!("Unreleased reference id={} alloc_insn={}\n", r.id, r.insn_idx);
             self.verbose(&s);
+            let idx = self.insn_idx;
+            self.bpf_diag_leak(r.id, r.insn_idx, idx);
             lingering = true;
         }
         if lingering { errno(EINVAL) } else { Ok(()) }
@@ -225,8 +246,10 @@ impl Env<'_, '_> {
     /// `check_resource_leak`: locks, references, IRQ, RCU and preemption
     /// states that must not survive `prefix`.
     pub(crate) fn check_resource_leak(&mut self, exception_exit: bool, check_lock: bool, prefix: &str) -> VResult<()> {
+        let idx = self.insn_idx;
         if check_lock && self.cur.active_locks > 0 {
             self.verbose(&format!("{prefix} cannot be used inside bpf_spin_lock-ed region\n"));
+            self.bpf_diag_ctx_active(idx, prefix, CtxKind::Lock, "Release the BPF spin lock before this operation on every path.");
             return errno(EINVAL);
         }
         if let Err(e) = self.check_reference_leak(exception_exit) {
@@ -235,14 +258,17 @@ impl Env<'_, '_> {
         }
         if check_lock && self.cur.active_irq_id != 0 {
             self.verbose(&format!("{prefix} cannot be used inside bpf_local_irq_save-ed region\n"));
+            self.bpf_diag_ctx_active(idx, prefix, CtxKind::Irq, "Restore the saved IRQ state before this operation on every path.");
             return errno(EINVAL);
         }
         if check_lock && self.cur.active_rcu_locks > 0 {
             self.verbose(&format!("{prefix} cannot be used inside bpf_rcu_read_lock-ed region\n"));
+            self.bpf_diag_ctx_active(idx, prefix, CtxKind::Rcu, "Call bpf_rcu_read_unlock() before this operation on every path.");
             return errno(EINVAL);
         }
         if check_lock && self.cur.active_preempt_locks > 0 {
             self.verbose(&format!("{prefix} cannot be used inside bpf_preempt_disable-ed region\n"));
+            self.bpf_diag_ctx_active(idx, prefix, CtxKind::Preempt, "Call bpf_preempt_enable() before this operation on every path.");
             return errno(EINVAL);
         }
         Ok(())
