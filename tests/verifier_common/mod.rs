@@ -296,8 +296,8 @@ pub fn without_diagnostics(log: &str) -> String {
 pub enum Match {
     /// Everything, diagnostics included.
     Strict,
-    /// Everything but the diagnostics blocks.
-    MainPass,
+    /// Everything but the diagnostics blocks (where they first differ).
+    MainPass(String),
 }
 
 fn first_diff(want: &str, got: &str) -> String {
@@ -309,7 +309,7 @@ fn first_diff(want: &str, got: &str) -> String {
 /// Runs `case` at both log levels against its goldens.
 pub fn check(case: &Case) -> Result<Match, String> {
     let mut errs = Vec::new();
-    let mut strict = true;
+    let mut strict = None;
     for level in [1u32, 2] {
         let (result, log) = run(case, level)?;
         if level == 2 && result != case.result {
@@ -320,7 +320,7 @@ pub fn check(case: &Case) -> Result<Match, String> {
         if want.trim_end() == got.trim_end() {
             continue;
         }
-        strict = false;
+        strict.get_or_insert_with(|| format!("level {level} log differs at {}", first_diff(&want, &got)));
         let (w, g) = (without_diagnostics(&want), without_diagnostics(&got));
         if w.trim_end() != g.trim_end() {
             errs.push(format!("level {level} log differs at {}", first_diff(&w, &g)));
@@ -329,7 +329,10 @@ pub fn check(case: &Case) -> Result<Match, String> {
     if !errs.is_empty() {
         return Err(errs.join("\n"));
     }
-    Ok(if strict { Match::Strict } else { Match::MainPass })
+    Ok(match strict {
+        None => Match::Strict,
+        Some(d) => Match::MainPass(d),
+    })
 }
 
 /// Pass counts of a suite run.
@@ -359,7 +362,11 @@ pub fn run_suite(dir: &str, verbose_var: &str, filter_var: &str) -> Counts {
         match r {
             Ok(m) => {
                 e.pass += 1;
-                e.strict += matches!(m, Match::Strict) as usize;
+                match m {
+                    Match::Strict => e.strict += 1,
+                    Match::MainPass(d) if verbose => eprintln!("DIAG {}/{}: {d}", c.area, c.name),
+                    Match::MainPass(_) => {}
+                }
             }
             Err(m) if verbose => eprintln!("FAIL {}/{}: {m}", c.area, c.name),
             Err(_) => {}

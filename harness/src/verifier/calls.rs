@@ -1122,6 +1122,7 @@ impl Env<'_, '_> {
             let s =
                 format!("dereference of modified {} ptr R{regno} off={} disallowed\n", reg_type_str(reg.typ), reg.s.var_off.value as i64);
             self.verbose(&s);
+            self.bpf_diag_invalid_deref(regno, reg, super::diag::DerefKind::ModifiedPtr, reg.s.var_off.value as i64);
             return errno(EACCES);
         }
         Ok(())

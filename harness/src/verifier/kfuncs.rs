@@ -777,13 +777,25 @@ impl Env<'_, '_> {
         &mut self,
         reg: &RegState,
         regno: usize,
-        _call_name: &str,
+        call_name: &str,
         arg_type: ArgType,
         meta: &mut CallArgMeta,
         record: bool,
     ) -> VResult<()> {
         if reg.typ != PTR_TO_STACK && reg.typ != CONST_PTR_TO_DYNPTR {
             self.verbose(&format!("R{regno} expected pointer to stack or const struct bpf_dynptr\n"));
+            let reason = format!(
+                "a dynptr argument must be a pointer to a dynptr stack slot or a verifier-provided const struct bpf_dynptr, but R{regno} is {}",
+                super::diag::bpf_diag_reg_type_plain(reg.typ)
+            );
+            let idx = self.insn_idx;
+            self.bpf_diag_call_arg(
+                idx,
+                regno,
+                call_name,
+                &reason,
+                "Pass the address of a stack dynptr object, or use a const dynptr pointer returned by the verifier-supported path.",
+            );
             return errno(EINVAL);
         }
         let frame = reg.frameno().min(self.cur.curframe());
@@ -796,6 +808,13 @@ impl Env<'_, '_> {
                 };
             if !ok {
                 self.verbose("Dynptr has to be an uninitialized dynptr\n");
+                let idx = self.insn_idx;
+                self.bpf_diag_res(
+                    idx,
+                    "dynptr is already initialized",
+                    "This kfunc constructs a dynptr and requires an uninitialized dynptr stack slot, but the selected slot already holds dynptr state.",
+                    "Use a fresh stack dynptr slot, or release/destroy the existing dynptr before reusing the slot.",
+                );
                 return errno(EINVAL);
             }
             for i in 0..BPF_DYNPTR_NR_SLOTS {
@@ -805,6 +824,13 @@ impl Env<'_, '_> {
         }
         if reg.typ == CONST_PTR_TO_DYNPTR && arg_type & OBJ_RELEASE != 0 {
             self.verbose("CONST_PTR_TO_DYNPTR cannot be released\n");
+            let idx = self.insn_idx;
+            self.bpf_diag_res(
+                idx,
+                "const dynptr release",
+                "This release operation was given a const dynptr. Const dynptr values are verifier-provided views and cannot be released by the program.",
+                "Release only mutable dynptrs that the program initialized or reserved.",
+            );
             return errno(EINVAL);
         }
         // is_dynptr_reg_valid_init
@@ -818,6 +844,13 @@ impl Env<'_, '_> {
             });
         if !valid {
             self.verbose(&format!("Expected an initialized dynptr as R{regno}\n"));
+            let idx = self.insn_idx;
+            self.bpf_diag_res(
+                idx,
+                "uninitialized dynptr use",
+                "This operation requires an initialized dynptr, but the stack slot does not currently hold a valid dynptr on this path.",
+                "Initialize the dynptr on every path before this call, and avoid overwriting or releasing it before this use.",
+            );
             return errno(EINVAL);
         }
         let src = match spi {
@@ -828,6 +861,19 @@ impl Env<'_, '_> {
         if want != ARG_PTR_TO_DYNPTR && src.aux as u32 != arg_to_dynptr_type(want) {
             let s = format!("Expected a dynptr of type {} as R{regno}\n", dynptr_type_str(arg_to_dynptr_type(want)));
             self.verbose(&s);
+            let reason = format!(
+                "the dynptr is initialized with backing object type {}, but this operation expects dynptr type {}",
+                dynptr_type_str(src.aux as u32),
+                dynptr_type_str(arg_to_dynptr_type(want))
+            );
+            let idx = self.insn_idx;
+            self.bpf_diag_call_arg(
+                idx,
+                regno,
+                call_name,
+                &reason,
+                "Use a dynptr constructor that matches this operation, or call an operation that accepts the dynptr's current type.",
+            );
             return errno(EINVAL);
         }
         if let Some(spi) = spi {
@@ -900,6 +946,13 @@ impl Env<'_, '_> {
                 .count();
             if cnt <= 1 {
                 self.verbose("cannot overwrite referenced dynptr\n");
+                let idx = self.insn_idx;
+                self.bpf_diag_res(
+                    idx,
+                    "referenced dynptr overwrite",
+                    "This stack slot contains a dynptr that owns or protects a referenced resource. Overwriting the last dynptr for that resource would lose the verifier-tracked release path.",
+                    "Release or clone the dynptr so another live dynptr still tracks the referenced resource before overwriting this stack slot.",
+                );
                 return errno(EINVAL);
             }
         }
