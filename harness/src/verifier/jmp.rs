@@ -397,8 +397,9 @@ impl Env<'_, '_> {
                 res = self.mark_chain_precision(src);
             }
             if res.is_ok() {
-                Self::mark_ptr_or_null_regs(&mut self.cur, dst, opcode == BPF_JNE);
-                Self::mark_ptr_or_null_regs(&mut other, dst, opcode == BPF_JEQ);
+                let unpriv = !self.bpf_capable();
+                Self::mark_ptr_or_null_regs(&mut self.cur, dst, opcode == BPF_JNE, unpriv);
+                Self::mark_ptr_or_null_regs(&mut other, dst, opcode == BPF_JEQ, unpriv);
             }
         } else if !self.try_match_pkt_pointers(insn, &dst_reg, &src_reg, &mut other) && self.is_pointer_value(dst) {
             self.verbose(&format!("R{dst} pointer comparison prohibited\n"));

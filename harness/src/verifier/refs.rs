@@ -276,7 +276,10 @@ impl Env<'_, '_> {
 
     /// `mark_ptr_or_null_regs`: after `if rX == 0`, every register and
     /// spill sharing rX's id is NULL on one side and non-NULL on the other.
-    pub(crate) fn mark_ptr_or_null_regs(st: &mut VerifierState, regno: usize, is_null: bool) {
+    /// `unpriv`: registers of an unprivileged load are all precise, and a
+    /// NULL pointer keeps that when it becomes the scalar 0
+    /// (`__mark_reg_known_zero` leaves `precise` alone).
+    pub(crate) fn mark_ptr_or_null_regs(st: &mut VerifierState, regno: usize, is_null: bool, unpriv: bool) {
         let id = st.cur().regs.get(regno).map_or(0, |r| r.id);
         if is_null && id != 0 && st.refs.iter().any(|r| r.typ == REF_TYPE_PTR && r.id == id) {
             release_reference_state(st, id);
@@ -291,6 +294,7 @@ impl Env<'_, '_> {
             }
             if is_null {
                 *r = RegState::known(0);
+                r.precise = unpriv;
                 return;
             }
             r.typ &= !PTR_MAYBE_NULL;
