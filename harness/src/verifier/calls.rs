@@ -284,10 +284,11 @@ impl Env<'_, '_> {
     pub(crate) fn account_processed_insn(&mut self) {
         self.stats.insn_processed += 1;
         let f = self.cur.cur_mut();
-        f.insns_subtotal += 1;
+        // u32 counters, as the kernel's (they wrap on very long runs)
+        f.insns_subtotal = f.insns_subtotal.wrapping_add(1);
         let sp = f.subprogno;
         if let Some(s) = self.subprogs.get_mut(sp) {
-            s.insns_self += 1;
+            s.insns_self = s.insns_self.wrapping_add(1);
         }
     }
 
@@ -298,10 +299,11 @@ impl Env<'_, '_> {
         f.insns_subtotal = 0;
         let sp = f.subprogno;
         if let Some(s) = self.subprogs.get_mut(sp) {
-            s.insns_total += insns;
+            s.insns_total = s.insns_total.wrapping_add(insns);
         }
         if callee > 0 {
-            self.cur.frame[callee - 1].insns_subtotal += insns;
+            let c = &mut self.cur.frame[callee - 1].insns_subtotal;
+            *c = c.wrapping_add(insns);
         }
     }
 
