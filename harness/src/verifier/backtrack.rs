@@ -271,6 +271,12 @@ impl Env<'_, '_> {
                 if self.bt.reg_set(dreg) {
                     return Ok(Bt::NotSupp);
                 }
+                // LD_ABS/LD_IND also end a subprogram on their hidden
+                // exit path: backtracking that path re-enters the callee
+                if subseq_idx != idx as i64 + 1 && !self.bt.subprog_enter() {
+                    return errno(EFAULT);
+                }
+                return Ok(Bt::Ok);
             }
         }
         self.bt_sync_linked_regs(hist);

@@ -933,11 +933,14 @@ impl<'a, 'l> Env<'a, 'l> {
             self.verbose("BPF_LD_[ABS|IND] instructions not allowed for this program type\n");
             return errno(EINVAL);
         }
-        if self.cur.curframe() != 0 {
-            return Err(DoCheckError::Unsupported("LD_ABS/LD_IND in subprograms are not modelled yet".into()));
+        if self.cur.frame[1..].iter().any(|f| f.in_callback_fn) {
+            self.verbose("cannot use BPF_LD_[ABS|IND] within callback\n");
+            return errno(EINVAL);
         }
         const CTX_REG: usize = 6;
         self.check_reg_src(CTX_REG)?;
+        // it may end the program at run time: no reference may be held
+        self.check_resource_leak(false, true, "BPF_LD_[ABS|IND]")?;
         let r6 = self.regs()[CTX_REG];
         if r6.typ != PTR_TO_CTX {
             self.verbose("at the time of BPF_LD_ABS|IND R6 != pointer to skb\n");
@@ -970,6 +973,20 @@ impl<'a, 'l> Env<'a, 'l> {
         }
         self.mark_reg_unknown(0);
         self.diag_mod_end();
+        // bpf_gen_ld_abs's hidden exit with r0 = 0, explored in a subprogram
+        if self.cur.curframe() != 0 {
+            self.mark_reg_scratched(0);
+            let idx = self.insn_idx;
+            let qi = self.push_stack(idx + 1, idx, false)?;
+            let _ = qi;
+            let precise = self.regs()[0].precise;
+            let mut z = RegState::known(0);
+            z.precise = precise;
+            self.regs_mut()[0] = z;
+            self.prepare_func_exit()?;
+            // the fall-through below steps back onto the insn after the call
+            self.insn_idx = self.insn_idx.wrapping_sub(1);
+        }
         Ok(())
     }
 
