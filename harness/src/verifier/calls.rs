@@ -409,7 +409,7 @@ impl Env<'_, '_> {
         let func_id = insn.imm;
         let insn_idx = self.insn_idx;
         let name = helpers::func_id_name(func_id);
-        if func_id < 0 || func_id >= helpers::BPF_FUNC_MAX_ID {
+        if !(0..helpers::BPF_FUNC_MAX_ID).contains(&func_id) {
             self.verbose(&format!("invalid func {name}#{func_id}\n"));
             return errno(EINVAL);
         }
@@ -545,10 +545,8 @@ impl Env<'_, '_> {
                     changes_data = true;
                 }
             }
-            func::PER_CPU_PTR | func::THIS_CPU_PTR => {
-                if self.regs()[1].typ & MEM_RCU != 0 {
-                    return Err(DoCheckError::Unsupported("per-cpu allocated objects are not modelled".into()));
-                }
+            func::PER_CPU_PTR | func::THIS_CPU_PTR if self.regs()[1].typ & MEM_RCU != 0 => {
+                return Err(DoCheckError::Unsupported("per-cpu allocated objects are not modelled".into()));
             }
             func::USER_RINGBUF_DRAIN => self.push_callback_call(insn, insn_idx, meta.subprogno, CallbackKind::UserRingbuf)?,
             _ => {}
@@ -956,13 +954,11 @@ impl Env<'_, '_> {
             }
             ARG_PTR_TO_TIMER => self.process_timer_func(&reg, regno, meta)?,
             ARG_PTR_TO_FUNC => meta.subprogno = reg.subprogno(),
-            ARG_PTR_TO_MEM => {
-                if arg_type & MEM_FIXED_SIZE != 0 {
-                    let size = fn_.arg_size[arg] as i64;
-                    self.check_mem_reg(&reg, regno, size, arg_type & MEM_WRITE != 0, Some(meta))?;
-                    if arg_type & MEM_ALIGNED != 0 {
-                        self.check_ptr_alignment(&reg, 0, size, true)?;
-                    }
+            ARG_PTR_TO_MEM if arg_type & MEM_FIXED_SIZE != 0 => {
+                let size = fn_.arg_size[arg] as i64;
+                self.check_mem_reg(&reg, regno, size, arg_type & MEM_WRITE != 0, Some(meta))?;
+                if arg_type & MEM_ALIGNED != 0 {
+                    self.check_ptr_alignment(&reg, 0, size, true)?;
                 }
             }
             ARG_MEM_SIZE | ARG_MEM_SIZE_OR_ZERO => {
@@ -1225,6 +1221,7 @@ impl Env<'_, '_> {
     /// `check_stack_range_initialized`: a helper reads (or writes) stack
     /// bytes; reads must hit initialised ones. A negative `access_size` is
     /// a global function's argument, where poisoned slots are fine.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn check_stack_range_initialized(
         &mut self,
         reg: &RegState,
@@ -1568,27 +1565,70 @@ impl Env<'_, '_> {
             return errno(EINVAL);
         }
         let ptr = lock_ptr(reg.aux, 0);
+        let idx = self.insn_idx;
+        // the lock a report shows (`diag_lock_name`: these are all bpf_spin_locks)
+        let held = |l: Option<RefState>| l.map(|l| (l.insn_idx, l.id, "bpf_spin_lock"));
         if is_lock {
-            if self.cur.active_locks > 0 && self.find_lock_state(REF_TYPE_LOCK, 0, 0, true).is_some() {
+            if self.cur.active_locks > 0
+                && let Some(l) = self.find_lock_state(REF_TYPE_LOCK, 0, 0, true)
+            {
                 self.verbose("Locking two bpf_spin_locks are not allowed\n");
+                let active = held(Some(l));
+                self.bpf_diag_lock(
+                    idx,
+                    "nested spin lock",
+                    "This path already holds a bpf_spin_lock. The verifier allows only one regular BPF spin lock at a time.",
+                    "Unlock the current bpf_spin_lock before taking another one.",
+                    active,
+                );
                 return errno(EINVAL);
             }
-            self.acquire_lock_state(self.insn_idx, REF_TYPE_LOCK, reg.id, ptr);
+            self.acquire_lock_state(idx, REF_TYPE_LOCK, reg.id, ptr);
         } else {
             if self.cur.active_locks == 0 {
                 self.verbose("bpf_spin_unlock without taking a lock\n");
+                self.bpf_diag_res(
+                    idx,
+                    "unlock without lock",
+                    "This unlock operation has no matching active lock on the current path.",
+                    "Take the matching lock before this unlock, or remove the unmatched unlock path.",
+                );
                 return errno(EINVAL);
             }
+            let active = self.find_lock_state(REF_TYPE_LOCK_MASK, self.cur.active_lock_id, self.cur.active_lock_ptr, false);
             if self.find_lock_state(REF_TYPE_LOCK, reg.id, ptr, false).is_none() {
                 self.verbose("bpf_spin_unlock of different lock\n");
+                let active = held(active);
+                self.bpf_diag_lock(
+                    idx,
+                    "unlock of a different lock",
+                    "This unlock does not match any active lock with the same tracked identity on the current path.",
+                    "Unlock the same lock object that was most recently acquired.",
+                    active,
+                );
                 return errno(EINVAL);
             }
             if reg.id != self.cur.active_lock_id || ptr != self.cur.active_lock_ptr {
                 self.verbose("bpf_spin_unlock cannot be out of order\n");
+                let active = held(active);
+                self.bpf_diag_lock(
+                    idx,
+                    "unlock out of order",
+                    "Locks must be released in last-in, first-out order, but this unlock does not match the currently active lock.",
+                    "Release nested locks in the reverse order they were acquired.",
+                    active,
+                );
                 return errno(EINVAL);
             }
             if !self.release_lock_state(REF_TYPE_LOCK, reg.id, ptr) {
                 self.verbose("bpf_spin_unlock of different lock\n");
+                self.bpf_diag_lock(
+                    idx,
+                    "unlock of a different lock",
+                    "The verifier could not release a lock state matching this unlock operation.",
+                    "Pass the same lock object and lock kind that were used for the matching lock operation.",
+                    None,
+                );
                 return errno(EINVAL);
             }
             self.invalidate_non_owning_refs();

@@ -1122,21 +1122,6 @@ impl Env<'_, '_> {
         diag_suggestion(self, suggestion);
     }
 
-    /// `bpf_diag_irq`.
-    pub(crate) fn bpf_diag_irq(&mut self, insn_idx: usize, problem: &str, reason: &str, suggestion: &str, depth: u32) {
-        if !bpf_diag_enabled(self) {
-            return;
-        }
-        bpf_diag_header(self, RESOURCE_LIFETIME_SAFETY, problem);
-        diag_reason(self, reason);
-        diag_section(self, "At");
-        bpf_diag_source(self, insn_idx, "error", problem);
-        if depth != 0 {
-            self.diag_print_history(Scope::Context(CtxKind::Irq, depth));
-        }
-        diag_suggestion(self, suggestion);
-    }
-
     /// `bpf_diag_leak`: a reference still held at an exit.
     pub(crate) fn bpf_diag_leak(&mut self, ref_id: u32, alloc_insn: usize, fail_insn: usize) {
         if !bpf_diag_enabled(self) {
@@ -1276,6 +1261,16 @@ pub enum DerefKind {
     InvalidPtr,
 }
 
+/// `diag_active_context`.
+fn diag_active_context(depth: u32, context: &str) -> String {
+    if depth == 1 { format!("an active {context} (depth 1)") } else { format!("{depth} active {context}s (depth {depth})") }
+}
+
+/// `bpf_diag_expected_reg_types`: the accepted types, comma-separated.
+pub fn bpf_diag_expected_reg_types(types: &[RegType]) -> String {
+    types.iter().map(|&t| reg_type_str(t)).collect::<Vec<_>>().join(", ")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1305,14 +1300,4 @@ mod tests {
         let _ = write!(w, "{:#x}", 0u64);
         assert_eq!(w, "0x0");
     }
-}
-
-/// `diag_active_context`.
-fn diag_active_context(depth: u32, context: &str) -> String {
-    if depth == 1 { format!("an active {context} (depth 1)") } else { format!("{depth} active {context}s (depth {depth})") }
-}
-
-/// `bpf_diag_expected_reg_types`: the accepted types, comma-separated.
-pub fn bpf_diag_expected_reg_types(types: &[RegType]) -> String {
-    types.iter().map(|&t| reg_type_str(t)).collect::<Vec<_>>().join(", ")
 }

@@ -508,14 +508,21 @@ impl Env<'_, '_> {
             if is_ptr_arg && (reg.is_null() || type_may_be_null(reg.typ)) {
                 self.verbose(&format!("Possibly NULL pointer passed to trusted R{regno}\n"));
                 let reason = format!("the pointer may be NULL, but this kfunc requires a non-NULL value of type {btf_type}");
-                self.bpf_diag_call_arg(insn_idx, regno, proto.name, &reason, "Add a NULL check and call the kfunc only on the non-NULL path.");
+                self.bpf_diag_call_arg(
+                    insn_idx,
+                    regno,
+                    proto.name,
+                    &reason,
+                    "Add a NULL check and call the kfunc only on the non-NULL path.",
+                );
                 return errno(EACCES);
             }
             if regno == meta.release_regno && !self.reg_is_referenced(&reg) && !reg.is_null() {
                 let s = format!("release kfunc {} expects referenced PTR_TO_BTF_ID passed to R{regno}\n", proto.name);
                 self.verbose(&s);
                 let target = btf_type.trim_end_matches(" *");
-                let reason = format!("release kfuncs require a resource-owning value of type {target} returned by a matching acquire kfunc");
+                let reason =
+                    format!("release kfuncs require a resource-owning value of type {target} returned by a matching acquire kfunc");
                 self.bpf_diag_call_arg(
                     insn_idx,
                     regno,
@@ -541,7 +548,8 @@ impl Env<'_, '_> {
             match kind {
                 KfArg::Scalar | KfArg::Const if reg.typ != SCALAR_VALUE => {
                     self.verbose(&format!("R{regno} is not a scalar\n"));
-                    let reason = format!("the kfunc expects an integer scalar, but R{regno} is {}", super::diag::bpf_diag_reg_type_plain(reg.typ));
+                    let reason =
+                        format!("the kfunc expects an integer scalar, but R{regno} is {}", super::diag::bpf_diag_reg_type_plain(reg.typ));
                     self.bpf_diag_call_arg(
                         insn_idx,
                         regno,
@@ -578,7 +586,10 @@ impl Env<'_, '_> {
                     if reg.typ != PTR_TO_CTX {
                         let s = format!("R{regno} expected pointer to ctx, but got {}\n", reg_type_str(reg.typ));
                         self.verbose(&s);
-                        let reason = format!("the kfunc expects a context pointer, but R{regno} is {}", super::diag::bpf_diag_reg_type_plain(reg.typ));
+                        let reason = format!(
+                            "the kfunc expects a context pointer, but R{regno} is {}",
+                            super::diag::bpf_diag_reg_type_plain(reg.typ)
+                        );
                         self.bpf_diag_call_arg(
                             insn_idx,
                             regno,
@@ -620,7 +631,13 @@ impl Env<'_, '_> {
                 super::diag::bpf_diag_reg_type_plain(reg.typ)
             );
             let idx = self.insn_idx;
-            self.bpf_diag_call_arg(idx, regno, proto.name, &reason, "Pass the address of a stack iterator object for iterator new, next, and destroy calls.");
+            self.bpf_diag_call_arg(
+                idx,
+                regno,
+                proto.name,
+                &reason,
+                "Pass the address of a stack iterator object for iterator new, next, and destroy calls.",
+            );
             return errno(EINVAL);
         }
         let Some(btf_id) = btf_type_by_name(iter_type) else { return errno(EFAULT) };
@@ -670,10 +687,7 @@ impl Env<'_, '_> {
             return Ok(());
         }
         // is_iter_reg_valid_init
-        let spi = match self.stack_slot_obj_get_spi(reg, "iter", nr_slots) {
-            Ok(s) => Some(s),
-            Err(_) => None,
-        };
+        let spi = self.stack_slot_obj_get_spi(reg, "iter", nr_slots).ok();
         let valid = spi.is_some_and(|spi| {
             (0..nr_slots).all(|i| {
                 let slot = &self.cur.frame[frame].stack[spi - i];

@@ -769,8 +769,8 @@ impl Liveness<'_, '_> {
             return Ok(());
         }
         let num_params = bpf_get_call_summary(self.env, &insn)?.map_or(MAX_BPF_FUNC_REG_ARGS, |c| c.num_params as usize);
-        for r in 1..=num_params.min(MAX_BPF_FUNC_REG_ARGS) {
-            self.record_arg_access(inst, &insn, &at[r], r - 1, idx)?;
+        for (r, a) in at.iter().enumerate().take(num_params.min(MAX_BPF_FUNC_REG_ARGS) + 1).skip(1) {
+            self.record_arg_access(inst, &insn, a, r - 1, idx)?;
         }
         for r in 0..MAX_STACK_ARG_SLOTS.min(num_params.saturating_sub(MAX_BPF_FUNC_REG_ARGS)) {
             self.record_arg_access(inst, &insn, &at[MAX_BPF_REG as usize + r], r + MAX_BPF_FUNC_REG_ARGS, idx)?;

@@ -408,7 +408,7 @@ fn ringbuf_map_alloc(a: &MapCreateAttr<'_>) -> Result<(), i32> {
     if a.map_flags & BPF_F_RB_OVERWRITE != 0 && a.map_type != mt::RINGBUF {
         return Err(EINVAL);
     }
-    if a.key_size != 0 || a.value_size != 0 || !a.max_entries.is_power_of_two() || a.max_entries as u64 % PAGE_SIZE != 0 {
+    if a.key_size != 0 || a.value_size != 0 || !a.max_entries.is_power_of_two() || !(a.max_entries as u64).is_multiple_of(PAGE_SIZE) {
         return Err(EINVAL);
     }
     Ok(())
@@ -527,11 +527,11 @@ fn stack_map_alloc(a: &MapCreateAttr<'_>) -> Result<(), i32> {
     if a.map_flags & !STACK_CREATE_FLAG_MASK != 0 {
         return Err(EINVAL);
     }
-    if a.max_entries == 0 || a.key_size != 4 || a.value_size < 8 || a.value_size % 8 != 0 {
+    if a.max_entries == 0 || a.key_size != 4 || a.value_size < 8 || !a.value_size.is_multiple_of(8) {
         return Err(EINVAL);
     }
     if a.map_flags & BPF_F_STACK_BUILD_ID != 0 {
-        if a.value_size % STACK_BUILD_ID_SIZE != 0 || a.value_size / STACK_BUILD_ID_SIZE > PERF_EVENT_MAX_STACK {
+        if !a.value_size.is_multiple_of(STACK_BUILD_ID_SIZE) || a.value_size / STACK_BUILD_ID_SIZE > PERF_EVENT_MAX_STACK {
             return Err(EINVAL);
         }
     } else if a.value_size / 8 > PERF_EVENT_MAX_STACK {

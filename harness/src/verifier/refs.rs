@@ -30,6 +30,8 @@ impl Env<'_, '_> {
         self.cur.active_locks += 1;
         self.cur.active_lock_id = id;
         self.cur.active_lock_ptr = ptr;
+        let d = self.cur.active_locks;
+        self.diag_record_context(insn_idx, CtxKind::Lock, true, d);
     }
 
     /// `release_lock_state`: false when no such lock is held.
@@ -42,6 +44,8 @@ impl Env<'_, '_> {
                 self.cur.active_locks = self.cur.active_locks.saturating_sub(1);
                 self.cur.active_lock_id = prev_id;
                 self.cur.active_lock_ptr = prev_ptr;
+                let (idx, d) = (self.insn_idx, self.cur.active_locks);
+                self.diag_record_context(idx, CtxKind::Lock, false, d);
                 return true;
             }
             if r.typ & REF_TYPE_LOCK_MASK != 0 {
@@ -289,7 +293,7 @@ impl Env<'_, '_> {
                 return;
             }
             let alloc_or_non_own = r.typ & (MEM_ALLOC | NON_OWN_REF) != 0 && base_type(r.typ) == PTR_TO_BTF_ID;
-            if !alloc_or_non_own && !(super::tnum::tnum_is_const(r.s.var_off) && r.s.var_off.value == 0) {
+            if !alloc_or_non_own && (!super::tnum::tnum_is_const(r.s.var_off) || r.s.var_off.value != 0) {
                 return;
             }
             if is_null {
