@@ -25,6 +25,7 @@ pub fn alu64_const_fold() {
 
 // A 32-bit add wraps at 2^32: 0xffffffff + 2 == 1.
 #[sec("socket")]
+#[kernel("7.3")]
 #[success]
 #[log_level(2)]
 #[retval(1)]
@@ -113,6 +114,7 @@ pub fn and_mask_bounds() {
 
 // OR makes a bit known-one: var_off (0x10; ~0x10).
 #[sec("socket")]
+#[kernel("7.3")]
 #[success]
 #[log_level(2)]
 #[msg(
@@ -168,6 +170,7 @@ pub fn mul_bounds() {
 
 // Division of [0, 0xffff] by 3: umax 0x5555.
 #[sec("socket")]
+#[kernel("7.3")]
 #[success]
 #[log_level(2)]
 #[msg(
@@ -323,6 +326,7 @@ pub fn mod64_by_zero_reg() {
 
 // INT_MIN s/ -1 overflows; the fixup makes it INT_MIN (a negation).
 #[sec("socket")]
+#[kernel("7.3")]
 #[success]
 #[retval(_INT_MIN)]
 #[xlated("...")]
@@ -346,6 +350,7 @@ pub fn sdiv32_int_min_by_minus_one() {
 
 // INT_MIN s% -1 is 0.
 #[sec("socket")]
+#[kernel("7.3")]
 #[success]
 #[retval(0)]
 #[xlated("...")]
@@ -370,6 +375,7 @@ pub fn smod32_int_min_by_minus_one() {
 
 // Signed division by an immediate -1: no guard needed, INT_MIN again.
 #[sec("socket")]
+#[kernel("7.3")]
 #[success]
 #[retval(_INT_MIN)]
 // s/= -1 becomes a negation
@@ -387,6 +393,7 @@ pub fn sdiv32_imm_minus_one() {
 
 // Signed division rounds toward zero: -7 s/ 2 == -3, -7 s% 2 == -1.
 #[sec("socket")]
+#[kernel("7.3")]
 #[success]
 #[log_level(2)]
 #[retval(-4)]
@@ -406,6 +413,7 @@ pub fn sdiv_smod_round_to_zero() {
 
 // Unsigned division and modulo of constants.
 #[sec("socket")]
+#[kernel("7.3")]
 #[success]
 #[log_level(2)]
 #[retval(16)]
@@ -505,6 +513,7 @@ pub fn movsx32_bounds() {
 
 // An unsigned compare bounds the register on both branches.
 #[sec("socket")]
+#[kernel("7.3")]
 #[success]
 #[log_level(2)]
 #[msg(
@@ -547,6 +556,7 @@ pub fn signed_range_from_jumps() {
 
 // Multiplying a pointer is not pointer arithmetic the verifier allows.
 #[sec("socket")]
+#[kernel("7.3")]
 #[failure]
 #[msg("R1 pointer arithmetic with *= operator prohibited")]
 #[msg("Verification failed: Register Type Safety: Invalid pointer arithmetic operator")]
@@ -560,6 +570,7 @@ pub fn ptr_mul_rejected() {
 
 // Nor is 32-bit arithmetic on a pointer.
 #[sec("socket")]
+#[kernel("7.3")]
 #[failure]
 #[msg("R1 32-bit pointer arithmetic prohibited")]
 #[msg("Verification failed: Register Type Safety: 32-bit pointer arithmetic")]
@@ -590,6 +601,7 @@ pub fn ptr_sub_ptr_priv_scalar() {
 
 // Reading a register nothing wrote.
 #[sec("socket")]
+#[kernel("7.3")]
 #[failure]
 #[msg("R2 !read_ok")]
 #[msg("Verification failed: Register Type Safety: Unreadable register")]

@@ -48,6 +48,7 @@ pub fn fetch_add_returns_old() {
 // 32-bit fetch_and: old 0xf0f, new 0xf0f & 0xff == 0xf; returns both
 // folded: old + (new << 16).
 #[sec("socket")]
+#[kernel("7.3")]
 #[success]
 #[retval(0xf0f0f)]
 // a 32-bit atomic reads only the low half of its source: w1 = 255 gets
@@ -230,6 +231,7 @@ pub fn atomic_on_packet() {
 
 // Atomics must be aligned to their size.
 #[sec("socket")]
+#[kernel("7.3")]
 #[failure]
 #[msg("misaligned stack access off 0+-12 size 8")]
 pub fn atomic_misaligned() {

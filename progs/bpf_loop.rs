@@ -341,6 +341,7 @@ pub fn loop_two_callbacks_not_inlined() {
 // A million iterations through bpf_loop(): the callback is verified
 // once, so the whole program takes a handful of insns to verify.
 #[sec("socket")]
+#[kernel("7.3")]
 #[success]
 #[log_level(4)]
 #[retval(1000000)]
@@ -427,6 +428,7 @@ pub fn loop_callback_ctx_oob() {
 
 // The callback argument must be a function pointer.
 #[sec("socket")]
+#[kernel("7.3")]
 #[failure]
 #[msg("R2 type=scalar expected=func")]
 #[msg("Verification failed: Call Type Safety: Invalid call argument")]
@@ -455,6 +457,7 @@ fn reads_r6_cb() {
 }
 
 #[sec("socket")]
+#[kernel("7.3")]
 #[failure]
 #[msg("9: (bf) r0 = r6")]
 #[msg("R6 !read_ok")]

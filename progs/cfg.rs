@@ -7,6 +7,7 @@ use bpf_selftest::prelude::*;
 
 // Code after an unconditional exit that nothing jumps to.
 #[sec("socket")]
+#[kernel("7.3")]
 #[failure]
 #[msg("unreachable insn 2")]
 #[msg("Verification failed: Program Structure: Unreachable instruction")]
@@ -21,6 +22,7 @@ pub fn unreachable_insn() {
 
 // A jump past the end of the program.
 #[sec("socket")]
+#[kernel("7.3")]
 #[failure]
 #[msg("jump out of range from insn 1 to 7")]
 #[msg("Verification failed: Program Structure: Jump out of range")]
@@ -34,6 +36,7 @@ pub fn jump_past_end() {
 
 // A program that falls off its end.
 #[sec("socket")]
+#[kernel("7.3")]
 #[failure]
 #[msg("last insn is not an exit or jmp")]
 #[msg("Verification failed: Program Structure: Subprogram can fall through")]
@@ -51,6 +54,7 @@ pub fn last_insn_not_exit() {
 // A jump to itself that is always taken: the verifier sees the same
 // state again at the same insn.
 #[sec("socket")]
+#[kernel("7.3")]
 #[failure]
 // the always-taken compare was rewritten to a goto first
 #[msg("1: (05) goto pc-1")]
@@ -66,6 +70,7 @@ pub fn infinite_loop() {
 
 // A jump into the second half of an ld_imm64.
 #[sec("socket")]
+#[kernel("7.3")]
 #[failure]
 #[msg("jump into the middle of ldimm64 insn 2")]
 #[msg("Verification failed: Program Structure: Jump into ldimm64 immediate")]
@@ -80,6 +85,7 @@ pub fn jump_into_ld_imm64() {
 
 // An ld_imm64 whose second half is missing (the last insn of the program).
 #[sec("socket")]
+#[kernel("7.3")]
 #[failure]
 #[msg("invalid bpf_ld_imm64 insn")]
 pub fn ld_imm64_truncated() {
@@ -170,6 +176,7 @@ pub fn unknown_helper() {
 
 // exit with r0 never written.
 #[sec("socket")]
+#[kernel("7.3")]
 #[failure]
 #[msg("R0 !read_ok")]
 #[msg("Verification failed: Register Type Safety: Unreadable register")]

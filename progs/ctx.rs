@@ -37,6 +37,7 @@ pub fn socket_len_narrow() {
 // skb->protocol as the test run's eth_type_trans() left it for a zeroed
 // frame.
 #[sec("socket")]
+#[kernel("7.3")]
 #[success]
 #[retval(1024)]
 // a 16-bit field of struct sk_buff behind a 32-bit __sk_buff field
@@ -89,6 +90,7 @@ pub fn socket_data_rejected() {
 
 // A ctx pointer moved by a constant cannot be dereferenced.
 #[sec("socket")]
+#[kernel("7.3")]
 #[failure]
 #[msg("dereference of modified ctx ptr R1 off=4 disallowed")]
 #[msg("Verification failed: Register Type Safety: Invalid dereference")]
@@ -153,6 +155,7 @@ pub fn ctx_past_end() {
 
 // tc may write skb->mark; reading it back gives the value.
 #[sec("tc")]
+#[kernel("7.3")]
 #[success]
 #[retval(7)]
 #[xlated("1: *(u32 *)(r1 +168) = r2")]
@@ -168,6 +171,7 @@ pub fn tc_mark_write_read() {
 
 // tc sees skb->data and skb->data_end as packet pointers.
 #[sec("tc")]
+#[kernel("7.3")]
 #[success]
 #[log_level(2)]
 #[retval(64)]
@@ -364,6 +368,7 @@ pub fn cgroup_skb_masked_return() {
 
 // cgroup_skb may write skb->mark (struct sk_buff offset 168).
 #[sec("cgroup/skb")]
+#[kernel("7.3")]
 #[success]
 #[retval(1)]
 #[xlated("1: *(u32 *)(r1 +168) = r2")]
@@ -415,6 +420,7 @@ pub fn kprobe_pt_regs_x0_arm64() {
 
 // kprobe programs may even write the registers.
 #[sec("kprobe")]
+#[kernel("7.3")]
 #[success]
 #[xlated("1: *(u64 *)(r1 +0) = r2")]
 pub fn kprobe_ctx_write() {
@@ -530,6 +536,7 @@ pub fn flow_dissector_keys() {
 
 // lwt_in: skb->mark readable, the packet not writable.
 #[sec("lwt_in")]
+#[kernel("7.3")]
 #[success]
 #[xlated("0: r0 = *(u32 *)(r1 +168)")]
 pub fn lwt_in_mark() {

@@ -62,6 +62,7 @@ pub fn bss_write_read() {
 // The second .bss variable is at offset 8 of the same value: the ld_imm64
 // carries the offset in its second half ((8 << 32) | map id in xlated).
 #[sec("socket")]
+#[kernel("7.3")]
 #[success]
 #[log_level(2)]
 #[retval(3)]
@@ -110,6 +111,7 @@ pub fn data_read_high_word() {
 
 // data_b follows data_a at offset 8.
 #[sec("socket")]
+#[kernel("7.3")]
 #[success]
 #[log_level(2)]
 #[retval(7)]
@@ -127,6 +129,7 @@ pub fn data_second_var() {
 // An array in .data indexed by skb->len & 3 (50 & 3 == 2): 30. The
 // variable offset stays inside the value, so no bounds check is needed.
 #[sec("socket")]
+#[kernel("7.3")]
 #[success]
 #[log_level(2)]
 #[retval(30)]
@@ -192,6 +195,7 @@ pub fn rodata_is_const() {
 // A branch on a .rodata constant is resolved: the other arm (which reads
 // an uninitialized register) is never verified and is removed.
 #[sec("socket")]
+#[kernel("7.3")]
 #[success]
 #[log_level(2)]
 #[retval(1)]
@@ -215,6 +219,7 @@ pub fn rodata_branch_resolved() {
 
 // The second element of a .rodata array, also a constant.
 #[sec("socket")]
+#[kernel("7.3")]
 #[success]
 #[log_level(2)]
 #[retval(200)]

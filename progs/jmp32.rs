@@ -45,6 +45,7 @@ pub fn jmp64_sees_upper_half() {
 
 // w0 <= 5 bounds the subregister only: the 64-bit value stays unknown.
 #[sec("socket")]
+#[kernel("7.3")]
 #[success]
 #[log_level(2)]
 #[msg(
@@ -87,6 +88,7 @@ pub fn jmp32_bounds_after_zext() {
 
 // Signed 32-bit compare against 0: smin32 = 0 on the fall-through.
 #[sec("socket")]
+#[kernel("7.3")]
 #[success]
 #[log_level(2)]
 #[msg(
@@ -126,6 +128,7 @@ pub fn jmp32_jset_clears_bit() {
 
 // Register against register: [0, 15] < 10 gives [0, 9].
 #[sec("socket")]
+#[kernel("7.3")]
 #[success]
 #[log_level(2)]
 #[msg(
@@ -151,6 +154,7 @@ pub fn jmp32_reg_reg_bounds() {
 // != 7 falling through makes w0 the constant 7 (the 64-bit value is
 // still unknown).
 #[sec("socket")]
+#[kernel("7.3")]
 #[success]
 #[log_level(2)]
 #[msg(
@@ -170,6 +174,7 @@ pub fn jmp32_jne_fallthrough_const() {
 
 // A negative immediate prints as its u32 hex: s>= -1 is 0xffffffff.
 #[sec("socket")]
+#[kernel("7.3")]
 #[success]
 #[log_level(2)]
 #[msg(
@@ -191,6 +196,7 @@ pub fn jmp32_negative_imm() {
 // uninitialized register, is never verified and is removed from the
 // xlated program.
 #[sec("socket")]
+#[kernel("7.3")]
 #[success]
 #[retval(5)]
 #[log_level(2)]
@@ -212,6 +218,7 @@ pub fn jmp32_dead_branch_removed() {
 
 // Both operands known: the verifier follows only the taken edge.
 #[sec("socket")]
+#[kernel("7.3")]
 #[success]
 #[log_level(2)]
 #[retval(1)]
@@ -253,6 +260,7 @@ pub fn jmp32_unsigned_low_half() {
 // Signed compare of the low half of 0x80000000: negative in 32 bits,
 // positive in 64.
 #[sec("socket")]
+#[kernel("7.3")]
 #[success]
 #[retval(3)]
 #[log_level(2)]

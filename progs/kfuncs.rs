@@ -25,6 +25,7 @@ pub fn rcu_lock_unlock() {
 
 // Unlock without lock.
 #[sec("socket")]
+#[kernel("7.3")]
 #[failure]
 #[msg("unmatched rcu read unlock (kernel function bpf_rcu_read_unlock)")]
 #[msg("Verification failed: Execution Context Safety: Unmatched context exit")]
@@ -39,6 +40,7 @@ pub fn rcu_unlock_unmatched() {
 
 // Exit inside the critical section.
 #[sec("socket")]
+#[kernel("7.3")]
 #[failure]
 #[msg("BPF_EXIT instruction in main prog cannot be used inside bpf_rcu_read_lock-ed region")]
 #[msg("Verification failed: Execution Context Safety: Operation is not allowed in this context")]
@@ -53,6 +55,7 @@ pub fn rcu_exit_while_locked() {
 
 // Nested RCU sections are allowed.
 #[sec("socket")]
+#[kernel("7.3")]
 #[success]
 #[log_level(2)]
 #[retval(2)]
@@ -153,6 +156,7 @@ pub fn irq_exit_disabled() {
 
 // Restoring from a slot no save wrote.
 #[sec("socket")]
+#[kernel("7.3")]
 #[failure]
 #[msg("expected an initialized irq flag as R1")]
 #[msg("Verification failed: Resource Lifetime Safety: Uninitialized IRQ flag restore")]
@@ -209,6 +213,7 @@ pub fn cast_to_kern_ctx() {
 
 // The kernel struct behind it is read-only.
 #[sec("tc")]
+#[kernel("7.3")]
 #[failure]
 #[msg("R0 cannot write into ptr_sk_buff at off=112 size=4")]
 pub fn cast_to_kern_ctx_write() {
@@ -224,6 +229,7 @@ pub fn cast_to_kern_ctx_write() {
 
 // Its argument must be the ctx.
 #[sec("tc")]
+#[kernel("7.3")]
 #[failure]
 #[msg("R1 expected pointer to ctx, but got fp")]
 #[msg("Verification failed: Call Type Safety: Invalid call argument")]

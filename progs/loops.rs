@@ -29,6 +29,7 @@ pub fn bounded_loop_walked() {
 // no checkpoint was taken there (checkpoints need a few insns and jumps
 // since the last one): both paths are walked to the exit.
 #[sec("socket")]
+#[kernel("7.3")]
 #[success]
 #[log_level(2)]
 #[retval(0)]
@@ -54,6 +55,7 @@ pub fn no_checkpoint_no_prune() {
 // The same with BPF_F_TEST_STATE_FREQ (a checkpoint at every prune
 // point): the second path is pruned where they meet.
 #[sec("socket")]
+#[kernel("7.3")]
 #[success]
 #[log_level(2)]
 #[flag(BPF_F_TEST_STATE_FREQ)]
@@ -80,6 +82,7 @@ pub fn prune_equal_states() {
 // Two paths differing only in a register nobody reads later: pruned too
 // (liveness).
 #[sec("socket")]
+#[kernel("7.3")]
 #[success]
 #[log_level(2)]
 #[flag(BPF_F_TEST_STATE_FREQ)]

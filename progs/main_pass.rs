@@ -11,6 +11,7 @@ use bpf_selftest::prelude::*;
 static slot: Map = Map::new(BPF_MAP_TYPE_ARRAY, 4, 8, 1);
 
 #[sec("socket")]
+#[kernel("7.3")]
 #[description("main pass: reading a register never written")]
 #[failure]
 #[msg("R3 !read_ok")]
@@ -45,6 +46,7 @@ fn spill_fill() {
 }
 
 #[sec("socket")]
+#[kernel("7.3")]
 #[description("main pass: a scalar filled from the stack is no pointer")]
 #[failure]
 #[msg("R3 invalid mem access 'scalar'")]
@@ -62,6 +64,7 @@ fn ctx_bad_offset() {
 }
 
 #[sec("socket")]
+#[kernel("7.3")]
 #[description("main pass: modified ctx pointer")]
 #[failure]
 #[msg("dereference of modified ctx ptr R1 off=4 disallowed")]
@@ -71,6 +74,7 @@ fn ctx_modified() {
 }
 
 #[sec("xdp")]
+#[kernel("7.3")]
 #[description("main pass: packet access without a bounds check")]
 #[failure]
 #[msg("invalid access to packet, off=0 size=1, R2(id=0,off=0,r=0)")]
@@ -106,6 +110,7 @@ fn map_value_oob() {
 }
 
 #[sec("socket")]
+#[kernel("7.3")]
 #[description("main pass: pointer arithmetic the verifier refuses")]
 #[failure]
 #[msg("R1 bitwise operator &= on pointer prohibited")]

@@ -26,6 +26,7 @@ static outer: Map = Map::new(BPF_MAP_TYPE_ARRAY_OF_MAPS, 4, 4, 1).inner(&INNER);
 // Array lookup of key 0, NULL-checked: the value is zeroed (retval 0).
 // The lookup is inlined: bounds check of the key, then base + key * 8.
 #[sec("socket")]
+#[kernel("7.3")]
 #[success]
 #[retval(0)]
 #[xlated("...")]
@@ -84,6 +85,7 @@ pub fn array_lookup_const_key_not_null() {
 
 // A hash lookup may miss: its result must be NULL-checked.
 #[sec("socket")]
+#[kernel("7.3")]
 #[failure]
 #[msg("6: (85) call bpf_map_lookup_elem#1    ; R0=map_value_or_null(id=1,map=hash8,ks=8,vs=8)")]
 #[msg("R0 invalid mem access 'map_value_or_null'")]
@@ -152,6 +154,7 @@ pub fn array_lookup_key_out_of_range() {
 
 // Reading the 8 bytes after an 8-byte value.
 #[sec("socket")]
+#[kernel("7.3")]
 #[failure]
 #[msg("invalid access to map value, value_size=8 off=8 size=8")]
 #[msg("R0 min value is outside of the allowed memory range")]
@@ -209,6 +212,7 @@ pub fn value_var_off_bounded() {
 
 // An unbounded variable offset.
 #[sec("socket")]
+#[kernel("7.3")]
 #[failure]
 #[msg("math between map_value pointer and register with unbounded min value is not allowed")]
 #[msg("Verification failed: Register Type Safety: Pointer offset is not safe")]
@@ -236,6 +240,7 @@ pub fn value_var_off_unbounded() {
 // A constant offset inside the value: the upper 4 bytes of a 16-byte
 // value's second half.
 #[sec("socket")]
+#[kernel("7.3")]
 #[success]
 #[log_level(2)]
 #[retval(0)]
@@ -513,6 +518,7 @@ pub fn lru_hash_lookup() {
 // Array of maps: the outer lookup gives an inner map pointer (here the
 // slot is empty, so NULL: retval 1); both lookups are inlined.
 #[sec("socket")]
+#[kernel("7.3")]
 #[success]
 #[log_level(2)]
 #[retval(1)]
@@ -577,6 +583,7 @@ pub fn rdonly_map_write() {
 
 // Reserve, NULL-check, write, submit: the reference is released.
 #[sec("socket")]
+#[kernel("7.3")]
 #[success]
 #[log_level(2)]
 #[retval(0)]
@@ -607,6 +614,7 @@ pub fn ringbuf_reserve_submit() {
 
 // A reservation neither submitted nor discarded leaks.
 #[sec("socket")]
+#[kernel("7.3")]
 #[failure]
 #[msg("Unreleased reference id=2 alloc_insn=4")]
 #[msg("Verification failed: Resource Lifetime Safety: Unreleased resource")]
@@ -625,6 +633,7 @@ pub fn ringbuf_leak() {
 
 // Submitting a reservation that may be NULL.
 #[sec("socket")]
+#[kernel("7.3")]
 #[failure]
 #[msg("R1 type=ringbuf_mem_or_null expected=ringbuf_mem")]
 #[msg("Verification failed: Call Type Safety: Invalid call argument")]
@@ -744,6 +753,7 @@ pub fn key_uninit_stack() {
 // A copy of the lookup result shares its id: checking r0 makes r1
 // non-NULL too (the key misses: retval 1).
 #[sec("socket")]
+#[kernel("7.3")]
 #[success]
 #[log_level(2)]
 #[retval(1)]
@@ -799,6 +809,7 @@ pub fn value_addr_into_map() {
 // A helper the program type does not offer: XDP's adjust_head in a
 // socket filter.
 #[sec("socket")]
+#[kernel("7.3")]
 #[failure]
 #[msg("program of this type cannot use helper bpf_xdp_adjust_head#44")]
 #[msg("Verification failed: Policy: Operation is not allowed")]

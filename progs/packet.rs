@@ -6,6 +6,7 @@ use bpf_selftest::prelude::*;
 
 // data + 1 <= data_end proves one readable byte (r=1).
 #[sec("tc")]
+#[kernel("7.3")]
 #[success]
 #[log_level(2)]
 #[retval(0)]
@@ -29,6 +30,7 @@ pub fn read_byte_checked() {
 
 // Without the comparison there is no range.
 #[sec("tc")]
+#[kernel("7.3")]
 #[failure]
 #[msg("invalid access to packet, off=0 size=1, R2(id=0,off=0,r=0)")]
 #[msg("R2 min value is outside of the allowed memory range")]
@@ -62,6 +64,7 @@ pub fn read_past_checked_range() {
 // The comparison the other way round (data_end >= data + 8) proves the
 // same range on the taken branch.
 #[sec("tc")]
+#[kernel("7.3")]
 #[success]
 #[log_level(2)]
 #[retval(0)]
@@ -84,6 +87,7 @@ pub fn check_with_end_on_left() {
 
 // A strict < against data_end proves one byte less than <=.
 #[sec("xdp")]
+#[kernel("7.3")]
 #[success]
 #[log_level(2)]
 #[retval(0)]
@@ -107,6 +111,7 @@ pub fn check_strict_less() {
 
 // A variable offset [0, 15] added before the check: the range covers it.
 #[sec("xdp")]
+#[kernel("7.3")]
 #[success]
 #[log_level(2)]
 #[msg(
@@ -133,6 +138,7 @@ pub fn var_offset_then_check() {
 
 // tc may write the packet: store then read back.
 #[sec("tc")]
+#[kernel("7.3")]
 #[success]
 #[retval(5)]
 // direct packet writes add the skb-unclone prologue (bpf_skb_pull_data)
@@ -184,6 +190,7 @@ pub fn cgroup_skb_write_packet() {
 
 // XDP metadata: data_meta up to data is the range once checked.
 #[sec("xdp")]
+#[kernel("7.3")]
 #[success]
 #[log_level(2)]
 #[retval(2)]
@@ -230,6 +237,7 @@ pub fn xdp_adjust_head_invalidates() {
 
 // No arithmetic on pkt_end.
 #[sec("xdp")]
+#[kernel("7.3")]
 #[failure]
 #[msg("R3 pointer arithmetic on pkt_end prohibited")]
 #[msg("Verification failed: Register Type Safety: Pointer arithmetic is not allowed")]

@@ -376,6 +376,7 @@ pub fn many_patches() {
 // program's own (fp-16 here); the prologue sets it and each may_goto
 // becomes a load, test, decrement and store.
 #[sec("socket")]
+#[kernel("7.3")]
 #[success]
 #[retval(5)]
 // the budget (0xffff) and the timestamp slot, below fp-8
@@ -410,6 +411,7 @@ pub fn may_goto_loop() {
 // one more: a loop jumping back to the program's first insn (bounded by
 // may_goto, each round bumping the first packet byte) crosses both.
 #[sec("tc")]
+#[kernel("7.3")]
 #[success]
 #[retval(0)]
 // may_goto's slots first, then the unclone prologue, then insn 0

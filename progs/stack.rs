@@ -118,6 +118,7 @@ pub fn write_above_frame_pointer() {
 
 // Stack accesses must be aligned to their size.
 #[sec("socket")]
+#[kernel("7.3")]
 #[failure]
 #[msg("misaligned stack access off 0+-4 size 8")]
 pub fn misaligned_stack_write() {
@@ -272,6 +273,7 @@ pub fn stack_ptr_arith() {
 
 // A variable-offset read (fp-16 + [0, 8]) of two initialized slots.
 #[sec("socket")]
+#[kernel("7.3")]
 #[success]
 #[log_level(2)]
 #[failure_unpriv]
@@ -326,6 +328,7 @@ pub fn var_off_write() {
 
 // A variable offset that may reach above the frame.
 #[sec("socket")]
+#[kernel("7.3")]
 #[failure]
 #[msg("invalid variable-offset write to stack R1 var_off=(0x8; 0xfffffffffffffff0) off=0 size=8")]
 pub fn var_off_out_of_frame() {
@@ -345,6 +348,7 @@ pub fn var_off_out_of_frame() {
 
 // An unbounded variable offset.
 #[sec("socket")]
+#[kernel("7.3")]
 #[failure]
 #[msg("math between fp pointer and register with unbounded min value is not allowed")]
 #[msg("Verification failed: Register Type Safety: Pointer offset is not safe")]
@@ -363,6 +367,7 @@ pub fn var_off_unbounded() {
 
 // Stack depth (log level 4): the deepest slot used, rounded to 8.
 #[sec("socket")]
+#[kernel("7.3")]
 #[success]
 #[log_level(4)]
 #[retval(0)]

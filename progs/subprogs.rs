@@ -75,6 +75,7 @@ fn write_arg_ptr() {
 
 // ... and writes it: the caller sees the callee's store.
 #[sec("socket")]
+#[kernel("7.3")]
 #[success]
 #[log_level(2)]
 #[retval(9)]
@@ -149,6 +150,7 @@ fn recurse() {
 
 // A subprogram calling itself.
 #[sec("socket")]
+#[kernel("7.3")]
 #[failure]
 #[msg("recursive call from recurse() to recurse()")]
 #[msg("Verification failed: Program Structure: Recursive subprogram call")]
@@ -186,6 +188,7 @@ pub fn combined_stack_too_large() {
 
 // 448 + 64 = 512: just fits.
 #[sec("socket")]
+#[kernel("7.3")]
 #[success]
 #[log_level(4)]
 #[retval(0)]
@@ -269,6 +272,7 @@ fn d1() {
 
 // Main plus sixteen nested calls: 17 frames, one more than 7.3 allows.
 #[sec("socket")]
+#[kernel("7.3")]
 #[failure]
 #[msg("the call stack of 17 frames is too deep")]
 pub fn call_depth_too_deep() {
@@ -281,6 +285,7 @@ pub fn call_depth_too_deep() {
 
 // Main plus fifteen: the deepest chain 7.3 accepts (16 frames).
 #[sec("socket")]
+#[kernel("7.3")]
 #[success]
 #[retval(8)]
 #[log_level(2)]
@@ -348,6 +353,7 @@ fn uses_r6() {
 
 // ... but r6-r9 survive it, whatever the callee does with its own.
 #[sec("socket")]
+#[kernel("7.3")]
 #[success]
 #[retval(42)]
 #[log_level(2)]
@@ -436,6 +442,7 @@ pub fn local_label_subprog() {
 
 // A jump from a subprogram back into its caller's code.
 #[sec("socket")]
+#[kernel("7.3")]
 #[failure]
 #[msg("jump out of range from insn 3 to 0")]
 #[msg("Verification failed: Program Structure: Jump out of range")]

@@ -24,6 +24,7 @@ pub fn def32_read64() {
 
 // Read only by a 32-bit move: the upper half of r1 is poisoned.
 #[sec("socket")]
+#[kernel("7.3")]
 #[success]
 #[retval(5)]
 #[xlated("0: w1 = 5")]
@@ -58,6 +59,7 @@ pub fn def32_read32_no_rnd_hi32() {
 
 // A 32-bit compare reads only the low half.
 #[sec("socket")]
+#[kernel("7.3")]
 #[success]
 #[retval(1)]
 // (the always-taken branch itself is resolved and removed)
@@ -81,6 +83,7 @@ pub fn def32_jmp32() {
 
 // A 32-bit store reads only the low half.
 #[sec("socket")]
+#[kernel("7.3")]
 #[success]
 #[retval(7)]
 #[xlated("0: w1 = 7")]
@@ -99,6 +102,7 @@ pub fn def32_stx32() {
 
 // A 4-byte stack load is a 32-bit definition too.
 #[sec("socket")]
+#[kernel("7.3")]
 #[success]
 #[retval(7)]
 #[xlated("2: r1 = *(u32 *)(r10 -8)")]
@@ -190,6 +194,7 @@ pub fn def32_shifted() {
 
 // The poison lands after each of several independent 32-bit defs.
 #[sec("socket")]
+#[kernel("7.3")]
 #[success]
 #[retval(6)]
 #[xlated("0: w1 = 1")]

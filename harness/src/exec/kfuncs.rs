@@ -18,8 +18,13 @@ pub enum Kfunc {
     IterBitsNew,
     IterBitsNext,
     IterBitsDestroy,
-    /// `bpf_rdonly_cast`, `bpf_cast_to_kern_ctx`: the pointer itself.
+    /// `bpf_rdonly_cast`: the pointer itself.
     Cast,
+    /// `bpf_cast_to_kern_ctx`: the kernel's own object behind the ctx
+    /// (`struct sk_buff`, `struct xdp_buff`, ...), whose layout the runtime
+    /// does not model: reading it through the uapi ctx would give wrong
+    /// values, so the run stops as not modelled.
+    CastToKernCtx,
     /// Kfuncs with no effect a test run can see (RCU, preemption, IRQ
     /// flags saved to a stack slot).
     Nop,
@@ -63,7 +68,8 @@ impl Kfunc {
             "bpf_iter_bits_new" => IterBitsNew,
             "bpf_iter_bits_next" => IterBitsNext,
             "bpf_iter_bits_destroy" => IterBitsDestroy,
-            "bpf_rdonly_cast" | "bpf_cast_to_kern_ctx" => Cast,
+            "bpf_rdonly_cast" => Cast,
+            "bpf_cast_to_kern_ctx" => CastToKernCtx,
             "bpf_rcu_read_lock"
             | "bpf_rcu_read_unlock"
             | "bpf_preempt_disable"
@@ -143,6 +149,9 @@ pub(crate) fn call(rt: &mut Runtime, k: &Kfunc, a: [u64; 5]) -> Result<Flow, Exe
             0
         }
         Kfunc::Cast => a[0],
+        Kfunc::CastToKernCtx => {
+            return Err(ExecError::Unsupported("bpf_cast_to_kern_ctx: the kernel's ctx object (struct sk_buff, ...) is not modelled".into()));
+        }
         Kfunc::DynptrSlice => {
             // (dynptr, offset, buffer, buffer size): a pointer into the data
             let d = Dynptr::read(rt, a[0])?;
