@@ -121,6 +121,11 @@ pub fn run(a: &RecordArgs) -> Result<(), String> {
                 if comparable(&stored) == comparable(&g) {
                     same += 1;
                 } else {
+                    if drift.is_empty() {
+                        // the first drift in full, the others by name
+                        let (a, b) = (comparable(&stored).to_text(), comparable(&g).to_text());
+                        eprintln!("{arch} {name}: stored (-) and now (+):\n{}", similar::TextDiff::from_lines(&a, &b).unified_diff().context_radius(3));
+                    }
                     drift.push(format!("{arch} {name}: differs from {}", path.display()));
                 }
             } else {
@@ -174,20 +179,25 @@ fn describe_backend(be: &dyn Backend, arch: Arch) -> String {
 /// landed in the kernel. In the JIT image those are pc-relative calls to
 /// kernel functions and between subprograms (`callq 0x...`, `bl 0x...`) and
 /// the addresses of maps, map values and callbacks loaded by `ld_imm64`
-/// (x86_64: `movabsq`/`movq` of a kernel address; arm64: the `mov` of a
-/// negative value and its two `movk`s). The image lengths and every other
-/// instruction must not drift.
+/// (x86_64: `movabsq`/`movq` of a kernel address; arm64: a `mov` of the top
+/// 16 bits and up to three `movk`s, as many as the address has non-zero
+/// 16-bit blocks, so its length varies from load to load). Because that
+/// length moves every later pc and the offsets of branches across it, the
+/// image is compared as its disassembly without pcs and bytes (branch
+/// targets are `L<k>` labels) and its length without the address loads.
 ///
 /// A program with `BPF_F_TEST_RND_HI32` poison (`r12 = RND` in the xlated
 /// dump) carries a fresh random immediate per load in its image, and on
 /// arm64 the number of instructions that load it varies with its value, so
-/// its image (and every pc after the poison) is not compared at all.
+/// its image is not compared at all.
 fn comparable(g: &Golden) -> Golden {
     let random_image = g.xlated.iter().any(|l| l.ends_with(": r12 = RND"));
     let (jited_hex, jited) = if random_image {
         (Vec::new(), vec!["<image with BPF_F_TEST_RND_HI32 immediates: not compared>".to_string()])
     } else {
-        (g.jited_hex.iter().map(|h| format!("{} bytes", h.len() / 2)).collect(), mask_jited_addresses(&g.jited))
+        let (jited, address_bytes) = mask_jited_addresses(&g.jited);
+        let total: usize = g.jited_hex.iter().map(|h| h.len() / 2).sum();
+        (vec![format!("{} bytes besides address loads", total - address_bytes)], jited)
     };
     Golden { header: Vec::new(), log: mask_verification_time(&g.log), jited_hex, jited, ..g.clone() }
 }
@@ -203,43 +213,84 @@ fn mask_verification_time(log: &str) -> String {
         .join("\n")
 }
 
-/// The jited lines with per-load kernel addresses replaced (see
-/// [`comparable`]).
-fn mask_jited_addresses(jited: &[String]) -> Vec<String> {
-    let text = |l: &str| l.rsplit_once('\t').map(|(a, b)| (a.rsplit('\t').next().unwrap_or(a).to_string(), b.to_string()));
-    let pc = |l: &str| l.split_once(":\t").map_or(String::new(), |(p, _)| p.to_string());
+/// One line of test_loader's jited text (`pc:\tbytes \t[label:]\tmnemonic\toperands`)
+/// split into its byte count and its text without pc and bytes.
+fn jited_line(l: &str) -> (usize, String) {
+    let Some((_, rest)) = l.split_once(":\t") else { return (0, l.to_string()) };
+    let Some((bytes, text)) = rest.split_once('\t') else { return (0, rest.to_string()) };
+    // a branch target's label sits at the end of the bytes column
+    let label = bytes.split_whitespace().find(|t| t.ends_with(':')).map_or(String::new(), |l| format!("{l}\t"));
+    (bytes.split_whitespace().filter(|t| !t.ends_with(':')).count(), format!("{label}{}", text.trim_start()))
+}
+
+/// The jited lines without pcs and bytes, with per-load kernel addresses
+/// collapsed into one `<address load>` line each (see [`comparable`]), and
+/// the number of bytes those address loads took.
+pub fn mask_jited_addresses(jited: &[String]) -> (Vec<String>, usize) {
+    let ops = |text: &str| -> (String, String) {
+        let text = text.rsplit_once(":\t").map_or(text, |(label, t)| if label.starts_with('L') { t } else { text });
+        let (m, o) = text.split_once('\t').unwrap_or((text, ""));
+        (m.to_string(), o.to_string())
+    };
     // an x86 immediate of a kernel address: 64-bit, or 32-bit sign-extended
     let x86_addr = |ops: &str| {
         let Some(imm) = ops.strip_prefix("$-0x").or_else(|| ops.strip_prefix("$0xffff")) else { return false };
         imm.bytes().take_while(u8::is_ascii_hexdigit).count() >= 8
     };
-    let mut out: Vec<String> = Vec::with_capacity(jited.len());
+    // arm64 `emit_a64_mov_i64` of a kernel address: a `movz` or `movn` of
+    // its top non-trivial 16-bit block, printed `mov xN, #-0x<h>` with the
+    // value below -2^32 (`0xfff0000004d7e200` direct map, `0xffff80008377..`
+    // vmalloc), then a `movk` per lower block that is not all zeros (movz)
+    // or all ones (movn)
+    let arm64_addr_top = |ops: &str| {
+        let Some((reg, imm)) = ops.split_once(", #-0x") else { return None };
+        (reg.starts_with('x') && imm.len() >= 9 && imm.bytes().all(|c| c.is_ascii_hexdigit())).then(|| reg.to_string())
+    };
+    // arm64 `emit_addr_mov_i64` (callbacks): `movn` of the low block, then
+    // always `movk` at 16 and 32
+    let arm64_addr_fixed = |k: usize, ops: &str| {
+        let (reg, _) = ops.split_once(", #-0x")?;
+        let movk = |j: usize, shift: &str| {
+            jited.get(j).map(|l| jited_line(l).1).is_some_and(|t| {
+                t.strip_prefix("movk\t").is_some_and(|o| o.starts_with(&format!("{reg},")) && o.ends_with(shift))
+            })
+        };
+        (reg.starts_with('x') && movk(k, "lsl #16") && movk(k + 1, "lsl #32")).then_some(2)
+    };
+    let (mut out, mut address_bytes) = (Vec::with_capacity(jited.len()), 0);
     let mut k = 0;
     while k < jited.len() {
-        let l = &jited[k];
-        let (mnemonic, ops) = text(l).unwrap_or_default();
-        if (mnemonic == "callq" || mnemonic == "bl") && ops.starts_with("0x") {
-            out.push(format!("{}: <call>", pc(l)));
-        } else if (mnemonic == "movabsq" || mnemonic == "movq") && x86_addr(&ops) {
-            out.push(format!("{}: <address load>", pc(l)));
-        } else if mnemonic == "mov" && ops.contains(", #-0x") {
-            // arm64: mov xN, #-...; movk xN, ..; movk xN, ..
-            let reg = ops.split(',').next().unwrap_or("").to_string();
-            let movk = |j: usize| {
-                jited.get(j).and_then(|l| text(l)).is_some_and(|(m, o)| m == "movk" && o.starts_with(&format!("{reg},")))
-            };
-            if movk(k + 1) && movk(k + 2) {
-                out.extend(jited[k..k + 3].iter().map(|l| format!("{}: <address load>", pc(l))));
-                k += 3;
-                continue;
-            }
-            out.push(l.clone());
-        } else {
-            out.push(l.clone());
-        }
+        let (n, text) = jited_line(&jited[k]);
+        let (mnemonic, operands) = ops(&text);
+        let label = text.split_once(":\t").filter(|(l, _)| l.starts_with('L')).map(|(l, _)| format!("{l}:\t"));
+        let label = label.unwrap_or_default();
         k += 1;
+        if (mnemonic == "callq" || mnemonic == "bl") && operands.starts_with("0x") {
+            out.push(format!("{label}<call>"));
+        } else if (mnemonic == "movabsq" || mnemonic == "movq") && x86_addr(&operands) {
+            address_bytes += n;
+            out.push(format!("{label}<address load>"));
+        } else if let Some(movks) = arm64_addr_fixed(k, &operands).filter(|_| mnemonic == "mov") {
+            address_bytes += n + jited[k..k + movks].iter().map(|l| jited_line(l).0).sum::<usize>();
+            k += movks;
+            out.push(format!("{label}<address load>"));
+        } else if let Some(reg) = arm64_addr_top(&operands).filter(|_| mnemonic == "mov") {
+            address_bytes += n;
+            while let Some(l) = jited.get(k) {
+                let (n, text) = jited_line(l);
+                let (m, o) = ops(&text);
+                if m != "movk" || !o.starts_with(&format!("{reg},")) || text.contains(":\t") {
+                    break;
+                }
+                address_bytes += n;
+                k += 1;
+            }
+            out.push(format!("{label}<address load>"));
+        } else {
+            out.push(text);
+        }
     }
-    out
+    (out, address_bytes)
 }
 
 #[cfg(test)]
@@ -262,14 +313,25 @@ mod tests {
         .iter()
         .map(|s| s.to_string())
         .collect();
-        let m = mask_jited_addresses(&lines);
-        assert_eq!(m[0], "2b: <address load>");
-        assert_eq!(m[1], "35: <call>");
-        assert_eq!(m[2], "2b: <address load>");
-        assert_eq!(m[3], lines[3]);
-        assert_eq!(m[4], lines[4]);
-        assert_eq!(&m[5..8], ["38: <address load>", "3c: <address load>", "40: <address load>"]);
-        assert_eq!(m[8], lines[8]);
+        let (m, bytes) = mask_jited_addresses(&lines);
+        assert_eq!(m[0], "<address load>");
+        assert_eq!(m[1], "<call>");
+        assert_eq!(m[2], "<address load>");
+        assert_eq!(m[3], "movq\t$-0x32, %rax");
+        assert_eq!(m[4], "movabsq\t$0x123456789, %rax");
+        assert_eq!(m[5], "<address load>");
+        assert_eq!(m[6], "mov\tx2, #-0x1");
+        assert_eq!(bytes, 10 + 7 + 12);
+        // an arm64 address with one zero block loads in two insns, not three
+        let two = ["38:\t00 fe ff d2 \tmov\tx0, #-0x10000000000000", "3c:\t00 40 9c f2 \tmovk\tx0, #0xe200", "40:\t08 01 00 8b   L1:\tadd\tx8, x8, x0"];
+        let vmalloc = ["1c:\te0 ff cf 92 \tmov\tx0, #-0x7fff00000001", "20:\te0 6e b0 f2 \tmovk\tx0, #0x8377, lsl #16", "24:\t00 00 86 f2 \tmovk\tx0, #0x3000"];
+        assert_eq!(mask_jited_addresses(&vmalloc.map(String::from)), (vec!["<address load>".to_string()], 12));
+        let three = ["38:\t00 fe ff d2 \tmov\tx0, #-0x10000000000000", "3c:\te0 9a a0 f2 \tmovk\tx0, #0x4d7, lsl #16", "40:\t00 40 9c f2 \tmovk\tx0, #0xe200", "44:\t08 01 00 8b   L1:\tadd\tx8, x8, x0"];
+        let (two, b2) = mask_jited_addresses(&two.map(String::from));
+        let (three, b3) = mask_jited_addresses(&three.map(String::from));
+        assert_eq!(two, three);
+        assert_eq!(two, ["<address load>", "L1:\tadd\tx8, x8, x0"]);
+        assert_eq!((b2, b3), (8, 12));
         assert_eq!(mask_verification_time("a\nverification time 1206 usec\nb"), "a\nverification time <t> usec\nb");
     }
 }
