@@ -13,14 +13,23 @@
 //! | kernel pointers `ld_imm64` loads in the log (`(18) r1 = 0xffff888005e7c800`, map and BTF addresses) | `0xPTR` |
 //! | `BPF_F_TEST_RND_HI32` immediates (`r12 = -12345` before `r12 <<= 32`) | `r12 = RND` |
 //!
+//! The xlated program is also stored as its raw instructions
+//! (`== xlated_hex`, one 8-byte slot per line as 16 hex digits in memory
+//! order), in the form `BPF_OBJ_GET_INFO_BY_FD` returns it, with map ids
+//! turned into map indexes like the dump, and with the immediates of the
+//! lines masked above (RND poison, `ld_imm64` of a kernel pointer) zeroed.
+//! It is what the JITs are checked against without the rest of the model.
+//!
 //! JIT images are stored as hex per function; the bytes that encode kernel
 //! addresses (helper calls, map pointers) are compared masked by whoever
 //! compares them.
 
 use std::fmt::Write as _;
 
+use bpf_isa::Insn;
+
 use crate::backend::LoadOutcome;
-use crate::backend::normalize::xlated_by_map_index;
+use crate::backend::normalize::{renumber_maps, xlated_by_map_index};
 
 /// One recorded load.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -32,6 +41,8 @@ pub struct Golden {
     pub verified_insns: u32,
     pub log: String,
     pub xlated: Vec<String>,
+    /// The xlated instructions, 8-byte slots (see the module comment).
+    pub xlated_insns: Vec<Insn>,
     /// Hex of each function's JIT image.
     pub jited_hex: Vec<String>,
     /// test_loader's jited text, when it was rendered.
@@ -82,6 +93,32 @@ fn mask_rnd_hi32(xlated: &[String]) -> Vec<String> {
     out
 }
 
+/// The raw xlated slots with map ids as indexes and per-load values zeroed:
+/// `BPF_F_TEST_RND_HI32` poison (`r12 = imm` before `r12 <<= 32`) and the
+/// value of an `ld_imm64` (plain, `src_reg` 0) of a kernel pointer.
+fn xlated_insns_normalised(o: &LoadOutcome) -> Vec<Insn> {
+    let mut v = renumber_maps(&o.xlated_insns, &o.map_ids, &|k| k as u32);
+    let mut k = 0;
+    while k < v.len() {
+        let i = v[k];
+        let next = v.get(k + 1).copied();
+        let is_ld = i.is_ld_imm64() && next.is_some();
+        if is_ld && i.src == 0 {
+            let val = (next.unwrap().imm as u32 as u64) << 32 | i.imm as u32 as u64;
+            if val >> 52 == 0xfff {
+                v[k].imm = 0;
+                v[k + 1].imm = 0;
+            }
+        }
+        let shl32 = next.is_some_and(|n| n.code == bpf_isa::op::BPF_ALU64 | bpf_isa::op::BPF_LSH | bpf_isa::op::BPF_K && n.dst == 12 && n.imm == 32);
+        if i.code == bpf_isa::op::BPF_ALU64 | bpf_isa::op::BPF_MOV | bpf_isa::op::BPF_K && i.dst == 12 && shl32 {
+            v[k].imm = 0;
+        }
+        k += if is_ld { 2 } else { 1 };
+    }
+    v
+}
+
 impl Golden {
     /// The normalised golden of a real kernel's outcome.
     pub fn from_outcome(header: Vec<(String, String)>, o: &LoadOutcome) -> Golden {
@@ -92,6 +129,7 @@ impl Golden {
             verified_insns: o.verified_insns,
             log: mask_kernel_pointers(&o.log),
             xlated: mask_rnd_hi32(&xlated_by_map_index(o)),
+            xlated_insns: xlated_insns_normalised(o),
             jited_hex: o.jited_funcs.iter().map(|f| f.iter().map(|b| format!("{b:02x}")).collect()).collect(),
             jited: o.jited.clone(),
             retval: o.retval,
@@ -115,6 +153,11 @@ impl Golden {
         let _ = writeln!(s, "== xlated");
         for l in &self.xlated {
             let _ = writeln!(s, "{l}");
+        }
+        let _ = writeln!(s, "== xlated_hex");
+        for i in &self.xlated_insns {
+            let b = i.to_bytes();
+            let _ = writeln!(s, "{}", b.iter().map(|x| format!("{x:02x}")).collect::<String>());
         }
         let _ = writeln!(s, "== jited_hex");
         for (i, f) in self.jited_hex.iter().enumerate() {
@@ -179,6 +222,16 @@ impl Golden {
                 "verified_insns" => g.verified_insns = one(b, "verified_insns")?.parse().map_err(|_| "bad verified_insns".to_string())?,
                 "log" => g.log = b.concat(),
                 "xlated" => g.xlated = lines(b),
+                "xlated_hex" => {
+                    for l in lines(b) {
+                        let bytes: Option<Vec<u8>> =
+                            (0..l.len() / 2).map(|k| l.get(2 * k..2 * k + 2).and_then(|h| u8::from_str_radix(h, 16).ok())).collect();
+                        match bytes.and_then(|b| <[u8; 8]>::try_from(b).ok()) {
+                            Some(b) => g.xlated_insns.push(Insn::from_bytes(b)),
+                            None => return Err(format!("bad xlated_hex line {l:?}")),
+                        }
+                    }
+                }
                 "jited_hex" => {
                     g.jited_hex = lines(b).iter().map(|l| l.split_once(": ").map_or(l.clone(), |(_, h)| h.to_string())).collect()
                 }
@@ -210,6 +263,14 @@ mod tests {
             log: "0: (18) r1 = 0xffff888005e7c800\nprocessed 3 insns\n".into(),
             xlated: vec!["0: w0 = 1".into(), "1: r12 = -77".into(), "2: r12 <<= 32".into(), "3: r0 |= r12".into()],
             jited_funcs: vec![vec![0xc3, 0xcc]],
+            xlated_insns: vec![
+                Insn::new(0xb4, 0, 0, 0, 1),
+                Insn::new(0xb7, 12, 0, 0, -77),
+                Insn::new(0x67, 12, 0, 0, 32),
+                Insn::new(0x4f, 0, 12, 0, 0),
+                Insn::new(0x18, 1, 0, 0, 0x05e7_c800),
+                Insn::new(0, 0, 0, 0, 0xffff_8880_u32 as i32),
+            ],
             retval: Some(-1i32 as u32),
             ..Default::default()
         };
@@ -221,6 +282,8 @@ mod tests {
             "4: (18) r1 = 0xPTR       ; R1=map_ptr(map=m,ks=4,vs=8)\n5: (18) r2 = 0xPTR ; R2=-1\n6: R3=scalar(umin=0xfffffffffffffff8)\n"
         );
         assert_eq!(g.xlated[1], "1: r12 = RND");
+        assert_eq!((g.xlated_insns[1].imm, g.xlated_insns[4].imm, g.xlated_insns[5].imm), (0, 0, 0));
+        assert_eq!(g.xlated_insns[0].imm, 1);
         let text = g.to_text();
         assert_eq!(Golden::parse(&text).unwrap(), g);
     }

@@ -230,6 +230,10 @@ pub struct VerifierEnv<'a> {
     pub kfuncs: &'static [(&'static str, u32)],
     /// `env->liveness`: stack liveness for the main pass's pruning.
     pub stack_liveness: super::liveness::BpfLiveness,
+    /// What the main pass left per insn for the rewrites (empty before it).
+    pub pass_aux: Vec<super::do_check::PassAux>,
+    /// `prog->aux->max_ctx_offset`.
+    pub max_ctx_offset: u32,
 }
 
 impl<'a> VerifierEnv<'a> {
@@ -266,6 +270,8 @@ impl<'a> VerifierEnv<'a> {
             max_stack_depth: 0,
             kfuncs: kfunc_btf_ids::table(input.arch),
             stack_liveness: Default::default(),
+            pass_aux: Vec::new(),
+            max_ctx_offset: 0,
         }
     }
 

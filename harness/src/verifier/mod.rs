@@ -129,23 +129,41 @@ pub enum Verdict {
 /// check first.
 pub fn bpf_check(input: &VerifierInput) -> Verdict {
     let start = Instant::now();
+    let mut env = match verify(input, start) {
+        Ok(env) => env,
+        Err(v) => return v,
+    };
+    // skip_full_check: the rewrites, which may still fail; only then come
+    // the statistics
+    match crate::fixups::bpf_fixups(&mut env) {
+        Ok(()) => not_modelled(&env, "fixups", "the model's xlated program is not handed out yet".into()),
+        Err(Fail::Errno(e)) => return finish_rejected(&mut env, start, e),
+        Err(Fail::Unsupported { phase, what }) => not_modelled(&env, phase, what),
+    }
+}
+
+/// Everything before the rewrites: the checks of `bpf_prog_load`, the front
+/// end and the main pass. `Ok` is the env of a
+/// program the verifier accepts, as the fixups find it; `Err` the verdict
+/// when it did not get that far.
+pub fn verify(input: &VerifierInput, start: Instant) -> Result<VerifierEnv<'_>, Verdict> {
     let refused = |errno: i32| Verdict::Decided(Decision { accepted: false, errno, log: String::new(), log_true_size: 0, verified_insns: 0 });
     // bpf_log_attr_init (in __sys_bpf), then bpf_prog_load's own checks
     if !log::bpf_verifier_log_attr_valid(input.log_level, input.log_size != 0, input.log_size) {
-        return refused(EINVAL);
+        return Err(refused(EINVAL));
     }
     if let Err(e) = prog_load::bpf_prog_load(input) {
-        return refused(e);
+        return Err(refused(e));
     }
     let Ok(vlog) = BpfVerifierLog::bpf_vlog_init(input.log_level, input.log_size) else {
-        return refused(EINVAL);
+        return Err(refused(EINVAL));
     };
     let mut env = VerifierEnv::new(input, vlog);
 
     // err_prep: nothing verified, no statistics
     if input.insns.last().is_some_and(|i| i.is_ld_imm64()) {
         env.verbose("invalid bpf_ld_imm64 insn\n");
-        return finish(&env, Err(EINVAL), false);
+        return Err(finish(&env, Err(EINVAL), false));
     }
 
     let flags = input.prog_flags;
@@ -161,26 +179,17 @@ pub fn bpf_check(input: &VerifierInput) -> Verdict {
     }
     env.test_reg_invariants = flags & prog_load::BPF_F_TEST_REG_INVARIANTS != 0;
 
-    match front_end(&mut env) {
-        Ok(()) => {}
-        Err(Fail::Errno(e)) => return finish_rejected(&mut env, start, e),
-        Err(Fail::Unsupported { phase, what }) => return not_modelled(&env, phase, what),
+    let fail = |env: &mut VerifierEnv<'_>, f: Fail| match f {
+        Fail::Errno(e) => finish_rejected(env, start, e),
+        Fail::Unsupported { phase, what } => not_modelled(env, phase, what),
+    };
+    if let Err(f) = front_end(&mut env) {
+        return Err(fail(&mut env, f));
     }
-    match main_pass(&mut env) {
-        Ok(()) => {}
-        Err(Fail::Errno(e)) => return finish_rejected(&mut env, start, e),
-        Err(Fail::Unsupported { phase, what }) => return not_modelled(&env, phase, what),
+    if let Err(f) = main_pass(&mut env) {
+        return Err(fail(&mut env, f));
     }
-    // skip_full_check: what runs on success before the rewrites
-    if let Err(e) = subprogs::check_max_stack_depth(&mut env) {
-        return match e {
-            Fail::Errno(e) => finish_rejected(&mut env, start, e),
-            Fail::Unsupported { phase, what } => not_modelled(&env, phase, what),
-        };
-    }
-    // bpf_optimize_bpf_loop and the fixups rewrite the program and may
-    // still fail; only then come the statistics
-    not_modelled(&env, "fixups", "the rewrites after verification (fixups) are not modelled yet".into())
+    Ok(env)
 }
 
 /// A phase the model lacks: the log so far and what was verified.
@@ -189,7 +198,7 @@ fn not_modelled(env: &VerifierEnv<'_>, phase: &'static str, what: String) -> Ver
 }
 
 /// A rejection: `print_verification_stats`, then the log's finalisation.
-fn finish_rejected(env: &mut VerifierEnv<'_>, start: Instant, errno: i32) -> Verdict {
+pub(crate) fn finish_rejected(env: &mut VerifierEnv<'_>, start: Instant, errno: i32) -> Verdict {
     print_verification_stats(env, start);
     finish(env, Err(errno), false)
 }
@@ -267,6 +276,8 @@ fn main_pass(env: &mut VerifierEnv<'_>) -> PResult<()> {
     env.total_states = out.stats.total_states;
     env.peak_states = out.stats.peak_states;
     env.longest_mark_read_walk = out.stats.longest_mark_read_walk;
+    env.pass_aux = out.aux;
+    env.max_ctx_offset = out.max_ctx_offset;
     for (si, rt) in env.subprog_info.iter_mut().zip(&out.subprogs) {
         si.stack_depth = rt.stack_depth;
         si.insns_self = rt.insns_self;

@@ -1,0 +1,89 @@
+//! The JITs: the xlated program, split into its functions as
+//! `jit_subprogs` splits it, turned into the machine code 7.3's
+//! `arch/<arch>/net/bpf_jit_comp.c` emits for it.
+//!
+//! A JIT sees what the kernel's `bpf_int_jit_compile` sees: per function,
+//! its instructions after every fixup and the facts the verifier left in
+//! `prog->aux` (stack depth, tail calls, exception boundaries...). Kernel
+//! addresses (helpers, kfuncs, maps, other functions' images) are the
+//! model's own fixed ones: whoever compares images masks them.
+
+/// One function as `jit_subprogs` hands it to the arch JIT.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct JitFunc {
+    /// The function's instructions (8-byte slots; `ld_imm64` takes two).
+    pub insns: Vec<bpf_isa::Insn>,
+    /// Where the function starts in the whole xlated program.
+    pub start: usize,
+    /// `prog->aux->stack_depth` (the verifier's `subprog_info[i].stack_depth`).
+    pub stack_depth: u32,
+}
+
+/// A whole program for the JIT.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct JitProgram {
+    pub funcs: Vec<JitFunc>,
+    /// `bpf_prog_type` (some JIT decisions depend on it).
+    pub prog_type: u32,
+}
+
+impl JitProgram {
+    /// The functions of an xlated program in the form `BPF_OBJ_GET_INFO_BY_FD`
+    /// dumps it (a goldens' `xlated_hex`): `jit_subprogs` leaves a pseudo call
+    /// there with its original relative `imm` and the callee's subprogram
+    /// index in `off`, and an `ld_imm64` of a pseudo func with the relative
+    /// `imm` in its first slot and the index in its second. Functions start
+    /// at 0 and at every callee. `stack_depths` are the verifier's, by
+    /// subprogram; a missing one is 0.
+    pub fn from_xlated_dump(insns: &[bpf_isa::Insn], stack_depths: &[u32], prog_type: u32) -> JitProgram {
+        use bpf_isa::op::*;
+        let mut starts = vec![0usize];
+        let mut k = 0;
+        while k < insns.len() {
+            let i = insns[k];
+            let call = i.code == BPF_JMP | BPF_CALL && i.src == BPF_PSEUDO_CALL;
+            let func = i.is_ld_imm64() && i.src == BPF_PSEUDO_FUNC;
+            if call || func {
+                let target = k as i64 + i.imm as i64 + 1;
+                if target >= 0 && (target as usize) < insns.len() {
+                    starts.push(target as usize);
+                }
+            }
+            k += if i.is_ld_imm64() { 2 } else { 1 };
+        }
+        starts.sort_unstable();
+        starts.dedup();
+        let funcs = starts
+            .iter()
+            .enumerate()
+            .map(|(n, &start)| {
+                let end = starts.get(n + 1).copied().unwrap_or(insns.len());
+                JitFunc { insns: insns[start..end].to_vec(), start, stack_depth: stack_depths.get(n).copied().unwrap_or(0) }
+            })
+            .collect();
+        JitProgram { funcs, prog_type }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bpf_isa::Insn;
+    use bpf_isa::op::*;
+
+    #[test]
+    fn splits_at_callees() {
+        // 0: call pc+2 (subprog 1); 1: exit; 2: ld_imm64 pseudo func -> 5 (subprog 2); 4: exit; 5: exit
+        let insns = [
+            Insn::new(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 1, 1),
+            Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+            Insn::new(BPF_LD | BPF_IMM | BPF_DW, 1, BPF_PSEUDO_FUNC, 0, 2),
+            Insn::new(0, 0, 0, 0, 2),
+            Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+            Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+        ];
+        let p = JitProgram::from_xlated_dump(&insns, &[8, 16], 1);
+        let shape: Vec<(usize, usize, u32)> = p.funcs.iter().map(|f| (f.start, f.insns.len(), f.stack_depth)).collect();
+        assert_eq!(shape, [(0, 2, 8), (2, 3, 16), (5, 1, 0)]);
+    }
+}
