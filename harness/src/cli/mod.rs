@@ -10,6 +10,7 @@ pub mod check;
 pub mod conform;
 pub mod import;
 pub mod record;
+pub mod xlated;
 
 use crate::isa::disasm::{NoCallbacks, print_bpf_insn, xlated_text};
 use crate::isa::insn::{Insn, from_hex, to_hex};
@@ -52,6 +53,10 @@ enum Cmd {
     /// everything it produced: verdict, errno, verifier log, xlated, jited,
     /// test-run retval.
     Check(check::CheckArgs),
+    /// The program's xlated dump as a ready-to-paste block of `#[arch]` and
+    /// `#[xlated("...")]` attributes for the target arch (same options as
+    /// `check`; map loads and random poison match anything).
+    Xlated(check::CheckArgs),
     /// Import kernel selftest sources (progs/*.c) as annotated Rust modules,
     /// reporting per program what could not be expressed.
     Import(import::ImportArgs),
@@ -107,6 +112,7 @@ pub fn main() -> ExitCode {
         Cmd::Asm { file, imms } => cmd_asm(&file, &imms),
         Cmd::Disasm { file, xlated } => cmd_disasm(file.as_deref(), xlated),
         Cmd::Check(a) => check::run(&a),
+        Cmd::Xlated(a) => xlated::run(&a),
         Cmd::Import(a) => import::run(&a),
         Cmd::Record(a) => record::run(&a),
         Cmd::Bench { filters, json, reps } => cmd_bench(&filters, json, reps),
@@ -166,7 +172,16 @@ fn cmd_bench(filters: &[String], json: bool, reps: usize) -> Result<(), String> 
         // the 1M-insn program takes seconds per load in the kernel
         let n = if case.request.prog.insns.len() > 500_000 { reps.min(3) } else { reps };
         eprintln!("bench: {} ({} insns, {n} reps)", case.name, case.request.prog.insns.len());
-        let m = crate::bench::measure(model.as_ref(), &case, n);
+        let mut m = crate::bench::measure(model.as_ref(), &case, n);
+        if case.kind == crate::bench::Kind::Verify {
+            match crate::bench::measure_model_verifier(&case, n) {
+                Ok((ms, processed)) => {
+                    m.verifier_ms = Some(ms);
+                    m.processed = m.processed.or(Some(processed));
+                }
+                Err(why) => eprintln!("  model verifier: {why}"),
+            }
+        }
         let k = crate::bench::measure(kernel.as_ref(), &case, n);
         for (side, s) in [("model", &m), ("kernel", &k)] {
             if let Some(why) = &s.unavailable {
