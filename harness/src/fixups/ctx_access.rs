@@ -45,14 +45,7 @@ pub struct Conv<'a> {
 
 impl Conv<'_> {
     fn unsupported(&self, what: &str) -> Fail {
-        Fail::unsupported(
-            "bpf_convert_ctx_accesses",
-            &format!(
-                "{} (prog type {}) is not modelled yet",
-                what,
-                prog_type_name(self.prog_type)
-            ),
-        )
+        Fail::unsupported("bpf_convert_ctx_accesses", &format!("{} (prog type {}) is not modelled yet", what, prog_type_name(self.prog_type)))
     }
 }
 
@@ -63,10 +56,7 @@ pub type Converted = Result<(Vec<Insn>, u32), Fail>;
 type ConvertCtxAccess = fn(&Conv<'_>, Access, &Insn) -> Converted;
 
 fn prog_type_name(t: u32) -> String {
-    crate::prog_type::PROG_TYPES
-        .iter()
-        .find(|(n, _)| *n == t)
-        .map_or_else(|| t.to_string(), |(_, name)| name.to_string())
+    crate::prog_type::PROG_TYPES.iter().find(|(n, _)| *n == t).map_or_else(|| t.to_string(), |(_, name)| name.to_string())
 }
 
 /// `ops->convert_ctx_access` of the prog type: `Ok(None)` for types whose
@@ -79,10 +69,7 @@ fn ops_convert_ctx_access(prog_type: u32) -> Result<Option<ConvertCtxAccess>, St
         pt::SK_LOOKUP => sock::sk_lookup_convert_ctx_access,
         pt::KPROBE | pt::TRACEPOINT | pt::RAW_TRACEPOINT | pt::SYSCALL => return Ok(None),
         _ => {
-            return Err(format!(
-                "convert_ctx_access of prog type {}",
-                prog_type_name(prog_type)
-            ));
+            return Err(format!("convert_ctx_access of prog type {}", prog_type_name(prog_type)));
         }
     }))
 }
@@ -124,9 +111,7 @@ enum Kind {
 fn classify(insn: &Insn, ptr_type: RegType) -> Kind {
     let (class, mode) = (insn.code & 0x07, insn.code & 0xe0);
     match class {
-        BPF_LDX if mode == BPF_MEM || (mode == BPF_MEMSX && insn.code & 0x18 != BPF_DW) => {
-            Kind::Read
-        }
+        BPF_LDX if mode == BPF_MEM || (mode == BPF_MEMSX && insn.code & 0x18 != BPF_DW) => Kind::Read,
         BPF_STX | BPF_ST if mode == BPF_MEM => Kind::Write,
         BPF_STX if mode == BPF_ATOMIC && ptr_type == PTR_TO_ARENA => Kind::ArenaAtomic,
         _ => Kind::Other,
@@ -136,35 +121,19 @@ fn classify(insn: &Insn, ptr_type: RegType) -> Kind {
 /// The pass.
 pub fn bpf_convert_ctx_accesses(env: &mut VerifierEnv<'_>) -> Result<(), Fail> {
     let prog_type = env.input.prog_type.0;
-    let layout = layout::for_arch(env.input.arch).ok_or_else(|| {
-        Fail::unsupported(
-            "bpf_convert_ctx_accesses",
-            &format!(
-                "the 7.3 structure layout of {} is not known",
-                env.input.arch
-            ),
-        )
-    })?;
+    let layout = layout::for_arch(env.input.arch)
+        .ok_or_else(|| Fail::unsupported("bpf_convert_ctx_accesses", &format!("the 7.3 structure layout of {} is not known", env.input.arch)))?;
     if env.pass_aux.len() != env.insns.len() {
-        return Err(Fail::unsupported(
-            "bpf_convert_ctx_accesses",
-            "the main pass left no per-insn data",
-        ));
+        return Err(Fail::unsupported("bpf_convert_ctx_accesses", "the main pass left no per-insn data"));
     }
-    let cx = Conv {
-        layout,
-        prog_type,
-        tstamp_type_access: tstamp_type_access(env),
-    };
+    let cx = Conv { layout, prog_type, tstamp_type_access: tstamp_type_access(env) };
     let mut patches = Patches::new();
 
     // gen_epilogue exists for struct_ops only, which the verifier model
     // does not load; gen_prologue: tc's unclone prologue when the program
     // writes packet data (bpf_noop_prologue elsewhere, or none)
     let prologue = match prog_type {
-        pt::SCHED_CLS | pt::SCHED_ACT if seen_direct_write(env) => {
-            Some(skb::bpf_unclone_prologue(&cx, env.insns[0]))
-        }
+        pt::SCHED_CLS | pt::SCHED_ACT if seen_direct_write(env) => Some(skb::bpf_unclone_prologue(&cx, env.insns[0])),
         pt::SCHED_CLS | pt::SCHED_ACT | pt::XDP => None,
         _ if seen_direct_write(env) => {
             return Err(cx.unsupported("the prologue for direct packet writes"));
@@ -183,17 +152,10 @@ pub fn bpf_convert_ctx_accesses(env: &mut VerifierEnv<'_>) -> Result<(), Fail> {
         }
         let converted: Option<Vec<Insn>> = match classify(&insn, ptr_type) {
             Kind::Other => None,
-            Kind::ArenaAtomic => Some(vec![Insn {
-                code: BPF_STX | BPF_PROBE_ATOMIC | (insn.code & 0x18),
-                ..insn
-            }]),
+            Kind::ArenaAtomic => Some(vec![Insn { code: BPF_STX | BPF_PROBE_ATOMIC | (insn.code & 0x18), ..insn }]),
             Kind::Write if a.nospec_result => Some(vec![insn, emit::st_nospec()]),
             kind => {
-                let ty = if matches!(kind, Kind::Read) {
-                    Access::Read
-                } else {
-                    Access::Write
-                };
+                let ty = if matches!(kind, Kind::Read) { Access::Read } else { Access::Write };
                 convert_one(&cx, env, i, insn, ty)?
             }
         };
@@ -220,13 +182,7 @@ pub fn bpf_convert_ctx_accesses(env: &mut VerifierEnv<'_>) -> Result<(), Fail> {
 
 /// The rewrite of one load or store by the pointer type it goes through:
 /// `None` when it stays as it is.
-fn convert_one(
-    cx: &Conv<'_>,
-    env: &VerifierEnv<'_>,
-    i: usize,
-    insn: Insn,
-    ty: Access,
-) -> Result<Option<Vec<Insn>>, Fail> {
+fn convert_one(cx: &Conv<'_>, env: &VerifierEnv<'_>, i: usize, insn: Insn, ty: Access) -> Result<Option<Vec<Insn>>, Fail> {
     let a = &env.pass_aux[i];
     let ptr_type = a.ptr_type;
     let (convert, ctx_field_size): (ConvertCtxAccess, u32) = match ptr_type {
@@ -235,10 +191,7 @@ fn convert_one(
             Ok(None) => return Ok(None),
             Err(what) => return Err(cx.unsupported(&what)),
         },
-        PTR_TO_SOCKET | PTR_TO_SOCK_COMMON => (
-            sock::bpf_sock_convert_ctx_access,
-            bpf_sock_ctx_field_size(insn.off, ldst_bytes(&insn)),
-        ),
+        PTR_TO_SOCKET | PTR_TO_SOCK_COMMON => (sock::bpf_sock_convert_ctx_access, bpf_sock_ctx_field_size(insn.off, ldst_bytes(&insn))),
         PTR_TO_TCP_SOCK => {
             return Err(cx.unsupported("a bpf_tcp_sock access (bpf_tcp_sock_convert_ctx_access)"));
         }
@@ -249,28 +202,16 @@ fn convert_one(
             if insn.code & 0xe0 == BPF_MEMSX {
                 return Err(cx.unsupported("a sign-extending arena load"));
             }
-            return Ok(Some(vec![Insn {
-                code: (insn.code & 0x07) | BPF_PROBE_MEM32 | (insn.code & 0x18),
-                ..insn
-            }]));
+            return Ok(Some(vec![Insn { code: (insn.code & 0x07) | BPF_PROBE_MEM32 | (insn.code & 0x18), ..insn }]));
         }
         t => {
             let mem_or_btf = matches!(base_type(t), PTR_TO_MEM | PTR_TO_BTF_ID);
             if mem_or_btf && bpf_may_fault_on_deref(t) && ty == Access::Read {
-                let mode = if insn.code & 0xe0 == BPF_MEM {
-                    BPF_PROBE_MEM
-                } else {
-                    BPF_PROBE_MEMSX
-                };
-                return Ok(Some(vec![Insn {
-                    code: BPF_LDX | mode | (insn.code & 0x18),
-                    ..insn
-                }]));
+                let mode = if insn.code & 0xe0 == BPF_MEM { BPF_PROBE_MEM } else { BPF_PROBE_MEMSX };
+                return Ok(Some(vec![Insn { code: BPF_LDX | mode | (insn.code & 0x18), ..insn }]));
             }
             if bpf_may_fault_on_deref(t) {
-                return Err(cx.unsupported(&format!(
-                    "insn {i}: a store through a fault prone pointer (a verifier bug in 7.3)"
-                )));
+                return Err(cx.unsupported(&format!("insn {i}: a store through a fault prone pointer (a verifier bug in 7.3)")));
             }
             return Ok(None);
         }
@@ -284,9 +225,7 @@ fn convert_one(
     let mut si = insn;
     if is_narrower_load {
         if ty == Access::Write {
-            return Err(cx.unsupported(&format!(
-                "insn {i}: a narrow ctx store (a verifier bug in 7.3)"
-            )));
+            return Err(cx.unsupported(&format!("insn {i}: a narrow ctx store (a verifier bug in 7.3)")));
         }
         let size_code = match ctx_field_size {
             4 => BPF_W,
@@ -300,31 +239,19 @@ fn convert_one(
     if out.is_empty() || (ctx_field_size != 0 && target_size == 0) {
         // 7.3's verifier_bug "error during ctx access conversion": the
         // model's validation and conversion disagree
-        return Err(cx.unsupported(&format!(
-            "insn {i}: the conversion of a ctx field of size {ctx_field_size}"
-        )));
+        return Err(cx.unsupported(&format!("insn {i}: the conversion of a ctx field of size {ctx_field_size}")));
     }
     if is_narrower_load && size < target_size {
         let shift = (bpf_ctx_narrow_access_offset(off, size_default) * 8) as i32;
         let mask = ((1u64 << (size * 8)) - 1) as u32 as i32;
         if shift != 0 {
             let op = BPF_RSH;
-            out.push(if ctx_field_size <= 4 {
-                emit::alu32_imm(op, si.dst, shift)
-            } else {
-                emit::alu64_imm(op, si.dst, shift)
-            });
+            out.push(if ctx_field_size <= 4 { emit::alu32_imm(op, si.dst, shift) } else { emit::alu64_imm(op, si.dst, shift) });
         }
         out.push(emit::alu32_imm(BPF_AND, si.dst, mask));
     }
     if mode == BPF_MEMSX {
-        out.push(Insn::new(
-            BPF_ALU64 | BPF_MOV | BPF_X,
-            si.dst,
-            si.dst,
-            (size * 8) as i16,
-            0,
-        ));
+        out.push(Insn::new(BPF_ALU64 | BPF_MOV | BPF_X, si.dst, si.dst, (size * 8) as i16, 0));
     }
     Ok(Some(out))
 }
@@ -334,37 +261,28 @@ fn convert_one(
 fn tstamp_type_access(env: &VerifierEnv<'_>) -> bool {
     const TSTAMP_TYPE: i16 = 180;
     matches!(env.input.prog_type.0, pt::SCHED_CLS | pt::SCHED_ACT)
-        && env.insns.iter().zip(&env.pass_aux).any(|(insn, a)| {
-            a.ptr_type == PTR_TO_CTX && insn.code & 0x07 == BPF_LDX && insn.off == TSTAMP_TYPE
-        })
+        && env.insns.iter().zip(&env.pass_aux).any(|(insn, a)| a.ptr_type == PTR_TO_CTX && insn.code & 0x07 == BPF_LDX && insn.off == TSTAMP_TYPE)
 }
 
 /// `env->seen_direct_write`: the main pass accepted a store into packet
 /// data (`may_access_direct_pkt_data` sets it).
 fn seen_direct_write(env: &VerifierEnv<'_>) -> bool {
-    env.insns.iter().zip(&env.pass_aux).any(|(insn, a)| {
-        matches!(insn.code & 0x07, BPF_ST | BPF_STX)
-            && matches!(base_type(a.ptr_type), PTR_TO_PACKET | PTR_TO_PACKET_META)
-    })
+    env.insns
+        .iter()
+        .zip(&env.pass_aux)
+        .any(|(insn, a)| matches!(insn.code & 0x07, BPF_ST | BPF_STX) && matches!(base_type(a.ptr_type), PTR_TO_PACKET | PTR_TO_PACKET_META))
 }
 
 /// `adjust_jmp_off(prog, tgt_idx, delta)`: jumps outside the prologue that
 /// targeted its start (the old first insn) move to that insn again.
 fn adjust_jmp_off(insns: &mut [Insn], tgt_idx: usize, delta: usize) -> Result<(), Fail> {
-    let range = || {
-        Fail::unsupported(
-            "bpf_convert_ctx_accesses",
-            "a jump to the first insn moves out of its range (ERANGE)",
-        )
-    };
+    let range = || Fail::unsupported("bpf_convert_ctx_accesses", "a jump to the first insn moves out of its range (ERANGE)");
     for (i, insn) in insns.iter_mut().enumerate() {
         if (tgt_idx..tgt_idx + delta).contains(&i) {
             continue;
         }
         let class = insn.code & 0x07;
-        if (class != BPF_JMP && class != BPF_JMP32)
-            || matches!(insn.code & 0xf0, BPF_CALL | BPF_EXIT)
-        {
+        if (class != BPF_JMP && class != BPF_JMP32) || matches!(insn.code & 0xf0, BPF_CALL | BPF_EXIT) {
             continue;
         }
         if insn.code == BPF_JMP32 | BPF_JA {

@@ -12,13 +12,7 @@ pub fn ldx(size: u8, dst: u8, src: u8, off: i16) -> Insn {
 /// `BPF_EMIT_STORE(size, si, off)`: the store `si` (ST or STX) redirected
 /// to `off` with `size`.
 pub fn emit_store(si: &Insn, size: u8, off: i16) -> Insn {
-    Insn::new(
-        (si.code & 0x07) | size | BPF_MEM,
-        si.dst,
-        si.src,
-        off,
-        si.imm,
-    )
+    Insn::new((si.code & 0x07) | size | BPF_MEM, si.dst, si.src, off, si.imm)
 }
 
 /// `BPF_JMP_IMM(op, dst, imm, off)`.

@@ -173,27 +173,9 @@ const DEBIAN_7_3_X86_64: KernelLayout = KernelLayout {
         skc_v6_daddr: 56,
         skc_v6_rcv_saddr: 72,
     },
-    sock: Sock {
-        sk_bound_dev_if: 20,
-        sk_rx_queue_mapping: 122,
-        sk_priority: 528,
-        sk_mark: 532,
-        sk_protocol: 540,
-        sk_type: 542,
-    },
-    shinfo: SharedInfo {
-        gso_size: 4,
-        gso_segs: 6,
-        hwtstamps: 16,
-    },
-    xdp_buff: XdpBuff {
-        data: 0,
-        data_end: 8,
-        data_meta: 16,
-        rxq: 32,
-        rxq_dev: 0,
-        rxq_queue_index: 8,
-    },
+    sock: Sock { sk_bound_dev_if: 20, sk_rx_queue_mapping: 122, sk_priority: 528, sk_mark: 532, sk_protocol: 540, sk_type: 542 },
+    shinfo: SharedInfo { gso_size: 4, gso_segs: 6, hwtstamps: 16 },
+    xdp_buff: XdpBuff { data: 0, data_end: 8, data_meta: 16, rxq: 32, rxq_dev: 0, rxq_queue_index: 8 },
     sk_lookup_kern: SkLookupKern {
         family: 0,
         protocol: 2,
@@ -211,10 +193,7 @@ const DEBIAN_7_3_X86_64: KernelLayout = KernelLayout {
 };
 
 /// arm64: the same structures; CONFIG_NR_CPUS=512.
-const DEBIAN_7_3_ARM64: KernelLayout = KernelLayout {
-    min_napi_id: 513,
-    ..DEBIAN_7_3_X86_64
-};
+const DEBIAN_7_3_ARM64: KernelLayout = KernelLayout { min_napi_id: 513, ..DEBIAN_7_3_X86_64 };
 
 /// The layout of the 7.3 kernel of `arch`, where it was measured.
 pub fn for_arch(arch: Arch) -> Option<&'static KernelLayout> {

@@ -60,10 +60,7 @@ const BPF_FUNC_SKB_PULL_DATA: i32 = 39;
 pub fn tc_cls_act_convert_ctx_access(cx: &Conv<'_>, ty: Access, si: &Insn) -> Converted {
     if si.off == uapi::IFINDEX {
         let l = cx.layout;
-        let insns = vec![
-            ldx(BPF_DW, si.dst, si.src, l.sk_buff.dev),
-            ldx(BPF_W, si.dst, si.dst, l.net_device_ifindex),
-        ];
+        let insns = vec![ldx(BPF_DW, si.dst, si.src, l.sk_buff.dev), ldx(BPF_W, si.dst, si.dst, l.net_device_ifindex)];
         return Ok((insns, 4));
     }
     bpf_convert_ctx_access(cx, ty, si)
@@ -77,11 +74,7 @@ pub fn bpf_convert_ctx_access(cx: &Conv<'_>, ty: Access, si: &Insn) -> Converted
     let write = ty == Access::Write;
     // a field of `size` bytes read or written in place
     let rw = |size: u8, off: i16| {
-        if write {
-            emit_store(si, size, off)
-        } else {
-            ldx(size, d, s, off)
-        }
+        if write { emit_store(si, size, off) } else { ldx(size, d, s, off) }
     };
     let mut out = Vec::new();
     let target_size = match si.off {
@@ -185,14 +178,7 @@ pub fn bpf_convert_ctx_access(cx: &Conv<'_>, ty: Access, si: &Insn) -> Converted
         }
         FAMILY => sk_field(cx, si, &mut out, BPF_H, cx.layout.sock_common.skc_family, 2),
         REMOTE_IP4 => sk_field(cx, si, &mut out, BPF_W, cx.layout.sock_common.skc_daddr, 4),
-        LOCAL_IP4 => sk_field(
-            cx,
-            si,
-            &mut out,
-            BPF_W,
-            cx.layout.sock_common.skc_rcv_saddr,
-            4,
-        ),
+        LOCAL_IP4 => sk_field(cx, si, &mut out, BPF_W, cx.layout.sock_common.skc_rcv_saddr, 4),
         REMOTE_IP6..LOCAL_IP6 => {
             // no target size: the kernel records none for the ip6 words
             let off = cx.layout.sock_common.skc_v6_daddr + (si.off - REMOTE_IP6);
@@ -251,14 +237,7 @@ pub fn bpf_convert_ctx_access(cx: &Conv<'_>, ty: Access, si: &Insn) -> Converted
 }
 
 /// A field of `skb->sk`'s `sock_common`.
-fn sk_field(
-    cx: &Conv<'_>,
-    si: &Insn,
-    out: &mut Vec<Insn>,
-    size: u8,
-    off: i16,
-    target_size: u32,
-) -> u32 {
+fn sk_field(cx: &Conv<'_>, si: &Insn, out: &mut Vec<Insn>, size: u8, off: i16, target_size: u32) -> u32 {
     out.push(ldx(BPF_DW, si.dst, si.src, cx.layout.sk_buff.sk));
     out.push(ldx(size, si.dst, si.dst, off));
     target_size
@@ -302,13 +281,7 @@ fn bpf_convert_tstamp_write(cx: &Conv<'_>, si: &Insn, out: &mut Vec<Insn>) {
         out.push(jmp32_imm(BPF_JSET, tmp, l.tc_at_ingress_mask, 1));
         out.push(jmp_a(2));
         out.push(alu32_imm(BPF_AND, tmp, !l.tstamp_type_mask));
-        out.push(Insn::new(
-            BPF_STX | BPF_B | BPF_MEM,
-            skb,
-            tmp,
-            l.bf_mono_tc_offset,
-            0,
-        ));
+        out.push(Insn::new(BPF_STX | BPF_B | BPF_MEM, skb, tmp, l.bf_mono_tc_offset, 0));
     }
     out.push(emit_store(si, BPF_DW, l.tstamp));
 }

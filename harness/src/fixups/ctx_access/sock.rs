@@ -34,10 +34,8 @@ const NO_QUEUE_MAPPING: i32 = 0xffff;
 /// `size` bytes at `off` (`check_sock_access` stores it for the fixups).
 pub fn bpf_sock_ctx_field_size(off: i16, size: u32) -> u32 {
     use bpf_sock::*;
-    let narrow4 = matches!(
-        off,
-        STATE | FAMILY | TYPE | PROTOCOL | SRC_PORT | RX_QUEUE_MAPPING
-    ) || (SRC_IP4..SRC_IP4 + 4).contains(&off)
+    let narrow4 = matches!(off, STATE | FAMILY | TYPE | PROTOCOL | SRC_PORT | RX_QUEUE_MAPPING)
+        || (SRC_IP4..SRC_IP4 + 4).contains(&off)
         || (SRC_IP6..SRC_IP6 + 16).contains(&off)
         || (DST_IP4..DST_IP4 + 4).contains(&off)
         || (DST_IP6..DST_IP6 + 16).contains(&off);
@@ -57,11 +55,7 @@ pub fn bpf_sock_convert_ctx_access(cx: &Conv<'_>, ty: Access, si: &Insn) -> Conv
     let (d, s) = (si.dst, si.src);
     let write = ty == Access::Write;
     let rw = |size: u8, off: i16| {
-        if write {
-            emit_store(si, size, off)
-        } else {
-            ldx(size, d, s, off)
-        }
+        if write { emit_store(si, size, off) } else { ldx(size, d, s, off) }
     };
     let own_size = si.code & 0x18;
     let r = match si.off {
@@ -73,29 +67,14 @@ pub fn bpf_sock_convert_ctx_access(cx: &Conv<'_>, ty: Access, si: &Insn) -> Conv
         PROTOCOL => (vec![ldx(BPF_H, d, s, sk.sk_protocol)], 2),
         SRC_IP4 => (vec![ldx(own_size, d, s, sc.skc_rcv_saddr)], 4),
         DST_IP4 => (vec![ldx(own_size, d, s, sc.skc_daddr)], 4),
-        SRC_IP6..SRC_PORT => (
-            vec![ldx(
-                own_size,
-                d,
-                s,
-                sc.skc_v6_rcv_saddr + (si.off - SRC_IP6),
-            )],
-            4,
-        ),
-        DST_IP6..STATE => (
-            vec![ldx(own_size, d, s, sc.skc_v6_daddr + (si.off - DST_IP6))],
-            4,
-        ),
+        SRC_IP6..SRC_PORT => (vec![ldx(own_size, d, s, sc.skc_v6_rcv_saddr + (si.off - SRC_IP6))], 4),
+        DST_IP6..STATE => (vec![ldx(own_size, d, s, sc.skc_v6_daddr + (si.off - DST_IP6))], 4),
         SRC_PORT => (vec![ldx(BPF_H, d, s, sc.skc_num)], 2),
         DST_PORT => (vec![ldx(BPF_H, d, s, sc.skc_dport)], 2),
         STATE => (vec![ldx(BPF_B, d, s, sc.skc_state)], 1),
         RX_QUEUE_MAPPING => {
             // CONFIG_SOCK_RX_QUEUE_MAPPING: no mapping reads as -1
-            let v = vec![
-                ldx(BPF_H, d, s, sk.sk_rx_queue_mapping),
-                jmp_imm(BPF_JNE, d, NO_QUEUE_MAPPING, 1),
-                alu32_imm(BPF_MOV, d, -1),
-            ];
+            let v = vec![ldx(BPF_H, d, s, sk.sk_rx_queue_mapping), jmp_imm(BPF_JNE, d, NO_QUEUE_MAPPING, 1), alu32_imm(BPF_MOV, d, -1)];
             (v, 4)
         }
         off => return Err(cx.unsupported(&format!("bpf_sock field at offset {off}"))),
@@ -125,13 +104,7 @@ pub fn sk_lookup_convert_ctx_access(cx: &Conv<'_>, _ty: Access, si: &Insn) -> Co
     let k = &cx.layout.sk_lookup_kern;
     let (d, s) = (si.dst, si.src);
     // the ip6 addresses hang off pointers that may be NULL (an ip4 lookup)
-    let ip6 = |ptr: i16, word: i16| {
-        vec![
-            ldx(BPF_DW, d, s, ptr),
-            jmp_imm(BPF_JEQ, d, 0, 1),
-            ldx(BPF_W, d, d, word),
-        ]
-    };
+    let ip6 = |ptr: i16, word: i16| vec![ldx(BPF_DW, d, s, ptr), jmp_imm(BPF_JEQ, d, 0, 1), ldx(BPF_W, d, d, word)];
     let r = match si.off {
         SK => (vec![ldx(BPF_DW, d, s, k.selected_sk)], 0),
         FAMILY => (vec![ldx(BPF_H, d, s, k.family)], 2),

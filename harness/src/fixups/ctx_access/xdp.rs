@@ -24,15 +24,8 @@ pub fn xdp_convert_ctx_access(cx: &Conv<'_>, _ty: Access, si: &Insn) -> Converte
         DATA => vec![ldx(BPF_DW, d, s, x.data)],
         DATA_END => vec![ldx(BPF_DW, d, s, x.data_end)],
         DATA_META => vec![ldx(BPF_DW, d, s, x.data_meta)],
-        INGRESS_IFINDEX => vec![
-            ldx(BPF_DW, d, s, x.rxq),
-            ldx(BPF_DW, d, d, x.rxq_dev),
-            ldx(BPF_W, d, d, cx.layout.net_device_ifindex),
-        ],
-        RX_QUEUE_INDEX => vec![
-            ldx(BPF_DW, d, s, x.rxq),
-            ldx(BPF_W, d, d, x.rxq_queue_index),
-        ],
+        INGRESS_IFINDEX => vec![ldx(BPF_DW, d, s, x.rxq), ldx(BPF_DW, d, d, x.rxq_dev), ldx(BPF_W, d, d, cx.layout.net_device_ifindex)],
+        RX_QUEUE_INDEX => vec![ldx(BPF_DW, d, s, x.rxq), ldx(BPF_W, d, d, x.rxq_queue_index)],
         // egress_ifindex (devmap programs) goes through xdp_buff.txq, not measured yet
         off => return Err(cx.unsupported(&format!("xdp_md field at offset {off}"))),
     };
