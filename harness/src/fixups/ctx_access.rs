@@ -192,9 +192,7 @@ fn convert_one(cx: &Conv<'_>, env: &VerifierEnv<'_>, i: usize, insn: Insn, ty: A
             Err(what) => return Err(cx.unsupported(&what)),
         },
         PTR_TO_SOCKET | PTR_TO_SOCK_COMMON => (sock::bpf_sock_convert_ctx_access, bpf_sock_ctx_field_size(insn.off, ldst_bytes(&insn))),
-        PTR_TO_TCP_SOCK => {
-            return Err(cx.unsupported("a bpf_tcp_sock access (bpf_tcp_sock_convert_ctx_access)"));
-        }
+        PTR_TO_TCP_SOCK => (sock::bpf_tcp_sock_convert_ctx_access, 0),
         PTR_TO_XDP_SOCK => {
             return Err(cx.unsupported("a bpf_xdp_sock access (bpf_xdp_sock_convert_ctx_access)"));
         }

@@ -20,6 +20,9 @@ pub struct KernelLayout {
     pub shinfo: SharedInfo,
     pub xdp_buff: XdpBuff,
     pub sk_lookup_kern: SkLookupKern,
+    /// `struct bpf_tcp_sock` field -> where `struct tcp_sock` keeps it:
+    /// (uapi offset, load size, kernel offset).
+    pub tcp_sock: &'static [(i16, u8, i16)],
     /// `MIN_NAPI_ID`: `NR_CPUS + 1`.
     pub min_napi_id: i32,
 }
@@ -128,6 +131,40 @@ pub struct SkLookupKern {
     pub ingress_ifindex: i16,
 }
 
+/// `bpf_tcp_sock` -> `tcp_sock` (`rtt_min` is `rtt_min.s[0].v`,
+/// `icsk_retransmits` is in `inet_connection_sock`).
+const TCP_SOCK: &[(i16, u8, i16)] = {
+    use bpf_isa::op::{BPF_B, BPF_DW, BPF_W};
+    &[
+        (0, BPF_W, 1484),   // snd_cwnd
+        (4, BPF_W, 1784),   // srtt_us
+        (8, BPF_W, 1540),   // rtt_min
+        (12, BPF_W, 1532),  // snd_ssthresh
+        (16, BPF_W, 1768),  // rcv_nxt
+        (20, BPF_W, 1772),  // snd_nxt
+        (24, BPF_W, 1776),  // snd_una
+        (28, BPF_W, 1480),  // mss_cache
+        (32, BPF_B, 1744),  // ecn_flags
+        (36, BPF_W, 1696),  // rate_delivered
+        (40, BPF_W, 1700),  // rate_interval_us
+        (44, BPF_W, 1788),  // packets_out
+        (48, BPF_W, 1520),  // retrans_out
+        (52, BPF_W, 2304),  // total_retrans
+        (56, BPF_W, 1852),  // segs_in
+        (60, BPF_W, 1872),  // data_segs_in
+        (64, BPF_W, 1856),  // segs_out
+        (68, BPF_W, 1640),  // data_segs_out
+        (72, BPF_W, 1492),  // lost_out
+        (76, BPF_W, 1496),  // sacked_out
+        (80, BPF_DW, 1864), // bytes_received
+        (88, BPF_DW, 1608), // bytes_acked
+        (96, BPF_W, 1936),  // dsack_dups
+        (100, BPF_W, 1600), // delivered
+        (104, BPF_W, 1604), // delivered_ce
+        (108, BPF_B, 1281), // icsk_retransmits
+    ]
+};
+
 const DEBIAN_7_3_X86_64: KernelLayout = KernelLayout {
     sk_buff: SkBuff {
         dev: 16,
@@ -188,6 +225,7 @@ const DEBIAN_7_3_X86_64: KernelLayout = KernelLayout {
         selected_sk: 32,
         ingress_ifindex: 40,
     },
+    tcp_sock: TCP_SOCK,
     // CONFIG_NR_CPUS=8192
     min_napi_id: 8193,
 };

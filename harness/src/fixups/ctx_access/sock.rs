@@ -121,3 +121,12 @@ pub fn sk_lookup_convert_ctx_access(cx: &Conv<'_>, _ty: Access, si: &Insn) -> Co
     };
     Ok(r)
 }
+
+/// `bpf_tcp_sock_convert_ctx_access`: every field is one load of the
+/// `tcp_sock` member (read only, no narrow loads).
+pub fn bpf_tcp_sock_convert_ctx_access(cx: &Conv<'_>, _ty: Access, si: &Insn) -> Converted {
+    match cx.layout.tcp_sock.iter().find(|(uapi, _, _)| *uapi == si.off) {
+        Some(&(_, size, off)) => Ok((vec![ldx(size, si.dst, si.src, off)], 0)),
+        None => Err(cx.unsupported(&format!("bpf_tcp_sock field at offset {}", si.off))),
+    }
+}
