@@ -263,12 +263,14 @@ fn tstamp_type_access(env: &VerifierEnv<'_>) -> bool {
 }
 
 /// `env->seen_direct_write`: the main pass accepted a store into packet
-/// data (`may_access_direct_pkt_data` sets it).
+/// data (`may_access_direct_pkt_data` sets it), or a call of
+/// `bpf_dynptr_slice_rdwr`, whose slice may be written.
 fn seen_direct_write(env: &VerifierEnv<'_>) -> bool {
-    env.insns
-        .iter()
-        .zip(&env.pass_aux)
-        .any(|(insn, a)| matches!(insn.code & 0x07, BPF_ST | BPF_STX) && matches!(base_type(a.ptr_type), PTR_TO_PACKET | PTR_TO_PACKET_META))
+    env.insns.iter().zip(&env.pass_aux).any(|(insn, a)| {
+        let pkt_store = matches!(insn.code & 0x07, BPF_ST | BPF_STX) && matches!(base_type(a.ptr_type), PTR_TO_PACKET | PTR_TO_PACKET_META);
+        let rdwr_slice = a.seen && insn.is_kfunc_call() && env.kfunc_name(insn.imm) == Some("bpf_dynptr_slice_rdwr");
+        pkt_store || rdwr_slice
+    })
 }
 
 /// `adjust_jmp_off(prog, tgt_idx, delta)`: jumps outside the prologue that
