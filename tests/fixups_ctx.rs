@@ -338,3 +338,21 @@ fn golden_normalisation_drops_rnd_hi32_and_zext_and_remaps_jumps() {
     let want = vec![ins(BPF_JMP | BPF_JEQ | BPF_K, 1, 0, 1, 0), ins(BPF_ALU | BPF_ADD | BPF_K, 0, 0, 0, 1), ins(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)];
     assert_eq!(without_zext_and_rnd_hi32(&prog), want);
 }
+
+#[test]
+fn unmeasured_layouts_and_fields_are_not_guessed() {
+    // riscv64's structure layout was never measured: no conversion
+    let prog = bpf_isa::assemble("r0 = *(u32 *)(r1 +0)\nexit").unwrap();
+    let input = VerifierInput::new(prog.insns, ProgType::from_name("socket_filter").unwrap(), Arch::Riscv64);
+    let mut env = verify(&input, Instant::now()).unwrap_or_else(|v| panic!("{v:?}"));
+    match bpf_convert_ctx_accesses(&mut env) {
+        Err(Fail::Unsupported { what, .. }) => assert!(what.contains("riscv64"), "{what}"),
+        other => panic!("riscv64 converted without a layout: {other:?}"),
+    }
+    // a tracing ctx is read as it is: nothing to convert, nothing refused
+    let prog = bpf_isa::assemble("r0 = *(u64 *)(r1 +8)\nexit").unwrap();
+    let input = VerifierInput::new(prog.insns.clone(), ProgType::from_name("raw_tracepoint").unwrap(), Arch::X86_64);
+    let mut env = verify(&input, Instant::now()).unwrap_or_else(|v| panic!("{v:?}"));
+    bpf_convert_ctx_accesses(&mut env).expect("raw_tp ctx needs no conversion");
+    assert_eq!(env.insns, prog.insns);
+}
