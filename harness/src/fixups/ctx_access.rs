@@ -59,18 +59,36 @@ fn prog_type_name(t: u32) -> String {
     crate::prog_type::PROG_TYPES.iter().find(|(n, _)| *n == t).map_or_else(|| t.to_string(), |(_, name)| name.to_string())
 }
 
+/// `BPF_PROG_TYPE_*` numbers beyond the verifier model's list.
+mod more_pt {
+    pub const CGROUP_SOCK: u32 = 9;
+    pub const LWT_IN: u32 = 10;
+    pub const LWT_OUT: u32 = 11;
+    pub const LWT_XMIT: u32 = 12;
+    pub const CGROUP_DEVICE: u32 = 15;
+    pub const LWT_SEG6LOCAL: u32 = 19;
+    pub const RAW_TRACEPOINT_WRITABLE: u32 = 24;
+    pub const TRACING: u32 = 26;
+    pub const LSM: u32 = 29;
+}
+
 /// `ops->convert_ctx_access` of the prog type: `Ok(None)` for types whose
 /// ctx is accessed as it is (no callback).
 fn ops_convert_ctx_access(prog_type: u32) -> Result<Option<ConvertCtxAccess>, String> {
+    use more_pt::*;
     Ok(Some(match prog_type {
-        pt::SOCKET_FILTER | pt::CGROUP_SKB => skb::bpf_convert_ctx_access,
+        pt::SOCKET_FILTER | pt::CGROUP_SKB | LWT_IN | LWT_OUT | LWT_XMIT | LWT_SEG6LOCAL => skb::bpf_convert_ctx_access,
         pt::SCHED_CLS | pt::SCHED_ACT => skb::tc_cls_act_convert_ctx_access,
         pt::XDP => xdp::xdp_convert_ctx_access,
         pt::SK_LOOKUP => sock::sk_lookup_convert_ctx_access,
-        pt::KPROBE | pt::TRACEPOINT | pt::RAW_TRACEPOINT | pt::SYSCALL => return Ok(None),
-        _ => {
-            return Err(format!("convert_ctx_access of prog type {}", prog_type_name(prog_type)));
+        CGROUP_SOCK => sock::bpf_sock_convert_ctx_access,
+        pt::KPROBE | pt::TRACEPOINT | pt::RAW_TRACEPOINT | RAW_TRACEPOINT_WRITABLE | TRACING | LSM | CGROUP_DEVICE | pt::SYSCALL => {
+            return Ok(None);
         }
+        // perf_event, sock_ops, sk_skb, sk_msg, flow_dissector, cgroup
+        // sock_addr/sysctl/sockopt, sk_reuseport, and the types whose ops
+        // come from elsewhere (ext, struct_ops)
+        _ => return Err(format!("convert_ctx_access of prog type {}", prog_type_name(prog_type))),
     }))
 }
 
@@ -133,8 +151,8 @@ pub fn bpf_convert_ctx_accesses(env: &mut VerifierEnv<'_>) -> Result<(), Fail> {
     // does not load; gen_prologue: tc's unclone prologue when the program
     // writes packet data (bpf_noop_prologue elsewhere, or none)
     let prologue = match prog_type {
-        pt::SCHED_CLS | pt::SCHED_ACT if seen_direct_write(env) => Some(skb::bpf_unclone_prologue(&cx, env.insns[0])),
-        pt::SCHED_CLS | pt::SCHED_ACT | pt::XDP => None,
+        pt::SCHED_CLS | pt::SCHED_ACT | more_pt::LWT_XMIT if seen_direct_write(env) => Some(skb::bpf_unclone_prologue(&cx, env.insns[0])),
+        pt::SCHED_CLS | pt::SCHED_ACT | more_pt::LWT_XMIT | pt::XDP => None,
         _ if seen_direct_write(env) => {
             return Err(cx.unsupported("the prologue for direct packet writes"));
         }
