@@ -13,6 +13,7 @@ mod emit;
 pub mod layout;
 mod skb;
 mod sock;
+mod tracing;
 mod xdp;
 
 use bpf_isa::Insn;
@@ -82,10 +83,11 @@ fn ops_convert_ctx_access(prog_type: u32) -> Result<Option<ConvertCtxAccess>, St
         pt::XDP => xdp::xdp_convert_ctx_access,
         pt::SK_LOOKUP => sock::sk_lookup_convert_ctx_access,
         CGROUP_SOCK => sock::bpf_sock_convert_ctx_access,
+        pt::PERF_EVENT => tracing::pe_prog_convert_ctx_access,
         pt::KPROBE | pt::TRACEPOINT | pt::RAW_TRACEPOINT | RAW_TRACEPOINT_WRITABLE | TRACING | LSM | CGROUP_DEVICE | pt::SYSCALL => {
             return Ok(None);
         }
-        // perf_event, sock_ops, sk_skb, sk_msg, flow_dissector, cgroup
+        // sock_ops, sk_skb, sk_msg, flow_dissector, cgroup
         // sock_addr/sysctl/sockopt, sk_reuseport, and the types whose ops
         // come from elsewhere (ext, struct_ops)
         _ => return Err(format!("convert_ctx_access of prog type {}", prog_type_name(prog_type))),
