@@ -96,7 +96,7 @@ fn ops_convert_ctx_access(prog_type: u32) -> Result<Option<ConvertCtxAccess>, St
 
 /// `bpf_ctx_off_adjust_machine` on a 64-bit machine.
 fn bpf_ctx_off_adjust_machine(size: u32) -> u32 {
-    if size > 8 && size % 8 == 0 { 8 } else { size }
+    if size > 8 && size.is_multiple_of(8) { 8 } else { size }
 }
 
 /// `bpf_ctx_narrow_access_offset`, little endian.
