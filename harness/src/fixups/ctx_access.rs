@@ -67,7 +67,9 @@ mod more_pt {
     pub const LWT_OUT: u32 = 11;
     pub const LWT_XMIT: u32 = 12;
     pub const CGROUP_DEVICE: u32 = 15;
+    pub const SK_SKB: u32 = 14;
     pub const LWT_SEG6LOCAL: u32 = 19;
+    pub const FLOW_DISSECTOR: u32 = 22;
     pub const RAW_TRACEPOINT_WRITABLE: u32 = 24;
     pub const TRACING: u32 = 26;
     pub const LSM: u32 = 29;
@@ -84,10 +86,12 @@ fn ops_convert_ctx_access(prog_type: u32) -> Result<Option<ConvertCtxAccess>, St
         pt::SK_LOOKUP => sock::sk_lookup_convert_ctx_access,
         CGROUP_SOCK => sock::bpf_sock_convert_ctx_access,
         pt::PERF_EVENT => tracing::pe_prog_convert_ctx_access,
+        SK_SKB => skb::sk_skb_convert_ctx_access,
+        FLOW_DISSECTOR => skb::flow_dissector_convert_ctx_access,
         pt::KPROBE | pt::TRACEPOINT | pt::RAW_TRACEPOINT | RAW_TRACEPOINT_WRITABLE | TRACING | LSM | CGROUP_DEVICE | pt::SYSCALL => {
             return Ok(None);
         }
-        // sock_ops, sk_skb, sk_msg, flow_dissector, cgroup
+        // sock_ops, sk_msg, cgroup
         // sock_addr/sysctl/sockopt, sk_reuseport, and the types whose ops
         // come from elsewhere (ext, struct_ops)
         _ => return Err(format!("convert_ctx_access of prog type {}", prog_type_name(prog_type))),
@@ -150,11 +154,14 @@ pub fn bpf_convert_ctx_accesses(env: &mut VerifierEnv<'_>) -> Result<(), Fail> {
     let mut patches = Patches::new();
 
     // gen_epilogue exists for struct_ops only, which the verifier model
-    // does not load; gen_prologue: tc's unclone prologue when the program
-    // writes packet data (bpf_noop_prologue elsewhere, or none)
+    // does not load; gen_prologue: the unclone prologue of tc, lwt_xmit
+    // and sk_skb when the program writes packet data (bpf_noop_prologue
+    // elsewhere, or none)
+    let unclone = |drop| Some(skb::bpf_unclone_prologue(&cx, env.insns[0], drop));
     let prologue = match prog_type {
-        pt::SCHED_CLS | pt::SCHED_ACT | more_pt::LWT_XMIT if seen_direct_write(env) => Some(skb::bpf_unclone_prologue(&cx, env.insns[0])),
-        pt::SCHED_CLS | pt::SCHED_ACT | more_pt::LWT_XMIT | pt::XDP => None,
+        pt::SCHED_CLS | pt::SCHED_ACT | more_pt::LWT_XMIT if seen_direct_write(env) => unclone(skb::TC_ACT_SHOT),
+        more_pt::SK_SKB if seen_direct_write(env) => unclone(skb::SK_DROP),
+        pt::SCHED_CLS | pt::SCHED_ACT | more_pt::LWT_XMIT | more_pt::SK_SKB | pt::XDP => None,
         _ if seen_direct_write(env) => {
             return Err(cx.unsupported("the prologue for direct packet writes"));
         }

@@ -24,6 +24,7 @@ pub struct KernelLayout {
     /// (uapi offset, load size, kernel offset).
     pub tcp_sock: &'static [(i16, u8, i16)],
     pub perf_event: PerfEvent,
+    pub flow_dissector: FlowDissector,
     /// `MIN_NAPI_ID`: `NR_CPUS + 1`.
     pub min_napi_id: i32,
 }
@@ -69,6 +70,18 @@ pub struct SkBuff {
     pub qdisc_data: i16,
     pub cb_data_meta: i16,
     pub cb_data_end: i16,
+    /// `data_len`, and in `cb` for sk_skb: `sk_skb_cb.data`, `.temp_reg`.
+    pub data_len: i16,
+    pub sk_skb_cb_data: i16,
+    pub sk_skb_cb_temp_reg: i16,
+}
+
+/// `struct bpf_flow_dissector`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FlowDissector {
+    pub flow_keys: i16,
+    pub data: i16,
+    pub data_end: i16,
 }
 
 /// `struct sock_common`.
@@ -212,6 +225,9 @@ const DEBIAN_7_3_X86_64: KernelLayout = KernelLayout {
         qdisc_data: 8,
         cb_data_meta: 32,
         cb_data_end: 40,
+        data_len: 116,
+        sk_skb_cb_data: 0,
+        sk_skb_cb_temp_reg: 40,
     },
     net_device_ifindex: 224,
     sock_common: SockCommon {
@@ -240,6 +256,7 @@ const DEBIAN_7_3_X86_64: KernelLayout = KernelLayout {
         ingress_ifindex: 40,
     },
     tcp_sock: TCP_SOCK,
+    flow_dissector: FlowDissector { flow_keys: 0, data: 16, data_end: 24 },
     perf_event: PerfEvent { user_pt_regs_size: 168, kern_regs: 0, kern_data: 8, sample_data_period: 8, sample_data_addr: 184 },
     // CONFIG_NR_CPUS=8192
     min_napi_id: 8193,

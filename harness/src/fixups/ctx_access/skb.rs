@@ -39,6 +39,7 @@ mod uapi {
     pub const REMOTE_PORT: i16 = 132;
     pub const LOCAL_PORT: i16 = 136;
     pub const DATA_META: i16 = 140;
+    pub const FLOW_KEYS: i16 = 144;
     pub const TSTAMP: i16 = 152;
     pub const WIRE_LEN: i16 = 160;
     pub const GSO_SEGS: i16 = 164;
@@ -50,8 +51,9 @@ mod uapi {
 
 /// `NO_QUEUE_MAPPING`.
 const NO_QUEUE_MAPPING: i32 = 0xffff;
-/// `TC_ACT_SHOT`, what the prologue returns when unclone fails.
-const TC_ACT_SHOT: i32 = 2;
+/// `TC_ACT_SHOT` and `SK_DROP`: what the prologues return when unclone fails.
+pub const TC_ACT_SHOT: i32 = 2;
+pub const SK_DROP: i32 = 0;
 /// `BPF_FUNC_skb_pull_data`.
 const BPF_FUNC_SKB_PULL_DATA: i32 = 39;
 
@@ -64,6 +66,68 @@ pub fn tc_cls_act_convert_ctx_access(cx: &Conv<'_>, ty: Access, si: &Insn) -> Co
         return Ok((insns, 4));
     }
     bpf_convert_ctx_access(cx, ty, si)
+}
+
+/// `sk_skb_convert_ctx_access`: `data_end` computed from the skb, `cb`
+/// in `sk_skb_cb`, the rest as [`bpf_convert_ctx_access`].
+pub fn sk_skb_convert_ctx_access(cx: &Conv<'_>, ty: Access, si: &Insn) -> Converted {
+    let skb = &cx.layout.sk_buff;
+    match si.off {
+        uapi::DATA_END => Ok((bpf_convert_data_end_access(cx, si), 0)),
+        uapi::CB0..uapi::CB_END => {
+            let off = si.off - uapi::CB0 + skb.cb + skb.sk_skb_cb_data;
+            let size = si.code & 0x18;
+            let insn = if ty == Access::Write { emit_store(si, size, off) } else { ldx(size, si.dst, si.src, off) };
+            Ok((vec![insn], 0))
+        }
+        _ => bpf_convert_ctx_access(cx, ty, si),
+    }
+}
+
+/// `bpf_convert_data_end_access`: `data + len - data_len`, in a scratch
+/// register saved to `sk_skb_cb.temp_reg` when dst is the ctx register.
+fn bpf_convert_data_end_access(cx: &Conv<'_>, si: &Insn) -> Vec<Insn> {
+    let l = &cx.layout.sk_buff;
+    let temp_reg_off = l.cb + l.sk_skb_cb_temp_reg;
+    let mut out = Vec::new();
+    let same = si.src == si.dst;
+    let reg = if same {
+        // r9, or the next one down that neither operand uses
+        let mut r = 9;
+        for _ in 0..2 {
+            if si.src == r || si.dst == r {
+                r -= 1;
+            }
+        }
+        out.push(Insn::new(BPF_STX | BPF_DW | BPF_MEM, si.src, r, temp_reg_off, 0));
+        r
+    } else {
+        si.dst
+    };
+    out.push(ldx(BPF_DW, reg, si.src, l.data));
+    out.push(ldx(BPF_W, BPF_REG_AX, si.src, l.len));
+    out.push(alu64_reg(BPF_ADD, reg, BPF_REG_AX));
+    out.push(ldx(BPF_W, BPF_REG_AX, si.src, l.data_len));
+    out.push(alu64_reg(BPF_SUB, reg, BPF_REG_AX));
+    if same {
+        out.push(mov64_reg(BPF_REG_AX, si.src));
+        out.push(mov64_reg(si.dst, reg));
+        out.push(ldx(BPF_DW, reg, BPF_REG_AX, temp_reg_off));
+    }
+    out
+}
+
+/// `flow_dissector_convert_ctx_access`: the packet bounds and the flow
+/// keys of `struct bpf_flow_dissector`.
+pub fn flow_dissector_convert_ctx_access(cx: &Conv<'_>, _ty: Access, si: &Insn) -> Converted {
+    let fd = &cx.layout.flow_dissector;
+    let off = match si.off {
+        uapi::DATA => fd.data,
+        uapi::DATA_END => fd.data_end,
+        uapi::FLOW_KEYS => fd.flow_keys,
+        off => return Err(cx.unsupported(&format!("__sk_buff field at offset {off} of a flow dissector"))),
+    };
+    Ok((vec![ldx(BPF_DW, si.dst, si.src, off)], 0))
 }
 
 /// `bpf_convert_ctx_access`: the load or store of one `__sk_buff` field.
@@ -289,7 +353,7 @@ fn bpf_convert_tstamp_write(cx: &Conv<'_>, si: &Insn, out: &mut Vec<Insn>) {
 /// `bpf_unclone_prologue` (tc's `gen_prologue`) for a program that writes
 /// packet data: a cloned skb is unshared first (`bpf_skb_pull_data(skb,
 /// 0)`), dropping the packet if that fails. Ends with the first insn.
-pub fn bpf_unclone_prologue(cx: &Conv<'_>, first: Insn) -> Vec<Insn> {
+pub fn bpf_unclone_prologue(cx: &Conv<'_>, first: Insn, drop_verdict: i32) -> Vec<Insn> {
     let l = &cx.layout.sk_buff;
     vec![
         ldx(BPF_B, 6, 1, l.cloned_offset),
@@ -299,7 +363,7 @@ pub fn bpf_unclone_prologue(cx: &Conv<'_>, first: Insn) -> Vec<Insn> {
         alu64_reg(BPF_XOR, 2, 2),
         Insn::new(BPF_JMP | BPF_CALL, 0, 0, 0, BPF_FUNC_SKB_PULL_DATA),
         jmp_imm(BPF_JEQ, 0, 0, 2),
-        alu32_imm(BPF_MOV, 0, TC_ACT_SHOT),
+        alu32_imm(BPF_MOV, 0, drop_verdict),
         Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
         mov64_reg(1, 6),
         first,
