@@ -7,7 +7,18 @@
 //! The pass reads the program as the main pass left it and queues one
 //! patch per rewritten insn on the patch engine: the kernel patches the
 //! same insn up to three times (barrier before, conversion, barrier after)
-//! and a single patch of their concatenation lands identically.
+//! and a single patch of their concatenation lands identically. The
+//! prologue joins insn 0's patch; `adjust_jmp_off` then sends back-edges
+//! to insn 0 past it, as the kernel does.
+//!
+//! Modelled: `__sk_buff` (socket filter, cgroup skb, tc, lwt, sk_skb,
+//! flow dissector), `xdp_md` (without devmap's `egress_ifindex`),
+//! `bpf_sock` (sockets and cgroup_sock ctx), `bpf_tcp_sock`,
+//! `bpf_sk_lookup`, `bpf_perf_event_data`; the unclone prologue of tc,
+//! lwt_xmit and sk_skb; arena and fault-prone pointers. The structure
+//! offsets are the Debian 7.3 kernels' ([`layout`]). Anything else (sock_ops,
+//! sk_msg, sock_addr, sysctl, sockopt, sk_reuseport, xdp sockets,
+//! struct_ops epilogues, other arches' layouts) is `Fail::Unsupported`.
 
 mod emit;
 pub mod layout;
