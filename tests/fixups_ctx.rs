@@ -188,7 +188,7 @@ fn convert_alone(input: &VerifierInput) -> Option<Vec<Insn>> {
     };
     let field_size: &dyn Fn(&Insn) -> u32 = match input.prog_type.name() {
         "perf_event" => &|x| if (pt_regs_size..pt_regs_size + 16).contains(&x.off) { 8 } else { 0 },
-        "flow_dissector" => &|_| 0,
+        "flow_dissector" | "sk_msg" => &|_| 0,
         "lwt_in" | "lwt_out" | "lwt_xmit" | "lwt_seg6local" | "sk_skb" => &|x| match x.off {
             // cb, data pointers, addresses, flow_keys, tstamp, sk, tstamp_type, hwtstamp
             48..68 | 76 | 80 | 140 | 92..132 | 144..160 | 168..176 | 180.. => 0,
@@ -331,7 +331,7 @@ fn every_ctx_field_converts_as_7_3_does() {
     }
     // ratchet: what the main pass accepts today converts exactly
     assert!(exact >= 594, "only {exact} probes exact");
-    assert!(exact_alone >= 151, "only {exact_alone} probes exact by the conversion alone");
+    assert!(exact_alone >= 179, "only {exact_alone} probes exact by the conversion alone");
     assert!(failures.is_empty(), "{} of {compared} probes differ:\n{}", failures.len(), failures.join("\n"));
 }
 

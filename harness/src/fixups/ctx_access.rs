@@ -13,11 +13,11 @@
 //!
 //! Modelled: `__sk_buff` (socket filter, cgroup skb, tc, lwt, sk_skb,
 //! flow dissector), `xdp_md` (without devmap's `egress_ifindex`),
-//! `bpf_sock` (sockets and cgroup_sock ctx), `bpf_tcp_sock`,
+//! `bpf_sock` (sockets and cgroup_sock ctx), `bpf_tcp_sock`, `sk_msg_md`,
 //! `bpf_sk_lookup`, `bpf_perf_event_data`; the unclone prologue of tc,
 //! lwt_xmit and sk_skb; arena and fault-prone pointers. The structure
 //! offsets are the Debian 7.3 kernels' ([`layout`]). Anything else (sock_ops,
-//! sk_msg, sock_addr, sysctl, sockopt, sk_reuseport, xdp sockets,
+//! sock_addr, sysctl, sockopt, sk_reuseport, xdp sockets,
 //! struct_ops epilogues, other arches' layouts) is `Fail::Unsupported`.
 
 mod emit;
@@ -79,6 +79,7 @@ mod more_pt {
     pub const LWT_XMIT: u32 = 12;
     pub const CGROUP_DEVICE: u32 = 15;
     pub const SK_SKB: u32 = 14;
+    pub const SK_MSG: u32 = 16;
     pub const LWT_SEG6LOCAL: u32 = 19;
     pub const FLOW_DISSECTOR: u32 = 22;
     pub const RAW_TRACEPOINT_WRITABLE: u32 = 24;
@@ -98,11 +99,12 @@ fn ops_convert_ctx_access(prog_type: u32) -> Result<Option<ConvertCtxAccess>, St
         CGROUP_SOCK => sock::bpf_sock_convert_ctx_access,
         pt::PERF_EVENT => tracing::pe_prog_convert_ctx_access,
         SK_SKB => skb::sk_skb_convert_ctx_access,
+        SK_MSG => sock::sk_msg_convert_ctx_access,
         FLOW_DISSECTOR => skb::flow_dissector_convert_ctx_access,
         pt::KPROBE | pt::TRACEPOINT | pt::RAW_TRACEPOINT | RAW_TRACEPOINT_WRITABLE | TRACING | LSM | CGROUP_DEVICE | pt::SYSCALL => {
             return Ok(None);
         }
-        // sock_ops, sk_msg, cgroup
+        // sock_ops, cgroup
         // sock_addr/sysctl/sockopt, sk_reuseport, and the types whose ops
         // come from elsewhere (ext, struct_ops)
         _ => return Err(format!("convert_ctx_access of prog type {}", prog_type_name(prog_type))),
@@ -172,7 +174,7 @@ pub fn bpf_convert_ctx_accesses(env: &mut VerifierEnv<'_>) -> Result<(), Fail> {
     let prologue = match prog_type {
         pt::SCHED_CLS | pt::SCHED_ACT | more_pt::LWT_XMIT if seen_direct_write(env) => unclone(skb::TC_ACT_SHOT),
         more_pt::SK_SKB if seen_direct_write(env) => unclone(skb::SK_DROP),
-        pt::SCHED_CLS | pt::SCHED_ACT | more_pt::LWT_XMIT | more_pt::SK_SKB | pt::XDP => None,
+        pt::SCHED_CLS | pt::SCHED_ACT | more_pt::LWT_XMIT | more_pt::SK_SKB | more_pt::SK_MSG | pt::XDP => None,
         _ if seen_direct_write(env) => {
             return Err(cx.unsupported("the prologue for direct packet writes"));
         }

@@ -25,6 +25,7 @@ pub struct KernelLayout {
     pub tcp_sock: &'static [(i16, u8, i16)],
     pub perf_event: PerfEvent,
     pub flow_dissector: FlowDissector,
+    pub sk_msg: SkMsg,
     /// `MIN_NAPI_ID`: `NR_CPUS + 1`.
     pub min_napi_id: i32,
 }
@@ -74,6 +75,15 @@ pub struct SkBuff {
     pub data_len: i16,
     pub sk_skb_cb_data: i16,
     pub sk_skb_cb_temp_reg: i16,
+}
+
+/// `struct sk_msg` (its `sg` first).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SkMsg {
+    pub sg_size: i16,
+    pub data: i16,
+    pub data_end: i16,
+    pub sk: i16,
 }
 
 /// `struct bpf_flow_dissector`.
@@ -257,6 +267,7 @@ const DEBIAN_7_3_X86_64: KernelLayout = KernelLayout {
     },
     tcp_sock: TCP_SOCK,
     flow_dissector: FlowDissector { flow_keys: 0, data: 16, data_end: 24 },
+    sk_msg: SkMsg { sg_size: 12, data: 640, data_end: 648, sk: 688 },
     perf_event: PerfEvent { user_pt_regs_size: 168, kern_regs: 0, kern_data: 8, sample_data_period: 8, sample_data_addr: 184 },
     // CONFIG_NR_CPUS=8192
     min_napi_id: 8193,

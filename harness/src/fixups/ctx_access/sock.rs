@@ -130,3 +130,46 @@ pub fn bpf_tcp_sock_convert_ctx_access(cx: &Conv<'_>, _ty: Access, si: &Insn) ->
         None => Err(cx.unsupported(&format!("bpf_tcp_sock field at offset {}", si.off))),
     }
 }
+
+/// `struct sk_msg_md` (uapi) offsets.
+mod sk_msg_md {
+    pub const DATA: i16 = 0;
+    pub const DATA_END: i16 = 8;
+    pub const FAMILY: i16 = 16;
+    pub const REMOTE_IP4: i16 = 20;
+    pub const LOCAL_IP4: i16 = 24;
+    pub const REMOTE_IP6: i16 = 28;
+    pub const LOCAL_IP6: i16 = 44;
+    pub const REMOTE_PORT: i16 = 60;
+    pub const LOCAL_PORT: i16 = 64;
+    pub const SIZE: i16 = 68;
+    pub const SK: i16 = 72;
+}
+
+/// `sk_msg_convert_ctx_access`: the message bounds and size in `sk_msg`,
+/// the socket's addresses and ports through `msg->sk` (read only).
+pub fn sk_msg_convert_ctx_access(cx: &Conv<'_>, _ty: Access, si: &Insn) -> Converted {
+    use sk_msg_md::*;
+    let (m, sc) = (&cx.layout.sk_msg, &cx.layout.sock_common);
+    let (d, s) = (si.dst, si.src);
+    let via_sk = |size: u8, off: i16| vec![ldx(BPF_DW, d, s, m.sk), ldx(size, d, d, off)];
+    let insns = match si.off {
+        DATA => vec![ldx(BPF_DW, d, s, m.data)],
+        DATA_END => vec![ldx(BPF_DW, d, s, m.data_end)],
+        FAMILY => via_sk(BPF_H, sc.skc_family),
+        REMOTE_IP4 => via_sk(BPF_W, sc.skc_daddr),
+        LOCAL_IP4 => via_sk(BPF_W, sc.skc_rcv_saddr),
+        REMOTE_IP6..LOCAL_IP6 => via_sk(BPF_W, sc.skc_v6_daddr + (si.off - REMOTE_IP6)),
+        LOCAL_IP6..REMOTE_PORT => via_sk(BPF_W, sc.skc_v6_rcv_saddr + (si.off - LOCAL_IP6)),
+        REMOTE_PORT => {
+            let mut v = via_sk(BPF_H, sc.skc_dport);
+            v.push(alu32_imm(BPF_LSH, d, 16));
+            v
+        }
+        LOCAL_PORT => via_sk(BPF_H, sc.skc_num),
+        SIZE => vec![ldx(BPF_W, d, s, m.sg_size)],
+        SK => vec![ldx(BPF_DW, d, s, m.sk)],
+        off => return Err(cx.unsupported(&format!("sk_msg_md field at offset {off}"))),
+    };
+    Ok((insns, 0))
+}
