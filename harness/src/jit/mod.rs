@@ -8,6 +8,8 @@
 //! addresses (helpers, kfuncs, maps, other functions' images) are the
 //! model's own fixed ones: whoever compares images masks them.
 
+pub mod arm64;
+
 /// One function as `jit_subprogs` hands it to the arch JIT.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct JitFunc {

@@ -1,0 +1,174 @@
+//! The arm64 JIT against 7.3's own images: for every arm64 golden of progs/
+//! that was accepted and has a JIT image, the golden's raw xlated program
+//! (`== xlated_hex`) is split into functions, given the stack depths the
+//! model verifier computes for the program, JITed, and compared with the
+//! image 7.3 produced: test_loader's text with kernel-address loads masked
+//! (`mask_jited_addresses`, as `record --check` compares), and the image
+//! length besides those loads.
+//!
+//! A mismatch is printed with its first differing line. When the frame
+//! size is the only reason (the fixups, not modelled here yet, add stack:
+//! bpf_loop inlining, may_goto counters), the program is JITed again with
+//! the frame size read from the kernel's image, and counted apart.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use bpf_selftest::backend::model::ModelBackend;
+use bpf_selftest::backend::replay::ReplayBackend;
+use bpf_selftest::cli::record::mask_jited_addresses;
+use bpf_selftest::conform::request_as_recorded;
+use bpf_selftest::golden::Golden;
+use bpf_selftest::jit::JitProgram;
+use bpf_selftest::jit::arm64::{Arm64Profile, bpf_int_jit_compile};
+use bpf_selftest::jit_disasm::test_loader_text;
+use bpf_selftest::runner::{self, Plan, RunOptions};
+use bpf_selftest::target::Arch;
+use bpf_selftest_suite as _;
+
+/// Exact images reached with the model verifier's stack depths.
+const AT_LEAST_EXACT: usize = 0;
+/// Exact images reached when the frame size comes from the kernel's image.
+const AT_LEAST_EXACT_GIVEN_FRAME: usize = 0;
+
+/// The image as compared: masked text (without pcs and bytes) and the bytes
+/// besides address loads. Under `BPF_F_TEST_RND_HI32` the poison's constant
+/// (`mov`/`movk x9` before `lsl x9, x9, #0x20`) is random per load, so its
+/// loads are left out on both sides.
+fn comparable(text: &[String]) -> (Vec<String>, usize) {
+    let (masked, address_bytes) = mask_jited_addresses(text);
+    let total: usize = text.iter().filter_map(|l| l.split_once(":\t")).filter(|(pc, _)| !pc.starts_with('L')).map(|(_, rest)| rest.split('\t').next().unwrap_or("").split_whitespace().filter(|t| !t.ends_with(':')).count()).sum();
+    let mut out: Vec<String> = Vec::with_capacity(masked.len());
+    let mut rnd_bytes = 0;
+    for l in masked {
+        if l.ends_with("lsl\tx9, x9, #0x20") {
+            while out.last().is_some_and(|p| p.starts_with("mov\tx9, #") || p.starts_with("movk\tx9, #")) {
+                out.pop();
+                rnd_bytes += 4;
+            }
+        }
+        out.push(l);
+    }
+    (out, total - address_bytes - rnd_bytes)
+}
+
+/// The frame size (`round_up(stack_depth, 16)`) a 7.3 arm64 image allocates
+/// in function `func`'s prologue: the first `sub sp, sp, #n` after the
+/// callee-saved pushes, or 0.
+fn kernel_frame_sizes(g: &Golden) -> Vec<u32> {
+    let mut sizes = Vec::new();
+    let mut cur: Option<u32> = None;
+    let mut in_prologue = false;
+    for l in &g.jited {
+        if l.starts_with("func #") {
+            if let Some(s) = cur.take() {
+                sizes.push(s);
+            }
+            cur = Some(0);
+            in_prologue = true;
+            continue;
+        }
+        if !in_prologue {
+            continue;
+        }
+        // `pc:`, the bytes (and a label), then `mnemonic[\toperands]`
+        let insn = l.splitn(3, '\t').nth(2).unwrap_or("");
+        let (mnemonic, operands) = insn.split_once('\t').unwrap_or((insn, ""));
+        if mnemonic == "sub" && operands.starts_with("sp, sp, #0x") {
+            cur = u32::from_str_radix(&operands["sp, sp, #0x".len()..], 16).ok();
+            in_prologue = false;
+        } else {
+            let frame_setup = match mnemonic {
+                "nop" | "paciasp" | "stp" => true,
+                "mov" => operands.ends_with(", sp") || operands.ends_with(", x30"),
+                m => m.starts_with("bti"),
+            };
+            in_prologue &= frame_setup;
+        }
+    }
+    if let Some(s) = cur {
+        sizes.push(s);
+    }
+    sizes
+}
+
+fn first_difference(kernel: &[String], model: &[String]) -> String {
+    let n = kernel.len().max(model.len());
+    for k in 0..n {
+        let (a, b) = (kernel.get(k), model.get(k));
+        if a != b {
+            return format!("line {}: kernel {:?}, model {:?}", k + 1, a.map_or("<end>", |s| s), b.map_or("<end>", |s| s));
+        }
+    }
+    "same text".into()
+}
+
+#[test]
+fn arm64_images_match_7_3() {
+    let expected = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("expected");
+    let replay = ReplayBackend::new(expected);
+    let opts = RunOptions { arch: Arch::Arm64, backend: "replay".into(), verbosity: 0, filters: Vec::new() };
+    let profile = Arm64Profile::default();
+    let (mut exact, mut exact_given_frame, mut compared) = (0, 0, 0);
+    let mut skipped: BTreeMap<String, usize> = BTreeMap::new();
+    let mut mismatches = Vec::new();
+    for st in runner::plan(&opts, &replay) {
+        let Plan::Load(job) = st.plan else { continue };
+        let Ok(truth) = replay.golden(&job.request) else { continue };
+        if !truth.accepted || truth.jited_hex.is_empty() || truth.xlated_insns.is_empty() {
+            continue;
+        }
+        let req = request_as_recorded(job.request, &truth);
+        let input = match ModelBackend::verifier_input(&req) {
+            Ok(i) => i,
+            Err(u) => {
+                *skipped.entry(format!("no verifier input: {}", u.0)).or_default() += 1;
+                continue;
+            }
+        };
+        let depths: Vec<u32> = match bpf_selftest::verifier::verify(&input, Instant::now()) {
+            Ok(env) => env.subprog_info.iter().map(|s| s.stack_depth).collect(),
+            Err(_) => {
+                *skipped.entry("the model verifier gives no stack depth".into()).or_default() += 1;
+                continue;
+            }
+        };
+        compared += 1;
+        let kernel = comparable(&truth.jited);
+        let jit = |depths: &[u32]| -> Result<(Vec<String>, usize), String> {
+            let prog = JitProgram::from_xlated_dump(&truth.xlated_insns, depths, req.prog_type.0);
+            let images = bpf_int_jit_compile(&prog, &profile).map_err(|e| e.to_string())?;
+            Ok(comparable(&test_loader_text(Arch::Arm64, &images)))
+        };
+        match jit(&depths) {
+            Ok(model) if model == kernel => exact += 1,
+            Ok(model) => {
+                let frames = kernel_frame_sizes(&truth);
+                let again = jit(&frames);
+                let why = if model.0 != kernel.0 {
+                    first_difference(&kernel.0, &model.0)
+                } else {
+                    format!("{} bytes besides address loads, model {}", kernel.1, model.1)
+                };
+                if again.as_ref().is_ok_and(|m| *m == kernel) {
+                    exact_given_frame += 1;
+                    mismatches.push(format!("{}: frame size only (verifier depths {depths:?}, kernel frames {frames:?}: the fixups grow the stack): {why}", st.name));
+                } else {
+                    mismatches.push(format!("{}: {why}", st.name));
+                }
+            }
+            Err(e) => mismatches.push(format!("{}: not JITed: {e}", st.name)),
+        }
+    }
+    eprintln!("arm64 JIT: {exact} of {compared} images exact with the model's stack depths, {} more with the kernel's frame sizes", exact_given_frame);
+    for (why, n) in &skipped {
+        eprintln!("skipped {n}: {why}");
+    }
+    for m in &mismatches {
+        eprintln!("mismatch {m}");
+    }
+    assert!(compared >= 1, "no arm64 golden with an image was found");
+    assert!(exact >= AT_LEAST_EXACT, "only {exact} of {compared} exact (ratchet: {AT_LEAST_EXACT})");
+    assert!(exact + exact_given_frame >= AT_LEAST_EXACT_GIVEN_FRAME, "only {} exact given the kernel's frame sizes", exact + exact_given_frame);
+}
