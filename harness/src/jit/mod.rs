@@ -39,6 +39,7 @@ impl JitProgram {
     /// subprogram; a missing one is 0.
     pub fn from_xlated_dump(insns: &[bpf_isa::Insn], stack_depths: &[u32], prog_type: u32) -> JitProgram {
         use bpf_isa::op::*;
+        let insns = &normalize_dumped_calls(insns);
         let mut starts = vec![0usize];
         let mut k = 0;
         while k < insns.len() {
@@ -65,6 +66,34 @@ impl JitProgram {
             .collect();
         JitProgram { funcs, prog_type }
     }
+}
+
+/// 7.3 dumps some pseudo calls (those of inlined `bpf_loop`s) with the
+/// relative offset in `off` and the callee's index in `imm`, the other way
+/// round from `jit_subprogs`' restore: the recorded goldens have
+/// `call pc+8` as `off = 8, imm = 1`. A callee starts right after an `exit`
+/// or `goto`; when only the `off` reading lands there, the fields are
+/// swapped back to the usual form.
+fn normalize_dumped_calls(insns: &[bpf_isa::Insn]) -> Vec<bpf_isa::Insn> {
+    use bpf_isa::op::*;
+    let boundary = |k: i64| {
+        k > 0 && (k as usize) < insns.len() && {
+            let prev = insns[k as usize - 1];
+            prev.code == BPF_JMP | BPF_EXIT || prev.code == BPF_JMP | BPF_JA || prev.code == BPF_JMP32 | BPF_JA
+        }
+    };
+    let mut out = insns.to_vec();
+    for (k, i) in insns.iter().enumerate() {
+        if i.code == BPF_JMP | BPF_CALL && i.src == BPF_PSEUDO_CALL {
+            let by_imm = k as i64 + i.imm as i64 + 1;
+            let by_off = k as i64 + i.off as i64 + 1;
+            if !boundary(by_imm) && (boundary(by_off) || by_off >= insns.len() as i64) && i.imm >= 0 && i.imm <= i16::MAX as i32 {
+                out[k].imm = i.off as i32;
+                out[k].off = i.imm as i16;
+            }
+        }
+    }
+    out
 }
 
 #[cfg(test)]
