@@ -31,9 +31,10 @@ pub struct JitProgram {
 
 impl JitProgram {
     /// The functions of an xlated program in the form `BPF_OBJ_GET_INFO_BY_FD`
-    /// dumps it (a goldens' `xlated_hex`): `jit_subprogs` leaves a pseudo call
-    /// there with its original relative `imm` and the callee's subprogram
-    /// index in `off`, and an `ld_imm64` of a pseudo func with the relative
+    /// dumps it (a goldens' `xlated_hex`): a pseudo call there has the
+    /// callee's subprogram index in `imm` and the relative offset in `off`
+    /// (`prepare_dump_pseudo_call`; the functions get the JIT's form back,
+    /// relative `imm` and index in `off`), and an `ld_imm64` of a pseudo func with the relative
     /// `imm` in its first slot and the index in its second. Functions start
     /// at 0 and at every callee. `stack_depths` are the verifier's, by
     /// subprogram; a missing one is 0.
@@ -68,30 +69,21 @@ impl JitProgram {
     }
 }
 
-/// 7.3 dumps some pseudo calls (those of inlined `bpf_loop`s) with the
-/// relative offset in `off` and the callee's index in `imm`, the other way
-/// round from `jit_subprogs`' restore: the recorded goldens have
-/// `call pc+8` as `off = 8, imm = 1`. A callee starts right after an `exit`
-/// or `goto`; when only the `off` reading lands there, the fields are
-/// swapped back to the usual form.
+/// 7.3's `prepare_dump_pseudo_call` (syscall.c) dumps a bpf2bpf call with
+/// the callee's subprogram index in `imm` and the relative offset in `off`,
+/// the other way round from what `jit_subprogs` leaves for the JIT: swapped
+/// back here (`call pc+8` of subprogram 1 is dumped `off = 8, imm = 1`).
 fn normalize_dumped_calls(insns: &[bpf_isa::Insn]) -> Vec<bpf_isa::Insn> {
     use bpf_isa::op::*;
-    let boundary = |k: i64| {
-        k > 0 && (k as usize) < insns.len() && {
-            let prev = insns[k as usize - 1];
-            prev.code == BPF_JMP | BPF_EXIT || prev.code == BPF_JMP | BPF_JA || prev.code == BPF_JMP32 | BPF_JA
-        }
-    };
     let mut out = insns.to_vec();
-    for (k, i) in insns.iter().enumerate() {
+    let mut k = 0;
+    while k < out.len() {
+        let i = out[k];
         if i.code == BPF_JMP | BPF_CALL && i.src == BPF_PSEUDO_CALL {
-            let by_imm = k as i64 + i.imm as i64 + 1;
-            let by_off = k as i64 + i.off as i64 + 1;
-            if !boundary(by_imm) && (boundary(by_off) || by_off >= insns.len() as i64) && i.imm >= 0 && i.imm <= i16::MAX as i32 {
-                out[k].imm = i.off as i32;
-                out[k].off = i.imm as i16;
-            }
+            out[k].imm = i.off as i32;
+            out[k].off = i.imm.clamp(i16::MIN as i32, i16::MAX as i32) as i16;
         }
+        k += if i.is_ld_imm64() { 2 } else { 1 };
     }
     out
 }
@@ -116,5 +108,20 @@ mod tests {
         let p = JitProgram::from_xlated_dump(&insns, &[8, 16], 1);
         let shape: Vec<(usize, usize, u32)> = p.funcs.iter().map(|f| (f.start, f.insns.len(), f.stack_depth)).collect();
         assert_eq!(shape, [(0, 2, 8), (2, 3, 16), (5, 1, 0)]);
+    }
+
+    #[test]
+    fn dumped_calls_carry_the_index_in_imm() {
+        // 0: call pc+2 dumped as off = 2, imm = 1 (subprog 1); 1: exit; 2: exit; 3: exit
+        let insns = [
+            Insn::new(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 2, 1),
+            Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+            Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+            Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+        ];
+        let p = JitProgram::from_xlated_dump(&insns, &[], 1);
+        let starts: Vec<usize> = p.funcs.iter().map(|f| f.start).collect();
+        assert_eq!(starts, [0, 3]);
+        assert_eq!((p.funcs[0].insns[0].imm, p.funcs[0].insns[0].off), (2, 1));
     }
 }

@@ -301,12 +301,7 @@ impl<'a> JitCtx<'a> {
         self.emit(w);
     }
 
-    /// `A64_MOV`: `add rd, rn, #0` when sp is involved, else `orr`.
-    fn mov(&mut self, is64: bool, dst: Reg, src: Reg) {
-        // both sp and xzr are 31; the JIT only moves sp through x29/x25/x26
-        self.emit(move_reg(is64, dst, src));
-    }
-
+    /// `A64_MOV` from sp: `add rd, sp, #0` (`orr` would read xzr).
     fn mov_from_sp(&mut self, dst: Reg) {
         self.add_i(true, dst, SP, 0);
     }

@@ -8,9 +8,9 @@ fn golden(path: &str) -> Golden {
 
 #[test]
 fn debug_one() {
-    let g = golden("bpf_loop/loop_counts_to_ten.txt");
-    let prog = JitProgram::from_xlated_dump(&g.xlated_insns, &[32, 0], 0);
+    let g = golden("subprogs/call_depth_max.txt");
+    let prog = JitProgram::from_xlated_dump(&g.xlated_insns, &[], 0);
     for f in &prog.funcs { eprintln!("func start {} len {}", f.start, f.insns.len()); }
-    let r = bpf_int_jit_compile(&prog, &Arm64Profile::default());
-    eprintln!("{:?}", r.as_ref().err());
+    let r = bpf_int_jit_compile(&prog, &Arm64Profile::default()).unwrap();
+    for l in crate::jit_disasm::test_loader_text(Arch::Arm64, &r).iter().take(40) { eprintln!("{l}"); }
 }
