@@ -185,3 +185,34 @@ fn arm64_images_match_7_3() {
     assert!(exact >= AT_LEAST_EXACT, "only {exact} of {compared} exact (ratchet: {AT_LEAST_EXACT})");
     assert!(exact + exact_given_frame >= AT_LEAST_EXACT_GIVEN_FRAME, "only {} exact given the kernel's frame sizes", exact + exact_given_frame);
 }
+
+/// Instruction forms progs/ does not reach (every ALU/JMP/atomic form, large
+/// offsets, tail calls, callbacks, LL/SC atomics without LSE), recorded from
+/// 7.3 by scripts/record-arm64-jit-forms.py from tests/jit_forms/arm64/. The
+/// oracle gives no verifier facts, so the frame sizes come from the images;
+/// the CPU model (`# backend:`) picks the profile.
+#[test]
+fn arm64_forms_match_7_3() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("expected/jit/arm64-forms");
+    let mut names: Vec<PathBuf> = std::fs::read_dir(&dir).expect("expected/jit/arm64-forms").map(|e| e.unwrap().path()).collect();
+    names.sort();
+    let mut bad = Vec::new();
+    for path in &names {
+        let g = Golden::parse(&std::fs::read_to_string(path).unwrap()).unwrap();
+        let backend = g.header.iter().find(|(k, _)| k == "backend").map_or("", |(_, v)| v.as_str());
+        let profile = if backend.contains("cortex-a57") { Arm64Profile { lse_atomics: false, has_sb: false, ..Arm64Profile::default() } } else { Arm64Profile::default() };
+        let prog = JitProgram::from_xlated_dump(&g.xlated_insns, &kernel_frame_sizes(&g), 1);
+        let kernel = comparable(&g.jited);
+        match bpf_int_jit_compile(&prog, &profile) {
+            Ok(images) => {
+                let model = comparable(&test_loader_text(Arch::Arm64, &images));
+                if model != kernel {
+                    bad.push(format!("{}: {}", path.display(), first_difference(&kernel.0, &model.0)));
+                }
+            }
+            Err(e) => bad.push(format!("{}: not JITed: {e}", path.display())),
+        }
+    }
+    assert!(names.len() >= 10, "only {} recorded forms programs", names.len());
+    assert!(bad.is_empty(), "{} of {} differ:\n{}", bad.len(), names.len(), bad.join("\n"));
+}

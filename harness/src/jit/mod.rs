@@ -73,6 +73,13 @@ impl JitProgram {
 /// the callee's subprogram index in `imm` and the relative offset in `off`,
 /// the other way round from what `jit_subprogs` leaves for the JIT: swapped
 /// back here (`call pc+8` of subprogram 1 is dumped `off = 8, imm = 1`).
+/// The dump also shows the internal `BPF_JMP | BPF_TAIL_CALL` as a helper
+/// call of `bpf_tail_call` (imm 12), which no helper call still is after
+/// the fixups: that is turned back into the tail call too.
+/// `BPF_JMP | BPF_TAIL_CALL`: the verifier's internal opcode for a tail call.
+pub const BPF_TAIL_CALL: u8 = 0xf0;
+const BPF_FUNC_TAIL_CALL: i32 = 12;
+
 fn normalize_dumped_calls(insns: &[bpf_isa::Insn]) -> Vec<bpf_isa::Insn> {
     use bpf_isa::op::*;
     let mut out = insns.to_vec();
@@ -82,6 +89,8 @@ fn normalize_dumped_calls(insns: &[bpf_isa::Insn]) -> Vec<bpf_isa::Insn> {
         if i.code == BPF_JMP | BPF_CALL && i.src == BPF_PSEUDO_CALL {
             out[k].imm = i.off as i32;
             out[k].off = i.imm.clamp(i16::MIN as i32, i16::MAX as i32) as i16;
+        } else if i.code == BPF_JMP | BPF_CALL && i.src == 0 && i.imm == BPF_FUNC_TAIL_CALL {
+            out[k] = bpf_isa::Insn::new(BPF_JMP | BPF_TAIL_CALL, 0, 0, 0, 0);
         }
         k += if i.is_ld_imm64() { 2 } else { 1 };
     }

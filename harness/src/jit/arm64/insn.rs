@@ -270,9 +270,12 @@ pub fn load_store_imm(rt: Reg, base: Reg, offset: i32, size: SizeLog2, t: LdSt) 
     Some(0x3900_0000 | size << 30 | ldst_opc(t) | imm12 << 10 | rn(base) | rd(rt))
 }
 
-/// Load/store with a register offset, `lsl #0` (`*_REG_OFFSET`).
+/// Load/store with a register offset (`*_REG_OFFSET`): `lsl #0`, except
+/// that the kernel's sign-extending form (`signed_ldr_reg`) extends the
+/// offset with `sxtx`.
 pub fn load_store_reg(rt: Reg, base: Reg, offset: Reg, size: SizeLog2, t: LdSt) -> u32 {
-    0x3820_6800 | size << 30 | ldst_opc(t) | rm(offset) | rn(base) | rd(rt)
+    let option = if t == LdSt::SignedLoad { 0b111 } else { 0b011 };
+    0x3820_0800 | option << 13 | size << 30 | ldst_opc(t) | rm(offset) | rn(base) | rd(rt)
 }
 
 /// `ldr xt, #offset` (PC-relative literal; `offset` in bytes, multiple of 4).

@@ -22,7 +22,7 @@ use bpf_isa::op::*;
 use bpf_isa::insn::BPF_REG_FP;
 
 use self::insn::*;
-use super::{JitFunc, JitProgram};
+use super::{BPF_TAIL_CALL, JitFunc, JitProgram};
 use crate::target::Arch;
 
 /// CPU features and kernel configuration that change the code the JIT
@@ -113,7 +113,6 @@ const STACK_ARG_REGS: [Reg; NR_STACK_ARG_REGS] = [5, 6, 7];
 const BPF_FUNC_GET_SMP_PROCESSOR_ID: i32 = 8;
 const BPF_FUNC_GET_CURRENT_TASK: i32 = 35;
 const BPF_FUNC_GET_CURRENT_TASK_BTF: i32 = 158;
-const BPF_TAIL_CALL: u8 = 0xf0;
 const BPF_PROBE_MEM32SX: u8 = 0xc0;
 
 /// JITs every function of `prog`: the images as `BPF_OBJ_GET_INFO_BY_FD`

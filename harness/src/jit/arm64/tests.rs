@@ -118,7 +118,7 @@ fn encoder_round_trips_through_the_decoder() {
             cases.push((load_store_reg(d, 1, 10, size, LdSt::Store), format!("{st}\t{}, [x1, x10]", x(d, rt64))));
             cases.push((load_store_reg(d, 1, 10, size, LdSt::Load), format!("{ld}\t{}, [x1, x10]", x(d, rt64))));
             if !lds.is_empty() {
-                cases.push((load_store_reg(d, 1, 10, size, LdSt::SignedLoad), format!("{lds}\t{}, [x1, x10]", x(d, true))));
+                cases.push((load_store_reg(d, 1, 10, size, LdSt::SignedLoad), format!("{lds}\t{}, [x1, x10, sxtx]", x(d, true))));
             }
             let (acq, rel) = match size {
                 0 => ("ldarb", "stlrb"),
