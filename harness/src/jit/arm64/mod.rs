@@ -59,6 +59,9 @@ pub enum JitError {
     UnknownOpcode { func: usize, insn: usize, code: u8 },
     /// A branch or call displacement out of its field's range.
     OutOfRange { func: usize, insn: usize },
+    /// An operand no A64 form encodes (`validate_code` finds
+    /// `AARCH64_BREAK_FAULT` in the image), e.g. a frame beyond 16M.
+    Unencodable { func: usize },
     /// Something the model does not know enough about to JIT (arena, ...).
     Unsupported { func: usize, insn: usize, what: &'static str },
 }
@@ -68,6 +71,7 @@ impl fmt::Display for JitError {
         match self {
             JitError::UnknownOpcode { func, insn, code } => write!(f, "func #{func} insn {insn}: unknown opcode {code:02x}"),
             JitError::OutOfRange { func, insn } => write!(f, "func #{func} insn {insn}: jump or call out of range"),
+            JitError::Unencodable { func } => write!(f, "func #{func}: an operand cannot be encoded (AARCH64_BREAK_FAULT)"),
             JitError::Unsupported { func, insn, what } => write!(f, "func #{func} insn {insn}: {what} is not modelled"),
         }
     }
@@ -199,6 +203,10 @@ impl<'a> JitCtx<'a> {
             self.epilogue_offset = self.idx();
             self.build_epilogue();
             self.build_plt();
+        }
+        // validate_code: an operand no generator could encode
+        if self.image.contains(&BREAK_FAULT) {
+            return Err(JitError::Unencodable { func: self.func_idx });
         }
         Ok(())
     }
@@ -394,7 +402,9 @@ impl<'a> JitCtx<'a> {
             self.emit(BTI_J);
         }
         self.push_callee_regs();
-        self.stack_size = self.stack_depth.div_ceil(16) * 16;
+        // round_up(stack_depth, 16); a depth no verifier allows still must
+        // not overflow (the `sub sp` then fails to encode)
+        self.stack_size = ((self.stack_depth as u64 + 15) & !15).min(u32::MAX as u64 & !15) as u32;
         if self.fp_used {
             self.mov_from_sp(a64(BPF_REG_FP as usize));
         }
@@ -528,7 +538,8 @@ impl<'a> JitCtx<'a> {
     /// go through sp below the frame).
     fn adjust_fp(&self, reg: Reg, off: i16) -> (Reg, i32) {
         if reg == a64(BPF_REG_FP as usize) {
-            (SP, off as i32 + self.stack_size as i32 + self.stack_arg_size as i32)
+            let adj = off as i64 + self.stack_size as i64 + self.stack_arg_size as i64;
+            (SP, i32::try_from(adj).unwrap_or(-1))
         } else {
             (reg, off as i32)
         }

@@ -286,3 +286,33 @@ fn mov_i64_picks_movz_or_movn() {
     assert_eq!(ld(0xffff_8000_1234_ffff), ["mov\tx8, #-0x7fff00000001", "movk\tx8, #0x1234, lsl #16"]);
     assert_eq!(ld(7), ["mov\tw8, #0x7"]);
 }
+
+#[test]
+fn random_programs_never_panic() {
+    // xorshift: any instruction stream, any stack depth, either an image or
+    // an error
+    let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    for round in 0..3000 {
+        let n = 1 + (next() % 24) as usize;
+        let insns: Vec<Insn> = (0..n)
+            .map(|_| {
+                let v = next();
+                Insn::new(v as u8, (v >> 8) as u8 & 0xf, (v >> 12) as u8 & 0xf, (v >> 16) as i16 % 40, (v >> 32) as i32)
+            })
+            .collect();
+        let depth = match round % 7 {
+            0 => next() as u32,
+            1 => u32::MAX - (next() % 16) as u32,
+            _ => (next() % 512) as u32,
+        };
+        let prog = JitProgram::from_xlated_dump(&insns, &[depth, depth / 2], 1);
+        let profile = Arm64Profile { lse_atomics: round % 2 == 0, ..Arm64Profile::default() };
+        let _ = bpf_int_jit_compile(&prog, &profile);
+    }
+}
