@@ -19,6 +19,13 @@ pub struct JitFunc {
     pub start: usize,
     /// `prog->aux->stack_depth` (the verifier's `subprog_info[i].stack_depth`).
     pub stack_depth: u32,
+    /// `prog->aux->jits_use_priv_stack` (`PRIV_STACK_ADAPTIVE`): the frame
+    /// lives in a per-CPU private stack instead of the kernel stack.
+    pub jits_use_priv_stack: bool,
+    /// `prog->aux->exception_boundary` (the main program of one that calls
+    /// `bpf_throw`) and `exception_cb` (its exception callback).
+    pub exception_boundary: bool,
+    pub exception_cb: bool,
 }
 
 /// A whole program for the JIT.
@@ -27,6 +34,9 @@ pub struct JitProgram {
     pub funcs: Vec<JitFunc>,
     /// `bpf_prog_type` (some JIT decisions depend on it).
     pub prog_type: u32,
+    /// The arena's `kern_vm_start` and `user_vm_start` (0: no arena).
+    pub arena_vm_start: u64,
+    pub user_vm_start: u64,
 }
 
 impl JitProgram {
@@ -62,10 +72,10 @@ impl JitProgram {
             .enumerate()
             .map(|(n, &start)| {
                 let end = starts.get(n + 1).copied().unwrap_or(insns.len());
-                JitFunc { insns: insns[start..end].to_vec(), start, stack_depth: stack_depths.get(n).copied().unwrap_or(0) }
+                JitFunc { insns: insns[start..end].to_vec(), start, stack_depth: stack_depths.get(n).copied().unwrap_or(0), ..Default::default() }
             })
             .collect();
-        JitProgram { funcs, prog_type }
+        JitProgram { funcs, prog_type, ..Default::default() }
     }
 }
 

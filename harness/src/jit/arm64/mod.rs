@@ -87,6 +87,17 @@ pub const BPF_CALL_BASE: u64 = 0xffff_8000_8030_0000;
 /// program at `IMAGE_BASE + i * IMAGE_STRIDE`.
 pub const IMAGE_BASE: u64 = 0xffff_8000_8400_0000;
 pub const IMAGE_STRIDE: u64 = 0x4_0000;
+/// The model's per-CPU private stacks (`prog->aux->priv_stack_ptr`, a
+/// `__percpu` cookie), one per function.
+pub const PRIV_STACK_BASE: u64 = 0x0000_7fbf_5a00_0000;
+
+/// The model address of function `func`'s private stack.
+pub fn priv_stack_kaddr(func: usize) -> u64 {
+    PRIV_STACK_BASE + 0x1000 * func as u64
+}
+
+/// `PRIV_STACK_GUARD_SZ`: guard bytes below and above a private stack.
+const PRIV_STACK_GUARD_SZ: u64 = 16;
 
 /// The model address of function `func`'s image (`prog->bpf_func`).
 pub fn image_kaddr(func: usize) -> u64 {
@@ -99,6 +110,8 @@ const TMP_REG_1: usize = 13;
 const TMP_REG_2: usize = 14;
 const TCCNT_PTR: usize = 15;
 const TMP_REG_3: usize = 16;
+const PRIVATE_SP: usize = 17;
+const ARENA_VM_START: usize = 18;
 const BPF2A64: [Reg; 19] = [8, 0, 1, 2, 3, 4, 19, 20, 21, 22, 25, 31, 9, 10, 11, 26, 12, 27, 28];
 const BPF_REG_PARAMS: u8 = bpf_isa::insn::MAX_BPF_REG;
 
@@ -129,6 +142,8 @@ pub fn bpf_int_jit_compile(prog: &JitProgram, profile: &Arm64Profile) -> Result<
         .enumerate()
         .map(|(n, f)| {
             let mut ctx = JitCtx::new(n, f, profile, multi, &func_addrs);
+            ctx.arena_vm_start = prog.arena_vm_start;
+            ctx.user_vm_start = prog.user_vm_start;
             ctx.compile()?;
             Ok(ctx.image.iter().flat_map(|w| w.to_le_bytes()).collect())
         })
@@ -155,6 +170,12 @@ struct JitCtx<'a> {
     stack_arg_size: u32,
     used_callee_reg: Vec<Reg>,
     fp_used: bool,
+    /// the frame is on a per-CPU private stack (`ctx->priv_sp_used`)
+    priv_sp_used: bool,
+    exception_boundary: bool,
+    exception_cb: bool,
+    arena_vm_start: u64,
+    user_vm_start: u64,
     /// the final pass: branches are encoded against `offset`
     write: bool,
 }
@@ -176,6 +197,11 @@ impl<'a> JitCtx<'a> {
             stack_arg_size: 0,
             used_callee_reg: Vec::new(),
             fp_used: false,
+            priv_sp_used: f.jits_use_priv_stack,
+            exception_boundary: f.exception_boundary && func_idx == 0,
+            exception_cb: f.exception_cb,
+            arena_vm_start: 0,
+            user_vm_start: 0,
             write: false,
         }
     }
@@ -344,11 +370,26 @@ impl<'a> JitCtx<'a> {
         self.fp_used = uses(BPF_REG_FP);
         if self.fp_used {
             regs.push(a64(BPF_REG_FP as usize));
+            if self.priv_sp_used {
+                regs.push(a64(PRIVATE_SP));
+            }
+        }
+        if self.arena_vm_start != 0 {
+            regs.push(a64(ARENA_VM_START));
         }
         self.used_callee_reg = regs;
     }
 
     fn push_callee_regs(&mut self) {
+        // an exception boundary saves every callee-saved register: the
+        // exception callback unwinds to its frame
+        if self.exception_boundary {
+            for r in [19, 21, 23, 25, 27] {
+                self.emit(push(r, r + 1, SP));
+            }
+            self.fp_used = true;
+            return;
+        }
         self.find_used_callee_regs();
         let regs = self.used_callee_reg.clone();
         for pair in regs.chunks(2) {
@@ -361,6 +402,12 @@ impl<'a> JitCtx<'a> {
     }
 
     fn pop_callee_regs(&mut self) {
+        if self.exception_boundary || self.exception_cb {
+            for r in [27, 25, 23, 21, 19] {
+                self.emit(pop(r, r + 1, SP));
+            }
+            return;
+        }
         let regs = self.used_callee_reg.clone();
         let mut i = regs.len();
         if i % 2 != 0 {
@@ -391,36 +438,63 @@ impl<'a> JitCtx<'a> {
         }
         self.emit(move_reg(true, 9, LR));
         self.emit(NOP);
-        if self.profile.ptr_auth_kernel {
-            self.emit(PACIASP);
+        if !self.exception_cb {
+            if self.profile.ptr_auth_kernel {
+                self.emit(PACIASP);
+            }
+            self.emit(push(FP, LR, SP));
+            self.mov_from_sp(FP);
+            self.prepare_bpf_tail_call_cnt();
+            if self.is_main_prog() && self.profile.bti_kernel {
+                // landing pad of the tail call's `br`
+                self.emit(BTI_J);
+            }
+            self.push_callee_regs();
+        } else {
+            // the callback runs on the boundary's frame, whose x29 it gets
+            // in x2; 12 registers are saved below it
+            self.emit(move_reg(true, FP, 2));
+            self.sub_i(true, SP, FP, 96);
+            self.fp_used = true;
         }
-        self.emit(push(FP, LR, SP));
-        self.mov_from_sp(FP);
-        self.prepare_bpf_tail_call_cnt();
-        if self.is_main_prog() && self.profile.bti_kernel {
-            // landing pad of the tail call's `br`
-            self.emit(BTI_J);
-        }
-        self.push_callee_regs();
         // round_up(stack_depth, 16); a depth no verifier allows still must
         // not overflow (the `sub sp` then fails to encode)
         self.stack_size = ((self.stack_depth as u64 + 15) & !15).min(u32::MAX as u64 & !15) as u32;
         if self.fp_used {
-            self.mov_from_sp(a64(BPF_REG_FP as usize));
+            let fp = a64(BPF_REG_FP as usize);
+            if self.priv_sp_used {
+                let priv_sp = a64(PRIVATE_SP);
+                self.emit_percpu_ptr(priv_sp, priv_stack_kaddr(self.func_idx) + PRIV_STACK_GUARD_SZ);
+                self.add_i(true, fp, priv_sp, self.stack_size);
+            } else {
+                self.mov_from_sp(fp);
+            }
         }
-        if self.stack_size != 0 {
+        if self.stack_size != 0 && !self.priv_sp_used {
             self.sub_i(true, SP, SP, self.stack_size);
         }
         if self.stack_arg_size != 0 {
             self.sub_i(true, SP, SP, self.stack_arg_size);
         }
+        if self.arena_vm_start != 0 {
+            self.emit_a64_mov_i64(a64(ARENA_VM_START), self.arena_vm_start);
+        }
+    }
+
+    /// `emit_percpu_ptr`: this CPU's address of a per-CPU cookie.
+    fn emit_percpu_ptr(&mut self, dst: Reg, cookie: u64) {
+        let tmp = a64(TMP_REG_1);
+        self.emit_a64_mov_i64(dst, cookie);
+        let r = if self.profile.vhe { SysReg::TpidrEl2 } else { SysReg::TpidrEl1 };
+        self.emit(mrs(tmp, r));
+        self.emit(add_sub_reg(true, dst, dst, tmp, AddSub::Add));
     }
 
     fn build_epilogue(&mut self) {
         if self.stack_arg_size != 0 {
             self.add_i(true, SP, SP, self.stack_arg_size);
         }
-        if self.stack_size != 0 {
+        if self.stack_size != 0 && !self.priv_sp_used {
             self.add_i(true, SP, SP, self.stack_size);
         }
         self.pop_callee_regs();
@@ -473,7 +547,7 @@ impl<'a> JitCtx<'a> {
         if self.stack_arg_size != 0 {
             self.add_i(true, SP, SP, self.stack_arg_size);
         }
-        if self.stack_size != 0 {
+        if self.stack_size != 0 && !self.priv_sp_used {
             self.add_i(true, SP, SP, self.stack_size);
         }
         self.pop_callee_regs();
@@ -537,7 +611,9 @@ impl<'a> JitCtx<'a> {
     /// The base and offset of a memory access through `reg` (BPF fp accesses
     /// go through sp below the frame).
     fn adjust_fp(&self, reg: Reg, off: i16) -> (Reg, i32) {
-        if reg == a64(BPF_REG_FP as usize) {
+        if reg == a64(BPF_REG_FP as usize) && self.priv_sp_used {
+            (a64(PRIVATE_SP), off as i32 + self.stack_size.min(1 << 24) as i32)
+        } else if reg == a64(BPF_REG_FP as usize) {
             let adj = off as i64 + self.stack_size as i64 + self.stack_arg_size as i64;
             (SP, i32::try_from(adj).unwrap_or(-1))
         } else {
@@ -549,9 +625,10 @@ impl<'a> JitCtx<'a> {
     fn build_insn(&mut self, i: usize) -> Result<bool, JitError> {
         let insn = self.insns[i];
         let code = insn.code;
-        let dst = a64(insn.dst as usize);
-        let src = a64(insn.src as usize);
-        let (tmp, tmp2) = (a64(TMP_REG_1), a64(TMP_REG_2));
+        let mut dst = a64(insn.dst as usize);
+        let mut src = a64(insn.src as usize);
+        let (tmp, tmp2, tmp3) = (a64(TMP_REG_1), a64(TMP_REG_2), a64(TMP_REG_3));
+        let arena = a64(ARENA_VM_START);
         let off = insn.off;
         let imm = insn.imm;
         let cls = class(code);
@@ -654,9 +731,13 @@ impl<'a> JitCtx<'a> {
                     return Ok(false);
                 }
                 if m == BPF_PROBE_MEM32 || m == BPF_PROBE_MEM32SX {
-                    return Err(unsupported("an arena access (BPF_PROBE_MEM32)"));
+                    if self.arena_vm_start == 0 {
+                        return Err(unsupported("an arena access without an arena"));
+                    }
+                    self.emit(add_sub_reg(true, tmp2, src, arena, AddSub::Add));
+                    src = tmp2;
                 }
-                let signed = m == BPF_MEMSX || m == BPF_PROBE_MEMSX;
+                let signed = m == BPF_MEMSX || m == BPF_PROBE_MEMSX || m == BPF_PROBE_MEM32SX;
                 let (base, off_adj) = self.adjust_fp(src, off);
                 let sz = size_log2(code);
                 let t = if signed && sz < 3 { LdSt::SignedLoad } else { LdSt::Load };
@@ -680,12 +761,14 @@ impl<'a> JitCtx<'a> {
                     return Ok(false);
                 }
                 if m == BPF_PROBE_MEM32 {
-                    return Err(unsupported("an arena access (BPF_PROBE_MEM32)"));
-                }
-                if m != BPF_MEM {
+                    if self.arena_vm_start == 0 {
+                        return Err(unsupported("an arena access without an arena"));
+                    }
+                    self.emit(add_sub_reg(true, tmp3, dst, arena, AddSub::Add));
+                    dst = tmp3;
+                } else if m != BPF_MEM {
                     return Err(unknown);
-                }
-                if insn.dst == BPF_REG_PARAMS {
+                } else if insn.dst == BPF_REG_PARAMS {
                     self.emit_stack_arg_store_imm(imm, off);
                     return Ok(false);
                 }
@@ -703,8 +786,14 @@ impl<'a> JitCtx<'a> {
             BPF_STX => {
                 let m = mode(code);
                 match m {
-                    BPF_MEM => {
-                        if insn.dst == BPF_REG_PARAMS {
+                    BPF_MEM | BPF_PROBE_MEM32 => {
+                        if m == BPF_PROBE_MEM32 {
+                            if self.arena_vm_start == 0 {
+                                return Err(unsupported("an arena access without an arena"));
+                            }
+                            self.emit(add_sub_reg(true, tmp2, dst, arena, AddSub::Add));
+                            dst = tmp2;
+                        } else if insn.dst == BPF_REG_PARAMS {
                             self.emit_stack_arg_store(src, off);
                             return Ok(false);
                         }
@@ -718,7 +807,11 @@ impl<'a> JitCtx<'a> {
                             }
                         }
                     }
-                    BPF_ATOMIC => {
+                    BPF_ATOMIC | BPF_PROBE_ATOMIC => {
+                        if m == BPF_PROBE_ATOMIC && (self.arena_vm_start == 0 || !self.profile.lse_atomics && imm != BPF_LOAD_ACQ && imm != BPF_STORE_REL) {
+                            // ll_sc atomics do not support arena pointers
+                            return Err(unsupported("an arena atomic"));
+                        }
                         if imm == BPF_LOAD_ACQ || imm == BPF_STORE_REL {
                             self.emit_atomic_ld_st(insn).ok_or(unknown)?;
                         } else if self.profile.lse_atomics {
@@ -727,7 +820,6 @@ impl<'a> JitCtx<'a> {
                             self.emit_ll_sc_atomic(insn).ok_or(unknown)?;
                         }
                     }
-                    BPF_PROBE_MEM32 | BPF_PROBE_ATOMIC => return Err(unsupported("an arena access (BPF_PROBE_MEM32/ATOMIC)")),
                     _ => return Err(unknown),
                 }
             }
@@ -746,7 +838,22 @@ impl<'a> JitCtx<'a> {
         match op(code) {
             BPF_MOV if x => {
                 if class(code) == BPF_ALU64 && off == BPF_ADDR_SPACE_CAST && imm == 1 << 16 {
-                    return None; // arena cast_user: needs the arena's user_vm_start
+                    // cast_user: the arena offset in the low half, the
+                    // user mapping's upper half on top, NULL kept NULL
+                    let upper = (self.user_vm_start >> 32) as u32;
+                    let (lo, hi) = (upper as u16, (upper >> 16) as u16);
+                    let nr_movk = (lo != 0) as i64 + (hi != 0) as i64;
+                    self.emit(move_reg(false, dst, src));
+                    if nr_movk != 0 {
+                        self.emit(comp_branch(false, dst, nr_movk + 1, false)?);
+                        if lo != 0 {
+                            self.emit(movewide(true, dst, lo, 32, MoveWide::Keep));
+                        }
+                        if hi != 0 {
+                            self.emit(movewide(true, dst, hi, 48, MoveWide::Keep));
+                        }
+                    }
+                    return Some(());
                 }
                 if class(code) == BPF_ALU64 && off == BPF_ADDR_PERCPU {
                     if dst != src {
@@ -935,6 +1042,10 @@ impl<'a> JitCtx<'a> {
             self.emit_a64_add_i(true, tmp, reg, tmp, insn.off as i32);
             reg = tmp;
         }
+        if mode(insn.code) == BPF_PROBE_ATOMIC {
+            self.emit(add_sub_reg(true, tmp, reg, a64(ARENA_VM_START), AddSub::Add));
+            reg = tmp;
+        }
         let sz = size_log2(insn.code);
         if insn.imm == BPF_LOAD_ACQ {
             self.emit(load_acquire(dst, reg, sz));
@@ -951,6 +1062,10 @@ impl<'a> JitCtx<'a> {
         let mut reg = dst;
         if insn.off != 0 {
             self.emit_a64_add_i(true, tmp, reg, tmp, insn.off as i32);
+            reg = tmp;
+        }
+        if mode(insn.code) == BPF_PROBE_ATOMIC {
+            self.emit(add_sub_reg(true, tmp, reg, a64(ARENA_VM_START), AddSub::Add));
             reg = tmp;
         }
         let mvn = |me: &mut Self| me.emit(logic_reg(isdw, tmp2, ZR, src, Logic::Orn));
