@@ -37,7 +37,24 @@ pub struct JitProgram {
     /// The arena's `kern_vm_start` and `user_vm_start` (0: no arena).
     pub arena_vm_start: u64,
     pub user_vm_start: u64,
+    /// `btf_func_model.arg_flags` of the kfuncs the program calls, for
+    /// those with `__arena` arguments (`bpf_jit_find_kfunc_model`).
+    pub kfunc_models: Vec<KfuncModel>,
 }
+
+/// A called kfunc's argument flags, found by its call's `imm` and `off`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct KfuncModel {
+    pub imm: i32,
+    pub off: i16,
+    /// Per argument: `BTF_FMODEL_*` bits.
+    pub arg_flags: Vec<u8>,
+}
+
+/// `BTF_FMODEL_ARENA_ARG`: an `__arena` pointer the JIT rebases.
+pub const BTF_FMODEL_ARENA_ARG: u8 = 1 << 2;
+/// `BTF_FMODEL_NULLABLE_ARG`: ... that may be NULL.
+pub const BTF_FMODEL_NULLABLE_ARG: u8 = 1 << 3;
 
 impl JitProgram {
     /// The functions of an xlated program in the form `BPF_OBJ_GET_INFO_BY_FD`

@@ -22,7 +22,7 @@ use bpf_isa::op::*;
 use bpf_isa::insn::BPF_REG_FP;
 
 use self::insn::*;
-use super::{BPF_TAIL_CALL, JitFunc, JitProgram};
+use super::{BPF_TAIL_CALL, BTF_FMODEL_ARENA_ARG, BTF_FMODEL_NULLABLE_ARG, JitFunc, JitProgram, KfuncModel};
 use crate::target::Arch;
 
 /// CPU features and kernel configuration that change the code the JIT
@@ -144,6 +144,7 @@ pub fn bpf_int_jit_compile(prog: &JitProgram, profile: &Arm64Profile) -> Result<
             let mut ctx = JitCtx::new(n, f, profile, multi, &func_addrs);
             ctx.arena_vm_start = prog.arena_vm_start;
             ctx.user_vm_start = prog.user_vm_start;
+            ctx.kfunc_models = &prog.kfunc_models;
             ctx.compile()?;
             Ok(ctx.image.iter().flat_map(|w| w.to_le_bytes()).collect())
         })
@@ -176,6 +177,7 @@ struct JitCtx<'a> {
     exception_cb: bool,
     arena_vm_start: u64,
     user_vm_start: u64,
+    kfunc_models: &'a [KfuncModel],
     /// the final pass: branches are encoded against `offset`
     write: bool,
 }
@@ -202,6 +204,7 @@ impl<'a> JitCtx<'a> {
             exception_cb: f.exception_cb,
             arena_vm_start: 0,
             user_vm_start: 0,
+            kfunc_models: &[],
             write: false,
         }
     }
@@ -977,6 +980,9 @@ impl<'a> JitCtx<'a> {
             self.emit(mrs(r0, SysReg::SpEl0));
             return Ok(());
         }
+        if insn.src == BPF_PSEUDO_KFUNC_CALL {
+            self.emit_kfunc_arena_args(_i, insn)?;
+        }
         let target = if insn.src == BPF_PSEUDO_CALL {
             // without jit_subprogs' extra pass the callee is unknown (NULL)
             if self.multi { self.func_addrs.get(insn.off as usize).copied().unwrap_or(0) } else { 0 }
@@ -986,6 +992,30 @@ impl<'a> JitCtx<'a> {
         self.emit_call(target);
         if !self.is_timed_may_goto_call(_i) {
             self.emit(move_reg(true, r0, 0));
+        }
+        Ok(())
+    }
+
+    /// `emit_kfunc_arena_args`: `__arena` arguments become kernel addresses,
+    /// `xN = kern_vm_start + (u32)xN`, NULL kept for nullable ones.
+    fn emit_kfunc_arena_args(&mut self, i: usize, insn: Insn) -> Result<(), JitError> {
+        let Some(model) = self.kfunc_models.iter().find(|m| m.imm == insn.imm && m.off == insn.off) else {
+            return Ok(());
+        };
+        let flags = model.arg_flags.clone();
+        for (k, f) in flags.iter().take(5).enumerate() {
+            if f & BTF_FMODEL_ARENA_ARG == 0 {
+                continue;
+            }
+            if self.arena_vm_start == 0 {
+                return Err(JitError::Unsupported { func: self.func_idx, insn: i, what: "an __arena kfunc argument without an arena" });
+            }
+            let reg = a64(1 + k);
+            if f & BTF_FMODEL_NULLABLE_ARG != 0 {
+                self.emit(move_reg(false, reg, reg));
+                self.emit(comp_branch(false, reg, 2, false).unwrap_or(BREAK_FAULT));
+            }
+            self.emit(add_uxtw(reg, a64(ARENA_VM_START), reg));
         }
         Ok(())
     }

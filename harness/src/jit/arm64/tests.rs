@@ -496,3 +496,87 @@ fn kernel_inline_bpf_get_current_task() {
     let f = func("call 35; r0 = 0; exit", 0);
     matches_jited(&program(vec![f]), &["\tmrs\tx8, SP_EL0"]).unwrap();
 }
+
+fn arena_program(src: &str, kfunc_flags: Vec<u8>) -> JitProgram {
+    let mut f = func(src, 0);
+    for i in &mut f.insns {
+        if i.code == BPF_JMP | BPF_CALL && i.imm == 77 {
+            *i = Insn::new(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, -0x777);
+        }
+    }
+    let mut prog = program(vec![f]);
+    prog.arena_vm_start = 0xffff_8001_0000_0000;
+    prog.user_vm_start = 0x7f00_0000_0000;
+    prog.kfunc_models = vec![crate::jit::KfuncModel { imm: -0x777, off: 0, arg_flags: kfunc_flags }];
+    prog
+}
+
+#[test]
+fn kernel_arena_arg_jit_rebase() {
+    let arena = crate::jit::BTF_FMODEL_ARENA_ARG;
+    let prog = arena_program("r1 = r6; call 77; r0 = 0; exit", vec![arena]);
+    matches_jited(&prog, &["...", "\tadd\tx0, x28, w0, uxtw", "\t{{(bl|mov)\t.*}}"]).unwrap();
+}
+
+#[test]
+fn kernel_arena_arg_jit_nullable() {
+    let nullable = crate::jit::BTF_FMODEL_ARENA_ARG | crate::jit::BTF_FMODEL_NULLABLE_ARG;
+    let prog = arena_program("r1 = r6; call 77; r0 = 0; exit", vec![nullable]);
+    matches_jited(&prog, &["...", "\tmov\tw0, w0", "\tcbz\tw0, L0", "\tadd\tx0, x28, w0, uxtw", "L0:\t{{.*}}"]).unwrap();
+}
+
+#[test]
+fn kernel_arena_arg_jit_args5() {
+    let (a, n) = (crate::jit::BTF_FMODEL_ARENA_ARG, crate::jit::BTF_FMODEL_ARENA_ARG | crate::jit::BTF_FMODEL_NULLABLE_ARG);
+    let prog = arena_program("r1 = r6; r2 = r6; r3 = r6; r4 = r6; r5 = r6; call 77; r0 = 0; exit", vec![a, a, a, a, n]);
+    let pats = [
+        "...",
+        "\tadd\tx0, x28, w0, uxtw",
+        "\tadd\tx1, x28, w1, uxtw",
+        "\tadd\tx2, x28, w2, uxtw",
+        "\tadd\tx3, x28, w3, uxtw",
+        "\tmov\tw4, w4",
+        "\tcbz\tw4, L0",
+        "\tadd\tx4, x28, w4, uxtw",
+        "L0:\t{{.*}}",
+    ];
+    matches_jited(&prog, &pats).unwrap();
+}
+
+#[test]
+fn kernel_private_stack_callback() {
+    // main: bpf_loop(1, loop_callback, 0, 0) as a helper call with the
+    // callback's address; func #1 the callback, func #2
+    // cumulative_stack_depth_subprog
+    let mut main = func("r1 = 1; r2 = 0 ll; r3 = 0; r4 = 0; call 181; r0 = 0; exit", 0);
+    main.insns[1] = Insn::new(BPF_LD | BPF_IMM | BPF_DW, 2, BPF_PSEUDO_FUNC, 0, 7);
+    main.insns[2] = Insn::new(0, 0, 0, 0, 1);
+    main.insns[5].imm = 0x1234;
+    let mut cb = func("call 7; r1 = 42; *(u64 *)(r10 - 512) = r1; call 2; r0 = 0; exit", 512);
+    cb.insns[3] = Insn::new(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 2, 2);
+    cb.insns[0].imm = 0x2345;
+    cb.jits_use_priv_stack = true;
+    cb.start = 8;
+    let mut sub = func("r0 = 0; exit", 0);
+    sub.start = 14;
+    let pats = [
+        "func #1",
+        "...",
+        "\tstp\tx25, x27, [sp, {{.*}}]!",
+        "\tmov\tx27, {{.*}}",
+        "\tmovk\tx27, {{.*}}, lsl #16",
+        "\tmovk\tx27, {{.*}}",
+        "\tmrs\tx10, TPIDR_EL{{[0-1]}}",
+        "\tadd\tx27, x27, x10",
+        "\tadd\tx25, x27, {{.*}}",
+        "\tbl\t0x{{.*}}",
+        "\tmov\tx8, x0",
+        "\tmov\tx0, #0x2a",
+        "\tstr\tx0, [x27]",
+        "\tbl\t0x{{.*}}",
+        "\tmov\tx8, x0",
+        "\tmov\tx8, #0x0",
+        "\tldp\tx25, x27, [sp], {{.*}}",
+    ];
+    matches_jited(&program(vec![main, cb, sub]), &pats).unwrap();
+}
