@@ -334,7 +334,8 @@ pub fn atomic_ld_op(is64: bool, rt: Reg, base: Reg, rs: Reg, op: AtomicOp, acq_r
         AtomicOp::Swp => 0x8000,
     };
     let size = if is64 { 3 } else { 2 };
-    0x3820_0000 | opc | size << 30 | (acq_rel as u32) * (3 << 22) | rm(rs) | rn(base) | rd(rt)
+    let order = if acq_rel { 3 << 22 } else { 0 };
+    0x3820_0000 | opc | size << 30 | order | rm(rs) | rn(base) | rd(rt)
 }
 
 /// `casal rs, rt, [rn]` (`aarch64_insn_gen_cas` with acquire-release).
@@ -350,17 +351,18 @@ fn fits(value: i64, bits: u32) -> bool {
 
 /// `b`/`bl` by `insns` instructions.
 pub fn branch_imm(insns: i64, link: bool) -> Option<u32> {
-    fits(insns, 26).then(|| if link { 0x9400_0000 } else { 0x1400_0000 } | (insns as u32 & 0x03ff_ffff))
+    let op = if link { 0x9400_0000 } else { 0x1400_0000 };
+    fits(insns, 26).then_some(op | (insns as u32 & 0x03ff_ffff))
 }
 
 /// `b.<cond>` by `insns` instructions.
 pub fn cond_branch(cond: Cond, insns: i64) -> Option<u32> {
-    fits(insns, 19).then(|| 0x5400_0000 | (insns as u32 & 0x7_ffff) << 5 | cond as u32)
+    fits(insns, 19).then_some(0x5400_0000 | (insns as u32 & 0x7_ffff) << 5 | cond as u32)
 }
 
 /// `cbz`/`cbnz` by `insns` instructions.
 pub fn comp_branch(is64: bool, rt: Reg, insns: i64, nonzero: bool) -> Option<u32> {
-    fits(insns, 19).then(|| 0x3400_0000 | (nonzero as u32) << 24 | sf(is64) | (insns as u32 & 0x7_ffff) << 5 | rd(rt))
+    fits(insns, 19).then_some(0x3400_0000 | (nonzero as u32) << 24 | sf(is64) | (insns as u32 & 0x7_ffff) << 5 | rd(rt))
 }
 
 /// `br`/`blr`/`ret` (`aarch64_insn_gen_branch_reg`).

@@ -413,7 +413,7 @@ impl<'a> JitCtx<'a> {
         }
         let regs = self.used_callee_reg.clone();
         let mut i = regs.len();
-        if i % 2 != 0 {
+        if !i.is_multiple_of(2) {
             self.emit(pop(regs[i - 1], ZR, SP));
             i -= 1;
         }
@@ -513,7 +513,7 @@ impl<'a> JitCtx<'a> {
     /// `build_plt`: `ldr x10, target; br x10` with the 8-byte target (not
     /// part of `jited_len`) 8-byte aligned.
     fn build_plt(&mut self) {
-        if (self.idx() + 2) % 2 != 0 {
+        if !(self.idx() + 2).is_multiple_of(2) {
             self.emit(NOP);
         }
         let tmp = a64(TMP_REG_1);

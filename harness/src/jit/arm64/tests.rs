@@ -114,7 +114,7 @@ fn encoder_round_trips_through_the_decoder() {
                 }
             }
             assert_eq!(load_store_imm(d, 10, -8, size, LdSt::Load), None);
-            assert_eq!(load_store_imm(d, 10, (0x1000 << size) as i32, size, LdSt::Load), None);
+            assert_eq!(load_store_imm(d, 10, 0x1000 << size, size, LdSt::Load), None);
             cases.push((load_store_reg(d, 1, 10, size, LdSt::Store), format!("{st}\t{}, [x1, x10]", x(d, rt64))));
             cases.push((load_store_reg(d, 1, 10, size, LdSt::Load), format!("{ld}\t{}, [x1, x10]", x(d, rt64))));
             if !lds.is_empty() {
