@@ -31,6 +31,8 @@ use bpf_selftest_suite as _;
 const AT_LEAST_EXACT: usize = 240;
 /// Exact images reached when the frame size comes from the kernel's image.
 const AT_LEAST_EXACT_GIVEN_FRAME: usize = 254;
+/// Images identical byte for byte (those without kernel addresses or calls).
+const AT_LEAST_BYTE_EXACT: usize = 128;
 
 /// The image as compared: masked text (without pcs and bytes) and the bytes
 /// besides address loads. Under `BPF_F_TEST_RND_HI32` the poison's constant
@@ -88,13 +90,18 @@ fn kernel_frame_sizes(g: &Golden) -> Vec<u32> {
         // `pc:`, the bytes (and a label), then `mnemonic[\toperands]`
         let insn = l.splitn(3, '\t').nth(2).unwrap_or("");
         let (mnemonic, operands) = insn.split_once('\t').unwrap_or((insn, ""));
-        if mnemonic == "sub" && operands.starts_with("sp, sp, #0x") {
-            cur = u32::from_str_radix(&operands["sp, sp, #0x".len()..], 16).ok();
+        // the frame: `sub sp, sp, #n`, or on a private stack `add x25, x27, #n`
+        let frame = operands.strip_prefix("sp, sp, #0x").filter(|_| mnemonic == "sub");
+        let frame = frame.or(operands.strip_prefix("x25, x27, #0x").filter(|_| mnemonic == "add"));
+        if let Some(n) = frame {
+            cur = u32::from_str_radix(n, 16).ok();
             in_prologue = false;
         } else {
             let frame_setup = match mnemonic {
-                "nop" | "paciasp" | "stp" => true,
-                "mov" => operands.ends_with(", sp") || operands.ends_with(", x30"),
+                "nop" | "paciasp" | "stp" | "mrs" => true,
+                "mov" => operands.ends_with(", sp") || operands.ends_with(", x30") || operands.starts_with("x27, #"),
+                "movk" => operands.starts_with("x27, #"),
+                "add" => operands == "x27, x27, x10",
                 m => m.starts_with("bti"),
             };
             in_prologue &= frame_setup;
@@ -104,6 +111,22 @@ fn kernel_frame_sizes(g: &Golden) -> Vec<u32> {
         sizes.push(s);
     }
     sizes
+}
+
+/// Which functions of a 7.3 arm64 image keep their frame on a private stack
+/// (`add x27, x27, x10` after `mrs x10, TPIDR_EL1` in the prologue).
+fn kernel_private_stacks(g: &Golden) -> Vec<bool> {
+    let mut out: Vec<bool> = Vec::new();
+    for l in &g.jited {
+        if l.starts_with("func #") {
+            out.push(false);
+        } else if l.ends_with("\tadd\tx27, x27, x10") {
+            if let Some(last) = out.last_mut() {
+                *last = true;
+            }
+        }
+    }
+    out
 }
 
 fn first_difference(kernel: &[String], model: &[String]) -> String {
@@ -195,6 +218,7 @@ fn arm64_images_match_7_3() {
     }
     assert!(compared >= 1, "no arm64 golden with an image was found");
     assert!(exact >= AT_LEAST_EXACT, "only {exact} of {compared} exact (ratchet: {AT_LEAST_EXACT})");
+    assert!(byte_exact >= AT_LEAST_BYTE_EXACT, "only {byte_exact} byte for byte (ratchet: {AT_LEAST_BYTE_EXACT})");
     assert!(exact + exact_given_frame >= AT_LEAST_EXACT_GIVEN_FRAME, "only {} exact given the kernel's frame sizes", exact + exact_given_frame);
 }
 
@@ -213,7 +237,11 @@ fn arm64_forms_match_7_3() {
         let g = Golden::parse(&std::fs::read_to_string(path).unwrap()).unwrap();
         let backend = g.header.iter().find(|(k, _)| k == "backend").map_or("", |(_, v)| v.as_str());
         let profile = if backend.contains("cortex-a57") { Arm64Profile { lse_atomics: false, has_sb: false, ..Arm64Profile::default() } } else { Arm64Profile::default() };
-        let prog = JitProgram::from_xlated_dump(&g.xlated_insns, &kernel_frame_sizes(&g), 1);
+        let mut prog = JitProgram::from_xlated_dump(&g.xlated_insns, &kernel_frame_sizes(&g), 1);
+        // a private stack shows as x27 set up from the per-CPU offset
+        for (f, uses) in prog.funcs.iter_mut().zip(kernel_private_stacks(&g)) {
+            f.jits_use_priv_stack = uses;
+        }
         let kernel = comparable(&g.jited);
         match bpf_int_jit_compile(&prog, &profile) {
             Ok(images) => {

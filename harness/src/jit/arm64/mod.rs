@@ -88,8 +88,9 @@ pub const BPF_CALL_BASE: u64 = 0xffff_8000_8030_0000;
 pub const IMAGE_BASE: u64 = 0xffff_8000_8400_0000;
 pub const IMAGE_STRIDE: u64 = 0x4_0000;
 /// The model's per-CPU private stacks (`prog->aux->priv_stack_ptr`, a
-/// `__percpu` cookie), one per function.
-pub const PRIV_STACK_BASE: u64 = 0x0000_7fbf_5a00_0000;
+/// `__percpu` cookie: a kernel address, 0xffff800082a13860 in a recorded
+/// 7.3 image), one per function.
+pub const PRIV_STACK_BASE: u64 = 0xffff_8000_82a0_0000;
 
 /// The model address of function `func`'s private stack.
 pub fn priv_stack_kaddr(func: usize) -> u64 {
