@@ -4,14 +4,23 @@
 //! fixed kernel addresses (helpers, maps, function images) in place of the
 //! ones a real kernel has.
 //!
-//! Structure follows the kernel's: [`build_prologue`](JitCtx::build_prologue),
-//! [`build_body`](JitCtx::build_body) / [`build_insn`](JitCtx::build_insn),
-//! [`build_epilogue`](JitCtx::build_epilogue), [`build_plt`](JitCtx::build_plt);
+//! Structure follows the kernel's: `build_prologue`, `build_body` /
+//! `build_insn`, `build_epilogue`, `build_plt` (methods of `JitCtx`);
 //! a sizing pass fixes every instruction's offset, the writing pass encodes
 //! jumps against them. The kernel needs more passes only because the first
 //! one runs before the image exists (so calls are indirect then); the model
 //! knows the final image address from the start, which gives the same
 //! final image.
+//!
+//! Checked against 7.3 (tests/jit_arm64.rs): every arm64 golden image of
+//! progs/, 18 recorded programs of instruction forms (LSE and LL/SC
+//! atomics, tail calls, callbacks, private stacks, exception boundaries,
+//! large offsets), and the kernel's own arm64 `__jited` expectations. Not
+//! checked against a kernel: BTI landing pads and `TPIDR_EL2` (no recorded
+//! kernel enables them), outgoing stack arguments (`BPF_REG_PARAMS`).
+//! Facts the xlated dump does not carry come with the [`JitProgram`]: a
+//! dump shows arena accesses (`BPF_PROBE_MEM32`) as plain `BPF_MEM`, so
+//! an arena program needs its xlated program from the fixups, not a dump.
 
 pub mod insn;
 
