@@ -655,7 +655,14 @@ impl<'a> JitCtx<'a> {
                 let o = op(code);
                 let k = code & BPF_X == 0;
                 match o {
-                    BPF_JA if cls == BPF_JMP && !k => self.emit(br(dst)),
+                    BPF_JA if cls == BPF_JMP && !k => {
+                        // its targets would need `bti j` (bpf_insn_is_indirect_target),
+                        // which only the verifier's aux data knows
+                        if self.profile.bti_kernel {
+                            return Err(unsupported("an indirect jump under BTI"));
+                        }
+                        self.emit(br(dst));
+                    }
                     BPF_JA => {
                         let by = if cls == BPF_JMP { off as i32 } else { imm };
                         let d = self.bpf2a64_offset(i, by);

@@ -580,3 +580,17 @@ fn kernel_private_stack_callback() {
     ];
     matches_jited(&program(vec![main, cb, sub]), &pats).unwrap();
 }
+
+#[test]
+fn bti_landing_pads() {
+    // CONFIG_ARM64_BTI_KERNEL: `bti jc` at entry, `bti j` where a tail call
+    // lands (PROLOGUE_OFFSET), and the tail call jumps past one more insn
+    let profile = Arm64Profile { bti_kernel: true, ..Arm64Profile::default() };
+    let insns = [Insn::new(BPF_JMP | BPF_TAIL_CALL, 0, 0, 0, 0), Insn::new(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 0), Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)];
+    let lines = jit_one(&insns, 0, &profile);
+    assert_eq!(lines[1..10], ["bti\tjc", "mov\tx9, x30", "nop", "paciasp", "stp\tx29, x30, [sp, #-0x10]!", "mov\tx29, sp", "stp\txzr, x26, [sp, #-0x10]!", "mov\tx26, sp", "bti\tj"]);
+    assert!(lines.contains(&"add\tx10, x10, #0x20".to_string()), "{lines:?}");
+    let gotox = [Insn::new(BPF_JMP | BPF_JA | BPF_X, 1, 0, 0, 0), Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)];
+    let prog = JitProgram { funcs: vec![JitFunc { insns: gotox.to_vec(), ..Default::default() }], ..Default::default() };
+    assert!(matches!(bpf_int_jit_compile(&prog, &profile), Err(JitError::Unsupported { .. })));
+}
