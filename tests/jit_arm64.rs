@@ -268,3 +268,58 @@ fn arm64_forms_match_7_3() {
     assert!(names.len() >= 10, "only {} recorded forms programs", names.len());
     assert!(bad.is_empty(), "{} of {} differ:\n{}", bad.len(), names.len(), bad.join("\n"));
 }
+
+/// The arm64 `__jited` expectations of 7.3's own verifier_private_stack.c,
+/// matched with test_loader's rules against the model's image of the
+/// xlated program a 7.3 kernel produced for each (the naked-asm bodies,
+/// recorded as expected/jit/arm64-forms/ks_*.txt).
+#[test]
+fn kernel_selftests_jited_on_recorded_xlated() {
+    const X27_SETUP: [&str; 6] = [
+        "\tmov\tx27, {{.*}}",
+        "\tmovk\tx27, {{.*}}, lsl #16",
+        "\tmovk\tx27, {{.*}}",
+        "\tmrs\tx10, TPIDR_EL{{[0-1]}}",
+        "\tadd\tx27, x27, x10",
+        "\tadd\tx25, x27, {{.*}}",
+    ];
+    let with_setup = |head: &[&'static str], tail: &[&'static str]| -> Vec<&'static str> { head.iter().chain(X27_SETUP.iter()).chain(tail.iter()).copied().collect() };
+    let cases: Vec<(&str, Vec<&str>)> = vec![
+        ("ks_private_stack_single_prog", with_setup(&["\tstp\tx25, x27, [sp, {{.*}}]!"], &["\tmov\tx0, #0x2a", "\tstr\tx0, [x27]", "...", "\tldp\tx25, x27, [sp], {{.*}}"])),
+        ("ks_no_private_stack_nested", vec!["\tmov\tx25, sp", "\tsub\tsp, sp, #0x10"]),
+        (
+            "ks_private_stack_nested_1",
+            with_setup(&["\tstp\tx25, x27, [sp, {{.*}}]!"], &["\tmov\tx0, #0x2a", "\tstr\tx0, [x27]", "\tbl\t{{.*}}", "...", "\tldp\tx25, x27, [sp], {{.*}}"]),
+        ),
+        (
+            "ks_private_stack_callback",
+            with_setup(
+                &["func #1", "...", "\tstp\tx25, x27, [sp, {{.*}}]!"],
+                &["\tbl\t0x{{.*}}", "\tmov\tx8, x0", "\tmov\tx0, #0x2a", "\tstr\tx0, [x27]", "\tbl\t0x{{.*}}", "\tmov\tx8, x0", "\tmov\tx8, #0x0", "\tldp\tx25, x27, [sp], {{.*}}"],
+            ),
+        ),
+    ];
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("expected/jit/arm64-forms");
+    let mut matched = 0;
+    let mut bad = Vec::new();
+    for (name, patterns) in &cases {
+        let g = Golden::parse(&std::fs::read_to_string(dir.join(format!("{name}.txt"))).unwrap()).unwrap();
+        let mut prog = JitProgram::from_xlated_dump(&g.xlated_insns, &kernel_frame_sizes(&g), 2);
+        for (f, uses) in prog.funcs.iter_mut().zip(kernel_private_stacks(&g)) {
+            f.jits_use_priv_stack = uses;
+        }
+        let images = bpf_int_jit_compile(&prog, &Arm64Profile::default()).unwrap();
+        let text = test_loader_text(Arch::Arm64, &images).join("\n") + "\n";
+        let mut msgs = bpf_selftest::matcher::ExpectedMsgs::default();
+        let mut on_next_line = false;
+        for p in patterns {
+            msgs.push_disasm_msg(p, &mut on_next_line).unwrap();
+        }
+        match bpf_selftest::matcher::validate_msgs(&text, &msgs) {
+            Ok(()) => matched += 1,
+            Err(m) => bad.push(format!("{name}:\n{}", m.pattern_report())),
+        }
+    }
+    eprintln!("verifier_private_stack.c arm64 __jited: {matched} of {} programs", cases.len());
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
