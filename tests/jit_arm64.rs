@@ -269,7 +269,8 @@ fn arm64_forms_match_7_3() {
     assert!(bad.is_empty(), "{} of {} differ:\n{}", bad.len(), names.len(), bad.join("\n"));
 }
 
-/// The arm64 `__jited` expectations of 7.3's own verifier_private_stack.c,
+/// The arm64 `__jited` expectations of 7.3's own verifier_private_stack.c
+/// and verifier_jit_inline.c,
 /// matched with test_loader's rules against the model's image of the
 /// xlated program a 7.3 kernel produced for each (the naked-asm bodies,
 /// recorded as expected/jit/arm64-forms/ks_*.txt).
@@ -298,6 +299,8 @@ fn kernel_selftests_jited_on_recorded_xlated() {
                 &["\tbl\t0x{{.*}}", "\tmov\tx8, x0", "\tmov\tx0, #0x2a", "\tstr\tx0, [x27]", "\tbl\t0x{{.*}}", "\tmov\tx8, x0", "\tmov\tx8, #0x0", "\tldp\tx25, x27, [sp], {{.*}}"],
             ),
         ),
+        // verifier_jit_inline.c (arm64 has the one for bpf_get_current_task)
+        ("ks_inline_bpf_get_current_task", vec!["\tmrs\tx8, SP_EL0"]),
     ];
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("expected/jit/arm64-forms");
     let mut matched = 0;
@@ -320,6 +323,6 @@ fn kernel_selftests_jited_on_recorded_xlated() {
             Err(m) => bad.push(format!("{name}:\n{}", m.pattern_report())),
         }
     }
-    eprintln!("verifier_private_stack.c arm64 __jited: {matched} of {} programs", cases.len());
+    eprintln!("verifier_private_stack.c and verifier_jit_inline.c arm64 __jited: {matched} of {} programs", cases.len());
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
