@@ -1,0 +1,224 @@
+//! `bpf_do_misc_fixups` against 7.3: every golden of progs/ (x86_64 and
+//! arm64) whose xlated program only this pass rewrites is run through the
+//! main pass (`verifier::verify`), the passes before it that are on main,
+//! `bpf_do_misc_fixups`, and `bpf_insn_prepare_dump`, and compared slot for
+//! slot with the golden's `== xlated_hex`.
+//!
+//! A golden is left out, with the reason counted, when the model does not
+//! decide its main pass, when another pass would rewrite it (dead code,
+//! ctx accesses, helper or kfunc calls, zero extension / `BPF_F_TEST_RND_HI32`
+//! poisoning), or when this pass meets something it does not model. The
+//! rest must match: a ratchet per arch, the mismatches printed.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use bpf_isa::Insn;
+use bpf_isa::op::*;
+use bpf_selftest::backend::model::ModelBackend;
+use bpf_selftest::backend::replay::ReplayBackend;
+use bpf_selftest::conform::request_as_recorded;
+use bpf_selftest::fixups::{ctx_access, misc, zext};
+use bpf_selftest::runner::{self, Plan, RunOptions};
+use bpf_selftest::target::Arch;
+use bpf_selftest::verifier::env::VerifierEnv;
+use bpf_selftest::verifier::reg::PTR_TO_CTX;
+use bpf_selftest::verifier::{Fail, subprogs, verify};
+use bpf_selftest_suite as _;
+
+/// `BPF_F_TEST_RND_HI32`.
+const BPF_F_TEST_RND_HI32: u32 = 1 << 2;
+
+/// What happened to one golden.
+enum Outcome {
+    /// Byte-exact; whether this pass rewrote anything.
+    Exact(bool),
+    Mismatch(String),
+    Skipped(String),
+}
+
+/// The golden's program through the model up to and including this pass,
+/// in the dump form.
+fn run(req: &bpf_selftest::backend::LoadRequest) -> Result<(Vec<Insn>, bool), String> {
+    let input = ModelBackend::verifier_input(req).map_err(|u| format!("input: {}", u.0))?;
+    let mut env = verify(&input, Instant::now()).map_err(|_| "main pass not decided by the model, or rejected".to_string())?;
+    let fail = |f: Fail| match f {
+        Fail::Errno(e) => format!("errno {e}"),
+        Fail::Unsupported { phase, what } => format!("{phase}: {what}"),
+    };
+    subprogs::check_max_stack_depth(&mut env).map_err(fail)?;
+    dead_code_untouched(&env)?;
+    ctx_access::bpf_convert_ctx_accesses(&mut env).map_err(fail)?;
+    let before = env.insns.clone();
+    misc::bpf_do_misc_fixups(&mut env).map_err(|f| format!("misc: {}", fail(f)))?;
+    zext_untouched(&env, req.prog_flags)?;
+    Ok((prepare_dump(&env), env.insns != before))
+}
+
+/// The dead-code passes (privileged: hard-wiring and removal, and `ja +0`
+/// / `may_goto +0` removal; unprivileged: traps) leave the program as it
+/// is only when every insn was seen and there is no nop.
+fn dead_code_untouched(env: &VerifierEnv<'_>) -> Result<(), String> {
+    // (the main pass does not mark an ld_imm64's second slot; 7.3 does)
+    let second_slot = |i: usize| i > 0 && env.insns[i - 1].is_ld_imm64();
+    if let Some(i) = (0..env.insns.len()).find(|&i| !env.pass_aux.get(i).is_some_and(|a| a.seen) && !second_slot(i)) {
+        return Err(format!("dead code pass (insn {i} unseen)"));
+    }
+    let nop = |i: &Insn| i.code == BPF_JMP | BPF_JA && i.off == 0 && i.imm == 0 && i.dst == 0 && i.src == 0;
+    let may_goto_0 = |i: &Insn| i.code == BPF_JMP | BPF_JCOND && i.off == 0 && i.imm == 0 && i.dst == 0 && i.src == 0;
+    if env.bpf_capable && env.insns.iter().any(|i| nop(i) || may_goto_0(i)) {
+        return Err("dead code pass (nop removal)".into());
+    }
+    Ok(())
+}
+
+/// `bpf_opt_subreg_zext_lo32_rnd_hi32` would not rewrite anything: no
+/// 32-bit def without a read upper half under `BPF_F_TEST_RND_HI32`, no
+/// zero extension the JIT asks for, no cmpxchg needing one.
+fn zext_untouched(env: &VerifierEnv<'_>, prog_flags: u32) -> Result<(), String> {
+    let rnd_hi32 = prog_flags & BPF_F_TEST_RND_HI32 != 0;
+    let mut i = 0;
+    while i < env.insns.len() {
+        let insn = env.insns[i];
+        let def32 = zext::bpf_insn_def32(&insn).is_some();
+        if !env.aux[i].zext_dst {
+            let ctx_load = insn.code & 0x07 == BPF_LDX && env.pass_aux.get(i).is_some_and(|a| a.ptr_type == PTR_TO_CTX);
+            if rnd_hi32 && def32 && !ctx_load {
+                return Err(format!("zext pass (rnd_hi32 at insn {i})"));
+            }
+        } else {
+            let cmpxchg = insn.code & 0x07 == BPF_STX && insn.code & 0xe0 == BPF_ATOMIC && insn.imm == BPF_CMPXCHG;
+            if (env.input.arch.jit_needs_zext() || cmpxchg) && !insn.is_kfunc_call() {
+                return Err(format!("zext pass (zero extension at insn {i})"));
+            }
+        }
+        i += if insn.is_ld_imm64() { 2 } else { 1 };
+    }
+    Ok(())
+}
+
+/// The program as `BPF_OBJ_GET_INFO_BY_FD` returns it after the JIT
+/// (`jit_subprogs`' leftovers, `bpf_insn_prepare_dump`), with maps by their
+/// request index as the goldens store them.
+fn prepare_dump(env: &VerifierEnv<'_>) -> Vec<Insn> {
+    let mut out = env.insns.clone();
+    let subprog_at = |t: i64| env.subprog_info[..env.subprog_cnt].iter().position(|s| s.start as i64 == t);
+    let mut i = 0;
+    while i < out.len() {
+        let insn = out[i];
+        if insn.code == BPF_JMP | misc::BPF_TAIL_CALL {
+            out[i].code = BPF_JMP | BPF_CALL;
+            out[i].imm = 12;
+        } else if insn.code == BPF_JMP | BPF_CALL && insn.src == BPF_PSEUDO_CALL {
+            let rel = insn.imm;
+            out[i].imm = subprog_at(i as i64 + 1 + rel as i64).unwrap_or(0) as i32;
+            out[i].off = i16::try_from(rel).unwrap_or(0);
+        } else if insn.code & 0x07 == BPF_LDX && insn.code & 0xe0 == BPF_PROBE_MEM {
+            out[i].code = BPF_LDX | (insn.code & 0x18) | BPF_MEM;
+        } else if insn.is_ld_imm64() && i + 1 < out.len() {
+            match insn.src {
+                BPF_PSEUDO_FUNC => out[i + 1].imm = subprog_at(i as i64 + 1 + insn.imm as i64).unwrap_or(0) as i32,
+                BPF_PSEUDO_MAP_FD | BPF_PSEUDO_MAP_IDX | BPF_PSEUDO_MAP_VALUE | BPF_PSEUDO_MAP_IDX_VALUE => {
+                    let value = matches!(insn.src, BPF_PSEUDO_MAP_VALUE | BPF_PSEUDO_MAP_IDX_VALUE);
+                    let obj = env.used_maps[env.aux[i].map_index];
+                    out[i].src = if value { BPF_PSEUDO_MAP_VALUE } else { BPF_PSEUDO_MAP_FD };
+                    // the request's map index (the model numbers ids from 1)
+                    out[i].imm = env.input.maps[obj].id as i32 - 1;
+                    out[i + 1].imm = if value { env.aux[i].map_off as i32 } else { 0 };
+                }
+                _ => {}
+            }
+            i += 2;
+            continue;
+        }
+        i += 1;
+    }
+    out
+}
+
+fn first_difference(model: &[Insn], truth: &[Insn]) -> String {
+    let n = model.len().max(truth.len());
+    for k in 0..n {
+        let (m, t) = (model.get(k), truth.get(k));
+        if m != t {
+            let show = |x: Option<&Insn>| x.map_or("-".to_string(), |i| bpf_isa::insn::to_hex(*i));
+            return format!("slot {k}: kernel {} model {} (lengths {} / {})", show(t), show(m), truth.len(), model.len());
+        }
+    }
+    String::new()
+}
+
+fn run_arch(arch: Arch) -> BTreeMap<String, Outcome> {
+    let expected = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("expected");
+    let replay = ReplayBackend::new(expected);
+    let opts = RunOptions { arch, backend: "model".into(), verbosity: 0, filters: Vec::new() };
+    let mut out = BTreeMap::new();
+    for st in runner::plan(&opts, &replay) {
+        let Plan::Load(job) = st.plan else { continue };
+        let Ok(truth) = replay.golden(&job.request) else { continue };
+        if !truth.accepted || truth.xlated_insns.is_empty() {
+            continue;
+        }
+        let req = request_as_recorded(job.request, &truth);
+        let o = match run(&req) {
+            Err(why) => Outcome::Skipped(why),
+            Ok((model, touched)) if model == truth.xlated_insns => Outcome::Exact(touched),
+            Ok((model, _)) => Outcome::Mismatch(first_difference(&model, &truth.xlated_insns)),
+        };
+        out.insert(st.name, o);
+    }
+    out
+}
+
+/// Goldens reproduced byte for byte, per arch (the ratchet: raise it as
+/// the pass grows; never lower it).
+const AT_LEAST_EXACT: [(Arch, usize); 2] = [(Arch::X86_64, 78), (Arch::Arm64, 78)];
+
+#[test]
+fn misc_fixups_reproduce_the_goldens_xlated_hex() {
+    let mut report = String::new();
+    let mut failures = Vec::new();
+    for (arch, at_least) in AT_LEAST_EXACT {
+        let res = run_arch(arch);
+        let exact = res.values().filter(|o| matches!(o, Outcome::Exact(_))).count();
+        let rewritten: Vec<&String> = res.iter().filter(|(_, o)| matches!(o, Outcome::Exact(true))).map(|(n, _)| n).collect();
+        let mismatched: Vec<_> = res.iter().filter_map(|(n, o)| if let Outcome::Mismatch(d) = o { Some((n, d)) } else { None }).collect();
+        let mut skips: BTreeMap<String, usize> = BTreeMap::new();
+        for o in res.values() {
+            if let Outcome::Skipped(why) = o {
+                // the reason without its insn number
+                let key: String = why.chars().filter(|c| !c.is_ascii_digit()).collect();
+                *skips.entry(key).or_default() += 1;
+            }
+        }
+        report += &format!(
+            "{arch}: {exact} exact ({} rewritten by this pass), {} mismatched, of {} compared ({} goldens)\n",
+            rewritten.len(),
+            mismatched.len(),
+            exact + mismatched.len(),
+            res.len()
+        );
+        for n in &rewritten {
+            report += &format!("  rewritten and exact: {n}\n");
+        }
+        for (n, d) in &mismatched {
+            report += &format!("  MISMATCH {n}: {d}\n");
+        }
+        if std::env::var_os("FIXUPS_MISC_VERBOSE").is_some() {
+            for (n, o) in &res {
+                if let Outcome::Skipped(why) = o {
+                    report += &format!("  skip {n}: {why}\n");
+                }
+            }
+        }
+        for (why, c) in &skips {
+            report += &format!("  skipped {c}: {why}\n");
+        }
+        if exact < at_least {
+            failures.push(format!("{arch}: {exact} exact, the ratchet wants at least {at_least}"));
+        }
+    }
+    eprintln!("{report}");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
