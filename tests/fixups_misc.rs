@@ -51,7 +51,9 @@ fn run(req: &bpf_selftest::backend::LoadRequest) -> Result<(Vec<Insn>, bool), St
     };
     subprogs::check_max_stack_depth(&mut env).map_err(fail)?;
     dead_code_untouched(&env)?;
-    ctx_access::bpf_convert_ctx_accesses(&mut env).map_err(fail)?;
+    if !ctx_access_untouched(&env) {
+        ctx_access::bpf_convert_ctx_accesses(&mut env).map_err(fail)?;
+    }
     let before = env.insns.clone();
     misc::bpf_do_misc_fixups(&mut env).map_err(|f| format!("misc: {}", fail(f)))?;
     let touched = env.insns != before;
@@ -74,6 +76,26 @@ fn dead_code_untouched(env: &VerifierEnv<'_>) -> Result<(), String> {
         return Err("dead code pass (nop removal)".into());
     }
     Ok(())
+}
+
+/// `bpf_convert_ctx_accesses` provably leaves the program alone (the
+/// pass on this branch is a stub that refuses any pointer access): a
+/// program type without prologue or epilogue, no Spectre barrier to
+/// insert, and every load or store through the stack, a map value or key,
+/// or packet data (`default: continue` in the kernel's switch).
+fn ctx_access_untouched(env: &VerifierEnv<'_>) -> bool {
+    use bpf_selftest::verifier::reg::*;
+    // socket_filter, kprobe, xdp, perf_event, cgroup_skb, raw_tracepoint, tracepoint
+    if !matches!(env.input.prog_type.0, 1 | 2 | 5 | 6 | 7 | 8 | 17) {
+        return false;
+    }
+    let risky = PTR_UNTRUSTED | MEM_USER | MEM_PERCPU | MEM_RCU | PTR_TRUSTED | MEM_ALLOC;
+    env.insns.iter().zip(&env.pass_aux).all(|(insn, a)| {
+        let mem = matches!(insn.code & 0x07, BPF_LDX | BPF_STX | BPF_ST);
+        let plain = matches!(base_type(a.ptr_type), NOT_INIT | SCALAR_VALUE | PTR_TO_STACK | PTR_TO_MAP_VALUE | PTR_TO_MAP_KEY | PTR_TO_PACKET | PTR_TO_PACKET_META)
+            && a.ptr_type & risky == 0;
+        !a.nospec && !a.nospec_result && (!mem || plain)
+    })
 }
 
 /// A stand-in for `bpf_opt_subreg_zext_lo32_rnd_hi32` (the fixups core's
@@ -188,7 +210,7 @@ fn run_arch(arch: Arch) -> BTreeMap<String, Outcome> {
 
 /// Goldens reproduced byte for byte, per arch (the ratchet: raise it as
 /// the pass grows; never lower it).
-const AT_LEAST_EXACT: [(Arch, usize); 2] = [(Arch::X86_64, 95), (Arch::Arm64, 95)];
+const AT_LEAST_EXACT: [(Arch, usize); 2] = [(Arch::X86_64, 107), (Arch::Arm64, 107)];
 /// Of those, goldens this pass rewrites.
 const AT_LEAST_REWRITTEN: usize = 13;
 
