@@ -352,3 +352,129 @@ fn misc_fixups_pass_the_kernels_xlated_tests() {
     eprintln!("{report}");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
+
+/// The programs of `tests/fixups_misc/cases/` (one rewrite of this pass
+/// each, in the forms the goldens of progs/ lack) and their requests,
+/// from each file's `# case:` line (`bpf-selftest check` options).
+fn cases(arch: Arch) -> Vec<(String, bpf_selftest::backend::LoadRequest)> {
+    use bpf_selftest::cli::check::{CheckArgs, request};
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixups_misc/cases");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir).map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect()).unwrap_or_default();
+    files.retain(|p| p.extension().is_some_and(|e| e == "s"));
+    files.sort();
+    let mut out = Vec::new();
+    for f in files {
+        let src = std::fs::read_to_string(&f).expect("case readable");
+        let opts = src.lines().find_map(|l| l.strip_prefix("# case:")).expect("a # case: line");
+        let mut a = CheckArgs {
+            file: f.display().to_string(),
+            prog_type: "socket_filter".into(),
+            arch: Some(arch.name().into()),
+            backend: "model".into(),
+            maps: Vec::new(),
+            flags: None,
+            log_level: 2,
+            unpriv: false,
+            btf: "func_info".into(),
+            global_funcs: Vec::new(),
+            imms: Vec::new(),
+            run: false,
+            data_len: None,
+            data_hex: None,
+            ctx_len: None,
+            ctx_hex: None,
+            json: false,
+            interp: false,
+        };
+        let mut it = opts.split_whitespace();
+        while let Some(o) = it.next() {
+            match o {
+                "--prog-type" | "-t" => a.prog_type = it.next().expect("a prog type").into(),
+                "--flags" => a.flags = it.next().map(str::to_string),
+                "--map" => a.maps.push(it.next().expect("a map").into()),
+                "--unpriv" => a.unpriv = true,
+                other => panic!("{}: unknown case option {other}", f.display()),
+            }
+        }
+        let req = request(&a, &src).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
+        let name = f.file_stem().unwrap().to_string_lossy().into_owned();
+        out.push((name, req));
+    }
+    out
+}
+
+fn case_truth_path(arch: Arch, name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/fixups_misc/linux-7.3/{arch}/{name}.txt"))
+}
+
+/// Records what 7.3 does with the cases, under QEMU (one boot per arch):
+/// `BPF_SELFTEST_RECORD_MISC_CASES=1 cargo test --release --test fixups_misc record -- --ignored`.
+#[test]
+#[ignore = "boots 7.3 under QEMU; run by hand to re-record tests/fixups_misc/linux-7.3"]
+fn record_cases_on_7_3() {
+    use bpf_selftest::golden::Golden;
+    if std::env::var_os("BPF_SELFTEST_RECORD_MISC_CASES").is_none() {
+        return;
+    }
+    let vm = bpf_selftest::backend::by_name("vm").unwrap();
+    for arch in [Arch::X86_64, Arch::Arm64] {
+        vm.probe(arch).expect("the vm backend boots");
+        for (name, mut req) in cases(arch) {
+            req.want_jited = false;
+            let out = vm.load(&req).unwrap_or_else(|u| panic!("{arch} {name}: {}", u.0));
+            let header = vec![
+                ("program".to_string(), format!("fixups_misc/{name}")),
+                ("kernel".to_string(), vm.kernel_release()),
+                ("arch".to_string(), arch.name().to_string()),
+            ];
+            let path = case_truth_path(arch, &name);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(&path, Golden::from_outcome(header, &out).to_text()).unwrap();
+            eprintln!("{arch} {name}: accepted {} errno {}", out.accepted, out.errno);
+        }
+    }
+}
+
+/// At least this many cases per arch reproduce 7.3's xlated program byte
+/// for byte (the ratchet).
+const CASES_AT_LEAST_EXACT: usize = 9;
+
+#[test]
+fn misc_fixups_reproduce_the_recorded_cases() {
+    use bpf_selftest::golden::Golden;
+    let mut report = String::new();
+    let mut failures = Vec::new();
+    for arch in [Arch::X86_64, Arch::Arm64] {
+        let mut exact = 0;
+        for (name, req) in cases(arch) {
+            let Ok(text) = std::fs::read_to_string(case_truth_path(arch, &name)) else {
+                let model = run(&req).map(|(m, _)| bpf_isa::disasm::xlated_dump(&m));
+                report += &format!("{arch} {name}: not recorded; the model: {model:?}\n");
+                continue;
+            };
+            let truth = Golden::parse(&text).expect("recorded case parses");
+            if !truth.accepted {
+                failures.push(format!("{arch} {name}: 7.3 refused the case (errno {}): fix the case", truth.errno));
+                continue;
+            }
+            match run(&req) {
+                Err(why) => report += &format!("{arch} {name}: skipped: {why}\n"),
+                Ok((model, _)) if model == truth.xlated_insns => {
+                    exact += 1;
+                    report += &format!("{arch} {name}: exact\n");
+                }
+                Ok((model, _)) => {
+                    let d = first_difference(&model, &truth.xlated_insns);
+                    report += &format!("{arch} {name}: MISMATCH {d}\n{}", bpf_isa::disasm::xlated_dump(&model));
+                    failures.push(format!("{arch} {name}: {d}"));
+                }
+            }
+        }
+        report += &format!("{arch}: {exact} cases exact\n");
+        if exact < CASES_AT_LEAST_EXACT {
+            failures.push(format!("{arch}: {exact} cases exact, the ratchet wants at least {CASES_AT_LEAST_EXACT}"));
+        }
+    }
+    eprintln!("{report}");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
