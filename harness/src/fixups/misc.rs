@@ -194,7 +194,10 @@ fn fixup_insn(env: &mut VerifierEnv<'_>, w: &mut Walk, i: &mut usize) -> Result<
     }
 
     if class == BPF_LDX && matches!(insn.code & 0xe0, BPF_PROBE_MEM | BPF_PROBE_MEMSX) {
-        return Err(Fail::unsupported(PHASE, &format!("the user address check of the BPF_PROBE_MEM load at insn {i} (bpf_arch_uaddress_limit)")));
+        let Some(limit) = bpf_arch_uaddress_limit(w.arch) else {
+            return Err(Fail::unsupported(PHASE, &format!("the user address check of the BPF_PROBE_MEM load at insn {i} on {}", w.arch)));
+        };
+        return Ok(probe_mem_user_address_check(insn, limit));
     }
 
     if class == BPF_LD && matches!(insn.code & 0xe0, BPF_ABS | BPF_IND) {
@@ -301,6 +304,37 @@ fn div_mod_guard(insn: Insn, is64: bool) -> Vec<Insn> {
         }
     }
     p
+}
+
+/// `bpf_arch_uaddress_limit()`: where user addresses end when the kernel
+/// and user address spaces do not overlap (0: the JIT checks by itself, as
+/// x86-64's does). arm64's `TASK_SIZE` is `1 << vabits_actual`: 52 bits on
+/// the guests the goldens come from (`CONFIG_ARM64_VA_BITS_52`, QEMU's
+/// `-cpu max` has LVA).
+fn bpf_arch_uaddress_limit(arch: Arch) -> Option<u64> {
+    match arch {
+        Arch::X86_64 => Some(0),
+        Arch::Arm64 => Some(1 << 52),
+        _ => None,
+    }
+}
+
+/// A `BPF_PROBE_MEM` load from a user address would not fault on arches
+/// whose JIT cannot tell: such an address reads as 0 instead.
+fn probe_mem_user_address_check(insn: Insn, limit: u64) -> Option<Vec<Insn>> {
+    if limit == 0 {
+        return None;
+    }
+    let mut p = vec![ins(BPF_ALU64 | BPF_MOV | BPF_X, BPF_REG_AX, insn.src, 0, 0)];
+    if insn.off != 0 {
+        p.push(ins(BPF_ALU64 | BPF_ADD | BPF_K, BPF_REG_AX, 0, 0, insn.off as i32));
+    }
+    p.push(ins(BPF_ALU64 | BPF_RSH | BPF_K, BPF_REG_AX, 0, 0, 32));
+    p.push(ins(BPF_JMP | BPF_JLE | BPF_K, BPF_REG_AX, 0, 2, (limit >> 32) as i32));
+    p.push(insn);
+    p.push(ja(1));
+    p.push(ins(BPF_ALU64 | BPF_MOV | BPF_K, insn.dst, 0, 0, 0));
+    Some(p)
 }
 
 /// `ops->gen_ld_abs`: `bpf_gen_ld_abs` of the socket filter and tc program
@@ -540,6 +574,24 @@ mod tests {
         assert_eq!(array_index_mask(4), 3);
         assert_eq!(array_index_mask(5), 7);
         assert_eq!(array_index_mask(0x8000_0001), u32::MAX);
+    }
+
+    /// 7.3 arm64 under QEMU, fentry on `bpf_fentry_test7`: `r2 = *(u64 *)(r1
+    /// +0)` through a BTF pointer (`BPF_PROBE_MEM`) became these slots (the
+    /// dump shows the load as `BPF_MEM`); x86-64 left it alone.
+    #[test]
+    fn probe_mem_check_is_7_3s() {
+        let load = ins(BPF_LDX | BPF_PROBE_MEM | BPF_DW, 2, 1, 0, 0);
+        let recorded = ["bf1c000000000000", "770c000020000000", "b50c020000001000", "7912000000000000", "0500010000000000", "b702000000000000"];
+        let mut got = probe_mem_user_address_check(load, bpf_arch_uaddress_limit(Arch::Arm64).unwrap()).unwrap();
+        got[3].code = BPF_LDX | BPF_MEM | BPF_DW;
+        let got: Vec<String> = got.iter().map(|i| bpf_isa::insn::to_hex(*i)).collect();
+        assert_eq!(got, recorded);
+        assert_eq!(probe_mem_user_address_check(load, bpf_arch_uaddress_limit(Arch::X86_64).unwrap()), None);
+        // with an offset, AX gets it added first
+        let off = probe_mem_user_address_check(ins(BPF_LDX | BPF_PROBE_MEM | BPF_W, 0, 3, 16, 0), 1 << 52).unwrap();
+        assert_eq!(off[1], ins(BPF_ALU64 | BPF_ADD | BPF_K, BPF_REG_AX, 0, 0, 16));
+        assert_eq!(off.len(), 7);
     }
 
     #[test]
