@@ -110,7 +110,7 @@ pub fn bpf_do_misc_fixups(env: &mut VerifierEnv<'_>) -> Result<(), Fail> {
     // `stack_extra` per subprogram; the boundaries are the program's as
     // read (a patch never moves the insns of the walk behind it)
     let mut stack_extra = vec![0u32; cnt];
-    let starts: Vec<usize> = (0..=cnt).map(|s| env.subprog_info[s].start).collect();
+    let starts: Vec<usize> = (0..=cnt).map(|s| env.subprog_info.get(s).map_or(insn_cnt, |si| si.start)).collect();
     let mut cur = 0;
     let mut w = Walk {
         arch,
@@ -126,8 +126,9 @@ pub fn bpf_do_misc_fixups(env: &mut VerifierEnv<'_>) -> Result<(), Fail> {
             patches.replace(i, p);
         }
         // next_insn: leaving a subprogram settles its extra stack
-        if cur < cnt && starts[cur + 1] == i + 1 {
-            let si = &mut env.subprog_info[cur];
+        if cur < cnt && starts[cur + 1] == i + 1
+            && let Some(si) = env.subprog_info.get_mut(cur)
+        {
             si.stack_depth += w.stack_depth_extra;
             stack_extra[cur] = w.stack_depth_extra;
             if si.stack_depth > MAX_BPF_STACK && !arch.has_jit() {
@@ -473,6 +474,11 @@ fn tail_call(env: &mut VerifierEnv<'_>, w: &mut Walk, i: usize, insn: Insn) -> R
     // blinding is never requested: bpf_jit_harden is 0 in the kernels we target
     let jit_requested = w.arch.has_jit();
     if env.bpf_capable && jit_requested && !key_poisoned && !a.map_ptr_poison && !a.map_ptr_unpriv {
+        // bpf_jit_add_poke_descriptor: at most 1024 per program
+        if w.pokes >= 1024 {
+            env.verbose("adding tail call poke descriptor failed\n");
+            return Err(Fail::Errno(crate::verifier::errno::ENOSPC));
+        }
         w.pokes += 1;
         tc.imm = w.pokes as i32;
         return Ok(Some(vec![tc]));
@@ -521,8 +527,8 @@ fn may_goto_prologues(env: &mut VerifierEnv<'_>, stack_extra: &[u32]) -> Result<
         if extra / 8 > slots {
             return Err(Fail::unsupported(PHASE, "verifier bug: stack_slots supports may_goto only"));
         }
-        let start = env.subprog_info[s].start;
-        let depth = -(env.subprog_info[s].stack_depth as i32);
+        let Some(si) = env.subprog_info.get(s) else { continue };
+        let (start, depth) = (si.start, -(si.stack_depth as i32));
         let st = |off: i32, imm: i32| ins(BPF_ST | BPF_MEM | BPF_DW, BPF_REG_FP, 0, off as i16, imm);
         let Some(&first) = env.insns.get(start) else { continue };
         let p = if timed { vec![st(depth, BPF_MAX_TIMED_LOOPS), st(depth + 8, 0), first] } else { vec![st(depth, BPF_MAX_LOOPS), first] };
@@ -531,7 +537,8 @@ fn may_goto_prologues(env: &mut VerifierEnv<'_>, stack_extra: &[u32]) -> Result<
     }
     patch::apply(env, patches)?;
     for s in patched {
-        adjust_jmp_off(&mut env.insns, env.subprog_info[s].start, slots as usize)?;
+        let start = env.subprog_info[s].start;
+        adjust_jmp_off(&mut env.insns, start, slots as usize)?;
     }
     Ok(())
 }
