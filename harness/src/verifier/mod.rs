@@ -138,7 +138,8 @@ pub fn bpf_check(input: &VerifierInput) -> Verdict {
     match crate::fixups::bpf_fixups(&mut env) {
         Ok(()) => not_modelled(&env, "fixups", "the model's xlated program is not handed out yet".into()),
         Err(Fail::Errno(e)) => return finish_rejected(&mut env, start, e),
-        Err(Fail::Unsupported { phase, what }) => not_modelled(&env, phase, what),
+        // phase "fixups" tells callers the main pass accepted the program
+        Err(Fail::Unsupported { phase, what }) => not_modelled(&env, "fixups", format!("{phase}: {what}")),
     }
 }
 
