@@ -69,10 +69,14 @@ pub struct PatchTarget<'e> {
 /// remaps every branch of the whole program (O(N) per patch).
 pub fn apply_one_at_a_time(env: &mut VerifierEnv<'_>, patches: Patches) -> Result<(), Fail> {
     let mut list = patches.list;
-    // from the back, so that the indexes of the patches not yet applied hold
-    list.sort_by_key(|p| std::cmp::Reverse(p.at));
+    // front to back at `at + delta`, as a pass's walk does: a jump that
+    // leaves an earlier patch is then moved by the later patches it
+    // crosses (applying from the back would leave it short of them)
+    list.sort_by_key(|p| p.at);
+    let mut delta = 0;
     for p in list {
-        bpf_patch_insn_data(env, p.at, &p.insns)?;
+        bpf_patch_insn_data(env, p.at + delta, &p.insns)?;
+        delta += p.insns.len() - 1;
     }
     Ok(())
 }
