@@ -1,0 +1,297 @@
+//! The call rewrites of `bpf_do_misc_fixups` (`bpf_selftest::fixups::calls`)
+//! against the xlated programs 7.3 produced for the goldens of progs/
+//! (`== xlated_hex`, both arches).
+//!
+//! For every accepted golden whose program calls helpers or kfuncs, the
+//! model verifies the program, asks `fixup_call` for each call, and
+//! applies the replacements with the patch engine. Two measures:
+//! - per call: the replacement (in the dump form) must occur in 7.3's
+//!   xlated program; the other passes (ctx conversion, dead code, ...)
+//!   never touch the insns of a call's patch, so this holds whatever else
+//!   7.3 rewrote;
+//! - per program: where calls are the only rewrites, the whole program
+//!   must equal 7.3's byte for byte.
+//!
+//! Calls the model does not rewrite yet (`Fail::Unsupported`) are counted
+//! and printed with their reasons; the counts are ratchets that may only
+//! go up.
+//!
+//! Also: the call imms of the table are re-derived from the images'
+//! kallsyms when the oracle kit's cache is present.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use bpf_isa::Insn;
+use bpf_isa::helper_ids::helper_name;
+use bpf_isa::op::*;
+use bpf_selftest::backend::model::ModelBackend;
+use bpf_selftest::backend::replay::ReplayBackend;
+use bpf_selftest::conform::request_as_recorded;
+use bpf_selftest::fixups::calls::{BPF_TAIL_CALL, fixup_call, kernel_symbols};
+use bpf_selftest::fixups::patch::{Patches, apply};
+use bpf_selftest::runner::{Plan, RunOptions, plan};
+use bpf_selftest::target::Arch;
+use bpf_selftest::verifier::env::VerifierEnv;
+use bpf_selftest::verifier::maps::mt;
+use bpf_selftest::verifier::{Fail, verify};
+use bpf_selftest_suite as _;
+
+/// `BPF_FUNC_tail_call`.
+const TAIL_CALL: i32 = 12;
+/// `BPF_FUNC_loop`.
+const BPF_FUNC_LOOP: i32 = 181;
+
+#[derive(Default, Debug)]
+struct Counts {
+    /// (calls, replacement found in 7.3's program, not modelled)
+    families: BTreeMap<String, (usize, usize, usize)>,
+    programs: usize,
+    verified: usize,
+    all_calls_modelled: usize,
+    exact: usize,
+    mismatched_calls: Vec<String>,
+    unsupported: BTreeMap<String, usize>,
+    not_exact: Vec<String>,
+}
+
+fn family(env: &VerifierEnv<'_>, i: usize) -> String {
+    let insn = env.insns[i];
+    if insn.src == BPF_PSEUDO_KFUNC_CALL {
+        let name = env.kfuncs.iter().find(|(_, id)| *id as i32 == insn.imm).map_or("?", |(n, _)| n);
+        return if name.starts_with("bpf_iter_num_") { "kfunc bpf_iter_num_*".into() } else { format!("kfunc {name}") };
+    }
+    let name = helper_name(insn.imm).unwrap_or("?");
+    if name.starts_with("map_") || name == "redirect_map" || name == "for_each_map_elem" {
+        let ty = env.pass_aux.get(i).and_then(|a| a.map_ptr).and_then(|m| env.used_maps.get(m)).map(|&u| env.input.maps[u].def.map_type);
+        let ty = match ty {
+            Some(mt::ARRAY) => "array",
+            Some(mt::PERCPU_ARRAY) => "percpu_array",
+            Some(mt::HASH) => "hash",
+            Some(mt::LRU_HASH) => "lru_hash",
+            Some(mt::PERCPU_HASH) => "percpu_hash",
+            Some(mt::ARRAY_OF_MAPS) => "array_of_maps",
+            Some(mt::HASH_OF_MAPS) => "hash_of_maps",
+            Some(mt::RINGBUF) => "ringbuf",
+            Some(_) => "other map",
+            None => "inner map",
+        };
+        return format!("bpf_{name} ({ty})");
+    }
+    format!("bpf_{name}")
+}
+
+/// `bpf_insn_prepare_dump` as the goldens store it: maps by their index in
+/// the suite's list, kernel pointers zeroed, tail calls as calls.
+fn dump_form(env: &VerifierEnv<'_>) -> Vec<Insn> {
+    let mut out = env.insns.clone();
+    let mut i = 0;
+    while i < out.len() {
+        let insn = out[i];
+        if insn.code == BPF_JMP | BPF_TAIL_CALL {
+            out[i].code = BPF_JMP | BPF_CALL;
+            out[i].imm = TAIL_CALL;
+        }
+        if insn.is_ld_imm64() && i + 1 < out.len() {
+            let is_map = matches!(insn.src, BPF_PSEUDO_MAP_FD | BPF_PSEUDO_MAP_VALUE | BPF_PSEUDO_MAP_IDX | BPF_PSEUDO_MAP_IDX_VALUE);
+            if is_map {
+                let a = &env.aux[i];
+                let index = env.used_maps.get(a.map_index).map_or(0, |&u| env.input.maps[u].id as i32 - 1);
+                let value = matches!(insn.src, BPF_PSEUDO_MAP_VALUE | BPF_PSEUDO_MAP_IDX_VALUE);
+                out[i].src = if value { BPF_PSEUDO_MAP_VALUE } else { BPF_PSEUDO_MAP_FD };
+                out[i].imm = index;
+                out[i + 1].imm = if value { a.map_off as i32 } else { 0 };
+            } else if insn.src == 0 {
+                // a kernel address (jiffies, ...): zeroed in the goldens
+                let v = (insn.imm as u32 as u64) | ((out[i + 1].imm as u32 as u64) << 32);
+                if v >> 48 == 0xffff || v >> 52 == 0xfff {
+                    out[i].imm = 0;
+                    out[i + 1].imm = 0;
+                }
+            }
+            i += 2;
+            continue;
+        }
+        i += 1;
+    }
+    out
+}
+
+fn contains(hay: &[Insn], needle: &[Insn]) -> bool {
+    !needle.is_empty() && hay.windows(needle.len()).any(|w| w == needle)
+}
+
+fn run_arch(arch: Arch) -> Counts {
+    let expected = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("expected");
+    let replay = ReplayBackend::new(expected);
+    let opts = RunOptions { arch, backend: "model".into(), verbosity: 0, filters: Vec::new() };
+    let mut c = Counts::default();
+    for st in plan(&opts, &replay) {
+        let Plan::Load(job) = st.plan else { continue };
+        let Ok(truth) = replay.golden(&job.request) else { continue };
+        if !truth.accepted || truth.xlated_insns.is_empty() {
+            continue;
+        }
+        let req = request_as_recorded(job.request, &truth);
+        if ModelBackend::create_maps(&req).is_some() {
+            continue;
+        }
+        let Ok(mut input) = ModelBackend::verifier_input(&req) else { continue };
+        input.verification_time_usec = Some(0);
+        let calls: Vec<usize> =
+            input.insns.iter().enumerate().filter(|(_, i)| i.code == BPF_JMP | BPF_CALL && i.src != BPF_PSEUDO_CALL).map(|(k, _)| k).collect();
+        if calls.is_empty() {
+            continue;
+        }
+        c.programs += 1;
+        let Ok(mut env) = verify(&input, Instant::now()) else { continue };
+        c.verified += 1;
+        let golden = &truth.xlated_insns;
+        let mut patches = Patches::new();
+        let mut all = true;
+        for i in env.insns.iter().enumerate().filter(|(_, i)| i.code == BPF_JMP | BPF_CALL && i.src != BPF_PSEUDO_CALL).map(|(k, _)| k).collect::<Vec<_>>() {
+            // bpf_optimize_bpf_loop (an earlier pass) inlined these already
+            if env.insns[i].src == 0 && env.insns[i].imm == BPF_FUNC_LOOP && env.pass_aux.get(i).is_some_and(|a| a.loop_inline.fit_for_inline) {
+                continue;
+            }
+            let fam = family(&env, i);
+            let e = c.families.entry(fam.clone()).or_default();
+            e.0 += 1;
+            match fixup_call(&mut env, i) {
+                Ok(Some(seq)) => {
+                    // the replacement in its dump form, alone
+                    let mut probe = env.insns.clone();
+                    probe.splice(i..=i, seq.iter().copied());
+                    let saved = std::mem::replace(&mut env.insns, probe);
+                    let mut shifted_aux = env.aux.clone();
+                    shifted_aux.splice(i..i, std::iter::repeat_n(Default::default(), seq.len() - 1));
+                    let saved_aux = std::mem::replace(&mut env.aux, shifted_aux);
+                    let dumped = dump_form(&env)[i..i + seq.len()].to_vec();
+                    env.insns = saved;
+                    env.aux = saved_aux;
+                    if contains(golden, &dumped) {
+                        c.families.get_mut(&fam).unwrap().1 += 1;
+                    } else {
+                        c.mismatched_calls.push(format!("{arch} {} insn {i} ({fam}): model {}", st.name, hex(&dumped)));
+                    }
+                    patches.replace(i, seq);
+                }
+                Ok(None) => {
+                    let dumped = [dump_form(&env)[i]];
+                    if contains(golden, &dumped) {
+                        c.families.get_mut(&fam).unwrap().1 += 1;
+                    } else {
+                        c.mismatched_calls.push(format!("{arch} {} insn {i} ({fam}): left as is, not in 7.3's program", st.name));
+                    }
+                }
+                Err(Fail::Unsupported { what, .. }) => {
+                    all = false;
+                    c.families.get_mut(&fam).unwrap().2 += 1;
+                    *c.unsupported.entry(what).or_default() += 1;
+                }
+                Err(Fail::Errno(e)) => panic!("{arch} {}: fixup_call at {i} failed with errno {e}", st.name),
+            }
+        }
+        if !all {
+            continue;
+        }
+        c.all_calls_modelled += 1;
+        if apply(&mut env, patches).is_err() {
+            continue;
+        }
+        let model = dump_form(&env);
+        if &model == golden {
+            c.exact += 1;
+        } else {
+            c.not_exact.push(st.name.clone());
+        }
+    }
+    c
+}
+
+fn hex(insns: &[Insn]) -> String {
+    insns.iter().map(|i| bpf_isa::insn::to_hex(*i)).collect::<Vec<_>>().join(" ")
+}
+
+fn report(arch: Arch, c: &Counts) {
+    eprintln!("== {arch}: {} programs with helper/kfunc calls, {} verified by the model, {} with every call modelled, {} byte-exact", c.programs, c.verified, c.all_calls_modelled, c.exact);
+    eprintln!("   per family: calls, replacement found in 7.3's xlated program, not modelled");
+    for (f, (n, ok, un)) in &c.families {
+        eprintln!("   {f:40} {n:4} {ok:4} {un:4}");
+    }
+    for (w, n) in &c.unsupported {
+        eprintln!("   not modelled ({n}x): {w}");
+    }
+    for m in &c.mismatched_calls {
+        eprintln!("   MISMATCH {m}");
+    }
+    eprintln!("   not byte-exact (other passes rewrite them too, or a call differs): {}", c.not_exact.join(", "));
+}
+
+/// (arch, calls whose replacement 7.3's program contains, byte-exact programs)
+const RATCHET: [(Arch, usize, usize); 2] = [(Arch::X86_64, 121, 63), (Arch::Arm64, 121, 64)];
+
+#[test]
+fn call_rewrites_match_the_xlated_goldens() {
+    let mut failures = Vec::new();
+    for (arch, min_calls, min_exact) in RATCHET {
+        let c = run_arch(arch);
+        report(arch, &c);
+        let found: usize = c.families.values().map(|f| f.1).sum();
+        eprintln!("   {arch}: {found} call rewrites found in 7.3's programs");
+        if !c.mismatched_calls.is_empty() {
+            failures.push(format!("{arch}: {} call rewrites differ from 7.3 (see MISMATCH above)", c.mismatched_calls.len()));
+        }
+        if found < min_calls {
+            failures.push(format!("{arch}: {found} call rewrites found in 7.3's programs, the ratchet is {min_calls}"));
+        }
+        if c.exact < min_exact {
+            failures.push(format!("{arch}: {} programs byte-exact, the ratchet is {min_exact}", c.exact));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Every imm and address of the table against the images' kallsyms
+/// (skipped without the oracle kit's cache).
+#[test]
+fn call_imms_are_the_images_kallsyms() {
+    let cache = std::env::var("BPF_ORACLE_CACHE").unwrap_or_else(|_| "/var/cache/bpf-oracle".into());
+    for (slot, image) in ["7.3.4+deb13-amd64", "7.3.4+deb13-arm64"].iter().enumerate() {
+        let path = Path::new(&cache).join("kernels").join(image).join("kallsyms.gz");
+        if !path.exists() {
+            eprintln!("skipped: {} is absent", path.display());
+            return;
+        }
+        let Ok(out) = std::process::Command::new("gzip").arg("-dc").arg(&path).output() else {
+            eprintln!("skipped: gzip is not available");
+            return;
+        };
+        let text = String::from_utf8_lossy(&out.stdout);
+        let mut syms: BTreeMap<&str, u64> = BTreeMap::new();
+        for l in text.lines().filter(|l| !l.starts_with('#')) {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            if let [a, _, name, ..] = f.as_slice()
+                && let Ok(a) = u64::from_str_radix(a, 16)
+            {
+                syms.entry(name).or_insert(a);
+            }
+        }
+        let base = syms["__bpf_call_base"];
+        let mut checked = 0;
+        for (f, imm) in kernel_symbols::all_call_imms() {
+            if let Some(imm) = imm[slot] {
+                let a = syms.get(f).unwrap_or_else(|| panic!("{f} is not in {image}'s kallsyms"));
+                assert_eq!(a.wrapping_sub(base) as i64, imm as i64, "{image}: {f}");
+                checked += 1;
+            }
+        }
+        for (v, addr) in kernel_symbols::all_var_addrs() {
+            if let Some(addr) = addr[slot] {
+                assert_eq!(syms.get(v), Some(&addr), "{image}: &{v}");
+            }
+        }
+        assert!(checked > 400, "{image}: {checked} imms checked");
+    }
+}
