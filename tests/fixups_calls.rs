@@ -33,7 +33,7 @@ use bpf_selftest::fixups::calls::{BPF_TAIL_CALL, fixup_call, kernel_symbols};
 use bpf_selftest::fixups::patch::{Patches, apply};
 use bpf_selftest::runner::{Plan, RunOptions, plan};
 use bpf_selftest::target::Arch;
-use bpf_selftest::verifier::env::VerifierEnv;
+use bpf_selftest::verifier::env::{VerifierEnv, VerifierInput};
 use bpf_selftest::verifier::maps::mt;
 use bpf_selftest::verifier::{Fail, verify};
 use bpf_selftest_suite as _;
@@ -74,6 +74,11 @@ fn family(env: &VerifierEnv<'_>, i: usize) -> String {
             Some(mt::ARRAY_OF_MAPS) => "array_of_maps",
             Some(mt::HASH_OF_MAPS) => "hash_of_maps",
             Some(mt::RINGBUF) => "ringbuf",
+            Some(mt::LRU_PERCPU_HASH) => "lru_percpu_hash",
+            Some(mt::QUEUE) => "queue",
+            Some(mt::STACK) => "stack",
+            Some(mt::DEVMAP) => "devmap",
+            Some(mt::PROG_ARRAY) => "prog_array",
             Some(_) => "other map",
             None => "inner map",
         };
@@ -83,8 +88,10 @@ fn family(env: &VerifierEnv<'_>, i: usize) -> String {
 }
 
 /// `bpf_insn_prepare_dump` as the goldens store it: maps by their index in
-/// the suite's list, kernel pointers zeroed, tail calls as calls.
-fn dump_form(env: &VerifierEnv<'_>) -> Vec<Insn> {
+/// the suite's list, tail calls as calls, kernel pointers zeroed (the
+/// goldens' kernels ran with KASLR; the recordings of tests/fixups_calls/
+/// without).
+fn dump_form(env: &VerifierEnv<'_>, zero_kernel_pointers: bool) -> Vec<Insn> {
     let mut out = env.insns.clone();
     let mut i = 0;
     while i < out.len() {
@@ -102,7 +109,7 @@ fn dump_form(env: &VerifierEnv<'_>) -> Vec<Insn> {
                 out[i].src = if value { BPF_PSEUDO_MAP_VALUE } else { BPF_PSEUDO_MAP_FD };
                 out[i].imm = index;
                 out[i + 1].imm = if value { a.map_off as i32 } else { 0 };
-            } else if insn.src == 0 {
+            } else if insn.src == 0 && zero_kernel_pointers {
                 // a kernel address (jiffies, ...): zeroed in the goldens
                 let v = (insn.imm as u32 as u64) | ((out[i + 1].imm as u32 as u64) << 32);
                 if v >> 48 == 0xffff || v >> 52 == 0xfff {
@@ -144,70 +151,74 @@ fn run_arch(arch: Arch) -> Counts {
         if calls.is_empty() {
             continue;
         }
-        c.programs += 1;
-        let Ok(mut env) = verify(&input, Instant::now()) else { continue };
-        c.verified += 1;
-        let golden = &truth.xlated_insns;
-        let mut patches = Patches::new();
-        let mut all = true;
-        for i in env.insns.iter().enumerate().filter(|(_, i)| i.code == BPF_JMP | BPF_CALL && i.src != BPF_PSEUDO_CALL).map(|(k, _)| k).collect::<Vec<_>>() {
-            // bpf_optimize_bpf_loop (an earlier pass) inlined these already
-            if env.insns[i].src == 0 && env.insns[i].imm == BPF_FUNC_LOOP && env.pass_aux.get(i).is_some_and(|a| a.loop_inline.fit_for_inline) {
-                continue;
-            }
-            let fam = family(&env, i);
-            let e = c.families.entry(fam.clone()).or_default();
-            e.0 += 1;
-            match fixup_call(&mut env, i) {
-                Ok(Some(seq)) => {
-                    // the replacement in its dump form, alone
-                    let mut probe = env.insns.clone();
-                    probe.splice(i..=i, seq.iter().copied());
-                    let saved = std::mem::replace(&mut env.insns, probe);
-                    let mut shifted_aux = env.aux.clone();
-                    shifted_aux.splice(i..i, std::iter::repeat_n(Default::default(), seq.len() - 1));
-                    let saved_aux = std::mem::replace(&mut env.aux, shifted_aux);
-                    let dumped = dump_form(&env)[i..i + seq.len()].to_vec();
-                    env.insns = saved;
-                    env.aux = saved_aux;
-                    if contains(golden, &dumped) {
-                        c.families.get_mut(&fam).unwrap().1 += 1;
-                    } else {
-                        c.mismatched_calls.push(format!("{arch} {} insn {i} ({fam}): model {}", st.name, hex(&dumped)));
-                    }
-                    patches.replace(i, seq);
-                }
-                Ok(None) => {
-                    let dumped = [dump_form(&env)[i]];
-                    if contains(golden, &dumped) {
-                        c.families.get_mut(&fam).unwrap().1 += 1;
-                    } else {
-                        c.mismatched_calls.push(format!("{arch} {} insn {i} ({fam}): left as is, not in 7.3's program", st.name));
-                    }
-                }
-                Err(Fail::Unsupported { what, .. }) => {
-                    all = false;
-                    c.families.get_mut(&fam).unwrap().2 += 1;
-                    *c.unsupported.entry(what).or_default() += 1;
-                }
-                Err(Fail::Errno(e)) => panic!("{arch} {}: fixup_call at {i} failed with errno {e}", st.name),
-            }
-        }
-        if !all {
-            continue;
-        }
-        c.all_calls_modelled += 1;
-        if apply(&mut env, patches).is_err() {
-            continue;
-        }
-        let model = dump_form(&env);
-        if &model == golden {
-            c.exact += 1;
-        } else {
-            c.not_exact.push(st.name.clone());
-        }
+        check_program(&input, &truth.xlated_insns, true, &st.name, arch, &mut c);
     }
     c
+}
+
+/// The model's call rewrites of one program against 7.3's xlated program.
+fn check_program(input: &VerifierInput, golden: &[Insn], zero_kernel_pointers: bool, name: &str, arch: Arch, c: &mut Counts) {
+    c.programs += 1;
+    let Ok(mut env) = verify(input, Instant::now()) else { return };
+    c.verified += 1;
+    let mut patches = Patches::new();
+    let mut all = true;
+    let calls: Vec<usize> =
+        env.insns.iter().enumerate().filter(|(_, i)| i.code == BPF_JMP | BPF_CALL && i.src != BPF_PSEUDO_CALL).map(|(k, _)| k).collect();
+    for i in calls {
+        // bpf_optimize_bpf_loop (an earlier pass) inlined these already
+        if env.insns[i].src == 0 && env.insns[i].imm == BPF_FUNC_LOOP && env.pass_aux.get(i).is_some_and(|a| a.loop_inline.fit_for_inline) {
+            continue;
+        }
+        let fam = family(&env, i);
+        c.families.entry(fam.clone()).or_default().0 += 1;
+        match fixup_call(&mut env, i) {
+            Ok(Some(seq)) => {
+                // the replacement in its dump form, alone
+                let mut probe = env.insns.clone();
+                probe.splice(i..=i, seq.iter().copied());
+                let saved = std::mem::replace(&mut env.insns, probe);
+                let mut shifted_aux = env.aux.clone();
+                shifted_aux.splice(i..i, std::iter::repeat_n(Default::default(), seq.len() - 1));
+                let saved_aux = std::mem::replace(&mut env.aux, shifted_aux);
+                let dumped = dump_form(&env, zero_kernel_pointers)[i..i + seq.len()].to_vec();
+                env.insns = saved;
+                env.aux = saved_aux;
+                if contains(golden, &dumped) {
+                    c.families.get_mut(&fam).unwrap().1 += 1;
+                } else {
+                    c.mismatched_calls.push(format!("{arch} {name} insn {i} ({fam}): model {}", hex(&dumped)));
+                }
+                patches.replace(i, seq);
+            }
+            Ok(None) => {
+                let dumped = [dump_form(&env, zero_kernel_pointers)[i]];
+                if contains(golden, &dumped) {
+                    c.families.get_mut(&fam).unwrap().1 += 1;
+                } else {
+                    c.mismatched_calls.push(format!("{arch} {name} insn {i} ({fam}): left as is, not in 7.3's program"));
+                }
+            }
+            Err(Fail::Unsupported { what, .. }) => {
+                all = false;
+                c.families.get_mut(&fam).unwrap().2 += 1;
+                *c.unsupported.entry(what).or_default() += 1;
+            }
+            Err(Fail::Errno(e)) => panic!("{arch} {name}: fixup_call at {i} failed with errno {e}"),
+        }
+    }
+    if !all {
+        return;
+    }
+    c.all_calls_modelled += 1;
+    if apply(&mut env, patches).is_err() {
+        return;
+    }
+    if dump_form(&env, zero_kernel_pointers) == golden {
+        c.exact += 1;
+    } else {
+        c.not_exact.push(name.to_string());
+    }
 }
 
 fn hex(insns: &[Insn]) -> String {
@@ -294,4 +305,107 @@ fn call_imms_are_the_images_kallsyms() {
         }
         assert!(checked > 400, "{image}: {checked} imms checked");
     }
+}
+
+/// The recorded xlated programs of tests/fixups_calls/*.s, by name.
+fn recorded(arch: Arch) -> BTreeMap<String, Option<Vec<Insn>>> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixups_calls");
+    let path = dir.join(format!("recorded-{}.txt", arch.name()));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut out: BTreeMap<String, Option<Vec<Insn>>> = BTreeMap::new();
+    let mut cur: Option<String> = None;
+    for l in text.lines().filter(|l| !l.starts_with('#')) {
+        if let Some(n) = l.strip_prefix("== ") {
+            cur = Some(n.to_string());
+            out.insert(n.to_string(), Some(Vec::new()));
+        } else if let Some(n) = &cur {
+            if l.starts_with("rejected") {
+                out.insert(n.clone(), None);
+            } else if let Some(v) = out.get_mut(n).and_then(|v| v.as_mut()) {
+                v.push(bpf_isa::insn::from_hex(l).unwrap_or_else(|| panic!("{}: bad slot {l}", path.display())));
+            }
+        }
+    }
+    out
+}
+
+/// A program of tests/fixups_calls/ as its `# oracle:` line loads it.
+fn oracle_request(path: &Path, arch: Arch) -> bpf_selftest::backend::LoadRequest {
+    use bpf_selftest::cli::check::{CheckArgs, request};
+    let src = std::fs::read_to_string(path).unwrap();
+    let opts = src.lines().find_map(|l| l.strip_prefix("# oracle:")).unwrap_or("");
+    let mut a = CheckArgs {
+        file: path.display().to_string(),
+        prog_type: "socket_filter".into(),
+        arch: Some(arch.name().to_string()),
+        backend: "model".into(),
+        maps: Vec::new(),
+        flags: None,
+        log_level: 0,
+        unpriv: false,
+        btf: "func_info".into(),
+        global_funcs: Vec::new(),
+        imms: Vec::new(),
+        run: false,
+        data_len: None,
+        data_hex: None,
+        ctx_len: None,
+        ctx_hex: None,
+        json: false,
+        interp: false,
+    };
+    let mut words = opts.split_whitespace();
+    while let Some(w) = words.next() {
+        match w {
+            "--type" => a.prog_type = words.next().unwrap().to_string(),
+            "--map" => a.maps.push(words.next().unwrap().to_string()),
+            "--unpriv" => a.unpriv = true,
+            o => panic!("{}: option {o} is not understood by this test", path.display()),
+        }
+    }
+    let body: String = src.lines().filter(|l| !l.starts_with('#')).collect::<Vec<_>>().join("\n");
+    request(&a, &body).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// (arch, call rewrites found in 7.3's programs, byte-exact programs)
+const RECORDED_RATCHET: [(Arch, usize, usize); 2] = [(Arch::X86_64, 31, 15), (Arch::Arm64, 31, 16)];
+
+/// Rewrites the goldens do not exercise (tail calls, per-CPU hashes,
+/// queue/stack ops, odd value sizes, index masking, jiffies, per-CPU
+/// variables, redirect_map, ...), against 7.3 under QEMU.
+#[test]
+fn call_rewrites_match_the_recorded_programs() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixups_calls");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "s")).collect();
+    files.sort();
+    let mut failures = Vec::new();
+    for (arch, min_calls, min_exact) in RECORDED_RATCHET {
+        let truth = recorded(arch);
+        let mut c = Counts::default();
+        for f in &files {
+            let name = f.file_stem().unwrap().to_string_lossy().to_string();
+            let Some(Some(golden)) = truth.get(&name) else {
+                failures.push(format!("{arch} {name}: no recorded xlated program"));
+                continue;
+            };
+            let req = oracle_request(f, arch);
+            assert!(ModelBackend::create_maps(&req).is_none(), "{arch} {name}: the model refuses a map 7.3 created");
+            let mut input = ModelBackend::verifier_input(&req).unwrap_or_else(|e| panic!("{arch} {name}: {}", e.0));
+            input.verification_time_usec = Some(0);
+            check_program(&input, golden, false, &name, arch, &mut c);
+        }
+        report(arch, &c);
+        let found: usize = c.families.values().map(|f| f.1).sum();
+        eprintln!("   {arch}: {found} call rewrites found in 7.3's programs");
+        if !c.mismatched_calls.is_empty() {
+            failures.push(format!("{arch}: {} call rewrites differ from 7.3 (see MISMATCH above)", c.mismatched_calls.len()));
+        }
+        if found < min_calls {
+            failures.push(format!("{arch}: {found} call rewrites found in 7.3's programs, the ratchet is {min_calls}"));
+        }
+        if c.exact < min_exact {
+            failures.push(format!("{arch}: {} programs byte-exact, the ratchet is {min_exact}", c.exact));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -1,0 +1,3 @@
+# oracle: --type socket_filter
+call bpf_get_smp_processor_id;
+exit;
