@@ -31,6 +31,11 @@ struct Table {
     imm: HashMap<&'static str, [Option<i32>; 2]>,
     /// kernel variable -> address on (x86_64, arm64).
     addr: HashMap<&'static str, [Option<u64>; 2]>,
+    /// (`*_func_proto` function, helper) -> the function of the prototype
+    /// it returns (`None`: chosen by a condition), for helpers with several.
+    proto: HashMap<(&'static str, &'static str), Option<&'static str>>,
+    /// `*_func_proto` function -> the ones it falls back to, in order.
+    chain: HashMap<&'static str, Vec<&'static str>>,
 }
 
 fn table() -> &'static Table {
@@ -60,6 +65,12 @@ fn parse(text: &'static str) -> Table {
             ["imm", sym, x, a] => {
                 let v = |s: &str| num(s).and_then(|v| i32::try_from(v).ok());
                 t.imm.insert(sym, [v(x), v(a)]);
+            }
+            ["proto", f, helper, func] => {
+                t.proto.insert((f, helper), (*func != "-").then_some(*func));
+            }
+            ["chain", f, rest @ ..] => {
+                t.chain.insert(f, rest.to_vec());
             }
             ["addr", sym, x, a] => {
                 let v = |s: &str| num(s).map(|v| v as u64).or_else(|| u64::from_str_radix(s.strip_prefix("0x")?, 16).ok());
@@ -95,6 +106,77 @@ pub fn helper_func(name: &str) -> Option<&'static str> {
     table().helper.get(name).copied()
 }
 
+/// What the `*_func_proto` functions of a program type give a helper with
+/// several prototypes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ProtoPick {
+    /// The prototype's function.
+    Func(&'static str),
+    /// This `*_func_proto` function picks the prototype by a condition
+    /// (sleepable, attach type, ...) the table does not hold.
+    Conditional(&'static str),
+    /// None of them names the helper in a plain `case`.
+    NotListed,
+}
+
+/// `get_func_proto` of program type `prog_type` for helper `bpf_<name>`,
+/// walked through the `*_func_proto` functions it falls back to.
+pub fn proto_pick(prog_type: u32, name: &str) -> ProtoPick {
+    fn walk(t: &Table, f: &'static str, name: &str, depth: usize) -> ProtoPick {
+        if let Some(p) = t.proto.get(&(f, name)) {
+            return p.map_or(ProtoPick::Conditional(f), ProtoPick::Func);
+        }
+        if depth > 8 {
+            return ProtoPick::NotListed;
+        }
+        for &next in t.chain.get(f).map(Vec::as_slice).unwrap_or(&[]) {
+            let p = walk(t, next, name, depth + 1);
+            if p != ProtoPick::NotListed {
+                return p;
+            }
+        }
+        ProtoPick::NotListed
+    }
+    match prog_func_proto(prog_type) {
+        Some(f) => walk(table(), f, name, 0),
+        None => ProtoPick::NotListed,
+    }
+}
+
+/// The `*_func_proto` function `bpf_get_helper_proto` asks for a program
+/// type (`prog->aux->ops->get_func_proto`).
+fn prog_func_proto(prog_type: u32) -> Option<&'static str> {
+    Some(match prog_type {
+        1 => "sk_filter_func_proto",
+        2 => "kprobe_prog_func_proto",
+        3 | 4 => "tc_cls_act_func_proto",
+        5 => "tp_prog_func_proto",
+        6 => "xdp_func_proto",
+        7 => "pe_prog_func_proto",
+        8 => "cg_skb_func_proto",
+        9 => "sock_filter_func_proto",
+        10 => "lwt_in_func_proto",
+        11 => "lwt_out_func_proto",
+        12 => "lwt_xmit_func_proto",
+        13 => "sock_ops_func_proto",
+        14 => "sk_skb_func_proto",
+        15 => "cgroup_dev_func_proto",
+        16 => "sk_msg_func_proto",
+        17 | 24 => "raw_tp_prog_func_proto",
+        18 => "sock_addr_func_proto",
+        19 => "lwt_seg6local_func_proto",
+        21 => "sk_reuseport_func_proto",
+        22 => "flow_dissector_func_proto",
+        23 => "sysctl_func_proto",
+        25 => "cg_sockopt_func_proto",
+        26 => "tracing_prog_func_proto",
+        29 => "bpf_lsm_func_proto",
+        30 => "sk_lookup_func_proto",
+        31 => "syscall_prog_func_proto",
+        _ => return None,
+    })
+}
+
 /// `map->ops-><op>` of a map type (`op` is the `struct bpf_map_ops` field).
 pub fn map_ops_func(map_type: u32, op: &str) -> Option<&'static str> {
     table().ops.get(&(map_type, op)).copied()
@@ -128,5 +210,12 @@ mod tests {
         assert!(call_imm(Arch::Riscv64, "array_map_update_elem").is_none());
         assert_eq!(kernel_var_addr(Arch::X86_64, "cpu_number"), Some(0xffff_ffff_83f4_d038));
         assert!(all_call_imms().len() > 400);
+        assert_eq!(proto_pick(6, "redirect"), ProtoPick::Func("bpf_xdp_redirect"));
+        assert_eq!(proto_pick(3, "redirect"), ProtoPick::Func("bpf_redirect"));
+        assert_eq!(proto_pick(12, "redirect"), ProtoPick::Func("bpf_redirect"), "lwt_xmit");
+        assert_eq!(proto_pick(10, "skb_load_bytes"), ProtoPick::Func("bpf_skb_load_bytes"), "lwt_in falls back to lwt_out");
+        assert_eq!(proto_pick(8, "perf_event_output"), ProtoPick::Func("bpf_skb_event_output"), "cg_skb");
+        assert_eq!(proto_pick(1, "get_smp_processor_id"), ProtoPick::Func("bpf_get_raw_cpu_id"));
+        assert_eq!(proto_pick(2, "get_stack"), ProtoPick::Conditional("kprobe_prog_func_proto"));
     }
 }
