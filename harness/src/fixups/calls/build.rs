@@ -53,6 +53,9 @@ pub fn st_mem(size: u8, dst: u8, off: i16, imm: i32) -> Insn {
 pub fn jmp_imm(op: u8, dst: u8, imm: i32, off: i16) -> Insn {
     Insn::new(BPF_JMP | op | BPF_K, dst, 0, off, imm)
 }
+pub fn jmp32_imm(op: u8, dst: u8, imm: i32, off: i16) -> Insn {
+    Insn::new(BPF_JMP32 | op | BPF_K, dst, 0, off, imm)
+}
 pub fn jmp32_reg(op: u8, dst: u8, src: u8, off: i16) -> Insn {
     Insn::new(BPF_JMP32 | op | BPF_X, dst, src, off, 0)
 }

@@ -1,5 +1,6 @@
 //! `map->ops->map_gen_lookup`: the insns 7.3 inlines for
-//! `bpf_map_lookup_elem` per map type (kernel/bpf/arraymap.c, hashtab.c).
+//! `bpf_map_lookup_elem` per map type (kernel/bpf/arraymap.c, hashtab.c,
+//! net/xdp/xskmap.c).
 //! On entry r1 is the map, r2 the key; r0 gets the value or NULL.
 
 use bpf_isa::Insn;
@@ -25,6 +26,9 @@ pub struct MapView {
 /// `offsetof(struct bpf_array, value)` (and `pptrs`, `ptrs`): the same on
 /// both 64-bit images (`r1 += 296` in their dumps).
 const BPF_ARRAY_VALUE_OFF: i32 = 296;
+/// `offsetof(struct xsk_map, xsk_map)` (net/xdp/xskmap.c is not in the
+/// source subset: read off 7.3's xlated lookups, both arches).
+const XSK_MAP_ARRAY_OFF: i32 = 288;
 /// `offsetof(struct htab_elem, key)`.
 const HTAB_ELEM_KEY_OFF: u32 = 48;
 /// `offsetof(struct htab_elem, lru_node) + offsetof(struct bpf_lru_node, ref)`.
@@ -136,6 +140,17 @@ pub fn map_gen_lookup(m: &MapView, htab_lookup: impl Fn() -> Result<i32, Fail>) 
             out.push(jmp_imm(BPF_JEQ, R0, 0, 2));
             out.push(alu64_imm(BPF_ADD, R0, htab_value_off(m)));
             out.push(ldx_mem(BPF_DW, R0, R0, 0));
+        }
+        mt::XSKMAP => {
+            // xsk_map_gen_lookup: the socket pointer of the slot, or NULL
+            out.push(ldx_mem(BPF_W, R0, R2, 0));
+            out.push(jmp32_imm(BPF_JGE, R0, m.max_entries as i32, 5));
+            out.push(alu64_imm(BPF_LSH, R0, 3));
+            out.push(alu64_imm(BPF_ADD, R1, XSK_MAP_ARRAY_OFF));
+            out.push(alu64_reg(BPF_ADD, R0, R1));
+            out.push(ldx_mem(BPF_DW, R0, R0, 0));
+            out.push(ja(1));
+            out.push(mov64_imm(R0, 0));
         }
         mt::RHASH => {
             return Err(Fail::unsupported("bpf_do_misc_fixups", "rhtab_map_gen_lookup (BPF_MAP_TYPE_RHASH) is not modelled yet"));
