@@ -454,3 +454,151 @@ fn survey_imported_kernel_selftests() {
         }
     }
 }
+
+/// The imported kernel selftests the model verifies and whose programs
+/// call helpers or kfuncs, with their requests, per arch.
+fn imported_jobs(arch: Arch) -> Option<Vec<(String, bpf_selftest::backend::LoadRequest)>> {
+    use bpf_selftest::import;
+    let tree = import::cpp::oracle_tree()?;
+    if std::process::Command::new("gcc").arg("--version").output().is_err() {
+        return None;
+    }
+    let files = import::import_verifier_suites(&tree, arch, &|_| true);
+    let suites: Vec<_> = files.iter().filter_map(|(_, r)| r.as_ref().ok()).map(import::suite::to_suite).collect();
+    let opts = RunOptions { arch, backend: "model".into(), verbosity: 0, filters: Vec::new() };
+    let model = bpf_selftest::backend::by_name("model").unwrap();
+    let mut out = Vec::new();
+    for st in bpf_selftest::runner::plan_suites(&suites, &opts, model.as_ref()) {
+        let Plan::Load(job) = st.plan else { continue };
+        let Ok(mut input) = ModelBackend::verifier_input(&job.request) else { continue };
+        input.verification_time_usec = Some(0);
+        let Ok(env) = verify(&input, Instant::now()) else { continue };
+        if env.insns.iter().any(|i| i.code == BPF_JMP | BPF_CALL && i.src != BPF_PSEUDO_CALL) {
+            out.push((st.name.clone(), job.request));
+        }
+    }
+    Some(out)
+}
+
+/// The helper and kfunc calls of an xlated program (dump form), in order,
+/// without those other passes emit (`LD_ABS`, timed `may_goto`).
+fn call_slots(insns: &[Insn], arch: Arch) -> Vec<Insn> {
+    let others: Vec<i32> = ["arch_bpf_timed_may_goto", "bpf_skb_load_helper_8_no_cache", "bpf_skb_load_helper_16_no_cache", "bpf_skb_load_helper_32_no_cache"]
+        .iter()
+        .filter_map(|f| kernel_symbols::call_imm(arch, f))
+        .collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < insns.len() {
+        let x = insns[i];
+        if x.code == BPF_JMP | BPF_CALL && x.src != BPF_PSEUDO_CALL && !(x.src == 0 && others.contains(&x.imm)) {
+            out.push(x);
+        }
+        i += if x.is_ld_imm64() { 2 } else { 1 };
+    }
+    out
+}
+
+fn imported_calls_path(arch: Arch) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/fixups_calls/imported-calls-{}.txt", arch.name()))
+}
+
+/// Records, from 7.3 under QEMU, the calls of the xlated programs of the
+/// imported kernel selftests (run with `--ignored`; one boot per arch).
+#[test]
+#[ignore = "records tests/fixups_calls/imported-calls-<arch>.txt from 7.3 under QEMU"]
+fn record_imported_calls() {
+    let vm = bpf_selftest::backend::by_name("vm").unwrap();
+    for arch in [Arch::X86_64, Arch::Arm64] {
+        let Some(jobs) = imported_jobs(arch) else {
+            eprintln!("skipped: no Linux 7.3 source or gcc");
+            return;
+        };
+        if let Err(e) = vm.probe(arch) {
+            eprintln!("skipped: {}", e.0);
+            return;
+        }
+        let reqs: Vec<_> = jobs.iter().map(|(_, r)| r.clone()).collect();
+        let outs = vm.load_batch(&reqs);
+        let mut text = format!(
+            "# The helper and kfunc calls (raw xlated slots, in order) that 7.3.4+deb13 ({arch}, QEMU) left in the\n\
+             # programs of the kernel's verifier_*.c selftests the model verifies; recorded by\n\
+             # `cargo test --test fixups_calls record_imported_calls -- --ignored`.\n"
+        );
+        for ((name, _), out) in jobs.iter().zip(outs) {
+            match out {
+                Ok(o) if o.accepted => {
+                    let calls: Vec<String> = call_slots(&o.xlated_insns, arch).iter().map(|i| bpf_isa::insn::to_hex(*i)).collect();
+                    text.push_str(&format!("{name}: {}\n", calls.join(" ")));
+                }
+                Ok(o) => text.push_str(&format!("{name}: rejected {}\n", o.errno)),
+                Err(e) => text.push_str(&format!("{name}: unavailable {}\n", e.0.replace('\n', " "))),
+            }
+        }
+        std::fs::write(imported_calls_path(arch), text).unwrap();
+    }
+}
+
+/// The model's call rewrites of the imported kernel selftests against the
+/// calls 7.3 left in their xlated programs (`record_imported_calls`).
+#[test]
+fn call_rewrites_match_the_imported_recordings() {
+    let mut failures = Vec::new();
+    for arch in [Arch::X86_64, Arch::Arm64] {
+        let Ok(text) = std::fs::read_to_string(imported_calls_path(arch)) else {
+            eprintln!("skipped: no recording for {arch}");
+            continue;
+        };
+        let truth: BTreeMap<&str, &str> = text.lines().filter(|l| !l.starts_with('#')).filter_map(|l| l.split_once(": ").or_else(|| l.strip_suffix(':').map(|n| (n, "")))).collect();
+        let Some(jobs) = imported_jobs(arch) else {
+            eprintln!("skipped: no Linux 7.3 source or gcc");
+            return;
+        };
+        let (mut same, mut compared, mut declined) = (0, 0, 0);
+        for (name, req) in &jobs {
+            let Some(rec) = truth.get(name.as_str()) else { continue };
+            if rec.starts_with("rejected") || rec.starts_with("unavailable") {
+                continue;
+            }
+            let Some(want) = rec.split_whitespace().map(bpf_isa::insn::from_hex).collect::<Option<Vec<_>>>() else {
+                failures.push(format!("{arch} {name}: bad recording"));
+                continue;
+            };
+            let mut input = ModelBackend::verifier_input(req).unwrap();
+            input.verification_time_usec = Some(0);
+            let Ok(mut env) = verify(&input, Instant::now()) else { continue };
+            let mut patches = Patches::new();
+            let mut ok = true;
+            let calls: Vec<usize> =
+                env.insns.iter().enumerate().filter(|(_, i)| i.code == BPF_JMP | BPF_CALL && i.src != BPF_PSEUDO_CALL).map(|(k, _)| k).collect();
+            for i in calls {
+                let a = env.pass_aux.get(i).cloned().unwrap_or_default();
+                let inlined_loop = env.insns[i].src == 0 && env.insns[i].imm == BPF_FUNC_LOOP && a.loop_inline.fit_for_inline;
+                if !a.seen || inlined_loop {
+                    // removed before bpf_do_misc_fixups: dead code, bpf_optimize_bpf_loop
+                    patches.replace(i, vec![Insn::new(BPF_JMP | BPF_JA, 0, 0, 0, 0)]);
+                    continue;
+                }
+                match fixup_call(&mut env, i) {
+                    Ok(Some(seq)) => patches.replace(i, seq),
+                    Ok(None) => {}
+                    Err(_) => ok = false,
+                }
+            }
+            if !ok {
+                declined += 1;
+                continue;
+            }
+            apply(&mut env, patches).unwrap();
+            compared += 1;
+            let got = call_slots(&dump_form(&env, false), arch);
+            if got == want {
+                same += 1;
+            } else {
+                failures.push(format!("{arch} {name}: 7.3 {} / model {}", hex(&want), hex(&got)));
+            }
+        }
+        eprintln!("== {arch}: {same} of {compared} imported programs with the calls 7.3 left ({declined} with a call not modelled)");
+    }
+    assert!(failures.is_empty(), "{} programs differ:\n{}", failures.len(), failures.join("\n"));
+}
