@@ -1,4 +1,4 @@
-# oracle: --type socket_filter --unpriv --map a20:array:4:20:5
+# load: --type socket_filter --unpriv --map a20:array:4:20:5
 r1 = 0;
 *(u32 *)(r10 - 4) = r1;
 r2 = r10;

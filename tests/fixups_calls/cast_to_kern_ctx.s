@@ -1,4 +1,4 @@
-# oracle: --type socket_filter
+# load: --type socket_filter
 call bpf_cast_to_kern_ctx;
 r0 = 0;
 exit;

@@ -1,4 +1,4 @@
-# oracle: --type kprobe
+# load: --type kprobe
 call bpf_get_current_task;
 r0 = 0;
 exit;

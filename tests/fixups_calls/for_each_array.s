@@ -1,4 +1,4 @@
-# oracle: --type socket_filter --map arr:array:4:8:4
+# load: --type socket_filter --map arr:array:4:8:4
 r1 = arr ll;
 r2 = cb ll;
 r3 = 0;

@@ -1,4 +1,4 @@
-# oracle: --type tc
+# load: --type tc
 call bpf_get_cgroup_classid;
 r0 = 0;
 exit;

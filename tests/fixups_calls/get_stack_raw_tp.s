@@ -1,4 +1,4 @@
-# oracle: --type raw_tracepoint
+# load: --type raw_tracepoint
 r2 = r10;
 r2 += -64;
 r3 = 64;

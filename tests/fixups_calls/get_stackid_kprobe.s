@@ -1,4 +1,4 @@
-# oracle: --type kprobe --map st:stack_trace:4:64:16
+# load: --type kprobe --map st:stack_trace:4:64:16
 r2 = st ll;
 r3 = 0;
 call bpf_get_stackid;

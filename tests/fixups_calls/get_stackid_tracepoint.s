@@ -1,4 +1,4 @@
-# oracle: --type tracepoint --map st:stack_trace:4:64:16
+# load: --type tracepoint --map st:stack_trace:4:64:16
 r2 = st ll;
 r3 = 0;
 call bpf_get_stackid;

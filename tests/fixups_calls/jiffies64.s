@@ -1,4 +1,4 @@
-# oracle: --type socket_filter
+# load: --type socket_filter
 call bpf_jiffies64;
 r0 = 0;
 exit;

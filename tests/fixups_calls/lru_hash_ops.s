@@ -1,4 +1,4 @@
-# oracle: --type socket_filter --map hm:lru_hash:4:8:4 --map hs:hash:4:8:4
+# load: --type socket_filter --map hm:lru_hash:4:8:4 --map hs:hash:4:8:4
 r1 = 0;
 *(u64 *)(r10 - 8) = r1;
 r2 = r10;

@@ -1,4 +1,4 @@
-# oracle: --type socket_filter --map hm:percpu_hash:12:8:4
+# load: --type socket_filter --map hm:percpu_hash:12:8:4
 r1 = 0;
 *(u64 *)(r10 - 16) = r1;
 *(u32 *)(r10 - 8) = r1;

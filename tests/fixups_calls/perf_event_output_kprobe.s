@@ -1,4 +1,4 @@
-# oracle: --type kprobe --map pe:perf_event_array:4:4:1
+# load: --type kprobe --map pe:perf_event_array:4:4:1
 r2 = 0;
 *(u64 *)(r10 - 8) = r2;
 r2 = pe ll;

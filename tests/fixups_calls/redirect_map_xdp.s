@@ -1,4 +1,4 @@
-# oracle: --type xdp --map dm:devmap:4:4:4
+# load: --type xdp --map dm:devmap:4:4:4
 r1 = dm ll;
 r2 = 0;
 r3 = 0;

@@ -1,4 +1,4 @@
-# oracle: --type tc
+# load: --type tc
 r1 = 1;
 r2 = 0;
 call bpf_redirect;

@@ -1,4 +1,4 @@
-# oracle: --type xdp
+# load: --type xdp
 r1 = 1;
 r2 = 0;
 call bpf_redirect;

@@ -1,4 +1,4 @@
-# oracle: --type socket_filter --map rb:ringbuf:0:0:4096
+# load: --type socket_filter --map rb:ringbuf:0:0:4096
 r1 = 0;
 *(u64 *)(r10 - 8) = r1;
 r1 = rb ll;

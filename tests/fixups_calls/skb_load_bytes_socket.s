@@ -1,4 +1,4 @@
-# oracle: --type socket_filter
+# load: --type socket_filter
 r2 = 0;
 r3 = r10;
 r3 += -8;

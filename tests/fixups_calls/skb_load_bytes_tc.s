@@ -1,4 +1,4 @@
-# oracle: --type tc
+# load: --type tc
 r2 = 0;
 r3 = r10;
 r3 += -8;

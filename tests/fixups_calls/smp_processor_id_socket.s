@@ -1,3 +1,3 @@
-# oracle: --type socket_filter
+# load: --type socket_filter
 call bpf_get_smp_processor_id;
 exit;

@@ -1,4 +1,4 @@
-# oracle: --type sk_skb --map sm:sockmap:4:4:1
+# load: --type sk_skb --map sm:sockmap:4:4:1
 r1 = 0;
 *(u32 *)(r10 - 4) = r1;
 r2 = r10;

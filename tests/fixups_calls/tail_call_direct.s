@@ -1,4 +1,4 @@
-# oracle: --type socket_filter --map jmp:prog_array:4:4:4
+# load: --type socket_filter --map jmp:prog_array:4:4:4
 r6 = r1;
 r1 = r6;
 r2 = jmp ll;

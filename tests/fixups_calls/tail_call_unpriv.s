@@ -1,4 +1,4 @@
-# oracle: --type socket_filter --unpriv --map jmp:prog_array:4:4:5
+# load: --type socket_filter --unpriv --map jmp:prog_array:4:4:5
 r6 = r1;
 r1 = r6;
 r2 = jmp ll;

@@ -1,4 +1,4 @@
-# oracle: --type xdp --map xm:xskmap:4:4:3
+# load: --type xdp --map xm:xskmap:4:4:3
 r1 = 0;
 *(u32 *)(r10 - 8) = r1;
 r2 = r10;

@@ -1,4 +1,4 @@
-# oracle: --type xdp --map xm:xskmap:4:4:3
+# load: --type xdp --map xm:xskmap:4:4:3
 r1 = xm ll;
 r2 = 0;
 r3 = 0;
