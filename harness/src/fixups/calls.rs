@@ -24,7 +24,7 @@ use bpf_isa::helper_ids::helper_name;
 use bpf_isa::op::*;
 
 use self::build::*;
-use self::kernel_symbols::{call_imm, helper_func, kernel_var_addr, map_ops_func};
+use self::kernel_symbols::{ProtoPick, call_imm, helper_func, kernel_var_addr, map_ops_func, proto_pick};
 use self::map_gen_lookup::{MapView, map_gen_lookup};
 use crate::map::MapDef;
 use crate::target::Arch;
@@ -97,11 +97,18 @@ fn helper_label(id: i32) -> String {
 }
 
 /// `patch_call_imm`: the call of the helper's prototype function.
-fn patch_call_imm(arch: Arch, mut insn: Insn) -> Result<Option<Vec<Insn>>, Fail> {
+fn patch_call_imm(env: &VerifierEnv<'_>, mut insn: Insn) -> Result<Option<Vec<Insn>>, Fail> {
+    let arch = env.input.arch;
     let id = insn.imm;
     let name = helper_name(id).ok_or_else(|| unsupported(format!("helper #{id} has no name")))?;
-    let Some(f) = helper_func(name) else {
-        return Err(unsupported(format!("which function bpf_{name}'s prototype calls depends on the program (several prototypes); not modelled")));
+    let f = match proto_pick(env.input.prog_type.0, name) {
+        ProtoPick::Func(f) => f,
+        ProtoPick::Conditional(by) => {
+            return Err(unsupported(format!("{by} picks bpf_{name}'s prototype by a condition the model does not have")));
+        }
+        ProtoPick::NotListed => helper_func(name).ok_or_else(|| {
+            unsupported(format!("which of bpf_{name}'s prototypes (and functions) 7.3 gives this program type is not modelled"))
+        })?,
     };
     insn.imm = imm_of(arch, f)?;
     Ok(Some(vec![insn]))
@@ -120,6 +127,10 @@ fn fixup_helper_call(env: &VerifierEnv<'_>, idx: usize, insn: Insn) -> Result<Op
     }
     match id {
         func::TAIL_CALL => return fixup_tail_call(env, idx, insn),
+        func::LOOP if aux.loop_inline.fit_for_inline => {
+            // bpf_optimize_bpf_loop always inlines these before this pass
+            return Err(unsupported(format!("insn {idx}: a bpf_loop call fit for inlining reached bpf_do_misc_fixups (bpf_optimize_bpf_loop did not run)")));
+        }
         func::TIMER_SET_CALLBACK => {
             return Err(unsupported("bpf_timer_set_callback loads prog->aux (a kernel pointer the model does not have)".into()));
         }
@@ -128,7 +139,7 @@ fn fixup_helper_call(env: &VerifierEnv<'_>, idx: usize, insn: Insn) -> Result<Op
     if aux.call_with_percpu_alloc_ptr {
         // the percpu allocation's pointer is a pointer to the percpu pointer
         let mut out = vec![ldx_mem(BPF_DW, R1, R1, 0)];
-        out.extend(patch_call_imm(arch, insn)?.unwrap_or_default());
+        out.extend(patch_call_imm(env, insn)?.unwrap_or_default());
         return Ok(Some(out));
     }
     let op = match id {
@@ -145,7 +156,7 @@ fn fixup_helper_call(env: &VerifierEnv<'_>, idx: usize, insn: Insn) -> Result<Op
     };
     if let Some(op) = op {
         if aux.map_ptr_poison {
-            return patch_call_imm(arch, insn);
+            return patch_call_imm(env, insn);
         }
         let m = aux.map_ptr.ok_or_else(|| unsupported(format!("insn {idx}: {} without a recorded map", helper_label(id))))?;
         let def = map_of_call(env, m).ok_or_else(|| unsupported(format!("insn {idx}: map {m} of the call is unknown")))?;
@@ -223,7 +234,7 @@ fn fixup_helper_call(env: &VerifierEnv<'_>, idx: usize, insn: Insn) -> Result<Op
             return Err(unsupported("bpf_get_branch_snapshot calls the perf_snapshot_branch_stack static call, whose target the model does not know".into()));
         }
         func::KPTR_XCHG => vec![mov64_reg(R0, R2), atomic_dw(BPF_XCHG, R1, R0, 0)],
-        _ => return patch_call_imm(arch, insn),
+        _ => return patch_call_imm(env, insn),
     };
     Ok(Some(seq))
 }
