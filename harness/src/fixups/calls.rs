@@ -273,3 +273,37 @@ fn fixup_tail_call(env: &VerifierEnv<'_>, idx: usize, insn: Insn) -> Result<Opti
     };
     Ok(Some(vec![jmp_imm(BPF_JGE, R3, m.max_entries as i32, 2), alu32_imm(BPF_AND, R3, mask), call]))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::prog_type::ProgType;
+    use crate::verifier::env::VerifierInput;
+
+    fn fixed(arch: Arch, helper: i32) -> Result<Option<Vec<Insn>>, Fail> {
+        let insns = vec![Insn::new(BPF_JMP | BPF_CALL, 0, 0, 0, helper), Insn::new(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 0), Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)];
+        let mut input = VerifierInput::new(insns, ProgType(1), arch);
+        input.verification_time_usec = Some(0);
+        let Ok(mut env) = crate::verifier::verify(&input, std::time::Instant::now()) else { panic!("the verifier refused the program") };
+        fixup_call(&mut env, 0)
+    }
+
+    #[test]
+    fn helper_calls_get_the_image_imm_or_stay_or_are_undecided() {
+        let imm = call_imm(Arch::X86_64, "bpf_user_rnd_u32").unwrap();
+        assert_eq!(fixed(Arch::X86_64, func::GET_PRANDOM_U32).unwrap(), Some(vec![emit_call(imm)]));
+        // the arm64 JIT inlines it: the call keeps its helper id
+        assert_eq!(fixed(Arch::Arm64, func::GET_SMP_PROCESSOR_ID).unwrap(), None);
+        assert_eq!(fixed(Arch::X86_64, func::GET_SMP_PROCESSOR_ID).unwrap().map(|v| v.len()), Some(3));
+        assert!(matches!(fixed(Arch::Riscv64, func::GET_PRANDOM_U32), Err(Fail::Unsupported { .. })));
+    }
+
+    #[test]
+    fn non_calls_and_out_of_range_indexes_are_left_alone_or_refused() {
+        let insns = vec![Insn::new(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 0), Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)];
+        let input = VerifierInput::new(insns, ProgType(1), Arch::X86_64);
+        let Ok(mut env) = crate::verifier::verify(&input, std::time::Instant::now()) else { panic!() };
+        assert_eq!(fixup_call(&mut env, 0).unwrap(), None);
+        assert!(fixup_call(&mut env, 7).is_err());
+    }
+}
