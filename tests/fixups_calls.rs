@@ -226,7 +226,10 @@ fn hex(insns: &[Insn]) -> String {
 }
 
 fn report(arch: Arch, c: &Counts) {
-    eprintln!("== {arch}: {} programs with helper/kfunc calls, {} verified by the model, {} with every call modelled, {} byte-exact", c.programs, c.verified, c.all_calls_modelled, c.exact);
+    eprintln!(
+        "== {arch}: {} programs with helper/kfunc calls, {} verified by the model, {} with every call modelled, {} byte-exact",
+        c.programs, c.verified, c.all_calls_modelled, c.exact
+    );
     eprintln!("   per family: calls, replacement found in 7.3's xlated program, not modelled");
     for (f, (n, ok, un)) in &c.families {
         eprintln!("   {f:40} {n:4} {ok:4} {un:4}");
@@ -383,7 +386,8 @@ fn program_request(path: &Path, arch: Arch) -> bpf_selftest::backend::LoadReques
 
 fn program_files() -> Vec<PathBuf> {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixups_calls");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "s")).collect();
+    let mut files: Vec<PathBuf> =
+        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "s")).collect();
     files.sort();
     files
 }
@@ -539,10 +543,11 @@ fn imported_jobs(arch: Arch) -> Option<Vec<(String, bpf_selftest::backend::LoadR
 /// The helper and kfunc calls of an xlated program (dump form), in order,
 /// without those other passes emit (`LD_ABS`, timed `may_goto`).
 fn call_slots(insns: &[Insn], arch: Arch) -> Vec<Insn> {
-    let others: Vec<i32> = ["arch_bpf_timed_may_goto", "bpf_skb_load_helper_8_no_cache", "bpf_skb_load_helper_16_no_cache", "bpf_skb_load_helper_32_no_cache"]
-        .iter()
-        .filter_map(|f| kernel_symbols::call_imm(arch, f))
-        .collect();
+    let others: Vec<i32> =
+        ["arch_bpf_timed_may_goto", "bpf_skb_load_helper_8_no_cache", "bpf_skb_load_helper_16_no_cache", "bpf_skb_load_helper_32_no_cache"]
+            .iter()
+            .filter_map(|f| kernel_symbols::call_imm(arch, f))
+            .collect();
     let mut out = Vec::new();
     let mut i = 0;
     while i < insns.len() {
@@ -605,7 +610,11 @@ fn call_rewrites_match_the_imported_recordings() {
             eprintln!("skipped: no recording for {arch}");
             continue;
         };
-        let truth: BTreeMap<&str, &str> = text.lines().filter(|l| !l.starts_with('#')).filter_map(|l| l.split_once(": ").or_else(|| l.strip_suffix(':').map(|n| (n, "")))).collect();
+        let truth: BTreeMap<&str, &str> = text
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .filter_map(|l| l.split_once(": ").or_else(|| l.strip_suffix(':').map(|n| (n, ""))))
+            .collect();
         let Some(jobs) = imported_jobs(arch) else {
             eprintln!("skipped: no Linux 7.3 source or gcc");
             return;

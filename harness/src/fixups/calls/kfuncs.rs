@@ -84,11 +84,9 @@ pub fn fixup_kfunc_call(env: &VerifierEnv<'_>, idx: usize) -> Result<Option<Vec<
     let fsession = env.input.prog_type.0 == prog::TRACING && matches!(eatype, attach::TRACE_FSESSION | attach::TRACE_FSESSION_MULTI);
     let patch = match name {
         "bpf_cast_to_kern_ctx" | "bpf_rdonly_cast" => vec![mov64_reg(R0, R1)],
-        "bpf_session_is_return" if fsession => vec![
-            ldx_mem(BPF_DW, R0, R1, -8),
-            alu64_imm(BPF_RSH, R0, BPF_TRAMP_IS_RETURN_SHIFT),
-            alu64_imm(BPF_AND, R0, 1),
-        ],
+        "bpf_session_is_return" if fsession => {
+            vec![ldx_mem(BPF_DW, R0, R1, -8), alu64_imm(BPF_RSH, R0, BPF_TRAMP_IS_RETURN_SHIFT), alu64_imm(BPF_AND, R0, 1)]
+        }
         "bpf_session_cookie" if fsession => vec![
             ldx_mem(BPF_DW, R0, R1, -8),
             alu64_imm(BPF_RSH, R0, BPF_TRAMP_COOKIE_INDEX_SHIFT),

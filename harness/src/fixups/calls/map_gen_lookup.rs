@@ -47,11 +47,7 @@ fn index_mask(m: &MapView) -> i32 {
 
 /// `r0 <<= ilog2(size)` or `r0 *= size`.
 fn scale(size: u32) -> Insn {
-    if size.is_power_of_two() {
-        alu64_imm(BPF_LSH, R0, size.trailing_zeros() as i32)
-    } else {
-        alu64_imm(BPF_MUL, R0, size as i32)
-    }
+    if size.is_power_of_two() { alu64_imm(BPF_LSH, R0, size.trailing_zeros() as i32) } else { alu64_imm(BPF_MUL, R0, size as i32) }
 }
 
 /// The bounds check of an array index: with index masking when the map's
