@@ -166,8 +166,9 @@ fn check_program(input: &VerifierInput, golden: &[Insn], zero_kernel_pointers: b
     let calls: Vec<usize> =
         env.insns.iter().enumerate().filter(|(_, i)| i.code == BPF_JMP | BPF_CALL && i.src != BPF_PSEUDO_CALL).map(|(k, _)| k).collect();
     for i in calls {
-        // bpf_optimize_bpf_loop (an earlier pass) inlined these already
-        if env.insns[i].src == 0 && env.insns[i].imm == BPF_FUNC_LOOP && env.pass_aux.get(i).is_some_and(|a| a.loop_inline.fit_for_inline) {
+        // gone before bpf_do_misc_fixups: inlined by bpf_optimize_bpf_loop, or dead code
+        let a = env.pass_aux.get(i).cloned().unwrap_or_default();
+        if (env.insns[i].src == 0 && env.insns[i].imm == BPF_FUNC_LOOP && a.loop_inline.fit_for_inline) || !a.seen {
             continue;
         }
         let fam = family(&env, i);
@@ -244,7 +245,7 @@ fn report(arch: Arch, c: &Counts) {
 }
 
 /// (arch, calls whose replacement 7.3's program contains, byte-exact programs)
-const RATCHET: [(Arch, usize, usize); 2] = [(Arch::X86_64, 121, 63), (Arch::Arm64, 121, 64)];
+const RATCHET: [(Arch, usize, usize); 2] = [(Arch::X86_64, 122, 63), (Arch::Arm64, 122, 64)];
 
 #[test]
 fn call_rewrites_match_the_xlated_goldens() {
