@@ -8,6 +8,8 @@
 //! addresses (helpers, kfuncs, maps, other functions' images) are the
 //! model's own fixed ones: whoever compares images masks them.
 
+pub mod x86_64;
+
 /// One function as `jit_subprogs` hands it to the arch JIT.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct JitFunc {
@@ -17,6 +19,15 @@ pub struct JitFunc {
     pub start: usize,
     /// `prog->aux->stack_depth` (the verifier's `subprog_info[i].stack_depth`).
     pub stack_depth: u32,
+    /// `prog->aux->tail_call_reachable` (`subprog_info[i].tail_call_reachable`).
+    pub tail_call_reachable: bool,
+    /// `prog->aux->exception_cb` (`subprog_info[i].is_exception_cb`).
+    pub exception_cb: bool,
+    /// `prog->aux->exception_boundary` (the main function of a program
+    /// that throws: `env->seen_exception`).
+    pub exception_boundary: bool,
+    /// `prog->aux->jits_use_priv_stack` (`priv_stack_mode == PRIV_STACK_ADAPTIVE`).
+    pub priv_stack: bool,
 }
 
 /// A whole program for the JIT.
@@ -58,7 +69,12 @@ impl JitProgram {
             .enumerate()
             .map(|(n, &start)| {
                 let end = starts.get(n + 1).copied().unwrap_or(insns.len());
-                JitFunc { insns: insns[start..end].to_vec(), start, stack_depth: stack_depths.get(n).copied().unwrap_or(0) }
+                JitFunc {
+                    insns: insns[start..end].to_vec(),
+                    start,
+                    stack_depth: stack_depths.get(n).copied().unwrap_or(0),
+                    ..JitFunc::default()
+                }
             })
             .collect();
         JitProgram { funcs, prog_type }
