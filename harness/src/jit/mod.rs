@@ -40,10 +40,12 @@ pub struct JitProgram {
 
 impl JitProgram {
     /// The functions of an xlated program in the form `BPF_OBJ_GET_INFO_BY_FD`
-    /// dumps it (a goldens' `xlated_hex`): `jit_subprogs` leaves a pseudo call
-    /// there with its original relative `imm` and the callee's subprogram
-    /// index in `off`, and an `ld_imm64` of a pseudo func with the relative
-    /// `imm` in its first slot and the index in its second. Functions start
+    /// dumps it (a goldens' `xlated_hex`): `prepare_dump_pseudo_call` turns a
+    /// pseudo call into the legacy layout, the pc-relative offset in `off`
+    /// (0 when it does not fit in 16 bits) and the callee's subprogram index
+    /// in `imm` (0 without raw dump rights); `jit_subprogs` leaves an
+    /// `ld_imm64` of a pseudo func with the relative `imm` in its first slot
+    /// and the index in its second. Functions start
     /// at 0 and at every callee. `stack_depths` are the verifier's, by
     /// subprogram; a missing one is 0.
     pub fn from_xlated_dump(insns: &[bpf_isa::Insn], stack_depths: &[u32], prog_type: u32) -> JitProgram {
@@ -55,7 +57,8 @@ impl JitProgram {
             let call = i.code == BPF_JMP | BPF_CALL && i.src == BPF_PSEUDO_CALL;
             let func = i.is_ld_imm64() && i.src == BPF_PSEUDO_FUNC;
             if call || func {
-                let target = k as i64 + i.imm as i64 + 1;
+                let rel = if call { i.off as i64 } else { i.imm as i64 };
+                let target = k as i64 + rel + 1;
                 if target >= 0 && (target as usize) < insns.len() {
                     starts.push(target as usize);
                 }
@@ -89,7 +92,7 @@ mod tests {
 
     #[test]
     fn splits_at_callees() {
-        // 0: call pc+2 (subprog 1); 1: exit; 2: ld_imm64 pseudo func -> 5 (subprog 2); 4: exit; 5: exit
+        // 0: call pc+1 (subprog 1); 1: exit; 2: ld_imm64 pseudo func -> 5 (subprog 2); 4: exit; 5: exit
         let insns = [
             Insn::new(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 1, 1),
             Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),

@@ -236,12 +236,16 @@ pub fn bpf_int_jit_compile(prog: &JitProgram, profile: &X86Profile) -> Result<Ve
         while k < jit.insns.len() {
             let i = jit.insns[k];
             let orig = jit.func.insns[k];
+            // the callee by where it starts (the dump's pc-relative offsets)
+            let callee = |rel: i64| {
+                let at = (jit.func.start + k) as i64 + rel + 1;
+                prog.funcs.iter().position(|f| f.start as i64 == at).unwrap_or(0)
+            };
             if i.code == BPF_JMP | BPF_CALL && i.src == BPF_PSEUDO_CALL {
-                // the dump keeps the callee's subprogram index in `off`
-                let target = func_addr(orig.off.max(0) as usize);
+                let target = func_addr(callee(orig.off as i64));
                 jit.insns[k].imm = target.wrapping_sub(profile.bpf_call_base) as i32;
             } else if i.is_ld_imm64() && i.src == BPF_PSEUDO_FUNC && k + 1 < jit.insns.len() {
-                let target = func_addr(jit.func.insns[k + 1].imm.max(0) as usize);
+                let target = func_addr(callee(orig.imm as i64));
                 jit.insns[k].imm = target as u32 as i32;
                 jit.insns[k + 1].imm = (target >> 32) as u32 as i32;
             }
@@ -749,11 +753,9 @@ impl FuncJit<'_> {
                         load_tcc_ptr(&mut e, -16 - round_up8(stack_depth) as i32);
                         ip = ip.wrapping_add(7);
                     }
-                    if imm == 0 && insn.src != BPF_PSEUDO_KFUNC_CALL {
-                        return Err(self.bad(i - 1, "call with a zero imm"));
-                    }
-                    // a kfunc's imm may be zeroed in a recorded dump: any
-                    // target will do, call targets are masked on comparison
+                    // the kernel refuses a zero imm, but a dump without raw
+                    // rights zeroes every call's: any target will do, call
+                    // targets are masked on comparison
                     let target = self.profile.bpf_call_base.wrapping_add(imm as i64 as u64);
                     if priv_frame {
                         e.push(Reg::R9);
