@@ -153,7 +153,8 @@ fn bpf_reg(r: u8) -> Option<Reg> {
 }
 
 fn round_up8(v: u32) -> u32 {
-    v.div_ceil(8) * 8
+    // no overflow on absurd depths (the verifier caps them at 512)
+    ((v as u64 + 7) & !7) as u32
 }
 
 fn width(code: u8) -> Width {
