@@ -67,6 +67,7 @@ impl JitProgram {
         }
         starts.sort_unstable();
         starts.dedup();
+        let insns = &restore_tail_calls(insns);
         let funcs = starts
             .iter()
             .enumerate()
@@ -82,6 +83,29 @@ impl JitProgram {
             .collect();
         JitProgram { funcs, prog_type }
     }
+}
+
+/// `BPF_FUNC_tail_call`: the dump shows a tail call as a call of it.
+const BPF_FUNC_TAIL_CALL: i32 = 12;
+/// `BPF_JMP | BPF_TAIL_CALL` (kernel-internal opcode).
+pub const BPF_TAIL_CALL_CODE: u8 = bpf_isa::op::BPF_JMP | 0xf0;
+
+/// `bpf_insn_prepare_dump` turns `BPF_JMP | BPF_TAIL_CALL` back into `call
+/// bpf_tail_call`; the JIT needs it as the verifier left it. The dump loses
+/// whether the tail call was direct (a constant key: `imm` = poke index + 1),
+/// so it comes back indirect (`imm` 0); whoever knows better sets `imm`.
+fn restore_tail_calls(insns: &[bpf_isa::Insn]) -> Vec<bpf_isa::Insn> {
+    use bpf_isa::op::*;
+    let mut out = insns.to_vec();
+    let mut k = 0;
+    while k < out.len() {
+        let i = out[k];
+        if i.code == BPF_JMP | BPF_CALL && i.src == 0 && i.imm == BPF_FUNC_TAIL_CALL {
+            out[k] = bpf_isa::Insn::new(BPF_TAIL_CALL_CODE, 0, 0, 0, 0);
+        }
+        k += if i.is_ld_imm64() { 2 } else { 1 };
+    }
+    out
 }
 
 #[cfg(test)]

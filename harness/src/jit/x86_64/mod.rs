@@ -70,7 +70,7 @@ impl Default for X86Profile {
             ibt: true,
             rethunk: false,
             sls: true,
-            indirect_jump: IndirectJump::Plain,
+            indirect_jump: IndirectJump::Retpoline,
             bmi2: true,
             bpf_call_base: 0xffff_ffff_8139_3c30,
             image_base: 0xffff_ffff_c000_0000,
@@ -119,10 +119,10 @@ const MAX_TAIL_CALL_CNT: i8 = 33;
 /// `X86_PATCH_SIZE`: a `call`/`jmp rel32`, or the nop5 reserved for them.
 const X86_PATCH_SIZE: usize = 5;
 /// `offsetof(struct bpf_array, map.max_entries)`, `offsetof(struct bpf_array, ptrs)`.
-const BPF_ARRAY_MAX_ENTRIES: i32 = 0x24;
-const BPF_ARRAY_PTRS: i32 = 0x110;
+const BPF_ARRAY_MAX_ENTRIES: i32 = 0x44;
+const BPF_ARRAY_PTRS: i32 = 0x128;
 /// `offsetof(struct bpf_prog, bpf_func)`.
-const BPF_PROG_BPF_FUNC: i32 = 0x30;
+const BPF_PROG_BPF_FUNC: i32 = 0x48;
 const VSYSCALL_ADDR: u64 = 0xffff_ffff_ff60_0000;
 const PAGE_SIZE: u64 = 4096;
 /// Private stacks: a guard word below and above each frame.
