@@ -165,7 +165,7 @@ fn x86_64_images_match_the_7_3_goldens() {
     for m in &jit_only {
         eprintln!("  mismatch with 7.3's stack depths: {m}");
     }
-    assert!(total >= 10, "only {total} x86_64 goldens with images found");
+    assert!(total >= 11, "only {total} x86_64 goldens with images found");
     assert!(
         exact_with_7_3_depths >= AT_LEAST_EXACT_WITH_7_3_DEPTHS,
         "{exact_with_7_3_depths} exact images with 7.3's stack depths, the ratchet says at least {AT_LEAST_EXACT_WITH_7_3_DEPTHS}"
@@ -199,8 +199,16 @@ fn x86_64_forms_match_7_3() {
             want.push(image[at..at + len as usize].to_vec());
             at += len as usize;
         }
-        let depths: Vec<u32> = want.iter().map(|img| prologue_stack_depth(img)).collect();
+        let mut depths: Vec<u32> = want.iter().map(|img| prologue_stack_depth(img)).collect();
+        if let Some(given) = p["stack_depths"].as_array() {
+            depths = given.iter().filter_map(|d| d.as_u64()).map(|d| d as u32).collect();
+        }
         let mut prog = JitProgram::from_xlated_dump(&insns, &depths, 1);
+        for k in p["priv_stack"].as_array().into_iter().flatten().filter_map(|k| k.as_u64()) {
+            if let Some(f) = prog.funcs.get_mut(k as usize) {
+                f.priv_stack = true;
+            }
+        }
         for d in p["direct_tail_calls"].as_array().into_iter().flatten().filter_map(|d| d.as_u64()) {
             let d = d as usize;
             if let Some(f) = prog.funcs.iter_mut().rev().find(|f| f.start <= d) {
@@ -228,7 +236,7 @@ fn x86_64_forms_match_7_3() {
         }
     }
     eprintln!("x86_64 JIT forms: {} of {total} exact", total - failures.len());
-    assert!(total >= 10, "forms file has {total} programs");
+    assert!(total >= 11, "forms file has {total} programs");
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
@@ -266,4 +274,117 @@ fn mark_tail_call_reachable(prog: &mut JitProgram) {
     for (f, r) in prog.funcs.iter_mut().zip(reaches) {
         f.tail_call_reachable = r;
     }
+}
+
+/// One recorded outcome, whatever the request: lets the runner's own
+/// matching judge an outcome the test built.
+struct Fixed(bpf_selftest::backend::LoadOutcome);
+
+impl bpf_selftest::backend::Backend for Fixed {
+    fn name(&self) -> &'static str {
+        "vm"
+    }
+    fn probe(&self, _: Arch) -> Result<(), bpf_selftest::backend::Unavailable> {
+        Ok(())
+    }
+    fn kernel_release(&self) -> String {
+        "7.3.4+deb13-amd64".into()
+    }
+    fn load(&self, _: &bpf_selftest::backend::LoadRequest) -> Result<bpf_selftest::backend::LoadOutcome, bpf_selftest::backend::Unavailable> {
+        Ok(self.0.clone())
+    }
+}
+
+/// The kernel's own x86-64 `__jited` selftests (verifier_tailcall_jit.c,
+/// verifier_jit_convergence.c, verifier_ldsx.c, verifier_private_stack.c,
+/// verifier_jit_inline.c), imported from the 7.3 source, loaded into 7.3
+/// under QEMU for their xlated programs, re-JITed by the model, and matched
+/// by the runner as test_loader would. Needs the VM (one boot) and the
+/// kernel source: `cargo test --test jit_x86_64 -- --ignored`.
+#[test]
+#[ignore = "boots 7.3 x86_64 under QEMU"]
+fn kernel_jited_selftests_with_the_model_jit() {
+    let Some(tree) = bpf_selftest::import::cpp::oracle_tree() else {
+        panic!("no Linux 7.3 source");
+    };
+    let files = ["verifier_tailcall_jit", "verifier_jit_convergence", "verifier_ldsx", "verifier_private_stack", "verifier_jit_inline"];
+    let filter = |name: &str| files.iter().any(|f| name.contains(f));
+    let suites: Vec<_> = bpf_selftest::import::import_verifier_suites(&tree, Arch::X86_64, &filter)
+        .into_iter()
+        .filter_map(|(_, r)| r.ok())
+        .map(|f| bpf_selftest::import::suite::to_suite(&f))
+        .collect();
+    let vm = bpf_selftest::backend::by_name("vm").expect("vm backend");
+    let opts = RunOptions { arch: Arch::X86_64, backend: "vm".into(), verbosity: 0, filters: Vec::new() };
+    let subtests: Vec<_> = runner::plan_suites(&suites, &opts, vm.as_ref())
+        .into_iter()
+        .filter(|st| match &st.plan {
+            Plan::Load(job) => {
+                let sub = if job.unpriv { &job.spec.unpriv } else { &job.spec.privileged };
+                !sub.jited.is_empty()
+            }
+            _ => false,
+        })
+        .collect();
+    let reqs: Vec<_> = subtests
+        .iter()
+        .filter_map(|st| match &st.plan {
+            Plan::Load(job) => Some(job.request.clone()),
+            _ => None,
+        })
+        .collect();
+    let outcomes = vm.load_batch(&reqs);
+    let profile = X86Profile::default();
+    let (mut with_jit, mut kernel_ok, mut model_ok) = (0, 0, 0);
+    let mut failures = Vec::new();
+    let mut not_run = Vec::new();
+    for (st, out) in subtests.iter().zip(outcomes) {
+        let out = match out {
+            Ok(o) => o,
+            Err(u) => {
+                not_run.push(format!("{}: {}", st.name, u.0));
+                continue;
+            }
+        };
+        if out.jited_funcs.is_empty() {
+            not_run.push(format!("{}: no image (accepted: {})", st.name, out.accepted));
+            continue;
+        }
+        with_jit += 1;
+        let (kernel_verdict, report) = runner::run_subtest(st, &Fixed(out.clone()), &opts);
+        if !matches!(kernel_verdict, runner::Verdict::Ok) {
+            not_run.push(format!("{}: 7.3 itself fails it as run here:\n{report}", st.name));
+            continue;
+        }
+        kernel_ok += 1;
+        let depths: Vec<u32> = out.jited_funcs.iter().map(|img| prologue_stack_depth(img)).collect();
+        let mut prog = JitProgram::from_xlated_dump(&out.xlated_insns, &depths, 0);
+        mark_tail_call_reachable(&mut prog);
+        let mut model = out.clone();
+        match bpf_int_jit_compile(&prog, &profile) {
+            Ok(images) => {
+                model.jited = bpf_selftest::jit_disasm::test_loader_text(Arch::X86_64, &images);
+                model.jited_funcs = images;
+            }
+            Err(e) => {
+                failures.push(format!("{}: JIT error: {e}", st.name));
+                continue;
+            }
+        }
+        match runner::run_subtest(st, &Fixed(model), &opts) {
+            (runner::Verdict::Ok, _) => model_ok += 1,
+            (_, report) => failures.push(format!("{}:\n{report}", st.name)),
+        }
+    }
+    eprintln!(
+        "kernel __jited selftests (x86_64): {with_jit} JITed, 7.3 passes {kernel_ok}, the model JIT on 7.3's xlated passes {model_ok}"
+    );
+    eprintln!("{} subtests with __jited expectations planned", subtests.len());
+    for f in &not_run {
+        eprintln!("  not compared: {f}");
+    }
+    for f in &failures {
+        eprintln!("  {f}");
+    }
+    assert!(kernel_ok > 0, "no __jited subtest ran on 7.3");
 }

@@ -49,6 +49,9 @@ pub struct X86Profile {
     pub modules_vaddr: u64,
     /// `TASK_SIZE_MAX` (4-level paging) for the `BPF_PROBE_MEM` range check.
     pub task_size_max: u64,
+    /// Where the model allocates private stacks (`__alloc_percpu_gfp`): a
+    /// per-CPU pointer, which without KASLR fits a sign-extended imm32.
+    pub priv_stack_ptr: u64,
 }
 
 /// `emit_indirect_jump` flavours.
@@ -80,6 +83,7 @@ impl Default for X86Profile {
             indirect_thunk_array: 0xffff_ffff_823f_f000,
             modules_vaddr: 0xffff_ffff_a000_0000,
             task_size_max: (1u64 << 47) - 4096,
+            priv_stack_ptr: 0xffff_ffff_83f7_3400,
         }
     }
 }
@@ -519,7 +523,7 @@ impl FuncJit<'_> {
         }
         if priv_frame {
             // r9 = this CPU's frame: movabs r9, priv_frame_ptr; add r9, gs:[this_cpu_off]
-            let frame = 0xffff_e8ff_ff00_0000u64 + PRIV_STACK_GUARD_SZ + round_up8(f.stack_depth) as u64;
+            let frame = self.profile.priv_stack_ptr + PRIV_STACK_GUARD_SZ + round_up8(f.stack_depth) as u64;
             mov_imm64(&mut e, Reg::R9, frame);
             e.bytes(&[0x65, 0x4c, 0x03, 0x0c, 0x25]);
             e.imm32(self.profile.this_cpu_off as u32 as i32);
