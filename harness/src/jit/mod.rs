@@ -85,6 +85,20 @@ impl JitProgram {
     }
 }
 
+impl JitProgram {
+    /// Splits a function off at `start`: a hidden subprogram the verifier
+    /// appended (the default exception callback), which nothing in the dump
+    /// calls but `jit_subprogs` JITs as a function of its own (the dump's
+    /// images leave it out: `func_cnt` excludes hidden subprograms).
+    pub fn split_hidden(&mut self, start: usize) -> Option<&mut JitFunc> {
+        let k = self.funcs.iter().rposition(|f| f.start < start && start < f.start + f.insns.len())?;
+        let at = start - self.funcs[k].start;
+        let tail = self.funcs[k].insns.split_off(at);
+        self.funcs.insert(k + 1, JitFunc { insns: tail, start, ..JitFunc::default() });
+        self.funcs.get_mut(k + 1)
+    }
+}
+
 /// `BPF_FUNC_tail_call`: the dump shows a tail call as a call of it.
 const BPF_FUNC_TAIL_CALL: i32 = 12;
 /// `BPF_JMP | BPF_TAIL_CALL` (kernel-internal opcode).
@@ -128,5 +142,21 @@ mod tests {
         let p = JitProgram::from_xlated_dump(&insns, &[8, 16], 1);
         let shape: Vec<(usize, usize, u32)> = p.funcs.iter().map(|f| (f.start, f.insns.len(), f.stack_depth)).collect();
         assert_eq!(shape, [(0, 2, 8), (2, 3, 16), (5, 1, 0)]);
+    }
+
+    #[test]
+    fn hidden_subprograms_split_off_and_tail_calls_come_back() {
+        // 0: call bpf_tail_call (as the dump shows it); 1: exit; 2: r0 = r1 (hidden); 3: exit
+        let insns = [
+            Insn::new(BPF_JMP | BPF_CALL, 0, 0, 0, 12),
+            Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+            Insn::new(BPF_ALU64 | BPF_MOV | BPF_X, 0, 1, 0, 0),
+            Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+        ];
+        let mut p = JitProgram::from_xlated_dump(&insns, &[], 1);
+        assert_eq!(p.funcs[0].insns[0].code, BPF_TAIL_CALL_CODE);
+        assert!(p.split_hidden(2).is_some());
+        assert_eq!(p.funcs.iter().map(|f| (f.start, f.insns.len())).collect::<Vec<_>>(), [(0, 2), (2, 2)]);
+        assert!(p.split_hidden(9).is_none() && p.split_hidden(0).is_none());
     }
 }
