@@ -429,7 +429,7 @@ impl FuncJit<'_> {
     fn emit_tail_call_indirect(&mut self, e: &mut Emitter, used: [bool; 4], stack_depth: u32, ip: u64) {
         let start = e.len() as i64;
         let label = self.ctx.tail_call_indirect_label;
-        let tcc_ptr_off = -16 - round_up8(stack_depth) as i32;
+        let tcc_ptr_off = tail_call_cnt_ptr_off(stack_depth);
         // if (index >= array->map.max_entries) goto out
         e.mov_rr(false, Reg::RDX, Reg::RDX);
         e.alu_mr(AluOp::Cmp, false, Reg::RSI, BPF_ARRAY_MAX_ENTRIES, Reg::RDX);
@@ -469,7 +469,7 @@ impl FuncJit<'_> {
     fn emit_tail_call_direct(&mut self, e: &mut Emitter, used: [bool; 4], stack_depth: u32) {
         let start = e.len() as i64;
         let label = self.ctx.tail_call_direct_label;
-        let tcc_ptr_off = -16 - round_up8(stack_depth) as i32;
+        let tcc_ptr_off = tail_call_cnt_ptr_off(stack_depth);
         load_tcc_ptr(e, tcc_ptr_off);
         e.bytes(&[0x48, 0x83, 0x38, MAX_TAIL_CALL_CNT as u8]);
         let off = label - (e.len() as i64 + 2 - start);
@@ -523,7 +523,7 @@ impl FuncJit<'_> {
         }
         if priv_frame {
             // r9 = this CPU's frame: movabs r9, priv_frame_ptr; add r9, gs:[this_cpu_off]
-            let frame = self.profile.priv_stack_ptr + PRIV_STACK_GUARD_SZ + round_up8(f.stack_depth) as u64;
+            let frame = self.profile.priv_stack_ptr.wrapping_add(PRIV_STACK_GUARD_SZ + round_up8(f.stack_depth) as u64);
             mov_imm64(&mut e, Reg::R9, frame);
             e.bytes(&[0x65, 0x4c, 0x03, 0x0c, 0x25]);
             e.imm32(self.profile.this_cpu_off as u32 as i32);
@@ -695,7 +695,7 @@ impl FuncJit<'_> {
                     if probe {
                         // only load from kernel addresses:
                         // src + off > TASK_SIZE_MAX + PAGE_SIZE && < VSYSCALL_ADDR
-                        let limit = (self.profile.task_size_max + PAGE_SIZE).wrapping_sub(VSYSCALL_ADDR);
+                        let limit = self.profile.task_size_max.wrapping_add(PAGE_SIZE).wrapping_sub(VSYSCALL_ADDR);
                         mov_imm64(&mut e, REG_AX, VSYSCALL_ADDR);
                         e.mov_rr(true, AUX_REG, src);
                         if insn.off != 0 {
@@ -755,7 +755,7 @@ impl FuncJit<'_> {
                 (BPF_JMP, BPF_CALL, _) => {
                     let mut ip = ip;
                     if insn.src == BPF_PSEUDO_CALL && f.tail_call_reachable {
-                        load_tcc_ptr(&mut e, -16 - round_up8(stack_depth) as i32);
+                        load_tcc_ptr(&mut e, tail_call_cnt_ptr_off(stack_depth));
                         ip = ip.wrapping_add(7);
                     }
                     // the kernel refuses a zero imm, but a dump without raw
@@ -926,6 +926,12 @@ fn jmp_cond(jop: u8) -> Option<Cond> {
 /// value is masked on comparison anyway, so it wraps.
 fn rel32(target: u64, ip: u64) -> i32 {
     target.wrapping_sub(ip.wrapping_add(X86_PATCH_SIZE as u64)) as i64 as i32
+}
+
+/// `BPF_TAIL_CALL_CNT_PTR_STACK_OFF`: the tail call count pointer sits
+/// below the frame (pushed by the prologue after `sub rsp`).
+fn tail_call_cnt_ptr_off(stack_depth: u32) -> i32 {
+    (-16i32).wrapping_sub(round_up8(stack_depth) as i32)
 }
 
 /// `mov rax, qword ptr [rbp + off]` with a disp32 (the tail call count pointer).

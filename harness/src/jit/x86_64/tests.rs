@@ -355,3 +355,63 @@ fn bad_input_is_an_error_not_a_panic() {
     assert!(bpf_int_jit_compile(&prog(&[Insn::new(BPF_ALU64 | BPF_MOV | BPF_X, 13, 0, 0, 0)]), &p).is_err());
     assert!(bpf_int_jit_compile(&prog(&[Insn::new(BPF_STX | BPF_ATOMIC | BPF_B, 1, 2, 0, BPF_ADD as i32)]), &p).is_err());
 }
+
+/// Random instruction soup, random facts: an image or an error, never a panic.
+#[test]
+fn random_programs_never_panic() {
+    let mut seed = 0x2545_f491_4f6c_dd1du64;
+    let mut next = move || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    // mostly opcodes the JIT knows, so that the soup gets past the decoder
+    let mut codes: Vec<u8> = Vec::new();
+    for cls in [BPF_ALU, BPF_ALU64] {
+        for op in (0..=0xd0).step_by(0x10) {
+            codes.extend([cls | op as u8 | BPF_K, cls | op as u8 | BPF_X]);
+        }
+    }
+    for cls in [BPF_JMP, BPF_JMP32] {
+        for op in (0..=0xf0).step_by(0x10) {
+            codes.extend([cls | op as u8 | BPF_K, cls | op as u8 | BPF_X]);
+        }
+    }
+    for sz in [BPF_B, BPF_H, BPF_W, BPF_DW] {
+        for m in [BPF_MEM, BPF_MEMSX, BPF_PROBE_MEM, BPF_PROBE_MEMSX, BPF_ATOMIC] {
+            codes.extend([BPF_LDX | m | sz, BPF_ST | m | sz, BPF_STX | m | sz]);
+        }
+    }
+    codes.extend([BPF_LD | BPF_IMM | BPF_DW, BPF_JMP | BPF_EXIT, BPF_JMP | BPF_CALL, 0xf5, 0xff]);
+    let mut ok = 0;
+    for round in 0..20000 {
+        let n = 1 + (next() % 24) as usize;
+        let insns: Vec<Insn> = (0..n)
+            .map(|_| {
+                let r = next();
+                let code = codes[(r & 0xff) as usize % codes.len()];
+                let imm = match (r >> 60) & 3 {
+                    0 => (r >> 32) as i32,
+                    1 => [BPF_ADD as i32, BPF_AND as i32 | BPF_FETCH, BPF_XCHG, BPF_CMPXCHG, BPF_LOAD_ACQ, BPF_STORE_REL, 16, 32][(r >> 32) as usize % 8],
+                    _ => ((r >> 32) as i32) % 70,
+                };
+                Insn::new(code, (r >> 8) as u8 % 11, (r >> 12) as u8 % 11, (r >> 16) as i16 % 8, imm)
+            })
+            .collect();
+        let depths = [(next() % 600) as u32, u32::MAX - (next() % 16) as u32];
+        let mut prog = JitProgram::from_xlated_dump(&insns, &depths, 1);
+        for f in &mut prog.funcs {
+            let r = next();
+            f.tail_call_reachable = r & 1 != 0;
+            f.exception_cb = r & 2 != 0 && round % 7 == 0;
+            f.exception_boundary = r & 4 != 0;
+            f.priv_stack = r & 8 != 0;
+        }
+        ok += usize::from(bpf_int_jit_compile(&prog, &X86Profile::default()).is_ok());
+        let lean = X86Profile { ibt: false, rethunk: true, sls: false, bmi2: false, indirect_jump: IndirectJump::Lfence, ..X86Profile::default() };
+        let _ = bpf_int_jit_compile(&prog, &lean);
+    }
+    // the soup must reach the emitters, not only the decoder's refusals
+    assert!(ok > 1000, "only {ok} of 20000 random programs JITed");
+}
