@@ -313,7 +313,7 @@ impl bpf_selftest::backend::Backend for Fixed {
 
 /// The kernel's own x86-64 `__jited` selftests (verifier_tailcall_jit.c,
 /// verifier_jit_convergence.c, verifier_ldsx.c, verifier_private_stack.c,
-/// verifier_jit_inline.c), imported from the 7.3 source, loaded into 7.3
+/// verifier_jit_inline.c, verifier_percpu_addr.c), imported from the 7.3 source, loaded into 7.3
 /// under QEMU for their xlated programs, re-JITed by the model, and matched
 /// by the runner as test_loader would. Needs the VM (one boot) and the
 /// kernel source: `cargo test --test jit_x86_64 -- --ignored`.
@@ -323,7 +323,7 @@ fn kernel_jited_selftests_with_the_model_jit() {
     let Some(tree) = bpf_selftest::import::cpp::oracle_tree() else {
         panic!("no Linux 7.3 source");
     };
-    let files = ["verifier_tailcall_jit", "verifier_jit_convergence", "verifier_ldsx", "verifier_private_stack", "verifier_jit_inline"];
+    let files = ["verifier_tailcall_jit", "verifier_jit_convergence", "verifier_ldsx", "verifier_private_stack", "verifier_jit_inline", "verifier_percpu_addr"];
     let filter = |name: &str| files.iter().any(|f| name.contains(f));
     let suites: Vec<_> = bpf_selftest::import::import_verifier_suites(&tree, Arch::X86_64, &filter)
         .into_iter()
