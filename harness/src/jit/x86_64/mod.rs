@@ -228,15 +228,15 @@ pub fn bpf_int_jit_compile(prog: &JitProgram, profile: &X86Profile) -> Result<Ve
             proglen: 0,
         };
         jit.check_supported()?;
-        jit.converge()?;
-        jits.push(jit);
+        let image = jit.converge()?;
+        jits.push((jit, image));
     }
     if !multi {
-        return jits.into_iter().map(|mut j| j.final_image()).collect();
+        return Ok(jits.into_iter().map(|(_, image)| image).collect());
     }
     // the callees' addresses are known: the last pass of every function
     let mut images = Vec::with_capacity(jits.len());
-    for mut jit in jits {
+    for (mut jit, _) in jits {
         let mut k = 0;
         while k < jit.insns.len() {
             let i = jit.insns[k];
@@ -292,8 +292,9 @@ impl FuncJit<'_> {
         Ok(())
     }
 
-    /// The passes of `bpf_int_jit_compile` up to the image.
-    fn converge(&mut self) -> Result<(), JitError> {
+    /// The passes of `bpf_int_jit_compile` up to, and including, the pass
+    /// into the image.
+    fn converge(&mut self) -> Result<Vec<u8>, JitError> {
         let n = self.insns.len();
         // before the first pass: every insn takes 64 bytes
         self.addrs = (0..=n).map(|i| 64 * (i as i64 + 1)).collect();
@@ -306,13 +307,14 @@ impl FuncJit<'_> {
             if !padding && pass >= PADDING_PASSES {
                 padding = true;
             }
-            let len = self.do_jit(padding)?.len();
+            let out = self.do_jit(padding)?;
+            let len = out.len();
             if image {
                 if len != oldproglen {
                     return Err(JitError::SizeChanged { func: self.idx, old: oldproglen, new: len });
                 }
                 self.proglen = len;
-                return Ok(());
+                return Ok(out);
             }
             if len == oldproglen {
                 image = true;
@@ -321,12 +323,6 @@ impl FuncJit<'_> {
             pass += 1;
         }
         Err(JitError::NoConvergence { func: self.idx })
-    }
-
-    fn final_image(&mut self) -> Result<Vec<u8>, JitError> {
-        // the pass into the image repeats the converged one
-        let padding = false;
-        self.do_jit(padding)
     }
 
     fn bad(&self, insn: usize, why: &'static str) -> JitError {
