@@ -8,6 +8,13 @@
 //! Register mapping (`reg2hex`): r0 rax, r1 rdi, r2 rsi, r3 rdx, r4 rcx,
 //! r5 r8, r6 rbx, r7 r13, r8 r14, r9 r15, r10 rbp; the blinding/scratch
 //! register BPF_REG_AX is r10, the JIT's own scratch (`AUX_REG`) r11.
+//!
+//! Not modelled yet (refused with [`JitError::Unsupported`], never emitted
+//! wrong): arenas (`BPF_PROBE_MEM32`, `BPF_PROBE_ATOMIC`, `addr_space_cast`
+//! to user, r12 as the arena base, kfunc `__arena` arguments), stack
+//! arguments (BPF_REG_PARAMS, r11 in BPF), indirect jumps (`gotox`, with
+//! `endbr64` at their targets), call depth tracking, kCFI/FineIBT
+//! preambles and classic BPF programs.
 
 pub mod encoder;
 
