@@ -220,7 +220,7 @@ fn x86_64_forms_match_7_3() {
         }
         for k in p["priv_stack"].as_array().into_iter().flatten().filter_map(|k| k.as_u64()) {
             if let Some(f) = prog.funcs.get_mut(k as usize) {
-                f.priv_stack = true;
+                f.jits_use_priv_stack = true;
             }
         }
         for d in p["direct_tail_calls"].as_array().into_iter().flatten().filter_map(|d| d.as_u64()) {
@@ -270,14 +270,15 @@ fn mark_tail_call_reachable(prog: &mut JitProgram) {
                 .enumerate()
                 .filter(|(_, i)| i.code == BPF_JMP | BPF_CALL && i.src == BPF_PSEUDO_CALL)
                 .filter_map(|(k, i)| {
-                    let at = (f.start + k) as i64 + i.off as i64 + 1;
+                    // the JIT's form: the pc-relative offset in imm
+                    let at = (f.start + k) as i64 + i.imm as i64 + 1;
                     prog.funcs.iter().position(|g| g.start as i64 == at)
                 })
                 .collect()
         })
         .collect();
     let has_tail_call: Vec<bool> =
-        prog.funcs.iter().map(|f| f.insns.iter().any(|i| i.code == bpf_selftest::jit::BPF_TAIL_CALL_CODE)).collect();
+        prog.funcs.iter().map(|f| f.insns.iter().any(|i| i.code == BPF_JMP | bpf_selftest::jit::BPF_TAIL_CALL)).collect();
     // reaches[i]: i calls (transitively) a function with a tail call
     let mut reaches = has_tail_call.clone();
     for _ in 0..n {

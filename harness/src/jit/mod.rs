@@ -19,15 +19,16 @@ pub struct JitFunc {
     pub start: usize,
     /// `prog->aux->stack_depth` (the verifier's `subprog_info[i].stack_depth`).
     pub stack_depth: u32,
-    /// `prog->aux->tail_call_reachable` (`subprog_info[i].tail_call_reachable`).
-    pub tail_call_reachable: bool,
-    /// `prog->aux->exception_cb` (`subprog_info[i].is_exception_cb`).
-    pub exception_cb: bool,
-    /// `prog->aux->exception_boundary` (the main function of a program
-    /// that throws: `env->seen_exception`).
+    /// `prog->aux->jits_use_priv_stack` (`PRIV_STACK_ADAPTIVE`): the frame
+    /// lives in a per-CPU private stack instead of the kernel stack.
+    pub jits_use_priv_stack: bool,
+    /// `prog->aux->exception_boundary` (the main program of one that calls
+    /// `bpf_throw`) and `exception_cb` (its exception callback).
     pub exception_boundary: bool,
-    /// `prog->aux->jits_use_priv_stack` (`priv_stack_mode == PRIV_STACK_ADAPTIVE`).
-    pub priv_stack: bool,
+    pub exception_cb: bool,
+    /// `prog->aux->tail_call_reachable` (`subprog_info[i].tail_call_reachable`):
+    /// the x86 JIT keeps a tail call counter pointer in the frame.
+    pub tail_call_reachable: bool,
 }
 
 /// A whole program for the JIT.
@@ -36,20 +37,40 @@ pub struct JitProgram {
     pub funcs: Vec<JitFunc>,
     /// `bpf_prog_type` (some JIT decisions depend on it).
     pub prog_type: u32,
+    /// The arena's `kern_vm_start` and `user_vm_start` (0: no arena).
+    pub arena_vm_start: u64,
+    pub user_vm_start: u64,
+    /// `btf_func_model.arg_flags` of the kfuncs the program calls, for
+    /// those with `__arena` arguments (`bpf_jit_find_kfunc_model`).
+    pub kfunc_models: Vec<KfuncModel>,
 }
+
+/// A called kfunc's argument flags, found by its call's `imm` and `off`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct KfuncModel {
+    pub imm: i32,
+    pub off: i16,
+    /// Per argument: `BTF_FMODEL_*` bits.
+    pub arg_flags: Vec<u8>,
+}
+
+/// `BTF_FMODEL_ARENA_ARG`: an `__arena` pointer the JIT rebases.
+pub const BTF_FMODEL_ARENA_ARG: u8 = 1 << 2;
+/// `BTF_FMODEL_NULLABLE_ARG`: ... that may be NULL.
+pub const BTF_FMODEL_NULLABLE_ARG: u8 = 1 << 3;
 
 impl JitProgram {
     /// The functions of an xlated program in the form `BPF_OBJ_GET_INFO_BY_FD`
-    /// dumps it (a goldens' `xlated_hex`): `prepare_dump_pseudo_call` turns a
-    /// pseudo call into the legacy layout, the pc-relative offset in `off`
-    /// (0 when it does not fit in 16 bits) and the callee's subprogram index
-    /// in `imm` (0 without raw dump rights); `jit_subprogs` leaves an
-    /// `ld_imm64` of a pseudo func with the relative `imm` in its first slot
-    /// and the index in its second. Functions start
+    /// dumps it (a goldens' `xlated_hex`): a pseudo call there has the
+    /// callee's subprogram index in `imm` and the relative offset in `off`
+    /// (`prepare_dump_pseudo_call`; the functions get the JIT's form back,
+    /// relative `imm` and index in `off`), and an `ld_imm64` of a pseudo func with the relative
+    /// `imm` in its first slot and the index in its second. Functions start
     /// at 0 and at every callee. `stack_depths` are the verifier's, by
     /// subprogram; a missing one is 0.
     pub fn from_xlated_dump(insns: &[bpf_isa::Insn], stack_depths: &[u32], prog_type: u32) -> JitProgram {
         use bpf_isa::op::*;
+        let insns = &normalize_dumped_calls(insns);
         let mut starts = vec![0usize];
         let mut k = 0;
         while k < insns.len() {
@@ -57,8 +78,7 @@ impl JitProgram {
             let call = i.code == BPF_JMP | BPF_CALL && i.src == BPF_PSEUDO_CALL;
             let func = i.is_ld_imm64() && i.src == BPF_PSEUDO_FUNC;
             if call || func {
-                let rel = if call { i.off as i64 } else { i.imm as i64 };
-                let target = k as i64 + rel + 1;
+                let target = k as i64 + i.imm as i64 + 1;
                 if target >= 0 && (target as usize) < insns.len() {
                     starts.push(target as usize);
                 }
@@ -67,22 +87,44 @@ impl JitProgram {
         }
         starts.sort_unstable();
         starts.dedup();
-        let insns = &restore_tail_calls(insns);
         let funcs = starts
             .iter()
             .enumerate()
             .map(|(n, &start)| {
                 let end = starts.get(n + 1).copied().unwrap_or(insns.len());
-                JitFunc {
-                    insns: insns[start..end].to_vec(),
-                    start,
-                    stack_depth: stack_depths.get(n).copied().unwrap_or(0),
-                    ..JitFunc::default()
-                }
+                JitFunc { insns: insns[start..end].to_vec(), start, stack_depth: stack_depths.get(n).copied().unwrap_or(0), ..Default::default() }
             })
             .collect();
-        JitProgram { funcs, prog_type }
+        JitProgram { funcs, prog_type, ..Default::default() }
     }
+}
+
+/// 7.3's `prepare_dump_pseudo_call` (syscall.c) dumps a bpf2bpf call with
+/// the callee's subprogram index in `imm` and the relative offset in `off`,
+/// the other way round from what `jit_subprogs` leaves for the JIT: swapped
+/// back here (`call pc+8` of subprogram 1 is dumped `off = 8, imm = 1`).
+/// The dump also shows the internal `BPF_JMP | BPF_TAIL_CALL` as a helper
+/// call of `bpf_tail_call` (imm 12), which no helper call still is after
+/// the fixups: that is turned back into the tail call too.
+/// `BPF_JMP | BPF_TAIL_CALL`: the verifier's internal opcode for a tail call.
+pub const BPF_TAIL_CALL: u8 = 0xf0;
+const BPF_FUNC_TAIL_CALL: i32 = 12;
+
+fn normalize_dumped_calls(insns: &[bpf_isa::Insn]) -> Vec<bpf_isa::Insn> {
+    use bpf_isa::op::*;
+    let mut out = insns.to_vec();
+    let mut k = 0;
+    while k < out.len() {
+        let i = out[k];
+        if i.code == BPF_JMP | BPF_CALL && i.src == BPF_PSEUDO_CALL {
+            out[k].imm = i.off as i32;
+            out[k].off = i.imm.clamp(i16::MIN as i32, i16::MAX as i32) as i16;
+        } else if i.code == BPF_JMP | BPF_CALL && i.src == 0 && i.imm == BPF_FUNC_TAIL_CALL {
+            out[k] = bpf_isa::Insn::new(BPF_JMP | BPF_TAIL_CALL, 0, 0, 0, 0);
+        }
+        k += if i.is_ld_imm64() { 2 } else { 1 };
+    }
+    out
 }
 
 impl JitProgram {
@@ -99,29 +141,6 @@ impl JitProgram {
     }
 }
 
-/// `BPF_FUNC_tail_call`: the dump shows a tail call as a call of it.
-const BPF_FUNC_TAIL_CALL: i32 = 12;
-/// `BPF_JMP | BPF_TAIL_CALL` (kernel-internal opcode).
-pub const BPF_TAIL_CALL_CODE: u8 = bpf_isa::op::BPF_JMP | 0xf0;
-
-/// `bpf_insn_prepare_dump` turns `BPF_JMP | BPF_TAIL_CALL` back into `call
-/// bpf_tail_call`; the JIT needs it as the verifier left it. The dump loses
-/// whether the tail call was direct (a constant key: `imm` = poke index + 1),
-/// so it comes back indirect (`imm` 0); whoever knows better sets `imm`.
-fn restore_tail_calls(insns: &[bpf_isa::Insn]) -> Vec<bpf_isa::Insn> {
-    use bpf_isa::op::*;
-    let mut out = insns.to_vec();
-    let mut k = 0;
-    while k < out.len() {
-        let i = out[k];
-        if i.code == BPF_JMP | BPF_CALL && i.src == 0 && i.imm == BPF_FUNC_TAIL_CALL {
-            out[k] = bpf_isa::Insn::new(BPF_TAIL_CALL_CODE, 0, 0, 0, 0);
-        }
-        k += if i.is_ld_imm64() { 2 } else { 1 };
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -130,7 +149,7 @@ mod tests {
 
     #[test]
     fn splits_at_callees() {
-        // 0: call pc+1 (subprog 1); 1: exit; 2: ld_imm64 pseudo func -> 5 (subprog 2); 4: exit; 5: exit
+        // 0: call pc+2 (subprog 1); 1: exit; 2: ld_imm64 pseudo func -> 5 (subprog 2); 4: exit; 5: exit
         let insns = [
             Insn::new(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 1, 1),
             Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
@@ -145,7 +164,22 @@ mod tests {
     }
 
     #[test]
-    fn hidden_subprograms_split_off_and_tail_calls_come_back() {
+    fn dumped_calls_carry_the_index_in_imm() {
+        // 0: call pc+2 dumped as off = 2, imm = 1 (subprog 1); 1: exit; 2: exit; 3: exit
+        let insns = [
+            Insn::new(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 2, 1),
+            Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+            Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+            Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+        ];
+        let p = JitProgram::from_xlated_dump(&insns, &[], 1);
+        let starts: Vec<usize> = p.funcs.iter().map(|f| f.start).collect();
+        assert_eq!(starts, [0, 3]);
+        assert_eq!((p.funcs[0].insns[0].imm, p.funcs[0].insns[0].off), (2, 1));
+    }
+
+    #[test]
+    fn hidden_subprograms_split_off() {
         // 0: call bpf_tail_call (as the dump shows it); 1: exit; 2: r0 = r1 (hidden); 3: exit
         let insns = [
             Insn::new(BPF_JMP | BPF_CALL, 0, 0, 0, 12),
@@ -154,7 +188,7 @@ mod tests {
             Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
         ];
         let mut p = JitProgram::from_xlated_dump(&insns, &[], 1);
-        assert_eq!(p.funcs[0].insns[0].code, BPF_TAIL_CALL_CODE);
+        assert_eq!(p.funcs[0].insns[0].code, BPF_JMP | BPF_TAIL_CALL);
         assert!(p.split_hidden(2).is_some());
         assert_eq!(p.funcs.iter().map(|f| (f.start, f.insns.len())).collect::<Vec<_>>(), [(0, 2), (2, 2)]);
         assert!(p.split_hidden(9).is_none() && p.split_hidden(0).is_none());

@@ -23,7 +23,7 @@ use bpf_isa::insn::{BPF_REG_FP, MAX_BPF_REG};
 use bpf_isa::op::*;
 use encoder::{AluOp, Cond, Emitter, Reg, Rex, ShiftOp, Width, is_imm8, is_simm32};
 
-use super::{JitFunc, JitProgram};
+use super::{BPF_TAIL_CALL, JitFunc, JitProgram};
 
 /// What of the kernel build and the CPU changes the code the JIT emits,
 /// and the fixed addresses that stand in for the kernel's.
@@ -138,7 +138,6 @@ const VSYSCALL_ADDR: u64 = 0xffff_ffff_ff60_0000;
 const PAGE_SIZE: u64 = 4096;
 /// Private stacks: a guard word below and above each frame.
 const PRIV_STACK_GUARD_SZ: u64 = 8;
-const BPF_TAIL_CALL: u8 = 0xf0;
 
 /// The JIT's scratch registers.
 const AUX_REG: Reg = Reg::R11;
@@ -248,13 +247,15 @@ pub fn bpf_int_jit_compile(prog: &JitProgram, profile: &X86Profile) -> Result<Ve
         while k < jit.insns.len() {
             let i = jit.insns[k];
             let orig = jit.func.insns[k];
-            // the callee by where it starts (the dump's pc-relative offsets)
+            // the callee by where it starts
             let callee = |rel: i64| {
                 let at = (jit.func.start + k) as i64 + rel + 1;
                 prog.funcs.iter().position(|f| f.start as i64 == at).unwrap_or(0)
             };
             if i.code == BPF_JMP | BPF_CALL && i.src == BPF_PSEUDO_CALL {
-                let target = func_addr(callee(orig.off as i64));
+                // relative in imm as jit_subprogs leaves it (the dump's
+                // callee index may be zeroed, the offset is not)
+                let target = func_addr(callee(orig.imm as i64));
                 jit.insns[k].imm = target.wrapping_sub(profile.bpf_call_base) as i32;
             } else if i.is_ld_imm64() && i.src == BPF_PSEUDO_FUNC && k + 1 < jit.insns.len() {
                 let target = func_addr(callee(orig.imm as i64));
@@ -502,7 +503,7 @@ impl FuncJit<'_> {
     fn do_jit(&mut self, padding: bool) -> Result<Vec<u8>, JitError> {
         let f = self.func;
         let mut stack_depth = f.stack_depth;
-        let priv_frame = f.priv_stack;
+        let priv_frame = f.jits_use_priv_stack;
         if priv_frame {
             stack_depth = 0;
         }

@@ -406,7 +406,7 @@ fn random_programs_never_panic() {
             f.tail_call_reachable = r & 1 != 0;
             f.exception_cb = r & 2 != 0 && round % 7 == 0;
             f.exception_boundary = r & 4 != 0;
-            f.priv_stack = r & 8 != 0;
+            f.jits_use_priv_stack = r & 8 != 0;
         }
         ok += usize::from(bpf_int_jit_compile(&prog, &X86Profile::default()).is_ok());
         let lean = X86Profile { ibt: false, rethunk: true, sls: false, bmi2: false, indirect_jump: IndirectJump::Lfence, ..X86Profile::default() };
