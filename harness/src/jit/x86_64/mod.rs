@@ -10,9 +10,7 @@
 //! register BPF_REG_AX is r10, the JIT's own scratch (`AUX_REG`) r11.
 //!
 //! Not modelled yet (refused with [`JitError::Unsupported`], never emitted
-//! wrong): arenas (`BPF_PROBE_MEM32`, `BPF_PROBE_ATOMIC`, `addr_space_cast`
-//! to user, r12 as the arena base, kfunc `__arena` arguments), stack
-//! arguments (BPF_REG_PARAMS, r11 in BPF), indirect jumps (`gotox`, with
+//! wrong): stack arguments (BPF_REG_PARAMS, r11 in BPF), indirect jumps (`gotox`, with
 //! `endbr64` at their targets), call depth tracking, kCFI/FineIBT
 //! preambles and classic BPF programs.
 
@@ -196,6 +194,11 @@ struct FuncJit<'a> {
     addrs: Vec<i64>,
     ctx: JitContext,
     proglen: usize,
+    /// The program's arena (`kern_vm_start`, `user_vm_start`; 0: none)
+    /// and its kfuncs' argument flags.
+    arena_vm_start: u64,
+    user_vm_start: u64,
+    kfunc_models: &'a [super::KfuncModel],
 }
 
 /// JITs every function of `prog` the way `jit_subprogs` (or, for a single
@@ -232,6 +235,9 @@ pub fn bpf_int_jit_compile(prog: &JitProgram, profile: &X86Profile) -> Result<Ve
             addrs: Vec::new(),
             ctx: JitContext::default(),
             proglen: 0,
+            arena_vm_start: prog.arena_vm_start,
+            user_vm_start: prog.user_vm_start,
+            kfunc_models: &prog.kfunc_models,
         };
         jit.check_supported()?;
         let image = jit.converge()?;
@@ -287,11 +293,10 @@ impl FuncJit<'_> {
             if i.dst == MAX_BPF_REG || i.src == MAX_BPF_REG {
                 return Err(self.unsupported("stack arguments (BPF_REG_PARAMS)"));
             }
-            if (cls == BPF_LDX || cls == BPF_ST || cls == BPF_STX) && (m == BPF_PROBE_MEM32 || m == 0xc0 && cls == BPF_LDX || m == BPF_PROBE_ATOMIC) {
-                return Err(self.unsupported("arena accesses (BPF_PROBE_MEM32)"));
-            }
-            if i.code == BPF_ALU64 | BPF_MOV | BPF_X && i.off == BPF_ADDR_SPACE_CAST {
-                return Err(self.unsupported("arena address space casts"));
+            let arena_access = (cls == BPF_LDX || cls == BPF_ST || cls == BPF_STX)
+                && (m == BPF_PROBE_MEM32 || m == BPF_PROBE_MEM32SX && cls == BPF_LDX || m == BPF_PROBE_ATOMIC && cls == BPF_STX);
+            if arena_access && self.arena_vm_start == 0 {
+                return Err(self.unsupported("arena accesses without the arena's address"));
             }
             if i.code == BPF_JMP | BPF_JA | BPF_X {
                 return Err(self.unsupported("indirect jumps (gotox)"));
@@ -425,6 +430,30 @@ impl FuncJit<'_> {
             e.pop(Reg::R12);
         } else {
             pop_callee_regs(e, used);
+            if self.arena_vm_start != 0 {
+                e.pop(Reg::R12);
+            }
+        }
+    }
+
+    /// `emit_kfunc_arena_args`: `__arena` pointer arguments of a kfunc are
+    /// rebased on the arena (r12) from their 32-bit arena offset. A kfunc
+    /// without a known model has none.
+    fn emit_kfunc_arena_args(&self, e: &mut Emitter, insn: &Insn) {
+        let Some(m) = self.kfunc_models.iter().find(|m| m.imm == insn.imm && m.off == insn.off) else { return };
+        for (k, flags) in m.arg_flags.iter().take(5).enumerate() {
+            if flags & super::BTF_FMODEL_ARENA_ARG == 0 {
+                continue;
+            }
+            let Some(r) = bpf_reg(1 + k as u8) else { continue };
+            // truncate to the arena offset
+            e.mov_rr(false, r, r);
+            if flags & super::BTF_FMODEL_NULLABLE_ARG != 0 {
+                // NULL stays NULL: jump over the 3-byte add
+                e.test_rr(false, r, r);
+                e.jcc8(Cond::E, 3);
+            }
+            e.alu_rr(AluOp::Add, true, r, Reg::R12);
         }
     }
 
@@ -523,7 +552,14 @@ impl FuncJit<'_> {
             e.push(Reg::R12);
             push_callee_regs(&mut e, [true; 4]);
         } else {
+            if self.arena_vm_start != 0 {
+                e.push(Reg::R12);
+            }
             push_callee_regs(&mut e, used);
+        }
+        if self.arena_vm_start != 0 {
+            // r12 holds the arena's kernel base for every arena access
+            mov_imm64(&mut e, Reg::R12, self.arena_vm_start);
         }
         if priv_frame {
             // r9 = this CPU's frame: movabs r9, priv_frame_ptr; add r9, gs:[this_cpu_off]
@@ -570,6 +606,28 @@ impl FuncJit<'_> {
                 }
                 (BPF_ALU | BPF_ALU64, BPF_ADD | BPF_SUB | BPF_AND | BPF_OR | BPF_XOR, BPF_K) => {
                     e.alu_ri(alu_op(op(code)), is64, dst, imm);
+                }
+                (BPF_ALU64, BPF_MOV, BPF_X) if insn.off == BPF_ADDR_SPACE_CAST && insn.imm == 1 << 16 => {
+                    // cast to the user view: (u32)src | user_vm_start's upper
+                    // half, and 0 stays 0 (cmove from a zeroed r11)
+                    if dst != src {
+                        e.mov_rr(false, dst, src);
+                    }
+                    e.shift_ri(ShiftOp::Shl, true, dst, 32);
+                    let upper = (self.user_vm_start >> 32) as u32 as i32;
+                    if dst == Reg::RAX {
+                        e.bytes(&[0x48, 0x0d]);
+                        e.imm32(upper);
+                    } else {
+                        e.alu_ri32(AluOp::Or, true, dst, upper);
+                    }
+                    e.shift_ri(ShiftOp::Rol, true, dst, 32);
+                    e.alu_rr(AluOp::Xor, true, AUX_REG, AUX_REG);
+                    e.test_rr(false, dst, dst);
+                    // cmove dst, r11
+                    e.rex(Rex::W, Some(dst), None, Some(AUX_REG));
+                    e.bytes(&[0x0f, 0x44]);
+                    e.modrm_reg(dst.low(), AUX_REG);
                 }
                 (BPF_ALU64, BPF_MOV, BPF_X) if insn.off == BPF_ADDR_PERCPU => {
                     // dst = src + this CPU's offset (add dst, gs:[this_cpu_off])
@@ -686,6 +744,33 @@ impl FuncJit<'_> {
                     _ => return Err(self.bad(i - 1, "bad byte swap width")),
                 },
                 (BPF_ST, _, _) if code == BPF_ST | BPF_NOSPEC => e.lfence(),
+                (BPF_ST, _, _) if mode(code) == BPF_PROBE_MEM32 => {
+                    e.store_imm_index(width(code), dst, Reg::R12, insn.off as i32, imm);
+                }
+                (BPF_STX, _, _) if mode(code) == BPF_PROBE_MEM32 => {
+                    e.store_index(width(code), dst, src, Reg::R12, insn.off as i32);
+                }
+                (BPF_LDX, _, _) if mode(code) == BPF_PROBE_MEM32 || mode(code) == BPF_PROBE_MEM32SX => {
+                    let sx = mode(code) == BPF_PROBE_MEM32SX;
+                    if sx && size(code) == BPF_DW {
+                        return Err(self.bad(i - 1, "bpf_jit: unknown opcode"));
+                    }
+                    e.load_index(width(code), sx, dst, src, Reg::R12, insn.off as i32);
+                }
+                (BPF_STX, _, _) if mode(code) == BPF_PROBE_ATOMIC => {
+                    let w = width(code);
+                    if imm == BPF_LOAD_ACQ {
+                        e.load_index(w, false, dst, src, Reg::R12, insn.off as i32);
+                    } else if imm == BPF_STORE_REL {
+                        e.store_index(w, dst, src, Reg::R12, insn.off as i32);
+                    } else if matches!(w, Width::B | Width::H) {
+                        return Err(self.bad(i - 1, "bpf_jit: 1- and 2-byte RMW atomics are not supported"));
+                    } else if [BPF_ADD as i32, BPF_AND as i32, BPF_OR as i32, BPF_XOR as i32, BPF_ADD as i32 | BPF_FETCH, BPF_XCHG, BPF_CMPXCHG].contains(&imm) {
+                        atomic_rmw_index(&mut e, imm, w == Width::Dw, dst, src, Reg::R12, insn.off as i32);
+                    } else {
+                        return Err(self.bad(i - 1, "bpf_jit: unknown atomic opcode"));
+                    }
+                }
                 (BPF_ST, _, _) if mode(code) == BPF_MEM => e.store_imm(width(code), dst, insn.off as i32, imm),
                 (BPF_STX, _, _) if mode(code) == BPF_MEM => e.store(width(code), dst, src, insn.off as i32),
                 (BPF_LDX, _, _) if matches!(mode(code), BPF_MEM | BPF_PROBE_MEM | BPF_MEMSX | BPF_PROBE_MEMSX) => {
@@ -761,6 +846,11 @@ impl FuncJit<'_> {
                     if insn.src == BPF_PSEUDO_CALL && f.tail_call_reachable {
                         load_tcc_ptr(&mut e, tail_call_cnt_ptr_off(stack_depth));
                         ip = ip.wrapping_add(7);
+                    }
+                    if insn.src == BPF_PSEUDO_KFUNC_CALL {
+                        let before = e.len();
+                        self.emit_kfunc_arena_args(&mut e, &insn);
+                        ip = ip.wrapping_add((e.len() - before) as u64);
                     }
                     // the kernel refuses a zero imm, but a dump without raw
                     // rights zeroes every call's: any target will do, call
@@ -891,8 +981,11 @@ impl FuncJit<'_> {
     }
 }
 
-/// `offsetof(struct bpf_array, value)`: a map value load points there.
-const BPF_ARRAY_VALUE: u64 = 0x110 + 0x8;
+/// `offsetof(struct bpf_array, value)` (a union with `ptrs`): a map value load points there.
+const BPF_ARRAY_VALUE: u64 = BPF_ARRAY_PTRS as u64;
+
+/// `BPF_PROBE_MEM32SX`: a sign-extending arena load (kernel-internal mode).
+const BPF_PROBE_MEM32SX: u8 = 0xc0;
 
 /// The model's address of map `index` (as `crate::backend::model::map_kaddr`).
 fn map_kaddr(index: i32) -> u64 {
@@ -992,6 +1085,25 @@ fn atomic_rmw(e: &mut Emitter, aop: i32, is64: bool, dst: Reg, src: Reg, off: i3
         _ => e.bytes(&[0x0f, 0xb1]),
     }
     e.modrm_mem(src.low(), dst, off);
+}
+
+/// `emit_atomic_rmw_index`: the same on `[dst + index + off]` (arenas),
+/// always with a REX.
+fn atomic_rmw_index(e: &mut Emitter, aop: i32, is64: bool, dst: Reg, src: Reg, index: Reg, off: i32) {
+    if aop != BPF_XCHG {
+        e.byte(0xf0);
+    }
+    e.rex(if is64 { Rex::W } else { Rex::Always }, Some(src), Some(index), Some(dst));
+    match aop {
+        a if a == BPF_ADD as i32 => e.byte(0x01),
+        a if a == BPF_AND as i32 => e.byte(0x21),
+        a if a == BPF_OR as i32 => e.byte(0x09),
+        a if a == BPF_XOR as i32 => e.byte(0x31),
+        a if a == BPF_ADD as i32 | BPF_FETCH => e.bytes(&[0x0f, 0xc1]),
+        BPF_XCHG => e.byte(0x87),
+        _ => e.bytes(&[0x0f, 0xb1]),
+    }
+    e.modrm_sib(src.low(), dst, index, off);
 }
 
 /// `push_callee_regs` of rbx, r13, r14, r15 as used.

@@ -379,7 +379,7 @@ fn random_programs_never_panic() {
         }
     }
     for sz in [BPF_B, BPF_H, BPF_W, BPF_DW] {
-        for m in [BPF_MEM, BPF_MEMSX, BPF_PROBE_MEM, BPF_PROBE_MEMSX, BPF_ATOMIC] {
+        for m in [BPF_MEM, BPF_MEMSX, BPF_PROBE_MEM, BPF_PROBE_MEMSX, BPF_ATOMIC, BPF_PROBE_MEM32, 0xc0, BPF_PROBE_ATOMIC] {
             codes.extend([BPF_LDX | m | sz, BPF_ST | m | sz, BPF_STX | m | sz]);
         }
     }
@@ -401,6 +401,10 @@ fn random_programs_never_panic() {
             .collect();
         let depths = [(next() % 600) as u32, u32::MAX - (next() % 16) as u32];
         let mut prog = JitProgram::from_xlated_dump(&insns, &depths, 1);
+        if round % 3 == 0 {
+            prog.arena_vm_start = 0xffff_c900_0000_0000;
+            prog.user_vm_start = next();
+        }
         for f in &mut prog.funcs {
             let r = next();
             f.tail_call_reachable = r & 1 != 0;
@@ -414,4 +418,104 @@ fn random_programs_never_panic() {
     }
     // the soup must reach the emitters, not only the decoder's refusals
     assert!(ok > 1000, "only {ok} of 20000 random programs JITed");
+}
+
+/// The image's test_loader text, without pcs and bytes.
+fn text_of(prog: &JitProgram) -> Vec<String> {
+    let images = bpf_int_jit_compile(prog, &X86Profile::default()).expect("JITs");
+    crate::jit_disasm::test_loader_text(crate::target::Arch::X86_64, &images)
+        .iter()
+        .map(|l| {
+            let mut f = l.splitn(3, '\t');
+            let (_, bytes, text) = (f.next(), f.next().unwrap_or(""), f.next().unwrap_or(l));
+            // a branch target's label ends the bytes column
+            match bytes.split_whitespace().last().filter(|t| t.ends_with(':')) {
+                Some(label) => format!("{label}\t{}", text.trim()),
+                None => text.trim().to_string(),
+            }
+        })
+        .collect()
+}
+
+fn arena_prog(insns: &[Insn]) -> JitProgram {
+    let mut p = JitProgram::from_xlated_dump(insns, &[0], 25);
+    p.arena_vm_start = 0xffff_c900_0000_0000;
+    p.user_vm_start = 0x7f12_0000_0000;
+    p
+}
+
+/// Arena accesses go through r12 = kern_vm_start: `[src + r12 + off]`,
+/// r12 saved around the program (the shapes of 7.3's arena `__jited` tests).
+#[test]
+fn arena_accesses_index_r12() {
+    const MEM32SX: u8 = 0xc0;
+    let mut insns = Vec::new();
+    for (src, dst) in [(0u8, 8u8), (1, 9)] {
+        for (sz, off) in [(BPF_W, 0x10), (BPF_H, 0x18), (BPF_B, 0x20)] {
+            insns.push(Insn::new(BPF_LDX | MEM32SX | sz, dst, src, off, 0));
+        }
+    }
+    insns.push(Insn::new(BPF_STX | BPF_PROBE_MEM32 | BPF_DW, 1, 2, 8, 0));
+    insns.push(Insn::new(BPF_ST | BPF_PROBE_MEM32 | BPF_H, 1, 0, 2, 7));
+    insns.push(Insn::new(BPF_STX | BPF_PROBE_ATOMIC | BPF_DW, 1, 2, 16, BPF_ADD as i32 | BPF_FETCH));
+    insns.push(Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0));
+    let t = text_of(&arena_prog(&insns));
+    let want = [
+        "pushq\t%r12",
+        "movslq\t0x10(%rax,%r12), %r14",
+        "movswq\t0x18(%rax,%r12), %r14",
+        "movsbq\t0x20(%rax,%r12), %r14",
+        "movslq\t0x10(%rdi,%r12), %r15",
+        "movswq\t0x18(%rdi,%r12), %r15",
+        "movsbq\t0x20(%rdi,%r12), %r15",
+        "movq\t%rsi, 0x8(%rdi,%r12)",
+        "movw\t$0x7, 0x2(%rdi,%r12)",
+        "lock",
+        "xaddq\t%rsi, 0x10(%rdi,%r12)",
+        "popq\t%r12",
+    ];
+    let mut at = 0;
+    for w in want {
+        let k = t[at..].iter().position(|l| l.as_str() == w).unwrap_or_else(|| panic!("{w:?} not after line {at} in:\n{}", t.join("\n")));
+        at += k + 1;
+    }
+    assert!(t.iter().any(|l| l.starts_with("movabsq\t$-0x370000000000, %r12")), "{}", t.join("\n"));
+}
+
+/// `__arena` kfunc arguments are rebased on r12 before the call; nullable
+/// ones keep NULL.
+#[test]
+fn arena_kfunc_arguments_are_rebased() {
+    let call = Insn::new(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_KFUNC_CALL, 0, 0x1234);
+    let mut p = arena_prog(&[call, Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)]);
+    let (arena, nullable) = (super::super::BTF_FMODEL_ARENA_ARG, super::super::BTF_FMODEL_NULLABLE_ARG);
+    p.kfunc_models.push(super::super::KfuncModel { imm: 0x1234, off: 0, arg_flags: vec![arena, 0, arena, 0, arena | nullable] });
+    let t = text_of(&p);
+    let body: Vec<&str> = t.iter().map(String::as_str).skip_while(|l| !l.starts_with("movl\t%edi")).take(9).collect();
+    assert_eq!(
+        body,
+        [
+            "movl\t%edi, %edi",
+            "addq\t%r12, %rdi",
+            "movl\t%edx, %edx",
+            "addq\t%r12, %rdx",
+            "movl\t%r8d, %r8d",
+            "testl\t%r8d, %r8d",
+            "je\tL0",
+            "addq\t%r12, %r8",
+            body.get(8).copied().filter(|l| l.starts_with("L0:\tcallq\t0x")).unwrap_or("L0:\tcallq 0x..."),
+        ]
+    );
+}
+
+/// `addr_space_cast(r, 0x1, 0x0)`: the user address, 0 kept 0.
+#[test]
+fn cast_user_builds_the_user_address() {
+    let cast = Insn::new(BPF_ALU64 | BPF_MOV | BPF_X, 0, 6, BPF_ADDR_SPACE_CAST, 1 << 16);
+    let t = text_of(&arena_prog(&[cast, Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)]));
+    let body: Vec<&str> = t.iter().map(String::as_str).skip_while(|l| !l.starts_with("movl\t%ebx, %eax")).take(7).collect();
+    assert_eq!(
+        body,
+        ["movl\t%ebx, %eax", "shlq\t$0x20, %rax", "orq\t$0x7f12, %rax", "rolq\t$0x20, %rax", "xorq\t%r11, %r11", "testl\t%eax, %eax", "cmoveq\t%r11, %rax"]
+    );
 }
