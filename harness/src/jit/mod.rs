@@ -29,6 +29,10 @@ pub struct JitFunc {
     /// `prog->aux->tail_call_reachable` (`subprog_info[i].tail_call_reachable`):
     /// the x86 JIT keeps a tail call counter pointer in the frame.
     pub tail_call_reachable: bool,
+    /// `bpf_out_stack_arg_cnt`: stack arguments this function passes to its
+    /// callees (the 6th goes in a register, the x86 JIT reserves room for
+    /// the rest below its frame).
+    pub out_stack_arg_cnt: u16,
 }
 
 /// A whole program for the JIT.

@@ -10,7 +10,7 @@
 //! register BPF_REG_AX is r10, the JIT's own scratch (`AUX_REG`) r11.
 //!
 //! Not modelled yet (refused with [`JitError::Unsupported`], never emitted
-//! wrong): stack arguments (BPF_REG_PARAMS, r11 in BPF), indirect jumps (`gotox`, with
+//! wrong): indirect jumps (`gotox`, with
 //! `endbr64` at their targets), call depth tracking, kCFI/FineIBT
 //! preambles and classic BPF programs.
 
@@ -290,8 +290,15 @@ impl FuncJit<'_> {
         for i in &self.insns {
             let m = mode(i.code);
             let cls = class(i.code);
-            if i.dst == MAX_BPF_REG || i.src == MAX_BPF_REG {
-                return Err(self.unsupported("stack arguments (BPF_REG_PARAMS)"));
+            // BPF_REG_PARAMS (r11) only names stack arguments: stored by
+            // ST/STX, loaded by LDX
+            let params_ok = match cls {
+                BPF_ST | BPF_STX => i.src != MAX_BPF_REG && (m == BPF_MEM || i.dst != MAX_BPF_REG),
+                BPF_LDX => i.dst != MAX_BPF_REG && (matches!(m, BPF_MEM | BPF_MEMSX | BPF_PROBE_MEM | BPF_PROBE_MEMSX) || i.src != MAX_BPF_REG),
+                _ => i.dst != MAX_BPF_REG && i.src != MAX_BPF_REG,
+            };
+            if !params_ok {
+                return Err(self.bad(0, "BPF_REG_PARAMS outside a stack argument access"));
             }
             let arena_access = (cls == BPF_LDX || cls == BPF_ST || cls == BPF_STX)
                 && (m == BPF_PROBE_MEM32 || m == BPF_PROBE_MEM32SX && cls == BPF_LDX || m == BPF_PROBE_ATOMIC && cls == BPF_STX);
@@ -557,6 +564,11 @@ impl FuncJit<'_> {
             }
             push_callee_regs(&mut e, used);
         }
+        // outgoing stack arguments 7+ sit at [rsp], below the saved registers
+        let outgoing_rsp = u32::from(f.out_stack_arg_cnt.saturating_sub(1)) * 8;
+        let callee_saved = if f.exception_boundary { 40 } else { 8 * used.iter().filter(|u| **u).count() as u32 + if self.arena_vm_start != 0 { 8 } else { 0 } };
+        let outgoing_arg_base = -(round_up8(stack_depth) as i64 + callee_saved as i64);
+        emit_rsp_adjust(&mut e, AluOp::Sub, outgoing_rsp);
         if self.arena_vm_start != 0 {
             // r12 holds the arena's kernel base for every arena access
             mov_imm64(&mut e, Reg::R12, self.arena_vm_start);
@@ -577,7 +589,14 @@ impl FuncJit<'_> {
             let insn = self.insns[i - 1];
             let mut e = Emitter::new();
             let map = |r: u8| -> Result<Reg, JitError> {
-                let x = if priv_frame && r == BPF_REG_FP { Some(Reg::R9) } else { bpf_reg(r) };
+                // stack arguments live around rbp (or in r9, handled below)
+                let x = if priv_frame && r == BPF_REG_FP {
+                    Some(Reg::R9)
+                } else if r == MAX_BPF_REG {
+                    Some(Reg::RBP)
+                } else {
+                    bpf_reg(r)
+                };
                 x.ok_or(JitError::BadInsn { func: self.idx, insn: i - 1, code: insn.code, why: "bad register" })
             };
             let dst = map(insn.dst)?;
@@ -771,6 +790,27 @@ impl FuncJit<'_> {
                         return Err(self.bad(i - 1, "bpf_jit: unknown atomic opcode"));
                     }
                 }
+                (BPF_ST | BPF_STX, _, _) if mode(code) == BPF_MEM && insn.dst == MAX_BPF_REG && insn.off == -8 && (cls == BPF_STX || size(code) == BPF_DW) => {
+                    // the 6th argument goes in r9
+                    if cls == BPF_ST {
+                        mov_imm64(&mut e, Reg::R9, imm as i64 as u64);
+                    } else {
+                        e.mov_rr(true, Reg::R9, src);
+                    }
+                }
+                (BPF_ST | BPF_STX, _, _) if mode(code) == BPF_MEM && insn.dst == MAX_BPF_REG => {
+                    // BPF's r11-16, r11-24... are [rsp], [rsp+8]...: from rbp
+                    let off = (outgoing_arg_base - outgoing_rsp as i64 - insn.off as i64 - 16) as i32;
+                    if cls == BPF_ST {
+                        e.store_imm(width(code), Reg::RBP, off, imm);
+                    } else {
+                        e.store(width(code), Reg::RBP, src, off);
+                    }
+                }
+                (BPF_LDX, _, _) if insn.src == MAX_BPF_REG && insn.off == 8 => {
+                    // the incoming 6th argument is r9
+                    e.mov_rr(true, dst, Reg::R9);
+                }
                 (BPF_ST, _, _) if mode(code) == BPF_MEM => e.store_imm(width(code), dst, insn.off as i32, imm),
                 (BPF_STX, _, _) if mode(code) == BPF_MEM => e.store(width(code), dst, src, insn.off as i32),
                 (BPF_LDX, _, _) if matches!(mode(code), BPF_MEM | BPF_PROBE_MEM | BPF_MEMSX | BPF_PROBE_MEMSX) => {
@@ -896,6 +936,7 @@ impl FuncJit<'_> {
                     } else {
                         seen_exit = true;
                         self.ctx.cleanup_addr = image.len() as i64;
+                        emit_rsp_adjust(&mut e, AluOp::Add, outgoing_rsp);
                         self.pop_frame_regs(&mut e, used);
                         e.byte(0xc9); // leave
                         let ip = self.image_addr.wrapping_add(self.addrs[i - 1] as u64 + e.len() as u64);
@@ -1104,6 +1145,13 @@ fn atomic_rmw_index(e: &mut Emitter, aop: i32, is64: bool, dst: Reg, src: Reg, i
         _ => e.bytes(&[0x0f, 0xb1]),
     }
     e.modrm_sib(src.low(), dst, index, off);
+}
+
+/// `emit_sub_rsp`/`emit_add_rsp`: nothing for 0, else imm8 or imm32.
+fn emit_rsp_adjust(e: &mut Emitter, op: AluOp, bytes: u32) {
+    if bytes != 0 {
+        e.alu_ri(op, true, Reg::RSP, bytes as i32);
+    }
 }
 
 /// `push_callee_regs` of rbx, r13, r14, r15 as used.
