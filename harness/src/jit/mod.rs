@@ -33,6 +33,10 @@ pub struct JitFunc {
     /// callees (the 6th goes in a register, the x86 JIT reserves room for
     /// the rest below its frame).
     pub out_stack_arg_cnt: u16,
+    /// Targets of indirect jumps (`gotox`), as indexes into the whole
+    /// xlated program (`insn_aux_data[i].indirect_target`): an IBT kernel
+    /// marks them with `endbr64`.
+    pub indirect_targets: Vec<usize>,
 }
 
 /// A whole program for the JIT.

@@ -9,10 +9,10 @@
 //! r5 r8, r6 rbx, r7 r13, r8 r14, r9 r15, r10 rbp; the blinding/scratch
 //! register BPF_REG_AX is r10, the JIT's own scratch (`AUX_REG`) r11.
 //!
-//! Not modelled yet (refused with [`JitError::Unsupported`], never emitted
-//! wrong): indirect jumps (`gotox`, with
-//! `endbr64` at their targets), call depth tracking, kCFI/FineIBT
-//! preambles and classic BPF programs.
+//! Not modelled (no profile knob for them; the oracle's kernel uses none):
+//! call depth tracking, kCFI/FineIBT preambles, and classic BPF programs'
+//! prologue and Spectre-BHB barrier. Arena accesses without the arena's
+//! address are refused ([`JitError::Unsupported`]).
 
 pub mod encoder;
 
@@ -304,9 +304,6 @@ impl FuncJit<'_> {
                 && (m == BPF_PROBE_MEM32 || m == BPF_PROBE_MEM32SX && cls == BPF_LDX || m == BPF_PROBE_ATOMIC && cls == BPF_STX);
             if arena_access && self.arena_vm_start == 0 {
                 return Err(self.unsupported("arena accesses without the arena's address"));
-            }
-            if i.code == BPF_JMP | BPF_JA | BPF_X {
-                return Err(self.unsupported("indirect jumps (gotox)"));
             }
         }
         Ok(())
@@ -601,7 +598,10 @@ impl FuncJit<'_> {
             };
             let dst = map(insn.dst)?;
             let src = map(insn.src)?;
-            let ip = self.image_addr.wrapping_add(self.addrs[i - 1] as u64);
+            if self.profile.ibt && f.indirect_targets.contains(&(f.start + i - 1)) {
+                e.endbr64();
+            }
+            let ip = self.image_addr.wrapping_add(self.addrs[i - 1] as u64 + e.len() as u64);
             let code = insn.code;
             let cls = class(code);
             let is64 = cls == BPF_ALU64 || cls == BPF_JMP;
@@ -911,6 +911,10 @@ impl FuncJit<'_> {
                     } else {
                         self.emit_tail_call_indirect(&mut e, used, stack_depth, ip);
                     }
+                }
+                (BPF_JMP, BPF_JA, BPF_X) => {
+                    // gotox: to the address in dst
+                    self.emit_indirect_jump(&mut e, dst, ip);
                 }
                 (BPF_JMP | BPF_JMP32, BPF_JA, _) => {
                     let target = if cls == BPF_JMP { insn.off as i64 } else { imm as i64 };

@@ -558,3 +558,24 @@ fn stack_arguments_around_rbp_and_r9() {
     let bad = JitProgram::from_xlated_dump(&[Insn::new(BPF_ALU64 | BPF_ADD | BPF_X, 0, MAX_BPF_REG, 0, 0)], &[0], 1);
     assert!(bpf_int_jit_compile(&bad, &X86Profile::default()).is_err());
 }
+
+/// gotox: an indirect jump (through the retpoline thunk of the default
+/// profile, `jmp *%reg; int3` on a plain one), `endbr64` at its targets.
+#[test]
+fn indirect_jumps_and_their_targets() {
+    let insns = [
+        Insn::new(BPF_JMP | BPF_JA | BPF_X, 2, 0, 0, 0),
+        Insn::new(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 1),
+        Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+    ];
+    let mut p = JitProgram::from_xlated_dump(&insns, &[0], 1);
+    p.funcs[0].indirect_targets = vec![1];
+    let t = text_of(&p);
+    let body: Vec<&str> = t.iter().map(String::as_str).skip(7).take(3).collect();
+    assert!(body[0].starts_with("jmp\t0x"), "{body:?}");
+    assert_eq!(body[1..], ["endbr64", "movl\t$0x1, %eax"]);
+    let plain = X86Profile { indirect_jump: IndirectJump::Plain, ..X86Profile::default() };
+    let images = bpf_int_jit_compile(&p, &plain).unwrap();
+    let t = crate::jit_disasm::test_loader_text(crate::target::Arch::X86_64, &images);
+    assert!(t.iter().any(|l| l.ends_with("jmpq\t*%rsi")), "{t:?}");
+}
