@@ -9,6 +9,7 @@
 //! model's own fixed ones: whoever compares images masks them.
 
 pub mod arm64;
+pub mod x86_64;
 
 /// One function as `jit_subprogs` hands it to the arch JIT.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -26,6 +27,17 @@ pub struct JitFunc {
     /// `bpf_throw`) and `exception_cb` (its exception callback).
     pub exception_boundary: bool,
     pub exception_cb: bool,
+    /// `prog->aux->tail_call_reachable` (`subprog_info[i].tail_call_reachable`):
+    /// the x86 JIT keeps a tail call counter pointer in the frame.
+    pub tail_call_reachable: bool,
+    /// `bpf_out_stack_arg_cnt`: stack arguments this function passes to its
+    /// callees (the 6th goes in a register, the x86 JIT reserves room for
+    /// the rest below its frame).
+    pub out_stack_arg_cnt: u16,
+    /// Targets of indirect jumps (`gotox`), as indexes into the whole
+    /// xlated program (`insn_aux_data[i].indirect_target`): an IBT kernel
+    /// marks them with `endbr64`.
+    pub indirect_targets: Vec<usize>,
 }
 
 /// A whole program for the JIT.
@@ -124,6 +136,20 @@ fn normalize_dumped_calls(insns: &[bpf_isa::Insn]) -> Vec<bpf_isa::Insn> {
     out
 }
 
+impl JitProgram {
+    /// Splits a function off at `start`: a hidden subprogram the verifier
+    /// appended (the default exception callback), which nothing in the dump
+    /// calls but `jit_subprogs` JITs as a function of its own (the dump's
+    /// images leave it out: `func_cnt` excludes hidden subprograms).
+    pub fn split_hidden(&mut self, start: usize) -> Option<&mut JitFunc> {
+        let k = self.funcs.iter().rposition(|f| f.start < start && start < f.start + f.insns.len())?;
+        let at = start - self.funcs[k].start;
+        let tail = self.funcs[k].insns.split_off(at);
+        self.funcs.insert(k + 1, JitFunc { insns: tail, start, ..JitFunc::default() });
+        self.funcs.get_mut(k + 1)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -159,5 +185,21 @@ mod tests {
         let starts: Vec<usize> = p.funcs.iter().map(|f| f.start).collect();
         assert_eq!(starts, [0, 3]);
         assert_eq!((p.funcs[0].insns[0].imm, p.funcs[0].insns[0].off), (2, 1));
+    }
+
+    #[test]
+    fn hidden_subprograms_split_off() {
+        // 0: call bpf_tail_call (as the dump shows it); 1: exit; 2: r0 = r1 (hidden); 3: exit
+        let insns = [
+            Insn::new(BPF_JMP | BPF_CALL, 0, 0, 0, 12),
+            Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+            Insn::new(BPF_ALU64 | BPF_MOV | BPF_X, 0, 1, 0, 0),
+            Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+        ];
+        let mut p = JitProgram::from_xlated_dump(&insns, &[], 1);
+        assert_eq!(p.funcs[0].insns[0].code, BPF_JMP | BPF_TAIL_CALL);
+        assert!(p.split_hidden(2).is_some());
+        assert_eq!(p.funcs.iter().map(|f| (f.start, f.insns.len())).collect::<Vec<_>>(), [(0, 2), (2, 2)]);
+        assert!(p.split_hidden(9).is_none() && p.split_hidden(0).is_none());
     }
 }
