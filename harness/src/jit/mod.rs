@@ -203,3 +203,34 @@ mod tests {
         assert!(p.split_hidden(9).is_none() && p.split_hidden(0).is_none());
     }
 }
+
+/// What the verifier knows of one subprogram that the JITs need besides
+/// its insns (`subprog_info[i]` after the fixups).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SubprogFacts {
+    pub stack_depth: u32,
+    pub tail_call_reachable: bool,
+    pub is_exception_cb: bool,
+}
+
+/// The target arch's JIT with its default profile (the Debian 7.3.4
+/// kernel under the oracle's QEMU CPU) on an xlated program in the form
+/// `BPF_OBJ_GET_INFO_BY_FD` dumps it: the image of each function, or why
+/// there is none.
+pub fn jit_xlated_dump(arch: crate::target::Arch, insns: &[bpf_isa::Insn], subprogs: &[SubprogFacts], prog_type: u32) -> Result<Vec<Vec<u8>>, String> {
+    use crate::target::Arch;
+    let depths: Vec<u32> = subprogs.iter().map(|s| s.stack_depth).collect();
+    let mut prog = JitProgram::from_xlated_dump(insns, &depths, prog_type);
+    if prog.funcs.len() != subprogs.len() {
+        return Err(format!("the xlated program has {} functions, the verifier {} subprograms", prog.funcs.len(), subprogs.len()));
+    }
+    for (f, s) in prog.funcs.iter_mut().zip(subprogs) {
+        f.tail_call_reachable = s.tail_call_reachable;
+        f.exception_cb = s.is_exception_cb;
+    }
+    match arch {
+        Arch::X86_64 => x86_64::bpf_int_jit_compile(&prog, &x86_64::X86Profile::default()).map_err(|e| format!("x86_64 JIT: {e}")),
+        Arch::Arm64 => arm64::bpf_int_jit_compile(&prog, &arm64::Arm64Profile::default()).map_err(|e| format!("arm64 JIT: {e}")),
+        other => Err(format!("no JIT for {other}")),
+    }
+}
