@@ -117,3 +117,49 @@ fn zero_extension_where_the_jit_needs_it() {
     let out = model.load(&request_for("zext/def32_read64", Arch::Loongarch64)).expect("decided");
     assert_eq!(out.xlated, lines(&["0: w1 = 5", "1: r0 = r1", "2: exit"]));
 }
+
+/// `bpf_optimize_bpf_loop` (with dead code, zext and the dump form) on the
+/// accepted programs of the bpf_loop suite, before the passes other
+/// modules own (ctx conversion, misc fixups) are complete: the xlated text
+/// must be 7.3's wherever those passes change nothing but the helpers'
+/// call targets (which the text does not show). A ratchet, with the
+/// differences printed.
+#[test]
+fn bpf_loop_inlining_matches_7_3() {
+    use bpf_selftest::backend::LoadOutcome;
+    use bpf_selftest::backend::model::ModelBackend;
+    use bpf_selftest::fixups::{bpf_insn_prepare_dump, bpf_loop, call_args, dead_code, zext};
+    let replay = replay();
+    let (mut same, mut compared, mut diffs) = (0, 0, Vec::new());
+    for arch in [Arch::X86_64, Arch::Arm64] {
+        for (name, req, truth) in with_goldens(arch, &replay) {
+            if !name.starts_with("bpf_loop/") || !truth.accepted {
+                continue;
+            }
+            let input = ModelBackend::verifier_input(&req).expect("input");
+            let Ok(mut env) = bpf_selftest::verifier::verify(&input, std::time::Instant::now()) else { continue };
+            let run = |env: &mut bpf_selftest::verifier::env::VerifierEnv<'_>| -> Result<(), bpf_selftest::verifier::Fail> {
+                bpf_selftest::verifier::subprogs::check_max_stack_depth(env)?;
+                bpf_loop::bpf_optimize_bpf_loop(env)?;
+                dead_code::bpf_opt_hard_wire_dead_code_branches(env);
+                dead_code::bpf_opt_remove_dead_code(env)?;
+                dead_code::bpf_opt_remove_nops(env)?;
+                zext::bpf_opt_subreg_zext_lo32_rnd_hi32(env, zext::RND_HI32_SEED)?;
+                call_args::bpf_fixup_call_args(env)
+            };
+            if let Err(e) = run(&mut env) { eprintln!("{name}: {e:?}"); continue; }
+            let map_ids = (0..req.maps.len() as u32).map(|k| k + 1).collect();
+            let out = LoadOutcome { accepted: true, xlated_insns: bpf_insn_prepare_dump(&env), map_ids, ..LoadOutcome::default() };
+            let model = Golden::from_outcome(Vec::new(), &out).xlated;
+            compared += 1;
+            if model == truth.xlated {
+                same += 1;
+            } else {
+                let k = model.iter().zip(&truth.xlated).position(|(a, b)| a != b).unwrap_or(model.len().min(truth.xlated.len()));
+                diffs.push(format!("{arch} {name}: line {k}: kernel {:?}, model {:?}", truth.xlated.get(k), model.get(k)));
+            }
+        }
+    }
+    eprintln!("bpf_loop suite: {same} of {compared} xlated programs identical to 7.3\n{}", diffs.join("\n"));
+    assert!(compared >= 24 && same >= 18, "{same} of {compared}:\n{}", diffs.join("\n"));
+}

@@ -405,10 +405,28 @@ fn retain_kept<T>(v: &mut Vec<T>, gone: &[bool]) {
     });
 }
 
+/// Where a kept jump into removed code lands: each removal of `cnt` insns
+/// at `off` leaves a target below `off + cnt` as it is (the same index now
+/// names a later insn) and moves the others back by `cnt`, whatever the
+/// jump's own place (`bpf_adj_branches` with `end_new < end_old`). Such
+/// jumps are rare (a callback never called, removed with its subprogram,
+/// stays referenced by its `ld_imm64`): run by run.
+fn into_removed(runs: &[(usize, usize)], t: i64) -> i64 {
+    let mut v = t;
+    let mut removed = 0i64;
+    for &(off, cnt) in runs {
+        let (off, cnt) = (off as i64 - removed, cnt as i64);
+        if v >= off + cnt {
+            v -= cnt;
+        }
+        removed += cnt;
+    }
+    v
+}
+
 /// Remove the runs `(off, cnt)` (ascending, disjoint, as the program was
 /// read) in one step: the result of [`verifier_remove_insns`] run after
-/// run, front to back. A jump that is kept must not land in a removed run
-/// (dead code is never a live jump's target).
+/// run, front to back.
 pub fn remove_insns(t: &mut PatchTarget<'_>, runs: &[(usize, usize)]) -> Result<(), Fail> {
     let len = t.insns.len();
     let mut gone = vec![false; len];
@@ -448,8 +466,8 @@ pub fn remove_insns(t: &mut PatchTarget<'_>, runs: &[(usize, usize)]) -> Result<
         }
         let mut insn = *insn;
         if let Some(r) = branch_field(&insn) {
-            let tg = land(x as i64 + rel_get(&insn, r) + 1)
-                .ok_or_else(|| Fail::unsupported("bpf_opt_remove_dead_code", &format!("insn {x} jumps into removed code")))?;
+            let t = x as i64 + rel_get(&insn, r) + 1;
+            let tg = land(t).unwrap_or_else(|| into_removed(runs, t));
             rel_set(&mut insn, r, tg - new_idx[x] as i64 - 1)?;
         }
         insns.push(insn);
@@ -577,7 +595,7 @@ mod tests {
     #[test]
     fn one_step_removal_equals_run_by_run() {
         let mut rng = Rng(0x1234_5678_9abc_def1);
-        let mut checked = 0;
+        let (mut checked, mut into_some) = (0, 0);
         for case in 0..3000 {
             let len = 1 + rng.below(40) as usize;
             let prog = random_prog(&mut rng, len, false);
@@ -619,10 +637,7 @@ mod tests {
             let mut a = Owned { insns: prog.insns.clone(), aux: prog.aux.clone(), pass_aux: prog.pass_aux.clone(), subprogs: prog.subprogs.clone(), cnt: prog.cnt };
             let mut b = prog;
             let rb = remove_insns(&mut b.target(), &runs);
-            if into_gone {
-                assert!(rb.is_err(), "case {case}");
-                continue;
-            }
+            into_some += into_gone as usize;
             let mut shifted = 0;
             for &(o, c) in &runs {
                 verifier_remove_insns(&mut a.target(), o - shifted, c).unwrap();
@@ -632,7 +647,7 @@ mod tests {
             assert_eq!(a.snapshot(), b.snapshot(), "case {case}: {runs:?}");
             checked += 1;
         }
-        assert!(checked > 500);
+        assert!(checked > 500 && into_some > 50, "{checked} {into_some}");
     }
 
     #[test]
