@@ -141,7 +141,8 @@ pub fn bpf_check(input: &VerifierInput) -> Verdict {
     match crate::fixups::bpf_fixups(&mut env) {
         Ok(()) => finish_accepted(&mut env, start),
         Err(Fail::Errno(e)) => finish_rejected(&mut env, start, e),
-        Err(Fail::Unsupported { phase, what }) => not_modelled(&env, phase, what),
+        // the main pass accepted it: undecided at "fixups", the pass named
+        Err(Fail::Unsupported { phase, what }) => not_modelled(&env, "fixups", format!("{phase}: {what}")),
     }
 }
 
