@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 
 use bpf_selftest::backend::replay::ReplayBackend;
-use bpf_selftest::backend::{Backend, LoadRequest};
+use bpf_selftest::backend::LoadRequest;
 use bpf_selftest::conform::{Section, compare, request_as_recorded};
 use bpf_selftest::golden::Golden;
 use bpf_selftest::runner::{Plan, RunOptions, plan};
