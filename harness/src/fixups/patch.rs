@@ -272,79 +272,98 @@ pub fn apply_to(t: &mut PatchTarget<'_>, patches: Patches) -> Result<(), Fail> {
         }
     };
 
-    let mut insns = Vec::with_capacity(new_len);
-    let mut aux = Vec::with_capacity(new_len);
+    // in place, from the back: every insn moves to or after where it was
+    // (growing the arrays once, in their allocation where possible)
     let has_pass_aux = !t.pass_aux.is_empty();
-    let mut pass_aux = Vec::with_capacity(if has_pass_aux { new_len } else { 0 });
-    let old_aux = std::mem::take(t.aux);
-    let old_pass_aux = std::mem::take(t.pass_aux);
-    let mut old_pass_aux = old_pass_aux.into_iter();
-    let mut patches = list.into_iter().peekable();
-    let result = (|| {
-        for (x, mut a) in old_aux.into_iter().enumerate() {
-            let pa = old_pass_aux.next();
-            let here = start[x] as i64;
-            match patches.next_if(|p| p.at == x) {
-                None => {
-                    let mut insn = t.insns[x];
-                    if let Some(r) = branch_field(&insn) {
-                        let to = land(x as i64 + rel_get(&insn, r) + 1) - here - 1;
-                        rel_set(&mut insn, r, to)?;
-                    }
-                    insns.push(insn);
-                    aux.push(a);
-                    pass_aux.extend(pa);
+    let mut list = list;
+    // each patch's branches, checked before anything moves
+    let old_insns: &[Insn] = t.insns;
+    for p in list.iter_mut() {
+        let (x, here, n) = (p.at, start[p.at] as i64, p.insns.len() as i64);
+        // the kernel adjusts the replaced insn as long as it is there: a
+        // backward jump of it may overflow first
+        let old = old_insns[x];
+        if let Some(r) = branch_field(&old) {
+            let tg = x as i64 + rel_get(&old, r) + 1;
+            if tg < x as i64 {
+                rel_set(&mut old.clone(), r, land(tg) - here - 1)?;
+            }
+        }
+        for (k, insn) in p.insns.iter_mut().enumerate() {
+            let k = k as i64;
+            let Some(r) = branch_field(insn) else { continue };
+            let local = k + rel_get(insn, r) + 1;
+            // leaving the patch: relative to it in place
+            let old_target = if local < 0 {
+                Some(x as i64 + local)
+            } else if local >= n {
+                Some(x as i64 + 1 + (local - n))
+            } else {
+                None
+            };
+            if let Some(tg) = old_target {
+                rel_set(insn, r, land(tg) - (here + k) - 1)?;
+            }
+        }
+    }
+    // and every other branch's new offset fits
+    let mut patched = list.iter().map(|p| p.at).peekable();
+    for (x, insn) in old_insns.iter().enumerate() {
+        if patched.next_if_eq(&x).is_some() {
+            continue;
+        }
+        if let Some(r) = branch_field(insn) {
+            rel_set(&mut insn.clone(), r, land(x as i64 + rel_get(insn, r) + 1) - start[x] as i64 - 1)?;
+        }
+    }
+    t.insns.resize(new_len, Insn::default());
+    t.aux.resize_with(new_len, InsnAux::default);
+    if has_pass_aux {
+        t.pass_aux.resize(new_len, PassAux::default());
+    }
+    let mut patches = list.into_iter().rev().peekable();
+    for x in (0..old_len).rev() {
+        let here = start[x];
+        match patches.next_if(|p| p.at == x) {
+            None => {
+                let mut insn = t.insns[x];
+                if let Some(r) = branch_field(&insn) {
+                    let to = land(x as i64 + rel_get(&insn, r) + 1) - here as i64 - 1;
+                    // checked above
+                    let _ = rel_set(&mut insn, r, to);
                 }
-                Some(p) => {
-                    // the kernel adjusts the replaced insn as long as it is
-                    // there: a backward jump of it may overflow first
-                    let old = t.insns[x];
-                    if let Some(r) = branch_field(&old) {
-                        let tg = x as i64 + rel_get(&old, r) + 1;
-                        if tg < x as i64 {
-                            rel_set(&mut old.clone(), r, land(tg) - here - 1)?;
-                        }
-                    }
-                    let n = p.insns.len() as i64;
-                    let seen = pa.is_some_and(|pa| pa.seen);
-                    for (k, mut insn) in p.insns.into_iter().enumerate() {
-                        let k = k as i64;
-                        if let Some(r) = branch_field(&insn) {
-                            let local = k + rel_get(&insn, r) + 1;
-                            // leaving the patch: relative to it in place
-                            let old_target = if local < 0 {
-                                Some(x as i64 + local)
-                            } else if local >= n {
-                                Some(x as i64 + 1 + (local - n))
-                            } else {
-                                None
-                            };
-                            if let Some(tg) = old_target {
-                                rel_set(&mut insn, r, land(tg) - (here + k) - 1)?;
-                            }
-                        }
-                        insns.push(insn);
-                        if k < n - 1 {
-                            aux.push(InsnAux::default());
-                            if has_pass_aux {
-                                pass_aux.push(PassAux { seen, ..PassAux::default() });
-                            }
-                        }
-                    }
-                    aux.push(std::mem::take(&mut a));
-                    pass_aux.extend(pa);
-                    for i in start[x]..start[x] + n as usize {
-                        aux[i].zext_dst = crate::fixups::insn_def32(&insns, i);
+                t.insns[here] = insn;
+                if here != x {
+                    t.aux[here] = std::mem::take(&mut t.aux[x]);
+                    if has_pass_aux {
+                        t.pass_aux[here] = t.pass_aux[x];
                     }
                 }
             }
+            Some(p) => {
+                let n = p.insns.len();
+                let last = here + n - 1;
+                let seen = has_pass_aux && t.pass_aux[x].seen;
+                // the patched insn's aux data goes with its last insn
+                if last != x {
+                    t.aux[last] = std::mem::take(&mut t.aux[x]);
+                    if has_pass_aux {
+                        t.pass_aux[last] = t.pass_aux[x];
+                    }
+                }
+                t.insns[here..=last].copy_from_slice(&p.insns);
+                for i in here..last {
+                    t.aux[i] = InsnAux::default();
+                    if has_pass_aux {
+                        t.pass_aux[i] = PassAux { seen, ..PassAux::default() };
+                    }
+                }
+                for i in here..=last {
+                    t.aux[i].zext_dst = crate::fixups::insn_def32(t.insns, i);
+                }
+            }
         }
-        Ok(())
-    })();
-    result?;
-    *t.insns = insns;
-    *t.aux = aux;
-    *t.pass_aux = pass_aux;
+    }
     for si in t.subprog_info.iter_mut().take(*t.subprog_cnt + 1) {
         si.start = land(si.start as i64) as usize;
     }
