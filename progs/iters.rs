@@ -731,3 +731,56 @@ pub fn iter_unpriv_rejected() {
         imm(bpf_iter_num_destroy),
     )
 }
+
+#[map]
+static arr48: Map = Map::new(BPF_MAP_TYPE_ARRAY, 4, 48, 4);
+
+// A 7.3 verifier bug, found by `bpf-selftest soundness` (random program,
+// seed 1, #4377, minimised): a scalar spilled to fp-56 on one path only, an
+// iterator at fp-64, then precision tracking of the iterator's constant
+// arguments walks back into a state whose frame has one stack slot and
+// meets slot 6: `verifier_bug_if()` fires and the load fails with EFAULT.
+#[sec("socket")]
+#[failure]
+#[kernel("7.3")]
+#[msg("19: (85) call bpf_iter_num_new#")]
+#[msg("verifier bug: stack slot 6, total slots 1 (i >= func->allocated_stack / BPF_REG_SIZE)")]
+pub fn iter_new_precision_verifier_bug() {
+    bpf_asm!(
+        "r1 = 0;"
+        "*(u32 *)(r10 - 4) = r1;"
+        "r2 = r10;"
+        "r2 += -4;"
+        "r1 = %[arr48] ll;"
+        "call %[bpf_map_lookup_elem];"
+        "if r0 != 0 goto 1f;"
+        "exit;"
+    "1:"
+        "r7 = r0;"
+        "r6 = *(u64 *)(r7 + 0);"
+        "call %[bpf_get_prandom_u32];"
+        "r6 /= r0;"
+        "if w6 & 23 goto 2f;"
+        "*(u64 *)(r10 - 56) = r0;"
+    "2:"
+        "r1 = r10;"
+        "r1 += -64;"
+        "r2 = 0;"
+        "r3 = 9;"
+        "call %[bpf_iter_num_new];"
+        "r1 = r10;"
+        "r1 += -64;"
+        "call %[bpf_iter_num_destroy];"
+        "r0 = *(u64 *)(r10 - 56);"
+        "r0 &= 7;"
+        "r8 = r7;"
+        "r8 += r0;"
+        "r0 = 0;"
+        "exit;",
+        imm_addr(arr48),
+        imm(bpf_map_lookup_elem),
+        imm(bpf_get_prandom_u32),
+        imm(bpf_iter_num_new),
+        imm(bpf_iter_num_destroy),
+    )
+}

@@ -6,6 +6,10 @@
 //! BPF_PROG_TEST_RUN and report ns per iteration. Medians over repetitions.
 //! Where a side cannot run a case (the model does not verify yet, bpf(2) not
 //! permitted) its numbers are null and the reason is printed.
+//!
+//! The model's verifier alone (front end and main pass, `verifier::verify`)
+//! is also timed, against the kernel's own `verification time`: it is what
+//! the model has for programs whose rewrites it does not model yet.
 
 use std::fmt::Write as _;
 use std::time::Instant;
@@ -197,6 +201,8 @@ pub struct Side {
     /// The kernel's own `verification time`, from its level-4 log.
     pub verification_ms: Option<f64>,
     pub processed: Option<u32>,
+    /// The model's verifier alone (front end and main pass).
+    pub verifier_ms: Option<f64>,
     pub ns_per_iter: Option<f64>,
     /// Why there are no numbers.
     pub unavailable: Option<String>,
@@ -250,7 +256,27 @@ pub fn measure(be: &dyn Backend, case: &Case, reps: usize) -> Side {
         processed,
         ns_per_iter: median(per_iter),
         unavailable: None,
+        verifier_ms: None,
     }
+}
+
+/// The model's verifier alone on `case`, `reps` times: its median time
+/// and processed insns, or why it could not run (the main pass rejected the
+/// program or met something it does not model).
+pub fn measure_model_verifier(case: &Case, reps: usize) -> Result<(f64, u32), String> {
+    let input = crate::backend::model::ModelBackend::verifier_input(&case.request).map_err(|u| u.0)?;
+    let mut times = Vec::new();
+    let mut processed = 0;
+    for _ in 0..reps.max(1) {
+        let t0 = Instant::now();
+        let env = crate::verifier::verify(&input, t0).map_err(|v| match v {
+            crate::verifier::Verdict::Decided(d) => format!("verifier: rejected with errno {}", d.errno),
+            crate::verifier::Verdict::NotModelled { phase, what, .. } => format!("verifier: {phase}: {what}"),
+        })?;
+        times.push(t0.elapsed().as_nanos() as f64 / 1e6);
+        processed = env.insn_processed;
+    }
+    Ok((median(times).unwrap_or(0.0), processed))
 }
 
 /// One case's JSON line (`--json`), the documented keys.
@@ -266,6 +292,8 @@ pub fn json_line(case: &Case, model: &Side, kernel: &Side) -> serde_json::Value 
             "kernel_ms": kernel.ms,
             "ratio": ratio(model.ms, kernel.ms),
             "kernel_verification_ms": kernel.verification_ms,
+            "model_verifier_ms": model.verifier_ms,
+            "verifier_ratio": ratio(model.verifier_ms, kernel.verification_ms),
             "model_processed": model.processed,
             "kernel_processed": kernel.processed,
         }),
@@ -290,6 +318,8 @@ pub fn table(rows: &[(Case, Side, Side)]) -> String {
         "kernel ms".into(),
         "kernel verif ms".into(),
         "ratio".into(),
+        "model verif ms".into(),
+        "verif ratio".into(),
         "model processed".into(),
         "kernel processed".into(),
         "model ns/iter".into(),
@@ -307,13 +337,15 @@ pub fn table(rows: &[(Case, Side, Side)]) -> String {
             num(k.ms, 3),
             num(k.verification_ms, 3),
             num(ratio, 2),
+            num(m.verifier_ms, 3),
+            num(m.verifier_ms.zip(k.verification_ms).map(|(m, k)| m / k), 2),
             p(m.processed),
             p(k.processed),
             num(m.ns_per_iter, 2),
             num(k.ns_per_iter, 2),
         ]);
     }
-    let widths: Vec<usize> = (0..9).map(|i| lines.iter().map(|l| l[i].len()).max().unwrap_or(0)).collect();
+    let widths: Vec<usize> = (0..11).map(|i| lines.iter().map(|l| l[i].len()).max().unwrap_or(0)).collect();
     let mut s = String::new();
     for l in &lines {
         let cells: Vec<String> = l

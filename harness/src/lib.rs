@@ -31,6 +31,7 @@ pub mod matcher;
 pub mod prog_type;
 pub mod registry;
 pub mod runner;
+pub mod soundness;
 pub mod spec;
 pub mod sys;
 pub mod target;

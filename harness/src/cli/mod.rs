@@ -10,6 +10,7 @@ pub mod check;
 pub mod conform;
 pub mod import;
 pub mod record;
+pub mod xlated;
 
 use crate::isa::disasm::{NoCallbacks, print_bpf_insn, xlated_text};
 use crate::isa::insn::{Insn, from_hex, to_hex};
@@ -52,6 +53,10 @@ enum Cmd {
     /// everything it produced: verdict, errno, verifier log, xlated, jited,
     /// test-run retval.
     Check(check::CheckArgs),
+    /// The program's xlated dump as a ready-to-paste block of `#[arch]` and
+    /// `#[xlated("...")]` attributes for the target arch (same options as
+    /// `check`; map loads and random poison match anything).
+    Xlated(check::CheckArgs),
     /// Import kernel selftest sources (progs/*.c) as annotated Rust modules,
     /// reporting per program what could not be expressed.
     Import(import::ImportArgs),
@@ -88,6 +93,25 @@ enum Cmd {
         #[arg(long, default_value_t = 5)]
         reps: usize,
     },
+    /// Soundness against a real kernel: random programs through the model
+    /// and a kernel backend; fails if the model accepts one the kernel
+    /// rejects, and counts every other disagreement by category.
+    Soundness {
+        /// How many programs.
+        #[arg(long, default_value_t = 1000)]
+        count: usize,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+        /// Target arch (default: the host).
+        #[arg(long)]
+        arch: Option<String>,
+        /// The real kernel: vm (7.3 under QEMU) or kernel (the running one).
+        #[arg(long, default_value = "vm")]
+        backend: String,
+        /// How many disagreements to print in full (asm and both answers).
+        #[arg(long, default_value_t = 5)]
+        show: usize,
+    },
     /// Print the kernel's disasm.c text of instruction words (as `asm` prints
     /// them; whitespace and commas between words are ignored).
     Disasm {
@@ -107,6 +131,8 @@ pub fn main() -> ExitCode {
         Cmd::Asm { file, imms } => cmd_asm(&file, &imms),
         Cmd::Disasm { file, xlated } => cmd_disasm(file.as_deref(), xlated),
         Cmd::Check(a) => check::run(&a),
+        Cmd::Soundness { count, seed, arch, backend, show } => cmd_soundness(count, seed, arch, &backend, show),
+        Cmd::Xlated(a) => xlated::run(&a),
         Cmd::Import(a) => import::run(&a),
         Cmd::Record(a) => record::run(&a),
         Cmd::Bench { filters, json, reps } => cmd_bench(&filters, json, reps),
@@ -154,6 +180,40 @@ fn cmd_conform(arches: &str, expected: &std::path::Path, show: usize) -> Result<
     }
 }
 
+fn cmd_soundness(count: usize, seed: u64, arch: Option<String>, backend: &str, show: usize) -> Result<(), String> {
+    let arch = match arch {
+        Some(a) => a.parse()?,
+        None => crate::target::Arch::host().ok_or("the host arch is not a BPF target")?,
+    };
+    let be = crate::backend::by_name(backend)?;
+    eprintln!("soundness: {count} random programs (seed {seed}) on {arch}, model against {backend}");
+    let report = crate::soundness::run(be.as_ref(), arch, seed, count)?;
+    print!("{}", report.table());
+    let mut shown = 0;
+    for f in report.findings.iter().filter(|f| f.category == crate::soundness::Category::Unsound).chain(
+        report.findings.iter().filter(|f| f.category != crate::soundness::Category::Unsound),
+    ) {
+        if shown == show {
+            break;
+        }
+        shown += 1;
+        let model = match &f.model {
+            crate::soundness::ModelVerdict::Rejected { errno, .. } => format!("rejected, errno {errno}"),
+            other => format!("{other:?}"),
+        };
+        println!("\n--- {} ({}{}): model {model}", f.name, f.category.name(), if f.unpriv { ", unpriv" } else { "" });
+        println!("kernel: errno {}: {}", f.kernel_errno, f.kernel_log_tail);
+        if let Some((m, k)) = &f.first_log_difference {
+            println!("first log difference:\n  model:  {m}\n  kernel: {k}");
+        }
+        println!("{}", f.asm);
+    }
+    match report.unsound() {
+        0 => Ok(()),
+        n => Err(format!("{n} programs the model accepts and {backend} rejects")),
+    }
+}
+
 fn cmd_bench(filters: &[String], json: bool, reps: usize) -> Result<(), String> {
     let arch = crate::target::Arch::host().ok_or("the host arch is not a BPF target")?;
     let model = crate::backend::by_name("model")?;
@@ -166,7 +226,16 @@ fn cmd_bench(filters: &[String], json: bool, reps: usize) -> Result<(), String> 
         // the 1M-insn program takes seconds per load in the kernel
         let n = if case.request.prog.insns.len() > 500_000 { reps.min(3) } else { reps };
         eprintln!("bench: {} ({} insns, {n} reps)", case.name, case.request.prog.insns.len());
-        let m = crate::bench::measure(model.as_ref(), &case, n);
+        let mut m = crate::bench::measure(model.as_ref(), &case, n);
+        if case.kind == crate::bench::Kind::Verify {
+            match crate::bench::measure_model_verifier(&case, n) {
+                Ok((ms, processed)) => {
+                    m.verifier_ms = Some(ms);
+                    m.processed = m.processed.or(Some(processed));
+                }
+                Err(why) => eprintln!("  model verifier: {why}"),
+            }
+        }
         let k = crate::bench::measure(kernel.as_ref(), &case, n);
         for (side, s) in [("model", &m), ("kernel", &k)] {
             if let Some(why) = &s.unavailable {

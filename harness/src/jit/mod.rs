@@ -8,6 +8,8 @@
 //! addresses (helpers, kfuncs, maps, other functions' images) are the
 //! model's own fixed ones: whoever compares images masks them.
 
+pub mod arm64;
+
 /// One function as `jit_subprogs` hands it to the arch JIT.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct JitFunc {
@@ -17,6 +19,13 @@ pub struct JitFunc {
     pub start: usize,
     /// `prog->aux->stack_depth` (the verifier's `subprog_info[i].stack_depth`).
     pub stack_depth: u32,
+    /// `prog->aux->jits_use_priv_stack` (`PRIV_STACK_ADAPTIVE`): the frame
+    /// lives in a per-CPU private stack instead of the kernel stack.
+    pub jits_use_priv_stack: bool,
+    /// `prog->aux->exception_boundary` (the main program of one that calls
+    /// `bpf_throw`) and `exception_cb` (its exception callback).
+    pub exception_boundary: bool,
+    pub exception_cb: bool,
 }
 
 /// A whole program for the JIT.
@@ -25,18 +34,40 @@ pub struct JitProgram {
     pub funcs: Vec<JitFunc>,
     /// `bpf_prog_type` (some JIT decisions depend on it).
     pub prog_type: u32,
+    /// The arena's `kern_vm_start` and `user_vm_start` (0: no arena).
+    pub arena_vm_start: u64,
+    pub user_vm_start: u64,
+    /// `btf_func_model.arg_flags` of the kfuncs the program calls, for
+    /// those with `__arena` arguments (`bpf_jit_find_kfunc_model`).
+    pub kfunc_models: Vec<KfuncModel>,
 }
+
+/// A called kfunc's argument flags, found by its call's `imm` and `off`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct KfuncModel {
+    pub imm: i32,
+    pub off: i16,
+    /// Per argument: `BTF_FMODEL_*` bits.
+    pub arg_flags: Vec<u8>,
+}
+
+/// `BTF_FMODEL_ARENA_ARG`: an `__arena` pointer the JIT rebases.
+pub const BTF_FMODEL_ARENA_ARG: u8 = 1 << 2;
+/// `BTF_FMODEL_NULLABLE_ARG`: ... that may be NULL.
+pub const BTF_FMODEL_NULLABLE_ARG: u8 = 1 << 3;
 
 impl JitProgram {
     /// The functions of an xlated program in the form `BPF_OBJ_GET_INFO_BY_FD`
-    /// dumps it (a goldens' `xlated_hex`): `jit_subprogs` leaves a pseudo call
-    /// there with its original relative `imm` and the callee's subprogram
-    /// index in `off`, and an `ld_imm64` of a pseudo func with the relative
+    /// dumps it (a goldens' `xlated_hex`): a pseudo call there has the
+    /// callee's subprogram index in `imm` and the relative offset in `off`
+    /// (`prepare_dump_pseudo_call`; the functions get the JIT's form back,
+    /// relative `imm` and index in `off`), and an `ld_imm64` of a pseudo func with the relative
     /// `imm` in its first slot and the index in its second. Functions start
     /// at 0 and at every callee. `stack_depths` are the verifier's, by
     /// subprogram; a missing one is 0.
     pub fn from_xlated_dump(insns: &[bpf_isa::Insn], stack_depths: &[u32], prog_type: u32) -> JitProgram {
         use bpf_isa::op::*;
+        let insns = &normalize_dumped_calls(insns);
         let mut starts = vec![0usize];
         let mut k = 0;
         while k < insns.len() {
@@ -58,11 +89,39 @@ impl JitProgram {
             .enumerate()
             .map(|(n, &start)| {
                 let end = starts.get(n + 1).copied().unwrap_or(insns.len());
-                JitFunc { insns: insns[start..end].to_vec(), start, stack_depth: stack_depths.get(n).copied().unwrap_or(0) }
+                JitFunc { insns: insns[start..end].to_vec(), start, stack_depth: stack_depths.get(n).copied().unwrap_or(0), ..Default::default() }
             })
             .collect();
-        JitProgram { funcs, prog_type }
+        JitProgram { funcs, prog_type, ..Default::default() }
     }
+}
+
+/// 7.3's `prepare_dump_pseudo_call` (syscall.c) dumps a bpf2bpf call with
+/// the callee's subprogram index in `imm` and the relative offset in `off`,
+/// the other way round from what `jit_subprogs` leaves for the JIT: swapped
+/// back here (`call pc+8` of subprogram 1 is dumped `off = 8, imm = 1`).
+/// The dump also shows the internal `BPF_JMP | BPF_TAIL_CALL` as a helper
+/// call of `bpf_tail_call` (imm 12), which no helper call still is after
+/// the fixups: that is turned back into the tail call too.
+/// `BPF_JMP | BPF_TAIL_CALL`: the verifier's internal opcode for a tail call.
+pub const BPF_TAIL_CALL: u8 = 0xf0;
+const BPF_FUNC_TAIL_CALL: i32 = 12;
+
+fn normalize_dumped_calls(insns: &[bpf_isa::Insn]) -> Vec<bpf_isa::Insn> {
+    use bpf_isa::op::*;
+    let mut out = insns.to_vec();
+    let mut k = 0;
+    while k < out.len() {
+        let i = out[k];
+        if i.code == BPF_JMP | BPF_CALL && i.src == BPF_PSEUDO_CALL {
+            out[k].imm = i.off as i32;
+            out[k].off = i.imm.clamp(i16::MIN as i32, i16::MAX as i32) as i16;
+        } else if i.code == BPF_JMP | BPF_CALL && i.src == 0 && i.imm == BPF_FUNC_TAIL_CALL {
+            out[k] = bpf_isa::Insn::new(BPF_JMP | BPF_TAIL_CALL, 0, 0, 0, 0);
+        }
+        k += if i.is_ld_imm64() { 2 } else { 1 };
+    }
+    out
 }
 
 #[cfg(test)]
@@ -85,5 +144,20 @@ mod tests {
         let p = JitProgram::from_xlated_dump(&insns, &[8, 16], 1);
         let shape: Vec<(usize, usize, u32)> = p.funcs.iter().map(|f| (f.start, f.insns.len(), f.stack_depth)).collect();
         assert_eq!(shape, [(0, 2, 8), (2, 3, 16), (5, 1, 0)]);
+    }
+
+    #[test]
+    fn dumped_calls_carry_the_index_in_imm() {
+        // 0: call pc+2 dumped as off = 2, imm = 1 (subprog 1); 1: exit; 2: exit; 3: exit
+        let insns = [
+            Insn::new(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 2, 1),
+            Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+            Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+            Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+        ];
+        let p = JitProgram::from_xlated_dump(&insns, &[], 1);
+        let starts: Vec<usize> = p.funcs.iter().map(|f| f.start).collect();
+        assert_eq!(starts, [0, 3]);
+        assert_eq!((p.funcs[0].insns[0].imm, p.funcs[0].insns[0].off), (2, 1));
     }
 }

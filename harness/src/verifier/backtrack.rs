@@ -466,7 +466,7 @@ impl Env<'_, '_> {
                     }
                     let total = func.stack.len();
                     let Some(slot) = func.stack.get_mut(s) else {
-                        self.verbose(&format!("verifier bug: stack slot {s}, total slots {total}\n"));
+                        self.verbose(&format!("verifier bug: stack slot {s}, total slots {total} (i >= func->allocated_stack / BPF_REG_SIZE)\n"));
                         return errno(EFAULT);
                     };
                     if !slot.is_spilled_scalar_reg() || slot.spilled_ptr.precise {

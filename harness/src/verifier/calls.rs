@@ -1663,7 +1663,7 @@ impl Env<'_, '_> {
     fn check_func_call(&mut self, insn: &Insn) -> VResult<Next> {
         let target = self.insn_idx as i64 + insn.imm as i64 + 1;
         let Some(subprog) = self.find_subprog(target) else {
-            self.verbose(&format!("verifier bug: target of func call at insn {} is not a program\n", self.insn_idx));
+            self.verbose(&format!("verifier bug: target of func call at insn {} is not a program (subprog < 0)\n", self.insn_idx));
             return errno(EFAULT);
         };
         let err = self.btf_check_subprog_call(subprog);

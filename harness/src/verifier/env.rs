@@ -253,7 +253,8 @@ impl<'a> VerifierEnv<'a> {
             allow_ptr_leaks: caps.perfmon_capable(),
             allow_uninit_stack: caps.perfmon_capable(),
             bypass_spec_v1: caps.perfmon_capable(),
-            bypass_spec_v4: caps.perfmon_capable(),
+            // bpf_jit_bypass_spec_v4: arm64 relies on the firmware's SSBD
+            bypass_spec_v4: caps.perfmon_capable() || input.arch == Arch::Arm64,
             strict_alignment: false,
             test_state_freq: false,
             test_reg_invariants: false,

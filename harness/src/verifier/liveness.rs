@@ -515,7 +515,17 @@ impl Liveness<'_, '_> {
 
     /// `arg_track_xfer`.
     #[allow(clippy::too_many_arguments)]
-    fn xfer(&self, insn: &Insn, at_out: &mut [At; MAX_AT_TRACK_REGS], stack_out: &mut [At], stack_arg_entry: &[At], depth: usize, callsites: &[usize]) {
+    /// `stack_out` is given for stores only, the insns that change spill slots.
+    fn xfer(
+        &self,
+        insn: &Insn,
+        at_out: &mut [At; MAX_AT_TRACK_REGS],
+        stack_in: &[At],
+        stack_out: Option<&mut [At]>,
+        stack_arg_entry: &[At],
+        depth: usize,
+        callsites: &[usize],
+    ) {
         let cls = insn.class();
         let code = op(insn.code);
         let d = (insn.dst as usize).min(MAX_AT_TRACK_REGS - 1);
@@ -554,7 +564,7 @@ impl Liveness<'_, '_> {
             let srcv = at_out[s];
             let mem8 = mode(insn.code) == BPF_MEM && sz == 8;
             at_out[d] = if can_be_local_fp(depth, s, &srcv) && mem8 {
-                fill_from_stack(insn, at_out, s, stack_out, depth)
+                fill_from_stack(insn, at_out, s, stack_in, depth)
             } else if srcv.frame >= 0 && (srcv.frame as usize) < depth && mem8 {
                 match callsites.get(srcv.frame as usize).and_then(|cs| self.callsite_at_stack.get(cs)) {
                     Some(parent) => fill_from_stack(insn, at_out, s, parent, srcv.frame as usize),
@@ -568,6 +578,7 @@ impl Liveness<'_, '_> {
         } else if cls == BPF_LD && mode(insn.code) == BPF_IMM {
             at_out[d] = NONE;
         } else if cls == BPF_STX {
+            let Some(stack_out) = stack_out else { return };
             let sz = bpf_size_to_bytes(insn.code);
             let local = can_be_local_fp(depth, d, &at_out[d]);
             if local && mode(insn.code) == BPF_MEM {
@@ -583,6 +594,7 @@ impl Liveness<'_, '_> {
                 }
             }
         } else if cls == BPF_ST && mode(insn.code) == BPF_MEM {
+            let Some(stack_out) = stack_out else { return };
             let sz = bpf_size_to_bytes(insn.code);
             if can_be_local_fp(depth, d, &at_out[d]) {
                 clear_stack_for_all_offs(insn, at_out, d, stack_out, sz);
@@ -658,13 +670,22 @@ impl Liveness<'_, '_> {
                     continue;
                 }
                 let mut at_out = at_in[i];
-                let mut stack_out: [At; MAX_ARG_SPILL_SLOTS] = *stack_in[i];
                 let insn = self.env.insns[idx];
-                self.xfer(&insn, &mut at_out, &mut stack_out, &stack_arg_entry, depth, callsites);
-                let ai = at_in[i];
                 let in_row = stack_in[i].clone();
-                self.log_xfer(idx, &ai, &in_row[..], &at_out, &stack_out);
-                let out_row = if stack_out.iter().zip(in_row.iter()).all(|(a, b)| at_eq(a, b)) { in_row } else { Rc::new(stack_out) };
+                // only stores change the spill slots: the others share the
+                // input row instead of copying it
+                let out_row = if matches!(insn.class(), BPF_STX | BPF_ST) {
+                    let mut stack_out: [At; MAX_ARG_SPILL_SLOTS] = *in_row;
+                    self.xfer(&insn, &mut at_out, &in_row[..], Some(&mut stack_out), &stack_arg_entry, depth, callsites);
+                    let ai = at_in[i];
+                    self.log_xfer(idx, &ai, &in_row[..], &at_out, &stack_out);
+                    if stack_out.iter().zip(in_row.iter()).all(|(a, b)| at_eq(a, b)) { in_row } else { Rc::new(stack_out) }
+                } else {
+                    self.xfer(&insn, &mut at_out, &in_row[..], None, &stack_arg_entry, depth, callsites);
+                    let ai = at_in[i];
+                    self.log_xfer(idx, &ai, &in_row[..], &at_out, &in_row[..]);
+                    in_row
+                };
                 let succ = bpf_insn_successors(self.env, idx);
                 for &target in succ.as_slice() {
                     if target < start || target >= end {

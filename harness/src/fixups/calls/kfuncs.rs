@@ -1,0 +1,132 @@
+//! `bpf_fixup_kfunc_call` (and `specialize_kfunc`): the kfunc's imm becomes
+//! its address relative to `__bpf_call_base` (neither JIT supports far
+//! kfunc calls), and the kfuncs the verifier inlines are replaced.
+
+use bpf_isa::Insn;
+use bpf_isa::op::*;
+
+use super::build::*;
+use super::kernel_symbols::call_imm;
+use crate::verifier::Fail;
+use crate::verifier::env::VerifierEnv;
+use crate::verifier::helpers::{attach, prog};
+
+const PHASE: &str = "bpf_fixup_kfunc_call";
+/// `BPF_MAX_LOOPS`.
+const BPF_MAX_LOOPS: i32 = 8 * 1024 * 1024;
+const EINVAL: i32 = 22;
+const E2BIG: i32 = 7;
+/// `BPF_TRAMP_IS_RETURN_SHIFT`, `BPF_TRAMP_COOKIE_INDEX_SHIFT`.
+const BPF_TRAMP_IS_RETURN_SHIFT: i32 = 63;
+const BPF_TRAMP_COOKIE_INDEX_SHIFT: i32 = 8;
+
+/// Kfuncs whose fixup adds kernel pointers the model does not have
+/// (`kptr_struct_meta` BTF records, `prog->aux` for `__prog` arguments).
+fn needs_kernel_pointers(name: &str) -> bool {
+    name.ends_with("_impl")
+        || matches!(
+            name,
+            "bpf_obj_new"
+                | "bpf_percpu_obj_new"
+                | "bpf_obj_drop"
+                | "bpf_percpu_obj_drop"
+                | "bpf_refcount_acquire"
+                | "bpf_list_push_front"
+                | "bpf_list_push_back"
+                | "bpf_list_add"
+                | "bpf_rbtree_add"
+                | "bpf_stream_vprintk"
+                | "bpf_stream_print_stack"
+                | "bpf_task_work_schedule_resume"
+                | "bpf_task_work_schedule_signal"
+                | "bpf_wq_set_callback"
+        )
+}
+
+/// What replaces the kfunc call at `idx`: at least the call with its imm
+/// turned into the function's address.
+pub fn fixup_kfunc_call(env: &VerifierEnv<'_>, idx: usize) -> Result<Option<Vec<Insn>>, Fail> {
+    let insn = env.insns[idx];
+    if insn.imm == 0 {
+        return Err(Fail::unsupported(PHASE, "a kfunc call with imm 0 (rejected by 7.3 with EINVAL) reached the fixups"));
+    }
+    if insn.off != 0 {
+        return Err(Fail::unsupported(PHASE, &format!("insn {idx}: kfuncs of module BTF (off {}) are not modelled", insn.off)));
+    }
+    let Some(&(name, _)) = env.kfuncs.iter().find(|(_, id)| *id as i32 == insn.imm) else {
+        return Err(Fail::unsupported(PHASE, &format!("insn {idx}: kfunc BTF id {} is not in the model's table", insn.imm)));
+    };
+    if needs_kernel_pointers(name) {
+        return Err(Fail::unsupported(PHASE, &format!("the fixup of kfunc {name} (BTF records or prog->aux loads) is not modelled yet")));
+    }
+    let non_sleepable = env.pass_aux.get(idx).is_some_and(|a| a.non_sleepable);
+    // specialize_kfunc: the function actually called
+    let func = match name {
+        "bpf_dynptr_from_skb" => {
+            return Err(Fail::unsupported(PHASE, "specialize_kfunc of bpf_dynptr_from_skb (read-only variant) is not modelled yet"));
+        }
+        "bpf_set_dentry_xattr" | "bpf_remove_dentry_xattr" => {
+            return Err(Fail::unsupported(PHASE, &format!("specialize_kfunc of {name} (LSM hooks with the inode locked) is not modelled yet")));
+        }
+        "bpf_dynptr_from_file" if !non_sleepable => "bpf_dynptr_from_file_sleepable",
+        "bpf_arena_alloc_pages" if non_sleepable => "bpf_arena_alloc_pages_non_sleepable",
+        "bpf_arena_free_pages" if non_sleepable => "bpf_arena_free_pages_non_sleepable",
+        n => n,
+    };
+    let arch = env.input.arch;
+    let Some(imm) = call_imm(arch, func) else {
+        return Err(Fail::unsupported(PHASE, &format!("the address of kfunc {func} on {arch} is not known to the model")));
+    };
+    let mut call = insn;
+    call.imm = imm;
+
+    let eatype = env.input.expected_attach_type;
+    let fsession = env.input.prog_type.0 == prog::TRACING && matches!(eatype, attach::TRACE_FSESSION | attach::TRACE_FSESSION_MULTI);
+    let patch = match name {
+        "bpf_cast_to_kern_ctx" | "bpf_rdonly_cast" => vec![mov64_reg(R0, R1)],
+        "bpf_session_is_return" if fsession => {
+            vec![ldx_mem(BPF_DW, R0, R1, -8), alu64_imm(BPF_RSH, R0, BPF_TRAMP_IS_RETURN_SHIFT), alu64_imm(BPF_AND, R0, 1)]
+        }
+        "bpf_session_cookie" if fsession => vec![
+            ldx_mem(BPF_DW, R0, R1, -8),
+            alu64_imm(BPF_RSH, R0, BPF_TRAMP_COOKIE_INDEX_SHIFT),
+            alu64_imm(BPF_AND, R0, 0xff),
+            alu64_imm(BPF_LSH, R0, 3),
+            alu64_reg(BPF_SUB, R0, R1),
+            alu64_imm(BPF_NEG, R0, 0),
+        ],
+        // bpf_iter_num_new(&it, start, end): r1 = &it, r2 = start, r3 = end
+        "bpf_iter_num_new" => vec![
+            jmp32_reg(BPF_JSGT, R2, R3, 8),
+            mov32_reg(R0, R3),
+            alu32_reg(BPF_SUB, R0, R2),
+            jmp_imm(BPF_JGT, R0, BPF_MAX_LOOPS, 8),
+            alu32_imm(BPF_ADD, R2, -1),
+            stx_mem(BPF_W, R1, R2, 0),
+            stx_mem(BPF_W, R1, R3, 4),
+            mov64_imm(R0, 0),
+            ja(5),
+            st_mem(BPF_DW, R1, 0, 0),
+            mov64_imm(R0, -EINVAL),
+            ja(2),
+            st_mem(BPF_DW, R1, 0, 0),
+            mov64_imm(R0, -E2BIG),
+        ],
+        // bpf_iter_num_next(&it): &it->cur, or NULL once cur + 1 reaches end
+        "bpf_iter_num_next" => vec![
+            ldx_mem(BPF_W, R0, R1, 0),
+            alu32_imm(BPF_ADD, R0, 1),
+            ldx_mem(BPF_W, R2, R1, 4),
+            jmp32_reg(BPF_JSGE, R0, R2, 3),
+            stx_mem(BPF_W, R1, R0, 0),
+            mov64_reg(R0, R1),
+            ja(2),
+            st_mem(BPF_DW, R1, 0, 0),
+            mov64_imm(R0, 0),
+        ],
+        // a no-op: the call becomes a nop
+        "bpf_iter_num_destroy" => vec![ja(0)],
+        _ => vec![call],
+    };
+    Ok(Some(patch))
+}

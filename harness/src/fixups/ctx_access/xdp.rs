@@ -1,0 +1,33 @@
+//! `struct xdp_md` -> `struct xdp_buff`: `xdp_convert_ctx_access`.
+
+use bpf_isa::Insn;
+use bpf_isa::op::*;
+
+use super::emit::*;
+use super::{Access, Conv, Converted};
+
+/// `struct xdp_md` (uapi) offsets.
+mod uapi {
+    pub const DATA: i16 = 0;
+    pub const DATA_END: i16 = 4;
+    pub const DATA_META: i16 = 8;
+    pub const INGRESS_IFINDEX: i16 = 12;
+    pub const RX_QUEUE_INDEX: i16 = 16;
+}
+
+/// `xdp_convert_ctx_access`: every field is read only.
+pub fn xdp_convert_ctx_access(cx: &Conv<'_>, _ty: Access, si: &Insn) -> Converted {
+    use uapi::*;
+    let x = &cx.layout.xdp_buff;
+    let (d, s) = (si.dst, si.src);
+    let insns = match si.off {
+        DATA => vec![ldx(BPF_DW, d, s, x.data)],
+        DATA_END => vec![ldx(BPF_DW, d, s, x.data_end)],
+        DATA_META => vec![ldx(BPF_DW, d, s, x.data_meta)],
+        INGRESS_IFINDEX => vec![ldx(BPF_DW, d, s, x.rxq), ldx(BPF_DW, d, d, x.rxq_dev), ldx(BPF_W, d, d, cx.layout.net_device_ifindex)],
+        RX_QUEUE_INDEX => vec![ldx(BPF_DW, d, s, x.rxq), ldx(BPF_W, d, d, x.rxq_queue_index)],
+        // egress_ifindex (devmap programs) goes through xdp_buff.txq, not measured yet
+        off => return Err(cx.unsupported(&format!("xdp_md field at offset {off}"))),
+    };
+    Ok((insns, 0))
+}

@@ -1,0 +1,670 @@
+//! The call rewrites of `bpf_do_misc_fixups` (`bpf_selftest::fixups::calls`)
+//! against the xlated programs 7.3 produced for the goldens of progs/
+//! (`== xlated_hex`, both arches).
+//!
+//! For every accepted golden whose program calls helpers or kfuncs, the
+//! model verifies the program, asks `fixup_call` for each call, and
+//! applies the replacements with the patch engine. Two measures:
+//! - per call: the replacement (in the dump form) must occur in 7.3's
+//!   xlated program; the other passes (ctx conversion, dead code, ...)
+//!   never touch the insns of a call's patch, so this holds whatever else
+//!   7.3 rewrote;
+//! - per program: where calls are the only rewrites, the whole program
+//!   must equal 7.3's byte for byte.
+//!
+//! Calls the model does not rewrite yet (`Fail::Unsupported`) are counted
+//! and printed with their reasons; the counts are ratchets that may only
+//! go up.
+//!
+//! Also: the call imms of the table are re-derived from the images'
+//! kallsyms when the oracle kit's cache is present.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use bpf_isa::Insn;
+use bpf_isa::helper_ids::helper_name;
+use bpf_isa::op::*;
+use bpf_selftest::backend::model::ModelBackend;
+use bpf_selftest::backend::replay::ReplayBackend;
+use bpf_selftest::conform::request_as_recorded;
+use bpf_selftest::fixups::calls::{BPF_TAIL_CALL, fixup_call, kernel_symbols};
+use bpf_selftest::fixups::patch::{Patches, apply};
+use bpf_selftest::runner::{Plan, RunOptions, plan};
+use bpf_selftest::target::Arch;
+use bpf_selftest::verifier::env::{VerifierEnv, VerifierInput};
+use bpf_selftest::verifier::maps::mt;
+use bpf_selftest::verifier::{Fail, verify};
+use bpf_selftest_suite as _;
+
+/// `BPF_FUNC_tail_call`.
+const TAIL_CALL: i32 = 12;
+/// `BPF_FUNC_loop`.
+const BPF_FUNC_LOOP: i32 = 181;
+
+#[derive(Default, Debug)]
+struct Counts {
+    /// (calls, replacement found in 7.3's program, not modelled)
+    families: BTreeMap<String, (usize, usize, usize)>,
+    programs: usize,
+    verified: usize,
+    all_calls_modelled: usize,
+    exact: usize,
+    mismatched_calls: Vec<String>,
+    unsupported: BTreeMap<String, usize>,
+    not_exact: Vec<String>,
+}
+
+fn family(env: &VerifierEnv<'_>, i: usize) -> String {
+    let insn = env.insns[i];
+    if insn.src == BPF_PSEUDO_KFUNC_CALL {
+        let name = env.kfuncs.iter().find(|(_, id)| *id as i32 == insn.imm).map_or("?", |(n, _)| n);
+        return if name.starts_with("bpf_iter_num_") { "kfunc bpf_iter_num_*".into() } else { format!("kfunc {name}") };
+    }
+    let name = helper_name(insn.imm).unwrap_or("?");
+    if name.starts_with("map_") || name == "redirect_map" || name == "for_each_map_elem" {
+        let ty = env.pass_aux.get(i).and_then(|a| a.map_ptr).and_then(|m| env.used_maps.get(m)).map(|&u| env.input.maps[u].def.map_type);
+        let ty = match ty {
+            Some(mt::ARRAY) => "array",
+            Some(mt::PERCPU_ARRAY) => "percpu_array",
+            Some(mt::HASH) => "hash",
+            Some(mt::LRU_HASH) => "lru_hash",
+            Some(mt::PERCPU_HASH) => "percpu_hash",
+            Some(mt::ARRAY_OF_MAPS) => "array_of_maps",
+            Some(mt::HASH_OF_MAPS) => "hash_of_maps",
+            Some(mt::RINGBUF) => "ringbuf",
+            Some(mt::LRU_PERCPU_HASH) => "lru_percpu_hash",
+            Some(mt::QUEUE) => "queue",
+            Some(mt::STACK) => "stack",
+            Some(mt::DEVMAP) => "devmap",
+            Some(mt::PROG_ARRAY) => "prog_array",
+            Some(_) => "other map",
+            None => "inner map",
+        };
+        return format!("bpf_{name} ({ty})");
+    }
+    format!("bpf_{name}")
+}
+
+/// `bpf_insn_prepare_dump` as the goldens store it: maps by their index in
+/// the suite's list, tail calls as calls, kernel pointers zeroed (the
+/// goldens' kernels ran with KASLR; the recordings of tests/fixups_calls/
+/// without).
+fn dump_form(env: &VerifierEnv<'_>, zero_kernel_pointers: bool) -> Vec<Insn> {
+    let mut out = env.insns.clone();
+    let mut i = 0;
+    while i < out.len() {
+        let insn = out[i];
+        if insn.code == BPF_JMP | BPF_TAIL_CALL {
+            out[i].code = BPF_JMP | BPF_CALL;
+            out[i].imm = TAIL_CALL;
+        }
+        if insn.is_ld_imm64() && i + 1 < out.len() {
+            let is_map = matches!(insn.src, BPF_PSEUDO_MAP_FD | BPF_PSEUDO_MAP_VALUE | BPF_PSEUDO_MAP_IDX | BPF_PSEUDO_MAP_IDX_VALUE);
+            if is_map {
+                let a = &env.aux[i];
+                let index = env.used_maps.get(a.map_index).map_or(0, |&u| env.input.maps[u].id as i32 - 1);
+                let value = matches!(insn.src, BPF_PSEUDO_MAP_VALUE | BPF_PSEUDO_MAP_IDX_VALUE);
+                out[i].src = if value { BPF_PSEUDO_MAP_VALUE } else { BPF_PSEUDO_MAP_FD };
+                out[i].imm = index;
+                out[i + 1].imm = if value { a.map_off as i32 } else { 0 };
+            } else if insn.src == 0 && zero_kernel_pointers {
+                // a kernel address (jiffies, ...): zeroed in the goldens
+                let v = (insn.imm as u32 as u64) | ((out[i + 1].imm as u32 as u64) << 32);
+                if v >> 48 == 0xffff || v >> 52 == 0xfff {
+                    out[i].imm = 0;
+                    out[i + 1].imm = 0;
+                }
+            }
+            i += 2;
+            continue;
+        }
+        i += 1;
+    }
+    out
+}
+
+fn contains(hay: &[Insn], needle: &[Insn]) -> bool {
+    !needle.is_empty() && hay.windows(needle.len()).any(|w| w == needle)
+}
+
+fn run_arch(arch: Arch) -> Counts {
+    let expected = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("expected");
+    let replay = ReplayBackend::new(expected);
+    let opts = RunOptions { arch, backend: "model".into(), verbosity: 0, filters: Vec::new() };
+    let mut c = Counts::default();
+    for st in plan(&opts, &replay) {
+        let Plan::Load(job) = st.plan else { continue };
+        let Ok(truth) = replay.golden(&job.request) else { continue };
+        if !truth.accepted || truth.xlated_insns.is_empty() {
+            continue;
+        }
+        let req = request_as_recorded(job.request, &truth);
+        if ModelBackend::create_maps(&req).is_some() {
+            continue;
+        }
+        let Ok(mut input) = ModelBackend::verifier_input(&req) else { continue };
+        input.verification_time_usec = Some(0);
+        let calls: Vec<usize> =
+            input.insns.iter().enumerate().filter(|(_, i)| i.code == BPF_JMP | BPF_CALL && i.src != BPF_PSEUDO_CALL).map(|(k, _)| k).collect();
+        if calls.is_empty() {
+            continue;
+        }
+        check_program(&input, &truth.xlated_insns, true, &st.name, arch, &mut c);
+    }
+    c
+}
+
+/// The model's call rewrites of one program against 7.3's xlated program.
+fn check_program(input: &VerifierInput, golden: &[Insn], zero_kernel_pointers: bool, name: &str, arch: Arch, c: &mut Counts) {
+    c.programs += 1;
+    let Ok(mut env) = verify(input, Instant::now()) else { return };
+    c.verified += 1;
+    let mut patches = Patches::new();
+    let mut all = true;
+    let calls: Vec<usize> =
+        env.insns.iter().enumerate().filter(|(_, i)| i.code == BPF_JMP | BPF_CALL && i.src != BPF_PSEUDO_CALL).map(|(k, _)| k).collect();
+    for i in calls {
+        // gone before bpf_do_misc_fixups: inlined by bpf_optimize_bpf_loop, or dead code
+        let a = env.pass_aux.get(i).cloned().unwrap_or_default();
+        if (env.insns[i].src == 0 && env.insns[i].imm == BPF_FUNC_LOOP && a.loop_inline.fit_for_inline) || !a.seen {
+            continue;
+        }
+        let fam = family(&env, i);
+        c.families.entry(fam.clone()).or_default().0 += 1;
+        match fixup_call(&mut env, i) {
+            Ok(Some(seq)) => {
+                // the replacement in its dump form, alone
+                let mut probe = env.insns.clone();
+                probe.splice(i..=i, seq.iter().copied());
+                let saved = std::mem::replace(&mut env.insns, probe);
+                let mut shifted_aux = env.aux.clone();
+                shifted_aux.splice(i..i, std::iter::repeat_n(Default::default(), seq.len() - 1));
+                let saved_aux = std::mem::replace(&mut env.aux, shifted_aux);
+                let dumped = dump_form(&env, zero_kernel_pointers)[i..i + seq.len()].to_vec();
+                env.insns = saved;
+                env.aux = saved_aux;
+                if contains(golden, &dumped) {
+                    c.families.get_mut(&fam).unwrap().1 += 1;
+                } else {
+                    c.mismatched_calls.push(format!("{arch} {name} insn {i} ({fam}): model {}", hex(&dumped)));
+                }
+                patches.replace(i, seq);
+            }
+            Ok(None) => {
+                let dumped = [dump_form(&env, zero_kernel_pointers)[i]];
+                if contains(golden, &dumped) {
+                    c.families.get_mut(&fam).unwrap().1 += 1;
+                } else {
+                    c.mismatched_calls.push(format!("{arch} {name} insn {i} ({fam}): left as is, not in 7.3's program"));
+                }
+            }
+            Err(Fail::Unsupported { what, .. }) => {
+                all = false;
+                c.families.get_mut(&fam).unwrap().2 += 1;
+                *c.unsupported.entry(what).or_default() += 1;
+            }
+            Err(Fail::Errno(e)) => panic!("{arch} {name}: fixup_call at {i} failed with errno {e}"),
+        }
+    }
+    if !all {
+        return;
+    }
+    c.all_calls_modelled += 1;
+    if apply(&mut env, patches).is_err() {
+        return;
+    }
+    if dump_form(&env, zero_kernel_pointers) == golden {
+        c.exact += 1;
+    } else {
+        c.not_exact.push(name.to_string());
+    }
+}
+
+fn hex(insns: &[Insn]) -> String {
+    insns.iter().map(|i| bpf_isa::insn::to_hex(*i)).collect::<Vec<_>>().join(" ")
+}
+
+fn report(arch: Arch, c: &Counts) {
+    eprintln!(
+        "== {arch}: {} programs with helper/kfunc calls, {} verified by the model, {} with every call modelled, {} byte-exact",
+        c.programs, c.verified, c.all_calls_modelled, c.exact
+    );
+    eprintln!("   per family: calls, replacement found in 7.3's xlated program, not modelled");
+    for (f, (n, ok, un)) in &c.families {
+        eprintln!("   {f:40} {n:4} {ok:4} {un:4}");
+    }
+    for (w, n) in &c.unsupported {
+        eprintln!("   not modelled ({n}x): {w}");
+    }
+    for m in &c.mismatched_calls {
+        eprintln!("   MISMATCH {m}");
+    }
+    eprintln!("   not byte-exact (other passes rewrite them too, or a call differs): {}", c.not_exact.join(", "));
+}
+
+/// (arch, calls whose replacement 7.3's program contains, byte-exact programs)
+const RATCHET: [(Arch, usize, usize); 2] = [(Arch::X86_64, 122, 63), (Arch::Arm64, 122, 64)];
+
+#[test]
+fn call_rewrites_match_the_xlated_goldens() {
+    let mut failures = Vec::new();
+    for (arch, min_calls, min_exact) in RATCHET {
+        let c = run_arch(arch);
+        report(arch, &c);
+        let found: usize = c.families.values().map(|f| f.1).sum();
+        eprintln!("   {arch}: {found} call rewrites found in 7.3's programs");
+        if !c.mismatched_calls.is_empty() {
+            failures.push(format!("{arch}: {} call rewrites differ from 7.3 (see MISMATCH above)", c.mismatched_calls.len()));
+        }
+        if found < min_calls {
+            failures.push(format!("{arch}: {found} call rewrites found in 7.3's programs, the ratchet is {min_calls}"));
+        }
+        if c.exact < min_exact {
+            failures.push(format!("{arch}: {} programs byte-exact, the ratchet is {min_exact}", c.exact));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// Every imm and address of the table against the images' kallsyms
+/// (skipped without the oracle kit's cache).
+#[test]
+fn call_imms_are_the_images_kallsyms() {
+    let cache = std::env::var("BPF_ORACLE_CACHE").unwrap_or_else(|_| "/var/cache/bpf-oracle".into());
+    for (slot, image) in ["7.3.4+deb13-amd64", "7.3.4+deb13-arm64"].iter().enumerate() {
+        let path = Path::new(&cache).join("kernels").join(image).join("kallsyms.gz");
+        if !path.exists() {
+            eprintln!("skipped: {} is absent", path.display());
+            return;
+        }
+        let Ok(out) = std::process::Command::new("gzip").arg("-dc").arg(&path).output() else {
+            eprintln!("skipped: gzip is not available");
+            return;
+        };
+        let text = String::from_utf8_lossy(&out.stdout);
+        let mut syms: BTreeMap<&str, u64> = BTreeMap::new();
+        for l in text.lines().filter(|l| !l.starts_with('#')) {
+            let f: Vec<&str> = l.split_whitespace().collect();
+            if let [a, _, name, ..] = f.as_slice()
+                && let Ok(a) = u64::from_str_radix(a, 16)
+            {
+                syms.entry(name).or_insert(a);
+            }
+        }
+        let base = syms["__bpf_call_base"];
+        let mut checked = 0;
+        for (f, imm) in kernel_symbols::all_call_imms() {
+            if let Some(imm) = imm[slot] {
+                let a = syms.get(f).unwrap_or_else(|| panic!("{f} is not in {image}'s kallsyms"));
+                assert_eq!(a.wrapping_sub(base) as i64, imm as i64, "{image}: {f}");
+                checked += 1;
+            }
+        }
+        for (v, addr) in kernel_symbols::all_var_addrs() {
+            if let Some(addr) = addr[slot] {
+                assert_eq!(syms.get(v), Some(&addr), "{image}: &{v}");
+            }
+        }
+        assert!(checked > 400, "{image}: {checked} imms checked");
+    }
+}
+
+/// The recorded xlated programs of tests/fixups_calls/*.s, by name.
+fn recorded(arch: Arch) -> BTreeMap<String, Option<Vec<Insn>>> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixups_calls");
+    let path = dir.join(format!("recorded-{}.txt", arch.name()));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut out: BTreeMap<String, Option<Vec<Insn>>> = BTreeMap::new();
+    let mut cur: Option<String> = None;
+    for l in text.lines().filter(|l| !l.starts_with('#')) {
+        if let Some(n) = l.strip_prefix("== ") {
+            cur = Some(n.to_string());
+            out.insert(n.to_string(), Some(Vec::new()));
+        } else if let Some(n) = &cur {
+            if l.starts_with("rejected") {
+                out.insert(n.clone(), None);
+            } else if let Some(v) = out.get_mut(n).and_then(|v| v.as_mut()) {
+                v.push(bpf_isa::insn::from_hex(l).unwrap_or_else(|| panic!("{}: bad slot {l}", path.display())));
+            }
+        }
+    }
+    out
+}
+
+/// A program of tests/fixups_calls/ as its `# load:` line says: `--type`,
+/// `--map NAME:TYPE:KEY:VALUE:MAX[:FLAGS]` (as `bpf-selftest check`),
+/// `--inner NAME:TYPE:KEY:VALUE:MAX` (the inner map of map NAME),
+/// `--unpriv`.
+fn program_request(path: &Path, arch: Arch) -> bpf_selftest::backend::LoadRequest {
+    use bpf_selftest::cli::check::{CheckArgs, request};
+    let src = std::fs::read_to_string(path).unwrap();
+    let opts = src.lines().find_map(|l| l.strip_prefix("# load:")).unwrap_or("");
+    let mut inner: Vec<(String, bpf_selftest::map::MapDef)> = Vec::new();
+    let mut a = CheckArgs {
+        file: path.display().to_string(),
+        prog_type: "socket_filter".into(),
+        arch: Some(arch.name().to_string()),
+        backend: "model".into(),
+        maps: Vec::new(),
+        flags: None,
+        log_level: 0,
+        unpriv: false,
+        btf: "func_info".into(),
+        global_funcs: Vec::new(),
+        imms: Vec::new(),
+        run: false,
+        data_len: None,
+        data_hex: None,
+        ctx_len: None,
+        ctx_hex: None,
+        json: false,
+        interp: false,
+    };
+    let mut words = opts.split_whitespace();
+    while let Some(w) = words.next() {
+        match w {
+            "--type" => a.prog_type = words.next().unwrap().to_string(),
+            "--map" => a.maps.push(words.next().unwrap().to_string()),
+            "--unpriv" => a.unpriv = true,
+            "--inner" => {
+                let spec = words.next().unwrap();
+                let def = bpf_selftest::map::MapDef::parse_cli(spec).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                inner.push((def.name.clone(), def));
+            }
+            o => panic!("{}: option {o} is not understood by this test", path.display()),
+        }
+    }
+    let body: String = src.lines().filter(|l| !l.starts_with('#')).collect::<Vec<_>>().join("\n");
+    let mut req = request(&a, &body).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    for (name, def) in inner {
+        let m = req.maps.iter_mut().find(|m| m.name == name).unwrap_or_else(|| panic!("{}: --inner of unknown map {name}", path.display()));
+        m.inner = Some(Box::new(def));
+    }
+    req
+}
+
+fn program_files() -> Vec<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixups_calls");
+    let mut files: Vec<PathBuf> =
+        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "s")).collect();
+    files.sort();
+    files
+}
+
+/// Records tests/fixups_calls/recorded-<arch>.txt: the xlated programs of
+/// tests/fixups_calls/*.s as 7.3 under QEMU loads them (`--ignored`).
+#[test]
+#[ignore = "records tests/fixups_calls/recorded-<arch>.txt from 7.3 under QEMU"]
+fn record_programs() {
+    use bpf_selftest::backend::normalize::renumber_maps;
+    let vm = bpf_selftest::backend::by_name("vm").unwrap();
+    for arch in [Arch::X86_64, Arch::Arm64] {
+        if let Err(e) = vm.probe(arch) {
+            eprintln!("skipped: {}", e.0);
+            return;
+        }
+        let files = program_files();
+        let reqs: Vec<_> = files.iter().map(|f| program_request(f, arch)).collect();
+        let outs = vm.load_batch(&reqs);
+        let mut text = format!(
+            "# The xlated programs of tests/fixups_calls/*.s as 7.3.4+deb13 ({arch}, QEMU, nokaslr) loaded them:\n\
+             # one 8-byte slot per line as BPF_OBJ_GET_INFO_BY_FD returns it, map ids replaced by map indexes.\n\
+             # Recorded by `cargo test --test fixups_calls record_programs -- --ignored`.\n"
+        );
+        for (f, out) in files.iter().zip(outs) {
+            text.push_str(&format!("== {}\n", f.file_stem().unwrap().to_string_lossy()));
+            match out {
+                Ok(o) if o.accepted => {
+                    for i in renumber_maps(&o.xlated_insns, &o.map_ids, &|k| k as u32) {
+                        text.push_str(&bpf_isa::insn::to_hex(i));
+                        text.push('\n');
+                    }
+                }
+                Ok(o) => text.push_str(&format!("rejected {}\n", o.errno)),
+                Err(e) => panic!("{arch} {}: {}", f.display(), e.0),
+            }
+        }
+        std::fs::write(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/fixups_calls/recorded-{}.txt", arch.name())), text).unwrap();
+    }
+}
+
+/// (arch, call rewrites found in 7.3's programs, byte-exact programs)
+const RECORDED_RATCHET: [(Arch, usize, usize); 2] = [(Arch::X86_64, 61, 31), (Arch::Arm64, 61, 34)];
+
+/// Rewrites the goldens do not exercise (tail calls, per-CPU hashes,
+/// queue/stack ops, odd value sizes, index masking, jiffies, per-CPU
+/// variables, redirect_map, ...), against 7.3 under QEMU.
+#[test]
+fn call_rewrites_match_the_recorded_programs() {
+    let files = program_files();
+    let mut failures = Vec::new();
+    for (arch, min_calls, min_exact) in RECORDED_RATCHET {
+        let truth = recorded(arch);
+        let mut c = Counts::default();
+        for f in &files {
+            let name = f.file_stem().unwrap().to_string_lossy().to_string();
+            let Some(Some(golden)) = truth.get(&name) else {
+                failures.push(format!("{arch} {name}: no recorded xlated program"));
+                continue;
+            };
+            let req = program_request(f, arch);
+            assert!(ModelBackend::create_maps(&req).is_none(), "{arch} {name}: the model refuses a map 7.3 created");
+            let mut input = ModelBackend::verifier_input(&req).unwrap_or_else(|e| panic!("{arch} {name}: {}", e.0));
+            input.verification_time_usec = Some(0);
+            check_program(&input, golden, false, &name, arch, &mut c);
+        }
+        report(arch, &c);
+        let found: usize = c.families.values().map(|f| f.1).sum();
+        eprintln!("   {arch}: {found} call rewrites found in 7.3's programs");
+        if !c.mismatched_calls.is_empty() {
+            failures.push(format!("{arch}: {} call rewrites differ from 7.3 (see MISMATCH above)", c.mismatched_calls.len()));
+        }
+        if found < min_calls {
+            failures.push(format!("{arch}: {found} call rewrites found in 7.3's programs, the ratchet is {min_calls}"));
+        }
+        if c.exact < min_exact {
+            failures.push(format!("{arch}: {} programs byte-exact, the ratchet is {min_exact}", c.exact));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// A survey, not a check (run with `--ignored`): what `fixup_call` says
+/// about every call of the kernel's own `verifier_*.c` programs the model
+/// verifies, per arch: how many it rewrites and why it declines the rest.
+#[test]
+#[ignore = "a survey over the imported kernel selftests (needs the 7.3 source and gcc)"]
+fn survey_imported_kernel_selftests() {
+    use bpf_selftest::import;
+    let Some(tree) = import::cpp::oracle_tree() else {
+        eprintln!("skipped: no Linux 7.3 source");
+        return;
+    };
+    for arch in [Arch::X86_64, Arch::Arm64] {
+        let files = import::import_verifier_suites(&tree, arch, &|_| true);
+        let suites: Vec<_> = files.iter().filter_map(|(_, r)| r.as_ref().ok()).map(import::suite::to_suite).collect();
+        let opts = RunOptions { arch, backend: "model".into(), verbosity: 0, filters: Vec::new() };
+        let model = bpf_selftest::backend::by_name("model").unwrap();
+        let (mut rewritten, mut kept) = (0usize, 0usize);
+        let mut declined: BTreeMap<String, usize> = BTreeMap::new();
+        for st in bpf_selftest::runner::plan_suites(&suites, &opts, model.as_ref()) {
+            let Plan::Load(job) = st.plan else { continue };
+            let Ok(mut input) = ModelBackend::verifier_input(&job.request) else { continue };
+            input.verification_time_usec = Some(0);
+            let Ok(mut env) = verify(&input, Instant::now()) else { continue };
+            let calls: Vec<usize> =
+                env.insns.iter().enumerate().filter(|(_, i)| i.code == BPF_JMP | BPF_CALL && i.src != BPF_PSEUDO_CALL).map(|(k, _)| k).collect();
+            for i in calls {
+                // dead code never reaches bpf_do_misc_fixups (removed, or sanitized to `goto -1`)
+                if !env.pass_aux.get(i).is_some_and(|a| a.seen) {
+                    continue;
+                }
+                match fixup_call(&mut env, i) {
+                    Ok(Some(_)) => rewritten += 1,
+                    Ok(None) => kept += 1,
+                    Err(Fail::Unsupported { what, .. }) => *declined.entry(what).or_default() += 1,
+                    Err(Fail::Errno(e)) => panic!("{arch} {}: errno {e}", st.name),
+                }
+            }
+        }
+        eprintln!("== {arch}: {rewritten} calls rewritten, {kept} left as they are, {} declined", declined.values().sum::<usize>());
+        for (w, n) in &declined {
+            eprintln!("   {n:4}x {w}");
+        }
+    }
+}
+
+/// The imported kernel selftests the model verifies and whose programs
+/// call helpers or kfuncs, with their requests, per arch.
+fn imported_jobs(arch: Arch) -> Option<Vec<(String, bpf_selftest::backend::LoadRequest)>> {
+    use bpf_selftest::import;
+    let tree = import::cpp::oracle_tree()?;
+    if std::process::Command::new("gcc").arg("--version").output().is_err() {
+        return None;
+    }
+    let files = import::import_verifier_suites(&tree, arch, &|_| true);
+    let suites: Vec<_> = files.iter().filter_map(|(_, r)| r.as_ref().ok()).map(import::suite::to_suite).collect();
+    let opts = RunOptions { arch, backend: "model".into(), verbosity: 0, filters: Vec::new() };
+    let model = bpf_selftest::backend::by_name("model").unwrap();
+    let mut out = Vec::new();
+    for st in bpf_selftest::runner::plan_suites(&suites, &opts, model.as_ref()) {
+        let Plan::Load(job) = st.plan else { continue };
+        let Ok(mut input) = ModelBackend::verifier_input(&job.request) else { continue };
+        input.verification_time_usec = Some(0);
+        let Ok(env) = verify(&input, Instant::now()) else { continue };
+        if env.insns.iter().any(|i| i.code == BPF_JMP | BPF_CALL && i.src != BPF_PSEUDO_CALL) {
+            out.push((st.name.clone(), job.request));
+        }
+    }
+    Some(out)
+}
+
+/// The helper and kfunc calls of an xlated program (dump form), in order,
+/// without those other passes emit (`LD_ABS`, timed `may_goto`).
+fn call_slots(insns: &[Insn], arch: Arch) -> Vec<Insn> {
+    let others: Vec<i32> =
+        ["arch_bpf_timed_may_goto", "bpf_skb_load_helper_8_no_cache", "bpf_skb_load_helper_16_no_cache", "bpf_skb_load_helper_32_no_cache"]
+            .iter()
+            .filter_map(|f| kernel_symbols::call_imm(arch, f))
+            .collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < insns.len() {
+        let x = insns[i];
+        if x.code == BPF_JMP | BPF_CALL && x.src != BPF_PSEUDO_CALL && !(x.src == 0 && others.contains(&x.imm)) {
+            out.push(x);
+        }
+        i += if x.is_ld_imm64() { 2 } else { 1 };
+    }
+    out
+}
+
+fn imported_calls_path(arch: Arch) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/fixups_calls/imported-calls-{}.txt", arch.name()))
+}
+
+/// Records, from 7.3 under QEMU, the calls of the xlated programs of the
+/// imported kernel selftests (run with `--ignored`; one boot per arch).
+#[test]
+#[ignore = "records tests/fixups_calls/imported-calls-<arch>.txt from 7.3 under QEMU"]
+fn record_imported_calls() {
+    let vm = bpf_selftest::backend::by_name("vm").unwrap();
+    for arch in [Arch::X86_64, Arch::Arm64] {
+        let Some(jobs) = imported_jobs(arch) else {
+            eprintln!("skipped: no Linux 7.3 source or gcc");
+            return;
+        };
+        if let Err(e) = vm.probe(arch) {
+            eprintln!("skipped: {}", e.0);
+            return;
+        }
+        let reqs: Vec<_> = jobs.iter().map(|(_, r)| r.clone()).collect();
+        let outs = vm.load_batch(&reqs);
+        let mut text = format!(
+            "# The helper and kfunc calls (raw xlated slots, in order) that 7.3.4+deb13 ({arch}, QEMU) left in the\n\
+             # programs of the kernel's verifier_*.c selftests the model verifies; recorded by\n\
+             # `cargo test --test fixups_calls record_imported_calls -- --ignored`.\n"
+        );
+        for ((name, _), out) in jobs.iter().zip(outs) {
+            match out {
+                Ok(o) if o.accepted => {
+                    let calls: Vec<String> = call_slots(&o.xlated_insns, arch).iter().map(|i| bpf_isa::insn::to_hex(*i)).collect();
+                    text.push_str(&format!("{name}: {}\n", calls.join(" ")));
+                }
+                Ok(o) => text.push_str(&format!("{name}: rejected {}\n", o.errno)),
+                Err(e) => text.push_str(&format!("{name}: unavailable {}\n", e.0.replace('\n', " "))),
+            }
+        }
+        std::fs::write(imported_calls_path(arch), text).unwrap();
+    }
+}
+
+/// The model's call rewrites of the imported kernel selftests against the
+/// calls 7.3 left in their xlated programs (`record_imported_calls`).
+#[test]
+fn call_rewrites_match_the_imported_recordings() {
+    let mut failures = Vec::new();
+    for arch in [Arch::X86_64, Arch::Arm64] {
+        let Ok(text) = std::fs::read_to_string(imported_calls_path(arch)) else {
+            eprintln!("skipped: no recording for {arch}");
+            continue;
+        };
+        let truth: BTreeMap<&str, &str> = text
+            .lines()
+            .filter(|l| !l.starts_with('#'))
+            .filter_map(|l| l.split_once(": ").or_else(|| l.strip_suffix(':').map(|n| (n, ""))))
+            .collect();
+        let Some(jobs) = imported_jobs(arch) else {
+            eprintln!("skipped: no Linux 7.3 source or gcc");
+            return;
+        };
+        let (mut same, mut compared, mut declined) = (0, 0, 0);
+        for (name, req) in &jobs {
+            let Some(rec) = truth.get(name.as_str()) else { continue };
+            if rec.starts_with("rejected") || rec.starts_with("unavailable") {
+                continue;
+            }
+            let Some(want) = rec.split_whitespace().map(bpf_isa::insn::from_hex).collect::<Option<Vec<_>>>() else {
+                failures.push(format!("{arch} {name}: bad recording"));
+                continue;
+            };
+            let mut input = ModelBackend::verifier_input(req).unwrap();
+            input.verification_time_usec = Some(0);
+            let Ok(mut env) = verify(&input, Instant::now()) else { continue };
+            let mut patches = Patches::new();
+            let mut ok = true;
+            let calls: Vec<usize> =
+                env.insns.iter().enumerate().filter(|(_, i)| i.code == BPF_JMP | BPF_CALL && i.src != BPF_PSEUDO_CALL).map(|(k, _)| k).collect();
+            for i in calls {
+                let a = env.pass_aux.get(i).cloned().unwrap_or_default();
+                let inlined_loop = env.insns[i].src == 0 && env.insns[i].imm == BPF_FUNC_LOOP && a.loop_inline.fit_for_inline;
+                if !a.seen || inlined_loop {
+                    // removed before bpf_do_misc_fixups: dead code, bpf_optimize_bpf_loop
+                    patches.replace(i, vec![Insn::new(BPF_JMP | BPF_JA, 0, 0, 0, 0)]);
+                    continue;
+                }
+                match fixup_call(&mut env, i) {
+                    Ok(Some(seq)) => patches.replace(i, seq),
+                    Ok(None) => {}
+                    Err(_) => ok = false,
+                }
+            }
+            if !ok {
+                declined += 1;
+                continue;
+            }
+            apply(&mut env, patches).unwrap();
+            compared += 1;
+            let got = call_slots(&dump_form(&env, false), arch);
+            if got == want {
+                same += 1;
+            } else {
+                failures.push(format!("{arch} {name}: 7.3 {} / model {}", hex(&want), hex(&got)));
+            }
+        }
+        eprintln!("== {arch}: {same} of {compared} imported programs with the calls 7.3 left ({declined} with a call not modelled)");
+    }
+    assert!(failures.is_empty(), "{} programs differ:\n{}", failures.len(), failures.join("\n"));
+}

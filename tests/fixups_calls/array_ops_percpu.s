@@ -1,0 +1,21 @@
+# load: --type socket_filter --map pa:percpu_array:4:8:4 --map arr:array:4:8:4
+r1 = 0;
+*(u64 *)(r10 - 8) = r1;
+r2 = r10;
+r2 += -8;
+r3 = r10;
+r3 += -8;
+r1 = pa ll;
+r4 = 0;
+call bpf_map_update_elem;
+r2 = r10;
+r2 += -8;
+r1 = pa ll;
+r3 = 0;
+call bpf_map_lookup_percpu_elem;
+r2 = r10;
+r2 += -8;
+r1 = arr ll;
+call bpf_map_delete_elem;
+r0 = 0;
+exit;

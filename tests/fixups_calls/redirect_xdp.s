@@ -1,0 +1,5 @@
+# load: --type xdp
+r1 = 1;
+r2 = 0;
+call bpf_redirect;
+exit;

@@ -1,0 +1,8 @@
+# load: --type socket_filter --unpriv --map jmp:prog_array:4:4:5
+r6 = r1;
+r1 = r6;
+r2 = jmp ll;
+r3 = 1;
+call bpf_tail_call;
+r0 = 0;
+exit;
