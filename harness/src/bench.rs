@@ -359,6 +359,95 @@ pub fn table(rows: &[(Case, Side, Side)]) -> String {
     s
 }
 
+/// The fixups' patch engine on a pyperf600-shaped program: every
+/// `bpf_map_lookup_elem` call replaced by an inlined hash lookup (the
+/// shape of `htab_map_gen_lookup`: a call of the internal lookup, a NULL
+/// check jumping over the value offset), applied in one step
+/// ([`crate::fixups::patch::apply_to`]) and the kernel's way, patch by patch
+/// ([`crate::fixups::patch::apply_one_at_a_time_to`]); and the one step on
+/// a program ten times larger, which should take about ten times as long.
+pub struct EngineRow {
+    pub case: String,
+    pub insns: usize,
+    pub patches: usize,
+    pub one_step_ms: f64,
+    /// `None` where the kernel's way would take too long to wait for.
+    pub one_at_a_time_ms: Option<f64>,
+}
+
+fn engine_input(lookups: usize) -> Result<(Vec<crate::isa::Insn>, crate::fixups::patch::Patches), String> {
+    use crate::isa::op::*;
+    use crate::isa::Insn;
+    let req = request("pyperf", &pyperf_shaped(lookups), RAW_TRACEPOINT, vec![syms_map()], Arch::X86_64)?;
+    let insns = req.prog.insns;
+    let mut patches = crate::fixups::patch::Patches::new();
+    for (i, insn) in insns.iter().enumerate() {
+        if insn.is_helper_call() && insn.imm == 1 {
+            patches.replace(
+                i,
+                vec![
+                    Insn::new(BPF_JMP | BPF_CALL, 0, 0, 0, 0x1234),
+                    Insn::new(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1, 0),
+                    Insn::new(BPF_ALU64 | BPF_ADD | BPF_K, 0, 0, 0, 48),
+                ],
+            );
+        }
+    }
+    Ok((insns, patches))
+}
+
+/// One application of `patches` to a fresh copy of `insns`, timed (ms).
+fn time_engine(insns: &[crate::isa::Insn], patches: &crate::fixups::patch::Patches, one_step: bool) -> Result<f64, String> {
+    use crate::fixups::patch::{PatchTarget, apply_one_at_a_time_to, apply_to};
+    use crate::verifier::do_check::PassAux;
+    use crate::verifier::env::{InsnAux, SubprogInfo};
+    let mut prog = insns.to_vec();
+    let mut aux = vec![InsnAux::default(); prog.len()];
+    let mut pass_aux = vec![PassAux { seen: true, ..PassAux::default() }; prog.len()];
+    let mut subprogs = vec![SubprogInfo { start: 0, ..Default::default() }, SubprogInfo { start: prog.len(), ..Default::default() }];
+    let mut cnt = 1;
+    let mut t = PatchTarget { insns: &mut prog, aux: &mut aux, pass_aux: &mut pass_aux, subprog_info: &mut subprogs, subprog_cnt: &mut cnt };
+    let t0 = Instant::now();
+    let r = if one_step { apply_to(&mut t, patches.clone()) } else { apply_one_at_a_time_to(&mut t, patches.clone()) };
+    let ms = t0.elapsed().as_secs_f64() * 1e3;
+    r.map_err(|e| format!("{e:?}"))?;
+    Ok(ms)
+}
+
+/// The engine's cases, the best of `reps` runs.
+pub fn fixups_engine(reps: usize) -> Result<Vec<EngineRow>, String> {
+    let reps = reps.max(1);
+    // the best of the runs: on a shared machine the others measure the
+    // neighbours (the engine's work is the same every run)
+    let med = |f: &dyn Fn() -> Result<f64, String>, n: usize| -> Result<f64, String> {
+        let v = (0..n).map(|_| f()).collect::<Result<Vec<_>, _>>()?;
+        Ok(v.into_iter().fold(f64::INFINITY, f64::min))
+    };
+    let mut rows = Vec::new();
+    for (case, lookups, kernel_way) in [("fixups_engine_pyperf600", 1_600, true), ("fixups_engine_pyperf600_x10", 16_000, false)] {
+        let (insns, patches) = engine_input(lookups)?;
+        let one_step_ms = med(&|| time_engine(&insns, &patches, true), reps)?;
+        let one_at_a_time_ms = if kernel_way { Some(med(&|| time_engine(&insns, &patches, false), reps.min(3))?) } else { None };
+        rows.push(EngineRow { case: case.into(), insns: insns.len(), patches: patches.len(), one_step_ms, one_at_a_time_ms });
+    }
+    Ok(rows)
+}
+
+/// The engine's table: the speed-up over the kernel's way, and the growth
+/// from the program to one ten times larger (linear: about 10).
+pub fn fixups_engine_table(rows: &[EngineRow]) -> String {
+    let mut s = String::from("fixups engine                  insns  patches  one-step ms  one-at-a-time ms  speed-up\n");
+    for r in rows {
+        let slow = r.one_at_a_time_ms.map_or_else(|| "-".to_string(), |m| format!("{m:.3}"));
+        let up = r.one_at_a_time_ms.map_or_else(|| "-".to_string(), |m| format!("{:.1}x", m / r.one_step_ms.max(1e-9)));
+        let _ = writeln!(s, "{:<28} {:>7}  {:>7}  {:>11.3}  {:>16}  {:>8}", r.case, r.insns, r.patches, r.one_step_ms, slow, up);
+    }
+    if let [a, b, ..] = rows {
+        let _ = writeln!(s, "one-step growth for a 10x larger program: {:.1}x", b.one_step_ms / a.one_step_ms.max(1e-9));
+    }
+    s
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -369,6 +458,10 @@ mod tests {
         assert_eq!(r.prog.insns.len(), 1000);
         let p = request("p", &pyperf_shaped(1_600), RAW_TRACEPOINT, vec![syms_map()], Arch::X86_64).unwrap();
         assert!((40_000..46_000).contains(&p.prog.insns.len()), "{}", p.prog.insns.len());
+        let (insns, patches) = engine_input(20).unwrap();
+        assert_eq!(patches.len(), 20);
+        // both ways give the same program
+        assert!(time_engine(&insns, &patches, true).is_ok() && time_engine(&insns, &patches, false).is_ok());
         for asm in [walked_loop(10), branch_chain(10), bpf_for(10), bpf_loop(10), unrolled(10), strobemeta_shaped(3)] {
             request("x", &asm, RAW_TRACEPOINT, vec![syms_map()], Arch::X86_64).unwrap();
         }

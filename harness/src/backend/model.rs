@@ -2,7 +2,8 @@
 //! kernel backend's would pass to `BPF_PROG_LOAD` (maps as fds, kfuncs as
 //! vmlinux BTF ids, a func_info BTF) into [`crate::verifier::bpf_check`],
 //! and answers with a [`LoadOutcome`] when the verdict came from modelled
-//! phases only. Anything else is [`Unavailable`], naming the phase the
+//! phases only: for an accepted program its xlated insns (the dump form,
+//! with the created maps' ids) and, when asked, the test run's result. Anything else is [`Unavailable`], naming the phase the
 //! model does not have yet, so a test is skipped for a stated reason
 //! instead of passing or failing on a guess.
 
@@ -141,11 +142,26 @@ impl ModelBackend {
     pub fn load_input(input: &VerifierInput) -> Result<LoadOutcome, Unavailable> {
         match bpf_check(input) {
             Verdict::Decided(d) => {
-                if d.accepted {
-                    // xlated, JIT and test run come after the verifier
-                    return Err(Unavailable("model: bpf_check: the fixups after the main pass are not modelled yet".into()));
+                let xlated = if d.accepted { bpf_isa::disasm::xlated_dump(&d.xlated).lines().map(str::to_string).collect() } else { Vec::new() };
+                // the ids of the maps created, by the request's map index
+                let mut map_ids = Vec::new();
+                for m in &input.maps {
+                    let k = (m.fd - FIRST_MAP_FD) as usize;
+                    if map_ids.len() <= k {
+                        map_ids.resize(k + 1, 0);
+                    }
+                    map_ids[k] = m.id;
                 }
-                Ok(LoadOutcome { accepted: false, errno: d.errno, log: d.log, verified_insns: d.verified_insns, ..LoadOutcome::default() })
+                Ok(LoadOutcome {
+                    accepted: d.accepted,
+                    errno: d.errno,
+                    log: d.log,
+                    verified_insns: d.verified_insns,
+                    xlated,
+                    xlated_insns: d.xlated,
+                    map_ids,
+                    ..LoadOutcome::default()
+                })
             }
             Verdict::NotModelled { phase, what, .. } => Err(Unavailable(format!("model: {phase}: {what}"))),
         }
@@ -167,12 +183,21 @@ impl Backend for ModelBackend {
             return Ok(out);
         }
         let mut input = Self::verifier_input(req)?;
-        let out = Self::load_input(&input)?;
+        let mut out = Self::load_input(&input)?;
         if !out.accepted && input.log_level == 0 {
             // libbpf retries a failed load at level 1 to show what failed
             input.log_level = 1;
             input.log_size = LOG_BUF_SIZE;
             return Self::load_input(&input);
+        }
+        if out.accepted && req.want_jited {
+            return Err(Unavailable(format!("model: the {} JIT is not modelled yet", req.arch)));
+        }
+        if out.accepted && req.test_run.is_some() {
+            // the program as loaded, run with the semantics its fixups give
+            // it (the interpreter's, measured against 7.3's test runs)
+            let prog = crate::exec::ExecProgram::from_linked(&req.prog);
+            crate::exec::fill_outcome(req, &prog, &mut out).map_err(|e| Unavailable(format!("model: test run: {e}")))?;
         }
         Ok(out)
     }

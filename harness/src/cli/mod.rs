@@ -250,6 +250,10 @@ fn cmd_bench(filters: &[String], json: bool, reps: usize) -> Result<(), String> 
     if !json {
         print!("{}", crate::bench::table(&rows));
     }
+    if filters.is_empty() || filters.iter().any(|f| "fixups_engine".contains(f.as_str()) || f.contains("fixups")) {
+        eprintln!("bench: fixups engine");
+        print!("{}", crate::bench::fixups_engine_table(&crate::bench::fixups_engine(reps)?));
+    }
     Ok(())
 }
 

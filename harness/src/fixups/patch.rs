@@ -1,15 +1,19 @@
 //! The patch engine. A rewrite pass reads the program as the previous pass
 //! left it and queues [`Patches`]: "replace insn `at` by these insns". The
-//! engine then applies a pass's patches together, with the result 7.3 gets
-//! from calling `bpf_patch_insn_data` once per patch as the pass walks the
-//! program: branches remapped (`bpf_adj_branches`), per-insn aux data moved
-//! (`adjust_insn_aux_data`), subprogram starts shifted.
+//! engine then applies a pass's patches together, in one O(N + inserted)
+//! step, with the result 7.3 gets from calling `bpf_patch_insn_data` once
+//! per patch as the pass walks the program: branches remapped
+//! (`bpf_adj_branches`), per-insn aux data moved (`adjust_insn_aux_data`),
+//! subprogram starts shifted (`adjust_subprog_starts`). Dead code goes the
+//! same way ([`remove_insns`]: `verifier_remove_insns` per run).
 //!
 //! Naming: `at` is an index into the program the pass read. The insns of a
 //! patch are laid out as the kernel lays them out when that patch alone is
 //! applied: a jump inside a patch that leaves it is relative to the patch
-//! in place, and a jump elsewhere that targeted the patched insn lands on
-//! the first insn of its patch.
+//! in place (in the program the pass read), and a jump anywhere that
+//! targeted a patched insn lands on the first insn of its patch. That is
+//! what the kernel's walk gives: it patches front to back, each pass
+//! reading insns whose offsets earlier patches already adjusted.
 //!
 //! [`apply_one_at_a_time`] is the kernel's way, patch by patch, kept as the
 //! reference the engine is checked (and benchmarked) against.
@@ -19,7 +23,7 @@ use bpf_isa::op::*;
 
 use crate::verifier::Fail;
 use crate::verifier::do_check::PassAux;
-use crate::verifier::env::{InsnAux, VerifierEnv};
+use crate::verifier::env::{InsnAux, SubprogInfo, VerifierEnv};
 
 /// One queued replacement.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -56,48 +60,148 @@ impl Patches {
     }
 }
 
-/// What the patches rewrite besides the insns.
+/// What the patches rewrite: the program and everything indexed by insn.
 pub struct PatchTarget<'e> {
     pub insns: &'e mut Vec<Insn>,
     pub aux: &'e mut Vec<InsnAux>,
+    /// Empty when the main pass recorded nothing (then left empty).
     pub pass_aux: &'e mut Vec<PassAux>,
-    /// `subprog_info[i].start` for every subprogram and the fake last one.
-    pub subprog_starts: Vec<&'e mut usize>,
+    /// `subprog_cnt` entries and the fake last one.
+    pub subprog_info: &'e mut Vec<SubprogInfo>,
+    pub subprog_cnt: &'e mut usize,
 }
 
-/// `bpf_patch_insn_data` once per patch, the kernel's way: each patch
-/// remaps every branch of the whole program (O(N) per patch).
-pub fn apply_one_at_a_time(env: &mut VerifierEnv<'_>, patches: Patches) -> Result<(), Fail> {
-    let mut list = patches.list;
-    // front to back at `at + delta`, as a pass's walk does: a jump that
-    // leaves an earlier patch is then moved by the later patches it
-    // crosses (applying from the back would leave it short of them)
+impl<'e> PatchTarget<'e> {
+    pub fn of(env: &'e mut VerifierEnv<'_>) -> PatchTarget<'e> {
+        PatchTarget {
+            insns: &mut env.insns,
+            aux: &mut env.aux,
+            pass_aux: &mut env.pass_aux,
+            subprog_info: &mut env.subprog_info,
+            subprog_cnt: &mut env.subprog_cnt,
+        }
+    }
+}
+
+/// The error of `bpf_patch_insn_single` when a jump no longer fits (the
+/// kernel logs "insn N cannot be patched due to 16-bit range" and fails
+/// the load with ENOMEM; the model leaves such a load undecided).
+fn erange() -> Fail {
+    Fail::unsupported("bpf_patch_insn_single", "a patch moves a jump out of its 16-bit range (ERANGE)")
+}
+
+fn bad_patches(what: &str) -> Fail {
+    Fail::unsupported("bpf_patch_insn_data", what)
+}
+
+/// Where an insn keeps the offset `bpf_adj_branches` adjusts.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Rel {
+    /// `off` (16 bits): jumps.
+    Off,
+    /// `imm` (32 bits): `gotol`, pseudo calls, `ld_imm64` of a pseudo func.
+    Imm,
+}
+
+/// Whether `bpf_adj_branches` adjusts the insn, and which field.
+fn branch_field(insn: &Insn) -> Option<Rel> {
+    if insn.code == BPF_LD | BPF_IMM | BPF_DW && insn.src == BPF_PSEUDO_FUNC {
+        return Some(Rel::Imm);
+    }
+    let class = insn.code & 0x07;
+    if class != BPF_JMP && class != BPF_JMP32 {
+        return None;
+    }
+    match insn.code & 0xf0 {
+        BPF_EXIT => None,
+        BPF_CALL => (insn.src == BPF_PSEUDO_CALL).then_some(Rel::Imm),
+        _ if insn.code == BPF_JMP32 | BPF_JA => Some(Rel::Imm),
+        _ => Some(Rel::Off),
+    }
+}
+
+fn rel_get(insn: &Insn, r: Rel) -> i64 {
+    match r {
+        Rel::Off => insn.off as i64,
+        Rel::Imm => insn.imm as i64,
+    }
+}
+
+fn rel_set(insn: &mut Insn, r: Rel, v: i64) -> Result<(), Fail> {
+    match r {
+        Rel::Off => insn.off = i16::try_from(v).map_err(|_| erange())?,
+        Rel::Imm => insn.imm = i32::try_from(v).map_err(|_| erange())?,
+    }
+    Ok(())
+}
+
+/// The patches sorted by `at`, checked: distinct, in range, not empty.
+fn sorted(mut list: Vec<Patch>, len: usize) -> Result<Vec<Patch>, Fail> {
     list.sort_by_key(|p| p.at);
-    let mut delta = 0;
+    for (k, p) in list.iter().enumerate() {
+        if p.at >= len || p.insns.is_empty() {
+            return Err(bad_patches(&format!("a patch at insn {} of {len} (with {} insns) is invalid", p.at, p.insns.len())));
+        }
+        if k > 0 && list[k - 1].at == p.at {
+            return Err(bad_patches(&format!("two patches of insn {}", p.at)));
+        }
+    }
+    Ok(list)
+}
+
+/// `bpf_patch_insn_data` once per patch, the kernel's way: the pass walks
+/// front to back, every patch remaps every branch of the whole program
+/// (O(N) per patch). A jump of a patch leaving it backwards is rebased on
+/// the insns before it as they are by then, as a kernel pass that copied
+/// the (already adjusted) offset of the insn it read would have it.
+pub fn apply_one_at_a_time(env: &mut VerifierEnv<'_>, patches: Patches) -> Result<(), Fail> {
+    apply_one_at_a_time_to(&mut PatchTarget::of(env), patches)
+}
+
+pub fn apply_one_at_a_time_to(t: &mut PatchTarget<'_>, patches: Patches) -> Result<(), Fail> {
+    let list = sorted(patches.list, t.insns.len())?;
+    // (old index, growth) of the patches applied so far
+    let mut done: Vec<(usize, i64)> = Vec::with_capacity(list.len());
+    let mut delta = 0i64;
     for p in list {
-        bpf_patch_insn_data(env, p.at + delta, &p.insns)?;
-        delta += p.insns.len() - 1;
+        let cur = |old: i64| old + done.iter().filter(|&&(at, _)| (at as i64) < old).map(|&(_, d)| d).sum::<i64>();
+        let pos = p.at as i64 + delta;
+        let mut insns = p.insns;
+        let n = insns.len() as i64;
+        for (k, insn) in insns.iter_mut().enumerate() {
+            let Some(r) = branch_field(insn) else { continue };
+            let local = k as i64 + rel_get(insn, r) + 1;
+            if local < 0 {
+                let target = cur(p.at as i64 + local);
+                rel_set(insn, r, target - (pos + k as i64) - 1)?;
+            }
+        }
+        bpf_patch_insn_data(t, pos as usize, &insns)?;
+        done.push((p.at, n - 1));
+        delta += n - 1;
     }
     Ok(())
 }
 
 /// One patch: `bpf_patch_insn_single` and the aux data adjustments.
-pub fn bpf_patch_insn_data(env: &mut VerifierEnv<'_>, off: usize, patch: &[Insn]) -> Result<(), Fail> {
+pub fn bpf_patch_insn_data(t: &mut PatchTarget<'_>, off: usize, patch: &[Insn]) -> Result<(), Fail> {
     let len = patch.len();
     if len == 1 {
-        env.insns[off] = patch[0];
+        t.insns[off] = patch[0];
     } else {
         let (end_old, end_new) = (off + 1, off + len);
-        env.insns.splice(off..off + 1, patch.iter().copied());
-        bpf_adj_branches(&mut env.insns, off, end_old, end_new)?;
+        let mut insns = t.insns.clone();
+        insns.splice(off..off + 1, patch.iter().copied());
+        bpf_adj_branches(&mut insns, off, end_old, end_new)?;
+        *t.insns = insns;
         // the patched insn's aux data goes with its last insn
-        let seen = env.pass_aux.get(off).is_some_and(|a| a.seen);
-        env.aux.splice(off..off, std::iter::repeat_n(InsnAux::default(), len - 1));
-        if !env.pass_aux.is_empty() {
+        let seen = t.pass_aux.get(off).is_some_and(|a| a.seen);
+        t.aux.splice(off..off, std::iter::repeat_n(InsnAux::default(), len - 1));
+        if !t.pass_aux.is_empty() {
             let fresh = PassAux { seen, ..PassAux::default() };
-            env.pass_aux.splice(off..off, std::iter::repeat_n(fresh, len - 1));
+            t.pass_aux.splice(off..off, std::iter::repeat_n(fresh, len - 1));
         }
-        for si in env.subprog_info.iter_mut().take(env.subprog_cnt + 1) {
+        for si in t.subprog_info.iter_mut().take(*t.subprog_cnt + 1) {
             if si.start > off {
                 si.start += len - 1;
             }
@@ -105,51 +209,488 @@ pub fn bpf_patch_insn_data(env: &mut VerifierEnv<'_>, off: usize, patch: &[Insn]
     }
     // zext_dst of the patch's insns: whether each defines a 32-bit subregister
     for i in off..off + len {
-        env.aux[i].zext_dst = crate::fixups::insn_def32(&env.insns, i);
+        t.aux[i].zext_dst = crate::fixups::insn_def32(t.insns, i);
     }
     Ok(())
 }
 
-/// `bpf_adj_branches` after `insns[pos]` became `insns[pos..end_new]`:
-/// jumps and pseudo calls (and `ld_imm64` of a pseudo func) outside the
-/// patch that cross it move by the growth.
+/// `bpf_adj_branches` after `insns[pos..end_old]` became
+/// `insns[pos..end_new]`: jumps and pseudo calls (and `ld_imm64` of a
+/// pseudo func) outside that range that cross it move by the difference.
 pub fn bpf_adj_branches(insns: &mut [Insn], pos: usize, end_old: usize, end_new: usize) -> Result<(), Fail> {
-    let delta = (end_new - end_old) as i64;
+    let delta = end_new as i64 - end_old as i64;
     let (pos, end_old, end_new) = (pos as i64, end_old as i64, end_new as i64);
-    let adjust = |curr: i64, rel: i64| -> i64 {
-        if curr < pos && curr + rel + 1 >= end_old {
+    for (i, insn) in insns.iter_mut().enumerate() {
+        let Some(r) = branch_field(insn) else { continue };
+        let curr = i as i64;
+        let rel = rel_get(insn, r);
+        let moved = if curr < pos && curr + rel + 1 >= end_old {
             rel + delta
         } else if curr >= end_new && curr + rel + 1 < end_new {
             rel - delta
         } else {
-            rel
-        }
-    };
-    let range = |what: &str| Fail::unsupported("bpf_patch_insn_single", &format!("a patch moves a {what} out of its range (ERANGE)"));
-    for (i, insn) in insns.iter_mut().enumerate() {
-        let curr = i as i64;
-        let class = insn.code & 0x07;
-        let pseudo_func = insn.code == BPF_LD | BPF_IMM | BPF_DW && insn.src == BPF_PSEUDO_FUNC;
-        let pseudo_call = insn.code == BPF_JMP | BPF_CALL && insn.src == BPF_PSEUDO_CALL;
-        if pseudo_func || pseudo_call {
-            let imm = adjust(curr, insn.imm as i64);
-            insn.imm = i32::try_from(imm).map_err(|_| range("call"))?;
             continue;
-        }
-        if (class != BPF_JMP && class != BPF_JMP32) || matches!(insn.code & 0xf0, BPF_EXIT | BPF_CALL) {
-            continue;
-        }
-        if insn.code == BPF_JMP32 | BPF_JA {
-            insn.imm = i32::try_from(adjust(curr, insn.imm as i64)).map_err(|_| range("jump"))?;
-        } else {
-            insn.off = i16::try_from(adjust(curr, insn.off as i64)).map_err(|_| range("jump"))?;
-        }
+        };
+        rel_set(insn, r, moved)?;
     }
     Ok(())
 }
 
-/// Apply one pass's patches. (For now patch by patch; the one-step engine
-/// replaces this with the same result.)
+/// Apply one pass's patches in one step: the result of
+/// [`apply_one_at_a_time`], in O(N + inserted).
 pub fn apply(env: &mut VerifierEnv<'_>, patches: Patches) -> Result<(), Fail> {
-    apply_one_at_a_time(env, patches)
+    apply_to(&mut PatchTarget::of(env), patches)
+}
+
+pub fn apply_to(t: &mut PatchTarget<'_>, patches: Patches) -> Result<(), Fail> {
+    if patches.is_empty() {
+        return Ok(());
+    }
+    let old_len = t.insns.len();
+    let list = sorted(patches.list, old_len)?;
+    // start[x]: where old insn x (its patch's first insn) lands; start[len]
+    // is the new length
+    let mut start = Vec::with_capacity(old_len + 1);
+    let mut shift = 0usize;
+    let mut next = list.iter().peekable();
+    for x in 0..old_len {
+        start.push(x + shift);
+        if let Some(p) = next.next_if(|p| p.at == x) {
+            shift += p.insns.len() - 1;
+        }
+    }
+    start.push(old_len + shift);
+    let new_len = old_len + shift;
+    // the start of any old index, also outside the program (bad jumps)
+    let land = |x: i64| -> i64 {
+        if x < 0 {
+            x
+        } else if x as usize >= old_len {
+            x + shift as i64
+        } else {
+            start[x as usize] as i64
+        }
+    };
+
+    // in place, from the back: every insn moves to or after where it was
+    // (growing the arrays once, in their allocation where possible)
+    let has_pass_aux = !t.pass_aux.is_empty();
+    let mut list = list;
+    // each patch's branches, checked before anything moves
+    let old_insns: &[Insn] = t.insns;
+    for p in list.iter_mut() {
+        let (x, here, n) = (p.at, start[p.at] as i64, p.insns.len() as i64);
+        // the kernel adjusts the replaced insn as long as it is there: a
+        // backward jump of it may overflow first
+        let old = old_insns[x];
+        if let Some(r) = branch_field(&old) {
+            let tg = x as i64 + rel_get(&old, r) + 1;
+            if tg < x as i64 {
+                rel_set(&mut old.clone(), r, land(tg) - here - 1)?;
+            }
+        }
+        for (k, insn) in p.insns.iter_mut().enumerate() {
+            let k = k as i64;
+            let Some(r) = branch_field(insn) else { continue };
+            let local = k + rel_get(insn, r) + 1;
+            // leaving the patch: relative to it in place
+            let old_target = if local < 0 {
+                Some(x as i64 + local)
+            } else if local >= n {
+                Some(x as i64 + 1 + (local - n))
+            } else {
+                None
+            };
+            if let Some(tg) = old_target {
+                rel_set(insn, r, land(tg) - (here + k) - 1)?;
+            }
+        }
+    }
+    // and every other branch's new offset fits
+    let mut patched = list.iter().map(|p| p.at).peekable();
+    for (x, insn) in old_insns.iter().enumerate() {
+        if patched.next_if_eq(&x).is_some() {
+            continue;
+        }
+        if let Some(r) = branch_field(insn) {
+            rel_set(&mut insn.clone(), r, land(x as i64 + rel_get(insn, r) + 1) - start[x] as i64 - 1)?;
+        }
+    }
+    t.insns.resize(new_len, Insn::default());
+    t.aux.resize_with(new_len, InsnAux::default);
+    if has_pass_aux {
+        t.pass_aux.resize(new_len, PassAux::default());
+    }
+    let mut patches = list.into_iter().rev().peekable();
+    for x in (0..old_len).rev() {
+        let here = start[x];
+        match patches.next_if(|p| p.at == x) {
+            None => {
+                let mut insn = t.insns[x];
+                if let Some(r) = branch_field(&insn) {
+                    let to = land(x as i64 + rel_get(&insn, r) + 1) - here as i64 - 1;
+                    // checked above
+                    let _ = rel_set(&mut insn, r, to);
+                }
+                t.insns[here] = insn;
+                if here != x {
+                    t.aux[here] = std::mem::take(&mut t.aux[x]);
+                    if has_pass_aux {
+                        t.pass_aux[here] = t.pass_aux[x];
+                    }
+                }
+            }
+            Some(p) => {
+                let n = p.insns.len();
+                let last = here + n - 1;
+                let seen = has_pass_aux && t.pass_aux[x].seen;
+                // the patched insn's aux data goes with its last insn
+                if last != x {
+                    t.aux[last] = std::mem::take(&mut t.aux[x]);
+                    if has_pass_aux {
+                        t.pass_aux[last] = t.pass_aux[x];
+                    }
+                }
+                t.insns[here..=last].copy_from_slice(&p.insns);
+                for i in here..last {
+                    t.aux[i] = InsnAux::default();
+                    if has_pass_aux {
+                        t.pass_aux[i] = PassAux { seen, ..PassAux::default() };
+                    }
+                }
+                for i in here..=last {
+                    t.aux[i].zext_dst = crate::fixups::insn_def32(t.insns, i);
+                }
+            }
+        }
+    }
+    for si in t.subprog_info.iter_mut().take(*t.subprog_cnt + 1) {
+        si.start = land(si.start as i64) as usize;
+    }
+    Ok(())
+}
+
+/// `verifier_remove_insns`: insns `off..off + cnt` removed, the kernel's
+/// way (O(N) per run): `bpf_remove_insns` (branches across the run move
+/// back), `adjust_subprog_starts_after_remove` (subprograms wholly inside
+/// the run go, with their func_info), aux data moved.
+pub fn verifier_remove_insns(t: &mut PatchTarget<'_>, off: usize, cnt: usize) -> Result<(), Fail> {
+    if cnt == 0 || off + cnt > t.insns.len() {
+        return Err(bad_patches(&format!("removal of insns {off}..{} of {}", off + cnt, t.insns.len())));
+    }
+    t.insns.drain(off..off + cnt);
+    bpf_adj_branches(t.insns, off, off + cnt, off)?;
+    adjust_subprog_starts_after_remove(t.subprog_info, t.subprog_cnt, off, cnt)?;
+    t.aux.drain(off..off + cnt);
+    if !t.pass_aux.is_empty() {
+        t.pass_aux.drain(off..off + cnt);
+    }
+    Ok(())
+}
+
+/// `adjust_subprog_starts_after_remove`. A run may take whole
+/// subprograms (they go, with their func_info) but never the entry of one
+/// it leaves partly alive: an entry is seen before anything after it.
+fn adjust_subprog_starts_after_remove(info: &mut Vec<SubprogInfo>, cnt_subprogs: &mut usize, off: usize, cnt: usize) -> Result<(), Fail> {
+    let n = *cnt_subprogs;
+    // the first subprogram starting in the run, the first one after it
+    let mut i = (0..n).find(|&i| info[i].start >= off).unwrap_or(n);
+    let mut j = (i..n).find(|&j| info[j].start >= off + cnt).unwrap_or(n);
+    if info[j].start != off + cnt {
+        // only the front of the previous one goes
+        j = j.saturating_sub(1);
+    }
+    if j > i {
+        info.drain(i..j);
+        *cnt_subprogs -= j - i;
+    } else if info[i].start == off {
+        i += 1;
+    }
+    for si in info.iter_mut().take(*cnt_subprogs + 1).skip(i) {
+        si.start = si
+            .start
+            .checked_sub(cnt)
+            .filter(|&s| s >= off || si.start >= off + cnt)
+            .ok_or_else(|| Fail::unsupported("bpf_opt_remove_dead_code", "dead code takes the entry of a subprogram that stays"))?;
+    }
+    Ok(())
+}
+
+fn retain_kept<T>(v: &mut Vec<T>, gone: &[bool]) {
+    let mut k = 0;
+    v.retain(|_| {
+        k += 1;
+        !gone[k - 1]
+    });
+}
+
+/// Where a kept jump into removed code lands: each removal of `cnt` insns
+/// at `off` leaves a target below `off + cnt` as it is (the same index now
+/// names a later insn) and moves the others back by `cnt`, whatever the
+/// jump's own place (`bpf_adj_branches` with `end_new < end_old`). Such
+/// jumps are rare (a callback never called, removed with its subprogram,
+/// stays referenced by its `ld_imm64`): run by run.
+fn into_removed(runs: &[(usize, usize)], t: i64) -> i64 {
+    let mut v = t;
+    let mut removed = 0i64;
+    for &(off, cnt) in runs {
+        let (off, cnt) = (off as i64 - removed, cnt as i64);
+        if v >= off + cnt {
+            v -= cnt;
+        }
+        removed += cnt;
+    }
+    v
+}
+
+/// Remove the runs `(off, cnt)` (ascending, disjoint, as the program was
+/// read) in one step: the result of [`verifier_remove_insns`] run after
+/// run, front to back.
+pub fn remove_insns(t: &mut PatchTarget<'_>, runs: &[(usize, usize)]) -> Result<(), Fail> {
+    let len = t.insns.len();
+    let mut gone = vec![false; len];
+    let mut last_end = 0;
+    for &(off, cnt) in runs {
+        if cnt == 0 || off < last_end || off + cnt > len {
+            return Err(bad_patches(&format!("removal of insns {off}..{} of {len}", off + cnt)));
+        }
+        gone[off..off + cnt].fill(true);
+        last_end = off + cnt;
+    }
+    // new index of each old index (of the next kept insn for removed ones)
+    let mut new_idx = Vec::with_capacity(len + 1);
+    let mut removed = 0usize;
+    for (x, &g) in gone.iter().enumerate() {
+        new_idx.push(x - removed);
+        if g {
+            removed += 1;
+        }
+    }
+    new_idx.push(len - removed);
+    let land = |x: i64| -> Option<i64> {
+        if x < 0 {
+            Some(x)
+        } else if x as usize >= len {
+            Some(x - removed as i64)
+        } else if gone[x as usize] {
+            None
+        } else {
+            Some(new_idx[x as usize] as i64)
+        }
+    };
+    let mut insns = Vec::with_capacity(len - removed);
+    for (x, insn) in t.insns.iter().enumerate() {
+        if gone[x] {
+            continue;
+        }
+        let mut insn = *insn;
+        if let Some(r) = branch_field(&insn) {
+            let t = x as i64 + rel_get(&insn, r) + 1;
+            let tg = land(t).unwrap_or_else(|| into_removed(runs, t));
+            rel_set(&mut insn, r, tg - new_idx[x] as i64 - 1)?;
+        }
+        insns.push(insn);
+    }
+    retain_kept(t.aux, &gone);
+    if !t.pass_aux.is_empty() {
+        retain_kept(t.pass_aux, &gone);
+    }
+    *t.insns = insns;
+    // few subprograms: the kernel's bookkeeping run by run
+    let mut shifted = 0;
+    for &(off, cnt) in runs {
+        adjust_subprog_starts_after_remove(t.subprog_info, t.subprog_cnt, off - shifted, cnt)?;
+        shifted += cnt;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A small deterministic generator (xorshift).
+    struct Rng(u64);
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+        fn below(&mut self, n: u64) -> u64 {
+            if n == 0 { 0 } else { self.next() % n }
+        }
+    }
+
+    fn random_insn(rng: &mut Rng, len: usize, i: usize, wide: bool) -> Insn {
+        let span = if wide { 70_000 } else { 2 * len as i64 + 4 };
+        let rel = |rng: &mut Rng| (rng.below(span as u64) as i64 - span / 2).clamp(i16::MIN as i64, i16::MAX as i64);
+        let _ = i;
+        match rng.below(9) {
+            0 => Insn::new(BPF_JMP | BPF_JA, 0, 0, rel(rng) as i16, 0),
+            1 => Insn::new(BPF_JMP | BPF_JEQ | BPF_K, 1, 0, rel(rng) as i16, 3),
+            2 => Insn::new(BPF_JMP32 | BPF_JA, 0, 0, 0, rel(rng) as i32),
+            3 => Insn::new(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, rel(rng) as i32),
+            4 => Insn::new(BPF_JMP | BPF_CALL, 0, 0, 0, 7),
+            5 => Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+            6 => Insn::new(BPF_ALU | BPF_ADD | BPF_K, 2, 0, 0, 1),
+            7 => Insn::new(BPF_LDX | BPF_MEM | BPF_W, 3, 10, -8, 0),
+            _ => Insn::new(BPF_ALU64 | BPF_MOV | BPF_X, 4, 5, 0, 0),
+        }
+    }
+
+    struct Owned {
+        insns: Vec<Insn>,
+        aux: Vec<InsnAux>,
+        pass_aux: Vec<PassAux>,
+        subprogs: Vec<SubprogInfo>,
+        cnt: usize,
+    }
+
+    impl Owned {
+        fn target(&mut self) -> PatchTarget<'_> {
+            PatchTarget { insns: &mut self.insns, aux: &mut self.aux, pass_aux: &mut self.pass_aux, subprog_info: &mut self.subprogs, subprog_cnt: &mut self.cnt }
+        }
+        fn snapshot(&self) -> String {
+            let starts: Vec<usize> = self.subprogs.iter().take(self.cnt + 1).map(|s| s.start).collect();
+            format!("{:?}\n{:?}\n{:?}\n{starts:?} {}", self.insns, self.aux, self.pass_aux, self.cnt)
+        }
+    }
+
+    fn random_prog(rng: &mut Rng, len: usize, wide: bool) -> Owned {
+        let insns: Vec<Insn> = (0..len).map(|i| random_insn(rng, len, i, wide)).collect();
+        let aux = (0..len).map(|i| InsnAux { map_off: i as u32, scc: rng.below(3) as u32, ..InsnAux::default() }).collect();
+        let pass_aux = (0..len).map(|i| PassAux { seen: rng.below(4) != 0, alu_limit: i as u32, ..PassAux::default() }).collect();
+        let mut starts = vec![0usize];
+        for x in 1..len {
+            if rng.below(len as u64 / 3 + 1) == 0 {
+                starts.push(x);
+            }
+        }
+        let cnt = starts.len();
+        starts.push(len);
+        let subprogs = starts.into_iter().map(|start| SubprogInfo { start, ..SubprogInfo::default() }).collect();
+        Owned { insns, aux, pass_aux, subprogs, cnt }
+    }
+
+    fn random_patches(rng: &mut Rng, len: usize, wide: bool) -> Patches {
+        let mut p = Patches::new();
+        for at in 0..len {
+            if rng.below(3) == 0 {
+                let n = 1 + rng.below(if wide { 4000 } else { 5 }) as usize;
+                let insns = (0..n).map(|k| random_insn(rng, n, k, false)).collect();
+                p.replace(at, insns);
+            }
+        }
+        // any order
+        p.list.reverse();
+        p
+    }
+
+    #[test]
+    fn one_step_equals_one_at_a_time() {
+        let mut rng = Rng(0x9e37_79b9_7f4a_7c15);
+        let mut erange = 0;
+        for case in 0..3000 {
+            let wide = case % 100 == 99;
+            let len = 1 + rng.below(if wide { 30 } else { 40 }) as usize;
+            let prog = random_prog(&mut rng, len, wide);
+            let patches = random_patches(&mut rng, len, wide);
+            let mut a = Owned { insns: prog.insns.clone(), aux: prog.aux.clone(), pass_aux: prog.pass_aux.clone(), subprogs: prog.subprogs.clone(), cnt: prog.cnt };
+            let mut b = prog;
+            let ra = apply_one_at_a_time_to(&mut a.target(), patches.clone());
+            let rb = apply_to(&mut b.target(), patches.clone());
+            assert_eq!(ra, rb, "case {case}: {} patches", patches.len());
+            if ra.is_ok() {
+                assert_eq!(a.snapshot(), b.snapshot(), "case {case}");
+            } else {
+                erange += 1;
+            }
+        }
+        assert!(erange > 0, "the cases include programs that overflow");
+    }
+
+    #[test]
+    fn one_step_removal_equals_run_by_run() {
+        let mut rng = Rng(0x1234_5678_9abc_def1);
+        let (mut checked, mut into_some) = (0, 0);
+        for case in 0..3000 {
+            let len = 1 + rng.below(40) as usize;
+            let prog = random_prog(&mut rng, len, false);
+            let mut runs = Vec::new();
+            let mut x = 0;
+            while x < len {
+                if rng.below(4) == 0 {
+                    let cnt = (1 + rng.below(4) as usize).min(len - x);
+                    runs.push((x, cnt));
+                    x += cnt + 1;
+                } else {
+                    x += 1;
+                }
+            }
+            if runs.is_empty() {
+                continue;
+            }
+            // a run that takes a subprogram's entry takes all of it
+            let starts: Vec<usize> = prog.subprogs.iter().map(|s| s.start).collect();
+            let whole = runs.iter().all(|&(o, c)| {
+                starts.iter().enumerate().all(|(k, &st)| !(st > o && st < o + c) || starts.get(k + 1).is_some_and(|&nx| nx <= o + c))
+                    && (!starts.contains(&o) || starts.iter().any(|&nx| nx == o + c) || o + c == len)
+            });
+            if !whole {
+                continue;
+            }
+            let mut gone = vec![false; len];
+            for &(o, c) in &runs {
+                gone[o..o + c].fill(true);
+            }
+            // dead code is never the target of a kept jump
+            let into_gone = prog.insns.iter().enumerate().any(|(i, insn)| {
+                !gone[i]
+                    && branch_field(insn).is_some_and(|r| {
+                        let t = i as i64 + rel_get(insn, r) + 1;
+                        t >= 0 && (t as usize) < len && gone[t as usize]
+                    })
+            });
+            let mut a = Owned { insns: prog.insns.clone(), aux: prog.aux.clone(), pass_aux: prog.pass_aux.clone(), subprogs: prog.subprogs.clone(), cnt: prog.cnt };
+            let mut b = prog;
+            let rb = remove_insns(&mut b.target(), &runs);
+            into_some += into_gone as usize;
+            let mut shifted = 0;
+            for &(o, c) in &runs {
+                verifier_remove_insns(&mut a.target(), o - shifted, c).unwrap();
+                shifted += c;
+            }
+            rb.unwrap();
+            assert_eq!(a.snapshot(), b.snapshot(), "case {case}: {runs:?}");
+            checked += 1;
+        }
+        assert!(checked > 500 && into_some > 50, "{checked} {into_some}");
+    }
+
+    #[test]
+    fn leaving_jumps_are_relative_to_the_patch_in_place() {
+        // 0: if r1 == 3 goto +2 (-> 3); 1: r2 += 1; 2: r2 += 1; 3: exit
+        let add = Insn::new(BPF_ALU | BPF_ADD | BPF_K, 2, 0, 0, 1);
+        let exit = Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0);
+        let mut o = Owned {
+            insns: vec![Insn::new(BPF_JMP | BPF_JEQ | BPF_K, 1, 0, 2, 3), add, add, exit],
+            aux: vec![InsnAux::default(); 4],
+            pass_aux: vec![PassAux { seen: true, ..PassAux::default() }; 4],
+            subprogs: vec![SubprogInfo { start: 0, ..Default::default() }, SubprogInfo { start: 4, ..Default::default() }],
+            cnt: 1,
+        };
+        let mut p = Patches::new();
+        // insn 0 becomes "r3 = 0; if r1 == 3 goto (old 3)"; 1 and 2 grow
+        p.replace(0, vec![Insn::new(BPF_ALU64 | BPF_MOV | BPF_K, 3, 0, 0, 0), Insn::new(BPF_JMP | BPF_JEQ | BPF_K, 1, 0, 2, 3)]);
+        p.replace(1, vec![add, add]);
+        p.replace(2, vec![add, add, add]);
+        apply_to(&mut o.target(), p).unwrap();
+        // the jump at new insn 1 lands on the exit at new insn 7
+        assert_eq!(o.insns[1].off, 5);
+        assert_eq!(o.insns[7], exit);
+        assert_eq!(o.subprogs[1].start, 8);
+        assert!(o.aux[4].zext_dst && o.pass_aux[3].seen);
+    }
 }

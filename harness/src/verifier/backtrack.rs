@@ -138,8 +138,17 @@ impl Env<'_, '_> {
                 }
             }
             BPF_STX | BPF_ST => {
-                if insn.mode() == BPF_ATOMIC && insn.imm & BPF_FETCH != 0 {
-                    let load = if insn.imm == BPF_CMPXCHG { 0 } else { sreg };
+                // is_atomic_load_insn: load-acquire loads dreg like an ldx
+                let load_acq = class == BPF_STX && insn.mode() == BPF_ATOMIC && insn.imm == BPF_LOAD_ACQ;
+                // and so does a fetching atomic: never a spill here
+                if load_acq || (class == BPF_STX && insn.mode() == BPF_ATOMIC && insn.imm & BPF_FETCH != 0) {
+                    let load = if load_acq {
+                        dreg
+                    } else if insn.imm == BPF_CMPXCHG {
+                        0
+                    } else {
+                        sreg
+                    };
                     if self.bt.reg_set(load) {
                         self.bt.clear_reg(load);
                         if let Some(h) = hist
@@ -147,8 +156,8 @@ impl Env<'_, '_> {
                         {
                             self.bt.stack_masks[h.frame as usize & 15] |= 1u64 << (h.spi & 63);
                         }
-                        return Ok(Bt::Ok);
                     }
+                    return Ok(Bt::Ok);
                 }
                 if self.bt.reg_set(dreg) {
                     return Ok(Bt::NotSupp);

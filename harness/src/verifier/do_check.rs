@@ -918,6 +918,10 @@ impl<'a, 'l> Env<'a, 'l> {
                 if mode == BPF_IMM {
                     self.check_ld_imm(&insn)?;
                     self.insn_idx += 1;
+                    // sanitize_mark_insn_seen: the second slot too
+                    if !self.cur.speculative {
+                        self.aux[self.insn_idx].seen = true;
+                    }
                     return Ok(Next::Fallthrough);
                 }
                 errno(EINVAL)

@@ -164,27 +164,28 @@ impl Env<'_, '_> {
     }
 
     /// `collect_linked_regs`.
-    fn collect_linked_regs(&self, id: u32, out: &mut Vec<LinkedReg>) {
+    fn collect_linked_regs(&mut self, id: u32, out: &mut Vec<LinkedReg>) {
         let id = id & !BPF_ADD_CONST;
-        let st = &self.cur;
-        for i in (0..=st.curframe()).rev() {
-            let live = self.info(st.frame_insn_idx(i)).live_regs_before;
-            let f = &st.frame[i];
+        for i in (0..=self.cur.curframe()).rev() {
+            let live = self.info(self.cur.frame_insn_idx(i)).live_regs_before;
+            let f = &mut self.cur.frame[i];
             for j in 0..BPF_REG_FP {
                 if live & (1 << j) == 0 {
                     continue;
                 }
-                Self::collect_one(out, &f.regs[j], id, i, j, true);
+                Self::collect_one(out, &mut f.regs[j], id, i, j, true);
             }
-            for (j, s) in f.stack.iter().enumerate() {
+            for (j, s) in f.stack.iter_mut().enumerate() {
                 if s.is_spilled_reg() {
-                    Self::collect_one(out, &s.spilled_ptr, id, i, j, false);
+                    Self::collect_one(out, &mut s.spilled_ptr, id, i, j, false);
                 }
             }
         }
     }
 
-    fn collect_one(out: &mut Vec<LinkedReg>, r: &RegState, id: u32, frameno: usize, n: usize, is_reg: bool) {
+    /// `__collect_linked_regs`: past `LINKED_REGS_MAX`, a register sharing
+    /// the id loses it (the compared one too).
+    fn collect_one(out: &mut Vec<LinkedReg>, r: &mut RegState, id: u32, frameno: usize, n: usize, is_reg: bool) {
         if r.typ != SCALAR_VALUE || r.id & !BPF_ADD_CONST != id {
             return;
         }
@@ -194,6 +195,8 @@ impl Env<'_, '_> {
         }
         if out.len() < LINKED_REGS_MAX {
             out.push(e);
+        } else {
+            r.clear_scalar_id();
         }
     }
 
@@ -260,9 +263,9 @@ impl Env<'_, '_> {
         }
         let (dst, src) = (insn.dst as usize, insn.src as usize);
         self.check_reg_src(dst)?;
-        let dst_reg = self.regs()[dst];
+        let mut dst_reg = self.regs()[dst];
         let mut flags = 0;
-        let src_reg = if insn.is_src_x() {
+        let mut src_reg = if insn.is_src_x() {
             self.check_reg_src(src)?;
             let s = self.regs()[src];
             if !(dst_reg.is_pkt_pointer_any() && s.is_pkt_pointer_any()) && self.is_pointer_value(src) {
@@ -291,6 +294,16 @@ impl Env<'_, '_> {
         }
         if dst_reg.typ == SCALAR_VALUE && dst_reg.id != 0 {
             self.collect_linked_regs(dst_reg.id, &mut linked);
+        }
+        // what collecting cleared shows in the compared registers too
+        {
+            let f = &self.cur.frame[self.cur.curframe()];
+            if dst_reg.typ == SCALAR_VALUE && f.regs[dst].id == 0 {
+                dst_reg.id = 0;
+            }
+            if insn.is_src_x() && src_reg.typ == SCALAR_VALUE && f.regs[src].id == 0 {
+                src_reg.id = 0;
+            }
         }
         let is_jmp32 = insn.class() == BPF_JMP32;
         let same = insn.is_src_x() && src == dst;

@@ -20,15 +20,15 @@
 //! | `bpf_compute_live_registers` | [`liveness`] |
 //! | `do_check_main` (on what the front end computed: prune points, SCCs, live registers, stack liveness) | [`do_check`] and the modules it names |
 //! | `check_max_stack_depth` | [`subprogs`] |
-//! | the fixups and everything after | not modelled yet |
+//! | the fixups, `print_verification_stats`, the xlated dump | [`crate::fixups`] (passes the model lacks leave the load undecided) |
 //!
 //! A phase the model does not have yet ends the run with
 //! [`Verdict::NotModelled`], naming the phase: the caller can say honestly
 //! what it cannot decide. A program the main pass rejects is decided in
 //! full (`print_verification_stats` and the log's finalisation follow the
-//! error as in the kernel); one it accepts stops at `"fixups"`, with the
-//! log so far and its `verified_insns`, since the rewrites may still fail
-//! and print. Failures are reported as 7.3 reports them, including the
+//! error as in the kernel); one it accepts goes through the rewrites,
+//! which may still fail and print, and is decided with its xlated program
+//! when every rewrite it needs is modelled. Failures are reported as 7.3 reports them, including the
 //! "Verification failed:" blocks of [`diag`].
 
 pub mod cfg;
@@ -103,6 +103,9 @@ pub struct Decision {
     /// `log_true_size`: the buffer size the whole log needed.
     pub log_true_size: u32,
     pub verified_insns: u32,
+    /// An accepted program's xlated insns, as `BPF_OBJ_GET_INFO_BY_FD`
+    /// returns them (`bpf_insn_prepare_dump`); empty when rejected.
+    pub xlated: Vec<bpf_isa::Insn>,
 }
 
 /// The model's answer for one load.
@@ -136,9 +139,9 @@ pub fn bpf_check(input: &VerifierInput) -> Verdict {
     // skip_full_check: the rewrites, which may still fail; only then come
     // the statistics
     match crate::fixups::bpf_fixups(&mut env) {
-        Ok(()) => not_modelled(&env, "fixups", "the model's xlated program is not handed out yet".into()),
-        Err(Fail::Errno(e)) => return finish_rejected(&mut env, start, e),
-        // phase "fixups" tells callers the main pass accepted the program
+        Ok(()) => finish_accepted(&mut env, start),
+        Err(Fail::Errno(e)) => finish_rejected(&mut env, start, e),
+        // the main pass accepted it: undecided at "fixups", the pass named
         Err(Fail::Unsupported { phase, what }) => not_modelled(&env, "fixups", format!("{phase}: {what}")),
     }
 }
@@ -148,7 +151,7 @@ pub fn bpf_check(input: &VerifierInput) -> Verdict {
 /// program the verifier accepts, as the fixups find it; `Err` the verdict
 /// when it did not get that far.
 pub fn verify(input: &VerifierInput, start: Instant) -> Result<VerifierEnv<'_>, Verdict> {
-    let refused = |errno: i32| Verdict::Decided(Decision { accepted: false, errno, log: String::new(), log_true_size: 0, verified_insns: 0 });
+    let refused = |errno: i32| Verdict::Decided(Decision { accepted: false, errno, log: String::new(), log_true_size: 0, verified_insns: 0, xlated: Vec::new() });
     // bpf_log_attr_init (in __sys_bpf), then bpf_prog_load's own checks
     if !log::bpf_verifier_log_attr_valid(input.log_level, input.log_size != 0, input.log_size) {
         return Err(refused(EINVAL));
@@ -202,6 +205,20 @@ fn not_modelled(env: &VerifierEnv<'_>, phase: &'static str, what: String) -> Ver
 pub(crate) fn finish_rejected(env: &mut VerifierEnv<'_>, start: Instant, errno: i32) -> Verdict {
     print_verification_stats(env, start);
     finish(env, Err(errno), false)
+}
+
+/// The end of `bpf_check` for a program the rewrites accepted:
+/// `print_verification_stats`, `verified_insns`, the log's finalisation
+/// (which may still fail the load with ENOSPC), and the xlated program.
+fn finish_accepted(env: &mut VerifierEnv<'_>, start: Instant) -> Verdict {
+    print_verification_stats(env, start);
+    match finish(env, Ok(()), true) {
+        Verdict::Decided(mut d) if d.accepted => {
+            d.xlated = crate::fixups::bpf_insn_prepare_dump(env);
+            Verdict::Decided(d)
+        }
+        v => v,
+    }
 }
 
 /// `do_check_main` (and `do_check_subprogs`, which has nothing to verify
@@ -444,5 +461,6 @@ fn finish(env: &VerifierEnv<'_>, ret: Result<(), i32>, accepted_possible: bool) 
         log_true_size: true_size,
         // the kernel sets it either way; a rejected load's is what the log says
         verified_insns: env.insn_processed,
+        xlated: Vec::new(),
     })
 }
