@@ -140,6 +140,13 @@ impl ModelBackend {
 
     /// One `BPF_PROG_LOAD` of `input` through the model.
     pub fn load_input(input: &VerifierInput) -> Result<LoadOutcome, Unavailable> {
+        Self::load_input_with_jit(input, false)
+    }
+
+    /// One `BPF_PROG_LOAD`, and for an accepted program with `want_jited`
+    /// the JIT images of the target arch (`jit_subprogs` on the xlated
+    /// program) and their test_loader text.
+    pub fn load_input_with_jit(input: &VerifierInput, want_jited: bool) -> Result<LoadOutcome, Unavailable> {
         match bpf_check(input) {
             Verdict::Decided(d) => {
                 let xlated = if d.accepted { bpf_isa::disasm::xlated_dump(&d.xlated).lines().map(str::to_string).collect() } else { Vec::new() };
@@ -152,6 +159,14 @@ impl ModelBackend {
                     }
                     map_ids[k] = m.id;
                 }
+                let (jited_funcs, jited) = if d.accepted && want_jited {
+                    let images = crate::jit::jit_xlated_dump(input.arch, &d.xlated, &d.subprogs, input.prog_type.0)
+                        .map_err(|e| Unavailable(format!("model: {e}")))?;
+                    let text = crate::jit_disasm::test_loader_text(input.arch, &images);
+                    (images, text)
+                } else {
+                    (Vec::new(), Vec::new())
+                };
                 Ok(LoadOutcome {
                     accepted: d.accepted,
                     errno: d.errno,
@@ -160,6 +175,8 @@ impl ModelBackend {
                     xlated,
                     xlated_insns: d.xlated,
                     map_ids,
+                    jited_funcs,
+                    jited,
                     ..LoadOutcome::default()
                 })
             }
@@ -183,15 +200,12 @@ impl Backend for ModelBackend {
             return Ok(out);
         }
         let mut input = Self::verifier_input(req)?;
-        let mut out = Self::load_input(&input)?;
+        let mut out = Self::load_input_with_jit(&input, req.want_jited && req.arch.has_jit())?;
         if !out.accepted && input.log_level == 0 {
             // libbpf retries a failed load at level 1 to show what failed
             input.log_level = 1;
             input.log_size = LOG_BUF_SIZE;
             return Self::load_input(&input);
-        }
-        if out.accepted && req.want_jited {
-            return Err(Unavailable(format!("model: the {} JIT is not modelled yet", req.arch)));
         }
         if out.accepted && req.test_run.is_some() {
             // the program as loaded, run with the semantics its fixups give

@@ -106,6 +106,8 @@ pub struct Decision {
     /// An accepted program's xlated insns, as `BPF_OBJ_GET_INFO_BY_FD`
     /// returns them (`bpf_insn_prepare_dump`); empty when rejected.
     pub xlated: Vec<bpf_isa::Insn>,
+    /// An accepted program's subprograms as the JIT gets them.
+    pub subprogs: Vec<crate::jit::SubprogFacts>,
 }
 
 /// The model's answer for one load.
@@ -151,7 +153,7 @@ pub fn bpf_check(input: &VerifierInput) -> Verdict {
 /// program the verifier accepts, as the fixups find it; `Err` the verdict
 /// when it did not get that far.
 pub fn verify(input: &VerifierInput, start: Instant) -> Result<VerifierEnv<'_>, Verdict> {
-    let refused = |errno: i32| Verdict::Decided(Decision { accepted: false, errno, log: String::new(), log_true_size: 0, verified_insns: 0, xlated: Vec::new() });
+    let refused = |errno: i32| Verdict::Decided(Decision { accepted: false, errno, log: String::new(), log_true_size: 0, verified_insns: 0, xlated: Vec::new(), subprogs: Vec::new() });
     // bpf_log_attr_init (in __sys_bpf), then bpf_prog_load's own checks
     if !log::bpf_verifier_log_attr_valid(input.log_level, input.log_size != 0, input.log_size) {
         return Err(refused(EINVAL));
@@ -215,6 +217,15 @@ fn finish_accepted(env: &mut VerifierEnv<'_>, start: Instant) -> Verdict {
     match finish(env, Ok(()), true) {
         Verdict::Decided(mut d) if d.accepted => {
             d.xlated = crate::fixups::bpf_insn_prepare_dump(env);
+            let cnt = env.subprog_cnt.min(env.subprog_info.len());
+            d.subprogs = env.subprog_info[..cnt]
+                .iter()
+                .map(|s| crate::jit::SubprogFacts {
+                    stack_depth: s.stack_depth,
+                    tail_call_reachable: s.tail_call_reachable,
+                    is_exception_cb: s.is_exception_cb,
+                })
+                .collect();
             Verdict::Decided(d)
         }
         v => v,
@@ -462,5 +473,6 @@ fn finish(env: &VerifierEnv<'_>, ret: Result<(), i32>, accepted_possible: bool) 
         // the kernel sets it either way; a rejected load's is what the log says
         verified_insns: env.insn_processed,
         xlated: Vec::new(),
+        subprogs: Vec::new(),
     })
 }
