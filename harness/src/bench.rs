@@ -247,7 +247,11 @@ pub fn measure(be: &dyn Backend, case: &Case, reps: usize) -> Side {
             if out.retval.is_none() {
                 return Side { unavailable: Some(format!("test run failed: errno {}", out.test_run_errno)), ..Default::default() };
             }
-            per_iter.push(out.test_run_duration_ns as f64 / iterations as f64);
+            // a backend that does not time its test runs (the model's
+            // interpreter) reports 0: no number rather than a false one
+            if out.test_run_duration_ns > 0 {
+                per_iter.push(out.test_run_duration_ns as f64 / iterations as f64);
+            }
         }
     }
     Side {
