@@ -189,10 +189,10 @@ impl Env<'_, '_> {
         if r.typ != SCALAR_VALUE || r.id & !BPF_ADD_CONST != id {
             return;
         }
+        // no deduplication: a jump comparing two registers of one id (even
+        // a register with itself) collects them all twice, as 7.3 does, and
+        // may run out of room sooner
         let e = LinkedReg { frameno, regno_or_spi: n, is_reg };
-        if out.contains(&e) {
-            return;
-        }
         if out.len() < LINKED_REGS_MAX {
             out.push(e);
         } else {
