@@ -211,6 +211,8 @@ pub struct SubprogFacts {
     pub stack_depth: u32,
     pub tail_call_reachable: bool,
     pub is_exception_cb: bool,
+    /// `priv_stack_mode == PRIV_STACK_ADAPTIVE`: `jits_use_priv_stack`.
+    pub priv_stack: bool,
 }
 
 /// The target arch's JIT with its default profile (the Debian 7.3.4
@@ -227,6 +229,7 @@ pub fn jit_xlated_dump(arch: crate::target::Arch, insns: &[bpf_isa::Insn], subpr
     for (f, s) in prog.funcs.iter_mut().zip(subprogs) {
         f.tail_call_reachable = s.tail_call_reachable;
         f.exception_cb = s.is_exception_cb;
+        f.jits_use_priv_stack = s.priv_stack;
     }
     match arch {
         Arch::X86_64 => x86_64::bpf_int_jit_compile(&prog, &x86_64::X86Profile::default()).map_err(|e| format!("x86_64 JIT: {e}")),

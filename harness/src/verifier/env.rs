@@ -161,6 +161,9 @@ pub struct SubprogInfo {
     pub insns_self: u32,
     pub insns_total: u32,
     pub stack_depth: u32,
+    /// `priv_stack_mode == PRIV_STACK_ADAPTIVE` after `check_max_stack_depth`:
+    /// the JIT gives this function a per-CPU private stack.
+    pub priv_stack_adaptive: bool,
 }
 
 /// `struct bpf_insn_aux_data`, the parts the front end fills.

@@ -224,6 +224,7 @@ fn finish_accepted(env: &mut VerifierEnv<'_>, start: Instant) -> Verdict {
                     stack_depth: s.stack_depth,
                     tail_call_reachable: s.tail_call_reachable,
                     is_exception_cb: s.is_exception_cb,
+                    priv_stack: s.priv_stack_adaptive,
                 })
                 .collect();
             Verdict::Decided(d)

@@ -263,6 +263,9 @@ pub fn check_max_stack_depth(env: &mut VerifierEnv<'_>) -> PResult<()> {
             check_max_stack_depth_subprog(env, i, &mut dinfo, &mut modes, supported)?;
         }
     }
+    for (si, m) in env.subprog_info.iter_mut().zip(&modes) {
+        si.priv_stack_adaptive = *m == PrivStack::Adaptive;
+    }
     Ok(())
 }
 
