@@ -49,23 +49,17 @@ pub enum KernelFn {
     ArchBpfTimedMayGoto,
 }
 
-/// `BPF_CALL_IMM(fn)`: `fn - __bpf_call_base` in the Debian 7.3.4 images
-/// the goldens come from (a property of the kernel image: KASLR moves both
-/// ends together). Read off the goldens' `xlated_hex` (`LD_ABS` of each
-/// size, a timed `may_goto`); unknown for the images we do not have.
+/// `BPF_CALL_IMM(fn)` of the Debian 7.3.4 image of `arch`, from the
+/// kallsyms table the call rewrites use; unknown for other images.
 pub fn kernel_fn_call_imm(arch: Arch, f: KernelFn) -> Option<i32> {
-    let imm: u32 = match (arch, f) {
-        (Arch::X86_64, KernelFn::SkbLoadHelperNoCache(1)) => 0x009b_6600,
-        (Arch::X86_64, KernelFn::SkbLoadHelperNoCache(2)) => 0x009b_66f0,
-        (Arch::X86_64, KernelFn::SkbLoadHelperNoCache(4)) => 0x009a_fc00,
-        (Arch::X86_64, KernelFn::ArchBpfTimedMayGoto) => 0xffde_5bd0,
-        (Arch::Arm64, KernelFn::SkbLoadHelperNoCache(1)) => 0x00cd_c258,
-        (Arch::Arm64, KernelFn::SkbLoadHelperNoCache(2)) => 0x00cd_c9b8,
-        (Arch::Arm64, KernelFn::SkbLoadHelperNoCache(4)) => 0x00cd_5818,
-        (Arch::Arm64, KernelFn::ArchBpfTimedMayGoto) => 0xffd4_8d08,
-        _ => return None,
+    let name = match f {
+        KernelFn::SkbLoadHelperNoCache(1) => "bpf_skb_load_helper_8_no_cache",
+        KernelFn::SkbLoadHelperNoCache(2) => "bpf_skb_load_helper_16_no_cache",
+        KernelFn::SkbLoadHelperNoCache(4) => "bpf_skb_load_helper_32_no_cache",
+        KernelFn::SkbLoadHelperNoCache(_) => return None,
+        KernelFn::ArchBpfTimedMayGoto => "arch_bpf_timed_may_goto",
     };
-    Some(imm as i32)
+    super::calls::kernel_symbols::call_imm(arch, name)
 }
 
 /// `bpf_jit_supports_timed_may_goto()`: both JITs we model say yes; for the
