@@ -38,6 +38,7 @@ pub fn alu64_const_fold() {
 #[xlated("3: r0 |= r12")]
 #[xlated("4: w0 += 2")]
 #[xlated("5: exit")]
+#[arch(x86_64, arm64)]
 pub fn alu32_add_wraps() {
     bpf_asm!(
         "w0 = -1;"
@@ -277,6 +278,7 @@ pub fn neg64() {
 #[xlated("4: goto pc+1")]
 #[xlated("5: r0 /= r1")]
 #[xlated("6: exit")]
+#[arch(x86_64, arm64)]
 pub fn div64_by_zero_reg() {
     bpf_asm!(
         "r0 = 10;"
@@ -297,6 +299,7 @@ pub fn div64_by_zero_reg() {
 #[xlated("10: goto pc+1")]
 #[xlated("11: w0 = w0")]
 #[xlated("12: exit")]
+#[arch(x86_64, arm64)]
 pub fn mod32_by_zero_reg() {
     bpf_asm!(
         "w0 = 10;"
@@ -339,6 +342,7 @@ pub fn mod64_by_zero_reg() {
 #[xlated("14: goto pc+1")]
 #[xlated("15: w0 s/= w1")]
 #[xlated("16: exit")]
+#[arch(x86_64, arm64)]
 pub fn sdiv32_int_min_by_minus_one() {
     bpf_asm!(
         "w0 = 0x80000000;"
@@ -364,6 +368,7 @@ pub fn sdiv32_int_min_by_minus_one() {
 #[xlated("15: goto pc+1")]
 #[xlated("16: w0 = w0")]
 #[xlated("17: exit")]
+#[arch(x86_64, arm64)]
 pub fn smod32_int_min_by_minus_one() {
     bpf_asm!(
         "w0 = 0x80000000;"
@@ -383,6 +388,7 @@ pub fn smod32_int_min_by_minus_one() {
 #[xlated("3: r0 |= r12")]
 #[xlated("4: w0 = -w0")]
 #[xlated("5: exit")]
+#[arch(x86_64, arm64)]
 pub fn sdiv32_imm_minus_one() {
     bpf_asm!(
         "w0 = 0x80000000;"

@@ -109,6 +109,7 @@ fn inner_loop_cb() {
 #[xlated("27: r0 = *(u64 *)(r10 -8)")]
 #[xlated("28: exit")]
 #[xlated("29: r0 = *(u64 *)(r2 +0)")]
+#[arch(x86_64, arm64)]
 pub fn loop_counts_to_ten() {
     bpf_asm!(
         "r1 = 0;"
@@ -290,6 +291,7 @@ pub fn loop_count_from_ctx() {
 #[xlated("...")]
 #[xlated("53: r0 = 0")]
 #[xlated("54: exit")]
+#[arch(x86_64, arm64)]
 pub fn loop_nested() {
     bpf_asm!(
         "r1 = 0;"

@@ -122,6 +122,7 @@ pub fn ctx_var_offset() {
 #[sec("socket")]
 #[failure]
 #[msg("invalid bpf_context access off=1 size=4")]
+#[arch(x86_64, arm64)]
 pub fn ctx_misaligned() {
     bpf_asm!(
         "r0 = *(u32 *)(r1 + 1);"

@@ -205,6 +205,7 @@ pub fn jmp32_negative_imm() {
 #[msg("processed 3 insns")]
 #[xlated("0: w0 = 5")]
 #[xlated("1: exit")]
+#[arch(x86_64, arm64)]
 pub fn jmp32_dead_branch_removed() {
     bpf_asm!(
         "w0 = 5;"

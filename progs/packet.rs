@@ -47,6 +47,7 @@ pub fn read_unchecked() {
 #[sec("tc")]
 #[failure]
 #[msg("invalid access to packet, off=0 size=8, R2(id=0,off=0,r=4)")]
+#[arch(x86_64, arm64)]
 pub fn read_past_checked_range() {
     bpf_asm!(
         "r2 = *(u32 *)(r1 + 76);"
@@ -70,6 +71,7 @@ pub fn read_past_checked_range() {
 #[retval(0)]
 #[msg("5: (3d) if r3 >= r4 goto pc+1         ; R3=pkt_end() R4=pkt(r=0xfffffffffffffffe,imm=8)")]
 #[msg("from 5 to 7: R2=pkt(r=8) R10=fp0")]
+#[arch(x86_64, arm64)]
 pub fn check_with_end_on_left() {
     bpf_asm!(
         "r2 = *(u32 *)(r1 + 76);"
@@ -94,6 +96,7 @@ pub fn check_with_end_on_left() {
 // r4 < data_end: one byte more than r4 <= data_end would give
 #[msg("5: (ad) if r4 < r3 goto pc+1          ; R3=pkt_end() R4=pkt(r=0xffffffffffffffff,imm=8)")]
 #[msg("from 5 to 7: R2=pkt(r=9) R10=fp0")]
+#[arch(x86_64, arm64)]
 pub fn check_strict_less() {
     bpf_asm!(
         "r2 = *(u32 *)(r1 + 0);"
@@ -117,6 +120,7 @@ pub fn check_strict_less() {
 #[msg(
     "9: (2d) if r4 > r3 goto pc+1          ; R3=pkt_end() R4=pkt(id=1,r=17,smin=umin=2,smax=umax=17,smin32=0,smax32=umax32=31,var_off=(0x0; 0x1f))"
 )]
+#[arch(x86_64, arm64)]
 pub fn var_offset_then_check() {
     bpf_asm!(
         "r6 = r1;"
@@ -197,6 +201,7 @@ pub fn cgroup_skb_write_packet() {
 #[msg("0: (61) r2 = *(u32 *)(r1 +8)          ; R1=ctx() R2=pkt_meta(r=0)")]
 #[msg("5: (2d) if r4 > r3 goto pc+1          ; R3=pkt(r=0) R4=pkt_meta(r=4,imm=4)")]
 #[xlated("0: r2 = *(u64 *)(r1 +16)")]
+#[arch(x86_64, arm64)]
 pub fn xdp_meta_checked() {
     bpf_asm!(
         "r2 = *(u32 *)(r1 + 8);"

@@ -221,6 +221,7 @@ fn div_first() {
 #[xlated("6: goto pc+1")]
 #[xlated("7: r1 /= r2")]
 #[xlated("8: r0 = r1")]
+#[arch(x86_64, arm64)]
 pub fn patch_at_subprog_start() {
     bpf_asm!(
         "r1 = 10;"
@@ -267,6 +268,7 @@ fn after_mod() {
 #[xlated("13: w0 = w0")]
 #[xlated("14: exit")]
 #[xlated("15: r0 = r1")]
+#[arch(x86_64, arm64)]
 pub fn patch_at_subprog_end() {
     bpf_asm!(
         "r1 = 7;"

@@ -225,6 +225,7 @@ pub fn bytes_then_u64_read() {
 #[msg("2: (73) *(u8 *)(r10 -8) = r2          ; R2=0 R10=fp0 fp-8=mmmmmmm0")]
 #[msg("3: (79) r1 = *(u64 *)(r10 -8)         ; R1=scalar() R10=fp0 fp-8=mmmmmmm0")]
 #[msg("R1 invalid mem access 'scalar'")]
+#[arch(x86_64, arm64)]
 pub fn spilled_pointer_clobbered() {
     bpf_asm!(
         "*(u64 *)(r10 - 8) = r1;"

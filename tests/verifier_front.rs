@@ -178,6 +178,7 @@ fn case_of(path: &Path, arch: Arch) -> Case {
         func_info: btf.then(|| funcs.clone()),
         gpl: license_is_gpl_compatible(&license),
         arch,
+        symbols_arch: arch,
         verification_time_usec: verification_time(kernel["log"].as_str().unwrap()),
     };
     let request = (g["log_size"].as_u64() == Some(16 << 20) && license == "GPL" && input.log_level != 0).then(|| LoadRequest {

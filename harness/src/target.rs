@@ -53,6 +53,13 @@ impl Arch {
         !matches!(self, Arch::Riscv64)
     }
 
+    /// Whether the kernel JITs programs (`prog->jit_requested`): the Debian
+    /// 7.3 kernels of all five arches build the JIT and turn it on. Not
+    /// whether the model has one ([`Arch::has_jit`]).
+    pub fn kernel_jits(self) -> bool {
+        true
+    }
+
     /// Whether the model has a JIT for this arch (the others are xlated only).
     pub fn has_jit(self) -> bool {
         matches!(self, Arch::X86_64 | Arch::Arm64)

@@ -24,6 +24,13 @@ pub const POISON_LDIMM64_MAP_BASE: i32 = 2_001_000_000;
 /// The fd of the first map (0-2 are the standard streams, 3 the program BTF).
 const FIRST_MAP_FD: i32 = 4;
 
+/// The arch whose 7.3 image's symbols (kfunc BTF ids, function addresses)
+/// stand in for `arch`'s when no 7.3 image of `arch` exists to record them
+/// from (`None`: `arch` has its own).
+pub fn symbols_stand_in(arch: Arch) -> Option<Arch> {
+    kfunc_btf_ids::table(arch).is_empty().then_some(Arch::X86_64)
+}
+
 /// Where the model's maps live: stable addresses in the arch's direct map,
 /// as 7.3 shows them to root (`0xffff888005e7c800` on x86_64,
 /// `0xfff0000004d50200` on arm64), one page apart.
@@ -44,6 +51,15 @@ pub struct ModelBackend;
 impl ModelBackend {
     /// The verifier's input for a request: what `BPF_PROG_LOAD` would get.
     pub fn verifier_input(req: &LoadRequest) -> Result<VerifierInput, Unavailable> {
+        Self::verifier_input_with_kfunc_ids(req, req.arch)
+    }
+
+    /// [`Self::verifier_input`] with the symbols (kfunc BTF ids, kernel
+    /// addresses) of `ids_arch`'s 7.3 image. Debian has no 7.3 image for
+    /// riscv64, s390x or loongarch64, so theirs are unknown: `check`
+    /// borrows x86_64's for them (see [`symbols_stand_in`]) and says so;
+    /// the runner never does.
+    pub fn verifier_input_with_kfunc_ids(req: &LoadRequest, ids_arch: Arch) -> Result<VerifierInput, Unavailable> {
         let mut insns = req.prog.insns.clone();
         let mut maps = Vec::new();
         let mut created = Vec::with_capacity(req.maps.len());
@@ -73,8 +89,8 @@ impl ModelBackend {
                     }
                 }
                 LinkReloc::Kfunc { insn, name } => {
-                    let Some(id) = kfunc_btf_ids::btf_id(req.arch, name) else {
-                        return Err(Unavailable(format!("model: kfunc {name} has no recorded 7.3 BTF id for {}", req.arch)));
+                    let Some(id) = kfunc_btf_ids::btf_id(ids_arch, name) else {
+                        return Err(Unavailable(format!("model: kfunc {name} has no recorded 7.3 BTF id for {ids_arch}")));
                     };
                     if let Some(i) = insns.get_mut(*insn) {
                         i.imm = id as i32;
@@ -110,6 +126,7 @@ impl ModelBackend {
             func_info,
             gpl: true,
             arch: req.arch,
+            symbols_arch: ids_arch,
             verification_time_usec: None,
         })
     }
@@ -196,10 +213,18 @@ impl Backend for ModelBackend {
         "7.3.4+deb13 (model)".into()
     }
     fn load(&self, req: &LoadRequest) -> Result<LoadOutcome, Unavailable> {
+        self.load_with_kfunc_ids(req, req.arch)
+    }
+}
+
+impl ModelBackend {
+    /// [`Backend::load`] with the symbols of `ids_arch`'s image
+    /// ([`Self::verifier_input_with_kfunc_ids`]).
+    pub fn load_with_kfunc_ids(&self, req: &LoadRequest, ids_arch: Arch) -> Result<LoadOutcome, Unavailable> {
         if let Some(out) = Self::create_maps(req) {
             return Ok(out);
         }
-        let mut input = Self::verifier_input(req)?;
+        let mut input = Self::verifier_input_with_kfunc_ids(req, ids_arch)?;
         let mut out = Self::load_input_with_jit(&input, req.want_jited && req.arch.has_jit())?;
         if !out.accepted && input.log_level == 0 {
             // libbpf retries a failed load at level 1 to show what failed

@@ -176,7 +176,19 @@ pub fn run(a: &CheckArgs) -> Result<(), String> {
     }
     let req = request(a, &src)?;
     let be = backend::by_name(&a.backend)?;
-    let loaded = be.probe(req.arch).and_then(|()| be.load(&req)).map_err(|u| u.0);
+    let stand_in = if a.backend == "model" { crate::backend::model::symbols_stand_in(req.arch) } else { None };
+    let loaded = match stand_in {
+        Some(ids) => {
+            eprintln!(
+                "note: Debian has no 7.3 image for {}: kfunc BTF ids and kernel function addresses are {ids}'s \
+                 (in the log's `call NAME#ID` and the raw call immediates; everything else is {}'s)",
+                req.arch, req.arch
+            );
+            crate::backend::model::ModelBackend.load_with_kfunc_ids(&req, ids)
+        }
+        None => be.probe(req.arch).and_then(|()| be.load(&req)),
+    }
+    .map_err(|u| u.0);
     if !a.interp {
         let out = loaded?;
         if a.json {

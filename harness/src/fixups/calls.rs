@@ -53,7 +53,7 @@ pub fn fixup_call(env: &mut VerifierEnv<'_>, idx: usize) -> Result<Option<Vec<In
     if insn.code != BPF_JMP | BPF_CALL || insn.src == BPF_PSEUDO_CALL {
         return Ok(None);
     }
-    let arch = env.input.arch;
+    let arch = env.input.symbols_arch;
     if !matches!(arch, Arch::X86_64 | Arch::Arm64) {
         return Err(unsupported(format!("the call rewrites of the {arch} image are not modelled (no kernel symbols for it)")));
     }
@@ -66,9 +66,10 @@ pub fn fixup_call(env: &mut VerifierEnv<'_>, idx: usize) -> Result<Option<Vec<In
     fixup_helper_call(env, idx, insn)
 }
 
-/// `bpf_jit_inlines_helper_call`: arm64 emits these itself.
+/// `bpf_jit_inlines_helper_call`: every 7.3 JIT we target but x86-64's
+/// emits these itself (x86-64 has the verifier inline them).
 fn bpf_jit_inlines_helper_call(arch: Arch, id: i32) -> bool {
-    arch == Arch::Arm64 && matches!(id, func::GET_SMP_PROCESSOR_ID | func::GET_CURRENT_TASK | func::GET_CURRENT_TASK_BTF)
+    arch != Arch::X86_64 && matches!(id, func::GET_SMP_PROCESSOR_ID | func::GET_CURRENT_TASK | func::GET_CURRENT_TASK_BTF)
 }
 
 /// The map a map helper call was verified with (`aux->map_ptr_state`).
@@ -98,7 +99,7 @@ fn helper_label(id: i32) -> String {
 
 /// `patch_call_imm`: the call of the helper's prototype function.
 fn patch_call_imm(env: &VerifierEnv<'_>, mut insn: Insn) -> Result<Option<Vec<Insn>>, Fail> {
-    let arch = env.input.arch;
+    let arch = env.input.symbols_arch;
     let id = insn.imm;
     let name = helper_name(id).ok_or_else(|| unsupported(format!("helper #{id} has no name")))?;
     let f = match proto_pick(env.input.prog_type.0, name) {
@@ -119,6 +120,8 @@ fn imm_of(arch: Arch, f: &str) -> Result<i32, Fail> {
 
 fn fixup_helper_call(env: &VerifierEnv<'_>, idx: usize, insn: Insn) -> Result<Option<Vec<Insn>>, Fail> {
     let arch = env.input.arch;
+    // kernel addresses come from the image the model has symbols of
+    let syms = env.input.symbols_arch;
     let id = insn.imm;
     let aux = env.pass_aux.get(idx).cloned().unwrap_or_default();
     if bpf_jit_inlines_helper_call(arch, id) {
@@ -162,7 +165,7 @@ fn fixup_helper_call(env: &VerifierEnv<'_>, idx: usize, insn: Insn) -> Result<Op
         let m = aux.map_ptr.ok_or_else(|| unsupported(format!("insn {idx}: {} without a recorded map", helper_label(id))))?;
         let def = map_of_call(env, m).ok_or_else(|| unsupported(format!("insn {idx}: map {m} of the call is unknown")))?;
         if id == func::MAP_LOOKUP_ELEM {
-            let htab = || imm_of(arch, "__htab_map_lookup_elem");
+            let htab = || imm_of(syms, "__htab_map_lookup_elem");
             if let Some(seq) = map_gen_lookup(&view(env, def), htab)? {
                 return Ok(Some(seq));
             }
@@ -171,21 +174,21 @@ fn fixup_helper_call(env: &VerifierEnv<'_>, idx: usize, insn: Insn) -> Result<Op
             return Err(unsupported(format!("map type {} has no {op} in the model's table", def.map_type)));
         };
         let mut call = insn;
-        call.imm = imm_of(arch, f)?;
+        call.imm = imm_of(syms, f)?;
         return Ok(Some(vec![call]));
     }
     let tracing = env.input.prog_type.0 == prog::TRACING;
     let eatype = env.input.expected_attach_type;
     let seq = match id {
         func::JIFFIES64 => {
-            let addr = kernel_var_addr(arch, "jiffies").ok_or_else(|| unsupported(format!("&jiffies on {arch}")))?;
+            let addr = kernel_var_addr(syms, "jiffies").ok_or_else(|| unsupported(format!("&jiffies on {arch}")))?;
             let [lo, hi] = ld_imm64(R0, addr);
             vec![lo, hi, ldx_mem(BPF_DW, R0, R0, 0)]
         }
         func::GET_SMP_PROCESSOR_ID | func::GET_CURRENT_TASK | func::GET_CURRENT_TASK_BTF if arch == Arch::X86_64 => {
             // a per-CPU variable read through BPF_MOV64_PERCPU_REG
             let (var, size) = if id == func::GET_SMP_PROCESSOR_ID { ("cpu_number", BPF_W) } else { ("current_task", BPF_DW) };
-            let addr = kernel_var_addr(arch, var).ok_or_else(|| unsupported(format!("&{var} on {arch}")))?;
+            let addr = kernel_var_addr(syms, var).ok_or_else(|| unsupported(format!("&{var} on {arch}")))?;
             vec![mov64_imm(R0, addr as u32 as i32), mov64_percpu_reg(R0, R0), ldx_mem(size, R0, R0, 0)]
         }
         func::GET_FUNC_ARG if tracing => {

@@ -158,8 +158,17 @@ fn classify(insn: &Insn, ptr_type: RegType) -> Kind {
 /// The pass.
 pub fn bpf_convert_ctx_accesses(env: &mut VerifierEnv<'_>) -> Result<(), Fail> {
     let prog_type = env.input.prog_type.0;
-    let layout = layout::for_arch(env.input.arch)
-        .ok_or_else(|| Fail::unsupported("bpf_convert_ctx_accesses", &format!("the 7.3 structure layout of {} is not known", env.input.arch)))?;
+    // riscv64, s390x and loongarch64 have no recorded 7.3 layouts: a program
+    // none of whose accesses converts to a kernel structure (raw_tp args,
+    // stack, maps) is rewritten all the same; x86_64's layout stands in
+    // unread
+    let layout = match layout::for_arch(env.input.arch) {
+        Some(l) => l,
+        None if !reads_kernel_layout(env) => layout::for_arch(crate::target::Arch::X86_64).expect("x86_64 layout"),
+        None => {
+            return Err(Fail::unsupported("bpf_convert_ctx_accesses", &format!("the 7.3 structure layout of {} is not known", env.input.arch)));
+        }
+    };
     if env.pass_aux.len() != env.insns.len() {
         return Err(Fail::unsupported("bpf_convert_ctx_accesses", "the main pass left no per-insn data"));
     }
@@ -218,6 +227,24 @@ pub fn bpf_convert_ctx_accesses(env: &mut VerifierEnv<'_>) -> Result<(), Fail> {
         adjust_jmp_off(&mut env.insns, 0, prologue_len)?;
     }
     Ok(())
+}
+
+/// Whether some access converts through a kernel structure's layout (ctx
+/// of a prog type with a `convert_ctx_access`, sockets) or the prologue
+/// needs one.
+fn reads_kernel_layout(env: &VerifierEnv<'_>) -> bool {
+    let prog_type = env.input.prog_type.0;
+    if seen_direct_write(env) || env.pass_aux.len() != env.insns.len() {
+        return true;
+    }
+    env.insns.iter().zip(&env.pass_aux).any(|(insn, a)| {
+        !matches!(classify(insn, a.ptr_type), Kind::Other)
+            && match a.ptr_type {
+                PTR_TO_CTX => !matches!(ops_convert_ctx_access(prog_type), Ok(None)),
+                PTR_TO_SOCKET | PTR_TO_SOCK_COMMON | PTR_TO_TCP_SOCK => true,
+                _ => false,
+            }
+    })
 }
 
 /// The rewrite of one load or store by the pointer type it goes through:

@@ -62,13 +62,14 @@ pub fn kernel_fn_call_imm(arch: Arch, f: KernelFn) -> Option<i32> {
     super::calls::kernel_symbols::call_imm(arch, name)
 }
 
-/// `bpf_jit_supports_timed_may_goto()`: both JITs we model say yes; for the
-/// other arches we do not have the answer.
+/// `bpf_jit_supports_timed_may_goto()`: every 7.3 JIT we target says yes.
 fn jit_supports_timed_may_goto(arch: Arch) -> Option<bool> {
-    match arch {
-        Arch::X86_64 | Arch::Arm64 => Some(true),
-        _ => None,
-    }
+    Some(arch.kernel_jits())
+}
+
+/// `bpf_jit_supports_percpu_insn()`: all but s390x's 7.3 JIT.
+fn bpf_jit_supports_percpu_insn(arch: Arch) -> bool {
+    arch.kernel_jits() && arch != Arch::S390x
 }
 
 fn ins(code: u8, dst: u8, src: u8, off: i16, imm: i32) -> Insn {
@@ -82,6 +83,8 @@ fn ja(off: i16) -> Insn {
 /// What the walk carries from insn to insn.
 struct Walk {
     arch: Arch,
+    /// The image whose kernel addresses calls get (`symbols_arch`).
+    symbols_arch: Arch,
     timed_may_goto: Option<bool>,
     /// `subprogs[cur_subprog].stack_depth` before this pass's extra slots.
     stack_depth: u32,
@@ -108,6 +111,7 @@ pub fn bpf_do_misc_fixups(env: &mut VerifierEnv<'_>) -> Result<(), Fail> {
     let mut cur = 0;
     let mut w = Walk {
         arch,
+        symbols_arch: env.input.symbols_arch,
         timed_may_goto: jit_supports_timed_may_goto(arch),
         stack_depth: env.subprog_info.first().map_or(0, |s| s.stack_depth),
         stack_depth_extra: 0,
@@ -125,7 +129,7 @@ pub fn bpf_do_misc_fixups(env: &mut VerifierEnv<'_>) -> Result<(), Fail> {
         {
             si.stack_depth += w.stack_depth_extra;
             stack_extra[cur] = w.stack_depth_extra;
-            if si.stack_depth > MAX_BPF_STACK && !arch.has_jit() {
+            if si.stack_depth > MAX_BPF_STACK && !arch.kernel_jits() {
                 let msg = format!("stack size {}(extra {}) is too large\n", si.stack_depth, w.stack_depth_extra);
                 env.verbose(&msg);
                 return Err(Fail::Errno(crate::verifier::errno::EINVAL));
@@ -217,7 +221,7 @@ fn fixup_insn(env: &mut VerifierEnv<'_>, w: &mut Walk, i: &mut usize) -> Result<
         if map.def.map_type != BPF_MAP_TYPE_PERCPU_ARRAY {
             return Ok(None);
         }
-        if !w.arch.has_jit() {
+        if !bpf_jit_supports_percpu_insn(w.arch) {
             return Err(Fail::unsupported(PHASE, &format!("per-CPU ld_imm64 on {} (bpf_jit_supports_percpu_insn)", w.arch)));
         }
         let Some(&hi) = env.insns.get(*i + 1) else { return Ok(None) };
@@ -346,7 +350,7 @@ fn bpf_gen_ld_abs(env: &VerifierEnv<'_>, arch: Arch, insn: Insn) -> Result<Vec<I
         BPF_W => 4,
         _ => return Err(Fail::unsupported(PHASE, "a double-word LD_ABS/LD_IND")),
     };
-    let Some(call) = kernel_fn_call_imm(arch, KernelFn::SkbLoadHelperNoCache(size)) else {
+    let Some(call) = kernel_fn_call_imm(env.input.symbols_arch, KernelFn::SkbLoadHelperNoCache(size)) else {
         return Err(Fail::unsupported(PHASE, &format!("the address of bpf_skb_load_helper_{}_no_cache on {arch}", size * 8)));
     };
     let mut p = Vec::with_capacity(7);
@@ -427,7 +431,7 @@ fn may_goto(w: &mut Walk, insn: Insn) -> Result<Vec<Insn>, Fail> {
         off.ok_or_else(|| Fail::unsupported(PHASE, "a may_goto whose patched offset overflows"))
     };
     if timed {
-        let Some(call) = kernel_fn_call_imm(w.arch, KernelFn::ArchBpfTimedMayGoto) else {
+        let Some(call) = kernel_fn_call_imm(w.symbols_arch, KernelFn::ArchBpfTimedMayGoto) else {
             return Err(Fail::unsupported(PHASE, &format!("the address of arch_bpf_timed_may_goto on {}", w.arch)));
         };
         let cnt_off = -depth - 16;
@@ -466,7 +470,7 @@ fn tail_call(env: &mut VerifierEnv<'_>, w: &mut Walk, i: usize, insn: Insn) -> R
     };
     let key_poisoned = a.map_key == MapKeyState::Poison;
     // blinding is never requested: bpf_jit_harden is 0 in the kernels we target
-    let jit_requested = w.arch.has_jit();
+    let jit_requested = w.arch.kernel_jits();
     if env.bpf_capable && jit_requested && !key_poisoned && !a.map_ptr_poison && !a.map_ptr_unpriv {
         // bpf_jit_add_poke_descriptor: at most 1024 per program
         if w.pokes >= 1024 {

@@ -112,6 +112,10 @@ pub struct VerifierInput {
     pub gpl: bool,
     /// The kernel's arch: kfunc BTF ids and JIT availability.
     pub arch: Arch,
+    /// The arch whose 7.3 image gave the kfunc BTF ids in `insns`: `arch`,
+    /// but for an arch no 7.3 image was recorded for (`bpf-selftest check`
+    /// borrows x86_64's ids there, saying so).
+    pub symbols_arch: Arch,
     /// What level 4's "verification time N usec" says; `None` measures the
     /// model's own run (set it for reproducible logs).
     pub verification_time_usec: Option<u64>,
@@ -132,6 +136,7 @@ impl VerifierInput {
             func_info: None,
             gpl: true,
             arch,
+            symbols_arch: arch,
             verification_time_usec: None,
         }
     }
@@ -272,7 +277,7 @@ impl<'a> VerifierEnv<'a> {
             peak_states: 0,
             longest_mark_read_walk: 0,
             max_stack_depth: 0,
-            kfuncs: kfunc_btf_ids::table(input.arch),
+            kfuncs: kfunc_btf_ids::table(input.symbols_arch),
             stack_liveness: Default::default(),
             pass_aux: Vec::new(),
             max_ctx_offset: 0,

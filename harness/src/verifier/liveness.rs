@@ -1429,11 +1429,11 @@ fn proto_ctx(env: &VerifierEnv<'_>) -> super::helpers::ProtoCtx {
 }
 
 /// `bpf_verifier_inlines_helper_call` (x86_64, with the JIT) or
-/// `bpf_jit_inlines_helper_call` (arm64): the per-CPU and current-task
+/// `bpf_jit_inlines_helper_call` (the other arches): the per-CPU and current-task
 /// helpers become a few insns.
 fn helper_call_inlined(env: &VerifierEnv<'_>, imm: i32) -> bool {
     use super::helpers::func;
-    env.input.arch.has_jit() && matches!(imm, func::GET_SMP_PROCESSOR_ID | func::GET_CURRENT_TASK | func::GET_CURRENT_TASK_BTF)
+    env.input.arch.kernel_jits() && matches!(imm, func::GET_SMP_PROCESSOR_ID | func::GET_CURRENT_TASK | func::GET_CURRENT_TASK_BTF)
 }
 
 /// `bpf_get_call_summary`: `None` where the kernel finds no prototype

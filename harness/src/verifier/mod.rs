@@ -295,7 +295,7 @@ fn main_pass(env: &mut VerifierEnv<'_>) -> PResult<()> {
         has_func_info: env.input.func_info.is_some(),
         gpl: env.input.gpl,
         sleepable: env.input.prog_flags & prog_load::BPF_F_SLEEPABLE != 0,
-        jit_requested: env.input.arch.has_jit(),
+        jit_requested: env.input.arch.kernel_jits(),
         // the project's kernels run on one CPU
         nr_cpu_ids: 1,
         kfuncs: env.kfuncs,

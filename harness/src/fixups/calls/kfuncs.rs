@@ -73,7 +73,7 @@ pub fn fixup_kfunc_call(env: &VerifierEnv<'_>, idx: usize) -> Result<Option<Vec<
         "bpf_arena_free_pages" if non_sleepable => "bpf_arena_free_pages_non_sleepable",
         n => n,
     };
-    let arch = env.input.arch;
+    let arch = env.input.symbols_arch;
     let Some(imm) = call_imm(arch, func) else {
         return Err(Fail::unsupported(PHASE, &format!("the address of kfunc {func} on {arch} is not known to the model")));
     };

@@ -1,0 +1,121 @@
+//! `bpf-selftest check` as a user runs it: the seed program through the
+//! model's whole pipeline for x86_64, arm64 and riscv64, `--json` parsed.
+//! x86_64 and arm64 are held to what 7.3 recorded for the same program
+//! (`expected/linux-7.3/<arch>/iters/iter_num_new_inlined.txt`); riscv64,
+//! which Debian has no 7.3 image of, to the same program plus the
+//! zero extensions its JIT needs (`bpf_jit_needs_zext`), with every jump
+//! still landing where 7.3's x86_64 xlated program lands.
+
+use std::process::Command;
+
+use serde_json::Value;
+
+const SEED: &str = "tests/check_cli/iter_num_new_inlined.s";
+
+fn check(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_bpf-selftest")).arg("check").args(args).output().expect("run bpf-selftest");
+    (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+fn seed_json(arch: &str) -> (Value, String) {
+    let (ok, stdout, stderr) = check(&[SEED, "--prog-type", "raw_tp", "--arch", arch, "--json"]);
+    assert!(ok, "check --arch {arch} failed: {stderr}");
+    (serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("--json of {arch} does not parse: {e}\n{stdout}")), stderr)
+}
+
+/// A section of a golden, one entry per line.
+fn golden_section(arch: &str, section: &str) -> Vec<String> {
+    let path = format!("expected/linux-7.3/{arch}/iters/iter_num_new_inlined.txt");
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+    let head = format!("== {section}\n");
+    let start = text.find(&head).unwrap_or_else(|| panic!("{path} has no {section}")) + head.len();
+    text[start..].lines().take_while(|l| !l.starts_with("== ")).map(str::to_string).collect()
+}
+
+fn lines(v: &Value) -> Vec<String> {
+    v.as_array().expect("a list").iter().map(|l| l.as_str().expect("a string").to_string()).collect()
+}
+
+#[test]
+fn json_has_exactly_the_documented_keys_and_the_7_3_xlated_program() {
+    for arch in ["x86_64", "arm64"] {
+        let (v, _) = seed_json(arch);
+        let mut keys: Vec<&str> = v.as_object().unwrap().keys().map(String::as_str).collect();
+        keys.sort();
+        assert_eq!(keys, ["accepted", "errno", "jited", "log", "retval", "verified_insns", "xlated"]);
+        assert_eq!(v["accepted"], true);
+        assert_eq!(v["errno"], 0);
+        assert_eq!(v["retval"], Value::Null, "no --run, no retval");
+        assert_eq!(lines(&v["xlated"]), golden_section(arch, "xlated"), "{arch}: xlated");
+        let verified: u64 = golden_section(arch, "verified_insns")[0].parse().unwrap();
+        assert_eq!(v["verified_insns"], verified, "{arch}: verified_insns");
+        let jited = lines(&v["jited"]);
+        assert!(jited.first().is_some_and(|l| l == "func #0:"), "{arch}: jited starts with its function header: {jited:?}");
+    }
+}
+
+/// `(index, text without the "N: " prefix)` of each xlated line.
+fn parse_xlated(lines: &[String]) -> Vec<(usize, String)> {
+    lines
+        .iter()
+        .map(|l| {
+            let (n, t) = l.split_once(": ").unwrap_or_else(|| panic!("not an xlated line: {l}"));
+            (n.parse().unwrap(), t.to_string())
+        })
+        .collect()
+}
+
+/// `goto pc+K` / `... goto pc-K`: the text before the offset and K.
+fn jump(text: &str) -> Option<(&str, i64)> {
+    let at = text.find("goto pc")?;
+    Some((&text[..at], text[at + "goto pc".len()..].parse().ok()?))
+}
+
+fn is_zext(text: &str) -> bool {
+    let (d, s) = text.split_once(" = ").unwrap_or(("", "-"));
+    d.starts_with('w') && d == s
+}
+
+#[test]
+fn riscv64_is_the_7_3_program_plus_zero_extensions() {
+    let (v, stderr) = seed_json("riscv64");
+    assert!(stderr.contains("no 7.3 image for riscv64"), "the stand-in symbols are announced: {stderr}");
+    assert_eq!(v["accepted"], true);
+    assert!(lines(&v["jited"]).is_empty(), "the model has no riscv64 JIT");
+    let rv = parse_xlated(&lines(&v["xlated"]));
+    let x86 = parse_xlated(&golden_section("x86_64", "xlated"));
+    // riscv64 index -> index in 7.3's x86_64 program, for the kept insns
+    let kept: Vec<usize> = (0..rv.len()).filter(|&i| !is_zext(&rv[i].1)).collect();
+    assert_eq!(kept.len(), x86.len(), "riscv64 without its zexts has x86_64's length");
+    assert!(rv.len() > x86.len(), "riscv64 zero-extends the 32-bit defs the program reads in full");
+    let to_x86 = |i: usize| kept.iter().position(|&k| k == i);
+    for (j, &i) in kept.iter().enumerate() {
+        let (r, x) = (&rv[i].1, &x86[j].1);
+        match (jump(r), jump(x)) {
+            (Some((rp, rk)), Some((xp, xk))) => {
+                assert_eq!(rp, xp, "insn {i}: {r} vs {x}");
+                let target = usize::try_from(i as i64 + 1 + rk).unwrap();
+                assert_eq!(to_x86(target), Some((j as i64 + 1 + xk) as usize), "insn {i} ({r}) lands where 7.3's {j} ({x}) does");
+            }
+            _ => assert_eq!(r, x, "insn {i}"),
+        }
+    }
+    for i in (0..rv.len()).filter(|&i| is_zext(&rv[i].1)) {
+        // a zext follows the 32-bit def of its own register
+        let w = rv[i].1.split_once(" = ").unwrap().0;
+        let prev = &rv[i - 1].1;
+        let r = w.replacen('w', "r", 1);
+        assert!(prev.starts_with(&format!("{w} ")) || prev.starts_with(&format!("{r} = *(u32 *)")), "insn {i}: {w} = {w} after {prev}");
+    }
+}
+
+#[test]
+fn bad_input_is_one_clear_line_and_a_failure() {
+    let (ok, stdout, stderr) = check(&[SEED, "--arch", "mips"]);
+    assert!(!ok);
+    assert!(stdout.is_empty(), "{stdout}");
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    assert!(stderr.starts_with("bpf-selftest: error:"), "{stderr}");
+    let (ok, _, stderr) = check(&["tests/check_cli/no-such-file.s"]);
+    assert!(!ok && stderr.trim_end().lines().count() == 1, "{stderr}");
+}
