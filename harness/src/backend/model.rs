@@ -51,7 +51,7 @@ pub struct ModelBackend;
 impl ModelBackend {
     /// The verifier's input for a request: what `BPF_PROG_LOAD` would get.
     pub fn verifier_input(req: &LoadRequest) -> Result<VerifierInput, Unavailable> {
-        Self::verifier_input_with_kfunc_ids(req, req.arch)
+        Self::verifier_input_with_symbols_of(req, req.arch)
     }
 
     /// [`Self::verifier_input`] with the symbols (kfunc BTF ids, kernel
@@ -59,7 +59,7 @@ impl ModelBackend {
     /// riscv64, s390x or loongarch64, so theirs are unknown: `check`
     /// borrows x86_64's for them (see [`symbols_stand_in`]) and says so;
     /// the runner never does.
-    pub fn verifier_input_with_kfunc_ids(req: &LoadRequest, ids_arch: Arch) -> Result<VerifierInput, Unavailable> {
+    pub fn verifier_input_with_symbols_of(req: &LoadRequest, ids_arch: Arch) -> Result<VerifierInput, Unavailable> {
         let mut insns = req.prog.insns.clone();
         let mut maps = Vec::new();
         let mut created = Vec::with_capacity(req.maps.len());
@@ -213,18 +213,18 @@ impl Backend for ModelBackend {
         "7.3.4+deb13 (model)".into()
     }
     fn load(&self, req: &LoadRequest) -> Result<LoadOutcome, Unavailable> {
-        self.load_with_kfunc_ids(req, req.arch)
+        self.load_with_symbols_of(req, req.arch)
     }
 }
 
 impl ModelBackend {
     /// [`Backend::load`] with the symbols of `ids_arch`'s image
-    /// ([`Self::verifier_input_with_kfunc_ids`]).
-    pub fn load_with_kfunc_ids(&self, req: &LoadRequest, ids_arch: Arch) -> Result<LoadOutcome, Unavailable> {
+    /// ([`Self::verifier_input_with_symbols_of`]).
+    pub fn load_with_symbols_of(&self, req: &LoadRequest, ids_arch: Arch) -> Result<LoadOutcome, Unavailable> {
         if let Some(out) = Self::create_maps(req) {
             return Ok(out);
         }
-        let mut input = Self::verifier_input_with_kfunc_ids(req, ids_arch)?;
+        let mut input = Self::verifier_input_with_symbols_of(req, ids_arch)?;
         let mut out = Self::load_input_with_jit(&input, req.want_jited && req.arch.has_jit())?;
         if !out.accepted && input.log_level == 0 {
             // libbpf retries a failed load at level 1 to show what failed

@@ -176,19 +176,7 @@ pub fn run(a: &CheckArgs) -> Result<(), String> {
     }
     let req = request(a, &src)?;
     let be = backend::by_name(&a.backend)?;
-    let stand_in = if a.backend == "model" { crate::backend::model::symbols_stand_in(req.arch) } else { None };
-    let loaded = match stand_in {
-        Some(ids) => {
-            eprintln!(
-                "note: Debian has no 7.3 image for {}: kfunc BTF ids and kernel function addresses are {ids}'s \
-                 (in the log's `call NAME#ID` and the raw call immediates; everything else is {}'s)",
-                req.arch, req.arch
-            );
-            crate::backend::model::ModelBackend.load_with_kfunc_ids(&req, ids)
-        }
-        None => be.probe(req.arch).and_then(|()| be.load(&req)),
-    }
-    .map_err(|u| u.0);
+    let loaded = load(&*be, &req);
     if !a.interp {
         let out = loaded?;
         if a.json {
@@ -215,6 +203,24 @@ pub fn run(a: &CheckArgs) -> Result<(), String> {
         print!("---- interpreter\n{}", interp_text(&interp));
     }
     Ok(())
+}
+
+/// One load on `be` as a user asks for it: on an arch Debian has no 7.3
+/// image of, the model borrows x86_64's kernel symbols, and says so.
+pub fn load(be: &dyn backend::Backend, req: &LoadRequest) -> Result<LoadOutcome, String> {
+    let stand_in = if be.name() == "model" { crate::backend::model::symbols_stand_in(req.arch) } else { None };
+    match stand_in {
+        Some(ids) => {
+            eprintln!(
+                "note: Debian has no 7.3 image for {}: kfunc BTF ids and kernel function addresses are {ids}'s \
+                 (in the log's `call NAME#ID` and the raw call immediates; everything else is {}'s)",
+                req.arch, req.arch
+            );
+            crate::backend::model::ModelBackend.load_with_symbols_of(req, ids)
+        }
+        None => be.probe(req.arch).and_then(|()| be.load(req)),
+    }
+    .map_err(|u| u.0)
 }
 
 fn interp_json(r: &Result<crate::exec::TestRunOutput, crate::exec::ExecError>) -> serde_json::Value {

@@ -12,7 +12,7 @@ pub fn run(a: &CheckArgs) -> Result<(), String> {
     let src = super::read_input(Some(&a.file))?;
     let req = request(a, &src)?;
     let be = backend::by_name(&a.backend)?;
-    let out = be.probe(req.arch).and_then(|()| be.load(&req)).map_err(|u| u.0)?;
+    let out = super::check::load(&*be, &req)?;
     if !out.accepted {
         let first = out.log.lines().rev().find(|l| !l.starts_with("processed ") && !l.trim().is_empty()).unwrap_or("");
         return Err(format!("{}: rejected ({}): {first}", req.name, super::check::errno_name(out.errno)));
