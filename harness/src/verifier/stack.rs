@@ -271,6 +271,26 @@ impl Env<'_, '_> {
     /// `check_stack_read`.
     pub(crate) fn check_stack_read(&mut self, regno: usize, reg: &RegState, off: i64, size: i64, dst: Option<usize>) -> VResult<()> {
         let frame = self.stack_frame_of(reg);
+        if dst.is_none() && !tnum_is_const(reg.s.var_off) {
+            // a read into no register (a non-fetching atomic's operand)
+            // must not leak a pointer: only at a constant offset
+            let var_off = tnum_strn(reg.s.var_off);
+            self.verbose(&format!(
+                "variable offset stack pointer cannot be passed into helper function; var_off={var_off} off={off} size={size}\n"
+            ));
+            let reason = format!(
+                "The helper would access the stack through variable offset {var_off} plus fixed offset {off} and size {size}. Helper stack memory arguments require a constant stack offset and a precise initialized range."
+            );
+            let idx = self.insn_idx;
+            bpf_diag_memory(
+                self,
+                idx,
+                "variable stack access",
+                &reason,
+                "Use a fixed stack offset for helper memory arguments, or copy the needed bytes into a fixed stack slot first.",
+            );
+            return errno(EACCES);
+        }
         if tnum_is_const(reg.s.var_off) {
             self.check_stack_read_fixed_off(frame, off + reg.s.var_off.value as i64, size, dst)
         } else {
