@@ -23,6 +23,7 @@ pub mod pt {
     pub const SK_SKB: u32 = 14;
     pub const SK_MSG: u32 = 16;
     pub const RAW_TRACEPOINT: u32 = 17;
+    pub const RAW_TRACEPOINT_WRITABLE: u32 = 24;
     pub const LWT_SEG6LOCAL: u32 = 19;
     pub const SK_REUSEPORT: u32 = 21;
     pub const FLOW_DISSECTOR: u32 = 22;
@@ -338,6 +339,34 @@ fn pe_prog_is_valid_access(off: i64, size: i64, write: bool, pt_regs_size: i64) 
     (size == 8).then_some(CtxAccess { reg_type: SCALAR_VALUE, ctx_field_size: 0 })
 }
 
+/// `sock_filter_is_valid_access` (cgroup_sock, `struct bpf_sock`):
+/// `bpf_sock_is_valid_access`, then what the attach type may touch
+/// (`__sock_filter_check_attach_type`).
+fn sock_filter_is_valid_access(off: i64, size: i64, write: bool, attach: u32) -> Option<CtxAccess> {
+    // enum bpf_attach_type
+    const CGROUP_INET_SOCK_CREATE: u32 = 2;
+    const CGROUP_INET4_POST_BIND: u32 = 12;
+    const CGROUP_INET6_POST_BIND: u32 = 13;
+    const CGROUP_INET_SOCK_RELEASE: u32 = 34;
+    if !super::sock::bpf_sock_is_valid_access(off, size) {
+        return None;
+    }
+    let read_only = |ok: bool| ok && !write;
+    let allowed = match off {
+        // bound_dev_if, mark, priority
+        0 | 16 | 20 => matches!(attach, CGROUP_INET_SOCK_CREATE | CGROUP_INET_SOCK_RELEASE),
+        // src_ip4
+        24..=27 => read_only(attach == CGROUP_INET4_POST_BIND),
+        // src_ip6
+        28..=43 => read_only(attach == CGROUP_INET6_POST_BIND),
+        // src_port
+        44..=47 => read_only(matches!(attach, CGROUP_INET4_POST_BIND | CGROUP_INET6_POST_BIND)),
+        _ => !write,
+    };
+    let field_size = if write { 0 } else { crate::fixups::ctx_access::bpf_sock_ctx_field_size(off as i16, size as u32) };
+    allowed.then_some(CtxAccess { reg_type: SCALAR_VALUE, ctx_field_size: field_size })
+}
+
 /// `xdp_is_valid_access` (expected attach type other than devmap).
 fn xdp_is_valid_access(off: i64, size: i64, write: bool, is_ldsx: bool) -> Option<CtxAccess> {
     const EGRESS_IFINDEX: i64 = 20;
@@ -383,7 +412,8 @@ fn sk_lookup_is_valid_access(off: i64, size: i64, write: bool) -> Option<CtxAcce
 }
 
 /// `is_valid_access` of `prog_type` for `size` bytes at `off`.
-pub fn is_valid_access(prog_type: u32, off: i64, size: i64, write: bool, is_ldsx: bool, bpf_capable: bool, pt_regs_size: i64) -> Valid {
+#[allow(clippy::too_many_arguments)]
+pub fn is_valid_access(prog_type: u32, attach: u32, off: i64, size: i64, write: bool, is_ldsx: bool, bpf_capable: bool, pt_regs_size: i64) -> Valid {
     if size <= 0 {
         return Ok(None);
     }
@@ -398,6 +428,7 @@ pub fn is_valid_access(prog_type: u32, off: i64, size: i64, write: bool, is_ldsx
         pt::FLOW_DISSECTOR => flow_dissector_is_valid_access(off, size, write, is_ldsx),
         pt::SOCK_OPS => sock_ops_is_valid_access(off, size, write),
         pt::SK_MSG => sk_msg_is_valid_access(off, size, write),
+        pt::CGROUP_SOCK => sock_filter_is_valid_access(off, size, write, attach),
         pt::PERF_EVENT => pe_prog_is_valid_access(off, size, write, pt_regs_size),
         // kprobe_prog_is_valid_access
         pt::KPROBE => scalar(off >= 0 && off < pt_regs_size && off % size == 0 && off + size <= pt_regs_size),
@@ -405,6 +436,12 @@ pub fn is_valid_access(prog_type: u32, off: i64, size: i64, write: bool, is_ldsx
         pt::TRACEPOINT => scalar((8..8192).contains(&off) && !write && off % size == 0),
         // bpf_tracing_ctx_access
         pt::RAW_TRACEPOINT => scalar((0..96).contains(&off) && !write && off % size == 0),
+        // raw_tp_writable_prog_is_valid_access: the first argument is the
+        // tracepoint's writable buffer
+        pt::RAW_TRACEPOINT_WRITABLE if off == 0 => {
+            (size == 8 && !write).then_some(CtxAccess { reg_type: PTR_TO_TP_BUFFER, ctx_field_size: 0 })
+        }
+        pt::RAW_TRACEPOINT_WRITABLE => scalar((0..96).contains(&off) && !write && off % size == 0),
         pt::SK_LOOKUP => sk_lookup_is_valid_access(off, size, write),
         // syscall_prog_is_valid_access: user memory, any alignment
         pt::SYSCALL => scalar((0..u16::MAX as i64).contains(&off)),
@@ -415,7 +452,7 @@ pub fn is_valid_access(prog_type: u32, off: i64, size: i64, write: bool, is_ldsx
 /// Whether the type's ctx loads are rewritten (`ops->convert_ctx_access`):
 /// such a ctx pointer must be dereferenced unmodified.
 pub fn has_convert_ctx_access(prog_type: u32) -> bool {
-    !matches!(prog_type, pt::KPROBE | pt::TRACEPOINT | pt::RAW_TRACEPOINT | pt::SYSCALL)
+    !matches!(prog_type, pt::KPROBE | pt::TRACEPOINT | pt::RAW_TRACEPOINT | pt::RAW_TRACEPOINT_WRITABLE | pt::SYSCALL)
 }
 
 /// `may_access_direct_pkt_data` for this model's prog types.
