@@ -3,7 +3,8 @@
 //! * every ctx field of the modelled prog types loaded (and stored) once,
 //!   recorded on 7.3 x86_64 and arm64 (`tests/fixups_ctx/probes.txt`):
 //!   the model's main pass, then this pass, must give the recorded xlated
-//!   program exactly;
+//!   program exactly, and a probe 7.3 rejected must be rejected with the
+//!   same message;
 //! * the goldens of progs/ whose programs access ctx (or sockets, or need
 //!   barriers): this pass's output against the golden's raw xlated program,
 //!   after taking out what later passes add that is recognisable without
@@ -25,7 +26,7 @@ use bpf_selftest::runner::{self, Plan, RunOptions};
 use bpf_selftest::target::Arch;
 use bpf_selftest::verifier::env::{VerifierEnv, VerifierInput};
 use bpf_selftest::verifier::reg::*;
-use bpf_selftest::verifier::{Fail, Verdict, verify};
+use bpf_selftest::verifier::{Fail, Verdict, bpf_check, verify};
 use bpf_selftest_suite as _;
 
 const BPF_F_TEST_RND_HI32: u32 = 1 << 2;
@@ -172,66 +173,6 @@ fn first_diff(kernel: &[Insn], model: &[Insn]) -> String {
     }
 }
 
-/// The pass on a one-access program the main pass cannot load yet, with
-/// the aux 7.3's `is_valid_access` records for it (`ctx_field_size`):
-/// perf_event (`pe_prog_is_valid_access`: `sample_period` and `addr` are
-/// 8-byte fields), lwt (`bpf_skb_is_valid_access`: plain `__sk_buff`
-/// fields read are 4-byte ones), cgroup_sock (`bpf_sock_is_valid_access`).
-fn convert_alone(input: &VerifierInput) -> Option<Vec<Insn>> {
-    use bpf_selftest::fixups::ctx_access::bpf_sock_ctx_field_size;
-    use bpf_selftest::verifier::do_check::PassAux;
-    use bpf_selftest::verifier::log::BpfVerifierLog;
-    let pt_regs_size = match input.arch {
-        Arch::X86_64 => 168,
-        Arch::Arm64 => 272,
-        _ => return None,
-    };
-    let field_size: &dyn Fn(&Insn) -> u32 = match input.prog_type.name() {
-        "perf_event" => &|x| if (pt_regs_size..pt_regs_size + 16).contains(&x.off) { 8 } else { 0 },
-        "flow_dissector" | "sk_msg" => &|_| 0,
-        "lwt_in" | "lwt_out" | "lwt_xmit" | "lwt_seg6local" | "sk_skb" => &|x| match x.off {
-            // cb, data pointers, addresses, flow_keys, tstamp, sk, tstamp_type, hwtstamp
-            48..68 | 76 | 80 | 140 | 92..132 | 144..160 | 168..176 | 180.. => 0,
-            _ if x.code & 0x07 != BPF_LDX => 0,
-            _ => 4,
-        },
-        "cgroup_sock" => &|x| {
-            let size = [4, 2, 1, 8][(x.code as usize >> 3) & 3];
-            if x.code & 0x07 == BPF_LDX { bpf_sock_ctx_field_size(x.off, size) } else { 0 }
-        },
-        _ => return None,
-    };
-    let mut env = VerifierEnv::new(input, BpfVerifierLog::bpf_vlog_init(0, 0).ok()?);
-    // registers holding ctx: r1, and copies of it (`rX = r1`)
-    let mut ctx_regs = vec![1u8];
-    env.pass_aux = input
-        .insns
-        .iter()
-        .map(|x| {
-            let mem = matches!(x.code & 0x07, BPF_LDX | BPF_ST | BPF_STX);
-            let base = if x.code & 0x07 == BPF_LDX { x.src } else { x.dst };
-            let (ptr_type, ctx_field_size) = if !mem {
-                (NOT_INIT, 0)
-            } else if ctx_regs.contains(&base) {
-                (PTR_TO_CTX, field_size(x))
-            } else if base == 2 {
-                // the probes keep packet pointers in r2
-                (PTR_TO_PACKET, 0)
-            } else {
-                (NOT_INIT, 0)
-            };
-            if x.code == BPF_ALU64 | BPF_MOV | BPF_X && ctx_regs.contains(&x.src) {
-                ctx_regs.push(x.dst);
-            } else if x.code & 0x07 != BPF_ST && x.code & 0x07 != BPF_STX && x.code & 0x07 != BPF_JMP {
-                ctx_regs.retain(|&r| r != x.dst);
-            }
-            PassAux { seen: true, ptr_type, ctx_field_size, ..PassAux::default() }
-        })
-        .collect();
-    bpf_convert_ctx_accesses(&mut env).ok()?;
-    Some(env.insns)
-}
-
 /// One probe of `probes.txt`.
 struct Probe {
     name: String,
@@ -240,6 +181,8 @@ struct Probe {
     asm: String,
     /// Per arch: the xlated insns, `None` when 7.3 rejected the program.
     xlated: Vec<(Arch, Option<Vec<Insn>>)>,
+    /// Per arch: the log line that said why 7.3 rejected it.
+    reject_msg: BTreeMap<Arch, String>,
 }
 
 fn probes() -> Vec<Probe> {
@@ -252,7 +195,7 @@ fn probes() -> Vec<Probe> {
             "prog" => {
                 let f: Vec<&str> = rest.split(' ').collect();
                 let prog_type = ProgType::from_name(f[1]).unwrap_or_else(|| panic!("prog type {}", f[1]));
-                out.push(Probe { name: f[0].into(), prog_type, attach: f[2].parse().unwrap(), asm: String::new(), xlated: Vec::new() });
+                out.push(Probe { name: f[0].into(), prog_type, attach: f[2].parse().unwrap(), asm: String::new(), xlated: Vec::new(), reject_msg: BTreeMap::new() });
             }
             "asm" => out.last_mut().unwrap().asm = rest.replace("; ", "\n"),
             arch => {
@@ -263,7 +206,11 @@ fn probes() -> Vec<Probe> {
                 };
                 let insns = (!rest.starts_with("rejected"))
                     .then(|| rest.split(' ').map(|h| bpf_isa::insn::from_hex(h).expect("hex slot")).collect::<Vec<_>>());
-                out.last_mut().unwrap().xlated.push((arch, insns));
+                let probe = out.last_mut().unwrap();
+                if let Some(msg) = rest.strip_prefix("rejected ") {
+                    probe.reject_msg.insert(arch, msg.to_string());
+                }
+                probe.xlated.push((arch, insns));
             }
         }
     }
@@ -278,31 +225,33 @@ fn every_ctx_field_converts_as_7_3_does() {
     let mut exact = 0;
     let mut compared = 0;
     let mut skipped = Vec::new();
-    let mut exact_alone = 0;
+    let mut rejected_alike = 0;
     for p in &probes {
         let prog = bpf_isa::assemble(&p.asm).unwrap_or_else(|e| panic!("{}: {e:?}", p.name));
         for (arch, truth) in &p.xlated {
-            let Some(truth) = truth else { continue };
-            compared += 1;
             let mut input = VerifierInput::new(prog.insns.clone(), p.prog_type, *arch);
             input.expected_attach_type = p.attach;
             input.prog_flags = BPF_F_TEST_RND_HI32;
+            let Some(truth) = truth else {
+                // 7.3 rejected it: the model must, with the same message
+                let want = p.reject_msg.get(arch).map(String::as_str).unwrap_or_default();
+                input.log_level = 1;
+                input.log_size = 1 << 20;
+                match bpf_check(&input) {
+                    Verdict::Decided(d) if !d.accepted && d.log.lines().any(|l| l == want) => rejected_alike += 1,
+                    Verdict::Decided(d) if !d.accepted => {
+                        failures.push(format!("{arch} {}: rejected without `{want}`: {}", p.name, d.log.lines().rev().nth(1).unwrap_or_default()))
+                    }
+                    Verdict::Decided(_) => failures.push(format!("{arch} {}: accepted, 7.3 rejected it: {want}", p.name)),
+                    Verdict::NotModelled { phase, what, .. } => skipped.push(format!("{arch} {} (rejected by 7.3): {phase}: {what}", p.name)),
+                }
+                continue;
+            };
+            compared += 1;
             let mut env = match verify(&input, Instant::now()) {
                 Ok(env) => env,
                 Err(Verdict::NotModelled { phase, what, .. }) => {
-                    // the main pass lacks this prog type's ctx: the conversion
-                    // alone, given the aux 7.3's is_valid_access records
-                    match convert_alone(&input) {
-                        Some(model) => {
-                            let kernel = masked(&without_zext_and_rnd_hi32(truth));
-                            if kernel == masked(&model) {
-                                exact_alone += 1;
-                            } else {
-                                failures.push(format!("{arch} {} (conversion alone): {}", p.name, first_diff(&kernel, &masked(&model))));
-                            }
-                        }
-                        None => skipped.push(format!("{arch} {}: {phase}: {what}", p.name)),
-                    }
+                    skipped.push(format!("{arch} {}: {phase}: {what}", p.name));
                     continue;
                 }
                 Err(v) => {
@@ -323,15 +272,17 @@ fn every_ctx_field_converts_as_7_3_does() {
         }
     }
     eprintln!(
-        "probes: {exact} of {compared} exact through the main pass, {exact_alone} exact by the conversion alone; {} not checked:",
+        "probes: {exact} of {compared} exact through the main pass; {rejected_alike} rejected as 7.3 did; {} not checked:",
         skipped.len()
     );
     for f in skipped.iter().chain(&failures) {
         eprintln!("  {f}");
     }
-    // ratchet: what the main pass accepts today converts exactly
-    assert!(exact >= 594, "only {exact} probes exact");
-    assert!(exact_alone >= 179, "only {exact_alone} probes exact by the conversion alone");
+    // every probe's prog type is loaded by the main pass now: all of them
+    // must convert exactly, and the rejected ones be rejected alike
+    assert!(skipped.is_empty(), "{} probes the model does not decide", skipped.len());
+    assert!(exact >= 987, "only {exact} probes exact");
+    assert!(rejected_alike >= 167, "only {rejected_alike} rejected probes rejected as 7.3 did");
     assert!(failures.is_empty(), "{} of {compared} probes differ:\n{}", failures.len(), failures.join("\n"));
 }
 

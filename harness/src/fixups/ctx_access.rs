@@ -14,16 +14,17 @@
 //! Modelled: `__sk_buff` (socket filter, cgroup skb, tc, lwt, sk_skb,
 //! flow dissector), `xdp_md` (without devmap's `egress_ifindex`),
 //! `bpf_sock` (sockets and cgroup_sock ctx), `bpf_tcp_sock`, `sk_msg_md`,
-//! `bpf_sk_lookup`, `bpf_perf_event_data`; the unclone prologue of tc,
-//! lwt_xmit and sk_skb; arena and fault-prone pointers. The structure
-//! offsets are the Debian 7.3 kernels' ([`layout`]). Anything else (sock_ops,
-//! sock_addr, sysctl, sockopt, sk_reuseport, xdp sockets,
+//! `bpf_sk_lookup`, `bpf_perf_event_data`, `bpf_sock_ops`; the unclone
+//! prologue of tc, lwt_xmit and sk_skb; arena and fault-prone pointers.
+//! The structure offsets are the Debian 7.3 kernels' ([`layout`]).
+//! Anything else (sock_addr, sysctl, sockopt, sk_reuseport, xdp sockets,
 //! struct_ops epilogues, other arches' layouts) is `Fail::Unsupported`.
 
 mod emit;
 pub mod layout;
 mod skb;
 mod sock;
+mod sock_ops;
 mod tracing;
 mod xdp;
 
@@ -100,12 +101,12 @@ fn ops_convert_ctx_access(prog_type: u32) -> Result<Option<ConvertCtxAccess>, St
         pt::PERF_EVENT => tracing::pe_prog_convert_ctx_access,
         SK_SKB => skb::sk_skb_convert_ctx_access,
         SK_MSG => sock::sk_msg_convert_ctx_access,
+        pt::SOCK_OPS => sock_ops::sock_ops_convert_ctx_access,
         FLOW_DISSECTOR => skb::flow_dissector_convert_ctx_access,
         pt::KPROBE | pt::TRACEPOINT | pt::RAW_TRACEPOINT | RAW_TRACEPOINT_WRITABLE | TRACING | LSM | CGROUP_DEVICE | pt::SYSCALL => {
             return Ok(None);
         }
-        // sock_ops, cgroup
-        // sock_addr/sysctl/sockopt, sk_reuseport, and the types whose ops
+        // cgroup sock_addr/sysctl/sockopt, sk_reuseport, and the types whose ops
         // come from elsewhere (ext, struct_ops)
         _ => return Err(format!("convert_ctx_access of prog type {}", prog_type_name(prog_type))),
     }))

@@ -1105,6 +1105,22 @@ impl Env<'_, '_> {
         diag_suggestion(self, suggestion);
     }
 
+    /// `bpf_diag_irq`: an IRQ flag restored against the IRQ states held
+    /// (`depth` of them).
+    pub(crate) fn bpf_diag_irq(&mut self, insn_idx: usize, problem: &str, reason: &str, suggestion: &str, depth: u32) {
+        if !bpf_diag_enabled(self) {
+            return;
+        }
+        bpf_diag_header(self, RESOURCE_LIFETIME_SAFETY, problem);
+        diag_reason(self, reason);
+        diag_section(self, "At");
+        bpf_diag_source(self, insn_idx, "error", problem);
+        if depth != 0 {
+            self.diag_print_history(Scope::Context(CtxKind::Irq, depth));
+        }
+        diag_suggestion(self, suggestion);
+    }
+
     /// `bpf_diag_lock`: as [`Self::bpf_diag_res`], with the lock held
     /// (`(insn, id, kind name)`).
     pub(crate) fn bpf_diag_lock(&mut self, insn_idx: usize, problem: &str, reason: &str, suggestion: &str, active: Option<(usize, u32, &str)>) {

@@ -180,7 +180,15 @@ pub enum KfArg {
     Ctx,
     /// `KF_ARG_PTR_TO_ITER` of the named iterator struct.
     Iter(&'static str),
+    /// `KF_ARG_PTR_TO_IRQ_FLAG` (`__irq_flag`): an `unsigned long` stack
+    /// slot holding saved IRQ state.
+    IrqFlag,
 }
+
+/// `irq.kfunc_class` of an IRQ flag slot (kept in its `spilled_ptr.aux`):
+/// saved by `bpf_local_irq_save` or by `bpf_res_spin_lock_irqsave`.
+const IRQ_NATIVE_KFUNC: i64 = 0;
+const IRQ_LOCK_KFUNC: i64 = 1;
 
 /// What a kfunc returns.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -231,6 +239,8 @@ pub const KFUNCS: &[KfuncProto] = &[
     KfuncProto { name: "bpf_preempt_disable", flags: 0, args: &[], ret: KfRet::Void },
     KfuncProto { name: "bpf_preempt_enable", flags: 0, args: &[], ret: KfRet::Void },
     KfuncProto { name: "__bpf_trap", flags: 0, args: &[], ret: KfRet::Void },
+    KfuncProto { name: "bpf_local_irq_save", flags: 0, args: &[KfArg::IrqFlag], ret: KfRet::Void },
+    KfuncProto { name: "bpf_local_irq_restore", flags: 0, args: &[KfArg::IrqFlag], ret: KfRet::Void },
 ];
 
 /// The name of the kfunc with BTF id `imm` in the target.
@@ -498,11 +508,12 @@ impl Env<'_, '_> {
             let regno = i + 1;
             self.check_reg_src(regno)?;
             let reg = self.regs()[regno];
-            let is_ptr_arg = matches!(kind, KfArg::Ctx | KfArg::Iter(_));
+            let is_ptr_arg = matches!(kind, KfArg::Ctx | KfArg::Iter(_) | KfArg::IrqFlag);
             let insn_idx = self.insn_idx;
             // bpf_diag_fmt_btf_type of the parameter
             let btf_type = match kind {
                 KfArg::Iter(t) => format!("struct {t} *"),
+                KfArg::IrqFlag => "unsigned long *".to_string(),
                 _ => "void *".to_string(),
             };
             if is_ptr_arg && (reg.is_null() || type_may_be_null(reg.typ)) {
@@ -607,9 +618,193 @@ impl Env<'_, '_> {
                     }
                 }
                 KfArg::Iter(iter_type) => self.process_iter_arg(&reg, regno, proto, iter_type, meta)?,
+                KfArg::IrqFlag => {
+                    if reg.typ != PTR_TO_STACK {
+                        self.verbose(&format!("{} doesn't point to an irq flag on stack\n", reg_arg_name(regno)));
+                        let reason = format!(
+                            "the kfunc expects a stack pointer to an IRQ flag slot, but {} is {}",
+                            reg_arg_name(regno),
+                            super::diag::bpf_diag_reg_type_plain(reg.typ)
+                        );
+                        self.bpf_diag_call_arg(
+                            insn_idx,
+                            regno,
+                            proto.name,
+                            &reason,
+                            "Pass the same stack slot used by bpf_local_irq_save() or bpf_res_spin_lock_irqsave().",
+                        );
+                        return errno(EINVAL);
+                    }
+                    self.process_irq_flag(&reg, regno, proto.name)?;
+                }
                 KfArg::Ignore => {}
             }
         }
+        Ok(())
+    }
+
+    /// `process_irq_flag`: a save takes an uninitialised slot and makes it
+    /// an IRQ flag holding a new IRQ state (the innermost one); a restore
+    /// takes the flag of the innermost state and frees the slot.
+    fn process_irq_flag(&mut self, reg: &RegState, regno: usize, name: &str) -> VResult<()> {
+        let (irq_save, kfunc_class) = match name {
+            "bpf_local_irq_save" => (true, IRQ_NATIVE_KFUNC),
+            "bpf_res_spin_lock_irqsave" => (true, IRQ_LOCK_KFUNC),
+            "bpf_local_irq_restore" => (false, IRQ_NATIVE_KFUNC),
+            "bpf_res_spin_unlock_irqrestore" => (false, IRQ_LOCK_KFUNC),
+            _ => {
+                self.verbose("verifier bug: unknown irq flags kfunc\n");
+                return errno(EFAULT);
+            }
+        };
+        let idx = self.insn_idx;
+        let frame = reg.frameno().min(self.cur.curframe());
+        if irq_save {
+            // is_irq_flag_reg_valid_uninit: a slot not allocated yet is
+            // fine, check_mem_access grows the stack
+            let uninit = match self.stack_slot_obj_get_spi(reg, "irq_flag", 1) {
+                Err(None) => true,
+                Err(Some(_)) => false,
+                Ok(spi) => self.cur.frame[frame].stack[spi].slot_type.iter().all(|&t| t != STACK_IRQ_FLAG),
+            };
+            if !uninit {
+                self.verbose(&format!("expected uninitialized irq flag as {}\n", reg_arg_name(regno)));
+                self.bpf_diag_res(
+                    idx,
+                    "IRQ flag is already initialized",
+                    "Saving IRQ state requires an uninitialized stack slot for the IRQ flag, but this slot already contains tracked IRQ flag state.",
+                    "Use a fresh stack slot for this save operation, or restore the existing IRQ flag before reusing the slot.",
+                );
+                return errno(EINVAL);
+            }
+            self.check_mem_access_insn(regno, 0, bpf_isa::insn::op::BPF_DW, true, None, false)?;
+            self.mark_stack_slot_irq_flag(reg, kfunc_class)
+        } else {
+            // is_irq_flag_reg_valid_init
+            let spi = self.stack_slot_obj_get_spi(reg, "irq_flag", 1).ok();
+            let valid = spi.is_some_and(|spi| {
+                let slot = &self.cur.frame[frame].stack[spi];
+                slot.spilled_ptr.id != 0 && slot.slot_type.iter().all(|&t| t == STACK_IRQ_FLAG)
+            });
+            if !valid {
+                self.verbose(&format!("expected an initialized irq flag as {}\n", reg_arg_name(regno)));
+                self.bpf_diag_res(
+                    idx,
+                    "uninitialized IRQ flag restore",
+                    "Restoring IRQ state requires a stack slot that was initialized by a matching IRQ save operation on this path.",
+                    "Pass the same stack slot that was previously initialized by the matching IRQ save kfunc.",
+                );
+                return errno(EINVAL);
+            }
+            self.unmark_stack_slot_irq_flag(reg, kfunc_class)?;
+            if !self.in_rcu_cs() {
+                self.invalidate_rcu_protected_refs();
+            }
+            Ok(())
+        }
+    }
+
+    /// `mark_stack_slot_irq_flag` with `acquire_irq_state`.
+    fn mark_stack_slot_irq_flag(&mut self, reg: &RegState, kfunc_class: i64) -> VResult<()> {
+        let spi = match self.stack_slot_obj_get_spi(reg, "irq_flag", 1) {
+            Ok(s) => s,
+            Err(Some(e)) => return Err(e),
+            Err(None) => return errno(ERANGE),
+        };
+        let idx = self.insn_idx;
+        self.id_gen += 1;
+        let id = self.id_gen;
+        self.cur.refs.push(RefState { typ: REF_TYPE_IRQ, id, insn_idx: idx, parent_or_ptr: 0 });
+        self.cur.active_irq_id = id;
+        let depth = self.irq_depth();
+        self.diag_record_context(idx, CtxKind::Irq, true, depth);
+        let frame = reg.frameno().min(self.cur.curframe());
+        let slot = &mut self.cur.frame[frame].stack[spi];
+        // no register type of its own: a known-zero stack pointer
+        let mut st = RegState::known(0);
+        st.typ = PTR_TO_STACK;
+        st.id = id;
+        st.aux = kfunc_class;
+        slot.spilled_ptr = st;
+        slot.slot_type = [STACK_IRQ_FLAG; BPF_REG_SIZE];
+        self.scratch.mark_slot(spi);
+        Ok(())
+    }
+
+    /// `bpf_diag_irq_depth`: how many IRQ states are held.
+    fn irq_depth(&self) -> u32 {
+        self.cur.refs.iter().filter(|r| r.typ == REF_TYPE_IRQ).count() as u32
+    }
+
+    /// `unmark_stack_slot_irq_flag` with `release_irq_state`: only the
+    /// innermost IRQ state may be restored, by the family that saved it.
+    fn unmark_stack_slot_irq_flag(&mut self, reg: &RegState, kfunc_class: i64) -> VResult<()> {
+        let spi = match self.stack_slot_obj_get_spi(reg, "irq_flag", 1) {
+            Ok(s) => s,
+            Err(Some(e)) => return Err(e),
+            Err(None) => return errno(ERANGE),
+        };
+        let idx = self.insn_idx;
+        let frame = reg.frameno().min(self.cur.curframe());
+        // process_irq_flag scratches the slot before the checks
+        self.scratch.mark_slot(spi);
+        let st = self.cur.frame[frame].stack[spi].spilled_ptr;
+        let family = |c: i64| if c == IRQ_NATIVE_KFUNC { "native" } else { "lock" };
+        if st.aux != kfunc_class {
+            let (flag_kfunc, used_kfunc) = (family(st.aux), family(kfunc_class));
+            self.verbose(&format!("irq flag acquired by {flag_kfunc} kfuncs cannot be restored with {used_kfunc} kfuncs\n"));
+            let reason = format!(
+                "This IRQ flag was saved by {flag_kfunc} IRQ kfuncs, but the restore call belongs to the {used_kfunc} IRQ kfunc family. Save and restore operations must use the same family."
+            );
+            let depth = self.irq_depth();
+            self.bpf_diag_irq(
+                idx,
+                "IRQ flag restore mismatch",
+                &reason,
+                "Restore the flag with the matching IRQ restore kfunc for the save operation that created it.",
+                depth,
+            );
+            return errno(EINVAL);
+        }
+        // release_irq_state: -EACCES unless it is the innermost state
+        let mut err = if st.id != self.cur.active_irq_id { EACCES } else { EINVAL };
+        if err == EINVAL {
+            let mut prev_id = 0;
+            for i in 0..self.cur.refs.len() {
+                let r = self.cur.refs[i];
+                if r.typ != REF_TYPE_IRQ {
+                    continue;
+                }
+                if r.id == st.id {
+                    // the order of the rest stays: it is the IRQ states' stack
+                    self.cur.refs.remove(i);
+                    self.cur.active_irq_id = prev_id;
+                    let depth = self.irq_depth();
+                    self.diag_record_context(idx, CtxKind::Irq, false, depth);
+                    err = 0;
+                    break;
+                }
+                prev_id = r.id;
+            }
+        }
+        if err != 0 {
+            let active = self.cur.active_irq_id;
+            let at = self.cur.refs.iter().find(|r| r.id == active).map_or(0, |r| r.insn_idx);
+            self.verbose(&format!("cannot restore irq state out of order, expected id={active} acquired at insn_idx={at}\n"));
+            let depth = self.irq_depth();
+            self.bpf_diag_irq(
+                idx,
+                "IRQ flag restore out of order",
+                "IRQ-disabled regions must be restored in last-in, first-out order, but this restore does not match the currently active IRQ flag.",
+                "Restore nested IRQ flags in the reverse order they were saved.",
+                depth,
+            );
+            return errno(err);
+        }
+        let slot = &mut self.cur.frame[frame].stack[spi];
+        slot.spilled_ptr = RegState::not_init();
+        slot.slot_type = [STACK_INVALID; BPF_REG_SIZE];
+        self.scratch.mark_slot(spi);
         Ok(())
     }
 

@@ -1549,6 +1549,8 @@ pub fn bpf_kfunc_stack_access_bytes(env: &VerifierEnv<'_>, insn: &Insn, arg: usi
         // not pointers
         KfArg::Scalar | KfArg::Const => return Ok(0),
         KfArg::Iter(t) => super::kfuncs::btf_type_by_name(t).map_or(0, |id| super::kfuncs::BTF_TYPES[id as usize - 1].1 as i64),
+        // unsigned long *
+        KfArg::IrqFlag => 8,
         // void *: no size
         KfArg::Ctx | KfArg::Ignore => return Ok(i64::MIN),
     };

@@ -285,6 +285,22 @@ impl Env<'_, '_> {
             if !write && let Some(v) = value_regno {
                 self.mark_reg_unknown(v);
             }
+        } else if t == PTR_TO_FLOW_KEYS {
+            if write && let Some(v) = value_regno
+                && self.is_pointer_value(v)
+            {
+                self.verbose(&format!("R{v} leaks addr into flow keys\n"));
+                return errno(EACCES);
+            }
+            self.check_flow_keys_access(regno, &reg, off, size)?;
+            if !write && let Some(v) = value_regno {
+                self.mark_reg_unknown(v);
+            }
+        } else if t == PTR_TO_TP_BUFFER {
+            self.check_tp_buffer_access(regno, &reg, off)?;
+            if !write && let Some(v) = value_regno {
+                self.mark_reg_unknown(v);
+            }
         } else if type_is_sk_pointer(t) {
             if write {
                 self.verbose(&format!("R{regno} cannot write into {}\n", reg_type_str(t)));
@@ -561,6 +577,37 @@ impl Env<'_, '_> {
         self.check_mem_region_access_ext(regno, reg, off, size, reg.range(), zero_size_allowed)
     }
 
+    /// `check_flow_keys_access`: a constant offset inside `struct
+    /// bpf_flow_keys` (56 bytes).
+    fn check_flow_keys_access(&mut self, regno: usize, reg: &RegState, off: i64, size: i64) -> VResult<()> {
+        const SIZEOF_BPF_FLOW_KEYS: i64 = 56;
+        if !tnum_is_const(reg.s.var_off) {
+            self.verbose(&format!("R{regno} invalid variable offset to flow keys: off={off}, var_off={}\n", tnum_strn(reg.s.var_off)));
+            return errno(EACCES);
+        }
+        let off = off.wrapping_add(reg.s.var_off.value as i64) as i32 as i64;
+        if size < 0 || off < 0 || off + size > SIZEOF_BPF_FLOW_KEYS {
+            self.verbose(&format!("invalid access to flow keys off={off} size={size}\n"));
+            return errno(EACCES);
+        }
+        Ok(())
+    }
+
+    /// `check_tp_buffer_access` (`__check_buffer_access`): a constant,
+    /// non-negative offset; the attach point checks the size later.
+    fn check_tp_buffer_access(&mut self, regno: usize, reg: &RegState, off: i64) -> VResult<()> {
+        if !tnum_is_const(reg.s.var_off) {
+            self.verbose(&format!("R{regno} invalid variable buffer offset: off={off}, var_off={}\n", tnum_strn(reg.s.var_off)));
+            return errno(EACCES);
+        }
+        let var = reg.s.var_off.value as i64;
+        if var.wrapping_add(off) < 0 {
+            self.verbose(&format!("R{regno} invalid negative tracepoint buffer offset: off={off}, var_off={var}\n"));
+            return errno(EACCES);
+        }
+        Ok(())
+    }
+
     /// `check_ctx_access` and `__check_ptr_off_reg`.
     fn check_ctx_access(&mut self, regno: usize, reg: &RegState, off: i64, size: i64, write: bool, is_ldsx: bool) -> VResult<ctx::CtxAccess> {
         let pt = self.input.prog_type;
@@ -572,7 +619,7 @@ impl Env<'_, '_> {
             self.check_ptr_off_reg_ctx(regno, reg, pt)?;
         }
         let off = off.wrapping_add(reg.s.umax() as i64) as i32 as i64;
-        match ctx::is_valid_access(pt, off, size, write, is_ldsx, self.bpf_capable(), self.input.pt_regs_size) {
+        match ctx::is_valid_access(pt, self.input.expected_attach_type, off, size, write, is_ldsx, self.bpf_capable(), self.input.pt_regs_size) {
             Ok(Some(a)) => {
                 // __check_ctx_access: what the fixups and the test run need
                 let idx = self.insn_idx;

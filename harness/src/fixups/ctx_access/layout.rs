@@ -26,6 +26,7 @@ pub struct KernelLayout {
     pub perf_event: PerfEvent,
     pub flow_dissector: FlowDissector,
     pub sk_msg: SkMsg,
+    pub sock_ops: SockOpsKern,
     /// `MIN_NAPI_ID`: `NR_CPUS + 1`.
     pub min_napi_id: i32,
 }
@@ -92,6 +93,28 @@ pub struct FlowDissector {
     pub flow_keys: i16,
     pub data: i16,
     pub data_end: i16,
+}
+
+/// `struct bpf_sock_ops_kern`, and the fields of the socket and skb its
+/// conversions read beyond the ones `bpf_tcp_sock` shares.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SockOpsKern {
+    pub sk: i16,
+    pub replylong: i16,
+    pub skb: i16,
+    pub skb_data_end: i16,
+    /// u8 each
+    pub op: i16,
+    pub is_fullsock: i16,
+    pub is_locked_tcp_sock: i16,
+    /// u64 scratch slot for a borrowed register.
+    pub temp: i16,
+    /// `tcp_sock.bpf_sock_ops_cb_flags` (u8).
+    pub tcp_bpf_sock_ops_cb_flags: i16,
+    /// `sock.sk_txhash` (u32).
+    pub sk_txhash: i16,
+    /// `tcp_skb_cb.tcp_flags` (u16), inside `sk_buff.cb`.
+    pub tcp_skb_cb_tcp_flags: i16,
 }
 
 /// `struct sock_common`.
@@ -268,6 +291,19 @@ const DEBIAN_7_3_X86_64: KernelLayout = KernelLayout {
     tcp_sock: TCP_SOCK,
     flow_dissector: FlowDissector { flow_keys: 0, data: 16, data_end: 24 },
     sk_msg: SkMsg { sg_size: 12, data: 640, data_end: 648, sk: 688 },
+    sock_ops: SockOpsKern {
+        sk: 0,
+        replylong: 8,
+        skb: 32,
+        skb_data_end: 40,
+        op: 48,
+        is_fullsock: 49,
+        is_locked_tcp_sock: 50,
+        temp: 56,
+        tcp_bpf_sock_ops_cb_flags: 2336,
+        sk_txhash: 580,
+        tcp_skb_cb_tcp_flags: 12,
+    },
     perf_event: PerfEvent { user_pt_regs_size: 168, kern_regs: 0, kern_data: 8, sample_data_period: 8, sample_data_addr: 184 },
     // CONFIG_NR_CPUS=8192
     min_napi_id: 8193,
