@@ -1,7 +1,8 @@
 //! Atomics with fetch on map values and the stack: the old value they
-//! return (unknown to the verifier, known at run time), 32-bit forms and
-//! their zero extension, a constant-key lookup needing no NULL check, a
-//! variable offset into a map value, and the read-only map refusal.
+//! return (unknown for map values, the spilled constant for stack slots;
+//! pinned by test runs), 32-bit forms and their zero extension, a
+//! constant-key lookup needing no NULL check, a variable offset into a map
+//! value, and the read-only map refusal.
 
 use bpf_selftest::prelude::*;
 
@@ -106,8 +107,8 @@ pub fn stack_xchg32_zext() {
     )
 }
 
-// fetch_or on the stack: the fetched value is unknown to the verifier
-// even though the slot held a constant.
+// fetch_or on the stack: the fetched value is the spilled constant (the
+// verifier reads it from the slot), and the slot becomes misc bytes.
 #[sec("socket")]
 #[kernel("7.3")]
 #[success]

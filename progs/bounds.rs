@@ -41,7 +41,7 @@ pub fn smod_of_positive_range() {
     )
 }
 
-// 32-bit s/ by a negative constant of a known constant.
+// A 32-bit constant divided by a negative constant: folded to 7.
 #[sec("socket")]
 #[kernel("7.3")]
 #[success]

@@ -71,7 +71,8 @@ pub fn jmp32_window() {
     )
 }
 
-// JMP32 reg-reg: w0 < w1 with w1 in [0, 15] bounds w0 to [0, 14].
+// JMP32 reg-reg: w6 < w1 with w1 in [0, 15] bounds w6 to [0, 14] (the
+// upper half of r6 stays unknown).
 #[sec("socket")]
 #[kernel("7.3")]
 #[success]

@@ -135,7 +135,8 @@ pub fn loop_cb_without_r0() {
     )
 }
 
-// A scalar as bpf_loop's callback ctx: the callback may not dereference it.
+// A scalar as bpf_loop's callback ctx: refused at the call (the ctx must
+// be a stack pointer), before the callback is walked.
 #[sec("socket")]
 #[kernel("7.3")]
 #[failure]
