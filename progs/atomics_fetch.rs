@@ -226,3 +226,29 @@ pub fn atomic_map_value_var_off() {
         imm(bpf_get_prandom_u32),
     )
 }
+
+// An atomic on the stack at a variable offset: 7.3 checks the atomic's
+// stack operand like a helper memory argument and refuses a variable offset.
+#[sec("socket")]
+#[kernel("7.3")]
+#[failure]
+#[log_level(2)]
+#[msg("variable offset stack pointer cannot be passed into helper function; var_off=(0xfffffffffffffff0; 0x8) off=0 size=8")]
+#[msg("Verification failed: Memory Safety: Variable stack access")]
+pub fn atomic_stack_var_off() {
+    bpf_asm!(
+        "r1 = 0;"
+        "*(u64 *)(r10 - 16) = r1;"
+        "*(u64 *)(r10 - 8) = r1;"
+        "call %[bpf_get_prandom_u32];"
+        "r0 &= 8;"
+        "r1 = r10;"
+        "r1 += -16;"
+        "r1 += r0;"
+        "r2 = 1;"
+        "lock *(u64 *)(r1 + 0) += r2;"
+        "r0 = 0;"
+        "exit;",
+        imm(bpf_get_prandom_u32),
+    )
+}
