@@ -164,6 +164,12 @@ pub struct SubprogInfo {
     /// `priv_stack_mode == PRIV_STACK_ADAPTIVE` after `check_max_stack_depth`:
     /// the JIT gives this function a per-CPU private stack.
     pub priv_stack_adaptive: bool,
+    /// `mark_fastcall_patterns`: where the fastcall spill/fill slots start
+    /// (`i16::MIN` once an access outside a pattern disabled the rewrite),
+    /// and whether a pattern around a call this kernel does not inline
+    /// keeps the stack as it is.
+    pub fastcall_stack_off: i16,
+    pub keep_fastcall_stack: bool,
 }
 
 /// `struct bpf_insn_aux_data`, the parts the front end fills.
@@ -191,6 +197,13 @@ pub struct InsnAux {
     pub prune_point: bool,
     pub jmp_point: bool,
     pub force_checkpoint: bool,
+    /// `jump_target` (set by `check_cfg` on branch, `goto` and callee
+    /// targets; computed by [`super::fastcall::mark_jump_targets`]).
+    pub jump_target: bool,
+    /// A spill or fill of a fastcall pattern, and on the call how many
+    /// spill/fill pairs `bpf_remove_fastcall_spills_fills` removes.
+    pub fastcall_pattern: bool,
+    pub fastcall_spills_num: u8,
 }
 
 /// `struct bpf_verifier_env`: the front end's part.

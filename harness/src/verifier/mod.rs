@@ -36,6 +36,7 @@ pub mod check_btf;
 pub mod const_fold;
 pub mod diag;
 pub mod env;
+pub mod fastcall;
 pub mod errno;
 pub mod kfunc_btf_ids;
 pub mod liveness;
@@ -253,6 +254,7 @@ fn main_pass(env: &mut VerifierEnv<'_>) -> PResult<()> {
             map_index: (insn.is_ld_imm64() && matches!(insn.src, BPF_PSEUDO_MAP_FD | BPF_PSEUDO_MAP_VALUE | BPF_PSEUDO_MAP_IDX | BPF_PSEUDO_MAP_IDX_VALUE))
                 .then_some(a.map_index),
             map_off: a.map_off,
+            fastcall_pattern: a.fastcall_pattern,
         })
         .collect();
     let maps: Vec<MapInfo> = env.used_maps.iter().map(|&m| map_info(&env.input.maps[m].def)).collect();
@@ -268,6 +270,7 @@ fn main_pass(env: &mut VerifierEnv<'_>) -> PResult<()> {
                 is_exception_cb: si.is_exception_cb,
                 has_tail_call: si.has_tail_call,
                 has_ld_abs: si.has_ld_abs,
+                fastcall_stack_off: si.fastcall_stack_off,
                 changes_pkt_data: body.iter().any(|x| x.is_helper_call() && helpers::bpf_helper_changes_pkt_data(x.imm)),
                 ..Subprog::default()
             }
@@ -314,6 +317,7 @@ fn main_pass(env: &mut VerifierEnv<'_>) -> PResult<()> {
         si.insns_total = rt.insns_total;
         si.is_cb = rt.is_cb;
         si.is_async_cb = rt.is_async_cb;
+        si.fastcall_stack_off = rt.fastcall_stack_off;
     }
     match out.result {
         Ok(()) => Ok(()),
@@ -374,6 +378,7 @@ fn front_end(env: &mut VerifierEnv<'_>) -> PResult<()> {
     resolve::check_and_resolve_insns(env)?;
     resolve::add_kfuncs(env)?;
     cfg::bpf_check_cfg(env)?;
+    fastcall::mark_jump_targets(env);
     cfg::bpf_compute_postorder(env);
     check_attach_btf_id(env)?;
     const_fold::bpf_compute_const_regs(env);
@@ -381,6 +386,7 @@ fn front_end(env: &mut VerifierEnv<'_>) -> PResult<()> {
     subprogs::sort_subprogs_topo(env)?;
     cfg::bpf_compute_scc(env);
     liveness::bpf_compute_live_registers(env)?;
+    fastcall::mark_fastcall_patterns(env)?;
     Ok(())
 }
 
