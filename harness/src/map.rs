@@ -66,6 +66,9 @@ pub struct MapDef {
     pub init: Vec<(Vec<u8>, Vec<u8>)>,
     /// `.rodata`: frozen after its contents are written.
     pub frozen: bool,
+    /// A prog array's `.values = { [key] = &prog }`: libbpf writes each
+    /// named program's fd at its key after loading the object's programs.
+    pub prog_slots: Vec<(u32, String)>,
 }
 
 impl MapDef {
@@ -80,6 +83,7 @@ impl MapDef {
             inner: None,
             init: Vec::new(),
             frozen: false,
+            prog_slots: Vec::new(),
         }
     }
 

@@ -250,6 +250,9 @@ pub struct VerifierEnv<'a> {
     pub pass_aux: Vec<super::do_check::PassAux>,
     /// `prog->aux->max_ctx_offset`.
     pub max_ctx_offset: u32,
+    /// `prog->aux->poke_tab`, by poke number - 1: the prog array (index
+    /// into `input.maps`) and key of each direct tail call, when known.
+    pub tail_call_pokes: Vec<Option<(usize, u64)>>,
 }
 
 impl<'a> VerifierEnv<'a> {
@@ -289,6 +292,7 @@ impl<'a> VerifierEnv<'a> {
             stack_liveness: Default::default(),
             pass_aux: Vec::new(),
             max_ctx_offset: 0,
+            tail_call_pokes: Vec::new(),
         }
     }
 

@@ -109,6 +109,12 @@ pub struct Decision {
     pub xlated: Vec<bpf_isa::Insn>,
     /// An accepted program's subprograms as the JIT gets them.
     pub subprogs: Vec<crate::jit::SubprogFacts>,
+    /// Its direct tail calls' prog array (index into the input's maps)
+    /// and key, by poke number - 1 (`prog->aux->poke_tab`).
+    pub tail_call_pokes: Vec<Option<(usize, u64)>>,
+    /// Where the direct tail calls are in `xlated` and their poke numbers
+    /// (the dump shows every tail call as `call bpf_tail_call`).
+    pub direct_tail_calls: Vec<(usize, u32)>,
 }
 
 /// The model's answer for one load.
@@ -154,7 +160,7 @@ pub fn bpf_check(input: &VerifierInput) -> Verdict {
 /// program the verifier accepts, as the fixups find it; `Err` the verdict
 /// when it did not get that far.
 pub fn verify(input: &VerifierInput, start: Instant) -> Result<VerifierEnv<'_>, Verdict> {
-    let refused = |errno: i32| Verdict::Decided(Decision { accepted: false, errno, log: String::new(), log_true_size: 0, verified_insns: 0, xlated: Vec::new(), subprogs: Vec::new() });
+    let refused = |errno: i32| Verdict::Decided(Decision { accepted: false, errno, log: String::new(), log_true_size: 0, verified_insns: 0, xlated: Vec::new(), subprogs: Vec::new(), tail_call_pokes: Vec::new(), direct_tail_calls: Vec::new() });
     // bpf_log_attr_init (in __sys_bpf), then bpf_prog_load's own checks
     if !log::bpf_verifier_log_attr_valid(input.log_level, input.log_size != 0, input.log_size) {
         return Err(refused(EINVAL));
@@ -218,6 +224,14 @@ fn finish_accepted(env: &mut VerifierEnv<'_>, start: Instant) -> Verdict {
     match finish(env, Ok(()), true) {
         Verdict::Decided(mut d) if d.accepted => {
             d.xlated = crate::fixups::bpf_insn_prepare_dump(env);
+            d.tail_call_pokes = env.tail_call_pokes.clone();
+            d.direct_tail_calls = env
+                .insns
+                .iter()
+                .enumerate()
+                .filter(|(_, i)| i.code == bpf_isa::op::BPF_JMP | crate::jit::BPF_TAIL_CALL && i.imm > 0)
+                .map(|(k, i)| (k, i.imm as u32))
+                .collect();
             let cnt = env.subprog_cnt.min(env.subprog_info.len());
             d.subprogs = env.subprog_info[..cnt]
                 .iter()
@@ -481,5 +495,7 @@ fn finish(env: &VerifierEnv<'_>, ret: Result<(), i32>, accepted_possible: bool) 
         verified_insns: env.insn_processed,
         xlated: Vec::new(),
         subprogs: Vec::new(),
+        tail_call_pokes: Vec::new(),
+        direct_tail_calls: Vec::new(),
     })
 }
