@@ -50,7 +50,7 @@ pub fn map_type_name(ty: u32) -> &'static str {
 }
 
 /// One map a program may reference, in the order the object declares it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct MapDef {
     /// The symbol the asm refers to (`r1 = NAME ll`).
     pub name: String,
@@ -66,6 +66,31 @@ pub struct MapDef {
     pub init: Vec<(Vec<u8>, Vec<u8>)>,
     /// `.rodata`: frozen after its contents are written.
     pub frozen: bool,
+    /// A prog array's `.values = { [key] = &prog }`: libbpf writes each
+    /// named program's fd at its key after loading the object's programs.
+    pub prog_slots: Vec<(u32, String)>,
+}
+
+/// As derived, but `prog_slots` only when there are some: the text of a
+/// map without them is what it was before they existed (recorded goldens
+/// hash it to recognise their programs).
+impl std::fmt::Debug for MapDef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mut d = f.debug_struct("MapDef");
+        d.field("name", &self.name)
+            .field("map_type", &self.map_type)
+            .field("key_size", &self.key_size)
+            .field("value_size", &self.value_size)
+            .field("max_entries", &self.max_entries)
+            .field("map_flags", &self.map_flags)
+            .field("inner", &self.inner)
+            .field("init", &self.init)
+            .field("frozen", &self.frozen);
+        if !self.prog_slots.is_empty() {
+            d.field("prog_slots", &self.prog_slots);
+        }
+        d.finish()
+    }
 }
 
 impl MapDef {
@@ -80,6 +105,7 @@ impl MapDef {
             inner: None,
             init: Vec::new(),
             frozen: false,
+            prog_slots: Vec::new(),
         }
     }
 

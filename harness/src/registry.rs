@@ -126,11 +126,14 @@ pub struct Map {
     /// Elements written after creation, before the load: (key, value)
     /// bytes, as a test's setup writes them (test_progs' `pre_execution_cb`).
     pub init: &'static [(&'static [u8], &'static [u8])],
+    /// A prog array's initialiser (`.values = { [key] = &prog }`): the
+    /// programs, by name, libbpf puts at these keys once they are loaded.
+    pub prog_slots: &'static [(u32, &'static str)],
 }
 
 impl Map {
     pub const fn new(map_type: u32, key_size: u32, value_size: u32, max_entries: u32) -> Map {
-        Map { map_type, key_size, value_size, max_entries, map_flags: 0, inner: None, init: &[] }
+        Map { map_type, key_size, value_size, max_entries, map_flags: 0, inner: None, init: &[], prog_slots: &[] }
     }
 
     pub const fn flags(self, map_flags: u32) -> Map {
@@ -139,6 +142,10 @@ impl Map {
 
     pub const fn inner(self, inner: &'static Map) -> Map {
         Map { inner: Some(inner), ..self }
+    }
+
+    pub const fn prog_slots(self, prog_slots: &'static [(u32, &'static str)]) -> Map {
+        Map { prog_slots, ..self }
     }
 
     pub const fn init(self, init: &'static [(&'static [u8], &'static [u8])]) -> Map {
@@ -150,6 +157,7 @@ impl Map {
         d.map_flags = self.map_flags;
         d.inner = self.inner.map(|i| Box::new(i.to_def(&format!("{name}.inner"))));
         d.init = self.init.iter().map(|(k, v)| (k.to_vec(), v.to_vec())).collect();
+        d.prog_slots = self.prog_slots.iter().map(|&(k, p)| (k, p.to_string())).collect();
         d
     }
 }

@@ -17,8 +17,9 @@
 //!    jited images and the map ids, and test-run when asked.
 //!
 //! Not there yet, because a `LoadRequest` cannot express them: an attach
-//! target (`attach_btf_id` for fentry/tp_btf/lsm), programs in prog_array
-//! initialisers (libbpf's `.values = { [0] = &prog }`), inner-map values of
+//! target (`attach_btf_id` for fentry/tp_btf/lsm), other programs in
+//! prog_array initialisers (libbpf's `.values = { [0] = &prog }`; the
+//! loaded program itself is put in after the load), inner-map values of
 //! an outer map, and map BTF (spin locks, timers, kptrs).
 
 use bpf_isa::insn::op::*;
@@ -145,13 +146,27 @@ fn load_fds(sys: &mut dyn BpfSys, target: &Target<'_>, req: &LoadRequest, fds: &
         Loaded::Prog { out, prog_fd, map_fds } => (out, prog_fd, map_fds),
     };
 
-    for fd in map_fds {
-        out.map_ids.push(match fd {
+    for fd in &map_fds {
+        out.map_ids.push(match *fd {
             Some(fd) => map_id(sys, fd).map_err(|e| unavailable(target, e))?,
             None => 0,
         });
     }
     let Some(prog_fd) = prog_fd else { return Ok(out) };
+    // init_prog_array_slots: after the load, the program's fd goes in at
+    // the keys of the prog arrays that name it (the runner loads no other
+    // program; the importer blocks programs reaching arrays naming others)
+    let self_name = req.prog.funcs.first().map(|f| f.name.as_str());
+    for (m, fd) in req.maps.iter().zip(&map_fds) {
+        let Some(fd) = *fd else { continue };
+        for (key, _) in m.prog_slots.iter().filter(|(_, p)| Some(p.as_str()) == self_name) {
+            let r = sys.bpf(&attr::map_update_elem(fd, &key.to_le_bytes(), &prog_fd.to_le_bytes(), 0)).map_err(|e| unavailable(target, e))?;
+            if r.ret < 0 {
+                let msg = format!("map '{}': failed to initialize slot [{key}] to prog '{}' fd={prog_fd}: {}", m.name, self_name.unwrap_or(""), errno_desc(r.errno));
+                return Ok(*loader_failure(r.errno, msg));
+            }
+        }
+    }
     read_prog_info(sys, prog_fd, req.want_jited, &mut out).map_err(|e| unavailable(target, e))?;
     // test_loader's `__jited` text of the image, as its LLVM disassembler prints it
     if req.arch.has_jit() && !out.jited_funcs.is_empty() {

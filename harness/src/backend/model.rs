@@ -164,6 +164,14 @@ impl ModelBackend {
     /// the JIT images of the target arch (`jit_subprogs` on the xlated
     /// program) and their test_loader text.
     pub fn load_input_with_jit(input: &VerifierInput, want_jited: bool) -> Result<LoadOutcome, Unavailable> {
+        Self::load_input_in_slots(input, want_jited, None)
+    }
+
+    /// [`Self::load_input_with_jit`] for the program called `prog_name`,
+    /// which the loader puts in the prog array slots that name it after
+    /// the load (`init_prog_array_slots`): the direct tail calls through
+    /// them are patched into jumps before the image is read.
+    pub fn load_input_in_slots(input: &VerifierInput, want_jited: bool, prog_name: Option<&str>) -> Result<LoadOutcome, Unavailable> {
         match bpf_check(input) {
             Verdict::Decided(d) => {
                 let xlated = if d.accepted { bpf_isa::disasm::xlated_dump(&d.xlated).lines().map(str::to_string).collect() } else { Vec::new() };
@@ -177,7 +185,18 @@ impl ModelBackend {
                     map_ids[k] = m.id;
                 }
                 let (jited_funcs, jited) = if d.accepted && want_jited {
-                    let images = crate::jit::jit_xlated_dump(input.arch, &d.xlated, &d.subprogs, input.prog_type.0)
+                    let self_pokes: Vec<u32> = d
+                        .tail_call_pokes
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, p)| {
+                            p.is_some_and(|(m, key)| {
+                                input.maps.get(m).is_some_and(|m| m.def.prog_slots.iter().any(|(k, n)| *k as u64 == key && Some(n.as_str()) == prog_name))
+                            })
+                        })
+                        .map(|(n, _)| n as u32 + 1)
+                        .collect();
+                    let images = crate::jit::jit_xlated_dump_poked(input.arch, &d.xlated, &d.subprogs, input.prog_type.0, &d.direct_tail_calls, &self_pokes)
                         .map_err(|e| Unavailable(format!("model: {e}")))?;
                     let text = crate::jit_disasm::test_loader_text(input.arch, &images);
                     (images, text)
@@ -225,7 +244,12 @@ impl ModelBackend {
             return Ok(out);
         }
         let mut input = Self::verifier_input_with_symbols_of(req, ids_arch)?;
-        let mut out = Self::load_input_with_jit(&input, req.want_jited && req.arch.has_jit())?;
+        let prog_name = req.prog.funcs.first().map(|f| f.name.as_str());
+        let in_slots = req.maps.iter().any(|m| m.prog_slots.iter().any(|(_, n)| Some(n.as_str()) == prog_name));
+        if in_slots && req.test_run.is_some() {
+            return Err(Unavailable("model: test runs of a program in a prog array its object fills are not modelled".into()));
+        }
+        let mut out = Self::load_input_in_slots(&input, req.want_jited && req.arch.has_jit(), prog_name)?;
         if !out.accepted && input.log_level == 0 {
             // libbpf retries a failed load at level 1 to show what failed
             input.log_level = 1;

@@ -479,6 +479,14 @@ fn tail_call(env: &mut VerifierEnv<'_>, w: &mut Walk, i: usize, insn: Insn) -> R
         }
         w.pokes += 1;
         tc.imm = w.pokes as i32;
+        // the poke's map and key: a program put there later is jumped to
+        // directly (the JIT's image is patched)
+        let map = a.map_ptr.and_then(|m| env.used_maps.get(m)).copied();
+        let key = match a.map_key {
+            MapKeyState::Imm(k) => Some(k),
+            _ => None,
+        };
+        env.tail_call_pokes.push(map.zip(key));
         return Ok(Some(vec![tc]));
     }
     if !a.map_ptr_unpriv {

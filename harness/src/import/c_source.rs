@@ -858,9 +858,67 @@ pub fn first_brace_body(s: &str) -> Option<&str> {
     Some(body)
 }
 
+/// A prog array's initialiser, `{ .values = { [0] = (void *)&prog, ... } }`,
+/// as libbpf reads it: the program named at each key (designated or, as
+/// in C, positional after the previous one). `Err` names what is not that
+/// shape (a map of maps' `&inner_map` reads the same, so the caller checks
+/// the map type).
+pub fn prog_array_slots(init: &str) -> Result<Vec<(u32, String)>, String> {
+    let at = init.find(".values").ok_or("no .values")?;
+    let after = &init[at + ".values".len()..];
+    let eq = after.find('=').ok_or("no '=' after .values")?;
+    if !after[..eq].trim().is_empty() {
+        return Err(format!("unexpected '{}' after .values", after[..eq].trim()));
+    }
+    let body = first_brace_body(&after[eq..]).ok_or(".values is not a braced list")?;
+    let mut slots = Vec::new();
+    let mut next: u32 = 0;
+    for entry in body.split(',').map(str::trim).filter(|e| !e.is_empty()) {
+        let (key, expr) = match entry.strip_prefix('[') {
+            Some(rest) => {
+                let (k, rest) = rest.split_once(']').ok_or_else(|| format!("'{entry}': no ']'"))?;
+                let k = k.trim();
+                let key = match k.strip_prefix("0x").or_else(|| k.strip_prefix("0X")) {
+                    Some(h) => u32::from_str_radix(h, 16),
+                    None => k.parse::<u32>(),
+                }
+                .map_err(|_| format!("'{entry}': key '{k}' is not a number"))?;
+                let rest = rest.trim_start().strip_prefix('=').ok_or_else(|| format!("'{entry}': no '='"))?;
+                (key, rest.trim())
+            }
+            None => (next, entry),
+        };
+        // `(void *)&prog`, `(void *) &prog`, `&prog`
+        let mut e = expr;
+        if let Some(rest) = e.strip_prefix('(') {
+            let (cast, rest) = rest.split_once(')').ok_or_else(|| format!("'{entry}': unbalanced cast"))?;
+            if cast.split_whitespace().collect::<String>() != "void*" {
+                return Err(format!("'{entry}': cast to '{}'", cast.trim()));
+            }
+            e = rest.trim_start();
+        }
+        let name = e.strip_prefix('&').map(str::trim).ok_or_else(|| format!("'{entry}': not the address of a program"))?;
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return Err(format!("'{entry}': not the address of a program"));
+        }
+        slots.push((key, name.to_string()));
+        next = key.checked_add(1).ok_or_else(|| format!("'{entry}': key out of range"))?;
+    }
+    Ok(slots)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reads_prog_array_slots() {
+        let init = "{ .values = { [0] = (void *) &main, [0x7] = (void *)&b, &c, }, }";
+        assert_eq!(prog_array_slots(init), Ok(vec![(0, "main".into()), (7, "b".into()), (8, "c".into())]));
+        assert!(prog_array_slots("{ .values = { [0] = (int *)&x } }").is_err());
+        assert!(prog_array_slots("{ .values = { [N] = &x } }").is_err());
+        assert!(prog_array_slots("{ .key = 1 }").is_err());
+    }
 
     #[test]
     fn reads_a_naked_test() {

@@ -129,9 +129,11 @@ fn compute(decls: &[String], queries: &[Query]) -> Result<String, String> {
     let exe = dir.join("eval");
     let result = (|| {
         for _round in 0..12 {
-            let mut src = String::from("int printf(const char *, ...);\n#define __p printf\n");
+            // a BPF program may be called `main` (verifier_tailcall_jit's
+            // is): renamed for the evaluator's own
+            let mut src = String::from("int printf(const char *, ...);\n#define __p printf\n#define main __bpf_prog_main\n");
             let mut item_line = Vec::with_capacity(decls.len());
-            let mut line = 3usize;
+            let mut line = 4usize;
             for (k, d) in decls.iter().enumerate() {
                 item_line.push(line);
                 if dropped[k].is_none() {
@@ -140,8 +142,8 @@ fn compute(decls: &[String], queries: &[Query]) -> Result<String, String> {
                 src.push('\n');
                 line += 1;
             }
-            src.push_str("int main(void) {\n");
-            line += 1;
+            src.push_str("#undef main\nint main(void) {\n");
+            line += 2;
             let first_query_line = line;
             for (k, q) in queries.iter().enumerate() {
                 if failed[k].is_none() {

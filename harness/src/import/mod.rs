@@ -75,6 +75,8 @@ pub struct MapSpec {
     pub inner: Option<Box<MapSpec>>,
     /// Elements written before the programs run: (key, value).
     pub init: Vec<(Vec<u8>, Vec<u8>)>,
+    /// A prog array's `.values` initialiser: (key, program name).
+    pub prog_slots: Vec<(u32, String)>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -227,6 +229,8 @@ struct PendingMap {
     value_struct: Option<String>,
     /// `__array(values, ...)`: a prog array or map of maps.
     has_values: bool,
+    /// A prog array's `.values` initialiser: (key, program name).
+    prog_slots: Vec<(u32, String)>,
 }
 
 struct PendingGlobal {
@@ -434,6 +438,7 @@ pub fn import_preprocessed(pre: &str, main_file: &str, suite: &str, source: &Pat
                         problem: Some(Blocked::new("struct_ops map", "a SEC(\".struct_ops\") map needs its struct's BTF and programs")),
                         value_struct: None,
                         has_values: false,
+                        prog_slots: Vec::new(),
                     });
                 }
                 continue;
@@ -549,6 +554,7 @@ pub fn import_preprocessed(pre: &str, main_file: &str, suite: &str, source: &Pat
             Some(b) => Err(b),
             None => build_map(&m.name, &qs, &int_of, m.value_struct.as_deref(), &struct_defs, m.has_values).map(|mut d| {
                 d.init.extend(test_progs_setup(suite, &m.name, d.value_size));
+                d.prog_slots = m.prog_slots.clone();
                 d
             }),
         };
@@ -801,10 +807,21 @@ fn pending_map(name: &str, text: &str, structs: &HashMap<String, String>) -> Pen
             problem.get_or_insert_with(|| Blocked::new("map definition", format!("{name}: field '{f}' is not supported")));
         }
     }
-    if c_source::declarators(text).iter().any(|(_, d)| c_source::initializer(d).is_some()) {
-        problem.get_or_insert_with(|| {
-            Blocked::new("map initialiser (.values)", format!("{name}: libbpf fills it at load time, the runner cannot"))
-        });
+    // a prog array's programs: the loader puts them in after the load, as
+    // libbpf does (a map of maps' inner maps: not yet)
+    let mut prog_slots = Vec::new();
+    if let Some(init) = c_source::declarators(text).iter().find_map(|(_, d)| c_source::initializer(d).map(str::to_string)) {
+        let parsed = if body.contains("BPF_MAP_TYPE_PROG_ARRAY") {
+            c_source::prog_array_slots(&init)
+        } else {
+            Err("only a prog array's initialiser is supported".to_string())
+        };
+        match parsed {
+            Ok(s) => prog_slots = s,
+            Err(e) => {
+                problem.get_or_insert_with(|| Blocked::new("map initialiser (.values)", format!("{name}: {e}")));
+            }
+        }
     }
     let mut inner_fields = Vec::new();
     if let Some((_, member)) = fields.iter().find(|(n, _)| n == "values") {
@@ -833,7 +850,7 @@ fn pending_map(name: &str, text: &str, structs: &HashMap<String, String>) -> Pen
     });
     let has_values = names.iter().any(|n| n == "values");
     names.retain(|n| n != "values");
-    PendingMap { name: name.to_string(), fields: names, inner_fields, problem, value_struct, has_values }
+    PendingMap { name: name.to_string(), fields: names, inner_fields, problem, value_struct, has_values, prog_slots }
 }
 
 /// Whether a struct (recursively, through the struct members it embeds)
@@ -884,6 +901,7 @@ fn build_map(
             map_flags: g("map_flags"),
             inner: None,
             init: Vec::new(),
+            prog_slots: Vec::new(),
         }
     };
     let mut spec = spec_of("");
@@ -1146,17 +1164,55 @@ fn resolve_references(file: &mut ImportedFile, scope: &FileScope) {
             s.body = Err(b);
         }
     }
+    // Prog arrays whose initialiser names programs: the loader fills in
+    // only the program it loads (test_loader would load the others too,
+    // as auxiliary programs), so a program reaching a map that names
+    // another program cannot run as the kernel's test does.
+    let foreign_slots = |prog: &str, syms: &[String]| -> Option<Blocked> {
+        let mut seen: HashSet<String> = HashSet::new();
+        let mut todo: Vec<String> = syms.to_vec();
+        while let Some(sym) = todo.pop() {
+            if !seen.insert(sym.clone()) {
+                continue;
+            }
+            if let Some(Ok(d)) = file.maps.iter().find(|m| m.name == sym).map(|m| &m.def)
+                && let Some((k, other)) = d.prog_slots.iter().find(|(_, p)| p != prog)
+            {
+                return Some(Blocked::new(
+                    "map initialiser (.values)",
+                    format!("{sym}[{k}] = &{other}: the runner loads only the program under test, not the others a prog array names"),
+                ));
+            }
+            if let Some(Ok(more)) = subprog_refs.get(&sym) {
+                todo.extend(more.iter().cloned());
+            }
+        }
+        None
+    };
+    let mut extra: Vec<Option<Blocked>> = Vec::new();
     for p in &mut file.programs {
-        let Some(body) = &p.body else { continue };
+        let Some(body) = &p.body else {
+            extra.push(None);
+            continue;
+        };
         match refs(body) {
             Ok(syms) => {
-                for b in walk(syms) {
+                for b in walk(syms.clone()) {
                     if !p.blocked.contains(&b) {
                         p.blocked.push(b);
                     }
                 }
+                extra.push(Some(syms).and_then(|s| foreign_slots(&p.name, &s)));
             }
-            Err(b) => p.blocked.push(b),
+            Err(b) => {
+                p.blocked.push(b);
+                extra.push(None);
+            }
+        }
+    }
+    for (p, b) in file.programs.iter_mut().zip(extra) {
+        if let Some(b) = b.filter(|b| !p.blocked.contains(b)) {
+            p.blocked.push(b);
         }
     }
 }

@@ -38,6 +38,10 @@ fn map_expr(m: &MapSpec, inner_name: Option<&str>) -> String {
         let elems: Vec<String> = m.init.iter().map(|(k, v)| format!("({}, {})", bytes(k), bytes(v))).collect();
         let _ = write!(s, "\n    // test_progs writes this before the programs run (pre_execution_cb)\n    .init(&[{}])", elems.join(", "));
     }
+    if !m.prog_slots.is_empty() {
+        let slots: Vec<String> = m.prog_slots.iter().map(|(k, p)| format!("({k}, {p:?})")).collect();
+        let _ = write!(s, "\n    // libbpf puts these programs in after loading them (`.values`)\n    .prog_slots(&[{}])", slots.join(", "));
+    }
     s
 }
 

@@ -26,6 +26,10 @@ fn map_of(m: &MapSpec) -> Map {
             m.init.iter().map(|(k, v)| (leak_slice(k.clone()), leak_slice(v.clone()))).collect();
         map = map.init(leak_slice(init));
     }
+    if !m.prog_slots.is_empty() {
+        let slots: Vec<(u32, &'static str)> = m.prog_slots.iter().map(|(k, p)| (*k, leak(p))).collect();
+        map = map.prog_slots(leak_slice(slots));
+    }
     map
 }
 

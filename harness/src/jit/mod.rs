@@ -52,6 +52,10 @@ pub struct JitProgram {
     /// `btf_func_model.arg_flags` of the kfuncs the program calls, for
     /// those with `__arena` arguments (`bpf_jit_find_kfunc_model`).
     pub kfunc_models: Vec<KfuncModel>,
+    /// Direct tail calls (poke numbers, the xlated `imm`) whose prog array
+    /// slot holds this program itself, put there after the load (libbpf's
+    /// `.values = { [k] = &prog }`): their poke site jumps.
+    pub self_pokes: Vec<u32>,
 }
 
 /// A called kfunc's argument flags, found by its call's `imm` and `off`.
@@ -220,9 +224,33 @@ pub struct SubprogFacts {
 /// `BPF_OBJ_GET_INFO_BY_FD` dumps it: the image of each function, or why
 /// there is none.
 pub fn jit_xlated_dump(arch: crate::target::Arch, insns: &[bpf_isa::Insn], subprogs: &[SubprogFacts], prog_type: u32) -> Result<Vec<Vec<u8>>, String> {
+    jit_xlated_dump_poked(arch, insns, subprogs, prog_type, &[], &[])
+}
+
+/// [`jit_xlated_dump`] with what the dump loses of the direct tail calls:
+/// where they are and their poke numbers (`direct`: (insn, poke)), and
+/// which pokes' slots hold the program itself (`self_pokes`).
+pub fn jit_xlated_dump_poked(
+    arch: crate::target::Arch,
+    insns: &[bpf_isa::Insn],
+    subprogs: &[SubprogFacts],
+    prog_type: u32,
+    direct: &[(usize, u32)],
+    self_pokes: &[u32],
+) -> Result<Vec<Vec<u8>>, String> {
     use crate::target::Arch;
     let depths: Vec<u32> = subprogs.iter().map(|s| s.stack_depth).collect();
-    let mut prog = JitProgram::from_xlated_dump(insns, &depths, prog_type);
+    let mut insns = insns.to_vec();
+    for &(k, poke) in direct {
+        match insns.get_mut(k) {
+            Some(i) if i.code == bpf_isa::op::BPF_JMP | bpf_isa::op::BPF_CALL && i.imm == BPF_FUNC_TAIL_CALL => {
+                *i = bpf_isa::Insn::new(bpf_isa::op::BPF_JMP | BPF_TAIL_CALL, 0, 0, 0, poke as i32);
+            }
+            _ => return Err(format!("insn {k} is not the direct tail call the verifier said")),
+        }
+    }
+    let mut prog = JitProgram::from_xlated_dump(&insns, &depths, prog_type);
+    prog.self_pokes = self_pokes.to_vec();
     if prog.funcs.len() != subprogs.len() {
         return Err(format!("the xlated program has {} functions, the verifier {} subprograms", prog.funcs.len(), subprogs.len()));
     }

@@ -51,6 +51,9 @@ pub struct SubprogRt {
     pub tail_call_reachable: bool,
     /// `priv_stack_mode == PRIV_STACK_ADAPTIVE`.
     pub priv_stack: bool,
+    /// `fastcall_stack_off`: lowered to `i16::MIN` by
+    /// `check_fastcall_stack_contract`.
+    pub fastcall_stack_off: i16,
 }
 
 impl SubprogRt {
@@ -59,7 +62,7 @@ impl SubprogRt {
         if input.subprogs.is_empty() {
             return vec![SubprogRt::default()];
         }
-        input.subprogs.iter().map(|s| SubprogRt { start: s.start, ..SubprogRt::default() }).collect()
+        input.subprogs.iter().map(|s| SubprogRt { start: s.start, fastcall_stack_off: s.fastcall_stack_off, ..SubprogRt::default() }).collect()
     }
 }
 

@@ -122,6 +122,8 @@ pub struct InsnInfo {
     /// [`DoCheckInput::maps`] and, for values, the offset.
     pub map_index: Option<usize>,
     pub map_off: u32,
+    /// `fastcall_pattern`: a spill or fill of a fastcall pattern.
+    pub fastcall_pattern: bool,
 }
 
 /// Where the stack-liveness query stands (`bpf_live_stack_query_init`).
@@ -185,6 +187,8 @@ pub struct Subprog {
     pub might_throw: bool,
     pub has_tail_call: bool,
     pub has_ld_abs: bool,
+    /// `fastcall_stack_off` as `mark_fastcall_patterns` left it.
+    pub fastcall_stack_off: i16,
 }
 
 /// The main pass's input.

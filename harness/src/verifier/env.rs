@@ -169,6 +169,12 @@ pub struct SubprogInfo {
     /// `priv_stack_mode == PRIV_STACK_ADAPTIVE` after `check_max_stack_depth`:
     /// the JIT gives this function a per-CPU private stack.
     pub priv_stack_adaptive: bool,
+    /// `mark_fastcall_patterns`: where the fastcall spill/fill slots start
+    /// (`i16::MIN` once an access outside a pattern disabled the rewrite),
+    /// and whether a pattern around a call this kernel does not inline
+    /// keeps the stack as it is.
+    pub fastcall_stack_off: i16,
+    pub keep_fastcall_stack: bool,
 }
 
 /// `struct bpf_insn_aux_data`, the parts the front end fills.
@@ -196,6 +202,13 @@ pub struct InsnAux {
     pub prune_point: bool,
     pub jmp_point: bool,
     pub force_checkpoint: bool,
+    /// `jump_target` (set by `check_cfg` on branch, `goto` and callee
+    /// targets; computed by [`super::fastcall::mark_jump_targets`]).
+    pub jump_target: bool,
+    /// A spill or fill of a fastcall pattern, and on the call how many
+    /// spill/fill pairs `bpf_remove_fastcall_spills_fills` removes.
+    pub fastcall_pattern: bool,
+    pub fastcall_spills_num: u8,
 }
 
 /// `struct bpf_verifier_env`: the front end's part.
@@ -242,6 +255,9 @@ pub struct VerifierEnv<'a> {
     pub pass_aux: Vec<super::do_check::PassAux>,
     /// `prog->aux->max_ctx_offset`.
     pub max_ctx_offset: u32,
+    /// `prog->aux->poke_tab`, by poke number - 1: the prog array (index
+    /// into `input.maps`) and key of each direct tail call, when known.
+    pub tail_call_pokes: Vec<Option<(usize, u64)>>,
 }
 
 impl<'a> VerifierEnv<'a> {
@@ -281,6 +297,7 @@ impl<'a> VerifierEnv<'a> {
             stack_liveness: Default::default(),
             pass_aux: Vec::new(),
             max_ctx_offset: 0,
+            tail_call_pokes: Vec::new(),
         }
     }
 

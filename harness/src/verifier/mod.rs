@@ -36,6 +36,7 @@ pub mod check_btf;
 pub mod const_fold;
 pub mod diag;
 pub mod env;
+pub mod fastcall;
 pub mod errno;
 pub mod kfunc_btf_ids;
 pub mod liveness;
@@ -108,6 +109,12 @@ pub struct Decision {
     pub xlated: Vec<bpf_isa::Insn>,
     /// An accepted program's subprograms as the JIT gets them.
     pub subprogs: Vec<crate::jit::SubprogFacts>,
+    /// Its direct tail calls' prog array (index into the input's maps)
+    /// and key, by poke number - 1 (`prog->aux->poke_tab`).
+    pub tail_call_pokes: Vec<Option<(usize, u64)>>,
+    /// Where the direct tail calls are in `xlated` and their poke numbers
+    /// (the dump shows every tail call as `call bpf_tail_call`).
+    pub direct_tail_calls: Vec<(usize, u32)>,
 }
 
 /// The model's answer for one load.
@@ -153,7 +160,7 @@ pub fn bpf_check(input: &VerifierInput) -> Verdict {
 /// program the verifier accepts, as the fixups find it; `Err` the verdict
 /// when it did not get that far.
 pub fn verify(input: &VerifierInput, start: Instant) -> Result<VerifierEnv<'_>, Verdict> {
-    let refused = |errno: i32| Verdict::Decided(Decision { accepted: false, errno, log: String::new(), log_true_size: 0, verified_insns: 0, xlated: Vec::new(), subprogs: Vec::new() });
+    let refused = |errno: i32| Verdict::Decided(Decision { accepted: false, errno, log: String::new(), log_true_size: 0, verified_insns: 0, xlated: Vec::new(), subprogs: Vec::new(), tail_call_pokes: Vec::new(), direct_tail_calls: Vec::new() });
     // bpf_log_attr_init (in __sys_bpf), then bpf_prog_load's own checks
     if !log::bpf_verifier_log_attr_valid(input.log_level, input.log_size != 0, input.log_size) {
         return Err(refused(EINVAL));
@@ -217,6 +224,14 @@ fn finish_accepted(env: &mut VerifierEnv<'_>, start: Instant) -> Verdict {
     match finish(env, Ok(()), true) {
         Verdict::Decided(mut d) if d.accepted => {
             d.xlated = crate::fixups::bpf_insn_prepare_dump(env);
+            d.tail_call_pokes = env.tail_call_pokes.clone();
+            d.direct_tail_calls = env
+                .insns
+                .iter()
+                .enumerate()
+                .filter(|(_, i)| i.code == bpf_isa::op::BPF_JMP | crate::jit::BPF_TAIL_CALL && i.imm > 0)
+                .map(|(k, i)| (k, i.imm as u32))
+                .collect();
             let cnt = env.subprog_cnt.min(env.subprog_info.len());
             d.subprogs = env.subprog_info[..cnt]
                 .iter()
@@ -253,6 +268,7 @@ fn main_pass(env: &mut VerifierEnv<'_>) -> PResult<()> {
             map_index: (insn.is_ld_imm64() && matches!(insn.src, BPF_PSEUDO_MAP_FD | BPF_PSEUDO_MAP_VALUE | BPF_PSEUDO_MAP_IDX | BPF_PSEUDO_MAP_IDX_VALUE))
                 .then_some(a.map_index),
             map_off: a.map_off,
+            fastcall_pattern: a.fastcall_pattern,
         })
         .collect();
     let maps: Vec<MapInfo> = env.used_maps.iter().map(|&m| map_info(&env.input.maps[m].def)).collect();
@@ -268,6 +284,7 @@ fn main_pass(env: &mut VerifierEnv<'_>) -> PResult<()> {
                 is_exception_cb: si.is_exception_cb,
                 has_tail_call: si.has_tail_call,
                 has_ld_abs: si.has_ld_abs,
+                fastcall_stack_off: si.fastcall_stack_off,
                 changes_pkt_data: body.iter().any(|x| x.is_helper_call() && helpers::bpf_helper_changes_pkt_data(x.imm)),
                 ..Subprog::default()
             }
@@ -314,6 +331,7 @@ fn main_pass(env: &mut VerifierEnv<'_>) -> PResult<()> {
         si.insns_total = rt.insns_total;
         si.is_cb = rt.is_cb;
         si.is_async_cb = rt.is_async_cb;
+        si.fastcall_stack_off = rt.fastcall_stack_off;
     }
     match out.result {
         Ok(()) => Ok(()),
@@ -374,6 +392,7 @@ fn front_end(env: &mut VerifierEnv<'_>) -> PResult<()> {
     resolve::check_and_resolve_insns(env)?;
     resolve::add_kfuncs(env)?;
     cfg::bpf_check_cfg(env)?;
+    fastcall::mark_jump_targets(env);
     cfg::bpf_compute_postorder(env);
     check_attach_btf_id(env)?;
     const_fold::bpf_compute_const_regs(env);
@@ -381,6 +400,7 @@ fn front_end(env: &mut VerifierEnv<'_>) -> PResult<()> {
     subprogs::sort_subprogs_topo(env)?;
     cfg::bpf_compute_scc(env);
     liveness::bpf_compute_live_registers(env)?;
+    fastcall::mark_fastcall_patterns(env)?;
     Ok(())
 }
 
@@ -475,5 +495,7 @@ fn finish(env: &VerifierEnv<'_>, ret: Result<(), i32>, accepted_possible: bool) 
         verified_insns: env.insn_processed,
         xlated: Vec::new(),
         subprogs: Vec::new(),
+        tail_call_pokes: Vec::new(),
+        direct_tail_calls: Vec::new(),
     })
 }

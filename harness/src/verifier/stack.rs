@@ -129,6 +129,7 @@ impl Env<'_, '_> {
             }
         }
         self.destroy_if_dynptr_stack_slot(frame, spi)?;
+        self.check_fastcall_stack_contract(frame, off);
         self.mark_stack_slot_scratched(spi);
         let cap = self.bpf_capable();
         let aligned = off % BPF_REG_SIZE as i64 == 0;
@@ -226,6 +227,7 @@ impl Env<'_, '_> {
         for i in min_off..max_off {
             self.destroy_if_dynptr_stack_slot(frame, get_spi(i).max(0) as usize)?;
         }
+        self.check_fastcall_stack_contract(frame, min_off);
         for i in min_off..max_off {
             let slot = (-i - 1) as usize;
             let spi = slot / BPF_REG_SIZE;
@@ -328,6 +330,7 @@ impl Env<'_, '_> {
             if let Some(d) = dst {
                 self.mark_reg_stack_read(frame, min_off, max_off + size, d)?;
             }
+            self.check_fastcall_stack_contract(frame, min_off);
             Ok(())
         }
     }
@@ -373,6 +376,7 @@ impl Env<'_, '_> {
         let slot = (-off - 1) as usize;
         let spi = slot / BPF_REG_SIZE;
         self.mark_stack_slot_scratched(spi);
+        self.check_fastcall_stack_contract(frame, off);
         let Some(st) = self.cur.frame[frame].stack.get(spi).copied() else { return errno(EFAULT) };
         let stype = st.slot_type;
         let mut reg = st.spilled_ptr;

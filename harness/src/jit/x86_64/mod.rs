@@ -199,6 +199,10 @@ struct FuncJit<'a> {
     arena_vm_start: u64,
     user_vm_start: u64,
     kfunc_models: &'a [super::KfuncModel],
+    /// Direct tail calls (poke numbers) whose slot holds this program, and
+    /// where its image (`bpf_func`) is.
+    self_pokes: &'a [u32],
+    prog_func: u64,
 }
 
 /// JITs every function of `prog` the way `jit_subprogs` (or, for a single
@@ -238,6 +242,8 @@ pub fn bpf_int_jit_compile(prog: &JitProgram, profile: &X86Profile) -> Result<Ve
             arena_vm_start: prog.arena_vm_start,
             user_vm_start: prog.user_vm_start,
             kfunc_models: &prog.kfunc_models,
+            self_pokes: &prog.self_pokes,
+            prog_func: func_addr(0),
         };
         jit.check_supported()?;
         let image = jit.converge()?;
@@ -501,9 +507,12 @@ impl FuncJit<'_> {
         self.ctx.tail_call_indirect_label = e.len() as i64 - start;
     }
 
-    /// `emit_bpf_tail_call_direct`: a poke site, left as the map had no
-    /// program yet (jmp over the nop5 that would become `jmp target`).
-    fn emit_tail_call_direct(&mut self, e: &mut Emitter, used: [bool; 4], stack_depth: u32) {
+    /// `emit_bpf_tail_call_direct`: a poke site. With no program in the
+    /// slot it jumps over the nop5 that would become `jmp target`; with
+    /// one (`target`: its `bpf_func + X86_TAIL_CALL_OFFSET`), as
+    /// `prog_array_map_poke_run` patched it, the bypass is the nop5 and
+    /// the nop5 the jump.
+    fn emit_tail_call_direct(&mut self, e: &mut Emitter, used: [bool; 4], stack_depth: u32, ip: u64, target: Option<u64>) {
         let start = e.len() as i64;
         let label = self.ctx.tail_call_direct_label;
         let tcc_ptr_off = tail_call_cnt_ptr_off(stack_depth);
@@ -513,7 +522,11 @@ impl FuncJit<'_> {
         e.jcc8(Cond::Ae, off as i8);
         // the bypass: jmp to right after the nop5 at `label - 5`
         let off = label - (e.len() as i64 - start) - X86_PATCH_SIZE as i64;
-        e.jmp32(off as i32);
+        if target.is_some() {
+            e.nops(X86_PATCH_SIZE);
+        } else {
+            e.jmp32(off as i32);
+        }
         e.bytes(&[0x48, 0x83, 0x00, 0x01]);
         self.pop_frame_regs(e, used);
         e.pop(Reg::RAX);
@@ -521,7 +534,13 @@ impl FuncJit<'_> {
         if stack_depth != 0 {
             e.alu_ri32(AluOp::Add, true, Reg::RSP, round_up8(stack_depth) as i32);
         }
-        e.nops(X86_PATCH_SIZE);
+        match target {
+            Some(t) => {
+                let here = ip.wrapping_add((e.len() as i64 - start) as u64);
+                e.jmp32(rel32(t, here));
+            }
+            None => e.nops(X86_PATCH_SIZE),
+        }
         self.ctx.tail_call_direct_label = e.len() as i64 - start;
     }
 
@@ -907,7 +926,8 @@ impl FuncJit<'_> {
                 }
                 (BPF_JMP, BPF_TAIL_CALL, _) => {
                     if imm != 0 {
-                        self.emit_tail_call_direct(&mut e, used, stack_depth);
+                        let target = self.self_pokes.contains(&(imm as u32)).then(|| self.prog_func.wrapping_add(self.tail_call_offset() as u64));
+                        self.emit_tail_call_direct(&mut e, used, stack_depth, ip, target);
                     } else {
                         self.emit_tail_call_indirect(&mut e, used, stack_depth, ip);
                     }
