@@ -222,6 +222,11 @@ fn verification_usec(log: &str) -> Option<f64> {
 
 /// Runs `case` `reps` times on `be`.
 pub fn measure(be: &dyn Backend, case: &Case, reps: usize) -> Side {
+    // profiling one side (e.g. under callgrind) without the other:
+    // BPF_SELFTEST_BENCH_ONLY=model|kernel|verifier
+    if let Some(only) = std::env::var_os("BPF_SELFTEST_BENCH_ONLY").filter(|o| o != be.name()) {
+        return Side { unavailable: Some(format!("skipped: BPF_SELFTEST_BENCH_ONLY={}", only.to_string_lossy())), ..Default::default() };
+    }
     if let Err(u) = be.probe(case.request.arch) {
         return Side { unavailable: Some(u.0), ..Default::default() };
     }
@@ -268,6 +273,9 @@ pub fn measure(be: &dyn Backend, case: &Case, reps: usize) -> Side {
 /// and processed insns, or why it could not run (the main pass rejected the
 /// program or met something it does not model).
 pub fn measure_model_verifier(case: &Case, reps: usize) -> Result<(f64, u32), String> {
+    if std::env::var_os("BPF_SELFTEST_BENCH_ONLY").is_some_and(|o| o != "verifier") {
+        return Err("skipped: BPF_SELFTEST_BENCH_ONLY".into());
+    }
     let input = crate::backend::model::ModelBackend::verifier_input(&case.request).map_err(|u| u.0)?;
     let mut times = Vec::new();
     let mut processed = 0;

@@ -448,10 +448,11 @@ impl Env<'_, '_> {
             st = Some(p);
             for fr in (0..=self.bt.frame).rev() {
                 let Some(func) = self.checkpoints[p].state.frame.get_mut(fr) else { continue };
-                for r in 0..32 {
-                    if self.bt.reg_masks[fr] & (1 << r) == 0 {
-                        continue;
-                    }
+                // the set bits only, in ascending order
+                let mut regs = self.bt.reg_masks[fr];
+                while regs != 0 {
+                    let r = regs.trailing_zeros() as usize;
+                    regs &= regs - 1;
                     let Some(reg) = func.regs.get_mut(r) else { continue };
                     if reg.typ != SCALAR_VALUE || reg.precise {
                         self.bt.reg_masks[fr] &= !(1 << r);
@@ -460,10 +461,10 @@ impl Env<'_, '_> {
                         *changed = true;
                     }
                 }
-                for s in 0..64 {
-                    if self.bt.stack_masks[fr] & (1u64 << s) == 0 {
-                        continue;
-                    }
+                let mut slots = self.bt.stack_masks[fr];
+                while slots != 0 {
+                    let s = slots.trailing_zeros() as usize;
+                    slots &= slots - 1;
                     let total = func.stack.len();
                     let Some(slot) = func.stack.get_mut(s) else {
                         self.verbose(&format!("verifier bug: stack slot {s}, total slots {total} (i >= func->allocated_stack / BPF_REG_SIZE)\n"));

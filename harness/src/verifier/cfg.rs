@@ -260,10 +260,10 @@ pub fn bpf_check_cfg(env: &mut VerifierEnv<'_>) -> PResult<()> {
 
 /// `bpf_insn_successors`: fall-through first, then the jump target; the
 /// insn's jump table instead when it has one.
-pub fn bpf_insn_successors(env: &VerifierEnv<'_>, idx: usize) -> Succ {
+pub fn bpf_insn_successors<'a>(env: &'a VerifierEnv<'_>, idx: usize) -> Succ<'a> {
     let mut s = Succ { items: [0; 2], cnt: 0, jt: None };
-    if let Some(jt) = env.aux[idx].jt.as_ref() {
-        s.jt = Some(jt.clone());
+    if let Some(jt) = env.aux[idx].jt.as_deref() {
+        s.jt = Some(jt);
         return s;
     }
     let insn = &env.insns[idx];
@@ -291,19 +291,45 @@ pub fn bpf_insn_successors(env: &VerifierEnv<'_>, idx: usize) -> Succ {
     s
 }
 
-/// The successors of one insn (`struct bpf_iarray`).
-pub struct Succ {
+/// The successors of one insn (`struct bpf_iarray`), borrowing a jump
+/// table rather than copying it (the analyses ask for every insn's).
+pub struct Succ<'a> {
     items: [usize; 2],
     cnt: usize,
-    jt: Option<Vec<usize>>,
+    jt: Option<&'a [usize]>,
 }
 
-impl Succ {
+impl Succ<'_> {
     pub fn as_slice(&self) -> &[usize] {
-        match &self.jt {
+        match self.jt {
             Some(v) => v,
             None => &self.items[..self.cnt],
         }
+    }
+}
+
+/// The successors of a list of insns, computed once for analyses that
+/// iterate to a fixed point (flat: one allocation, not one per insn).
+pub struct SuccTable {
+    start: Vec<u32>,
+    targets: Vec<usize>,
+}
+
+impl SuccTable {
+    pub fn new(env: &VerifierEnv<'_>, insns: &[usize]) -> SuccTable {
+        let mut start = Vec::with_capacity(insns.len() + 1);
+        let mut targets = Vec::with_capacity(insns.len() + insns.len() / 4);
+        for &idx in insns {
+            start.push(targets.len() as u32);
+            targets.extend_from_slice(bpf_insn_successors(env, idx).as_slice());
+        }
+        start.push(targets.len() as u32);
+        SuccTable { start, targets }
+    }
+
+    /// The successors of the `k`-th insn of the list.
+    pub fn get(&self, k: usize) -> &[usize] {
+        &self.targets[self.start[k] as usize..self.start[k + 1] as usize]
     }
 }
 

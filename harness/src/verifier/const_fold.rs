@@ -235,18 +235,42 @@ pub fn bpf_compute_const_regs(env: &mut VerifierEnv<'_>) {
     for i in 0..env.subprog_cnt {
         ci_in[env.subprog_info[i].start] = [Unknown; NREGS];
     }
+    // Only an insn whose input changed since its last visit is visited
+    // again (the join is a semilattice: the others would change nothing),
+    // so code without loops takes one pass, not two.
+    let mut dirty = vec![false; n];
+    let mut visited = vec![false; n];
+    for i in 0..env.subprog_cnt {
+        if let Some(d) = dirty.get_mut(env.subprog_info[i].start) {
+            *d = true;
+            visited[env.subprog_info[i].start] = true;
+        }
+    }
     loop {
         let mut changed = false;
         for p in (0..env.insn_postorder.len()).rev() {
             let idx = env.insn_postorder[p];
+            if !std::mem::replace(&mut dirty[idx], false) {
+                continue;
+            }
             let mut out = ci_in[idx];
             let insn = env.insns[idx];
             const_reg_xfer(env, &mut out, &insn, idx);
             let succ = bpf_insn_successors(env, idx);
             for &s in succ.as_slice() {
-                if s < n {
-                    changed |= const_reg_join(&mut ci_in[s], &out);
+                if s >= n {
+                    continue;
                 }
+                if !visited[s] {
+                    // all unvisited: takes the output as it is (which
+                    // holds no unvisited register: entries start unknown)
+                    visited[s] = true;
+                    ci_in[s] = out;
+                } else if !const_reg_join(&mut ci_in[s], &out) {
+                    continue;
+                }
+                changed = true;
+                dirty[s] = true;
             }
         }
         if !changed {

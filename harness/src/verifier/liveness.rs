@@ -186,6 +186,12 @@ fn at_eq(a: &At, b: &At) -> bool {
     a.off_cnt == b.off_cnt && a.off[..a.off_cnt as usize] == b.off[..b.off_cnt as usize]
 }
 
+/// Two rows the same value by value (`at_eq` on each): joining one into
+/// the other changes nothing.
+fn at_row_eq(a: &[At; MAX_AT_TRACK_REGS], b: &[At; MAX_AT_TRACK_REGS]) -> bool {
+    a.iter().zip(b).all(|(x, y)| at_eq(x, y))
+}
+
 /// `verbose_arg_track`.
 fn fmt_at(a: &At) -> String {
     match a.frame {
@@ -662,10 +668,25 @@ impl Liveness<'_, '_> {
             self.env.verbose(&format!("subprog#{subprog}: analyzing (depth {depth})...\n"));
         }
         let order: Vec<usize> = self.env.insn_postorder[po].iter().rev().copied().filter(|&i| (start..end).contains(&i)).collect();
+        // Without the level-2 trace (which shows every visit of every
+        // pass), an insn whose input did not change since its last visit
+        // is skipped: its joins would change nothing (the join is a
+        // semilattice), so the fixed point is the same, in one pass for
+        // code without loops instead of two.
+        let trace = self.level2();
+        let mut dirty = vec![false; len];
+        dirty[0] = true;
+        let succs = super::cfg::SuccTable::new(self.env, if trace { &[] } else { &order });
         loop {
             let mut changed = false;
-            for &idx in &order {
+            for (oi, &idx) in order.iter().enumerate() {
                 let i = idx - start;
+                if !trace {
+                    if !dirty[i] {
+                        continue;
+                    }
+                    dirty[i] = false;
+                }
                 if !is_visited(&at_in[i][0]) && !is_visited(&at_in[i][1]) {
                     continue;
                 }
@@ -677,44 +698,66 @@ impl Liveness<'_, '_> {
                 let out_row = if matches!(insn.class(), BPF_STX | BPF_ST) {
                     let mut stack_out: [At; MAX_ARG_SPILL_SLOTS] = *in_row;
                     self.xfer(&insn, &mut at_out, &in_row[..], Some(&mut stack_out), &stack_arg_entry, depth, callsites);
-                    let ai = at_in[i];
-                    self.log_xfer(idx, &ai, &in_row[..], &at_out, &stack_out);
+                    if trace {
+                        let ai = at_in[i];
+                        self.log_xfer(idx, &ai, &in_row[..], &at_out, &stack_out);
+                    }
                     if stack_out.iter().zip(in_row.iter()).all(|(a, b)| at_eq(a, b)) { in_row } else { Rc::new(stack_out) }
                 } else {
                     self.xfer(&insn, &mut at_out, &in_row[..], None, &stack_arg_entry, depth, callsites);
-                    let ai = at_in[i];
-                    self.log_xfer(idx, &ai, &in_row[..], &at_out, &in_row[..]);
+                    if trace {
+                        let ai = at_in[i];
+                        self.log_xfer(idx, &ai, &in_row[..], &at_out, &in_row[..]);
+                    }
                     in_row
                 };
-                let succ = bpf_insn_successors(self.env, idx);
-                for &target in succ.as_slice() {
+                let own;
+                let succ = if trace {
+                    own = bpf_insn_successors(self.env, idx).as_slice().to_vec();
+                    &own[..]
+                } else {
+                    succs.get(oi)
+                };
+                for &target in succ {
                     if target < start || target >= end {
                         continue;
                     }
                     let ti = target - start;
-                    for r in 0..MAX_AT_TRACK_REGS {
-                        let mut slot = at_in[ti][r];
-                        changed |= self.join(idx, target, r as i64, &mut slot, at_out[r]);
-                        at_in[ti][r] = slot;
+                    let mut in_changed = false;
+                    if !trace && !is_visited(&at_in[ti][0]) && !is_visited(&at_in[ti][1]) && at_in[ti].iter().all(|a| !is_visited(a)) {
+                        // a first visit takes the output as it is (the
+                        // join of unvisited with anything), silently
+                        in_changed = at_out.iter().any(is_visited);
+                        at_in[ti] = at_out;
+                    } else if trace || !at_row_eq(&at_in[ti], &at_out) {
+                        for r in 0..MAX_AT_TRACK_REGS {
+                            let mut slot = at_in[ti][r];
+                            in_changed |= self.join(idx, target, r as i64, &mut slot, at_out[r]);
+                            at_in[ti][r] = slot;
+                        }
                     }
                     if Rc::ptr_eq(&stack_in[ti], &out_row) {
                         // joining a row with itself changes nothing
-                        continue;
-                    }
-                    if Rc::ptr_eq(&stack_in[ti], &unvisited_row) {
+                    } else if Rc::ptr_eq(&stack_in[ti], &unvisited_row) {
                         // every slot takes the new value, silently
-                        changed |= out_row.iter().any(is_visited);
+                        // (rows other than the unvisited one are visited
+                        // throughout: checked cheaply first)
+                        in_changed |= !Rc::ptr_eq(&out_row, &unvisited_row) || out_row.iter().any(is_visited);
                         stack_in[ti] = out_row.clone();
-                        continue;
+                    } else {
+                        let mut row: [At; MAX_ARG_SPILL_SLOTS] = *stack_in[ti];
+                        let mut row_changed = false;
+                        for (r, slot) in row.iter_mut().enumerate() {
+                            row_changed |= self.join(idx, target, -(r as i64) - 1, slot, out_row[r]);
+                        }
+                        if row_changed {
+                            in_changed = true;
+                            stack_in[ti] = Rc::new(row);
+                        }
                     }
-                    let mut row: [At; MAX_ARG_SPILL_SLOTS] = *stack_in[ti];
-                    let mut row_changed = false;
-                    for (r, slot) in row.iter_mut().enumerate() {
-                        row_changed |= self.join(idx, target, -(r as i64) - 1, slot, out_row[r]);
-                    }
-                    if row_changed {
+                    if in_changed {
                         changed = true;
-                        stack_in[ti] = Rc::new(row);
+                        dirty[ti] = true;
                     }
                 }
             }
@@ -1741,11 +1784,24 @@ pub fn bpf_compute_live_registers(env: &mut VerifierEnv<'_>) -> PResult<()> {
         state[i].def = d;
     }
     env.stack_liveness = bpf_compute_subprog_arg_access(env)?;
+    // A pass in which every successor read was already visited in that
+    // pass (no loop) leaves nothing for another pass to change: code
+    // without loops converges in one pass instead of two.
+    let mut visited_in_pass = vec![0u32; n];
+    let mut pass = 0u32;
     loop {
-        let mut changed = false;
+        pass += 1;
+        let (mut changed, mut stale_read) = (false, false);
         for &idx in &env.insn_postorder {
             let succ = bpf_insn_successors(env, idx);
-            let new_out = succ.as_slice().iter().filter(|&&s| s < n).fold(0u32, |a, &s| a | state[s].in_);
+            let mut new_out = 0u32;
+            for &s in succ.as_slice() {
+                if s < n {
+                    new_out |= state[s].in_;
+                    stale_read |= visited_in_pass[s] != pass;
+                }
+            }
+            visited_in_pass[idx] = pass;
             let live = &mut state[idx];
             let new_in = (new_out & !live.def) | live.use_;
             if new_out != live.out || new_in != live.in_ {
@@ -1754,7 +1810,7 @@ pub fn bpf_compute_live_registers(env: &mut VerifierEnv<'_>) -> PResult<()> {
                 changed = true;
             }
         }
-        if !changed {
+        if !changed || !stale_read {
             break;
         }
     }

@@ -64,7 +64,8 @@ struct SccVisit {
 /// `env->scc_info`: the visits of each SCC.
 #[derive(Debug, Default)]
 pub struct SccState {
-    visits: HashMap<u32, Vec<SccVisit>>,
+    /// Indexed by SCC number (dense, from 1): no hashing on the hot path.
+    visits: Vec<Vec<SccVisit>>,
 }
 
 /// Which state an SCC check is about.
@@ -412,11 +413,11 @@ impl Env<'_, '_> {
 
     /// `scc_visit_lookup`.
     fn scc_visit_lookup(&self, cc: &Callchain) -> Option<usize> {
-        self.scc.visits.get(&cc.scc)?.iter().position(|v| v.callchain == *cc)
+        self.scc.visits.get(cc.scc as usize)?.iter().position(|v| v.callchain == *cc)
     }
 
     fn scc_visit_mut(&mut self, cc: &Callchain, i: usize) -> &mut SccVisit {
-        &mut self.scc.visits.get_mut(&cc.scc).expect("looked-up visit")[i]
+        &mut self.scc.visits.get_mut(cc.scc as usize).expect("looked-up visit")[i]
     }
 
     fn state_of(&self, which: StateRef) -> &VerifierState {
@@ -432,7 +433,11 @@ impl Env<'_, '_> {
         let i = match self.scc_visit_lookup(&cc) {
             Some(i) => i,
             None => {
-                let v = self.scc.visits.entry(cc.scc).or_default();
+                let k = cc.scc as usize;
+                if self.scc.visits.len() <= k {
+                    self.scc.visits.resize_with(k + 1, Vec::new);
+                }
+                let v = &mut self.scc.visits[k];
                 v.push(SccVisit { callchain: cc, entry_state: None, backedges: Vec::new(), num_backedges: 0 });
                 v.len() - 1
             }
@@ -503,7 +508,7 @@ impl Env<'_, '_> {
     /// unsettled back-edges.
     fn incomplete_read_marks(&self, st: &VerifierState) -> bool {
         let Some(cc) = self.compute_scc_callchain(st) else { return false };
-        self.scc_visit_lookup(&cc).and_then(|i| self.scc.visits.get(&cc.scc)?.get(i)).is_some_and(|v| !v.backedges.is_empty())
+        self.scc.visits.get(cc.scc as usize).is_some_and(|vs| vs.iter().any(|v| v.callchain == cc && !v.backedges.is_empty()))
     }
 
     /// `propagate_backedges`: precision marks of each back-edge's equal
