@@ -44,5 +44,5 @@ fuzz_target!(|data: &[u8]| {
     input.log_size = proto.log_size;
     input.gpl = proto.gpl;
     input.verification_time_usec = Some(0);
-    common::load_and_check(&input);
+    let _ = common::load_and_check(&input);
 });

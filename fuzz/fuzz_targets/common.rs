@@ -8,7 +8,7 @@ use bpf_selftest::map::{MapDef, map_type_by_name};
 use bpf_selftest::prog_type::ProgType;
 use bpf_selftest::target::Arch;
 use bpf_selftest::verifier::env::{Caps, MapObj, VerifierInput};
-use bpf_selftest::verifier::{Verdict, bpf_check};
+use bpf_selftest::verifier::{Decision, Verdict, bpf_check};
 
 /// Program types whose ctx the model knows (issue 6's list), plus one it
 /// does not (an unknown type must be an error, not a panic).
@@ -60,12 +60,13 @@ pub fn input_from_config(cfg: [u8; 4], insns: Vec<bpf_isa::Insn>) -> VerifierInp
     input
 }
 
-/// The whole pipeline on `input`, with its properties asserted.
-pub fn load_and_check(input: &VerifierInput) {
+/// The whole pipeline on `input`, with its properties asserted; the
+/// decision when the model has one.
+pub fn load_and_check(input: &VerifierInput) -> Option<Decision> {
     let d = match bpf_check(input) {
         Verdict::Decided(d) => d,
         // a phase the model does not have: an answer, not a crash
-        Verdict::NotModelled { .. } => return,
+        Verdict::NotModelled { .. } => return None,
     };
     assert_eq!(d.accepted, d.errno == 0, "accepted iff errno 0: errno {}", d.errno);
     assert!(d.errno >= 0, "errno is positive: {}", d.errno);
@@ -88,4 +89,5 @@ pub fn load_and_check(input: &VerifierInput) {
             }
         }
     }
+    Some(d)
 }

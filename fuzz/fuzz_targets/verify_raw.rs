@@ -16,5 +16,5 @@ fuzz_target!(|data: &[u8]| {
     let cfg = [data[0], data[1], data[2], data[3]];
     let body = &data[4..];
     let Some(insns) = bpf_isa::insn::decode_all(&body[..body.len() / 8 * 8]) else { return };
-    common::load_and_check(&common::input_from_config(cfg, insns));
+    let _ = common::load_and_check(&common::input_from_config(cfg, insns));
 });

@@ -24,6 +24,6 @@ fuzz_target!(|data: &[u8]| {
         let Ok(mut input) = ModelBackend::verifier_input(&req) else { return };
         input.log_level = level;
         input.verification_time_usec = Some(0);
-        common::load_and_check(&input);
+        let _ = common::load_and_check(&input);
     }
 });
