@@ -8,6 +8,22 @@
 
 use std::fmt::Write as _;
 
+/// Where the generator's decisions come from: [`Rng`] for seeded runs,
+/// [`ByteTape`] when a fuzzer's bytes drive it (so that mutating the bytes
+/// mutates the program's structure).
+pub trait Entropy {
+    fn next(&mut self) -> u64;
+    fn below(&mut self, n: u64) -> u64 {
+        if n == 0 { 0 } else { self.next() % n }
+    }
+    fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+    fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
+        xs[self.below(xs.len() as u64) as usize]
+    }
+}
+
 /// splitmix64: small, seedable, the same sequence everywhere.
 #[derive(Clone, Debug)]
 pub struct Rng(pub u64);
@@ -21,13 +37,32 @@ impl Rng {
         z ^ (z >> 31)
     }
     pub fn below(&mut self, n: u64) -> u64 {
-        if n == 0 { 0 } else { self.next() % n }
+        Entropy::below(self, n)
     }
     pub fn chance(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
+        Entropy::chance(self, percent)
     }
-    fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
-        xs[self.below(xs.len() as u64) as usize]
+}
+
+impl Entropy for Rng {
+    fn next(&mut self) -> u64 {
+        Rng::next(self)
+    }
+}
+
+/// Decisions read from a byte string, 8 bytes (little endian) each; zeros
+/// once it runs out, which picks the first choice everywhere and so ends
+/// the program soon.
+#[derive(Clone, Debug)]
+pub struct ByteTape<'a>(pub &'a [u8]);
+
+impl Entropy for ByteTape<'_> {
+    fn next(&mut self) -> u64 {
+        let n = self.0.len().min(8);
+        let mut b = [0u8; 8];
+        b[..n].copy_from_slice(&self.0[..n]);
+        self.0 = &self.0[n..];
+        u64::from_le_bytes(b)
     }
 }
 
@@ -46,8 +81,8 @@ pub struct GenProg {
 const SCALARS: [u8; 7] = [0, 1, 2, 3, 4, 5, 6];
 const EDGE: [i64; 16] = [0, 1, -1, 2, 7, 8, 15, 16, 31, 32, 47, 48, 63, 255, 0x7fff_ffff, -0x8000_0000];
 
-struct Gen<'r> {
-    r: &'r mut Rng,
+struct Gen<'r, R: Entropy> {
+    r: &'r mut R,
     s: String,
     /// Registers written so far on every path (roughly: jumps only skip
     /// forward over ALU items, which keeps this an over-approximation the
@@ -59,7 +94,7 @@ struct Gen<'r> {
     slots: u8,
 }
 
-impl Gen<'_> {
+impl<R: Entropy> Gen<'_, R> {
     fn line(&mut self, l: &str) {
         self.s.push_str(l);
         self.s.push('\n');
@@ -259,7 +294,7 @@ impl Gen<'_> {
 
 /// A random program: a socket filter with a map `arr` (array, 4-byte key,
 /// [`VALUE_SIZE`]-byte value) whose value pointer is in r7.
-pub fn generate(r: &mut Rng) -> GenProg {
+pub fn generate<R: Entropy>(r: &mut R) -> GenProg {
     let unpriv = r.chance(20);
     let mut g = Gen { r, s: String::new(), init: 0, label: 0, uses_sub: false, slots: 0 };
     g.line("r9 = r1");
@@ -321,5 +356,22 @@ mod tests {
                 panic!("program {i}: {e}\n{}", p.asm);
             }
         }
+    }
+
+    /// The fuzz target's way in: any bytes are a program that assembles,
+    /// and the same bytes the same program.
+    #[test]
+    fn byte_tape_programs_assemble() {
+        let mut r = Rng(2);
+        for i in 0..500 {
+            let bytes: Vec<u8> = (0..(i % 300)).map(|_| r.next() as u8).collect();
+            let p = generate(&mut ByteTape(&bytes));
+            if let Err(e) = crate::isa::assemble(&p.asm) {
+                panic!("tape {i}: {e}\n{}", p.asm);
+            }
+            assert_eq!(p.asm, generate(&mut ByteTape(&bytes)).asm);
+        }
+        // an empty tape: the first choice everywhere
+        assert!(crate::isa::assemble(&generate(&mut ByteTape(&[])).asm).is_ok());
     }
 }

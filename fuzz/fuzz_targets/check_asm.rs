@@ -1,0 +1,48 @@
+//! Arbitrary text through the assembler, and what assembles through the
+//! model's load pipeline (four leading bytes choose the load attributes as
+//! in `verify_raw`); `arr`/`h` name the two maps, any other symbol a
+//! helper or kfunc by name is resolved as the linker does.
+#![no_main]
+
+use bpf_selftest::link::{Symbols, link};
+use bpf_selftest::backend::model::ModelBackend;
+use bpf_selftest::backend::{BtfMode, LoadRequest};
+use libfuzzer_sys::fuzz_target;
+
+#[path = "common.rs"]
+mod common;
+
+fuzz_target!(|data: &[u8]| {
+    if data.len() < 4 {
+        return;
+    }
+    let cfg = [data[0], data[1], data[2], data[3]];
+    let text = String::from_utf8_lossy(&data[4..]);
+    let Ok(prog) = bpf_isa::assemble(&text) else { return };
+    let proto = common::input_from_config(cfg, Vec::new());
+    let defs: Vec<_> = proto.maps.iter().map(|m| m.def.clone()).collect();
+    let Ok(linked) = link("fuzz", &prog, &Symbols { maps: &defs, ..Default::default() }) else { return };
+    let req = LoadRequest {
+        name: "fuzz".into(),
+        prog: linked,
+        prog_type: proto.prog_type,
+        expected_attach_type: None,
+        prog_flags: proto.prog_flags,
+        log_level: proto.log_level,
+        unpriv: !proto.caps.bpf_capable(),
+        caps_unpriv: Vec::new(),
+        maps: defs,
+        btf: if cfg[3] & 0x40 != 0 { BtfMode::FuncInfo } else { BtfMode::None },
+        test_run: None,
+        arch: proto.arch,
+        want_jited: false,
+    };
+    if ModelBackend::create_maps(&req).is_some() {
+        return;
+    }
+    let Ok(mut input) = ModelBackend::verifier_input(&req) else { return };
+    input.log_size = proto.log_size;
+    input.gpl = proto.gpl;
+    input.verification_time_usec = Some(0);
+    let _ = common::load_and_check(&input);
+});
