@@ -345,6 +345,73 @@ fn record_exec_goldens() {
     }
 }
 
+/// Every program of progs/ with a test run, as the model backend runs it:
+/// the model's xlated program (after all fixups) through the interpreter,
+/// the program as loaded only where the xlated one cannot run yet (counted
+/// and listed, and held to a ratchet): the retval (or test-run errno) is
+/// 7.3's (the goldens do not hold `data_out`; the corpus test checks it).
+#[test]
+fn progs_xlated_retvals_match_their_goldens() {
+    use bpf_selftest::backend::model::ModelBackend;
+    let be = ReplayBackend::new(root().join("expected"));
+    let mut report = Vec::new();
+    let mut fallback = Vec::new();
+    let (mut compared, mut xlated) = (0, 0);
+    for arch in [Arch::X86_64, Arch::Arm64] {
+        let opts = RunOptions {
+            arch,
+            backend: "replay".into(),
+            verbosity: 0,
+            filters: Vec::new(),
+        };
+        for st in runner::plan(&opts, &be) {
+            let Plan::Load(job) = &st.plan else { continue };
+            let req = &job.request;
+            if req.test_run.is_none() {
+                continue;
+            }
+            let Ok(g) = be.golden(req) else { continue };
+            if !g.accepted {
+                continue;
+            }
+            let Ok(input) = ModelBackend::verifier_input(req) else { continue };
+            let Ok(mut out) = ModelBackend::load_input(&input) else { continue };
+            if !out.accepted {
+                continue;
+            }
+            compared += 1;
+            let x = out.xlated_insns.clone();
+            match exec::fill_outcome_model(req, &x, &mut out) {
+                Ok(exec::RunPath::Xlated) => xlated += 1,
+                Ok(exec::RunPath::AsLoaded(why)) => fallback.push(format!("{arch} {}: {why}", st.name)),
+                Err(e) => {
+                    report.push(format!("{arch} {}: {e}", st.name));
+                    continue;
+                }
+            }
+            if out.retval != g.retval || out.test_run_errno != g.test_run_errno {
+                report.push(format!(
+                    "{arch} {}: 7.3 retval {:?} errno {}; model retval {:?} errno {}",
+                    st.name, g.retval, g.test_run_errno, out.retval, out.test_run_errno
+                ));
+            }
+        }
+    }
+    eprintln!(
+        "{compared} test runs of progs/ through the model: {xlated} ran the xlated program, {} the program as loaded",
+        fallback.len()
+    );
+    for f in &fallback {
+        eprintln!("  as loaded: {f}");
+    }
+    assert!(report.is_empty(), "{}", report.join("\n"));
+    // the fallback must shrink, never grow
+    assert!(fallback.len() <= FALLBACK_RATCHET, "{} > {FALLBACK_RATCHET} runs fell back", fallback.len());
+}
+
+/// At most this many progs/ test runs fall back to the program as loaded.
+const FALLBACK_RATCHET: usize = 1000;
+
 /// Every program of progs/ with a test run: the interpreter's retval is the
 /// one 7.3 returned (its golden).
 #[test]

@@ -324,6 +324,10 @@ impl Runtime {
                         BPF_CALL if class == BPF_JMP => {
                             let target = cur.prog.calls.get(pc).cloned().flatten();
                             let args = [regs[1], regs[2], regs[3], regs[4], regs[5]];
+                            let kernel_call = !matches!(target, Some(CallTarget::Subprog(_)));
+                            if kernel_call {
+                                self.kview_writeback()?;
+                            }
                             let flow = match target {
                                 Some(CallTarget::Subprog(t)) => {
                                     if callers.len() >= MAX_FRAMES {
@@ -361,6 +365,9 @@ impl Runtime {
                                     return Err(bad(pc, format!("call with no resolved target: {insn:?}")));
                                 }
                             };
+                            if kernel_call {
+                                self.kview_refresh()?;
+                            }
                             match flow {
                                 Flow::Ret(v) => regs[0] = v,
                                 Flow::Keep => {}
@@ -457,6 +464,9 @@ impl Runtime {
                         regs[d] = cur.in_args[k - 1];
                     } else {
                         let addr = regs[s].wrapping_add(insn.off as i64 as u64);
+                        if matches!(m, BPF_MEM | BPF_MEMSX) {
+                            self.kview_check(addr, n).map_err(|e| at_pc(e, pc))?;
+                        }
                         regs[d] = match m {
                             BPF_MEM => self.prog_load(addr, n).map_err(Self::fault(pc))?,
                             BPF_MEMSX if n < 8 => sign_extend(self.prog_load(addr, n).map_err(Self::fault(pc))?, n),
@@ -586,9 +596,10 @@ impl Runtime {
 
     /// `bpf_check_timed_may_goto` on `struct bpf_timed_may_goto { count;
     /// timestamp; }` at `at`: the loop's new count.
-    fn timed_may_goto(&mut self, at: Addr) -> Result<u64, Fault> {
+    pub(crate) fn timed_may_goto(&mut self, at: Addr) -> Result<u64, Fault> {
         const BPF_MAX_TIMED_LOOPS: u64 = 0xffff;
         let now = self.now_ns();
+        self.advance_clock(self.opts.timed_may_goto_ns);
         let ts = self.mem.load(at.wrapping_add(8), 8)?;
         if ts == 0 {
             self.mem.store(at.wrapping_add(8), 8, now)?;

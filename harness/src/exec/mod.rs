@@ -46,7 +46,9 @@ pub mod kfuncs;
 pub mod lru;
 pub mod maps;
 pub mod mem;
+pub mod native;
 mod runtime;
+pub mod xlated;
 
 use std::fmt;
 
@@ -116,6 +118,10 @@ pub struct ExecProgram {
     /// Stack bytes each frame gets (`MAX_BPF_STACK`, or more when the
     /// fixups' extra slots need it).
     pub frame_size: u32,
+    /// The program reads the kernel's object behind its ctx (`struct
+    /// sk_buff`, `struct xdp_buff`), as an xlated program's converted
+    /// accesses do, instead of the uapi view.
+    pub kernel_ctx: bool,
 }
 
 /// `MAX_BPF_STACK`.
@@ -164,6 +170,7 @@ impl ExecProgram {
             calls,
             imm64,
             frame_size: MAX_BPF_STACK,
+            kernel_ctx: false,
         }
     }
 
@@ -197,6 +204,11 @@ pub struct ExecOptions {
     /// The fake clock's first reading (ns since boot) and its step per read.
     pub clock_start_ns: u64,
     pub clock_step_ns: u64,
+    /// How far the fake clock jumps at each refill of a timed `may_goto`
+    /// loop's count (`arch_bpf_timed_may_goto`), so that its 250 ms end
+    /// within the budget after a fixed number of refills, the same number
+    /// for the interpreter and native code (which counts no instructions).
+    pub timed_may_goto_ns: u64,
     /// The arch whose kernel is modelled (a few helpers differ by arch).
     pub arch: Arch,
 }
@@ -208,6 +220,7 @@ impl Default for ExecOptions {
             prandom_seed: 0x5eed_b9f0_0000_0001,
             clock_start_ns: 1_000_000_000,
             clock_step_ns: 1_000,
+            timed_may_goto_ns: 25_000_000,
             arch: Arch::X86_64,
         }
     }
@@ -304,6 +317,37 @@ pub fn fill_outcome(
         }
         Err(e) => Err(e),
     }
+}
+
+/// Which program a model test run executed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RunPath {
+    /// The xlated program, as the kernel runs it.
+    Xlated,
+    /// The program as loaded, because the xlated one could not run (why).
+    AsLoaded(String),
+}
+
+/// The model backend's test run: the xlated program (`xlated`, the dump
+/// form of the accepted load) when the runtime can run it, else the
+/// program as loaded (the fallback, with the reason in the [`RunPath`]):
+/// a call of a kernel function the runtime does not have, or a field of
+/// the kernel's ctx object the model does not fill.
+pub fn fill_outcome_model(
+    req: &LoadRequest,
+    xlated: &[Insn],
+    out: &mut crate::backend::LoadOutcome,
+) -> Result<RunPath, ExecError> {
+    let why = match ExecProgram::from_xlated(xlated, req.arch, req.prog_type.0) {
+        Ok(p) => match fill_outcome(req, &p, out) {
+            Ok(()) => return Ok(RunPath::Xlated),
+            Err(ExecError::Unsupported(why)) => why,
+            Err(e) => return Err(e),
+        },
+        Err(why) => why,
+    };
+    fill_outcome(req, &ExecProgram::from_linked(&req.prog), out)?;
+    Ok(RunPath::AsLoaded(why))
 }
 
 /// `BPF_PROG_TEST_RUN` of `prog` (the program as loaded, or the xlated one
@@ -534,6 +578,7 @@ mod tests {
         // one clock read per refill: 250 ms at 25 ms a read is 10 refills
         let opts = ExecOptions {
             clock_step_ns: 25_000_000,
+            timed_may_goto_ns: 0,
             ..ExecOptions::default()
         };
         let mut rt = Runtime::new(&[], &opts).unwrap();
