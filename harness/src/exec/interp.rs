@@ -292,7 +292,10 @@ impl Runtime {
                     } else if class == BPF_ALU64 && o == BPF_MOV && is_x && insn.off == BPF_ADDR_SPACE_CAST {
                         return Err(ExecError::Unsupported("arena addr_space_cast".into()));
                     } else if o == BPF_MOV && !is_x && insn.off == 0 {
-                        Some(src)
+                        match cur.prog.imm64.get(pc) {
+                            Some(Some(Imm64::Ksym(name))) if class == BPF_ALU64 => Some(self.ksym(&name.clone())?),
+                            _ => Some(src),
+                        }
                     } else if class == BPF_ALU64 {
                         alu64(o, insn.off, regs[d], src)
                     } else {
@@ -585,8 +588,8 @@ impl Runtime {
                     .read(a[1], self.maps[m].def.key_size as usize)
                     .map_err(Self::fault(0))?
                     .to_vec();
-                match &self.maps[m].store {
-                    super::maps::Store::Hash(h) => Ok(Flow::Ret(h.elem_of(&key))),
+                match &mut self.maps[m].store {
+                    super::maps::Store::Hash(h) => Ok(Flow::Ret(h.elem_of_touched(&key))),
                     _ => Err(bad(0, "__htab_map_lookup_elem on a map that is not a hash")),
                 }
             }

@@ -113,7 +113,8 @@ pub struct ExecProgram {
     pub insns: Vec<Insn>,
     /// The target of the call at each instruction (`None` elsewhere).
     pub calls: Vec<Option<CallTarget>>,
-    /// The value of the special `ld_imm64` at each instruction.
+    /// The value of the special `ld_imm64` at each instruction (and of a
+    /// `mov` of a per-CPU kernel variable's address in an xlated program).
     pub imm64: Vec<Option<Imm64>>,
     /// Stack bytes each frame gets (`MAX_BPF_STACK`, or more when the
     /// fixups' extra slots need it).

@@ -20,9 +20,13 @@
 //!   registers kept, the count in and out of AX = r10);
 //! * `this_cpu_off` is a zero word in a low page (`gs` is 0 in user space,
 //!   so `add reg, gs:[this_cpu_off]` adds 0: one CPU, as the interpreter);
+//!   per-CPU kernel variables, whose addresses the xlated program holds as
+//!   imm32 (`r0 = &cpu_number`), are not run natively;
 //! * map addresses and kernel variables in `ld_imm64` are the runtime's.
 //!
-//! Only programs the verifier accepted run natively. What cannot run is
+//! Only programs the verifier accepted run natively, and only after the
+//! interpreter ran the same xlated program to its end in the same kind of
+//! runtime (a fault there would be a crash here). What cannot run is
 //! refused up front ([`ExecError::Unsupported`]): tail calls (the JIT's
 //! inline tail call reads `struct bpf_array` fields the runtime's prog
 //! arrays do not have), indirect jumps, arena and private stacks. A helper
@@ -259,6 +263,15 @@ mod imp {
             return Err(unsupported(format!("the x86-64 JIT's code only, not {}", req.arch)));
         }
         let prog = ExecProgram::from_xlated(xlated, req.arch, req.prog_type.0).map_err(unsupported)?;
+        // the interpreter first, in the same kind of runtime: a run that
+        // faults or cannot finish there would crash or hang natively
+        {
+            let mut rt = Runtime::new_host(&req.maps, opts)?;
+            match rt.test_run(&prog, req.prog_type, req.expected_attach_type, input) {
+                Ok(_) | Err(ExecError::TestRun(_)) => {}
+                Err(e) => return Err(unsupported(format!("the interpreter's run fails ({e})"))),
+            }
+        }
         let mut rt = Runtime::new_host(&req.maps, opts)?;
         let image = build(&mut rt, xlated, subprogs, &prog, req.prog_type.0)?;
         rt.native = Some(image);
@@ -307,6 +320,10 @@ mod imp {
                     }
                     targets.insert(insn.imm as u32, t);
                 }
+            }
+            if !insn.is_ld_imm64() && matches!(prog.imm64.get(pc), Some(Some(Imm64::Ksym(_)))) {
+                // its kernel address is an imm32 the host cannot map
+                return Err(unsupported("a per-CPU kernel variable's address as an imm32"));
             }
             if insn.is_ld_imm64() {
                 let addr = match prog.imm64.get(pc).cloned().flatten() {

@@ -14,8 +14,9 @@
 //! * tail calls (dumped as `call bpf_tail_call`), pseudo calls (dumped in
 //!   the legacy layout: `off` is the pc-relative target) and callbacks;
 //! * map loads (dumped as map ids: the model's map `i` has id `i + 1`) and
-//!   loads of kernel variables' addresses (`cpu_number`, `this_cpu_off`,
-//!   ...), which become [`Imm64::Ksym`] objects of the runtime.
+//!   loads of kernel variables' addresses (`ld_imm64`, or a sign-extended
+//!   `mov` for per-CPU ones such as `cpu_number`), which become
+//!   [`Imm64::Ksym`] objects of the runtime (zeroed: CPU 0, no task).
 //!
 //! The ctx an xlated program reads is the kernel's object (`struct
 //! sk_buff`, `struct xdp_buff`); the runtime builds that view when
@@ -185,6 +186,15 @@ impl ExecProgram {
                     }
                     s => return Err(format!("insn {pc}: call with src {s}")),
                 });
+            } else if insn.code == BPF_ALU64 | BPF_MOV | BPF_K && insn.off == 0 {
+                // the address of a per-CPU kernel variable as an imm32
+                // (`r0 = &cpu_number` of the inlined bpf_get_smp_processor_id)
+                let v = insn.imm as i64 as u64;
+                if v >> 32 == 0xffff_ffff
+                    && let Some(name) = vars_by_addr(arch).and_then(|t| t.get(&v))
+                {
+                    imm64[pc] = Some(Imm64::Ksym(name.to_string()));
+                }
             } else if insn.is_ld_imm64() {
                 let hi = xlated.get(pc + 1).map_or(0, |i| i.imm);
                 imm64[pc] = match insn.src {
