@@ -129,7 +129,12 @@ pub(crate) struct KView {
     pub dev: Addr,
     /// `xdp->rxq`.
     pub rxq: Addr,
+    /// `skb->sk`: the kernel's `struct sock` of the dummy socket.
+    pub sock: Addr,
 }
+
+/// Room for `struct sock` up to `sk_type`.
+const SOCK_SIZE: usize = 1024;
 
 /// Room for `struct sk_buff` (232 bytes on 7.3 x86-64/arm64).
 const KVIEW_SIZE: usize = 256;
@@ -216,10 +221,71 @@ impl Runtime {
             q[x.rxq_dev as usize..x.rxq_dev as usize + 8].copy_from_slice(&dev.to_le_bytes());
             rxq = self.alloc(RegionKind::Object, q)?;
         }
+        let mut sock = 0;
+        if kind == CtxKind::SkBuff && self.env.sk != 0 {
+            sock = self.kernel_sock(lay)?;
+        }
         let addr = self.alloc(RegionKind::Object, vec![0u8; KVIEW_SIZE])?;
-        self.env.kview = Some(KView { addr, kind, dev, rxq });
+        self.env.kview = Some(KView { addr, kind, dev, rxq, sock });
         self.kview_refresh()?;
         Ok(addr)
+    }
+
+    /// The kernel's `struct sock` of the dummy socket (`struct bpf_sock`
+    /// view at `env.sk`), read-only, with the fields `bpf_sock`'s
+    /// conversions read.
+    fn kernel_sock(&mut self, lay: &crate::fixups::ctx_access::layout::KernelLayout) -> Result<Addr, ExecError> {
+        let u = self
+            .mem
+            .read(self.env.sk, BPF_SOCK_SIZE)
+            .map_err(|f| ExecError::Unsupported(format!("ctx view: {f}")))?
+            .to_vec();
+        let mut k = vec![0u8; SOCK_SIZE];
+        let mut put = |off: i16, b: &[u8]| k[off as usize..off as usize + b.len()].copy_from_slice(b);
+        let (c, s) = (&lay.sock_common, &lay.sock);
+        put(c.skc_daddr, &u[52..56]);
+        put(c.skc_rcv_saddr, &u[24..28]);
+        put(c.skc_dport, &u[48..50]);
+        put(c.skc_num, &u[44..46]);
+        put(c.skc_family, &u[4..6]);
+        put(c.skc_state, &u[72..73]);
+        put(c.skc_v6_daddr, &u[56..72]);
+        put(c.skc_v6_rcv_saddr, &u[28..44]);
+        put(s.sk_bound_dev_if, &u[0..4]);
+        // NO_QUEUE_MAPPING, which the conversion turns into -1
+        put(s.sk_rx_queue_mapping, &u[76..78]);
+        put(s.sk_priority, &u[20..24]);
+        put(s.sk_mark, &u[16..20]);
+        put(s.sk_protocol, &u[12..14]);
+        put(s.sk_type, &u[8..10]);
+        self.mem
+            .alloc(RegionKind::Object, k, true)
+            .map_err(|f| ExecError::Unsupported(format!("ctx view: {f}")))
+    }
+
+    /// The byte ranges of the dummy socket's `struct sock` a load may read.
+    fn sock_known(&self) -> Vec<(usize, usize)> {
+        let Some(lay) = crate::fixups::ctx_access::layout::for_arch(self.opts.arch) else {
+            return Vec::new();
+        };
+        let (c, s) = (&lay.sock_common, &lay.sock);
+        let f = |o: i16, n: usize| (o as usize, o as usize + n);
+        vec![
+            f(c.skc_daddr, 4),
+            f(c.skc_rcv_saddr, 4),
+            f(c.skc_dport, 2),
+            f(c.skc_num, 2),
+            f(c.skc_family, 2),
+            f(c.skc_state, 1),
+            f(c.skc_v6_daddr, 16),
+            f(c.skc_v6_rcv_saddr, 16),
+            f(s.sk_bound_dev_if, 4),
+            f(s.sk_rx_queue_mapping, 2),
+            f(s.sk_priority, 4),
+            f(s.sk_mark, 4),
+            f(s.sk_protocol, 2),
+            f(s.sk_type, 2),
+        ]
     }
 
     /// The byte ranges of the kernel object a load may read: those the
@@ -232,7 +298,7 @@ impl Runtime {
             CtxKind::SkBuff => {
                 let k = &lay.sk_buff;
                 let f = |o: i16, n: usize| (o as usize, o as usize + n);
-                vec![
+                let mut v = vec![
                     f(k.dev, 8),
                     f(k.tstamp, 8),
                     // the whole cb: qdisc_skb_cb and bpf_skb_data_end
@@ -253,7 +319,11 @@ impl Runtime {
                     f(k.protocol, 2),
                     f(k.head, 8),
                     f(k.data, 8),
-                ]
+                ];
+                if self.env.kview.is_some_and(|kv| kv.sock != 0) {
+                    v.push(f(k.sk, 8));
+                }
+                v
             }
             CtxKind::XdpMd => vec![(0, 40)],
             CtxKind::Plain => Vec::new(),
@@ -264,6 +334,16 @@ impl Runtime {
     /// byte of the kernel object behind the ctx that the model does not fill.
     pub(crate) fn kview_check(&self, addr: Addr, size: usize) -> Result<(), ExecError> {
         let Some(kv) = self.env.kview else { return Ok(()) };
+        let in_sock = kv.sock != 0 && addr.checked_sub(kv.sock).is_some_and(|o| o < SOCK_SIZE as u64);
+        if in_sock {
+            let off = (addr - kv.sock) as usize;
+            if (off..off + size).all(|b| self.sock_known().iter().any(|&(s, e)| (s..e).contains(&b))) {
+                return Ok(());
+            }
+            return Err(ExecError::Unsupported(format!(
+                "a load of {size} bytes at offset {off} of the kernel's struct sock (a field the model does not fill)"
+            )));
+        }
         let Some(off) = addr.checked_sub(kv.addr).map(|o| o as usize).filter(|&o| o < KVIEW_SIZE) else {
             return Ok(());
         };
@@ -293,6 +373,7 @@ impl Runtime {
                 let s = &lay.sk_buff;
                 let cb = s.cb;
                 put(&mut k, s.dev, &kv.dev.to_le_bytes());
+                put(&mut k, s.sk, &kv.sock.to_le_bytes());
                 put(&mut k, s.tstamp, &u[skb::TSTAMP..skb::TSTAMP + 8]);
                 put(&mut k, cb + s.qdisc_pkt_len, &u[skb::WIRE_LEN..skb::WIRE_LEN + 4]);
                 put(&mut k, cb + s.qdisc_tc_classid, &u[72..74]);
