@@ -86,7 +86,7 @@ fn compare(req: &LoadRequest, input: &TestRunInput) -> Option<Diff> {
 }
 
 /// At most this many progs/ programs are skipped.
-const PROGS_SKIP_RATCHET: usize = 60;
+const PROGS_SKIP_RATCHET: usize = 0;
 
 #[test]
 fn native_agrees_with_the_interpreter_on_progs() {

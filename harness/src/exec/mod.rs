@@ -15,7 +15,15 @@
 //!   ring buffer, queue/stack, bloom filter, prog array, cgroup storage;
 //! * [`helpers`] and [`kfuncs`]: the functions programs call;
 //! * [`ctx`]: the ctx and packet each program type gets in a test run, and
-//!   what the run hands back.
+//!   what the run hands back; for xlated programs also the kernel's objects
+//!   behind the ctx (`struct sk_buff` with its device and socket, `struct
+//!   xdp_buff` with its rxq) at the Debian 7.3 offsets, the fields a test
+//!   run fills;
+//! * [`xlated`]: the xlated program (after every fixup) as a program to
+//!   run: what the model backend's test runs execute;
+//! * [`native`]: the x86-64 JIT's code of it run natively on x86-64 Linux
+//!   hosts, in a runtime whose memory is at host addresses, compared with
+//!   the interpreter (`tests/exec_native.rs`).
 //!
 //! Measured against 7.3 under QEMU by `tests/exec.rs` (a corpus of small
 //! programs and two seeded random corpora, retval and `data_out`) and the
@@ -24,16 +32,18 @@
 //! Not modelled yet (the run fails with [`ExecError::Unsupported`], never a
 //! guess): arena memory, `gotox` jump tables, fentry/fexit, sk_lookup,
 //! flow dissector and netfilter test runs, non-linear skbs (`__linear_size`),
-//! sockets to look up (lookups find none, as in a test run), and the
-//! kernel-internal layouts (`struct sk_buff`, per-CPU variables) an xlated
-//! program's converted ctx accesses and inlined helpers read.
+//! sockets to look up (lookups find none, as in a test run), and the fields
+//! of the kernel's ctx objects a test run does not fill (an xlated program
+//! that loads one stops as not modelled; the model backend then runs the
+//! program as loaded, [`RunPath::AsLoaded`]).
 //!
 //! A program is run as an [`ExecProgram`]: its instructions plus, resolved
 //! before the run, the target of every call ([`CallTarget`]) and the value
 //! of every special `ld_imm64` ([`Imm64`]). [`ExecProgram::from_linked`]
-//! builds one from the linker's output (the program as loaded); the fixups
-//! stage builds one for the xlated program, with the call targets its own
-//! rewrites chose (inlined helpers, [`Internal`] kernel functions).
+//! builds one from the linker's output (the program as loaded);
+//! [`ExecProgram::from_xlated`] from the xlated program, with calls by
+//! kernel address resolved to helpers, kfuncs and [`Internal`] kernel
+//! functions.
 //!
 //! Deterministic by construction: `bpf_get_prandom_u32` is a seeded PRNG,
 //! time is a fake clock that advances per read, there is one CPU.
