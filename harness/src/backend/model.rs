@@ -257,10 +257,11 @@ impl ModelBackend {
             return Self::load_input(&input);
         }
         if out.accepted && req.test_run.is_some() {
-            // the program as loaded, run with the semantics its fixups give
-            // it (the interpreter's, measured against 7.3's test runs)
-            let prog = crate::exec::ExecProgram::from_linked(&req.prog);
-            crate::exec::fill_outcome(req, &prog, &mut out).map_err(|e| Unavailable(format!("model: test run: {e}")))?;
+            // the xlated program, as 7.3 runs it (the program as loaded
+            // where the runtime cannot run the xlated one yet: see
+            // `exec::fill_outcome_model`)
+            let xlated = out.xlated_insns.clone();
+            crate::exec::fill_outcome_model(req, &xlated, &mut out).map_err(|e| Unavailable(format!("model: test run: {e}")))?;
         }
         Ok(out)
     }

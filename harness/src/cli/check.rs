@@ -67,7 +67,9 @@ pub struct CheckArgs {
     #[arg(long)]
     pub json: bool,
     /// Also test-run the program in the interpreter (`bpf_selftest::exec`,
-    /// the program as loaded, not verified): `---- interpreter` / JSON key
+    /// the program as loaded, not verified), and on an x86-64 Linux host,
+    /// for x86_64, the x86-64 JIT's code natively (`---- native` / JSON key
+    /// `native`, same fields): `---- interpreter` / JSON key
     /// `interp` (`retval`, `data_out` hex, or `errno`, or `error`). Implies
     /// `--run`; works even when the backend is unavailable.
     #[arg(long)]
@@ -188,12 +190,16 @@ pub fn run(a: &CheckArgs) -> Result<(), String> {
     }
     let input = req.test_run.clone().unwrap_or_else(|| TestRunInput::test_loader(req.prog_type));
     let interp = crate::exec::test_run(&req, &input);
+    let native = native_run(&req, &input);
     if a.json {
         let mut v = match &loaded {
             Ok(out) => to_json(out),
             Err(e) => json!({ "backend_error": e }),
         };
         v["interp"] = interp_json(&interp);
+        if let Some(n) = &native {
+            v["native"] = interp_json(n);
+        }
         println!("{v}");
     } else {
         match &loaded {
@@ -201,6 +207,9 @@ pub fn run(a: &CheckArgs) -> Result<(), String> {
             Err(e) => println!("== {} ({}, {}): backend {}: {e}", req.name, req.prog_type.name(), req.arch, a.backend),
         }
         print!("---- interpreter\n{}", interp_text(&interp));
+        if let Some(n) = &native {
+            print!("---- native (the x86-64 JIT's code of the model's xlated program)\n{}", interp_text(n));
+        }
     }
     Ok(())
 }
@@ -221,6 +230,21 @@ pub fn load(be: &dyn backend::Backend, req: &LoadRequest) -> Result<LoadOutcome,
         None => be.probe(req.arch).and_then(|()| be.load(req)),
     }
     .map_err(|u| u.0)
+}
+
+/// On an x86-64 Linux host, for an x86_64 request the model accepts: the
+/// test run of the x86-64 JIT's code, natively (`exec::native`).
+fn native_run(req: &LoadRequest, input: &TestRunInput) -> Option<Result<crate::exec::TestRunOutput, crate::exec::ExecError>> {
+    if req.arch != crate::target::Arch::X86_64 || crate::exec::native::unavailable().is_some() {
+        return None;
+    }
+    let vin = crate::backend::model::ModelBackend::verifier_input(req).ok()?;
+    let crate::verifier::Verdict::Decided(d) = crate::verifier::bpf_check(&vin) else { return None };
+    if !d.accepted {
+        return None;
+    }
+    let opts = crate::exec::ExecOptions { arch: req.arch, ..crate::exec::ExecOptions::default() };
+    Some(crate::exec::native::test_run_native(req, &d.xlated, &d.subprogs, input, &opts))
 }
 
 fn interp_json(r: &Result<crate::exec::TestRunOutput, crate::exec::ExecError>) -> serde_json::Value {

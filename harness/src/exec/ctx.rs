@@ -110,7 +110,38 @@ pub(crate) struct RunEnv {
     /// xdp: the data past the linear part (page fragments), which the
     /// program reaches only through helpers.
     pub frags: Vec<u8>,
+    /// The kernel's object behind the ctx, for programs that read it
+    /// (xlated programs).
+    pub kview: Option<KView>,
 }
+
+/// The kernel's object behind a ctx (`struct sk_buff` or `struct
+/// xdp_buff` at the Debian 7.3 offsets of `fixups::ctx_access::layout`),
+/// kept in step with the uapi view the helpers and the test run use:
+/// refreshed from it at the start and after every call, written back
+/// before every call and at the end. Only the fields a test run fills are
+/// modelled; a load of any other byte stops the run as not modelled.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct KView {
+    pub addr: Addr,
+    pub kind: CtxKind,
+    /// `skb->dev` / `xdp->rxq->dev`: the loopback.
+    pub dev: Addr,
+    /// `xdp->rxq`.
+    pub rxq: Addr,
+    /// `skb->sk`: the kernel's `struct sock` of the dummy socket.
+    pub sock: Addr,
+}
+
+/// Room for `struct sock` up to `sk_type`.
+const SOCK_SIZE: usize = 1024;
+
+/// Room for `struct sk_buff` (232 bytes on 7.3 x86-64/arm64).
+const KVIEW_SIZE: usize = 256;
+/// `struct net_device` up to `ifindex` and a little more.
+const NET_DEVICE_SIZE: usize = 256;
+/// `struct xdp_rxq_info`, the part that is read.
+const XDP_RXQ_SIZE: usize = 64;
 
 fn put_u32(b: &mut [u8], off: usize, v: u32) {
     b[off..off + 4].copy_from_slice(&v.to_le_bytes());
@@ -157,8 +188,247 @@ impl Runtime {
     }
 
     fn start(&mut self, ctx: Addr) -> Result<u32, ExecError> {
-        let r0 = self.run_func(0, 0, [ctx, 0, 0, 0, 0])?;
+        let mut arg = ctx;
+        if self.progs[0].kernel_ctx && ctx != 0 {
+            if let Some(c) = self.env.ctx.filter(|c| c.kind != CtxKind::Plain) {
+                arg = self.kview_build(c.kind)?;
+            }
+        }
+        let r0 = match self.native.as_ref().map(|n| n.entry()) {
+            Some(entry) => super::native::call_native(self, entry, [arg, 0, 0, 0, 0])?,
+            None => self.run_func(0, 0, [arg, 0, 0, 0, 0])?,
+        };
+        self.kview_writeback()?;
         Ok(r0 as u32)
+    }
+
+    /// Creates the kernel's object behind the ctx; its address.
+    fn kview_build(&mut self, kind: CtxKind) -> Result<Addr, ExecError> {
+        if crate::fixups::ctx_access::layout::for_arch(self.opts.arch).is_none() {
+            return Err(ExecError::Unsupported(format!(
+                "the kernel's ctx objects on {} (no measured layout)",
+                self.opts.arch
+            )));
+        }
+        let lay = crate::fixups::ctx_access::layout::for_arch(self.opts.arch).expect("checked");
+        let mut dev = vec![0u8; NET_DEVICE_SIZE];
+        put_u32(&mut dev, lay.net_device_ifindex as usize, LOOPBACK_IFINDEX);
+        let dev = self.alloc(RegionKind::Object, dev)?;
+        let mut rxq = 0;
+        if kind == CtxKind::XdpMd {
+            let mut q = vec![0u8; XDP_RXQ_SIZE];
+            let x = &lay.xdp_buff;
+            q[x.rxq_dev as usize..x.rxq_dev as usize + 8].copy_from_slice(&dev.to_le_bytes());
+            rxq = self.alloc(RegionKind::Object, q)?;
+        }
+        let mut sock = 0;
+        if kind == CtxKind::SkBuff && self.env.sk != 0 {
+            sock = self.kernel_sock(lay)?;
+        }
+        let addr = self.alloc(RegionKind::Object, vec![0u8; KVIEW_SIZE])?;
+        self.env.kview = Some(KView { addr, kind, dev, rxq, sock });
+        self.kview_refresh()?;
+        Ok(addr)
+    }
+
+    /// The kernel's `struct sock` of the dummy socket (`struct bpf_sock`
+    /// view at `env.sk`), read-only, with the fields `bpf_sock`'s
+    /// conversions read.
+    fn kernel_sock(&mut self, lay: &crate::fixups::ctx_access::layout::KernelLayout) -> Result<Addr, ExecError> {
+        let u = self
+            .mem
+            .read(self.env.sk, BPF_SOCK_SIZE)
+            .map_err(|f| ExecError::Unsupported(format!("ctx view: {f}")))?
+            .to_vec();
+        let mut k = vec![0u8; SOCK_SIZE];
+        let mut put = |off: i16, b: &[u8]| k[off as usize..off as usize + b.len()].copy_from_slice(b);
+        let (c, s) = (&lay.sock_common, &lay.sock);
+        put(c.skc_daddr, &u[52..56]);
+        put(c.skc_rcv_saddr, &u[24..28]);
+        put(c.skc_dport, &u[48..50]);
+        put(c.skc_num, &u[44..46]);
+        put(c.skc_family, &u[4..6]);
+        put(c.skc_state, &u[72..73]);
+        put(c.skc_v6_daddr, &u[56..72]);
+        put(c.skc_v6_rcv_saddr, &u[28..44]);
+        put(s.sk_bound_dev_if, &u[0..4]);
+        // NO_QUEUE_MAPPING, which the conversion turns into -1
+        put(s.sk_rx_queue_mapping, &u[76..78]);
+        put(s.sk_priority, &u[20..24]);
+        put(s.sk_mark, &u[16..20]);
+        put(s.sk_protocol, &u[12..14]);
+        put(s.sk_type, &u[8..10]);
+        self.mem
+            .alloc(RegionKind::Object, k, true)
+            .map_err(|f| ExecError::Unsupported(format!("ctx view: {f}")))
+    }
+
+    /// The byte ranges of the dummy socket's `struct sock` a load may read.
+    fn sock_known(&self) -> Vec<(usize, usize)> {
+        let Some(lay) = crate::fixups::ctx_access::layout::for_arch(self.opts.arch) else {
+            return Vec::new();
+        };
+        let (c, s) = (&lay.sock_common, &lay.sock);
+        let f = |o: i16, n: usize| (o as usize, o as usize + n);
+        vec![
+            f(c.skc_daddr, 4),
+            f(c.skc_rcv_saddr, 4),
+            f(c.skc_dport, 2),
+            f(c.skc_num, 2),
+            f(c.skc_family, 2),
+            f(c.skc_state, 1),
+            f(c.skc_v6_daddr, 16),
+            f(c.skc_v6_rcv_saddr, 16),
+            f(s.sk_bound_dev_if, 4),
+            f(s.sk_rx_queue_mapping, 2),
+            f(s.sk_priority, 4),
+            f(s.sk_mark, 4),
+            f(s.sk_protocol, 2),
+            f(s.sk_type, 2),
+        ]
+    }
+
+    /// The byte ranges of the kernel object a load may read: those the
+    /// model fills (`None`: not a kernel view).
+    fn kview_known(&self, kind: CtxKind) -> Vec<(usize, usize)> {
+        let Some(lay) = crate::fixups::ctx_access::layout::for_arch(self.opts.arch) else {
+            return Vec::new();
+        };
+        match kind {
+            CtxKind::SkBuff => {
+                let k = &lay.sk_buff;
+                let f = |o: i16, n: usize| (o as usize, o as usize + n);
+                let mut v = vec![
+                    f(k.dev, 8),
+                    f(k.tstamp, 8),
+                    // the whole cb: qdisc_skb_cb and bpf_skb_data_end
+                    f(k.cb, 48),
+                    f(k.len, 4),
+                    f(k.data_len, 4),
+                    f(k.queue_mapping, 2),
+                    f(k.cloned_offset, 1),
+                    f(k.pkt_type_offset, 1),
+                    f(k.bf_mono_tc_offset, 1),
+                    f(k.tc_index, 2),
+                    f(k.skb_iif, 4),
+                    f(k.priority, 4),
+                    f(k.hash, 4),
+                    f(k.vlan_all, 4),
+                    f(k.napi_id, 4),
+                    f(k.mark, 4),
+                    f(k.protocol, 2),
+                    f(k.head, 8),
+                    f(k.data, 8),
+                ];
+                if self.env.kview.is_some_and(|kv| kv.sock != 0) {
+                    v.push(f(k.sk, 8));
+                }
+                v
+            }
+            CtxKind::XdpMd => vec![(0, 40)],
+            CtxKind::Plain => Vec::new(),
+        }
+    }
+
+    /// A program's load of `size` bytes at `addr`: refused when it reads a
+    /// byte of the kernel object behind the ctx that the model does not fill.
+    pub(crate) fn kview_check(&self, addr: Addr, size: usize) -> Result<(), ExecError> {
+        let Some(kv) = self.env.kview else { return Ok(()) };
+        let in_sock = kv.sock != 0 && addr.checked_sub(kv.sock).is_some_and(|o| o < SOCK_SIZE as u64);
+        if in_sock {
+            let off = (addr - kv.sock) as usize;
+            if (off..off + size).all(|b| self.sock_known().iter().any(|&(s, e)| (s..e).contains(&b))) {
+                return Ok(());
+            }
+            return Err(ExecError::Unsupported(format!(
+                "a load of {size} bytes at offset {off} of the kernel's struct sock (a field the model does not fill)"
+            )));
+        }
+        let Some(off) = addr.checked_sub(kv.addr).map(|o| o as usize).filter(|&o| o < KVIEW_SIZE) else {
+            return Ok(());
+        };
+        let known = self.kview_known(kv.kind);
+        if (off..off + size).all(|b| known.iter().any(|&(s, e)| (s..e).contains(&b))) {
+            return Ok(());
+        }
+        Err(ExecError::Unsupported(format!(
+            "a load of {size} bytes at offset {off} of the kernel's {} (a field a test run's model does not fill)",
+            if kv.kind == CtxKind::SkBuff { "struct sk_buff" } else { "struct xdp_buff" }
+        )))
+    }
+
+    /// Kernel object <- uapi view and packet.
+    pub(crate) fn kview_refresh(&mut self) -> Result<(), ExecError> {
+        let (Some(kv), Some(c)) = (self.env.kview, self.env.ctx) else { return Ok(()) };
+        let lay = crate::fixups::ctx_access::layout::for_arch(self.opts.arch).expect("built with a layout");
+        let p = self.env.pkt.unwrap_or_default();
+        let uf = |e: super::mem::Fault| ExecError::Unsupported(format!("ctx view: {e}"));
+        let u = self.mem.read(c.addr, c.len).map_err(uf)?.to_vec();
+        let mut k = self.mem.read(kv.addr, KVIEW_SIZE).map_err(uf)?.to_vec();
+        let put = |k: &mut Vec<u8>, off: i16, bytes: &[u8]| {
+            k[off as usize..off as usize + bytes.len()].copy_from_slice(bytes);
+        };
+        match kv.kind {
+            CtxKind::SkBuff => {
+                let s = &lay.sk_buff;
+                let cb = s.cb;
+                put(&mut k, s.dev, &kv.dev.to_le_bytes());
+                put(&mut k, s.sk, &kv.sock.to_le_bytes());
+                put(&mut k, s.tstamp, &u[skb::TSTAMP..skb::TSTAMP + 8]);
+                put(&mut k, cb + s.qdisc_pkt_len, &u[skb::WIRE_LEN..skb::WIRE_LEN + 4]);
+                put(&mut k, cb + s.qdisc_tc_classid, &u[72..74]);
+                put(&mut k, cb + s.qdisc_data, &u[skb::CB..skb::CB + 20]);
+                put(&mut k, cb + s.cb_data_meta, &(p.buf + p.meta).to_le_bytes());
+                put(&mut k, cb + s.cb_data_end, &(p.buf + p.data_end).to_le_bytes());
+                put(&mut k, s.len, &u[skb::LEN..skb::LEN + 4]);
+                put(&mut k, s.data_len, &(self.env.frags.len() as u32).to_le_bytes());
+                put(&mut k, s.queue_mapping, &u[12..14]);
+                let pt = s.pkt_type_offset as usize;
+                k[pt] = (k[pt] & !(s.pkt_type_max as u8)) | (u[skb::PKT_TYPE] & s.pkt_type_max as u8);
+                put(&mut k, s.tc_index, &u[44..46]);
+                put(&mut k, s.skb_iif, &u[skb::INGRESS_IFINDEX..skb::INGRESS_IFINDEX + 4]);
+                put(&mut k, s.priority, &u[skb::PRIORITY..skb::PRIORITY + 4]);
+                put(&mut k, s.hash, &u[skb::HASH..skb::HASH + 4]);
+                put(&mut k, s.mark, &u[skb::MARK..skb::MARK + 4]);
+                put(&mut k, s.protocol, &u[skb::PROTOCOL..skb::PROTOCOL + 2]);
+                put(&mut k, s.head, &p.buf.to_le_bytes());
+                put(&mut k, s.data, &(p.buf + p.data).to_le_bytes());
+            }
+            CtxKind::XdpMd => {
+                let x = &lay.xdp_buff;
+                put(&mut k, x.data, &(p.buf + p.data).to_le_bytes());
+                put(&mut k, x.data_end, &(p.buf + p.data_end).to_le_bytes());
+                put(&mut k, x.data_meta, &(p.buf + p.meta).to_le_bytes());
+                put(&mut k, 24, &p.buf.to_le_bytes()); // data_hard_start
+                put(&mut k, x.rxq, &kv.rxq.to_le_bytes());
+            }
+            CtxKind::Plain => {}
+        }
+        self.mem.write_kernel(kv.addr, &k).map_err(uf)
+    }
+
+    /// Uapi view <- what the program may have stored in the kernel object.
+    pub(crate) fn kview_writeback(&mut self) -> Result<(), ExecError> {
+        let (Some(kv), Some(c)) = (self.env.kview, self.env.ctx) else { return Ok(()) };
+        if kv.kind != CtxKind::SkBuff {
+            return Ok(());
+        }
+        let lay = crate::fixups::ctx_access::layout::for_arch(self.opts.arch).expect("built with a layout");
+        let s = &lay.sk_buff;
+        let uf = |e: super::mem::Fault| ExecError::Unsupported(format!("ctx view: {e}"));
+        let k = self.mem.read(kv.addr, KVIEW_SIZE).map_err(uf)?.to_vec();
+        let mut u = self.mem.read(c.addr, c.len).map_err(uf)?.to_vec();
+        let get = |off: i16, n: usize| k[off as usize..off as usize + n].to_vec();
+        let mut set = |at: usize, b: Vec<u8>| u[at..at + b.len()].copy_from_slice(&b);
+        set(skb::MARK, get(s.mark, 4));
+        set(skb::PRIORITY, get(s.priority, 4));
+        set(skb::HASH, get(s.hash, 4));
+        set(skb::TSTAMP, get(s.tstamp, 8));
+        set(12, get(s.queue_mapping, 2));
+        set(44, get(s.tc_index, 2));
+        set(skb::CB, get(s.cb + s.qdisc_data, 20));
+        set(72, get(s.cb + s.qdisc_tc_classid, 2));
+        self.mem.write_kernel(c.addr, &u).map_err(uf)
     }
 
     fn output(

@@ -146,6 +146,9 @@ impl Runtime {
 
     /// Calls a callback (`BPF_PSEUDO_FUNC` address) with `args`.
     pub(crate) fn call_callback(&mut self, func: Addr, args: [u64; 5]) -> Result<u64, ExecError> {
+        if self.native.as_ref().is_some_and(|n| n.is_func(func)) {
+            return super::native::call_native(self, func, args);
+        }
         let (prog, pc) = self.decode_func_addr(func).ok_or_else(|| ExecError::BadInsn {
             pc: 0,
             why: format!("callback {func:#x} is not a function"),
@@ -161,7 +164,14 @@ impl Runtime {
         use id::*;
         match helper {
             PROBE_READ_USER | PROBE_READ_USER_STR | COPY_FROM_USER => Space::User,
-            PROBE_READ | PROBE_READ_STR if self.opts.arch == Arch::X86_64 && src < 0x0000_7fff_ffff_f000 => Space::User,
+            // (host addresses of a native run's regions stand in for kernel ones)
+            PROBE_READ | PROBE_READ_STR
+                if self.opts.arch == Arch::X86_64
+                    && src < 0x0000_7fff_ffff_f000
+                    && !(self.mem.is_host() && self.mem.region(src).is_some()) =>
+            {
+                Space::User
+            }
             _ => Space::Kernel,
         }
     }

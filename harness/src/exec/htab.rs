@@ -196,6 +196,19 @@ impl Hash {
         self.table.index.get(key).map_or(0, |e| e.elem)
     }
 
+    /// `__htab_map_lookup_elem` followed by the inlined LRU lookup's
+    /// `bpf_lru_node_set_ref` (`htab_lru_map_gen_lookup` sets the node's
+    /// `ref` byte, which the model keeps in its LRU lists, not in the
+    /// element's bytes): what an xlated program's lookup does.
+    pub fn elem_of_touched(&mut self, key: &[u8]) -> Addr {
+        let Some(e) = self.table.index.get(key) else { return 0 };
+        let (elem, node) = (e.elem, e.node);
+        if let (Some(lru), Some(n)) = (self.lru.as_mut(), node) {
+            lru.set_ref(n);
+        }
+        elem
+    }
+
     /// `map_update_elem`: 0 or a negative errno.
     pub fn update(&mut self, mem: &mut Memory, key: &[u8], value: &[u8], flags: u64) -> Result<u64, Fault> {
         if self.lru.is_some() {

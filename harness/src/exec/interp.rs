@@ -292,7 +292,10 @@ impl Runtime {
                     } else if class == BPF_ALU64 && o == BPF_MOV && is_x && insn.off == BPF_ADDR_SPACE_CAST {
                         return Err(ExecError::Unsupported("arena addr_space_cast".into()));
                     } else if o == BPF_MOV && !is_x && insn.off == 0 {
-                        Some(src)
+                        match cur.prog.imm64.get(pc) {
+                            Some(Some(Imm64::Ksym(name))) if class == BPF_ALU64 => Some(self.ksym(&name.clone())?),
+                            _ => Some(src),
+                        }
                     } else if class == BPF_ALU64 {
                         alu64(o, insn.off, regs[d], src)
                     } else {
@@ -324,6 +327,10 @@ impl Runtime {
                         BPF_CALL if class == BPF_JMP => {
                             let target = cur.prog.calls.get(pc).cloned().flatten();
                             let args = [regs[1], regs[2], regs[3], regs[4], regs[5]];
+                            let kernel_call = !matches!(target, Some(CallTarget::Subprog(_)));
+                            if kernel_call {
+                                self.kview_writeback()?;
+                            }
                             let flow = match target {
                                 Some(CallTarget::Subprog(t)) => {
                                     if callers.len() >= MAX_FRAMES {
@@ -361,6 +368,9 @@ impl Runtime {
                                     return Err(bad(pc, format!("call with no resolved target: {insn:?}")));
                                 }
                             };
+                            if kernel_call {
+                                self.kview_refresh()?;
+                            }
                             match flow {
                                 Flow::Ret(v) => regs[0] = v,
                                 Flow::Keep => {}
@@ -457,6 +467,9 @@ impl Runtime {
                         regs[d] = cur.in_args[k - 1];
                     } else {
                         let addr = regs[s].wrapping_add(insn.off as i64 as u64);
+                        if matches!(m, BPF_MEM | BPF_MEMSX) {
+                            self.kview_check(addr, n).map_err(|e| at_pc(e, pc))?;
+                        }
                         regs[d] = match m {
                             BPF_MEM => self.prog_load(addr, n).map_err(Self::fault(pc))?,
                             BPF_MEMSX if n < 8 => sign_extend(self.prog_load(addr, n).map_err(Self::fault(pc))?, n),
@@ -575,8 +588,8 @@ impl Runtime {
                     .read(a[1], self.maps[m].def.key_size as usize)
                     .map_err(Self::fault(0))?
                     .to_vec();
-                match &self.maps[m].store {
-                    super::maps::Store::Hash(h) => Ok(Flow::Ret(h.elem_of(&key))),
+                match &mut self.maps[m].store {
+                    super::maps::Store::Hash(h) => Ok(Flow::Ret(h.elem_of_touched(&key))),
                     _ => Err(bad(0, "__htab_map_lookup_elem on a map that is not a hash")),
                 }
             }
@@ -586,9 +599,10 @@ impl Runtime {
 
     /// `bpf_check_timed_may_goto` on `struct bpf_timed_may_goto { count;
     /// timestamp; }` at `at`: the loop's new count.
-    fn timed_may_goto(&mut self, at: Addr) -> Result<u64, Fault> {
+    pub(crate) fn timed_may_goto(&mut self, at: Addr) -> Result<u64, Fault> {
         const BPF_MAX_TIMED_LOOPS: u64 = 0xffff;
         let now = self.now_ns();
+        self.advance_clock(self.opts.timed_may_goto_ns);
         let ts = self.mem.load(at.wrapping_add(8), 8)?;
         if ts == 0 {
             self.mem.store(at.wrapping_add(8), 8, now)?;

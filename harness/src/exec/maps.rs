@@ -212,9 +212,14 @@ impl Map {
                     slots: vec![None; def.max_entries.min(1 << 20) as usize],
                 },
             ),
-            BPF_MAP_TYPE_ARRAY_OF_MAPS | BPF_MAP_TYPE_HASH_OF_MAPS => {
-                (MAP_OBJ_SIZE as u64, Store::MapOfMaps { slots: HashMap::new() })
-            }
+            // an array of maps keeps its inner maps' pointers (NULL: no
+            // inner map is ever inserted) where an array keeps values, which
+            // the inlined lookup (`array_of_map_gen_lookup`) reads
+            BPF_MAP_TYPE_ARRAY_OF_MAPS => (
+                ARRAY_VALUE_OFF + 8 * def.max_entries as u64,
+                Store::MapOfMaps { slots: HashMap::new() },
+            ),
+            BPF_MAP_TYPE_HASH_OF_MAPS => (MAP_OBJ_SIZE as u64, Store::MapOfMaps { slots: HashMap::new() }),
             _ => (MAP_OBJ_SIZE as u64, Store::Unmodelled),
         };
         let addr = mem.alloc(RegionKind::Map(index), vec![0; checked_len(size)?], readonly)?;

@@ -46,11 +46,60 @@ pub enum RegionKind {
     Scratch,
 }
 
+/// The bytes of a region: owned, or (host memory) a slice of the
+/// thread's arena at a fixed host address.
+pub struct RegionBytes {
+    owned: Vec<u8>,
+    /// (pointer, length) into the arena.
+    arena: Option<(*mut u8, usize)>,
+}
+
+impl RegionBytes {
+    fn owned(v: Vec<u8>) -> RegionBytes {
+        RegionBytes { owned: v, arena: None }
+    }
+}
+
+impl std::ops::Deref for RegionBytes {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        match self.arena {
+            // SAFETY: a live slice of the arena that only this region uses
+            // (the arena outlives the memory that hands it out)
+            Some((p, n)) => unsafe { std::slice::from_raw_parts(p, n) },
+            None => &self.owned,
+        }
+    }
+}
+
+impl std::ops::DerefMut for RegionBytes {
+    fn deref_mut(&mut self) -> &mut [u8] {
+        match self.arena {
+            // SAFETY: as for Deref; &mut self makes the access exclusive
+            Some((p, n)) => unsafe { std::slice::from_raw_parts_mut(p, n) },
+            None => &mut self.owned,
+        }
+    }
+}
+
+impl Clone for RegionBytes {
+    /// A copy owns its bytes (it is no longer at the host address).
+    fn clone(&self) -> RegionBytes {
+        RegionBytes::owned(self.to_vec())
+    }
+}
+
+impl fmt::Debug for RegionBytes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{} bytes", self.len())
+    }
+}
+
 /// One region of memory.
 #[derive(Clone, Debug)]
 pub struct Region {
     pub kind: RegionKind,
-    pub data: Vec<u8>,
+    pub data: RegionBytes,
     /// Stores fault (frozen `.rodata`, `BPF_F_RDONLY_PROG` maps, the read-only
     /// parts of kernel objects).
     pub readonly: bool,
@@ -73,7 +122,7 @@ impl fmt::Display for Fault {
 }
 
 /// All regions of one run, by base address.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Memory {
     regions: BTreeMap<Addr, Region>,
     /// Where the next region goes.
@@ -82,6 +131,9 @@ pub struct Memory {
     /// stack frames of a loop of calls, elements of a hash map. A dangling
     /// pointer then sees the new owner, as with reused kernel memory.
     free: Vec<(Addr, usize)>,
+    /// Regions live at their host addresses, in this arena (native runs;
+    /// see [`Memory::new_host`]).
+    host: Option<arena::Lease>,
 }
 
 impl Default for Memory {
@@ -96,7 +148,38 @@ impl Memory {
             regions: BTreeMap::new(),
             next: BASE,
             free: Vec::new(),
+            host: None,
         }
+    }
+
+    /// A memory whose regions' addresses are the host addresses of their
+    /// bytes, so that native code (the x86-64 JIT's output) and the
+    /// interpreter share one address space: the interpreter still checks
+    /// every access against the regions. Addresses then depend on the host
+    /// allocator (a program that returns a pointer gets another value).
+    ///
+    /// The regions are laid out in a per-thread arena from its start, the
+    /// same way as the interpreter's synthetic addresses (page-aligned, a
+    /// page between regions), so two runs of one program on one thread see
+    /// the same addresses: a native run and the interpreter's run it is
+    /// compared with agree even on pointer values.
+    pub fn new_host() -> Result<Memory, Fault> {
+        let lease = arena::Lease::take().ok_or(Fault {
+            addr: 0,
+            len: 0,
+            write: true,
+            why: "no host memory for a native run",
+        })?;
+        Ok(Memory {
+            next: lease.base(),
+            host: Some(lease),
+            ..Memory::new()
+        })
+    }
+
+    /// Whether regions live at their host addresses.
+    pub fn is_host(&self) -> bool {
+        self.host.is_some()
     }
 
     /// Maps `data` as a new region; its base address.
@@ -110,7 +193,34 @@ impl Memory {
                 why: "region larger than the model allows",
             });
         }
-        let region = Region { kind, data, readonly };
+        if let Some(lease) = &self.host {
+            let base = self.next;
+            let span = (len as u64).div_ceil(PAGE).max(1) * PAGE + PAGE;
+            if base + span > lease.base() + arena::SIZE as u64 {
+                return Err(Fault {
+                    addr: base,
+                    len: len as u64,
+                    write: true,
+                    why: "host arena exhausted",
+                });
+            }
+            self.next = base + span;
+            let ptr = base as *mut u8;
+            // SAFETY: [base, base + len) is inside the leased arena and in
+            // no other region (the bump pointer only moves forward)
+            unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), ptr, len) };
+            let data = RegionBytes {
+                owned: Vec::new(),
+                arena: Some((ptr, len)),
+            };
+            self.regions.insert(base, Region { kind, data, readonly });
+            return Ok(base);
+        }
+        let region = Region {
+            kind,
+            data: RegionBytes::owned(data),
+            readonly,
+        };
         if let Some(k) = self.free.iter().rposition(|&(_, cap)| cap == len) {
             let (base, _) = self.free.swap_remove(k);
             self.regions.insert(base, region);
@@ -130,7 +240,9 @@ impl Memory {
 
     /// Unmaps the region at `base`.
     pub fn free(&mut self, base: Addr) {
-        if let Some(r) = self.regions.remove(&base) {
+        if let Some(r) = self.regions.remove(&base)
+            && self.host.is_none()
+        {
             self.free.push((base, r.data.len()));
         }
     }
@@ -238,6 +350,87 @@ impl Memory {
             None => Ok((s.to_vec(), false)),
         }
     }
+}
+
+/// The host memory of native runs: one large reservation per thread,
+/// leased to one [`Memory`] at a time and handed out from its start, so
+/// that runs on a thread see the same addresses.
+mod arena {
+    use std::cell::Cell;
+
+    /// Address space reserved per thread (pages are only backed when used).
+    pub const SIZE: usize = 8 << 30;
+
+    thread_local! {
+        /// (base, in use) of this thread's arena.
+        static ARENA: Cell<(u64, bool)> = const { Cell::new((0, false)) };
+    }
+
+    /// The use of the thread's arena by one memory.
+    #[derive(Debug)]
+    pub struct Lease {
+        base: u64,
+    }
+
+    impl Lease {
+        /// The thread's arena, wiped, if no other memory holds it.
+        pub fn take() -> Option<Lease> {
+            let (mut base, busy) = ARENA.with(Cell::get);
+            if busy {
+                return None;
+            }
+            if base == 0 {
+                base = reserve()?;
+            }
+            ARENA.with(|a| a.set((base, true)));
+            Some(Lease { base })
+        }
+
+        pub fn base(&self) -> u64 {
+            // the first page stays unused so no region starts at the base
+            self.base + super::PAGE
+        }
+    }
+
+    impl Drop for Lease {
+        fn drop(&mut self) {
+            // give the pages back (zeroed on next use)
+            wipe(self.base);
+            ARENA.with(|a| a.set((self.base, false)));
+        }
+    }
+
+    #[cfg(unix)]
+    fn reserve() -> Option<u64> {
+        // SAFETY: a fresh anonymous private mapping
+        let p = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                SIZE,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                -1,
+                0,
+            )
+        };
+        (p != libc::MAP_FAILED).then_some(p as u64)
+    }
+
+    #[cfg(unix)]
+    fn wipe(base: u64) {
+        // SAFETY: the thread's own arena, which no region uses any more
+        unsafe {
+            libc::madvise(base as *mut libc::c_void, SIZE, libc::MADV_DONTNEED);
+        }
+    }
+
+    #[cfg(not(unix))]
+    fn reserve() -> Option<u64> {
+        None
+    }
+
+    #[cfg(not(unix))]
+    fn wipe(_base: u64) {}
 }
 
 #[cfg(test)]

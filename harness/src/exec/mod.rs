@@ -15,7 +15,15 @@
 //!   ring buffer, queue/stack, bloom filter, prog array, cgroup storage;
 //! * [`helpers`] and [`kfuncs`]: the functions programs call;
 //! * [`ctx`]: the ctx and packet each program type gets in a test run, and
-//!   what the run hands back.
+//!   what the run hands back; for xlated programs also the kernel's objects
+//!   behind the ctx (`struct sk_buff` with its device and socket, `struct
+//!   xdp_buff` with its rxq) at the Debian 7.3 offsets, the fields a test
+//!   run fills;
+//! * [`xlated`]: the xlated program (after every fixup) as a program to
+//!   run: what the model backend's test runs execute;
+//! * [`native`]: the x86-64 JIT's code of it run natively on x86-64 Linux
+//!   hosts, in a runtime whose memory is at host addresses, compared with
+//!   the interpreter (`tests/exec_native.rs`).
 //!
 //! Measured against 7.3 under QEMU by `tests/exec.rs` (a corpus of small
 //! programs and two seeded random corpora, retval and `data_out`) and the
@@ -24,16 +32,18 @@
 //! Not modelled yet (the run fails with [`ExecError::Unsupported`], never a
 //! guess): arena memory, `gotox` jump tables, fentry/fexit, sk_lookup,
 //! flow dissector and netfilter test runs, non-linear skbs (`__linear_size`),
-//! sockets to look up (lookups find none, as in a test run), and the
-//! kernel-internal layouts (`struct sk_buff`, per-CPU variables) an xlated
-//! program's converted ctx accesses and inlined helpers read.
+//! sockets to look up (lookups find none, as in a test run), and the fields
+//! of the kernel's ctx objects a test run does not fill (an xlated program
+//! that loads one stops as not modelled; the model backend then runs the
+//! program as loaded, [`RunPath::AsLoaded`]).
 //!
 //! A program is run as an [`ExecProgram`]: its instructions plus, resolved
 //! before the run, the target of every call ([`CallTarget`]) and the value
 //! of every special `ld_imm64` ([`Imm64`]). [`ExecProgram::from_linked`]
-//! builds one from the linker's output (the program as loaded); the fixups
-//! stage builds one for the xlated program, with the call targets its own
-//! rewrites chose (inlined helpers, [`Internal`] kernel functions).
+//! builds one from the linker's output (the program as loaded);
+//! [`ExecProgram::from_xlated`] from the xlated program, with calls by
+//! kernel address resolved to helpers, kfuncs and [`Internal`] kernel
+//! functions.
 //!
 //! Deterministic by construction: `bpf_get_prandom_u32` is a seeded PRNG,
 //! time is a fake clock that advances per read, there is one CPU.
@@ -46,7 +56,9 @@ pub mod kfuncs;
 pub mod lru;
 pub mod maps;
 pub mod mem;
+pub mod native;
 mod runtime;
+pub mod xlated;
 
 use std::fmt;
 
@@ -111,11 +123,16 @@ pub struct ExecProgram {
     pub insns: Vec<Insn>,
     /// The target of the call at each instruction (`None` elsewhere).
     pub calls: Vec<Option<CallTarget>>,
-    /// The value of the special `ld_imm64` at each instruction.
+    /// The value of the special `ld_imm64` at each instruction (and of a
+    /// `mov` of a per-CPU kernel variable's address in an xlated program).
     pub imm64: Vec<Option<Imm64>>,
     /// Stack bytes each frame gets (`MAX_BPF_STACK`, or more when the
     /// fixups' extra slots need it).
     pub frame_size: u32,
+    /// The program reads the kernel's object behind its ctx (`struct
+    /// sk_buff`, `struct xdp_buff`), as an xlated program's converted
+    /// accesses do, instead of the uapi view.
+    pub kernel_ctx: bool,
 }
 
 /// `MAX_BPF_STACK`.
@@ -164,6 +181,7 @@ impl ExecProgram {
             calls,
             imm64,
             frame_size: MAX_BPF_STACK,
+            kernel_ctx: false,
         }
     }
 
@@ -197,6 +215,11 @@ pub struct ExecOptions {
     /// The fake clock's first reading (ns since boot) and its step per read.
     pub clock_start_ns: u64,
     pub clock_step_ns: u64,
+    /// How far the fake clock jumps at each refill of a timed `may_goto`
+    /// loop's count (`arch_bpf_timed_may_goto`), so that its 250 ms end
+    /// within the budget after a fixed number of refills, the same number
+    /// for the interpreter and native code (which counts no instructions).
+    pub timed_may_goto_ns: u64,
     /// The arch whose kernel is modelled (a few helpers differ by arch).
     pub arch: Arch,
 }
@@ -208,6 +231,7 @@ impl Default for ExecOptions {
             prandom_seed: 0x5eed_b9f0_0000_0001,
             clock_start_ns: 1_000_000_000,
             clock_step_ns: 1_000,
+            timed_may_goto_ns: 25_000_000,
             arch: Arch::X86_64,
         }
     }
@@ -304,6 +328,37 @@ pub fn fill_outcome(
         }
         Err(e) => Err(e),
     }
+}
+
+/// Which program a model test run executed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RunPath {
+    /// The xlated program, as the kernel runs it.
+    Xlated,
+    /// The program as loaded, because the xlated one could not run (why).
+    AsLoaded(String),
+}
+
+/// The model backend's test run: the xlated program (`xlated`, the dump
+/// form of the accepted load) when the runtime can run it, else the
+/// program as loaded (the fallback, with the reason in the [`RunPath`]):
+/// a call of a kernel function the runtime does not have, or a field of
+/// the kernel's ctx object the model does not fill.
+pub fn fill_outcome_model(
+    req: &LoadRequest,
+    xlated: &[Insn],
+    out: &mut crate::backend::LoadOutcome,
+) -> Result<RunPath, ExecError> {
+    let why = match ExecProgram::from_xlated(xlated, req.arch, req.prog_type.0) {
+        Ok(p) => match fill_outcome(req, &p, out) {
+            Ok(()) => return Ok(RunPath::Xlated),
+            Err(ExecError::Unsupported(why)) => why,
+            Err(e) => return Err(e),
+        },
+        Err(why) => why,
+    };
+    fill_outcome(req, &ExecProgram::from_linked(&req.prog), out)?;
+    Ok(RunPath::AsLoaded(why))
 }
 
 /// `BPF_PROG_TEST_RUN` of `prog` (the program as loaded, or the xlated one
@@ -534,6 +589,7 @@ mod tests {
         // one clock read per refill: 250 ms at 25 ms a read is 10 refills
         let opts = ExecOptions {
             clock_step_ns: 25_000_000,
+            timed_may_goto_ns: 0,
             ..ExecOptions::default()
         };
         let mut rt = Runtime::new(&[], &opts).unwrap();

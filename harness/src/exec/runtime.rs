@@ -37,13 +37,26 @@ pub struct Runtime {
     pub(crate) tail_calls: u32,
     /// Kernel variables (`__ksym`) handed out, by name.
     pub(crate) ksyms: HashMap<String, Addr>,
+    /// The JIT images of the program when it runs natively.
+    pub(crate) native: Option<super::native::NativeImage>,
 }
 
 impl Runtime {
     /// Creates `maps` (in order: map index i is `maps[i]`) with their
     /// initial contents.
     pub fn new(maps: &[MapDef], opts: &ExecOptions) -> Result<Runtime, ExecError> {
-        let mut mem = Memory::new();
+        Runtime::new_in(Memory::new(), maps, opts)
+    }
+
+    /// A runtime whose memory lives at host addresses
+    /// ([`Memory::new_host`]), for native runs and the interpreter runs
+    /// they are compared with.
+    pub fn new_host(maps: &[MapDef], opts: &ExecOptions) -> Result<Runtime, ExecError> {
+        let mem = Memory::new_host().map_err(|f| ExecError::Unsupported(format!("{f}")))?;
+        Runtime::new_in(mem, maps, opts)
+    }
+
+    fn new_in(mut mem: Memory, maps: &[MapDef], opts: &ExecOptions) -> Result<Runtime, ExecError> {
         let mut out = Vec::with_capacity(maps.len());
         for (i, d) in maps.iter().enumerate() {
             let m =
@@ -63,6 +76,7 @@ impl Runtime {
             depth: 0,
             tail_calls: 0,
             ksyms: HashMap::new(),
+            native: None,
         })
     }
 
@@ -103,6 +117,11 @@ impl Runtime {
         t
     }
 
+    /// Moves the fake clock on by `ns`.
+    pub(crate) fn advance_clock(&mut self, ns: u64) {
+        self.clock = self.clock.wrapping_add(ns);
+    }
+
     /// The address a `BPF_PSEUDO_FUNC` load of `pc` in program `prog` gives.
     pub fn func_addr(prog: usize, pc: usize) -> Addr {
         FUNC_BASE
@@ -137,6 +156,10 @@ impl Runtime {
     /// non-canonical addresses up front (-ERANGE); arm64 lets the access
     /// fault (-EFAULT).
     pub(crate) fn kernel_addr_ok(&self, addr: Addr) -> bool {
+        if self.mem.is_host() && self.mem.region(addr).is_some() {
+            // host addresses stand in for kernel ones
+            return true;
+        }
         match self.opts.arch {
             crate::target::Arch::X86_64 => addr >= 0xffff_8000_0000_0000,
             _ => true,

@@ -1,0 +1,589 @@
+//! Native execution of the x86-64 JIT's output (x86-64 Linux hosts only):
+//! the bytes `jit::x86_64` emits for the xlated program, in executable
+//! memory, run with the same ctx, maps and packet as the interpreter, so
+//! that the two can be compared (`tests/exec_native.rs`).
+//!
+//! How the kernel's world is stood in for:
+//! * the runtime's memory lives at host addresses ([`Memory::new_host`]),
+//!   so map values, the ctx, the packet and the stack the native code
+//!   touches are the very bytes the runtime (and the interpreter) see; the
+//!   program's stack is a region of the runtime too (the code runs on it),
+//!   so a helper given a pointer to the stack finds it;
+//! * the JIT runs with a profile whose addresses are real: `__bpf_call_base`
+//!   is placed so that every kernel function the program calls
+//!   (`__bpf_call_base + imm`) lands on a stub in this mapping, which
+//!   enters the runtime (`native_dispatch`) with the call's `imm` as the
+//!   key: helpers, kfuncs and the kernel-internal functions of the fixups
+//!   are the runtime's, exactly as the interpreter calls them; images are
+//!   within ±2 GiB of the stubs so `call rel32` reaches;
+//! * `arch_bpf_timed_may_goto` has a stub with its own convention (all
+//!   registers kept, the count in and out of AX = r10);
+//! * `this_cpu_off` is a zero word in a low page (`gs` is 0 in user space,
+//!   so `add reg, gs:[this_cpu_off]` adds 0: one CPU, as the interpreter);
+//!   per-CPU kernel variables, whose addresses the xlated program holds as
+//!   imm32 (`r0 = &cpu_number`), are not run natively;
+//! * map addresses and kernel variables in `ld_imm64` are the runtime's.
+//!
+//! Only programs the verifier accepted run natively, and only after the
+//! interpreter ran the same xlated program to its end in the same kind of
+//! runtime (a fault there would be a crash here). What cannot run is
+//! refused up front ([`ExecError::Unsupported`]): tail calls (the JIT's
+//! inline tail call reads `struct bpf_array` fields the runtime's prog
+//! arrays do not have), indirect jumps, arena and private stacks. A helper
+//! that fails inside a native run cannot unwind through JITed frames: the
+//! error is kept, the helper returns 0, and the run reports the error.
+
+use crate::backend::{LoadRequest, TestRunInput};
+use crate::jit::SubprogFacts;
+use bpf_isa::Insn;
+
+use super::{ExecError, ExecOptions, TestRunOutput};
+#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+pub(crate) use imp::{NativeImage, call_native};
+
+/// Why native runs are not possible on this host, if they are not.
+pub fn unavailable() -> Option<&'static str> {
+    if cfg!(all(target_arch = "x86_64", target_os = "linux")) {
+        None
+    } else {
+        Some("native runs need an x86-64 Linux host (the x86-64 JIT's code)")
+    }
+}
+
+/// `BPF_PROG_TEST_RUN` of the xlated program `xlated` (dump form, with the
+/// verifier's `subprogs`) of the load `req`, natively.
+pub fn test_run_native(
+    req: &LoadRequest,
+    xlated: &[Insn],
+    subprogs: &[SubprogFacts],
+    input: &TestRunInput,
+    opts: &ExecOptions,
+) -> Result<TestRunOutput, ExecError> {
+    #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+    {
+        imp::test_run_native(req, xlated, subprogs, input, opts)
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
+    {
+        let _ = (req, xlated, subprogs, input, opts);
+        Err(ExecError::Unsupported(unavailable().unwrap_or_default().into()))
+    }
+}
+
+/// The interpreter's run of the same xlated program in a runtime at host
+/// addresses: what a native run is compared with.
+pub fn test_run_interp_host(
+    req: &LoadRequest,
+    xlated: &[Insn],
+    input: &TestRunInput,
+    opts: &ExecOptions,
+) -> Result<TestRunOutput, ExecError> {
+    let prog = super::ExecProgram::from_xlated(xlated, req.arch, req.prog_type.0).map_err(ExecError::Unsupported)?;
+    let mut rt = super::Runtime::new_host(&req.maps, opts)?;
+    rt.test_run(&prog, req.prog_type, req.expected_attach_type, input)
+}
+
+/// Stand-ins for the native run on other hosts (never built: `native` is
+/// only set by the x86-64 path).
+#[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
+mod imp_stub {
+    use super::super::{Addr, ExecError, Runtime};
+    pub(crate) struct NativeImage;
+    impl NativeImage {
+        pub(crate) fn is_func(&self, _a: Addr) -> bool {
+            false
+        }
+        pub(crate) fn entry(&self) -> Addr {
+            0
+        }
+    }
+    pub(crate) fn call_native(_rt: &mut Runtime, _f: Addr, _a: [u64; 5]) -> Result<u64, ExecError> {
+        Err(ExecError::Unsupported("native runs on this host".into()))
+    }
+}
+#[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
+pub(crate) use imp_stub::{NativeImage, call_native};
+
+#[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+mod imp {
+    use std::cell::Cell;
+    use std::collections::HashMap;
+    use std::sync::OnceLock;
+
+    use bpf_isa::Insn;
+    use bpf_isa::insn::op::*;
+
+    use super::super::interp::Flow;
+    use super::super::mem::RegionKind;
+    use super::super::{
+        Addr, CallTarget, ExecError, ExecOptions, ExecProgram, Imm64, Internal, Runtime, TestRunOutput, helpers,
+        kfuncs,
+    };
+    use crate::backend::{LoadRequest, TestRunInput};
+    use crate::jit::x86_64::{IndirectJump, X86Profile, bpf_int_jit_compile};
+    use crate::jit::{JitProgram, SubprogFacts};
+    use crate::target::Arch;
+
+    /// Span of the call stubs: every imm of the kallsyms table lands in it.
+    const STUB_SPAN: u64 = 0x100_0000;
+    /// `__bpf_call_base` within the mapping (the table's imms run from
+    /// about -0x22_0000 to 0xbd_0000).
+    const CALL_BASE_OFF: u64 = 0x40_0000;
+    /// The trampolines' page, after the stubs.
+    const TRAMP_OFF: u64 = STUB_SPAN;
+    const ENTRY_OFF: u64 = TRAMP_OFF;
+    const DISPATCH_OFF: u64 = TRAMP_OFF + 0x40;
+    const TIMED_OFF: u64 = TRAMP_OFF + 0x80;
+    /// Function images, one per stride.
+    const IMAGES_OFF: u64 = TRAMP_OFF + 0x1_0000;
+    const IMAGE_STRIDE: u64 = 0x4_0000;
+    /// One call stub: `mov r11d, imm32; jmp rel32`.
+    const STUB_LEN: u64 = 11;
+    /// The stack native code (and the helpers it calls) runs on.
+    const STACK_SIZE: usize = 4 << 20;
+
+    /// An executable mapping, unmapped on drop.
+    struct Mapping {
+        base: *mut u8,
+        len: usize,
+    }
+
+    impl Mapping {
+        fn new(len: usize) -> Result<Mapping, ExecError> {
+            // SAFETY: an anonymous private mapping that nothing else uses
+            let p = unsafe {
+                libc::mmap(
+                    std::ptr::null_mut(),
+                    len,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                    -1,
+                    0,
+                )
+            };
+            if p == libc::MAP_FAILED {
+                return Err(ExecError::Unsupported("native run: mmap failed".into()));
+            }
+            Ok(Mapping { base: p as *mut u8, len })
+        }
+
+        fn addr(&self) -> u64 {
+            self.base as u64
+        }
+
+        fn write(&mut self, off: u64, bytes: &[u8]) {
+            assert!(off as usize + bytes.len() <= self.len, "write inside the mapping");
+            // SAFETY: in bounds (checked), the mapping is writable until sealed
+            unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), self.base.add(off as usize), bytes.len()) }
+        }
+
+        fn seal(&mut self) -> Result<(), ExecError> {
+            // SAFETY: our own mapping
+            let r = unsafe { libc::mprotect(self.base as *mut libc::c_void, self.len, libc::PROT_READ | libc::PROT_EXEC) };
+            if r != 0 {
+                return Err(ExecError::Unsupported("native run: mprotect(PROT_EXEC) failed".into()));
+            }
+            Ok(())
+        }
+    }
+
+    impl Drop for Mapping {
+        fn drop(&mut self) {
+            // SAFETY: our own mapping, no code runs from it any more
+            unsafe {
+                libc::munmap(self.base as *mut libc::c_void, self.len);
+            }
+        }
+    }
+
+    /// The JITed program in its mapping.
+    pub(crate) struct NativeImage {
+        map: Mapping,
+        funcs: Vec<u64>,
+        /// Call stub key (the call's imm) -> what the runtime runs.
+        targets: HashMap<u32, CallTarget>,
+        /// Top of the stack region the code runs on.
+        stack_top: u64,
+        /// Native frames active (callbacks nest inside helpers).
+        depth: Cell<u32>,
+        /// The first error a helper met inside the run.
+        error: Option<ExecError>,
+    }
+
+    impl NativeImage {
+        pub(crate) fn is_func(&self, a: Addr) -> bool {
+            self.funcs.contains(&a)
+        }
+        pub(crate) fn entry(&self) -> Addr {
+            self.funcs[0]
+        }
+    }
+
+    thread_local! {
+        /// The runtime of the native run on this thread.
+        static CURRENT: Cell<*mut Runtime> = const { Cell::new(std::ptr::null_mut()) };
+    }
+
+    /// A zero word at a low address for `gs:[this_cpu_off]`.
+    fn this_cpu_off() -> Option<u64> {
+        static P: OnceLock<Option<u64>> = OnceLock::new();
+        *P.get_or_init(|| {
+            for hint in [0x2000_0000u64, 0x3000_0000, 0x4000_0000, 0x5000_0000] {
+                // SAFETY: a fresh anonymous page at a free address (NOREPLACE)
+                let p = unsafe {
+                    libc::mmap(
+                        hint as *mut libc::c_void,
+                        4096,
+                        libc::PROT_READ,
+                        libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED_NOREPLACE,
+                        -1,
+                        0,
+                    )
+                };
+                if p != libc::MAP_FAILED && p as u64 == hint {
+                    return Some(hint);
+                }
+            }
+            None
+        })
+    }
+
+    fn unsupported(what: impl Into<String>) -> ExecError {
+        ExecError::Unsupported(format!("native run: {}", what.into()))
+    }
+
+    pub(crate) fn test_run_native(
+        req: &LoadRequest,
+        xlated: &[Insn],
+        subprogs: &[SubprogFacts],
+        input: &TestRunInput,
+        opts: &ExecOptions,
+    ) -> Result<TestRunOutput, ExecError> {
+        if req.arch != Arch::X86_64 {
+            return Err(unsupported(format!("the x86-64 JIT's code only, not {}", req.arch)));
+        }
+        let prog = ExecProgram::from_xlated(xlated, req.arch, req.prog_type.0).map_err(unsupported)?;
+        // the interpreter first, in the same kind of runtime: a run that
+        // faults or cannot finish there would crash or hang natively
+        {
+            let mut rt = Runtime::new_host(&req.maps, opts)?;
+            match rt.test_run(&prog, req.prog_type, req.expected_attach_type, input) {
+                Ok(_) | Err(ExecError::TestRun(_)) => {}
+                Err(e) => return Err(unsupported(format!("the interpreter's run fails ({e})"))),
+            }
+        }
+        let mut rt = Runtime::new_host(&req.maps, opts)?;
+        let image = build(&mut rt, xlated, subprogs, &prog, req.prog_type.0)?;
+        rt.native = Some(image);
+        let out = rt.test_run(&prog, req.prog_type, req.expected_attach_type, input);
+        // keep the run's error over a result computed from a stand-in 0
+        match rt.native.take().and_then(|n| n.error) {
+            Some(e) => Err(e),
+            None => out,
+        }
+    }
+
+    /// JITs `xlated` for this runtime's addresses and maps it.
+    fn build(
+        rt: &mut Runtime,
+        xlated: &[Insn],
+        subprogs: &[SubprogFacts],
+        prog: &ExecProgram,
+        prog_type: u32,
+    ) -> Result<NativeImage, ExecError> {
+        if subprogs.iter().any(|s| s.priv_stack) {
+            return Err(unsupported("private stacks"));
+        }
+        // the dump form with the runtime's addresses in its ld_imm64s
+        let mut insns = xlated.to_vec();
+        let mut targets = HashMap::new();
+        let mut uses_percpu = false;
+        for (pc, insn) in xlated.iter().enumerate() {
+            let class = insn.class();
+            if insn.code == BPF_JMP | 0xf0 || (insn.is_call() && insn.src == 0 && insn.imm == 12) {
+                return Err(unsupported("tail calls"));
+            }
+            if matches!(class, BPF_JMP | BPF_JMP32) && op(insn.code) == BPF_JA && src(insn.code) == BPF_X {
+                return Err(unsupported("indirect jumps"));
+            }
+            if class == BPF_ALU64 && insn.code & 0xf0 == BPF_MOV && insn.off == BPF_ADDR_SPACE_CAST {
+                return Err(unsupported("arena"));
+            }
+            if class == BPF_ALU64 && insn.code & 0xf0 == BPF_MOV && insn.off == BPF_ADDR_PERCPU {
+                uses_percpu = true;
+            }
+            match prog.calls.get(pc).cloned().flatten() {
+                Some(CallTarget::Subprog(_)) | None => {}
+                Some(t) => {
+                    if matches!(t, CallTarget::Helper(id) if id as i32 == insn.imm) {
+                        return Err(unsupported("a helper call the JIT inlines"));
+                    }
+                    targets.insert(insn.imm as u32, t);
+                }
+            }
+            if !insn.is_ld_imm64() && matches!(prog.imm64.get(pc), Some(Some(Imm64::Ksym(_)))) {
+                // its kernel address is an imm32 the host cannot map
+                return Err(unsupported("a per-CPU kernel variable's address as an imm32"));
+            }
+            if insn.is_ld_imm64() {
+                let addr = match prog.imm64.get(pc).cloned().flatten() {
+                    Some(Imm64::Map(m)) => Some(rt.maps.get(m).ok_or_else(|| unsupported(format!("no map {m}")))?.addr),
+                    Some(Imm64::MapValue { map, off }) => Some(
+                        rt.map_value_addr(map, off)
+                            .ok_or_else(|| unsupported(format!("map {map} has no direct value")))?,
+                    ),
+                    Some(Imm64::Ksym(name)) => Some(rt.ksym(&name)?),
+                    Some(Imm64::Func(_)) | None => None,
+                };
+                if let Some(a) = addr {
+                    insns[pc].src = 0;
+                    insns[pc].imm = a as u32 as i32;
+                    if let Some(hi) = insns.get_mut(pc + 1) {
+                        hi.imm = (a >> 32) as u32 as i32;
+                    }
+                }
+            }
+        }
+        let percpu = match (uses_percpu, this_cpu_off()) {
+            (true, None) => return Err(unsupported("no low page for this_cpu_off")),
+            (_, p) => p.unwrap_or(0),
+        };
+        let depths: Vec<u32> = subprogs.iter().map(|s| s.stack_depth).collect();
+        let mut jp = JitProgram::from_xlated_dump(&insns, &depths, prog_type);
+        if jp.funcs.len() != subprogs.len() {
+            return Err(unsupported(format!(
+                "the xlated program has {} functions, the verifier {} subprograms",
+                jp.funcs.len(),
+                subprogs.len()
+            )));
+        }
+        for (f, s) in jp.funcs.iter_mut().zip(subprogs) {
+            f.tail_call_reachable = s.tail_call_reachable;
+            f.exception_cb = s.is_exception_cb;
+        }
+        let nfuncs = jp.funcs.len() as u64;
+        let mut map = Mapping::new((IMAGES_OFF + nfuncs * IMAGE_STRIDE) as usize)?;
+        let base = map.addr();
+        let profile = X86Profile {
+            ibt: true,
+            rethunk: false,
+            sls: true,
+            indirect_jump: IndirectJump::Plain,
+            bpf_call_base: base + CALL_BASE_OFF,
+            image_base: base + IMAGES_OFF,
+            image_stride: IMAGE_STRIDE,
+            this_cpu_off: percpu,
+            // nothing jumps through them (no tail calls, no gotox)
+            return_thunk: base + TRAMP_OFF,
+            indirect_thunk_array: base + TRAMP_OFF,
+            modules_vaddr: base + IMAGES_OFF,
+            // every region is a host (user) address: the probe range check
+            // must let them through
+            task_size_max: 0,
+            priv_stack_ptr: 0,
+            // shlx/shrx/sarx only where the host has them
+            bmi2: std::arch::is_x86_feature_detected!("bmi2"),
+        };
+        let images = bpf_int_jit_compile(&jp, &profile).map_err(|e| unsupported(format!("x86_64 JIT: {e}")))?;
+        let mut funcs = Vec::new();
+        for (i, img) in images.iter().enumerate() {
+            if img.len() as u64 > IMAGE_STRIDE {
+                return Err(unsupported(format!("image of func #{i} is {} bytes", img.len())));
+            }
+            let off = IMAGES_OFF + i as u64 * IMAGE_STRIDE;
+            map.write(off, img);
+            funcs.push(base + off);
+        }
+        write_trampolines(&mut map);
+        // the call stubs, each at __bpf_call_base + imm
+        let mut keys: Vec<u32> = targets.keys().copied().collect();
+        keys.sort_by_key(|&k| k as i32);
+        for w in keys.windows(2) {
+            if ((w[1] as i32) as i64 - (w[0] as i32) as i64) < STUB_LEN as i64 {
+                return Err(unsupported("two called kernel functions closer than a stub"));
+            }
+        }
+        for &k in &keys {
+            let at = (CALL_BASE_OFF as i64 + k as i32 as i64) as u64;
+            if at + STUB_LEN > STUB_SPAN {
+                return Err(unsupported(format!("call imm {k:#x} outside the stubs' span")));
+            }
+            let dest = if targets[&k] == CallTarget::Internal(Internal::TimedMayGoto) {
+                TIMED_OFF
+            } else {
+                DISPATCH_OFF
+            };
+            let mut stub = vec![0x41, 0xbb];
+            stub.extend_from_slice(&k.to_le_bytes());
+            stub.push(0xe9);
+            let rel = dest as i64 - (at + STUB_LEN) as i64;
+            stub.extend_from_slice(&(rel as i32).to_le_bytes());
+            map.write(at, &stub);
+        }
+        map.seal()?;
+        let stack = rt
+            .mem
+            .alloc(RegionKind::Stack, vec![0; STACK_SIZE], false)
+            .map_err(|f| unsupported(format!("stack: {f}")))?;
+        Ok(NativeImage {
+            map,
+            funcs,
+            targets,
+            stack_top: (stack + STACK_SIZE as u64) & !15,
+            depth: Cell::new(0),
+            error: None,
+        })
+    }
+
+    fn write_trampolines(map: &mut Mapping) {
+        // entry(ctx: rdi, func: rsi, stack_top: rdx): runs func(ctx) on the
+        // runtime's stack
+        let entry = [
+            0x55, // push rbp
+            0x48, 0x89, 0xe5, // mov rbp, rsp
+            0x48, 0x89, 0xd4, // mov rsp, rdx
+            0xff, 0xd6, // call rsi
+            0x48, 0x89, 0xec, // mov rsp, rbp
+            0x5d, // pop rbp
+            0xc3, // ret
+        ];
+        map.write(ENTRY_OFF, &entry);
+        // from a call stub (r11 = the call's imm, r1-r5 in rdi..r8): calls
+        // native_dispatch(r1, .., r5, r9, key) on a 16-byte aligned stack
+        let mut d = vec![
+            0x55, // push rbp
+            0x48, 0x89, 0xe5, // mov rbp, rsp
+            0x48, 0x83, 0xe4, 0xf0, // and rsp, -16
+            0x48, 0x83, 0xec, 0x08, // sub rsp, 8
+            0x41, 0x53, // push r11 (7th argument)
+            0x48, 0xb8, // movabs rax, native_dispatch
+        ];
+        d.extend_from_slice(&(native_dispatch as *const () as usize as u64).to_le_bytes());
+        d.extend_from_slice(&[
+            0xff, 0xd0, // call rax
+            0x48, 0x89, 0xec, // mov rsp, rbp
+            0x5d, // pop rbp
+            0xc3, // ret
+        ]);
+        map.write(DISPATCH_OFF, &d);
+        // arch_bpf_timed_may_goto: AX (r10) = stack offset of the loop's
+        // struct bpf_timed_may_goto from the BPF frame pointer (rbp) in,
+        // the new count out; every other register kept
+        let mut t = vec![
+            0x55, // push rbp
+            0x48, 0x89, 0xe5, // mov rbp, rsp
+            0x50, 0x57, 0x56, 0x52, 0x51, // push rax, rdi, rsi, rdx, rcx
+            0x41, 0x50, 0x41, 0x51, 0x41, 0x53, // push r8, r9, r11
+            0x48, 0x8b, 0x7d, 0x00, // mov rdi, [rbp] (the caller's rbp)
+            0x4c, 0x01, 0xd7, // add rdi, r10
+            0x48, 0x83, 0xe4, 0xf0, // and rsp, -16
+            0x48, 0xb8, // movabs rax, native_timed_may_goto
+        ];
+        t.extend_from_slice(&(native_timed_may_goto as *const () as usize as u64).to_le_bytes());
+        t.extend_from_slice(&[
+            0xff, 0xd0, // call rax
+            0x49, 0x89, 0xc2, // mov r10, rax
+            0x48, 0x8d, 0x65, 0xc0, // lea rsp, [rbp - 64]
+            0x41, 0x5b, 0x41, 0x59, 0x41, 0x58, // pop r11, r9, r8
+            0x59, 0x5a, 0x5e, 0x5f, 0x58, // pop rcx, rdx, rsi, rdi, rax
+            0x5d, // pop rbp
+            0xc3, // ret
+        ]);
+        map.write(TIMED_OFF, &t);
+    }
+
+    /// Runs native function `func` with `args`: the program's entry (on
+    /// the runtime's stack) or, inside a run, a callback.
+    pub(crate) fn call_native(rt: &mut Runtime, func: Addr, args: [u64; 5]) -> Result<u64, ExecError> {
+        let Some(img) = rt.native.as_ref() else {
+            return Err(unsupported("no image"));
+        };
+        if !img.is_func(func) {
+            return Err(unsupported(format!("{func:#x} is not a function of the image")));
+        }
+        let outer = img.depth.get() == 0;
+        img.depth.set(img.depth.get() + 1);
+        let (entry, stack_top) = (img.map.addr() + ENTRY_OFF, img.stack_top);
+        let prev = CURRENT.with(|c| c.replace(rt as *mut Runtime));
+        let r0 = if outer {
+            // SAFETY: the entry trampoline of our sealed mapping, which
+            // switches to the runtime's stack region and calls the JITed
+            // function; the runtime outlives the call (CURRENT)
+            let f: extern "C" fn(u64, u64, u64) -> u64 = unsafe { std::mem::transmute(entry as usize) };
+            f(args[0], func, stack_top)
+        } else {
+            // already on the runtime's stack (a helper calling a callback)
+            // SAFETY: a JITed function of the image, C calling convention
+            let f: extern "C" fn(u64, u64, u64, u64, u64) -> u64 = unsafe { std::mem::transmute(func as usize) };
+            f(args[0], args[1], args[2], args[3], args[4])
+        };
+        CURRENT.with(|c| c.set(prev));
+        if let Some(img) = rt.native.as_ref() {
+            img.depth.set(img.depth.get() - 1);
+        }
+        if let Some(e) = rt.native.as_ref().and_then(|n| n.error.clone()) {
+            return Err(e);
+        }
+        Ok(r0)
+    }
+
+    fn with_runtime(f: impl FnOnce(&mut Runtime) -> Result<u64, ExecError>) -> u64 {
+        let p = CURRENT.with(|c| c.get());
+        if p.is_null() {
+            return 0;
+        }
+        // SAFETY: set by call_native for the duration of the native call,
+        // which holds the only live borrow of the runtime
+        let rt = unsafe { &mut *p };
+        if rt.native.as_ref().is_some_and(|n| n.error.is_some()) {
+            return 0;
+        }
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| f(&mut *rt)));
+        match r {
+            Ok(Ok(v)) => v,
+            Ok(Err(e)) => {
+                if let Some(n) = rt.native.as_mut() {
+                    n.error.get_or_insert(e);
+                }
+                0
+            }
+            Err(_) => {
+                if let Some(n) = rt.native.as_mut() {
+                    n.error.get_or_insert(ExecError::Unsupported("native run: a call panicked".into()));
+                }
+                0
+            }
+        }
+    }
+
+    /// Where every call stub goes: the runtime's function for the key.
+    extern "C" fn native_dispatch(a1: u64, a2: u64, a3: u64, a4: u64, a5: u64, _a6: u64, key: u64) -> u64 {
+        with_runtime(|rt| {
+            let target = rt
+                .native
+                .as_ref()
+                .and_then(|n| n.targets.get(&(key as u32)).cloned())
+                .ok_or_else(|| unsupported(format!("call of unknown stub {key:#x}")))?;
+            let args = [a1, a2, a3, a4, a5];
+            rt.kview_writeback()?;
+            let flow = match target {
+                CallTarget::Helper(id) => helpers::call(rt, id, args)?,
+                CallTarget::Kfunc(k) => kfuncs::call(rt, &k, args)?,
+                CallTarget::Internal(i) => rt.call_internal(i, args)?,
+                CallTarget::Subprog(_) => return Err(unsupported("a subprogram through a stub")),
+            };
+            rt.kview_refresh()?;
+            match flow {
+                Flow::Ret(v) => Ok(v),
+                Flow::Keep | Flow::TailCall(_) => Err(unsupported("tail calls")),
+            }
+        })
+    }
+
+    extern "C" fn native_timed_may_goto(at: u64) -> u64 {
+        with_runtime(|rt| {
+            rt.timed_may_goto(at)
+                .map_err(|f| ExecError::Fault { pc: 0, fault: f })
+        })
+    }
+}
