@@ -133,6 +133,7 @@ pub fn value_var_off_past_hash_value() {
 #[msg("10: (25) if r0 > 0xd goto pc+3        ; R0=scalar(smin=smin32=0,smax=umax=smax32=umax32=13,var_off=(0x0; 0xf))")]
 #[msg("invalid access to map value, value_size=16 off=13 size=4")]
 #[msg("Verification failed: Memory Safety: Access outside bounds")]
+#[arch(x86_64, arm64)]
 pub fn value_var_off_one_past() {
     bpf_asm!(
         "r1 = 0;"

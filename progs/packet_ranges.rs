@@ -83,6 +83,7 @@ pub fn xdp_write_then_read() {
 #[log_level(2)]
 #[msg("5: (3d) if r3 >= r4 goto pc+1         ; R3=pkt_end() R4=pkt(r=0xfffffffffffffffe,imm=8)")]
 #[msg("from 5 to 7: R2=pkt(r=8) R10=fp0")]
+#[arch(x86_64, arm64)]
 pub fn tc_end_jge_data() {
     bpf_asm!(
         "r2 = *(u32 *)(r1 + 76);"
@@ -107,6 +108,7 @@ pub fn tc_end_jge_data() {
 #[log_level(2)]
 #[msg("7: (07) r4 += 4                       ; R4=pkt(id=1,r=0,smin=umin=4,smax=umax=19,smin32=0,smax32=umax32=31,var_off=(0x0; 0x1f))")]
 #[msg("8: (2d) if r4 > r3 goto pc+1          ; R3=pkt_end() R4=pkt(id=1,r=19,smin=umin=4,smax=umax=19,smin32=0,smax32=umax32=31,var_off=(0x0; 0x1f))")]
+#[arch(x86_64, arm64)]
 pub fn var_off_masked_then_checked() {
     bpf_asm!(
         "r2 = *(u32 *)(r1 + 76);"
@@ -133,6 +135,7 @@ pub fn var_off_masked_then_checked() {
 #[msg("7: (2d) if r4 > r3 goto pc+1          ; R3=pkt_end() R4=pkt(id=1,r=0,smin=umin=4,smax=umax=0x100000003,var_off=(0x0; 0x1ffffffff))")]
 #[msg("invalid access to packet, off=0 size=4, R2(id=1,off=0,r=0)")]
 #[msg("Verification failed: Memory Safety: Access outside bounds")]
+#[arch(x86_64, arm64)]
 pub fn var_off_unmasked() {
     bpf_asm!(
         "r2 = *(u32 *)(r1 + 76);"
@@ -158,6 +161,7 @@ pub fn var_off_unmasked() {
 #[msg("from 4 to 6: R2=pkt(r=0) R10=fp0")]
 #[msg("invalid access to packet, off=0 size=4, R2(id=0,off=0,r=0)")]
 #[msg("Verification failed: Memory Safety: Access outside bounds")]
+#[arch(x86_64, arm64)]
 pub fn compare_two_data_pointers() {
     bpf_asm!(
         "r2 = *(u32 *)(r1 + 76);"
@@ -181,6 +185,7 @@ pub fn compare_two_data_pointers() {
 #[msg("9: (85) call bpf_skb_pull_data#39     ;")]
 #[msg("R7 invalid mem access 'scalar'")]
 #[msg("Verification failed: Register Type Safety: Invalid dereference")]
+#[arch(x86_64, arm64)]
 pub fn pull_data_invalidates() {
     bpf_asm!(
         "r6 = r1;"

@@ -143,6 +143,7 @@ pub fn byte_over_spilled_const() {
 #[msg("3: (79) r1 = *(u64 *)(r10 -8)         ; R1=scalar() R10=fp0 fp-8=0000mmmm")]
 #[msg("R1 invalid mem access 'scalar'")]
 #[msg("Verification failed: Register Type Safety: Invalid dereference")]
+#[arch(x86_64, arm64)]
 pub fn spilled_pointer_half_overwritten() {
     bpf_asm!(
         "*(u64 *)(r10 - 8) = r1;"
