@@ -22,6 +22,10 @@ use bpf_selftest::target::Arch;
 use bpf_selftest::verifier::{Verdict, bpf_check};
 use bpf_selftest_suite as _;
 
+/// progs/ programs without a test run of their own whose native run on
+/// test_loader's input differs from the interpreter's (pointer retvals).
+const DEFAULT_INPUT_DIFFER_RATCHET: usize = 2;
+
 /// Random programs compared.
 const RANDOM_PROGRAMS: usize = 3000;
 const RANDOM_SEED: u64 = 0x7_3001;
@@ -102,9 +106,20 @@ fn native_agrees_with_the_interpreter_on_progs() {
         filters: Vec::new(),
     };
     let (mut same, mut skipped, mut differs) = (0, Vec::new(), Vec::new());
+    // programs without a test run of their own: run on test_loader's input
+    let (mut same_default, mut skipped_default, mut differs_default) = (0, 0, Vec::new());
     for st in runner::plan(&opts, &be) {
         let Plan::Load(job) = &st.plan else { continue };
-        let Some(input) = job.request.test_run.clone() else { continue };
+        let Some(input) = job.request.test_run.clone() else {
+            let input = TestRunInput::test_loader(job.request.prog_type);
+            match compare(&job.request, &input) {
+                None => {}
+                Some(Diff::Same) => same_default += 1,
+                Some(Diff::Skipped(_)) => skipped_default += 1,
+                Some(Diff::Differs(d)) => differs_default.push(format!("{}: {d}", st.name)),
+            }
+            continue;
+        };
         match compare(&job.request, &input) {
             None => {}
             Some(Diff::Same) => same += 1,
@@ -112,6 +127,17 @@ fn native_agrees_with_the_interpreter_on_progs() {
             Some(Diff::Differs(d)) => differs.push(format!("{}: {d}", st.name)),
         }
     }
+    eprintln!(
+        "progs/ on x86_64: {} accepted programs without a test run, run on test_loader's input: {same_default} identical natively, {} differ, {skipped_default} not run (no test run for the prog type, or not modelled)",
+        same_default + skipped_default + differs_default.len(),
+        differs_default.len()
+    );
+    // Known: two programs return their ctx pointer, and the native run's
+    // ctx lives at another address than the interpreter's. Must shrink.
+    for d in &differs_default {
+        eprintln!("  differs: {d}");
+    }
+    assert!(differs_default.len() <= DEFAULT_INPUT_DIFFER_RATCHET, "{} differ:\n{}", differs_default.len(), differs_default.join("\n"));
     eprintln!(
         "progs/ on x86_64: {} accepted programs with a test run: {same} identical natively, {} differ, {} not run natively",
         same + differs.len() + skipped.len(),
