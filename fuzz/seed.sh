@@ -37,3 +37,5 @@ done
 for f in corpus/check_asm/seed-*; do printf '\007\001\000\000' | cat - "$f" > "$f.tmp" && mv "$f.tmp" "$f"; done
 cp corpus/assemble/seed-* corpus/check_asm/ 2>/dev/null || true
 for i in 0 1 2 3 4 5 6 7; do head -c $((64 * (i + 1))) /dev/zero | tr '\0' "\\$((i + 1))" > corpus/verify_structured/seed-$i; done
+mkdir -p corpus/exec_native
+cp corpus/verify_structured/seed-* corpus/exec_native/

@@ -63,6 +63,6 @@ pair() {
 fail=0
 pair verify_raw "$secs" verify_structured "$secs" || fail=1
 pair check_asm "$secs" assemble "$((secs / 2))" || fail=1
-run disasm "$((secs / 2))" || fail=1
+pair disasm "$((secs / 2))" exec_native "$secs" || fail=1
 echo "fuzz: stage took $((SECONDS - T0)) s"
 exit "$fail"
