@@ -253,9 +253,15 @@ pub fn measure(be: &dyn Backend, case: &Case, reps: usize) -> Side {
                 return Side { unavailable: Some(format!("test run failed: errno {}", out.test_run_errno)), ..Default::default() };
             }
             // a backend that does not time its test runs (the model's
-            // interpreter) reports 0: no number rather than a false one
+            // interpreter) reports 0: the model's side is then its x86-64
+            // JIT code run natively, else no number rather than a false one
             if out.test_run_duration_ns > 0 {
                 per_iter.push(out.test_run_duration_ns as f64 / iterations as f64);
+            } else if be.name() == "model" {
+                match model_native_ns(&case.request) {
+                    Ok(ns) => per_iter.push(ns / iterations as f64),
+                    Err(why) => return Side { unavailable: Some(format!("native run: {why}")), ..Default::default() },
+                }
             }
         }
     }
@@ -267,6 +273,26 @@ pub fn measure(be: &dyn Backend, case: &Case, reps: usize) -> Side {
         unavailable: None,
         verifier_ms: None,
     }
+}
+
+/// The mean ns of one run (of the test run's `repeat`) of the x86-64 JIT
+/// code of the model's xlated program for `req`, natively
+/// ([`crate::exec::native`]).
+fn model_native_ns(req: &LoadRequest) -> Result<f64, String> {
+    if let Some(why) = crate::exec::native::unavailable() {
+        return Err(why.into());
+    }
+    if req.arch != Arch::X86_64 {
+        return Err(format!("the x86-64 JIT's code runs natively, not {}'s", req.arch));
+    }
+    let input = req.test_run.as_ref().ok_or("the case has no test run")?;
+    let vin = crate::backend::model::ModelBackend::verifier_input(req).map_err(|u| u.0)?;
+    let crate::verifier::Verdict::Decided(d) = crate::verifier::bpf_check(&vin) else {
+        return Err("the model does not decide the program".into());
+    };
+    let opts = crate::exec::ExecOptions { arch: req.arch, ..crate::exec::ExecOptions::default() };
+    let out = crate::exec::native::test_run_native(req, &d.xlated, &d.subprogs, input, &opts).map_err(|e| e.to_string())?;
+    Ok(f64::from(out.duration))
 }
 
 /// The model's verifier alone on `case`, `reps` times: its median time
@@ -367,6 +393,26 @@ pub fn table(rows: &[(Case, Side, Side)]) -> String {
             .collect();
         s.push_str(cells.join("  ").trim_end());
         s.push('\n');
+    }
+    // the execution cases as the seed's table has them: iterations per
+    // second of JIT code (the model's: its x86-64 JIT's, run natively)
+    let mips = |ns: Option<f64>| num(ns.filter(|&n| n > 0.0).map(|n| 1e3 / n), 1);
+    let exec: Vec<_> = rows.iter().filter(|(c, _, _)| matches!(c.kind, Kind::Exec { .. })).collect();
+    if !exec.is_empty() {
+        s.push_str("\nexecution            model ns/iter  model M iter/s  kernel ns/iter  kernel M iter/s  ratio\n");
+        for (c, m, k) in exec {
+            let ratio = m.ns_per_iter.zip(k.ns_per_iter).map(|(m, k)| m / k);
+            let _ = writeln!(
+                s,
+                "{:<20} {:>13}  {:>14}  {:>14}  {:>15}  {:>5}",
+                c.name,
+                num(m.ns_per_iter, 2),
+                mips(m.ns_per_iter),
+                num(k.ns_per_iter, 2),
+                mips(k.ns_per_iter),
+                num(ratio, 2)
+            );
+        }
     }
     s
 }

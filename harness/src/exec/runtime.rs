@@ -39,6 +39,10 @@ pub struct Runtime {
     pub(crate) ksyms: HashMap<String, Addr>,
     /// The JIT images of the program when it runs natively.
     pub(crate) native: Option<super::native::NativeImage>,
+    /// `repeat` of the test run in progress, and the mean time of one
+    /// native run of it (what the kernel reports as `duration`).
+    pub(crate) repeat: u32,
+    pub(crate) native_ns: Option<u64>,
 }
 
 impl Runtime {
@@ -77,6 +81,8 @@ impl Runtime {
             tail_calls: 0,
             ksyms: HashMap::new(),
             native: None,
+            repeat: 0,
+            native_ns: None,
         })
     }
 
