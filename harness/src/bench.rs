@@ -506,6 +506,97 @@ pub fn fixups_engine_table(rows: &[EngineRow]) -> String {
     s
 }
 
+/// Suite throughput: the programs of progs/ through one backend's whole
+/// load (verifier, fixups, JIT image, test run) on `threads` threads.
+pub struct ThroughputRow {
+    pub backend: String,
+    pub programs: usize,
+    /// Loads the backend could not do (not modelled, skipped by the kernel).
+    pub unavailable: usize,
+    pub threads: usize,
+    /// Building the requests (assembling and linking progs/), then the loads.
+    pub plan_ms: f64,
+    pub loads_ms: f64,
+}
+
+impl ThroughputRow {
+    pub fn per_sec(&self) -> f64 {
+        self.programs as f64 / ((self.plan_ms + self.loads_ms) / 1e3).max(1e-9)
+    }
+}
+
+/// The load requests of every program of progs/ for `arch`, as the
+/// runner builds them, and the time that took (ms).
+pub fn suite_requests(arch: Arch) -> (Vec<LoadRequest>, f64) {
+    let t0 = Instant::now();
+    let opts = crate::runner::RunOptions { arch, backend: "model".into(), verbosity: 0, filters: Vec::new() };
+    let reqs = crate::runner::plan(&opts, &crate::backend::model::ModelBackend)
+        .into_iter()
+        .filter_map(|st| match st.plan {
+            crate::runner::Plan::Load(job) => Some(job.request),
+            _ => None,
+        })
+        .collect();
+    (reqs, t0.elapsed().as_secs_f64() * 1e3)
+}
+
+/// Loads every request on `be`, `threads` at a time.
+pub fn suite_throughput(be: &dyn Backend, reqs: &[LoadRequest], plan_ms: f64, threads: usize) -> ThroughputRow {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let threads = threads.max(1);
+    let (next, unavailable) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    let t0 = Instant::now();
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                while let Some(req) = reqs.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    if be.load(req).is_err() {
+                        unavailable.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            });
+        }
+    });
+    ThroughputRow {
+        backend: be.name().into(),
+        programs: reqs.len(),
+        unavailable: unavailable.into_inner(),
+        threads,
+        plan_ms,
+        loads_ms: t0.elapsed().as_secs_f64() * 1e3,
+    }
+}
+
+pub fn suite_throughput_table(rows: &[ThroughputRow]) -> String {
+    let mut s = String::from("suite throughput     programs  not loaded  threads  plan ms   loads ms  programs/s\n");
+    for r in rows {
+        let _ = writeln!(
+            s,
+            "{:<20} {:>8}  {:>10}  {:>7}  {:>7.1}  {:>9.1}  {:>10.1}",
+            format!("progs_{}", r.backend),
+            r.programs,
+            r.unavailable,
+            r.threads,
+            r.plan_ms,
+            r.loads_ms,
+            r.per_sec()
+        );
+    }
+    s
+}
+
+pub fn suite_throughput_json(r: &ThroughputRow) -> serde_json::Value {
+    json!({
+        "case": format!("suite_throughput_{}", r.backend),
+        "programs": r.programs,
+        "not_loaded": r.unavailable,
+        "threads": r.threads,
+        "plan_ms": r.plan_ms,
+        "loads_ms": r.loads_ms,
+        "programs_per_sec": r.per_sec(),
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
