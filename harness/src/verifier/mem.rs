@@ -311,7 +311,7 @@ impl Env<'_, '_> {
                 self.mark_reg_unknown(v);
             }
         } else if base_type(t) == PTR_TO_BTF_ID && !type_may_be_null(t) {
-            return Err(DoCheckError::Unsupported(format!("access through {} is not modelled yet", reg_type_str(t))));
+            self.check_ptr_to_btf_access(regno, &reg, off, size, write, value_regno)?;
         } else {
             self.verbose(&format!("R{regno} invalid mem access '{}'\n", reg_type_str(t)));
             let kind = if t == SCALAR_VALUE {

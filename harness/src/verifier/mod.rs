@@ -50,6 +50,7 @@ pub mod tnum;
 // The main pass (do_check) and its parts.
 pub mod alu;
 pub mod backtrack;
+pub mod btf_access;
 pub mod calls;
 pub mod ctx;
 pub mod do_check;
@@ -316,6 +317,7 @@ fn main_pass(env: &mut VerifierEnv<'_>) -> PResult<()> {
         // the project's kernels run on one CPU
         nr_cpu_ids: 1,
         kfuncs: env.kfuncs,
+        vmlinux_btf: crate::vmlinux_btf::VmlinuxBtf::for_arch(env.input.symbols_arch),
     };
     let out = do_check::do_check_main(&input, &mut env.log);
     env.insn_processed = out.stats.insn_processed;
