@@ -404,6 +404,101 @@ impl Env<'_, '_> {
     }
 }
 
+/// `MAX_BPF_FUNC_ARGS`.
+const MAX_BPF_FUNC_ARGS: i64 = 12;
+
+impl Env<'_, '_> {
+    /// `bpf_tracing_btf_ctx_access` -> `btf_ctx_access` for fentry/fexit on
+    /// a vmlinux function: the ctx is a u64 per argument (then fexit's
+    /// return value), typed by the function's BTF prototype.
+    pub(crate) fn tracing_btf_ctx_access(&mut self, off: i64, size: i64, write: bool) -> VResult<super::ctx::CtxAccess> {
+        use super::ctx::CtxAccess;
+        let invalid = |env: &mut Self| {
+            env.verbose(&format!("invalid bpf_context access off={off} size={size}\n"));
+            errno(EACCES)
+        };
+        if !(0..8 * MAX_BPF_FUNC_ARGS).contains(&off) || write || off % size != 0 {
+            return invalid(self);
+        }
+        let Some(btf) = self.input.vmlinux_btf else {
+            return Err(DoCheckError::Unsupported("no vmlinux BTF is recorded for this arch".into()));
+        };
+        let func = self.input.attach_btf_id;
+        let (tname, ret, params) = match btf.type_by_id(func).map(|t| (t.name.as_str(), &t.kind)) {
+            Some((n, Kind::Func(p))) => match btf.type_by_id(*p).map(|t| &t.kind) {
+                Some(Kind::FuncProto { ret, params: Some(ps) }) => (n, *ret, ps),
+                _ => return Err(DoCheckError::Unsupported(format!("the prototype of {n} is not recorded"))),
+            },
+            _ => return Err(DoCheckError::Unsupported(format!("attach target {func} is not recorded"))),
+        };
+        if off % 8 != 0 {
+            self.verbose(&format!("func '{tname}' offset {off} is not multiple of 8\n"));
+            return invalid(self);
+        }
+        // btf_ctx_arg_idx: an argument wider than 8 bytes takes more slots
+        let mut arg = 0usize;
+        let mut slot = 0i64;
+        while arg < params.len() {
+            let n = btf.type_size(params[arg].1).map_or(1, |s| ((s as i64 + 7) / 8).max(1));
+            if off / 8 < slot + n {
+                break;
+            }
+            slot += n;
+            arg += 1;
+        }
+        if arg < params.len() && slot != off / 8 {
+            return Err(DoCheckError::Unsupported(format!("a read inside argument {arg} of {tname} (passed by value)")));
+        }
+        if arg == params.len() {
+            arg += (off / 8 - slot) as usize;
+        }
+        let nr_args = params.len();
+        let t = if arg > nr_args {
+            self.verbose(&format!("func '{tname}' doesn't have {}-th argument\n", arg + 1));
+            return invalid(self);
+        } else if arg == nr_args {
+            if self.input.expected_attach_type != super::prog_load::attach_types::TRACE_FEXIT {
+                self.verbose(&format!("func '{tname}' doesn't have {}-th argument\n", arg + 1));
+                return invalid(self);
+            }
+            ret
+        } else {
+            params[arg].1
+        };
+        let scalar = Ok(CtxAccess { reg_type: SCALAR_VALUE, ctx_field_size: 0, btf_id: 0 });
+        let t = btf.skip_modifiers(t);
+        let kind = btf.type_by_id(t).map(|t| &t.kind);
+        match kind {
+            Some(Kind::Int { size: s, .. }) if *s <= 8 => return scalar,
+            Some(Kind::Enum { .. } | Kind::Struct { .. }) => return scalar,
+            Some(Kind::Ptr(_)) => {}
+            // void return of fexit, or a type the subset lacks
+            _ => return Err(DoCheckError::Unsupported(format!("argument {arg} of {tname}: its type is not modelled"))),
+        }
+        if size != 8 {
+            self.verbose(&format!("func '{tname}' size {size} must be 8\n"));
+            return invalid(self);
+        }
+        let Some(Kind::Ptr(target)) = kind else { return scalar };
+        // pointers to anything but a struct read as scalars
+        let sid = btf.skip_modifiers(*target);
+        let Some(st) = btf.type_by_id(sid).filter(|t| matches!(t.kind, Kind::Struct { .. })) else {
+            if btf.type_by_id(sid).is_none() && sid != 0 {
+                return Err(DoCheckError::Unsupported(format!("argument {arg} of {tname}: its pointee is not recorded")));
+            }
+            return scalar;
+        };
+        let (_, tags) = btf_type_tag_walk(btf, *target).map_err(|_| DoCheckError::Unsupported("type tags of a tracing argument".into()))?;
+        if tags & !(MEM_USER | MEM_PERCPU) != 0 {
+            return Err(DoCheckError::Unsupported("an rcu-tagged tracing argument".into()));
+        }
+        let what = if matches!(st.kind, Kind::Struct { union: true, .. }) { "UNION" } else { "STRUCT" };
+        self.verbose(&format!("func '{tname}' arg{arg} has btf_id {sid} type {what} '{}'\n", anon(&st.name)));
+        // fentry/fexit arguments are not trusted (prog_args_trusted)
+        Ok(CtxAccess { reg_type: PTR_TO_BTF_ID | tags, ctx_field_size: 0, btf_id: super::kfuncs::btf_type_id_interned(&st.name) })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
