@@ -47,6 +47,7 @@ fn request(name: &str, asm: &str, prog_type: ProgType, maps: Vec<MapDef>, arch: 
         prog: linked,
         prog_type,
         expected_attach_type: None,
+        attach_func: None,
         prog_flags: 0,
         log_level: 4,
         unpriv: false,

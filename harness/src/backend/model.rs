@@ -113,10 +113,19 @@ impl ModelBackend {
                 req.prog.funcs.iter().map(|f| FuncInfo { insn_off: f.start as u32, name: f.name.clone(), global: f.global, nargs: f.nargs }).collect(),
             ),
         };
+        // fentry/fexit: the target's id in the recorded vmlinux BTF, as
+        // libbpf finds it
+        let attach_btf_id = match &req.attach_func {
+            None => 0,
+            Some(f) => crate::vmlinux_btf::VmlinuxBtf::for_arch(ids_arch)
+                .and_then(|b| b.func_by_name(f))
+                .ok_or_else(|| Unavailable(format!("model: attach target {f} is not in the recorded vmlinux BTF of {ids_arch}")))?,
+        };
         Ok(VerifierInput {
             insns,
             prog_type: req.prog_type,
             expected_attach_type: req.expected_attach_type.unwrap_or(0),
+            attach_btf_id,
             prog_flags: req.prog_flags,
             log_level: req.log_level,
             log_size: if req.log_level != 0 { LOG_BUF_SIZE } else { 0 },

@@ -183,6 +183,8 @@ impl Runtime {
             31 => self.run_syscall(input),
             // raw_tracepoint(_writable)
             17 | 24 => self.run_raw_tp(input),
+            // fentry/fexit (bpf_prog_test_run_tracing)
+            26 if matches!(attach, Some(24 | 25)) => self.run_tracing(input),
             // tracing, flow_dissector, sk_lookup, netfilter, struct_ops
             26 | 22 | 30 | 32 | 27 => Err(ExecError::Unsupported(format!("test runs of {} programs", ty.name()))),
             _ => Err(ExecError::TestRun(ENOTSUPP)),
@@ -520,6 +522,14 @@ impl Runtime {
         });
         let retval = self.start(if c.is_empty() { 0 } else { a })?;
         self.output(retval, Vec::new(), None, input)
+    }
+
+    /// `bpf_prog_test_run_tracing` for fentry/fexit: the kernel calls
+    /// bpf_fentry_test1..10 and checks their results; the program is only
+    /// loaded, not attached, so it does not run, and the retval is
+    /// `side_effect << 16 | ret`, both 0 for these attach types.
+    fn run_tracing(&mut self, input: &TestRunInput) -> Result<TestRunOutput, ExecError> {
+        self.output(0, Vec::new(), None, &TestRunInput { data_out_size: 0, ..input.clone() })
     }
 
     /// `bpf_prog_test_run_skb`.
