@@ -71,16 +71,125 @@ pub fn test_run_native(
 }
 
 /// The interpreter's run of the same xlated program in a runtime at host
-/// addresses: what a native run is compared with.
+/// addresses laid out as a native run's (the stack where the JIT's frames
+/// are, kernel variables and the ctx at the same addresses): what a native
+/// run is compared with.
 pub fn test_run_interp_host(
     req: &LoadRequest,
     xlated: &[Insn],
+    subprogs: &[SubprogFacts],
     input: &TestRunInput,
     opts: &ExecOptions,
 ) -> Result<TestRunOutput, ExecError> {
     let prog = super::ExecProgram::from_xlated(xlated, req.arch, req.prog_type.0).map_err(ExecError::Unsupported)?;
     let mut rt = super::Runtime::new_host(&req.maps, opts)?;
+    prepare_host(&mut rt, xlated, subprogs, &prog, req.prog_type.0)?;
     rt.test_run(&prog, req.prog_type, req.expected_attach_type, input)
+}
+
+/// A native run next to the interpreter's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Comparison {
+    /// Retval, `data_out` and the ctx handed back (or the error) are equal.
+    Same,
+    /// One side could not run it (not modelled, the budget), with why.
+    Skipped(String),
+    /// They differ: both results, shown.
+    Differs(String),
+}
+
+fn show(r: &Result<TestRunOutput, ExecError>) -> String {
+    match r {
+        Ok(o) => format!(
+            "retval {:#x} data_out {:02x?} ctx_out {:02x?}",
+            o.retval, o.data_out, o.ctx_out
+        ),
+        Err(e) => format!("error: {e}"),
+    }
+}
+
+/// Runs the xlated program `xlated` of the accepted load `req` natively and
+/// by the interpreter, each in a fresh host-memory runtime of the same
+/// layout: the differential check of `tests/exec_native.rs` and the
+/// `exec_native` fuzz target.
+pub fn compare_with_interpreter(
+    req: &LoadRequest,
+    xlated: &[Insn],
+    subprogs: &[SubprogFacts],
+    input: &TestRunInput,
+    opts: &ExecOptions,
+) -> Comparison {
+    let interp = test_run_interp_host(req, xlated, subprogs, input, opts);
+    match &interp {
+        Err(ExecError::Unsupported(why)) => return Comparison::Skipped(format!("interpreter: {why}")),
+        Err(ExecError::Budget(_)) => return Comparison::Skipped("interpreter: budget".into()),
+        _ => {}
+    }
+    let nat = test_run_native(req, xlated, subprogs, input, opts);
+    if let Err(ExecError::Unsupported(why)) = &nat {
+        return Comparison::Skipped(why.clone());
+    }
+    let same = match (&interp, &nat) {
+        // every instruction ran as machine code: the interpreter counted none
+        (Ok(a), Ok(b)) => b.insns == 0 && a.retval == b.retval && a.data_out == b.data_out && a.ctx_out == b.ctx_out,
+        (Err(a), Err(b)) => a == b,
+        _ => false,
+    };
+    if same {
+        Comparison::Same
+    } else {
+        Comparison::Differs(format!("interpreter {}; native {}", show(&interp), show(&nat)))
+    }
+}
+
+/// Bytes of the stack a native run (and the interpreter's run it is
+/// compared with) runs on.
+const HOST_STACK_SIZE: usize = 4 << 20;
+
+/// The layout every host-memory run of `xlated` shares, set up before the
+/// ctx: the kernel variables it loads (in program order) and the stack
+/// with the JIT's frame sizes ([`super::runtime::HostStack`]). The JIT's
+/// view of the program, with the verifier's facts.
+fn prepare_host(
+    rt: &mut super::Runtime,
+    xlated: &[Insn],
+    subprogs: &[SubprogFacts],
+    prog: &super::ExecProgram,
+    prog_type: u32,
+) -> Result<crate::jit::JitProgram, ExecError> {
+    for k in prog.imm64.iter().flatten() {
+        if let super::Imm64::Ksym(name) = k {
+            rt.ksym(name)?;
+        }
+    }
+    let depths: Vec<u32> = subprogs.iter().map(|s| s.stack_depth).collect();
+    let mut jp = crate::jit::JitProgram::from_xlated_dump(xlated, &depths, prog_type);
+    if jp.funcs.len() != subprogs.len() {
+        return Err(ExecError::Unsupported(format!(
+            "native run: the xlated program has {} functions, the verifier {} subprograms",
+            jp.funcs.len(),
+            subprogs.len()
+        )));
+    }
+    for (f, s) in jp.funcs.iter_mut().zip(subprogs) {
+        f.tail_call_reachable = s.tail_call_reachable;
+        f.exception_cb = s.is_exception_cb;
+        f.jits_use_priv_stack = s.priv_stack;
+    }
+    let stack = rt
+        .mem
+        .alloc(super::mem::RegionKind::Stack, vec![0; HOST_STACK_SIZE], false)
+        .map_err(|f| ExecError::Unsupported(format!("native run: stack: {f}")))?;
+    let frames = jp
+        .funcs
+        .iter()
+        .map(|f| (f.start, crate::jit::x86_64::frame_bytes_at_call(f, jp.arena_vm_start != 0)))
+        .collect();
+    rt.host_stack = Some(super::runtime::HostStack {
+        top: (stack + HOST_STACK_SIZE as u64) & !15,
+        frames: vec![frames],
+    });
+    Ok(jp)
 }
 
 /// Stand-ins for the native run on other hosts (never built: `native` is
@@ -114,7 +223,6 @@ mod imp {
     use bpf_isa::insn::op::*;
 
     use super::super::interp::Flow;
-    use super::super::mem::RegionKind;
     use super::super::{
         Addr, CallTarget, ExecError, ExecOptions, ExecProgram, Imm64, Internal, Runtime, TestRunOutput, helpers,
         kfuncs,
@@ -139,8 +247,6 @@ mod imp {
     const IMAGE_STRIDE: u64 = 0x4_0000;
     /// One call stub: `mov r11d, imm32; jmp rel32`.
     const STUB_LEN: u64 = 11;
-    /// The stack native code (and the helpers it calls) runs on.
-    const STACK_SIZE: usize = 4 << 20;
 
     /// An executable mapping, unmapped on drop.
     struct Mapping {
@@ -267,12 +373,14 @@ mod imp {
         // faults or cannot finish there would crash or hang natively
         {
             let mut rt = Runtime::new_host(&req.maps, opts)?;
+            super::prepare_host(&mut rt, xlated, subprogs, &prog, req.prog_type.0)?;
             match rt.test_run(&prog, req.prog_type, req.expected_attach_type, input) {
                 Ok(_) | Err(ExecError::TestRun(_)) => {}
                 Err(e) => return Err(unsupported(format!("the interpreter's run fails ({e})"))),
             }
         }
         let mut rt = Runtime::new_host(&req.maps, opts)?;
+        super::prepare_host(&mut rt, xlated, subprogs, &prog, req.prog_type.0)?;
         let image = build(&mut rt, xlated, subprogs, &prog, req.prog_type.0)?;
         rt.native = Some(image);
         let out = rt.test_run(&prog, req.prog_type, req.expected_attach_type, input);
@@ -421,15 +529,12 @@ mod imp {
             map.write(at, &stub);
         }
         map.seal()?;
-        let stack = rt
-            .mem
-            .alloc(RegionKind::Stack, vec![0; STACK_SIZE], false)
-            .map_err(|f| unsupported(format!("stack: {f}")))?;
+        let stack_top = rt.host_stack.as_ref().map(|h| h.top).ok_or_else(|| unsupported("no stack"))?;
         Ok(NativeImage {
             map,
             funcs,
             targets,
-            stack_top: (stack + STACK_SIZE as u64) & !15,
+            stack_top,
             depth: Cell::new(0),
             error: None,
         })

@@ -39,6 +39,40 @@ pub struct Runtime {
     pub(crate) ksyms: HashMap<String, Addr>,
     /// The JIT images of the program when it runs natively.
     pub(crate) native: Option<super::native::NativeImage>,
+    /// In a host-memory runtime: the stack native code runs on, where the
+    /// interpreter puts its frames too (see [`HostStack`]).
+    pub(crate) host_stack: Option<HostStack>,
+}
+
+/// The stack of a native run, shared by the interpreter run it is compared
+/// with: the outermost frame's `r10` is the JITed entry's `rbp` (`top` -
+/// 16: return address, saved `rbp`), a bpf2bpf callee's is the caller's
+/// minus the caller's frame at the call (`frames`) minus 16, and a tail
+/// call keeps `r10`, so stack pointers a program hands out (its retval, a
+/// map value, the packet) are the same in both runs. Callbacks get frames
+/// of their own in the interpreter (native ones run on the helper's
+/// stack, whose depth the interpreter cannot know).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct HostStack {
+    pub top: Addr,
+    /// Per program index: (first insn, bytes of its frame below `rbp` at a
+    /// call) of each function, by start.
+    pub frames: Vec<Vec<(usize, u64)>>,
+}
+
+impl HostStack {
+    /// `r10` of the outermost frame.
+    pub fn entry_fp(&self) -> Addr {
+        self.top - 16
+    }
+
+    /// `r10` of a function called from insn `pc` of program `prog` whose
+    /// frame pointer is `caller_fp`.
+    pub fn callee_fp(&self, prog: usize, pc: usize, caller_fp: Addr) -> Option<Addr> {
+        let funcs = self.frames.get(prog)?;
+        let &(_, bytes) = funcs.iter().rev().find(|(start, _)| *start <= pc)?;
+        Some(caller_fp.wrapping_sub(bytes + 16))
+    }
 }
 
 impl Runtime {
@@ -77,6 +111,7 @@ impl Runtime {
             tail_calls: 0,
             ksyms: HashMap::new(),
             native: None,
+            host_stack: None,
         })
     }
 
