@@ -38,6 +38,11 @@ const RANDOM_SEED: u64 = 0x7_3001;
 /// The model's xlated program of `req`, run natively and by the
 /// interpreter (`None`: the model does not accept it).
 fn compare(req: &LoadRequest, input: &TestRunInput) -> Option<Comparison> {
+    compare_counting_tail_calls(req, input).map(|(c, _)| c)
+}
+
+/// [`compare`], and whether the program tail-calls.
+fn compare_counting_tail_calls(req: &LoadRequest, input: &TestRunInput) -> Option<(Comparison, bool)> {
     let vin = ModelBackend::verifier_input(req).ok()?;
     let Verdict::Decided(d) = bpf_check(&vin) else { return None };
     if !d.accepted {
@@ -48,7 +53,8 @@ fn compare(req: &LoadRequest, input: &TestRunInput) -> Option<Comparison> {
         insn_budget: 50_000_000,
         ..ExecOptions::default()
     };
-    Some(native::compare_with_interpreter(req, &d.xlated, &d.subprogs, input, &opts))
+    let tail_calls = d.xlated.iter().any(|i| i.is_call() && i.src == 0 && i.imm == 12);
+    Some((native::compare_with_interpreter(req, &d.xlated, &d.subprogs, input, &opts), tail_calls))
 }
 
 /// At most this many progs/ programs are skipped.
@@ -68,6 +74,7 @@ fn native_agrees_with_the_interpreter_on_progs() {
         filters: Vec::new(),
     };
     let (mut same, mut skipped, mut differs) = (0, Vec::new(), Vec::new());
+    let mut tail_call_same = 0;
     // programs without a test run of their own: run on test_loader's input
     let (mut same_default, mut skipped_default, mut differs_default) = (0, 0, Vec::new());
     for st in runner::plan(&opts, &be) {
@@ -82,11 +89,14 @@ fn native_agrees_with_the_interpreter_on_progs() {
             }
             continue;
         };
-        match compare(&job.request, &input) {
+        match compare_counting_tail_calls(&job.request, &input) {
             None => {}
-            Some(Comparison::Same) => same += 1,
-            Some(Comparison::Skipped(why)) => skipped.push(format!("{}: {why}", st.name)),
-            Some(Comparison::Differs(d)) => differs.push(format!("{}: {d}", st.name)),
+            Some((Comparison::Same, tail_calls)) => {
+                same += 1;
+                tail_call_same += usize::from(tail_calls);
+            }
+            Some((Comparison::Skipped(why), _)) => skipped.push(format!("{}: {why}", st.name)),
+            Some((Comparison::Differs(d), _)) => differs.push(format!("{}: {d}", st.name)),
         }
     }
     eprintln!(
@@ -107,8 +117,11 @@ fn native_agrees_with_the_interpreter_on_progs() {
     for s in &skipped {
         eprintln!("  not run: {s}");
     }
+    eprintln!("  of them tail-calling (the JIT's inline tail call through the prog array's ptrs[]): {tail_call_same} identical");
     assert!(differs.is_empty(), "native differs from the interpreter:\n{}", differs.join("\n"));
     assert!(same > 0);
+    // retvals/tail_call_self_counts, _from_subprog_counts, _index_out_of_range
+    assert!(tail_call_same >= 3, "only {tail_call_same} tail-calling programs ran natively");
     assert!(skipped.len() <= PROGS_SKIP_RATCHET, "{} skipped > {PROGS_SKIP_RATCHET}", skipped.len());
 }
 

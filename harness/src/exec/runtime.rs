@@ -136,6 +136,18 @@ impl Runtime {
         }
     }
 
+    /// libbpf's `init_prog_array_slots` for the program under test (program
+    /// 0) called `name`: the slots of `maps`' prog arrays that name it (the
+    /// runner loads no other program of an object).
+    pub fn fill_self_slots(&mut self, maps: &[MapDef], name: &str) {
+        for (i, d) in maps.iter().enumerate() {
+            for (key, _) in d.prog_slots.iter().filter(|(_, p)| p == name) {
+                // a key outside the array fails the kernel's update: no slot
+                let _ = self.set_prog_array_slot(i, *key, Some(0));
+            }
+        }
+    }
+
     /// `bpf_get_prandom_u32`: splitmix64 of a seeded counter.
     pub fn prandom_u32(&mut self) -> u32 {
         self.prandom = self.prandom.wrapping_add(0x9e37_79b9_7f4a_7c15);
