@@ -57,6 +57,10 @@ fn compare_counting_tail_calls(req: &LoadRequest, input: &TestRunInput) -> Optio
     Some((native::compare_with_interpreter(req, &d.xlated, &d.subprogs, input, &opts), tail_calls))
 }
 
+/// At most this many progs/ programs without a test run are not run
+/// natively on test_loader's input.
+const DEFAULT_INPUT_SKIP_RATCHET: usize = 3;
+
 /// At most this many progs/ programs are skipped.
 const PROGS_SKIP_RATCHET: usize = 0;
 
@@ -76,7 +80,7 @@ fn native_agrees_with_the_interpreter_on_progs() {
     let (mut same, mut skipped, mut differs) = (0, Vec::new(), Vec::new());
     let mut tail_call_same = 0;
     // programs without a test run of their own: run on test_loader's input
-    let (mut same_default, mut skipped_default, mut differs_default) = (0, 0, Vec::new());
+    let (mut same_default, mut skipped_default, mut differs_default) = (0, Vec::new(), Vec::new());
     for st in runner::plan(&opts, &be) {
         let Plan::Load(job) = &st.plan else { continue };
         let Some(input) = job.request.test_run.clone() else {
@@ -84,7 +88,7 @@ fn native_agrees_with_the_interpreter_on_progs() {
             match compare(&job.request, &input) {
                 None => {}
                 Some(Comparison::Same) => same_default += 1,
-                Some(Comparison::Skipped(_)) => skipped_default += 1,
+                Some(Comparison::Skipped(why)) => skipped_default.push(format!("{}: {why}", st.name)),
                 Some(Comparison::Differs(d)) => differs_default.push(format!("{}: {d}", st.name)),
             }
             continue;
@@ -100,10 +104,17 @@ fn native_agrees_with_the_interpreter_on_progs() {
         }
     }
     eprintln!(
-        "progs/ on x86_64: {} accepted programs without a test run, run on test_loader's input: {same_default} identical natively, {} differ, {skipped_default} not run (no test run for the prog type, or not modelled)",
-        same_default + skipped_default + differs_default.len(),
-        differs_default.len()
+        "progs/ on x86_64: {} accepted programs without a test run, run on test_loader's input: {same_default} identical natively, {} differ, {} not run (no test run for the prog type, or not modelled)",
+        same_default + skipped_default.len() + differs_default.len(),
+        differs_default.len(),
+        skipped_default.len()
     );
+    for s in &skipped_default {
+        eprintln!("  not run: {s}");
+    }
+    // flow_dissector and sk_lookup test runs are not modelled; a syscall
+    // program reading a ctx test_loader does not pass faults
+    assert!(skipped_default.len() <= DEFAULT_INPUT_SKIP_RATCHET, "{} not run", skipped_default.len());
     // pointers too (a returned stack or ctx pointer): both runs share one
     // layout of host memory
     assert!(differs_default.is_empty(), "native differs from the interpreter:\n{}", differs_default.join("\n"));

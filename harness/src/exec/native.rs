@@ -208,6 +208,14 @@ fn prepare_host(
                 .map_err(|f| not_here(format!("prog array slot: {f}")))?;
         }
     }
+    // per-CPU variables held as an imm32 first (low memory), then the rest
+    for (pc, k) in prog.imm64.iter().enumerate() {
+        if let Some(super::Imm64::Ksym(name)) = k
+            && !prog.insns.get(pc).is_some_and(|i| i.is_ld_imm64())
+        {
+            rt.ksym_low(name)?;
+        }
+    }
     for k in prog.imm64.iter().flatten() {
         if let super::Imm64::Ksym(name) = k {
             rt.ksym(name)?;
@@ -482,9 +490,17 @@ mod imp {
                     targets.insert(insn.imm as u32, t);
                 }
             }
-            if !insn.is_ld_imm64() && matches!(prog.imm64.get(pc), Some(Some(Imm64::Ksym(_)))) {
-                // its kernel address is an imm32 the host cannot map
-                return Err(unsupported("a per-CPU kernel variable's address as an imm32"));
+            if !insn.is_ld_imm64()
+                && let Some(Some(Imm64::Ksym(name))) = prog.imm64.get(pc)
+            {
+                // `r0 = &cpu_number`: the runtime's variable is in low
+                // memory, whose address fits the imm32; `this_cpu_ptr()`
+                // then adds this CPU's offset, 0 (gs:[this_cpu_off])
+                let a = rt.ksym_low(name)?;
+                if a > i32::MAX as u64 {
+                    return Err(unsupported(format!("{name} at {a:#x}, beyond an imm32")));
+                }
+                insns[pc].imm = a as i32;
             }
             if insn.is_ld_imm64() {
                 let addr = match prog.imm64.get(pc).cloned().flatten() {

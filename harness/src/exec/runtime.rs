@@ -213,6 +213,21 @@ impl Runtime {
         }
     }
 
+    /// [`Runtime::ksym`] of a per-CPU kernel variable whose address the
+    /// xlated program holds as an imm32 (`r0 = &cpu_number`), in host memory
+    /// below 2 GiB, so that native code can hold the same address.
+    pub(crate) fn ksym_low(&mut self, name: &str) -> Result<Addr, ExecError> {
+        if let Some(&a) = self.ksyms.get(name) {
+            return Ok(a);
+        }
+        let a = self
+            .mem
+            .alloc_low(RegionKind::Object, vec![0; 4096], true)
+            .map_err(|f| ExecError::Unsupported(format!("ksym {name}: {f}")))?;
+        self.ksyms.insert(name.to_string(), a);
+        Ok(a)
+    }
+
     /// A zeroed kernel variable for a `__ksym` load (one page, readable).
     pub(crate) fn ksym(&mut self, name: &str) -> Result<Addr, ExecError> {
         if let Some(&a) = self.ksyms.get(name) {
