@@ -20,8 +20,11 @@
 //!   registers kept, the count in and out of AX = r10);
 //! * `this_cpu_off` is a zero word in a low page (`gs` is 0 in user space,
 //!   so `add reg, gs:[this_cpu_off]` adds 0: one CPU, as the interpreter);
-//!   per-CPU kernel variables, whose addresses the xlated program holds as
-//!   imm32 (`r0 = &cpu_number`), are not run natively;
+//!   per-CPU kernel variables whose addresses the xlated program holds as
+//!   an imm32 (`r0 = &cpu_number` of the inlined
+//!   `bpf_get_smp_processor_id`/`bpf_get_current_task`) live in a
+//!   per-thread area of host memory below 2 GiB
+//!   ([`super::mem::Memory::alloc_low`]), whose address is the imm32;
 //! * map addresses and kernel variables in `ld_imm64` are the runtime's;
 //! * tail calls are the JIT's inline sequence: prog arrays are laid out as
 //!   `struct bpf_array` (`map.max_entries` at 0x44, `ptrs[]` at 0x128), a
