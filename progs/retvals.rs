@@ -219,3 +219,206 @@ pub fn movsx16_negative_product() {
         "exit;"
     )
 }
+
+#[map]
+static tc_count: Map = Map::new(BPF_MAP_TYPE_ARRAY, 4, 8, 1);
+#[map]
+static tc_self: Map = Map::new(BPF_MAP_TYPE_PROG_ARRAY, 4, 4, 1).prog_slots(&[(0, "tail_call_self_counts")]);
+#[map]
+static tc_sub: Map = Map::new(BPF_MAP_TYPE_PROG_ARRAY, 4, 4, 1).prog_slots(&[(0, "tail_call_from_subprog_counts")]);
+
+// A program in slot 0 of its prog array tail-calls itself: it runs once
+// and then once per taken tail call until MAX_TAIL_CALL_CNT (33) stops
+// the chain and the call falls through: 34 entries counted.
+#[sec("socket")]
+#[success]
+#[retval(34)]
+pub fn tail_call_self_counts() {
+    bpf_asm!(
+        "r6 = r1;"
+        "r1 = 0;"
+        "*(u32 *)(r10 - 4) = r1;"
+        "r2 = r10;"
+        "r2 += -4;"
+        "r1 = %[tc_count] ll;"
+        "call %[bpf_map_lookup_elem];"
+        "if r0 == 0 goto 1f;"
+        "r7 = r0;"
+        "r1 = *(u64 *)(r7 + 0);"
+        "r1 += 1;"
+        "*(u64 *)(r7 + 0) = r1;"
+        "r1 = r6;"
+        "r2 = %[tc_self] ll;"
+        "r3 = 0;"
+        "call %[bpf_tail_call];"
+        "r0 = *(u64 *)(r7 + 0);"
+        "exit;"
+    "1:"
+        "r0 = 0;"
+        "exit;",
+        imm_addr(tc_count),
+        imm_addr(tc_self),
+        imm(bpf_map_lookup_elem),
+        imm(bpf_tail_call),
+    )
+}
+
+// An index past max_entries: the tail call falls through.
+#[sec("socket")]
+#[success]
+#[retval(7)]
+pub fn tail_call_index_out_of_range() {
+    bpf_asm!(
+        "r2 = %[tc_self] ll;"
+        "r3 = 1;"
+        "call %[bpf_tail_call];"
+        "r0 = 7;"
+        "exit;",
+        imm_addr(tc_self),
+        imm(bpf_tail_call),
+    )
+}
+
+#[subprog]
+fn tail_call_sub() {
+    bpf_asm!(
+        "r2 = %[tc_sub] ll;"
+        "r3 = 0;"
+        "call %[bpf_tail_call];"
+        "r0 = 0;"
+        "exit;",
+        imm_addr(tc_sub),
+        imm(bpf_tail_call),
+    )
+}
+
+// The tail call in a subprogram: each entry of the program calls the
+// subprogram, whose tail call re-enters the program on the subprogram's
+// frame; the chain stops after 33 and every level returns the count, 34.
+#[sec("socket")]
+#[success]
+#[retval(34)]
+pub fn tail_call_from_subprog_counts() {
+    bpf_asm!(
+        "r6 = r1;"
+        "r1 = 0;"
+        "*(u32 *)(r10 - 4) = r1;"
+        "r2 = r10;"
+        "r2 += -4;"
+        "r1 = %[tc_count] ll;"
+        "call %[bpf_map_lookup_elem];"
+        "if r0 == 0 goto 1f;"
+        "r7 = r0;"
+        "r1 = *(u64 *)(r7 + 0);"
+        "r1 += 1;"
+        "*(u64 *)(r7 + 0) = r1;"
+        "r1 = r6;"
+        "call %[tail_call_sub];"
+        "r0 = *(u64 *)(r7 + 0);"
+        "exit;"
+    "1:"
+        "r0 = 0;"
+        "exit;",
+        imm_addr(tc_count),
+        imm(bpf_map_lookup_elem),
+        imm(tail_call_sub),
+    )
+}
+
+#[subprog]
+fn stack_ptr_to_map_inner() {
+    bpf_asm!(
+        "r6 = r1;"
+        "r1 = 0;"
+        "*(u64 *)(r10 - 8) = r1;"
+        "*(u32 *)(r10 - 12) = r1;"
+        "r2 = r10;"
+        "r2 += -12;"
+        "r1 = %[tc_count] ll;"
+        "call %[bpf_map_lookup_elem];"
+        "if r0 == 0 goto 1f;"
+        "*(u64 *)(r0 + 0) = r10;"
+    "1:"
+        "r0 = r6;"
+        "exit;",
+        imm_addr(tc_count),
+        imm(bpf_map_lookup_elem),
+    )
+}
+
+#[subprog]
+fn stack_ptr_to_map_outer() {
+    bpf_asm!(
+        "r6 = r1;"
+        "*(u64 *)(r10 - 24) = r6;"
+        "r1 = 3;"
+        "call %[stack_ptr_to_map_inner];"
+        "r0 += r6;"
+        "exit;",
+        imm(stack_ptr_to_map_inner),
+    )
+}
+
+// Privileged, a subprogram two calls deep stores its frame pointer in a
+// map value and the program returns it (no retval: a kernel stack
+// address; native runs of the JIT's code and the interpreter must agree
+// on it, tests/exec_native.rs).
+#[sec("socket")]
+#[success]
+pub fn subprog_frame_pointer_escapes() {
+    bpf_asm!(
+        "r1 = 0;"
+        "*(u32 *)(r10 - 4) = r1;"
+        "r1 = 5;"
+        "call %[stack_ptr_to_map_outer];"
+        "r1 = 0;"
+        "*(u32 *)(r10 - 4) = r1;"
+        "r2 = r10;"
+        "r2 += -4;"
+        "r1 = %[tc_count] ll;"
+        "call %[bpf_map_lookup_elem];"
+        "if r0 == 0 goto 1f;"
+        "r0 = *(u64 *)(r0 + 0);"
+        "exit;"
+    "1:"
+        "r0 = 0;"
+        "exit;",
+        imm_addr(tc_count),
+        imm(bpf_map_lookup_elem),
+        imm(stack_ptr_to_map_outer),
+    )
+}
+
+// The gso fields of a tc program's skb live in `skb_shinfo(skb)` (at
+// `skb->head + skb->end`): the conversions load `end` and `head` first. A
+// test run without a ctx leaves them zero: 3.
+#[sec("tc")]
+#[success]
+#[retval(3)]
+pub fn gso_fields_zero_in_a_test_run() {
+    bpf_asm!(
+        "r2 = *(u32 *)(r1 + 164);" // gso_segs
+        "r3 = *(u32 *)(r1 + 176);" // gso_size
+        "r4 = *(u64 *)(r1 + 184);" // hwtstamp
+        "r0 = 3;"
+        "r0 += r2;"
+        "r0 += r3;"
+        "r0 += r4;"
+        "exit;"
+    )
+}
+
+// A socket filter reads gso_segs and gso_size too: zero, so 5.
+#[sec("socket")]
+#[success]
+#[retval(5)]
+pub fn gso_segs_socket_filter() {
+    bpf_asm!(
+        "r2 = *(u32 *)(r1 + 164);" // gso_segs
+        "r3 = *(u32 *)(r1 + 176);" // gso_size
+        "r0 = 5;"
+        "r0 |= r2;"
+        "r0 |= r3;"
+        "exit;"
+    )
+}

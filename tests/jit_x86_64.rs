@@ -43,7 +43,7 @@ fn comparable(images: &[Vec<u8>]) -> Vec<String> {
             // of tail calls) or the return thunk; `mask_jited_addresses`
             // covers calls only
             let thunk = m.split_once("jmp\t0xffffffff").is_some_and(|(pre, _)| pre.is_empty() || pre.ends_with(":\t"));
-            if thunk {
+            if thunk || m.contains("<jump out>") {
                 format!("{}: <thunk jump>", line.split(':').next().unwrap_or(""))
             } else if m.contains("<call>") || m.contains("<address load>") {
                 format!("{}: {m}", line.split(':').next().unwrap_or(""))

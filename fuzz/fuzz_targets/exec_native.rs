@@ -1,13 +1,15 @@
 //! Differential execution: programs of the soundness generator (the
 //! fuzzer's bytes as its decisions) that the model accepts on x86_64, run
 //! by the interpreter and as the x86-64 JIT's machine code on the same
-//! runtime (`exec::native`). Retval, `data_out` and the ctx handed back
-//! must be identical. Only on x86-64 Linux hosts.
+//! runtime layout (`exec::native::compare_with_interpreter`). Retval,
+//! `data_out` and the ctx handed back must be identical. Only on x86-64
+//! Linux hosts.
 #![no_main]
 
 use bpf_selftest::backend::TestRunInput;
 use bpf_selftest::backend::model::ModelBackend;
-use bpf_selftest::exec::{ExecError, ExecOptions, native};
+use bpf_selftest::exec::native::{self, Comparison};
+use bpf_selftest::exec::ExecOptions;
 use bpf_selftest::soundness::{self, random_prog};
 use bpf_selftest::target::Arch;
 use bpf_selftest::verifier::{Verdict, bpf_check};
@@ -28,18 +30,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
     let opts = ExecOptions { arch: Arch::X86_64, insn_budget: 50_000_000, ..ExecOptions::default() };
-    let interp = native::test_run_interp_host(&req, &d.xlated, &input, &opts);
-    if matches!(interp, Err(ExecError::Unsupported(_)) | Err(ExecError::Budget(_))) {
-        return;
+    if let Comparison::Differs(why) = native::compare_with_interpreter(&req, &d.xlated, &d.subprogs, &input, &opts) {
+        panic!("native differs from the interpreter: {why}\n{}", p.asm);
     }
-    let nat = native::test_run_native(&req, &d.xlated, &d.subprogs, &input, &opts);
-    if matches!(nat, Err(ExecError::Unsupported(_))) {
-        return;
-    }
-    let same = match (&interp, &nat) {
-        (Ok(a), Ok(b)) => a.retval == b.retval && a.data_out == b.data_out && a.ctx_out == b.ctx_out,
-        (Err(a), Err(b)) => a == b,
-        _ => false,
-    };
-    assert!(same, "native differs from the interpreter:\ninterpreter {interp:?}\nnative {nat:?}\n{}", p.asm);
 });

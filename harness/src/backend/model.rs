@@ -264,11 +264,9 @@ impl ModelBackend {
             return Ok(out);
         }
         let mut input = Self::verifier_input_with_symbols_of(req, ids_arch)?;
+        // (a test run finds the program in the prog array slots that name
+        // it: `exec::test_run_program` fills them as the loader does)
         let prog_name = req.prog.funcs.first().map(|f| f.name.as_str());
-        let in_slots = req.maps.iter().any(|m| m.prog_slots.iter().any(|(_, n)| Some(n.as_str()) == prog_name));
-        if in_slots && req.test_run.is_some() {
-            return Err(Unavailable("model: test runs of a program in a prog array its object fills are not modelled".into()));
-        }
         let mut out = Self::load_input_in_slots(&input, req.want_jited && req.arch.has_jit(), prog_name)?;
         if !out.accepted && input.log_level == 0 {
             // libbpf retries a failed load at level 1 to show what failed

@@ -267,6 +267,11 @@ pub fn mask_jited_addresses(jited: &[String]) -> (Vec<String>, usize) {
         k += 1;
         if (mnemonic == "callq" || mnemonic == "bl") && operands.starts_with("0x") {
             out.push(format!("{label}<call>"));
+        } else if mnemonic == "jmp" && operands.starts_with("0xffffffff") {
+            // a jump out of the image (a retpoline or return thunk, a tail
+            // call into another function's image): its rel32 depends on
+            // where the kernel put the image, as a call's does
+            out.push(format!("{label}<jump out>"));
         } else if (mnemonic == "movabsq" || mnemonic == "movq") && x86_addr(&operands) {
             address_bytes += n;
             out.push(format!("{label}<address load>"));

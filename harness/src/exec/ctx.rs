@@ -32,6 +32,8 @@ pub const BPF_SOCK_SIZE: usize = 80;
 pub const ETH_HLEN: usize = 14;
 /// `NET_SKB_PAD + NET_IP_ALIGN` of a test-run skb on x86-64.
 const SKB_HEADROOM: usize = 64;
+/// `SKB_DATA_ALIGN(sizeof(struct skb_shared_info))` on x86-64 and arm64.
+const SKB_SHINFO_SIZE: usize = 320;
 /// `XDP_PACKET_HEADROOM`.
 const XDP_HEADROOM: usize = 256;
 /// Tail room the model gives every packet (the kernel's depends on the
@@ -131,6 +133,9 @@ pub(crate) struct KView {
     pub rxq: Addr,
     /// `skb->sk`: the kernel's `struct sock` of the dummy socket.
     pub sock: Addr,
+    /// `skb_shinfo(skb)` (`skb->head + skb->end`): the gso fields and
+    /// `hwtstamps` a test run copies in from the ctx (0: none).
+    pub shinfo: Addr,
 }
 
 /// Room for `struct sock` up to `sk_type`.
@@ -241,9 +246,22 @@ impl Runtime {
             sock = self.kernel_sock(lay)?;
         }
         let addr = self.alloc(RegionKind::Object, vec![0u8; KVIEW_SIZE])?;
-        self.env.kview = Some(KView { addr, kind, dev, rxq, sock });
+        let mut shinfo = 0;
+        if kind == CtxKind::SkBuff {
+            shinfo = self.alloc_shinfo()?;
+        }
+        self.env.kview = Some(KView { addr, kind, dev, rxq, sock, shinfo });
         self.kview_refresh()?;
         Ok(addr)
+    }
+
+    /// A zeroed `struct skb_shared_info` (as `build_skb` leaves it), read-only
+    /// to programs. It is a region of its own after the packet: `skb->end`
+    /// is its offset from `skb->head`.
+    fn alloc_shinfo(&mut self) -> Result<Addr, ExecError> {
+        self.mem
+            .alloc(RegionKind::Object, vec![0u8; SKB_SHINFO_SIZE], true)
+            .map_err(|f| ExecError::Unsupported(format!("ctx view: {f}")))
     }
 
     /// The kernel's `struct sock` of the dummy socket (`struct bpf_sock`
@@ -332,6 +350,7 @@ impl Runtime {
                     f(k.napi_id, 4),
                     f(k.mark, 4),
                     f(k.protocol, 2),
+                    f(k.end, 4),
                     f(k.head, 8),
                     f(k.data, 8),
                 ];
@@ -357,6 +376,24 @@ impl Runtime {
             }
             return Err(ExecError::Unsupported(format!(
                 "a load of {size} bytes at offset {off} of the kernel's struct sock (a field the model does not fill)"
+            )));
+        }
+        let in_shinfo = kv.shinfo != 0 && addr.checked_sub(kv.shinfo).is_some_and(|o| o < SKB_SHINFO_SIZE as u64);
+        if in_shinfo {
+            let off = (addr - kv.shinfo) as usize;
+            let known = crate::fixups::ctx_access::layout::for_arch(self.opts.arch).map_or(Vec::new(), |l| {
+                let i = &l.shinfo;
+                vec![
+                    (i.gso_size as usize, i.gso_size as usize + 2),
+                    (i.gso_segs as usize, i.gso_segs as usize + 2),
+                    (i.hwtstamps as usize, i.hwtstamps as usize + 8),
+                ]
+            });
+            if (off..off + size).all(|b| known.iter().any(|&(s, e)| (s..e).contains(&b))) {
+                return Ok(());
+            }
+            return Err(ExecError::Unsupported(format!(
+                "a load of {size} bytes at offset {off} of the kernel's struct skb_shared_info (a field the model does not fill)"
             )));
         }
         let Some(off) = addr.checked_sub(kv.addr).map(|o| o as usize).filter(|&o| o < KVIEW_SIZE) else {
@@ -408,6 +445,26 @@ impl Runtime {
                 put(&mut k, s.protocol, &u[skb::PROTOCOL..skb::PROTOCOL + 2]);
                 put(&mut k, s.head, &p.buf.to_le_bytes());
                 put(&mut k, s.data, &(p.buf + p.data).to_le_bytes());
+                if kv.shinfo != 0 {
+                    // skb->end as an offset from head (a u32): the shared
+                    // info must lie above a head that a pull reallocated
+                    let mut shinfo = kv.shinfo;
+                    if shinfo <= p.buf || shinfo - p.buf > u64::from(u32::MAX) {
+                        shinfo = self.alloc_shinfo()?;
+                        if let Some(v) = self.env.kview.as_mut() {
+                            v.shinfo = shinfo;
+                        }
+                    }
+                    put(&mut k, s.end, &((shinfo - p.buf) as u32).to_le_bytes());
+                    // convert___skb_to_skb: the ctx's gso fields and hwtstamp
+                    let i = &lay.shinfo;
+                    let mut info = self.mem.read(shinfo, SKB_SHINFO_SIZE).map_err(uf)?.to_vec();
+                    let at = |o: i16| o as usize;
+                    info[at(i.gso_segs)..at(i.gso_segs) + 2].copy_from_slice(&u[skb::GSO_SEGS..skb::GSO_SEGS + 2]);
+                    info[at(i.gso_size)..at(i.gso_size) + 2].copy_from_slice(&u[skb::GSO_SIZE..skb::GSO_SIZE + 2]);
+                    info[at(i.hwtstamps)..at(i.hwtstamps) + 8].copy_from_slice(&u[skb::HWTSTAMP..skb::HWTSTAMP + 8]);
+                    self.mem.write_kernel(shinfo, &info).map_err(uf)?;
+                }
             }
             CtxKind::XdpMd => {
                 let x = &lay.xdp_buff;

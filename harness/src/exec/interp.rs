@@ -59,8 +59,9 @@ struct Frame {
     ret_pc: usize,
     /// The caller's r6-r9 and r10.
     saved: [u64; 5],
-    /// This frame's stack region.
-    stack: Addr,
+    /// This frame's stack region (`None`: a frame on the shared stack of a
+    /// host-memory run, [`super::runtime::HostStack`]).
+    stack: Option<Addr>,
     in_args: [u64; MAX_STACK_ARGS],
     out_args: [u64; MAX_STACK_ARGS],
     may_goto: u64,
@@ -243,8 +244,20 @@ impl Runtime {
             .ok_or_else(|| bad(entry, "no such program"))?;
         let mut regs = [0u64; NREGS];
         regs[1..6].copy_from_slice(&args);
-        let stack = self.new_stack(prog.frame_size)?;
-        regs[10] = stack + prog.frame_size as u64;
+        // the program's own entry in a host-memory run: where the JITed
+        // entry's frame is (callbacks keep frames of their own)
+        let host_fp = (self.depth == 1).then(|| self.host_stack.as_ref().map(|h| h.entry_fp())).flatten();
+        let stack = match host_fp {
+            Some(fp) => {
+                regs[10] = fp;
+                None
+            }
+            None => {
+                let stack = self.new_stack(prog.frame_size)?;
+                regs[10] = stack + prog.frame_size as u64;
+                Some(stack)
+            }
+        };
         let mut cur = Frame {
             prog,
             prog_idx,
@@ -336,7 +349,17 @@ impl Runtime {
                                     if callers.len() >= MAX_FRAMES {
                                         return Err(bad(pc, "call stack too deep"));
                                     }
-                                    let stack = self.new_stack(cur.prog.frame_size)?;
+                                    let host_fp = match cur.stack {
+                                        None => self.host_stack.as_ref().and_then(|h| h.callee_fp(cur.prog_idx, pc, regs[10])),
+                                        Some(_) => None,
+                                    };
+                                    let (stack, fp) = match host_fp {
+                                        Some(fp) => (None, fp),
+                                        None => {
+                                            let st = self.new_stack(cur.prog.frame_size)?;
+                                            (Some(st), st + cur.prog.frame_size as u64)
+                                        }
+                                    };
                                     let callee = Frame {
                                         prog: cur.prog.clone(),
                                         prog_idx: cur.prog_idx,
@@ -347,7 +370,7 @@ impl Runtime {
                                         out_args: [0; MAX_STACK_ARGS],
                                         may_goto: BPF_MAX_LOOPS,
                                     };
-                                    regs[10] = stack + cur.prog.frame_size as u64;
+                                    regs[10] = fp;
                                     callers.push(std::mem::replace(&mut cur, callee));
                                     pc = t;
                                     continue;
@@ -376,10 +399,13 @@ impl Runtime {
                                 Flow::Keep => {}
                                 Flow::TailCall(p) => {
                                     let prog = self.progs[p].clone();
-                                    if prog.frame_size != cur.prog.frame_size {
-                                        self.mem.free(cur.stack);
-                                        cur.stack = self.new_stack(prog.frame_size)?;
-                                        regs[10] = cur.stack + prog.frame_size as u64;
+                                    // (a frame on the host stack keeps r10: the
+                                    // JIT's tail call keeps rbp)
+                                    if let Some(old) = cur.stack.filter(|_| prog.frame_size != cur.prog.frame_size) {
+                                        self.mem.free(old);
+                                        let st = self.new_stack(prog.frame_size)?;
+                                        cur.stack = Some(st);
+                                        regs[10] = st + prog.frame_size as u64;
                                     }
                                     cur.prog = prog;
                                     cur.prog_idx = p;
@@ -519,7 +545,9 @@ impl Runtime {
     /// Leaves the current function: the caller's pc, or `None` when the
     /// outermost function of this loop returned.
     fn ret(&mut self, cur: &mut Frame, callers: &mut Vec<Frame>, regs: &mut [u64; NREGS]) -> Option<usize> {
-        self.mem.free(cur.stack);
+        if let Some(st) = cur.stack {
+            self.mem.free(st);
+        }
         let caller = callers.pop()?;
         let done = std::mem::replace(cur, caller);
         regs[6..11].copy_from_slice(&done.saved);

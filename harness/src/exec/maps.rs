@@ -26,6 +26,11 @@ use crate::map::types::*;
 /// `offsetof(struct bpf_array, value)` in 7.3 on x86-64 and arm64.
 pub const ARRAY_VALUE_OFF: u64 = 296;
 pub use super::htab::{HTAB_ELEM_KEY_OFF, Hash};
+/// `offsetof(struct bpf_map, max_entries)` (`struct bpf_array` starts with
+/// its map) in 7.3 on x86-64.
+pub const BPF_MAP_MAX_ENTRIES_OFF: u64 = 0x44;
+/// The most slots a prog array of the model has.
+pub const PROG_ARRAY_MAX_SLOTS: u32 = 1 << 20;
 /// The size of a map object region for the map types with no inline data.
 const MAP_OBJ_SIZE: usize = 296;
 /// `BPF_RINGBUF_HDR_SZ`.
@@ -206,10 +211,13 @@ impl Map {
                 },
             ),
             BPF_MAP_TYPE_BLOOM_FILTER => (MAP_OBJ_SIZE as u64, Store::Bloom { values: HashSet::new() }),
+            // laid out as `struct bpf_array`: `ptrs[]` where an array's
+            // values are, read by the x86-64 JIT's inline tail call (the
+            // runtime fills them for native runs)
             BPF_MAP_TYPE_PROG_ARRAY => (
-                MAP_OBJ_SIZE as u64,
+                ARRAY_VALUE_OFF + 8 * u64::from(def.max_entries.min(PROG_ARRAY_MAX_SLOTS)),
                 Store::ProgArray {
-                    slots: vec![None; def.max_entries.min(1 << 20) as usize],
+                    slots: vec![None; def.max_entries.min(PROG_ARRAY_MAX_SLOTS) as usize],
                 },
             ),
             // an array of maps keeps its inner maps' pointers (NULL: no
@@ -228,6 +236,9 @@ impl Map {
             addr,
             store,
         };
+        if let Store::ProgArray { .. } = map.store {
+            mem.store_kernel(addr + BPF_MAP_MAX_ENTRIES_OFF, 4, u64::from(def.max_entries))?;
+        }
         if let Store::PercpuArray { elem_size, values } = map.store {
             for i in 0..def.max_entries as u64 {
                 mem.store_kernel(addr + ARRAY_VALUE_OFF + 8 * i, 8, values + elem_size * i)?;

@@ -134,6 +134,9 @@ pub struct Memory {
     /// Regions live at their host addresses, in this arena (native runs;
     /// see [`Memory::new_host`]).
     host: Option<arena::Lease>,
+    /// Where the next region of the arena's low area goes
+    /// ([`Memory::alloc_low`]).
+    low_next: Addr,
 }
 
 impl Default for Memory {
@@ -149,6 +152,7 @@ impl Memory {
             next: BASE,
             free: Vec::new(),
             host: None,
+            low_next: 0,
         }
     }
 
@@ -172,9 +176,43 @@ impl Memory {
         })?;
         Ok(Memory {
             next: lease.base(),
+            low_next: lease.low_base().unwrap_or(0),
             host: Some(lease),
             ..Memory::new()
         })
+    }
+
+    /// Maps `data` as a new region in the host memory's low area, below 2
+    /// GiB, so that its address fits a sign-extended imm32: the per-CPU
+    /// kernel variables whose addresses the xlated program holds in a
+    /// `mov` (`r0 = &cpu_number`), which native code then uses as they
+    /// are. Only in host memory; its base address.
+    pub fn alloc_low(&mut self, kind: RegionKind, data: Vec<u8>, readonly: bool) -> Result<Addr, Fault> {
+        let fault = |why| Fault {
+            addr: 0,
+            len: data.len() as u64,
+            write: true,
+            why,
+        };
+        let Some(lease) = &self.host else { return Err(fault("no low memory outside a native run")) };
+        let Some(low) = lease.low_base() else { return Err(fault("no host memory below 2 GiB")) };
+        let base = self.low_next;
+        let span = (data.len() as u64).div_ceil(PAGE).max(1) * PAGE + PAGE;
+        if base + span > low + arena::LOW_SIZE as u64 {
+            return Err(fault("low host memory exhausted"));
+        }
+        self.low_next = base + span;
+        let ptr = base as *mut u8;
+        // SAFETY: [base, base + len) is inside the thread's low area, leased
+        // with the arena, and in no other region (the bump pointer only
+        // moves forward)
+        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), ptr, data.len()) };
+        let bytes = RegionBytes {
+            owned: Vec::new(),
+            arena: Some((ptr, data.len())),
+        };
+        self.regions.insert(base, Region { kind, data: bytes, readonly });
+        Ok(base)
     }
 
     /// Whether regions live at their host addresses.
@@ -360,10 +398,17 @@ mod arena {
 
     /// Address space reserved per thread (pages are only backed when used).
     pub const SIZE: usize = 8 << 30;
+    /// The per-thread low area (below 2 GiB): addresses that fit an imm32.
+    pub const LOW_SIZE: usize = 64 << 10;
+    /// Where low areas are looked for, one `LOW_SIZE` step at a time.
+    const LOW_FROM: u64 = 0x2100_0000;
+    const LOW_TO: u64 = 0x7000_0000;
 
     thread_local! {
         /// (base, in use) of this thread's arena.
         static ARENA: Cell<(u64, bool)> = const { Cell::new((0, false)) };
+        /// This thread's low area (0: not reserved yet, 1: none to be had).
+        static LOW: Cell<u64> = const { Cell::new(0) };
     }
 
     /// The use of the thread's arena by one memory.
@@ -390,12 +435,27 @@ mod arena {
             // the first page stays unused so no region starts at the base
             self.base + super::PAGE
         }
+
+        /// The thread's low area, reserved on first use (`None`: no free
+        /// address range below 2 GiB).
+        pub fn low_base(&self) -> Option<u64> {
+            let mut low = LOW.with(Cell::get);
+            if low == 0 {
+                low = reserve_low().unwrap_or(1);
+                LOW.with(|l| l.set(low));
+            }
+            (low != 1).then_some(low)
+        }
     }
 
     impl Drop for Lease {
         fn drop(&mut self) {
             // give the pages back (zeroed on next use)
-            wipe(self.base);
+            wipe(self.base, SIZE);
+            let low = LOW.with(Cell::get);
+            if low > 1 {
+                wipe(low, LOW_SIZE);
+            }
             ARENA.with(|a| a.set((self.base, false)));
         }
     }
@@ -416,11 +476,45 @@ mod arena {
         (p != libc::MAP_FAILED).then_some(p as u64)
     }
 
+    #[cfg(target_os = "linux")]
+    fn reserve_low() -> Option<u64> {
+        let mut at = LOW_FROM;
+        while at + LOW_SIZE as u64 <= LOW_TO {
+            // SAFETY: a fresh anonymous mapping at a free address (NOREPLACE
+            // never clobbers an existing one)
+            let p = unsafe {
+                libc::mmap(
+                    at as *mut libc::c_void,
+                    LOW_SIZE,
+                    libc::PROT_READ | libc::PROT_WRITE,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED_NOREPLACE,
+                    -1,
+                    0,
+                )
+            };
+            if p != libc::MAP_FAILED {
+                if p as u64 == at {
+                    return Some(at);
+                }
+                // an old kernel ignoring NOREPLACE put it elsewhere
+                // SAFETY: the mapping just made
+                unsafe { libc::munmap(p, LOW_SIZE) };
+            }
+            at += LOW_SIZE as u64;
+        }
+        None
+    }
+
+    #[cfg(not(target_os = "linux"))]
+    fn reserve_low() -> Option<u64> {
+        None
+    }
+
     #[cfg(unix)]
-    fn wipe(base: u64) {
+    fn wipe(base: u64, len: usize) {
         // SAFETY: the thread's own arena, which no region uses any more
         unsafe {
-            libc::madvise(base as *mut libc::c_void, SIZE, libc::MADV_DONTNEED);
+            libc::madvise(base as *mut libc::c_void, len, libc::MADV_DONTNEED);
         }
     }
 
@@ -430,7 +524,7 @@ mod arena {
     }
 
     #[cfg(not(unix))]
-    fn wipe(_base: u64) {}
+    fn wipe(_base: u64, _len: usize) {}
 }
 
 #[cfg(test)]

@@ -371,6 +371,9 @@ pub fn test_run_program(
     opts: &ExecOptions,
 ) -> Result<TestRunOutput, ExecError> {
     let mut rt = Runtime::new(&req.maps, opts)?;
+    if let Some(f) = req.prog.funcs.first() {
+        rt.fill_self_slots(&req.maps, &f.name);
+    }
     rt.test_run(prog, req.prog_type, req.expected_attach_type, input)
 }
 

@@ -20,16 +20,29 @@
 //!   registers kept, the count in and out of AX = r10);
 //! * `this_cpu_off` is a zero word in a low page (`gs` is 0 in user space,
 //!   so `add reg, gs:[this_cpu_off]` adds 0: one CPU, as the interpreter);
-//!   per-CPU kernel variables, whose addresses the xlated program holds as
-//!   imm32 (`r0 = &cpu_number`), are not run natively;
-//! * map addresses and kernel variables in `ld_imm64` are the runtime's.
+//!   per-CPU kernel variables whose addresses the xlated program holds as
+//!   an imm32 (`r0 = &cpu_number` of the inlined
+//!   `bpf_get_smp_processor_id`/`bpf_get_current_task`) live in a
+//!   per-thread area of host memory below 2 GiB
+//!   ([`super::mem::Memory::alloc_low`]), whose address is the imm32;
+//! * map addresses and kernel variables in `ld_imm64` are the runtime's;
+//! * tail calls are the JIT's inline sequence: prog arrays are laid out as
+//!   `struct bpf_array` (`map.max_entries` at 0x44, `ptrs[]` at 0x128), a
+//!   slot holding the program points at a stand-in `struct bpf_prog` whose
+//!   `bpf_func` (0x48) is the program's image, so a taken tail call jumps
+//!   to `bpf_func + X86_TAIL_CALL_OFFSET` and the counter is the JIT's own
+//!   (in the frame, `MAX_TAIL_CALL_CNT`);
+//! * the interpreter's run it is compared with shares the layout
+//!   ([`test_run_interp_host`], `prepare_host`): the same regions in the
+//!   same order, and its frames where the JIT's are, so even pointers a
+//!   program returns or stores are equal.
 //!
 //! Only programs the verifier accepted run natively, and only after the
 //! interpreter ran the same xlated program to its end in the same kind of
 //! runtime (a fault there would be a crash here). What cannot run is
-//! refused up front ([`ExecError::Unsupported`]): tail calls (the JIT's
-//! inline tail call reads `struct bpf_array` fields the runtime's prog
-//! arrays do not have), indirect jumps, arena and private stacks. A helper
+//! refused up front ([`ExecError::Unsupported`]): tail calls into other
+//! programs than the one under test (the runner loads no other), indirect
+//! jumps, arena and private stacks. A helper
 //! that fails inside a native run cannot unwind through JITed frames: the
 //! error is kept, the helper returns 0, and the run reports the error.
 
@@ -71,16 +84,174 @@ pub fn test_run_native(
 }
 
 /// The interpreter's run of the same xlated program in a runtime at host
-/// addresses: what a native run is compared with.
+/// addresses laid out as a native run's (the stack where the JIT's frames
+/// are, kernel variables and the ctx at the same addresses): what a native
+/// run is compared with.
 pub fn test_run_interp_host(
     req: &LoadRequest,
     xlated: &[Insn],
+    subprogs: &[SubprogFacts],
     input: &TestRunInput,
     opts: &ExecOptions,
 ) -> Result<TestRunOutput, ExecError> {
     let prog = super::ExecProgram::from_xlated(xlated, req.arch, req.prog_type.0).map_err(ExecError::Unsupported)?;
     let mut rt = super::Runtime::new_host(&req.maps, opts)?;
+    prepare_host(&mut rt, req, xlated, subprogs, &prog)?;
     rt.test_run(&prog, req.prog_type, req.expected_attach_type, input)
+}
+
+/// A native run next to the interpreter's.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Comparison {
+    /// Retval, `data_out` and the ctx handed back (or the error) are equal.
+    Same,
+    /// One side could not run it (not modelled, the budget), with why.
+    Skipped(String),
+    /// They differ: both results, shown.
+    Differs(String),
+}
+
+fn show(r: &Result<TestRunOutput, ExecError>) -> String {
+    match r {
+        Ok(o) => format!(
+            "retval {:#x} data_out {:02x?} ctx_out {:02x?}",
+            o.retval, o.data_out, o.ctx_out
+        ),
+        Err(e) => format!("error: {e}"),
+    }
+}
+
+/// Runs the xlated program `xlated` of the accepted load `req` natively and
+/// by the interpreter, each in a fresh host-memory runtime of the same
+/// layout: the differential check of `tests/exec_native.rs` and the
+/// `exec_native` fuzz target.
+pub fn compare_with_interpreter(
+    req: &LoadRequest,
+    xlated: &[Insn],
+    subprogs: &[SubprogFacts],
+    input: &TestRunInput,
+    opts: &ExecOptions,
+) -> Comparison {
+    let interp = test_run_interp_host(req, xlated, subprogs, input, opts);
+    match &interp {
+        Err(ExecError::Unsupported(why)) => return Comparison::Skipped(format!("interpreter: {why}")),
+        Err(ExecError::Budget(_)) => return Comparison::Skipped("interpreter: budget".into()),
+        _ => {}
+    }
+    let nat = test_run_native(req, xlated, subprogs, input, opts);
+    if let Err(ExecError::Unsupported(why)) = &nat {
+        return Comparison::Skipped(why.clone());
+    }
+    let same = match (&interp, &nat) {
+        // every instruction ran as machine code: the interpreter counted none
+        (Ok(a), Ok(b)) => b.insns == 0 && a.retval == b.retval && a.data_out == b.data_out && a.ctx_out == b.ctx_out,
+        (Err(a), Err(b)) => a == b,
+        _ => false,
+    };
+    if same {
+        Comparison::Same
+    } else {
+        Comparison::Differs(format!("interpreter {}; native {}", show(&interp), show(&nat)))
+    }
+}
+
+/// Bytes of the stack a native run (and the interpreter's run it is
+/// compared with) runs on.
+const HOST_STACK_SIZE: usize = 4 << 20;
+
+/// `offsetof(struct bpf_prog, bpf_func)` in 7.3 on x86-64.
+const BPF_PROG_BPF_FUNC_OFF: u64 = 0x48;
+/// Bytes of the stand-in `struct bpf_prog` prog arrays point to.
+const BPF_PROG_SIZE: usize = 0x100;
+
+/// The layout every host-memory run of `xlated` shares, set up before the
+/// ctx: the prog array slots naming the program (libbpf's
+/// `init_prog_array_slots`) with `ptrs[]` pointing at a `struct bpf_prog`
+/// of it (whose `bpf_func` a native run fills in), the kernel variables it
+/// loads (in program order) and the stack with the JIT's frame sizes
+/// ([`super::runtime::HostStack`]). The JIT's view of the program, with
+/// the verifier's facts, and the `struct bpf_prog`, if a slot holds it.
+fn prepare_host(
+    rt: &mut super::Runtime,
+    req: &LoadRequest,
+    xlated: &[Insn],
+    subprogs: &[SubprogFacts],
+    prog: &super::ExecProgram,
+) -> Result<(crate::jit::JitProgram, Option<super::Addr>), ExecError> {
+    let not_here = |what: String| ExecError::Unsupported(format!("native run: {what}"));
+    if let Some(f) = req.prog.funcs.first() {
+        rt.fill_self_slots(&req.maps, &f.name);
+    }
+    let mut prog_obj = None;
+    for m in 0..rt.maps.len() {
+        let (addr, max_entries) = (rt.maps[m].addr, rt.maps[m].def.max_entries);
+        let super::maps::Store::ProgArray { slots } = &rt.maps[m].store else { continue };
+        if max_entries as usize > slots.len() {
+            // the JIT's bounds check reads max_entries: ptrs[] must be whole
+            return Err(not_here(format!("a prog array of {max_entries} slots")));
+        }
+        let filled: Vec<(usize, usize)> = slots.iter().enumerate().filter_map(|(k, p)| p.map(|p| (k, p))).collect();
+        for (k, p) in filled {
+            if p != 0 {
+                return Err(not_here("tail calls into another program".into()));
+            }
+            let obj = match prog_obj {
+                Some(o) => o,
+                None => {
+                    let o = rt
+                        .mem
+                        .alloc(super::mem::RegionKind::Object, vec![0; BPF_PROG_SIZE], true)
+                        .map_err(|f| not_here(format!("struct bpf_prog: {f}")))?;
+                    prog_obj = Some(o);
+                    o
+                }
+            };
+            rt.mem
+                .store_kernel(addr + super::maps::ARRAY_VALUE_OFF + 8 * k as u64, 8, obj)
+                .map_err(|f| not_here(format!("prog array slot: {f}")))?;
+        }
+    }
+    // per-CPU variables held as an imm32 first (low memory), then the rest
+    for (pc, k) in prog.imm64.iter().enumerate() {
+        if let Some(super::Imm64::Ksym(name)) = k
+            && !prog.insns.get(pc).is_some_and(|i| i.is_ld_imm64())
+        {
+            rt.ksym_low(name)?;
+        }
+    }
+    for k in prog.imm64.iter().flatten() {
+        if let super::Imm64::Ksym(name) = k {
+            rt.ksym(name)?;
+        }
+    }
+    let depths: Vec<u32> = subprogs.iter().map(|s| s.stack_depth).collect();
+    let mut jp = crate::jit::JitProgram::from_xlated_dump(xlated, &depths, req.prog_type.0);
+    if jp.funcs.len() != subprogs.len() {
+        return Err(not_here(format!(
+            "the xlated program has {} functions, the verifier {} subprograms",
+            jp.funcs.len(),
+            subprogs.len()
+        )));
+    }
+    for (f, s) in jp.funcs.iter_mut().zip(subprogs) {
+        f.tail_call_reachable = s.tail_call_reachable;
+        f.exception_cb = s.is_exception_cb;
+        f.jits_use_priv_stack = s.priv_stack;
+    }
+    let stack = rt
+        .mem
+        .alloc(super::mem::RegionKind::Stack, vec![0; HOST_STACK_SIZE], false)
+        .map_err(|f| not_here(format!("stack: {f}")))?;
+    let frames = jp
+        .funcs
+        .iter()
+        .map(|f| (f.start, crate::jit::x86_64::frame_bytes_at_call(f, jp.arena_vm_start != 0)))
+        .collect();
+    rt.host_stack = Some(super::runtime::HostStack {
+        top: (stack + HOST_STACK_SIZE as u64) & !15,
+        frames: vec![frames],
+    });
+    Ok((jp, prog_obj))
 }
 
 /// Stand-ins for the native run on other hosts (never built: `native` is
@@ -114,7 +285,6 @@ mod imp {
     use bpf_isa::insn::op::*;
 
     use super::super::interp::Flow;
-    use super::super::mem::RegionKind;
     use super::super::{
         Addr, CallTarget, ExecError, ExecOptions, ExecProgram, Imm64, Internal, Runtime, TestRunOutput, helpers,
         kfuncs,
@@ -139,8 +309,6 @@ mod imp {
     const IMAGE_STRIDE: u64 = 0x4_0000;
     /// One call stub: `mov r11d, imm32; jmp rel32`.
     const STUB_LEN: u64 = 11;
-    /// The stack native code (and the helpers it calls) runs on.
-    const STACK_SIZE: usize = 4 << 20;
 
     /// An executable mapping, unmapped on drop.
     struct Mapping {
@@ -267,13 +435,15 @@ mod imp {
         // faults or cannot finish there would crash or hang natively
         {
             let mut rt = Runtime::new_host(&req.maps, opts)?;
+            super::prepare_host(&mut rt, req, xlated, subprogs, &prog)?;
             match rt.test_run(&prog, req.prog_type, req.expected_attach_type, input) {
                 Ok(_) | Err(ExecError::TestRun(_)) => {}
                 Err(e) => return Err(unsupported(format!("the interpreter's run fails ({e})"))),
             }
         }
         let mut rt = Runtime::new_host(&req.maps, opts)?;
-        let image = build(&mut rt, xlated, subprogs, &prog, req.prog_type.0)?;
+        let (_, prog_obj) = super::prepare_host(&mut rt, req, xlated, subprogs, &prog)?;
+        let image = build(&mut rt, xlated, subprogs, &prog, req.prog_type.0, prog_obj)?;
         rt.native = Some(image);
         let out = rt.test_run(&prog, req.prog_type, req.expected_attach_type, input);
         // keep the run's error over a result computed from a stand-in 0
@@ -290,6 +460,7 @@ mod imp {
         subprogs: &[SubprogFacts],
         prog: &ExecProgram,
         prog_type: u32,
+        prog_obj: Option<Addr>,
     ) -> Result<NativeImage, ExecError> {
         if subprogs.iter().any(|s| s.priv_stack) {
             return Err(unsupported("private stacks"));
@@ -301,7 +472,8 @@ mod imp {
         for (pc, insn) in xlated.iter().enumerate() {
             let class = insn.class();
             if insn.code == BPF_JMP | 0xf0 || (insn.is_call() && insn.src == 0 && insn.imm == 12) {
-                return Err(unsupported("tail calls"));
+                // the JIT's inline tail call through the prog array's ptrs[]
+                continue;
             }
             if matches!(class, BPF_JMP | BPF_JMP32) && op(insn.code) == BPF_JA && src(insn.code) == BPF_X {
                 return Err(unsupported("indirect jumps"));
@@ -321,9 +493,17 @@ mod imp {
                     targets.insert(insn.imm as u32, t);
                 }
             }
-            if !insn.is_ld_imm64() && matches!(prog.imm64.get(pc), Some(Some(Imm64::Ksym(_)))) {
-                // its kernel address is an imm32 the host cannot map
-                return Err(unsupported("a per-CPU kernel variable's address as an imm32"));
+            if !insn.is_ld_imm64()
+                && let Some(Some(Imm64::Ksym(name))) = prog.imm64.get(pc)
+            {
+                // `r0 = &cpu_number`: the runtime's variable is in low
+                // memory, whose address fits the imm32; `this_cpu_ptr()`
+                // then adds this CPU's offset, 0 (gs:[this_cpu_off])
+                let a = rt.ksym_low(name)?;
+                if a > i32::MAX as u64 {
+                    return Err(unsupported(format!("{name} at {a:#x}, beyond an imm32")));
+                }
+                insns[pc].imm = a as i32;
             }
             if insn.is_ld_imm64() {
                 let addr = match prog.imm64.get(pc).cloned().flatten() {
@@ -421,15 +601,18 @@ mod imp {
             map.write(at, &stub);
         }
         map.seal()?;
-        let stack = rt
-            .mem
-            .alloc(RegionKind::Stack, vec![0; STACK_SIZE], false)
-            .map_err(|f| unsupported(format!("stack: {f}")))?;
+        if let Some(obj) = prog_obj {
+            // tail calls enter the program's own image
+            rt.mem
+                .store_kernel(obj + super::BPF_PROG_BPF_FUNC_OFF, 8, base + IMAGES_OFF)
+                .map_err(|f| unsupported(format!("struct bpf_prog: {f}")))?;
+        }
+        let stack_top = rt.host_stack.as_ref().map(|h| h.top).ok_or_else(|| unsupported("no stack"))?;
         Ok(NativeImage {
             map,
             funcs,
             targets,
-            stack_top: (stack + STACK_SIZE as u64) & !15,
+            stack_top,
             depth: Cell::new(0),
             error: None,
         })

@@ -43,6 +43,40 @@ pub struct Runtime {
     /// native run of it (what the kernel reports as `duration`).
     pub(crate) repeat: u32,
     pub(crate) native_ns: Option<u64>,
+    /// In a host-memory runtime: the stack native code runs on, where the
+    /// interpreter puts its frames too (see [`HostStack`]).
+    pub(crate) host_stack: Option<HostStack>,
+}
+
+/// The stack of a native run, shared by the interpreter run it is compared
+/// with: the outermost frame's `r10` is the JITed entry's `rbp` (`top` -
+/// 16: return address, saved `rbp`), a bpf2bpf callee's is the caller's
+/// minus the caller's frame at the call (`frames`) minus 16, and a tail
+/// call keeps `r10`, so stack pointers a program hands out (its retval, a
+/// map value, the packet) are the same in both runs. Callbacks get frames
+/// of their own in the interpreter (native ones run on the helper's
+/// stack, whose depth the interpreter cannot know).
+#[derive(Clone, Debug, Default)]
+pub(crate) struct HostStack {
+    pub top: Addr,
+    /// Per program index: (first insn, bytes of its frame below `rbp` at a
+    /// call) of each function, by start.
+    pub frames: Vec<Vec<(usize, u64)>>,
+}
+
+impl HostStack {
+    /// `r10` of the outermost frame.
+    pub fn entry_fp(&self) -> Addr {
+        self.top - 16
+    }
+
+    /// `r10` of a function called from insn `pc` of program `prog` whose
+    /// frame pointer is `caller_fp`.
+    pub fn callee_fp(&self, prog: usize, pc: usize, caller_fp: Addr) -> Option<Addr> {
+        let funcs = self.frames.get(prog)?;
+        let &(_, bytes) = funcs.iter().rev().find(|(start, _)| *start <= pc)?;
+        Some(caller_fp.wrapping_sub(bytes + 16))
+    }
 }
 
 impl Runtime {
@@ -83,6 +117,7 @@ impl Runtime {
             native: None,
             repeat: 0,
             native_ns: None,
+            host_stack: None,
         })
     }
 
@@ -104,6 +139,18 @@ impl Runtime {
                 Ok(())
             }
             _ => Err(format!("map {map} is not a prog array")),
+        }
+    }
+
+    /// libbpf's `init_prog_array_slots` for the program under test (program
+    /// 0) called `name`: the slots of `maps`' prog arrays that name it (the
+    /// runner loads no other program of an object).
+    pub fn fill_self_slots(&mut self, maps: &[MapDef], name: &str) {
+        for (i, d) in maps.iter().enumerate() {
+            for (key, _) in d.prog_slots.iter().filter(|(_, p)| p == name) {
+                // a key outside the array fails the kernel's update: no slot
+                let _ = self.set_prog_array_slot(i, *key, Some(0));
+            }
         }
     }
 
@@ -170,6 +217,21 @@ impl Runtime {
             crate::target::Arch::X86_64 => addr >= 0xffff_8000_0000_0000,
             _ => true,
         }
+    }
+
+    /// [`Runtime::ksym`] of a per-CPU kernel variable whose address the
+    /// xlated program holds as an imm32 (`r0 = &cpu_number`), in host memory
+    /// below 2 GiB, so that native code can hold the same address.
+    pub(crate) fn ksym_low(&mut self, name: &str) -> Result<Addr, ExecError> {
+        if let Some(&a) = self.ksyms.get(name) {
+            return Ok(a);
+        }
+        let a = self
+            .mem
+            .alloc_low(RegionKind::Object, vec![0; 4096], true)
+            .map_err(|f| ExecError::Unsupported(format!("ksym {name}: {f}")))?;
+        self.ksyms.insert(name.to_string(), a);
+        Ok(a)
     }
 
     /// A zeroed kernel variable for a `__ksym` load (one page, readable).

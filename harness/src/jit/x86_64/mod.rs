@@ -1187,6 +1187,34 @@ fn push_callee_regs(e: &mut Emitter, used: [bool; 4]) {
     }
 }
 
+/// How far below its frame pointer (`rbp`) `func`'s `rsp` is when it calls
+/// (what `do_jit`'s prologue and call emission leave there): the rounded
+/// stack, the tail call counter slots, the callee-saved registers (r12
+/// too with an `arena`), the outgoing stack arguments, and r9 pushed
+/// around a call from a private-stack frame. A callee's `rbp` is 16 bytes
+/// lower still (return address, saved `rbp`). For runs of the JITed code
+/// that place the interpreter's frames where the JIT's are.
+pub fn frame_bytes_at_call(func: &JitFunc, arena: bool) -> u64 {
+    let depth = if func.jits_use_priv_stack { 0 } else { round_up8(func.stack_depth) as u64 };
+    let tail_call = if func.tail_call_reachable { 16 } else { 0 };
+    let saved = if func.exception_boundary {
+        40
+    } else {
+        let mut used = [false; 4];
+        for i in &func.insns {
+            for r in [i.dst, i.src] {
+                if (6..=9).contains(&r) {
+                    used[(r - 6) as usize] = true;
+                }
+            }
+        }
+        8 * used.iter().filter(|u| **u).count() as u64 + if arena { 8 } else { 0 }
+    };
+    let outgoing = u64::from(func.out_stack_arg_cnt.saturating_sub(1)) * 8;
+    let priv_r9 = if func.jits_use_priv_stack { 8 } else { 0 };
+    depth + tail_call + saved + outgoing + priv_r9
+}
+
 /// `pop_callee_regs`, in reverse.
 fn pop_callee_regs(e: &mut Emitter, used: [bool; 4]) {
     for (k, r) in [Reg::RBX, Reg::R13, Reg::R14, Reg::R15].into_iter().enumerate().rev() {
