@@ -262,12 +262,16 @@ pub fn bpf_check_cfg(env: &mut VerifierEnv<'_>) -> PResult<()> {
 /// insn's jump table instead when it has one.
 pub fn bpf_insn_successors<'a>(env: &'a VerifierEnv<'_>, idx: usize) -> Succ<'a> {
     let mut s = Succ { items: [0; 2], cnt: 0, jt: None };
-    if let Some(jt) = env.aux[idx].jt.as_deref() {
+    let insn = &env.insns[idx];
+    let cls = insn.class();
+    // only jumps, calls and LD_ABS/LD_IND have jump tables: the others
+    // leave the (large) aux entry untouched, which on big programs is
+    // most of what the analyses asking for successors cost
+    let may_have_jt = matches!(cls, BPF_JMP | BPF_JMP32) || (cls == BPF_LD && mode(insn.code) != BPF_IMM);
+    if may_have_jt && let Some(jt) = env.aux[idx].jt.as_deref() {
         s.jt = Some(jt);
         return s;
     }
-    let insn = &env.insns[idx];
-    let cls = insn.class();
     let (can_jump, can_fall) = if cls == BPF_JMP || cls == BPF_JMP32 {
         match op(insn.code) {
             BPF_EXIT => (false, false),
