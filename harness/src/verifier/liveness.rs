@@ -702,6 +702,9 @@ impl Liveness<'_, '_> {
         let po = self.env.subprog_info[subprog].postorder_start..self.env.subprog_info[subprog + 1].postorder_start;
         let len = end - start;
         let mut at_in = AtRows::new(len);
+        if !self.level2() && entry.is_none() && len > 0 && !self.env.insns[start..end].iter().any(|i| i.dst == BPF_REG_FP || i.src == BPF_REG_FP) {
+            return self.compute_subprog_args_without_fp(subprog, depth, at_in);
+        }
         // spill tracking rows are shared between insns until one changes
         // them: memory stays proportional to the stores, not to the size
         let unvisited_row: StackRow = Rc::new([UNVISITED; MAX_ARG_SPILL_SLOTS]);
@@ -852,6 +855,36 @@ impl Liveness<'_, '_> {
             }
         }
         self.print_subprog_arg_access(subprog, &at_in, &stack_in);
+        self.info[subprog] = Some(at_in);
+        Ok(())
+    }
+
+    /// `compute_subprog_args` of a subprogram entered without arguments
+    /// whose insns never name r10: no value derives from the frame
+    /// pointer but r10 itself, so every reachable insn sees the entry row,
+    /// no spill slot is tracked and no stack access is recorded. The fixed
+    /// point it would reach, without walking it (most of the analysis's
+    /// cost on programs that do not use the stack).
+    fn compute_subprog_args_without_fp(&mut self, subprog: usize, depth: usize, mut at_in: AtRows) -> PResult<()> {
+        let start = self.env.subprog_info[subprog].start;
+        let po = self.env.subprog_info[subprog].postorder_start..self.env.subprog_info[subprog + 1].postorder_start;
+        let mut entry_row = [NONE; MAX_AT_TRACK_REGS];
+        entry_row[FP] = arg_single(depth as i8, 0);
+        let entry_id = at_in.push(entry_row);
+        for p in po {
+            let idx = self.env.insn_postorder[p];
+            let Some(i) = idx.checked_sub(start).filter(|&i| i < at_in.len()) else { continue };
+            at_in.ids[i] = entry_id;
+            let insn = self.env.insns[idx];
+            if insn.code == BPF_JMP | BPF_CALL && !bpf_pseudo_call(&insn) {
+                // helper calls read no stack through non-frame arguments,
+                // but an unknown prototype stops the analysis all the same
+                bpf_get_call_summary(self.env, &insn)?;
+            }
+            if bpf_pseudo_call(&insn) || self.env.bpf_calls_callback(idx) {
+                self.callsite_at_stack.insert(idx, vec![NONE; MAX_ARG_SPILL_SLOTS]);
+            }
+        }
         self.info[subprog] = Some(at_in);
         Ok(())
     }
