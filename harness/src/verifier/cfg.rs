@@ -88,6 +88,7 @@ fn push_insn(env: &mut VerifierEnv<'_>, dfs: &mut Dfs, t: usize, w: i32, e: u8) 
     }
     if dfs.state[w] & 0xf0 == DISCOVERED {
         // back edge: a loop, which only bpf_capable loaders may have
+        env.cfg_loop_free = false;
         if env.bpf_capable {
             return Ok(Visit::Done);
         }
@@ -141,6 +142,7 @@ fn visit_abnormal_return_insn(env: &mut VerifierEnv<'_>, t: usize) {
     }
     let exit = env.bpf_find_containing_subprog(t).map_or(0, |s| env.subprog_info[s].exit_idx);
     env.aux[t].jt = Some(vec![t + 1, exit]);
+    env.cfg_loop_free = false;
 }
 
 /// `visit_insn`.
@@ -164,6 +166,7 @@ fn visit_insn(env: &mut VerifierEnv<'_>, dfs: &mut Dfs, t: usize) -> PResult<Vis
                 env.aux[t].prune_point = true;
             }
             if bpf_is_sync_callback_calling_insn(env, &insn) {
+                env.cfg_loop_free = false;
                 let a = &mut env.aux[t];
                 a.calls_callback = true;
                 a.force_checkpoint = true;
@@ -213,6 +216,7 @@ fn visit_insn(env: &mut VerifierEnv<'_>, dfs: &mut Dfs, t: usize) -> PResult<Vis
 pub fn bpf_check_cfg(env: &mut VerifierEnv<'_>) -> PResult<()> {
     let n = env.len();
     let mut dfs = Dfs { state: vec![0; n], stack: Vec::with_capacity(16) };
+    env.cfg_loop_free = true;
     dfs.state[0] = DISCOVERED;
     dfs.stack.push(0);
     while let Some(&t) = dfs.stack.last() {
@@ -262,12 +266,16 @@ pub fn bpf_check_cfg(env: &mut VerifierEnv<'_>) -> PResult<()> {
 /// insn's jump table instead when it has one.
 pub fn bpf_insn_successors<'a>(env: &'a VerifierEnv<'_>, idx: usize) -> Succ<'a> {
     let mut s = Succ { items: [0; 2], cnt: 0, jt: None };
-    if let Some(jt) = env.aux[idx].jt.as_deref() {
+    let insn = &env.insns[idx];
+    let cls = insn.class();
+    // only jumps, calls and LD_ABS/LD_IND have jump tables: the others
+    // leave the (large) aux entry untouched, which on big programs is
+    // most of what the analyses asking for successors cost
+    let may_have_jt = matches!(cls, BPF_JMP | BPF_JMP32) || (cls == BPF_LD && mode(insn.code) != BPF_IMM);
+    if may_have_jt && let Some(jt) = env.aux[idx].jt.as_deref() {
         s.jt = Some(jt);
         return s;
     }
-    let insn = &env.insns[idx];
-    let cls = insn.class();
     let (can_jump, can_fall) = if cls == BPF_JMP || cls == BPF_JMP32 {
         match op(insn.code) {
             BPF_EXIT => (false, false),
@@ -372,6 +380,12 @@ pub fn bpf_compute_postorder(env: &mut VerifierEnv<'_>) {
 pub fn bpf_compute_scc(env: &mut VerifierEnv<'_>) {
     const NOT_ON_STACK: u32 = u32::MAX;
     let n = env.len();
+    if env.cfg_loop_free {
+        // no loop: every insn is alone in its component and none is
+        // numbered (pruning dead branches only removed edges)
+        env.scc_cnt = 1;
+        return;
+    }
     let mut stack: Vec<usize> = Vec::with_capacity(n);
     let mut pre = vec![0u32; n];
     let mut low = vec![0u32; n];

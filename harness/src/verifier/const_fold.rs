@@ -230,6 +230,9 @@ fn const_reg_join(target: &mut [ConstArg; NREGS], out: &[ConstArg; NREGS]) -> bo
 
 /// `bpf_compute_const_regs`.
 pub fn bpf_compute_const_regs(env: &mut VerifierEnv<'_>) {
+    if env.cfg_loop_free {
+        return compute_const_regs_loop_free(env);
+    }
     let n = env.len();
     let mut ci_in = vec![[Unvisited; NREGS]; n];
     for i in 0..env.subprog_cnt {
@@ -278,29 +281,96 @@ pub fn bpf_compute_const_regs(env: &mut VerifierEnv<'_>) {
         }
     }
     for (i, ci) in ci_in.iter().enumerate() {
-        let aux = &mut env.aux[i];
-        let (mut mask, mut map_mask, mut sub_mask) = (0u16, 0u16, 0u16);
-        for (r, c) in ci.iter().enumerate().take(10) {
-            match *c {
-                Const(v) if v == v as u32 as u64 => {
-                    mask |= 1 << r;
-                    aux.const_reg_vals[r] = v as u32;
-                }
-                MapPtr(m) => {
-                    map_mask |= 1 << r;
-                    aux.const_reg_vals[r] = m;
-                }
-                Subprog(v) => {
-                    sub_mask |= 1 << r;
-                    aux.const_reg_vals[r] = v;
-                }
-                _ => {}
+        record_const_regs(&mut env.aux[i], ci);
+    }
+}
+
+/// `bpf_compute_const_regs` on a CFG without loops (see
+/// [`VerifierEnv::cfg_loop_free`]): in reverse post-order every
+/// predecessor of an insn comes before it, so one pass is the fixed point
+/// and an insn's input is final when it is reached. The output of an insn
+/// is carried to the next insn of the order without being stored; only
+/// inputs met out of order (jump targets) are stored, by a row index per
+/// insn. Memory stays proportional to the jumps, not to the insns (176
+/// bytes each).
+fn compute_const_regs_loop_free(env: &mut VerifierEnv<'_>) {
+    const NO_ROW: u32 = u32::MAX;
+    let n = env.len();
+    let mut pending_row = vec![NO_ROW; n];
+    let mut rows: Vec<[ConstArg; NREGS]> = Vec::new();
+    for i in 0..env.subprog_cnt {
+        if let Some(slot) = pending_row.get_mut(env.subprog_info[i].start) {
+            *slot = rows.len() as u32;
+            rows.push([Unknown; NREGS]);
+        }
+    }
+    // the input of the insn at hand, then its output: carried on to the
+    // next insn of the order when that is a successor
+    let mut row = [Unvisited; NREGS];
+    let mut carried = false;
+    for p in (0..env.insn_postorder.len()).rev() {
+        let idx = env.insn_postorder[p];
+        let mut have = std::mem::replace(&mut carried, false);
+        if let Some(&k) = pending_row.get(idx).filter(|&&k| k != NO_ROW) {
+            if have {
+                const_reg_join(&mut row, &rows[k as usize]);
+            } else {
+                row = rows[k as usize];
+                have = true;
             }
         }
-        aux.const_reg_mask = mask;
-        aux.const_reg_map_mask = map_mask;
-        aux.const_reg_subprog_mask = sub_mask;
+        if !have {
+            continue;
+        }
+        record_const_regs(&mut env.aux[idx], &row);
+        let insn = env.insns[idx];
+        const_reg_xfer(env, &mut row, &insn, idx);
+        let next = p.checked_sub(1).map(|q| env.insn_postorder[q]);
+        for &s in bpf_insn_successors(env, idx).as_slice() {
+            if s >= n {
+                continue;
+            }
+            if Some(s) == next && !carried {
+                carried = true;
+                continue;
+            }
+            match pending_row[s] {
+                NO_ROW => {
+                    pending_row[s] = rows.len() as u32;
+                    rows.push(row);
+                }
+                k => {
+                    const_reg_join(&mut rows[k as usize], &row);
+                }
+            }
+        }
     }
+}
+
+/// What the main pass and the rewrites keep of an insn's constant
+/// registers: the masks and values in its aux entry.
+fn record_const_regs(aux: &mut InsnAux, ci: &[ConstArg; NREGS]) {
+    let (mut mask, mut map_mask, mut sub_mask) = (0u16, 0u16, 0u16);
+    for (r, c) in ci.iter().enumerate().take(10) {
+        match *c {
+            Const(v) if v == v as u32 as u64 => {
+                mask |= 1 << r;
+                aux.const_reg_vals[r] = v as u32;
+            }
+            MapPtr(m) => {
+                map_mask |= 1 << r;
+                aux.const_reg_vals[r] = m;
+            }
+            Subprog(v) => {
+                sub_mask |= 1 << r;
+                aux.const_reg_vals[r] = v;
+            }
+            _ => {}
+        }
+    }
+    aux.const_reg_mask = mask;
+    aux.const_reg_map_mask = map_mask;
+    aux.const_reg_subprog_mask = sub_mask;
 }
 
 /// `eval_const_branch`.

@@ -244,6 +244,10 @@ pub struct VerifierEnv<'a> {
     /// `env->cfg.insn_postorder` (reachable insns, per subprogram).
     pub insn_postorder: Vec<usize>,
     pub scc_cnt: u32,
+    /// `bpf_check_cfg` met no back-edge, no callback-calling insn and no
+    /// hidden exit: the CFG has no loop of any kind, so no insn is in an
+    /// SCC and `bpf_compute_scc` need not walk it.
+    pub cfg_loop_free: bool,
     /// Statistics `print_verification_stats` reports.
     pub insn_processed: u32,
     pub max_states_per_insn: u32,
@@ -291,6 +295,7 @@ impl<'a> VerifierEnv<'a> {
             used_maps: Vec::new(),
             insn_postorder: Vec::new(),
             scc_cnt: 0,
+            cfg_loop_free: false,
             insn_processed: 0,
             max_states_per_insn: 0,
             total_states: 0,

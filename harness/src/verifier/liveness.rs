@@ -137,10 +137,45 @@ const FP: usize = BPF_REG_FP as usize;
 /// The spill tracking of one insn's input, shared while unchanged.
 type StackRow = Rc<[At; MAX_ARG_SPILL_SLOTS]>;
 
+/// The register tracking of one insn.
+type AtRow = [At; MAX_AT_TRACK_REGS];
+
+/// `at_in` of one subprogram's analysis: one row id per insn into rows
+/// shared while unchanged. Most insns change no frame-derived register,
+/// so an insn costs 4 bytes here, not a 216-byte row (copied at every
+/// step and, on large programs, most of the analysis's memory traffic).
+struct AtRows {
+    ids: Vec<u32>,
+    /// Row 0 is all unvisited; a row is never changed once pushed.
+    rows: Vec<AtRow>,
+}
+
+const UNVISITED_ROW: u32 = 0;
+
+impl AtRows {
+    fn new(len: usize) -> AtRows {
+        AtRows { ids: vec![UNVISITED_ROW; len], rows: vec![[UNVISITED; MAX_AT_TRACK_REGS]] }
+    }
+
+    fn push(&mut self, row: AtRow) -> u32 {
+        self.rows.push(row);
+        (self.rows.len() - 1) as u32
+    }
+
+    /// The row of the `i`-th insn of the subprogram.
+    fn get(&self, i: usize) -> &AtRow {
+        &self.rows[self.ids[i] as usize]
+    }
+
+    fn len(&self) -> usize {
+        self.ids.len()
+    }
+}
+
 /// `struct arg_track`: a value derived from frame `frame`'s pointer at one
 /// of `off[..off_cnt]` (no offsets: somewhere in that frame), from some
 /// frame of `mask` (`ARG_IMPRECISE`), or from no frame pointer.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct At {
     frame: i8,
     off_cnt: u8,
@@ -438,6 +473,23 @@ fn clear_stack_for_all_offs(insn: &Insn, at_out: &[At], reg: usize, stack: &mut 
 }
 
 /// `can_be_local_fp`.
+/// Whether `arg_track_xfer` of `insn` (not a store) leaves every register
+/// of `row` as it is: jumps other than calls, and ALU on a register that
+/// holds no frame pointer and stays so. Most insns, which then need no
+/// copy of the row.
+fn xfer_keeps_regs(insn: &Insn, row: &AtRow) -> bool {
+    let d = (insn.dst as usize).min(MAX_AT_TRACK_REGS - 1);
+    match insn.class() {
+        BPF_JMP => op(insn.code) != BPF_CALL,
+        BPF_JMP32 => true,
+        BPF_ALU => row[d] == NONE,
+        BPF_ALU64 if src(insn.code) == BPF_K => {
+            if op(insn.code) == BPF_MOV { row[d] == NONE } else { row[d].frame < 0 }
+        }
+        _ => false,
+    }
+}
+
 fn can_be_local_fp(depth: usize, regno: usize, at: &At) -> bool {
     regno == FP || at.frame as i64 == depth as i64 || (at.frame == ARG_IMPRECISE && (at.mask as u32) & (1 << depth) != 0)
 }
@@ -473,7 +525,7 @@ struct Liveness<'e, 'a> {
     /// `env->callsite_at_stack`: the spill tracking at each call site.
     callsite_at_stack: HashMap<usize, Vec<At>>,
     /// `subprog_at_info.at_in` per subprogram.
-    info: Vec<Option<Vec<[At; MAX_AT_TRACK_REGS]>>>,
+    info: Vec<Option<AtRows>>,
 }
 
 impl Liveness<'_, '_> {
@@ -649,15 +701,21 @@ impl Liveness<'_, '_> {
         let end = self.env.subprog_info[subprog + 1].start;
         let po = self.env.subprog_info[subprog].postorder_start..self.env.subprog_info[subprog + 1].postorder_start;
         let len = end - start;
-        let mut at_in = vec![[UNVISITED; MAX_AT_TRACK_REGS]; len];
+        let mut at_in = AtRows::new(len);
+        if !self.level2() && entry.is_none() && len > 0 && !self.env.insns[start..end].iter().any(|i| i.dst == BPF_REG_FP || i.src == BPF_REG_FP) {
+            return self.compute_subprog_args_without_fp(subprog, depth, at_in);
+        }
         // spill tracking rows are shared between insns until one changes
         // them: memory stays proportional to the stores, not to the size
         let unvisited_row: StackRow = Rc::new([UNVISITED; MAX_ARG_SPILL_SLOTS]);
         let mut stack_in: Vec<StackRow> = vec![unvisited_row.clone(); len];
-        at_in[0] = [NONE; MAX_AT_TRACK_REGS];
-        at_in[0][FP] = arg_single(depth as i8, 0);
+        let mut entry_row = [NONE; MAX_AT_TRACK_REGS];
+        entry_row[FP] = arg_single(depth as i8, 0);
         if let Some(e) = entry {
-            at_in[0][1..=5].copy_from_slice(&e[1..=5]);
+            entry_row[1..=5].copy_from_slice(&e[1..=5]);
+        }
+        if len > 0 {
+            at_in.ids[0] = at_in.push(entry_row);
         }
         stack_in[0] = Rc::new([NONE; MAX_ARG_SPILL_SLOTS]);
         let mut stack_arg_entry = [NONE; MAX_STACK_ARG_SLOTS];
@@ -687,29 +745,40 @@ impl Liveness<'_, '_> {
                     }
                     dirty[i] = false;
                 }
-                if !is_visited(&at_in[i][0]) && !is_visited(&at_in[i][1]) {
+                let in_id = at_in.ids[i];
+                let visited = {
+                    let r = at_in.get(i);
+                    is_visited(&r[0]) || is_visited(&r[1])
+                };
+                if !visited {
                     continue;
                 }
-                let mut at_out = at_in[i];
                 let insn = self.env.insns[idx];
                 let in_row = stack_in[i].clone();
+                let (out_id, out_row) = if !trace && xfer_keeps_regs(&insn, at_in.get(i)) {
+                    // the common case: the output is the input, shared
+                    (in_id, in_row)
+                } else {
+                let in_regs = *at_in.get(i);
+                let mut at_out = in_regs;
                 // only stores change the spill slots: the others share the
                 // input row instead of copying it
                 let out_row = if matches!(insn.class(), BPF_STX | BPF_ST) {
                     let mut stack_out: [At; MAX_ARG_SPILL_SLOTS] = *in_row;
                     self.xfer(&insn, &mut at_out, &in_row[..], Some(&mut stack_out), &stack_arg_entry, depth, callsites);
                     if trace {
-                        let ai = at_in[i];
-                        self.log_xfer(idx, &ai, &in_row[..], &at_out, &stack_out);
+                        self.log_xfer(idx, &in_regs, &in_row[..], &at_out, &stack_out);
                     }
                     if stack_out.iter().zip(in_row.iter()).all(|(a, b)| at_eq(a, b)) { in_row } else { Rc::new(stack_out) }
                 } else {
                     self.xfer(&insn, &mut at_out, &in_row[..], None, &stack_arg_entry, depth, callsites);
                     if trace {
-                        let ai = at_in[i];
-                        self.log_xfer(idx, &ai, &in_row[..], &at_out, &in_row[..]);
+                        self.log_xfer(idx, &in_regs, &in_row[..], &at_out, &in_row[..]);
                     }
                     in_row
+                };
+                // an insn that changed no register shares its input row
+                (if at_out == in_regs { in_id } else { at_in.push(at_out) }, out_row)
                 };
                 let own;
                 let succ = if trace {
@@ -724,16 +793,22 @@ impl Liveness<'_, '_> {
                     }
                     let ti = target - start;
                     let mut in_changed = false;
-                    if !trace && !is_visited(&at_in[ti][0]) && !is_visited(&at_in[ti][1]) && at_in[ti].iter().all(|a| !is_visited(a)) {
+                    let t_id = at_in.ids[ti];
+                    if t_id == out_id {
+                        // joining a row with itself changes nothing
+                    } else if t_id == UNVISITED_ROW {
                         // a first visit takes the output as it is (the
                         // join of unvisited with anything), silently
-                        in_changed = at_out.iter().any(is_visited);
-                        at_in[ti] = at_out;
-                    } else if trace || !at_row_eq(&at_in[ti], &at_out) {
-                        for r in 0..MAX_AT_TRACK_REGS {
-                            let mut slot = at_in[ti][r];
-                            in_changed |= self.join(idx, target, r as i64, &mut slot, at_out[r]);
-                            at_in[ti][r] = slot;
+                        in_changed = out_id == in_id || at_in.rows[out_id as usize].iter().any(is_visited);
+                        at_in.ids[ti] = out_id;
+                    } else if trace || !at_row_eq(&at_in.rows[t_id as usize], &at_in.rows[out_id as usize]) {
+                        let at_out = at_in.rows[out_id as usize];
+                        let mut row = at_in.rows[t_id as usize];
+                        for (r, slot) in row.iter_mut().enumerate() {
+                            in_changed |= self.join(idx, target, r as i64, slot, at_out[r]);
+                        }
+                        if in_changed {
+                            at_in.ids[ti] = at_in.push(row);
                         }
                     }
                     if Rc::ptr_eq(&stack_in[ti], &out_row) {
@@ -768,16 +843,48 @@ impl Liveness<'_, '_> {
         // record the accesses (reverse post-order skips dead code)
         for &idx in &order {
             let i = idx - start;
-            self.record_load_store_access(inst, &at_in[i], idx);
             let insn = self.env.insns[idx];
+            if matches!(insn.class(), BPF_LDX | BPF_STX | BPF_ST) {
+                self.record_load_store_access(inst, at_in.get(i), idx);
+            }
             if insn.code == BPF_JMP | BPF_CALL {
-                self.record_call_access(inst, &at_in[i], idx)?;
+                self.record_call_access(inst, at_in.get(i), idx)?;
             }
             if bpf_pseudo_call(&insn) || self.env.bpf_calls_callback(idx) {
                 self.callsite_at_stack.insert(idx, stack_in[i].to_vec());
             }
         }
         self.print_subprog_arg_access(subprog, &at_in, &stack_in);
+        self.info[subprog] = Some(at_in);
+        Ok(())
+    }
+
+    /// `compute_subprog_args` of a subprogram entered without arguments
+    /// whose insns never name r10: no value derives from the frame
+    /// pointer but r10 itself, so every reachable insn sees the entry row,
+    /// no spill slot is tracked and no stack access is recorded. The fixed
+    /// point it would reach, without walking it (most of the analysis's
+    /// cost on programs that do not use the stack).
+    fn compute_subprog_args_without_fp(&mut self, subprog: usize, depth: usize, mut at_in: AtRows) -> PResult<()> {
+        let start = self.env.subprog_info[subprog].start;
+        let po = self.env.subprog_info[subprog].postorder_start..self.env.subprog_info[subprog + 1].postorder_start;
+        let mut entry_row = [NONE; MAX_AT_TRACK_REGS];
+        entry_row[FP] = arg_single(depth as i8, 0);
+        let entry_id = at_in.push(entry_row);
+        for p in po {
+            let idx = self.env.insn_postorder[p];
+            let Some(i) = idx.checked_sub(start).filter(|&i| i < at_in.len()) else { continue };
+            at_in.ids[i] = entry_id;
+            let insn = self.env.insns[idx];
+            if insn.code == BPF_JMP | BPF_CALL && !bpf_pseudo_call(&insn) {
+                // helper calls read no stack through non-frame arguments,
+                // but an unknown prototype stops the analysis all the same
+                bpf_get_call_summary(self.env, &insn)?;
+            }
+            if bpf_pseudo_call(&insn) || self.env.bpf_calls_callback(idx) {
+                self.callsite_at_stack.insert(idx, vec![NONE; MAX_ARG_SPILL_SLOTS]);
+            }
+        }
         self.info[subprog] = Some(at_in);
         Ok(())
     }
@@ -872,7 +979,7 @@ impl Liveness<'_, '_> {
     }
 
     /// `print_subprog_arg_access`.
-    fn print_subprog_arg_access(&mut self, subprog: usize, at_in: &[[At; MAX_AT_TRACK_REGS]], stack_in: &[StackRow]) {
+    fn print_subprog_arg_access(&mut self, subprog: usize, at_in: &AtRows, stack_in: &[StackRow]) {
         if !self.level2() {
             return;
         }
@@ -889,16 +996,16 @@ impl Liveness<'_, '_> {
             let text = self.env.insn_text(idx);
             self.env.verbose(&format!("{idx:3}: {text}"));
             self.env.verbose("\n");
-            let regs_visited = ldx_stx_call && is_visited(&at_in[i][0]);
+            let regs_visited = ldx_stx_call && is_visited(&at_in.get(i)[0]);
             let mut extra = String::new();
             if regs_visited {
-                for (r, a) in at_in[i].iter().enumerate().take(MAX_BPF_REG as usize - 1) {
+                for (r, a) in at_in.get(i).iter().enumerate().take(MAX_BPF_REG as usize - 1) {
                     if is_fp(a) {
                         extra.push_str(&format!(" r{r}={}", fmt_at(a)));
                     }
                 }
                 for r in 0..MAX_STACK_ARG_SLOTS {
-                    let a = &at_in[i][MAX_BPF_REG as usize + r];
+                    let a = &at_in.get(i)[MAX_BPF_REG as usize + r];
                     if is_fp(a) {
                         extra.push_str(&format!(" sa{r}={}", fmt_at(a)));
                     }
@@ -996,7 +1103,11 @@ impl Liveness<'_, '_> {
         for p in po {
             let idx = self.env.insn_postorder[p];
             let insn = self.env.insns[idx];
-            let Some(at_j) = idx.checked_sub(start).and_then(|j| self.info[subprog].as_ref()?.get(j).copied()) else { continue };
+            // only calls pass arguments on: the others need no row
+            if !bpf_pseudo_call(&insn) && !self.env.bpf_calls_callback(idx) {
+                continue;
+            }
+            let Some(at_j) = idx.checked_sub(start).and_then(|j| self.info[subprog].as_ref().filter(|r| j < r.len()).map(|r| *r.get(j))) else { continue };
             let mut args = [NONE; MAX_AT_TRACK_REGS];
             let callee;
             if bpf_pseudo_call(&insn) {
@@ -1300,7 +1411,7 @@ fn bpf_compute_subprog_arg_access(env: &mut VerifierEnv<'_>) -> PResult<BpfLiven
         by_key: HashMap::new(),
         subprog_calls: 0,
         callsite_at_stack: HashMap::new(),
-        info: vec![None; cnt],
+        info: (0..cnt).map(|_| None).collect(),
     };
     let mut callsites = [0usize; MAX_CALL_FRAMES];
     for k in (0..cnt).rev() {
