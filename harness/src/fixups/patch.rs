@@ -331,19 +331,22 @@ pub fn apply_to(t: &mut PatchTarget<'_>, patches: Patches) -> Result<(), Fail> {
             let _ = rel_set(insn, r, to);
         }
     }
-    spread(t.insns, &list, &grown, |_| Insn::default());
-    // the patched insn's aux data goes with its last insn
-    spread(t.aux, &list, &grown, |_| InsnAux::default());
+    spread(t.insns, &list, &grown, |_| Insn::default(), |p, slots| slots.copy_from_slice(&p.insns));
+    // the patched insn's aux data goes with its last insn; zext_dst of
+    // the patch's insns: whether each defines a 32-bit subregister
+    spread(
+        t.aux,
+        &list,
+        &grown,
+        |_| InsnAux::default(),
+        |p, slots| {
+            for (a, insn) in slots.iter_mut().zip(&p.insns) {
+                a.zext_dst = crate::fixups::zext::bpf_insn_def32(insn).is_some();
+            }
+        },
+    );
     if !t.pass_aux.is_empty() {
-        spread(t.pass_aux, &list, &grown, |a| PassAux { seen: a.seen, ..PassAux::default() });
-    }
-    for (p, &g) in list.iter().zip(&grown) {
-        let last = p.at + g;
-        let here = last + 1 - p.insns.len();
-        t.insns[here..=last].copy_from_slice(&p.insns);
-        for i in here..=last {
-            t.aux[i].zext_dst = crate::fixups::insn_def32(t.insns, i);
-        }
+        spread(t.pass_aux, &list, &grown, |a| PassAux { seen: a.seen, ..PassAux::default() }, |_, _| ());
     }
     for si in t.subprog_info.iter_mut().take(*t.subprog_cnt + 1) {
         si.start = land(si.start as i64) as usize;
@@ -354,14 +357,15 @@ pub fn apply_to(t: &mut PatchTarget<'_>, patches: Patches) -> Result<(), Fail> {
 /// Moves the elements of `v`, one per insn of the program the pass read,
 /// to where the patches `list` (sorted, `grown` their running growth) put
 /// them: a patched insn's element to the last slot of its patch, `fresh`
-/// of it into the slots before. In place from the back, the vector grown
+/// of it into the slots before, then `patched` sees the patch's slots
+/// (while they are in the caches). In place from the back, the vector grown
 /// once in its allocation: every element moves to or after where it was,
 /// so none is overwritten before it moved, and the runs between patches
 /// move with one memmove each. Per-insn data is large (`InsnAux`,
 /// `PassAux`): the data is read and written once, and no second array is
 /// allocated (fresh memory is page faults, and a 400k-insn program's
 /// aux data does not fit in the caches twice).
-fn spread<T>(v: &mut Vec<T>, list: &[Patch], grown: &[usize], fresh: impl Fn(&T) -> T) {
+fn spread<T>(v: &mut Vec<T>, list: &[Patch], grown: &[usize], fresh: impl Fn(&T) -> T, mut patched: impl FnMut(&Patch, &mut [T])) {
     let Some(&total) = grown.last() else { return };
     let old_len = v.len();
     v.reserve_exact(total);
@@ -380,13 +384,15 @@ fn spread<T>(v: &mut Vec<T>, list: &[Patch], grown: &[usize], fresh: impl Fn(&T)
         // them); `ptr::copy` allows the overlap. Each of the new slots
         // `0..old_len + total` is written exactly once (the run before the
         // first patch stays), so every element lives on in exactly one
-        // slot; a slot moved from is overwritten without a drop.
+        // slot; a slot moved from is overwritten without a drop. The
+        // patch's slots are initialized and nothing else refers to them.
         unsafe {
             std::ptr::copy(base.add(p.at + 1), base.add(last + 1), end - p.at - 1);
             std::ptr::copy(base.add(p.at), base.add(last), 1);
             for i in here..last {
                 base.add(i).write(fresh(&*base.add(last)));
             }
+            patched(p, std::slice::from_raw_parts_mut(base.add(here), last + 1 - here));
         }
         end = p.at;
     }
