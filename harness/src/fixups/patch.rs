@@ -592,7 +592,7 @@ mod tests {
         let insns: Vec<Insn> = (0..len).map(|i| random_insn(rng, len, i, wide)).collect();
         // some with a jump table: moved, not copied (nothing dropped twice)
         let aux = (0..len)
-            .map(|i| InsnAux { map_off: i as u32, scc: rng.below(3) as u32, jt: (rng.below(4) == 0).then(|| vec![i, i + 1]), ..InsnAux::default() })
+            .map(|i| InsnAux { map_off: i as u32, scc: rng.below(3) as u32, jt: (rng.below(4) == 0).then(|| [i, i + 1].into()), ..InsnAux::default() })
             .collect();
         let pass_aux = (0..len).map(|i| PassAux { seen: rng.below(4) != 0, alu_limit: i as u32, ..PassAux::default() }).collect();
         let mut starts = vec![0usize];
