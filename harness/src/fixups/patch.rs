@@ -237,7 +237,8 @@ pub fn bpf_adj_branches(insns: &mut [Insn], pos: usize, end_old: usize, end_new:
 }
 
 /// Apply one pass's patches in one step: the result of
-/// [`apply_one_at_a_time`], in O(N + inserted).
+/// [`apply_one_at_a_time`], in O(N + inserted) (and a binary search over
+/// the patches per jump).
 pub fn apply(env: &mut VerifierEnv<'_>, patches: Patches) -> Result<(), Fail> {
     apply_to(&mut PatchTarget::of(env), patches)
 }
