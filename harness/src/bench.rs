@@ -507,9 +507,10 @@ fn time_engine(insns: &[crate::isa::Insn], patches: &crate::fixups::patch::Patch
     Ok(ms)
 }
 
-/// The engine's cases, the best of `reps` runs.
+/// The engine's cases, the best of `reps` runs (at least 15: a run takes
+/// milliseconds, and other jobs' memory traffic slows single runs).
 pub fn fixups_engine(reps: usize) -> Result<Vec<EngineRow>, String> {
-    let reps = reps.max(1);
+    let reps = reps.max(15);
     // larger than a core's share of the caches here (2 MB of L2 per core
     // and a last level shared with other machines)
     let mut evict = vec![0u8; 256 << 20];
