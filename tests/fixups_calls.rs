@@ -64,7 +64,7 @@ fn family(env: &VerifierEnv<'_>, i: usize) -> String {
     }
     let name = helper_name(insn.imm).unwrap_or("?");
     if name.starts_with("map_") || name == "redirect_map" || name == "for_each_map_elem" {
-        let ty = env.pass_aux.get(i).and_then(|a| a.map_ptr).and_then(|m| env.used_maps.get(m)).map(|&u| env.input.maps[u].def.map_type);
+        let ty = env.pass_aux.get(i).and_then(|a| a.map_ptr).and_then(|m| env.used_maps.get(m as usize)).map(|&u| env.input.maps[u].def.map_type);
         let ty = match ty {
             Some(mt::ARRAY) => "array",
             Some(mt::PERCPU_ARRAY) => "percpu_array",

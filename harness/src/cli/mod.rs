@@ -268,7 +268,12 @@ fn cmd_bench(filters: &[String], json: bool, reps: usize) -> Result<(), String> 
     }
     if filters.is_empty() || filters.iter().any(|f| "fixups_engine".contains(f.as_str()) || f.contains("fixups")) {
         eprintln!("bench: fixups engine");
-        print!("{}", crate::bench::fixups_engine_table(&crate::bench::fixups_engine(reps)?));
+        let rows = crate::bench::fixups_engine(reps)?;
+        if json {
+            crate::bench::fixups_engine_json(&rows).iter().for_each(|r| println!("{r}"));
+        } else {
+            print!("{}", crate::bench::fixups_engine_table(&rows));
+        }
     }
     Ok(())
 }

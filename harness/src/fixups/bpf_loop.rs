@@ -79,8 +79,8 @@ pub fn bpf_optimize_bpf_loop(env: &mut VerifierEnv<'_>) -> Result<(), Fail> {
             }
             let cb = env
                 .subprog_info
-                .get(state.callback_subprogno)
-                .filter(|_| state.callback_subprogno < env.subprog_cnt)
+                .get(state.callback_subprogno as usize)
+                .filter(|_| (state.callback_subprogno as usize) < env.subprog_cnt)
                 .ok_or_else(|| Fail::unsupported("bpf_optimize_bpf_loop", "the callback of an inlined bpf_loop is no subprogram"))?
                 .start;
             patches.replace(i, inline_bpf_loop(i, -(depth + extra), cb));

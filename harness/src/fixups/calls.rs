@@ -162,7 +162,7 @@ fn fixup_helper_call(env: &VerifierEnv<'_>, idx: usize, insn: Insn) -> Result<Op
         if aux.map_ptr_poison {
             return patch_call_imm(env, insn);
         }
-        let m = aux.map_ptr.ok_or_else(|| unsupported(format!("insn {idx}: {} without a recorded map", helper_label(id))))?;
+        let m = aux.map_ptr.map(|m| m as usize).ok_or_else(|| unsupported(format!("insn {idx}: {} without a recorded map", helper_label(id))))?;
         let def = map_of_call(env, m).ok_or_else(|| unsupported(format!("insn {idx}: map {m} of the call is unknown")))?;
         if id == func::MAP_LOOKUP_ELEM {
             let htab = || imm_of(syms, "__htab_map_lookup_elem");
@@ -271,7 +271,7 @@ fn fixup_tail_call(env: &VerifierEnv<'_>, idx: usize, insn: Insn) -> Result<Opti
     if aux.map_ptr_poison {
         return Err(unsupported("tail_call abusing map_ptr (EINVAL in 7.3) reached the model's fixups".into()));
     }
-    let m = aux.map_ptr.and_then(|m| map_of_call(env, m)).ok_or_else(|| unsupported(format!("insn {idx}: tail call without a recorded map")))?;
+    let m = aux.map_ptr.and_then(|m| map_of_call(env, m as usize)).ok_or_else(|| unsupported(format!("insn {idx}: tail call without a recorded map")))?;
     let mask = {
         let bits = 32 - m.max_entries.saturating_sub(1).leading_zeros();
         ((1u64 << bits) - 1) as u32 as i32

@@ -481,7 +481,7 @@ fn tail_call(env: &mut VerifierEnv<'_>, w: &mut Walk, i: usize, insn: Insn) -> R
         tc.imm = w.pokes as i32;
         // the poke's map and key: a program put there later is jumped to
         // directly (the JIT's image is patched)
-        let map = a.map_ptr.and_then(|m| env.used_maps.get(m)).copied();
+        let map = a.map_ptr.and_then(|m| env.used_maps.get(m as usize)).copied();
         let key = match a.map_key {
             MapKeyState::Imm(k) => Some(k),
             _ => None,
@@ -496,7 +496,7 @@ fn tail_call(env: &mut VerifierEnv<'_>, w: &mut Walk, i: usize, insn: Insn) -> R
         env.verbose("tail_call abusing map_ptr\n");
         return Err(Fail::Errno(crate::verifier::errno::EINVAL));
     }
-    let map = a.map_ptr.and_then(|m| env.used_maps.get(m)).and_then(|&m| env.input.maps.get(m));
+    let map = a.map_ptr.and_then(|m| env.used_maps.get(m as usize)).and_then(|&m| env.input.maps.get(m));
     let Some(map) = map else {
         return Err(Fail::unsupported(PHASE, &format!("the prog array of the tail call at insn {i} is not a map of the program")));
     };

@@ -237,7 +237,8 @@ pub fn bpf_adj_branches(insns: &mut [Insn], pos: usize, end_old: usize, end_new:
 }
 
 /// Apply one pass's patches in one step: the result of
-/// [`apply_one_at_a_time`], in O(N + inserted).
+/// [`apply_one_at_a_time`], in O(N + inserted) (and a binary search over
+/// the patches per jump).
 pub fn apply(env: &mut VerifierEnv<'_>, patches: Patches) -> Result<(), Fail> {
     apply_to(&mut PatchTarget::of(env), patches)
 }
@@ -247,42 +248,59 @@ pub fn apply_to(t: &mut PatchTarget<'_>, patches: Patches) -> Result<(), Fail> {
         return Ok(());
     }
     let old_len = t.insns.len();
-    let list = sorted(patches.list, old_len)?;
-    // start[x]: where old insn x (its patch's first insn) lands; start[len]
-    // is the new length
-    let mut start = Vec::with_capacity(old_len + 1);
-    let mut shift = 0usize;
-    let mut next = list.iter().peekable();
-    for x in 0..old_len {
-        start.push(x + shift);
-        if let Some(p) = next.next_if(|p| p.at == x) {
-            shift += p.insns.len() - 1;
-        }
-    }
-    start.push(old_len + shift);
-    let new_len = old_len + shift;
-    // the start of any old index, also outside the program (bad jumps)
+    let mut list = sorted(patches.list, old_len)?;
+    // per patch (few next to the insns): its insn, and the growth of the
+    // program up to and with it; a place in the new program is found by
+    // binary search instead of a table as long as the program
+    let ats: Vec<usize> = list.iter().map(|p| p.at).collect();
+    let grown: Vec<usize> = list
+        .iter()
+        .scan(0, |g, p| {
+            *g += p.insns.len() - 1;
+            Some(*g)
+        })
+        .collect();
+    let total = grown.last().copied().unwrap_or(0);
+    // where old insn x (its patch's first insn) lands, also outside the
+    // program (bad jumps)
     let land = |x: i64| -> i64 {
         if x < 0 {
             x
         } else if x as usize >= old_len {
-            x + shift as i64
+            x + total as i64
         } else {
-            start[x as usize] as i64
+            match ats.partition_point(|&a| (a as i64) < x) {
+                0 => x,
+                k => x + grown[k - 1] as i64,
+            }
         }
     };
 
-    // in place, from the back: every insn moves to or after where it was
-    // (growing the arrays once, in their allocation where possible)
-    let has_pass_aux = !t.pass_aux.is_empty();
-    let mut list = list;
-    // each patch's branches, checked before anything moves
-    let old_insns: &[Insn] = t.insns;
+    // every new branch offset, checked before anything moves: the ones of
+    // insns kept as they are, noted by old index (jumps are few)
+    let mut retargeted: Vec<(usize, i64)> = Vec::new();
+    let (mut k, mut shift) = (0, 0i64);
+    for (x, insn) in t.insns.iter().enumerate() {
+        if ats.get(k) == Some(&x) {
+            shift = grown[k] as i64;
+            k += 1;
+            continue;
+        }
+        let Some(r) = branch_field(insn) else { continue };
+        let rel = rel_get(insn, r);
+        let to = land(x as i64 + rel + 1) - (x as i64 + shift) - 1;
+        if to != rel {
+            rel_set(&mut insn.clone(), r, to)?;
+            retargeted.push((x, to));
+        }
+    }
+    // and the patches' own
     for p in list.iter_mut() {
-        let (x, here, n) = (p.at, start[p.at] as i64, p.insns.len() as i64);
+        let (x, n) = (p.at, p.insns.len() as i64);
+        let here = land(x as i64);
         // the kernel adjusts the replaced insn as long as it is there: a
         // backward jump of it may overflow first
-        let old = old_insns[x];
+        let old = t.insns[x];
         if let Some(r) = branch_field(&old) {
             let tg = x as i64 + rel_get(&old, r) + 1;
             if tg < x as i64 {
@@ -306,68 +324,81 @@ pub fn apply_to(t: &mut PatchTarget<'_>, patches: Patches) -> Result<(), Fail> {
             }
         }
     }
-    // and every other branch's new offset fits
-    let mut patched = list.iter().map(|p| p.at).peekable();
-    for (x, insn) in old_insns.iter().enumerate() {
-        if patched.next_if_eq(&x).is_some() {
-            continue;
-        }
+
+    for &(x, to) in &retargeted {
+        let insn = &mut t.insns[x];
         if let Some(r) = branch_field(insn) {
-            rel_set(&mut insn.clone(), r, land(x as i64 + rel_get(insn, r) + 1) - start[x] as i64 - 1)?;
+            // checked above
+            let _ = rel_set(insn, r, to);
         }
     }
-    t.insns.resize(new_len, Insn::default());
-    t.aux.resize_with(new_len, InsnAux::default);
-    if has_pass_aux {
-        t.pass_aux.resize(new_len, PassAux::default());
-    }
-    let mut patches = list.into_iter().rev().peekable();
-    for x in (0..old_len).rev() {
-        let here = start[x];
-        match patches.next_if(|p| p.at == x) {
-            None => {
-                let mut insn = t.insns[x];
-                if let Some(r) = branch_field(&insn) {
-                    let to = land(x as i64 + rel_get(&insn, r) + 1) - here as i64 - 1;
-                    // checked above
-                    let _ = rel_set(&mut insn, r, to);
-                }
-                t.insns[here] = insn;
-                if here != x {
-                    t.aux[here] = std::mem::take(&mut t.aux[x]);
-                    if has_pass_aux {
-                        t.pass_aux[here] = t.pass_aux[x];
-                    }
-                }
+    spread(t.insns, &list, &grown, |_| Insn::default(), |p, slots| slots.copy_from_slice(&p.insns));
+    // the patched insn's aux data goes with its last insn; zext_dst of
+    // the patch's insns: whether each defines a 32-bit subregister
+    spread(
+        t.aux,
+        &list,
+        &grown,
+        |_| InsnAux::default(),
+        |p, slots| {
+            for (a, insn) in slots.iter_mut().zip(&p.insns) {
+                a.zext_dst = crate::fixups::zext::bpf_insn_def32(insn).is_some();
             }
-            Some(p) => {
-                let n = p.insns.len();
-                let last = here + n - 1;
-                let seen = has_pass_aux && t.pass_aux[x].seen;
-                // the patched insn's aux data goes with its last insn
-                if last != x {
-                    t.aux[last] = std::mem::take(&mut t.aux[x]);
-                    if has_pass_aux {
-                        t.pass_aux[last] = t.pass_aux[x];
-                    }
-                }
-                t.insns[here..=last].copy_from_slice(&p.insns);
-                for i in here..last {
-                    t.aux[i] = InsnAux::default();
-                    if has_pass_aux {
-                        t.pass_aux[i] = PassAux { seen, ..PassAux::default() };
-                    }
-                }
-                for i in here..=last {
-                    t.aux[i].zext_dst = crate::fixups::insn_def32(t.insns, i);
-                }
-            }
-        }
+        },
+    );
+    if !t.pass_aux.is_empty() {
+        spread(t.pass_aux, &list, &grown, |a| PassAux { seen: a.seen, ..PassAux::default() }, |_, _| ());
     }
     for si in t.subprog_info.iter_mut().take(*t.subprog_cnt + 1) {
         si.start = land(si.start as i64) as usize;
     }
     Ok(())
+}
+
+/// Moves the elements of `v`, one per insn of the program the pass read,
+/// to where the patches `list` (sorted, `grown` their running growth) put
+/// them: a patched insn's element to the last slot of its patch, `fresh`
+/// of it into the slots before, then `patched` sees the patch's slots
+/// (while they are in the caches). In place from the back, the vector grown
+/// once in its allocation: every element moves to or after where it was,
+/// so none is overwritten before it moved, and the runs between patches
+/// move with one memmove each. Per-insn data is large (`InsnAux`,
+/// `PassAux`): the data is read and written once, and no second array is
+/// allocated (fresh memory is page faults, and a 400k-insn program's
+/// aux data does not fit in the caches twice).
+fn spread<T>(v: &mut Vec<T>, list: &[Patch], grown: &[usize], fresh: impl Fn(&T) -> T, mut patched: impl FnMut(&Patch, &mut [T])) {
+    let Some(&total) = grown.last() else { return };
+    let old_len = v.len();
+    v.reserve_exact(total);
+    // while elements move, the vector owns none of them: a panic (of
+    // `fresh`) leaks them instead of dropping one twice
+    // SAFETY: shrinking the length drops nothing and exposes nothing
+    unsafe { v.set_len(0) };
+    let base = v.as_mut_ptr();
+    let mut end = old_len;
+    for (p, &shift) in list.iter().zip(grown).rev() {
+        let last = p.at + shift;
+        let here = last + 1 - p.insns.len();
+        // SAFETY: every index is below old_len + total, within the
+        // capacity. Back to front, the sources `p.at..end` still hold the
+        // old elements (earlier writes all went to `last + 1..`, past
+        // them); `ptr::copy` allows the overlap. Each of the new slots
+        // `0..old_len + total` is written exactly once (the run before the
+        // first patch stays), so every element lives on in exactly one
+        // slot; a slot moved from is overwritten without a drop. The
+        // patch's slots are initialized and nothing else refers to them.
+        unsafe {
+            std::ptr::copy(base.add(p.at + 1), base.add(last + 1), end - p.at - 1);
+            std::ptr::copy(base.add(p.at), base.add(last), 1);
+            for i in here..last {
+                base.add(i).write(fresh(&*base.add(last)));
+            }
+            patched(p, std::slice::from_raw_parts_mut(base.add(here), last + 1 - here));
+        }
+        end = p.at;
+    }
+    // SAFETY: all of `0..old_len + total` is initialized (above)
+    unsafe { v.set_len(old_len + total) };
 }
 
 /// `verifier_remove_insns`: insns `off..off + cnt` removed, the kernel's
@@ -560,7 +591,10 @@ mod tests {
 
     fn random_prog(rng: &mut Rng, len: usize, wide: bool) -> Owned {
         let insns: Vec<Insn> = (0..len).map(|i| random_insn(rng, len, i, wide)).collect();
-        let aux = (0..len).map(|i| InsnAux { map_off: i as u32, scc: rng.below(3) as u32, ..InsnAux::default() }).collect();
+        // some with a jump table: moved, not copied (nothing dropped twice)
+        let aux = (0..len)
+            .map(|i| InsnAux { map_off: i as u32, scc: rng.below(3) as u32, jt: (rng.below(4) == 0).then(|| [i, i + 1].into()), ..InsnAux::default() })
+            .collect();
         let pass_aux = (0..len).map(|i| PassAux { seen: rng.below(4) != 0, alu_limit: i as u32, ..PassAux::default() }).collect();
         let mut starts = vec![0usize];
         for x in 1..len {

@@ -80,7 +80,7 @@ pub enum MapKeyState {
 pub struct LoopInlineState {
     pub initialized: bool,
     pub fit_for_inline: bool,
-    pub callback_subprogno: usize,
+    pub callback_subprogno: u32,
 }
 
 /// The argument facts `check_func_arg` collects (`struct
@@ -721,12 +721,12 @@ impl Env<'_, '_> {
         };
         let new = if !st.initialized {
             let z = flag_is_zero(self)?;
-            LoopInlineState { initialized: true, fit_for_inline: z, callback_subprogno: subprogno }
+            LoopInlineState { initialized: true, fit_for_inline: z, callback_subprogno: subprogno as u32 }
         } else if !st.fit_for_inline {
             return Ok(());
         } else {
             let z = flag_is_zero(self)?;
-            LoopInlineState { fit_for_inline: z && st.callback_subprogno == subprogno, ..st }
+            LoopInlineState { fit_for_inline: z && st.callback_subprogno as usize == subprogno, ..st }
         };
         if let Some(a) = self.aux.get_mut(idx) {
             a.loop_inline = new;
@@ -819,10 +819,10 @@ impl Env<'_, '_> {
         let idx = self.insn_idx;
         if let Some(a) = self.aux.get_mut(idx) {
             let unpriv = unpriv || a.map_ptr_unpriv;
-            let poison = a.map_ptr.is_some_and(|p| p != m) || a.map_ptr_poison;
+            let poison = a.map_ptr.is_some_and(|p| p as usize != m) || a.map_ptr_poison;
             a.map_ptr_unpriv = unpriv;
             a.map_ptr_poison = poison;
-            a.map_ptr = Some(m);
+            a.map_ptr = Some(m as u32);
         }
         Ok(())
     }
@@ -1827,7 +1827,7 @@ impl Env<'_, '_> {
                 callee.callback_ret_range = RetvalRange::new(0, 1);
             }
             CallbackKind::MapElem => {
-                let Some(m) = self.aux.get(callsite).and_then(|a| a.map_ptr) else { return errno(EFAULT) };
+                let Some(m) = self.aux.get(callsite).and_then(|a| a.map_ptr).map(|m| m as usize) else { return errno(EFAULT) };
                 let mt_ = self.maps.get(m).map_or(0, |m| m.map_type);
                 if !super::maps::has_for_each_callback(mt_) {
                     self.verbose("callback function not allowed for map\n");

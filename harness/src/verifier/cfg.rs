@@ -141,7 +141,7 @@ fn visit_abnormal_return_insn(env: &mut VerifierEnv<'_>, t: usize) {
         return;
     }
     let exit = env.bpf_find_containing_subprog(t).map_or(0, |s| env.subprog_info[s].exit_idx);
-    env.aux[t].jt = Some(vec![t + 1, exit]);
+    env.aux[t].jt = Some([t + 1, exit].into());
     env.cfg_loop_free = false;
 }
 

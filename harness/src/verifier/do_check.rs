@@ -269,7 +269,9 @@ pub struct PassAux {
     /// `map_ptr_state`: the map of a map helper call (index into the
     /// flattened maps), whether different maps reached it (poison),
     /// whether it needs unprivileged hardening.
-    pub map_ptr: Option<usize>,
+    /// (u32: every rewrite pass that grows the program moves this
+    /// per-insn data)
+    pub map_ptr: Option<u32>,
     pub map_ptr_poison: bool,
     pub map_ptr_unpriv: bool,
     /// `map_key_state`: the constant key of a map helper call.

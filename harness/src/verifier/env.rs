@@ -186,7 +186,8 @@ pub struct SubprogInfo {
 pub struct InsnAux {
     /// Successors that are not the plain ones: `gotox` targets, and the
     /// hidden exit of `tail_call` and `LD_ABS`/`LD_IND`.
-    pub jt: Option<Vec<usize>>,
+    /// (boxed: 16 bytes of the per-insn data the rewrites move)
+    pub jt: Option<Box<[usize]>>,
     /// Index into `used_maps` of an `ld_imm64` of a map.
     pub map_index: usize,
     pub map_off: u32,
