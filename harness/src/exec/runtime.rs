@@ -39,6 +39,8 @@ pub struct Runtime {
     pub(crate) ksyms: HashMap<String, Addr>,
     /// The JIT images of the program when it runs natively.
     pub(crate) native: Option<super::native::NativeImage>,
+    /// The arena map's memory, when there is one.
+    pub(crate) arena: Option<super::arena::Arena>,
 }
 
 impl Runtime {
@@ -77,6 +79,9 @@ impl Runtime {
             tail_calls: 0,
             ksyms: HashMap::new(),
             native: None,
+            arena: maps.iter().find(|d| d.map_type == crate::map::types::BPF_MAP_TYPE_ARENA).map(|d| {
+                super::arena::Arena::new(crate::verifier::map_create::loader_map_extra(d), d.max_entries)
+            }),
         })
     }
 

@@ -221,6 +221,10 @@ pub struct DoCheckInput<'a> {
     pub nr_cpu_ids: u32,
     /// Kfunc names by BTF id of the target kernel.
     pub kfuncs: &'a [(&'static str, u32)],
+    /// `prog->aux->arena`: the program uses an arena map.
+    pub has_arena: bool,
+    /// The target arch (`bpf_jit_supports_insn` for arena atomics).
+    pub arch: crate::target::Arch,
 }
 
 /// Why the pass stopped without accepting.
@@ -276,6 +280,10 @@ pub struct PassAux {
     /// The call is reached in a non-sleepable context.
     pub non_sleepable: bool,
     pub call_with_percpu_alloc_ptr: bool,
+    /// `needs_zext`: 64-bit ALU on an arena pointer, made 32-bit by the
+    /// fixups; `prevent_zext`: the insn also ran on other registers.
+    pub needs_zext: bool,
+    pub prevent_zext: bool,
 }
 
 /// The statistics `print_verification_stats` reports.

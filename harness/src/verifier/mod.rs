@@ -49,6 +49,7 @@ pub mod tnum;
 
 // The main pass (do_check) and its parts.
 pub mod alu;
+pub mod arena;
 pub mod backtrack;
 pub mod calls;
 pub mod ctx;
@@ -115,6 +116,8 @@ pub struct Decision {
     /// Where the direct tail calls are in `xlated` and their poke numbers
     /// (the dump shows every tail call as `call bpf_tail_call`).
     pub direct_tail_calls: Vec<(usize, u32)>,
+    /// The program's arena as its JIT sees it (`prog->aux->arena`).
+    pub arena: Option<crate::jit::ArenaJit>,
 }
 
 /// The model's answer for one load.
@@ -160,7 +163,7 @@ pub fn bpf_check(input: &VerifierInput) -> Verdict {
 /// program the verifier accepts, as the fixups find it; `Err` the verdict
 /// when it did not get that far.
 pub fn verify(input: &VerifierInput, start: Instant) -> Result<VerifierEnv<'_>, Verdict> {
-    let refused = |errno: i32| Verdict::Decided(Decision { accepted: false, errno, log: String::new(), log_true_size: 0, verified_insns: 0, xlated: Vec::new(), subprogs: Vec::new(), tail_call_pokes: Vec::new(), direct_tail_calls: Vec::new() });
+    let refused = |errno: i32| Verdict::Decided(Decision { accepted: false, errno, log: String::new(), log_true_size: 0, verified_insns: 0, xlated: Vec::new(), subprogs: Vec::new(), tail_call_pokes: Vec::new(), direct_tail_calls: Vec::new(), arena: None });
     // bpf_log_attr_init (in __sys_bpf), then bpf_prog_load's own checks
     if !log::bpf_verifier_log_attr_valid(input.log_level, input.log_size != 0, input.log_size) {
         return Err(refused(EINVAL));
@@ -225,6 +228,7 @@ fn finish_accepted(env: &mut VerifierEnv<'_>, start: Instant) -> Verdict {
         Verdict::Decided(mut d) if d.accepted => {
             d.xlated = crate::fixups::bpf_insn_prepare_dump(env);
             d.tail_call_pokes = env.tail_call_pokes.clone();
+            d.arena = arena::arena_jit(env, &d.xlated);
             d.direct_tail_calls = env
                 .insns
                 .iter()
@@ -316,6 +320,8 @@ fn main_pass(env: &mut VerifierEnv<'_>) -> PResult<()> {
         // the project's kernels run on one CPU
         nr_cpu_ids: 1,
         kfuncs: env.kfuncs,
+        has_arena: maps.iter().any(|m| m.map_type == maps::mt::ARENA),
+        arch: env.input.arch,
     };
     let out = do_check::do_check_main(&input, &mut env.log);
     env.insn_processed = out.stats.insn_processed;
@@ -497,5 +503,6 @@ fn finish(env: &VerifierEnv<'_>, ret: Result<(), i32>, accepted_possible: bool) 
         subprogs: Vec::new(),
         tail_call_pokes: Vec::new(),
         direct_tail_calls: Vec::new(),
+        arena: None,
     })
 }
