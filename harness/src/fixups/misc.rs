@@ -180,9 +180,13 @@ fn fixup_insn(env: &mut VerifierEnv<'_>, w: &mut Walk, i: &mut usize) -> Result<
         return Ok(None);
     }
     if env.pass_aux.get(*i).is_some_and(|a| a.needs_zext) {
-        // 64-bit ALU on an arena pointer: its 32-bit form, in place
+        // 64-bit ALU on an arena pointer: its 32-bit form, in place; the
+        // main pass also marked it `zext_dst` (so no RND_HI32 poison)
         let c = env.insns[*i].code;
         env.insns[*i].code = BPF_ALU | (c & 0xf0) | (c & 0x08);
+        if let Some(a) = env.aux.get_mut(*i) {
+            a.zext_dst = true;
+        }
     }
     let insn = env.insns[*i];
     let (class, op, src_k) = (insn.code & 0x07, insn.code & 0xf0, insn.code & 0x08);
