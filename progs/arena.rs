@@ -13,10 +13,27 @@ static arena: Map = Map::new(BPF_MAP_TYPE_ARENA, 0, 0, 4).flags(BPF_F_MMAPABLE);
 // A store and a load through a fresh page: plain accesses in the dump,
 // `(%rax,%r12)` / `x28`-based in the JIT.
 #[sec("syscall")]
-#[arch(x86_64, arm64)]
 #[success]
 #[log_level(2)]
 #[retval(0x1234)]
+#[msg("7: (bf) r0 = addr_space_cast(r0, 0, 1)        ; R0=arena")]
+#[msg("9: (7b) *(u64 *)(r0 +8) = r1          ; R0=arena R1=4660")]
+#[xlated("7: w0 = w0")]
+#[xlated("8: r1 = 4660")]
+#[xlated("9: *(u64 *)(r0 +8) = r1")]
+#[xlated("10: r0 = *(u32 *)(r0 +8)")]
+#[arch(x86_64)]
+#[jited("\tmovl\t%eax, %eax")]
+#[jited("\tmovl\t$0x1234, %edi")]
+#[jited("\tmovq\t%rdi, 0x8(%rax,%r12)")]
+#[jited("\tmovl\t0x8(%rax,%r12), %eax")]
+#[arch(arm64)]
+#[jited("\tmov\tw8, w8")]
+#[jited("\tmov\tx0, #0x1234")]
+#[jited("\tadd\tx11, x8, x28")]
+#[jited("\tstr\tx0, [x11, #0x8]")]
+#[jited("\tadd\tx11, x8, x28")]
+#[jited("\tldr\tw8, [x11, #0x8]")]
 pub fn alloc_store_load() {
     bpf_asm!(
         "r1 = %[arena] ll;"
@@ -67,6 +84,9 @@ pub fn store_imm_sizes() {
 #[success]
 #[log_level(2)]
 #[retval(7)]
+#[msg("8: (07) r0 += 16                      ; R0=arena")]
+#[xlated("8: w0 += 16")]
+#[xlated("9: r1 = 7")]
 pub fn pointer_arithmetic() {
     bpf_asm!(
         "r1 = %[arena] ll;"
@@ -107,9 +127,16 @@ pub fn fault_loads_zero() {
 
 // Sign-extending loads (BPF_PROBE_MEM32SX): 0xfffe read as s16 is -2.
 #[sec("syscall")]
-#[arch(x86_64, arm64)]
 #[success]
 #[retval(-2)]
+#[arch(x86_64)]
+#[jited("\tmovw\t%di, 0x2(%rax,%r12)")]
+#[jited("\tmovswq\t0x2(%rax,%r12), %rax")]
+#[arch(arm64)]
+#[jited("\tadd\tx11, x8, x28")]
+#[jited("\tstrh\tw0, [x11, #0x2]")]
+#[jited("\tadd\tx11, x8, x28")]
+#[jited("\tldrsh\tx8, [x11, #0x2]")]
 pub fn sign_extending_load() {
     bpf_asm!(
         "r1 = %[arena] ll;"
@@ -131,9 +158,18 @@ pub fn sign_extending_load() {
 // Back to a user address (`addr_space_cast(r, 0x1, 0x0)`): the arena's
 // upper half joins the offset, which the JIT does inline.
 #[sec("syscall")]
-#[arch(x86_64, arm64)]
 #[success]
 #[retval(0x7f00)]
+#[arch(x86_64)]
+#[jited("\tshlq\t$0x20, %rax")]
+#[jited("\torq\t$0x7f00, %rax")]
+#[jited("\trolq\t$0x20, %rax")]
+#[jited("\txorq\t%r11, %r11")]
+#[jited("\ttestl\t%eax, %eax")]
+#[jited("\tcmoveq\t%r11, %rax")]
+#[arch(arm64)]
+#[jited("\tcbz\tw8, L0")]
+#[jited("\tmovk\tx8, #0x7f00, lsl #32")]
 pub fn cast_to_user() {
     bpf_asm!(
         "r1 = %[arena] ll;"
@@ -153,9 +189,14 @@ pub fn cast_to_user() {
 
 // An atomic add on arena memory (BPF_PROBE_ATOMIC).
 #[sec("syscall")]
-#[arch(x86_64, arm64)]
 #[success]
 #[retval(8)]
+#[arch(x86_64)]
+#[jited("\tlock")]
+#[jited("\taddq\t%rdi, (%rax,%r12)")]
+#[arch(arm64)]
+#[jited("\tadd\tx10, x8, x28")]
+#[jited("\tstadd\tx0, [x10]")]
 pub fn atomic_add() {
     bpf_asm!(
         "r1 = %[arena] ll;"
