@@ -62,14 +62,14 @@ fn compare(req: &LoadRequest, input: &TestRunInput) -> Option<Diff> {
         insn_budget: 50_000_000,
         ..ExecOptions::default()
     };
-    let interp = native::test_run_interp_host(req, &d.xlated, input, &opts);
+    let interp = native::test_run_interp_host(req, &d.xlated_as_run(), input, &opts);
     if let Err(ExecError::Unsupported(why)) = &interp {
         return Some(Diff::Skipped(format!("interpreter: {why}")));
     }
     if let Err(ExecError::Budget(_)) = &interp {
         return Some(Diff::Skipped("interpreter: budget".into()));
     }
-    let nat = native::test_run_native(req, &d.xlated, &d.subprogs, input, &opts);
+    let nat = native::test_run_native(req, &d.xlated_as_run(), &d.subprogs, input, &opts);
     if let Err(ExecError::Unsupported(why)) = &nat {
         return Some(Diff::Skipped(why.clone()));
     }

@@ -177,7 +177,7 @@ impl ModelBackend {
 
     /// [`Self::load_input_in_slots`], with the arena of an accepted program
     /// (what its test run needs besides the dump).
-    fn load_input_arena(input: &VerifierInput, want_jited: bool, prog_name: Option<&str>) -> Result<(LoadOutcome, Option<crate::jit::ArenaJit>), Unavailable> {
+    pub fn load_input_arena(input: &VerifierInput, want_jited: bool, prog_name: Option<&str>) -> Result<(LoadOutcome, Option<crate::jit::ArenaJit>), Unavailable> {
         match bpf_check(input) {
             Verdict::Decided(d) => {
                 let xlated = if d.accepted { bpf_isa::disasm::xlated_dump(&d.xlated).lines().map(str::to_string).collect() } else { Vec::new() };

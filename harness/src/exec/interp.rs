@@ -290,11 +290,13 @@ impl Runtime {
                         // this_cpu_ptr() on the only CPU
                         Some(regs[s])
                     } else if class == BPF_ALU64 && o == BPF_MOV && is_x && insn.off == BPF_ADDR_SPACE_CAST {
-                        // the fixups leave only casts to user addresses
+                        // the fixups leave only casts to user addresses; a
+                        // cast to an arena pointer is the program as loaded,
+                        // whose plain accesses through it cannot reach the
+                        // arena (the xlated program's BPF_PROBE_MEM32 ones do)
                         match (&self.arena, insn.imm) {
                             (Some(a), 0x1_0000) => Some(a.cast_user(regs[s])),
-                            (Some(_), 1) => Some(regs[s] as u32 as u64),
-                            _ => return Err(ExecError::Unsupported("arena addr_space_cast".into())),
+                            _ => return Err(ExecError::Unsupported("arena addr_space_cast (the program as loaded)".into())),
                         }
                     } else if o == BPF_MOV && !is_x && insn.off == 0 {
                         match cur.prog.imm64.get(pc) {

@@ -309,6 +309,10 @@ mod imp {
             if class == BPF_ALU64 && insn.code & 0xf0 == BPF_MOV && insn.off == BPF_ADDR_SPACE_CAST {
                 return Err(unsupported("arena"));
             }
+            // arena accesses (BPF_PROBE_MEM32, _MEM32SX, _ATOMIC)
+            if matches!(class, BPF_LDX | BPF_ST | BPF_STX) && matches!(insn.code & 0xe0, 0xa0 | 0xc0 | 0xe0) {
+                return Err(unsupported("arena"));
+            }
             if class == BPF_ALU64 && insn.code & 0xf0 == BPF_MOV && insn.off == BPF_ADDR_PERCPU {
                 uses_percpu = true;
             }

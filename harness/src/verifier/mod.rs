@@ -120,6 +120,21 @@ pub struct Decision {
     pub arena: Option<crate::jit::ArenaJit>,
 }
 
+impl Decision {
+    /// The xlated program as it runs: the dump, with arena accesses back in
+    /// their kernel-internal modes (`BPF_PROBE_MEM32`, which the dump shows
+    /// as `BPF_MEM`).
+    pub fn xlated_as_run(&self) -> Vec<bpf_isa::Insn> {
+        let mut insns = self.xlated.clone();
+        for &(k, code) in self.arena.iter().flat_map(|a| a.codes.iter()) {
+            if let Some(i) = insns.get_mut(k) {
+                i.code = code;
+            }
+        }
+        insns
+    }
+}
+
 /// The model's answer for one load.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Verdict {
