@@ -149,8 +149,16 @@ fn native_agrees_with_the_interpreter_on_progs() {
     }
     assert!(differs.is_empty(), "native differs from the interpreter:\n{}", differs.join("\n"));
     assert!(same > 0);
-    assert!(skipped.len() <= PROGS_SKIP_RATCHET, "{} skipped > {PROGS_SKIP_RATCHET}", skipped.len());
+    // arena programs do not run natively yet (their kernel window, 4 GiB
+    // plus guards at r12, is not mapped in the host process): listed above,
+    // counted apart, must shrink
+    let (arena, other): (Vec<&String>, Vec<&String>) = skipped.iter().partition(|s| s.ends_with("native run: arena"));
+    assert!(other.len() <= PROGS_SKIP_RATCHET, "{} skipped > {PROGS_SKIP_RATCHET}", other.len());
+    assert!(arena.len() <= ARENA_SKIP_RATCHET, "{} arena programs skipped > {ARENA_SKIP_RATCHET}", arena.len());
 }
+
+/// progs/arena.rs programs with a test run, not run natively.
+const ARENA_SKIP_RATCHET: usize = 6;
 
 #[test]
 fn native_agrees_with_the_interpreter_on_random_programs() {
