@@ -163,6 +163,11 @@ fn other_rewrites(env: &VerifierEnv<'_>) -> Vec<&'static str> {
         if a.alu_state != 0 {
             add("alu sanitation");
         }
+        // misc: address space casts become 32-bit moves, 64-bit ALU on
+        // arena pointers 32-bit ALU
+        if (x.code == BPF_ALU64 | BPF_MOV | BPF_X && x.off == BPF_ADDR_SPACE_CAST) || a.needs_zext {
+            add("arena casts");
+        }
         i += if x.code == BPF_LD | BPF_IMM | BPF_DW { 2 } else { 1 };
     }
     out
