@@ -259,3 +259,283 @@ pub fn kfunc_clobbers_args() {
         imm(bpf_rcu_read_unlock),
     )
 }
+
+// Reads through the trusted struct sk_buff bpf_cast_to_kern_ctx() returns
+// are walked in vmlinux BTF (btf_struct_access): an int may be read in
+// parts.
+#[sec("tc")]
+#[kernel("7.3")]
+#[success]
+#[log_level(2)]
+#[retval(64)]
+#[xlated("1: r0 = *(u16 *)(r0 +112)")]
+#[msg("1: (69) r0 = *(u16 *)(r0 +112)        ; R0=scalar(smin=smin32=0,smax=umax=smax32=umax32=0xffff,var_off=(0x0; 0xffff))")]
+pub fn kern_ctx_read_part_of_int() {
+    bpf_asm!(
+        "call %[bpf_cast_to_kern_ctx];"
+        "r0 = *(u16 *)(r0 + 112);"
+        "exit;",
+        imm(bpf_cast_to_kern_ctx),
+    )
+}
+
+// skb->cb[] is a u8 array: read as scratch space in any size within it.
+#[sec("tc")]
+#[kernel("7.3")]
+#[success]
+#[log_level(2)]
+#[retval(0)]
+#[msg("1: (79) r0 = *(u64 *)(r0 +40)         ; R0=scalar()")]
+pub fn kern_ctx_read_cb_array() {
+    bpf_asm!(
+        "call %[bpf_cast_to_kern_ctx];"
+        "r0 = *(u64 *)(r0 + 40);"
+        "exit;",
+        imm(bpf_cast_to_kern_ctx),
+    )
+}
+
+// A bitfield read whole in a byte load.
+#[sec("tc")]
+#[kernel("7.3")]
+#[success]
+#[log_level(2)]
+#[msg("1: (71) r1 = *(u8 *)(r0 +126)         ; R0=trusted_ptr_sk_buff() R1=scalar(smin=smin32=0,smax=umax=smax32=umax32=255,var_off=(0x0; 0xff))")]
+pub fn kern_ctx_read_bitfields() {
+    bpf_asm!(
+        "call %[bpf_cast_to_kern_ctx];"
+        "r1 = *(u8 *)(r0 + 126);"
+        "r0 = 0;"
+        "exit;",
+        imm(bpf_cast_to_kern_ctx),
+    )
+}
+
+// skb->sk is listed in sk_buff__safe_rcu_or_null: an RCU pointer that
+// may be NULL; after the check its fields read as scalars.
+#[sec("tc")]
+#[kernel("7.3")]
+#[success]
+#[log_level(2)]
+#[retval(0)]
+#[msg("1: (79) r1 = *(u64 *)(r0 +24)         ; R1=rcu_ptr_or_null_sock(id=1)")]
+#[msg("2: (15) if r1 == 0x0 goto pc+1        ; R1=rcu_ptr_sock(id=1)")]
+pub fn kern_ctx_sk_rcu_or_null() {
+    bpf_asm!(
+        "call %[bpf_cast_to_kern_ctx];"
+        "r1 = *(u64 *)(r0 + 24);"
+        "if r1 == 0 goto l0_%=;"
+        "r2 = *(u32 *)(r1 + 532);"
+        "l0_%=:"
+        "r0 = 0;"
+        "exit;",
+        imm(bpf_cast_to_kern_ctx),
+    )
+}
+
+// A pointer read from an RCU pointer without a trust rule is a plain
+// PTR_TO_BTF_ID: loads through it may fault and become BPF_PROBE_MEM (the
+// dump shows plain loads; x86-64 guards each with an address range check,
+// both JITs add exception table entries). No #[retval]: the test run
+// reads the kernel's own sk_buff and sock, which the interpreter does not
+// model.
+#[sec("tc")]
+#[kernel("7.3")]
+#[success]
+#[log_level(2)]
+#[msg("3: (79) r2 = *(u64 *)(r1 +288)        ; R1=rcu_ptr_sock(id=1) R2=ptr_socket()")]
+#[msg("4: (61) r3 = *(u32 *)(r2 +0)          ; R2=ptr_socket() R3=scalar(smin=0,smax=umax=0xffffffff,var_off=(0x0; 0xffffffff))")]
+pub fn kern_ctx_sk_socket_probe_mem() {
+    bpf_asm!(
+        "call %[bpf_cast_to_kern_ctx];"
+        "r1 = *(u64 *)(r0 + 24);"
+        "if r1 == 0 goto l0_%=;"
+        "r2 = *(u64 *)(r1 + 288);"
+        "r3 = *(u32 *)(r2 + 0);"
+        "r4 = *(u16 *)(r2 + 4);"
+        "l0_%=:"
+        "r0 = 0;"
+        "exit;",
+        imm(bpf_cast_to_kern_ctx),
+    )
+}
+
+// skb->dev lies in a union of two members: the pointer is untrusted.
+#[sec("tc")]
+#[kernel("7.3")]
+#[success]
+#[log_level(2)]
+#[retval(0)]
+#[msg("1: (79) r1 = *(u64 *)(r0 +16)         ; R0=trusted_ptr_sk_buff() R1=untrusted_ptr_net_device()")]
+pub fn kern_ctx_dev_in_union_untrusted() {
+    bpf_asm!(
+        "call %[bpf_cast_to_kern_ctx];"
+        "r1 = *(u64 *)(r0 + 16);"
+        "r0 = 0;"
+        "exit;",
+        imm(bpf_cast_to_kern_ctx),
+    )
+}
+
+// Inside the headers union an int may be read past its end.
+#[sec("tc")]
+#[kernel("7.3")]
+#[success]
+#[log_level(2)]
+#[msg("1: (61) r1 = *(u32 *)(r0 +180)        ; R0=trusted_ptr_sk_buff() R1=scalar(smin=0,smax=umax=0xffffffff,var_off=(0x0; 0xffffffff))")]
+pub fn kern_ctx_union_read_past_member() {
+    bpf_asm!(
+        "call %[bpf_cast_to_kern_ctx];"
+        "r1 = *(u32 *)(r0 + 180);"
+        "r0 = 0;"
+        "exit;",
+        imm(bpf_cast_to_kern_ctx),
+    )
+}
+
+// Outside a union it may not.
+#[sec("tc")]
+#[kernel("7.3")]
+#[failure]
+#[msg("access beyond the end of member len (mend:116) in struct sk_buff with off 114 size 4")]
+pub fn kern_ctx_read_past_member() {
+    bpf_asm!(
+        "call %[bpf_cast_to_kern_ctx];"
+        "r0 = *(u32 *)(r0 + 114);"
+        "exit;",
+        imm(bpf_cast_to_kern_ctx),
+    )
+}
+
+// Past the struct.
+#[sec("tc")]
+#[kernel("7.3")]
+#[failure]
+#[msg("access beyond struct sk_buff at off 232 size 4")]
+pub fn kern_ctx_read_beyond_struct() {
+    bpf_asm!(
+        "call %[bpf_cast_to_kern_ctx];"
+        "r0 = *(u32 *)(r0 + 232);"
+        "exit;",
+        imm(bpf_cast_to_kern_ctx),
+    )
+}
+
+// A pointer member is read whole or not at all.
+#[sec("tc")]
+#[kernel("7.3")]
+#[failure]
+#[msg("cannot access ptr member sk with moff 24 in struct sk_buff with off 24 size 4")]
+pub fn kern_ctx_read_half_pointer() {
+    bpf_asm!(
+        "call %[bpf_cast_to_kern_ctx];"
+        "r0 = *(u32 *)(r0 + 24);"
+        "exit;",
+        imm(bpf_cast_to_kern_ctx),
+    )
+}
+
+// A hole between bitfields and the next member.
+#[sec("tc")]
+#[kernel("7.3")]
+#[failure]
+#[msg("struct (anon) doesn't have field at offset 5")]
+pub fn kern_ctx_read_hole() {
+    bpf_asm!(
+        "call %[bpf_cast_to_kern_ctx];"
+        "r0 = *(u8 *)(r0 + 133);"
+        "exit;",
+        imm(bpf_cast_to_kern_ctx),
+    )
+}
+
+// Below the struct.
+#[sec("tc")]
+#[kernel("7.3")]
+#[failure]
+#[msg("R0 is ptr_sk_buff invalid negative access: off=-8")]
+pub fn kern_ctx_read_negative() {
+    bpf_asm!(
+        "call %[bpf_cast_to_kern_ctx];"
+        "r0 = *(u32 *)(r0 - 8);"
+        "exit;",
+        imm(bpf_cast_to_kern_ctx),
+    )
+}
+
+// Writes through an RCU socket pointer go to tc's btf_struct_access
+// callback, which refuses them.
+#[sec("tc")]
+#[kernel("7.3")]
+#[failure]
+#[msg("R1 cannot write into ptr_sock at off=532 size=4")]
+pub fn kern_ctx_sk_write() {
+    bpf_asm!(
+        "call %[bpf_cast_to_kern_ctx];"
+        "r1 = *(u64 *)(r0 + 24);"
+        "if r1 == 0 goto l0_%=;"
+        "r2 = 0;"
+        "*(u32 *)(r1 + 532) = r2;"
+        "l0_%=:"
+        "r0 = 0;"
+        "exit;",
+        imm(bpf_cast_to_kern_ctx),
+    )
+}
+
+// Through an untrusted pointer only reads are allowed.
+#[sec("tc")]
+#[kernel("7.3")]
+#[failure]
+#[msg("only read is supported")]
+pub fn kern_ctx_untrusted_write() {
+    bpf_asm!(
+        "call %[bpf_cast_to_kern_ctx];"
+        "r1 = *(u64 *)(r0 + 16);"
+        "r2 = 0;"
+        "*(u32 *)(r1 + 0) = r2;"
+        "r0 = 0;"
+        "exit;",
+        imm(bpf_cast_to_kern_ctx),
+    )
+}
+
+// A variable offset into the struct.
+#[sec("tc")]
+#[kernel("7.3")]
+#[failure]
+#[log_level(2)]
+#[msg("R0 is ptr_sk_buff invalid variable offset: off=112, var_off=(0x0; 0x4)")]
+pub fn kern_ctx_variable_offset() {
+    bpf_asm!(
+        "r6 = r1;"
+        "call %[bpf_get_prandom_u32];"
+        "r7 = r0;"
+        "r7 &= 4;"
+        "r1 = r6;"
+        "call %[bpf_cast_to_kern_ctx];"
+        "r0 += r7;"
+        "r0 = *(u32 *)(r0 + 112);"
+        "exit;",
+        imm(bpf_cast_to_kern_ctx),
+        imm(bpf_get_prandom_u32),
+    )
+}
+
+// xdp: the kernel ctx is struct xdp_buff, whose data is a void pointer:
+// untrusted read-only memory of size 0.
+#[sec("xdp")]
+#[kernel("7.3")]
+#[success]
+#[log_level(2)]
+#[retval(2)]
+#[msg("1: (79) r1 = *(u64 *)(r0 +0)          ; R0=trusted_ptr_xdp_buff() R1=rdonly_untrusted_mem(sz=0)")]
+pub fn kern_ctx_xdp_data_void_ptr() {
+    bpf_asm!(
+        "call %[bpf_cast_to_kern_ctx];"
+        "r1 = *(u64 *)(r0 + 0);"
+        "r0 = 2;"
+        "exit;",
+        imm(bpf_cast_to_kern_ctx),
+    )
+}

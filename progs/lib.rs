@@ -29,6 +29,7 @@ pub mod retvals;
 pub mod stack;
 pub mod stack_slots;
 pub mod subprogs;
+pub mod tracing;
 pub mod unpriv;
 pub mod unpriv_rules;
 pub mod zext;

@@ -40,6 +40,7 @@ static outer: Map = Map::new(BPF_MAP_TYPE_ARRAY_OF_MAPS, 4, 4, 1).inner(&INNER);
 #[xlated("12: r0 = 0")]
 // the constant key made the result non-NULL: the program's check is gone
 #[xlated("13: r0 = *(u64 *)(r0 +0)")]
+#[arch(x86_64, arm64)] // riscv64 zero-extends 32-bit results: other xlated numbering
 pub fn array_lookup_inlined() {
     bpf_asm!(
         "r1 = 0;"
@@ -133,6 +134,7 @@ pub fn array_lookup_unknown_key_unchecked() {
 #[retval(1)]
 #[xlated("...")]
 #[xlated("8: if r0 >= 0x2 goto pc+3")]
+#[arch(x86_64, arm64)] // riscv64 zero-extends 32-bit results: other xlated numbering
 pub fn array_lookup_key_out_of_range() {
     bpf_asm!(
         "r1 = 5;"
@@ -188,6 +190,7 @@ pub fn value_read_past_end() {
 #[xlated("...")]
 #[xlated("11: if r0 >= 0x1 goto pc+3")]
 #[xlated("12: r0 <<= 4")]
+#[arch(x86_64, arm64)] // riscv64 zero-extends 32-bit results: other xlated numbering
 pub fn value_var_off_bounded() {
     bpf_asm!(
         "call %[bpf_get_prandom_u32];"
@@ -465,6 +468,7 @@ pub fn hash_delete_missing() {
 #[xlated("12: r0 = &(void __percpu *)(r0)")]
 #[xlated("13: goto pc+1")]
 #[xlated("14: r0 = 0")]
+#[arch(x86_64, arm64)] // riscv64 zero-extends 32-bit results: other xlated numbering
 pub fn percpu_array_lookup() {
     bpf_asm!(
         "r1 = 0;"
@@ -496,6 +500,7 @@ pub fn percpu_array_lookup() {
 #[xlated("9: if r1 != 0x0 goto pc+1")]
 #[xlated("10: *(u8 *)(r0 +35) = 1")]
 #[xlated("11: r0 += 56")]
+#[arch(x86_64, arm64)] // riscv64 zero-extends 32-bit results: other xlated numbering
 pub fn lru_hash_lookup() {
     bpf_asm!(
         "r1 = 9;"
@@ -534,6 +539,7 @@ pub fn lru_hash_lookup() {
 #[xlated("13: goto pc+1")]
 #[xlated("14: r0 = 0")]
 #[xlated("15: if r0 == 0x0 goto pc+13")]
+#[arch(x86_64, arm64)] // riscv64 zero-extends 32-bit results: other xlated numbering
 pub fn array_of_maps_lookup() {
     bpf_asm!(
         "r1 = 0;"
@@ -842,6 +848,7 @@ pub fn helper_not_for_prog_type() {
 #[xlated_unpriv("if r0 >= 0x2 goto pc+4")]
 #[xlated_unpriv("w0 &= 1")]
 #[xlated_unpriv("r0 <<= 3")]
+#[arch(x86_64, arm64)] // riscv64 zero-extends 32-bit results: other xlated numbering
 pub fn lookup_unpriv() {
     bpf_asm!(
         "r1 = 0;"

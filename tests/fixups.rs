@@ -8,9 +8,8 @@ use std::path::PathBuf;
 
 use bpf_selftest::backend::replay::ReplayBackend;
 use bpf_selftest::backend::LoadRequest;
-use bpf_selftest::conform::{Section, compare, request_as_recorded};
+use bpf_selftest::conform::{Section, compare, progs_with_goldens};
 use bpf_selftest::golden::Golden;
-use bpf_selftest::runner::{Plan, RunOptions, plan};
 use bpf_selftest::target::Arch;
 use bpf_selftest_suite as _;
 
@@ -18,19 +17,14 @@ fn replay() -> ReplayBackend {
     ReplayBackend::new(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("expected"))
 }
 
-/// Every loadable program of progs/ with its golden for `arch`.
+/// Every loadable program of progs/ with its golden for `arch`, asking
+/// for no image.
 fn with_goldens(arch: Arch, replay: &ReplayBackend) -> Vec<(String, LoadRequest, Golden)> {
-    let opts = RunOptions { arch, backend: "model".into(), verbosity: 0, filters: Vec::new() };
-    plan(&opts, replay)
-        .into_iter()
-        .filter_map(|st| {
-            let Plan::Load(job) = st.plan else { return None };
-            let truth = replay.golden(&job.request).ok()?;
-            let mut req = request_as_recorded(job.request, &truth);
-            req.want_jited = false;
-            Some((st.name, req, truth))
-        })
-        .collect()
+    let mut all = progs_with_goldens(replay, arch);
+    for (_, req, _) in &mut all {
+        req.want_jited = false;
+    }
+    all
 }
 
 fn mask_verification_time(log: &str) -> String {

@@ -28,10 +28,10 @@ use bpf_isa::helper_ids::helper_name;
 use bpf_isa::op::*;
 use bpf_selftest::backend::model::ModelBackend;
 use bpf_selftest::backend::replay::ReplayBackend;
-use bpf_selftest::conform::request_as_recorded;
+use bpf_selftest::conform::progs_with_goldens;
 use bpf_selftest::fixups::calls::{BPF_TAIL_CALL, fixup_call, kernel_symbols};
 use bpf_selftest::fixups::patch::{Patches, apply};
-use bpf_selftest::runner::{Plan, RunOptions, plan};
+use bpf_selftest::runner::{Plan, RunOptions};
 use bpf_selftest::target::Arch;
 use bpf_selftest::verifier::env::{VerifierEnv, VerifierInput};
 use bpf_selftest::verifier::maps::mt;
@@ -132,15 +132,11 @@ fn contains(hay: &[Insn], needle: &[Insn]) -> bool {
 fn run_arch(arch: Arch) -> Counts {
     let expected = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("expected");
     let replay = ReplayBackend::new(expected);
-    let opts = RunOptions { arch, backend: "model".into(), verbosity: 0, filters: Vec::new() };
     let mut c = Counts::default();
-    for st in plan(&opts, &replay) {
-        let Plan::Load(job) = st.plan else { continue };
-        let Ok(truth) = replay.golden(&job.request) else { continue };
+    for (name, req, truth) in progs_with_goldens(&replay, arch) {
         if !truth.accepted || truth.xlated_insns.is_empty() {
             continue;
         }
-        let req = request_as_recorded(job.request, &truth);
         if ModelBackend::create_maps(&req).is_some() {
             continue;
         }
@@ -151,7 +147,7 @@ fn run_arch(arch: Arch) -> Counts {
         if calls.is_empty() {
             continue;
         }
-        check_program(&input, &truth.xlated_insns, true, &st.name, arch, &mut c);
+        check_program(&input, &truth.xlated_insns, true, &name, arch, &mut c);
     }
     c
 }

@@ -20,7 +20,7 @@ use bpf_isa::insn::BPF_REG_AX;
 use bpf_isa::op::*;
 use bpf_selftest::backend::model::ModelBackend;
 use bpf_selftest::backend::replay::ReplayBackend;
-use bpf_selftest::conform::request_as_recorded;
+use bpf_selftest::conform::progs_with_goldens;
 use bpf_selftest::fixups::{ctx_access, misc, patch, zext};
 use bpf_selftest::runner::{self, Plan, RunOptions};
 use bpf_selftest::target::Arch;
@@ -207,21 +207,17 @@ fn first_difference(model: &[Insn], truth: &[Insn]) -> String {
 fn run_arch(arch: Arch) -> BTreeMap<String, Outcome> {
     let expected = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("expected");
     let replay = ReplayBackend::new(expected);
-    let opts = RunOptions { arch, backend: "model".into(), verbosity: 0, filters: Vec::new() };
     let mut out = BTreeMap::new();
-    for st in runner::plan(&opts, &replay) {
-        let Plan::Load(job) = st.plan else { continue };
-        let Ok(truth) = replay.golden(&job.request) else { continue };
+    for (name, req, truth) in progs_with_goldens(&replay, arch) {
         if !truth.accepted || truth.xlated_insns.is_empty() {
             continue;
         }
-        let req = request_as_recorded(job.request, &truth);
         let o = match run(&req) {
             Err(why) => Outcome::Skipped(why),
             Ok((model, touched)) if model == truth.xlated_insns => Outcome::Exact(touched),
             Ok((model, _)) => Outcome::Mismatch(first_difference(&model, &truth.xlated_insns)),
         };
-        out.insert(st.name, o);
+        out.insert(name, o);
     }
     out
 }

@@ -18,12 +18,11 @@ use std::time::Instant;
 use bpf_selftest::backend::model::ModelBackend;
 use bpf_selftest::backend::replay::ReplayBackend;
 use bpf_selftest::cli::record::mask_jited_addresses;
-use bpf_selftest::conform::request_as_recorded;
+use bpf_selftest::conform::progs_with_goldens;
 use bpf_selftest::golden::Golden;
 use bpf_selftest::jit::JitProgram;
 use bpf_selftest::jit::arm64::{Arm64Profile, bpf_int_jit_compile};
 use bpf_selftest::jit_disasm::test_loader_text;
-use bpf_selftest::runner::{self, Plan, RunOptions};
 use bpf_selftest::target::Arch;
 use bpf_selftest_suite as _;
 
@@ -144,18 +143,14 @@ fn first_difference(kernel: &[String], model: &[String]) -> String {
 fn arm64_images_match_7_3() {
     let expected = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("expected");
     let replay = ReplayBackend::new(expected);
-    let opts = RunOptions { arch: Arch::Arm64, backend: "replay".into(), verbosity: 0, filters: Vec::new() };
     let profile = Arm64Profile::default();
     let (mut exact, mut exact_given_frame, mut compared, mut byte_exact) = (0, 0, 0, 0);
     let mut skipped: BTreeMap<String, usize> = BTreeMap::new();
     let mut mismatches = Vec::new();
-    for st in runner::plan(&opts, &replay) {
-        let Plan::Load(job) = st.plan else { continue };
-        let Ok(truth) = replay.golden(&job.request) else { continue };
+    for (name, req, truth) in progs_with_goldens(&replay, Arch::Arm64) {
         if !truth.accepted || truth.jited_hex.is_empty() || truth.xlated_insns.is_empty() {
             continue;
         }
-        let req = request_as_recorded(job.request, &truth);
         let input = match ModelBackend::verifier_input(&req) {
             Ok(i) => i,
             Err(u) => {
@@ -176,7 +171,7 @@ fn arm64_images_match_7_3() {
                 let prog = JitProgram::from_xlated_dump(&truth.xlated_insns, &kernel_frame_sizes(&truth), req.prog_type.0);
                 let model = bpf_int_jit_compile(&prog, &profile).map(|i| comparable(&test_loader_text(Arch::Arm64, &i)));
                 let exact = model.is_ok_and(|m| m == comparable(&truth.jited));
-                *skipped.entry(format!("the model verifier gives no stack depth: {} (image {} given the kernel's frame sizes)", st.name, if exact { "exact" } else { "differs" })).or_default() += 1;
+                *skipped.entry(format!("the model verifier gives no stack depth: {} (image {} given the kernel's frame sizes)", name, if exact { "exact" } else { "differs" })).or_default() += 1;
                 continue;
             }
         };
@@ -221,12 +216,12 @@ fn arm64_images_match_7_3() {
                 };
                 if again.as_ref().is_ok_and(|m| *m == kernel) {
                     exact_given_frame += 1;
-                    mismatches.push(format!("{}: frame size only (verifier depths {depths:?}, kernel frames {frames:?}: the fixups grow the stack): {why}", st.name));
+                    mismatches.push(format!("{}: frame size only (verifier depths {depths:?}, kernel frames {frames:?}: the fixups grow the stack): {why}", name));
                 } else {
-                    mismatches.push(format!("{}: {why}", st.name));
+                    mismatches.push(format!("{}: {why}", name));
                 }
             }
-            Err(e) => mismatches.push(format!("{}: not JITed: {e}", st.name)),
+            Err(e) => mismatches.push(format!("{}: not JITed: {e}", name)),
         }
     }
     eprintln!("arm64 JIT: {exact} of {compared} images exact with the model's stack depths, {exact_given_frame} more with the kernel's frame sizes; {byte_exact} byte for byte (no address loads)");

@@ -14,7 +14,7 @@ use std::time::Instant;
 use bpf_selftest::backend::model::ModelBackend;
 use bpf_selftest::backend::replay::ReplayBackend;
 use bpf_selftest::cli::record::mask_jited_addresses;
-use bpf_selftest::golden::Golden;
+use bpf_selftest::conform::progs_with_goldens;
 use bpf_selftest::jit::JitProgram;
 use bpf_selftest::jit::x86_64::{X86Profile, bpf_int_jit_compile};
 use bpf_selftest::runner::{self, Plan, RunOptions};
@@ -67,15 +67,12 @@ fn prologue_stack_depth(img: &[u8]) -> u32 {
 fn x86_64_images_match_the_7_3_goldens() {
     let expected = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("expected");
     let replay = ReplayBackend::new(expected);
-    let opts = RunOptions { arch: Arch::X86_64, backend: "replay".into(), verbosity: 0, filters: Vec::new() };
     let profile = X86Profile::default();
     let (mut total, mut exact, mut no_depth) = (0, 0, Vec::new());
     let mut mismatches = Vec::new();
     let mut depth_only = Vec::new();
     let (mut exact_with_7_3_depths, mut jit_only) = (0, Vec::new());
-    for st in runner::plan(&opts, &replay) {
-        let Plan::Load(job) = st.plan else { continue };
-        let Ok(golden): Result<Golden, _> = replay.golden(&job.request) else { continue };
+    for (name, req, golden) in progs_with_goldens(&replay, Arch::X86_64) {
         if !golden.accepted || golden.jited_hex.is_empty() || golden.xlated_insns.is_empty() {
             continue;
         }
@@ -86,7 +83,7 @@ fn x86_64_images_match_the_7_3_goldens() {
         total += 1;
         let want: Vec<Vec<u8>> = golden.jited_hex.iter().map(|h| hex_bytes(h)).collect();
         let kernel_depths: Vec<u32> = want.iter().map(|img| prologue_stack_depth(img)).collect();
-        let prog_type = job.request.prog_type.0;
+        let prog_type = req.prog_type.0;
         let mut with_kernel_depths = JitProgram::from_xlated_dump(&golden.xlated_insns, &kernel_depths, prog_type);
         match bpf_int_jit_compile(&with_kernel_depths, &profile) {
             Ok(img) if comparable(&img) == comparable(&want) => exact_with_7_3_depths += 1,
@@ -94,21 +91,21 @@ fn x86_64_images_match_the_7_3_goldens() {
                 let (w, g) = (comparable(&want), comparable(&img));
                 let k = w.iter().zip(&g).position(|(a, b)| a != b).unwrap_or(w.len().min(g.len()));
                 let line = |v: &Vec<String>| v.get(k).cloned().unwrap_or_else(|| "<end>".into());
-                jit_only.push(format!("{}:\n    7.3:   {}\n    model: {}", st.name, line(&w), line(&g)));
+                jit_only.push(format!("{}:\n    7.3:   {}\n    model: {}", name, line(&w), line(&g)));
             }
-            Err(e) => jit_only.push(format!("{}: JIT error: {e}", st.name)),
+            Err(e) => jit_only.push(format!("{}: JIT error: {e}", name)),
         }
-        let input = match ModelBackend::verifier_input(&job.request) {
+        let input = match ModelBackend::verifier_input(&req) {
             Ok(i) => i,
             Err(e) => {
-                no_depth.push(format!("{}: {}", st.name, e.0));
+                no_depth.push(format!("{}: {}", name, e.0));
                 continue;
             }
         };
         let mut env = match bpf_selftest::verifier::verify(&input, Instant::now()) {
             Ok(env) => env,
             Err(_) => {
-                no_depth.push(format!("{}: the model verifier decided before the main pass", st.name));
+                no_depth.push(format!("{}: the model verifier decided before the main pass", name));
                 continue;
             }
         };
@@ -144,7 +141,7 @@ fn x86_64_images_match_the_7_3_goldens() {
         let got = match bpf_int_jit_compile(&prog, &profile) {
             Ok(images) => images,
             Err(e) => {
-                mismatches.push(format!("{}: JIT error: {e}", st.name));
+                mismatches.push(format!("{}: JIT error: {e}", name));
                 continue;
             }
         };
@@ -162,12 +159,12 @@ fn x86_64_images_match_the_7_3_goldens() {
         if depths.iter().zip(&kernel_depths).any(|(a, b)| a.div_ceil(8) != b.div_ceil(8))
             && bpf_int_jit_compile(&with_kernel_depths, &profile).is_ok_and(|img| comparable(&img) == w)
         {
-            depth_only.push(format!("{}: model verifier {depths:?}, 7.3 JITed {kernel_depths:?}", st.name));
+            depth_only.push(format!("{}: model verifier {depths:?}, 7.3 JITed {kernel_depths:?}", name));
             continue;
         }
         let k = w.iter().zip(&g).position(|(a, b)| a != b).unwrap_or(w.len().min(g.len()));
         let line = |v: &Vec<String>| v.get(k).cloned().unwrap_or_else(|| "<end>".into());
-        mismatches.push(format!("{}:\n    7.3:   {}\n    model: {}", st.name, line(&w), line(&g)));
+        mismatches.push(format!("{}:\n    7.3:   {}\n    model: {}", name, line(&w), line(&g)));
     }
     eprintln!("x86_64 JIT: {exact} of {total} images byte-exact (masked); {} without a model stack depth", no_depth.len());
     eprintln!(

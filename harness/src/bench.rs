@@ -47,6 +47,7 @@ fn request(name: &str, asm: &str, prog_type: ProgType, maps: Vec<MapDef>, arch: 
         prog: linked,
         prog_type,
         expected_attach_type: None,
+        attach_func: None,
         prog_flags: 0,
         log_level: 4,
         unpriv: false,
@@ -253,9 +254,15 @@ pub fn measure(be: &dyn Backend, case: &Case, reps: usize) -> Side {
                 return Side { unavailable: Some(format!("test run failed: errno {}", out.test_run_errno)), ..Default::default() };
             }
             // a backend that does not time its test runs (the model's
-            // interpreter) reports 0: no number rather than a false one
+            // interpreter) reports 0: the model's side is then its x86-64
+            // JIT code run natively, else no number rather than a false one
             if out.test_run_duration_ns > 0 {
                 per_iter.push(out.test_run_duration_ns as f64 / iterations as f64);
+            } else if be.name() == "model" {
+                match model_native_ns(&case.request) {
+                    Ok(ns) => per_iter.push(ns / iterations as f64),
+                    Err(why) => return Side { unavailable: Some(format!("native run: {why}")), ..Default::default() },
+                }
             }
         }
     }
@@ -267,6 +274,26 @@ pub fn measure(be: &dyn Backend, case: &Case, reps: usize) -> Side {
         unavailable: None,
         verifier_ms: None,
     }
+}
+
+/// The mean ns of one run (of the test run's `repeat`) of the x86-64 JIT
+/// code of the model's xlated program for `req`, natively
+/// ([`crate::exec::native`]).
+fn model_native_ns(req: &LoadRequest) -> Result<f64, String> {
+    if let Some(why) = crate::exec::native::unavailable() {
+        return Err(why.into());
+    }
+    if req.arch != Arch::X86_64 {
+        return Err(format!("the x86-64 JIT's code runs natively, not {}'s", req.arch));
+    }
+    let input = req.test_run.as_ref().ok_or("the case has no test run")?;
+    let vin = crate::backend::model::ModelBackend::verifier_input(req).map_err(|u| u.0)?;
+    let crate::verifier::Verdict::Decided(d) = crate::verifier::bpf_check(&vin) else {
+        return Err("the model does not decide the program".into());
+    };
+    let opts = crate::exec::ExecOptions { arch: req.arch, ..crate::exec::ExecOptions::default() };
+    let out = crate::exec::native::test_run_native(req, &d.xlated, &d.subprogs, input, &opts).map_err(|e| e.to_string())?;
+    Ok(f64::from(out.duration))
 }
 
 /// The model's verifier alone on `case`, `reps` times: its median time
@@ -368,6 +395,26 @@ pub fn table(rows: &[(Case, Side, Side)]) -> String {
         s.push_str(cells.join("  ").trim_end());
         s.push('\n');
     }
+    // the execution cases as the seed's table has them: iterations per
+    // second of JIT code (the model's: its x86-64 JIT's, run natively)
+    let mips = |ns: Option<f64>| num(ns.filter(|&n| n > 0.0).map(|n| 1e3 / n), 1);
+    let exec: Vec<_> = rows.iter().filter(|(c, _, _)| matches!(c.kind, Kind::Exec { .. })).collect();
+    if !exec.is_empty() {
+        s.push_str("\nexecution            model ns/iter  model M iter/s  kernel ns/iter  kernel M iter/s  ratio\n");
+        for (c, m, k) in exec {
+            let ratio = m.ns_per_iter.zip(k.ns_per_iter).map(|(m, k)| m / k);
+            let _ = writeln!(
+                s,
+                "{:<20} {:>13}  {:>14}  {:>14}  {:>15}  {:>5}",
+                c.name,
+                num(m.ns_per_iter, 2),
+                mips(m.ns_per_iter),
+                num(k.ns_per_iter, 2),
+                mips(k.ns_per_iter),
+                num(ratio, 2)
+            );
+        }
+    }
     s
 }
 
@@ -458,6 +505,97 @@ pub fn fixups_engine_table(rows: &[EngineRow]) -> String {
         let _ = writeln!(s, "one-step growth for a 10x larger program: {:.1}x", b.one_step_ms / a.one_step_ms.max(1e-9));
     }
     s
+}
+
+/// Suite throughput: the programs of progs/ through one backend's whole
+/// load (verifier, fixups, JIT image, test run) on `threads` threads.
+pub struct ThroughputRow {
+    pub backend: String,
+    pub programs: usize,
+    /// Loads the backend could not do (not modelled, skipped by the kernel).
+    pub unavailable: usize,
+    pub threads: usize,
+    /// Building the requests (assembling and linking progs/), then the loads.
+    pub plan_ms: f64,
+    pub loads_ms: f64,
+}
+
+impl ThroughputRow {
+    pub fn per_sec(&self) -> f64 {
+        self.programs as f64 / ((self.plan_ms + self.loads_ms) / 1e3).max(1e-9)
+    }
+}
+
+/// The load requests of every program of progs/ for `arch`, as the
+/// runner builds them, and the time that took (ms).
+pub fn suite_requests(arch: Arch) -> (Vec<LoadRequest>, f64) {
+    let t0 = Instant::now();
+    let opts = crate::runner::RunOptions { arch, backend: "model".into(), verbosity: 0, filters: Vec::new() };
+    let reqs = crate::runner::plan(&opts, &crate::backend::model::ModelBackend)
+        .into_iter()
+        .filter_map(|st| match st.plan {
+            crate::runner::Plan::Load(job) => Some(job.request),
+            _ => None,
+        })
+        .collect();
+    (reqs, t0.elapsed().as_secs_f64() * 1e3)
+}
+
+/// Loads every request on `be`, `threads` at a time.
+pub fn suite_throughput(be: &dyn Backend, reqs: &[LoadRequest], plan_ms: f64, threads: usize) -> ThroughputRow {
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    let threads = threads.max(1);
+    let (next, unavailable) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    let t0 = Instant::now();
+    std::thread::scope(|s| {
+        for _ in 0..threads {
+            s.spawn(|| {
+                while let Some(req) = reqs.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    if be.load(req).is_err() {
+                        unavailable.fetch_add(1, Ordering::Relaxed);
+                    }
+                }
+            });
+        }
+    });
+    ThroughputRow {
+        backend: be.name().into(),
+        programs: reqs.len(),
+        unavailable: unavailable.into_inner(),
+        threads,
+        plan_ms,
+        loads_ms: t0.elapsed().as_secs_f64() * 1e3,
+    }
+}
+
+pub fn suite_throughput_table(rows: &[ThroughputRow]) -> String {
+    let mut s = String::from("suite throughput     programs  not loaded  threads  plan ms   loads ms  programs/s\n");
+    for r in rows {
+        let _ = writeln!(
+            s,
+            "{:<20} {:>8}  {:>10}  {:>7}  {:>7.1}  {:>9.1}  {:>10.1}",
+            format!("progs_{}", r.backend),
+            r.programs,
+            r.unavailable,
+            r.threads,
+            r.plan_ms,
+            r.loads_ms,
+            r.per_sec()
+        );
+    }
+    s
+}
+
+pub fn suite_throughput_json(r: &ThroughputRow) -> serde_json::Value {
+    json!({
+        "case": format!("suite_throughput_{}", r.backend),
+        "programs": r.programs,
+        "not_loaded": r.unavailable,
+        "threads": r.threads,
+        "plan_ms": r.plan_ms,
+        "loads_ms": r.loads_ms,
+        "programs_per_sec": r.per_sec(),
+    })
 }
 
 #[cfg(test)]

@@ -267,15 +267,26 @@ pub fn request_as_recorded(mut req: LoadRequest, truth: &Golden) -> LoadRequest 
     req
 }
 
+/// Every loadable program of progs/ that has a golden for `arch`: its
+/// name, its request as the golden was recorded ([`request_as_recorded`])
+/// and the golden.
+pub fn progs_with_goldens(replay: &crate::backend::replay::ReplayBackend, arch: Arch) -> Vec<(String, LoadRequest, Golden)> {
+    let opts = crate::runner::RunOptions { arch, backend: replay.name().into(), verbosity: 0, filters: Vec::new() };
+    crate::runner::plan(&opts, replay)
+        .into_iter()
+        .filter_map(|st| {
+            let crate::runner::Plan::Load(job) = st.plan else { return None };
+            let truth = replay.golden(&job.request).ok()?;
+            Some((st.name, request_as_recorded(job.request, &truth), truth))
+        })
+        .collect()
+}
+
 /// Runs the model on every program of progs/ that has goldens for `arch`.
 pub fn against_goldens(model: &dyn Backend, replay: &crate::backend::replay::ReplayBackend, arch: Arch, known: &KnownDivergences, report: &mut Report) {
-    let opts = crate::runner::RunOptions { arch, backend: model.name().into(), verbosity: 0, filters: Vec::new() };
-    for st in crate::runner::plan(&opts, replay) {
-        let crate::runner::Plan::Load(job) = st.plan else { continue };
-        let Ok(truth) = replay.golden(&job.request) else { continue };
-        let req = request_as_recorded(job.request, &truth);
+    for (name, req, truth) in progs_with_goldens(replay, arch) {
         let out = model.probe(arch).and_then(|()| model.load(&req)).map_err(|u| u.0);
-        report.add(arch, &st.name, &truth, out, known);
+        report.add(arch, &name, &truth, out, known);
     }
 }
 

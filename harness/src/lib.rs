@@ -36,6 +36,7 @@ pub mod spec;
 pub mod sys;
 pub mod target;
 pub mod verifier;
+pub mod vmlinux_btf;
 
 /// What a suite module needs: `use bpf_selftest::prelude::*;`.
 pub mod prelude {

@@ -130,6 +130,14 @@ fn cgroup_sec(sec: &str) -> Option<SecDef> {
     Some(SecDef { prog_type: ProgType(*t), attach_type: (*a != u32::MAX).then_some(*a), flags: 0 })
 }
 
+/// The kernel function a tracing section attaches to (`fentry/<func>`):
+/// libbpf loads the program with `attach_btf_id` = its vmlinux BTF id.
+pub fn sec_attach_target(sec: &str) -> Option<&str> {
+    let sec = sec.strip_prefix('?').unwrap_or(sec);
+    let (head, func) = sec.split_once('/')?;
+    matches!(head, "fentry" | "fexit" | "fmod_ret" | "fentry.s" | "fexit.s").then_some(func).filter(|f| !f.is_empty())
+}
+
 /// libbpf's section table for the sections test_loader suites use. A
 /// leading `?` (autoload off) is ignored; `name+` entries match `name` and
 /// `name/...`.
@@ -178,6 +186,13 @@ pub fn sec_def(sec: &str) -> Option<SecDef> {
         ("lwt_seg6local", _) => d(ProgType(19)),
         ("sk_reuseport", _) => d(ProgType(21)),
         ("netfilter", _) => with(ProgType(32), 45, 0),
+        // BPF_TRACE_FENTRY / FEXIT / BPF_MODIFY_RETURN, attached to the
+        // kernel function the section names (sec_attach_target)
+        ("fentry", true) => with(TRACING, 24, 0),
+        ("fexit", true) => with(TRACING, 25, 0),
+        ("fmod_ret", true) => with(TRACING, 26, 0),
+        ("fentry.s", true) => with(TRACING, 24, SLEEPABLE),
+        ("fexit.s", true) => with(TRACING, 25, SLEEPABLE),
         _ => PROG_TYPES.iter().find(|(_, n)| *n == sec).map(|(n, _)| SecDef {
             prog_type: ProgType(*n),
             attach_type: None,

@@ -226,6 +226,7 @@ fn prepare(
         prog: linked,
         prog_type,
         expected_attach_type: spec.sec_def.attach_type,
+        attach_func: crate::prog_type::sec_attach_target(prog.sec).map(str::to_string),
         prog_flags: spec.sec_def.flags | spec.prog_flags,
         log_level: log_level(spec.log_level, opts.verbosity),
         unpriv,

@@ -122,6 +122,7 @@ pub fn case(path: &Path, arch: Arch) -> Case {
         prog: linked,
         prog_type,
         expected_attach_type: None,
+        attach_func: None,
         prog_flags: 0,
         log_level,
         unpriv,

@@ -6,27 +6,8 @@
 //! register and stack slot folded into the 32-bit return value, so that any
 //! wrong bit anywhere shows in the retval.
 
-/// splitmix64.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-    fn pick<'a, T>(&mut self, xs: &'a [T]) -> &'a T {
-        &xs[self.below(xs.len() as u64) as usize]
-    }
-    fn chance(&mut self, percent: u64) -> bool {
-        self.below(100) < percent
-    }
-}
+// splitmix64, the soundness generator's: the same sequence as before
+use bpf_selftest::soundness::random_prog::{Entropy, Rng};
 
 /// Values that hit edge cases: zero, ±1, the sign boundaries of every width.
 const SPECIAL: &[i64] = &[
@@ -57,7 +38,7 @@ const SPECIAL: &[i64] = &[
 
 fn constant(r: &mut Rng) -> i64 {
     match r.below(4) {
-        0 => *r.pick(SPECIAL),
+        0 => r.pick(SPECIAL),
         1 => r.below(200) as i64 - 100,
         2 => r.next() as i32 as i64,
         _ => r.next() as i64,
@@ -66,7 +47,7 @@ fn constant(r: &mut Rng) -> i64 {
 
 fn imm32(r: &mut Rng) -> i32 {
     match r.below(3) {
-        0 => *r.pick(SPECIAL) as i32,
+        0 => r.pick(SPECIAL) as i32,
         1 => r.below(200) as i32 - 100,
         _ => r.next() as i32,
     }
@@ -122,7 +103,7 @@ fn insn(r: &mut Rng) -> String {
             format!("r{d} = {f}{} r{d}", r.pick(&[16, 32, 64]))
         }
         14 => {
-            let (sz, n) = *r.pick(SIZES);
+            let (sz, n) = r.pick(SIZES);
             let off = 8 * (1 + r.below(8)) - n * r.below(8 / n);
             if r.chance(50) {
                 format!("*({sz} *)(r10 - {off}) = r{s}")
@@ -131,7 +112,7 @@ fn insn(r: &mut Rng) -> String {
             }
         }
         15 => {
-            let (sz, n) = *r.pick(SIZES);
+            let (sz, n) = r.pick(SIZES);
             let off = 8 * (1 + r.below(8)) - n * r.below(8 / n);
             if n < 8 && r.chance(40) {
                 format!("r{d} = *(s{} *)(r10 - {off})", n * 8)

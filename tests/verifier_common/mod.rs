@@ -206,6 +206,7 @@ pub fn request(case: &Case, level: u32) -> Result<Load, String> {
             name,
             prog_type: ProgType(prog_type(&case.ptype)),
             expected_attach_type: attach,
+            attach_func: None,
             prog_flags: flags,
             log_level: level,
             unpriv,

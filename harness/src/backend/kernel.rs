@@ -122,7 +122,7 @@ impl Backend for KernelBackend {
                 }
             }
         }
-        let needs_btf = req.prog.relocs.iter().any(|r| matches!(r, LinkReloc::Kfunc { .. } | LinkReloc::BtfId { .. }));
+        let needs_btf = req.attach_func.is_some() || req.prog.relocs.iter().any(|r| matches!(r, LinkReloc::Kfunc { .. } | LinkReloc::BtfId { .. }));
         let vmlinux = if needs_btf { Some(self.vmlinux_btf().map_err(Unavailable)?) } else { None };
         let target = Target { backend: "kernel", vmlinux: vmlinux.as_deref() };
         loader::load(&mut LocalSys, &target, req)

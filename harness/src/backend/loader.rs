@@ -16,8 +16,9 @@
 //! 6. restore the capabilities, then read `verified_insns`, the xlated and
 //!    jited images and the map ids, and test-run when asked.
 //!
-//! Not there yet, because a `LoadRequest` cannot express them: an attach
-//! target (`attach_btf_id` for fentry/tp_btf/lsm), other programs in
+//! Not there yet, because a `LoadRequest` cannot express them: attach
+//! targets other than fentry/fexit kernel functions (tp_btf, lsm,
+//! freplace), other programs in
 //! prog_array initialisers (libbpf's `.values = { [0] = &prog }`; the
 //! loaded program itself is put in after the load), inner-map values of
 //! an outer map, and map BTF (spin locks, timers, kptrs).
@@ -124,6 +125,14 @@ fn load_fds(sys: &mut dyn BpfSys, target: &Target<'_>, req: &LoadRequest, fds: &
     if let Err(out) = resolve_ksyms(target, req, &mut insns) {
         return Ok(*out);
     }
+    // fentry/fexit: libbpf finds the attach target in vmlinux BTF
+    let attach_btf_id = match &req.attach_func {
+        None => 0,
+        Some(f) => match target.vmlinux.and_then(|b| b.kfunc_id(f)) {
+            Some(id) => id,
+            None => return Ok(*loader_failure(ESRCH, format!("prog '{}': failed to find kernel BTF type ID of '{f}': -3", req.name))),
+        },
+    };
 
     let caps_old = if req.unpriv {
         let old = sys.cap_effective(cap::UNPRIV_DROP, 0).map_err(|e| unavailable(target, e))?;
@@ -137,7 +146,7 @@ fn load_fds(sys: &mut dyn BpfSys, target: &Target<'_>, req: &LoadRequest, fds: &
     } else {
         None
     };
-    let loaded = create_and_load(sys, req, &mut insns, fds);
+    let loaded = create_and_load(sys, req, &mut insns, fds, attach_btf_id);
     if let Some(old) = caps_old {
         sys.cap_effective(!0, old).map_err(|e| unavailable(target, e))?;
     }
@@ -229,7 +238,7 @@ enum Loaded {
 }
 
 /// Maps, BTF and the program, in the capability state of the run.
-fn create_and_load(sys: &mut dyn BpfSys, req: &LoadRequest, insns: &mut [Insn], fds: &mut Vec<i32>) -> Result<Loaded, SysError> {
+fn create_and_load(sys: &mut dyn BpfSys, req: &LoadRequest, insns: &mut [Insn], fds: &mut Vec<i32>, attach_btf_id: u32) -> Result<Loaded, SysError> {
     let mut map_fds = Vec::with_capacity(req.maps.len());
     for m in &req.maps {
         if req.unpriv && !unpriv_capable_map(m) {
@@ -270,6 +279,7 @@ fn create_and_load(sys: &mut dyn BpfSys, req: &LoadRequest, insns: &mut [Insn], 
         prog_flags: req.prog_flags,
         name,
         expected_attach_type: req.expected_attach_type.unwrap_or(0),
+        attach_btf_id,
         ..attr::ProgLoad::default()
     };
     if let Some((fd, pb)) = &btf {
@@ -490,6 +500,7 @@ mod tests {
             prog: LinkedProgram { insns, funcs: vec![Func { name: "p".into(), start: 0, global: true, nargs: 0 }], relocs },
             prog_type: crate::prog_type::SOCKET_FILTER,
             expected_attach_type: None,
+            attach_func: None,
             prog_flags: 0,
             log_level: 0,
             unpriv: false,

@@ -51,6 +51,9 @@ pub struct LoadRequest {
     pub prog: LinkedProgram,
     pub prog_type: ProgType,
     pub expected_attach_type: Option<u32>,
+    /// The kernel function a tracing program attaches to (`fentry/<func>`):
+    /// loaders pass its vmlinux BTF id as `attach_btf_id`.
+    pub attach_func: Option<String>,
     /// `prog_flags` as passed to BPF_PROG_LOAD.
     pub prog_flags: u32,
     pub log_level: u32,

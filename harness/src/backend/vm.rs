@@ -737,7 +737,7 @@ impl VmBackend {
                 }
             }
         }
-        let needs_btf = req.prog.relocs.iter().any(|r| matches!(r, LinkReloc::Kfunc { .. } | LinkReloc::BtfId { .. }));
+        let needs_btf = req.attach_func.is_some() || req.prog.relocs.iter().any(|r| matches!(r, LinkReloc::Kfunc { .. } | LinkReloc::BtfId { .. }));
         let vmlinux = if needs_btf { Some(self.vmlinux(st).map_err(Unavailable)?) } else { None };
         let target = Target { backend: "vm", vmlinux: vmlinux.as_deref() };
         let Some(session) = st.session.as_mut() else {

@@ -151,6 +151,7 @@ pub fn request(a: &CheckArgs, src: &str) -> Result<LoadRequest, String> {
         prog: linked,
         prog_type,
         expected_attach_type: attach,
+        attach_func: None,
         prog_flags: flags,
         log_level: a.log_level,
         unpriv: a.unpriv,

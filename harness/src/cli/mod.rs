@@ -250,6 +250,22 @@ fn cmd_bench(filters: &[String], json: bool, reps: usize) -> Result<(), String> 
     if !json {
         print!("{}", crate::bench::table(&rows));
     }
+    if filters.is_empty() || filters.iter().any(|f| "suite_throughput".contains(f.as_str())) {
+        eprintln!("bench: suite throughput (progs/, 2 threads)");
+        let (reqs, plan_ms) = crate::bench::suite_requests(arch);
+        let mut rows = vec![crate::bench::suite_throughput(model.as_ref(), &reqs, plan_ms, 2)];
+        if kernel.probe(arch).is_ok() {
+            // the same requests: the kernel side does not assemble
+            rows.push(crate::bench::suite_throughput(kernel.as_ref(), &reqs, 0.0, 2));
+        }
+        if json {
+            for r in &rows {
+                println!("{}", crate::bench::suite_throughput_json(r));
+            }
+        } else {
+            print!("\n{}", crate::bench::suite_throughput_table(&rows));
+        }
+    }
     if filters.is_empty() || filters.iter().any(|f| "fixups_engine".contains(f.as_str()) || f.contains("fixups")) {
         eprintln!("bench: fixups engine");
         print!("{}", crate::bench::fixups_engine_table(&crate::bench::fixups_engine(reps)?));

@@ -247,8 +247,9 @@ pub struct TestRunOutput {
     pub data_out: Vec<u8>,
     /// The ctx after the run, when the type hands it back.
     pub ctx_out: Option<Vec<u8>>,
-    /// `duration`: a stand-in (the instructions executed, at least 1), not
-    /// a time; nothing compares it.
+    /// `duration`: of a native run, the mean nanoseconds of one of its
+    /// `repeat` runs, as the kernel measures it; of an interpreted one, a
+    /// stand-in (the instructions executed, at least 1), not a time.
     pub duration: u32,
     /// Instructions executed.
     pub insns: u64,

@@ -39,6 +39,10 @@ pub struct Runtime {
     pub(crate) ksyms: HashMap<String, Addr>,
     /// The JIT images of the program when it runs natively.
     pub(crate) native: Option<super::native::NativeImage>,
+    /// `repeat` of the test run in progress, and the mean time of one
+    /// native run of it (what the kernel reports as `duration`).
+    pub(crate) repeat: u32,
+    pub(crate) native_ns: Option<u64>,
     /// The arena map's memory, when there is one.
     pub(crate) arena: Option<super::arena::Arena>,
 }
@@ -79,6 +83,8 @@ impl Runtime {
             tail_calls: 0,
             ksyms: HashMap::new(),
             native: None,
+            repeat: 0,
+            native_ns: None,
             arena: maps.iter().find(|d| d.map_type == crate::map::types::BPF_MAP_TYPE_ARENA).map(|d| {
                 super::arena::Arena::new(crate::verifier::map_create::loader_map_extra(d), d.max_entries)
             }),

@@ -192,6 +192,7 @@ pub fn bpf_convert_ctx_accesses(env: &mut VerifierEnv<'_>) -> Result<(), Fail> {
     };
     let prologue_len = prologue.as_ref().map_or(0, |p| p.len() - 1);
 
+    let mut in_place: Vec<(usize, Insn)> = Vec::new();
     for i in 0..env.insns.len() {
         let insn = env.insns[i];
         let a = &env.pass_aux[i];
@@ -209,6 +210,18 @@ pub fn bpf_convert_ctx_accesses(env: &mut VerifierEnv<'_>) -> Result<(), Fail> {
                 convert_one(&cx, env, i, insn, ty)?
             }
         };
+        // a load through a fault-prone pointer only changes its mode to
+        // BPF_PROBE_MEM(SX): 7.3 rewrites the insn in place, so its zext
+        // data (rnd_hi32 after a dead 32-bit def) stays the verifier's
+        if let Some([probe]) = converted.as_deref()
+            && !a.nospec
+            && i != 0
+            && matches!(probe.code & 0xe0, BPF_PROBE_MEM | BPF_PROBE_MEMSX)
+            && probe.code & 0x07 == BPF_LDX
+        {
+            in_place.push((i, *probe));
+            continue;
+        }
         let body_changed = converted.is_some();
         out.extend(converted.unwrap_or_else(|| vec![insn]));
         if i == 0
@@ -222,6 +235,9 @@ pub fn bpf_convert_ctx_accesses(env: &mut VerifierEnv<'_>) -> Result<(), Fail> {
         } else if a.nospec || body_changed {
             patches.replace(i, out);
         }
+    }
+    for (i, probe) in in_place {
+        env.insns[i] = probe;
     }
     patch::apply(env, patches)?;
     if prologue_len > 0 {

@@ -258,31 +258,40 @@ fn cpp_program() -> String {
     std::env::var("BPF_SELFTEST_CPP").ok().filter(|v| !v.is_empty()).unwrap_or_else(|| "cpp".into())
 }
 
-/// Preprocesses `file` (a selftest source of `tree`) for `arch`; the output
-/// keeps line markers so items can be traced to the file they come from.
-pub fn preprocess(file: &Path, tree: &KernelTree, arch: Arch) -> Result<String, String> {
+/// The include path: the stand-ins, then the Makefile's directories.
+pub fn include_dirs(tree: &KernelTree, arch: Arch) -> Result<Vec<PathBuf>, String> {
     let stubs = stub_dir()?;
     let st = tree.selftests();
-    let mut cmd = Command::new(cpp_program());
-    cmd.arg("-std=gnu11").args(defines(arch)?);
+    let mut v = Vec::new();
     if arch == Arch::Arm64 {
-        cmd.arg("-I").arg(stubs.join("arm64"));
+        v.push(stubs.join("arm64"));
     }
-    cmd.arg("-I").arg(stubs.join("include"));
-    cmd.arg("-I").arg(tree.root.join("tools/lib"));
-    cmd.arg("-I").arg(stubs.join("S/tools/testing/selftests/bpf"));
-    cmd.arg("-I").arg(&st);
-    cmd.arg("-I").arg(stubs.join("S/tools/include/uapi"));
-    cmd.arg("-I").arg(tree.root.join("tools/include/uapi"));
+    v.push(stubs.join("include"));
+    v.push(tree.root.join("tools/lib"));
+    v.push(stubs.join("S/tools/testing/selftests/bpf"));
+    v.push(st.clone());
+    v.push(stubs.join("S/tools/include/uapi"));
+    v.push(tree.root.join("tools/include/uapi"));
     // The Makefile's TOOLSINCDIR (tools/include) is left out: the oracle
     // cache's tree lacks it and the full one would shadow system headers,
     // so that imports would differ between the two; nothing the verifier
     // tests need is only there (filter.h is a stand-in).
-    cmd.arg("-I").arg(stubs.join("S/tools/include"));
-    cmd.arg("-I").arg(st.join("libarena/include"));
-    cmd.arg("-I").arg(tree.root.join("include/uapi"));
+    v.push(stubs.join("S/tools/include"));
+    v.push(st.join("libarena/include"));
+    v.push(tree.root.join("include/uapi"));
     // a source outside the tree still finds bpf_misc.h and its neighbours
-    cmd.arg("-I").arg(tree.progs());
+    v.push(tree.progs());
+    Ok(v)
+}
+
+/// Preprocesses `file` (a selftest source of `tree`) for `arch`; the output
+/// keeps line markers so items can be traced to the file they come from.
+pub fn preprocess(file: &Path, tree: &KernelTree, arch: Arch) -> Result<String, String> {
+    let mut cmd = Command::new(cpp_program());
+    cmd.arg("-std=gnu11").args(defines(arch)?);
+    for d in include_dirs(tree, arch)? {
+        cmd.arg("-I").arg(d);
+    }
     cmd.arg(file);
     let out = cmd.output().map_err(|e| format!("running {}: {e} (gcc's cpp is needed to import C sources)", cpp_program()))?;
     if !out.status.success() {

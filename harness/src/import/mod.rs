@@ -27,6 +27,7 @@
 //! ([`suite::to_suite`]).
 
 pub mod c_source;
+pub mod clang;
 pub mod cpp;
 pub mod eval;
 pub mod rust;
@@ -202,7 +203,39 @@ pub fn import_file(path: &Path, opts: &ImportOptions) -> Result<ImportedFile, St
     })?;
     let pre = cpp::preprocess(path, &tree, opts.arch)?;
     let suite = path.file_stem().map_or_else(|| "imported".to_string(), |s| s.to_string_lossy().into_owned());
-    import_preprocessed(&pre, &path.display().to_string(), &suite, path, opts.arch)
+    let mut file = import_preprocessed(&pre, &path.display().to_string(), &suite, path, opts.arch)?;
+    compile_c_programs(&mut file, path, &tree, opts.arch);
+    Ok(file)
+}
+
+/// Programs written in C get their code from clang's object of the file
+/// ([`clang`]), when clang is there and the code is self-contained.
+fn compile_c_programs(file: &mut ImportedFile, path: &Path, tree: &KernelTree, arch: Arch) {
+    let in_c = |p: &ImportedProg| p.blocked.iter().any(|b| b.construct == "written in C");
+    if !file.programs.iter().any(in_c) {
+        return;
+    }
+    let funcs = match clang::clang_program() {
+        None => Err("clang-19 is not installed (BPF_SELFTEST_CLANG names another)".to_string()),
+        Some(_) => clang::compile(path, tree, arch).and_then(|o| clang::functions(&o)),
+    };
+    for p in file.programs.iter_mut().filter(|p| in_c(p)) {
+        let code = match &funcs {
+            Err(e) => Err(e.clone()),
+            Ok(f) => f.get(&p.name).cloned().unwrap_or_else(|| Err("not found in clang's object".into())),
+        };
+        match code {
+            Ok(words) => {
+                p.blocked.retain(|b| b.construct != "written in C");
+                p.body = Some(ImportedAsm { template: clang::raw_template(&words), operands: Vec::new(), notes: vec!["compiled from C by clang".into()] });
+            }
+            Err(e) => {
+                for b in p.blocked.iter_mut().filter(|b| b.construct == "written in C") {
+                    b.detail = e.clone();
+                }
+            }
+        }
+    }
 }
 
 /// How the tests are referred to across the functions of a file.
@@ -298,17 +331,14 @@ enum PendingOperand {
     ConstOrKfunc(usize, String),
 }
 
-/// Sections that need an attach target the runner cannot give.
+/// Sections that need an attach target the runner cannot give (fentry and
+/// fexit on kernel functions it can: `LoadRequest::attach_func`).
 fn attach_target_section(sec: &str) -> bool {
     let s = sec.strip_prefix('?').unwrap_or(sec);
     let head = s.split('/').next().unwrap_or(s);
     matches!(
         head,
-        "fentry"
-            | "fentry.s"
-            | "fexit"
-            | "fexit.s"
-            | "fmod_ret"
+        "fmod_ret"
             | "fmod_ret.s"
             | "fsession"
             | "tp_btf"

@@ -74,6 +74,7 @@ pub fn request(name: &str, p: &random_prog::GenProg, arch: Arch) -> Result<LoadR
         prog: linked,
         prog_type: SOCKET_FILTER,
         expected_attach_type: None,
+        attach_func: None,
         prog_flags: 0,
         log_level: 1,
         unpriv: p.unpriv,

@@ -7,6 +7,7 @@ use super::reg::*;
 
 /// `BPF_PROG_TYPE_*` numbers this module knows.
 pub mod pt {
+    pub const TRACING: u32 = 26;
     pub const SOCKET_FILTER: u32 = 1;
     pub const KPROBE: u32 = 2;
     pub const SCHED_CLS: u32 = 3;
@@ -37,6 +38,9 @@ pub struct CtxAccess {
     pub reg_type: RegType,
     /// `ctx_field_size` for narrow loads the fixups widen.
     pub ctx_field_size: u32,
+    /// The struct of a `PTR_TO_BTF_ID` result (the model's id,
+    /// [`super::kfuncs::btf_type_id_interned`]); 0 otherwise.
+    pub btf_id: i64,
 }
 
 /// Result of an `is_valid_access` callback: `None` is "invalid",
@@ -112,7 +116,7 @@ fn bpf_skb_is_valid_access(off: i64, size: i64, write: bool, is_ldsx: bool, reg_
         if write || size != 8 {
             return None;
         }
-        return Some(CtxAccess { reg_type: PTR_TO_SOCK_COMMON | PTR_MAYBE_NULL, ctx_field_size: 0 });
+        return Some(CtxAccess { reg_type: PTR_TO_SOCK_COMMON | PTR_MAYBE_NULL, ctx_field_size: 0, btf_id: 0 });
     } else if off == TSTAMP_TYPE || (TSTAMP_TYPE + 1..HWTSTAMP).contains(&off) {
         return None;
     } else if write {
@@ -125,7 +129,7 @@ fn bpf_skb_is_valid_access(off: i64, size: i64, write: bool, is_ldsx: bool, reg_
             return None;
         }
     }
-    Some(CtxAccess { reg_type, ctx_field_size: field_size })
+    Some(CtxAccess { reg_type, ctx_field_size: field_size, btf_id: 0 })
 }
 
 /// `sk_filter_is_valid_access`.
@@ -198,7 +202,7 @@ fn tc_cls_act_is_valid_access(off: i64, size: i64, write: bool, is_ldsx: bool) -
     } else if in_field(off, FAMILY, LOCAL_PORT_END - FAMILY) {
         return None;
     } else if off == TSTAMP_TYPE {
-        return (size == 1).then_some(CtxAccess { reg_type: SCALAR_VALUE, ctx_field_size: 0 });
+        return (size == 1).then_some(CtxAccess { reg_type: SCALAR_VALUE, ctx_field_size: 0, btf_id: 0 });
     }
     bpf_skb_is_valid_access(off, size, write, is_ldsx, t)
 }
@@ -265,11 +269,11 @@ fn flow_dissector_is_valid_access(off: i64, size: i64, write: bool, is_ldsx: boo
     } else if in_field(off, DATA_END, 4) {
         PTR_TO_PACKET_END
     } else if in_field(off, FLOW_KEYS, 8) {
-        return (size == 8).then_some(CtxAccess { reg_type: PTR_TO_FLOW_KEYS, ctx_field_size: 0 });
+        return (size == 8).then_some(CtxAccess { reg_type: PTR_TO_FLOW_KEYS, ctx_field_size: 0, btf_id: 0 });
     } else {
         return None;
     };
-    (!is_ldsx && size == 4).then_some(CtxAccess { reg_type: t, ctx_field_size: 0 })
+    (!is_ldsx && size == 4).then_some(CtxAccess { reg_type: t, ctx_field_size: 0, btf_id: 0 })
 }
 
 /// `sk_msg_is_valid_access` (`struct sk_msg_md`, read only): the data
@@ -286,7 +290,7 @@ fn sk_msg_is_valid_access(off: i64, size: i64, write: bool) -> Option<CtxAccess>
         72..=79 => (PTR_TO_SOCKET, 8),
         _ => return None,
     };
-    (size == want).then_some(CtxAccess { reg_type: t, ctx_field_size: 0 })
+    (size == want).then_some(CtxAccess { reg_type: t, ctx_field_size: 0, btf_id: 0 })
 }
 
 /// Offsets in `struct bpf_sock_ops`.
@@ -311,7 +315,7 @@ fn sock_ops_is_valid_access(off: i64, size: i64, write: bool) -> Option<CtxAcces
     if !(0..SIZE).contains(&off) || off % size != 0 {
         return None;
     }
-    let of = |t: RegType, ok: bool| ok.then_some(CtxAccess { reg_type: t, ctx_field_size: 0 });
+    let of = |t: RegType, ok: bool| ok.then_some(CtxAccess { reg_type: t, ctx_field_size: 0, btf_id: 0 });
     if write {
         return of(SCALAR_VALUE, matches!(off, REPLY | SK_TXHASH) && size == 4);
     }
@@ -320,7 +324,7 @@ fn sock_ops_is_valid_access(off: i64, size: i64, write: bool) -> Option<CtxAcces
         SK..=191 => of(PTR_TO_SOCKET | PTR_MAYBE_NULL, size == 8),
         SKB_DATA..=199 => of(PTR_TO_PACKET, size == 8),
         SKB_DATA_END..=207 => of(PTR_TO_PACKET_END, size == 8),
-        SKB_TCP_FLAGS => narrow_access_ok(off, size, 4).then_some(CtxAccess { reg_type: SCALAR_VALUE, ctx_field_size: 4 }),
+        SKB_TCP_FLAGS => narrow_access_ok(off, size, 4).then_some(CtxAccess { reg_type: SCALAR_VALUE, ctx_field_size: 4, btf_id: 0 }),
         SKB_HWTSTAMP..SIZE => of(SCALAR_VALUE, size == 8),
         _ => of(SCALAR_VALUE, size == 4),
     }
@@ -334,9 +338,9 @@ fn pe_prog_is_valid_access(off: i64, size: i64, write: bool, pt_regs_size: i64) 
         return None;
     }
     if off >= pt_regs_size {
-        return narrow_access_ok(off, size, 8).then_some(CtxAccess { reg_type: SCALAR_VALUE, ctx_field_size: 8 });
+        return narrow_access_ok(off, size, 8).then_some(CtxAccess { reg_type: SCALAR_VALUE, ctx_field_size: 8, btf_id: 0 });
     }
-    (size == 8).then_some(CtxAccess { reg_type: SCALAR_VALUE, ctx_field_size: 0 })
+    (size == 8).then_some(CtxAccess { reg_type: SCALAR_VALUE, ctx_field_size: 0, btf_id: 0 })
 }
 
 /// `sock_filter_is_valid_access` (cgroup_sock, `struct bpf_sock`):
@@ -364,7 +368,7 @@ fn sock_filter_is_valid_access(off: i64, size: i64, write: bool, attach: u32) ->
         _ => !write,
     };
     let field_size = if write { 0 } else { crate::fixups::ctx_access::bpf_sock_ctx_field_size(off as i16, size as u32) };
-    allowed.then_some(CtxAccess { reg_type: SCALAR_VALUE, ctx_field_size: field_size })
+    allowed.then_some(CtxAccess { reg_type: SCALAR_VALUE, ctx_field_size: field_size, btf_id: 0 })
 }
 
 /// `xdp_is_valid_access` (expected attach type other than devmap).
@@ -386,7 +390,7 @@ fn xdp_is_valid_access(off: i64, size: i64, write: bool, is_ldsx: bool) -> Optio
     if !(0..24).contains(&off) || off % size != 0 || size != 4 {
         return None;
     }
-    Some(CtxAccess { reg_type: t, ctx_field_size: 0 })
+    Some(CtxAccess { reg_type: t, ctx_field_size: 0, btf_id: 0 })
 }
 
 /// `sk_lookup_is_valid_access` (`struct bpf_sk_lookup`, read only).
@@ -395,15 +399,15 @@ fn sk_lookup_is_valid_access(off: i64, size: i64, write: bool) -> Option<CtxAcce
     if !(0..SIZE).contains(&off) || off % size != 0 || write {
         return None;
     }
-    let field = |n: i64| (size <= n && size & (size - 1) == 0).then_some(CtxAccess { reg_type: SCALAR_VALUE, ctx_field_size: n as u32 });
+    let field = |n: i64| (size <= n && size & (size - 1) == 0).then_some(CtxAccess { reg_type: SCALAR_VALUE, ctx_field_size: n as u32, btf_id: 0 });
     match off {
         // the selected socket
-        0..=7 => (size == 8).then_some(CtxAccess { reg_type: PTR_TO_SOCKET | PTR_MAYBE_NULL, ctx_field_size: 0 }),
+        0..=7 => (size == 8).then_some(CtxAccess { reg_type: PTR_TO_SOCKET | PTR_MAYBE_NULL, ctx_field_size: 0, btf_id: 0 }),
         // family, protocol, remote_ip4, remote_ip6, local_ip4, local_ip6,
         // local_port, ingress_ifindex
         8..=35 | 40..=67 => field(4),
         // remote_port: a 4-byte load of the 2-byte field is allowed
-        36..=37 if size == 4 => Some(CtxAccess { reg_type: SCALAR_VALUE, ctx_field_size: 0 }),
+        36..=37 if size == 4 => Some(CtxAccess { reg_type: SCALAR_VALUE, ctx_field_size: 0, btf_id: 0 }),
         36..=37 => field(2),
         // the zero padding after it
         38..=39 => field(2),
@@ -417,7 +421,7 @@ pub fn is_valid_access(prog_type: u32, attach: u32, off: i64, size: i64, write: 
     if size <= 0 {
         return Ok(None);
     }
-    let scalar = |ok: bool| ok.then_some(CtxAccess { reg_type: SCALAR_VALUE, ctx_field_size: 0 });
+    let scalar = |ok: bool| ok.then_some(CtxAccess { reg_type: SCALAR_VALUE, ctx_field_size: 0, btf_id: 0 });
     Ok(match prog_type {
         pt::SOCKET_FILTER => sk_filter_is_valid_access(off, size, write, is_ldsx),
         pt::SCHED_CLS | pt::SCHED_ACT => tc_cls_act_is_valid_access(off, size, write, is_ldsx),
@@ -439,7 +443,7 @@ pub fn is_valid_access(prog_type: u32, attach: u32, off: i64, size: i64, write: 
         // raw_tp_writable_prog_is_valid_access: the first argument is the
         // tracepoint's writable buffer
         pt::RAW_TRACEPOINT_WRITABLE if off == 0 => {
-            (size == 8 && !write).then_some(CtxAccess { reg_type: PTR_TO_TP_BUFFER, ctx_field_size: 0 })
+            (size == 8 && !write).then_some(CtxAccess { reg_type: PTR_TO_TP_BUFFER, ctx_field_size: 0, btf_id: 0 })
         }
         pt::RAW_TRACEPOINT_WRITABLE => scalar((0..96).contains(&off) && !write && off % size == 0),
         pt::SK_LOOKUP => sk_lookup_is_valid_access(off, size, write),

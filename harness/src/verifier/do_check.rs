@@ -221,6 +221,10 @@ pub struct DoCheckInput<'a> {
     pub nr_cpu_ids: u32,
     /// Kfunc names by BTF id of the target kernel.
     pub kfuncs: &'a [(&'static str, u32)],
+    /// `attach_btf_id` of a tracing program (`btf_ctx_access`).
+    pub attach_btf_id: u32,
+    /// The target kernel's recorded vmlinux BTF (`btf_struct_access`).
+    pub vmlinux_btf: Option<&'static crate::vmlinux_btf::VmlinuxBtf>,
     /// `prog->aux->arena`: the program uses an arena map.
     pub has_arena: bool,
     /// The target arch (`bpf_jit_supports_insn` for arena atomics).

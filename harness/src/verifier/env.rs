@@ -99,6 +99,9 @@ pub struct VerifierInput {
     pub insns: Vec<Insn>,
     pub prog_type: ProgType,
     pub expected_attach_type: u32,
+    /// `attach_btf_id`: the vmlinux BTF id of the function a tracing
+    /// program attaches to (0: none).
+    pub attach_btf_id: u32,
     pub prog_flags: u32,
     pub log_level: u32,
     /// Size of the log buffer; 0 passes none.
@@ -128,6 +131,7 @@ impl VerifierInput {
             insns,
             prog_type,
             expected_attach_type: 0,
+            attach_btf_id: 0,
             prog_flags: 0,
             log_level: 0,
             log_size: 0,

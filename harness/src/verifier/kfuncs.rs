@@ -105,9 +105,36 @@ pub fn btf_type_by_name(name: &str) -> Option<u32> {
     BTF_TYPES.iter().position(|(n, _)| *n == name).map(|i| i as u32 + 1)
 }
 
-/// `btf_type_name` of a [`BTF_TYPES`] id.
+/// `btf_type_name` of a [`BTF_TYPES`] id, or of an id
+/// [`btf_type_id_interned`] gave.
 pub fn btf_type_name(id: i64) -> &'static str {
+    if let Some(i) = usize::try_from(id).ok().and_then(|i| i.checked_sub(INTERNED_BASE)) {
+        return INTERNED.lock().map_or("", |v| v.get(i).copied().unwrap_or(""));
+    }
     usize::try_from(id).ok().and_then(|i| i.checked_sub(1)).and_then(|i| BTF_TYPES.get(i)).map_or("", |t| t.0)
+}
+
+/// Where ids of vmlinux structs outside [`BTF_TYPES`] start.
+const INTERNED_BASE: usize = 1 << 20;
+/// Names of vmlinux structs a `btf_struct_access` walk reached (bounded
+/// by the recorded subset's struct names).
+static INTERNED: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
+
+/// The model's id of the kernel struct `name`: its [`BTF_TYPES`] id, or a
+/// stable id for a struct only the vmlinux BTF knows.
+pub fn btf_type_id_interned(name: &str) -> i64 {
+    if let Some(id) = btf_type_by_name(name) {
+        return id as i64;
+    }
+    let Ok(mut v) = INTERNED.lock() else { return 0 };
+    let i = match v.iter().position(|n| *n == name) {
+        Some(i) => i,
+        None => {
+            v.push(Box::leak(name.to_string().into_boxed_str()));
+            v.len() - 1
+        }
+    };
+    (INTERNED_BASE + i) as i64
 }
 
 /// `btf_struct_ids_match` for the model's types: the same struct, or a

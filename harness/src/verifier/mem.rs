@@ -258,7 +258,7 @@ impl Env<'_, '_> {
                 if access.reg_type == SCALAR_VALUE {
                     self.mark_reg_unknown(v);
                 } else {
-                    let mut r = RegState::ptr(access.reg_type, 0);
+                    let mut r = RegState::ptr(access.reg_type, access.btf_id);
                     if type_may_be_null(access.reg_type) {
                         self.id_gen += 1;
                         r.id = self.id_gen;
@@ -319,7 +319,7 @@ impl Env<'_, '_> {
                 self.mark_reg_unknown(v);
             }
         } else if base_type(t) == PTR_TO_BTF_ID && !type_may_be_null(t) {
-            return Err(DoCheckError::Unsupported(format!("access through {} is not modelled yet", reg_type_str(t))));
+            self.check_ptr_to_btf_access(regno, &reg, off, size, write, value_regno)?;
         } else {
             self.verbose(&format!("R{regno} invalid mem access '{}'\n", reg_type_str(t)));
             let kind = if t == SCALAR_VALUE {
@@ -627,6 +627,9 @@ impl Env<'_, '_> {
             self.check_ptr_off_reg_ctx(regno, reg, pt)?;
         }
         let off = off.wrapping_add(reg.s.umax() as i64) as i32 as i64;
+        if pt == ctx::pt::TRACING {
+            return self.tracing_btf_ctx_access(off, size, write);
+        }
         match ctx::is_valid_access(pt, self.input.expected_attach_type, off, size, write, is_ldsx, self.bpf_capable(), self.input.pt_regs_size) {
             Ok(Some(a)) => {
                 // __check_ctx_access: what the fixups and the test run need

@@ -51,6 +51,7 @@ pub mod tnum;
 pub mod alu;
 pub mod arena;
 pub mod backtrack;
+pub mod btf_access;
 pub mod calls;
 pub mod ctx;
 pub mod do_check;
@@ -335,6 +336,8 @@ fn main_pass(env: &mut VerifierEnv<'_>) -> PResult<()> {
         // the project's kernels run on one CPU
         nr_cpu_ids: 1,
         kfuncs: env.kfuncs,
+        vmlinux_btf: crate::vmlinux_btf::VmlinuxBtf::for_arch(env.input.symbols_arch),
+        attach_btf_id: env.input.attach_btf_id,
         has_arena: maps.iter().any(|m| m.map_type == maps::mt::ARENA),
         arch: env.input.arch,
     };
@@ -460,10 +463,34 @@ fn check_attach_btf_id(env: &mut VerifierEnv<'_>) -> PResult<()> {
         env.verbose("Program of this type cannot be sleepable\n");
         return Err(Fail::Errno(EINVAL));
     }
+    if t == pt::TRACING && matches!(attach, at::TRACE_FENTRY | at::TRACE_FEXIT) {
+        return check_attach_fentry(env);
+    }
     if matches!(t, pt::STRUCT_OPS | pt::TRACING | pt::LSM | pt::EXT) {
         return Err(Fail::unsupported("check_attach_btf_id", "attach targets (vmlinux BTF, target programs) are not modelled"));
     }
     Ok(())
+}
+
+/// `check_attach_btf_id` -> `bpf_check_attach_target` for fentry/fexit on
+/// a vmlinux function: the id must name a FUNC whose prototype the
+/// recorded BTF holds (what `btf_ctx_access` reads the args by).
+fn check_attach_fentry(env: &mut VerifierEnv<'_>) -> PResult<()> {
+    use crate::vmlinux_btf::Kind;
+    let id = env.input.attach_btf_id;
+    if id == 0 {
+        env.verbose("Tracing programs must provide btf_id\n");
+        return Err(Fail::Errno(EINVAL));
+    }
+    let btf = crate::vmlinux_btf::VmlinuxBtf::for_arch(env.input.symbols_arch);
+    let proto = btf.and_then(|b| match b.type_by_id(id)?.kind {
+        Kind::Func(p) => b.type_by_id(p),
+        _ => None,
+    });
+    match proto.map(|t| &t.kind) {
+        Some(Kind::FuncProto { params: Some(_), .. }) => Ok(()),
+        _ => Err(Fail::unsupported("check_attach_btf_id", &format!("attach target btf_id {id} is not a function of the recorded vmlinux BTF"))),
+    }
 }
 
 /// `print_verification_stats`.

@@ -34,6 +34,7 @@ impl Env<'_, '_> {
             p::SK_LOOKUP => Some((0, 1)),
             // NF_DROP, NF_ACCEPT
             p::NETFILTER => Some((0, 1)),
+            p::TRACING if matches!(attach, at::TRACE_FENTRY | at::TRACE_FEXIT) => Some((0, 0)),
             // kprobe sessions and raw_tp with a BTF target come with calls
             _ => None,
         }

@@ -1,0 +1,247 @@
+#!/usr/bin/env python3
+"""Writes the subset of the Debian 7.3.4 kernels' vmlinux BTF that the model
+reads (harness/data/vmlinux_btf/<arch>.txt) from the images in the oracle
+cache.
+
+The whole vmlinux BTF is ~6 MB per arch; the model needs only the structs a
+program can walk (`btf_struct_access` through `bpf_cast_to_kern_ctx` and
+tracing arguments), the `<struct>__safe_*` allow lists of the verifier, and the
+functions tracing programs attach to. Type ids are kept as the kernel numbers
+them (the verifier prints them and `attach_btf_id` names them).
+
+The BTF is read straight from the image: arm64's vmlinuz is an uncompressed
+Image, x86_64's bzImage carries a zstd-compressed vmlinux; in both the .BTF
+section is found by its header. A raw BTF file (a copy of a running kernel's
+/sys/kernel/btf/vmlinux) is accepted as well.
+
+  scripts/record-vmlinux-btf.py                       # both arches, from the cache
+  scripts/record-vmlinux-btf.py --arch x86_64 --btf vmlinux.btf
+
+Output format (one type per line, members/params indented by a tab; `-` is an
+anonymous name):
+  <id> struct|union <name> size <bytes>          a full struct, members follow
+  <id> struct|union <name> size <bytes> opaque   only its name and size kept
+  \t<member> <type id> <bit offset> [<bitfield bits>]
+  <id> int <name> size <bytes> bits <n> enc <signed|char|bool|->   (spaces in
+                                                 the name become `_`)
+  <id> ptr <type id>
+  <id> array <elem type id> <nelems>
+  <id> typedef|const|volatile|restrict <name|-> <type id>
+  <id> type_tag <tag> <type id>
+  <id> enum|enum64|float <name> size <bytes>
+  <id> fwd <name> struct|union
+  <id> func <name> <proto id>
+  <id> func_proto <return type id>                params follow
+  <id> func_proto <return type id> opaque         a function pointer's target
+  \t<param> <type id>
+"""
+import argparse
+import os
+import struct
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+CACHE = os.environ.get("BPF_ORACLE_CACHE", "/var/cache/bpf-oracle")
+IMAGES = {"x86_64": "7.3.4+deb13-amd64", "arm64": "7.3.4+deb13-arm64"}
+
+# structs kept whole: kernel ctx structs bpf_cast_to_kern_ctx returns, what
+# their pointers lead to that tests walk, and the verifier's allow lists
+ROOT_STRUCTS = [
+    "sk_buff", "xdp_buff", "sock", "sock_common", "socket", "task_struct__safe_rcu",
+    "cgroup__safe_rcu", "css_set__safe_rcu", "cgroup_subsys_state__safe_rcu",
+    "mm_struct__safe_rcu_or_null", "sk_buff__safe_rcu_or_null",
+    "request_sock__safe_rcu_or_null", "bpf_iter_meta__safe_trusted",
+    "bpf_iter__task__safe_trusted", "linux_binprm__safe_trusted",
+    "file__safe_trusted", "dentry__safe_trusted_or_null",
+    "socket__safe_trusted_or_null", "vm_area_struct__safe_trusted_or_null",
+]
+# functions fentry/fexit programs of the tests attach to
+ROOT_FUNCS = [f"bpf_fentry_test{i}" for i in range(1, 11)] + ["bpf_fentry_test_sinfo", "bpf_modify_return_test"]
+
+KINDS = {1: "int", 2: "ptr", 3: "array", 4: "struct", 5: "union", 6: "enum", 7: "fwd", 8: "typedef",
+         9: "volatile", 10: "const", 11: "restrict", 12: "func", 13: "func_proto", 14: "var",
+         15: "datasec", 16: "float", 17: "decl_tag", 18: "type_tag", 19: "enum64"}
+
+
+def find_btf(data):
+    i = 0
+    while True:
+        i = data.find(b"\x9f\xeb\x01\x00", i)
+        if i < 0:
+            return None
+        hdr_len, type_off, type_len, str_off, str_len = struct.unpack_from("<5I", data, i + 4)
+        if hdr_len == 24 and type_off == 0 and str_off == type_len and type_len > 100000:
+            return data[i:i + 24 + type_len + str_len]
+        i += 1
+
+
+def read_image(path):
+    data = open(path, "rb").read()
+    btf = find_btf(data)
+    if btf is None:
+        z = data.find(b"\x28\xb5\x2f\xfd")
+        if z < 0:
+            sys.exit(f"{path}: no BTF and no zstd payload")
+        out = subprocess.run(["zstd", "-d", "-c"], input=data[z:], capture_output=True).stdout
+        btf = find_btf(out)
+    if btf is None:
+        sys.exit(f"{path}: no vmlinux BTF found")
+    return btf
+
+
+def parse(btf):
+    hdr_len, type_off, type_len, str_off, str_len = struct.unpack_from("<5I", btf, 4)
+    tbase = hdr_len + type_off
+    sbase = hdr_len + str_off
+
+    def name(off):
+        end = btf.index(b"\0", sbase + off)
+        return btf[sbase + off:end].decode()
+
+    types = [None]
+    p = tbase
+    while p < tbase + type_len:
+        name_off, info, size_type = struct.unpack_from("<3I", btf, p)
+        p += 12
+        kind = (info >> 24) & 0x1f
+        vlen = info & 0xffff
+        kflag = info >> 31
+        t = {"kind": KINDS.get(kind, str(kind)), "name": name(name_off), "st": size_type, "kflag": kflag}
+        if kind == 1:
+            enc = struct.unpack_from("<I", btf, p)[0]
+            p += 4
+            t["bits"] = enc & 0xff
+            t["enc"] = {1: "signed", 2: "char", 4: "bool"}.get((enc >> 24) & 0xf, "-")
+        elif kind == 3:
+            t["elem"], _, t["nelems"] = struct.unpack_from("<3I", btf, p)
+            p += 12
+        elif kind in (4, 5):
+            ms = []
+            for _ in range(vlen):
+                mn, mt, mo = struct.unpack_from("<3I", btf, p)
+                p += 12
+                bits = mo >> 24 if kflag else 0
+                ms.append((name(mn), mt, mo & 0xffffff if kflag else mo, bits))
+            t["members"] = ms
+        elif kind == 6:
+            p += 8 * vlen
+        elif kind == 19:
+            p += 12 * vlen
+        elif kind == 13:
+            ps = []
+            for _ in range(vlen):
+                pn, pt = struct.unpack_from("<2I", btf, p)
+                p += 8
+                ps.append((name(pn), pt))
+            t["params"] = ps
+        elif kind == 14:
+            p += 4
+        elif kind == 15:
+            p += 12 * vlen
+        elif kind == 17:
+            p += 4
+        types.append(t)
+    return types
+
+
+def subset(types):
+    by_name = {}
+    for i, t in enumerate(types[1:], 1):
+        if t["kind"] in ("struct", "union", "func") and t["name"]:
+            by_name.setdefault((t["kind"] if t["kind"] == "func" else "struct", t["name"]), i)
+    keep = {}  # id -> "full" | "opaque"
+    todo = []
+    for s in ROOT_STRUCTS:
+        i = by_name.get(("struct", s))
+        if i is None:
+            print(f"warning: struct {s} not in BTF", file=sys.stderr)
+            continue
+        todo.append((i, "full"))
+    for f in ROOT_FUNCS:
+        i = by_name.get(("func", f))
+        if i is None:
+            print(f"warning: func {f} not in BTF", file=sys.stderr)
+            continue
+        todo.append((i, "full"))
+    while todo:
+        i, how = todo.pop()
+        if i == 0 or keep.get(i) == "full" or (keep.get(i) == "opaque" and how == "opaque"):
+            continue
+        keep[i] = how
+        t = types[i]
+        k = t["kind"]
+        if k in ("struct", "union"):
+            if how == "full":
+                todo += [(m[1], "full") for m in t["members"]]
+        elif k == "ptr":
+            # a pointee struct or function is named, not walked
+            todo.append((t["st"], "opaque"))
+        elif k == "array":
+            todo.append((t["elem"], how))
+        elif k in ("typedef", "const", "volatile", "restrict", "type_tag"):
+            todo.append((t["st"], how))
+        elif k == "func":
+            todo.append((t["st"], "full"))
+        elif k == "func_proto":
+            if how == "full":
+                todo.append((t["st"], "full"))
+                todo += [(p[1], "full") for p in t["params"]]
+    return keep
+
+
+def render(types, keep, image):
+    out = [f"# vmlinux BTF subset of {image}, written by scripts/record-vmlinux-btf.py",
+           "# (format in the script); ids are the kernel's"]
+    for i in sorted(keep):
+        t = types[i]
+        # base type names have spaces (`long unsigned int`)
+        k, n = t["kind"], (t["name"] or "-").replace(" ", "_")
+        opaque = keep[i] == "opaque"
+        if k in ("struct", "union"):
+            out.append(f"{i} {k} {n} size {t['st']}" + (" opaque" if opaque else ""))
+            if not opaque:
+                for mn, mt, mo, bits in t["members"]:
+                    out.append(f"\t{mn or '-'} {mt} {mo}" + (f" {bits}" if bits else ""))
+        elif k == "int":
+            out.append(f"{i} int {n} size {t['st']} bits {t['bits']} enc {t['enc']}")
+        elif k == "ptr":
+            out.append(f"{i} ptr {t['st']}")
+        elif k == "array":
+            out.append(f"{i} array {t['elem']} {t['nelems']}")
+        elif k in ("typedef", "const", "volatile", "restrict", "type_tag"):
+            out.append(f"{i} {k} {n} {t['st']}")
+        elif k in ("enum", "enum64", "float"):
+            out.append(f"{i} {k} {n} size {t['st']}")
+        elif k == "fwd":
+            out.append(f"{i} fwd {n} {'union' if t['kflag'] else 'struct'}")
+        elif k == "func":
+            out.append(f"{i} func {n} {t['st']}")
+        elif k == "func_proto":
+            out.append(f"{i} func_proto {t['st']}" + (" opaque" if opaque else ""))
+            if not opaque:
+                for pn, pt in t["params"]:
+                    out.append(f"\t{pn or '-'} {pt}")
+        else:
+            sys.exit(f"unexpected kind {k} of type {i}")
+    return "\n".join(out) + "\n"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--arch", choices=sorted(IMAGES), action="append")
+    ap.add_argument("--btf", help="a raw vmlinux BTF file instead of the cached image")
+    a = ap.parse_args()
+    for arch in a.arch or sorted(IMAGES):
+        image = os.path.join(CACHE, "kernels", IMAGES[arch], "vmlinuz")
+        btf = open(a.btf, "rb").read() if a.btf else read_image(image)
+        types = parse(btf)
+        keep = subset(types)
+        dest = os.path.join(ROOT, "harness/data/vmlinux_btf", f"{arch}.txt")
+        with open(dest, "w") as f:
+            f.write(render(types, keep, IMAGES[arch]))
+        print(f"{dest}: {len(keep)} of {len(types) - 1} types")
+
+
+if __name__ == "__main__":
+    main()
