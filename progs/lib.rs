@@ -2,6 +2,7 @@
 //! as the kernel has one `progs/*.c` object per test.
 
 pub mod alu;
+pub mod arena;
 pub mod atomics;
 pub mod atomics_fetch;
 pub mod bounds;

@@ -330,7 +330,7 @@ fn xlated_and_native_runs_agree_with_7_3_on_the_corpus() {
                 arch,
                 ..exec::ExecOptions::default()
             };
-            match exec::ExecProgram::from_xlated(&d.xlated, arch, req.prog_type.0) {
+            match exec::ExecProgram::from_xlated(&d.xlated_as_run(), arch, req.prog_type.0) {
                 Err(why) => fallback.push(format!("{arch} {}: {why}", c.name)),
                 Ok(p) => match exec::test_run_program(&req, &p, &input, &opts) {
                     Err(ExecError::Unsupported(why)) => fallback.push(format!("{arch} {}: {why}", c.name)),
@@ -349,7 +349,7 @@ fn xlated_and_native_runs_agree_with_7_3_on_the_corpus() {
             if std::env::var_os("BPF_SELFTEST_TRACE_NATIVE").is_some() {
                 eprintln!("native: {}", c.name);
             }
-            match exec::native::test_run_native(&req, &d.xlated, &d.subprogs, &input, &opts) {
+            match exec::native::test_run_native(&req, &d.xlated_as_run(), &d.subprogs, &input, &opts) {
                 Err(ExecError::Unsupported(why)) => native_skipped.push(format!("{}: {why}", c.name)),
                 got => {
                     native += 1;
@@ -476,12 +476,18 @@ fn progs_xlated_retvals_match_their_goldens() {
                 continue;
             }
             let Ok(input) = ModelBackend::verifier_input(req) else { continue };
-            let Ok(mut out) = ModelBackend::load_input(&input) else { continue };
+            let Ok((mut out, arena)) = ModelBackend::load_input_arena(&input, false, None) else { continue };
             if !out.accepted {
                 continue;
             }
             compared += 1;
-            let x = out.xlated_insns.clone();
+            // arena accesses run in the modes the dump does not show
+            let mut x = out.xlated_insns.clone();
+            for &(k, code) in arena.iter().flat_map(|a| a.codes.iter()) {
+                if let Some(i) = x.get_mut(k) {
+                    i.code = code;
+                }
+            }
             match exec::fill_outcome_model(req, &x, &mut out) {
                 Ok(exec::RunPath::Xlated) => xlated += 1,
                 Ok(exec::RunPath::AsLoaded(why)) => fallback.push(format!("{arch} {}: {why}", st.name)),
@@ -615,7 +621,7 @@ fn model_test_run(
     };
     let decided = ModelBackend::verifier_input(req).ok().map(|v| bpf_check(&v));
     let why = match decided {
-        Some(Verdict::Decided(d)) if d.accepted => match exec::ExecProgram::from_xlated(&d.xlated, req.arch, req.prog_type.0) {
+        Some(Verdict::Decided(d)) if d.accepted => match exec::ExecProgram::from_xlated(&d.xlated_as_run(), req.arch, req.prog_type.0) {
             Ok(p) => match exec::test_run_program(req, &p, input, &opts) {
                 Err(ExecError::Unsupported(why)) => why,
                 r => {

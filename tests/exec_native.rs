@@ -54,7 +54,8 @@ fn compare_counting_tail_calls(req: &LoadRequest, input: &TestRunInput) -> Optio
         ..ExecOptions::default()
     };
     let tail_calls = d.xlated.iter().any(|i| i.is_call() && i.src == 0 && i.imm == 12);
-    Some((native::compare_with_interpreter(req, &d.xlated, &d.subprogs, input, &opts), tail_calls))
+    let xlated = d.xlated_as_run();
+    Some((native::compare_with_interpreter(req, &xlated, &d.subprogs, input, &opts), tail_calls))
 }
 
 /// At most this many progs/ programs without a test run are not run
@@ -136,8 +137,16 @@ fn native_agrees_with_the_interpreter_on_progs() {
     assert!(same > 0);
     // retvals/tail_call_self_counts, _from_subprog_counts, _index_out_of_range
     assert!(tail_call_same >= 3, "only {tail_call_same} tail-calling programs ran natively");
-    assert!(skipped.len() <= PROGS_SKIP_RATCHET, "{} skipped > {PROGS_SKIP_RATCHET}", skipped.len());
+    // arena programs do not run natively yet (their kernel window, 4 GiB
+    // plus guards at r12, is not mapped in the host process): listed above,
+    // counted apart, must shrink
+    let (arena, other): (Vec<&String>, Vec<&String>) = skipped.iter().partition(|s| s.ends_with("native run: arena"));
+    assert!(other.len() <= PROGS_SKIP_RATCHET, "{} skipped > {PROGS_SKIP_RATCHET}", other.len());
+    assert!(arena.len() <= ARENA_SKIP_RATCHET, "{} arena programs skipped > {ARENA_SKIP_RATCHET}", arena.len());
 }
+
+/// progs/arena.rs programs with a test run, not run natively.
+const ARENA_SKIP_RATCHET: usize = 7;
 
 #[test]
 fn native_agrees_with_the_interpreter_on_random_programs() {

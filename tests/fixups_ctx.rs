@@ -42,6 +42,10 @@ fn masked(insns: &[Insn]) -> Vec<Insn> {
         if x.code == BPF_JMP | BPF_CALL && x.src == 0 {
             x.imm = 0;
         }
+        // arena accesses are dumped as plain ones
+        if matches!(x.code & 0x07, BPF_LDX | BPF_ST | BPF_STX) && x.code & 0xe0 == BPF_PROBE_MEM32 {
+            x.code = (x.code & 0x07) | (x.code & 0x18) | BPF_MEM;
+        }
         if x.code == BPF_LD | BPF_IMM | BPF_DW {
             out.push(Insn { src: 0, imm: 0, ..x });
             out.push(Insn::default());
@@ -158,6 +162,11 @@ fn other_rewrites(env: &VerifierEnv<'_>) -> Vec<&'static str> {
         }
         if a.alu_state != 0 {
             add("alu sanitation");
+        }
+        // misc: address space casts become 32-bit moves, 64-bit ALU on
+        // arena pointers 32-bit ALU
+        if (x.code == BPF_ALU64 | BPF_MOV | BPF_X && x.off == BPF_ADDR_SPACE_CAST) || a.needs_zext {
+            add("arena casts");
         }
         i += if x.code == BPF_LD | BPF_IMM | BPF_DW { 2 } else { 1 };
     }

@@ -168,6 +168,9 @@ fn prepare_dump(env: &VerifierEnv<'_>) -> Vec<Insn> {
             out[i].off = i16::try_from(rel).unwrap_or(0);
         } else if insn.code & 0x07 == BPF_LDX && insn.code & 0xe0 == BPF_PROBE_MEM {
             out[i].code = BPF_LDX | (insn.code & 0x18) | BPF_MEM;
+        } else if matches!(insn.code & 0x07, BPF_LDX | BPF_ST | BPF_STX) && insn.code & 0xe0 == BPF_PROBE_MEM32 {
+            // arena accesses are dumped as plain ones
+            out[i].code = (insn.code & 0x07) | (insn.code & 0x18) | BPF_MEM;
         } else if insn.is_ld_imm64() && i + 1 < out.len() {
             match insn.src {
                 BPF_PSEUDO_FUNC => out[i + 1].imm = subprog_at(i as i64 + 1 + insn.imm as i64).unwrap_or(0) as i32,

@@ -158,8 +158,14 @@ fn arm64_images_match_7_3() {
                 continue;
             }
         };
-        let depths: Vec<u32> = match bpf_selftest::verifier::verify(&input, Instant::now()) {
-            Ok(env) => env.subprog_info.iter().map(|s| s.stack_depth).collect(),
+        let (depths, arena): (Vec<u32>, _) = match bpf_selftest::verifier::verify(&input, Instant::now()) {
+            Ok(mut env) => {
+                let depths = env.subprog_info.iter().map(|s| s.stack_depth).collect();
+                // an arena program's accesses in the modes the JIT gets (the
+                // dump shows BPF_PROBE_MEM32 as BPF_MEM), and its arena
+                let fixed = bpf_selftest::fixups::bpf_fixups(&mut env).is_ok();
+                (depths, if fixed { bpf_selftest::verifier::arena::arena_jit(&env, &truth.xlated_insns) } else { None })
+            }
             Err(_) => {
                 // not counted; said whether the image is right given the frames
                 let prog = JitProgram::from_xlated_dump(&truth.xlated_insns, &kernel_frame_sizes(&truth), req.prog_type.0);
@@ -171,8 +177,22 @@ fn arm64_images_match_7_3() {
         };
         compared += 1;
         let kernel = comparable(&truth.jited);
+        let mut xlated = truth.xlated_insns.clone();
+        for &(k, code) in arena.iter().flat_map(|a| a.codes.iter()) {
+            if let Some(i) = xlated.get_mut(k) {
+                i.code = code;
+            }
+        }
+        let program = |depths: &[u32]| {
+            let mut prog = JitProgram::from_xlated_dump(&xlated, depths, req.prog_type.0);
+            if let Some(a) = &arena {
+                prog.arena_vm_start = a.kern_vm_start;
+                prog.user_vm_start = a.user_vm_start;
+            }
+            prog
+        };
         // byte for byte, where no kernel address or random constant is in the image
-        let prog = JitProgram::from_xlated_dump(&truth.xlated_insns, &depths, req.prog_type.0);
+        let prog = program(&depths);
         if let Ok(images) = bpf_int_jit_compile(&prog, &profile) {
             let hex: Vec<String> = images.iter().map(|b| b.iter().map(|x| format!("{x:02x}")).collect()).collect();
             if hex == truth.jited_hex {
@@ -180,7 +200,7 @@ fn arm64_images_match_7_3() {
             }
         }
         let jit = |depths: &[u32]| -> Result<(Vec<String>, usize), String> {
-            let prog = JitProgram::from_xlated_dump(&truth.xlated_insns, depths, req.prog_type.0);
+            let prog = program(depths);
             let images = bpf_int_jit_compile(&prog, &profile).map_err(|e| e.to_string())?;
             Ok(comparable(&test_loader_text(Arch::Arm64, &images)))
         };

@@ -112,14 +112,28 @@ fn x86_64_images_match_the_7_3_goldens() {
         // the fixups grow frames (bpf_loop inlining, may_goto): their depths
         // once they run through, else the main pass's
         let before: Vec<u32> = env.subprog_info.iter().map(|s| s.stack_depth).collect();
-        if bpf_selftest::fixups::bpf_fixups(&mut env).is_err() {
+        let fixed = bpf_selftest::fixups::bpf_fixups(&mut env).is_ok();
+        if !fixed {
             for (s, d) in env.subprog_info.iter_mut().zip(before) {
                 s.stack_depth = d;
             }
         }
         let cnt = env.subprog_cnt.min(env.subprog_info.len());
         let depths: Vec<u32> = env.subprog_info[..cnt].iter().map(|s| s.stack_depth).collect();
-        let mut prog = JitProgram::from_xlated_dump(&golden.xlated_insns, &depths, input.prog_type.0);
+        // an arena program's accesses in the modes the JIT gets (the dump
+        // shows BPF_PROBE_MEM32 as BPF_MEM), and its arena
+        let arena = if fixed { bpf_selftest::verifier::arena::arena_jit(&env, &golden.xlated_insns) } else { None };
+        let mut xlated = golden.xlated_insns.clone();
+        for &(k, code) in arena.iter().flat_map(|a| a.codes.iter()) {
+            if let Some(i) = xlated.get_mut(k) {
+                i.code = code;
+            }
+        }
+        let mut prog = JitProgram::from_xlated_dump(&xlated, &depths, input.prog_type.0);
+        if let Some(a) = &arena {
+            prog.arena_vm_start = a.kern_vm_start;
+            prog.user_vm_start = a.user_vm_start;
+        }
         for (f, s) in prog.funcs.iter_mut().zip(&env.subprog_info[..cnt]) {
             f.tail_call_reachable = s.tail_call_reachable;
             f.exception_cb = s.is_exception_cb;

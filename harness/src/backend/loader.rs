@@ -352,7 +352,13 @@ fn create_map(sys: &mut dyn BpfSys, m: &MapDef, fds: &mut Vec<i32>) -> Result<Re
         }
         None => None,
     };
-    let c = attr::map_create(m.map_type, m.key_size, m.value_size, m.max_entries, m.map_flags, inner_fd, &m.name);
+    let mut c = attr::map_create(m.map_type, m.key_size, m.value_size, m.max_entries, m.map_flags, inner_fd, &m.name);
+    // an arena's user address: set here instead of by an mmap (see
+    // `ARENA_USER_VM_START`)
+    let map_extra = crate::verifier::map_create::loader_map_extra(m);
+    if map_extra != 0 {
+        c.put_u64(64, map_extra);
+    }
     let fd = match sys.bpf(&c)?.fd() {
         Ok(fd) => fd,
         Err(e) => return Ok(fail("create", e)),

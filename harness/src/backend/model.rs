@@ -180,6 +180,12 @@ impl ModelBackend {
     /// the load (`init_prog_array_slots`): the direct tail calls through
     /// them are patched into jumps before the image is read.
     pub fn load_input_in_slots(input: &VerifierInput, want_jited: bool, prog_name: Option<&str>) -> Result<LoadOutcome, Unavailable> {
+        Self::load_input_arena(input, want_jited, prog_name).map(|(out, _)| out)
+    }
+
+    /// [`Self::load_input_in_slots`], with the arena of an accepted program
+    /// (what its test run needs besides the dump).
+    pub fn load_input_arena(input: &VerifierInput, want_jited: bool, prog_name: Option<&str>) -> Result<(LoadOutcome, Option<crate::jit::ArenaJit>), Unavailable> {
         match bpf_check(input) {
             Verdict::Decided(d) => {
                 let xlated = if d.accepted { bpf_isa::disasm::xlated_dump(&d.xlated).lines().map(str::to_string).collect() } else { Vec::new() };
@@ -204,14 +210,14 @@ impl ModelBackend {
                         })
                         .map(|(n, _)| n as u32 + 1)
                         .collect();
-                    let images = crate::jit::jit_xlated_dump_poked(input.arch, &d.xlated, &d.subprogs, input.prog_type.0, &d.direct_tail_calls, &self_pokes)
+                    let images = crate::jit::jit_xlated_dump_arena(input.arch, &d.xlated, &d.subprogs, input.prog_type.0, &d.direct_tail_calls, &self_pokes, d.arena.as_ref())
                         .map_err(|e| Unavailable(format!("model: {e}")))?;
                     let text = crate::jit_disasm::test_loader_text(input.arch, &images);
                     (images, text)
                 } else {
                     (Vec::new(), Vec::new())
                 };
-                Ok(LoadOutcome {
+                let out = LoadOutcome {
                     accepted: d.accepted,
                     errno: d.errno,
                     log: d.log,
@@ -222,7 +228,8 @@ impl ModelBackend {
                     jited_funcs,
                     jited,
                     ..LoadOutcome::default()
-                })
+                };
+                Ok((out, d.arena))
             }
             Verdict::NotModelled { phase, what, .. } => Err(Unavailable(format!("model: {phase}: {what}"))),
         }
@@ -267,7 +274,7 @@ impl ModelBackend {
         // (a test run finds the program in the prog array slots that name
         // it: `exec::test_run_program` fills them as the loader does)
         let prog_name = req.prog.funcs.first().map(|f| f.name.as_str());
-        let mut out = Self::load_input_in_slots(&input, req.want_jited && req.arch.has_jit(), prog_name)?;
+        let (mut out, arena) = Self::load_input_arena(&input, req.want_jited && req.arch.has_jit(), prog_name)?;
         if !out.accepted && input.log_level == 0 {
             // libbpf retries a failed load at level 1 to show what failed
             input.log_level = 1;
@@ -278,7 +285,14 @@ impl ModelBackend {
             // the xlated program, as 7.3 runs it (the program as loaded
             // where the runtime cannot run the xlated one yet: see
             // `exec::fill_outcome_model`)
-            let xlated = out.xlated_insns.clone();
+            let mut xlated = out.xlated_insns.clone();
+            // arena accesses run in their kernel-internal modes, which the
+            // dump does not show
+            for &(k, code) in arena.iter().flat_map(|a| a.codes.iter()) {
+                if let Some(i) = xlated.get_mut(k) {
+                    i.code = code;
+                }
+            }
             crate::exec::fill_outcome_model(req, &xlated, &mut out).map_err(|e| Unavailable(format!("model: test run: {e}")))?;
         }
         Ok(out)

@@ -12,7 +12,10 @@
 //! `loader.c`; the transport is a virtio-serial port backed by a Unix socket.
 //!
 //! The guest boots with `nokaslr` (kernel text addresses are stable across
-//! boots), `bpf_jit_harden=0` (no constant blinding) and
+//! boots; `BPF_SELFTEST_VM_KASLR=1` boots with KASLR instead, as the
+//! kernel's CI does: then per-CPU and text addresses move, which changes
+//! some JIT images but is not what the goldens are recorded with),
+//! `bpf_jit_harden=0` (no constant blinding) and
 //! `unprivileged_bpf_disabled=0` (unprivileged runs are possible). Map ids
 //! start at 1 per boot, so they are deterministic for a fixed request order.
 
@@ -75,6 +78,8 @@ pub struct VmConfig {
     pub cpu_arm64: String,
     /// Print every guest request with its round-trip time to stderr.
     pub trace: bool,
+    /// Boot with KASLR (no `nokaslr`).
+    pub kaslr: bool,
 }
 
 impl VmConfig {
@@ -82,7 +87,8 @@ impl VmConfig {
     /// `BPF_SELFTEST_VM_IMAGES` (a directory searched first),
     /// `BPF_SELFTEST_CACHE`, `BPF_SELFTEST_VM_TIMEOUT` (seconds per request),
     /// `BPF_SELFTEST_VM_ACCEL`, `BPF_SELFTEST_VM_CPU_X86_64`,
-    /// `BPF_SELFTEST_VM_CPU_ARM64` and `BPF_SELFTEST_VM_TRACE=1`.
+    /// `BPF_SELFTEST_VM_CPU_ARM64`, `BPF_SELFTEST_VM_TRACE=1` and
+    /// `BPF_SELFTEST_VM_KASLR=1`.
     pub fn from_env() -> VmConfig {
         let env = |k: &str| std::env::var(k).ok().filter(|v| !v.is_empty());
         let cache_dir = env("BPF_SELFTEST_CACHE").map(PathBuf::from).unwrap_or_else(default_cache_dir);
@@ -106,6 +112,7 @@ impl VmConfig {
             cpu_x86_64: env("BPF_SELFTEST_VM_CPU_X86_64").unwrap_or_else(|| "max,la57=off".into()),
             cpu_arm64: env("BPF_SELFTEST_VM_CPU_ARM64").unwrap_or_else(|| "max,pauth-impdef=on".into()),
             trace: env("BPF_SELFTEST_VM_TRACE").is_some_and(|v| v != "0"),
+            kaslr: env("BPF_SELFTEST_VM_KASLR").is_some_and(|v| v != "0"),
         }
     }
 
@@ -380,8 +387,10 @@ impl Session {
         listener.set_nonblocking(true).map_err(|e| format!("vm: {e}"))?;
 
         let (console, machine) = if arch == Arch::Arm64 { ("ttyAMA0", "virt") } else { ("ttyS0", "pc") };
+        // (KASLR is the Debian kernels' default: nothing to add for it)
+        let kaslr = if cfg.kaslr { "" } else { " nokaslr" };
         let append = format!(
-            "console={console} quiet nokaslr panic=-1 rdinit=/init \
+            "console={console} quiet{kaslr} panic=-1 rdinit=/init \
              sysctl.net.core.bpf_jit_harden=0 sysctl.kernel.unprivileged_bpf_disabled=0"
         );
         let console_log = dir.join("console.log");

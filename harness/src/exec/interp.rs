@@ -303,7 +303,14 @@ impl Runtime {
                         // this_cpu_ptr() on the only CPU
                         Some(regs[s])
                     } else if class == BPF_ALU64 && o == BPF_MOV && is_x && insn.off == BPF_ADDR_SPACE_CAST {
-                        return Err(ExecError::Unsupported("arena addr_space_cast".into()));
+                        // the fixups leave only casts to user addresses; a
+                        // cast to an arena pointer is the program as loaded,
+                        // whose plain accesses through it cannot reach the
+                        // arena (the xlated program's BPF_PROBE_MEM32 ones do)
+                        match (&self.arena, insn.imm) {
+                            (Some(a), 0x1_0000) => Some(a.cast_user(regs[s])),
+                            _ => return Err(ExecError::Unsupported("arena addr_space_cast (the program as loaded)".into())),
+                        }
                     } else if o == BPF_MOV && !is_x && insn.off == 0 {
                         match cur.prog.imm64.get(pc) {
                             Some(Some(Imm64::Ksym(name))) if class == BPF_ALU64 => Some(self.ksym(&name.clone())?),
@@ -502,8 +509,12 @@ impl Runtime {
                             // a faulting probe load reads zero (the exception table)
                             BPF_PROBE_MEM => self.mem.load(addr, n).unwrap_or(0),
                             BPF_PROBE_MEMSX if n < 8 => sign_extend(self.mem.load(addr, n).unwrap_or(0), n),
-                            BPF_PROBE_MEM32 => {
-                                return Err(ExecError::Unsupported("arena memory".into()));
+                            BPF_PROBE_MEM32 | arena_mode::BPF_PROBE_MEM32SX => {
+                                let Some(a) = &self.arena else {
+                                    return Err(ExecError::Unsupported("arena memory without an arena".into()));
+                                };
+                                let v = a.load(regs[s], insn.off, n);
+                                if m == BPF_PROBE_MEM32 || n == 8 { v } else { sign_extend(v, n) }
                             }
                             _ => return Err(bad(pc, format!("bad LDX insn {insn:?}"))),
                         };
@@ -531,7 +542,7 @@ impl Runtime {
                     } else if class == BPF_STX && m == BPF_ATOMIC {
                         self.atomic(&insn, &mut regs, pc)?;
                     } else if m == BPF_PROBE_MEM32 || m == BPF_PROBE_ATOMIC {
-                        return Err(ExecError::Unsupported("arena memory".into()));
+                        self.arena_store(&insn, &mut regs, val, pc)?;
                     } else {
                         return Err(bad(pc, format!("bad store insn {insn:?}")));
                     }
@@ -552,6 +563,55 @@ impl Runtime {
         let done = std::mem::replace(cur, caller);
         regs[6..11].copy_from_slice(&done.saved);
         Some(done.ret_pc)
+    }
+
+    /// A `BPF_PROBE_MEM32` store or `BPF_PROBE_ATOMIC` op on the arena: a
+    /// faulting one does nothing (the JITs' exception table).
+    fn arena_store(&mut self, insn: &Insn, regs: &mut [u64; NREGS], val: u64, pc: usize) -> Result<(), ExecError> {
+        let (d, s) = (insn.dst as usize, insn.src as usize);
+        let n = size_bytes(insn.code);
+        let Some(a) = self.arena.as_mut() else {
+            return Err(ExecError::Unsupported("arena memory without an arena".into()));
+        };
+        if mode(insn.code) == BPF_PROBE_MEM32 {
+            a.store(regs[d], insn.off, n, val);
+            return Ok(());
+        }
+        match insn.imm {
+            BPF_LOAD_ACQ => regs[d] = a.load(regs[s], insn.off, n),
+            BPF_STORE_REL => {
+                a.store(regs[d], insn.off, n, regs[s]);
+            }
+            imm => {
+                let mask = if n == 4 { u32::MAX as u64 } else { u64::MAX };
+                let v = regs[s] & mask;
+                let r0 = regs[0] & mask;
+                let op = |old: u64| -> u64 {
+                    match imm & !BPF_FETCH {
+                        x if x == BPF_ADD as i32 => old.wrapping_add(v),
+                        x if x == BPF_AND as i32 => old & v,
+                        x if x == BPF_OR as i32 => old | v,
+                        x if x == BPF_XOR as i32 => old ^ v,
+                        _ if imm == BPF_XCHG => v,
+                        _ if imm == BPF_CMPXCHG => if old == r0 { v } else { old },
+                        _ => old,
+                    }
+                };
+                let known = [BPF_ADD, BPF_AND, BPF_OR, BPF_XOR].iter().any(|&o| imm & !BPF_FETCH == o as i32) || imm == BPF_XCHG || imm == BPF_CMPXCHG;
+                if !known || (n != 4 && n != 8) {
+                    return Err(bad(pc, format!("bad arena atomic {insn:?}")));
+                }
+                let old = a.rmw(regs[d], insn.off, n, |o| op(o) & mask);
+                if let Some(old) = old {
+                    if imm == BPF_CMPXCHG {
+                        regs[0] = old;
+                    } else if imm & BPF_FETCH != 0 || imm == BPF_XCHG {
+                        regs[s] = old;
+                    }
+                }
+            }
+        }
+        Ok(())
     }
 
     fn atomic(&mut self, insn: &Insn, regs: &mut [u64; NREGS], pc: usize) -> Result<(), ExecError> {
@@ -706,4 +766,10 @@ mod tests {
         assert_eq!(jmp_cond(BPF_JSGT, false, 0xffff_ffff, 0), Some(false));
         assert_eq!(jmp_cond(BPF_JGT, false, 0x1_0000_0000, 0), Some(false));
     }
+}
+
+/// Kernel-internal load modes of arena programs.
+mod arena_mode {
+    /// `BPF_PROBE_MEM32SX`: a sign-extending arena load.
+    pub const BPF_PROBE_MEM32SX: u8 = 0xc0;
 }

@@ -36,6 +36,9 @@ pub enum Kfunc {
     DynptrClone,
     /// The string kfuncs (`bpf_strcmp`, `bpf_strlen`, ...), by kind.
     Str(StrFn),
+    /// `bpf_arena_alloc_pages` (and the non-sleepable variant the fixups
+    /// call outside sleepable programs).
+    ArenaAllocPages,
     Unknown(String),
 }
 
@@ -97,6 +100,7 @@ impl Kfunc {
             "bpf_strcasestr" => Str(StrFn::CaseStr),
             "bpf_strnstr" => Str(StrFn::NStr),
             "bpf_strncasestr" => Str(StrFn::NCaseStr),
+            "bpf_arena_alloc_pages" | "bpf_arena_alloc_pages_non_sleepable" => ArenaAllocPages,
             _ => Unknown(name.to_string()),
         }
     }
@@ -203,6 +207,10 @@ pub(crate) fn call(rt: &mut Runtime, k: &Kfunc, a: [u64; 5]) -> Result<Flow, Exe
             }
         }
         Kfunc::Str(f) => string_kfunc(rt, *f, a)?,
+        Kfunc::ArenaAllocPages => match rt.arena.as_mut() {
+            Some(ar) => ar.alloc_pages(a[1], a[2] as u32, a[3] as i32),
+            None => return Err(ExecError::Unsupported("bpf_arena_alloc_pages without an arena".into())),
+        },
         Kfunc::Unknown(name) => return Err(ExecError::Unsupported(format!("kfunc {name}"))),
     };
     Ok(Flow::Ret(ret))

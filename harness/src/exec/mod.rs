@@ -48,6 +48,7 @@
 //! Deterministic by construction: `bpf_get_prandom_u32` is a seeded PRNG,
 //! time is a fake clock that advances per read, there is one CPU.
 
+pub mod arena;
 pub mod ctx;
 pub mod helpers;
 pub mod htab;

@@ -481,6 +481,18 @@ mod imp {
             if class == BPF_ALU64 && insn.code & 0xf0 == BPF_MOV && insn.off == BPF_ADDR_SPACE_CAST {
                 return Err(unsupported("arena"));
             }
+            // arena accesses: BPF_PROBE_MEM32 (0xa0), loads' _MEM32SX (0xc0,
+            // which for stores is BPF_ATOMIC), BPF_PROBE_ATOMIC (0xe0)
+            let mode = insn.code & 0xe0;
+            let arena_access = match class {
+                BPF_LDX => mode == 0xa0 || mode == 0xc0,
+                BPF_ST => mode == 0xa0,
+                BPF_STX => mode == 0xa0 || mode == 0xe0,
+                _ => false,
+            };
+            if arena_access {
+                return Err(unsupported("arena"));
+            }
             if class == BPF_ALU64 && insn.code & 0xf0 == BPF_MOV && insn.off == BPF_ADDR_PERCPU {
                 uses_percpu = true;
             }

@@ -46,6 +46,8 @@ pub struct Runtime {
     /// In a host-memory runtime: the stack native code runs on, where the
     /// interpreter puts its frames too (see [`HostStack`]).
     pub(crate) host_stack: Option<HostStack>,
+    /// The arena map's memory, when there is one.
+    pub(crate) arena: Option<super::arena::Arena>,
 }
 
 /// The stack of a native run, shared by the interpreter run it is compared
@@ -118,6 +120,9 @@ impl Runtime {
             repeat: 0,
             native_ns: None,
             host_stack: None,
+            arena: maps.iter().find(|d| d.map_type == crate::map::types::BPF_MAP_TYPE_ARENA).map(|d| {
+                super::arena::Arena::new(crate::verifier::map_create::loader_map_extra(d), d.max_entries)
+            }),
         })
     }
 

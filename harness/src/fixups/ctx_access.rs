@@ -281,10 +281,10 @@ fn convert_one(cx: &Conv<'_>, env: &VerifierEnv<'_>, i: usize, insn: Insn, ty: A
             return Err(cx.unsupported("a bpf_xdp_sock access (bpf_xdp_sock_convert_ctx_access)"));
         }
         PTR_TO_ARENA => {
-            if insn.code & 0xe0 == BPF_MEMSX {
-                return Err(cx.unsupported("a sign-extending arena load"));
-            }
-            return Ok(Some(vec![Insn { code: (insn.code & 0x07) | BPF_PROBE_MEM32 | (insn.code & 0x18), ..insn }]));
+            // (both JITs take sign-extending arena loads:
+            // `bpf_jit_supports_insn`)
+            let mode = if insn.code & 0xe0 == BPF_MEMSX { super::arena::BPF_PROBE_MEM32SX } else { BPF_PROBE_MEM32 };
+            return Ok(Some(vec![Insn { code: (insn.code & 0x07) | mode | (insn.code & 0x18), ..insn }]));
         }
         t => {
             let mem_or_btf = matches!(base_type(t), PTR_TO_MEM | PTR_TO_BTF_ID);

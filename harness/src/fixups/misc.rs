@@ -174,14 +174,22 @@ fn add_exception_callback(env: &mut VerifierEnv<'_>) -> Result<(), Fail> {
 /// rewrite patches the second slot and moves `*i` to it, as the kernel's
 /// walk does.
 fn fixup_insn(env: &mut VerifierEnv<'_>, w: &mut Walk, i: &mut usize) -> Result<Option<Vec<Insn>>, Fail> {
+    if super::arena::is_addr_space_cast32(env, &env.insns[*i]) {
+        // a 32-bit move that clears the upper half, in place
+        env.insns[*i] = Insn { code: BPF_ALU | BPF_MOV | BPF_X, off: 0, imm: 0, ..env.insns[*i] };
+        return Ok(None);
+    }
+    if env.pass_aux.get(*i).is_some_and(|a| a.needs_zext) {
+        // 64-bit ALU on an arena pointer: its 32-bit form, in place; the
+        // main pass also marked it `zext_dst` (so no RND_HI32 poison)
+        let c = env.insns[*i].code;
+        env.insns[*i].code = BPF_ALU | (c & 0xf0) | (c & 0x08);
+        if let Some(a) = env.aux.get_mut(*i) {
+            a.zext_dst = true;
+        }
+    }
     let insn = env.insns[*i];
     let (class, op, src_k) = (insn.code & 0x07, insn.code & 0xf0, insn.code & 0x08);
-
-    if insn.code == BPF_ALU64 | BPF_MOV | BPF_X && insn.off == BPF_ADDR_SPACE_CAST {
-        // with no arena, the main pass refuses every cast
-        return Err(Fail::unsupported(PHASE, &format!("the address space cast at insn {i} (arenas are not modelled)")));
-    }
-    // (`needs_zext` is only ever set for arena pointers)
 
     let alu = class == BPF_ALU || class == BPF_ALU64;
     let is64 = class == BPF_ALU64;

@@ -4,6 +4,7 @@
 //! then the dump of the result as `BPF_OBJ_GET_INFO_BY_FD` hands it out
 //! ([`bpf_insn_prepare_dump`]).
 
+pub mod arena;
 pub mod bpf_loop;
 pub mod call_args;
 pub mod calls;

@@ -246,6 +246,9 @@ pub fn defines(arch: Arch) -> Result<Vec<String>, String> {
         "-D__BPF_CPU_VERSION__=3".into(),
         "-D__BPF_FEATURE_ADDR_SPACE_CAST=1".into(),
         "-D__BPF_FEATURE_MAY_GOTO=1".into(),
+        // clang -target bpf's own (the arena headers test it; `__bpf__`,
+        // which libbpf's tail call helper tests, stays out)
+        "-D__BPF__=1".into(),
     ]
     .into())
 }

@@ -826,9 +826,6 @@ fn pending_map(name: &str, text: &str, structs: &HashMap<String, String>) -> Pen
     let known =
         ["type", "max_entries", "key_size", "value_size", "key", "value", "map_flags", "values", "map_extra", "pinning", "numa_node"];
     let mut problem = None;
-    if body.contains("BPF_MAP_TYPE_ARENA") {
-        problem = Some(Blocked::new("arena map", format!("{name}: arena maps need the arena's address space")));
-    }
     if let Some((n, _)) = fields.iter().find(|(n, _)| !known.contains(&n.as_str())) {
         problem = Some(Blocked::new("map definition", format!("{name}: unknown field '{n}'")));
     }
@@ -950,9 +947,6 @@ fn build_map(
             "map needs BTF",
             format!("{name}: {} maps are created with key/value BTF", crate::map::map_type_name(spec.map_type)),
         ));
-    }
-    if spec.map_type == BPF_MAP_TYPE_ARENA {
-        return Err(Blocked::new("arena map", name.to_string()));
     }
     if let Some(f) = value_struct.and_then(|s| btf_field(s, structs, 0)) {
         return Err(Blocked::new("map needs BTF", format!("{name}: its value holds {f}")));

@@ -58,6 +58,17 @@ pub struct JitProgram {
     pub self_pokes: Vec<u32>,
 }
 
+/// What the dump of an arena program loses and its JIT needs: the arena's
+/// addresses and the kernel-internal modes of its accesses
+/// (`bpf_insn_prepare_dump` shows `BPF_PROBE_MEM32` as `BPF_MEM`).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct ArenaJit {
+    pub kern_vm_start: u64,
+    pub user_vm_start: u64,
+    /// (index into the xlated program, the code the JIT gets there).
+    pub codes: Vec<(usize, u8)>,
+}
+
 /// A called kfunc's argument flags, found by its call's `imm` and `off`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct KfuncModel {
@@ -238,9 +249,30 @@ pub fn jit_xlated_dump_poked(
     direct: &[(usize, u32)],
     self_pokes: &[u32],
 ) -> Result<Vec<Vec<u8>>, String> {
+    jit_xlated_dump_arena(arch, insns, subprogs, prog_type, direct, self_pokes, None)
+}
+
+/// [`jit_xlated_dump_poked`] of a program that may use an arena.
+pub fn jit_xlated_dump_arena(
+    arch: crate::target::Arch,
+    insns: &[bpf_isa::Insn],
+    subprogs: &[SubprogFacts],
+    prog_type: u32,
+    direct: &[(usize, u32)],
+    self_pokes: &[u32],
+    arena: Option<&ArenaJit>,
+) -> Result<Vec<Vec<u8>>, String> {
     use crate::target::Arch;
     let depths: Vec<u32> = subprogs.iter().map(|s| s.stack_depth).collect();
     let mut insns = insns.to_vec();
+    if let Some(a) = arena {
+        for &(k, code) in &a.codes {
+            match insns.get_mut(k) {
+                Some(i) => i.code = code,
+                None => return Err(format!("arena access {k} is outside the program")),
+            }
+        }
+    }
     for &(k, poke) in direct {
         match insns.get_mut(k) {
             Some(i) if i.code == bpf_isa::op::BPF_JMP | bpf_isa::op::BPF_CALL && i.imm == BPF_FUNC_TAIL_CALL => {
@@ -251,6 +283,10 @@ pub fn jit_xlated_dump_poked(
     }
     let mut prog = JitProgram::from_xlated_dump(&insns, &depths, prog_type);
     prog.self_pokes = self_pokes.to_vec();
+    if let Some(a) = arena {
+        prog.arena_vm_start = a.kern_vm_start;
+        prog.user_vm_start = a.user_vm_start;
+    }
     if prog.funcs.len() != subprogs.len() {
         return Err(format!("the xlated program has {} functions, the verifier {} subprograms", prog.funcs.len(), subprogs.len()));
     }

@@ -128,7 +128,7 @@ impl Env<'_, '_> {
             }
         } else if opcode == BPF_MOV {
             if insn.is_src_x() {
-                if insn.off == BPF_ADDR_SPACE_CAST {
+                if insn.off == BPF_ADDR_SPACE_CAST && !self.input.has_arena {
                     self.verbose("addr_space_cast insn can only be used in a program that has an associated arena\n");
                     return errno(EINVAL);
                 }
@@ -190,7 +190,14 @@ impl Env<'_, '_> {
         let src_reg = self.regs()[src];
         if alu64 {
             if insn.imm != 0 {
-                return Err(DoCheckError::Unsupported("addr_space_cast is not modelled yet".into()));
+                // addr_space_cast (its off and imm were checked up front):
+                // from as(1) the result is an arena pointer, to as(1) a
+                // scalar user address
+                self.mark_reg_unknown(dst);
+                if insn.imm == 1 {
+                    self.regs_mut()[dst].typ = PTR_TO_ARENA;
+                }
+                return Ok(());
             }
             if insn.off == 0 {
                 self.assign_scalar_id_before_mov(src);
@@ -301,8 +308,32 @@ impl Env<'_, '_> {
             k.typ = SCALAR_VALUE;
             k
         };
+        let idx = self.insn_idx;
         if dst_reg.typ == PTR_TO_ARENA || (insn.is_src_x() && src_reg.typ == PTR_TO_ARENA) {
-            return Err(DoCheckError::Unsupported("arena pointers are not modelled yet".into()));
+            // any arithmetic goes on arena pointers; a 64-bit one is made
+            // 32-bit by the fixups, so the insn must not also serve scalars
+            if dst_reg.typ != PTR_TO_ARENA {
+                self.regs_mut()[dst] = src_reg;
+            }
+            if !alu32 {
+                if self.aux.get(idx).is_some_and(|a| a.prevent_zext) {
+                    self.verbose("same insn cannot be used with and without arena pointer\n");
+                    return errno(EINVAL);
+                }
+                if let Some(a) = self.aux.get_mut(idx) {
+                    a.needs_zext = true;
+                }
+            }
+            return Ok(());
+        }
+        if self.input.has_arena && !alu32 {
+            if self.aux.get(idx).is_some_and(|a| a.needs_zext) {
+                self.verbose("same insn cannot be used with and without arena pointer\n");
+                return errno(EINVAL);
+            }
+            if let Some(a) = self.aux.get_mut(idx) {
+                a.prevent_zext = true;
+            }
         }
         let ptr_dst = dst_reg.typ != SCALAR_VALUE;
         if insn.is_src_x() {

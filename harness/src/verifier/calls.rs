@@ -2009,6 +2009,10 @@ impl Env<'_, '_> {
         }
         self.check_reg_src(0)?;
         let r0 = self.regs()[0];
+        // pointers to the arena pass between subprograms
+        if r0.typ == PTR_TO_ARENA {
+            return Ok(());
+        }
         if r0.typ != SCALAR_VALUE {
             self.verbose(&format!("At subprogram exit the register R0 is not a scalar value ({})\n", reg_type_str(r0.typ)));
             return errno(EINVAL);

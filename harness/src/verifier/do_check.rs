@@ -225,6 +225,10 @@ pub struct DoCheckInput<'a> {
     pub attach_btf_id: u32,
     /// The target kernel's recorded vmlinux BTF (`btf_struct_access`).
     pub vmlinux_btf: Option<&'static crate::vmlinux_btf::VmlinuxBtf>,
+    /// `prog->aux->arena`: the program uses an arena map.
+    pub has_arena: bool,
+    /// The target arch (`bpf_jit_supports_insn` for arena atomics).
+    pub arch: crate::target::Arch,
 }
 
 /// Why the pass stopped without accepting.
@@ -282,6 +286,10 @@ pub struct PassAux {
     /// The call is reached in a non-sleepable context.
     pub non_sleepable: bool,
     pub call_with_percpu_alloc_ptr: bool,
+    /// `needs_zext`: 64-bit ALU on an arena pointer, made 32-bit by the
+    /// fixups; `prevent_zext`: the insn also ran on other registers.
+    pub needs_zext: bool,
+    pub prevent_zext: bool,
 }
 
 /// The statistics `print_verification_stats` reports.

@@ -210,6 +210,9 @@ pub enum KfArg {
     /// `KF_ARG_PTR_TO_IRQ_FLAG` (`__irq_flag`): an `unsigned long` stack
     /// slot holding saved IRQ state.
     IrqFlag,
+    /// `__map`: a `struct bpf_map *` (`KF_ARG_PTR_TO_BTF_ID` of
+    /// `CONST_PTR_TO_MAP`'s BTF type); only a map pointer is modelled.
+    Map,
 }
 
 /// `irq.kfunc_class` of an IRQ flag slot (kept in its `spilled_ptr.aux`):
@@ -268,6 +271,14 @@ pub const KFUNCS: &[KfuncProto] = &[
     KfuncProto { name: "__bpf_trap", flags: 0, args: &[], ret: KfRet::Void },
     KfuncProto { name: "bpf_local_irq_save", flags: 0, args: &[KfArg::IrqFlag], ret: KfRet::Void },
     KfuncProto { name: "bpf_local_irq_restore", flags: 0, args: &[KfArg::IrqFlag], ret: KfRet::Void },
+    // `void *bpf_arena_alloc_pages(void *p__map, void *addr__ign, u32
+    // page_cnt, int node_id, u64 flags)`: a `void *` return is a scalar
+    KfuncProto {
+        name: "bpf_arena_alloc_pages",
+        flags: kf::SPINLOCK_SAFE,
+        args: &[KfArg::Map, KfArg::Ignore, KfArg::Scalar, KfArg::Scalar, KfArg::Scalar],
+        ret: KfRet::Scalar,
+    },
 ];
 
 /// The name of the kfunc with BTF id `imm` in the target.
@@ -535,7 +546,7 @@ impl Env<'_, '_> {
             let regno = i + 1;
             self.check_reg_src(regno)?;
             let reg = self.regs()[regno];
-            let is_ptr_arg = matches!(kind, KfArg::Ctx | KfArg::Iter(_) | KfArg::IrqFlag);
+            let is_ptr_arg = matches!(kind, KfArg::Ctx | KfArg::Iter(_) | KfArg::IrqFlag | KfArg::Map);
             let insn_idx = self.insn_idx;
             // bpf_diag_fmt_btf_type of the parameter
             let btf_type = match kind {
@@ -663,6 +674,11 @@ impl Env<'_, '_> {
                         return errno(EINVAL);
                     }
                     self.process_irq_flag(&reg, regno, proto.name)?;
+                }
+                KfArg::Map => {
+                    if reg.typ != CONST_PTR_TO_MAP {
+                        return Err(DoCheckError::Unsupported(format!("a {} passed as a kfunc's map pointer", reg_type_str(reg.typ))));
+                    }
                 }
                 KfArg::Ignore => {}
             }

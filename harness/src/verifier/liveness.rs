@@ -1706,7 +1706,7 @@ pub fn bpf_kfunc_stack_access_bytes(env: &VerifierEnv<'_>, insn: &Insn, arg: usi
         // unsigned long *
         KfArg::IrqFlag => 8,
         // void *: no size
-        KfArg::Ctx | KfArg::Ignore => return Ok(i64::MIN),
+        KfArg::Ctx | KfArg::Ignore | KfArg::Map => return Ok(i64::MIN),
     };
     if arg == 0 && k.flags & kf::ITER_NEW != 0 {
         return Ok(-size);

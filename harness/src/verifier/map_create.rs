@@ -92,7 +92,7 @@ impl<'a> MapCreateAttr<'a> {
             value_size: def.value_size,
             max_entries: def.max_entries,
             map_flags: def.map_flags,
-            map_extra: 0,
+            map_extra: loader_map_extra(def),
             inner: def.inner.as_deref(),
             jit_supports_arena: matches!(arch, Arch::X86_64 | Arch::Arm64 | Arch::Riscv64),
             nr_cpus: if arch == Arch::X86_64 { 8192 } else { 512 },
@@ -570,6 +570,18 @@ fn xsk_map_alloc(a: &MapCreateAttr<'_>) -> Result<(), i32> {
         return Err(EINVAL);
     }
     Ok(())
+}
+
+/// The user address the project's loaders give an arena in `map_extra`.
+/// libbpf instead mmaps the arena where the kernel likes after creating
+/// it; the guest loader has no mmap, and a fixed address (4 GiB aligned, so
+/// any size fits below the next 32-bit boundary) makes the upper half of
+/// user pointers reproducible. The verifier only needs it to be set.
+pub const ARENA_USER_VM_START: u64 = 0x7f00_0000_0000;
+
+/// `map_extra` as the project's loaders pass it for `def`.
+pub fn loader_map_extra(def: &MapDef) -> u64 {
+    if def.map_type == mt::ARENA { ARENA_USER_VM_START } else { 0 }
 }
 
 /// `arena_map_alloc`: pages mapped into both address spaces.

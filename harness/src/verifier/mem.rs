@@ -98,6 +98,9 @@ impl Env<'_, '_> {
         if t == PTR_TO_CTX || type_is_pkt_pointer(t) || t == PTR_TO_FLOW_KEYS || type_is_sk_pointer(t) {
             return false;
         }
+        if t == PTR_TO_ARENA {
+            return bpf_jit_supports_arena_insn(self.input.arch, insn);
+        }
         !(insn.imm == BPF_LOAD_ACQ && may_fault_on_deref(t))
     }
 
@@ -308,6 +311,11 @@ impl Env<'_, '_> {
             }
             self.check_sock_access(regno, &reg, off, size)?;
             if let Some(v) = value_regno {
+                self.mark_reg_unknown(v);
+            }
+        } else if t == PTR_TO_ARENA {
+            // no bounds: the JIT's exception table covers every access
+            if !write && let Some(v) = value_regno {
                 self.mark_reg_unknown(v);
             }
         } else if base_type(t) == PTR_TO_BTF_ID && !type_may_be_null(t) {
@@ -696,5 +704,19 @@ fn merge_ptr_types(a: RegType, b: RegType) -> RegType {
         merged | if to_mem { MEM_RDONLY | PTR_UNTRUSTED } else { PTR_UNTRUSTED }
     } else {
         merged | ((a | b) & MEM_RDONLY)
+    }
+}
+
+/// `bpf_jit_supports_insn(insn, true)`: the arena atomics the arch's JIT
+/// handles. x86-64 has no fetching and/or/xor on arena memory; arm64 needs
+/// LSE atomics for the read-modify-write ones, which the profile's CPU has.
+pub(crate) fn bpf_jit_supports_arena_insn(arch: crate::target::Arch, insn: &Insn) -> bool {
+    let atomic_wdw = insn.code == BPF_STX | BPF_ATOMIC | BPF_W || insn.code == BPF_STX | BPF_ATOMIC | BPF_DW;
+    match arch {
+        crate::target::Arch::X86_64 => {
+            !(atomic_wdw && [BPF_AND, BPF_OR, BPF_XOR].iter().any(|&o| insn.imm == o as i32 | BPF_FETCH))
+        }
+        crate::target::Arch::Arm64 => true,
+        _ => true,
     }
 }

@@ -49,6 +49,7 @@ pub mod tnum;
 
 // The main pass (do_check) and its parts.
 pub mod alu;
+pub mod arena;
 pub mod backtrack;
 pub mod btf_access;
 pub mod calls;
@@ -116,6 +117,23 @@ pub struct Decision {
     /// Where the direct tail calls are in `xlated` and their poke numbers
     /// (the dump shows every tail call as `call bpf_tail_call`).
     pub direct_tail_calls: Vec<(usize, u32)>,
+    /// The program's arena as its JIT sees it (`prog->aux->arena`).
+    pub arena: Option<crate::jit::ArenaJit>,
+}
+
+impl Decision {
+    /// The xlated program as it runs: the dump, with arena accesses back in
+    /// their kernel-internal modes (`BPF_PROBE_MEM32`, which the dump shows
+    /// as `BPF_MEM`).
+    pub fn xlated_as_run(&self) -> Vec<bpf_isa::Insn> {
+        let mut insns = self.xlated.clone();
+        for &(k, code) in self.arena.iter().flat_map(|a| a.codes.iter()) {
+            if let Some(i) = insns.get_mut(k) {
+                i.code = code;
+            }
+        }
+        insns
+    }
 }
 
 /// The model's answer for one load.
@@ -161,7 +179,7 @@ pub fn bpf_check(input: &VerifierInput) -> Verdict {
 /// program the verifier accepts, as the fixups find it; `Err` the verdict
 /// when it did not get that far.
 pub fn verify(input: &VerifierInput, start: Instant) -> Result<VerifierEnv<'_>, Verdict> {
-    let refused = |errno: i32| Verdict::Decided(Decision { accepted: false, errno, log: String::new(), log_true_size: 0, verified_insns: 0, xlated: Vec::new(), subprogs: Vec::new(), tail_call_pokes: Vec::new(), direct_tail_calls: Vec::new() });
+    let refused = |errno: i32| Verdict::Decided(Decision { accepted: false, errno, log: String::new(), log_true_size: 0, verified_insns: 0, xlated: Vec::new(), subprogs: Vec::new(), tail_call_pokes: Vec::new(), direct_tail_calls: Vec::new(), arena: None });
     // bpf_log_attr_init (in __sys_bpf), then bpf_prog_load's own checks
     if !log::bpf_verifier_log_attr_valid(input.log_level, input.log_size != 0, input.log_size) {
         return Err(refused(EINVAL));
@@ -226,6 +244,7 @@ fn finish_accepted(env: &mut VerifierEnv<'_>, start: Instant) -> Verdict {
         Verdict::Decided(mut d) if d.accepted => {
             d.xlated = crate::fixups::bpf_insn_prepare_dump(env);
             d.tail_call_pokes = env.tail_call_pokes.clone();
+            d.arena = arena::arena_jit(env, &d.xlated);
             d.direct_tail_calls = env
                 .insns
                 .iter()
@@ -319,6 +338,8 @@ fn main_pass(env: &mut VerifierEnv<'_>) -> PResult<()> {
         kfuncs: env.kfuncs,
         vmlinux_btf: crate::vmlinux_btf::VmlinuxBtf::for_arch(env.input.symbols_arch),
         attach_btf_id: env.input.attach_btf_id,
+        has_arena: maps.iter().any(|m| m.map_type == maps::mt::ARENA),
+        arch: env.input.arch,
     };
     let out = do_check::do_check_main(&input, &mut env.log);
     env.insn_processed = out.stats.insn_processed;
@@ -524,5 +545,6 @@ fn finish(env: &VerifierEnv<'_>, ret: Result<(), i32>, accepted_possible: bool) 
         subprogs: Vec::new(),
         tail_call_pokes: Vec::new(),
         direct_tail_calls: Vec::new(),
+        arena: None,
     })
 }

@@ -400,7 +400,29 @@ fn check_map_prog_compatibility(env: &mut VerifierEnv<'_>, obj: usize) -> PResul
         }
     }
     if ty == BPF_MAP_TYPE_ARENA {
-        return Err(Fail::unsupported("check_map_prog_compatibility", "arena maps are not modelled"));
+        // `prog->aux->arena`: the arena among the maps already used
+        if env.used_maps.iter().any(|&m| m != obj && env.input.maps[m].def.map_type == BPF_MAP_TYPE_ARENA) {
+            env.verbose("Only one arena per program\n");
+            return Err(Fail::Errno(EBUSY));
+        }
+        if !env.allow_ptr_leaks || !env.bpf_capable {
+            env.verbose("CAP_BPF and CAP_PERFMON are required to use arena\n");
+            return Err(Fail::Errno(EPERM));
+        }
+        let arch = env.input.arch;
+        if !arch.kernel_jits() {
+            env.verbose("JIT is required to use arena\n");
+            return Err(Fail::Errno(EOPNOTSUPP));
+        }
+        if !matches!(arch, crate::target::Arch::X86_64 | crate::target::Arch::Arm64 | crate::target::Arch::Riscv64) {
+            env.verbose("JIT doesn't support arena\n");
+            return Err(Fail::Errno(EOPNOTSUPP));
+        }
+        // the project's loaders set the user address at creation
+        if crate::verifier::map_create::loader_map_extra(&env.input.maps[obj].def) == 0 {
+            env.verbose("arena's user address must be set via map_extra or mmap()\n");
+            return Err(Fail::Errno(EINVAL));
+        }
     }
     if ty == BPF_MAP_TYPE_INSN_ARRAY {
         return Err(Fail::unsupported("check_map_prog_compatibility", "insn_array maps are not modelled"));
