@@ -224,20 +224,7 @@ fn prepare_host(
             rt.ksym(name)?;
         }
     }
-    let depths: Vec<u32> = subprogs.iter().map(|s| s.stack_depth).collect();
-    let mut jp = crate::jit::JitProgram::from_xlated_dump(xlated, &depths, req.prog_type.0);
-    if jp.funcs.len() != subprogs.len() {
-        return Err(not_here(format!(
-            "the xlated program has {} functions, the verifier {} subprograms",
-            jp.funcs.len(),
-            subprogs.len()
-        )));
-    }
-    for (f, s) in jp.funcs.iter_mut().zip(subprogs) {
-        f.tail_call_reachable = s.tail_call_reachable;
-        f.exception_cb = s.is_exception_cb;
-        f.jits_use_priv_stack = s.priv_stack;
-    }
+    let jp = crate::jit::JitProgram::from_xlated_with_facts(xlated, subprogs, req.prog_type.0).map_err(not_here)?;
     let stack = rt
         .mem
         .alloc(super::mem::RegionKind::Stack, vec![0; HOST_STACK_SIZE], false)
@@ -540,19 +527,7 @@ mod imp {
             (true, None) => return Err(unsupported("no low page for this_cpu_off")),
             (_, p) => p.unwrap_or(0),
         };
-        let depths: Vec<u32> = subprogs.iter().map(|s| s.stack_depth).collect();
-        let mut jp = JitProgram::from_xlated_dump(&insns, &depths, prog_type);
-        if jp.funcs.len() != subprogs.len() {
-            return Err(unsupported(format!(
-                "the xlated program has {} functions, the verifier {} subprograms",
-                jp.funcs.len(),
-                subprogs.len()
-            )));
-        }
-        for (f, s) in jp.funcs.iter_mut().zip(subprogs) {
-            f.tail_call_reachable = s.tail_call_reachable;
-            f.exception_cb = s.is_exception_cb;
-        }
+        let jp = JitProgram::from_xlated_with_facts(&insns, subprogs, prog_type).map_err(unsupported)?;
         let nfuncs = jp.funcs.len() as u64;
         let mut map = Mapping::new((IMAGES_OFF + nfuncs * IMAGE_STRIDE) as usize)?;
         let base = map.addr();

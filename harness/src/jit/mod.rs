@@ -152,6 +152,22 @@ fn normalize_dumped_calls(insns: &[bpf_isa::Insn]) -> Vec<bpf_isa::Insn> {
 }
 
 impl JitProgram {
+    /// [`JitProgram::from_xlated_dump`] with what the verifier knows of
+    /// each subprogram (one per function of the dump).
+    pub fn from_xlated_with_facts(insns: &[bpf_isa::Insn], subprogs: &[SubprogFacts], prog_type: u32) -> Result<JitProgram, String> {
+        let depths: Vec<u32> = subprogs.iter().map(|s| s.stack_depth).collect();
+        let mut prog = JitProgram::from_xlated_dump(insns, &depths, prog_type);
+        if prog.funcs.len() != subprogs.len() {
+            return Err(format!("the xlated program has {} functions, the verifier {} subprograms", prog.funcs.len(), subprogs.len()));
+        }
+        for (f, s) in prog.funcs.iter_mut().zip(subprogs) {
+            f.tail_call_reachable = s.tail_call_reachable;
+            f.exception_cb = s.is_exception_cb;
+            f.jits_use_priv_stack = s.priv_stack;
+        }
+        Ok(prog)
+    }
+
     /// Splits a function off at `start`: a hidden subprogram the verifier
     /// appended (the default exception callback), which nothing in the dump
     /// calls but `jit_subprogs` JITs as a function of its own (the dump's
@@ -263,7 +279,6 @@ pub fn jit_xlated_dump_arena(
     arena: Option<&ArenaJit>,
 ) -> Result<Vec<Vec<u8>>, String> {
     use crate::target::Arch;
-    let depths: Vec<u32> = subprogs.iter().map(|s| s.stack_depth).collect();
     let mut insns = insns.to_vec();
     if let Some(a) = arena {
         for &(k, code) in &a.codes {
@@ -281,19 +296,11 @@ pub fn jit_xlated_dump_arena(
             _ => return Err(format!("insn {k} is not the direct tail call the verifier said")),
         }
     }
-    let mut prog = JitProgram::from_xlated_dump(&insns, &depths, prog_type);
+    let mut prog = JitProgram::from_xlated_with_facts(&insns, subprogs, prog_type)?;
     prog.self_pokes = self_pokes.to_vec();
     if let Some(a) = arena {
         prog.arena_vm_start = a.kern_vm_start;
         prog.user_vm_start = a.user_vm_start;
-    }
-    if prog.funcs.len() != subprogs.len() {
-        return Err(format!("the xlated program has {} functions, the verifier {} subprograms", prog.funcs.len(), subprogs.len()));
-    }
-    for (f, s) in prog.funcs.iter_mut().zip(subprogs) {
-        f.tail_call_reachable = s.tail_call_reachable;
-        f.exception_cb = s.is_exception_cb;
-        f.jits_use_priv_stack = s.priv_stack;
     }
     match arch {
         Arch::X86_64 => x86_64::bpf_int_jit_compile(&prog, &x86_64::X86Profile::default()).map_err(|e| format!("x86_64 JIT: {e}")),
