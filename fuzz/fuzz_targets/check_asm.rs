@@ -27,6 +27,7 @@ fuzz_target!(|data: &[u8]| {
         prog: linked,
         prog_type: proto.prog_type,
         expected_attach_type: None,
+        attach_func: None,
         prog_flags: proto.prog_flags,
         log_level: proto.log_level,
         unpriv: !proto.caps.bpf_capable(),
