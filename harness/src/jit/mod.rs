@@ -251,24 +251,13 @@ pub struct SubprogFacts {
 /// `BPF_OBJ_GET_INFO_BY_FD` dumps it: the image of each function, or why
 /// there is none.
 pub fn jit_xlated_dump(arch: crate::target::Arch, insns: &[bpf_isa::Insn], subprogs: &[SubprogFacts], prog_type: u32) -> Result<Vec<Vec<u8>>, String> {
-    jit_xlated_dump_poked(arch, insns, subprogs, prog_type, &[], &[])
+    jit_xlated_dump_arena(arch, insns, subprogs, prog_type, &[], &[], None)
 }
 
-/// [`jit_xlated_dump`] with what the dump loses of the direct tail calls:
-/// where they are and their poke numbers (`direct`: (insn, poke)), and
-/// which pokes' slots hold the program itself (`self_pokes`).
-pub fn jit_xlated_dump_poked(
-    arch: crate::target::Arch,
-    insns: &[bpf_isa::Insn],
-    subprogs: &[SubprogFacts],
-    prog_type: u32,
-    direct: &[(usize, u32)],
-    self_pokes: &[u32],
-) -> Result<Vec<Vec<u8>>, String> {
-    jit_xlated_dump_arena(arch, insns, subprogs, prog_type, direct, self_pokes, None)
-}
-
-/// [`jit_xlated_dump_poked`] of a program that may use an arena.
+/// [`jit_xlated_dump`] with what the dump loses: where the direct tail
+/// calls are and their poke numbers (`direct`: (insn, poke)), which pokes'
+/// slots hold the program itself (`self_pokes`), and the arena's addresses
+/// and access modes of a program that uses one.
 pub fn jit_xlated_dump_arena(
     arch: crate::target::Arch,
     insns: &[bpf_isa::Insn],
