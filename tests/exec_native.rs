@@ -146,7 +146,7 @@ fn native_agrees_with_the_interpreter_on_progs() {
 }
 
 /// progs/arena.rs programs with a test run, not run natively.
-const ARENA_SKIP_RATCHET: usize = 7;
+const ARENA_SKIP_RATCHET: usize = 0;
 
 #[test]
 fn native_agrees_with_the_interpreter_on_random_programs() {

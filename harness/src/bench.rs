@@ -292,7 +292,7 @@ fn model_native_ns(req: &LoadRequest) -> Result<f64, String> {
         return Err("the model does not decide the program".into());
     };
     let opts = crate::exec::ExecOptions { arch: req.arch, ..crate::exec::ExecOptions::default() };
-    let out = crate::exec::native::test_run_native(req, &d.xlated, &d.subprogs, input, &opts).map_err(|e| e.to_string())?;
+    let out = crate::exec::native::test_run_native(req, &d.xlated_as_run(), &d.subprogs, input, &opts).map_err(|e| e.to_string())?;
     Ok(f64::from(out.duration))
 }
 

@@ -245,7 +245,7 @@ fn native_run(req: &LoadRequest, input: &TestRunInput) -> Option<Result<crate::e
         return None;
     }
     let opts = crate::exec::ExecOptions { arch: req.arch, ..crate::exec::ExecOptions::default() };
-    Some(crate::exec::native::test_run_native(req, &d.xlated, &d.subprogs, input, &opts))
+    Some(crate::exec::native::test_run_native(req, &d.xlated_as_run(), &d.subprogs, input, &opts))
 }
 
 fn interp_json(r: &Result<crate::exec::TestRunOutput, crate::exec::ExecError>) -> serde_json::Value {

@@ -12,21 +12,58 @@ const PAGE_SIZE: u64 = 4096;
 const SPAN: i64 = 1 << 32;
 /// `NUMA_NO_NODE`.
 const NUMA_NO_NODE: i32 = -1;
+/// `GUARD_SZ`: an s16 `off` either side of the 4 GiB, in whole pairs of
+/// pages; half of it sits below `kern_vm_start`, half above the 4 GiB.
+pub const GUARD_SZ: u64 = 1 << 16;
 
 /// The arena of a run.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 pub struct Arena {
     /// `user_vm_start` (the loader's `map_extra`).
     pub user_vm_start: u64,
     /// `max_entries`: the arena's size in pages.
     pub page_cnt_max: u64,
-    /// Allocated pages by page offset.
+    /// Allocated pages by page offset: their bytes, or (with a host
+    /// window) an empty slice, the bytes being in the window.
     pages: HashMap<u64, Box<[u8]>>,
+    /// The kernel window at a host address (native runs).
+    host: Option<HostWindow>,
+}
+
+impl Clone for Arena {
+    /// A copy owns its pages (it is no longer at the host address).
+    fn clone(&self) -> Arena {
+        let pages = self
+            .pages
+            .keys()
+            .map(|&p| {
+                let bytes: Vec<u8> = (0..PAGE_SIZE).map(|k| self.byte(p * PAGE_SIZE + k).unwrap_or(0)).collect();
+                (p, bytes.into_boxed_slice())
+            })
+            .collect();
+        Arena { user_vm_start: self.user_vm_start, page_cnt_max: self.page_cnt_max, pages, host: None }
+    }
 }
 
 impl Arena {
     pub fn new(user_vm_start: u64, max_entries: u32) -> Arena {
-        Arena { user_vm_start, page_cnt_max: max_entries as u64, pages: HashMap::new() }
+        Arena { user_vm_start, page_cnt_max: max_entries as u64, pages: HashMap::new(), host: None }
+    }
+
+    /// An arena whose kernel window is real host memory, as
+    /// `arena_map_alloc`'s `get_vm_area(KERN_VM_SZ)`: 4 GiB plus the guards
+    /// reserved inaccessible, the pages `bpf_arena_alloc_pages` hands out
+    /// made accessible. The x86-64 JIT's code reaches it at
+    /// [`Arena::kern_vm_start`] (r12) and faults where no page is.
+    pub fn new_host(user_vm_start: u64, max_entries: u32) -> Result<Arena, String> {
+        let host = HostWindow::reserve()?;
+        Ok(Arena { host: Some(host), ..Arena::new(user_vm_start, max_entries) })
+    }
+
+    /// `bpf_arena_get_kern_vm_start`: the host address of arena offset 0
+    /// (0 without a host window).
+    pub fn kern_vm_start(&self) -> u64 {
+        self.host.as_ref().map_or(0, HostWindow::kern_vm_start)
     }
 
     /// The arena offset of an access `(u32)ptr + off`, or `None` outside
@@ -37,7 +74,21 @@ impl Arena {
     }
 
     fn byte(&self, at: u64) -> Option<u8> {
-        self.pages.get(&(at / PAGE_SIZE)).map(|p| p[(at % PAGE_SIZE) as usize])
+        let page = self.pages.get(&(at / PAGE_SIZE))?;
+        Some(match &self.host {
+            // SAFETY: an allocated page of the window is readable and writable
+            Some(w) => unsafe { std::ptr::read_volatile((w.kern_vm_start() + at) as *const u8) },
+            None => page[(at % PAGE_SIZE) as usize],
+        })
+    }
+
+    fn set_byte(&mut self, at: u64, b: u8) {
+        let Some(page) = self.pages.get_mut(&(at / PAGE_SIZE)) else { return };
+        match &self.host {
+            // SAFETY: as for `byte`
+            Some(w) => unsafe { std::ptr::write_volatile((w.kern_vm_start() + at) as *mut u8, b) },
+            None => page[(at % PAGE_SIZE) as usize] = b,
+        }
     }
 
     /// A `BPF_PROBE_MEM32` load: little-endian, 0 when any byte faults.
@@ -58,26 +109,23 @@ impl Arena {
         (0..n as u64).all(|k| self.pages.contains_key(&((o + k) / PAGE_SIZE)))
     }
 
-    /// A `BPF_PROBE_MEM32` store; a faulting one is skipped. Returns
-    /// whether it happened.
+    /// A `BPF_PROBE_MEM32` store; a faulting one is skipped (an x86 store
+    /// that faults on any of its bytes writes none). Returns whether it
+    /// happened.
     pub fn store(&mut self, ptr: u64, off: i16, n: usize, v: u64) -> bool {
         let Some(o) = Self::offset(ptr, off, n) else { return false };
         if !self.mapped(o, n) {
             return false;
         }
         for k in 0..n as u64 {
-            let at = o + k;
-            if let Some(p) = self.pages.get_mut(&(at / PAGE_SIZE)) {
-                p[(at % PAGE_SIZE) as usize] = (v >> (8 * k)) as u8;
-            }
+            self.set_byte(o + k, (v >> (8 * k)) as u8);
         }
         true
     }
 
     /// A `BPF_PROBE_ATOMIC` read-modify-write: `f(old)` gives the new
     /// value; returns the old one, or `None` when it faulted (nothing is
-    /// written, the fetch register keeps its value as the JIT's fixup
-    /// leaves it).
+    /// written; `ex_handler_bpf` zeroes the register the op loads into).
     pub fn rmw(&mut self, ptr: u64, off: i16, n: usize, f: impl FnOnce(u64) -> u64) -> Option<u64> {
         let o = Self::offset(ptr, off, n)?;
         if !self.mapped(o, n) {
@@ -124,11 +172,121 @@ impl Arena {
                 None => return 0,
             }
         };
+        if let Some(w) = &self.host
+            && !w.protect(pgoff * PAGE_SIZE, cnt * PAGE_SIZE, true)
+        {
+            return 0;
+        }
         for p in pgoff..pgoff + cnt {
-            self.pages.insert(p, vec![0u8; PAGE_SIZE as usize].into_boxed_slice());
+            let bytes = if self.host.is_some() { Vec::new() } else { vec![0u8; PAGE_SIZE as usize] };
+            self.pages.insert(p, bytes.into_boxed_slice());
         }
         let uaddr32 = (self.user_vm_start.wrapping_add(pgoff * PAGE_SIZE)) as u32;
         (self.user_vm_start & !0xffff_ffff) + uaddr32 as u64
+    }
+
+    /// `bpf_arena_free_pages(map, ptr, page_cnt)` (`arena_free_pages`): the
+    /// pages of `[ptr, ptr + page_cnt pages)` inside the arena are unmapped
+    /// (accesses fault again) and their offsets free for reuse, as fresh
+    /// zeroed pages. The non-sleepable variant defers the unmapping to an
+    /// irq_work in the kernel; here it is immediate.
+    pub fn free_pages(&mut self, uaddr: u64, page_cnt: u32) {
+        if page_cnt == 0 || uaddr == 0 {
+            return;
+        }
+        // only the aligned lower 32 bits count
+        let lo = (uaddr as u32 as u64) & !(PAGE_SIZE - 1);
+        let full = (self.user_vm_start & !0xffff_ffff) + lo;
+        let user_vm_end = self.user_vm_start + self.page_cnt_max * PAGE_SIZE;
+        if full < self.user_vm_start {
+            return;
+        }
+        let end = user_vm_end.min(full.saturating_add(page_cnt as u64 * PAGE_SIZE));
+        if full >= end {
+            return;
+        }
+        let cnt = (end - full) / PAGE_SIZE;
+        let pgoff = ((lo as u32).wrapping_sub(self.user_vm_start as u32) as u64) / PAGE_SIZE;
+        for p in pgoff..pgoff + cnt {
+            if self.pages.remove(&p).is_some()
+                && let Some(w) = &self.host
+            {
+                w.protect(p * PAGE_SIZE, PAGE_SIZE, false);
+            }
+        }
+    }
+}
+
+/// The reserved kernel window of a host-backed arena, unmapped on drop.
+#[derive(Debug)]
+struct HostWindow {
+    base: u64,
+    len: usize,
+}
+
+impl HostWindow {
+    fn reserve() -> Result<HostWindow, String> {
+        let len = (SPAN as u64 + GUARD_SZ) as usize;
+        #[cfg(unix)]
+        {
+            // SAFETY: a fresh anonymous inaccessible reservation nothing else uses
+            let p = unsafe {
+                libc::mmap(
+                    std::ptr::null_mut(),
+                    len,
+                    libc::PROT_NONE,
+                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
+                    -1,
+                    0,
+                )
+            };
+            if p == libc::MAP_FAILED {
+                return Err("arena: reserving the 4 GiB kernel window failed".into());
+            }
+            Ok(HostWindow { base: p as u64, len })
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = len;
+            Err("arena: host windows need a unix host".into())
+        }
+    }
+
+    fn kern_vm_start(&self) -> u64 {
+        self.base + GUARD_SZ / 2
+    }
+
+    /// Makes `[off, off + len)` of the arena accessible (fresh zero pages)
+    /// or inaccessible again (its pages dropped). Whether it worked.
+    fn protect(&self, off: u64, len: u64, accessible: bool) -> bool {
+        #[cfg(unix)]
+        {
+            let at = (self.kern_vm_start() + off) as *mut libc::c_void;
+            // SAFETY: inside our own reservation (off + len <= 4 GiB)
+            unsafe {
+                if accessible {
+                    libc::mprotect(at, len as usize, libc::PROT_READ | libc::PROT_WRITE) == 0
+                } else {
+                    libc::madvise(at, len as usize, libc::MADV_DONTNEED) == 0
+                        && libc::mprotect(at, len as usize, libc::PROT_NONE) == 0
+                }
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = (off, len, accessible);
+            false
+        }
+    }
+}
+
+impl Drop for HostWindow {
+    fn drop(&mut self) {
+        #[cfg(unix)]
+        // SAFETY: our own reservation; no code runs on it any more
+        unsafe {
+            libc::munmap(self.base as *mut libc::c_void, self.len);
+        }
     }
 }
 
@@ -159,5 +317,31 @@ mod tests {
         assert_eq!(a.load(u, 8, 8), 0x1235);
         assert_eq!(a.rmw(0x10_0000, 0, 8, |o| o + 1), None);
         assert_eq!(a.load(u, -8, 8), 0, "below the arena");
+        // freed pages fault again, and come back zeroed
+        a.free_pages(u, 1);
+        assert_eq!(a.load(u, 8, 8), 0);
+        assert!(!a.store(u, 8, 8, 1));
+        assert_eq!(a.alloc_pages(0, 1, -1), u);
+        assert_eq!(a.load(u, 8, 8), 0);
+    }
+
+    /// The same with the pages in a host window: the bytes are at
+    /// `kern_vm_start + offset`, and only allocated pages are accessible.
+    #[cfg(all(target_os = "linux", target_arch = "x86_64"))]
+    #[test]
+    fn host_window_holds_the_pages() {
+        let mut a = Arena::new_host(0x7f00_0000_0000, 4).unwrap();
+        let k = a.kern_vm_start();
+        assert_ne!(k, 0);
+        let u = a.alloc_pages(0, 2, -1);
+        assert!(a.store(u, 0x1008, 8, 0x1122_3344_5566_7788));
+        // SAFETY: an allocated page of the window
+        assert_eq!(unsafe { std::ptr::read((k + 0x1008) as *const u64) }, 0x1122_3344_5566_7788);
+        assert_eq!(a.clone().load(u, 0x1008, 8), 0x1122_3344_5566_7788, "a copy keeps the bytes");
+        a.free_pages(u + 0x1000, 1);
+        assert_eq!(a.load(u, 0x1008, 8), 0);
+        assert_eq!(a.alloc_pages(0, 1, -1), u + 0x1000);
+        // SAFETY: allocated again: a fresh zero page
+        assert_eq!(unsafe { std::ptr::read((k + 0x1008) as *const u64) }, 0);
     }
 }

@@ -601,13 +601,13 @@ impl Runtime {
                 if !known || (n != 4 && n != 8) {
                     return Err(bad(pc, format!("bad arena atomic {insn:?}")));
                 }
-                let old = a.rmw(regs[d], insn.off, n, |o| op(o) & mask);
-                if let Some(old) = old {
-                    if imm == BPF_CMPXCHG {
-                        regs[0] = old;
-                    } else if imm & BPF_FETCH != 0 || imm == BPF_XCHG {
-                        regs[s] = old;
-                    }
+                // a fault loads 0 into the register the op loads into
+                // (bpf_atomic_load_reg, cleared by ex_handler_bpf)
+                let old = a.rmw(regs[d], insn.off, n, |o| op(o) & mask).unwrap_or(0);
+                if imm == BPF_CMPXCHG {
+                    regs[0] = old;
+                } else if imm & BPF_FETCH != 0 || imm == BPF_XCHG {
+                    regs[s] = old;
                 }
             }
         }

@@ -39,6 +39,8 @@ pub enum Kfunc {
     /// `bpf_arena_alloc_pages` (and the non-sleepable variant the fixups
     /// call outside sleepable programs).
     ArenaAllocPages,
+    /// `bpf_arena_free_pages` (and its non-sleepable variant).
+    ArenaFreePages,
     Unknown(String),
 }
 
@@ -101,6 +103,7 @@ impl Kfunc {
             "bpf_strnstr" => Str(StrFn::NStr),
             "bpf_strncasestr" => Str(StrFn::NCaseStr),
             "bpf_arena_alloc_pages" | "bpf_arena_alloc_pages_non_sleepable" => ArenaAllocPages,
+            "bpf_arena_free_pages" | "bpf_arena_free_pages_non_sleepable" => ArenaFreePages,
             _ => Unknown(name.to_string()),
         }
     }
@@ -208,8 +211,17 @@ pub(crate) fn call(rt: &mut Runtime, k: &Kfunc, a: [u64; 5]) -> Result<Flow, Exe
         }
         Kfunc::Str(f) => string_kfunc(rt, *f, a)?,
         Kfunc::ArenaAllocPages => match rt.arena.as_mut() {
+            // flags must be 0
+            Some(_) if a[4] != 0 => 0,
             Some(ar) => ar.alloc_pages(a[1], a[2] as u32, a[3] as i32),
             None => return Err(ExecError::Unsupported("bpf_arena_alloc_pages without an arena".into())),
+        },
+        Kfunc::ArenaFreePages => match rt.arena.as_mut() {
+            Some(ar) => {
+                ar.free_pages(a[1], a[2] as u32);
+                0
+            }
+            None => return Err(ExecError::Unsupported("bpf_arena_free_pages without an arena".into())),
         },
         Kfunc::Unknown(name) => return Err(ExecError::Unsupported(format!("kfunc {name}"))),
     };

@@ -229,16 +229,29 @@ fn prepare_host(
         .mem
         .alloc(super::mem::RegionKind::Stack, vec![0; HOST_STACK_SIZE], false)
         .map_err(|f| not_here(format!("stack: {f}")))?;
+    // an arena program's frames hold r12 too
+    let arena = uses_arena(rt, prog);
     let frames = jp
         .funcs
         .iter()
-        .map(|f| (f.start, crate::jit::x86_64::frame_bytes_at_call(f, jp.arena_vm_start != 0)))
+        .map(|f| (f.start, crate::jit::x86_64::frame_bytes_at_call(f, arena)))
         .collect();
     rt.host_stack = Some(super::runtime::HostStack {
         top: (stack + HOST_STACK_SIZE as u64) & !15,
         frames: vec![frames],
     });
     Ok((jp, prog_obj))
+}
+
+/// Whether the program refers to the run's arena map (`prog->aux->arena`,
+/// which gives its JITed code r12 = `kern_vm_start`).
+fn uses_arena(rt: &super::Runtime, prog: &super::ExecProgram) -> bool {
+    let is_arena = |m: usize| rt.maps.get(m).is_some_and(|m| m.def.map_type == crate::map::types::BPF_MAP_TYPE_ARENA);
+    rt.arena.is_some()
+        && prog.imm64.iter().flatten().any(|k| match k {
+            super::Imm64::Map(m) | super::Imm64::MapValue { map: m, .. } => is_arena(*m),
+            _ => false,
+        })
 }
 
 /// Stand-ins for the native run on other hosts (never built: `native` is
@@ -277,7 +290,8 @@ mod imp {
         kfuncs,
     };
     use crate::backend::{LoadRequest, TestRunInput};
-    use crate::jit::x86_64::{IndirectJump, X86Profile, bpf_int_jit_compile};
+    use crate::jit::x86_64::encoder::Reg;
+    use crate::jit::x86_64::{ExTableEntry, IndirectJump, X86Profile, bpf_int_jit_compile_extable};
     use crate::jit::{JitProgram, SubprogFacts};
     use crate::target::Arch;
 
@@ -355,6 +369,8 @@ mod imp {
     pub(crate) struct NativeImage {
         map: Mapping,
         funcs: Vec<u64>,
+        /// The images' exception tables at host addresses, by address.
+        extable: Box<[(u64, ExTableEntry)]>,
         /// Call stub key (the call's imm) -> what the runtime runs.
         targets: HashMap<u32, CallTarget>,
         /// Top of the stack region the code runs on.
@@ -377,6 +393,91 @@ mod imp {
     thread_local! {
         /// The runtime of the native run on this thread.
         static CURRENT: Cell<*mut Runtime> = const { Cell::new(std::ptr::null_mut()) };
+    }
+
+    thread_local! {
+        /// The exception table of the native code running on this thread
+        /// (read by the SIGSEGV handler: const-initialised, no destructor).
+        static EXTABLE: Cell<*const [(u64, ExTableEntry)]> =
+            const { Cell::new(std::ptr::slice_from_raw_parts(std::ptr::null(), 0)) };
+    }
+
+    /// The SIGSEGV action before ours, which faults that are not an arena
+    /// access of native code go to.
+    static PREV_SIGSEGV: OnceLock<Option<libc::sigaction>> = OnceLock::new();
+
+    /// Installs [`on_sigsegv`] once for the process; whether it is.
+    fn install_fault_handler() -> bool {
+        PREV_SIGSEGV
+            .get_or_init(|| {
+                // SAFETY: plain sigaction calls with initialised structs
+                unsafe {
+                    let mut act: libc::sigaction = std::mem::zeroed();
+                    act.sa_sigaction = on_sigsegv as *const () as usize;
+                    act.sa_flags = libc::SA_SIGINFO | libc::SA_ONSTACK;
+                    libc::sigemptyset(&mut act.sa_mask);
+                    let mut old: libc::sigaction = std::mem::zeroed();
+                    (libc::sigaction(libc::SIGSEGV, &act, &mut old) == 0).then_some(old)
+                }
+            })
+            .is_some()
+    }
+
+    /// `mcontext_t.gregs` index of an x86-64 register.
+    fn greg(r: Reg) -> usize {
+        const BY_NUM: [i32; 16] = [
+            libc::REG_RAX, libc::REG_RCX, libc::REG_RDX, libc::REG_RBX, libc::REG_RSP, libc::REG_RBP, libc::REG_RSI,
+            libc::REG_RDI, libc::REG_R8, libc::REG_R9, libc::REG_R10, libc::REG_R11, libc::REG_R12, libc::REG_R13,
+            libc::REG_R14, libc::REG_R15,
+        ];
+        BY_NUM[r.num() as usize & 15] as usize
+    }
+
+    /// A fault in native code: at an instruction of this thread's
+    /// exception table it is fixed up as `ex_handler_bpf` does (the loaded
+    /// register zeroed, execution resumes after the instruction); any other
+    /// goes to the previous handler.
+    extern "C" fn on_sigsegv(sig: libc::c_int, info: *mut libc::siginfo_t, uctx: *mut libc::c_void) {
+        let table = EXTABLE.try_with(|c| c.get()).unwrap_or(std::ptr::slice_from_raw_parts(std::ptr::null(), 0));
+        if !table.is_null() && !uctx.is_null() {
+            // SAFETY: the kernel's ucontext for this signal; the table is
+            // the running image's (set around the native call on this thread)
+            unsafe {
+                let gregs = &mut (*(uctx as *mut libc::ucontext_t)).uc_mcontext.gregs;
+                let rip = gregs[libc::REG_RIP as usize] as u64;
+                let table = &*table;
+                if let Ok(k) = table.binary_search_by_key(&rip, |(at, _)| *at) {
+                    let x = table[k].1;
+                    if let Some(r) = x.clear {
+                        gregs[greg(r)] = 0;
+                    }
+                    gregs[libc::REG_RIP as usize] = (rip + x.len as u64) as i64;
+                    return;
+                }
+            }
+        }
+        // not ours
+        // SAFETY: the previous action as sigaction returned it
+        unsafe {
+            match PREV_SIGSEGV.get().copied().flatten() {
+                Some(p) if p.sa_sigaction != libc::SIG_DFL && p.sa_sigaction != libc::SIG_IGN => {
+                    if p.sa_flags & libc::SA_SIGINFO != 0 {
+                        let f: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) =
+                            std::mem::transmute(p.sa_sigaction);
+                        f(sig, info, uctx);
+                    } else {
+                        let f: extern "C" fn(libc::c_int) = std::mem::transmute(p.sa_sigaction);
+                        f(sig);
+                    }
+                }
+                _ => {
+                    // the default action: the access faults again and kills
+                    let mut dfl: libc::sigaction = std::mem::zeroed();
+                    dfl.sa_sigaction = libc::SIG_DFL;
+                    libc::sigaction(sig, &dfl, std::ptr::null_mut());
+                }
+            }
+        }
     }
 
     /// A zero word at a low address for `gs:[this_cpu_off]`.
@@ -465,21 +566,6 @@ mod imp {
             if matches!(class, BPF_JMP | BPF_JMP32) && op(insn.code) == BPF_JA && src(insn.code) == BPF_X {
                 return Err(unsupported("indirect jumps"));
             }
-            if class == BPF_ALU64 && insn.code & 0xf0 == BPF_MOV && insn.off == BPF_ADDR_SPACE_CAST {
-                return Err(unsupported("arena"));
-            }
-            // arena accesses: BPF_PROBE_MEM32 (0xa0), loads' _MEM32SX (0xc0,
-            // which for stores is BPF_ATOMIC), BPF_PROBE_ATOMIC (0xe0)
-            let mode = insn.code & 0xe0;
-            let arena_access = match class {
-                BPF_LDX => mode == 0xa0 || mode == 0xc0,
-                BPF_ST => mode == 0xa0,
-                BPF_STX => mode == 0xa0 || mode == 0xe0,
-                _ => false,
-            };
-            if arena_access {
-                return Err(unsupported("arena"));
-            }
             if class == BPF_ALU64 && insn.code & 0xf0 == BPF_MOV && insn.off == BPF_ADDR_PERCPU {
                 uses_percpu = true;
             }
@@ -527,7 +613,20 @@ mod imp {
             (true, None) => return Err(unsupported("no low page for this_cpu_off")),
             (_, p) => p.unwrap_or(0),
         };
-        let jp = JitProgram::from_xlated_with_facts(&insns, subprogs, prog_type).map_err(unsupported)?;
+        let mut jp = JitProgram::from_xlated_with_facts(&insns, subprogs, prog_type).map_err(unsupported)?;
+        if super::uses_arena(rt, prog)
+            && let Some(a) = &rt.arena
+        {
+            // r12 = the arena's host window; its faults go through the extable
+            if !install_fault_handler() {
+                return Err(unsupported("no SIGSEGV handler for the arena's faults"));
+            }
+            jp.arena_vm_start = a.kern_vm_start();
+            jp.user_vm_start = a.user_vm_start;
+            if jp.arena_vm_start == 0 {
+                return Err(unsupported("an arena without a host window"));
+            }
+        }
         let nfuncs = jp.funcs.len() as u64;
         let mut map = Mapping::new((IMAGES_OFF + nfuncs * IMAGE_STRIDE) as usize)?;
         let base = map.addr();
@@ -551,8 +650,10 @@ mod imp {
             // shlx/shrx/sarx only where the host has them
             bmi2: std::arch::is_x86_feature_detected!("bmi2"),
         };
-        let images = bpf_int_jit_compile(&jp, &profile).map_err(|e| unsupported(format!("x86_64 JIT: {e}")))?;
+        let (images, extables) =
+            bpf_int_jit_compile_extable(&jp, &profile).map_err(|e| unsupported(format!("x86_64 JIT: {e}")))?;
         let mut funcs = Vec::new();
+        let mut extable = Vec::new();
         for (i, img) in images.iter().enumerate() {
             if img.len() as u64 > IMAGE_STRIDE {
                 return Err(unsupported(format!("image of func #{i} is {} bytes", img.len())));
@@ -560,7 +661,9 @@ mod imp {
             let off = IMAGES_OFF + i as u64 * IMAGE_STRIDE;
             map.write(off, img);
             funcs.push(base + off);
+            extable.extend(extables[i].iter().map(|x| (base + off + x.insn as u64, *x)));
         }
+        extable.sort_by_key(|(at, _)| *at);
         write_trampolines(&mut map);
         // the call stubs, each at __bpf_call_base + imm
         let mut keys: Vec<u32> = targets.keys().copied().collect();
@@ -598,6 +701,7 @@ mod imp {
         Ok(NativeImage {
             map,
             funcs,
+            extable: extable.into_boxed_slice(),
             targets,
             stack_top,
             depth: Cell::new(0),
@@ -674,6 +778,8 @@ mod imp {
         let outer = img.depth.get() == 0;
         img.depth.set(img.depth.get() + 1);
         let (entry, stack_top) = (img.map.addr() + ENTRY_OFF, img.stack_top);
+        let extable = &*img.extable as *const [(u64, ExTableEntry)];
+        let prev_extable = EXTABLE.with(|c| c.replace(extable));
         let prev = CURRENT.with(|c| c.replace(rt as *mut Runtime));
         let r0 = if outer {
             // SAFETY: the entry trampoline of our sealed mapping, which
@@ -688,6 +794,7 @@ mod imp {
             f(args[0], args[1], args[2], args[3], args[4])
         };
         CURRENT.with(|c| c.set(prev));
+        EXTABLE.with(|c| c.set(prev_extable));
         if let Some(img) = rt.native.as_ref() {
             img.depth.set(img.depth.get() - 1);
         }

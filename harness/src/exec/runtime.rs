@@ -93,7 +93,14 @@ impl Runtime {
     /// they are compared with.
     pub fn new_host(maps: &[MapDef], opts: &ExecOptions) -> Result<Runtime, ExecError> {
         let mem = Memory::new_host().map_err(|f| ExecError::Unsupported(format!("{f}")))?;
-        Runtime::new_in(mem, maps, opts)
+        let mut rt = Runtime::new_in(mem, maps, opts)?;
+        // the arena's kernel window at a host address too (r12 of native code)
+        if let Some(d) = maps.iter().find(|d| d.map_type == crate::map::types::BPF_MAP_TYPE_ARENA) {
+            let a = super::arena::Arena::new_host(crate::verifier::map_create::loader_map_extra(d), d.max_entries)
+                .map_err(ExecError::Unsupported)?;
+            rt.arena = Some(a);
+        }
+        Ok(rt)
     }
 
     fn new_in(mut mem: Memory, maps: &[MapDef], opts: &ExecOptions) -> Result<Runtime, ExecError> {

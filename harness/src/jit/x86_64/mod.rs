@@ -203,12 +203,38 @@ struct FuncJit<'a> {
     /// where its image (`bpf_func`) is.
     self_pokes: &'a [u32],
     prog_func: u64,
+    /// The exception table of the last pass (`bpf_prog->aux->extable`).
+    extable: Vec<ExTableEntry>,
+}
+
+/// One entry of a function's exception table (`struct
+/// exception_table_entry` with `EX_TYPE_BPF`, as `do_jit`'s
+/// `populate_extable` fills it for `BPF_PROBE_MEM32`/`BPF_PROBE_ATOMIC`
+/// accesses): `ex_handler_bpf` clears `clear` (if any) and resumes `len`
+/// bytes after the faulting instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ExTableEntry {
+    /// The faulting instruction's offset in the function's image.
+    pub insn: usize,
+    /// Its length (`FIXUP_INSN_LEN_MASK`).
+    pub len: u8,
+    /// The register the fixup zeroes (`FIXUP_REG_MASK`; `None`: `DONT_CLEAR`).
+    pub clear: Option<Reg>,
+    /// The access writes the arena (`FIXUP_ARENA_WRITE`).
+    pub write: bool,
 }
 
 /// JITs every function of `prog` the way `jit_subprogs` (or, for a single
 /// function, `bpf_prog_select_runtime`) drives `bpf_int_jit_compile`; one
 /// image per function.
 pub fn bpf_int_jit_compile(prog: &JitProgram, profile: &X86Profile) -> Result<Vec<Vec<u8>>, JitError> {
+    bpf_int_jit_compile_extable(prog, profile).map(|(images, _)| images)
+}
+
+/// [`bpf_int_jit_compile`], and each function's exception table (the
+/// faulting instructions of its arena accesses and their fixups): what a
+/// native run needs to handle a fault as the kernel's `ex_handler_bpf`.
+pub fn bpf_int_jit_compile_extable(prog: &JitProgram, profile: &X86Profile) -> Result<(Vec<Vec<u8>>, Vec<Vec<ExTableEntry>>), JitError> {
     let func_addr = |i: usize| profile.image_base.wrapping_add(profile.image_stride.wrapping_mul(i as u64));
     let multi = prog.funcs.len() > 1;
     let mut jits = Vec::with_capacity(prog.funcs.len());
@@ -244,16 +270,18 @@ pub fn bpf_int_jit_compile(prog: &JitProgram, profile: &X86Profile) -> Result<Ve
             kfunc_models: &prog.kfunc_models,
             self_pokes: &prog.self_pokes,
             prog_func: func_addr(0),
+            extable: Vec::new(),
         };
         jit.check_supported()?;
         let image = jit.converge()?;
         jits.push((jit, image));
     }
     if !multi {
-        return Ok(jits.into_iter().map(|(_, image)| image).collect());
+        return Ok(jits.into_iter().map(|(jit, image)| (image, jit.extable)).unzip());
     }
     // the callees' addresses are known: the last pass of every function
     let mut images = Vec::with_capacity(jits.len());
+    let mut extables = Vec::with_capacity(jits.len());
     for (mut jit, _) in jits {
         let mut k = 0;
         while k < jit.insns.len() {
@@ -282,8 +310,9 @@ pub fn bpf_int_jit_compile(prog: &JitProgram, profile: &X86Profile) -> Result<Ve
             return Err(JitError::SizeChanged { func: jit.idx, old, new: image.len() });
         }
         images.push(image);
+        extables.push(std::mem::take(&mut jit.extable));
     }
-    Ok(images)
+    Ok((images, extables))
 }
 
 impl FuncJit<'_> {
@@ -346,6 +375,13 @@ impl FuncJit<'_> {
             pass += 1;
         }
         Err(JitError::NoConvergence { func: self.idx })
+    }
+
+    /// `populate_extable`: the arena access just emitted at `insn` (image
+    /// offset), `len` bytes long, faults into `ex_handler_bpf`. Recorded
+    /// next to the image, which it leaves unchanged.
+    fn populate_extable(&mut self, insn: usize, len: usize, clear: Option<Reg>, write: bool) {
+        self.extable.push(ExTableEntry { insn, len: len as u8, clear, write });
     }
 
     fn bad(&self, insn: usize, why: &'static str) -> JitError {
@@ -568,6 +604,7 @@ impl FuncJit<'_> {
             }
         }
         let mut image = Vec::new();
+        self.extable.clear();
         let mut e = Emitter::new();
         self.emit_prologue(&mut e, stack_depth);
         if f.exception_boundary {
@@ -783,20 +820,34 @@ impl FuncJit<'_> {
                 },
                 (BPF_ST, _, _) if code == BPF_ST | BPF_NOSPEC => e.lfence(),
                 (BPF_ST, _, _) if mode(code) == BPF_PROBE_MEM32 => {
+                    let start = e.len();
                     e.store_imm_index(width(code), dst, Reg::R12, insn.off as i32, imm);
+                    self.populate_extable(image.len() + start, e.len() - start, None, true);
                 }
                 (BPF_STX, _, _) if mode(code) == BPF_PROBE_MEM32 => {
+                    let start = e.len();
                     e.store_index(width(code), dst, src, Reg::R12, insn.off as i32);
+                    self.populate_extable(image.len() + start, e.len() - start, None, true);
                 }
                 (BPF_LDX, _, _) if mode(code) == BPF_PROBE_MEM32 || mode(code) == BPF_PROBE_MEM32SX => {
                     let sx = mode(code) == BPF_PROBE_MEM32SX;
                     if sx && size(code) == BPF_DW {
                         return Err(self.bad(i - 1, "bpf_jit: unknown opcode"));
                     }
+                    let start = e.len();
                     e.load_index(width(code), sx, dst, src, Reg::R12, insn.off as i32);
+                    self.populate_extable(image.len() + start, e.len() - start, Some(dst), false);
                 }
                 (BPF_STX, _, _) if mode(code) == BPF_PROBE_ATOMIC => {
                     let w = width(code);
+                    let start = e.len();
+                    // bpf_atomic_load_reg: what a faulting access zeroes
+                    let (clear, write) = match imm {
+                        BPF_LOAD_ACQ => (Some(dst), false),
+                        BPF_CMPXCHG => (Some(Reg::RAX), true),
+                        _ if imm & BPF_FETCH != 0 => (Some(src), true),
+                        _ => (None, true),
+                    };
                     if imm == BPF_LOAD_ACQ {
                         e.load_index(w, false, dst, src, Reg::R12, insn.off as i32);
                     } else if imm == BPF_STORE_REL {
@@ -808,6 +859,7 @@ impl FuncJit<'_> {
                     } else {
                         return Err(self.bad(i - 1, "bpf_jit: unknown atomic opcode"));
                     }
+                    self.populate_extable(image.len() + start, e.len() - start, clear, write);
                 }
                 (BPF_ST | BPF_STX, _, _) if mode(code) == BPF_MEM && insn.dst == MAX_BPF_REG && insn.off == -8 && (cls == BPF_STX || size(code) == BPF_DW) => {
                     // the 6th argument goes in r9
