@@ -59,11 +59,26 @@ fn compare_counting_tail_calls(req: &LoadRequest, input: &TestRunInput) -> Optio
 }
 
 /// At most this many progs/ programs without a test run are not run
-/// natively on test_loader's input: 3 whose test runs are not modelled
-/// (flow_dissector, sk_lookup, a syscall ctx test_loader does not pass)
-/// and 2 kfuncs/kern_ctx_* reading fields of the kernel's own sk_buff and
-/// sock that a test run's model does not fill. Must shrink.
-const DEFAULT_INPUT_SKIP_RATCHET: usize = 5;
+/// natively on the default input: kfuncs/kern_ctx_union_read_past_member
+/// reads `transport_header` of the kernel's sk_buff, outside the layout
+/// the model measured; kfuncs/kern_ctx_sk_socket_probe_mem loads through
+/// the (NULL) `sk->sk_socket` with a `BPF_PROBE_MEM` load the xlated dump
+/// shows as a plain one (the verifier's decision does not hand the mode on,
+/// as it does for arena accesses), so the run faults. Must shrink.
+const DEFAULT_INPUT_SKIP_RATCHET: usize = 2;
+
+/// The input a program without a test run of its own gets: test_loader's,
+/// except for sk_lookup programs, whose run 7.3 refuses with a packet
+/// (EINVAL): an AF_INET lookup (`struct bpf_sk_lookup`, family 2) there.
+fn default_input(pt: bpf_selftest::prog_type::ProgType) -> TestRunInput {
+    if pt == bpf_selftest::prog_type::SK_LOOKUP {
+        let mut ctx = vec![0u8; 72];
+        ctx[8] = 2;
+        TestRunInput { data: Vec::new(), ctx: Some(ctx), data_out_size: 0, repeat: 1 }
+    } else {
+        TestRunInput::test_loader(pt)
+    }
+}
 
 /// At most this many progs/ programs are skipped.
 const PROGS_SKIP_RATCHET: usize = 0;
@@ -88,7 +103,7 @@ fn native_agrees_with_the_interpreter_on_progs() {
     for st in runner::plan(&opts, &be) {
         let Plan::Load(job) = &st.plan else { continue };
         let Some(input) = job.request.test_run.clone() else {
-            let input = TestRunInput::test_loader(job.request.prog_type);
+            let input = default_input(job.request.prog_type);
             match compare(&job.request, &input) {
                 None => {}
                 Some(Comparison::Same) => same_default += 1,
@@ -108,7 +123,7 @@ fn native_agrees_with_the_interpreter_on_progs() {
         }
     }
     eprintln!(
-        "progs/ on x86_64: {} accepted programs without a test run, run on test_loader's input: {same_default} identical natively, {} differ, {} not run (no test run for the prog type, or not modelled)",
+        "progs/ on x86_64: {} accepted programs without a test run, run on test_loader's input (sk_lookup: an AF_INET lookup): {same_default} identical natively, {} differ, {} not run (not modelled)",
         same_default + skipped_default.len() + differs_default.len(),
         differs_default.len(),
         skipped_default.len()
@@ -116,8 +131,6 @@ fn native_agrees_with_the_interpreter_on_progs() {
     for s in &skipped_default {
         eprintln!("  not run: {s}");
     }
-    // flow_dissector and sk_lookup test runs are not modelled; a syscall
-    // program reading a ctx test_loader does not pass faults
     assert!(skipped_default.len() <= DEFAULT_INPUT_SKIP_RATCHET, "{} not run", skipped_default.len());
     // pointers too (a returned stack or ctx pointer): both runs share one
     // layout of host memory
@@ -150,14 +163,38 @@ const ARENA_SKIP_RATCHET: usize = 0;
 
 #[test]
 fn native_agrees_with_the_interpreter_on_random_programs() {
+    let same = random_run(random_programs(), RANDOM_SEED);
+    if let Some(same) = same {
+        assert!(same > 100, "only {same} random programs compared");
+    }
+}
+
+/// Programs a wide run generates: about a quarter are accepted, so some
+/// 5,000 compared.
+const WIDE_RANDOM_PROGRAMS: usize = 21_000;
+const WIDE_RANDOM_SEED: u64 = 0x7_3002;
+
+/// The wide random differential run: `cargo test --test exec_native --
+/// --ignored wide` (several minutes).
+#[test]
+#[ignore = "a wide random run (about 5,000 accepted programs, minutes): --ignored"]
+fn native_agrees_with_the_interpreter_on_a_wide_random_run() {
+    if let Some(same) = random_run(WIDE_RANDOM_PROGRAMS, WIDE_RANDOM_SEED) {
+        assert!(same >= 4_000, "only {same} random programs compared");
+    }
+}
+
+/// `n` random programs of `seed` the model accepts, test-run as socket
+/// filters natively and by the interpreter: none may differ, few may be
+/// skipped. How many were identical (`None`: no native runs here).
+fn random_run(n: usize, seed: u64) -> Option<usize> {
     if let Some(why) = native::unavailable() {
         eprintln!("skipped: {why}");
-        return;
+        return None;
     }
-    let mut rng = random_prog::Rng(RANDOM_SEED);
+    let mut rng = random_prog::Rng(seed);
     let (mut same, mut skipped, mut differs) = (0, Vec::new(), Vec::new());
     let input = TestRunInput::test_loader(bpf_selftest::prog_type::SOCKET_FILTER);
-    let n = random_programs();
     for i in 0..n {
         let p = random_prog::generate(&mut rng);
         let Ok(mut req) = soundness::request(&format!("random/{i}"), &p, Arch::X86_64) else { continue };
@@ -171,7 +208,7 @@ fn native_agrees_with_the_interpreter_on_random_programs() {
         }
     }
     eprintln!(
-        "{n} random programs (seed {RANDOM_SEED:#x}): {} accepted, {same} identical natively, {} differ, {} not run natively",
+        "{n} random programs (seed {seed:#x}): {} accepted, {same} identical natively, {} differ, {} not run natively",
         same + differs.len() + skipped.len(),
         differs.len(),
         skipped.len()
@@ -180,6 +217,6 @@ fn native_agrees_with_the_interpreter_on_random_programs() {
         eprintln!("  not run: {s}");
     }
     assert!(differs.is_empty(), "native differs from the interpreter:\n{}", differs.join("\n"));
-    assert!(same > 100, "only {same} random programs compared");
     assert!(skipped.len() * 10 <= same, "{} skipped", skipped.len());
+    Some(same)
 }

@@ -44,6 +44,9 @@ const SKF_NET_OFF: i32 = -0x10_0000;
 const SKF_LL_OFF: i32 = -0x20_0000;
 /// The loopback device's ifindex, the test run's device.
 const LOOPBACK_IFINDEX: u32 = 1;
+/// `PAGE_SIZE`: `bpf_test_init` refuses larger packets (no head- or
+/// tailroom for flow dissector runs).
+const PAGE_SIZE: usize = 4096;
 
 /// `struct __sk_buff` field offsets.
 pub mod skb {
@@ -140,6 +143,9 @@ pub(crate) struct KView {
 
 /// Room for `struct sock` up to `sk_type`.
 const SOCK_SIZE: usize = 1024;
+/// `offsetof(struct sock, sk_socket)` in 7.3 on x86_64 and arm64 (their
+/// verifier logs type the load at 288 `ptr_socket`).
+const SOCK_SK_SOCKET: i16 = 288;
 
 /// Room for `struct sk_buff` (232 bytes on 7.3 x86-64/arm64).
 const KVIEW_SIZE: usize = 256;
@@ -147,6 +153,63 @@ const KVIEW_SIZE: usize = 256;
 const NET_DEVICE_SIZE: usize = 256;
 /// `struct xdp_rxq_info`, the part that is read.
 const XDP_RXQ_SIZE: usize = 64;
+
+/// A lower bound of `prog->aux->max_ctx_offset` (the end of the furthest
+/// ctx access the verifier saw): the ctx accesses of the program's
+/// straight-line start, which every path runs, through r1 or a copy of it
+/// at a constant offset. Past the first jump, call or exit nothing more is
+/// known.
+pub(crate) fn ctx_access_lower_bound(insns: &[bpf_isa::Insn]) -> u32 {
+    use bpf_isa::op::*;
+    // the registers holding the ctx pointer, with their offsets
+    let mut ctx: [Option<i64>; 11] = [None; 11];
+    ctx[1] = Some(0);
+    let mut bound = 0u32;
+    let mut pc = 0;
+    while let Some(i) = insns.get(pc) {
+        let (d, sr) = (i.dst as usize, i.src as usize);
+        if d > 10 || sr > 10 {
+            break;
+        }
+        let class = i.code & 0x07;
+        let mode = i.code & 0xe0;
+        let size = match i.code & 0x18 {
+            BPF_B => 1,
+            BPF_H => 2,
+            BPF_W => 4,
+            _ => 8,
+        };
+        let access = |base: Option<i64>| base.map(|b| (b + i.off as i64 + size).clamp(0, u32::MAX as i64) as u32);
+        match class {
+            BPF_LDX => {
+                if matches!(mode, BPF_MEM | BPF_MEMSX) {
+                    bound = bound.max(access(ctx[sr]).unwrap_or(0));
+                }
+                ctx[d] = None;
+            }
+            BPF_ST | BPF_STX => {
+                if mode == BPF_MEM {
+                    bound = bound.max(access(ctx[d]).unwrap_or(0));
+                } else {
+                    // atomics may load into src or r0
+                    ctx[sr] = None;
+                    ctx[0] = None;
+                }
+            }
+            BPF_ALU64 if i.code & 0xf0 == BPF_MOV && i.code & BPF_X != 0 && i.off == 0 => ctx[d] = ctx[sr],
+            BPF_ALU64 if i.code & 0xf0 == BPF_ADD && i.code & BPF_X == 0 => ctx[d] = ctx[d].map(|o| o + i.imm as i64),
+            BPF_ALU64 if i.code & 0xf0 == BPF_SUB && i.code & BPF_X == 0 => ctx[d] = ctx[d].map(|o| o - i.imm as i64),
+            BPF_ALU | BPF_ALU64 => ctx[d] = None,
+            BPF_LD if i.is_ld_imm64() => {
+                ctx[d] = None;
+                pc += 1;
+            }
+            _ => break,
+        }
+        pc += 1;
+    }
+    bound
+}
 
 fn put_u32(b: &mut [u8], off: usize, v: u32) {
     b[off..off + 4].copy_from_slice(&v.to_le_bytes());
@@ -190,7 +253,10 @@ impl Runtime {
             17 | 24 => self.run_raw_tp(input),
             // fentry/fexit (bpf_prog_test_run_tracing)
             26 if matches!(attach, Some(24 | 25)) => self.run_tracing(input),
-            // tracing, flow_dissector, sk_lookup, netfilter, struct_ops
+            // the kernel's ctx objects: only the xlated program reads them
+            22 if prog.kernel_ctx => self.run_flow_dissector(input),
+            30 if prog.kernel_ctx => self.run_sk_lookup(input),
+            // tracing, flow_dissector, sk_lookup (as loaded), netfilter, struct_ops
             26 | 22 | 30 | 32 | 27 => Err(ExecError::Unsupported(format!("test runs of {} programs", ty.name()))),
             _ => Err(ExecError::TestRun(ENOTSUPP)),
         }
@@ -318,6 +384,9 @@ impl Runtime {
             f(s.sk_mark, 4),
             f(s.sk_protocol, 2),
             f(s.sk_type, 2),
+            // sk_socket: NULL, as sock_init_data(NULL, sk) leaves the
+            // test run's dummy socket (the region is zeroed)
+            f(SOCK_SK_SOCKET, 8),
         ]
     }
 
@@ -539,6 +608,12 @@ impl Runtime {
         if !input.data.is_empty() || input.data_out_size > 0 || input.repeat != 0 {
             return Err(ExecError::TestRun(EINVAL));
         }
+        // a ctx smaller than prog->aux->max_ctx_offset is refused: what is
+        // known of it here is a lower bound (0 when nothing is known)
+        let ctx_size = input.ctx.as_ref().map_or(0, Vec::len);
+        if ctx_size < ctx_access_lower_bound(&self.progs[0].insns) as usize {
+            return Err(ExecError::TestRun(EINVAL));
+        }
         let ctx = match &input.ctx {
             Some(c) if !c.is_empty() => {
                 if c.len() > u16::MAX as usize {
@@ -560,6 +635,134 @@ impl Runtime {
             None => None,
         };
         self.output(retval, Vec::new(), ctx_out, input)
+    }
+
+    /// `bpf_ctx_init`: the user's ctx cut to `size` bytes (E2BIG if what
+    /// is cut is not all zero), zero-padded; `None` without one.
+    fn bpf_ctx_init(input: &TestRunInput, size: usize) -> Result<Option<Vec<u8>>, ExecError> {
+        match &input.ctx {
+            Some(c) if !c.is_empty() => {
+                if c.len() > size && !zero(&c[size..]) {
+                    return Err(ExecError::TestRun(E2BIG));
+                }
+                let mut v = c[..c.len().min(size)].to_vec();
+                v.resize(size, 0);
+                Ok(Some(v))
+            }
+            _ => Ok(None),
+        }
+    }
+
+    /// `bpf_prog_test_run_flow_dissector`: the packet (at least an
+    /// Ethernet header, no head- or tailroom), `struct bpf_flow_keys`
+    /// zeroed but for `n_proto` (the Ethernet type), `nhoff = thoff =
+    /// ETH_HLEN` and the user's `flags` (`bpf_flow_dissect`), the program
+    /// run on a `struct bpf_flow_dissector` without an skb; `nhoff` and
+    /// `thoff` clamped to the packet after it, and the keys are `data_out`.
+    fn run_flow_dissector(&mut self, input: &TestRunInput) -> Result<TestRunOutput, ExecError> {
+        const FLOW_KEYS_SIZE: usize = 56;
+        const FLAGS: usize = 48;
+        let size = input.data.len();
+        if size < ETH_HLEN || size > PAGE_SIZE {
+            return Err(ExecError::TestRun(EINVAL));
+        }
+        let lay = crate::fixups::ctx_access::layout::for_arch(self.opts.arch)
+            .ok_or_else(|| ExecError::Unsupported(format!("struct bpf_flow_dissector on {}", self.opts.arch)))?;
+        let user_ctx = Self::bpf_ctx_init(input, FLOW_KEYS_SIZE)?;
+        let mut flags = 0;
+        if let Some(u) = &user_ctx {
+            // verify_user_bpf_flow_keys: only flags may be set
+            if !zero(&u[..FLAGS]) || !zero(&u[FLAGS + 4..]) {
+                return Err(ExecError::TestRun(EINVAL));
+            }
+            flags = get_u32(u, FLAGS);
+        }
+        let data = self.alloc(RegionKind::Packet, input.data.clone())?;
+        let mut keys = vec![0u8; FLOW_KEYS_SIZE];
+        keys[10..12].copy_from_slice(&input.data[12..14]);
+        keys[0..2].copy_from_slice(&(ETH_HLEN as u16).to_le_bytes());
+        keys[2..4].copy_from_slice(&(ETH_HLEN as u16).to_le_bytes());
+        put_u32(&mut keys, FLAGS, flags);
+        let keys_addr = self.alloc(RegionKind::Scratch, keys)?;
+        let fd = &lay.flow_dissector;
+        let mut ctx = vec![0u8; 32];
+        for (off, v) in [(fd.flow_keys, keys_addr), (fd.data, data), (fd.data_end, data + size as u64)] {
+            ctx[off as usize..off as usize + 8].copy_from_slice(&v.to_le_bytes());
+        }
+        let len = ctx.len();
+        let a = self.alloc(RegionKind::Ctx, ctx)?;
+        self.env.ctx = Some(Ctx { addr: a, len, kind: CtxKind::Plain });
+        let retval = self.start(a)?;
+        let mut keys = self.mem.read(keys_addr, FLOW_KEYS_SIZE).map(<[u8]>::to_vec).map_err(|f| ExecError::Unsupported(format!("flow keys: {f}")))?;
+        let hlen = size.min(u16::MAX as usize) as u16;
+        let nhoff = u16::from_le_bytes([keys[0], keys[1]]).clamp(ETH_HLEN as u16, hlen);
+        let thoff = u16::from_le_bytes([keys[2], keys[3]]).clamp(nhoff, hlen);
+        keys[0..2].copy_from_slice(&nhoff.to_le_bytes());
+        keys[2..4].copy_from_slice(&thoff.to_le_bytes());
+        self.output(retval, keys, user_ctx, input)
+    }
+
+    /// `bpf_prog_test_run_sk_lookup`: no packet, a `struct bpf_sk_lookup`
+    /// ctx (no socket, nothing past `local_port`, a port that fits 16
+    /// bits, an AF_INET or AF_INET6 family) turned into the kernel's
+    /// `struct bpf_sk_lookup_kern`; the retval is the run array's verdict
+    /// (`BPF_PROG_SK_LOOKUP_RUN_ARRAY` of the one program: SK_PASS unless it
+    /// drops without selecting a socket), the ctx handed back with its
+    /// cookie 0 (no socket is selected: the model has none to give).
+    fn run_sk_lookup(&mut self, input: &TestRunInput) -> Result<TestRunOutput, ExecError> {
+        const SK_LOOKUP_SIZE: usize = 72;
+        const LOCAL_PORT_END: usize = 64;
+        const AF_INET: u32 = 2;
+        const AF_INET6: u32 = 10;
+        if !input.data.is_empty() || input.data_out_size > 0 {
+            return Err(ExecError::TestRun(EINVAL));
+        }
+        let lay = crate::fixups::ctx_access::layout::for_arch(self.opts.arch)
+            .ok_or_else(|| ExecError::Unsupported(format!("struct bpf_sk_lookup_kern on {}", self.opts.arch)))?;
+        let Some(mut u) = Self::bpf_ctx_init(input, SK_LOOKUP_SIZE)? else {
+            return Err(ExecError::TestRun(EINVAL));
+        };
+        if !zero(&u[0..8]) || !zero(&u[LOCAL_PORT_END..]) {
+            return Err(ExecError::TestRun(EINVAL));
+        }
+        let local_port = get_u32(&u, 60);
+        if local_port > u16::MAX as u32 {
+            return Err(ExecError::TestRun(ERANGE));
+        }
+        let family = get_u32(&u, 8) as u16;
+        let k = &lay.sk_lookup_kern;
+        let mut kern = vec![0u8; 48];
+        let put16 = |b: &mut Vec<u8>, off: i16, v: u16| b[off as usize..off as usize + 2].copy_from_slice(&v.to_le_bytes());
+        put16(&mut kern, k.family, family);
+        put16(&mut kern, k.protocol, get_u32(&u, 12) as u16);
+        // remote_port is already big-endian in the low half
+        put16(&mut kern, k.sport, u16::from_le_bytes([u[36], u[37]]));
+        put16(&mut kern, k.dport, local_port as u16);
+        match family as u32 {
+            AF_INET => {
+                kern[k.v4_saddr as usize..k.v4_saddr as usize + 4].copy_from_slice(&u[16..20]);
+                kern[k.v4_daddr as usize..k.v4_daddr as usize + 4].copy_from_slice(&u[40..44]);
+            }
+            AF_INET6 => {
+                // pointers into the kernel's copy of the user's ctx
+                let copy = self.alloc(RegionKind::Object, u.clone())?;
+                kern[k.v6_saddr as usize..k.v6_saddr as usize + 8].copy_from_slice(&(copy + 20).to_le_bytes());
+                kern[k.v6_daddr as usize..k.v6_daddr as usize + 8].copy_from_slice(&(copy + 44).to_le_bytes());
+            }
+            _ => return Err(ExecError::TestRun(97)), // EAFNOSUPPORT
+        }
+        let len = kern.len();
+        let a = self.alloc(RegionKind::Ctx, kern)?;
+        self.env.ctx = Some(Ctx { addr: a, len, kind: CtxKind::Plain });
+        let ret = self.start(a)?;
+        let selected = self.mem.load(a + k.selected_sk as u64, 8).unwrap_or(0);
+        if selected != 0 {
+            return Err(ExecError::Unsupported("sk_lookup: a selected socket (its cookie)".into()));
+        }
+        // SK_DROP without a selection drops; anything else passes
+        let retval = u32::from(ret != 0);
+        u[0..8].fill(0);
+        self.output(retval, Vec::new(), Some(u), input)
     }
 
     /// `bpf_prog_test_run_raw_tp`: only a ctx of up to 12 u64 arguments.

@@ -29,9 +29,15 @@
 //! programs and two seeded random corpora, retval and `data_out`) and the
 //! `__retval` of the kernel's own `verifier_*.c` tests.
 //!
+//! Arena memory is [`arena`]'s: a page map for the interpreter, and for
+//! native runs a real 4 GiB window (faults fixed up by the JIT's exception
+//! table). flow_dissector and sk_lookup test runs hand the program the
+//! kernel's ctx object, so only the xlated program runs them.
+//!
 //! Not modelled yet (the run fails with [`ExecError::Unsupported`], never a
-//! guess): arena memory, `gotox` jump tables, fentry/fexit, sk_lookup,
-//! flow dissector and netfilter test runs, non-linear skbs (`__linear_size`),
+//! guess): `gotox` jump tables, fentry/fexit, the program as loaded of
+//! sk_lookup and flow dissector runs, netfilter test runs, a socket an
+//! sk_lookup program selects, non-linear skbs (`__linear_size`),
 //! sockets to look up (lookups find none, as in a test run), and the fields
 //! of the kernel's ctx objects a test run does not fill (an xlated program
 //! that loads one stops as not modelled; the model backend then runs the

@@ -32,6 +32,15 @@
 //!   `bpf_func` (0x48) is the program's image, so a taken tail call jumps
 //!   to `bpf_func + X86_TAIL_CALL_OFFSET` and the counter is the JIT's own
 //!   (in the frame, `MAX_TAIL_CALL_CNT`);
+//! * an arena program's r12 is `kern_vm_start` of the run's arena, whose
+//!   4 GiB window plus guards is reserved inaccessible at a host address
+//!   with only the allocated pages accessible ([`super::arena::Arena::new_host`]);
+//!   an access to any other page faults, and a SIGSEGV handler (installed
+//!   once for the process, reading the running image's exception table
+//!   from a thread-local) does what `ex_handler_bpf` does: zero the
+//!   register the access loads into, if any, and resume after it. The
+//!   table is the JIT's own (`bpf_int_jit_compile_extable`), recorded
+//!   beside the bytes it emits;
 //! * the interpreter's run it is compared with shares the layout
 //!   ([`test_run_interp_host`], `prepare_host`): the same regions in the
 //!   same order, and its frames where the JIT's are, so even pointers a
@@ -42,7 +51,7 @@
 //! runtime (a fault there would be a crash here). What cannot run is
 //! refused up front ([`ExecError::Unsupported`]): tail calls into other
 //! programs than the one under test (the runner loads no other), indirect
-//! jumps, arena and private stacks. A helper
+//! jumps and private stacks. A helper
 //! that fails inside a native run cannot unwind through JITed frames: the
 //! error is kept, the helper returns 0, and the run reports the error.
 

@@ -483,6 +483,39 @@ fn arena_accesses_index_r12() {
     assert!(t.iter().any(|l| l.starts_with("movabsq\t$-0x370000000000, %r12")), "{}", t.join("\n"));
 }
 
+/// The exception table beside the image: one entry per arena access, at
+/// the very instruction that touches `[reg + r12 + off]` and as long as it;
+/// loads (and a fetch, xchg, cmpxchg or load-acquire) zero the register
+/// they load into, plain stores and RMWs clear none; the bytes are those
+/// of `bpf_int_jit_compile`.
+#[test]
+fn arena_extable_entries_mark_the_faulting_insns() {
+    let mut insns = vec![
+        Insn::new(BPF_LDX | BPF_PROBE_MEM32 | BPF_W, 0, 1, 8, 0),
+        Insn::new(BPF_STX | BPF_PROBE_MEM32 | BPF_DW, 1, 2, 8, 0),
+        Insn::new(BPF_ST | BPF_PROBE_MEM32 | BPF_B, 1, 0, -2, 7),
+        Insn::new(BPF_STX | BPF_PROBE_ATOMIC | BPF_DW, 1, 2, 16, BPF_ADD as i32),
+        Insn::new(BPF_STX | BPF_PROBE_ATOMIC | BPF_DW, 1, 3, 16, BPF_ADD as i32 | BPF_FETCH),
+        Insn::new(BPF_STX | BPF_PROBE_ATOMIC | BPF_W, 1, 4, 0, BPF_XCHG),
+        Insn::new(BPF_STX | BPF_PROBE_ATOMIC | BPF_DW, 1, 5, 0, BPF_CMPXCHG),
+        Insn::new(BPF_STX | BPF_PROBE_ATOMIC | BPF_DW, 7, 1, 0, BPF_LOAD_ACQ),
+    ];
+    insns.push(Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0));
+    let p = arena_prog(&insns);
+    let profile = X86Profile::default();
+    let (images, tables) = bpf_int_jit_compile_extable(&p, &profile).expect("jit");
+    assert_eq!(images, bpf_int_jit_compile(&p, &profile).expect("jit"), "the same bytes");
+    let clears = [Some(Reg::RAX), None, None, None, Some(Reg::RDX), Some(Reg::RCX), Some(Reg::RAX), Some(Reg::R13)];
+    assert_eq!(tables[0].len(), clears.len());
+    for (x, want) in tables[0].iter().zip(clears) {
+        let mut d = Decoder::with_ip(64, &images[0][x.insn..], 0, DecoderOptions::NONE);
+        let i = d.decode();
+        assert_eq!(i.len(), x.len as usize, "{x:?}: {i}");
+        assert_eq!(i.memory_index(), R::R12, "{x:?}: {i}");
+        assert_eq!(x.clear, want, "{i}");
+    }
+}
+
 /// `__arena` kfunc arguments are rebased on r12 before the call; nullable
 /// ones keep NULL.
 #[test]
