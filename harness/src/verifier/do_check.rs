@@ -126,6 +126,25 @@ pub struct InsnInfo {
     pub fastcall_pattern: bool,
 }
 
+impl InsnInfo {
+    /// What the main pass reads of the front end's `aux` of `insn`.
+    #[inline]
+    pub fn of(a: &super::env::InsnAux, insn: &Insn) -> InsnInfo {
+        use bpf_isa::op::{BPF_PSEUDO_MAP_FD, BPF_PSEUDO_MAP_IDX, BPF_PSEUDO_MAP_IDX_VALUE, BPF_PSEUDO_MAP_VALUE};
+        let map_ld = insn.is_ld_imm64() && matches!(insn.src, BPF_PSEUDO_MAP_FD | BPF_PSEUDO_MAP_VALUE | BPF_PSEUDO_MAP_IDX | BPF_PSEUDO_MAP_IDX_VALUE);
+        InsnInfo {
+            prune_point: a.prune_point,
+            jmp_point: a.jmp_point,
+            force_checkpoint: a.force_checkpoint,
+            live_regs_before: a.live_regs_before,
+            scc: a.scc,
+            map_index: map_ld.then_some(a.map_index),
+            map_off: a.map_off,
+            fastcall_pattern: a.fastcall_pattern,
+        }
+    }
+}
+
 /// Where the stack-liveness query stands (`bpf_live_stack_query_init`).
 #[derive(Clone, Debug)]
 pub struct LiveQuery {
@@ -195,7 +214,9 @@ pub struct Subprog {
 pub struct DoCheckInput<'a> {
     /// The program after the front end's rewrites (const-folded branches).
     pub insns: &'a [Insn],
-    pub info: &'a [InsnInfo],
+    /// The front end's per-insn facts, read in place ([`Env::info`]): a
+    /// copy would be one more per-insn array to allocate and fill.
+    pub aux: &'a [super::env::InsnAux],
     pub prog_type: u32,
     pub expected_attach_type: u32,
     pub privs: Privs,
@@ -458,7 +479,10 @@ impl<'a, 'l> Env<'a, 'l> {
     }
 
     pub(crate) fn info(&self, idx: usize) -> InsnInfo {
-        self.input.info.get(idx).copied().unwrap_or_default()
+        match (self.input.aux.get(idx), self.input.insns.get(idx)) {
+            (Some(a), Some(insn)) => InsnInfo::of(a, insn),
+            _ => InsnInfo::default(),
+        }
     }
 
     pub(crate) fn bpf_capable(&self) -> bool {
