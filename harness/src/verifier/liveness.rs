@@ -1442,7 +1442,7 @@ impl Liveness<'_, '_> {
         BpfLiveness {
             instances,
             subprog_starts: env.subprog_info.iter().map(|s| s.start).collect(),
-            calls_callback: env.aux.iter().map(|a| a.calls_callback).collect(),
+            calls_callback: (0..env.len()).map(|i| env.bpf_calls_callback(i)).collect(),
         }
     }
 }
