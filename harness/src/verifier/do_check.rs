@@ -783,7 +783,9 @@ impl<'a, 'l> Env<'a, 'l> {
 
     /// `do_check`: the loop over insns and queued branches.
     fn do_check(&mut self) -> VResult<()> {
-        let pop_log = self.level() & BPF_LOG_LEVEL2 == 0;
+        // the log level is fixed for the whole load
+        let level = self.level();
+        let pop_log = level & BPF_LOG_LEVEL2 == 0;
         let insn_cnt = self.input.insns.len();
         let mut do_print_state = false;
         let mut prev_insn_idx: i64 = -1;
@@ -805,7 +807,7 @@ impl<'a, 'l> Env<'a, 'l> {
             self.cur.insn_idx = self.insn_idx;
             // the edge that led here, for the causal path of a report (a
             // conditional whose two successors coincide says nothing)
-            if !self.cur.speculative && prev_insn_idx >= 0 && (prev_insn_idx as usize) < insn_cnt {
+            if self.diag.is_some() && !self.cur.speculative && prev_insn_idx >= 0 && (prev_insn_idx as usize) < insn_cnt {
                 let p = prev_insn_idx as usize;
                 let prev = self.insn(p);
                 let opc = prev.opcode();
@@ -823,9 +825,10 @@ impl<'a, 'l> Env<'a, 'l> {
             }
 
             let mut exit_path = false;
-            if self.info(self.insn_idx).prune_point {
+            let info = self.info(self.insn_idx);
+            if info.prune_point {
                 if self.is_state_visited(self.insn_idx)? {
-                    if self.level() & BPF_LOG_LEVEL != 0 {
+                    if level & BPF_LOG_LEVEL != 0 {
                         let spec = if self.cur.speculative { " (speculative execution)" } else { "" };
                         let s = if do_print_state {
                             format!("\nfrom {} to {}{}: safe\n", self.prev_insn_idx, self.insn_idx, spec)
@@ -838,17 +841,17 @@ impl<'a, 'l> Env<'a, 'l> {
                 }
             }
             if !exit_path {
-                if self.info(self.insn_idx).jmp_point {
+                if info.jmp_point {
                     self.push_jmp_history(0, 0, 0, 0);
                 }
-                if self.level() & BPF_LOG_LEVEL2 != 0 && do_print_state {
+                if level & BPF_LOG_LEVEL2 != 0 && do_print_state {
                     let spec = if self.cur.speculative { " (speculative execution)" } else { "" };
                     let s = format!("\nfrom {} to {}{}:", self.prev_insn_idx, self.insn_idx, spec);
                     self.verbose(&s);
                     self.print_cur_state(true);
                     do_print_state = false;
                 }
-                if self.level() & BPF_LOG_LEVEL != 0 {
+                if level & BPF_LOG_LEVEL != 0 {
                     if self.scratch.any() {
                         self.print_insn_state();
                     }

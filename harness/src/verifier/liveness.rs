@@ -1879,8 +1879,8 @@ fn bpf_is_reg64(insn: &Insn) -> bool {
 
 /// `bpf_insn_def32`: the 32-bit subregister an insn defines, if any.
 pub fn bpf_insn_def32(insn: &Insn) -> Option<usize> {
-    let r = insn_def_regno(insn)?;
-    if bpf_is_reg64(insn) { None } else { Some(r) }
+    // the cheaper test first: most insns are 64-bit
+    if bpf_is_reg64(insn) { None } else { insn_def_regno(insn) }
 }
 
 /// `bpf_compute_live_registers`.
