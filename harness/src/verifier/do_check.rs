@@ -372,6 +372,55 @@ pub(crate) struct Checkpoint {
     pub listed: bool,
 }
 
+/// `env->explored_states`: `state_htab_size` (the program's length) hash
+/// buckets of checkpoint indexes. Most buckets of a large program stay
+/// empty (checkpoints are only made at prune points), so only the used
+/// ones get a list: the per-bucket part is a zero-initialised index,
+/// whose untouched pages cost nothing, not a list header to write for
+/// every insn.
+#[derive(Debug, Default)]
+pub(crate) struct ExploredStates {
+    /// Per bucket: 0 while empty, else 1 + the index of its list.
+    heads: Vec<u32>,
+    lists: Vec<Vec<usize>>,
+}
+
+static NO_STATES: Vec<usize> = Vec::new();
+
+impl ExploredStates {
+    pub(crate) fn new(buckets: usize) -> ExploredStates {
+        ExploredStates { heads: vec![0; buckets], lists: Vec::new() }
+    }
+
+    /// The number of buckets (`state_htab_size`).
+    pub(crate) fn len(&self) -> usize {
+        self.heads.len()
+    }
+
+    /// Bucket `b`'s list.
+    pub(crate) fn get(&self, b: usize) -> Option<&Vec<usize>> {
+        match *self.heads.get(b)? {
+            0 => Some(&NO_STATES),
+            h => self.lists.get(h as usize - 1),
+        }
+    }
+
+    /// Bucket `b`'s list, to change.
+    pub(crate) fn get_mut(&mut self, b: usize) -> Option<&mut Vec<usize>> {
+        let h = self.heads.get_mut(b)?;
+        if *h == 0 {
+            self.lists.push(Vec::new());
+            *h = self.lists.len() as u32;
+        }
+        self.lists.get_mut(*h as usize - 1)
+    }
+
+    /// Empties every bucket.
+    pub(crate) fn clear(&mut self) {
+        self.lists.iter_mut().for_each(Vec::clear);
+    }
+}
+
 /// `struct bpf_verifier_env`: the main pass's part.
 pub struct Env<'a, 'l> {
     pub(crate) input: &'a DoCheckInput<'a>,
@@ -380,7 +429,7 @@ pub struct Env<'a, 'l> {
     pub(crate) stack: Vec<StackElem>,
     pub(crate) checkpoints: Vec<Checkpoint>,
     /// `explored_states`: hash buckets of insn and call site, newest first.
-    pub(crate) explored: Vec<Vec<usize>>,
+    pub(crate) explored: ExploredStates,
     pub(crate) free_list_size: u32,
     pub(crate) explored_states_size: u32,
     pub(crate) num_backedges: u32,
@@ -429,7 +478,7 @@ pub fn do_check_main(input: &DoCheckInput<'_>, log: &mut dyn VLog) -> DoCheckOut
         cur: VerifierState::new(),
         stack: Vec::new(),
         checkpoints: Vec::new(),
-        explored: vec![Vec::new(); n],
+        explored: ExploredStates::new(n),
         free_list_size: 0,
         explored_states_size: 0,
         num_backedges: 0,
@@ -772,9 +821,7 @@ impl<'a, 'l> Env<'a, 'l> {
     fn free_states(&mut self) {
         self.stack.clear();
         self.checkpoints.clear();
-        for l in self.explored.iter_mut() {
-            l.clear();
-        }
+        self.explored.clear();
         self.free_list_size = 0;
         self.explored_states_size = 0;
         self.num_backedges = 0;
