@@ -219,10 +219,8 @@ fn cmd_bench(filters: &[String], json: bool, reps: usize) -> Result<(), String> 
     let model = crate::backend::by_name("model")?;
     let kernel = crate::backend::by_name("kernel")?;
     let mut rows = Vec::new();
-    for case in crate::bench::cases(arch)? {
-        if !filters.is_empty() && !filters.iter().any(|f| case.name.contains(f.as_str())) {
-            continue;
-        }
+    let selected = |name: &str| filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str()));
+    for case in crate::bench::cases_selected(arch, selected)? {
         // the 1M-insn program takes seconds per load in the kernel
         let n = if case.request.prog.insns.len() > 500_000 { reps.min(3) } else { reps };
         eprintln!("bench: {} ({} insns, {n} reps)", case.name, case.request.prog.insns.len());

@@ -170,7 +170,7 @@ impl Env<'_, '_> {
     /// `reg_bounds_sanity_check`: with `BPF_F_TEST_REG_INVARIANTS` a
     /// violated invariant is a verifier bug.
     pub(crate) fn reg_bounds_sanity_check(&mut self, regno: usize, ctx: &str) -> VResult<()> {
-        let r = self.regs()[regno];
+        let r = &self.regs()[regno];
         if r.typ != SCALAR_VALUE {
             return Ok(());
         }

@@ -126,6 +126,25 @@ pub struct InsnInfo {
     pub fastcall_pattern: bool,
 }
 
+impl InsnInfo {
+    /// What the main pass reads of the front end's `aux` of `insn`.
+    #[inline]
+    pub fn of(a: &super::env::InsnAux, insn: &Insn) -> InsnInfo {
+        use bpf_isa::op::{BPF_PSEUDO_MAP_FD, BPF_PSEUDO_MAP_IDX, BPF_PSEUDO_MAP_IDX_VALUE, BPF_PSEUDO_MAP_VALUE};
+        let map_ld = insn.is_ld_imm64() && matches!(insn.src, BPF_PSEUDO_MAP_FD | BPF_PSEUDO_MAP_VALUE | BPF_PSEUDO_MAP_IDX | BPF_PSEUDO_MAP_IDX_VALUE);
+        InsnInfo {
+            prune_point: a.prune_point,
+            jmp_point: a.jmp_point,
+            force_checkpoint: a.force_checkpoint,
+            live_regs_before: a.live_regs_before,
+            scc: a.scc,
+            map_index: map_ld.then_some(a.map_index),
+            map_off: a.map_off,
+            fastcall_pattern: a.fastcall_pattern,
+        }
+    }
+}
+
 /// Where the stack-liveness query stands (`bpf_live_stack_query_init`).
 #[derive(Clone, Debug)]
 pub struct LiveQuery {
@@ -195,7 +214,9 @@ pub struct Subprog {
 pub struct DoCheckInput<'a> {
     /// The program after the front end's rewrites (const-folded branches).
     pub insns: &'a [Insn],
-    pub info: &'a [InsnInfo],
+    /// The front end's per-insn facts, read in place ([`Env::info`]): a
+    /// copy would be one more per-insn array to allocate and fill.
+    pub aux: &'a [super::env::InsnAux],
     pub prog_type: u32,
     pub expected_attach_type: u32,
     pub privs: Privs,
@@ -351,6 +372,55 @@ pub(crate) struct Checkpoint {
     pub listed: bool,
 }
 
+/// `env->explored_states`: `state_htab_size` (the program's length) hash
+/// buckets of checkpoint indexes. Most buckets of a large program stay
+/// empty (checkpoints are only made at prune points), so only the used
+/// ones get a list: the per-bucket part is a zero-initialised index,
+/// whose untouched pages cost nothing, not a list header to write for
+/// every insn.
+#[derive(Debug, Default)]
+pub(crate) struct ExploredStates {
+    /// Per bucket: 0 while empty, else 1 + the index of its list.
+    heads: Vec<u32>,
+    lists: Vec<Vec<usize>>,
+}
+
+static NO_STATES: Vec<usize> = Vec::new();
+
+impl ExploredStates {
+    pub(crate) fn new(buckets: usize) -> ExploredStates {
+        ExploredStates { heads: vec![0; buckets], lists: Vec::new() }
+    }
+
+    /// The number of buckets (`state_htab_size`).
+    pub(crate) fn len(&self) -> usize {
+        self.heads.len()
+    }
+
+    /// Bucket `b`'s list.
+    pub(crate) fn get(&self, b: usize) -> Option<&Vec<usize>> {
+        match *self.heads.get(b)? {
+            0 => Some(&NO_STATES),
+            h => self.lists.get(h as usize - 1),
+        }
+    }
+
+    /// Bucket `b`'s list, to change.
+    pub(crate) fn get_mut(&mut self, b: usize) -> Option<&mut Vec<usize>> {
+        let h = self.heads.get_mut(b)?;
+        if *h == 0 {
+            self.lists.push(Vec::new());
+            *h = self.lists.len() as u32;
+        }
+        self.lists.get_mut(*h as usize - 1)
+    }
+
+    /// Empties every bucket.
+    pub(crate) fn clear(&mut self) {
+        self.lists.iter_mut().for_each(Vec::clear);
+    }
+}
+
 /// `struct bpf_verifier_env`: the main pass's part.
 pub struct Env<'a, 'l> {
     pub(crate) input: &'a DoCheckInput<'a>,
@@ -359,7 +429,7 @@ pub struct Env<'a, 'l> {
     pub(crate) stack: Vec<StackElem>,
     pub(crate) checkpoints: Vec<Checkpoint>,
     /// `explored_states`: hash buckets of insn and call site, newest first.
-    pub(crate) explored: Vec<Vec<usize>>,
+    pub(crate) explored: ExploredStates,
     pub(crate) free_list_size: u32,
     pub(crate) explored_states_size: u32,
     pub(crate) num_backedges: u32,
@@ -408,7 +478,7 @@ pub fn do_check_main(input: &DoCheckInput<'_>, log: &mut dyn VLog) -> DoCheckOut
         cur: VerifierState::new(),
         stack: Vec::new(),
         checkpoints: Vec::new(),
-        explored: vec![Vec::new(); n],
+        explored: ExploredStates::new(n),
         free_list_size: 0,
         explored_states_size: 0,
         num_backedges: 0,
@@ -458,7 +528,10 @@ impl<'a, 'l> Env<'a, 'l> {
     }
 
     pub(crate) fn info(&self, idx: usize) -> InsnInfo {
-        self.input.info.get(idx).copied().unwrap_or_default()
+        match (self.input.aux.get(idx), self.input.insns.get(idx)) {
+            (Some(a), Some(insn)) => InsnInfo::of(a, insn),
+            _ => InsnInfo::default(),
+        }
     }
 
     pub(crate) fn bpf_capable(&self) -> bool {
@@ -748,9 +821,7 @@ impl<'a, 'l> Env<'a, 'l> {
     fn free_states(&mut self) {
         self.stack.clear();
         self.checkpoints.clear();
-        for l in self.explored.iter_mut() {
-            l.clear();
-        }
+        self.explored.clear();
         self.free_list_size = 0;
         self.explored_states_size = 0;
         self.num_backedges = 0;
@@ -759,7 +830,9 @@ impl<'a, 'l> Env<'a, 'l> {
 
     /// `do_check`: the loop over insns and queued branches.
     fn do_check(&mut self) -> VResult<()> {
-        let pop_log = self.level() & BPF_LOG_LEVEL2 == 0;
+        // the log level is fixed for the whole load
+        let level = self.level();
+        let pop_log = level & BPF_LOG_LEVEL2 == 0;
         let insn_cnt = self.input.insns.len();
         let mut do_print_state = false;
         let mut prev_insn_idx: i64 = -1;
@@ -781,7 +854,7 @@ impl<'a, 'l> Env<'a, 'l> {
             self.cur.insn_idx = self.insn_idx;
             // the edge that led here, for the causal path of a report (a
             // conditional whose two successors coincide says nothing)
-            if !self.cur.speculative && prev_insn_idx >= 0 && (prev_insn_idx as usize) < insn_cnt {
+            if self.diag.is_some() && !self.cur.speculative && prev_insn_idx >= 0 && (prev_insn_idx as usize) < insn_cnt {
                 let p = prev_insn_idx as usize;
                 let prev = self.insn(p);
                 let opc = prev.opcode();
@@ -799,9 +872,10 @@ impl<'a, 'l> Env<'a, 'l> {
             }
 
             let mut exit_path = false;
-            if self.info(self.insn_idx).prune_point {
+            let info = self.info(self.insn_idx);
+            if info.prune_point {
                 if self.is_state_visited(self.insn_idx)? {
-                    if self.level() & BPF_LOG_LEVEL != 0 {
+                    if level & BPF_LOG_LEVEL != 0 {
                         let spec = if self.cur.speculative { " (speculative execution)" } else { "" };
                         let s = if do_print_state {
                             format!("\nfrom {} to {}{}: safe\n", self.prev_insn_idx, self.insn_idx, spec)
@@ -814,17 +888,17 @@ impl<'a, 'l> Env<'a, 'l> {
                 }
             }
             if !exit_path {
-                if self.info(self.insn_idx).jmp_point {
+                if info.jmp_point {
                     self.push_jmp_history(0, 0, 0, 0);
                 }
-                if self.level() & BPF_LOG_LEVEL2 != 0 && do_print_state {
+                if level & BPF_LOG_LEVEL2 != 0 && do_print_state {
                     let spec = if self.cur.speculative { " (speculative execution)" } else { "" };
                     let s = format!("\nfrom {} to {}{}:", self.prev_insn_idx, self.insn_idx, spec);
                     self.verbose(&s);
                     self.print_cur_state(true);
                     do_print_state = false;
                 }
-                if self.level() & BPF_LOG_LEVEL != 0 {
+                if level & BPF_LOG_LEVEL != 0 {
                     if self.scratch.any() {
                         self.print_insn_state();
                     }

@@ -377,9 +377,11 @@ impl<'a> VerifierEnv<'a> {
         (self.subprog_info[s].start == off).then_some(s)
     }
 
-    /// `bpf_calls_callback`.
+    /// `bpf_calls_callback`. Only calls are marked (`check_cfg`): the
+    /// insn is looked at first, so analyses asking about every insn do
+    /// not pull in every (large) aux entry.
     pub fn bpf_calls_callback(&self, idx: usize) -> bool {
-        self.aux.get(idx).is_some_and(|a| a.calls_callback)
+        self.insns.get(idx).is_some_and(|i| i.code == bpf_isa::op::BPF_JMP | bpf_isa::op::BPF_CALL) && self.aux.get(idx).is_some_and(|a| a.calls_callback)
     }
 }
 

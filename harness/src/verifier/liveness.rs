@@ -1442,7 +1442,7 @@ impl Liveness<'_, '_> {
         BpfLiveness {
             instances,
             subprog_starts: env.subprog_info.iter().map(|s| s.start).collect(),
-            calls_callback: env.aux.iter().map(|a| a.calls_callback).collect(),
+            calls_callback: (0..env.len()).map(|i| env.bpf_calls_callback(i)).collect(),
         }
     }
 }
@@ -1879,8 +1879,8 @@ fn bpf_is_reg64(insn: &Insn) -> bool {
 
 /// `bpf_insn_def32`: the 32-bit subregister an insn defines, if any.
 pub fn bpf_insn_def32(insn: &Insn) -> Option<usize> {
-    let r = insn_def_regno(insn)?;
-    if bpf_is_reg64(insn) { None } else { Some(r) }
+    // the cheaper test first: most insns are 64-bit
+    if bpf_is_reg64(insn) { None } else { insn_def_regno(insn) }
 }
 
 /// `bpf_compute_live_registers`.

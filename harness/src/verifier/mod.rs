@@ -272,25 +272,8 @@ fn finish_accepted(env: &mut VerifierEnv<'_>, start: Instant) -> Verdict {
 /// until calls are modelled: only called global functions are verified)
 /// on the front end's results.
 fn main_pass(env: &mut VerifierEnv<'_>) -> PResult<()> {
-    use bpf_isa::op::{BPF_PSEUDO_MAP_FD, BPF_PSEUDO_MAP_IDX, BPF_PSEUDO_MAP_IDX_VALUE, BPF_PSEUDO_MAP_VALUE};
-    use do_check::{DoCheckError, DoCheckInput, InsnInfo, MapInfo, Privs, Subprog};
+    use do_check::{DoCheckError, DoCheckInput, MapInfo, Privs, Subprog};
 
-    let info: Vec<InsnInfo> = env
-        .aux
-        .iter()
-        .zip(&env.insns)
-        .map(|(a, insn)| InsnInfo {
-            prune_point: a.prune_point,
-            jmp_point: a.jmp_point,
-            force_checkpoint: a.force_checkpoint,
-            live_regs_before: a.live_regs_before,
-            scc: a.scc,
-            map_index: (insn.is_ld_imm64() && matches!(insn.src, BPF_PSEUDO_MAP_FD | BPF_PSEUDO_MAP_VALUE | BPF_PSEUDO_MAP_IDX | BPF_PSEUDO_MAP_IDX_VALUE))
-                .then_some(a.map_index),
-            map_off: a.map_off,
-            fastcall_pattern: a.fastcall_pattern,
-        })
-        .collect();
     let maps: Vec<MapInfo> = env.used_maps.iter().map(|&m| map_info(&env.input.maps[m].def)).collect();
     let subprogs: Vec<Subprog> = (0..env.subprog_cnt)
         .map(|i| {
@@ -312,7 +295,7 @@ fn main_pass(env: &mut VerifierEnv<'_>) -> PResult<()> {
         .collect();
     let input = DoCheckInput {
         insns: &env.insns,
-        info: &info,
+        aux: &env.aux,
         prog_type: env.input.prog_type.0,
         expected_attach_type: prog_load::bpf_prog_load_fixup_attach_type(env.input.prog_type, env.input.expected_attach_type),
         privs: Privs {

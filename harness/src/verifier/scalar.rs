@@ -273,6 +273,16 @@ pub fn range_bounds_violation(reg: &Scalar) -> bool {
 /// `reg_bounds_sync`: make `var_off`, `r64` and `r32` agree, in the kernel's
 /// order of steps (the result depends on it).
 pub fn reg_bounds_sync(reg: &mut Scalar) {
+    // a known constant is already in sync (every step derives the same
+    // single value from it): the common result of constant arithmetic
+    if tnum_is_const(reg.var_off) && *reg == Scalar::known(reg.var_off.value) {
+        return;
+    }
+    reg_bounds_sync_steps(reg);
+}
+
+/// The steps of `reg_bounds_sync`.
+fn reg_bounds_sync_steps(reg: &mut Scalar) {
     if range_bounds_violation(reg) {
         return;
     }
@@ -506,6 +516,16 @@ mod tests {
         reg_bounds_sync(&mut m);
         assert_eq!((m.umin(), m.umax(), m.smin(), m.smax()), (0, 255, 0, 255));
         assert_eq!((m.u32_min(), m.u32_max()), (0, 255));
+    }
+
+    #[test]
+    fn a_known_constant_is_its_own_sync() {
+        // reg_bounds_sync's shortcut skips nothing the steps would change
+        for v in [0, 1, 5, 0x7f, 0x80, 0xffff_ffff, 0x1_0000_0000, 0x7fff_ffff, 0x8000_0000, i64::MAX as u64, i64::MIN as u64, u64::MAX, u64::MAX - 1, 0xdead_beef_0000_0001] {
+            let mut s = Scalar::known(v);
+            reg_bounds_sync_steps(&mut s);
+            assert_eq!(s, Scalar::known(v), "{v:#x}");
+        }
     }
 
     #[test]
