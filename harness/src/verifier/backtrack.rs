@@ -4,6 +4,7 @@
 //! from, and marks it precise in the checkpoints (the `mark_precise:` lines
 //! of a level-2 log).
 
+use bpf_isa::insn::Insn;
 use bpf_isa::insn::op::*;
 
 use super::do_check::*;
@@ -19,8 +20,11 @@ pub struct BacktrackState {
 }
 
 impl BacktrackState {
+    /// `bt_empty`: nothing left to backtrack in any frame up to `frame`.
+    #[inline]
     fn empty(&self) -> bool {
-        (0..=self.frame.min(15)).all(|f| self.reg_masks[f] == 0 && self.stack_masks[f] == 0)
+        let n = self.frame.min(15) + 1;
+        self.reg_masks[..n].iter().all(|&m| m == 0) && self.stack_masks[..n].iter().all(|&m| m == 0)
     }
     fn reg_set(&self, r: usize) -> bool {
         self.reg_masks[self.frame & 15] & (1 << r) != 0
@@ -60,6 +64,50 @@ enum Bt {
     NotSupp,
 }
 
+/// An insn (without a history entry that says more than where it came
+/// from) that `backtrack_insn` would pass over without touching the masks,
+/// the bulk of a long walk: an ALU op or load whose destination is not in
+/// `reg_mask` (the current frame's), a tracked destination changed by a
+/// constant, a jump that compares no tracked register.
+#[inline]
+fn bt_insn_is_noop(insn: &Insn, reg_mask: u32) -> bool {
+    let tracked = |r: u8| reg_mask & (1 << (r & 15)) != 0;
+    let class = insn.class();
+    let op = insn.opcode();
+    if class == BPF_ALU || class == BPF_ALU64 {
+        !tracked(insn.dst) || op == BPF_END || op == BPF_NEG || (op != BPF_MOV && !insn.is_src_x())
+    } else if class == BPF_JMP || class == BPF_JMP32 {
+        op != BPF_CALL && op != BPF_EXIT && (!insn.is_src_x() || op == BPF_JA || (!tracked(insn.dst) && !tracked(insn.src)))
+    } else if class == BPF_LDX {
+        !tracked(insn.dst)
+    } else {
+        // the second half of a wide insn
+        insn.code == 0
+    }
+}
+
+/// Where backtracking through one state's history stands.
+struct HistoryWalk {
+    last_idx: i64,
+    cur_first: i64,
+    subseq_idx: i64,
+    skip_first: bool,
+    lvl2: bool,
+    /// Insns visited in this whole precision walk, a bound against a
+    /// broken history.
+    guard: u64,
+}
+
+/// How backtracking through one state's history ended.
+enum HistoryStep {
+    /// Nothing left to backtrack.
+    Done,
+    /// An insn backtracking cannot follow: everything becomes precise.
+    NotSupp,
+    /// The state's first insn: continue in its parent.
+    ReachedFirst,
+}
+
 impl Env<'_, '_> {
     pub(crate) fn bt_reset(&mut self) {
         self.bt = BacktrackState::default();
@@ -90,12 +138,12 @@ impl Env<'_, '_> {
 
     /// `backtrack_insn`: `subseq_idx` is the insn backtracked before
     /// (the one that ran after `idx`).
-    fn backtrack_insn(&mut self, idx: usize, subseq_idx: i64, hist: Option<JmpHistEntry>) -> VResult<Bt> {
+    fn backtrack_insn(&mut self, idx: usize, subseq_idx: i64, hist: Option<JmpHistEntry>, lvl2: bool) -> VResult<Bt> {
         let insn = self.insn(idx);
         if insn.code == 0 {
             return Ok(Bt::Ok);
         }
-        if self.level() & BPF_LOG_LEVEL2 != 0 {
+        if lvl2 {
             let f = self.bt.frame;
             let s = format!(
                 "mark_precise: frame{f}: regs={} stack={} before {idx}: {}\n",
@@ -292,13 +340,18 @@ impl Env<'_, '_> {
         Ok(Bt::Ok)
     }
 
-    /// `bpf_bt_sync_linked_regs`.
+    /// `bpf_bt_sync_linked_regs`: most history entries link nothing.
+    #[inline]
     fn bt_sync_linked_regs(&mut self, hist: Option<JmpHistEntry>) {
-        let Some(h) = hist else { return };
-        if h.linked_regs == 0 {
-            return;
+        if let Some(h) = hist
+            && h.linked_regs != 0
+        {
+            self.bt_sync_linked_regs_slow(h.linked_regs);
         }
-        let regs = super::jmp::linked_regs_unpack(h.linked_regs);
+    }
+
+    fn bt_sync_linked_regs_slow(&mut self, linked_regs: u64) {
+        let regs = super::jmp::linked_regs_unpack(linked_regs);
         let some = regs.iter().any(|e| {
             if e.is_reg {
                 self.bt.reg_masks[e.frameno & 15] & (1 << e.regno_or_spi) != 0
@@ -347,8 +400,9 @@ impl Env<'_, '_> {
         // None: the starting state; Some(i): checkpoint i
         let mut st: Option<usize> = None;
         let mut guard = 0u64;
+        let lvl2 = self.level() & BPF_LOG_LEVEL2 != 0;
         loop {
-            if self.level() & BPF_LOG_LEVEL2 != 0 {
+            if lvl2 {
                 let s = format!("mark_precise: frame{}: last_idx {last_idx} first_idx {first_idx} subseq_idx {subseq_idx} \n", self.bt.frame);
                 self.verbose(&s);
             }
@@ -392,53 +446,38 @@ impl Env<'_, '_> {
                 self.verbose(&s);
                 return errno(EFAULT);
             }
-            let hist_vec: Vec<JmpHistEntry> = match (st, start) {
-                (None, Some(s)) => s.jmp_history.clone(),
-                (None, None) => self.cur.jmp_history.clone(),
-                (Some(c), _) => self.checkpoints[c].state.jmp_history.clone(),
-            };
             let cur_first = match st {
                 None => s_first as i64,
                 Some(c) => self.checkpoints[c].state.first_insn_idx as i64,
             };
-            let mut history = hist_vec.len();
-            let mut i = last_idx;
-            loop {
-                guard += 1;
-                if guard > 10_000_000 {
-                    return errno(EFAULT);
+            let mut walk = HistoryWalk { last_idx, cur_first, subseq_idx, skip_first, lvl2, guard };
+            // the history is lent out of its state for the walk (nothing
+            // the walk does reads it back there): no copy per walk
+            let step = match (st, start) {
+                (None, Some(s)) => self.backtrack_history(&s.jmp_history, &mut walk),
+                (None, None) => {
+                    let hist = std::mem::take(&mut self.cur.jmp_history);
+                    let r = self.backtrack_history(&hist, &mut walk);
+                    self.cur.jmp_history = hist;
+                    r
                 }
-                if skip_first {
-                    skip_first = false;
-                } else {
-                    let h = if history > 0 && hist_vec[history - 1].idx as i64 == i { Some(hist_vec[history - 1]) } else { None };
-                    match self.backtrack_insn(i as usize, subseq_idx, h)? {
-                        Bt::Ok => {}
-                        Bt::NotSupp => {
-                            self.mark_all_scalars_precise(s_parent, s_frame);
-                            self.bt_reset();
-                            return Ok(());
-                        }
-                    }
+                (Some(c), _) => {
+                    let hist = std::mem::take(&mut self.checkpoints[c].state.jmp_history);
+                    let r = self.backtrack_history(&hist, &mut walk);
+                    self.checkpoints[c].state.jmp_history = hist;
+                    r
                 }
-                if self.bt.empty() {
+            };
+            skip_first = walk.skip_first;
+            guard = walk.guard;
+            match step? {
+                HistoryStep::Done => return Ok(()),
+                HistoryStep::NotSupp => {
+                    self.mark_all_scalars_precise(s_parent, s_frame);
+                    self.bt_reset();
                     return Ok(());
                 }
-                subseq_idx = i;
-                // get_prev_insn_idx
-                if i == cur_first && (history == 0 || (history == 1 && hist_vec[0].idx as i64 == i)) {
-                    break;
-                }
-                if history > 0 && hist_vec[history - 1].idx as i64 == i {
-                    i = hist_vec[history - 1].prev_idx as i64;
-                    history -= 1;
-                } else {
-                    i -= 1;
-                }
-                if i < 0 || i as usize >= self.input.insns.len() {
-                    self.verbose(&format!("verifier bug: backtracking idx {i}\n"));
-                    return errno(EFAULT);
-                }
+                HistoryStep::ReachedFirst => {}
             }
             let parent = match st {
                 None => s_parent,
@@ -477,7 +516,7 @@ impl Env<'_, '_> {
                         *changed = true;
                     }
                 }
-                if self.level() & BPF_LOG_LEVEL2 != 0 {
+                if lvl2 {
                     let mut s = format!(
                         "mark_precise: frame{fr}: parent state regs={} stack={}: ",
                         fmt_reg_mask(self.bt.reg_masks[fr]),
@@ -500,6 +539,57 @@ impl Env<'_, '_> {
             self.bt_reset();
         }
         Ok(())
+    }
+
+    /// The inner loop of `bpf_mark_chain_precision`: backtrack one state's
+    /// insns from `walk.last_idx` back to its first insn, following `hist`
+    /// (`get_jmp_hist_entry` / `get_prev_insn_idx`).
+    fn backtrack_history(&mut self, hist: &[JmpHistEntry], walk: &mut HistoryWalk) -> VResult<HistoryStep> {
+        let mut history = hist.len();
+        let mut i = walk.last_idx;
+        let mut subseq_idx = walk.subseq_idx;
+        let mut guard = walk.guard;
+        let n_insns = self.input.insns.len() as i64;
+        let step = loop {
+            guard += 1;
+            if guard > 10_000_000 {
+                walk.guard = guard;
+                return errno(EFAULT);
+            }
+            let top = history.checked_sub(1).map(|k| hist[k]).filter(|h| h.idx as i64 == i);
+            if walk.skip_first {
+                walk.skip_first = false;
+                if self.bt.empty() {
+                    break HistoryStep::Done;
+                }
+            } else if !walk.lvl2 && top.is_none_or(|h| h.flags == 0 && h.linked_regs == 0) && bt_insn_is_noop(&self.insn(i as usize), self.bt.reg_mask()) {
+                // the masks are unchanged and were not empty
+            } else {
+                if let Bt::NotSupp = self.backtrack_insn(i as usize, subseq_idx, top, walk.lvl2)? {
+                    break HistoryStep::NotSupp;
+                }
+                if self.bt.empty() {
+                    break HistoryStep::Done;
+                }
+            }
+            subseq_idx = i;
+            if i == walk.cur_first && (history == 0 || (history == 1 && hist[0].idx as i64 == i)) {
+                break HistoryStep::ReachedFirst;
+            }
+            if let Some(h) = top {
+                i = h.prev_idx as i64;
+                history -= 1;
+            } else {
+                i -= 1;
+            }
+            if i < 0 || i >= n_insns {
+                self.verbose(&format!("verifier bug: backtracking idx {i}\n"));
+                return errno(EFAULT);
+            }
+        };
+        walk.subseq_idx = subseq_idx;
+        walk.guard = guard;
+        Ok(step)
     }
 
     /// `bpf_mark_all_scalars_precise`: every scalar of every checkpoint

@@ -76,13 +76,24 @@ pub(crate) enum StateRef {
 }
 
 
-/// `struct bpf_idmap`.
+/// Pairs an [`IdMap`] holds without allocating: most comparisons map a
+/// handful of ids.
+const IDMAP_INLINE: usize = 16;
+
+/// `struct bpf_idmap`: old id to current id, in insertion order.
 struct IdMap {
-    map: Vec<(u32, u32)>,
+    inline: [(u32, u32); IDMAP_INLINE],
+    len: usize,
+    /// The pairs past the inline ones.
+    more: Vec<(u32, u32)>,
     tmp_id_gen: u32,
 }
 
 impl IdMap {
+    fn new(tmp_id_gen: u32) -> IdMap {
+        IdMap { inline: [(0, 0); IDMAP_INLINE], len: 0, more: Vec::new(), tmp_id_gen }
+    }
+
     /// `check_ids`.
     fn check_ids(&mut self, old: u32, cur: u32) -> bool {
         if (old != 0) != (cur != 0) {
@@ -91,7 +102,7 @@ impl IdMap {
         if old == 0 {
             return true;
         }
-        for &(o, c) in &self.map {
+        for &(o, c) in self.inline[..self.len].iter().chain(&self.more) {
             if o == old {
                 return c == cur;
             }
@@ -99,7 +110,12 @@ impl IdMap {
                 return false;
             }
         }
-        self.map.push((old, cur));
+        if self.len < IDMAP_INLINE {
+            self.inline[self.len] = (old, cur);
+            self.len += 1;
+        } else {
+            self.more.push((old, cur));
+        }
         true
     }
 
@@ -296,7 +312,7 @@ impl Env<'_, '_> {
         if old.curframe() != cur.curframe() {
             return false;
         }
-        let mut m = IdMap { map: Vec::new(), tmp_id_gen: self.id_gen };
+        let mut m = IdMap::new(self.id_gen);
         if old.speculative && !cur.speculative {
             return false;
         }
@@ -329,11 +345,12 @@ impl Env<'_, '_> {
 
     /// `clean_verifier_state` / `__clean_func_state`.
     fn clean_verifier_state(&mut self) {
-        let q = LiveQuery {
+        // the stack liveness query, built only when there is a stack
+        let q = self.cur.frame.iter().any(|f| !f.stack.is_empty()).then(|| LiveQuery {
             insn_idx: self.cur.insn_idx,
             callsites: self.cur.frame.iter().skip(1).map(|f| f.callsite.max(0) as usize).collect(),
             subprogs: self.cur.frame.iter().map(|f| f.subprogno).collect(),
-        };
+        });
         let n = self.cur.frame.len();
         for fr in 0..n {
             let ip = self.cur.frame_insn_idx(fr);
@@ -345,9 +362,10 @@ impl Env<'_, '_> {
                     f.regs[r] = RegState::not_init();
                 }
             }
+            let Some(q) = &q else { continue };
             for i in 0..f.stack.len() {
-                let lo = liveness.stack_slot_alive(&q, fr, i * 2);
-                let hi = liveness.stack_slot_alive(&q, fr, i * 2 + 1);
+                let lo = liveness.stack_slot_alive(q, fr, i * 2);
+                let hi = liveness.stack_slot_alive(q, fr, i * 2 + 1);
                 if hi && lo {
                     continue;
                 }
@@ -507,6 +525,10 @@ impl Env<'_, '_> {
     /// `incomplete_read_marks`: a state of an SCC visit that still has
     /// unsettled back-edges.
     fn incomplete_read_marks(&self, st: &VerifierState) -> bool {
+        // `num_backedges` counts the back-edges of all open visits
+        if self.num_backedges == 0 {
+            return false;
+        }
         let Some(cc) = self.compute_scc_callchain(st) else { return false };
         self.scc.visits.get(cc.scc as usize).is_some_and(|vs| vs.iter().any(|v| v.callchain == cc && !v.backedges.is_empty()))
     }
@@ -611,8 +633,10 @@ impl Env<'_, '_> {
         self.clean_verifier_state();
         let mut states_cnt = 0usize;
         let bucket = self.explored_bucket(insn_idx);
-        let list = self.explored.get(bucket).cloned().unwrap_or_default();
-        for ci in list {
+        // walk the bucket in place; an evicted checkpoint leaves it at `k`
+        let mut k = 0;
+        while let Some(&ci) = self.explored.get(bucket).and_then(|l| l.get(k)) {
+            k += 1;
             // the bucket is shared with other insns (and call sites)
             states_cnt += 1;
             if self.checkpoints[ci].state.insn_idx != insn_idx {
@@ -714,9 +738,8 @@ impl Env<'_, '_> {
             let n = if info.force_checkpoint && c.state.branches > 0 { 64 } else { 3 };
             if c.miss_cnt > c.hit_cnt * n + n {
                 c.in_free_list = true;
-                if let Some(l) = self.explored.get_mut(bucket) {
-                    l.retain(|&x| x != ci);
-                }
+                k -= 1;
+                self.explored[bucket].remove(k);
                 self.free_list_size += 1;
                 self.explored_states_size = self.explored_states_size.saturating_sub(1);
                 self.maybe_free_verifier_state(ci);
@@ -888,6 +911,14 @@ pub(crate) fn widen_imprecise_scalars(old: &VerifierState, cur: &mut VerifierSta
 
 /// `refsafe`: the same references, locks and critical sections.
 fn refsafe(old: &VerifierState, cur: &VerifierState, m: &mut IdMap) -> bool {
+    // nothing held on either side: nothing to map
+    if old.refs.is_empty()
+        && cur.refs.is_empty()
+        && (old.active_locks, old.active_preempt_locks, old.active_rcu_locks, old.active_irq_id, old.active_lock_id, old.active_lock_ptr) == (0, 0, 0, 0, 0, 0)
+        && (cur.active_locks, cur.active_preempt_locks, cur.active_rcu_locks, cur.active_irq_id, cur.active_lock_id, cur.active_lock_ptr) == (0, 0, 0, 0, 0, 0)
+    {
+        return true;
+    }
     if old.refs.len() != cur.refs.len()
         || old.active_locks != cur.active_locks
         || old.active_preempt_locks != cur.active_preempt_locks
