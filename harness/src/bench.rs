@@ -431,11 +431,15 @@ pub struct EngineRow {
     pub patches: usize,
     /// Runs of the one step per measurement.
     pub reps: usize,
-    /// The one step from cold caches.
+    /// The one step from cold caches, the arrays in memory they had
+    /// before (room for what the patches add).
     pub cold: EngineTimes,
-    /// The one step right after its input was built (in the caches as far
-    /// as they hold it).
+    /// The same right after its input was built (in the caches as far as
+    /// they hold it).
     pub warm: EngineTimes,
+    /// From cold caches with the arrays new, of exactly their size: the
+    /// allocator's realloc in the timed region.
+    pub fresh: EngineTimes,
     /// `None` where the kernel's way would take too long to wait for.
     pub one_at_a_time_ms: Option<f64>,
 }
@@ -517,6 +521,7 @@ fn evict_caches(buf: &mut [u8]) {
 }
 
 /// The arrays one run rewrites, built the same way for every run.
+#[derive(Default)]
 struct EngineTarget {
     insns: Vec<crate::isa::Insn>,
     aux: Vec<crate::verifier::env::InsnAux>,
@@ -526,31 +531,54 @@ struct EngineTarget {
 }
 
 impl EngineTarget {
-    fn new(insns: &[crate::isa::Insn]) -> EngineTarget {
+    /// The arrays as the main pass leaves them for `insns`. `fresh`: in
+    /// new allocations of exactly that size (the engine's growth then
+    /// reallocates them in the timed region); otherwise in the ones of the
+    /// previous run, which already have the room the patches need.
+    fn fill(&mut self, insns: &[crate::isa::Insn], fresh: bool) {
         use crate::verifier::do_check::PassAux;
         use crate::verifier::env::{InsnAux, SubprogInfo};
-        let n = insns.len();
-        EngineTarget {
-            insns: insns.to_vec(),
-            aux: vec![InsnAux::default(); n],
-            pass_aux: vec![PassAux { seen: true, ..PassAux::default() }; n],
-            subprogs: vec![SubprogInfo { start: 0, ..Default::default() }, SubprogInfo { start: n, ..Default::default() }],
-            cnt: 1,
+        if fresh {
+            *self = EngineTarget::default();
         }
+        let n = insns.len();
+        self.insns.clear();
+        self.insns.extend_from_slice(insns);
+        self.aux.clear();
+        self.aux.resize(n, InsnAux::default());
+        self.pass_aux.clear();
+        self.pass_aux.resize(n, PassAux { seen: true, ..PassAux::default() });
+        self.subprogs = vec![SubprogInfo { start: 0, ..Default::default() }, SubprogInfo { start: n, ..Default::default() }];
+        self.cnt = 1;
     }
 }
 
-/// One application of `patches` to a fresh copy of `insns`: ms of CPU
-/// time and minor page faults. Every run does the same: its input
-/// (program, aux data, patches) built outside the timed region the same
-/// way, then the caches cleared when `evict` is given.
-fn time_engine(insns: &[crate::isa::Insn], patches: &crate::fixups::patch::Patches, one_step: bool, evict: Option<&mut [u8]>) -> Result<(f64, u64), String> {
+/// How a run's memory starts.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum EngineStart {
+    /// The input in the arrays of the previous run, the caches cleared:
+    /// what the growth is read from.
+    Cold,
+    /// The same right after the input was written (in the caches as far
+    /// as they hold it).
+    Warm,
+    /// The input in new arrays of its size, the caches cleared: the
+    /// allocator's realloc in the timed region (it may move an array, with
+    /// a copy and fresh pages to fault in, or grow it where it is).
+    Fresh,
+}
+
+/// One application of `patches` to `insns` (ms of CPU time, minor page
+/// faults). Every run does the same: its input (program, aux data,
+/// patches) built outside the timed region the same way, then the caches
+/// cleared when `evict` is given.
+fn time_engine(e: &mut EngineTarget, insns: &[crate::isa::Insn], patches: &crate::fixups::patch::Patches, one_step: bool, start: EngineStart, evict: &mut [u8]) -> Result<(f64, u64), String> {
     use crate::fixups::patch::{PatchTarget, apply_one_at_a_time_to, apply_to};
-    let mut e = EngineTarget::new(insns);
+    e.fill(insns, start == EngineStart::Fresh);
     let patches = patches.clone();
     let mut t = PatchTarget { insns: &mut e.insns, aux: &mut e.aux, pass_aux: &mut e.pass_aux, subprog_info: &mut e.subprogs, subprog_cnt: &mut e.cnt };
-    if let Some(buf) = evict {
-        evict_caches(buf);
+    if start != EngineStart::Warm {
+        evict_caches(evict);
     }
     let f0 = thread_minor_faults();
     let t0 = thread_cpu_ms();
@@ -558,26 +586,25 @@ fn time_engine(insns: &[crate::isa::Insn], patches: &crate::fixups::patch::Patch
     let ms = thread_cpu_ms() - t0;
     let faults = thread_minor_faults() - f0;
     r.map_err(|e| format!("{e:?}"))?;
-    // freed outside the timed region
-    drop(e);
     Ok((ms, faults))
 }
 
 /// The engine's cases: the median and the best of `reps` runs (at least
 /// 15: a run takes milliseconds, and other jobs' memory traffic slows
-/// single runs), cold and warm. `BPF_BENCH_ENGINE_CASE=<case>` runs that
-/// case's one step alone (to profile it).
+/// single runs), cold, warm and fresh. `BPF_BENCH_ENGINE_CASE=<case>` runs
+/// that case's one step alone (to profile it).
 pub fn fixups_engine(reps: usize) -> Result<Vec<EngineRow>, String> {
     let reps = reps.max(15);
     let only = std::env::var("BPF_BENCH_ENGINE_CASE").ok();
     // larger than a core's share of the caches here (2 MB of L2 per core
     // and a last level shared with other machines)
     let mut evict = vec![0u8; 256 << 20];
-    let mut runs = |one_step: bool, cold: bool, n: usize, insns: &[crate::isa::Insn], patches: &crate::fixups::patch::Patches| -> Result<EngineTimes, String> {
-        // one run first, not counted: the allocator has then seen arrays
-        // of these sizes as every counted run sees them
-        time_engine(insns, patches, one_step, None)?;
-        let runs = (0..n).map(|_| time_engine(insns, patches, one_step, cold.then_some(&mut evict[..]))).collect::<Result<Vec<_>, _>>()?;
+    let mut runs = |one_step: bool, start: EngineStart, n: usize, insns: &[crate::isa::Insn], patches: &crate::fixups::patch::Patches| -> Result<EngineTimes, String> {
+        // one run first, not counted: it gives the arrays their room, and
+        // the allocator has then seen arrays of these sizes
+        let mut e = EngineTarget::default();
+        time_engine(&mut e, insns, patches, one_step, start, &mut evict)?;
+        let runs = (0..n).map(|_| time_engine(&mut e, insns, patches, one_step, start, &mut evict)).collect::<Result<Vec<_>, _>>()?;
         Ok(EngineTimes::of(runs))
     };
     let mut rows = Vec::new();
@@ -586,34 +613,45 @@ pub fn fixups_engine(reps: usize) -> Result<Vec<EngineRow>, String> {
             continue;
         }
         let (insns, patches) = engine_input(lookups)?;
-        let cold = runs(true, true, reps, &insns, &patches)?;
-        let warm = runs(true, false, reps, &insns, &patches)?;
-        let one_at_a_time_ms = if kernel_way && only.is_none() { Some(runs(false, true, reps.min(3), &insns, &patches)?.median_ms) } else { None };
-        rows.push(EngineRow { case: case.into(), insns: insns.len(), patches: patches.len(), reps, cold, warm, one_at_a_time_ms });
+        let cold = runs(true, EngineStart::Cold, reps, &insns, &patches)?;
+        let warm = runs(true, EngineStart::Warm, reps, &insns, &patches)?;
+        let fresh = runs(true, EngineStart::Fresh, reps, &insns, &patches)?;
+        let one_at_a_time_ms = if kernel_way && only.is_none() { Some(runs(false, EngineStart::Cold, reps.min(3), &insns, &patches)?.median_ms) } else { None };
+        rows.push(EngineRow { case: case.into(), insns: insns.len(), patches: patches.len(), reps, cold, warm, fresh, one_at_a_time_ms });
     }
     Ok(rows)
 }
 
 /// The growth of the one step from the first row to `r` (medians): cold,
-/// warm caches.
-fn engine_growth(rows: &[EngineRow], r: &EngineRow) -> Option<(f64, f64)> {
+/// warm caches, fresh arrays.
+fn engine_growth(rows: &[EngineRow], r: &EngineRow) -> Option<(f64, f64, f64)> {
     let a = rows.first().filter(|a| !std::ptr::eq(*a, r))?;
-    Some((r.cold.median_ms / a.cold.median_ms.max(1e-9), r.warm.median_ms / a.warm.median_ms.max(1e-9)))
+    let g = |x: &EngineTimes, y: &EngineTimes| x.median_ms / y.median_ms.max(1e-9);
+    Some((g(&r.cold, &a.cold), g(&r.warm, &a.warm), g(&r.fresh, &a.fresh)))
+}
+
+/// The same of the minimums (cold, warm): on a loaded machine the runs
+/// that other jobs disturbed least.
+fn engine_min_growth(rows: &[EngineRow], r: &EngineRow) -> Option<(f64, f64)> {
+    let a = rows.first().filter(|a| !std::ptr::eq(*a, r))?;
+    Some((r.cold.min_ms / a.cold.min_ms.max(1e-9), r.warm.min_ms / a.warm.min_ms.max(1e-9)))
 }
 
 /// The engine's table: the speed-up over the kernel's way, and the growth
 /// from the program to one ten times larger (linear: about 10).
 pub fn fixups_engine_table(rows: &[EngineRow]) -> String {
     let mut s = String::from(
-        "fixups engine (ms of CPU)      insns  patches  cold ms (min)      warm ms (min)      faults  one-at-a-time ms  speed-up  growth cold  warm\n",
+        "fixups engine (ms of CPU)      insns  patches  cold ms (min)      warm ms (min)      fresh ms (faults)  one-at-a-time ms  speed-up  growth cold (min)  warm (min)  fresh\n",
     );
-    let opt = |v: Option<f64>, suffix: &str| v.map_or_else(|| "-".to_string(), |v| format!("{v:.1}{suffix}"));
+    let opt = |v: Option<f64>| v.map_or_else(|| "-".to_string(), |v| format!("{v:.1}x"));
+    let paren = |v: Option<f64>| v.map_or_else(String::new, |v| format!("({v:.1}x)"));
     for r in rows {
         let up = r.one_at_a_time_ms.map(|m| m / r.cold.median_ms.max(1e-9));
         let growth = engine_growth(rows, r);
+        let min_growth = engine_min_growth(rows, r);
         let _ = writeln!(
             s,
-            "{:<28} {:>7}  {:>7}  {:>7.3} ({:>6.3})  {:>7.3} ({:>6.3})  {:>6}  {:>16}  {:>8}  {:>11}  {:>4}",
+            "{:<28} {:>7}  {:>7}  {:>7.3} ({:>6.3})  {:>7.3} ({:>6.3})  {:>7.3} ({:>6})  {:>16}  {:>8}  {:>11} {:>5}  {:>4} {:>5}  {:>5}",
             r.case,
             r.insns,
             r.patches,
@@ -621,15 +659,23 @@ pub fn fixups_engine_table(rows: &[EngineRow]) -> String {
             r.cold.min_ms,
             r.warm.median_ms,
             r.warm.min_ms,
-            r.cold.page_faults,
+            r.fresh.median_ms,
+            r.fresh.page_faults,
             r.one_at_a_time_ms.map_or_else(|| "-".to_string(), |m| format!("{m:.3}")),
-            opt(up, "x"),
-            opt(growth.map(|g| g.0), "x"),
-            opt(growth.map(|g| g.1), "x"),
+            opt(up),
+            opt(growth.map(|g| g.0)),
+            paren(min_growth.map(|g| g.0)),
+            opt(growth.map(|g| g.1)),
+            paren(min_growth.map(|g| g.1)),
+            opt(growth.map(|g| g.2)),
         );
     }
     if let Some(r) = rows.first() {
-        let _ = writeln!(s, "medians (and minimums) of {} runs each; growth: the one step's median over the first row's (linear: about 10)", r.reps);
+        let _ = writeln!(
+            s,
+            "medians (and minimums) of {} runs each; growth: the one step's median (minimum) over the first row's (linear: about 10); fresh: new arrays, the allocator's growth in the timed region",
+            r.reps
+        );
     }
     s
 }
@@ -731,7 +777,7 @@ pub fn fixups_engine_json(rows: &[EngineRow]) -> Vec<serde_json::Value> {
     rows.iter()
         .map(|r| {
             let growth = engine_growth(rows, r);
-            let min_growth = rows.first().filter(|a| !std::ptr::eq(*a, r)).map(|a| (r.cold.min_ms / a.cold.min_ms.max(1e-9), r.warm.min_ms / a.warm.min_ms.max(1e-9)));
+            let min_growth = engine_min_growth(rows, r);
             json!({
                 "case": r.case,
                 "insns": r.insns,
@@ -741,11 +787,15 @@ pub fn fixups_engine_json(rows: &[EngineRow]) -> Vec<serde_json::Value> {
                 "one_step_min_ms": r.cold.min_ms,
                 "one_step_warm_ms": r.warm.median_ms,
                 "one_step_warm_min_ms": r.warm.min_ms,
+                "one_step_fresh_ms": r.fresh.median_ms,
+                "one_step_fresh_min_ms": r.fresh.min_ms,
                 "page_faults": r.cold.page_faults,
+                "page_faults_fresh": r.fresh.page_faults,
                 "one_at_a_time_ms": r.one_at_a_time_ms,
                 "speed_up": r.one_at_a_time_ms.map(|m| m / r.cold.median_ms.max(1e-9)),
                 "growth": growth.map(|g| g.0),
                 "growth_warm": growth.map(|g| g.1),
+                "growth_fresh": growth.map(|g| g.2),
                 "growth_min": min_growth.map(|g| g.0),
                 "growth_warm_min": min_growth.map(|g| g.1),
             })
@@ -766,7 +816,14 @@ mod tests {
         let (insns, patches) = engine_input(20).unwrap();
         assert_eq!(patches.len(), 20);
         // both ways give the same program
-        assert!(time_engine(&insns, &patches, true, None).is_ok() && time_engine(&insns, &patches, false, Some(&mut [0u8; 4096][..])).is_ok());
+        // both ways give the same program, in reused or new arrays
+        let (mut a, mut b) = (EngineTarget::default(), EngineTarget::default());
+        let mut evict = [0u8; 4096];
+        time_engine(&mut a, &insns, &patches, true, EngineStart::Fresh, &mut evict).unwrap();
+        time_engine(&mut a, &insns, &patches, true, EngineStart::Cold, &mut evict).unwrap();
+        time_engine(&mut b, &insns, &patches, false, EngineStart::Warm, &mut evict).unwrap();
+        assert_eq!(a.insns, b.insns);
+        assert_eq!(a.insns.len(), insns.len() + 2 * 20);
         for asm in [walked_loop(10), branch_chain(10), bpf_for(10), bpf_loop(10), unrolled(10), strobemeta_shaped(3)] {
             request("x", &asm, RAW_TRACEPOINT, vec![syms_map()], Arch::X86_64).unwrap();
         }
