@@ -218,6 +218,7 @@ pub struct InsnAux {
 /// An insn's jump table (`insn_aux->jt`): one pointer in the per-insn
 /// data (a boxed slice would be two).
 #[derive(Clone, Debug, PartialEq, Eq)]
+#[allow(clippy::box_collection)] // the box is what keeps it one pointer
 pub struct JumpTable(Box<Vec<usize>>);
 
 impl std::ops::Deref for JumpTable {
