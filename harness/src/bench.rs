@@ -445,13 +445,42 @@ pub struct EngineRow {
     pub case: String,
     pub insns: usize,
     pub patches: usize,
-    /// The one step from cold caches (what the growth is read from).
-    pub one_step_ms: f64,
-    /// The one step right after its input was built (in the caches as far
-    /// as they hold it).
-    pub one_step_warm_ms: f64,
+    /// Runs of the one step per measurement.
+    pub reps: usize,
+    /// The one step from cold caches, the arrays in memory they had
+    /// before (room for what the patches add).
+    pub cold: EngineTimes,
+    /// The same right after its input was built (in the caches as far as
+    /// they hold it).
+    pub warm: EngineTimes,
+    /// From cold caches with the arrays new, of exactly their size: the
+    /// allocator's realloc in the timed region.
+    pub fresh: EngineTimes,
     /// `None` where the kernel's way would take too long to wait for.
     pub one_at_a_time_ms: Option<f64>,
+}
+
+/// The runs of one measurement (ms of CPU), and the minor page faults of
+/// a run (the memory the engine touches first: its arrays grow).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct EngineTimes {
+    pub median_ms: f64,
+    pub min_ms: f64,
+    pub page_faults: u64,
+}
+
+impl EngineTimes {
+    fn of(mut runs: Vec<(f64, u64)>) -> EngineTimes {
+        if runs.is_empty() {
+            return EngineTimes::default();
+        }
+        runs.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let n = runs.len();
+        let median_ms = if n % 2 == 1 { runs[n / 2].0 } else { (runs[n / 2 - 1].0 + runs[n / 2].0) / 2.0 };
+        let mut faults: Vec<u64> = runs.iter().map(|r| r.1).collect();
+        faults.sort_unstable();
+        EngineTimes { median_ms, min_ms: runs[0].0, page_faults: faults[n / 2] }
+    }
 }
 
 fn engine_input(lookups: usize) -> Result<(Vec<crate::isa::Insn>, crate::fixups::patch::Patches), String> {
@@ -490,6 +519,14 @@ fn thread_cpu_ms() -> f64 {
     ts.tv_sec as f64 * 1e3 + ts.tv_nsec as f64 / 1e6
 }
 
+/// Minor page faults of the calling thread so far (0 where unknown).
+fn thread_minor_faults() -> u64 {
+    // SAFETY: getrusage writes the struct it is given
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    let rc = unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut ru) };
+    if rc != 0 { 0 } else { ru.ru_minflt as u64 }
+}
+
 /// Writes a buffer larger than the caches this machine gives a core, so
 /// that a run starts with its input in memory only, whatever its size.
 fn evict_caches(buf: &mut [u8]) {
@@ -499,76 +536,162 @@ fn evict_caches(buf: &mut [u8]) {
     std::hint::black_box(buf);
 }
 
-/// One application of `patches` to a fresh copy of `insns` (ms of CPU
-/// time). Every run does the same: its input (program, aux data, patches)
-/// built outside the timed region the same way, then the caches cleared
-/// when `evict` is given.
-fn time_engine(insns: &[crate::isa::Insn], patches: &crate::fixups::patch::Patches, one_step: bool, evict: Option<&mut [u8]>) -> Result<f64, String> {
-    use crate::fixups::patch::{PatchTarget, apply_one_at_a_time_to, apply_to};
-    use crate::verifier::do_check::PassAux;
-    use crate::verifier::env::{InsnAux, SubprogInfo};
-    let mut prog = insns.to_vec();
-    let mut aux = vec![InsnAux::default(); prog.len()];
-    let mut pass_aux = vec![PassAux { seen: true, ..PassAux::default() }; prog.len()];
-    let mut subprogs = vec![SubprogInfo { start: 0, ..Default::default() }, SubprogInfo { start: prog.len(), ..Default::default() }];
-    let mut cnt = 1;
-    let patches = patches.clone();
-    let mut t = PatchTarget { insns: &mut prog, aux: &mut aux, pass_aux: &mut pass_aux, subprog_info: &mut subprogs, subprog_cnt: &mut cnt };
-    if let Some(buf) = evict {
-        evict_caches(buf);
+/// The arrays one run rewrites, built the same way for every run.
+#[derive(Default)]
+struct EngineTarget {
+    insns: Vec<crate::isa::Insn>,
+    aux: Vec<crate::verifier::env::InsnAux>,
+    pass_aux: Vec<crate::verifier::do_check::PassAux>,
+    subprogs: Vec<crate::verifier::env::SubprogInfo>,
+    cnt: usize,
+}
+
+impl EngineTarget {
+    /// The arrays as the main pass leaves them for `insns`. `fresh`: in
+    /// new allocations of exactly that size (the engine's growth then
+    /// reallocates them in the timed region); otherwise in the ones of the
+    /// previous run, which already have the room the patches need.
+    fn fill(&mut self, insns: &[crate::isa::Insn], fresh: bool) {
+        use crate::verifier::do_check::PassAux;
+        use crate::verifier::env::{InsnAux, SubprogInfo};
+        if fresh {
+            *self = EngineTarget::default();
+        }
+        let n = insns.len();
+        self.insns.clear();
+        self.insns.extend_from_slice(insns);
+        self.aux.clear();
+        self.aux.resize(n, InsnAux::default());
+        self.pass_aux.clear();
+        self.pass_aux.resize(n, PassAux { seen: true, ..PassAux::default() });
+        self.subprogs = vec![SubprogInfo { start: 0, ..Default::default() }, SubprogInfo { start: n, ..Default::default() }];
+        self.cnt = 1;
     }
+}
+
+/// How a run's memory starts.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum EngineStart {
+    /// The input in the arrays of the previous run, the caches cleared:
+    /// what the growth is read from.
+    Cold,
+    /// The same right after the input was written (in the caches as far
+    /// as they hold it).
+    Warm,
+    /// The input in new arrays of its size, the caches cleared: the
+    /// allocator's realloc in the timed region (it may move an array, with
+    /// a copy and fresh pages to fault in, or grow it where it is).
+    Fresh,
+}
+
+/// One application of `patches` to `insns` (ms of CPU time, minor page
+/// faults). Every run does the same: its input (program, aux data,
+/// patches) built outside the timed region the same way, then the caches
+/// cleared when `evict` is given.
+fn time_engine(e: &mut EngineTarget, insns: &[crate::isa::Insn], patches: &crate::fixups::patch::Patches, one_step: bool, start: EngineStart, evict: &mut [u8]) -> Result<(f64, u64), String> {
+    use crate::fixups::patch::{PatchTarget, apply_one_at_a_time_to, apply_to};
+    e.fill(insns, start == EngineStart::Fresh);
+    let patches = patches.clone();
+    let mut t = PatchTarget { insns: &mut e.insns, aux: &mut e.aux, pass_aux: &mut e.pass_aux, subprog_info: &mut e.subprogs, subprog_cnt: &mut e.cnt };
+    if start != EngineStart::Warm {
+        evict_caches(evict);
+    }
+    let f0 = thread_minor_faults();
     let t0 = thread_cpu_ms();
     let r = if one_step { apply_to(&mut t, patches) } else { apply_one_at_a_time_to(&mut t, patches) };
     let ms = thread_cpu_ms() - t0;
+    let faults = thread_minor_faults() - f0;
     r.map_err(|e| format!("{e:?}"))?;
-    Ok(ms)
+    Ok((ms, faults))
 }
 
-/// The engine's cases, the best of `reps` runs (at least 15: a run takes
-/// milliseconds, and other jobs' memory traffic slows single runs).
+/// The engine's cases: the median and the best of `reps` runs (at least
+/// 15: a run takes milliseconds, and other jobs' memory traffic slows
+/// single runs), cold, warm and fresh. `BPF_BENCH_ENGINE_CASE=<case>` runs
+/// that case's one step alone (to profile it).
 pub fn fixups_engine(reps: usize) -> Result<Vec<EngineRow>, String> {
     let reps = reps.max(15);
+    let only = std::env::var("BPF_BENCH_ENGINE_CASE").ok();
     // larger than a core's share of the caches here (2 MB of L2 per core
     // and a last level shared with other machines)
     let mut evict = vec![0u8; 256 << 20];
-    // the best of the runs: the work is the same every run, and what
-    // differs is what else the machine did meanwhile
-    let mut best = |one_step: bool, cold: bool, n: usize, insns: &[crate::isa::Insn], patches: &crate::fixups::patch::Patches| -> Result<f64, String> {
-        let mut m = f64::INFINITY;
-        for _ in 0..n {
-            m = m.min(time_engine(insns, patches, one_step, cold.then_some(&mut evict[..]))?);
-        }
-        Ok(m)
+    let mut runs = |one_step: bool, start: EngineStart, n: usize, insns: &[crate::isa::Insn], patches: &crate::fixups::patch::Patches| -> Result<EngineTimes, String> {
+        // one run first, not counted: it gives the arrays their room, and
+        // the allocator has then seen arrays of these sizes
+        let mut e = EngineTarget::default();
+        time_engine(&mut e, insns, patches, one_step, start, &mut evict)?;
+        let runs = (0..n).map(|_| time_engine(&mut e, insns, patches, one_step, start, &mut evict)).collect::<Result<Vec<_>, _>>()?;
+        Ok(EngineTimes::of(runs))
     };
     let mut rows = Vec::new();
     for (case, lookups, kernel_way) in [("fixups_engine_pyperf600", 1_600, true), ("fixups_engine_pyperf600_x10", 16_000, false)] {
+        if only.as_deref().is_some_and(|o| o != case) {
+            continue;
+        }
         let (insns, patches) = engine_input(lookups)?;
-        let one_step_ms = best(true, true, reps, &insns, &patches)?;
-        let one_step_warm_ms = best(true, false, reps, &insns, &patches)?;
-        let one_at_a_time_ms = if kernel_way { Some(best(false, true, reps.min(3), &insns, &patches)?) } else { None };
-        rows.push(EngineRow { case: case.into(), insns: insns.len(), patches: patches.len(), one_step_ms, one_step_warm_ms, one_at_a_time_ms });
+        let cold = runs(true, EngineStart::Cold, reps, &insns, &patches)?;
+        let warm = runs(true, EngineStart::Warm, reps, &insns, &patches)?;
+        let fresh = runs(true, EngineStart::Fresh, reps, &insns, &patches)?;
+        let one_at_a_time_ms = if kernel_way && only.is_none() { Some(runs(false, EngineStart::Cold, reps.min(3), &insns, &patches)?.median_ms) } else { None };
+        rows.push(EngineRow { case: case.into(), insns: insns.len(), patches: patches.len(), reps, cold, warm, fresh, one_at_a_time_ms });
     }
     Ok(rows)
 }
 
-/// The growth of the one step from the first row to the second (cold,
-/// warm caches).
-fn engine_growth(rows: &[EngineRow]) -> Option<(f64, f64)> {
-    let [a, b, ..] = rows else { return None };
-    Some((b.one_step_ms / a.one_step_ms.max(1e-9), b.one_step_warm_ms / a.one_step_warm_ms.max(1e-9)))
+/// The growth of the one step from the first row to `r` (medians): cold,
+/// warm caches, fresh arrays.
+fn engine_growth(rows: &[EngineRow], r: &EngineRow) -> Option<(f64, f64, f64)> {
+    let a = rows.first().filter(|a| !std::ptr::eq(*a, r))?;
+    let g = |x: &EngineTimes, y: &EngineTimes| x.median_ms / y.median_ms.max(1e-9);
+    Some((g(&r.cold, &a.cold), g(&r.warm, &a.warm), g(&r.fresh, &a.fresh)))
+}
+
+/// The same of the minimums (cold, warm): on a loaded machine the runs
+/// that other jobs disturbed least.
+fn engine_min_growth(rows: &[EngineRow], r: &EngineRow) -> Option<(f64, f64)> {
+    let a = rows.first().filter(|a| !std::ptr::eq(*a, r))?;
+    Some((r.cold.min_ms / a.cold.min_ms.max(1e-9), r.warm.min_ms / a.warm.min_ms.max(1e-9)))
 }
 
 /// The engine's table: the speed-up over the kernel's way, and the growth
 /// from the program to one ten times larger (linear: about 10).
 pub fn fixups_engine_table(rows: &[EngineRow]) -> String {
-    let mut s = String::from("fixups engine (ms of CPU)      insns  patches  one-step ms  warm ms  one-at-a-time ms  speed-up\n");
+    let mut s = String::from(
+        "fixups engine (ms of CPU)      insns  patches  cold ms (min)      warm ms (min)      fresh ms (faults)  one-at-a-time ms  speed-up  growth cold (min)  warm (min)  fresh\n",
+    );
+    let opt = |v: Option<f64>| v.map_or_else(|| "-".to_string(), |v| format!("{v:.1}x"));
+    let paren = |v: Option<f64>| v.map_or_else(String::new, |v| format!("({v:.1}x)"));
     for r in rows {
-        let slow = r.one_at_a_time_ms.map_or_else(|| "-".to_string(), |m| format!("{m:.3}"));
-        let up = r.one_at_a_time_ms.map_or_else(|| "-".to_string(), |m| format!("{:.1}x", m / r.one_step_ms.max(1e-9)));
-        let _ = writeln!(s, "{:<28} {:>7}  {:>7}  {:>11.3}  {:>7.3}  {:>16}  {:>8}", r.case, r.insns, r.patches, r.one_step_ms, r.one_step_warm_ms, slow, up);
+        let up = r.one_at_a_time_ms.map(|m| m / r.cold.median_ms.max(1e-9));
+        let growth = engine_growth(rows, r);
+        let min_growth = engine_min_growth(rows, r);
+        let _ = writeln!(
+            s,
+            "{:<28} {:>7}  {:>7}  {:>7.3} ({:>6.3})  {:>7.3} ({:>6.3})  {:>7.3} ({:>6})  {:>16}  {:>8}  {:>11} {:>5}  {:>4} {:>5}  {:>5}",
+            r.case,
+            r.insns,
+            r.patches,
+            r.cold.median_ms,
+            r.cold.min_ms,
+            r.warm.median_ms,
+            r.warm.min_ms,
+            r.fresh.median_ms,
+            r.fresh.page_faults,
+            r.one_at_a_time_ms.map_or_else(|| "-".to_string(), |m| format!("{m:.3}")),
+            opt(up),
+            opt(growth.map(|g| g.0)),
+            paren(min_growth.map(|g| g.0)),
+            opt(growth.map(|g| g.1)),
+            paren(min_growth.map(|g| g.1)),
+            opt(growth.map(|g| g.2)),
+        );
     }
-    if let Some((cold, warm)) = engine_growth(rows) {
-        let _ = writeln!(s, "one-step growth for a 10x larger program: {cold:.1}x from cold caches ({warm:.1}x warm)");
+    if let Some(r) = rows.first() {
+        let _ = writeln!(
+            s,
+            "medians (and minimums) of {} runs each; growth: the one step's median (minimum) over the first row's (linear: about 10); fresh: new arrays, the allocator's growth in the timed region",
+            r.reps
+        );
     }
     s
 }
@@ -665,22 +788,32 @@ pub fn suite_throughput_json(r: &ThroughputRow) -> serde_json::Value {
 }
 
 /// The engine's rows for `--json`, the keys of [`fixups_engine_table`];
-/// the second row also carries the growth over the first.
+/// a row after the first also carries its growth over the first.
 pub fn fixups_engine_json(rows: &[EngineRow]) -> Vec<serde_json::Value> {
-    let growth = engine_growth(rows);
     rows.iter()
-        .enumerate()
-        .map(|(i, r)| {
+        .map(|r| {
+            let growth = engine_growth(rows, r);
+            let min_growth = engine_min_growth(rows, r);
             json!({
                 "case": r.case,
                 "insns": r.insns,
                 "patches": r.patches,
-                "one_step_ms": r.one_step_ms,
-                "one_step_warm_ms": r.one_step_warm_ms,
+                "reps": r.reps,
+                "one_step_ms": r.cold.median_ms,
+                "one_step_min_ms": r.cold.min_ms,
+                "one_step_warm_ms": r.warm.median_ms,
+                "one_step_warm_min_ms": r.warm.min_ms,
+                "one_step_fresh_ms": r.fresh.median_ms,
+                "one_step_fresh_min_ms": r.fresh.min_ms,
+                "page_faults": r.cold.page_faults,
+                "page_faults_fresh": r.fresh.page_faults,
                 "one_at_a_time_ms": r.one_at_a_time_ms,
-                "speed_up": r.one_at_a_time_ms.map(|m| m / r.one_step_ms.max(1e-9)),
-                "growth": growth.filter(|_| i == 1).map(|g| g.0),
-                "growth_warm": growth.filter(|_| i == 1).map(|g| g.1),
+                "speed_up": r.one_at_a_time_ms.map(|m| m / r.cold.median_ms.max(1e-9)),
+                "growth": growth.map(|g| g.0),
+                "growth_warm": growth.map(|g| g.1),
+                "growth_fresh": growth.map(|g| g.2),
+                "growth_min": min_growth.map(|g| g.0),
+                "growth_warm_min": min_growth.map(|g| g.1),
             })
         })
         .collect()
@@ -699,7 +832,14 @@ mod tests {
         let (insns, patches) = engine_input(20).unwrap();
         assert_eq!(patches.len(), 20);
         // both ways give the same program
-        assert!(time_engine(&insns, &patches, true, None).is_ok() && time_engine(&insns, &patches, false, Some(&mut [0u8; 4096][..])).is_ok());
+        // both ways give the same program, in reused or new arrays
+        let (mut a, mut b) = (EngineTarget::default(), EngineTarget::default());
+        let mut evict = [0u8; 4096];
+        time_engine(&mut a, &insns, &patches, true, EngineStart::Fresh, &mut evict).unwrap();
+        time_engine(&mut a, &insns, &patches, true, EngineStart::Cold, &mut evict).unwrap();
+        time_engine(&mut b, &insns, &patches, false, EngineStart::Warm, &mut evict).unwrap();
+        assert_eq!(a.insns, b.insns);
+        assert_eq!(a.insns.len(), insns.len() + 2 * 20);
         for asm in [walked_loop(10), branch_chain(10), bpf_for(10), bpf_loop(10), unrolled(10), strobemeta_shaped(3)] {
             request("x", &asm, RAW_TRACEPOINT, vec![syms_map()], Arch::X86_64).unwrap();
         }

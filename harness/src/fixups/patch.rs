@@ -359,17 +359,25 @@ pub fn apply_to(t: &mut PatchTarget<'_>, patches: Patches) -> Result<(), Fail> {
 /// to where the patches `list` (sorted, `grown` their running growth) put
 /// them: a patched insn's element to the last slot of its patch, `fresh`
 /// of it into the slots before, then `patched` sees the patch's slots
-/// (while they are in the caches). In place from the back, the vector grown
-/// once in its allocation: every element moves to or after where it was,
-/// so none is overwritten before it moved, and the runs between patches
-/// move with one memmove each. Per-insn data is large (`InsnAux`,
-/// `PassAux`): the data is read and written once, and no second array is
-/// allocated (fresh memory is page faults, and a 400k-insn program's
-/// aux data does not fit in the caches twice).
-fn spread<T>(v: &mut Vec<T>, list: &[Patch], grown: &[usize], fresh: impl Fn(&T) -> T, mut patched: impl FnMut(&Patch, &mut [T])) {
+/// (while they are in the caches). Each element is read and written once:
+/// in place from the back when the vector has the room (every element
+/// moves to or after where it was, so none is overwritten before it
+/// moved, and the runs between patches move with one copy each), else
+/// front to back into one new allocation. Not `reserve` and a move in
+/// place: a realloc the allocator cannot do where the vector is copies
+/// all of it first, into fresh pages (per-insn data is large: `InsnAux`,
+/// `PassAux`, a 400k-insn program's does not fit in the caches twice).
+fn spread<T>(v: &mut Vec<T>, list: &[Patch], grown: &[usize], fresh: impl Fn(&T) -> T, patched: impl FnMut(&Patch, &mut [T])) {
     let Some(&total) = grown.last() else { return };
+    if v.capacity() - v.len() >= total {
+        spread_in_place(v, list, grown, total, fresh, patched);
+    } else {
+        spread_into_new(v, list, grown, total, fresh, patched);
+    }
+}
+
+fn spread_in_place<T>(v: &mut Vec<T>, list: &[Patch], grown: &[usize], total: usize, fresh: impl Fn(&T) -> T, mut patched: impl FnMut(&Patch, &mut [T])) {
     let old_len = v.len();
-    v.reserve_exact(total);
     // while elements move, the vector owns none of them: a panic (of
     // `fresh`) leaks them instead of dropping one twice
     // SAFETY: shrinking the length drops nothing and exposes nothing
@@ -380,13 +388,14 @@ fn spread<T>(v: &mut Vec<T>, list: &[Patch], grown: &[usize], fresh: impl Fn(&T)
         let last = p.at + shift;
         let here = last + 1 - p.insns.len();
         // SAFETY: every index is below old_len + total, within the
-        // capacity. Back to front, the sources `p.at..end` still hold the
-        // old elements (earlier writes all went to `last + 1..`, past
-        // them); `ptr::copy` allows the overlap. Each of the new slots
-        // `0..old_len + total` is written exactly once (the run before the
-        // first patch stays), so every element lives on in exactly one
-        // slot; a slot moved from is overwritten without a drop. The
-        // patch's slots are initialized and nothing else refers to them.
+        // capacity (checked by the caller). Back to front, the sources
+        // `p.at..end` still hold the old elements (earlier writes all went
+        // to `last + 1..`, past them); `ptr::copy` allows the overlap.
+        // Each of the new slots `0..old_len + total` is written exactly
+        // once (the run before the first patch stays), so every element
+        // lives on in exactly one slot; a slot moved from is overwritten
+        // without a drop. The patch's slots are initialized and nothing
+        // else refers to them.
         unsafe {
             std::ptr::copy(base.add(p.at + 1), base.add(last + 1), end - p.at - 1);
             std::ptr::copy(base.add(p.at), base.add(last), 1);
@@ -399,6 +408,71 @@ fn spread<T>(v: &mut Vec<T>, list: &[Patch], grown: &[usize], fresh: impl Fn(&T)
     }
     // SAFETY: all of `0..old_len + total` is initialized (above)
     unsafe { v.set_len(old_len + total) };
+}
+
+fn spread_into_new<T>(v: &mut Vec<T>, list: &[Patch], grown: &[usize], total: usize, fresh: impl Fn(&T) -> T, mut patched: impl FnMut(&Patch, &mut [T])) {
+    let old_len = v.len();
+    let mut out: Vec<T> = Vec::with_capacity(old_len + total);
+    advise_huge_pages(&mut out);
+    // the elements move to `out`: `v` keeps none of them (a panic of
+    // `fresh` leaks, never drops twice)
+    // SAFETY: shrinking the length drops nothing and exposes nothing
+    unsafe { v.set_len(0) };
+    let (src, dst) = (v.as_ptr(), out.as_mut_ptr());
+    let (mut from, mut prev) = (0, 0);
+    for (p, &shift) in list.iter().zip(grown) {
+        let last = p.at + shift;
+        let here = last + 1 - p.insns.len();
+        // SAFETY: the sources `from..=p.at` are below old_len and read
+        // once each (the patches are sorted and distinct); the targets
+        // `from + prev..=last` are below old_len + total, the capacity of
+        // `out`, and written once each, front to back: every element of
+        // `v` lives on in exactly one slot of `out`. The patch's slots are
+        // initialized before `patched` sees them.
+        unsafe {
+            std::ptr::copy_nonoverlapping(src.add(from), dst.add(from + prev), p.at - from);
+            std::ptr::copy_nonoverlapping(src.add(p.at), dst.add(last), 1);
+            for i in here..last {
+                dst.add(i).write(fresh(&*dst.add(last)));
+            }
+            patched(p, std::slice::from_raw_parts_mut(dst.add(here), last + 1 - here));
+        }
+        from = p.at + 1;
+        prev = shift;
+    }
+    // SAFETY: the run after the last patch, as above; then all of
+    // `0..old_len + total` is initialized
+    unsafe {
+        std::ptr::copy_nonoverlapping(src.add(from), dst.add(from + prev), old_len - from);
+        out.set_len(old_len + total);
+    }
+    // the old allocation goes, empty
+    *v = out;
+}
+
+/// Asks for transparent huge pages for a large per-insn array before its
+/// pages are first touched: a program of 400k insns has 40 MB of aux data,
+/// and with 4 KB pages its moves miss the TLB on every page (dearly under
+/// a hypervisor), so that the time would grow faster than the program.
+fn advise_huge_pages<T>(v: &mut Vec<T>) {
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let bytes = v.capacity() * std::mem::size_of::<T>();
+        if bytes < HUGE {
+            return;
+        }
+        let start = v.as_mut_ptr() as usize;
+        let (lo, hi) = (start.next_multiple_of(HUGE), (start + bytes) / HUGE * HUGE);
+        if hi > lo {
+            // SAFETY: the range lies inside the vector's allocation; the
+            // advice changes how its pages are backed, not their contents
+            // (a kernel without THP refuses it, which changes nothing)
+            unsafe { libc::madvise(lo as *mut libc::c_void, hi - lo, libc::MADV_HUGEPAGE) };
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = v;
 }
 
 /// `verifier_remove_insns`: insns `off..off + cnt` removed, the kernel's
@@ -633,6 +707,14 @@ mod tests {
             let patches = random_patches(&mut rng, len, wide);
             let mut a = Owned { insns: prog.insns.clone(), aux: prog.aux.clone(), pass_aux: prog.pass_aux.clone(), subprogs: prog.subprogs.clone(), cnt: prog.cnt };
             let mut b = prog;
+            // half the cases with room in the arrays (moved in place), half
+            // without (moved into new ones)
+            if case % 2 == 0 {
+                let extra: usize = patches.list.iter().map(|p| p.insns.len()).sum();
+                b.insns.reserve(extra);
+                b.aux.reserve(extra);
+                b.pass_aux.reserve(extra);
+            }
             let ra = apply_one_at_a_time_to(&mut a.target(), patches.clone());
             let rb = apply_to(&mut b.target(), patches.clone());
             assert_eq!(ra, rb, "case {case}: {} patches", patches.len());

@@ -281,7 +281,7 @@ pub fn bpf_compute_const_regs(env: &mut VerifierEnv<'_>) {
         }
     }
     for (i, ci) in ci_in.iter().enumerate() {
-        record_const_regs(&mut env.aux[i], ci);
+        record_const_regs(env, i, ci);
     }
 }
 
@@ -322,7 +322,7 @@ fn compute_const_regs_loop_free(env: &mut VerifierEnv<'_>) {
         if !have {
             continue;
         }
-        record_const_regs(&mut env.aux[idx], &row);
+        record_const_regs(env, idx, &row);
         let insn = env.insns[idx];
         const_reg_xfer(env, &mut row, &insn, idx);
         let next = p.checked_sub(1).map(|q| env.insn_postorder[q]);
@@ -348,29 +348,37 @@ fn compute_const_regs_loop_free(env: &mut VerifierEnv<'_>) {
 }
 
 /// What the main pass and the rewrites keep of an insn's constant
-/// registers: the masks and values in its aux entry.
-fn record_const_regs(aux: &mut InsnAux, ci: &[ConstArg; NREGS]) {
-    let (mut mask, mut map_mask, mut sub_mask) = (0u16, 0u16, 0u16);
-    for (r, c) in ci.iter().enumerate().take(10) {
-        match *c {
+/// registers: an entry of the side table `env.const_regs` for an insn
+/// that has any (few do), named by its aux entry.
+fn record_const_regs(env: &mut VerifierEnv<'_>, idx: usize, ci: &[ConstArg; NREGS]) {
+    let mut c = ConstRegs::NONE;
+    for (r, a) in ci.iter().enumerate().take(10) {
+        match *a {
             Const(v) if v == v as u32 as u64 => {
-                mask |= 1 << r;
-                aux.const_reg_vals[r] = v as u32;
+                c.mask |= 1 << r;
+                c.vals[r] = v as u32;
             }
             MapPtr(m) => {
-                map_mask |= 1 << r;
-                aux.const_reg_vals[r] = m;
+                c.map_mask |= 1 << r;
+                c.vals[r] = m;
             }
             Subprog(v) => {
-                sub_mask |= 1 << r;
-                aux.const_reg_vals[r] = v;
+                c.subprog_mask |= 1 << r;
+                c.vals[r] = v;
             }
             _ => {}
         }
     }
-    aux.const_reg_mask = mask;
-    aux.const_reg_map_mask = map_mask;
-    aux.const_reg_subprog_mask = sub_mask;
+    let slot = env.aux[idx].const_regs as usize;
+    if c == ConstRegs::NONE {
+        env.aux[idx].const_regs = 0;
+    } else if slot != 0 && slot < env.const_regs.len() {
+        // recomputed (after dead branches went): the insn's own entry
+        env.const_regs[slot] = c;
+    } else {
+        env.aux[idx].const_regs = env.const_regs.len() as u32;
+        env.const_regs.push(c);
+    }
 }
 
 /// `eval_const_branch`.
@@ -399,20 +407,20 @@ pub fn bpf_prune_dead_branches(env: &mut VerifierEnv<'_>) -> super::PResult<()> 
         if !bpf_insn_is_cond_jump(insn.code) || bpf_is_may_goto_insn(&insn) {
             continue;
         }
-        let aux = &env.aux[i];
+        let c = env.const_regs_at(i);
         let d = insn.dst as usize;
-        if d >= 10 || aux.const_reg_mask & (1 << d) == 0 {
+        if d >= 10 || c.mask & (1 << d) == 0 {
             continue;
         }
-        let mut dv = aux.const_reg_vals[d] as u64;
+        let mut dv = c.vals[d] as u64;
         let mut sv = if src(insn.code) == BPF_K {
             insn.imm as i64 as u64
         } else {
             let s = insn.src as usize;
-            if s >= 10 || aux.const_reg_mask & (1 << s) == 0 {
+            if s >= 10 || c.mask & (1 << s) == 0 {
                 continue;
             }
-            aux.const_reg_vals[s] as u64
+            c.vals[s] as u64
         };
         if insn.class() == BPF_JMP32 {
             dv = dv as u32 as i32 as i64 as u64;

@@ -181,22 +181,21 @@ pub struct SubprogInfo {
     pub keep_fastcall_stack: bool,
 }
 
-/// `struct bpf_insn_aux_data`, the parts the front end fills.
+/// `struct bpf_insn_aux_data`, the parts the front end fills. Every
+/// rewrite that grows the program moves this per-insn data: what few
+/// insns have (jump tables, constant registers) lives beside it, so that
+/// an entry is 40 bytes.
 #[derive(Clone, Debug, Default)]
 pub struct InsnAux {
     /// Successors that are not the plain ones: `gotox` targets, and the
     /// hidden exit of `tail_call` and `LD_ABS`/`LD_IND`.
-    /// (boxed: 16 bytes of the per-insn data the rewrites move)
-    pub jt: Option<Box<[usize]>>,
+    pub jt: Option<JumpTable>,
     /// Index into `used_maps` of an `ld_imm64` of a map.
     pub map_index: usize,
     pub map_off: u32,
-    /// `bpf_compute_const_regs`: registers known to hold a constant that
-    /// fits in 32 bits, maps (by `used_maps` index) and subprograms.
-    pub const_reg_mask: u16,
-    pub const_reg_map_mask: u16,
-    pub const_reg_subprog_mask: u16,
-    pub const_reg_vals: [u32; 10],
+    /// `bpf_compute_const_regs`: the insn's entry in
+    /// [`VerifierEnv::const_regs`] (0: no register known constant).
+    pub const_regs: u32,
     /// Strongly connected component (0: in no loop).
     pub scc: u32,
     pub live_regs_before: u16,
@@ -214,6 +213,47 @@ pub struct InsnAux {
     /// spill/fill pairs `bpf_remove_fastcall_spills_fills` removes.
     pub fastcall_pattern: bool,
     pub fastcall_spills_num: u8,
+}
+
+/// An insn's jump table (`insn_aux->jt`): one pointer in the per-insn
+/// data (a boxed slice would be two).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[allow(clippy::box_collection)] // the box is what keeps it one pointer
+pub struct JumpTable(Box<Vec<usize>>);
+
+impl std::ops::Deref for JumpTable {
+    type Target = [usize];
+    fn deref(&self) -> &[usize] {
+        &self.0
+    }
+}
+
+impl<const N: usize> From<[usize; N]> for JumpTable {
+    fn from(targets: [usize; N]) -> JumpTable {
+        JumpTable(Box::new(targets.to_vec()))
+    }
+}
+
+impl From<Vec<usize>> for JumpTable {
+    fn from(targets: Vec<usize>) -> JumpTable {
+        JumpTable(Box::new(targets))
+    }
+}
+
+/// `bpf_compute_const_regs`'s result for one insn: registers known to
+/// hold a constant that fits in 32 bits, maps (by `used_maps` index) and
+/// subprograms, and their values (by register).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ConstRegs {
+    pub mask: u16,
+    pub map_mask: u16,
+    pub subprog_mask: u16,
+    pub vals: [u32; 10],
+}
+
+impl ConstRegs {
+    /// No register known constant.
+    pub const NONE: ConstRegs = ConstRegs { mask: 0, map_mask: 0, subprog_mask: 0, vals: [0; 10] };
 }
 
 /// `struct bpf_verifier_env`: the front end's part.
@@ -267,6 +307,9 @@ pub struct VerifierEnv<'a> {
     /// `prog->aux->poke_tab`, by poke number - 1: the prog array (index
     /// into `input.maps`) and key of each direct tail call, when known.
     pub tail_call_pokes: Vec<Option<(usize, u64)>>,
+    /// The constant registers of the insns that have any, by
+    /// `InsnAux::const_regs` (entry 0: none).
+    pub const_regs: Vec<ConstRegs>,
 }
 
 impl<'a> VerifierEnv<'a> {
@@ -308,11 +351,17 @@ impl<'a> VerifierEnv<'a> {
             pass_aux: Vec::new(),
             max_ctx_offset: 0,
             tail_call_pokes: Vec::new(),
+            const_regs: vec![ConstRegs::NONE],
         }
     }
 
     pub fn len(&self) -> usize {
         self.insns.len()
+    }
+
+    /// The constant registers `bpf_compute_const_regs` found at insn `idx`.
+    pub fn const_regs_at(&self, idx: usize) -> &ConstRegs {
+        self.const_regs.get(self.aux[idx].const_regs as usize).unwrap_or(&ConstRegs::NONE)
     }
 
     pub fn is_empty(&self) -> bool {

@@ -1047,11 +1047,11 @@ impl Liveness<'_, '_> {
             209 => (2, 3, 2), // user_ringbuf_drain(map, cb, ctx, flags)
             _ => return (-1, 0, 0),
         };
-        let aux = &self.env.aux[idx];
-        if aux.const_reg_subprog_mask & (1 << cb_reg) == 0 {
+        let c = self.env.const_regs_at(idx);
+        if c.subprog_mask & (1 << cb_reg) == 0 {
             return (-2, caller, callee);
         }
-        (aux.const_reg_vals[cb_reg] as i64, caller, callee)
+        (c.vals[cb_reg] as i64, caller, callee)
     }
 
     /// `analyze_subprog`: one instance with its entry arguments, then every
@@ -1639,14 +1639,14 @@ fn helper_stack_access_bytes(env: &VerifierEnv<'_>, insn: &Insn, arg: usize, idx
     let Some(fp) = super::helpers::get_func_proto(insn.imm, &proto_ctx(env)) else { return i64::MIN };
     let Some(&at) = fp.args.get(arg) else { return i64::MIN };
     let base = |t: u32| t & ((1 << 8) - 1);
-    let aux = &env.aux[idx];
+    let c = env.const_regs_at(idx);
     let size = match base(at) {
         ARG_PTR_TO_MAP_KEY | ARG_PTR_TO_MAP_VALUE => {
             let is_key = base(at) == ARG_PTR_TO_MAP_KEY;
             let map_reg = fp.args[..arg].iter().position(|&t| base(t) == ARG_CONST_MAP_PTR).map(|i| i + 1);
             let known = map_reg
-                .filter(|&r| aux.const_reg_map_mask & (1 << r) != 0)
-                .and_then(|r| env.used_maps.get(aux.const_reg_vals[r] as usize))
+                .filter(|&r| c.map_mask & (1 << r) != 0)
+                .and_then(|r| env.used_maps.get(c.vals[r] as usize))
                 .map(|&m| &env.input.maps[m].def);
             match known {
                 Some(d) => (if is_key { d.key_size } else { d.value_size }) as i64,
@@ -1672,8 +1672,8 @@ fn helper_stack_access_bytes(env: &VerifierEnv<'_>, insn: &Insn, arg: usize, idx
                 fp.arg_size[arg] as i64
             } else if arg + 1 < fp.args.len() && matches!(base(fp.args[arg + 1]), ARG_MEM_SIZE | ARG_MEM_SIZE_OR_ZERO) {
                 let size_reg = arg + 2;
-                if aux.const_reg_mask & (1 << size_reg) != 0 {
-                    aux.const_reg_vals[size_reg] as i64
+                if c.mask & (1 << size_reg) != 0 {
+                    c.vals[size_reg] as i64
                 } else if at & MEM_UNINIT != 0 {
                     return 0;
                 } else {
