@@ -739,7 +739,9 @@ impl Env<'_, '_> {
             if c.miss_cnt > c.hit_cnt * n + n {
                 c.in_free_list = true;
                 k -= 1;
-                self.explored[bucket].remove(k);
+                if let Some(l) = self.explored.get_mut(bucket) {
+                    l.remove(k);
+                }
                 self.free_list_size += 1;
                 self.explored_states_size = self.explored_states_size.saturating_sub(1);
                 self.maybe_free_verifier_state(ci);
