@@ -210,7 +210,7 @@ impl ModelBackend {
                         })
                         .map(|(n, _)| n as u32 + 1)
                         .collect();
-                    let images = crate::jit::jit_xlated_dump_arena(input.arch, &d.xlated, &d.subprogs, input.prog_type.0, &d.direct_tail_calls, &self_pokes, d.arena.as_ref())
+                    let images = crate::jit::jit_xlated_dump_arena(input.arch, &d.xlated_as_run(), &d.subprogs, input.prog_type.0, &d.direct_tail_calls, &self_pokes, d.arena.as_ref())
                         .map_err(|e| Unavailable(format!("model: {e}")))?;
                     let text = crate::jit_disasm::test_loader_text(input.arch, &images);
                     (images, text)

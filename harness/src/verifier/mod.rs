@@ -119,15 +119,19 @@ pub struct Decision {
     pub direct_tail_calls: Vec<(usize, u32)>,
     /// The program's arena as its JIT sees it (`prog->aux->arena`).
     pub arena: Option<crate::jit::ArenaJit>,
+    /// Loads that may fault, in the kernel-internal modes the dump shows as
+    /// `BPF_MEM` (`BPF_PROBE_MEM`, `BPF_PROBE_MEMSX`): (insn, code).
+    pub probe_loads: Vec<(usize, u8)>,
 }
 
 impl Decision {
-    /// The xlated program as it runs: the dump, with arena accesses back in
-    /// their kernel-internal modes (`BPF_PROBE_MEM32`, which the dump shows
-    /// as `BPF_MEM`).
+    /// The xlated program as it runs and as the JIT gets it: the dump, with
+    /// arena accesses and loads that may fault back in their kernel-internal
+    /// modes (`BPF_PROBE_MEM32`, `BPF_PROBE_MEM`, which the dump shows as
+    /// `BPF_MEM`).
     pub fn xlated_as_run(&self) -> Vec<bpf_isa::Insn> {
         let mut insns = self.xlated.clone();
-        for &(k, code) in self.arena.iter().flat_map(|a| a.codes.iter()) {
+        for &(k, code) in self.arena.iter().flat_map(|a| a.codes.iter()).chain(&self.probe_loads) {
             if let Some(i) = insns.get_mut(k) {
                 i.code = code;
             }
@@ -179,7 +183,7 @@ pub fn bpf_check(input: &VerifierInput) -> Verdict {
 /// program the verifier accepts, as the fixups find it; `Err` the verdict
 /// when it did not get that far.
 pub fn verify(input: &VerifierInput, start: Instant) -> Result<VerifierEnv<'_>, Verdict> {
-    let refused = |errno: i32| Verdict::Decided(Decision { accepted: false, errno, log: String::new(), log_true_size: 0, verified_insns: 0, xlated: Vec::new(), subprogs: Vec::new(), tail_call_pokes: Vec::new(), direct_tail_calls: Vec::new(), arena: None });
+    let refused = |errno: i32| Verdict::Decided(Decision { accepted: false, errno, log: String::new(), log_true_size: 0, verified_insns: 0, xlated: Vec::new(), subprogs: Vec::new(), tail_call_pokes: Vec::new(), direct_tail_calls: Vec::new(), arena: None, probe_loads: Vec::new() });
     // bpf_log_attr_init (in __sys_bpf), then bpf_prog_load's own checks
     if !log::bpf_verifier_log_attr_valid(input.log_level, input.log_size != 0, input.log_size) {
         return Err(refused(EINVAL));
@@ -245,6 +249,17 @@ fn finish_accepted(env: &mut VerifierEnv<'_>, start: Instant) -> Verdict {
             d.xlated = crate::fixups::bpf_insn_prepare_dump(env);
             d.tail_call_pokes = env.tail_call_pokes.clone();
             d.arena = arena::arena_jit(env, &d.xlated);
+            d.probe_loads = env
+                .insns
+                .iter()
+                .zip(&d.xlated)
+                .enumerate()
+                .filter(|(_, (i, shown))| {
+                    use bpf_isa::op::{BPF_LDX, BPF_PROBE_MEM, BPF_PROBE_MEMSX};
+                    i.code != shown.code && i.code & 0x07 == BPF_LDX && matches!(i.code & 0xe0, BPF_PROBE_MEM | BPF_PROBE_MEMSX)
+                })
+                .map(|(k, (i, _))| (k, i.code))
+                .collect();
             d.direct_tail_calls = env
                 .insns
                 .iter()
@@ -529,5 +544,6 @@ fn finish(env: &VerifierEnv<'_>, ret: Result<(), i32>, accepted_possible: bool) 
         tail_call_pokes: Vec::new(),
         direct_tail_calls: Vec::new(),
         arena: None,
+        probe_loads: Vec::new(),
     })
 }
