@@ -212,6 +212,13 @@ fn visit_insn(env: &mut VerifierEnv<'_>, dfs: &mut Dfs, t: usize) -> PResult<Vis
     }
 }
 
+/// An insn whose only successor is the next one and that marks nothing in
+/// the aux data: not a jump, call or exit, not `BPF_LD` (ld_imm64, pseudo
+/// funcs, LD_ABS/LD_IND).
+fn is_plain_insn(insn: &Insn) -> bool {
+    !matches!(insn.class(), BPF_JMP | BPF_JMP32 | BPF_LD)
+}
+
 /// `bpf_check_cfg`: non-recursive DFS from insn 0.
 pub fn bpf_check_cfg(env: &mut VerifierEnv<'_>) -> PResult<()> {
     let n = env.len();
@@ -220,6 +227,24 @@ pub fn bpf_check_cfg(env: &mut VerifierEnv<'_>) -> PResult<()> {
     dfs.state[0] = DISCOVERED;
     dfs.stack.push(0);
     while let Some(&t) = dfs.stack.last() {
+        // Straight-line insns (most of any program) have one edge, the
+        // fall-through: take it here as `visit_insn` would, and leave
+        // everything else (jumps, calls, LD_ABS/LD_IND, ld_imm64, errors,
+        // an edge to an already discovered insn) to it.
+        if is_plain_insn(&env.insns[t]) {
+            if dfs.state[t] >= DISCOVERED | FALLTHROUGH {
+                dfs.state[t] = EXPLORED;
+                dfs.stack.pop();
+                continue;
+            }
+            let w = t + 1;
+            if w < n && dfs.state[w] == 0 && dfs.stack.len() < n {
+                dfs.state[t] = DISCOVERED | FALLTHROUGH;
+                dfs.state[w] = DISCOVERED;
+                dfs.stack.push(w);
+                continue;
+            }
+        }
         match visit_insn(env, &mut dfs, t)? {
             Visit::Done => {
                 dfs.state[t] = EXPLORED;
@@ -359,11 +384,20 @@ pub fn bpf_compute_postorder(env: &mut VerifierEnv<'_>) {
                 stack.pop();
                 continue;
             }
-            let succ = bpf_insn_successors(env, top);
-            for &s in succ.as_slice() {
+            if is_plain_insn(&env.insns[top]) {
+                // the one successor, without building the list
+                let s = top + 1;
                 if s < n && state[s] == 0 {
                     stack.push(s);
                     state[s] |= DISCOVERED;
+                }
+            } else {
+                let succ = bpf_insn_successors(env, top);
+                for &s in succ.as_slice() {
+                    if s < n && state[s] == 0 {
+                        stack.push(s);
+                        state[s] |= DISCOVERED;
+                    }
                 }
             }
             state[top] |= EXPLORED;

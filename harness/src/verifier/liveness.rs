@@ -1851,8 +1851,14 @@ fn insn_def_regno(insn: &Insn) -> Option<usize> {
 
 /// `bpf_is_reg64` (programs here have no arena, so an address-space cast
 /// to address space 0 is the only 32-bit cast).
+#[inline]
 fn bpf_is_reg64(insn: &Insn) -> bool {
     let cls = insn.class();
+    // the commonest insn, 64-bit ALU: 64-bit unless a narrow byte swap or
+    // a cast to address space 0
+    if cls == BPF_ALU64 && op(insn.code) != BPF_END && insn.code != BPF_ALU64 | BPF_MOV | BPF_X {
+        return true;
+    }
     let m = mode(insn.code);
     let o = op(insn.code);
     if (cls == BPF_ALU || cls == BPF_ALU64) && o == BPF_END && insn.imm != 64 {
@@ -1878,6 +1884,7 @@ fn bpf_is_reg64(insn: &Insn) -> bool {
 }
 
 /// `bpf_insn_def32`: the 32-bit subregister an insn defines, if any.
+#[inline]
 pub fn bpf_insn_def32(insn: &Insn) -> Option<usize> {
     // the cheaper test first: most insns are 64-bit
     if bpf_is_reg64(insn) { None } else { insn_def_regno(insn) }
@@ -1926,9 +1933,12 @@ pub fn bpf_compute_live_registers(env: &mut VerifierEnv<'_>) -> PResult<()> {
         }
     }
     for (i, st) in state.iter().enumerate() {
-        let def32 = bpf_insn_def32(&env.insns[i]);
-        env.aux[i].live_regs_before = (mask_lo(st.in_) | mask_hi(st.in_)) as u16;
-        env.aux[i].zext_dst = def32.is_some_and(|r| r < 16 && mask_hi(st.out) & (1 << r) != 0);
+        // no upper half read later: nothing to zero-extend, whatever the insn
+        let hi_out = mask_hi(st.out);
+        let zext = hi_out != 0 && bpf_insn_def32(&env.insns[i]).is_some_and(|r| r < 16 && hi_out & (1 << r) != 0);
+        let a = &mut env.aux[i];
+        a.live_regs_before = (mask_lo(st.in_) | mask_hi(st.in_)) as u16;
+        a.zext_dst = zext;
     }
     if env.level() & BPF_LOG_LEVEL2 != 0 {
         env.verbose("Live regs before insn:\n");

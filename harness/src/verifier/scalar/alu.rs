@@ -469,6 +469,84 @@ fn maybe_fork_scalars(dst: &mut Scalar) -> Option<Fork> {
 /// Unprivileged sanitation (`sanitize_val_alu`) and ids are the caller's; see
 /// [`AluOutcome`].
 pub fn adjust_scalar_min_max_vals(dst: &mut Scalar, src: &Scalar, insn: &Insn) -> AluOutcome {
+    if let Some(out) = alu_on_known_constants(dst, src, insn) {
+        return out;
+    }
+    adjust_scalar_min_max_vals_general(dst, src, insn)
+}
+
+/// The shortcut for the commonest case of straight-line code: both operands
+/// fully known (`___mark_reg_known` form). Every transfer function then
+/// collapses to the one concrete result and `reg_bounds_sync` pins all
+/// bounds to it, so the outcome is computed directly; the unit test
+/// `known_constants_match_general_path` proves it equal, bit for bit, to
+/// the general path. `None` for what it does not cover (byte swaps, modulo,
+/// shift amounts the kernel refuses to reason about, any non-constant operand).
+fn alu_on_known_constants(dst: &mut Scalar, src: &Scalar, insn: &Insn) -> Option<AluOutcome> {
+    let d = dst.var_off.value;
+    let s = src.var_off.value;
+    if *dst != Scalar::known(d) || *src != Scalar::known(s) {
+        return None;
+    }
+    let opcode = op(insn.code);
+    let v = alu_const_value(opcode, insn.class() == BPF_ALU64, insn.off == 1, d, s)?;
+    *dst = Scalar::known(v);
+    // NEG and constant AND/OR/XOR went through `__mark_reg_known`
+    let id_cleared = matches!(opcode, BPF_NEG | BPF_AND | BPF_OR | BPF_XOR);
+    Some(AluOutcome { marked_unknown: false, id_cleared, fork: None })
+}
+
+/// The BPF result of `d op s` (`signed`: `off == 1` div/mod; 32-bit ops
+/// zero-extend), or `None` for what [`alu_on_known_constants`] leaves to
+/// the general path: out-of-range shifts (unknown result) and BPF_MOD
+/// (7.3's `scalar*_min_max_*mod` keep a range, not the constant).
+fn alu_const_value(opcode: u8, alu64: bool, signed: bool, d: u64, s: u64) -> Option<u64> {
+    // `is_safe_to_compute_dst_reg_range` bounds a shift by the whole 64-bit
+    // amount, even for 32-bit shifts
+    if matches!(opcode, BPF_LSH | BPF_RSH | BPF_ARSH) && s >= if alu64 { 64 } else { 32 } {
+        return None;
+    }
+    if !alu64 {
+        let (d, s) = (d as u32, s as u32);
+        let r = match opcode {
+            BPF_ADD => d.wrapping_add(s),
+            BPF_SUB => d.wrapping_sub(s),
+            BPF_MUL => d.wrapping_mul(s),
+            // BPF defines x / 0 = 0 and x % 0 = x
+            BPF_DIV if s == 0 => 0,
+            BPF_DIV if signed => (d as i32).wrapping_div(s as i32) as u32,
+            BPF_DIV => d / s,
+            BPF_OR => d | s,
+            BPF_AND => d & s,
+            BPF_XOR => d ^ s,
+            BPF_LSH => d << s,
+            BPF_RSH => d >> s,
+            BPF_ARSH => ((d as i32) >> s) as u32,
+            BPF_NEG => d.wrapping_neg(),
+            _ => return None,
+        };
+        return Some(u64::from(r));
+    }
+    Some(match opcode {
+        BPF_ADD => d.wrapping_add(s),
+        BPF_SUB => d.wrapping_sub(s),
+        BPF_MUL => d.wrapping_mul(s),
+        BPF_DIV if s == 0 => 0,
+        BPF_DIV if signed => (d as i64).wrapping_div(s as i64) as u64,
+        BPF_DIV => d / s,
+        BPF_OR => d | s,
+        BPF_AND => d & s,
+        BPF_XOR => d ^ s,
+        BPF_LSH => d << s,
+        BPF_RSH => d >> s,
+        BPF_ARSH => ((d as i64) >> s) as u64,
+        BPF_NEG => d.wrapping_neg(),
+        _ => return None,
+    })
+}
+
+/// The full `adjust_scalar_min_max_vals`, for any operands.
+fn adjust_scalar_min_max_vals_general(dst: &mut Scalar, src: &Scalar, insn: &Insn) -> AluOutcome {
     let mut out = AluOutcome::default();
     let opcode = op(insn.code);
     let alu32 = insn.class() != BPF_ALU64;
@@ -578,4 +656,72 @@ pub fn adjust_scalar_min_max_vals(dst: &mut Scalar, src: &Scalar, insn: &Insn) -
     }
     reg_bounds_sync(dst);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The known-constant shortcut against the general path: whole Scalar and
+    /// outcome, every op and width, edge and random values.
+    #[test]
+    fn known_constants_match_general_path() {
+        const OPS: [u8; 12] =
+            [BPF_ADD, BPF_SUB, BPF_MUL, BPF_DIV, BPF_MOD, BPF_OR, BPF_AND, BPF_XOR, BPF_LSH, BPF_RSH, BPF_ARSH, BPF_NEG];
+        let mut vals: Vec<u64> = Vec::new();
+        for e in [0u64, 1, 2, 3, 7, 31, 32, 33, 63, 64, 65, 0x7f, 0x80, 0xff, 0x7fff, 0xffff, 0x7fff_ffff, 0x8000_0000,
+            0xffff_ffff, 1 << 32, 1 << 62, 1 << 63, u64::MAX, i32::MIN as i64 as u64, i64::MIN as u64 + 1]
+        {
+            for d in [0u64, 1, u64::MAX] {
+                vals.push(e.wrapping_add(d));
+            }
+        }
+        // xorshift64*, deterministic
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        for _ in 0..40 {
+            x ^= x >> 12;
+            x ^= x << 25;
+            x ^= x >> 27;
+            let r = x.wrapping_mul(0x2545_f491_4f6c_dd1d);
+            vals.push(r);
+            vals.push(r >> (r % 64));
+            vals.push(r as i8 as i64 as u64);
+        }
+        let (mut fast, mut total) = (0u32, 0u32);
+        for &opcode in &OPS {
+            for class in [BPF_ALU, BPF_ALU64] {
+                for off in [0i16, 1] {
+                    if off == 1 && !matches!(opcode, BPF_DIV | BPF_MOD) {
+                        continue;
+                    }
+                    for src_k in [false, true] {
+                        let code = class | opcode | if src_k { BPF_K } else { BPF_X };
+                        for &d in &vals {
+                            for &s in &vals {
+                                // BPF_K operands are sign-extended imm32s
+                                let s = if src_k { s as i32 as i64 as u64 } else { s };
+                                let insn = Insn { code, dst: 1, src: 2, off, imm: s as i32 };
+                                let src_s = if opcode == BPF_NEG { Scalar::known(d) } else { Scalar::known(s) };
+                                let mut a = Scalar::known(d);
+                                let mut b = Scalar::known(d);
+                                total += 1;
+                                let Some(oa) = alu_on_known_constants(&mut a, &src_s, &insn) else {
+                                    continue;
+                                };
+                                fast += 1;
+                                let ob = adjust_scalar_min_max_vals_general(&mut b, &src_s, &insn);
+                                assert_eq!((a, oa), (b, ob), "code {code:#04x} off {off}: {d:#x} op {s:#x}");
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // only MOD and out-of-range shift amounts (most random amounts) fall back
+        assert!(fast * 3 > total * 2, "shortcut taken {fast} of {total}");
+        // a non-constant operand always takes the general path
+        let mut u = Scalar::unknown();
+        let insn = Insn { code: BPF_ALU64 | BPF_ADD | BPF_K, dst: 1, src: 0, off: 0, imm: 1 };
+        assert!(alu_on_known_constants(&mut u, &Scalar::known(1), &insn).is_none());
+    }
 }
