@@ -68,3 +68,12 @@ exit;
 @ctx-hex 0102030405060708
 r0 = *(u32 *)(r1 + 4);
 exit;
+
+// The kernel's sk_buff behind a tc ctx (bpf_cast_to_kern_ctx): protocol
+// and, past it in the headers union, transport_header, which a test run's
+// skb leaves unset (~0).
+@@ kern_ctx_protocol_transport_header
+@type tc
+call bpf_cast_to_kern_ctx;
+r0 = *(u32 *)(r0 + 180);
+exit;

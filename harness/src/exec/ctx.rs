@@ -419,6 +419,7 @@ impl Runtime {
                     f(k.napi_id, 4),
                     f(k.mark, 4),
                     f(k.protocol, 2),
+                    f(k.transport_header, 2),
                     f(k.end, 4),
                     f(k.head, 8),
                     f(k.data, 8),
@@ -512,6 +513,9 @@ impl Runtime {
                 put(&mut k, s.hash, &u[skb::HASH..skb::HASH + 4]);
                 put(&mut k, s.mark, &u[skb::MARK..skb::MARK + 4]);
                 put(&mut k, s.protocol, &u[skb::PROTOCOL..skb::PROTOCOL + 2]);
+                // a test run's skb has no transport header: build_skb leaves
+                // it ~0 (read back from 7.3 on x86_64 and arm64)
+                put(&mut k, s.transport_header, &u16::MAX.to_le_bytes());
                 put(&mut k, s.head, &p.buf.to_le_bytes());
                 put(&mut k, s.data, &(p.buf + p.data).to_le_bytes());
                 if kv.shinfo != 0 {

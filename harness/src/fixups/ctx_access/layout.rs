@@ -61,6 +61,9 @@ pub struct SkBuff {
     pub napi_id: i16,
     pub mark: i16,
     pub protocol: i16,
+    /// `transport_header` (u16, an offset from `head`), next to `protocol`
+    /// in the headers union.
+    pub transport_header: i16,
     /// `end` (u32: `NET_SKBUFF_DATA_USES_OFFSET`), `head`, `data`.
     pub end: i16,
     pub head: i16,
@@ -250,6 +253,7 @@ const DEBIAN_7_3_X86_64: KernelLayout = KernelLayout {
         napi_id: 160,
         mark: 168,
         protocol: 180,
+        transport_header: 182,
         end: 192,
         head: 200,
         data: 208,
