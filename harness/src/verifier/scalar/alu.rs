@@ -496,53 +496,67 @@ fn alu_on_known_constants(dst: &mut Scalar, src: &Scalar, insn: &Insn) -> Option
     Some(AluOutcome { marked_unknown: false, id_cleared, fork: None })
 }
 
-/// The BPF result of `d op s` (`signed`: `off == 1` div/mod; 32-bit ops
-/// zero-extend), or `None` for what [`alu_on_known_constants`] leaves to
-/// the general path: out-of-range shifts (unknown result) and BPF_MOD
-/// (7.3's `scalar*_min_max_*mod` keep a range, not the constant).
+/// The BPF result of `d op s` for [`alu_on_known_constants`], or `None` for
+/// what it leaves to the general path: out-of-range shifts (unknown result)
+/// and BPF_MOD (7.3's `scalar*_min_max_*mod` keep a range, not the
+/// constant), and ops that are not arithmetic.
 fn alu_const_value(opcode: u8, alu64: bool, signed: bool, d: u64, s: u64) -> Option<u64> {
     // `is_safe_to_compute_dst_reg_range` bounds a shift by the whole 64-bit
     // amount, even for 32-bit shifts
     if matches!(opcode, BPF_LSH | BPF_RSH | BPF_ARSH) && s >= if alu64 { 64 } else { 32 } {
         return None;
     }
+    matches!(opcode, BPF_ADD | BPF_SUB | BPF_MUL | BPF_DIV | BPF_OR | BPF_AND | BPF_XOR | BPF_LSH | BPF_RSH | BPF_ARSH | BPF_NEG)
+        .then(|| bpf_alu_value(opcode, alu64, signed, d, s))
+}
+
+/// What the ALU op computes on concrete values, as the interpreter and
+/// the JITs do (`signed`: `off == 1` div/mod; x / 0 = 0, x % 0 = x; shift
+/// amounts masked to the width; 32-bit ops zero-extend). Ops that are not
+/// arithmetic (MOV, END) give `d`.
+pub(crate) fn bpf_alu_value(opcode: u8, alu64: bool, signed: bool, d: u64, s: u64) -> u64 {
     if !alu64 {
         let (d, s) = (d as u32, s as u32);
         let r = match opcode {
             BPF_ADD => d.wrapping_add(s),
             BPF_SUB => d.wrapping_sub(s),
             BPF_MUL => d.wrapping_mul(s),
-            // BPF defines x / 0 = 0 and x % 0 = x
             BPF_DIV if s == 0 => 0,
             BPF_DIV if signed => (d as i32).wrapping_div(s as i32) as u32,
             BPF_DIV => d / s,
+            BPF_MOD if s == 0 => d,
+            BPF_MOD if signed => (d as i32).wrapping_rem(s as i32) as u32,
+            BPF_MOD => d % s,
             BPF_OR => d | s,
             BPF_AND => d & s,
             BPF_XOR => d ^ s,
-            BPF_LSH => d << s,
-            BPF_RSH => d >> s,
-            BPF_ARSH => ((d as i32) >> s) as u32,
+            BPF_LSH => d.wrapping_shl(s),
+            BPF_RSH => d.wrapping_shr(s),
+            BPF_ARSH => (d as i32).wrapping_shr(s) as u32,
             BPF_NEG => d.wrapping_neg(),
-            _ => return None,
+            _ => d,
         };
-        return Some(u64::from(r));
+        return u64::from(r);
     }
-    Some(match opcode {
+    match opcode {
         BPF_ADD => d.wrapping_add(s),
         BPF_SUB => d.wrapping_sub(s),
         BPF_MUL => d.wrapping_mul(s),
         BPF_DIV if s == 0 => 0,
         BPF_DIV if signed => (d as i64).wrapping_div(s as i64) as u64,
         BPF_DIV => d / s,
+        BPF_MOD if s == 0 => d,
+        BPF_MOD if signed => (d as i64).wrapping_rem(s as i64) as u64,
+        BPF_MOD => d % s,
         BPF_OR => d | s,
         BPF_AND => d & s,
         BPF_XOR => d ^ s,
-        BPF_LSH => d << s,
-        BPF_RSH => d >> s,
-        BPF_ARSH => ((d as i64) >> s) as u64,
+        BPF_LSH => d.wrapping_shl(s as u32),
+        BPF_RSH => d.wrapping_shr(s as u32),
+        BPF_ARSH => (d as i64).wrapping_shr(s as u32) as u64,
         BPF_NEG => d.wrapping_neg(),
-        _ => return None,
-    })
+        _ => d,
+    }
 }
 
 /// The full `adjust_scalar_min_max_vals`, for any operands.

@@ -44,50 +44,7 @@ fn contains(s: &Scalar, v: u64) -> bool {
 
 /// The concrete BPF result of an ALU op (`insn.off == 1`: signed div/mod).
 fn concrete_alu(insn: &Insn, d: u64, s: u64) -> u64 {
-    let alu64 = insn.class() == BPF_ALU64;
-    let signed = insn.off == 1;
-    if !alu64 {
-        let (d32, s32) = (d as u32, s as u32);
-        let r: u32 = match op(insn.code) {
-            BPF_ADD => d32.wrapping_add(s32),
-            BPF_SUB => d32.wrapping_sub(s32),
-            BPF_MUL => d32.wrapping_mul(s32),
-            BPF_DIV if s32 == 0 => 0,
-            BPF_DIV if signed => (d32 as i32).wrapping_div(s32 as i32) as u32,
-            BPF_DIV => d32 / s32,
-            BPF_MOD if s32 == 0 => d32,
-            BPF_MOD if signed => (d32 as i32).wrapping_rem(s32 as i32) as u32,
-            BPF_MOD => d32 % s32,
-            BPF_OR => d32 | s32,
-            BPF_AND => d32 & s32,
-            BPF_XOR => d32 ^ s32,
-            BPF_LSH => d32.wrapping_shl(s32),
-            BPF_RSH => d32.wrapping_shr(s32),
-            BPF_ARSH => (d32 as i32).wrapping_shr(s32) as u32,
-            BPF_NEG => d32.wrapping_neg(),
-            _ => d32,
-        };
-        return u64::from(r);
-    }
-    match op(insn.code) {
-        BPF_ADD => d.wrapping_add(s),
-        BPF_SUB => d.wrapping_sub(s),
-        BPF_MUL => d.wrapping_mul(s),
-        BPF_DIV if s == 0 => 0,
-        BPF_DIV if signed => (d as i64).wrapping_div(s as i64) as u64,
-        BPF_DIV => d / s,
-        BPF_MOD if s == 0 => d,
-        BPF_MOD if signed => (d as i64).wrapping_rem(s as i64) as u64,
-        BPF_MOD => d % s,
-        BPF_OR => d | s,
-        BPF_AND => d & s,
-        BPF_XOR => d ^ s,
-        BPF_LSH => d.wrapping_shl(s as u32),
-        BPF_RSH => d.wrapping_shr(s as u32),
-        BPF_ARSH => (d as i64).wrapping_shr(s as u32) as u64,
-        BPF_NEG => d.wrapping_neg(),
-        _ => d,
-    }
+    super::alu::bpf_alu_value(op(insn.code), insn.class() == BPF_ALU64, insn.off == 1, d, s)
 }
 
 fn concrete_end(insn: &Insn, d: u64) -> u64 {
