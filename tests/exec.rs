@@ -511,19 +511,12 @@ fn progs_xlated_retvals_match_their_goldens() {
                 continue;
             }
             let Ok(input) = ModelBackend::verifier_input(req) else { continue };
-            let Ok((mut out, arena)) = ModelBackend::load_input_arena(&input, false, None) else { continue };
+            let Ok((mut out, as_run)) = ModelBackend::load_input_as_run(&input, false, None) else { continue };
             if !out.accepted {
                 continue;
             }
             compared += 1;
-            // arena accesses run in the modes the dump does not show
-            let mut x = out.xlated_insns.clone();
-            for &(k, code) in arena.iter().flat_map(|a| a.codes.iter()) {
-                if let Some(i) = x.get_mut(k) {
-                    i.code = code;
-                }
-            }
-            match exec::fill_outcome_model(req, &x, &mut out) {
+            match exec::fill_outcome_model(req, &as_run, &mut out) {
                 Ok(exec::RunPath::Xlated) => xlated += 1,
                 Ok(exec::RunPath::AsLoaded(why)) => fallback.push(format!("{arch} {}: {why}", st.name)),
                 Err(e) => {

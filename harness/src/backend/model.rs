@@ -180,12 +180,13 @@ impl ModelBackend {
     /// the load (`init_prog_array_slots`): the direct tail calls through
     /// them are patched into jumps before the image is read.
     pub fn load_input_in_slots(input: &VerifierInput, want_jited: bool, prog_name: Option<&str>) -> Result<LoadOutcome, Unavailable> {
-        Self::load_input_arena(input, want_jited, prog_name).map(|(out, _)| out)
+        Self::load_input_as_run(input, want_jited, prog_name).map(|(out, _)| out)
     }
 
-    /// [`Self::load_input_in_slots`], with the arena of an accepted program
-    /// (what its test run needs besides the dump).
-    pub fn load_input_arena(input: &VerifierInput, want_jited: bool, prog_name: Option<&str>) -> Result<(LoadOutcome, Option<crate::jit::ArenaJit>), Unavailable> {
+    /// [`Self::load_input_in_slots`], with an accepted program's xlated
+    /// insns as they run ([`crate::verifier::Decision::xlated_as_run`]: the
+    /// modes the dump does not show), for its test run.
+    pub fn load_input_as_run(input: &VerifierInput, want_jited: bool, prog_name: Option<&str>) -> Result<(LoadOutcome, Vec<bpf_isa::Insn>), Unavailable> {
         match bpf_check(input) {
             Verdict::Decided(d) => {
                 let xlated = if d.accepted { bpf_isa::disasm::xlated_dump(&d.xlated).lines().map(str::to_string).collect() } else { Vec::new() };
@@ -198,6 +199,7 @@ impl ModelBackend {
                     }
                     map_ids[k] = m.id;
                 }
+                let as_run = if d.accepted { d.xlated_as_run() } else { Vec::new() };
                 let (jited_funcs, jited) = if d.accepted && want_jited {
                     let self_pokes: Vec<u32> = d
                         .tail_call_pokes
@@ -210,7 +212,7 @@ impl ModelBackend {
                         })
                         .map(|(n, _)| n as u32 + 1)
                         .collect();
-                    let images = crate::jit::jit_xlated_dump_arena(input.arch, &d.xlated_as_run(), &d.subprogs, input.prog_type.0, &d.direct_tail_calls, &self_pokes, d.arena.as_ref())
+                    let images = crate::jit::jit_xlated_dump_arena(input.arch, &as_run, &d.subprogs, input.prog_type.0, &d.direct_tail_calls, &self_pokes, d.arena.as_ref())
                         .map_err(|e| Unavailable(format!("model: {e}")))?;
                     let text = crate::jit_disasm::test_loader_text(input.arch, &images);
                     (images, text)
@@ -229,7 +231,7 @@ impl ModelBackend {
                     jited,
                     ..LoadOutcome::default()
                 };
-                Ok((out, d.arena))
+                Ok((out, as_run))
             }
             Verdict::NotModelled { phase, what, .. } => Err(Unavailable(format!("model: {phase}: {what}"))),
         }
@@ -274,7 +276,7 @@ impl ModelBackend {
         // (a test run finds the program in the prog array slots that name
         // it: `exec::test_run_program` fills them as the loader does)
         let prog_name = req.prog.funcs.first().map(|f| f.name.as_str());
-        let (mut out, arena) = Self::load_input_arena(&input, req.want_jited && req.arch.has_jit(), prog_name)?;
+        let (mut out, as_run) = Self::load_input_as_run(&input, req.want_jited && req.arch.has_jit(), prog_name)?;
         if !out.accepted && input.log_level == 0 {
             // libbpf retries a failed load at level 1 to show what failed
             input.log_level = 1;
@@ -285,15 +287,7 @@ impl ModelBackend {
             // the xlated program, as 7.3 runs it (the program as loaded
             // where the runtime cannot run the xlated one yet: see
             // `exec::fill_outcome_model`)
-            let mut xlated = out.xlated_insns.clone();
-            // arena accesses run in their kernel-internal modes, which the
-            // dump does not show
-            for &(k, code) in arena.iter().flat_map(|a| a.codes.iter()) {
-                if let Some(i) = xlated.get_mut(k) {
-                    i.code = code;
-                }
-            }
-            crate::exec::fill_outcome_model(req, &xlated, &mut out).map_err(|e| Unavailable(format!("model: test run: {e}")))?;
+            crate::exec::fill_outcome_model(req, &as_run, &mut out).map_err(|e| Unavailable(format!("model: test run: {e}")))?;
         }
         Ok(out)
     }

@@ -70,6 +70,19 @@ pub const BPF_TAIL_CALL: u8 = 0xf0;
 /// `BPF_FUNC_tail_call`.
 const BPF_FUNC_TAIL_CALL: i32 = 12;
 
+/// The loads and stores whose kernel-internal mode `bpf_insn_prepare_dump`
+/// shows as `BPF_MEM` (`BPF_PROBE_MEM(SX)`, `BPF_PROBE_MEM32(SX)`): (insn,
+/// code), what the JIT and a run need back.
+pub fn dump_hidden_modes(env: &VerifierEnv<'_>, dumped: &[Insn]) -> Vec<(usize, u8)> {
+    env.insns
+        .iter()
+        .zip(dumped)
+        .enumerate()
+        .filter(|(_, (i, shown))| i.code != shown.code && matches!(i.code & 0x07, BPF_LDX | BPF_ST | BPF_STX))
+        .map(|(k, (i, _))| (k, i.code))
+        .collect()
+}
+
 /// `bpf_insn_prepare_dump` (for a reader allowed raw dumps, as
 /// test_loader is): the xlated insns as `BPF_OBJ_GET_INFO_BY_FD` returns
 /// them: tail calls as helper calls, pseudo calls in the legacy layout

@@ -22,14 +22,7 @@ pub fn kern_vm_start(arch: Arch) -> u64 {
 /// what the JIT gets (`BPF_PROBE_MEM32` accesses; LDX, ST, STX).
 pub fn arena_jit(env: &VerifierEnv<'_>, dumped: &[bpf_isa::Insn]) -> Option<ArenaJit> {
     let def = crate::fixups::arena::prog_arena(env)?;
-    let codes = env
-        .insns
-        .iter()
-        .zip(dumped)
-        .enumerate()
-        .filter(|(_, (i, d))| i.code != d.code && matches!(i.code & 0x07, 1 | 2 | 3))
-        .map(|(k, (i, _))| (k, i.code))
-        .collect();
+    let codes = crate::fixups::dump_hidden_modes(env, dumped);
     Some(ArenaJit {
         kern_vm_start: kern_vm_start(env.input.arch),
         user_vm_start: super::map_create::loader_map_extra(def),

@@ -119,9 +119,9 @@ pub struct Decision {
     pub direct_tail_calls: Vec<(usize, u32)>,
     /// The program's arena as its JIT sees it (`prog->aux->arena`).
     pub arena: Option<crate::jit::ArenaJit>,
-    /// Loads that may fault, in the kernel-internal modes the dump shows as
-    /// `BPF_MEM` (`BPF_PROBE_MEM`, `BPF_PROBE_MEMSX`): (insn, code).
-    pub probe_loads: Vec<(usize, u8)>,
+    /// Loads and stores in kernel-internal modes the dump shows as
+    /// `BPF_MEM` (`BPF_PROBE_MEM`, `BPF_PROBE_MEM32`, ...): (insn, code).
+    pub hidden_modes: Vec<(usize, u8)>,
 }
 
 impl Decision {
@@ -131,7 +131,7 @@ impl Decision {
     /// `BPF_MEM`).
     pub fn xlated_as_run(&self) -> Vec<bpf_isa::Insn> {
         let mut insns = self.xlated.clone();
-        for &(k, code) in self.arena.iter().flat_map(|a| a.codes.iter()).chain(&self.probe_loads) {
+        for &(k, code) in &self.hidden_modes {
             if let Some(i) = insns.get_mut(k) {
                 i.code = code;
             }
@@ -183,7 +183,7 @@ pub fn bpf_check(input: &VerifierInput) -> Verdict {
 /// program the verifier accepts, as the fixups find it; `Err` the verdict
 /// when it did not get that far.
 pub fn verify(input: &VerifierInput, start: Instant) -> Result<VerifierEnv<'_>, Verdict> {
-    let refused = |errno: i32| Verdict::Decided(Decision { accepted: false, errno, log: String::new(), log_true_size: 0, verified_insns: 0, xlated: Vec::new(), subprogs: Vec::new(), tail_call_pokes: Vec::new(), direct_tail_calls: Vec::new(), arena: None, probe_loads: Vec::new() });
+    let refused = |errno: i32| Verdict::Decided(Decision { accepted: false, errno, log: String::new(), log_true_size: 0, verified_insns: 0, xlated: Vec::new(), subprogs: Vec::new(), tail_call_pokes: Vec::new(), direct_tail_calls: Vec::new(), arena: None, hidden_modes: Vec::new() });
     // bpf_log_attr_init (in __sys_bpf), then bpf_prog_load's own checks
     if !log::bpf_verifier_log_attr_valid(input.log_level, input.log_size != 0, input.log_size) {
         return Err(refused(EINVAL));
@@ -249,17 +249,7 @@ fn finish_accepted(env: &mut VerifierEnv<'_>, start: Instant) -> Verdict {
             d.xlated = crate::fixups::bpf_insn_prepare_dump(env);
             d.tail_call_pokes = env.tail_call_pokes.clone();
             d.arena = arena::arena_jit(env, &d.xlated);
-            d.probe_loads = env
-                .insns
-                .iter()
-                .zip(&d.xlated)
-                .enumerate()
-                .filter(|(_, (i, shown))| {
-                    use bpf_isa::op::{BPF_LDX, BPF_PROBE_MEM, BPF_PROBE_MEMSX};
-                    i.code != shown.code && i.code & 0x07 == BPF_LDX && matches!(i.code & 0xe0, BPF_PROBE_MEM | BPF_PROBE_MEMSX)
-                })
-                .map(|(k, (i, _))| (k, i.code))
-                .collect();
+            d.hidden_modes = crate::fixups::dump_hidden_modes(env, &d.xlated);
             d.direct_tail_calls = env
                 .insns
                 .iter()
@@ -544,6 +534,6 @@ fn finish(env: &VerifierEnv<'_>, ret: Result<(), i32>, accepted_possible: bool) 
         tail_call_pokes: Vec::new(),
         direct_tail_calls: Vec::new(),
         arena: None,
-        probe_loads: Vec::new(),
+        hidden_modes: Vec::new(),
     })
 }
