@@ -103,7 +103,8 @@ pub struct LoadOutcome {
     /// The xlated program itself (what `xlated` renders).
     pub xlated_insns: Vec<bpf_isa::Insn>,
     /// Wall time of the BPF_PROG_LOAD call that gave this outcome, in ns
-    /// (0 when the backend does not measure it), for benchmarks.
+    /// (the model's: its verification and JIT image, without the text
+    /// dumps; 0 when the backend does not measure it), for benchmarks.
     pub load_ns: u64,
     /// The kernel's `duration` of the test run: mean ns per repetition.
     pub test_run_duration_ns: u32,

@@ -187,7 +187,12 @@ impl ModelBackend {
     /// insns as they run ([`crate::verifier::Decision::xlated_as_run`]: the
     /// modes the dump does not show), for its test run.
     pub fn load_input_as_run(input: &VerifierInput, want_jited: bool, prog_name: Option<&str>) -> Result<(LoadOutcome, Vec<bpf_isa::Insn>), Unavailable> {
-        match bpf_check(input) {
+        // what BPF_PROG_LOAD does (verification and the JIT image), timed
+        // apart from the text dumps a kernel leaves to bpftool
+        let t0 = std::time::Instant::now();
+        let verdict = bpf_check(input);
+        let mut load_ns = t0.elapsed().as_nanos() as u64;
+        match verdict {
             Verdict::Decided(d) => {
                 let xlated = if d.accepted { bpf_isa::disasm::xlated_dump(&d.xlated).lines().map(str::to_string).collect() } else { Vec::new() };
                 // the ids of the maps created, by the request's map index
@@ -212,8 +217,10 @@ impl ModelBackend {
                         })
                         .map(|(n, _)| n as u32 + 1)
                         .collect();
+                    let t1 = std::time::Instant::now();
                     let images = crate::jit::jit_xlated_dump_arena(input.arch, &as_run, &d.subprogs, input.prog_type.0, &d.direct_tail_calls, &self_pokes, d.arena.as_ref())
                         .map_err(|e| Unavailable(format!("model: {e}")))?;
+                    load_ns += t1.elapsed().as_nanos() as u64;
                     let text = crate::jit_disasm::test_loader_text(input.arch, &images);
                     (images, text)
                 } else {
@@ -229,6 +236,7 @@ impl ModelBackend {
                     map_ids,
                     jited_funcs,
                     jited,
+                    load_ns: load_ns.max(1),
                     ..LoadOutcome::default()
                 };
                 Ok((out, as_run))
