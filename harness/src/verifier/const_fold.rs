@@ -347,10 +347,24 @@ fn compute_const_regs_loop_free(env: &mut VerifierEnv<'_>) {
     }
 }
 
+/// Whether anything reads the constant registers of `insn`: the
+/// conditional jumps `bpf_prune_dead_branches` folds and the helper and
+/// kfunc calls whose stack arguments and callbacks liveness sizes. (The
+/// kernel also keeps them on every other insn for `do_check`'s sanity
+/// check, which can only fail on a verifier bug and is not modelled.)
+fn const_regs_consulted(insn: &Insn) -> bool {
+    matches!(insn.class(), BPF_JMP | BPF_JMP32)
+}
+
 /// What the main pass and the rewrites keep of an insn's constant
 /// registers: an entry of the side table `env.const_regs` for an insn
-/// that has any (few do), named by its aux entry.
+/// that has any and [consults them](const_regs_consulted), named by its
+/// aux entry. Recording every insn made the table as long as a
+/// straight-line program of constants.
 fn record_const_regs(env: &mut VerifierEnv<'_>, idx: usize, ci: &[ConstArg; NREGS]) {
+    if !env.insns.get(idx).is_some_and(const_regs_consulted) {
+        return;
+    }
     let mut c = ConstRegs::NONE;
     for (r, a) in ci.iter().enumerate().take(10) {
         match *a {

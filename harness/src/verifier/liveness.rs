@@ -1098,6 +1098,11 @@ impl Liveness<'_, '_> {
         callsites: &mut [usize; MAX_CALL_FRAMES],
     ) -> PResult<()> {
         self.compute_subprog_args(work, entry, callsites)?;
+        if !self.env.has_subprog_refs && self.env.cfg_loop_free {
+            // no bpf-to-bpf call and no callback call (those are loops to
+            // check_cfg): no insn below passes arguments on
+            return Ok(());
+        }
         let start = self.env.subprog_info[subprog].start;
         let po = self.env.subprog_info[subprog].postorder_start..self.env.subprog_info[subprog + 1].postorder_start;
         for p in po {
@@ -1432,17 +1437,18 @@ impl Liveness<'_, '_> {
     /// What the main pass keeps of the analysis: each instance's
     /// `live_before` masks.
     fn into_bpf_liveness(self) -> BpfLiveness {
-        let mut instances = HashMap::with_capacity(self.by_key.len());
+        let mut instances = Vec::with_capacity(self.by_key.len());
         for (&key, &i) in &self.by_key {
             let Some(f) = self.instances.get(i).and_then(Option::as_ref) else { continue };
             let frames = f.frames.iter().map(|fr| fr.as_ref().map(|v| v.iter().map(|m| m.live_before).collect())).collect();
-            instances.insert(key, LiveInstance { depth: f.depth, start: f.subprog_start, frames });
+            instances.push((key, LiveInstance { depth: f.depth, start: f.subprog_start, frames }));
         }
+        instances.sort_unstable_by_key(|&(key, _)| key);
         let env: &VerifierEnv<'_> = self.env;
         BpfLiveness {
             instances,
             subprog_starts: env.subprog_info.iter().map(|s| s.start).collect(),
-            calls_callback: (0..env.len()).map(|i| env.bpf_calls_callback(i)).collect(),
+            calls_callback: (0..env.len()).filter(|&i| env.bpf_calls_callback(i)).collect(),
         }
     }
 }
@@ -1465,12 +1471,16 @@ impl LiveInstance {
 }
 
 /// `struct bpf_liveness` as the main pass queries it: the func instances
-/// by `(depth, callsite)` (depth 0: the subprogram's start).
+/// by `(depth, callsite)` (depth 0: the subprogram's start), sorted by
+/// key. The main pass looks an instance up on every stack slot it asks
+/// about; a binary search over the few instances costs less than hashing
+/// the key (SipHash was ~13% of a stack-heavy program's verification).
 #[derive(Clone, Debug, Default)]
 pub struct BpfLiveness {
-    instances: HashMap<(usize, usize), LiveInstance>,
+    instances: Vec<((usize, usize), LiveInstance)>,
     subprog_starts: Vec<usize>,
-    calls_callback: Vec<bool>,
+    /// The insns that call a callback, ascending (few: not a flag per insn).
+    calls_callback: Vec<usize>,
 }
 
 impl BpfLiveness {
@@ -1482,8 +1492,8 @@ impl BpfLiveness {
         let mut depth = frameno;
         loop {
             let key = if depth > 0 { callsite } else { start };
-            if let Some(f) = self.instances.get(&(depth, key)) {
-                return Some(f);
+            if let Ok(k) = self.instances.binary_search_by_key(&(depth, key), |&(key, _)| key) {
+                return Some(&self.instances[k].1);
             }
             if depth == 0 {
                 return None;
@@ -1493,7 +1503,7 @@ impl BpfLiveness {
     }
 
     fn calls_callback(&self, idx: usize) -> bool {
-        self.calls_callback.get(idx).copied().unwrap_or(false)
+        self.calls_callback.binary_search(&idx).is_ok()
     }
 }
 
@@ -1902,6 +1912,28 @@ pub fn bpf_compute_live_registers(env: &mut VerifierEnv<'_>) -> PResult<()> {
         state[i].def = d;
     }
     env.stack_liveness = bpf_compute_subprog_arg_access(env)?;
+    if env.cfg_loop_free {
+        // In post-order every successor of an insn comes before it when
+        // nothing loops: one pass is the fixed point, and an insn's
+        // live-out is final when the pass reaches it, so its aux entry is
+        // written then (insns the pass does not reach keep the entry's
+        // defaults: nothing live, no zero extension).
+        for p in 0..env.insn_postorder.len() {
+            let idx = env.insn_postorder[p];
+            let mut out = 0u32;
+            for &s in bpf_insn_successors(env, idx).as_slice() {
+                if s < n {
+                    out |= state[s].in_;
+                }
+            }
+            let live = &mut state[idx];
+            live.out = out;
+            live.in_ = (out & !live.def) | live.use_;
+            let live = *live;
+            set_live_regs(env, idx, &live);
+        }
+        return print_live_regs(env);
+    }
     // A pass in which every successor read was already visited in that
     // pass (no loop) leaves nothing for another pass to change: code
     // without loops converges in one pass instead of two.
@@ -1933,13 +1965,26 @@ pub fn bpf_compute_live_registers(env: &mut VerifierEnv<'_>) -> PResult<()> {
         }
     }
     for (i, st) in state.iter().enumerate() {
-        // no upper half read later: nothing to zero-extend, whatever the insn
-        let hi_out = mask_hi(st.out);
-        let zext = hi_out != 0 && bpf_insn_def32(&env.insns[i]).is_some_and(|r| r < 16 && hi_out & (1 << r) != 0);
-        let a = &mut env.aux[i];
-        a.live_regs_before = (mask_lo(st.in_) | mask_hi(st.in_)) as u16;
-        a.zext_dst = zext;
+        set_live_regs(env, i, st);
     }
+    print_live_regs(env)
+}
+
+/// What the main pass and the rewrites keep of insn `idx`'s live
+/// registers: `live_regs_before`, and whether its 32-bit result needs
+/// zero extension.
+fn set_live_regs(env: &mut VerifierEnv<'_>, idx: usize, st: &InsnLiveRegs) {
+    // no upper half read later: nothing to zero-extend, whatever the insn
+    let hi_out = mask_hi(st.out);
+    let zext = hi_out != 0 && bpf_insn_def32(&env.insns[idx]).is_some_and(|r| r < 16 && hi_out & (1 << r) != 0);
+    let a = &mut env.aux[idx];
+    a.live_regs_before = (mask_lo(st.in_) | mask_hi(st.in_)) as u16;
+    a.zext_dst = zext;
+}
+
+/// The level-2 listing "Live regs before insn".
+fn print_live_regs(env: &mut VerifierEnv<'_>) -> PResult<()> {
+    let n = env.len();
     if env.level() & BPF_LOG_LEVEL2 != 0 {
         env.verbose("Live regs before insn:\n");
         let mut i = 0;
