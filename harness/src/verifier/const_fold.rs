@@ -230,8 +230,8 @@ fn const_reg_join(target: &mut [ConstArg; NREGS], out: &[ConstArg; NREGS]) -> bo
 
 /// `bpf_compute_const_regs`.
 pub fn bpf_compute_const_regs(env: &mut VerifierEnv<'_>) {
-    if env.cfg_loop_free {
-        return compute_const_regs_loop_free(env);
+    if env.cfg_loop_free && compute_const_regs_loop_free(env) {
+        return;
     }
     let n = env.len();
     let mut ci_in = vec![[Unvisited; NREGS]; n];
@@ -293,8 +293,15 @@ pub fn bpf_compute_const_regs(env: &mut VerifierEnv<'_>) {
 /// inputs met out of order (jump targets) are stored, by a row index per
 /// insn. Memory stays proportional to the jumps, not to the insns (176
 /// bytes each).
-fn compute_const_regs_loop_free(env: &mut VerifierEnv<'_>) {
+///
+/// The order is `bpf_compute_postorder`'s, which does not push an insn
+/// already on its stack again: a `goto` back to such an insn (`5: if ..
+/// goto 10; 6: ..; 10: ..; 11: goto 6` has no loop) lands on an insn the
+/// pass has already done. Then it gives up (false) for the general
+/// iteration.
+fn compute_const_regs_loop_free(env: &mut VerifierEnv<'_>) -> bool {
     const NO_ROW: u32 = u32::MAX;
+    const DONE: u32 = u32::MAX - 1;
     let n = env.len();
     let mut pending_row = vec![NO_ROW; n];
     let mut rows: Vec<[ConstArg; NREGS]> = Vec::new();
@@ -319,6 +326,7 @@ fn compute_const_regs_loop_free(env: &mut VerifierEnv<'_>) {
                 have = true;
             }
         }
+        pending_row[idx] = DONE;
         if !have {
             continue;
         }
@@ -339,12 +347,14 @@ fn compute_const_regs_loop_free(env: &mut VerifierEnv<'_>) {
                     pending_row[s] = rows.len() as u32;
                     rows.push(row);
                 }
+                DONE => return false,
                 k => {
                     const_reg_join(&mut rows[k as usize], &row);
                 }
             }
         }
     }
+    true
 }
 
 /// Whether anything reads the constant registers of `insn`: the
@@ -353,7 +363,7 @@ fn compute_const_regs_loop_free(env: &mut VerifierEnv<'_>) {
 /// kernel also keeps them on every other insn for `do_check`'s sanity
 /// check, which can only fail on a verifier bug and is not modelled.)
 fn const_regs_consulted(insn: &Insn) -> bool {
-    matches!(insn.class(), BPF_JMP | BPF_JMP32)
+    insn.code == BPF_JMP | BPF_CALL || (bpf_insn_is_cond_jump(insn.code) && !bpf_is_may_goto_insn(insn))
 }
 
 /// What the main pass and the rewrites keep of an insn's constant
@@ -415,6 +425,10 @@ fn eval_const_branch(code: u8, d: u64, s: u64) -> Option<bool> {
 
 /// `bpf_prune_dead_branches`.
 pub fn bpf_prune_dead_branches(env: &mut VerifierEnv<'_>) -> super::PResult<()> {
+    if env.const_regs.len() <= 1 {
+        // no jump or call has a constant register: nothing to fold
+        return Ok(());
+    }
     let mut changed = false;
     for i in 0..env.len() {
         let insn = env.insns[i];

@@ -485,12 +485,14 @@ pub fn insn_is_gotox(insn: &Insn) -> bool {
 }
 
 /// `bpf_is_may_goto_insn`.
+#[inline]
 pub fn bpf_is_may_goto_insn(insn: &Insn) -> bool {
     use bpf_isa::op::*;
     insn.code == BPF_JMP | BPF_JCOND && insn.src == BPF_MAY_GOTO
 }
 
 /// `bpf_insn_is_cond_jump`.
+#[inline]
 pub fn bpf_insn_is_cond_jump(code: u8) -> bool {
     use bpf_isa::op::*;
     let o = op(code);

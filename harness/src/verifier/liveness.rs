@@ -1912,28 +1912,6 @@ pub fn bpf_compute_live_registers(env: &mut VerifierEnv<'_>) -> PResult<()> {
         state[i].def = d;
     }
     env.stack_liveness = bpf_compute_subprog_arg_access(env)?;
-    if env.cfg_loop_free {
-        // In post-order every successor of an insn comes before it when
-        // nothing loops: one pass is the fixed point, and an insn's
-        // live-out is final when the pass reaches it, so its aux entry is
-        // written then (insns the pass does not reach keep the entry's
-        // defaults: nothing live, no zero extension).
-        for p in 0..env.insn_postorder.len() {
-            let idx = env.insn_postorder[p];
-            let mut out = 0u32;
-            for &s in bpf_insn_successors(env, idx).as_slice() {
-                if s < n {
-                    out |= state[s].in_;
-                }
-            }
-            let live = &mut state[idx];
-            live.out = out;
-            live.in_ = (out & !live.def) | live.use_;
-            let live = *live;
-            set_live_regs(env, idx, &live);
-        }
-        return print_live_regs(env);
-    }
     // A pass in which every successor read was already visited in that
     // pass (no loop) leaves nothing for another pass to change: code
     // without loops converges in one pass instead of two.
@@ -1965,26 +1943,13 @@ pub fn bpf_compute_live_registers(env: &mut VerifierEnv<'_>) -> PResult<()> {
         }
     }
     for (i, st) in state.iter().enumerate() {
-        set_live_regs(env, i, st);
+        // no upper half read later: nothing to zero-extend, whatever the insn
+        let hi_out = mask_hi(st.out);
+        let zext = hi_out != 0 && bpf_insn_def32(&env.insns[i]).is_some_and(|r| r < 16 && hi_out & (1 << r) != 0);
+        let a = &mut env.aux[i];
+        a.live_regs_before = (mask_lo(st.in_) | mask_hi(st.in_)) as u16;
+        a.zext_dst = zext;
     }
-    print_live_regs(env)
-}
-
-/// What the main pass and the rewrites keep of insn `idx`'s live
-/// registers: `live_regs_before`, and whether its 32-bit result needs
-/// zero extension.
-fn set_live_regs(env: &mut VerifierEnv<'_>, idx: usize, st: &InsnLiveRegs) {
-    // no upper half read later: nothing to zero-extend, whatever the insn
-    let hi_out = mask_hi(st.out);
-    let zext = hi_out != 0 && bpf_insn_def32(&env.insns[idx]).is_some_and(|r| r < 16 && hi_out & (1 << r) != 0);
-    let a = &mut env.aux[idx];
-    a.live_regs_before = (mask_lo(st.in_) | mask_hi(st.in_)) as u16;
-    a.zext_dst = zext;
-}
-
-/// The level-2 listing "Live regs before insn".
-fn print_live_regs(env: &mut VerifierEnv<'_>) -> PResult<()> {
-    let n = env.len();
     if env.level() & BPF_LOG_LEVEL2 != 0 {
         env.verbose("Live regs before insn:\n");
         let mut i = 0;
