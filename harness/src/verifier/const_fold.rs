@@ -466,3 +466,26 @@ pub fn bpf_prune_dead_branches(env: &mut VerifierEnv<'_>) -> super::PResult<()> 
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::prog_type::SOCKET_FILTER;
+    use crate::target::Arch;
+    use crate::verifier::env::VerifierInput;
+    use crate::verifier::{Verdict, bpf_check};
+    use bpf_isa::op::*;
+
+    /// `bpf_compute_postorder` emits insn 9 (`goto l0`) before insn 3, its
+    /// successor, although nothing loops: r3 reaches `if r3 == 0` as 0
+    /// (from insn 0) and as 1 (from insn 8), so it is no constant there and
+    /// the branch must stay (folding it made the program always return 0).
+    #[test]
+    fn a_goto_back_without_a_loop_joins_its_constants() {
+        let src = "r3 = 0;\nr7 = *(u32 *)(r1 + 0);\nif r7 > 1 goto l1;\nl0:\nif r3 == 0 goto l2;\nr0 = 1;\nexit;\nl2:\nr0 = 0;\nexit;\nl1:\nr3 = 1;\ngoto l0;\n";
+        let insns = bpf_isa::asm::assemble(src).expect("assembles").insns;
+        let Verdict::Decided(d) = bpf_check(&VerifierInput::new(insns, SOCKET_FILTER, Arch::X86_64)) else { panic!("not decided") };
+        assert!(d.accepted, "{}", d.log);
+        assert_eq!(d.xlated.len(), 10);
+        assert_eq!(d.xlated[3].code, BPF_JMP | BPF_JEQ | BPF_K, "insn 3 was folded");
+    }
+}
