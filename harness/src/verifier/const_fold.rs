@@ -230,8 +230,8 @@ fn const_reg_join(target: &mut [ConstArg; NREGS], out: &[ConstArg; NREGS]) -> bo
 
 /// `bpf_compute_const_regs`.
 pub fn bpf_compute_const_regs(env: &mut VerifierEnv<'_>) {
-    if env.cfg_loop_free {
-        return compute_const_regs_loop_free(env);
+    if env.cfg_loop_free && compute_const_regs_loop_free(env) {
+        return;
     }
     let n = env.len();
     let mut ci_in = vec![[Unvisited; NREGS]; n];
@@ -293,8 +293,15 @@ pub fn bpf_compute_const_regs(env: &mut VerifierEnv<'_>) {
 /// inputs met out of order (jump targets) are stored, by a row index per
 /// insn. Memory stays proportional to the jumps, not to the insns (176
 /// bytes each).
-fn compute_const_regs_loop_free(env: &mut VerifierEnv<'_>) {
+///
+/// The order is `bpf_compute_postorder`'s, which does not push an insn
+/// already on its stack again: a `goto` back to such an insn (`5: if ..
+/// goto 10; 6: ..; 10: ..; 11: goto 6` has no loop) lands on an insn the
+/// pass has already done. Then it gives up (false) for the general
+/// iteration.
+fn compute_const_regs_loop_free(env: &mut VerifierEnv<'_>) -> bool {
     const NO_ROW: u32 = u32::MAX;
+    const DONE: u32 = u32::MAX - 1;
     let n = env.len();
     let mut pending_row = vec![NO_ROW; n];
     let mut rows: Vec<[ConstArg; NREGS]> = Vec::new();
@@ -319,6 +326,7 @@ fn compute_const_regs_loop_free(env: &mut VerifierEnv<'_>) {
                 have = true;
             }
         }
+        pending_row[idx] = DONE;
         if !have {
             continue;
         }
@@ -339,18 +347,34 @@ fn compute_const_regs_loop_free(env: &mut VerifierEnv<'_>) {
                     pending_row[s] = rows.len() as u32;
                     rows.push(row);
                 }
+                DONE => return false,
                 k => {
                     const_reg_join(&mut rows[k as usize], &row);
                 }
             }
         }
     }
+    true
+}
+
+/// Whether anything reads the constant registers of `insn`: the
+/// conditional jumps `bpf_prune_dead_branches` folds and the helper and
+/// kfunc calls whose stack arguments and callbacks liveness sizes. (The
+/// kernel also keeps them on every other insn for `do_check`'s sanity
+/// check, which can only fail on a verifier bug and is not modelled.)
+fn const_regs_consulted(insn: &Insn) -> bool {
+    insn.code == BPF_JMP | BPF_CALL || (bpf_insn_is_cond_jump(insn.code) && !bpf_is_may_goto_insn(insn))
 }
 
 /// What the main pass and the rewrites keep of an insn's constant
 /// registers: an entry of the side table `env.const_regs` for an insn
-/// that has any (few do), named by its aux entry.
+/// that has any and [consults them](const_regs_consulted), named by its
+/// aux entry. Recording every insn made the table as long as a
+/// straight-line program of constants.
 fn record_const_regs(env: &mut VerifierEnv<'_>, idx: usize, ci: &[ConstArg; NREGS]) {
+    if !env.insns.get(idx).is_some_and(const_regs_consulted) {
+        return;
+    }
     let mut c = ConstRegs::NONE;
     for (r, a) in ci.iter().enumerate().take(10) {
         match *a {
@@ -401,6 +425,10 @@ fn eval_const_branch(code: u8, d: u64, s: u64) -> Option<bool> {
 
 /// `bpf_prune_dead_branches`.
 pub fn bpf_prune_dead_branches(env: &mut VerifierEnv<'_>) -> super::PResult<()> {
+    if env.const_regs.len() <= 1 {
+        // no jump or call has a constant register: nothing to fold
+        return Ok(());
+    }
     let mut changed = false;
     for i in 0..env.len() {
         let insn = env.insns[i];
@@ -437,4 +465,27 @@ pub fn bpf_prune_dead_branches(env: &mut VerifierEnv<'_>) -> super::PResult<()> 
         bpf_compute_postorder(env);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::prog_type::SOCKET_FILTER;
+    use crate::target::Arch;
+    use crate::verifier::env::VerifierInput;
+    use crate::verifier::{Verdict, bpf_check};
+    use bpf_isa::op::*;
+
+    /// `bpf_compute_postorder` emits insn 9 (`goto l0`) before insn 3, its
+    /// successor, although nothing loops: r3 reaches `if r3 == 0` as 0
+    /// (from insn 0) and as 1 (from insn 8), so it is no constant there and
+    /// the branch must stay (folding it made the program always return 0).
+    #[test]
+    fn a_goto_back_without_a_loop_joins_its_constants() {
+        let src = "r3 = 0;\nr7 = *(u32 *)(r1 + 0);\nif r7 > 1 goto l1;\nl0:\nif r3 == 0 goto l2;\nr0 = 1;\nexit;\nl2:\nr0 = 0;\nexit;\nl1:\nr3 = 1;\ngoto l0;\n";
+        let insns = bpf_isa::asm::assemble(src).expect("assembles").insns;
+        let Verdict::Decided(d) = bpf_check(&VerifierInput::new(insns, SOCKET_FILTER, Arch::X86_64)) else { panic!("not decided") };
+        assert!(d.accepted, "{}", d.log);
+        assert_eq!(d.xlated.len(), 10);
+        assert_eq!(d.xlated[3].code, BPF_JMP | BPF_JEQ | BPF_K, "insn 3 was folded");
+    }
 }

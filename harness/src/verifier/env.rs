@@ -289,6 +289,10 @@ pub struct VerifierEnv<'a> {
     /// hidden exit: the CFG has no loop of any kind, so no insn is in an
     /// SCC and `bpf_compute_scc` need not walk it.
     pub cfg_loop_free: bool,
+    /// `add_subprogs` met a bpf-to-bpf call or a subprogram reference
+    /// (`ld_imm64` of a function): without one, no analysis needs to walk
+    /// the insns looking for callees.
+    pub has_subprog_refs: bool,
     /// Statistics `print_verification_stats` reports.
     pub insn_processed: u32,
     pub max_states_per_insn: u32,
@@ -340,6 +344,7 @@ impl<'a> VerifierEnv<'a> {
             insn_postorder: Vec::new(),
             scc_cnt: 0,
             cfg_loop_free: false,
+            has_subprog_refs: false,
             insn_processed: 0,
             max_states_per_insn: 0,
             total_states: 0,
@@ -440,11 +445,13 @@ pub fn is_ldimm64(insn: &Insn) -> bool {
 }
 
 /// `bpf_pseudo_func`: `ld_imm64` of a subprogram's address (a callback).
+#[inline]
 pub fn bpf_pseudo_func(insn: &Insn) -> bool {
     insn.is_ld_imm64() && insn.src == bpf_isa::op::BPF_PSEUDO_FUNC
 }
 
 /// `bpf_pseudo_call`: a bpf-to-bpf call.
+#[inline]
 pub fn bpf_pseudo_call(insn: &Insn) -> bool {
     insn.is_pseudo_call()
 }
@@ -478,12 +485,14 @@ pub fn insn_is_gotox(insn: &Insn) -> bool {
 }
 
 /// `bpf_is_may_goto_insn`.
+#[inline]
 pub fn bpf_is_may_goto_insn(insn: &Insn) -> bool {
     use bpf_isa::op::*;
     insn.code == BPF_JMP | BPF_JCOND && insn.src == BPF_MAY_GOTO
 }
 
 /// `bpf_insn_is_cond_jump`.
+#[inline]
 pub fn bpf_insn_is_cond_jump(code: u8) -> bool {
     use bpf_isa::op::*;
     let o = op(code);
@@ -494,22 +503,27 @@ pub fn bpf_insn_is_cond_jump(code: u8) -> bool {
     }
 }
 
+// (the analyses ask these of every insn: the rare register first)
+
 /// `is_stack_arg_ldx`: `rX = *(u64 *)(r11 + off)`, an incoming stack argument.
+#[inline]
 pub fn is_stack_arg_ldx(insn: &Insn) -> bool {
     use bpf_isa::op::*;
-    insn.code == BPF_LDX | BPF_MEM | BPF_DW && insn.src == BPF_REG_PARAMS && insn.off > 0 && insn.off % 8 == 0
+    insn.src == BPF_REG_PARAMS && insn.code == BPF_LDX | BPF_MEM | BPF_DW && insn.off > 0 && insn.off % 8 == 0
 }
 
 /// `is_stack_arg_stx`: `*(u64 *)(r11 + off) = rX`, an outgoing stack argument.
+#[inline]
 pub fn is_stack_arg_stx(insn: &Insn) -> bool {
     use bpf_isa::op::*;
-    insn.code == BPF_STX | BPF_MEM | BPF_DW && insn.dst == BPF_REG_PARAMS && insn.off < 0 && insn.off % 8 == 0
+    insn.dst == BPF_REG_PARAMS && insn.code == BPF_STX | BPF_MEM | BPF_DW && insn.off < 0 && insn.off % 8 == 0
 }
 
 /// `is_stack_arg_st`: `*(u64 *)(r11 + off) = imm`.
+#[inline]
 pub fn is_stack_arg_st(insn: &Insn) -> bool {
     use bpf_isa::op::*;
-    insn.code == BPF_ST | BPF_MEM | BPF_DW && insn.dst == BPF_REG_PARAMS && insn.off < 0 && insn.off % 8 == 0
+    insn.dst == BPF_REG_PARAMS && insn.code == BPF_ST | BPF_MEM | BPF_DW && insn.off < 0 && insn.off % 8 == 0
 }
 
 /// `license_is_gpl_compatible` (`include/linux/license.h`).

@@ -38,6 +38,11 @@ pub fn mark_jump_targets(env: &mut VerifierEnv<'_>) {
     let mut i = 0;
     while i < n {
         let insn = env.insns[i];
+        if !matches!(insn.class(), BPF_JMP | BPF_JMP32 | BPF_LD) {
+            // neither a jump, a call nor a function reference
+            i += 1;
+            continue;
+        }
         let target = jump_target_of(&insn, i);
         if let Some(a) = target.and_then(|t| usize::try_from(t).ok()).and_then(|t| env.aux.get_mut(t)) {
             a.jump_target = true;

@@ -45,6 +45,7 @@ pub fn add_subprogs(env: &mut VerifierEnv<'_>) -> PResult<()> {
         if !func && !bpf_pseudo_call(&insn) {
             continue;
         }
+        env.has_subprog_refs = true;
         if !env.bpf_capable {
             let (operation, suggestion) = if func {
                 (
@@ -157,6 +158,12 @@ pub fn sort_subprogs_topo(env: &mut VerifierEnv<'_>) -> PResult<()> {
     let mut stack: Vec<usize> = Vec::with_capacity(cnt);
     let mut order = Vec::with_capacity(cnt);
     for i in 0..cnt {
+        if !env.has_subprog_refs {
+            // no subprogram calls or references another: each one alone,
+            // in order (what the walk below finds, without walking)
+            order.push(i);
+            continue;
+        }
         if color[i] != 0 {
             continue;
         }
