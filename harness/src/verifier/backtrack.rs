@@ -66,7 +66,9 @@ impl HistoryMemo {
             && self.prefix.len() == history
             && self.subseq_idx == subseq_idx
             && self.cur_first == cur_first
-            && self.masks == bt.masks()
+            && self.masks.frame == bt.frame
+            && self.masks.reg_masks == bt.reg_masks
+            && self.masks.stack_masks == bt.stack_masks
             && self.prefix[..] == hist[..history]
     }
 }
