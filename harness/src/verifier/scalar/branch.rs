@@ -237,6 +237,10 @@ pub fn scalar_branch_decided(reg1: &Scalar, reg2: &Scalar, same_reg: bool, opcod
     } else {
         (reg1.var_off, reg2.var_off)
     };
+    // two constants compared for equality need none of the bounds
+    if !same_reg && matches!(opcode, BPF_JEQ | BPF_JNE) && tnum_is_const(t1) && tnum_is_const(t2) {
+        return Some(Some((t1.value == t2.value) == (opcode == BPF_JEQ)));
+    }
     let bounds = |r: &Scalar| -> (u64, u64, i64, i64) {
         if is_jmp32 {
             (u64::from(r.u32_min()), u64::from(r.u32_max()), i64::from(r.s32_min()), i64::from(r.s32_max()))
