@@ -17,9 +17,71 @@ pub struct BacktrackState {
     pub frame: usize,
     pub reg_masks: [u32; 16],
     pub stack_masks: [u64; 16],
+    /// The last whole-state walk, to replay (not part of the kernel's
+    /// struct; survives `bt_reset`).
+    memo: HistoryMemo,
+}
+
+/// The shortest walk worth remembering.
+const MEMO_MIN_STEPS: u64 = 16;
+
+/// The masks of a `BacktrackState`, as a value.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct BtMasks {
+    frame: usize,
+    reg_masks: [u32; 16],
+    stack_masks: [u64; 16],
+}
+
+/// A walk through one state's history that reached the state's first insn,
+/// remembered from where it stood after its first step. Without a level-2
+/// log a walk is a pure function of where it stands (insn, history entries
+/// left and their contents, the insn backtracked before, the masks): a
+/// later walk that arrives at the same point ends the same way. This is
+/// what makes a loop the verifier walks linear rather than quadratic: each
+/// iteration's walk back through the state's growing history (up to 40
+/// back-edges) arrives where the previous iteration's walk started.
+#[derive(Clone, Debug, Default)]
+struct HistoryMemo {
+    valid: bool,
+    i: i64,
+    subseq_idx: i64,
+    cur_first: i64,
+    masks: BtMasks,
+    /// The history entries left then (`hist[..history]`).
+    prefix: Vec<JmpHistEntry>,
+    /// How it ended: the masks and `subseq_idx` at the state's first insn,
+    /// and the insns it visited (for the guard).
+    end_masks: BtMasks,
+    end_subseq_idx: i64,
+    steps: u64,
+}
+
+impl HistoryMemo {
+    /// Does the remembered walk pass where this one stands?
+    #[inline]
+    fn matches(&self, i: i64, history: usize, subseq_idx: i64, cur_first: i64, bt: &BacktrackState, hist: &[JmpHistEntry]) -> bool {
+        self.valid
+            && self.i == i
+            && self.prefix.len() == history
+            && self.subseq_idx == subseq_idx
+            && self.cur_first == cur_first
+            && self.masks.frame == bt.frame
+            && self.masks.reg_masks == bt.reg_masks
+            && self.masks.stack_masks == bt.stack_masks
+            && self.prefix[..] == hist[..history]
+    }
 }
 
 impl BacktrackState {
+    fn masks(&self) -> BtMasks {
+        BtMasks { frame: self.frame, reg_masks: self.reg_masks, stack_masks: self.stack_masks }
+    }
+    fn set_masks(&mut self, m: &BtMasks) {
+        self.frame = m.frame;
+        self.reg_masks = m.reg_masks;
+        self.stack_masks = m.stack_masks;
+    }
     /// `bt_empty`: nothing left to backtrack in any frame up to `frame`.
     #[inline]
     fn empty(&self) -> bool {
@@ -99,6 +161,7 @@ struct HistoryWalk {
 }
 
 /// How backtracking through one state's history ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum HistoryStep {
     /// Nothing left to backtrack.
     Done,
@@ -110,7 +173,7 @@ enum HistoryStep {
 
 impl Env<'_, '_> {
     pub(crate) fn bt_reset(&mut self) {
-        self.bt = BacktrackState::default();
+        self.bt.set_masks(&BtMasks::default());
     }
 
     /// `mark_chain_precision`.
@@ -550,6 +613,12 @@ impl Env<'_, '_> {
         let mut subseq_idx = walk.subseq_idx;
         let mut guard = walk.guard;
         let n_insns = self.input.insns.len() as i64;
+        // where this walk stood after its first step (i, history,
+        // subseq_idx, masks, guard), to remember it if it reaches the
+        // state's first insn; never with a level-2 log, which shows each step
+        let memo_ok = !walk.lvl2;
+        let mut start: Option<(i64, usize, i64, BtMasks, u64)> = None;
+        let mut replayed = false;
         let step = loop {
             guard += 1;
             if guard > 10_000_000 {
@@ -562,14 +631,42 @@ impl Env<'_, '_> {
                 if self.bt.empty() {
                     break HistoryStep::Done;
                 }
-            } else if !walk.lvl2 && top.is_none_or(|h| h.flags == 0 && h.linked_regs == 0) && bt_insn_is_noop(&self.insn(i as usize), self.bt.reg_mask()) {
-                // the masks are unchanged and were not empty
             } else {
-                if let Bt::NotSupp = self.backtrack_insn(i as usize, subseq_idx, top, walk.lvl2)? {
-                    break HistoryStep::NotSupp;
+                if memo_ok {
+                    if self.bt.memo.matches(i, history, subseq_idx, walk.cur_first, &self.bt, hist) {
+                        let m = &self.bt.memo;
+                        let (end_masks, end_subseq_idx, steps) = (m.end_masks, m.end_subseq_idx, m.steps);
+                        #[cfg(debug_assertions)]
+                        {
+                            // check the replay against the walk it stands for
+                            let masks = self.bt.masks();
+                            let mut w = HistoryWalk { last_idx: i, cur_first: walk.cur_first, subseq_idx, skip_first: false, lvl2: false, guard: 0 };
+                            let memo = std::mem::take(&mut self.bt.memo);
+                            let r = self.backtrack_history(&hist[..history], &mut w);
+                            assert!(matches!(r, Ok(HistoryStep::ReachedFirst)), "backtrack memo replay: {r:?}");
+                            assert_eq!((self.bt.masks(), w.subseq_idx), (end_masks, end_subseq_idx), "backtrack memo replay");
+                            self.bt.set_masks(&masks);
+                            self.bt.memo = memo;
+                        }
+                        self.bt.set_masks(&end_masks);
+                        subseq_idx = end_subseq_idx;
+                        guard += steps;
+                        replayed = true;
+                        break HistoryStep::ReachedFirst;
+                    }
+                    if start.is_none() {
+                        start = Some((i, history, subseq_idx, self.bt.masks(), guard));
+                    }
                 }
-                if self.bt.empty() {
-                    break HistoryStep::Done;
+                if !walk.lvl2 && top.is_none_or(|h| h.flags == 0 && h.linked_regs == 0) && bt_insn_is_noop(&self.insn(i as usize), self.bt.reg_mask()) {
+                    // the masks are unchanged and were not empty
+                } else {
+                    if let Bt::NotSupp = self.backtrack_insn(i as usize, subseq_idx, top, walk.lvl2)? {
+                        break HistoryStep::NotSupp;
+                    }
+                    if self.bt.empty() {
+                        break HistoryStep::Done;
+                    }
                 }
             }
             subseq_idx = i;
@@ -587,6 +684,31 @@ impl Env<'_, '_> {
                 return errno(EFAULT);
             }
         };
+        // remember a long walk that went through the whole state (so it
+        // visited at least as many insns as it has history entries to
+        // copy); a short one is not worth it, and would push out a long
+        // one that a walk through the parent may still meet
+        if step == HistoryStep::ReachedFirst
+            && let Some((si, sh, ss, sm, sg)) = start
+            && guard - sg >= MEMO_MIN_STEPS
+        {
+            let end_masks = self.bt.masks();
+            let m = &mut self.bt.memo;
+            // a walk that met the memo extends its history
+            if !(replayed && m.prefix.len() <= sh) {
+                m.prefix.clear();
+            }
+            let have = m.prefix.len();
+            m.prefix.extend_from_slice(&hist[have..sh]);
+            m.valid = true;
+            m.i = si;
+            m.subseq_idx = ss;
+            m.cur_first = walk.cur_first;
+            m.masks = sm;
+            m.end_masks = end_masks;
+            m.end_subseq_idx = subseq_idx;
+            m.steps = guard - sg;
+        }
         walk.subseq_idx = subseq_idx;
         walk.guard = guard;
         Ok(step)

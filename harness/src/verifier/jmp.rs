@@ -9,7 +9,7 @@ use bpf_isa::insn::op::*;
 
 use super::do_check::*;
 use super::reg::*;
-use super::scalar::branch::{flip_opcode, scalar_cond_jmp};
+use super::scalar::branch::{BranchRegs, flip_opcode, scalar_branch_decided, simulate_both_branches_taken};
 use super::scalar::*;
 use super::state::*;
 use super::tnum::*;
@@ -159,7 +159,13 @@ impl Env<'_, '_> {
                 None,
             );
         }
-        let (pred, regs) = scalar_cond_jmp(&r1.s, &r2.s, same_reg, opcode, is_jmp32);
+        // most jumps the bounds decide: no copies of the edges' registers
+        // (unused when the branch is known)
+        if let Some(taken) = scalar_branch_decided(&r1.s, &r2.s, same_reg, opcode, is_jmp32) {
+            return (taken, taken.is_none().then(|| BranchRegs::new(&r1.s, &r2.s)));
+        }
+        let mut regs = BranchRegs::new(&r1.s, &r2.s);
+        let pred = simulate_both_branches_taken(&mut regs, opcode, is_jmp32);
         (pred, Some(regs))
     }
 

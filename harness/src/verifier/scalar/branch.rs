@@ -222,11 +222,25 @@ pub fn is_scalar_branch_taken(
     opcode: u8,
     is_jmp32: bool,
 ) -> Option<bool> {
+    match scalar_branch_decided(reg1, reg2, same_reg, opcode, is_jmp32) {
+        Some(taken) => taken,
+        None => simulate_both_branches_taken(regs, opcode, is_jmp32),
+    }
+}
+
+/// The part of [`is_scalar_branch_taken`] that reads the bounds only:
+/// `Some(answer)` when they decide, `None` when it takes the simulation
+/// of both edges (so a caller builds the edges' registers only then).
+pub fn scalar_branch_decided(reg1: &Scalar, reg2: &Scalar, same_reg: bool, opcode: u8, is_jmp32: bool) -> Option<Option<bool>> {
     let (t1, t2) = if is_jmp32 {
         (tnum_subreg(reg1.var_off), tnum_subreg(reg2.var_off))
     } else {
         (reg1.var_off, reg2.var_off)
     };
+    // two constants compared for equality need none of the bounds
+    if !same_reg && matches!(opcode, BPF_JEQ | BPF_JNE) && tnum_is_const(t1) && tnum_is_const(t2) {
+        return Some(Some((t1.value == t2.value) == (opcode == BPF_JEQ)));
+    }
     let bounds = |r: &Scalar| -> (u64, u64, i64, i64) {
         if is_jmp32 {
             (u64::from(r.u32_min()), u64::from(r.u32_max()), i64::from(r.s32_min()), i64::from(r.s32_max()))
@@ -238,7 +252,7 @@ pub fn is_scalar_branch_taken(
     let (umin2, umax2, smin2, smax2) = bounds(reg2);
 
     if same_reg {
-        return match opcode {
+        return Some(match opcode {
             BPF_JGE | BPF_JLE | BPF_JSGE | BPF_JSLE | BPF_JEQ => Some(true),
             BPF_JGT | BPF_JLT | BPF_JSGT | BPF_JSLT | BPF_JNE => Some(false),
             BPF_JSET => {
@@ -251,7 +265,7 @@ pub fn is_scalar_branch_taken(
                 }
             }
             _ => None,
-        };
+        });
     }
 
     // The 32-bit bounds rule out equality even when the 64-bit ones do not.
@@ -265,7 +279,7 @@ pub fn is_scalar_branch_taken(
         BPF_JEQ | BPF_JNE => {
             let eq = opcode == BPF_JEQ;
             if tnum_is_const(t1) && tnum_is_const(t2) {
-                return Some((t1.value == t2.value) == eq);
+                return Some(Some((t1.value == t2.value) == eq));
             }
             if !tnum_overlap(t1, t2)
                 || umin1 > umax2
@@ -274,7 +288,7 @@ pub fn is_scalar_branch_taken(
                 || smax1 < smin2
                 || (!is_jmp32 && subreg_disjoint())
             {
-                return Some(!eq);
+                return Some(Some(!eq));
             }
         }
         BPF_JSET => {
@@ -283,74 +297,74 @@ pub fn is_scalar_branch_taken(
             } else if reg1.is_reg_const(is_jmp32) {
                 (t2, t1)
             } else {
-                return None;
+                return Some(None);
             };
             if (!t1.mask & t1.value) & t2.value != 0 {
-                return Some(true);
+                return Some(Some(true));
             }
             if (t1.mask | t1.value) & t2.value == 0 {
-                return Some(false);
+                return Some(Some(false));
             }
         }
         BPF_JGT => {
             if umin1 > umax2 {
-                return Some(true);
+                return Some(Some(true));
             } else if umax1 <= umin2 {
-                return Some(false);
+                return Some(Some(false));
             }
         }
         BPF_JSGT => {
             if smin1 > smax2 {
-                return Some(true);
+                return Some(Some(true));
             } else if smax1 <= smin2 {
-                return Some(false);
+                return Some(Some(false));
             }
         }
         BPF_JLT => {
             if umax1 < umin2 {
-                return Some(true);
+                return Some(Some(true));
             } else if umin1 >= umax2 {
-                return Some(false);
+                return Some(Some(false));
             }
         }
         BPF_JSLT => {
             if smax1 < smin2 {
-                return Some(true);
+                return Some(Some(true));
             } else if smin1 >= smax2 {
-                return Some(false);
+                return Some(Some(false));
             }
         }
         BPF_JGE => {
             if umin1 >= umax2 {
-                return Some(true);
+                return Some(Some(true));
             } else if umax1 < umin2 {
-                return Some(false);
+                return Some(Some(false));
             }
         }
         BPF_JSGE => {
             if smin1 >= smax2 {
-                return Some(true);
+                return Some(Some(true));
             } else if smax1 < smin2 {
-                return Some(false);
+                return Some(Some(false));
             }
         }
         BPF_JLE => {
             if umax1 <= umin2 {
-                return Some(true);
+                return Some(Some(true));
             } else if umin1 > umax2 {
-                return Some(false);
+                return Some(Some(false));
             }
         }
         BPF_JSLE => {
             if smax1 <= smin2 {
-                return Some(true);
+                return Some(Some(true));
             } else if smin1 > smax2 {
-                return Some(false);
+                return Some(Some(false));
             }
         }
         _ => {}
     }
-    simulate_both_branches_taken(regs, opcode, is_jmp32)
+    None
 }
 
 /// The scalar part of `check_cond_jmp_op` up to the branch decision: the
