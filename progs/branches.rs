@@ -279,3 +279,32 @@ pub fn signed_upper_bound_only() {
         imm(bpf_get_prandom_u32),
     )
 }
+
+// A constant that reaches a compare only along a path that jumps back to an
+// insn before it: the front end's constant registers (for
+// bpf_prune_dead_branches) must join both paths, r3 is 0 or 1, and the
+// compare stays (the model once took the post-order for a topological order
+// and folded it: the program always returned 0).
+#[sec("socket")]
+#[kernel("7.3")]
+#[success]
+#[xlated("3: if r3 == 0x0 goto pc+2")]
+#[xlated("4: r0 = 1")]
+#[retval(1)]
+pub fn const_joined_from_a_goto_back() {
+    bpf_asm!(
+        "r3 = 0;"
+        "r7 = *(u32 *)(r1 + 0);"
+        "if r7 > 1 goto 3f;"
+    "1:"
+        "if r3 == 0 goto 2f;"
+        "r0 = 1;"
+        "exit;"
+    "2:"
+        "r0 = 0;"
+        "exit;"
+    "3:"
+        "r3 = 1;"
+        "goto 1b;"
+    )
+}
