@@ -146,6 +146,25 @@ enum Kind {
     Other,
 }
 
+/// The opcodes [`classify`] may find an access in (an atomic one only
+/// through an arena pointer): the pass looks no further at the others.
+const LOAD_STORE_CODES: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut code = 0;
+    while code < 256 {
+        let c = code as u8;
+        let (class, mode) = (c & 0x07, c & 0xe0);
+        t[code] = match class {
+            BPF_LDX => mode == BPF_MEM || (mode == BPF_MEMSX && c & 0x18 != BPF_DW),
+            BPF_ST => mode == BPF_MEM,
+            BPF_STX => mode == BPF_MEM || mode == BPF_ATOMIC,
+            _ => false,
+        };
+        code += 1;
+    }
+    t
+};
+
 fn classify(insn: &Insn, ptr_type: RegType) -> Kind {
     let (class, mode) = (insn.code & 0x07, insn.code & 0xe0);
     match class {
@@ -202,10 +221,13 @@ pub fn bpf_convert_ctx_accesses(env: &mut VerifierEnv<'_>) -> Result<(), Fail> {
         .iter()
         .zip(&env.pass_aux)
         .enumerate()
-        .filter(|&(i, (insn, a))| a.nospec || (i == 0 && has_prologue) || !matches!(classify(insn, a.ptr_type), Kind::Other));
+        .filter(|&(i, (insn, a))| LOAD_STORE_CODES[insn.code as usize] || a.nospec || (i == 0 && has_prologue));
     for (i, (&insn, a)) in candidates {
         let kind = classify(&insn, a.ptr_type);
         let with_prologue = i == 0 && has_prologue;
+        if matches!(kind, Kind::Other) && !a.nospec && !with_prologue {
+            continue;
+        }
         let converted: Option<Vec<Insn>> = match kind {
             Kind::Other => None,
             Kind::ArenaAtomic => Some(vec![Insn { code: BPF_STX | BPF_PROBE_ATOMIC | (insn.code & 0x18), ..insn }]),
@@ -364,7 +386,7 @@ fn tstamp_type_access(env: &VerifierEnv<'_>) -> bool {
 fn seen_direct_write(env: &VerifierEnv<'_>) -> bool {
     env.insns.iter().zip(&env.pass_aux).any(|(insn, a)| {
         let pkt_store = matches!(insn.code & 0x07, BPF_ST | BPF_STX) && matches!(base_type(a.ptr_type), PTR_TO_PACKET | PTR_TO_PACKET_META);
-        let rdwr_slice = a.seen && insn.is_kfunc_call() && env.kfunc_name(insn.imm) == Some("bpf_dynptr_slice_rdwr");
+        let rdwr_slice = insn.is_kfunc_call() && a.seen && env.kfunc_name(insn.imm) == Some("bpf_dynptr_slice_rdwr");
         pkt_store || rdwr_slice
     })
 }

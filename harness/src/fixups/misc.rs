@@ -120,6 +120,12 @@ pub fn bpf_do_misc_fixups(env: &mut VerifierEnv<'_>) -> Result<(), Fail> {
     let mut patches = Patches::new();
     let mut i = 0;
     while i < insn_cnt {
+        // the insns before the subprogram's last one that the walk passes
+        // over, in one scan
+        let last = if cur < cnt { starts[cur + 1].min(insn_cnt) } else { insn_cnt }.saturating_sub(1);
+        if i < last && !may_rewrite(env, i) {
+            i = (i + 1..last).find(|&k| may_rewrite(env, k)).unwrap_or(last);
+        }
         if may_rewrite(env, i)
             && let Some(p) = fixup_insn(env, &mut w, &mut i)?
         {
