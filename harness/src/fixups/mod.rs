@@ -109,12 +109,10 @@ const DUMP_CANDIDATES: [bool; 256] = {
 pub fn bpf_insn_prepare_dump(env: &VerifierEnv<'_>) -> Vec<Insn> {
     let mut insns = env.insns.clone();
     let mut i = 0;
-    while i < insns.len() {
+    // from one insn it changes to the next, in one scan
+    while let Some(k) = insns[i..].iter().position(|x| DUMP_CANDIDATES[x.code as usize]) {
+        i += k;
         let code = insns[i].code;
-        if !DUMP_CANDIDATES[code as usize] {
-            i += 1;
-            continue;
-        }
         let class = code & 0x07;
         if code == BPF_JMP | BPF_TAIL_CALL {
             insns[i].code = BPF_JMP | BPF_CALL;
