@@ -73,8 +73,11 @@ pub fn bpf_optimize_bpf_loop(env: &mut VerifierEnv<'_>) -> Result<(), Fail> {
         let extra = BPF_REG_SIZE * 3 + ((depth + 7) / 8 * 8 - depth);
         let mut inlined = false;
         for i in start..end {
+            if !is_bpf_loop_call(&env.insns[i]) {
+                continue;
+            }
             let Some(state) = env.pass_aux.get(i).map(|a| a.loop_inline) else { continue };
-            if !is_bpf_loop_call(&env.insns[i]) || !state.fit_for_inline {
+            if !state.fit_for_inline {
                 continue;
             }
             let cb = env

@@ -146,6 +146,25 @@ enum Kind {
     Other,
 }
 
+/// The opcodes [`classify`] may find an access in (an atomic one only
+/// through an arena pointer): the pass looks no further at the others.
+const LOAD_STORE_CODES: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut code = 0;
+    while code < 256 {
+        let c = code as u8;
+        let (class, mode) = (c & 0x07, c & 0xe0);
+        t[code] = match class {
+            BPF_LDX => mode == BPF_MEM || (mode == BPF_MEMSX && c & 0x18 != BPF_DW),
+            BPF_ST => mode == BPF_MEM,
+            BPF_STX => mode == BPF_MEM || mode == BPF_ATOMIC,
+            _ => false,
+        };
+        code += 1;
+    }
+    t
+};
+
 fn classify(insn: &Insn, ptr_type: RegType) -> Kind {
     let (class, mode) = (insn.code & 0x07, insn.code & 0xe0);
     match class {
@@ -192,16 +211,24 @@ pub fn bpf_convert_ctx_accesses(env: &mut VerifierEnv<'_>) -> Result<(), Fail> {
     };
     let prologue_len = prologue.as_ref().map_or(0, |p| p.len() - 1);
 
+    // one read-only look per insn, as the kernel's loop `continue`s on
+    // what it does not convert: a patch (and its Vec) only for the insns
+    // that change
     let mut in_place: Vec<(usize, Insn)> = Vec::new();
-    for i in 0..env.insns.len() {
-        let insn = env.insns[i];
-        let a = &env.pass_aux[i];
-        let ptr_type = a.ptr_type;
-        let mut out: Vec<Insn> = Vec::new();
-        if a.nospec {
-            out.push(emit::st_nospec());
+    let has_prologue = prologue.is_some();
+    let candidates = env
+        .insns
+        .iter()
+        .zip(&env.pass_aux)
+        .enumerate()
+        .filter(|&(i, (insn, a))| LOAD_STORE_CODES[insn.code as usize] || a.nospec || (i == 0 && has_prologue));
+    for (i, (&insn, a)) in candidates {
+        let kind = classify(&insn, a.ptr_type);
+        let with_prologue = i == 0 && has_prologue;
+        if matches!(kind, Kind::Other) && !a.nospec && !with_prologue {
+            continue;
         }
-        let converted: Option<Vec<Insn>> = match classify(&insn, ptr_type) {
+        let converted: Option<Vec<Insn>> = match kind {
             Kind::Other => None,
             Kind::ArenaAtomic => Some(vec![Insn { code: BPF_STX | BPF_PROBE_ATOMIC | (insn.code & 0x18), ..insn }]),
             Kind::Write if a.nospec_result => Some(vec![insn, emit::st_nospec()]),
@@ -222,19 +249,26 @@ pub fn bpf_convert_ctx_accesses(env: &mut VerifierEnv<'_>) -> Result<(), Fail> {
             in_place.push((i, *probe));
             continue;
         }
-        let body_changed = converted.is_some();
-        out.extend(converted.unwrap_or_else(|| vec![insn]));
-        if i == 0
-            && let Some(p) = &prologue
-        {
-            // the prologue ends with insn 0 as it was: put insn 0's own
-            // rewrite in its place
-            let mut all = p[..prologue_len].to_vec();
-            all.extend(out);
-            patches.replace(0, all);
-        } else if a.nospec || body_changed {
-            patches.replace(i, out);
+        if !a.nospec && !with_prologue {
+            // the conversion alone (a load or store left as it is queues nothing)
+            if let Some(body) = converted {
+                patches.replace(i, body);
+            }
+            continue;
         }
+        // barrier before, and the prologue, which ends with insn 0 as it
+        // was: insn 0's own rewrite in its place
+        let body = converted.unwrap_or_else(|| vec![insn]);
+        let before = if with_prologue { prologue_len } else { 0 };
+        let mut out = Vec::with_capacity(before + usize::from(a.nospec) + body.len());
+        if let Some(p) = prologue.as_ref().filter(|_| with_prologue) {
+            out.extend_from_slice(&p[..prologue_len]);
+        }
+        if a.nospec {
+            out.push(emit::st_nospec());
+        }
+        out.extend(body);
+        patches.replace(i, out);
     }
     for (i, probe) in in_place {
         env.insns[i] = probe;
@@ -352,7 +386,7 @@ fn tstamp_type_access(env: &VerifierEnv<'_>) -> bool {
 fn seen_direct_write(env: &VerifierEnv<'_>) -> bool {
     env.insns.iter().zip(&env.pass_aux).any(|(insn, a)| {
         let pkt_store = matches!(insn.code & 0x07, BPF_ST | BPF_STX) && matches!(base_type(a.ptr_type), PTR_TO_PACKET | PTR_TO_PACKET_META);
-        let rdwr_slice = a.seen && insn.is_kfunc_call() && env.kfunc_name(insn.imm) == Some("bpf_dynptr_slice_rdwr");
+        let rdwr_slice = insn.is_kfunc_call() && a.seen && env.kfunc_name(insn.imm) == Some("bpf_dynptr_slice_rdwr");
         pkt_store || rdwr_slice
     })
 }

@@ -79,6 +79,10 @@ pub fn bpf_opt_remove_dead_code(env: &mut VerifierEnv<'_>) -> Result<(), Fail> {
 pub fn bpf_opt_remove_nops(env: &mut VerifierEnv<'_>) -> Result<(), Fail> {
     let mut i: i64 = 0;
     while (i as usize) < env.insns.len() {
+        // the next `goto`/`may_goto`, in one scan
+        let from = i as usize;
+        let Some(k) = env.insns[from..].iter().position(|x| x.code == NOP.code || x.code == MAY_GOTO_0.code) else { break };
+        i = (from + k) as i64;
         let insn = env.insns[i as usize];
         let is_may_goto_0 = insn == MAY_GOTO_0;
         if insn != NOP && !is_may_goto_0 {

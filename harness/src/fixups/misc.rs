@@ -120,7 +120,15 @@ pub fn bpf_do_misc_fixups(env: &mut VerifierEnv<'_>) -> Result<(), Fail> {
     let mut patches = Patches::new();
     let mut i = 0;
     while i < insn_cnt {
-        if let Some(p) = fixup_insn(env, &mut w, &mut i)? {
+        // the insns before the subprogram's last one that the walk passes
+        // over, in one scan
+        let last = if cur < cnt { starts[cur + 1].min(insn_cnt) } else { insn_cnt }.saturating_sub(1);
+        if i < last && !may_rewrite(env, i) {
+            i = (i + 1..last).find(|&k| may_rewrite(env, k)).unwrap_or(last);
+        }
+        if may_rewrite(env, i)
+            && let Some(p) = fixup_insn(env, &mut w, &mut i)?
+        {
             patches.replace(i, p);
         }
         // next_insn: leaving a subprogram settles its extra stack
@@ -142,6 +150,34 @@ pub fn bpf_do_misc_fixups(env: &mut VerifierEnv<'_>) -> Result<(), Fail> {
     }
     patch::apply(env, patches)?;
     may_goto_prologues(env, &stack_extra)
+}
+
+/// The opcodes [`fixup_insn`] may rewrite: address space casts (`r = r`
+/// 64-bit moves), div/mod, probing loads, `LD_ABS`/`LD_IND`, pointer
+/// add/sub, `may_goto`, `ld_imm64` and calls. Every other insn (an arena
+/// ALU aside: `needs_zext`) the walk passes over with one look, as the
+/// kernel's `continue`s do.
+const MISC_FIXUP_CANDIDATES: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut code = 0;
+    while code < 256 {
+        let c = code as u8;
+        let (class, op, mode) = (c & 0x07, c & 0xf0, c & 0xe0);
+        t[code] = match class {
+            BPF_ALU | BPF_ALU64 => matches!(op, BPF_DIV | BPF_MOD) || c == BPF_ALU64 | BPF_MOV | BPF_X || c == BPF_ALU64 | BPF_ADD | BPF_X || c == BPF_ALU64 | BPF_SUB | BPF_X,
+            BPF_LDX => matches!(mode, BPF_PROBE_MEM | BPF_PROBE_MEMSX),
+            BPF_LD => matches!(mode, BPF_ABS | BPF_IND) || c == BPF_LD | BPF_IMM | BPF_DW,
+            BPF_JMP => c == BPF_JMP | BPF_JCOND || c == BPF_JMP | BPF_CALL,
+            _ => false,
+        };
+        code += 1;
+    }
+    t
+};
+
+/// Whether [`fixup_insn`] has anything to look at in insn `i`.
+fn may_rewrite(env: &VerifierEnv<'_>, i: usize) -> bool {
+    MISC_FIXUP_CANDIDATES[env.insns[i].code as usize] || env.pass_aux.get(i).is_some_and(|a| a.needs_zext)
 }
 
 /// `env->seen_exception`: a `bpf_throw` was verified.

@@ -83,6 +83,24 @@ pub fn dump_hidden_modes(env: &VerifierEnv<'_>, dumped: &[Insn]) -> Vec<(usize, 
         .collect()
 }
 
+/// The opcodes `bpf_insn_prepare_dump` may change: calls (tail, pseudo),
+/// probing loads and stores, `ld_imm64`; the others it copies as they are.
+const DUMP_CANDIDATES: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut code = 0;
+    while code < 256 {
+        let c = code as u8;
+        let (class, mode) = (c & 0x07, c & 0xe0);
+        t[code] = c == BPF_JMP | BPF_TAIL_CALL
+            || c == BPF_JMP | BPF_CALL
+            || c == BPF_LD | BPF_IMM | BPF_DW
+            || (class == BPF_LDX && mode == BPF_PROBE_MEM)
+            || (matches!(class, BPF_LDX | BPF_STX | BPF_ST) && mode == BPF_PROBE_MEM32);
+        code += 1;
+    }
+    t
+};
+
 /// `bpf_insn_prepare_dump` (for a reader allowed raw dumps, as
 /// test_loader is): the xlated insns as `BPF_OBJ_GET_INFO_BY_FD` returns
 /// them: tail calls as helper calls, pseudo calls in the legacy layout
@@ -91,7 +109,9 @@ pub fn dump_hidden_modes(env: &VerifierEnv<'_>, dumped: &[Insn]) -> Vec<(usize, 
 pub fn bpf_insn_prepare_dump(env: &VerifierEnv<'_>) -> Vec<Insn> {
     let mut insns = env.insns.clone();
     let mut i = 0;
-    while i < insns.len() {
+    // from one insn it changes to the next, in one scan
+    while let Some(k) = insns[i..].iter().position(|x| DUMP_CANDIDATES[x.code as usize]) {
+        i += k;
         let code = insns[i].code;
         let class = code & 0x07;
         if code == BPF_JMP | BPF_TAIL_CALL {

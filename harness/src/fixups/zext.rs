@@ -94,13 +94,24 @@ pub fn bpf_opt_subreg_zext_lo32_rnd_hi32(env: &mut crate::verifier::env::Verifie
         rng as u32
     };
     let mut patches = Patches::new();
+    let (insns, aux, pass_aux) = (&env.insns, &env.aux, &env.pass_aux);
+    if !rnd_hi32 && !needs_zext {
+        // neither poison nor a JIT that needs the zext: only a cmpxchg
+        // whose R0 is read gets one (the walk below, reduced to that)
+        for (at, insn) in insns.iter().enumerate().filter(|(_, insn)| is_cmpxchg_insn(insn)) {
+            if aux[at].zext_dst {
+                patches.replace(at, vec![*insn, bpf_zext_reg(0)]);
+            }
+        }
+        return apply(env, patches);
+    }
     let mut i = 0;
-    while i < env.insns.len() {
-        let insn = env.insns[i];
+    while i < insns.len() {
+        let insn = insns[i];
         let at = i;
         i += 1;
         let load_reg = insn_def_regno(&insn);
-        if !env.aux[at].zext_dst {
+        if !aux[at].zext_dst {
             let Some(reg) = load_reg.filter(|_| rnd_hi32) else { continue };
             if bpf_is_reg64(&insn) {
                 if insn.code & 0x07 == BPF_LD && insn.code & 0xe0 == BPF_IMM {
@@ -109,7 +120,7 @@ pub fn bpf_opt_subreg_zext_lo32_rnd_hi32(env: &mut crate::verifier::env::Verifie
                 continue;
             }
             // a ctx load may become a wider load
-            if insn.code & 0x07 == BPF_LDX && env.pass_aux.get(at).is_some_and(|a| a.ptr_type == PTR_TO_CTX) {
+            if insn.code & 0x07 == BPF_LDX && pass_aux.get(at).is_some_and(|a| a.ptr_type == PTR_TO_CTX) {
                 continue;
             }
             let imm = next_rnd() as i32;
