@@ -215,6 +215,32 @@ fn regsafe(old: &RegState, cur: &RegState, m: &mut IdMap, exact: Exact, explore_
     }
 }
 
+/// Whether `regsafe` must fail whatever ids the two states map: the
+/// register's type, or a compared scalar's value, differ. Most checkpoints
+/// a state is compared to differ in a register, so `states_equal` looks
+/// for that before any id map or reference bookkeeping.
+fn reg_surely_unsafe(old: &RegState, cur: &RegState, exact: Exact, explore_alu_limits: bool) -> bool {
+    if exact == Exact::Exact {
+        return !same_value(old, cur);
+    }
+    if old.typ == NOT_INIT {
+        return false;
+    }
+    if old.typ != cur.typ {
+        return true;
+    }
+    if base_type(old.typ) != SCALAR_VALUE {
+        return false;
+    }
+    if explore_alu_limits {
+        return !same_value(old, cur);
+    }
+    if !old.precise && exact == Exact::NotExact {
+        return false;
+    }
+    !(range_within_reg(old, cur) && tnum_in(old.s.var_off, cur.s.var_off))
+}
+
 fn unbound_reg() -> RegState {
     RegState::unknown_imprecise()
 }
@@ -312,6 +338,20 @@ impl Env<'_, '_> {
         if old.curframe() != cur.curframe() {
             return false;
         }
+        // the checks below are a conjunction whose value does not depend
+        // on their order: a register that differs anyway settles it first
+        for i in 0..=old.curframe() {
+            let live = self.info(old.frame_insn_idx(i)).live_regs_before;
+            let (o, c) = (&old.frame[i].regs, &cur.frame[i].regs);
+            let mut regs = live & ((1 << MAX_BPF_REG) - 1);
+            while regs != 0 {
+                let r = regs.trailing_zeros() as usize;
+                regs &= regs - 1;
+                if reg_surely_unsafe(&o[r], &c[r], exact, self.explore_alu_limits) {
+                    return false;
+                }
+            }
+        }
         let mut m = IdMap::new(self.id_gen);
         if old.speculative && !cur.speculative {
             return false;
@@ -331,8 +371,11 @@ impl Env<'_, '_> {
                 return false;
             }
             let live = self.info(insn_idx).live_regs_before;
-            for r in 0..MAX_BPF_REG {
-                if live & (1 << r) != 0 && !regsafe(&old.frame[i].regs[r], &cur.frame[i].regs[r], &mut m, exact, self.explore_alu_limits) {
+            let mut regs = live & ((1 << MAX_BPF_REG) - 1);
+            while regs != 0 {
+                let r = regs.trailing_zeros() as usize;
+                regs &= regs - 1;
+                if !regsafe(&old.frame[i].regs[r], &cur.frame[i].regs[r], &mut m, exact, self.explore_alu_limits) {
                     return false;
                 }
             }
@@ -560,6 +603,9 @@ impl Env<'_, '_> {
                 break;
             }
         }
+        for b in backedges {
+            self.state_pool.recycle(b);
+        }
         Ok(())
     }
 
@@ -574,6 +620,7 @@ impl Env<'_, '_> {
             return;
         }
         self.checkpoints[c].listed = false;
+        self.state_pool.free_buffers(&mut self.checkpoints[c].state);
         self.free_list_size = self.free_list_size.saturating_sub(1);
     }
 
@@ -723,7 +770,7 @@ impl Env<'_, '_> {
                 let mut changed = false;
                 self.propagate_precision(ci, None, &mut changed)?;
                 if is_loop {
-                    let mut b = self.cur.clone();
+                    let mut b = self.state_pool.copy_of(&self.cur);
                     b.equal_state = Some(ci);
                     b.insn_idx = insn_idx;
                     self.add_scc_backedge(ci, b)?;
@@ -776,7 +823,10 @@ impl Env<'_, '_> {
             }
         }
         self.clear_singular_ids();
-        let mut new = self.cur.clone();
+        // the checkpoint takes the current history, which starts over
+        let hist = std::mem::take(&mut self.cur.jmp_history);
+        let mut new = self.state_pool.copy_of(&self.cur);
+        self.cur.jmp_history = std::mem::replace(&mut new.jmp_history, hist);
         new.insn_idx = insn_idx;
         let id = self.checkpoints.len();
         self.checkpoints.push(Checkpoint { state: new, miss_cnt: 0, hit_cnt: 0, in_free_list: false, listed: true });
