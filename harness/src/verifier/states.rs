@@ -219,6 +219,7 @@ fn regsafe(old: &RegState, cur: &RegState, m: &mut IdMap, exact: Exact, explore_
 /// register's type, or a compared scalar's value, differ. Most checkpoints
 /// a state is compared to differ in a register, so `states_equal` looks
 /// for that before any id map or reference bookkeeping.
+#[inline]
 fn reg_surely_unsafe(old: &RegState, cur: &RegState, exact: Exact, explore_alu_limits: bool) -> bool {
     if exact == Exact::Exact {
         return !same_value(old, cur);
@@ -341,7 +342,7 @@ impl Env<'_, '_> {
         // the checks below are a conjunction whose value does not depend
         // on their order: a register that differs anyway settles it first
         for i in 0..=old.curframe() {
-            let live = self.info(old.frame_insn_idx(i)).live_regs_before;
+            let live = self.live_regs_before(old.frame_insn_idx(i));
             let (o, c) = (&old.frame[i].regs, &cur.frame[i].regs);
             let mut regs = live & ((1 << MAX_BPF_REG) - 1);
             while regs != 0 {
@@ -370,7 +371,7 @@ impl Env<'_, '_> {
             if old.frame[i].callback_depth > cur.frame[i].callback_depth {
                 return false;
             }
-            let live = self.info(insn_idx).live_regs_before;
+            let live = self.live_regs_before(insn_idx);
             let mut regs = live & ((1 << MAX_BPF_REG) - 1);
             while regs != 0 {
                 let r = regs.trailing_zeros() as usize;
@@ -386,6 +387,15 @@ impl Env<'_, '_> {
         true
     }
 
+    /// The registers live before `idx` (`live_regs_before` of its aux).
+    #[inline]
+    fn live_regs_before(&self, idx: usize) -> u16 {
+        match (self.input.aux.get(idx), self.input.insns.get(idx)) {
+            (Some(a), Some(_)) => a.live_regs_before,
+            _ => 0,
+        }
+    }
+
     /// `clean_verifier_state` / `__clean_func_state`.
     fn clean_verifier_state(&mut self) {
         // the stack liveness query, built only when there is a stack
@@ -397,7 +407,7 @@ impl Env<'_, '_> {
         let n = self.cur.frame.len();
         for fr in 0..n {
             let ip = self.cur.frame_insn_idx(fr);
-            let live = self.info(ip).live_regs_before;
+            let live = self.live_regs_before(ip);
             let liveness = self.input.liveness;
             let f = &mut self.cur.frame[fr];
             for r in 0..BPF_REG_FP {
@@ -567,11 +577,13 @@ impl Env<'_, '_> {
 
     /// `incomplete_read_marks`: a state of an SCC visit that still has
     /// unsettled back-edges.
+    #[inline]
     fn incomplete_read_marks(&self, st: &VerifierState) -> bool {
         // `num_backedges` counts the back-edges of all open visits
-        if self.num_backedges == 0 {
-            return false;
-        }
+        self.num_backedges != 0 && self.visit_has_backedges(st)
+    }
+
+    fn visit_has_backedges(&self, st: &VerifierState) -> bool {
         let Some(cc) = self.compute_scc_callchain(st) else { return false };
         self.scc.visits.get(cc.scc as usize).is_some_and(|vs| vs.iter().any(|v| v.callchain == cc && !v.backedges.is_empty()))
     }
