@@ -168,10 +168,20 @@ pub fn lock_ptr(map_index: i64, uid: u32) -> u64 {
     ((map_index as u64) << 32) | uid as u64
 }
 
-/// `struct bpf_verifier_state`.
+/// `struct bpf_verifier_state`. In C layout: what the pruning walk reads
+/// of every stored checkpoint it passes (where it is, its frames, whether
+/// it is still open) shares the first cache line.
 #[derive(Debug)]
+#[repr(C)]
 pub struct VerifierState {
+    pub insn_idx: usize,
     pub frame: Vec<FuncState>,
+    /// Paths from this state not fully explored yet.
+    pub branches: u32,
+    pub speculative: bool,
+    pub in_sleepable: bool,
+    pub may_goto_depth: u32,
+    pub callback_unroll_depth: u32,
     /// `refs[0..acquired_refs]`.
     pub refs: Vec<RefState>,
     pub active_locks: u32,
@@ -180,19 +190,12 @@ pub struct VerifierState {
     pub active_lock_id: u32,
     pub active_lock_ptr: u64,
     pub active_rcu_locks: u32,
+    pub dfs_depth: u32,
     /// The checkpoint this state continues from (index into the checkpoint
     /// store of [`super::do_check::Env`]).
     pub parent: Option<usize>,
-    /// Paths from this state not fully explored yet.
-    pub branches: u32,
-    pub insn_idx: usize,
     pub first_insn_idx: usize,
     pub last_insn_idx: i64,
-    pub speculative: bool,
-    pub in_sleepable: bool,
-    pub dfs_depth: u32,
-    pub callback_unroll_depth: u32,
-    pub may_goto_depth: u32,
     pub jmp_history: Vec<JmpHistEntry>,
     /// A loop back-edge state: the checkpoint it was found equal to.
     pub equal_state: Option<usize>,

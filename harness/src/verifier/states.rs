@@ -416,7 +416,13 @@ impl Env<'_, '_> {
                 }
             }
             let Some(q) = &q else { continue };
+            let poisoned = StackSlot { spilled_ptr: RegState::not_init(), slot_type: [STACK_POISON; BPF_REG_SIZE] };
             for i in 0..f.stack.len() {
+                // cleaning leaves these as they are whatever is alive: no
+                // liveness query (the costly part of this walk)
+                if f.stack[i] == poisoned || matches!(f.stack[i].slot_type[7], STACK_DYNPTR | STACK_ITER | STACK_IRQ_FLAG) {
+                    continue;
+                }
                 let lo = liveness.stack_slot_alive(q, fr, i * 2);
                 let hi = liveness.stack_slot_alive(q, fr, i * 2 + 1);
                 if hi && lo {
