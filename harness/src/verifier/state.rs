@@ -261,6 +261,8 @@ impl VerifierState {
 impl Clone for FuncState {
     fn clone(&self) -> FuncState {
         let mut f = FuncState::new(0, 0, 0);
+        // exactly the room needed (a growing Vec would reserve 4 slots)
+        f.stack = Vec::with_capacity(self.stack.len());
         f.clone_from(self);
         f
     }
@@ -302,7 +304,11 @@ impl Clone for FuncState {
 /// and history the destination already holds.
 impl Clone for VerifierState {
     fn clone(&self) -> VerifierState {
-        let mut st = VerifierState::empty();
+        // exactly the room needed: a Vec grown from empty reserves room for
+        // 4 elements, 4 frames where a state mostly has one
+        let mut st = VerifierState::new_with_frames(Vec::with_capacity(self.frame.len()));
+        st.refs = Vec::with_capacity(self.refs.len());
+        st.jmp_history = Vec::with_capacity(self.jmp_history.len());
         st.clone_from(self);
         st
     }
@@ -366,7 +372,7 @@ pub struct StatePool {
 }
 
 /// Spare states kept at most: past this, a recycled state is freed.
-const STATE_POOL_MAX: usize = 1 << 16;
+const STATE_POOL_MAX: usize = 64;
 
 impl StatePool {
     /// A copy of `src` in spare buffers when there are any.

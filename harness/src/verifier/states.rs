@@ -841,10 +841,9 @@ impl Env<'_, '_> {
             }
         }
         self.clear_singular_ids();
-        // the checkpoint takes the current history, which starts over
-        let hist = std::mem::take(&mut self.cur.jmp_history);
-        let mut new = self.state_pool.copy_of(&self.cur);
-        self.cur.jmp_history = std::mem::replace(&mut new.jmp_history, hist);
+        // a fresh allocation of the exact size: a checkpoint may live
+        // until the end, spare buffers may be larger than it needs
+        let mut new = self.cur.clone();
         new.insn_idx = insn_idx;
         let id = self.checkpoints.len();
         self.checkpoints.push(Checkpoint { state: new, miss_cnt: 0, hit_cnt: 0, in_free_list: false, listed: true });
