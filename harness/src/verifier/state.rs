@@ -360,12 +360,11 @@ impl Clone for VerifierState {
 }
 
 /// Spare state buffers (frames with their stacks, references, jump
-/// histories) of states the pass is done with: a state pushed on the
-/// branch stack or stored as a checkpoint is copied into them instead of
-/// into fresh heap memory. Most checkpoints are freed long before the pass
-/// ends (`peak_states` is a small share of `total_states`), so reusing
-/// their memory keeps the states the pruning walk reads few and close
-/// together, and spares the allocator and the page faults of new memory.
+/// histories) of states the pass is done with (popped branches, freed
+/// checkpoints, settled back-edges): a state pushed on the branch stack is
+/// copied into them instead of into fresh heap memory, as the kernel
+/// copies into states it already has. Checkpoints, which may live until
+/// the end, are fresh copies of the exact size.
 #[derive(Debug, Default)]
 pub struct StatePool {
     spare: Vec<VerifierState>,
