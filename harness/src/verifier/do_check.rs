@@ -428,6 +428,8 @@ pub struct Env<'a, 'l> {
     pub(crate) cur: VerifierState,
     pub(crate) stack: Vec<StackElem>,
     pub(crate) checkpoints: Vec<Checkpoint>,
+    /// Buffers of states done with, for the next copies.
+    pub(crate) state_pool: StatePool,
     /// `explored_states`: hash buckets of insn and call site, newest first.
     pub(crate) explored: ExploredStates,
     pub(crate) free_list_size: u32,
@@ -478,6 +480,7 @@ pub fn do_check_main(input: &DoCheckInput<'_>, log: &mut dyn VLog) -> DoCheckOut
         cur: VerifierState::new(),
         stack: Vec::new(),
         checkpoints: Vec::new(),
+        state_pool: StatePool::default(),
         explored: ExploredStates::new(n),
         free_list_size: 0,
         explored_states_size: 0,
@@ -656,7 +659,7 @@ impl<'a, 'l> Env<'a, 'l> {
 
     /// `push_stack`: queue the current state to continue at `insn_idx`.
     pub(crate) fn push_stack(&mut self, insn_idx: usize, prev_insn_idx: usize, speculative: bool) -> VResult<usize> {
-        let mut st = self.cur.clone();
+        let mut st = self.state_pool.copy_of(&self.cur);
         st.speculative |= speculative;
         let log_pos = self.log.end_pos();
         let diag_log_pos = self.diag_log_save();
@@ -677,7 +680,8 @@ impl<'a, 'l> Env<'a, 'l> {
     /// `pop_stack`: continue with the newest queued branch.
     fn pop_stack(&mut self, prev_insn_idx: &mut i64, pop_log: bool) -> bool {
         let Some(head) = self.stack.pop() else { return false };
-        self.cur = head.st;
+        let done = std::mem::replace(&mut self.cur, head.st);
+        self.state_pool.recycle(done);
         self.diag_log_restore(head.diag_log_pos);
         if pop_log {
             self.log.reset(head.log_pos);

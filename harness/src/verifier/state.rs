@@ -65,7 +65,7 @@ impl RetvalRange {
 }
 
 /// `struct bpf_func_state`.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Debug, PartialEq, Eq)]
 pub struct FuncState {
     pub regs: [RegState; MAX_BPF_REG],
     /// Index of the call insn that made this frame (-1 for main).
@@ -168,10 +168,20 @@ pub fn lock_ptr(map_index: i64, uid: u32) -> u64 {
     ((map_index as u64) << 32) | uid as u64
 }
 
-/// `struct bpf_verifier_state`.
-#[derive(Clone, Debug)]
+/// `struct bpf_verifier_state`. In C layout: what the pruning walk reads
+/// of every stored checkpoint it passes (where it is, its frames, whether
+/// it is still open) shares the first cache line.
+#[derive(Debug)]
+#[repr(C)]
 pub struct VerifierState {
+    pub insn_idx: usize,
     pub frame: Vec<FuncState>,
+    /// Paths from this state not fully explored yet.
+    pub branches: u32,
+    pub speculative: bool,
+    pub in_sleepable: bool,
+    pub may_goto_depth: u32,
+    pub callback_unroll_depth: u32,
     /// `refs[0..acquired_refs]`.
     pub refs: Vec<RefState>,
     pub active_locks: u32,
@@ -180,19 +190,12 @@ pub struct VerifierState {
     pub active_lock_id: u32,
     pub active_lock_ptr: u64,
     pub active_rcu_locks: u32,
+    pub dfs_depth: u32,
     /// The checkpoint this state continues from (index into the checkpoint
     /// store of [`super::do_check::Env`]).
     pub parent: Option<usize>,
-    /// Paths from this state not fully explored yet.
-    pub branches: u32,
-    pub insn_idx: usize,
     pub first_insn_idx: usize,
     pub last_insn_idx: i64,
-    pub speculative: bool,
-    pub in_sleepable: bool,
-    pub dfs_depth: u32,
-    pub callback_unroll_depth: u32,
-    pub may_goto_depth: u32,
     pub jmp_history: Vec<JmpHistEntry>,
     /// A loop back-edge state: the checkpoint it was found equal to.
     pub equal_state: Option<usize>,
@@ -200,8 +203,12 @@ pub struct VerifierState {
 
 impl VerifierState {
     pub fn new() -> VerifierState {
+        VerifierState::new_with_frames(vec![FuncState::new(-1, 0, 0)])
+    }
+
+    fn new_with_frames(frame: Vec<FuncState>) -> VerifierState {
         VerifierState {
-            frame: vec![FuncState::new(-1, 0, 0)],
+            frame,
             refs: Vec::new(),
             active_locks: 0,
             active_preempt_locks: 0,
@@ -224,6 +231,11 @@ impl VerifierState {
         }
     }
 
+    /// A state without frames: the destination of a copy.
+    fn empty() -> VerifierState {
+        VerifierState::new_with_frames(Vec::new())
+    }
+
     pub fn curframe(&self) -> usize {
         self.frame.len() - 1
     }
@@ -241,6 +253,153 @@ impl VerifierState {
     /// the current insn for the innermost frame).
     pub fn frame_insn_idx(&self, i: usize) -> usize {
         if i == self.curframe() { self.insn_idx } else { self.frame[i + 1].callsite.max(0) as usize }
+    }
+}
+
+/// `copy_func_state`: `clone_from` keeps the stack's allocation, as the
+/// kernel copies into a state it already has.
+impl Clone for FuncState {
+    fn clone(&self) -> FuncState {
+        let mut f = FuncState::new(0, 0, 0);
+        // exactly the room needed (a growing Vec would reserve 4 slots)
+        f.stack = Vec::with_capacity(self.stack.len());
+        f.clone_from(self);
+        f
+    }
+
+    fn clone_from(&mut self, src: &FuncState) {
+        // destructured so that a new field cannot be left out of the copy
+        let FuncState {
+            regs,
+            callsite,
+            frameno,
+            subprogno,
+            diag_frame_id,
+            stack,
+            async_entry_cnt,
+            callback_ret_range,
+            in_callback_fn,
+            in_async_callback_fn,
+            in_exception_callback_fn,
+            callback_depth,
+            insns_subtotal,
+        } = src;
+        self.regs = *regs;
+        self.callsite = *callsite;
+        self.frameno = *frameno;
+        self.subprogno = *subprogno;
+        self.diag_frame_id = *diag_frame_id;
+        self.stack.clone_from(stack);
+        self.async_entry_cnt = *async_entry_cnt;
+        self.callback_ret_range = *callback_ret_range;
+        self.in_callback_fn = *in_callback_fn;
+        self.in_async_callback_fn = *in_async_callback_fn;
+        self.in_exception_callback_fn = *in_exception_callback_fn;
+        self.callback_depth = *callback_depth;
+        self.insns_subtotal = *insns_subtotal;
+    }
+}
+
+/// `bpf_copy_verifier_state`: `clone_from` reuses the frames, references
+/// and history the destination already holds.
+impl Clone for VerifierState {
+    fn clone(&self) -> VerifierState {
+        // exactly the room needed: a Vec grown from empty reserves room for
+        // 4 elements, 4 frames where a state mostly has one
+        let mut st = VerifierState::new_with_frames(Vec::with_capacity(self.frame.len()));
+        st.refs = Vec::with_capacity(self.refs.len());
+        st.jmp_history = Vec::with_capacity(self.jmp_history.len());
+        st.clone_from(self);
+        st
+    }
+
+    fn clone_from(&mut self, src: &VerifierState) {
+        let VerifierState {
+            frame,
+            refs,
+            active_locks,
+            active_preempt_locks,
+            active_irq_id,
+            active_lock_id,
+            active_lock_ptr,
+            active_rcu_locks,
+            parent,
+            branches,
+            insn_idx,
+            first_insn_idx,
+            last_insn_idx,
+            speculative,
+            in_sleepable,
+            dfs_depth,
+            callback_unroll_depth,
+            may_goto_depth,
+            jmp_history,
+            equal_state,
+        } = src;
+        self.frame.clone_from(frame);
+        self.refs.clone_from(refs);
+        self.active_locks = *active_locks;
+        self.active_preempt_locks = *active_preempt_locks;
+        self.active_irq_id = *active_irq_id;
+        self.active_lock_id = *active_lock_id;
+        self.active_lock_ptr = *active_lock_ptr;
+        self.active_rcu_locks = *active_rcu_locks;
+        self.parent = *parent;
+        self.branches = *branches;
+        self.insn_idx = *insn_idx;
+        self.first_insn_idx = *first_insn_idx;
+        self.last_insn_idx = *last_insn_idx;
+        self.speculative = *speculative;
+        self.in_sleepable = *in_sleepable;
+        self.dfs_depth = *dfs_depth;
+        self.callback_unroll_depth = *callback_unroll_depth;
+        self.may_goto_depth = *may_goto_depth;
+        self.jmp_history.clone_from(jmp_history);
+        self.equal_state = *equal_state;
+    }
+}
+
+/// Spare state buffers (frames with their stacks, references, jump
+/// histories) of states the pass is done with (popped branches, freed
+/// checkpoints, settled back-edges): a state pushed on the branch stack is
+/// copied into them instead of into fresh heap memory, as the kernel
+/// copies into states it already has. Checkpoints, which may live until
+/// the end, are fresh copies of the exact size.
+#[derive(Debug, Default)]
+pub struct StatePool {
+    spare: Vec<VerifierState>,
+}
+
+/// Spare states kept at most: past this, a recycled state is freed.
+const STATE_POOL_MAX: usize = 64;
+
+impl StatePool {
+    /// A copy of `src` in spare buffers when there are any.
+    pub fn copy_of(&mut self, src: &VerifierState) -> VerifierState {
+        match self.spare.pop() {
+            Some(mut st) => {
+                st.clone_from(src);
+                st
+            }
+            None => src.clone(),
+        }
+    }
+
+    /// Keeps `st`'s buffers for a later copy.
+    pub fn recycle(&mut self, st: VerifierState) {
+        if self.spare.len() < STATE_POOL_MAX && st.frame.capacity() != 0 {
+            self.spare.push(st);
+        }
+    }
+
+    /// `bpf_free_verifier_state` of a checkpoint whose scalar fields are
+    /// still read (its `parent` link, `branches`): only the buffers go.
+    pub fn free_buffers(&mut self, st: &mut VerifierState) {
+        let mut spare = VerifierState::empty();
+        std::mem::swap(&mut spare.frame, &mut st.frame);
+        std::mem::swap(&mut spare.refs, &mut st.refs);
+        std::mem::swap(&mut spare.jmp_history, &mut st.jmp_history);
+        self.recycle(spare);
     }
 }
 

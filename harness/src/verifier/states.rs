@@ -215,6 +215,33 @@ fn regsafe(old: &RegState, cur: &RegState, m: &mut IdMap, exact: Exact, explore_
     }
 }
 
+/// Whether `regsafe` must fail whatever ids the two states map: the
+/// register's type, or a compared scalar's value, differ. Most checkpoints
+/// a state is compared to differ in a register, so `states_equal` looks
+/// for that before any id map or reference bookkeeping.
+#[inline]
+fn reg_surely_unsafe(old: &RegState, cur: &RegState, exact: Exact, explore_alu_limits: bool) -> bool {
+    if exact == Exact::Exact {
+        return !same_value(old, cur);
+    }
+    if old.typ == NOT_INIT {
+        return false;
+    }
+    if old.typ != cur.typ {
+        return true;
+    }
+    if base_type(old.typ) != SCALAR_VALUE {
+        return false;
+    }
+    if explore_alu_limits {
+        return !same_value(old, cur);
+    }
+    if !old.precise && exact == Exact::NotExact {
+        return false;
+    }
+    !(range_within_reg(old, cur) && tnum_in(old.s.var_off, cur.s.var_off))
+}
+
 fn unbound_reg() -> RegState {
     RegState::unknown_imprecise()
 }
@@ -312,6 +339,20 @@ impl Env<'_, '_> {
         if old.curframe() != cur.curframe() {
             return false;
         }
+        // the checks below are a conjunction whose value does not depend
+        // on their order: a register that differs anyway settles it first
+        for i in 0..=old.curframe() {
+            let live = self.live_regs_before(old.frame_insn_idx(i));
+            let (o, c) = (&old.frame[i].regs, &cur.frame[i].regs);
+            let mut regs = live & ((1 << MAX_BPF_REG) - 1);
+            while regs != 0 {
+                let r = regs.trailing_zeros() as usize;
+                regs &= regs - 1;
+                if reg_surely_unsafe(&o[r], &c[r], exact, self.explore_alu_limits) {
+                    return false;
+                }
+            }
+        }
         let mut m = IdMap::new(self.id_gen);
         if old.speculative && !cur.speculative {
             return false;
@@ -330,9 +371,12 @@ impl Env<'_, '_> {
             if old.frame[i].callback_depth > cur.frame[i].callback_depth {
                 return false;
             }
-            let live = self.info(insn_idx).live_regs_before;
-            for r in 0..MAX_BPF_REG {
-                if live & (1 << r) != 0 && !regsafe(&old.frame[i].regs[r], &cur.frame[i].regs[r], &mut m, exact, self.explore_alu_limits) {
+            let live = self.live_regs_before(insn_idx);
+            let mut regs = live & ((1 << MAX_BPF_REG) - 1);
+            while regs != 0 {
+                let r = regs.trailing_zeros() as usize;
+                regs &= regs - 1;
+                if !regsafe(&old.frame[i].regs[r], &cur.frame[i].regs[r], &mut m, exact, self.explore_alu_limits) {
                     return false;
                 }
             }
@@ -341,6 +385,15 @@ impl Env<'_, '_> {
             }
         }
         true
+    }
+
+    /// The registers live before `idx` (`live_regs_before` of its aux).
+    #[inline]
+    fn live_regs_before(&self, idx: usize) -> u16 {
+        match (self.input.aux.get(idx), self.input.insns.get(idx)) {
+            (Some(a), Some(_)) => a.live_regs_before,
+            _ => 0,
+        }
     }
 
     /// `clean_verifier_state` / `__clean_func_state`.
@@ -354,7 +407,7 @@ impl Env<'_, '_> {
         let n = self.cur.frame.len();
         for fr in 0..n {
             let ip = self.cur.frame_insn_idx(fr);
-            let live = self.info(ip).live_regs_before;
+            let live = self.live_regs_before(ip);
             let liveness = self.input.liveness;
             let f = &mut self.cur.frame[fr];
             for r in 0..BPF_REG_FP {
@@ -363,7 +416,13 @@ impl Env<'_, '_> {
                 }
             }
             let Some(q) = &q else { continue };
+            let poisoned = StackSlot { spilled_ptr: RegState::not_init(), slot_type: [STACK_POISON; BPF_REG_SIZE] };
             for i in 0..f.stack.len() {
+                // cleaning leaves these as they are whatever is alive: no
+                // liveness query (the costly part of this walk)
+                if f.stack[i] == poisoned || matches!(f.stack[i].slot_type[7], STACK_DYNPTR | STACK_ITER | STACK_IRQ_FLAG) {
+                    continue;
+                }
                 let lo = liveness.stack_slot_alive(q, fr, i * 2);
                 let hi = liveness.stack_slot_alive(q, fr, i * 2 + 1);
                 if hi && lo {
@@ -524,11 +583,13 @@ impl Env<'_, '_> {
 
     /// `incomplete_read_marks`: a state of an SCC visit that still has
     /// unsettled back-edges.
+    #[inline]
     fn incomplete_read_marks(&self, st: &VerifierState) -> bool {
         // `num_backedges` counts the back-edges of all open visits
-        if self.num_backedges == 0 {
-            return false;
-        }
+        self.num_backedges != 0 && self.visit_has_backedges(st)
+    }
+
+    fn visit_has_backedges(&self, st: &VerifierState) -> bool {
         let Some(cc) = self.compute_scc_callchain(st) else { return false };
         self.scc.visits.get(cc.scc as usize).is_some_and(|vs| vs.iter().any(|v| v.callchain == cc && !v.backedges.is_empty()))
     }
@@ -560,6 +621,9 @@ impl Env<'_, '_> {
                 break;
             }
         }
+        for b in backedges {
+            self.state_pool.recycle(b);
+        }
         Ok(())
     }
 
@@ -574,6 +638,7 @@ impl Env<'_, '_> {
             return;
         }
         self.checkpoints[c].listed = false;
+        self.state_pool.free_buffers(&mut self.checkpoints[c].state);
         self.free_list_size = self.free_list_size.saturating_sub(1);
     }
 
@@ -723,7 +788,7 @@ impl Env<'_, '_> {
                 let mut changed = false;
                 self.propagate_precision(ci, None, &mut changed)?;
                 if is_loop {
-                    let mut b = self.cur.clone();
+                    let mut b = self.state_pool.copy_of(&self.cur);
                     b.equal_state = Some(ci);
                     b.insn_idx = insn_idx;
                     self.add_scc_backedge(ci, b)?;
@@ -776,6 +841,8 @@ impl Env<'_, '_> {
             }
         }
         self.clear_singular_ids();
+        // a fresh allocation of the exact size: a checkpoint may live
+        // until the end, spare buffers may be larger than it needs
         let mut new = self.cur.clone();
         new.insn_idx = insn_idx;
         let id = self.checkpoints.len();
