@@ -46,7 +46,11 @@ use bpf_isa::Insn;
 
 struct Dfs {
     state: Vec<u8>,
-    stack: Vec<usize>,
+    /// Entries `(first, end)`: one insn `(t, t + 1)`, or a run of plain
+    /// insns `first..end` each pushed by the one before it as its
+    /// fall-through (a straight-line program would otherwise put every
+    /// insn on the stack, whose pages cost more than the DFS).
+    stack: Vec<(u32, u32)>,
 }
 
 enum Visit {
@@ -83,7 +87,7 @@ fn push_insn(env: &mut VerifierEnv<'_>, dfs: &mut Dfs, t: usize, w: i32, e: u8) 
         if dfs.stack.len() >= env.len() {
             return Err(Fail::Errno(E2BIG));
         }
-        dfs.stack.push(w);
+        dfs.stack.push((w as u32, w as u32 + 1));
         return Ok(Visit::Keep);
     }
     if dfs.state[w] & 0xf0 == DISCOVERED {
@@ -225,23 +229,36 @@ pub fn bpf_check_cfg(env: &mut VerifierEnv<'_>) -> PResult<()> {
     let mut dfs = Dfs { state: vec![0; n], stack: Vec::with_capacity(16) };
     env.cfg_loop_free = true;
     dfs.state[0] = DISCOVERED;
-    dfs.stack.push(0);
-    while let Some(&t) = dfs.stack.last() {
+    dfs.stack.push((0, 1));
+    while let Some(&(first, end)) = dfs.stack.last() {
+        let t = first as usize;
+        if end - first > 1 {
+            // a run of plain insns whose last one is done: all done
+            dfs.state[t..end as usize].fill(EXPLORED);
+            dfs.stack.pop();
+            continue;
+        }
         // Straight-line insns (most of any program) have one edge, the
-        // fall-through: take it here as `visit_insn` would, and leave
-        // everything else (jumps, calls, LD_ABS/LD_IND, ld_imm64, errors,
-        // an edge to an already discovered insn) to it.
+        // fall-through: take it here as `visit_insn` would, along the whole
+        // run of them, and leave everything else (jumps, calls,
+        // LD_ABS/LD_IND, ld_imm64, errors, an edge to an already
+        // discovered insn) to it.
         if is_plain_insn(&env.insns[t]) {
             if dfs.state[t] >= DISCOVERED | FALLTHROUGH {
                 dfs.state[t] = EXPLORED;
                 dfs.stack.pop();
                 continue;
             }
-            let w = t + 1;
-            if w < n && dfs.state[w] == 0 && dfs.stack.len() < n {
-                dfs.state[t] = DISCOVERED | FALLTHROUGH;
-                dfs.state[w] = DISCOVERED;
-                dfs.stack.push(w);
+            let mut w = t;
+            while is_plain_insn(&env.insns[w]) && w + 1 < n && dfs.state[w + 1] == 0 {
+                dfs.state[w] = DISCOVERED | FALLTHROUGH;
+                dfs.state[w + 1] = DISCOVERED;
+                w += 1;
+            }
+            if w > t {
+                // t..w wait for w (one entry), w is next
+                *dfs.stack.last_mut().expect("non-empty") = (t as u32, w as u32);
+                dfs.stack.push((w as u32, w as u32 + 1));
                 continue;
             }
         }
@@ -372,30 +389,48 @@ pub fn bpf_compute_postorder(env: &mut VerifierEnv<'_>) {
     let n = env.len();
     let mut postorder = Vec::with_capacity(n);
     let mut state = vec![0u8; n];
-    let mut stack: Vec<usize> = Vec::new();
+    // entries `(first, end)`: one insn `(t, t + 1)`, or a run of plain
+    // insns `first..end`, each the fall-through of the one before, all
+    // explored and waiting for `end` (see `Dfs::stack`)
+    let mut stack: Vec<(u32, u32)> = Vec::new();
     for i in 0..env.subprog_cnt {
         env.subprog_info[i].postorder_start = postorder.len();
         stack.clear();
-        stack.push(env.subprog_info[i].start);
-        while let Some(&top) = stack.last() {
+        let start = env.subprog_info[i].start as u32;
+        stack.push((start, start + 1));
+        while let Some(&(first, end)) = stack.last() {
+            if end - first > 1 {
+                // a run: emitted last to first, as one entry per insn would
+                postorder.extend((first..end).rev());
+                stack.pop();
+                continue;
+            }
+            let top = first as usize;
             state[top] |= DISCOVERED;
             if state[top] & EXPLORED != 0 {
-                postorder.push(top);
+                postorder.push(top as u32);
                 stack.pop();
                 continue;
             }
             if is_plain_insn(&env.insns[top]) {
-                // the one successor, without building the list
-                let s = top + 1;
-                if s < n && state[s] == 0 {
-                    stack.push(s);
-                    state[s] |= DISCOVERED;
+                // the one successor, without building the list, along the
+                // whole run of plain insns
+                let mut w = top;
+                while is_plain_insn(&env.insns[w]) && w + 1 < n && state[w + 1] == 0 {
+                    state[w] |= EXPLORED;
+                    state[w + 1] |= DISCOVERED;
+                    w += 1;
+                }
+                if w > top {
+                    *stack.last_mut().expect("non-empty") = (top as u32, w as u32);
+                    stack.push((w as u32, w as u32 + 1));
+                    continue;
                 }
             } else {
                 let succ = bpf_insn_successors(env, top);
                 for &s in succ.as_slice() {
                     if s < n && state[s] == 0 {
-                        stack.push(s);
+                        stack.push((s as u32, s as u32 + 1));
                         state[s] |= DISCOVERED;
                     }
                 }

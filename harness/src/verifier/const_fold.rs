@@ -230,6 +230,11 @@ fn const_reg_join(target: &mut [ConstArg; NREGS], out: &[ConstArg; NREGS]) -> bo
 
 /// `bpf_compute_const_regs`.
 pub fn bpf_compute_const_regs(env: &mut VerifierEnv<'_>) {
+    if !env.insns.iter().any(const_regs_consulted) {
+        // no conditional jump and no call: nothing would read a record
+        // (and the fresh aux entries record none)
+        return;
+    }
     if env.cfg_loop_free && compute_const_regs_loop_free(env) {
         return;
     }
@@ -252,7 +257,7 @@ pub fn bpf_compute_const_regs(env: &mut VerifierEnv<'_>) {
     loop {
         let mut changed = false;
         for p in (0..env.insn_postorder.len()).rev() {
-            let idx = env.insn_postorder[p];
+            let idx = env.insn_postorder[p] as usize;
             if !std::mem::replace(&mut dirty[idx], false) {
                 continue;
             }
@@ -316,7 +321,7 @@ fn compute_const_regs_loop_free(env: &mut VerifierEnv<'_>) -> bool {
     let mut row = [Unvisited; NREGS];
     let mut carried = false;
     for p in (0..env.insn_postorder.len()).rev() {
-        let idx = env.insn_postorder[p];
+        let idx = env.insn_postorder[p] as usize;
         let mut have = std::mem::replace(&mut carried, false);
         if let Some(&k) = pending_row.get(idx).filter(|&&k| k != NO_ROW) {
             if have {
@@ -333,7 +338,7 @@ fn compute_const_regs_loop_free(env: &mut VerifierEnv<'_>) -> bool {
         record_const_regs(env, idx, &row);
         let insn = env.insns[idx];
         const_reg_xfer(env, &mut row, &insn, idx);
-        let next = p.checked_sub(1).map(|q| env.insn_postorder[q]);
+        let next = p.checked_sub(1).map(|q| env.insn_postorder[q] as usize);
         for &s in bpf_insn_successors(env, idx).as_slice() {
             if s >= n {
                 continue;

@@ -282,8 +282,9 @@ pub struct VerifierEnv<'a> {
     pub func_info_global: Option<Vec<bool>>,
     /// Indexes into `input.maps`, in first-use order.
     pub used_maps: Vec<usize>,
-    /// `env->cfg.insn_postorder` (reachable insns, per subprogram).
-    pub insn_postorder: Vec<usize>,
+    /// `env->cfg.insn_postorder` (reachable insns, per subprogram; u32:
+    /// as long as the program, and programs have fewer than 2^32 insns).
+    pub insn_postorder: Vec<u32>,
     pub scc_cnt: u32,
     /// `bpf_check_cfg` met no back-edge, no callback-calling insn and no
     /// hidden exit: the CFG has no loop of any kind, so no insn is in an

@@ -725,7 +725,7 @@ impl Liveness<'_, '_> {
         if self.level2() {
             self.env.verbose(&format!("subprog#{subprog}: analyzing (depth {depth})...\n"));
         }
-        let order: Vec<usize> = self.env.insn_postorder[po].iter().rev().copied().filter(|&i| (start..end).contains(&i)).collect();
+        let order: Vec<usize> = self.env.insn_postorder[po].iter().rev().map(|&i| i as usize).filter(|&i| (start..end).contains(&i)).collect();
         // Without the level-2 trace (which shows every visit of every
         // pass), an insn whose input did not change since its last visit
         // is skipped: its joins would change nothing (the join is a
@@ -872,7 +872,7 @@ impl Liveness<'_, '_> {
         entry_row[FP] = arg_single(depth as i8, 0);
         let entry_id = at_in.push(entry_row);
         for p in po {
-            let idx = self.env.insn_postorder[p];
+            let idx = self.env.insn_postorder[p] as usize;
             let Some(i) = idx.checked_sub(start).filter(|&i| i < at_in.len()) else { continue };
             at_in.ids[i] = entry_id;
             let insn = self.env.insns[idx];
@@ -1106,7 +1106,7 @@ impl Liveness<'_, '_> {
         let start = self.env.subprog_info[subprog].start;
         let po = self.env.subprog_info[subprog].postorder_start..self.env.subprog_info[subprog + 1].postorder_start;
         for p in po {
-            let idx = self.env.insn_postorder[p];
+            let idx = self.env.insn_postorder[p] as usize;
             let insn = self.env.insns[idx];
             // only calls pass arguments on: the others need no row
             if !bpf_pseudo_call(&insn) && !self.env.bpf_calls_callback(idx) {
@@ -1182,7 +1182,7 @@ impl Liveness<'_, '_> {
                 if f.frames[frame].is_none() {
                     continue;
                 }
-                for &idx in &env.insn_postorder[po.clone()] {
+                for idx in env.insn_postorder[po.clone()].iter().map(|&i| i as usize) {
                     let succ = bpf_insn_successors(env, idx);
                     let succ = succ.as_slice();
                     if succ.is_empty() {
@@ -1902,16 +1902,79 @@ pub fn bpf_insn_def32(insn: &Insn) -> Option<usize> {
 
 /// `bpf_compute_live_registers`.
 pub fn bpf_compute_live_registers(env: &mut VerifierEnv<'_>) -> PResult<()> {
+    if !(env.cfg_loop_free && compute_live_registers_loop_free(env)?) {
+        compute_live_registers_iterating(env)?;
+    }
+    env.stack_liveness = bpf_compute_subprog_arg_access(env)?;
+    print_live_registers(env);
+    Ok(())
+}
+
+/// The `live_regs_before` and `zext_dst` of an insn with live-out `out`
+/// and live-in `in_`.
+fn record_live_regs(env: &mut VerifierEnv<'_>, idx: usize, in_: u32, out: u32) {
+    // no upper half read later: nothing to zero-extend, whatever the insn
+    let hi_out = mask_hi(out);
+    let zext = hi_out != 0 && bpf_insn_def32(&env.insns[idx]).is_some_and(|r| r < 16 && hi_out & (1 << r) != 0);
+    let a = &mut env.aux[idx];
+    a.live_regs_before = (mask_lo(in_) | mask_hi(in_)) as u16;
+    a.zext_dst = zext;
+}
+
+/// `bpf_compute_live_registers` on a CFG without loops: in post-order the
+/// successors of an insn come before it, so one backward pass is the fixed
+/// point, with a live-in mask per insn and nothing else. A `goto` back to
+/// an insn the post-order emitted later (no loop, see
+/// `compute_const_regs_loop_free`) is a successor not yet done: then it
+/// gives up (false) for the iteration.
+fn compute_live_registers_loop_free(env: &mut VerifierEnv<'_>) -> PResult<bool> {
+    let n = env.len();
+    let mut live_in = vec![0u32; n];
+    let mut done = vec![0u64; n.div_ceil(64)];
+    let is_done = |done: &[u64], i: usize| done[i / 64] & (1u64 << (i % 64)) != 0;
+    for k in 0..env.insn_postorder.len() {
+        let idx = env.insn_postorder[k] as usize;
+        let insn = env.insns[idx];
+        let (use_, def) = compute_insn_live_regs(env, &insn)?;
+        let mut out = 0u32;
+        for &s in bpf_insn_successors(env, idx).as_slice() {
+            if s < n {
+                if !is_done(&done, s) {
+                    return Ok(false);
+                }
+                out |= live_in[s];
+            }
+        }
+        let in_ = (out & !def) | use_;
+        live_in[idx] = in_;
+        done[idx / 64] |= 1u64 << (idx % 64);
+        record_live_regs(env, idx, in_, out);
+    }
+    // unreachable insns (dead branches) and the second halves of ld_imm64
+    for (w, &bits) in done.iter().enumerate() {
+        if bits == u64::MAX {
+            continue;
+        }
+        for i in w * 64..(w * 64 + 64).min(n) {
+            if !is_done(&done, i) {
+                record_live_regs(env, i, 0, 0);
+            }
+        }
+    }
+    Ok(true)
+}
+
+/// `bpf_compute_live_registers` by iteration to a fixed point.
+fn compute_live_registers_iterating(env: &mut VerifierEnv<'_>) -> PResult<()> {
     let n = env.len();
     let mut state = vec![InsnLiveRegs::default(); n];
     // only reachable insns take part (the kernel computes the others too,
     // unused; call summaries are only needed where they matter)
-    for &i in &env.insn_postorder {
+    for i in env.insn_postorder.iter().map(|&i| i as usize) {
         let (u, d) = compute_insn_live_regs(env, &env.insns[i])?;
         state[i].use_ = u;
         state[i].def = d;
     }
-    env.stack_liveness = bpf_compute_subprog_arg_access(env)?;
     // A pass in which every successor read was already visited in that
     // pass (no loop) leaves nothing for another pass to change: code
     // without loops converges in one pass instead of two.
@@ -1920,7 +1983,7 @@ pub fn bpf_compute_live_registers(env: &mut VerifierEnv<'_>) -> PResult<()> {
     loop {
         pass += 1;
         let (mut changed, mut stale_read) = (false, false);
-        for &idx in &env.insn_postorder {
+        for idx in env.insn_postorder.iter().map(|&i| i as usize) {
             let succ = bpf_insn_successors(env, idx);
             let mut new_out = 0u32;
             for &s in succ.as_slice() {
@@ -1943,13 +2006,14 @@ pub fn bpf_compute_live_registers(env: &mut VerifierEnv<'_>) -> PResult<()> {
         }
     }
     for (i, st) in state.iter().enumerate() {
-        // no upper half read later: nothing to zero-extend, whatever the insn
-        let hi_out = mask_hi(st.out);
-        let zext = hi_out != 0 && bpf_insn_def32(&env.insns[i]).is_some_and(|r| r < 16 && hi_out & (1 << r) != 0);
-        let a = &mut env.aux[i];
-        a.live_regs_before = (mask_lo(st.in_) | mask_hi(st.in_)) as u16;
-        a.zext_dst = zext;
+        record_live_regs(env, i, st.in_, st.out);
     }
+    Ok(())
+}
+
+/// The level-2 listing of the live registers before each insn.
+fn print_live_registers(env: &mut VerifierEnv<'_>) {
+    let n = env.len();
     if env.level() & BPF_LOG_LEVEL2 != 0 {
         env.verbose("Live regs before insn:\n");
         let mut i = 0;
@@ -1980,5 +2044,4 @@ pub fn bpf_compute_live_registers(env: &mut VerifierEnv<'_>) -> PResult<()> {
             i += 1;
         }
     }
-    Ok(())
 }

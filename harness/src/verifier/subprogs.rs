@@ -173,7 +173,7 @@ pub fn sort_subprogs_topo(env: &mut VerifierEnv<'_>) -> PResult<()> {
             let po = env.subprog_info[cur].postorder_start..env.subprog_info[cur + 1].postorder_start;
             let mut pushed = false;
             for j in po {
-                let idx = env.insn_postorder[j];
+                let idx = env.insn_postorder[j] as usize;
                 let insn = env.insns[idx];
                 let func = bpf_pseudo_func(&insn);
                 if !bpf_pseudo_call(&insn) && !func {
