@@ -309,6 +309,13 @@ pub fn const_tnum_range_mismatch_32(reg: &Scalar) -> bool {
     !reg.r32.is_const() || u64::from(reg.r32.base) != tnum_subreg(reg.var_off).value
 }
 
+/// Whether [`reg_bounds_sanity_check`] passes: its three tests without
+/// the message, for the hot path of every ALU insn.
+#[inline]
+pub fn reg_bounds_sane(reg: &Scalar) -> bool {
+    !range_bounds_violation(reg) && !const_tnum_range_mismatch(reg) && !const_tnum_range_mismatch_32(reg)
+}
+
 /// `reg_bounds_sanity_check`: `Err` carries the kernel's message (without the
 /// `verifier bug: ` prefix and newline that `verifier_bug()` adds). On error the
 /// kernel fails with `-EFAULT` under `BPF_F_TEST_REG_INVARIANTS` and otherwise
