@@ -169,6 +169,7 @@ impl Env<'_, '_> {
 
     /// `reg_bounds_sanity_check`: with `BPF_F_TEST_REG_INVARIANTS` a
     /// violated invariant is a verifier bug.
+    #[inline]
     pub(crate) fn reg_bounds_sanity_check(&mut self, regno: usize, ctx: &str) -> VResult<()> {
         let r = &self.regs()[regno];
         // the common case, a scalar in sync, is a few compares; the message
