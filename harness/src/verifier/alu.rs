@@ -169,11 +169,22 @@ impl Env<'_, '_> {
 
     /// `reg_bounds_sanity_check`: with `BPF_F_TEST_REG_INVARIANTS` a
     /// violated invariant is a verifier bug.
+    #[inline]
     pub(crate) fn reg_bounds_sanity_check(&mut self, regno: usize, ctx: &str) -> VResult<()> {
         let r = &self.regs()[regno];
-        if r.typ != SCALAR_VALUE {
+        // the common case, a scalar in sync, is a few compares; the message
+        // is built only on a violation
+        if r.typ != SCALAR_VALUE || reg_bounds_sane(&r.s) {
             return Ok(());
         }
+        self.reg_bounds_insane(regno, ctx)
+    }
+
+    /// The violation path of [`Self::reg_bounds_sanity_check`].
+    #[cold]
+    #[inline(never)]
+    fn reg_bounds_insane(&mut self, regno: usize, ctx: &str) -> VResult<()> {
+        let r = &self.regs()[regno];
         if let Err(msg) = reg_bounds_sanity_check(&r.s, ctx) {
             if self.input.test_reg_invariants {
                 self.verbose(&format!("verifier bug: {msg}\n"));
@@ -270,13 +281,10 @@ impl Env<'_, '_> {
         {
             return self.sanitize_err(insn, reason);
         }
-        let mut r = self.regs()[dst];
-        let out = adjust_scalar_min_max_vals(&mut r.s, src, insn);
-        if out.marked_unknown {
-            r = self.unknown_reg();
-        } else if out.id_cleared {
-            r.clear_scalar_id();
-        }
+        // only the numbers change: work on a copy of them, the register's
+        // other fields are updated in place
+        let mut s = self.regs()[dst].s;
+        let out = adjust_scalar_min_max_vals(&mut s, src, insn);
         if let Some(f) = out.fork {
             // maybe_fork_scalars: the pushed path re-runs this insn
             let mut pushed = self.regs()[dst];
@@ -290,7 +298,16 @@ impl Env<'_, '_> {
                 e.st.cur_mut().regs[dst] = pushed;
             }
         }
-        self.regs_mut()[dst] = r;
+        let cap = self.bpf_capable();
+        let r = &mut self.regs_mut()[dst];
+        if out.marked_unknown {
+            *r = RegState::unknown(cap);
+        } else {
+            r.s = s;
+            if out.id_cleared {
+                r.clear_scalar_id();
+            }
+        }
         Ok(())
     }
 
@@ -300,20 +317,18 @@ impl Env<'_, '_> {
         let src = insn.src as usize;
         let opcode = insn.opcode();
         let alu32 = insn.class() != BPF_ALU64;
-        let dst_reg = self.regs()[dst];
-        let src_reg = if insn.is_src_x() {
-            self.regs()[src]
-        } else {
-            let mut k = RegState::known(insn.imm as i64 as u64);
-            k.typ = SCALAR_VALUE;
-            k
-        };
+        let src_x = insn.is_src_x();
+        // decide on the types first: the common scalar-on-scalar case then
+        // needs no copy of either register
+        let dst_typ = self.regs()[dst].typ;
+        let src_typ = if src_x { self.regs()[src].typ } else { SCALAR_VALUE };
         let idx = self.insn_idx;
-        if dst_reg.typ == PTR_TO_ARENA || (insn.is_src_x() && src_reg.typ == PTR_TO_ARENA) {
+        if dst_typ == PTR_TO_ARENA || src_typ == PTR_TO_ARENA {
             // any arithmetic goes on arena pointers; a 64-bit one is made
             // 32-bit by the fixups, so the insn must not also serve scalars
-            if dst_reg.typ != PTR_TO_ARENA {
-                self.regs_mut()[dst] = src_reg;
+            if dst_typ != PTR_TO_ARENA {
+                let r = self.regs()[src];
+                self.regs_mut()[dst] = r;
             }
             if !alu32 {
                 if self.aux.get(idx).is_some_and(|a| a.prevent_zext) {
@@ -335,38 +350,23 @@ impl Env<'_, '_> {
                 a.prevent_zext = true;
             }
         }
-        let ptr_dst = dst_reg.typ != SCALAR_VALUE;
-        if insn.is_src_x() {
-            if src_reg.typ != SCALAR_VALUE {
-                if ptr_dst {
-                    if opcode == BPF_SUB && self.allow_ptr_leaks() {
-                        self.mark_reg_unknown(dst);
-                        return Ok(());
-                    }
-                    self.verbose(&format!("R{dst} pointer {} pointer prohibited\n", alu_string(opcode)));
-                    return errno(EACCES);
-                }
-                self.mark_chain_precision(dst)?;
-                let off_reg = self.regs()[dst];
-                return self.adjust_ptr_min_max_vals(insn, src, &src_reg, &off_reg);
-            } else if ptr_dst {
-                self.mark_chain_precision(src)?;
-                return self.adjust_ptr_min_max_vals(insn, dst, &dst_reg, &src_reg);
-            } else if dst_reg.precise {
-                self.mark_chain_precision(src)?;
-            }
-        } else if ptr_dst {
-            return self.adjust_ptr_min_max_vals(insn, dst, &dst_reg, &src_reg);
+        let ptr_dst = dst_typ != SCALAR_VALUE;
+        if ptr_dst || src_typ != SCALAR_VALUE {
+            return self.adjust_reg_min_max_vals_ptr(insn, ptr_dst);
         }
-        let dst_umax = dst_reg.s.umax();
-        let src_s = if insn.is_src_x() { self.regs()[src].s } else { src_reg.s };
+        if src_x && self.regs()[dst].precise {
+            self.mark_chain_precision(src)?;
+        }
+        let dst_umax = self.regs()[dst].s.umax();
+        let src_s = if src_x { self.regs()[src].s } else { Scalar::known(insn.imm as i64 as u64) };
         self.adjust_scalar(dst, &src_s, insn)?;
         // linked scalars: remember `rX = rY + const`
-        let mut r = self.regs()[dst];
-        let src_const = src_reg.typ == SCALAR_VALUE && src_reg.s.is_reg_const(alu32);
-        let same = insn.is_src_x() && src == dst;
-        if self.bpf_capable() && (opcode == BPF_ADD || opcode == BPF_SUB) && r.id != 0 && src_const && !same {
-            let val = src_reg.s.reg_const_value(alu32);
+        let cap = self.bpf_capable();
+        let r = &mut self.regs_mut()[dst];
+        let src_const = src_s.is_reg_const(alu32);
+        let same = src_x && src == dst;
+        if cap && (opcode == BPF_ADD || opcode == BPF_SUB) && r.id != 0 && src_const && !same {
+            let val = src_s.reg_const_value(alu32);
             let mut clear = false;
             if !alu32 && ((val as i64) < i32::MIN as i64 || (val as i64) > i32::MAX as i64) {
                 clear = true;
@@ -391,8 +391,36 @@ impl Env<'_, '_> {
         } else {
             r.clear_scalar_id();
         }
-        self.regs_mut()[dst] = r;
         Ok(())
+    }
+
+    /// The cases of `adjust_reg_min_max_vals` with a pointer operand (not
+    /// an arena pointer).
+    fn adjust_reg_min_max_vals_ptr(&mut self, insn: &Insn, ptr_dst: bool) -> VResult<()> {
+        let dst = insn.dst as usize;
+        let src = insn.src as usize;
+        let opcode = insn.opcode();
+        let dst_reg = self.regs()[dst];
+        if !insn.is_src_x() {
+            let src_reg = RegState::known(insn.imm as i64 as u64);
+            return self.adjust_ptr_min_max_vals(insn, dst, &dst_reg, &src_reg);
+        }
+        let src_reg = self.regs()[src];
+        if src_reg.typ != SCALAR_VALUE {
+            if ptr_dst {
+                if opcode == BPF_SUB && self.allow_ptr_leaks() {
+                    self.mark_reg_unknown(dst);
+                    return Ok(());
+                }
+                self.verbose(&format!("R{dst} pointer {} pointer prohibited\n", alu_string(opcode)));
+                return errno(EACCES);
+            }
+            self.mark_chain_precision(dst)?;
+            let off_reg = self.regs()[dst];
+            return self.adjust_ptr_min_max_vals(insn, src, &src_reg, &off_reg);
+        }
+        self.mark_chain_precision(src)?;
+        self.adjust_ptr_min_max_vals(insn, dst, &dst_reg, &src_reg)
     }
 
     /// `check_reg_sane_offset_scalar`.

@@ -165,6 +165,14 @@ impl Scalar {
         tnum_is_const(self.var_off)
     }
 
+    /// Whether this is exactly `Scalar::known(v)` for its `var_off.value`
+    /// (what `___mark_reg_known` leaves): field compares, no temporary.
+    #[inline]
+    pub fn is_known_form(&self) -> bool {
+        let v = self.var_off.value;
+        self.var_off.mask == 0 && self.r64.size == 0 && self.r64.base == v && self.r32.size == 0 && self.r32.base == v as u32
+    }
+
     /// `is_reg_const` for a scalar: the value, or its low half for `subreg32`,
     /// is known.
     pub fn is_reg_const(&self, subreg32: bool) -> bool {
@@ -275,7 +283,7 @@ pub fn range_bounds_violation(reg: &Scalar) -> bool {
 pub fn reg_bounds_sync(reg: &mut Scalar) {
     // a known constant is already in sync (every step derives the same
     // single value from it): the common result of constant arithmetic
-    if tnum_is_const(reg.var_off) && *reg == Scalar::known(reg.var_off.value) {
+    if reg.is_known_form() {
         return;
     }
     reg_bounds_sync_steps(reg);
@@ -307,6 +315,13 @@ pub fn const_tnum_range_mismatch_32(reg: &Scalar) -> bool {
         return false;
     }
     !reg.r32.is_const() || u64::from(reg.r32.base) != tnum_subreg(reg.var_off).value
+}
+
+/// Whether [`reg_bounds_sanity_check`] passes: its three tests without
+/// the message, for the hot path of every ALU insn.
+#[inline]
+pub fn reg_bounds_sane(reg: &Scalar) -> bool {
+    !range_bounds_violation(reg) && !const_tnum_range_mismatch(reg) && !const_tnum_range_mismatch_32(reg)
 }
 
 /// `reg_bounds_sanity_check`: `Err` carries the kernel's message (without the

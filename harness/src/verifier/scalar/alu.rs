@@ -468,6 +468,7 @@ fn maybe_fork_scalars(dst: &mut Scalar) -> Option<Fork> {
 ///
 /// Unprivileged sanitation (`sanitize_val_alu`) and ids are the caller's; see
 /// [`AluOutcome`].
+#[inline]
 pub fn adjust_scalar_min_max_vals(dst: &mut Scalar, src: &Scalar, insn: &Insn) -> AluOutcome {
     if let Some(out) = alu_on_known_constants(dst, src, insn) {
         return out;
@@ -482,10 +483,11 @@ pub fn adjust_scalar_min_max_vals(dst: &mut Scalar, src: &Scalar, insn: &Insn) -
 /// `known_constants_match_general_path` proves it equal, bit for bit, to
 /// the general path. `None` for what it does not cover (byte swaps, modulo,
 /// shift amounts the kernel refuses to reason about, any non-constant operand).
+#[inline]
 fn alu_on_known_constants(dst: &mut Scalar, src: &Scalar, insn: &Insn) -> Option<AluOutcome> {
     let d = dst.var_off.value;
     let s = src.var_off.value;
-    if *dst != Scalar::known(d) || *src != Scalar::known(s) {
+    if !dst.is_known_form() || !src.is_known_form() {
         return None;
     }
     let opcode = op(insn.code);
@@ -559,7 +561,9 @@ pub(crate) fn bpf_alu_value(opcode: u8, alu64: bool, signed: bool, d: u64, s: u6
     }
 }
 
-/// The full `adjust_scalar_min_max_vals`, for any operands.
+/// The full `adjust_scalar_min_max_vals`, for any operands (out of line:
+/// the known-constant shortcut stays small where it is inlined).
+#[inline(never)]
 fn adjust_scalar_min_max_vals_general(dst: &mut Scalar, src: &Scalar, insn: &Insn) -> AluOutcome {
     let mut out = AluOutcome::default();
     let opcode = op(insn.code);
