@@ -372,6 +372,59 @@ pub(crate) struct Checkpoint {
     pub listed: bool,
 }
 
+/// Every checkpoint of a pass, by the index states name their parent with.
+/// Stored in fixed-size chunks, not one Vec: a pass that makes ~100k
+/// checkpoints (a chain of branches) would otherwise copy them all at each
+/// doubling into fresh memory the OS zeroes, as the kernel's separately
+/// allocated states are not.
+#[derive(Default)]
+pub(crate) struct CheckpointStore {
+    chunks: Vec<Vec<Checkpoint>>,
+    len: usize,
+}
+
+impl CheckpointStore {
+    const CHUNK: usize = 256;
+
+    pub(crate) fn len(&self) -> usize {
+        self.len
+    }
+
+    pub(crate) fn push(&mut self, c: Checkpoint) {
+        let k = self.len / Self::CHUNK;
+        if k == self.chunks.len() {
+            self.chunks.push(Vec::with_capacity(Self::CHUNK));
+        }
+        self.chunks[k].push(c);
+        self.len += 1;
+    }
+
+    pub(crate) fn get_mut(&mut self, i: usize) -> Option<&mut Checkpoint> {
+        self.chunks.get_mut(i / Self::CHUNK)?.get_mut(i % Self::CHUNK)
+    }
+
+    /// Drops every checkpoint; the chunks stay for the next pass.
+    pub(crate) fn clear(&mut self) {
+        self.chunks.iter_mut().for_each(Vec::clear);
+        self.len = 0;
+    }
+}
+
+impl std::ops::Index<usize> for CheckpointStore {
+    type Output = Checkpoint;
+    #[inline]
+    fn index(&self, i: usize) -> &Checkpoint {
+        &self.chunks[i / Self::CHUNK][i % Self::CHUNK]
+    }
+}
+
+impl std::ops::IndexMut<usize> for CheckpointStore {
+    #[inline]
+    fn index_mut(&mut self, i: usize) -> &mut Checkpoint {
+        &mut self.chunks[i / Self::CHUNK][i % Self::CHUNK]
+    }
+}
+
 /// `env->explored_states`: `state_htab_size` (the program's length) hash
 /// buckets of checkpoint indexes. Most buckets of a large program stay
 /// empty (checkpoints are only made at prune points), so only the used
@@ -427,7 +480,7 @@ pub struct Env<'a, 'l> {
     pub(crate) log: &'l mut dyn VLog,
     pub(crate) cur: VerifierState,
     pub(crate) stack: Vec<StackElem>,
-    pub(crate) checkpoints: Vec<Checkpoint>,
+    pub(crate) checkpoints: CheckpointStore,
     /// Buffers of states done with, for the next copies.
     pub(crate) state_pool: StatePool,
     /// `explored_states`: hash buckets of insn and call site, newest first.
@@ -479,7 +532,7 @@ pub fn do_check_main(input: &DoCheckInput<'_>, log: &mut dyn VLog) -> DoCheckOut
         log,
         cur: VerifierState::new(),
         stack: Vec::new(),
-        checkpoints: Vec::new(),
+        checkpoints: CheckpointStore::default(),
         state_pool: StatePool::default(),
         explored: ExploredStates::new(n),
         free_list_size: 0,
