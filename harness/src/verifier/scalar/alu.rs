@@ -512,53 +512,16 @@ fn alu_const_value(opcode: u8, alu64: bool, signed: bool, d: u64, s: u64) -> Opt
         .then(|| bpf_alu_value(opcode, alu64, signed, d, s))
 }
 
-/// What the ALU op computes on concrete values, as the interpreter and
-/// the JITs do (`signed`: `off == 1` div/mod; x / 0 = 0, x % 0 = x; shift
-/// amounts masked to the width; 32-bit ops zero-extend). Ops that are not
+/// What the ALU op computes on concrete values (`signed`: `off == 1`
+/// div/mod): the interpreter's semantics, [`crate::exec::interp::alu64`] and
+/// `alu32`, the one home of what the JITs do (x / 0 = 0, x % 0 = x, shift
+/// amounts masked to the width, 32-bit ops zero-extend). Ops that are not
 /// arithmetic (MOV, END) give `d`.
 pub(crate) fn bpf_alu_value(opcode: u8, alu64: bool, signed: bool, d: u64, s: u64) -> u64 {
-    if !alu64 {
-        let (d, s) = (d as u32, s as u32);
-        let r = match opcode {
-            BPF_ADD => d.wrapping_add(s),
-            BPF_SUB => d.wrapping_sub(s),
-            BPF_MUL => d.wrapping_mul(s),
-            BPF_DIV if s == 0 => 0,
-            BPF_DIV if signed => (d as i32).wrapping_div(s as i32) as u32,
-            BPF_DIV => d / s,
-            BPF_MOD if s == 0 => d,
-            BPF_MOD if signed => (d as i32).wrapping_rem(s as i32) as u32,
-            BPF_MOD => d % s,
-            BPF_OR => d | s,
-            BPF_AND => d & s,
-            BPF_XOR => d ^ s,
-            BPF_LSH => d.wrapping_shl(s),
-            BPF_RSH => d.wrapping_shr(s),
-            BPF_ARSH => (d as i32).wrapping_shr(s) as u32,
-            BPF_NEG => d.wrapping_neg(),
-            _ => d,
-        };
-        return u64::from(r);
-    }
-    match opcode {
-        BPF_ADD => d.wrapping_add(s),
-        BPF_SUB => d.wrapping_sub(s),
-        BPF_MUL => d.wrapping_mul(s),
-        BPF_DIV if s == 0 => 0,
-        BPF_DIV if signed => (d as i64).wrapping_div(s as i64) as u64,
-        BPF_DIV => d / s,
-        BPF_MOD if s == 0 => d,
-        BPF_MOD if signed => (d as i64).wrapping_rem(s as i64) as u64,
-        BPF_MOD => d % s,
-        BPF_OR => d | s,
-        BPF_AND => d & s,
-        BPF_XOR => d ^ s,
-        BPF_LSH => d.wrapping_shl(s as u32),
-        BPF_RSH => d.wrapping_shr(s as u32),
-        BPF_ARSH => (d as i64).wrapping_shr(s as u32) as u64,
-        BPF_NEG => d.wrapping_neg(),
-        _ => d,
-    }
+    use crate::exec::interp;
+    let off = i16::from(signed && matches!(opcode, BPF_DIV | BPF_MOD));
+    let r = if alu64 { interp::alu64(opcode, off, d, s) } else { interp::alu32(opcode, off, d, s) };
+    if opcode == BPF_MOV { d } else { r.unwrap_or(d) }
 }
 
 /// The full `adjust_scalar_min_max_vals`, for any operands (out of line:
