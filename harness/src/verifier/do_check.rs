@@ -362,41 +362,60 @@ pub(crate) struct StackElem {
     pub diag_log_pos: u64,
 }
 
-/// A stored checkpoint (`struct bpf_verifier_state_list`).
+/// A stored checkpoint (`struct bpf_verifier_state_list`). In C layout:
+/// the counters a pruning miss updates share a cache line with the head of
+/// the state (see [`VerifierState`]).
+#[repr(C)]
 pub(crate) struct Checkpoint {
-    pub state: VerifierState,
     pub miss_cnt: u32,
     pub hit_cnt: u32,
     pub in_free_list: bool,
     /// Still in `explored_states` or the free list (not freed).
     pub listed: bool,
+    pub state: VerifierState,
 }
 
-/// Every checkpoint of a pass, by the index states name their parent with.
+/// The checkpoints of a pass, by the index states name their parent with.
 /// Stored in fixed-size chunks, not one Vec: a pass that makes ~100k
 /// checkpoints (a chain of branches) would otherwise copy them all at each
-/// doubling into fresh memory the OS zeroes, as the kernel's separately
-/// allocated states are not.
+/// doubling into fresh memory the OS zeroes. A freed checkpoint's slot
+/// takes the next one, as the kernel's freed states return their memory:
+/// the store is as large as the most checkpoints alive at once
+/// (`peak_states`), not as all the pass made (`total_states`).
 #[derive(Default)]
 pub(crate) struct CheckpointStore {
     chunks: Vec<Vec<Checkpoint>>,
     len: usize,
+    /// Slots of freed checkpoints, the most recently freed last.
+    free: Vec<usize>,
 }
 
 impl CheckpointStore {
-    const CHUNK: usize = 256;
+    const CHUNK: usize = 32;
 
-    pub(crate) fn len(&self) -> usize {
-        self.len
-    }
-
-    pub(crate) fn push(&mut self, c: Checkpoint) {
+    /// Stores a new checkpoint, a copy of `st` made in its slot; its index.
+    pub(crate) fn push(&mut self, st: &VerifierState) -> usize {
+        if let Some(i) = self.free.pop() {
+            let c = &mut self[i];
+            c.state.clone_from(st);
+            (c.miss_cnt, c.hit_cnt, c.in_free_list, c.listed) = (0, 0, false, true);
+            return i;
+        }
         let k = self.len / Self::CHUNK;
         if k == self.chunks.len() {
             self.chunks.push(Vec::with_capacity(Self::CHUNK));
         }
-        self.chunks[k].push(c);
+        self.chunks[k].push(Checkpoint { state: st.clone(), miss_cnt: 0, hit_cnt: 0, in_free_list: false, listed: true });
         self.len += 1;
+        self.len - 1
+    }
+
+    /// `bpf_free_verifier_state` of checkpoint `i`: nothing names it any
+    /// more (no state continues from it, it is in no list), so its slot
+    /// is free for the next checkpoint.
+    pub(crate) fn release(&mut self, i: usize) {
+        debug_assert!(!self[i].listed && self[i].state.branches == 0, "checkpoint {i} released while in use");
+        self.free.push(i);
     }
 
     pub(crate) fn get_mut(&mut self, i: usize) -> Option<&mut Checkpoint> {
@@ -407,6 +426,7 @@ impl CheckpointStore {
     pub(crate) fn clear(&mut self) {
         self.chunks.iter_mut().for_each(Vec::clear);
         self.len = 0;
+        self.free.clear();
     }
 }
 
@@ -1086,7 +1106,7 @@ impl<'a, 'l> Env<'a, 'l> {
             self.verbose("BPF_LD_[ABS|IND] instructions not allowed for this program type\n");
             return errno(EINVAL);
         }
-        if self.cur.frame[1..].iter().any(|f| f.in_callback_fn) {
+        if self.cur.frame.iter().skip(1).any(|f| f.in_callback_fn) {
             self.verbose("cannot use BPF_LD_[ABS|IND] within callback\n");
             return errno(EINVAL);
         }

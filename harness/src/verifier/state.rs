@@ -64,8 +64,10 @@ impl RetvalRange {
     }
 }
 
-/// `struct bpf_func_state`.
+/// `struct bpf_func_state`. In C layout, the registers first (see
+/// [`VerifierState`]).
 #[derive(Debug, PartialEq, Eq)]
+#[repr(C)]
 pub struct FuncState {
     pub regs: [RegState; MAX_BPF_REG],
     /// Index of the call insn that made this frame (-1 for main).
@@ -168,20 +170,128 @@ pub fn lock_ptr(map_index: i64, uid: u32) -> u64 {
     ((map_index as u64) << 32) | uid as u64
 }
 
+/// The frames of a state, `frame[0..=curframe]`: the innermost one (the
+/// one nearly every insn works on) in place, its callers in a Vec. A
+/// stored checkpoint's registers are so part of it rather than a heap
+/// block of their own, and the current frame is found without a lookup.
+#[derive(Debug, PartialEq, Eq)]
+#[repr(C)]
+pub struct Frames {
+    /// Frames `0..curframe`.
+    callers: Vec<FuncState>,
+    /// Frame `curframe`.
+    innermost: FuncState,
+}
+
+impl Frames {
+    pub fn new(main: FuncState) -> Frames {
+        Frames { callers: Vec::new(), innermost: main }
+    }
+
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.callers.len() + 1
+    }
+
+    #[inline]
+    pub fn get(&self, i: usize) -> Option<&FuncState> {
+        if i == self.callers.len() { Some(&self.innermost) } else { self.callers.get(i) }
+    }
+
+    #[inline]
+    pub fn get_mut(&mut self, i: usize) -> Option<&mut FuncState> {
+        if i == self.callers.len() { Some(&mut self.innermost) } else { self.callers.get_mut(i) }
+    }
+
+    #[inline]
+    pub fn last(&self) -> &FuncState {
+        &self.innermost
+    }
+
+    #[inline]
+    pub fn last_mut(&mut self) -> &mut FuncState {
+        &mut self.innermost
+    }
+
+    /// A call: `callee` is the new innermost frame.
+    pub fn push(&mut self, callee: FuncState) {
+        let caller = std::mem::replace(&mut self.innermost, callee);
+        self.callers.push(caller);
+    }
+
+    /// A return: the innermost frame goes, its caller is innermost again
+    /// (`None`, and nothing changes, in the outermost frame).
+    pub fn pop(&mut self) -> Option<FuncState> {
+        let caller = self.callers.pop()?;
+        Some(std::mem::replace(&mut self.innermost, caller))
+    }
+
+    pub fn iter(&self) -> impl DoubleEndedIterator<Item = &FuncState> {
+        self.callers.iter().chain(std::iter::once(&self.innermost))
+    }
+
+    pub fn iter_mut(&mut self) -> impl DoubleEndedIterator<Item = &mut FuncState> {
+        self.callers.iter_mut().chain(std::iter::once(&mut self.innermost))
+    }
+}
+
+impl std::ops::Index<usize> for Frames {
+    type Output = FuncState;
+    #[inline]
+    fn index(&self, i: usize) -> &FuncState {
+        if i == self.callers.len() { &self.innermost } else { &self.callers[i] }
+    }
+}
+
+impl std::ops::IndexMut<usize> for Frames {
+    #[inline]
+    fn index_mut(&mut self, i: usize) -> &mut FuncState {
+        if i == self.callers.len() { &mut self.innermost } else { &mut self.callers[i] }
+    }
+}
+
+impl<'a> IntoIterator for &'a Frames {
+    type Item = &'a FuncState;
+    type IntoIter = std::iter::Chain<std::slice::Iter<'a, FuncState>, std::iter::Once<&'a FuncState>>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.callers.iter().chain(std::iter::once(&self.innermost))
+    }
+}
+
+/// `clone_from` keeps the callers' and the stacks' allocations.
+impl Clone for Frames {
+    fn clone(&self) -> Frames {
+        // exactly the room needed (a growing Vec would reserve 4 frames)
+        let mut callers = Vec::with_capacity(self.callers.len());
+        callers.extend(self.callers.iter().cloned());
+        Frames { callers, innermost: self.innermost.clone() }
+    }
+
+    fn clone_from(&mut self, src: &Frames) {
+        self.callers.clone_from(&src.callers);
+        self.innermost.clone_from(&src.innermost);
+    }
+}
+
 /// `struct bpf_verifier_state`. In C layout: what the pruning walk reads
-/// of every stored checkpoint it passes (where it is, its frames, whether
-/// it is still open) shares the first cache line.
+/// of every stored checkpoint it passes (where it is, whether it is still
+/// open, its frames) comes first, and the innermost frame's registers,
+/// which it compares, follow right after.
 #[derive(Debug)]
 #[repr(C)]
 pub struct VerifierState {
     pub insn_idx: usize,
-    pub frame: Vec<FuncState>,
     /// Paths from this state not fully explored yet.
     pub branches: u32,
     pub speculative: bool,
     pub in_sleepable: bool,
     pub may_goto_depth: u32,
     pub callback_unroll_depth: u32,
+    /// `frame[0..=curframe]`. The innermost frame is part of the state,
+    /// not a heap block of its own: comparing a path to the checkpoints
+    /// of an insn finds each in one place (and copying a state allocates
+    /// nothing for it).
+    pub frame: Frames,
     /// `refs[0..acquired_refs]`.
     pub refs: Vec<RefState>,
     pub active_locks: u32,
@@ -203,10 +313,10 @@ pub struct VerifierState {
 
 impl VerifierState {
     pub fn new() -> VerifierState {
-        VerifierState::new_with_frames(vec![FuncState::new(-1, 0, 0)])
+        VerifierState::new_with_frames(Frames::new(FuncState::new(-1, 0, 0)))
     }
 
-    fn new_with_frames(frame: Vec<FuncState>) -> VerifierState {
+    fn new_with_frames(frame: Frames) -> VerifierState {
         VerifierState {
             frame,
             refs: Vec::new(),
@@ -231,22 +341,19 @@ impl VerifierState {
         }
     }
 
-    /// A state without frames: the destination of a copy.
-    fn empty() -> VerifierState {
-        VerifierState::new_with_frames(Vec::new())
-    }
-
+    #[inline]
     pub fn curframe(&self) -> usize {
         self.frame.len() - 1
     }
 
+    #[inline]
     pub fn cur(&self) -> &FuncState {
-        &self.frame[self.frame.len() - 1]
+        self.frame.last()
     }
 
+    #[inline]
     pub fn cur_mut(&mut self) -> &mut FuncState {
-        let n = self.frame.len() - 1;
-        &mut self.frame[n]
+        self.frame.last_mut()
     }
 
     /// `bpf_frame_insn_idx`: where frame `i` is (its callee's callsite, or
@@ -260,11 +367,10 @@ impl VerifierState {
 /// kernel copies into a state it already has.
 impl Clone for FuncState {
     fn clone(&self) -> FuncState {
-        let mut f = FuncState::new(0, 0, 0);
         // exactly the room needed (a growing Vec would reserve 4 slots)
-        f.stack = Vec::with_capacity(self.stack.len());
-        f.clone_from(self);
-        f
+        let mut stack = Vec::with_capacity(self.stack.len());
+        stack.extend_from_slice(&self.stack);
+        FuncState { stack, ..*self }
     }
 
     fn clone_from(&mut self, src: &FuncState) {
@@ -305,12 +411,12 @@ impl Clone for FuncState {
 impl Clone for VerifierState {
     fn clone(&self) -> VerifierState {
         // exactly the room needed: a Vec grown from empty reserves room for
-        // 4 elements, 4 frames where a state mostly has one
-        let mut st = VerifierState::new_with_frames(Vec::with_capacity(self.frame.len()));
-        st.refs = Vec::with_capacity(self.refs.len());
-        st.jmp_history = Vec::with_capacity(self.jmp_history.len());
-        st.clone_from(self);
-        st
+        // 4 elements
+        let mut refs = Vec::with_capacity(self.refs.len());
+        refs.extend_from_slice(&self.refs);
+        let mut jmp_history = Vec::with_capacity(self.jmp_history.len());
+        jmp_history.extend_from_slice(&self.jmp_history);
+        VerifierState { frame: self.frame.clone(), refs, jmp_history, ..*self }
     }
 
     fn clone_from(&mut self, src: &VerifierState) {
@@ -359,12 +465,11 @@ impl Clone for VerifierState {
     }
 }
 
-/// Spare state buffers (frames with their stacks, references, jump
-/// histories) of states the pass is done with (popped branches, freed
-/// checkpoints, settled back-edges): a state pushed on the branch stack is
-/// copied into them instead of into fresh heap memory, as the kernel
-/// copies into states it already has. Checkpoints, which may live until
-/// the end, are fresh copies of the exact size.
+/// Spare state buffers (callers' frames, stacks, references, jump
+/// histories) of states the pass is done with (popped branches, settled
+/// back-edges): a state pushed on the branch stack is copied into them
+/// instead of into fresh heap memory, as the kernel copies into states it
+/// already has. A new checkpoint is copied into a freed one's slot.
 #[derive(Debug, Default)]
 pub struct StatePool {
     spare: Vec<VerifierState>,
@@ -387,19 +492,9 @@ impl StatePool {
 
     /// Keeps `st`'s buffers for a later copy.
     pub fn recycle(&mut self, st: VerifierState) {
-        if self.spare.len() < STATE_POOL_MAX && st.frame.capacity() != 0 {
+        if self.spare.len() < STATE_POOL_MAX {
             self.spare.push(st);
         }
-    }
-
-    /// `bpf_free_verifier_state` of a checkpoint whose scalar fields are
-    /// still read (its `parent` link, `branches`): only the buffers go.
-    pub fn free_buffers(&mut self, st: &mut VerifierState) {
-        let mut spare = VerifierState::empty();
-        std::mem::swap(&mut spare.frame, &mut st.frame);
-        std::mem::swap(&mut spare.refs, &mut st.refs);
-        std::mem::swap(&mut spare.jmp_history, &mut st.jmp_history);
-        self.recycle(spare);
     }
 }
 

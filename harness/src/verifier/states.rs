@@ -411,9 +411,12 @@ impl Env<'_, '_> {
             let liveness = self.input.liveness;
             let f = &mut self.cur.frame[fr];
             for r in 0..BPF_REG_FP {
-                if live & (1 << r) == 0 {
+                // only `__mark_reg_not_init` makes a NOT_INIT register: one
+                // that is already is left as it is, not written again
+                if live & (1 << r) == 0 && f.regs[r].typ != NOT_INIT {
                     f.regs[r] = RegState::not_init();
                 }
+                debug_assert!(live & (1 << r) != 0 || f.regs[r] == RegState::not_init(), "r{r}: NOT_INIT with other fields set");
             }
             let Some(q) = &q else { continue };
             let poisoned = StackSlot { spilled_ptr: RegState::not_init(), slot_type: [STACK_POISON; BPF_REG_SIZE] };
@@ -638,7 +641,7 @@ impl Env<'_, '_> {
             return;
         }
         self.checkpoints[c].listed = false;
-        self.state_pool.free_buffers(&mut self.checkpoints[c].state);
+        self.checkpoints.release(c);
         self.free_list_size = self.free_list_size.saturating_sub(1);
     }
 
@@ -841,12 +844,8 @@ impl Env<'_, '_> {
             }
         }
         self.clear_singular_ids();
-        // a fresh allocation of the exact size: a checkpoint may live
-        // until the end, spare buffers may be larger than it needs
-        let mut new = self.cur.clone();
-        new.insn_idx = insn_idx;
-        let id = self.checkpoints.len();
-        self.checkpoints.push(Checkpoint { state: new, miss_cnt: 0, hit_cnt: 0, in_free_list: false, listed: true });
+        let id = self.checkpoints.push(&self.cur);
+        self.checkpoints[id].state.insn_idx = insn_idx;
         self.maybe_enter_scc(id);
         self.cur.parent = Some(id);
         self.cur.first_insn_idx = insn_idx;
