@@ -171,6 +171,58 @@ enum HistoryStep {
     ReachedFirst,
 }
 
+/// Insns visited in one precision walk at most: a bound against a broken
+/// history.
+const BT_GUARD_MAX: u64 = 10_000_000;
+
+/// A point of a walk through one state's history: the insn, the history
+/// entries left (`hist[..history]`), the insn backtracked before, and the
+/// insns visited so far.
+#[derive(Clone, Copy, Debug)]
+struct WalkPos {
+    i: i64,
+    history: usize,
+    subseq_idx: i64,
+    guard: u64,
+}
+
+/// Where a walk may be remembered from: the masks are taken only once
+/// they are about to change (`None`: still as they are now).
+struct MemoStart {
+    at: WalkPos,
+    masks: Option<BtMasks>,
+}
+
+/// Walk `at` back over a run of insns that `backtrack_insn` would pass
+/// over (`bt_insn_is_noop`, with no history entry that says more than
+/// where the insn came from): the masks stay as they are, so such a step
+/// is only `get_prev_insn_idx`. Stops before `stop` (the state's first
+/// insn) and `memo_i` (where the memo may match), both for the caller to
+/// decide, and after a step out of the program. Tells whether it moved.
+#[inline]
+fn bt_skip_noops(insns: &[Insn], hist: &[JmpHistEntry], reg_mask: u32, stop: i64, memo_i: i64, at: &mut WalkPos) -> bool {
+    let WalkPos { mut i, mut history, mut subseq_idx, mut guard } = *at;
+    let from = guard;
+    while i != stop && i != memo_i && guard < BT_GUARD_MAX - 1 {
+        let Some(insn) = insns.get(i as usize) else { break };
+        let top = history.checked_sub(1).and_then(|k| hist.get(k)).filter(|h| h.idx as i64 == i);
+        if top.is_some_and(|h| h.flags != 0 || h.linked_regs != 0) || !bt_insn_is_noop(insn, reg_mask) {
+            break;
+        }
+        guard += 1;
+        subseq_idx = i;
+        match top {
+            Some(h) => {
+                i = h.prev_idx as i64;
+                history -= 1;
+            }
+            None => i -= 1,
+        }
+    }
+    *at = WalkPos { i, history, subseq_idx, guard };
+    guard != from
+}
+
 impl Env<'_, '_> {
     pub(crate) fn bt_reset(&mut self) {
         self.bt.set_masks(&BtMasks::default());
@@ -608,24 +660,38 @@ impl Env<'_, '_> {
     /// insns from `walk.last_idx` back to its first insn, following `hist`
     /// (`get_jmp_hist_entry` / `get_prev_insn_idx`).
     fn backtrack_history(&mut self, hist: &[JmpHistEntry], walk: &mut HistoryWalk) -> VResult<HistoryStep> {
-        let mut history = hist.len();
-        let mut i = walk.last_idx;
-        let mut subseq_idx = walk.subseq_idx;
-        let mut guard = walk.guard;
+        let mut at = WalkPos { i: walk.last_idx, history: hist.len(), subseq_idx: walk.subseq_idx, guard: walk.guard };
         let n_insns = self.input.insns.len() as i64;
-        // where this walk stood after its first step (i, history,
-        // subseq_idx, masks, guard), to remember it if it reaches the
-        // state's first insn; never with a level-2 log, which shows each step
+        // the memo is never used with a level-2 log, which shows each step;
+        // otherwise it can only match at its own insn, and only if it
+        // remembers this state (its history no longer than this one's)
         let memo_ok = !walk.lvl2;
-        let mut start: Option<(i64, usize, i64, BtMasks, u64)> = None;
+        let m = &self.bt.memo;
+        let memo_i = if memo_ok && m.valid && m.cur_first == walk.cur_first && m.prefix.len() <= at.history { m.i } else { -1 };
+        // where this walk stood after its first step, to remember it if it
+        // reaches the state's first insn
+        let mut start: Option<MemoStart> = None;
         let mut replayed = false;
         let step = loop {
-            guard += 1;
-            if guard > 10_000_000 {
-                walk.guard = guard;
+            if memo_ok && !walk.skip_first {
+                let from = at;
+                if bt_skip_noops(&self.input.insns, hist, self.bt.reg_mask(), walk.cur_first, memo_i, &mut at) {
+                    if start.is_none() {
+                        start = Some(MemoStart { at: WalkPos { guard: from.guard + 1, ..from }, masks: None });
+                    }
+                    if at.i < 0 || at.i >= n_insns {
+                        self.verbose(&format!("verifier bug: backtracking idx {}\n", at.i));
+                        return errno(EFAULT);
+                    }
+                }
+            }
+            at.guard += 1;
+            if at.guard > BT_GUARD_MAX {
+                walk.guard = at.guard;
                 return errno(EFAULT);
             }
-            let top = history.checked_sub(1).map(|k| hist[k]).filter(|h| h.idx as i64 == i);
+            let i = at.i;
+            let top = at.history.checked_sub(1).map(|k| &hist[k]).filter(|h| h.idx as i64 == i);
             if walk.skip_first {
                 walk.skip_first = false;
                 if self.bt.empty() {
@@ -633,35 +699,31 @@ impl Env<'_, '_> {
                 }
             } else {
                 if memo_ok {
-                    if self.bt.memo.matches(i, history, subseq_idx, walk.cur_first, &self.bt, hist) {
-                        let m = &self.bt.memo;
-                        let (end_masks, end_subseq_idx, steps) = (m.end_masks, m.end_subseq_idx, m.steps);
-                        #[cfg(debug_assertions)]
+                    if i == memo_i && self.bt.memo.matches(i, at.history, at.subseq_idx, walk.cur_first, &self.bt, hist) {
+                        if let Some(s) = &mut start
+                            && s.masks.is_none()
                         {
-                            // check the replay against the walk it stands for
-                            let masks = self.bt.masks();
-                            let mut w = HistoryWalk { last_idx: i, cur_first: walk.cur_first, subseq_idx, skip_first: false, lvl2: false, guard: 0 };
-                            let memo = std::mem::take(&mut self.bt.memo);
-                            let r = self.backtrack_history(&hist[..history], &mut w);
-                            assert!(matches!(r, Ok(HistoryStep::ReachedFirst)), "backtrack memo replay: {r:?}");
-                            assert_eq!((self.bt.masks(), w.subseq_idx), (end_masks, end_subseq_idx), "backtrack memo replay");
-                            self.bt.set_masks(&masks);
-                            self.bt.memo = memo;
+                            s.masks = Some(self.bt.masks());
                         }
-                        self.bt.set_masks(&end_masks);
-                        subseq_idx = end_subseq_idx;
-                        guard += steps;
+                        self.bt_replay_memo(hist, walk.cur_first, &mut at);
                         replayed = true;
                         break HistoryStep::ReachedFirst;
                     }
                     if start.is_none() {
-                        start = Some((i, history, subseq_idx, self.bt.masks(), guard));
+                        start = Some(MemoStart { at, masks: None });
                     }
                 }
-                if !walk.lvl2 && top.is_none_or(|h| h.flags == 0 && h.linked_regs == 0) && bt_insn_is_noop(&self.insn(i as usize), self.bt.reg_mask()) {
+                if memo_ok && top.is_none_or(|h| h.flags == 0 && h.linked_regs == 0) && bt_insn_is_noop(&self.insn(i as usize), self.bt.reg_mask()) {
                     // the masks are unchanged and were not empty
                 } else {
-                    if let Bt::NotSupp = self.backtrack_insn(i as usize, subseq_idx, top, walk.lvl2)? {
+                    // the masks may change from here: keep them as they
+                    // were where the walk is remembered from
+                    if let Some(s) = &mut start
+                        && s.masks.is_none()
+                    {
+                        s.masks = Some(self.bt.masks());
+                    }
+                    if let Bt::NotSupp = self.backtrack_insn(i as usize, at.subseq_idx, top.copied(), walk.lvl2)? {
                         break HistoryStep::NotSupp;
                     }
                     if self.bt.empty() {
@@ -669,18 +731,18 @@ impl Env<'_, '_> {
                     }
                 }
             }
-            subseq_idx = i;
-            if i == walk.cur_first && (history == 0 || (history == 1 && hist[0].idx as i64 == i)) {
+            at.subseq_idx = i;
+            if i == walk.cur_first && (at.history == 0 || (at.history == 1 && hist[0].idx as i64 == i)) {
                 break HistoryStep::ReachedFirst;
             }
             if let Some(h) = top {
-                i = h.prev_idx as i64;
-                history -= 1;
+                at.i = h.prev_idx as i64;
+                at.history -= 1;
             } else {
-                i -= 1;
+                at.i -= 1;
             }
-            if i < 0 || i >= n_insns {
-                self.verbose(&format!("verifier bug: backtracking idx {i}\n"));
+            if at.i < 0 || at.i >= n_insns {
+                self.verbose(&format!("verifier bug: backtracking idx {}\n", at.i));
                 return errno(EFAULT);
             }
         };
@@ -689,29 +751,54 @@ impl Env<'_, '_> {
         // copy); a short one is not worth it, and would push out a long
         // one that a walk through the parent may still meet
         if step == HistoryStep::ReachedFirst
-            && let Some((si, sh, ss, sm, sg)) = start
-            && guard - sg >= MEMO_MIN_STEPS
+            && let Some(s) = start
+            && at.guard - s.at.guard >= MEMO_MIN_STEPS
         {
             let end_masks = self.bt.masks();
             let m = &mut self.bt.memo;
             // a walk that met the memo extends its history
-            if !(replayed && m.prefix.len() <= sh) {
+            if !(replayed && m.prefix.len() <= s.at.history) {
                 m.prefix.clear();
             }
             let have = m.prefix.len();
-            m.prefix.extend_from_slice(&hist[have..sh]);
+            m.prefix.extend_from_slice(&hist[have..s.at.history]);
             m.valid = true;
-            m.i = si;
-            m.subseq_idx = ss;
+            m.i = s.at.i;
+            m.subseq_idx = s.at.subseq_idx;
             m.cur_first = walk.cur_first;
-            m.masks = sm;
+            // untouched since the start: the masks it ended with
+            m.masks = s.masks.unwrap_or(end_masks);
             m.end_masks = end_masks;
-            m.end_subseq_idx = subseq_idx;
-            m.steps = guard - sg;
+            m.end_subseq_idx = at.subseq_idx;
+            m.steps = at.guard - s.at.guard;
         }
-        walk.subseq_idx = subseq_idx;
-        walk.guard = guard;
+        walk.subseq_idx = at.subseq_idx;
+        walk.guard = at.guard;
         Ok(step)
+    }
+
+    /// The remembered walk passes where `at` stands: end where it ended
+    /// (the state's first insn), without walking there again.
+    fn bt_replay_memo(&mut self, hist: &[JmpHistEntry], cur_first: i64, at: &mut WalkPos) {
+        let m = &self.bt.memo;
+        let (end_masks, end_subseq_idx, steps) = (m.end_masks, m.end_subseq_idx, m.steps);
+        #[cfg(debug_assertions)]
+        {
+            // check the replay against the walk it stands for
+            let masks = self.bt.masks();
+            let mut w = HistoryWalk { last_idx: at.i, cur_first, subseq_idx: at.subseq_idx, skip_first: false, lvl2: false, guard: 0 };
+            let memo = std::mem::take(&mut self.bt.memo);
+            let r = self.backtrack_history(&hist[..at.history], &mut w);
+            assert!(matches!(r, Ok(HistoryStep::ReachedFirst)), "backtrack memo replay: {r:?}");
+            assert_eq!((self.bt.masks(), w.subseq_idx), (end_masks, end_subseq_idx), "backtrack memo replay");
+            self.bt.set_masks(&masks);
+            self.bt.memo = memo;
+        }
+        #[cfg(not(debug_assertions))]
+        let _ = (hist, cur_first);
+        self.bt.set_masks(&end_masks);
+        at.subseq_idx = end_subseq_idx;
+        at.guard += steps;
     }
 
     /// `bpf_mark_all_scalars_precise`: every scalar of every checkpoint
