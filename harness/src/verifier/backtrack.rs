@@ -22,6 +22,8 @@ pub struct BacktrackState {
     memo: HistoryMemo,
     /// Whether the log is at level 2, asked once (it stays so for a load).
     log_level2: Option<bool>,
+    /// `bt_insn_noop_unless` of each insn of the program, made once.
+    noop_unless: Vec<u32>,
 }
 
 /// The shortest walk worth remembering.
@@ -87,6 +89,10 @@ impl BacktrackState {
     /// `bt_empty`: nothing left to backtrack in any frame up to `frame`.
     #[inline]
     fn empty(&self) -> bool {
+        // most walks are in the main program's frame
+        if self.frame == 0 {
+            return self.reg_masks[0] == 0 && self.stack_masks[0] == 0;
+        }
         let mut any = 0u64;
         for f in 0..=self.frame.min(15) {
             any |= self.reg_masks[f] as u64 | self.stack_masks[f];
@@ -131,26 +137,44 @@ enum Bt {
     NotSupp,
 }
 
-/// An insn (without a history entry that says more than where it came
-/// from) that `backtrack_insn` would pass over without touching the masks,
-/// the bulk of a long walk: an ALU op or load whose destination is not in
-/// `reg_mask` (the current frame's), a tracked destination changed by a
-/// constant, a jump that compares no tracked register.
-#[inline]
-fn bt_insn_is_noop(insn: &Insn, reg_mask: u32) -> bool {
-    let tracked = |r: u8| reg_mask & (1 << (r & 15)) != 0;
+/// The registers whose tracking (in the current frame) makes
+/// `backtrack_insn` act on an insn with no history entry that says more
+/// than where it came from; `BT_NEVER_NOOP` if it always acts. An insn is
+/// passed over without touching the masks (`bt_insn_is_noop`), the bulk of
+/// a long walk, when it is an ALU op or load whose destination is not
+/// tracked, a tracked destination changed by a constant, a jump that
+/// compares no tracked register.
+fn bt_insn_noop_unless(insn: &Insn) -> u32 {
+    let reg = |r: u8| 1u32 << (r & 15);
     let class = insn.class();
     let op = insn.opcode();
     if class == BPF_ALU || class == BPF_ALU64 {
-        !tracked(insn.dst) || op == BPF_END || op == BPF_NEG || (op != BPF_MOV && !insn.is_src_x())
+        if op == BPF_END || op == BPF_NEG || (op != BPF_MOV && !insn.is_src_x()) { 0 } else { reg(insn.dst) }
     } else if class == BPF_JMP || class == BPF_JMP32 {
-        op != BPF_CALL && op != BPF_EXIT && (!insn.is_src_x() || op == BPF_JA || (!tracked(insn.dst) && !tracked(insn.src)))
+        if op == BPF_CALL || op == BPF_EXIT {
+            BT_NEVER_NOOP
+        } else if !insn.is_src_x() || op == BPF_JA {
+            0
+        } else {
+            reg(insn.dst) | reg(insn.src)
+        }
     } else if class == BPF_LDX {
-        !tracked(insn.dst)
-    } else {
+        reg(insn.dst)
+    } else if insn.code == 0 {
         // the second half of a wide insn
-        insn.code == 0
+        0
+    } else {
+        BT_NEVER_NOOP
     }
+}
+
+/// Not a register: `bt_insn_noop_unless` of an insn that always acts.
+const BT_NEVER_NOOP: u32 = 1 << 31;
+
+/// `backtrack_insn` would pass `insn` over with `reg_mask` tracked.
+#[inline]
+fn bt_insn_is_noop(noop_unless: u32, reg_mask: u32) -> bool {
+    noop_unless & ((reg_mask & 0xffff) | BT_NEVER_NOOP) == 0
 }
 
 /// Where backtracking through one state's history stands.
@@ -248,7 +272,7 @@ enum NoopRun {
 /// match), before an insn out of the program, and where the walk reaches
 /// the state's first insn.
 #[inline]
-fn bt_skip_noops(insns: &[Insn], hist: &[JmpHistEntry], reg_mask: u32, cur_first: i64, memo_i: i64, at: &mut WalkPos) -> NoopRun {
+fn bt_skip_noops(noop_unless: &[u32], hist: &[JmpHistEntry], reg_mask: u32, cur_first: i64, memo_i: i64, at: &mut WalkPos) -> NoopRun {
     let WalkPos { mut i, mut history, mut subseq_idx, mut guard } = *at;
     // the insn of the last history entry left (-1: none)
     let hist_idx = |history: usize| history.checked_sub(1).and_then(|k| hist.get(k)).map_or(-1, |h| h.idx as i64);
@@ -257,8 +281,8 @@ fn bt_skip_noops(insns: &[Insn], hist: &[JmpHistEntry], reg_mask: u32, cur_first
         if i == memo_i || guard >= BT_GUARD_MAX {
             break NoopRun::Stopped;
         }
-        let Some(insn) = insns.get(i as usize) else { break NoopRun::Stopped };
-        if !bt_insn_is_noop(insn, reg_mask) {
+        let Some(&unless) = noop_unless.get(i as usize) else { break NoopRun::Stopped };
+        if !bt_insn_is_noop(unless, reg_mask) {
             break NoopRun::Stopped;
         }
         let top = if i == top_idx {
@@ -756,6 +780,7 @@ impl Env<'_, '_> {
     /// The inner loop of `bpf_mark_chain_precision`: backtrack one state's
     /// insns from `walk.last_idx` back to its first insn, following `hist`
     /// (`get_jmp_hist_entry` / `get_prev_insn_idx`).
+    #[inline]
     fn backtrack_history(&mut self, hist: &[JmpHistEntry], walk: &mut HistoryWalk) -> VResult<HistoryStep> {
         let mut at = WalkPos { i: walk.last_idx, history: hist.len(), subseq_idx: walk.subseq_idx, guard: walk.guard };
         // the memo is never used with a level-2 log, which shows each step;
@@ -791,7 +816,10 @@ impl Env<'_, '_> {
             loop {
                 if !walk.lvl2 && !walk.skip_first {
                     let from = at;
-                    let run = bt_skip_noops(&self.input.insns, hist, self.bt.reg_mask(), walk.cur_first, memo_i, &mut at);
+                    if self.bt.noop_unless.len() != self.input.insns.len() {
+                        self.bt.noop_unless = self.input.insns.iter().map(bt_insn_noop_unless).collect();
+                    }
+                    let run = bt_skip_noops(&self.bt.noop_unless, hist, self.bt.reg_mask(), walk.cur_first, memo_i, &mut at);
                     if at.guard != from.guard {
                         if memo.start.is_none() {
                             memo.start = Some(MemoStart { at: WalkPos { guard: from.guard + 1, ..from }, masks: None });
@@ -861,7 +889,7 @@ impl Env<'_, '_> {
                     memo.start = Some(MemoStart { at: *at, masks: None });
                 }
             }
-            if !walk.lvl2 && top.is_none_or(|h| h.flags == 0 && h.linked_regs == 0) && bt_insn_is_noop(&self.insn(i as usize), self.bt.reg_mask()) {
+            if !walk.lvl2 && top.is_none_or(|h| h.flags == 0 && h.linked_regs == 0) && bt_insn_is_noop(bt_insn_noop_unless(&self.insn(i as usize)), self.bt.reg_mask()) {
                 // the masks are unchanged and were not empty
             } else {
                 // the masks may change from here: keep them as they were
