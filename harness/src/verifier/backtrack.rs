@@ -630,21 +630,21 @@ impl Env<'_, '_> {
             let mut walk = HistoryWalk { last_idx, cur_first, subseq_idx, skip_first, lvl2, guard };
             // the history is lent out of its state for the walk (nothing
             // the walk does reads it back there): no copy per walk
-            let step = match (st, start) {
-                (None, Some(s)) => self.backtrack_history(&s.jmp_history, &mut walk),
-                (None, None) => {
-                    let hist = std::mem::take(&mut self.cur.jmp_history);
-                    let r = self.backtrack_history(&hist, &mut walk);
-                    self.cur.jmp_history = hist;
-                    r
-                }
-                (Some(c), _) => {
-                    let hist = std::mem::take(&mut self.checkpoints[c].state.jmp_history);
-                    let r = self.backtrack_history(&hist, &mut walk);
-                    self.checkpoints[c].state.jmp_history = hist;
-                    r
-                }
+            let lent = match (st, start) {
+                (None, Some(_)) => Vec::new(),
+                (None, None) => std::mem::take(&mut self.cur.jmp_history),
+                (Some(c), _) => std::mem::take(&mut self.checkpoints[c].state.jmp_history),
             };
+            let hist = match (st, start) {
+                (None, Some(s)) => &s.jmp_history[..],
+                _ => &lent[..],
+            };
+            let step = self.backtrack_history(hist, &mut walk);
+            match st {
+                None if start.is_some() => {}
+                None => self.cur.jmp_history = lent,
+                Some(c) => self.checkpoints[c].state.jmp_history = lent,
+            }
             skip_first = walk.skip_first;
             guard = walk.guard;
             match step? {
