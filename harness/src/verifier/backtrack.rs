@@ -273,42 +273,41 @@ enum NoopRun {
 /// the state's first insn.
 #[inline]
 fn bt_skip_noops(noop_unless: &[u32], hist: &[JmpHistEntry], reg_mask: u32, cur_first: i64, memo_i: i64, at: &mut WalkPos) -> NoopRun {
-    let WalkPos { mut i, mut history, mut subseq_idx, mut guard } = *at;
-    // the insn of the last history entry left (-1: none)
-    let hist_idx = |history: usize| history.checked_sub(1).and_then(|k| hist.get(k)).map_or(-1, |h| h.idx as i64);
-    let mut top_idx = hist_idx(history);
+    let acts = (reg_mask & 0xffff) | BT_NEVER_NOOP;
+    // the history entries left
+    let mut rest = &hist[..at.history.min(hist.len())];
+    let WalkPos { mut i, mut subseq_idx, mut guard, .. } = *at;
     let run = loop {
         if i == memo_i || guard >= BT_GUARD_MAX {
             break NoopRun::Stopped;
         }
         let Some(&unless) = noop_unless.get(i as usize) else { break NoopRun::Stopped };
-        if !bt_insn_is_noop(unless, reg_mask) {
+        if unless & acts != 0 {
             break NoopRun::Stopped;
         }
-        let top = if i == top_idx {
-            let h = &hist[history - 1];
-            if h.flags != 0 || h.linked_regs != 0 {
-                break NoopRun::Stopped;
+        let top = match rest.split_last() {
+            Some((h, older)) if h.idx as i64 == i => {
+                if h.flags != 0 || h.linked_regs != 0 {
+                    break NoopRun::Stopped;
+                }
+                Some((h, older))
             }
-            Some(h)
-        } else {
-            None
+            _ => None,
         };
         guard += 1;
         subseq_idx = i;
-        if i == cur_first && (history == 0 || (history == 1 && top.is_some())) {
+        if i == cur_first && (rest.is_empty() || (rest.len() == 1 && top.is_some())) {
             break NoopRun::ReachedFirst;
         }
         match top {
-            Some(h) => {
+            Some((h, older)) => {
                 i = h.prev_idx as i64;
-                history -= 1;
-                top_idx = hist_idx(history);
+                rest = older;
             }
             None => i -= 1,
         }
     };
-    *at = WalkPos { i, history, subseq_idx, guard };
+    *at = WalkPos { i, history: rest.len(), subseq_idx, guard };
     run
 }
 
