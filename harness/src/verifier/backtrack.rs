@@ -613,6 +613,8 @@ impl Env<'_, '_> {
         let mut skip_first = true;
         // None: the starting state; Some(i): checkpoint i
         let mut st: Option<usize> = None;
+        // st's parent
+        let mut parent = s_parent;
         let mut guard = 0u64;
         let lvl2 = self.bt_log_level2();
         loop {
@@ -622,11 +624,7 @@ impl Env<'_, '_> {
             if last_idx < 0 {
                 return self.bt_func_entry(start, st, changed);
             }
-            let cur_first = match st {
-                None => s_first as i64,
-                Some(c) => self.checkpoints[c].state.first_insn_idx as i64,
-            };
-            let mut walk = HistoryWalk { last_idx, cur_first, subseq_idx, skip_first, lvl2, guard };
+            let mut walk = HistoryWalk { last_idx, cur_first: first_idx, subseq_idx, skip_first, lvl2, guard };
             // the history is lent out of its state for the walk (nothing
             // the walk does reads it back there): no copy per walk
             let lent = match (st, start) {
@@ -655,10 +653,6 @@ impl Env<'_, '_> {
                 }
                 HistoryStep::ReachedFirst => {}
             }
-            let parent = match st {
-                None => s_parent,
-                Some(c) => self.checkpoints[c].state.parent,
-            };
             let Some(p) = parent else { break };
             st = Some(p);
             for fr in (0..=self.bt.frame).rev() {
@@ -699,9 +693,11 @@ impl Env<'_, '_> {
             if self.bt.empty() {
                 return Ok(());
             }
+            let pst = &self.checkpoints[p].state;
             subseq_idx = first_idx;
-            last_idx = self.checkpoints[p].state.last_insn_idx;
-            first_idx = self.checkpoints[p].state.first_insn_idx as i64;
+            last_idx = pst.last_insn_idx;
+            first_idx = pst.first_insn_idx as i64;
+            parent = pst.parent;
         }
         if !self.bt.empty() {
             self.mark_all_scalars_precise(s_parent, s_frame);
