@@ -20,6 +20,10 @@ pub struct BacktrackState {
     /// The last whole-state walk, to replay (not part of the kernel's
     /// struct; survives `bt_reset`).
     memo: HistoryMemo,
+    /// Whether the log is at level 2, asked once (it stays so for a load).
+    log_level2: Option<bool>,
+    /// `bt_insn_noop_unless` of each insn of the program, made once.
+    noop_unless: Vec<u32>,
 }
 
 /// The shortest walk worth remembering.
@@ -85,8 +89,15 @@ impl BacktrackState {
     /// `bt_empty`: nothing left to backtrack in any frame up to `frame`.
     #[inline]
     fn empty(&self) -> bool {
-        let n = self.frame.min(15) + 1;
-        self.reg_masks[..n].iter().all(|&m| m == 0) && self.stack_masks[..n].iter().all(|&m| m == 0)
+        // most walks are in the main program's frame
+        if self.frame == 0 {
+            return self.reg_masks[0] == 0 && self.stack_masks[0] == 0;
+        }
+        let mut any = 0u64;
+        for f in 0..=self.frame.min(15) {
+            any |= self.reg_masks[f] as u64 | self.stack_masks[f];
+        }
+        any == 0
     }
     fn reg_set(&self, r: usize) -> bool {
         self.reg_masks[self.frame & 15] & (1 << r) != 0
@@ -126,26 +137,44 @@ enum Bt {
     NotSupp,
 }
 
-/// An insn (without a history entry that says more than where it came
-/// from) that `backtrack_insn` would pass over without touching the masks,
-/// the bulk of a long walk: an ALU op or load whose destination is not in
-/// `reg_mask` (the current frame's), a tracked destination changed by a
-/// constant, a jump that compares no tracked register.
-#[inline]
-fn bt_insn_is_noop(insn: &Insn, reg_mask: u32) -> bool {
-    let tracked = |r: u8| reg_mask & (1 << (r & 15)) != 0;
+/// The registers whose tracking (in the current frame) makes
+/// `backtrack_insn` act on an insn with no history entry that says more
+/// than where it came from; `BT_NEVER_NOOP` if it always acts. An insn is
+/// passed over without touching the masks (`bt_insn_is_noop`), the bulk of
+/// a long walk, when it is an ALU op or load whose destination is not
+/// tracked, a tracked destination changed by a constant, a jump that
+/// compares no tracked register.
+fn bt_insn_noop_unless(insn: &Insn) -> u32 {
+    let reg = |r: u8| 1u32 << (r & 15);
     let class = insn.class();
     let op = insn.opcode();
     if class == BPF_ALU || class == BPF_ALU64 {
-        !tracked(insn.dst) || op == BPF_END || op == BPF_NEG || (op != BPF_MOV && !insn.is_src_x())
+        if op == BPF_END || op == BPF_NEG || (op != BPF_MOV && !insn.is_src_x()) { 0 } else { reg(insn.dst) }
     } else if class == BPF_JMP || class == BPF_JMP32 {
-        op != BPF_CALL && op != BPF_EXIT && (!insn.is_src_x() || op == BPF_JA || (!tracked(insn.dst) && !tracked(insn.src)))
+        if op == BPF_CALL || op == BPF_EXIT {
+            BT_NEVER_NOOP
+        } else if !insn.is_src_x() || op == BPF_JA {
+            0
+        } else {
+            reg(insn.dst) | reg(insn.src)
+        }
     } else if class == BPF_LDX {
-        !tracked(insn.dst)
-    } else {
+        reg(insn.dst)
+    } else if insn.code == 0 {
         // the second half of a wide insn
-        insn.code == 0
+        0
+    } else {
+        BT_NEVER_NOOP
     }
+}
+
+/// Not a register: `bt_insn_noop_unless` of an insn that always acts.
+const BT_NEVER_NOOP: u32 = 1 << 31;
+
+/// `backtrack_insn` would pass `insn` over with `reg_mask` tracked.
+#[inline]
+fn bt_insn_is_noop(noop_unless: u32, reg_mask: u32) -> bool {
+    noop_unless & ((reg_mask & 0xffff) | BT_NEVER_NOOP) == 0
 }
 
 /// Where backtracking through one state's history stands.
@@ -171,9 +200,129 @@ enum HistoryStep {
     ReachedFirst,
 }
 
+/// Insns visited in one precision walk at most: a bound against a broken
+/// history.
+const BT_GUARD_MAX: u64 = 10_000_000;
+
+/// A point of a walk through one state's history: the insn, the history
+/// entries left (`hist[..history]`), the insn backtracked before, and the
+/// insns visited so far.
+#[derive(Clone, Copy, Debug)]
+struct WalkPos {
+    i: i64,
+    history: usize,
+    subseq_idx: i64,
+    guard: u64,
+}
+
+/// Where a walk may be remembered from: the masks are taken only once
+/// they are about to change (`None`: still as they are now).
+struct MemoStart {
+    at: WalkPos,
+    masks: Option<BtMasks>,
+}
+
+/// `get_jmp_hist_entry`: the history entry of the insn `at` stands on.
+#[inline]
+fn bt_hist_top<'h>(hist: &'h [JmpHistEntry], at: &WalkPos) -> Option<&'h JmpHistEntry> {
+    at.history.checked_sub(1).and_then(|k| hist.get(k)).filter(|h| h.idx as i64 == at.i)
+}
+
+/// The state's first insn, with no history entry left but its own: the
+/// walk through this state is complete.
+#[inline]
+fn bt_at_first_insn(hist: &[JmpHistEntry], at: &WalkPos, cur_first: i64) -> bool {
+    at.i == cur_first && (at.history == 0 || (at.history == 1 && hist[0].idx as i64 == at.i))
+}
+
+/// `get_prev_insn_idx`: step back to the insn that ran before, through
+/// the history entry `top` of a jump there.
+#[inline]
+fn bt_prev_insn(at: &mut WalkPos, top: Option<&JmpHistEntry>) {
+    at.subseq_idx = at.i;
+    match top {
+        Some(h) => {
+            at.i = h.prev_idx as i64;
+            at.history -= 1;
+        }
+        None => at.i -= 1,
+    }
+}
+
+/// What a walk through one state does for the memo.
+struct MemoWalk {
+    start: Option<MemoStart>,
+    /// It met the memo and ended as it did.
+    replayed: bool,
+}
+
+/// How a run of no-op insns ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum NoopRun {
+    /// At an insn for the general step.
+    Stopped,
+    /// At the state's first insn, passed over.
+    ReachedFirst,
+}
+
+/// Walk `at` back over a run of insns that `backtrack_insn` would pass
+/// over (`bt_insn_is_noop`, with no history entry that says more than
+/// where the insn came from): the masks stay as they are, so such a step
+/// is only `get_prev_insn_idx`. Stops before `memo_i` (where the memo may
+/// match), before an insn out of the program, and where the walk reaches
+/// the state's first insn.
+#[inline]
+fn bt_skip_noops(noop_unless: &[u32], hist: &[JmpHistEntry], reg_mask: u32, cur_first: i64, memo_i: i64, at: &mut WalkPos) -> NoopRun {
+    let acts = (reg_mask & 0xffff) | BT_NEVER_NOOP;
+    // the history entries left
+    let mut rest = &hist[..at.history.min(hist.len())];
+    let WalkPos { mut i, mut subseq_idx, mut guard, .. } = *at;
+    let run = loop {
+        if i == memo_i || guard >= BT_GUARD_MAX {
+            break NoopRun::Stopped;
+        }
+        let Some(&unless) = noop_unless.get(i as usize) else { break NoopRun::Stopped };
+        if unless & acts != 0 {
+            break NoopRun::Stopped;
+        }
+        let top = match rest.split_last() {
+            Some((h, older)) if h.idx as i64 == i => {
+                if h.flags != 0 || h.linked_regs != 0 {
+                    break NoopRun::Stopped;
+                }
+                Some((h, older))
+            }
+            _ => None,
+        };
+        guard += 1;
+        subseq_idx = i;
+        if i == cur_first && (rest.is_empty() || (rest.len() == 1 && top.is_some())) {
+            break NoopRun::ReachedFirst;
+        }
+        match top {
+            Some((h, older)) => {
+                i = h.prev_idx as i64;
+                rest = older;
+            }
+            None => i -= 1,
+        }
+    };
+    *at = WalkPos { i, history: rest.len(), subseq_idx, guard };
+    run
+}
+
 impl Env<'_, '_> {
     pub(crate) fn bt_reset(&mut self) {
         self.bt.set_masks(&BtMasks::default());
+    }
+
+    /// A level-2 log shows every step of a walk.
+    #[inline]
+    fn bt_log_level2(&mut self) -> bool {
+        match self.bt.log_level2 {
+            Some(l) => l,
+            None => *self.bt.log_level2.insert(self.level() & BPF_LOG_LEVEL2 != 0),
+        }
     }
 
     /// `mark_chain_precision`.
@@ -200,7 +349,9 @@ impl Env<'_, '_> {
     }
 
     /// `backtrack_insn`: `subseq_idx` is the insn backtracked before
-    /// (the one that ran after `idx`).
+    /// (the one that ran after `idx`). Out of line: the walk's loop, which
+    /// mostly passes insns over, stays small.
+    #[inline(never)]
     fn backtrack_insn(&mut self, idx: usize, subseq_idx: i64, hist: Option<JmpHistEntry>, lvl2: bool) -> VResult<Bt> {
         let insn = self.insn(idx);
         if insn.code == 0 {
@@ -462,75 +613,35 @@ impl Env<'_, '_> {
         let mut skip_first = true;
         // None: the starting state; Some(i): checkpoint i
         let mut st: Option<usize> = None;
+        // st's parent
+        let mut parent = s_parent;
         let mut guard = 0u64;
-        let lvl2 = self.level() & BPF_LOG_LEVEL2 != 0;
+        let lvl2 = self.bt_log_level2();
         loop {
             if lvl2 {
-                let s = format!("mark_precise: frame{}: last_idx {last_idx} first_idx {first_idx} subseq_idx {subseq_idx} \n", self.bt.frame);
-                self.verbose(&s);
+                self.bt_log_walk(last_idx, first_idx, subseq_idx);
             }
             if last_idx < 0 {
-                // the entry of a global function: only its arguments may
-                // still want precision
-                let (curframe, f0) = match st {
-                    None => match start {
-                        Some(s) => (s.curframe(), &s.frame[0]),
-                        None => (self.cur.curframe(), &self.cur.frame[0]),
-                    },
-                    Some(c) => (self.checkpoints[c].state.curframe(), &self.checkpoints[c].state.frame[0]),
-                };
-                if curframe == 0 && f0.subprogno > 0 && f0.callsite == -1 && self.bt.stack_masks[0] == 0 && self.bt.reg_masks[0] & !0b111110 == 0 {
-                    let mask = self.bt.reg_masks[0];
-                    self.bt.reg_masks[0] = 0;
-                    for i in 0..MAX_BPF_REG {
-                        if mask & (1 << i) == 0 {
-                            continue;
-                        }
-                        // a detached starting state is never a function's
-                        // entry: st is a checkpoint here
-                        let r = match st {
-                            None if start.is_some() => continue,
-                            None => &mut self.cur.frame[0].regs[i],
-                            Some(c) => &mut self.checkpoints[c].state.frame[0].regs[i],
-                        };
-                        if r.typ == SCALAR_VALUE {
-                            r.precise = true;
-                            *changed = true;
-                        }
-                    }
-                    return Ok(());
-                }
-                let s = format!(
-                    "verifier bug: backtracking func entry subprog {} reg_mask {:x} stack_mask {:x}\n",
-                    f0.subprogno,
-                    self.bt.reg_mask(),
-                    self.bt.stack_mask()
-                );
-                self.verbose(&s);
-                return errno(EFAULT);
+                return self.bt_func_entry(start, st, changed);
             }
-            let cur_first = match st {
-                None => s_first as i64,
-                Some(c) => self.checkpoints[c].state.first_insn_idx as i64,
-            };
-            let mut walk = HistoryWalk { last_idx, cur_first, subseq_idx, skip_first, lvl2, guard };
+            let mut walk = HistoryWalk { last_idx, cur_first: first_idx, subseq_idx, skip_first, lvl2, guard };
             // the history is lent out of its state for the walk (nothing
             // the walk does reads it back there): no copy per walk
-            let step = match (st, start) {
-                (None, Some(s)) => self.backtrack_history(&s.jmp_history, &mut walk),
-                (None, None) => {
-                    let hist = std::mem::take(&mut self.cur.jmp_history);
-                    let r = self.backtrack_history(&hist, &mut walk);
-                    self.cur.jmp_history = hist;
-                    r
-                }
-                (Some(c), _) => {
-                    let hist = std::mem::take(&mut self.checkpoints[c].state.jmp_history);
-                    let r = self.backtrack_history(&hist, &mut walk);
-                    self.checkpoints[c].state.jmp_history = hist;
-                    r
-                }
+            let lent = match (st, start) {
+                (None, Some(_)) => Vec::new(),
+                (None, None) => std::mem::take(&mut self.cur.jmp_history),
+                (Some(c), _) => std::mem::take(&mut self.checkpoints[c].state.jmp_history),
             };
+            let hist = match (st, start) {
+                (None, Some(s)) => &s.jmp_history[..],
+                _ => &lent[..],
+            };
+            let step = self.backtrack_history(hist, &mut walk);
+            match st {
+                None if start.is_some() => {}
+                None => self.cur.jmp_history = lent,
+                Some(c) => self.checkpoints[c].state.jmp_history = lent,
+            }
             skip_first = walk.skip_first;
             guard = walk.guard;
             match step? {
@@ -542,10 +653,6 @@ impl Env<'_, '_> {
                 }
                 HistoryStep::ReachedFirst => {}
             }
-            let parent = match st {
-                None => s_parent,
-                Some(c) => self.checkpoints[c].state.parent,
-            };
             let Some(p) = parent else { break };
             st = Some(p);
             for fr in (0..=self.bt.frame).rev() {
@@ -580,22 +687,17 @@ impl Env<'_, '_> {
                     }
                 }
                 if lvl2 {
-                    let mut s = format!(
-                        "mark_precise: frame{fr}: parent state regs={} stack={}: ",
-                        fmt_reg_mask(self.bt.reg_masks[fr]),
-                        fmt_stack_mask(self.bt.stack_masks[fr])
-                    );
-                    let sc = super::print::Scratch::default();
-                    super::print::print_verifier_state(&mut s, &self.checkpoints[p].state, fr, true, &sc, &self.maps);
-                    self.verbose(&s);
+                    self.bt_log_parent_state(p, fr);
                 }
             }
             if self.bt.empty() {
                 return Ok(());
             }
+            let pst = &self.checkpoints[p].state;
             subseq_idx = first_idx;
-            last_idx = self.checkpoints[p].state.last_insn_idx;
-            first_idx = self.checkpoints[p].state.first_insn_idx as i64;
+            last_idx = pst.last_insn_idx;
+            first_idx = pst.first_insn_idx as i64;
+            parent = pst.parent;
         }
         if !self.bt.empty() {
             self.mark_all_scalars_precise(s_parent, s_frame);
@@ -604,114 +706,261 @@ impl Env<'_, '_> {
         Ok(())
     }
 
+    /// The walk reached the entry of a global function (`last_idx < 0`):
+    /// only its arguments may still want precision. `st` as in
+    /// `bpf_mark_chain_precision`.
+    #[cold]
+    #[inline(never)]
+    fn bt_func_entry(&mut self, start: Option<&VerifierState>, st: Option<usize>, changed: &mut bool) -> VResult<()> {
+        let (curframe, f0) = match st {
+            None => match start {
+                Some(s) => (s.curframe(), &s.frame[0]),
+                None => (self.cur.curframe(), &self.cur.frame[0]),
+            },
+            Some(c) => (self.checkpoints[c].state.curframe(), &self.checkpoints[c].state.frame[0]),
+        };
+        if curframe == 0 && f0.subprogno > 0 && f0.callsite == -1 && self.bt.stack_masks[0] == 0 && self.bt.reg_masks[0] & !0b111110 == 0 {
+            let mask = self.bt.reg_masks[0];
+            self.bt.reg_masks[0] = 0;
+            for i in 0..MAX_BPF_REG {
+                if mask & (1 << i) == 0 {
+                    continue;
+                }
+                // a detached starting state is never a function's
+                // entry: st is a checkpoint here
+                let r = match st {
+                    None if start.is_some() => continue,
+                    None => &mut self.cur.frame[0].regs[i],
+                    Some(c) => &mut self.checkpoints[c].state.frame[0].regs[i],
+                };
+                if r.typ == SCALAR_VALUE {
+                    r.precise = true;
+                    *changed = true;
+                }
+            }
+            return Ok(());
+        }
+        let s = format!(
+            "verifier bug: backtracking func entry subprog {} reg_mask {:x} stack_mask {:x}\n",
+            f0.subprogno,
+            self.bt.reg_mask(),
+            self.bt.stack_mask()
+        );
+        self.verbose(&s);
+        errno(EFAULT)
+    }
+
+    /// The level-2 log's `mark_precise: ... parent state` line.
+    #[cold]
+    #[inline(never)]
+    fn bt_log_parent_state(&mut self, p: usize, fr: usize) {
+        let mut s = format!(
+            "mark_precise: frame{fr}: parent state regs={} stack={}: ",
+            fmt_reg_mask(self.bt.reg_masks[fr]),
+            fmt_stack_mask(self.bt.stack_masks[fr])
+        );
+        let sc = super::print::Scratch::default();
+        super::print::print_verifier_state(&mut s, &self.checkpoints[p].state, fr, true, &sc, &self.maps);
+        self.verbose(&s);
+    }
+
+    /// The level-2 log's line for a walk through one state.
+    #[cold]
+    #[inline(never)]
+    fn bt_log_walk(&mut self, last_idx: i64, first_idx: i64, subseq_idx: i64) {
+        let s = format!("mark_precise: frame{}: last_idx {last_idx} first_idx {first_idx} subseq_idx {subseq_idx} \n", self.bt.frame);
+        self.verbose(&s);
+    }
+
     /// The inner loop of `bpf_mark_chain_precision`: backtrack one state's
     /// insns from `walk.last_idx` back to its first insn, following `hist`
     /// (`get_jmp_hist_entry` / `get_prev_insn_idx`).
+    #[inline]
     fn backtrack_history(&mut self, hist: &[JmpHistEntry], walk: &mut HistoryWalk) -> VResult<HistoryStep> {
-        let mut history = hist.len();
-        let mut i = walk.last_idx;
-        let mut subseq_idx = walk.subseq_idx;
-        let mut guard = walk.guard;
-        let n_insns = self.input.insns.len() as i64;
-        // where this walk stood after its first step (i, history,
-        // subseq_idx, masks, guard), to remember it if it reaches the
-        // state's first insn; never with a level-2 log, which shows each step
-        let memo_ok = !walk.lvl2;
-        let mut start: Option<(i64, usize, i64, BtMasks, u64)> = None;
-        let mut replayed = false;
-        let step = loop {
-            guard += 1;
-            if guard > 10_000_000 {
-                walk.guard = guard;
-                return errno(EFAULT);
-            }
-            let top = history.checked_sub(1).map(|k| hist[k]).filter(|h| h.idx as i64 == i);
-            if walk.skip_first {
+        let mut at = WalkPos { i: walk.last_idx, history: hist.len(), subseq_idx: walk.subseq_idx, guard: walk.guard };
+        // the memo is never used with a level-2 log, which shows each step;
+        // otherwise it can only match at its own insn, and only if it
+        // remembers this state (its history no longer than this one's)
+        let m = &self.bt.memo;
+        let memo_i = if !walk.lvl2 && m.valid && m.cur_first == walk.cur_first && m.prefix.len() <= at.history { m.i } else { -1 };
+        let mut memo = MemoWalk { start: None, replayed: false };
+        let step = 'walk: {
+            if walk.skip_first && !walk.lvl2 {
+                // the insn precision was asked at is not backtracked:
+                // step back from it (as `backtrack_step` does, which also
+                // logs it)
                 walk.skip_first = false;
+                at.guard += 1;
+                if at.guard > BT_GUARD_MAX {
+                    walk.guard = at.guard;
+                    return errno(EFAULT);
+                }
                 if self.bt.empty() {
-                    break HistoryStep::Done;
+                    break 'walk HistoryStep::Done;
                 }
-            } else {
-                if memo_ok {
-                    if self.bt.memo.matches(i, history, subseq_idx, walk.cur_first, &self.bt, hist) {
-                        let m = &self.bt.memo;
-                        let (end_masks, end_subseq_idx, steps) = (m.end_masks, m.end_subseq_idx, m.steps);
-                        #[cfg(debug_assertions)]
-                        {
-                            // check the replay against the walk it stands for
-                            let masks = self.bt.masks();
-                            let mut w = HistoryWalk { last_idx: i, cur_first: walk.cur_first, subseq_idx, skip_first: false, lvl2: false, guard: 0 };
-                            let memo = std::mem::take(&mut self.bt.memo);
-                            let r = self.backtrack_history(&hist[..history], &mut w);
-                            assert!(matches!(r, Ok(HistoryStep::ReachedFirst)), "backtrack memo replay: {r:?}");
-                            assert_eq!((self.bt.masks(), w.subseq_idx), (end_masks, end_subseq_idx), "backtrack memo replay");
-                            self.bt.set_masks(&masks);
-                            self.bt.memo = memo;
+                if bt_at_first_insn(hist, &at, walk.cur_first) {
+                    at.subseq_idx = at.i;
+                    break 'walk HistoryStep::ReachedFirst;
+                }
+                let top = bt_hist_top(hist, &at);
+                bt_prev_insn(&mut at, top);
+                if at.i < 0 || at.i >= self.input.insns.len() as i64 {
+                    return self.bt_bad_idx(at.i);
+                }
+            }
+            loop {
+                if !walk.lvl2 && !walk.skip_first {
+                    let from = at;
+                    if self.bt.noop_unless.len() != self.input.insns.len() {
+                        self.bt.noop_unless = self.input.insns.iter().map(bt_insn_noop_unless).collect();
+                    }
+                    let run = bt_skip_noops(&self.bt.noop_unless, hist, self.bt.reg_mask(), walk.cur_first, memo_i, &mut at);
+                    if at.guard != from.guard {
+                        if memo.start.is_none() {
+                            memo.start = Some(MemoStart { at: WalkPos { guard: from.guard + 1, ..from }, masks: None });
                         }
-                        self.bt.set_masks(&end_masks);
-                        subseq_idx = end_subseq_idx;
-                        guard += steps;
-                        replayed = true;
-                        break HistoryStep::ReachedFirst;
-                    }
-                    if start.is_none() {
-                        start = Some((i, history, subseq_idx, self.bt.masks(), guard));
+                        if run == NoopRun::ReachedFirst {
+                            break HistoryStep::ReachedFirst;
+                        }
+                        if at.i < 0 || at.i >= self.input.insns.len() as i64 {
+                            return self.bt_bad_idx(at.i);
+                        }
                     }
                 }
-                if !walk.lvl2 && top.is_none_or(|h| h.flags == 0 && h.linked_regs == 0) && bt_insn_is_noop(&self.insn(i as usize), self.bt.reg_mask()) {
-                    // the masks are unchanged and were not empty
-                } else {
-                    if let Bt::NotSupp = self.backtrack_insn(i as usize, subseq_idx, top, walk.lvl2)? {
-                        break HistoryStep::NotSupp;
-                    }
-                    if self.bt.empty() {
-                        break HistoryStep::Done;
-                    }
+                if let Some(step) = self.backtrack_step(hist, walk, &mut at, memo_i, &mut memo)? {
+                    break step;
                 }
-            }
-            subseq_idx = i;
-            if i == walk.cur_first && (history == 0 || (history == 1 && hist[0].idx as i64 == i)) {
-                break HistoryStep::ReachedFirst;
-            }
-            if let Some(h) = top {
-                i = h.prev_idx as i64;
-                history -= 1;
-            } else {
-                i -= 1;
-            }
-            if i < 0 || i >= n_insns {
-                self.verbose(&format!("verifier bug: backtracking idx {i}\n"));
-                return errno(EFAULT);
             }
         };
-        // remember a long walk that went through the whole state (so it
-        // visited at least as many insns as it has history entries to
-        // copy); a short one is not worth it, and would push out a long
-        // one that a walk through the parent may still meet
         if step == HistoryStep::ReachedFirst
-            && let Some((si, sh, ss, sm, sg)) = start
-            && guard - sg >= MEMO_MIN_STEPS
+            && let Some(s) = memo.start
+            && at.guard - s.at.guard >= MEMO_MIN_STEPS
         {
-            let end_masks = self.bt.masks();
-            let m = &mut self.bt.memo;
-            // a walk that met the memo extends its history
-            if !(replayed && m.prefix.len() <= sh) {
-                m.prefix.clear();
-            }
-            let have = m.prefix.len();
-            m.prefix.extend_from_slice(&hist[have..sh]);
-            m.valid = true;
-            m.i = si;
-            m.subseq_idx = ss;
-            m.cur_first = walk.cur_first;
-            m.masks = sm;
-            m.end_masks = end_masks;
-            m.end_subseq_idx = subseq_idx;
-            m.steps = guard - sg;
+            self.bt_memo_remember(hist, walk.cur_first, &s, &at, memo.replayed);
         }
-        walk.subseq_idx = subseq_idx;
-        walk.guard = guard;
+        walk.subseq_idx = at.subseq_idx;
+        walk.guard = at.guard;
         Ok(step)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn bt_bad_idx<T>(&mut self, i: i64) -> VResult<T> {
+        self.verbose(&format!("verifier bug: backtracking idx {i}\n"));
+        errno(EFAULT)
+    }
+
+    /// One step of `backtrack_history` at `at`, in general: with its
+    /// history entry, the memo, and `backtrack_insn`. `Some` when the walk
+    /// through this state ends here. Out of line: most steps are runs of
+    /// no-op insns.
+    #[inline(never)]
+    fn backtrack_step(&mut self, hist: &[JmpHistEntry], walk: &mut HistoryWalk, at: &mut WalkPos, memo_i: i64, memo: &mut MemoWalk) -> VResult<Option<HistoryStep>> {
+        at.guard += 1;
+        if at.guard > BT_GUARD_MAX {
+            walk.guard = at.guard;
+            return errno(EFAULT);
+        }
+        let i = at.i;
+        let top = bt_hist_top(hist, at);
+        if walk.skip_first {
+            walk.skip_first = false;
+            if self.bt.empty() {
+                return Ok(Some(HistoryStep::Done));
+            }
+        } else {
+            if !walk.lvl2 {
+                if i == memo_i && self.bt.memo.matches(i, at.history, at.subseq_idx, walk.cur_first, &self.bt, hist) {
+                    if let Some(s) = &mut memo.start
+                        && s.masks.is_none()
+                    {
+                        s.masks = Some(self.bt.masks());
+                    }
+                    self.bt_replay_memo(hist, walk.cur_first, at);
+                    memo.replayed = true;
+                    return Ok(Some(HistoryStep::ReachedFirst));
+                }
+                if memo.start.is_none() {
+                    memo.start = Some(MemoStart { at: *at, masks: None });
+                }
+            }
+            if !walk.lvl2 && top.is_none_or(|h| h.flags == 0 && h.linked_regs == 0) && bt_insn_is_noop(bt_insn_noop_unless(&self.insn(i as usize)), self.bt.reg_mask()) {
+                // the masks are unchanged and were not empty
+            } else {
+                // the masks may change from here: keep them as they were
+                // where the walk is remembered from
+                if let Some(s) = &mut memo.start
+                    && s.masks.is_none()
+                {
+                    s.masks = Some(self.bt.masks());
+                }
+                if let Bt::NotSupp = self.backtrack_insn(i as usize, at.subseq_idx, top.copied(), walk.lvl2)? {
+                    return Ok(Some(HistoryStep::NotSupp));
+                }
+                if self.bt.empty() {
+                    return Ok(Some(HistoryStep::Done));
+                }
+            }
+        }
+        if bt_at_first_insn(hist, at, walk.cur_first) {
+            at.subseq_idx = i;
+            return Ok(Some(HistoryStep::ReachedFirst));
+        }
+        bt_prev_insn(at, top);
+        if at.i < 0 || at.i >= self.input.insns.len() as i64 {
+            return self.bt_bad_idx(at.i);
+        }
+        Ok(None)
+    }
+
+    /// Remember a long walk that went through the whole state from
+    /// `start` (so it visited at least as many insns as it has history
+    /// entries to copy); a short one is not worth it, and would push out a
+    /// long one that a walk through the parent may still meet.
+    #[inline(never)]
+    fn bt_memo_remember(&mut self, hist: &[JmpHistEntry], cur_first: i64, start: &MemoStart, end: &WalkPos, replayed: bool) {
+        let end_masks = self.bt.masks();
+        let m = &mut self.bt.memo;
+        // a walk that met the memo extends its history
+        if !(replayed && m.prefix.len() <= start.at.history) {
+            m.prefix.clear();
+        }
+        let have = m.prefix.len();
+        m.prefix.extend_from_slice(&hist[have..start.at.history]);
+        m.valid = true;
+        m.i = start.at.i;
+        m.subseq_idx = start.at.subseq_idx;
+        m.cur_first = cur_first;
+        // untouched since the start: the masks it ended with
+        m.masks = start.masks.unwrap_or(end_masks);
+        m.end_masks = end_masks;
+        m.end_subseq_idx = end.subseq_idx;
+        m.steps = end.guard - start.at.guard;
+    }
+
+    /// The remembered walk passes where `at` stands: end where it ended
+    /// (the state's first insn), without walking there again.
+    #[inline(never)]
+    fn bt_replay_memo(&mut self, hist: &[JmpHistEntry], cur_first: i64, at: &mut WalkPos) {
+        let m = &self.bt.memo;
+        let (end_masks, end_subseq_idx, steps) = (m.end_masks, m.end_subseq_idx, m.steps);
+        #[cfg(debug_assertions)]
+        {
+            // check the replay against the walk it stands for
+            let masks = self.bt.masks();
+            let mut w = HistoryWalk { last_idx: at.i, cur_first, subseq_idx: at.subseq_idx, skip_first: false, lvl2: false, guard: 0 };
+            let memo = std::mem::take(&mut self.bt.memo);
+            let r = self.backtrack_history(&hist[..at.history], &mut w);
+            assert!(matches!(r, Ok(HistoryStep::ReachedFirst)), "backtrack memo replay: {r:?}");
+            assert_eq!((self.bt.masks(), w.subseq_idx), (end_masks, end_subseq_idx), "backtrack memo replay");
+            self.bt.set_masks(&masks);
+            self.bt.memo = memo;
+        }
+        #[cfg(not(debug_assertions))]
+        let _ = (hist, cur_first);
+        self.bt.set_masks(&end_masks);
+        at.subseq_idx = end_subseq_idx;
+        at.guard += steps;
     }
 
     /// `bpf_mark_all_scalars_precise`: every scalar of every checkpoint
