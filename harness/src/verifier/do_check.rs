@@ -1260,3 +1260,34 @@ pub(crate) fn size_to_bytes(size: u8) -> i64 {
         _ => 8,
     }
 }
+
+#[cfg(test)]
+mod checkpoint_store_tests {
+    use super::*;
+
+    fn state_at(insn_idx: usize) -> VerifierState {
+        VerifierState { insn_idx, ..VerifierState::new() }
+    }
+
+    #[test]
+    fn a_freed_slot_takes_the_next_checkpoint_afresh() {
+        let mut cs = CheckpointStore::default();
+        let (a, b) = (cs.push(&state_at(1)), cs.push(&state_at(2)));
+        assert_eq!((a, b), (0, 1));
+        let c = &mut cs[a];
+        (c.miss_cnt, c.hit_cnt, c.in_free_list, c.listed, c.state.branches) = (5, 2, true, false, 0);
+        cs.release(a);
+        let c = cs.push(&state_at(3));
+        assert_eq!(c, a);
+        let k = &cs[c];
+        assert_eq!((k.miss_cnt, k.hit_cnt, k.in_free_list, k.listed, k.state.insn_idx, k.state.branches), (0, 0, false, true, 3, 1));
+        assert_eq!(cs[b].state.insn_idx, 2);
+        // no slot free: a new one, across chunk boundaries
+        for i in 0..600 {
+            assert_eq!(cs.push(&state_at(100 + i)), 2 + i);
+        }
+        assert_eq!((cs[2].state.insn_idx, cs[601].state.insn_idx), (100, 699));
+        cs.clear();
+        assert_eq!(cs.push(&state_at(7)), 0);
+    }
+}

@@ -508,3 +508,56 @@ impl Default for VerifierState {
 pub fn get_spi(off: i64) -> i64 {
     (-off - 1) / BPF_REG_SIZE as i64
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn func(callsite: i64, frameno: usize) -> FuncState {
+        FuncState::new(callsite, frameno, frameno)
+    }
+
+    #[test]
+    fn frames_count_from_the_outermost_and_the_innermost_is_last() {
+        let mut f = Frames::new(func(-1, 0));
+        f.push(func(5, 1));
+        f.push(func(9, 2));
+        assert_eq!(f.len(), 3);
+        assert_eq!((0..3).map(|i| f[i].frameno).collect::<Vec<_>>(), [0, 1, 2]);
+        assert_eq!(f.iter().map(|x| x.callsite).collect::<Vec<_>>(), [-1, 5, 9]);
+        assert_eq!(f.iter().rev().map(|x| x.callsite).collect::<Vec<_>>(), [9, 5, -1]);
+        assert_eq!((f.last().frameno, f.get(1).map(|x| x.frameno), f.get(3).is_none()), (2, Some(1), true));
+        f[1].callback_depth = 7;
+        assert_eq!(f.get_mut(1).map(|x| x.callback_depth), Some(7));
+        assert_eq!(f.pop().map(|x| x.frameno), Some(2));
+        assert_eq!((f.len(), f.last().frameno, f.last().callback_depth), (2, 1, 7));
+        assert_eq!(f.pop().map(|x| x.frameno), Some(1));
+        // the outermost frame stays
+        assert!(f.pop().is_none());
+        assert_eq!((f.len(), f.last().frameno), (1, 0));
+    }
+
+    #[test]
+    fn frames_copies_are_equal_whatever_the_destination_held() {
+        let mut a = Frames::new(func(-1, 0));
+        a.push(func(3, 1));
+        a[0].regs[6] = RegState::ptr(PTR_TO_STACK, 0);
+        a.last_mut().grow_stack(16);
+        a.last_mut().stack[1].slot_type = [STACK_MISC; BPF_REG_SIZE];
+        for mut b in [Frames::new(func(-1, 0)), {
+            let mut b = Frames::new(func(-1, 0));
+            b.push(func(1, 1));
+            b.push(func(2, 2));
+            b.last_mut().grow_stack(64);
+            b
+        }] {
+            b.clone_from(&a);
+            assert_eq!(b, a);
+        }
+        assert_eq!(a.clone(), a);
+        let st = VerifierState { frame: a, ..VerifierState::new() };
+        let mut other = VerifierState::new();
+        other.clone_from(&st);
+        assert_eq!((other.frame == st.frame, other.clone().frame == st.frame), (true, true));
+    }
+}
