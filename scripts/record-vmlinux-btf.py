@@ -57,7 +57,9 @@ ROOT_STRUCTS = [
     "socket__safe_trusted_or_null", "vm_area_struct__safe_trusted_or_null",
 ]
 # functions fentry/fexit programs of the tests attach to
-ROOT_FUNCS = [f"bpf_fentry_test{i}" for i in range(1, 11)] + ["bpf_fentry_test_sinfo", "bpf_modify_return_test"]
+ROOT_FUNCS = [f"bpf_fentry_test{i}" for i in range(1, 11)] + ["bpf_fentry_test_sinfo", "bpf_modify_return_test",
+              "bpf_fentry_test_ppvoid", "bpf_fentry_test_pppvoid", "bpf_fentry_test_ppfile",
+              "bpf_fexit_test_ret_ppfile", "d_path", "dentry_open"]
 
 KINDS = {1: "int", 2: "ptr", 3: "array", 4: "struct", 5: "union", 6: "enum", 7: "fwd", 8: "typedef",
          9: "volatile", 10: "const", 11: "restrict", 12: "func", 13: "func_proto", 14: "var",
