@@ -4,7 +4,8 @@
 #
 #   sudo scripts/setup-vm.sh            # QEMU, compilers, the 7.3 images
 #   sudo scripts/setup-vm.sh --source   # also the 7.3 source subset the importer
-#                                       # and the assembler's kernel-asm test read
+#                                       # and the assembler's kernel-asm test read,
+#                                       # and clang-19, llvm-19 and cpp, which read it
 #
 # Host packages (from the machine's own apt sources): QEMU for x86_64 and
 # arm64, and a C compiler with static libc for each guest arch (the guest
@@ -13,8 +14,7 @@
 # Kernels: linux-binary-<version>-{amd64,arm64} (vmlinuz) and
 # linux-base-<version>-{amd64,arm64} (its .config) from Debian, through a
 # private apt configuration under the cache (/etc/apt is not touched, no
-# foreign dpkg architecture is added). Images the oracle kit already fetched
-# (/var/cache/bpf-oracle/kernels) are used where they are, not downloaded.
+# foreign dpkg architecture is added).
 #
 # Environment:
 #   BPF_SELFTEST_VM_KERNEL   kernel version (default 7.3.4+deb13)
@@ -25,7 +25,6 @@
 #                            http://snapshot.debian.org/archive/debian/20261129T000000Z)
 #   BPF_SELFTEST_SUITE       suite (default trixie-backports)
 #   BPF_SELFTEST_SKIP_APT=1  do not install host packages
-#   BPF_SELFTEST_FORCE_DOWNLOAD=1  download even if the oracle kit has the images
 set -eu
 
 want_source=0
@@ -35,7 +34,6 @@ version=${BPF_SELFTEST_VM_KERNEL:-7.3.4+deb13}
 cache=${BPF_SELFTEST_CACHE:-/var/cache/bpf-selftest}
 mirror=${BPF_SELFTEST_MIRROR:-http://deb.debian.org/debian}
 suite=${BPF_SELFTEST_SUITE:-trixie-backports}
-oracle_kernels=/var/cache/bpf-oracle/kernels
 
 say() { echo "setup-vm: $*"; }
 die() { echo "setup-vm: $*" >&2; exit 1; }
@@ -50,6 +48,10 @@ if [ "${BPF_SELFTEST_SKIP_APT:-0}" != 1 ]; then
     *) die "unsupported host arch $(uname -m) (x86_64 or aarch64)" ;;
     esac
     pkgs="qemu-system-x86 qemu-system-arm gcc libc6-dev $cross ca-certificates"
+    # with --source: what reads the sources (cpp for the importer; clang-19
+    # compiles the kernel's C selftests; llvm-mc-19 and llvm-objdump-19
+    # re-check the assembler, the goldens and the JIT disassembly)
+    [ "$want_source" = 1 ] && pkgs="$pkgs cpp clang-19 llvm-19"
     missing=
     for p in $pkgs; do
         dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -96,10 +98,6 @@ fetch() { # fetch ARCH: vmlinuz and config of $version-ARCH into $cache/kernels
         say "$rel: $dest/vmlinuz present"
         return
     fi
-    if [ "${BPF_SELFTEST_FORCE_DOWNLOAD:-0}" != 1 ] && [ -s "$oracle_kernels/$rel/vmlinuz" ]; then
-        say "$rel: using $oracle_kernels/$rel/vmlinuz (the vm backend looks there too)"
-        return
-    fi
     apt_update
     work=$(mktemp -d)
     (
@@ -136,17 +134,15 @@ fetch arm64
 
 # --- kernel source (selftests, uapi headers, libbpf) --------------------------
 # linux-source-<series> ships the tree as a tarball; only the parts the project
-# reads are kept: tools/testing/selftests/bpf, tools/lib/bpf, tools/include,
-# include/uapi and kernel/bpf.
+# reads are kept (source_parts). The list is written to the tree's SUBSET file:
+# a tree extracted with another list is extracted again.
+source_parts="tools/testing/selftests/bpf tools/lib/bpf tools/include tools/arch/x86/include
+tools/arch/arm64/include include/uapi arch/x86/include/uapi arch/arm64/include/uapi kernel/bpf"
 fetch_source() {
     series=$(echo "$version" | sed 's/^\([0-9]*\.[0-9]*\).*/\1/')
     dest=$cache/linux-$series
-    if [ -d "$dest/tools/testing/selftests/bpf/progs" ]; then
+    if [ -d "$dest/tools/testing/selftests/bpf/progs" ] && [ "$(cat "$dest/SUBSET" 2>/dev/null)" = "$source_parts" ]; then
         say "linux-$series source: $dest present"
-        return
-    fi
-    if [ "${BPF_SELFTEST_FORCE_DOWNLOAD:-0}" != 1 ] && [ -d "/var/cache/bpf-oracle/linux-$series/tools/testing/selftests/bpf/progs" ]; then
-        say "linux-$series source: using /var/cache/bpf-oracle/linux-$series (the tests look there too)"
         return
     fi
     apt_update
@@ -159,10 +155,10 @@ fetch_source() {
         tarball=$(find root -name "linux-source-$series.tar.*" | head -1)
         [ -n "$tarball" ] || die "linux-source-$series has no tarball"
         mkdir -p "$dest.tmp"
-        tar -xf "$tarball" -C "$dest.tmp" --strip-components=1 --wildcards \
-            "linux-source-$series/tools/testing/selftests/bpf" "linux-source-$series/tools/lib/bpf" \
-            "linux-source-$series/tools/include" "linux-source-$series/include/uapi" \
-            "linux-source-$series/kernel/bpf"
+        # shellcheck disable=SC2086 # one member per part
+        tar -xf "$tarball" -C "$dest.tmp" --strip-components=1 \
+            $(for p in $source_parts; do echo "linux-source-$series/$p"; done)
+        printf '%s' "$source_parts" >"$dest.tmp/SUBSET"
     )
     rm -rf "$work" "$dest"
     mv "$dest.tmp" "$dest"

@@ -678,7 +678,7 @@ fn model_test_run(
 #[test]
 fn kernel_selftest_retvals_match_their_annotations() {
     use bpf_selftest::import;
-    let Some(tree) = import::cpp::oracle_tree() else {
+    let Some(tree) = import::cpp::source_tree() else {
         eprintln!("skipped: no Linux 7.3 source (BPF_SELFTEST_KERNEL_SRC, or scripts/setup-vm.sh --source)");
         return;
     };

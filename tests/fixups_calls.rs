@@ -17,7 +17,7 @@
 //! go up.
 //!
 //! Also: the call imms of the table are re-derived from the images'
-//! kallsyms when the oracle kit's cache is present.
+//! kallsyms, read from 7.3 guests by the vm backend.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -264,22 +264,20 @@ fn call_rewrites_match_the_xlated_goldens() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// Every imm and address of the table against the images' kallsyms
-/// (skipped without the oracle kit's cache).
+/// Every imm and address of the table against the images' kallsyms, as
+/// the vm backend reads them from a 7.3 guest (once; then from its cache).
+/// Skipped where the vm backend cannot boot that image.
 #[test]
 fn call_imms_are_the_images_kallsyms() {
-    let cache = std::env::var("BPF_ORACLE_CACHE").unwrap_or_else(|_| "/var/cache/bpf-oracle".into());
-    for (slot, image) in ["7.3.4+deb13-amd64", "7.3.4+deb13-arm64"].iter().enumerate() {
-        let path = Path::new(&cache).join("kernels").join(image).join("kallsyms.gz");
-        if !path.exists() {
-            eprintln!("skipped: {} is absent", path.display());
+    use bpf_selftest::backend::Backend;
+    let vm = bpf_selftest::backend::vm::VmBackend::from_env();
+    for (slot, arch) in [Arch::X86_64, Arch::Arm64].into_iter().enumerate() {
+        let image = vm.config().release(arch).unwrap_or_default();
+        if let Err(u) = vm.probe(arch) {
+            bpf_selftest::require::skip(bpf_selftest::require::Component::Vm, &format!("{image}'s kallsyms: {}", u.0));
             return;
         }
-        let Ok(out) = std::process::Command::new("gzip").arg("-dc").arg(&path).output() else {
-            eprintln!("skipped: gzip is not available");
-            return;
-        };
-        let text = String::from_utf8_lossy(&out.stdout);
+        let text = vm.kallsyms(arch).unwrap_or_else(|u| panic!("{image}: {}", u.0));
         let mut syms: BTreeMap<&str, u64> = BTreeMap::new();
         for l in text.lines().filter(|l| !l.starts_with('#')) {
             let f: Vec<&str> = l.split_whitespace().collect();
@@ -474,7 +472,7 @@ fn call_rewrites_match_the_recorded_programs() {
 #[ignore = "a survey over the imported kernel selftests (needs the 7.3 source and gcc)"]
 fn survey_imported_kernel_selftests() {
     use bpf_selftest::import;
-    let Some(tree) = import::cpp::oracle_tree() else {
+    let Some(tree) = import::cpp::source_tree() else {
         eprintln!("skipped: no Linux 7.3 source");
         return;
     };
@@ -516,7 +514,7 @@ fn survey_imported_kernel_selftests() {
 /// call helpers or kfuncs, with their requests, per arch.
 fn imported_jobs(arch: Arch) -> Option<Vec<(String, bpf_selftest::backend::LoadRequest)>> {
     use bpf_selftest::import;
-    let tree = import::cpp::oracle_tree()?;
+    let tree = import::cpp::source_tree()?;
     if std::process::Command::new("gcc").arg("--version").output().is_err() {
         return None;
     }

@@ -305,7 +305,7 @@ const KERNEL_XLATED: [(&str, usize, usize); 10] = [
 fn misc_fixups_pass_the_kernels_xlated_tests() {
     use bpf_selftest::import;
     use bpf_selftest::matcher::validate_msgs;
-    let Some(tree) = import::cpp::oracle_tree() else {
+    let Some(tree) = import::cpp::source_tree() else {
         eprintln!("skipped: no Linux 7.3 source");
         return;
     };

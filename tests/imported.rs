@@ -108,7 +108,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let trials = match import::cpp::oracle_tree() {
+    let trials = match import::cpp::source_tree() {
         None => skip_all("no Linux 7.3 source (set BPF_SELFTEST_KERNEL_SRC, or run scripts/setup-vm.sh --source)"),
         Some(_) if std::process::Command::new("gcc").arg("--version").output().is_err() => {
             skip_all("gcc is not installed (its cpp and a host compiler import the C sources)")

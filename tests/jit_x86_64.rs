@@ -332,7 +332,7 @@ impl bpf_selftest::backend::Backend for Fixed {
 #[test]
 #[ignore = "boots 7.3 x86_64 under QEMU"]
 fn kernel_jited_selftests_with_the_model_jit() {
-    let Some(tree) = bpf_selftest::import::cpp::oracle_tree() else {
+    let Some(tree) = bpf_selftest::import::cpp::source_tree() else {
         panic!("no Linux 7.3 source");
     };
     let files = ["verifier_tailcall_jit", "verifier_jit_convergence", "verifier_ldsx", "verifier_private_stack", "verifier_jit_inline", "verifier_percpu_addr"];

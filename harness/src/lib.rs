@@ -30,6 +30,7 @@ pub mod map;
 pub mod matcher;
 pub mod prog_type;
 pub mod registry;
+pub mod require;
 pub mod runner;
 pub mod soundness;
 pub mod spec;

@@ -97,9 +97,8 @@ impl VmConfig {
             image_dirs.push(PathBuf::from(d));
         }
         image_dirs.push(cache_dir.join("kernels"));
-        // images setup-vm.sh or the oracle kit may already have fetched
+        // where setup-vm.sh puts them when BPF_SELFTEST_CACHE is not set
         image_dirs.push(PathBuf::from("/var/cache/bpf-selftest/kernels"));
-        image_dirs.push(PathBuf::from("/var/cache/bpf-oracle/kernels"));
         image_dirs.dedup();
         VmConfig {
             kernel_version: env("BPF_SELFTEST_VM_KERNEL").unwrap_or_else(|| DEFAULT_KERNEL.to_string()),
@@ -718,7 +717,9 @@ impl VmBackend {
         Ok(btf)
     }
 
-    fn load_in(&self, st: &mut ArchState, req: &LoadRequest) -> Result<LoadOutcome, Unavailable> {
+    /// Boots the guest of `arch` unless one is running (a dead one is
+    /// replaced; a failed boot is not retried).
+    fn ensure_session(&self, st: &mut ArchState, arch: Arch) -> Result<(), Unavailable> {
         if st.session.as_ref().is_some_and(|s| s.dead.is_some()) {
             st.session = None;
         }
@@ -726,7 +727,7 @@ impl VmBackend {
             if let Some(e) = &st.boot_error {
                 return Err(Unavailable(e.clone()));
             }
-            match Session::boot(&self.config, req.arch) {
+            match Session::boot(&self.config, arch) {
                 Ok(s) => {
                     st.boots.push(s.info.clone());
                     st.session = Some(s);
@@ -737,6 +738,48 @@ impl VmBackend {
                 }
             }
         }
+        Ok(())
+    }
+
+    /// A file of the guest of `arch` (`/proc/kallsyms`, `/sys/kernel/btf/vmlinux`),
+    /// read as the guest's root; boots the guest if none is running.
+    pub fn guest_file(&self, arch: Arch, path: &str) -> Result<Vec<u8>, Unavailable> {
+        let mut st = lock(self.state(arch)?);
+        self.ensure_session(&mut st, arch)?;
+        let s = st.session.as_mut().ok_or_else(|| Unavailable("vm: no guest".into()))?;
+        s.read_file(path).map_err(Unavailable)
+    }
+
+    /// The guest kernel's `/proc/kallsyms` (a `nokaslr` boot, so the
+    /// addresses are the image's own): from the disk cache, else read from
+    /// a guest once and cached (keyed like the vmlinux BTF). With
+    /// `BPF_SELFTEST_VM_KASLR=1` the addresses move with each boot: then
+    /// nothing is cached.
+    pub fn kallsyms(&self, arch: Arch) -> Result<String, Unavailable> {
+        let image = self.config.image(arch).map_err(Unavailable)?;
+        let rel = self.config.release(arch).unwrap_or_default();
+        let meta = fs::metadata(&image).map_err(|e| Unavailable(format!("vm: {}: {e}", image.display())))?;
+        let mtime = meta.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map_or(0, |d| d.as_secs());
+        let path = self.config.cache_dir.join("kallsyms").join(format!("{rel}-{}-{mtime}.txt", meta.len()));
+        if !self.config.kaslr
+            && let Ok(text) = fs::read_to_string(&path)
+        {
+            return Ok(text);
+        }
+        let data = self.guest_file(arch, "/proc/kallsyms")?;
+        let text = String::from_utf8(data).map_err(|_| Unavailable(format!("vm: {rel}: /proc/kallsyms is not text")))?;
+        if !text.lines().next().is_some_and(|l| !l.starts_with("0000000000000000")) {
+            return Err(Unavailable(format!("vm: {rel}: /proc/kallsyms shows no addresses (kptr_restrict?)")));
+        }
+        if !self.config.kaslr {
+            // a cache that cannot be written only costs a boot next time
+            let _ = write_atomic(&path, text.as_bytes());
+        }
+        Ok(text)
+    }
+
+    fn load_in(&self, st: &mut ArchState, req: &LoadRequest) -> Result<LoadOutcome, Unavailable> {
+        self.ensure_session(st, req.arch)?;
         let needs_btf = req.attach_func.is_some() || req.prog.relocs.iter().any(|r| matches!(r, LinkReloc::Kfunc { .. } | LinkReloc::BtfId { .. }));
         let vmlinux = if needs_btf { Some(self.vmlinux(st).map_err(Unavailable)?) } else { None };
         let target = Target { backend: "vm", vmlinux: vmlinux.as_deref() };

@@ -23,7 +23,7 @@ pub struct ImportArgs {
     #[arg(short = 'o', long = "out", value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// The kernel tree for the headers (default: the one the file is in,
-    /// else the oracle cache's linux-7.3).
+    /// else the linux-7.3 that `scripts/setup-vm.sh --source` fetched).
     #[arg(long, value_name = "DIR")]
     pub tree: Option<PathBuf>,
 }

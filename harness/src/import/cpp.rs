@@ -184,7 +184,7 @@ impl KernelTree {
 }
 
 /// The 7.3 tree the importer reads by default ([`super::kernel_source_dir`]).
-pub fn oracle_tree() -> Option<KernelTree> {
+pub fn source_tree() -> Option<KernelTree> {
     super::kernel_source_dir().map(KernelTree::new)
 }
 
@@ -272,10 +272,9 @@ pub fn include_dirs(tree: &KernelTree, arch: Arch) -> Result<Vec<PathBuf>, Strin
     v.push(st.clone());
     v.push(stubs.join("S/tools/include/uapi"));
     v.push(tree.root.join("tools/include/uapi"));
-    // The Makefile's TOOLSINCDIR (tools/include) is left out: the oracle
-    // cache's tree lacks it and the full one would shadow system headers,
-    // so that imports would differ between the two; nothing the verifier
-    // tests need is only there (filter.h is a stand-in).
+    // The Makefile's TOOLSINCDIR (tools/include) is left out: it would
+    // shadow system headers, and nothing the verifier tests need is only
+    // there (filter.h is a stand-in).
     v.push(stubs.join("S/tools/include"));
     v.push(st.join("libarena/include"));
     v.push(tree.root.join("include/uapi"));

@@ -192,14 +192,14 @@ impl ImportedFile {
 pub struct ImportOptions {
     pub arch: Arch,
     /// The kernel tree whose headers the source includes; by default the
-    /// one the file sits in, else the oracle cache's.
+    /// one the file sits in, else the 7.3 source setup fetched.
     pub tree: Option<KernelTree>,
 }
 
 /// Imports one selftest source.
 pub fn import_file(path: &Path, opts: &ImportOptions) -> Result<ImportedFile, String> {
-    let tree = opts.tree.clone().or_else(|| KernelTree::of_file(path)).or_else(cpp::oracle_tree).ok_or_else(|| {
-        format!("{}: no kernel tree for its headers (the file is not in one, and the oracle cache has none)", path.display())
+    let tree = opts.tree.clone().or_else(|| KernelTree::of_file(path)).or_else(cpp::source_tree).ok_or_else(|| {
+        format!("{}: no kernel tree for its headers (the file is not in one, and `scripts/setup-vm.sh --source` has not fetched the 7.3 source)", path.display())
     })?;
     let pre = cpp::preprocess(path, &tree, opts.arch)?;
     let suite = path.file_stem().map_or_else(|| "imported".to_string(), |s| s.to_string_lossy().into_owned());
@@ -1288,12 +1288,11 @@ pub fn import_files(files: &[PathBuf], opts: &ImportOptions) -> Vec<(PathBuf, Re
 
 /// The 7.3 source tree the importer reads (never committed here: the
 /// kernel's sources are GPL): `$BPF_SELFTEST_KERNEL_SRC`, else what
-/// `scripts/setup-vm.sh --source` fetched, else the oracle kit's cache.
+/// `scripts/setup-vm.sh --source` fetched into the project's cache.
 pub fn kernel_source_dir() -> Option<PathBuf> {
     let candidates = [
         std::env::var("BPF_SELFTEST_KERNEL_SRC").ok().map(PathBuf::from),
         Some(Path::new(&std::env::var("BPF_SELFTEST_CACHE").unwrap_or_else(|_| "/var/cache/bpf-selftest".into())).join("linux-7.3")),
-        Some(Path::new(&std::env::var("BPF_ORACLE_CACHE").unwrap_or_else(|_| "/var/cache/bpf-oracle".into())).join("linux-7.3")),
     ];
     candidates.into_iter().flatten().find(|d| d.join("tools/testing/selftests/bpf/progs").is_dir())
 }

@@ -287,7 +287,7 @@ fn ringbuf_sizes_as_libbpf() {
 /// pt_regs: 21 words on x86_64, 34 on arm64).
 #[test]
 fn preprocessed_per_arch_with_the_kernel_headers() {
-    let Some(tree) = cpp::oracle_tree() else {
+    let Some(tree) = cpp::source_tree() else {
         eprintln!("skipped: no Linux 7.3 source (BPF_SELFTEST_KERNEL_SRC or the caches)");
         return;
     };
