@@ -196,7 +196,7 @@ struct Counts {
 
 #[test]
 fn calls_suites_against_linux_7_3() {
-    let Some(tree) = bpf_selftest::import::cpp::oracle_tree() else {
+    let Some(tree) = bpf_selftest::import::cpp::source_tree() else {
         eprintln!("skipped: no Linux 7.3 source");
         return;
     };

@@ -282,7 +282,7 @@ pub fn run(arches: &str, a: &KernelSelftestArgs) -> Result<(), String> {
     let backend: Arc<dyn Backend> = backend::by_name(&backend_name)?.into();
     let tree = match &a.tree {
         Some(t) => KernelTree::new(t),
-        None => match import::cpp::oracle_tree() {
+        None => match import::cpp::source_tree() {
             Some(t) => t,
             None => {
                 println!(
