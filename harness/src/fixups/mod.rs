@@ -23,10 +23,11 @@ use crate::verifier::{Fail, subprogs};
 
 /// The rewrites of an accepted program, in `bpf_check`'s order.
 pub fn bpf_fixups(env: &mut VerifierEnv<'_>) -> Result<(), Fail> {
-    // it may lower the stack depth: before anything allocates slots
+    // runs first: dropping fastcall spills and fills can shrink the frame,
+    // and the passes after it reserve stack slots of their own
     fastcall::bpf_remove_fastcall_spills_fills(env)?;
     subprogs::check_max_stack_depth(env)?;
-    // instruction rewrites happen after this point
+    // the passes from here on patch the program's code
     bpf_loop::bpf_optimize_bpf_loop(env)?;
     if env.bpf_capable {
         dead_code::bpf_opt_hard_wire_dead_code_branches(env);

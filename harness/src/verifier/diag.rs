@@ -30,8 +30,9 @@
 //! changes with before/after snapshots (`bpf_diag_mod_begin` /
 //! `bpf_diag_mod_end`). A queued branch remembers the log's length and
 //! cuts it back when it resumes, so the log always describes the path being
-//! verified. A report follows the failing register's lineage backwards
-//! through moves, fills and spills to the write that made its value.
+//! verified. To explain a bad register, a report walks back from it through
+//! the moves, spills and fills that carried its value until it reaches the
+//! instruction that produced it.
 //!
 //! Programs loaded here carry no `line_info`, so the source-lane form of
 //! `bpf_diag_source` never applies.
@@ -452,7 +453,8 @@ struct ModScope {
 pub struct BpfDiag {
     /// The retained events of the current path, oldest first.
     events: VecDeque<Event>,
-    /// Sequence number of `events[0]`: how many older ones were dropped.
+    /// How many events of this path were pushed out before `events[0]`
+    /// (which makes it `events[0]`'s index in the path's full history).
     first_seq: u64,
     scope: Option<ModScope>,
     frame_id_gen: u32,
@@ -477,7 +479,8 @@ impl BpfDiag {
     pub fn restore(&mut self, pos: u64) {
         let pos = pos.min(self.save());
         if pos <= self.first_seq {
-            // a deep abandoned path rotated the shared prefix away
+            // a long path, since given up, pushed out everything up to
+            // `pos`: start empty and count all of it as dropped
             self.first_seq = pos;
             self.events.clear();
             return;
@@ -863,7 +866,9 @@ impl Env<'_, '_> {
         // diag_history_start_idx
         let start = match scope {
             Scope::Context(kind, depth) if depth != 0 => {
-                // the most recent outermost entry, or a depth-zero exit
+                // scan backwards for the newest entry at depth 1 into this
+                // kind of region; meeting an exit that brought the depth to
+                // 0 first means starting from index 0
                 let mut at = 0;
                 for i in (0..d.events.len()).rev() {
                     let EventKind::Context { kind: k, enter, depth } = d.events[i].kind else { continue };
@@ -952,8 +957,9 @@ impl Env<'_, '_> {
         }
     }
 
-    /// `bpf_diag_record_context`: a region entered or left (leave events
-    /// are kept so a report can stop at a depth-zero exit).
+    /// `bpf_diag_record_context`: one event per entry into or exit from a
+    /// region. Exits are logged as well as entries because a report needs
+    /// them to find where the path last left the region altogether.
     pub(crate) fn diag_record_context(&mut self, insn_idx: usize, kind: CtxKind, enter: bool, depth: u32) {
         if let Some(d) = self.diag.as_mut() {
             d.append(Event { insn_idx, kind: EventKind::Context { kind, enter, depth }, in_lineage: false });

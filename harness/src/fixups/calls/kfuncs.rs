@@ -95,7 +95,8 @@ pub fn fixup_kfunc_call(env: &VerifierEnv<'_>, idx: usize) -> Result<Option<Vec<
             alu64_reg(BPF_SUB, R0, R1),
             alu64_imm(BPF_NEG, R0, 0),
         ],
-        // bpf_iter_num_new(&it, start, end): r1 = &it, r2 = start, r3 = end
+        // bpf_iter_num_new: r1 points at the iterator, r2 holds the first
+        // value and r3 the bound it stops before
         "bpf_iter_num_new" => vec![
             jmp32_reg(BPF_JSGT, R2, R3, 8),
             mov32_reg(R0, R3),
@@ -112,7 +113,9 @@ pub fn fixup_kfunc_call(env: &VerifierEnv<'_>, idx: usize) -> Result<Option<Vec<
             st_mem(BPF_DW, R1, 0, 0),
             mov64_imm(R0, -E2BIG),
         ],
-        // bpf_iter_num_next(&it): &it->cur, or NULL once cur + 1 reaches end
+        // bpf_iter_num_next: while cur + 1 is below the bound, store it and
+        // hand back r1 (cur is the first field); else zero the iterator and
+        // return NULL
         "bpf_iter_num_next" => vec![
             ldx_mem(BPF_W, R0, R1, 0),
             alu32_imm(BPF_ADD, R0, 1),
@@ -124,7 +127,8 @@ pub fn fixup_kfunc_call(env: &VerifierEnv<'_>, idx: usize) -> Result<Option<Vec<
             st_mem(BPF_DW, R1, 0, 0),
             mov64_imm(R0, 0),
         ],
-        // a no-op: the call becomes a nop
+        // destroying a numeric iterator does nothing: the call turns into
+        // `goto +0`
         "bpf_iter_num_destroy" => vec![ja(0)],
         _ => vec![call],
     };
