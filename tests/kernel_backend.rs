@@ -109,6 +109,8 @@ fn unknown_kfunc_fails_like_libbpf() {
         test_run: None,
         arch,
         want_jited: false,
+        license: "GPL".into(),
+        privileged_setup: false,
     };
     let out = kb.load(&req).unwrap();
     assert!(!out.accepted);
@@ -133,6 +135,8 @@ fn request(name: &str, asm: &str, funcs: Vec<Func>, relocs: Vec<LinkReloc>, arch
         test_run: Some(bpf_selftest::backend::TestRunInput::test_loader(bpf_selftest::prog_type::SOCKET_FILTER)),
         arch,
         want_jited: true,
+        license: "GPL".into(),
+        privileged_setup: false,
     }
 }
 

@@ -201,6 +201,8 @@ fn case_of(path: &Path, arch: Arch) -> Case {
         test_run: None,
         arch,
         want_jited: false,
+        license: "GPL".into(),
+        privileged_setup: false,
     });
     Case { name, input, kernel, request }
 }

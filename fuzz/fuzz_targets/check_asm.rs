@@ -37,6 +37,8 @@ fuzz_target!(|data: &[u8]| {
         test_run: None,
         arch: proto.arch,
         want_jited: false,
+        license: "GPL".into(),
+        privileged_setup: false,
     };
     if ModelBackend::create_maps(&req).is_some() {
         return;

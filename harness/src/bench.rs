@@ -58,6 +58,8 @@ fn request(name: &str, asm: &str, prog_type: ProgType, maps: Vec<MapDef>, arch: 
         test_run: None,
         arch,
         want_jited: false,
+        license: "GPL".into(),
+        privileged_setup: false,
     })
 }
 

@@ -29,6 +29,7 @@ pub mod link;
 pub mod map;
 pub mod matcher;
 pub mod prog_type;
+pub mod recorded;
 pub mod registry;
 pub mod require;
 pub mod runner;

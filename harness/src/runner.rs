@@ -236,6 +236,8 @@ fn prepare(
         test_run: should_do_test_run(spec, unpriv, opts.arch).then(|| TestRunInput::test_loader(prog_type)),
         arch: opts.arch,
         want_jited: !sub.jited.is_empty(),
+        license: "GPL".into(),
+        privileged_setup: false,
     })
 }
 

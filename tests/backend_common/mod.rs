@@ -132,6 +132,8 @@ pub fn case(path: &Path, arch: Arch) -> Case {
         test_run: test_run.then(|| auto_test_run(prog_type)),
         arch,
         want_jited: true,
+        license: "GPL".into(),
+        privileged_setup: false,
     };
     Case { name, req }
 }

@@ -134,19 +134,8 @@ fn load_fds(sys: &mut dyn BpfSys, target: &Target<'_>, req: &LoadRequest, fds: &
         },
     };
 
-    let caps_old = if req.unpriv {
-        let old = sys.cap_effective(cap::UNPRIV_DROP, 0).map_err(|e| unavailable(target, e))?;
-        let give_back = cap::mask(&req.caps_unpriv);
-        let given = if give_back != 0 { sys.cap_effective(0, give_back).map(drop) } else { Ok(()) };
-        if let Err(e) = given {
-            let _ = sys.cap_effective(!0, old);
-            return Err(unavailable(target, e));
-        }
-        Some(old)
-    } else {
-        None
-    };
-    let loaded = create_and_load(sys, req, &mut insns, fds, attach_btf_id);
+    let mut caps_old = None;
+    let loaded = create_and_load(sys, req, &mut insns, fds, attach_btf_id, &mut caps_old);
     if let Some(old) = caps_old {
         sys.cap_effective(!0, old).map_err(|e| unavailable(target, e))?;
     }
@@ -238,10 +227,33 @@ enum Loaded {
 }
 
 /// Maps, BTF and the program, in the capability state of the run.
-fn create_and_load(sys: &mut dyn BpfSys, req: &LoadRequest, insns: &mut [Insn], fds: &mut Vec<i32>, attach_btf_id: u32) -> Result<Loaded, SysError> {
+/// test_loader's unprivileged run: CAP_SYS_ADMIN, CAP_NET_ADMIN, CAP_PERFMON
+/// and CAP_BPF leave the effective set, `caps_unpriv` come back. The set
+/// before is kept in `saved` for the caller to restore, whatever fails.
+fn drop_caps(sys: &mut dyn BpfSys, req: &LoadRequest, saved: &mut Option<u64>) -> Result<(), SysError> {
+    let old = sys.cap_effective(cap::UNPRIV_DROP, 0)?;
+    *saved = Some(old);
+    let give_back = cap::mask(&req.caps_unpriv);
+    if give_back != 0 {
+        sys.cap_effective(0, give_back)?;
+    }
+    Ok(())
+}
+
+fn create_and_load(
+    sys: &mut dyn BpfSys,
+    req: &LoadRequest,
+    insns: &mut [Insn],
+    fds: &mut Vec<i32>,
+    attach_btf_id: u32,
+    caps_saved: &mut Option<u64>,
+) -> Result<Loaded, SysError> {
+    if req.unpriv && !req.privileged_setup {
+        drop_caps(sys, req, caps_saved)?;
+    }
     let mut map_fds = Vec::with_capacity(req.maps.len());
     for m in &req.maps {
-        if req.unpriv && !unpriv_capable_map(m) {
+        if req.unpriv && !req.privileged_setup && !unpriv_capable_map(m) {
             map_fds.push(None);
             continue;
         }
@@ -268,12 +280,15 @@ fn create_and_load(sys: &mut dyn BpfSys, req: &LoadRequest, insns: &mut [Insn], 
         }
     };
 
+    if req.unpriv && req.privileged_setup {
+        drop_caps(sys, req, caps_saved)?;
+    }
     let code = bpf_isa::insn::encode_all(insns);
     let name = req.prog.funcs.first().map_or(req.name.as_str(), |f| f.name.as_str());
     let mut p = attr::ProgLoad {
         prog_type: req.prog_type.0,
         insns: &code,
-        license: "GPL",
+        license: &req.license,
         log_level: req.log_level,
         log_size: LOG_BUF_SIZE,
         prog_flags: req.prog_flags,
@@ -510,6 +525,8 @@ mod tests {
             test_run: None,
             arch: Arch::X86_64,
             want_jited: false,
+            license: "GPL".into(),
+            privileged_setup: false,
         }
     }
 

@@ -72,6 +72,14 @@ pub struct LoadRequest {
     pub arch: Arch,
     /// Dump the JIT image (needs a JIT for the arch).
     pub want_jited: bool,
+    /// BPF_PROG_LOAD's `license` (test_loader's programs are GPL).
+    pub license: String,
+    /// In an unprivileged run, create the maps and load the program BTF
+    /// before the capabilities are dropped (test_loader creates them after:
+    /// without CAP_BPF the BTF is refused and the load goes on without it).
+    /// The verifier-log goldens of `record --set do-check|calls` were
+    /// recorded this way.
+    pub privileged_setup: bool,
 }
 
 /// What came of a load, from any backend.

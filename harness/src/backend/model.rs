@@ -63,7 +63,7 @@ impl ModelBackend {
         let mut maps = Vec::new();
         let mut created = Vec::with_capacity(req.maps.len());
         for (i, m) in req.maps.iter().enumerate() {
-            let ok = !req.unpriv || is_unpriv_capable(m);
+            let ok = !req.unpriv || req.privileged_setup || is_unpriv_capable(m);
             created.push(ok);
             if ok {
                 maps.push(MapObj { fd: FIRST_MAP_FD + i as i32, def: m.clone(), id: i as u32 + 1, kaddr: map_kaddr(req.arch, i) });
@@ -104,7 +104,7 @@ impl ModelBackend {
         let func_info = match req.btf {
             BtfMode::None => None,
             // BPF_BTF_LOAD needs CAP_BPF: the loader goes on without BTF
-            _ if !caps.bpf_capable() => None,
+            _ if !caps.bpf_capable() && !req.privileged_setup => None,
             BtfMode::FuncInfo if req.prog.funcs.is_empty() => {
                 let name = req.name.rsplit('/').next().unwrap_or("prog").to_string();
                 Some(vec![FuncInfo { insn_off: 0, name, global: true, nargs: 0 }])
@@ -132,7 +132,7 @@ impl ModelBackend {
             caps,
             maps,
             func_info,
-            gpl: true,
+            gpl: license_is_gpl_compatible(&req.license),
             arch: req.arch,
             symbols_arch: ids_arch,
             verification_time_usec: None,
@@ -144,13 +144,13 @@ impl ModelBackend {
     /// when 7.3 refuses one, as the loaders report it.
     pub fn create_maps(req: &LoadRequest) -> Option<LoadOutcome> {
         use crate::verifier::map_create::{MapCreateAttr, MapCreateCaps, map_create};
-        let c = if req.unpriv { Caps::from_numbers(&req.caps_unpriv) } else { Caps::ALL };
+        let c = if req.unpriv && !req.privileged_setup { Caps::from_numbers(&req.caps_unpriv) } else { Caps::ALL };
         let caps = MapCreateCaps { bpf: c.bpf, net_admin: c.net_admin, sys_admin: c.sys_admin, perfmon: c.perfmon };
         let fail = |m: &crate::map::MapDef, what: &str, errno: i32| {
             let log = format!("libbpf: map '{}': failed to {what}: {}\n", m.name, crate::sys::errno_desc(errno));
             Some(LoadOutcome { accepted: false, errno, log, ..LoadOutcome::default() })
         };
-        for m in req.maps.iter().filter(|m| !req.unpriv || is_unpriv_capable(m)) {
+        for m in req.maps.iter().filter(|m| !req.unpriv || req.privileged_setup || is_unpriv_capable(m)) {
             if let Some(inner) = &m.inner
                 && let Err(e) = map_create(&MapCreateAttr::from_def(inner, req.arch), caps)
             {
@@ -299,4 +299,10 @@ impl ModelBackend {
         }
         Ok(out)
     }
+}
+
+/// The licenses the kernel counts as GPL-compatible (`license_is_gpl_compatible`):
+/// only such programs may call gpl_only helpers.
+pub fn license_is_gpl_compatible(license: &str) -> bool {
+    matches!(license, "GPL" | "GPL v2" | "GPL and additional rights" | "Dual BSD/GPL" | "Dual MIT/GPL" | "Dual MPL/GPL")
 }

@@ -161,6 +161,8 @@ pub fn request(a: &CheckArgs, src: &str) -> Result<LoadRequest, String> {
         test_run: test_run.transpose()?,
         arch,
         want_jited: arch.has_jit(),
+        license: "GPL".into(),
+        privileged_setup: false,
     })
 }
 

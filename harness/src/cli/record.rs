@@ -29,6 +29,96 @@ pub struct RecordArgs {
     /// Compare with the stored goldens instead of writing them; fail on drift.
     #[arg(long)]
     pub check: bool,
+    /// Which golden set: progs (the goldens of progs/), do-check, calls
+    /// (the verifier-log goldens of `expected/linux-7.3/{do_check,calls}`),
+    /// or all of them.
+    #[arg(long, default_value = "progs")]
+    pub set: String,
+}
+
+/// The golden sets `record --set` knows, in the order `all` records them.
+pub const SETS: [&str; 3] = ["progs", "do-check", "calls"];
+
+pub fn run(a: &RecordArgs) -> Result<(), String> {
+    let sets: Vec<&str> = if a.set == "all" { SETS.to_vec() } else { vec![a.set.as_str()] };
+    let mut failed = Vec::new();
+    for set in sets {
+        let r = match set {
+            "progs" => run_progs(a),
+            "do-check" => verifier_log_set(a, "do-check", &["linux-7.3/do_check"]),
+            "calls" => verifier_log_set(a, "calls", &["linux-7.3/calls", "linux-7.3/arm64/calls"]),
+            other => Err(format!("record: unknown set '{other}' (all, {})", SETS.join(", "))),
+        };
+        if let Err(e) = r {
+            if a.set != "all" {
+                return Err(e);
+            }
+            eprintln!("record --set {set}: {e}");
+            failed.push(set);
+        }
+    }
+    if failed.is_empty() { Ok(()) } else { Err(format!("record --set all: {} failed", failed.join(", "))) }
+}
+
+/// `record --set do-check|calls`: the verifier-log goldens of hand-written
+/// programs (`recorded::verifier_logs`), each area file loaded again in one
+/// batch on its arch's kernel. `--check` compares verdicts and both logs,
+/// kernel pointers masked.
+fn verifier_log_set(a: &RecordArgs, set: &str, dirs: &[&str]) -> Result<(), String> {
+    use crate::golden::mask_kernel_pointers;
+    use crate::recorded::verifier_logs::{self, Case};
+    let be = backend::by_name(&a.backend)?;
+    if be.name() == "model" {
+        return Err("goldens come from a real kernel: --backend vm or kernel".into());
+    }
+    let arches = a.arch.split(',').map(|s| s.trim().parse::<Arch>()).collect::<Result<Vec<_>, _>>()?;
+    // a file keeps a log without its trailing newlines
+    let log = |l: &str| mask_kernel_pointers(l.trim_end_matches('\n'));
+    let masked = |c: &Case| (c.result.clone(), log(&c.log1), log(&c.log2));
+    let (mut same, mut drift, mut written) = (0, Vec::new(), 0);
+    for dir in dirs {
+        let dir = a.out.join(dir);
+        for file in verifier_logs::read_dir(&dir)? {
+            if !arches.contains(&file.arch) || !(a.filters.is_empty() || a.filters.iter().any(|f| file.area.contains(f.as_str()))) {
+                continue;
+            }
+            be.probe(file.arch).map_err(|u| format!("{}: {}", file.arch, u.0))?;
+            let release = release_of(be.as_ref(), file.arch);
+            let header = vec![
+                format!("# Linux {release} {} verifier logs, levels 1 and 2; backend {}.", file.arch, describe_backend(be.as_ref(), file.arch)),
+                format!("# Recorded by `bpf-selftest record --set {set}` on {}; do not edit.", today()),
+            ];
+            eprintln!("{} {}/{}: loading {} programs at levels 1 and 2", file.arch, set, file.area, file.cases.len());
+            let now = verifier_logs::record(be.as_ref(), &file, &header)?;
+            let path = dir.join(format!("{}.txt", file.area));
+            if a.check {
+                for (old, new) in file.cases.iter().zip(&now.cases) {
+                    if masked(old) == masked(new) {
+                        same += 1;
+                        continue;
+                    }
+                    if drift.is_empty() {
+                        let (x, y) = (verifier_logs::render(&verifier_logs::AreaFile { cases: vec![old.clone()], header: vec![], ..file.clone() }), verifier_logs::render(&verifier_logs::AreaFile { cases: vec![new.clone()], header: vec![], ..file.clone() }));
+                        eprintln!("{} {set}/{}/{}: stored (-) and now (+):\n{}", file.arch, file.area, old.name, similar::TextDiff::from_lines(&mask_kernel_pointers(&x), &mask_kernel_pointers(&y)).unified_diff().context_radius(3));
+                    }
+                    drift.push(format!("{} {set}/{}/{}: differs from {}", file.arch, file.area, old.name, path.display()));
+                }
+            } else {
+                std::fs::write(&path, verifier_logs::render(&now)).map_err(|e| format!("{}: {e}", path.display()))?;
+                written += now.cases.len();
+                eprintln!("{} {set}/{}: {} programs -> {}", file.arch, file.area, now.cases.len(), path.display());
+            }
+        }
+    }
+    if a.check {
+        println!("record --set {set}: {same} programs unchanged, {} drifted", drift.len());
+        if !drift.is_empty() {
+            return Err(drift.join("\n"));
+        }
+    } else {
+        println!("record --set {set}: {written} programs written");
+    }
+    Ok(())
 }
 
 /// `YYYY-MM-DD` of now, UTC.
@@ -59,7 +149,8 @@ pub fn series(release: &str) -> String {
     release.split('.').take(2).collect::<Vec<_>>().join(".")
 }
 
-pub fn run(a: &RecordArgs) -> Result<(), String> {
+/// `record` (`--set progs`): the goldens of every program of progs/.
+fn run_progs(a: &RecordArgs) -> Result<(), String> {
     let be = backend::by_name(&a.backend)?;
     if be.name() == "model" {
         return Err("goldens come from a real kernel: --backend vm or kernel".into());

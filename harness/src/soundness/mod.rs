@@ -85,6 +85,8 @@ pub fn request(name: &str, p: &random_prog::GenProg, arch: Arch) -> Result<LoadR
         test_run: None,
         arch,
         want_jited: false,
+        license: "GPL".into(),
+        privileged_setup: false,
     })
 }
 

@@ -1,0 +1,4 @@
+//! Sets of kernel truth besides the goldens of `progs/`, each with its
+//! format and its recorder (`bpf-selftest record --set NAME`).
+
+pub mod verifier_logs;
