@@ -1,7 +1,7 @@
 //! The scalar domain against a real Linux 7.3 verifier.
 //!
 //! `expected/linux-7.3/scalar/*.txt` holds the level-2 logs 7.3 printed for
-//! ~1400 small programs (`scripts/record-scalar-goldens.py`). This test
+//! 1,937 small programs (`bpf-selftest record --set scalar`). This test
 //! replays each program through `bpf_selftest::verifier::scalar` with a
 //! small driver that explores paths as `do_check` does (fall-through first,
 //! pushed branches last-in first-out) and models just enough of the rest of
@@ -42,28 +42,9 @@ struct Case {
 }
 
 fn load_cases() -> Vec<Case> {
-    let dir = Path::new(ROOT).join(GOLDEN_DIR);
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "txt"))
-        .collect();
-    files.sort();
-    let mut cases = Vec::new();
-    for f in files {
-        let group = f.file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_string();
-        let text = std::fs::read_to_string(&f).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
-        for chunk in text.split("\n=== ").skip(1) {
-            let mut lines = chunk.lines();
-            let name = lines.next().unwrap_or_default().to_string();
-            let asm = lines.next().and_then(|l| l.strip_prefix("asm: ")).unwrap_or_default().to_string();
-            let result = lines.next().and_then(|l| l.strip_prefix("result: ")).unwrap_or_default();
-            let verified_insns = result.strip_prefix("accepted verified_insns=").and_then(|n| n.parse().ok());
-            let log = lines.map(str::to_string).collect();
-            cases.push(Case { group: group.clone(), name, asm, verified_insns, log });
-        }
-    }
-    cases
+    let files = bpf_selftest::recorded::scalar_logs::read_dir(&Path::new(ROOT).join(GOLDEN_DIR)).unwrap_or_else(|e| panic!("{e}"));
+    let cases = files.into_iter().flat_map(|f| f.cases);
+    cases.map(|c| Case { verified_insns: c.verified_insns(), group: c.group, name: c.name, asm: c.asm, log: c.log }).collect()
 }
 
 // ---------------------------------------------------------------------------

@@ -31,13 +31,13 @@ pub struct RecordArgs {
     pub check: bool,
     /// Which golden set: progs (the goldens of progs/), do-check, calls
     /// (the verifier-log goldens of `expected/linux-7.3/{do_check,calls}`),
-    /// or all of them.
+    /// scalar (`expected/linux-7.3/scalar`), or all of them.
     #[arg(long, default_value = "progs")]
     pub set: String,
 }
 
 /// The golden sets `record --set` knows, in the order `all` records them.
-pub const SETS: [&str; 3] = ["progs", "do-check", "calls"];
+pub const SETS: [&str; 4] = ["progs", "do-check", "calls", "scalar"];
 
 pub fn run(a: &RecordArgs) -> Result<(), String> {
     let sets: Vec<&str> = if a.set == "all" { SETS.to_vec() } else { vec![a.set.as_str()] };
@@ -47,6 +47,7 @@ pub fn run(a: &RecordArgs) -> Result<(), String> {
             "progs" => run_progs(a),
             "do-check" => verifier_log_set(a, "do-check", &["linux-7.3/do_check"]),
             "calls" => verifier_log_set(a, "calls", &["linux-7.3/calls", "linux-7.3/arm64/calls"]),
+            "scalar" => scalar_set(a),
             other => Err(format!("record: unknown set '{other}' (all, {})", SETS.join(", "))),
         };
         if let Err(e) = r {
@@ -58,6 +59,59 @@ pub fn run(a: &RecordArgs) -> Result<(), String> {
         }
     }
     if failed.is_empty() { Ok(()) } else { Err(format!("record --set all: {} failed", failed.join(", "))) }
+}
+
+/// `record --set scalar`: the scalar-domain goldens (`recorded::scalar_logs`),
+/// recorded on x86_64 (the domain has nothing arch-specific), one batch per
+/// group file. `--check` compares verdicts and main passes.
+fn scalar_set(a: &RecordArgs) -> Result<(), String> {
+    use crate::recorded::scalar_logs::{self, GroupFile};
+    let be = backend::by_name(&a.backend)?;
+    if be.name() == "model" {
+        return Err("goldens come from a real kernel: --backend vm or kernel".into());
+    }
+    let arch = Arch::X86_64;
+    be.probe(arch).map_err(|u| format!("{arch}: {}", u.0))?;
+    let dir = a.out.join("linux-7.3/scalar");
+    let release = release_of(be.as_ref(), arch);
+    let header = vec![
+        format!("# Linux {release} {arch} level-2 verifier logs of socket_filter programs, loaded privileged; backend {}.", describe_backend(be.as_ref(), arch)),
+        format!("# Recorded by `bpf-selftest record --set scalar` on {}; do not edit.", today()),
+    ];
+    let (mut same, mut drift, mut written) = (0, Vec::new(), 0);
+    for file in scalar_logs::read_dir(&dir)? {
+        if !(a.filters.is_empty() || a.filters.iter().any(|f| file.group.contains(f.as_str()))) {
+            continue;
+        }
+        eprintln!("{arch} scalar/{}: loading {} programs", file.group, file.cases.len());
+        let now = scalar_logs::record(be.as_ref(), arch, &file, &header)?;
+        let path = dir.join(format!("{}.txt", file.group));
+        if a.check {
+            for (old, new) in file.cases.iter().zip(&now.cases) {
+                if old == new {
+                    same += 1;
+                    continue;
+                }
+                if drift.is_empty() {
+                    let one = |c: &scalar_logs::Case| scalar_logs::render(&GroupFile { group: file.group.clone(), header: vec![], cases: vec![c.clone()] });
+                    eprintln!("{arch} scalar/{}/{}: stored (-) and now (+):\n{}", file.group, old.name, similar::TextDiff::from_lines(&one(old), &one(new)).unified_diff().context_radius(3));
+                }
+                drift.push(format!("{arch} scalar/{}/{}: differs from {}", file.group, old.name, path.display()));
+            }
+        } else {
+            std::fs::write(&path, scalar_logs::render(&now)).map_err(|e| format!("{}: {e}", path.display()))?;
+            written += now.cases.len();
+        }
+    }
+    if a.check {
+        println!("record --set scalar: {same} programs unchanged, {} drifted", drift.len());
+        if !drift.is_empty() {
+            return Err(drift.join("\n"));
+        }
+    } else {
+        println!("record --set scalar: {written} programs written");
+    }
+    Ok(())
 }
 
 /// `record --set do-check|calls`: the verifier-log goldens of hand-written
