@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the subset of the Debian 7.3.4 kernels' vmlinux BTF that the model
-reads (harness/data/vmlinux_btf/<arch>.txt) from the images in the oracle
-cache.
+reads (harness/data/vmlinux_btf/<arch>.txt) from the images that
+scripts/setup-vm.sh fetched into the project's cache.
 
 The whole vmlinux BTF is ~6 MB per arch; the model needs only the structs a
 program can walk (`btf_struct_access` through `bpf_cast_to_kern_ctx` and
@@ -14,6 +14,7 @@ Image, x86_64's bzImage carries a zstd-compressed vmlinux; in both the .BTF
 section is found by its header. A raw BTF file (a copy of a running kernel's
 /sys/kernel/btf/vmlinux) is accepted as well.
 
+  bpf-selftest record --set vmlinux-btf [--check]     # runs this script
   scripts/record-vmlinux-btf.py                       # both arches, from the cache
   scripts/record-vmlinux-btf.py --arch x86_64 --btf vmlinux.btf
 
@@ -42,7 +43,7 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-CACHE = os.environ.get("BPF_ORACLE_CACHE", "/var/cache/bpf-oracle")
+CACHE = os.environ.get("BPF_SELFTEST_CACHE", "/var/cache/bpf-selftest")
 IMAGES = {"x86_64": "7.3.4+deb13-amd64", "arm64": "7.3.4+deb13-arm64"}
 
 # structs kept whole: kernel ctx structs bpf_cast_to_kern_ctx returns, what
@@ -233,13 +234,15 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--arch", choices=sorted(IMAGES), action="append")
     ap.add_argument("--btf", help="a raw vmlinux BTF file instead of the cached image")
+    ap.add_argument("--out", default=os.path.join(ROOT, "harness/data/vmlinux_btf"), help="where <arch>.txt go")
     a = ap.parse_args()
     for arch in a.arch or sorted(IMAGES):
         image = os.path.join(CACHE, "kernels", IMAGES[arch], "vmlinuz")
         btf = open(a.btf, "rb").read() if a.btf else read_image(image)
         types = parse(btf)
         keep = subset(types)
-        dest = os.path.join(ROOT, "harness/data/vmlinux_btf", f"{arch}.txt")
+        os.makedirs(a.out, exist_ok=True)
+        dest = os.path.join(a.out, f"{arch}.txt")
         with open(dest, "w") as f:
             f.write(render(types, keep, IMAGES[arch]))
         print(f"{dest}: {len(keep)} of {len(types) - 1} types")

@@ -50,8 +50,9 @@ if [ "${BPF_SELFTEST_SKIP_APT:-0}" != 1 ]; then
     pkgs="qemu-system-x86 qemu-system-arm gcc libc6-dev $cross ca-certificates"
     # with --source: what reads the sources (cpp for the importer; clang-19
     # compiles the kernel's C selftests; llvm-mc-19 and llvm-objdump-19
-    # re-check the assembler, the goldens and the JIT disassembly)
-    [ "$want_source" = 1 ] && pkgs="$pkgs cpp clang-19 llvm-19"
+    # re-check the assembler, the goldens and the JIT disassembly; zstd and
+    # python3 for record-vmlinux-btf.py, which reads the x86_64 bzImage)
+    [ "$want_source" = 1 ] && pkgs="$pkgs cpp clang-19 llvm-19 zstd python3"
     missing=
     for p in $pkgs; do
         dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -31,13 +31,14 @@ pub struct RecordArgs {
     pub check: bool,
     /// Which golden set: progs (the goldens of progs/), do-check, calls
     /// (the verifier-log goldens of `expected/linux-7.3/{do_check,calls}`),
-    /// scalar (`expected/linux-7.3/scalar`), or all of them.
+    /// scalar (`expected/linux-7.3/scalar`), vmlinux-btf (the subset of the
+    /// images' BTF in `harness/data/vmlinux_btf`), or all of them.
     #[arg(long, default_value = "progs")]
     pub set: String,
 }
 
 /// The golden sets `record --set` knows, in the order `all` records them.
-pub const SETS: [&str; 4] = ["progs", "do-check", "calls", "scalar"];
+pub const SETS: [&str; 5] = ["progs", "do-check", "calls", "scalar", "vmlinux-btf"];
 
 pub fn run(a: &RecordArgs) -> Result<(), String> {
     let sets: Vec<&str> = if a.set == "all" { SETS.to_vec() } else { vec![a.set.as_str()] };
@@ -48,6 +49,7 @@ pub fn run(a: &RecordArgs) -> Result<(), String> {
             "do-check" => verifier_log_set(a, "do-check", &["linux-7.3/do_check"]),
             "calls" => verifier_log_set(a, "calls", &["linux-7.3/calls", "linux-7.3/arm64/calls"]),
             "scalar" => scalar_set(a),
+            "vmlinux-btf" => vmlinux_btf_set(a),
             other => Err(format!("record: unknown set '{other}' (all, {})", SETS.join(", "))),
         };
         if let Err(e) = r {
@@ -59,6 +61,43 @@ pub fn run(a: &RecordArgs) -> Result<(), String> {
         }
     }
     if failed.is_empty() { Ok(()) } else { Err(format!("record --set all: {} failed", failed.join(", "))) }
+}
+
+/// `record --set vmlinux-btf`: the subset of the 7.3 images' BTF the model
+/// reads, extracted from the images setup-vm.sh fetched by
+/// `scripts/record-vmlinux-btf.py` (it only reformats what the images
+/// hold: no kernel runs). `--check` extracts into a temporary directory and
+/// compares byte for byte.
+fn vmlinux_btf_set(a: &RecordArgs) -> Result<(), String> {
+    let stored = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/vmlinux_btf");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/record-vmlinux-btf.py");
+    let out = if a.check { std::env::temp_dir().join(format!("bpf-selftest-vmlinux-btf-{}", std::process::id())) } else { stored.clone() };
+    let mut cmd = std::process::Command::new("python3");
+    cmd.arg(&script).arg("--out").arg(&out);
+    for arch in a.arch.split(',').map(str::trim) {
+        cmd.arg("--arch").arg(arch);
+    }
+    let r = cmd.output().map_err(|e| format!("running python3 {}: {e}", script.display()))?;
+    if !r.status.success() {
+        return Err(format!("{} failed:\n{}", script.display(), String::from_utf8_lossy(&r.stderr)));
+    }
+    if !a.check {
+        print!("{}", String::from_utf8_lossy(&r.stdout));
+        return Ok(());
+    }
+    let mut drift = Vec::new();
+    let mut same = 0;
+    for arch in a.arch.split(',').map(str::trim) {
+        let f = format!("{arch}.txt");
+        let (old, new) = (std::fs::read_to_string(stored.join(&f)), std::fs::read_to_string(out.join(&f)));
+        match (old, new) {
+            (Ok(o), Ok(n)) if o == n => same += 1,
+            _ => drift.push(format!("{}: differs from what the {arch} image holds", stored.join(&f).display())),
+        }
+    }
+    let _ = std::fs::remove_dir_all(&out);
+    println!("record --set vmlinux-btf: {same} files unchanged, {} drifted", drift.len());
+    if drift.is_empty() { Ok(()) } else { Err(drift.join("\n")) }
 }
 
 /// `record --set scalar`: the scalar-domain goldens (`recorded::scalar_logs`),
