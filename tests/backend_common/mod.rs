@@ -244,7 +244,13 @@ pub fn compare(name: &str, got: &LoadOutcome, want: &Value, s: &Strictness) -> V
     }
     let lens: Vec<usize> = want["func_lens"].as_array().unwrap().iter().map(|v| v.as_u64().unwrap() as usize).collect();
     let got_lens: Vec<usize> = got.jited_funcs.iter().map(Vec::len).collect();
-    check("JIT function lengths", got_lens == lens, format!("got {got_lens:?} want {lens:?}"));
+    // the JIT's prologue depends on the kernel build too (CFI, call depth
+    // tracking): another kernel is held to having an image per function
+    if s.kernel_details {
+        check("JIT function lengths", got_lens == lens, format!("got {got_lens:?} want {lens:?}"));
+    } else {
+        check("JIT functions", got_lens.len() == lens.len(), format!("got {got_lens:?} want {lens:?}"));
+    }
     if s.exact_jit.contains(&name) {
         let hex: String = got.jited_funcs.concat().iter().map(|b| format!("{b:02x}")).collect();
         let want_hex = want["jited_hex"].as_str().unwrap();
