@@ -23,6 +23,7 @@ use bpf_selftest::backend::replay::ReplayBackend;
 use bpf_selftest::backend::{Backend, LoadOutcome, LoadRequest};
 use bpf_selftest::cli::check::{CheckArgs, request};
 use bpf_selftest::exec::{self, ExecError};
+use bpf_selftest::require::{self, Component};
 use bpf_selftest::runner::{self, Plan, RunOptions};
 use bpf_selftest::target::Arch;
 use bpf_selftest_suite as _;
@@ -679,11 +680,11 @@ fn model_test_run(
 fn kernel_selftest_retvals_match_their_annotations() {
     use bpf_selftest::import;
     let Some(tree) = import::cpp::source_tree() else {
-        eprintln!("skipped: no Linux 7.3 source (BPF_SELFTEST_KERNEL_SRC, or scripts/setup-vm.sh --source)");
+        require::skip(Component::Source, "no Linux 7.3 source (BPF_SELFTEST_KERNEL_SRC, or scripts/setup-vm.sh --source)");
         return;
     };
     if std::process::Command::new("gcc").arg("--version").output().is_err() {
-        eprintln!("skipped: gcc is not installed (the importer preprocesses the C sources)");
+        require::skip(Component::Source, "gcc is not installed (the importer preprocesses the C sources)");
         return;
     }
     let mut wrong = Vec::new();

@@ -31,6 +31,7 @@ use bpf_selftest::backend::replay::ReplayBackend;
 use bpf_selftest::conform::progs_with_goldens;
 use bpf_selftest::fixups::calls::{BPF_TAIL_CALL, fixup_call, kernel_symbols};
 use bpf_selftest::fixups::patch::{Patches, apply};
+use bpf_selftest::require::{self, Component};
 use bpf_selftest::runner::{Plan, RunOptions};
 use bpf_selftest::target::Arch;
 use bpf_selftest::verifier::env::{VerifierEnv, VerifierInput};
@@ -274,7 +275,7 @@ fn call_imms_are_the_images_kallsyms() {
     for (slot, arch) in [Arch::X86_64, Arch::Arm64].into_iter().enumerate() {
         let image = vm.config().release(arch).unwrap_or_default();
         if let Err(u) = vm.probe(arch) {
-            bpf_selftest::require::skip(bpf_selftest::require::Component::Vm, &format!("{image}'s kallsyms: {}", u.0));
+            require::skip(Component::Vm, &format!("{image}'s kallsyms: {}", u.0));
             return;
         }
         let text = vm.kallsyms(arch).unwrap_or_else(|u| panic!("{image}: {}", u.0));
@@ -396,7 +397,7 @@ fn record_programs() {
     let vm = bpf_selftest::backend::by_name("vm").unwrap();
     for arch in [Arch::X86_64, Arch::Arm64] {
         if let Err(e) = vm.probe(arch) {
-            eprintln!("skipped: {}", e.0);
+            require::skip(Component::Vm, &e.0);
             return;
         }
         let files = program_files();
@@ -473,7 +474,7 @@ fn call_rewrites_match_the_recorded_programs() {
 fn survey_imported_kernel_selftests() {
     use bpf_selftest::import;
     let Some(tree) = import::cpp::source_tree() else {
-        eprintln!("skipped: no Linux 7.3 source");
+        require::skip(Component::Source, "no Linux 7.3 source");
         return;
     };
     for arch in [Arch::X86_64, Arch::Arm64] {
@@ -567,11 +568,11 @@ fn record_imported_calls() {
     let vm = bpf_selftest::backend::by_name("vm").unwrap();
     for arch in [Arch::X86_64, Arch::Arm64] {
         let Some(jobs) = imported_jobs(arch) else {
-            eprintln!("skipped: no Linux 7.3 source or gcc");
+            require::skip(Component::Source, "no Linux 7.3 source or gcc");
             return;
         };
         if let Err(e) = vm.probe(arch) {
-            eprintln!("skipped: {}", e.0);
+            require::skip(Component::Vm, &e.0);
             return;
         }
         let reqs: Vec<_> = jobs.iter().map(|(_, r)| r.clone()).collect();
@@ -611,7 +612,7 @@ fn call_rewrites_match_the_imported_recordings() {
             .filter_map(|l| l.split_once(": ").or_else(|| l.strip_suffix(':').map(|n| (n, ""))))
             .collect();
         let Some(jobs) = imported_jobs(arch) else {
-            eprintln!("skipped: no Linux 7.3 source or gcc");
+            require::skip(Component::Source, "no Linux 7.3 source or gcc");
             return;
         };
         let (mut same, mut compared, mut declined) = (0, 0, 0);

@@ -22,6 +22,7 @@ use bpf_selftest::backend::model::ModelBackend;
 use bpf_selftest::backend::replay::ReplayBackend;
 use bpf_selftest::conform::progs_with_goldens;
 use bpf_selftest::fixups::{ctx_access, misc, patch, zext};
+use bpf_selftest::require::{self, Component};
 use bpf_selftest::runner::{self, Plan, RunOptions};
 use bpf_selftest::target::Arch;
 use bpf_selftest::verifier::env::VerifierEnv;
@@ -306,11 +307,11 @@ fn misc_fixups_pass_the_kernels_xlated_tests() {
     use bpf_selftest::import;
     use bpf_selftest::matcher::validate_msgs;
     let Some(tree) = import::cpp::source_tree() else {
-        eprintln!("skipped: no Linux 7.3 source");
+        require::skip(Component::Source, "no Linux 7.3 source");
         return;
     };
     if std::process::Command::new("gcc").arg("--version").output().is_err() {
-        eprintln!("skipped: gcc is not installed");
+        require::skip(Component::Source, "gcc is not installed");
         return;
     }
     let model = bpf_selftest::backend::by_name("model").unwrap();

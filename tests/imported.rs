@@ -13,13 +13,18 @@
 //!
 //! Subtests listed in `expected/KERNEL_SELFTESTS_KNOWN` (7.3 itself fails
 //! them as the project runs it) are skipped with the reason listed. Without
-//! the sources (or gcc) everything is one ignored trial saying so.
+//! the sources (or gcc) everything is one ignored trial saying so, and
+//! without clang-19 the programs written in C are blocked trials saying so;
+//! a failing trial instead when `BPF_SELFTEST_REQUIRE` requires the source
+//! or clang (as the runner fails the subtests of a backend that lacks a
+//! required component).
 
 use std::process::ExitCode;
 use std::sync::Arc;
 
 use bpf_selftest::backend::{self, Backend};
 use bpf_selftest::import::{self, ImportedFile};
+use bpf_selftest::require::{self, Component};
 use bpf_selftest::runner::{self, Plan, RunOptions};
 use bpf_selftest::target::Arch;
 use libtest_mimic::{Arguments, Failed, Trial};
@@ -59,8 +64,13 @@ fn known_failures(arch: Arch) -> Vec<(String, String)> {
         .collect()
 }
 
-fn skip_all(why: &str) -> Vec<Trial> {
-    vec![Trial::test("imported", || Ok(())).with_kind(format!("skip: {why}")).with_ignored_flag(true)]
+/// The one trial standing for all when `c` is missing: ignored saying why,
+/// or failing when `c` is required.
+fn missing_all(c: Component, why: &str) -> Vec<Trial> {
+    match require::missing(c, why) {
+        Ok(_) => vec![Trial::test("imported", || Ok(())).with_kind(format!("skip: {why}")).with_ignored_flag(true)],
+        Err(failure) => vec![Trial::test("imported", move || Err(Failed::from(failure)))],
+    }
 }
 
 fn counts_trial(files: Arc<Vec<(String, Result<ImportedFile, String>)>>) -> Trial {
@@ -109,9 +119,9 @@ fn main() -> ExitCode {
         }
     };
     let trials = match import::cpp::source_tree() {
-        None => skip_all("no Linux 7.3 source (set BPF_SELFTEST_KERNEL_SRC, or run scripts/setup-vm.sh --source)"),
+        None => missing_all(Component::Source, "no Linux 7.3 source (set BPF_SELFTEST_KERNEL_SRC, or run scripts/setup-vm.sh --source)"),
         Some(_) if std::process::Command::new("gcc").arg("--version").output().is_err() => {
-            skip_all("gcc is not installed (its cpp and a host compiler import the C sources)")
+            missing_all(Component::Source, "gcc is not installed (its cpp and a host compiler import the C sources)")
         }
         Some(tree) => {
             // BPF_SELFTEST_IMPORT_FILTER=verifier_and,verifier_bswap: import only these
@@ -124,6 +134,11 @@ fn main() -> ExitCode {
                 .map(|(p, r)| (p.file_stem().map_or_else(String::new, |s| s.to_string_lossy().into_owned()), r))
                 .collect();
             let files = Arc::new(files);
+            // without clang the programs written in C stay blocked: a
+            // missing component's skip (`Err`: a failure, it is required)
+            let no_clang = import::clang::clang_program()
+                .is_none()
+                .then(|| require::missing(Component::Clang, "clang-19 is not installed (BPF_SELFTEST_CLANG names another)"));
             let mut trials = vec![counts_trial(files.clone())];
             let mut suites = Vec::new();
             for (name, res) in files.iter() {
@@ -135,18 +150,25 @@ fn main() -> ExitCode {
                     Ok(f) => {
                         for p in f.programs.iter().filter(|p| !p.runnable()) {
                             let what = p.blocked.first().map_or("blocked".to_string(), |b| b.construct.replace(['[', ']'], ""));
-                            trials.push(
-                                Trial::test(format!("{}/{}", f.suite, p.name), || Ok(()))
-                                    .with_kind(format!("blocked: {what}"))
-                                    .with_ignored_flag(true),
-                            );
+                            let name = format!("{}/{}", f.suite, p.name);
+                            let only_in_c = p.blocked.iter().all(|b| b.construct == "written in C");
+                            trials.push(match &no_clang {
+                                Some(Err(failure)) if only_in_c => {
+                                    let failure = failure.clone();
+                                    Trial::test(name, move || Err(Failed::from(failure)))
+                                }
+                                _ => Trial::test(name, || Ok(())).with_kind(format!("blocked: {what}")).with_ignored_flag(true),
+                            });
                         }
                         suites.push(import::suite::to_suite(f));
                     }
                 }
             }
             let mut subtests = runner::plan_suites(&suites, &opts, &*backend);
-            let known = known_failures(opts.arch);
+            // a backend that lacks a required component fails all it would
+            // run (the runner's plan), the known failures too
+            let lacks_required = backend.probe(opts.arch).is_err() && backend.requires(opts.arch).is_some_and(require::is_required);
+            let known = if lacks_required { Vec::new() } else { known_failures(opts.arch) };
             for st in &mut subtests {
                 if let Some(why) = known.iter().find(|(n, _)| *n == st.name).map(|(_, w)| w) {
                     st.plan = Plan::Skip(format!("known: {why}"));

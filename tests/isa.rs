@@ -8,6 +8,7 @@ use std::process::Command;
 
 use bpf_isa::disasm::{InsnCallbacks, VerifierCallbacks, print_bpf_insn, xlated_text};
 use bpf_isa::insn::{Insn, decode_all};
+use bpf_selftest::require::{self, Component};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
@@ -71,7 +72,7 @@ fn encodings_match_llvm_mc_19() {
 #[test]
 fn llvm_mc_19_live_recheck() {
     if Command::new("llvm-mc-19").arg("--version").output().is_err() {
-        eprintln!("skipped: llvm-mc-19 is not installed (apt-get install llvm-19); the checked-in goldens were still checked");
+        require::skip(Component::Llvm, "llvm-mc-19 is not installed (apt-get install llvm-19); the checked-in goldens were still checked");
         return;
     }
     let corpus = Path::new(ROOT).join("expected/isa/corpus.s");

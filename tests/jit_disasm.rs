@@ -30,6 +30,7 @@ mod arm64_corpus;
 mod x86_corpus;
 
 use bpf_selftest::jit_disasm::{disasm_insn, test_loader_text};
+use bpf_selftest::require::{self, Component};
 use bpf_selftest::target::Arch;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -397,7 +398,11 @@ fn random_arm64(n: usize) -> Vec<Vec<u8>> {
 fn blessed() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
-        if !(bless() && have_llvm()) {
+        if !bless() {
+            return;
+        }
+        if !have_llvm() {
+            require::skip(Component::Llvm, &format!("BPF_SELFTEST_BLESS=1, but {OBJDUMP} / {MC} not installed; goldens not rewritten"));
             return;
         }
         for c in CORPORA {
@@ -514,7 +519,7 @@ fn goldens_agree() {
 #[test]
 fn live_llvm() {
     if !have_llvm() {
-        eprintln!("SKIP: {OBJDUMP} / {MC} not installed; checked-in goldens only");
+        require::skip(Component::Llvm, &format!("{OBJDUMP} / {MC} not installed; checked-in goldens only"));
         return;
     }
     blessed();
@@ -527,7 +532,7 @@ fn live_llvm() {
         );
         match run_capi(c.arch, &live) {
             Some(capi) => assert!(parse_capi(&capi) == read_capi(c), "{}: C API golden is stale", c.name),
-            None => eprintln!("SKIP: python3 with libLLVM.so.19.1 not available; C API golden not re-checked"),
+            None => require::skip(Component::Llvm, "python3 with libLLVM.so.19.1 not available; C API golden not re-checked"),
         }
     }
 }

@@ -9,6 +9,7 @@ use std::process::Command;
 
 use bpf_isa::{Operand, assemble_with, helper_ids::helper_id};
 use bpf_selftest::import::c_source::{AsmBlock, AsmOperand, asm_blocks};
+use bpf_selftest::require::{self, Component};
 use object::{Object, ObjectSection};
 
 fn progs_dir() -> Option<PathBuf> {
@@ -93,11 +94,11 @@ fn llvm_assemble(text: &str) -> Result<BTreeMap<usize, (Vec<u8>, Vec<u64>)>, Str
 #[test]
 fn kernel_selftest_asm_matches_llvm_mc_19() {
     let Some(dir) = progs_dir() else {
-        eprintln!("skipped: the 7.3 selftest sources are not here (run scripts/setup-vm.sh --source or set BPF_SELFTEST_KERNEL_SRC)");
+        require::skip(Component::Source, "the 7.3 selftest sources are not here (run scripts/setup-vm.sh --source or set BPF_SELFTEST_KERNEL_SRC)");
         return;
     };
     if Command::new("llvm-mc-19").arg("--version").output().is_err() {
-        eprintln!("skipped: llvm-mc-19 is not installed (apt-get install llvm-19)");
+        require::skip(Component::Llvm, "llvm-mc-19 is not installed (apt-get install llvm-19)");
         return;
     }
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|e| e == "c")).collect();

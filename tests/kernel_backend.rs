@@ -10,6 +10,7 @@ use backend_common::{Strictness, cases, compare, truth};
 use bpf_selftest::backend::kernel::{KernelBackend, unprivileged_bpf_disabled};
 use bpf_selftest::backend::{Backend, BtfMode, LoadRequest};
 use bpf_selftest::link::{Func, LinkReloc, LinkedProgram};
+use bpf_selftest::require::{self, Component};
 use bpf_selftest::target::Arch;
 
 fn backend() -> Option<(KernelBackend, Arch)> {
@@ -21,7 +22,7 @@ fn backend() -> Option<(KernelBackend, Arch)> {
     match kb.probe(arch) {
         Ok(()) => Some((kb, arch)),
         Err(e) => {
-            eprintln!("skipped: {}", e.0);
+            require::skip(Component::Bpf, &e.0);
             None
         }
     }

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 
 use bpf_selftest::backend::Backend;
 use bpf_selftest::backend::vm::VmBackend;
+use bpf_selftest::require::{self, Component};
 use bpf_selftest::soundness::{self, Category, ModelVerdict, random_prog};
 use bpf_selftest::target::Arch;
 
@@ -37,7 +38,7 @@ fn model_answers_random_programs() {
 fn no_unsound_accepts_against_7_3() {
     let vm = VmBackend::from_env();
     if let Err(e) = vm.probe(Arch::X86_64) {
-        eprintln!("skipped: {}", e.0);
+        require::skip(Component::Vm, &e.0);
         return;
     }
     let report = soundness::run(&vm, Arch::X86_64, 42, 500).unwrap();

@@ -34,6 +34,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use bpf_selftest::backend::{Backend, LoadOutcome, LoadRequest};
+use bpf_selftest::require::{self, Component};
 use bpf_selftest::runner::{self, Plan, RunOptions, Verdict};
 use bpf_selftest::spec::TestSpec;
 use bpf_selftest::target::Arch;
@@ -129,6 +130,10 @@ fn kernel_outcomes(reqs: &[LoadRequest], arch: Arch) -> Vec<Option<LoadOutcome>>
         return outs;
     }
     let vm = bpf_selftest::backend::vm::VmBackend::from_env();
+    if let Err(e) = vm.probe(arch) {
+        require::skip(Component::Vm, &format!("CALLS_IMPORTED_RECORD: not recorded: {}", e.0));
+        return outs;
+    }
     let batch: Vec<LoadRequest> = missing.iter().map(|&i| reqs[i].clone()).collect();
     eprintln!("recording {} loads on 7.3 ({arch}) ...", batch.len());
     for (k, r) in vm.load_batch(&batch).into_iter().enumerate() {
@@ -197,11 +202,11 @@ struct Counts {
 #[test]
 fn calls_suites_against_linux_7_3() {
     let Some(tree) = bpf_selftest::import::cpp::source_tree() else {
-        eprintln!("skipped: no Linux 7.3 source");
+        require::skip(Component::Source, "no Linux 7.3 source");
         return;
     };
     if std::process::Command::new("gcc").arg("--version").output().is_err() {
-        eprintln!("skipped: no gcc");
+        require::skip(Component::Source, "no gcc");
         return;
     }
     let arch: Arch = std::env::var("BPF_SELFTEST_ARCH").ok().and_then(|a| a.parse().ok()).unwrap_or(Arch::X86_64);

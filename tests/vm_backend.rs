@@ -12,12 +12,13 @@ use std::time::Instant;
 use backend_common::{Strictness, cases, compare, truth};
 use bpf_selftest::backend::Backend;
 use bpf_selftest::backend::vm::VmBackend;
+use bpf_selftest::require::{self, Component};
 use bpf_selftest::target::Arch;
 
 fn run(arch: Arch, iter_num_jit_len: usize) {
     let vm = VmBackend::from_env();
     if let Err(e) = vm.probe(arch) {
-        eprintln!("skipped: {}", e.0);
+        require::skip(Component::Vm, &e.0);
         return;
     }
     let truth = truth(&format!("vm-{arch}.json"));

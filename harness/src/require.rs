@@ -79,22 +79,33 @@ pub fn parse(spec: &str) -> Result<Vec<Component>, String> {
 /// an unknown component requires everything (and [`skip`] says why), so
 /// that a typo never turns a failure back into a skip.
 pub fn is_required(c: Component) -> bool {
-    match std::env::var("BPF_SELFTEST_REQUIRE") {
-        Ok(spec) => parse(&spec).map_or(true, |v| v.contains(&c)),
-        Err(_) => false,
-    }
+    required_by(env_spec().as_deref(), c)
+}
+
+/// [`is_required`] for a given `BPF_SELFTEST_REQUIRE` value (`None`: unset).
+pub fn required_by(spec: Option<&str>, c: Component) -> bool {
+    spec.is_some_and(|spec| parse(spec).map_or(true, |v| v.contains(&c)))
+}
+
+fn env_spec() -> Option<String> {
+    std::env::var("BPF_SELFTEST_REQUIRE").ok()
 }
 
 /// The line a test prints (or the reason its runner reports) when `c` is
 /// missing: `Err` with the failure when `c` is required, else `Ok` with
 /// the skip.
 pub fn missing(c: Component, why: &str) -> Result<String, String> {
-    if is_required(c) {
-        let spec = std::env::var("BPF_SELFTEST_REQUIRE").unwrap_or_default();
-        let bad = parse(&spec).err().map(|e| format!(" ({e})")).unwrap_or_default();
-        Err(format!("required component '{c}' is missing: {why} (installed by: {}; BPF_SELFTEST_REQUIRE={spec}{bad})", c.installed_by()))
-    } else {
-        Ok(format!("skipped: {why}"))
+    missing_under(env_spec().as_deref(), c, why)
+}
+
+/// [`missing`] for a given `BPF_SELFTEST_REQUIRE` value (`None`: unset).
+pub fn missing_under(spec: Option<&str>, c: Component, why: &str) -> Result<String, String> {
+    match spec {
+        Some(spec) if required_by(Some(spec), c) => {
+            let bad = parse(spec).err().map(|e| format!(" ({e})")).unwrap_or_default();
+            Err(format!("required component '{c}' is missing: {why} (installed by: {}; BPF_SELFTEST_REQUIRE={spec}{bad})", c.installed_by()))
+        }
+        _ => Ok(format!("skipped: {why}")),
     }
 }
 
@@ -119,5 +130,22 @@ mod tests {
         assert_eq!(parse("").unwrap(), vec![]);
         assert_eq!(parse("none").unwrap(), vec![]);
         assert!(parse("qemu").unwrap_err().contains("unknown component 'qemu'"));
+    }
+
+    #[test]
+    fn a_required_components_skip_is_a_failure() {
+        let why = "no Linux 7.3 source";
+        assert_eq!(missing_under(None, Component::Source, why), Ok("skipped: no Linux 7.3 source".into()));
+        assert_eq!(missing_under(Some(""), Component::Source, why), Ok("skipped: no Linux 7.3 source".into()));
+        assert_eq!(missing_under(Some("none"), Component::Source, why), Ok("skipped: no Linux 7.3 source".into()));
+        assert_eq!(missing_under(Some("vm,llvm"), Component::Source, why), Ok("skipped: no Linux 7.3 source".into()));
+        for spec in ["all", "source", "vm, source"] {
+            let e = missing_under(Some(spec), Component::Source, why).unwrap_err();
+            assert!(e.starts_with("required component 'source' is missing: no Linux 7.3 source"), "{e}");
+            assert!(e.contains("scripts/setup-vm.sh --source"), "{e}");
+        }
+        // a typo requires everything, and says so
+        let e = missing_under(Some("sources"), Component::Bpf, "bpf(2) is not permitted").unwrap_err();
+        assert!(e.starts_with("required component 'bpf' is missing") && e.contains("unknown component 'sources'"), "{e}");
     }
 }

@@ -13,7 +13,11 @@
 //! `test [skip: <reason>] suite/prog ... ignored`. Forced to run with
 //! `--ignored`, such a trial reports itself ignored with the same reason.
 //! A skip only known after loading (the backend gave up, no JIT dump for
-//! `#[jited]`) is a runtime ignore with its reason.
+//! `#[jited]`) is a runtime ignore with its reason. A backend unavailable
+//! for lack of something from outside the project (bpf(2) for the kernel
+//! backend, QEMU, the images or a booting guest for the vm backend:
+//! [`Backend::requires`]) is a failure instead when `BPF_SELFTEST_REQUIRE`
+//! requires it ([`crate::require`]), before loading and after.
 //!
 //! Decisions on the quirks of reference §9 that live here (the matching ones
 //! are in [`crate::matcher`], the parsing ones in [`crate::spec`]):
@@ -119,7 +123,8 @@ pub struct Subtest {
 pub enum Plan {
     /// Decided before loading: skip, with the reason.
     Skip(String),
-    /// Decided before loading: fail (bad spec, link error), with the report.
+    /// Decided before loading: fail (bad spec, link error, a backend missing
+    /// a required component), with the report.
     Fail(String),
     Load(Box<Job>),
 }
@@ -156,7 +161,10 @@ fn arch_list(arches: &[Arch]) -> String {
 
 /// Facts about the backend, asked once per run.
 struct BackendFacts {
-    available: Result<(), String>,
+    /// Why the backend cannot run the arch: `Ok` with the skip's reason,
+    /// or `Err` with the failure when what it lacks is required
+    /// ([`unavailable`]).
+    available: Result<(), Result<String, String>>,
     release: Option<KernelVersion>,
     release_text: String,
     jit: bool,
@@ -167,7 +175,7 @@ impl BackendFacts {
     fn ask(b: &dyn Backend, arch: Arch) -> BackendFacts {
         let release_text = b.kernel_release();
         BackendFacts {
-            available: b.probe(arch).map_err(|u| u.0),
+            available: b.probe(arch).map_err(|u| unavailable(b, arch, u.0)),
             release: KernelVersion::parse(&release_text),
             release_text,
             jit: b.jit_enabled(arch),
@@ -176,33 +184,58 @@ impl BackendFacts {
     }
 }
 
-/// The gates of `run_subtest`, in test_loader's order (arch, load mode,
-/// unpriv), with the backend's own (available, kernel version) after arch.
-fn gate(spec: &TestSpec, unpriv: bool, arch: Arch, facts: &BackendFacts) -> Option<String> {
-    if !spec.runs_on(arch) {
-        return Some(format!("arch {arch} is not in arch({})", arch_list(&spec.arches)));
+/// A backend's `Unavailable` for `arch` as a skip's reason (`Ok`), or as a
+/// failure (`Err`) when the backend lacks something from outside the project
+/// ([`Backend::requires`]) that `BPF_SELFTEST_REQUIRE` requires.
+fn unavailable(b: &dyn Backend, arch: Arch, why: String) -> Result<String, String> {
+    match b.requires(arch).map(|c| crate::require::missing(c, &why)) {
+        Some(Err(failure)) => Err(failure),
+        _ => Ok(why),
     }
-    if let Err(why) = &facts.available {
-        return Some(why.clone());
+}
+
+/// A load `b` could not do: skipped with the reason, unless `b` cannot run
+/// `arch` at all any more (its guest did not boot, bpf(2) is refused) for
+/// lack of a required component ([`unavailable`]): then a failure.
+pub fn unavailable_verdict(b: &dyn Backend, arch: Arch, u: backend::Unavailable) -> Verdict {
+    if b.requires(arch).is_some()
+        && b.probe(arch).is_err()
+        && let Err(failure) = unavailable(b, arch, u.0.clone())
+    {
+        return Verdict::Fail(format!("{failure}\n"));
+    }
+    Verdict::Skip(u.0)
+}
+
+/// The gates of `run_subtest`, in test_loader's order (arch, load mode,
+/// unpriv), with the backend's own (available, kernel version) after arch:
+/// `Ok` with a skip's reason, `Err` with a failure (a required component
+/// is missing).
+fn gate(spec: &TestSpec, unpriv: bool, arch: Arch, facts: &BackendFacts) -> Option<Result<String, String>> {
+    if !spec.runs_on(arch) {
+        return Some(Ok(format!("arch {arch} is not in arch({})", arch_list(&spec.arches))));
+    }
+    if let Err(gated) = &facts.available {
+        return Some(gated.clone());
     }
     match (spec.min_kernel, facts.release) {
-        (Some(min), Some(have)) if have < min => return Some(format!("kernel {} is older than {min}", facts.release_text)),
+        (Some(min), Some(have)) if have < min => return Some(Ok(format!("kernel {} is older than {min}", facts.release_text))),
         _ => {}
     }
     let current = if facts.jit { spec::JITED } else { spec::NO_JITED };
     if current & spec.load_mask == 0 {
-        return Some(if facts.jit {
+        return Some(Ok(if facts.jit {
             "load_if_no_jited, but the JIT is on".to_string()
         } else {
             format!("load_if_jited, but there is no JIT for {arch}")
-        });
+        }));
     }
     if unpriv {
         if let Err(why) = &facts.unpriv {
-            return Some(format!("unpriv: {why}"));
+            return Some(Ok(format!("unpriv: {why}")));
         }
         if spec.prog_flags & spec::BPF_F_ANY_ALIGNMENT != 0 && !arch.efficient_unaligned_access() {
-            return Some(format!("unpriv: BPF_F_ANY_ALIGNMENT and {arch} lacks efficient unaligned access"));
+            return Some(Ok(format!("unpriv: BPF_F_ANY_ALIGNMENT and {arch} lacks efficient unaligned access")));
         }
     }
     None
@@ -270,13 +303,13 @@ pub fn plan_suites(suites: &[Suite], opts: &RunOptions, backend: &dyn Backend) -
                     continue;
                 }
                 let sub = spec.subspec(unpriv);
-                let plan = if let Some(why) = gate(&spec, unpriv, opts.arch, &facts) {
-                    Plan::Skip(why)
-                } else {
-                    match syms.as_ref().map_err(Clone::clone).and_then(|syms| prepare(suite, syms, prog, &spec, unpriv, opts)) {
+                let plan = match gate(&spec, unpriv, opts.arch, &facts) {
+                    Some(Ok(why)) => Plan::Skip(why),
+                    Some(Err(failure)) => Plan::Fail(failure),
+                    None => match syms.as_ref().map_err(Clone::clone).and_then(|syms| prepare(suite, syms, prog, &spec, unpriv, opts)) {
                         Ok(request) => Plan::Load(Box::new(Job { spec: spec.clone(), unpriv, request })),
                         Err(e) => Plan::Fail(format!("{}: {e}", prog.name)),
-                    }
+                    },
                 };
                 out.push(Subtest {
                     name: format!("{}/{}", suite.name, sub.name),
@@ -392,7 +425,7 @@ pub fn run_subtest(st: &Subtest, backend: &dyn Backend, opts: &RunOptions) -> (V
         Plan::Skip(why) => (Verdict::Skip(why.clone()), String::new()),
         Plan::Fail(why) => (Verdict::Fail(format!("{why}\n")), String::new()),
         Plan::Load(job) => match backend.load(&job.request) {
-            Err(u) => (Verdict::Skip(u.0), String::new()),
+            Err(u) => (unavailable_verdict(backend, opts.arch, u), String::new()),
             Ok(out) => check_outcome(&job.spec, job.unpriv, opts.arch, &out, opts.verbosity > 0),
         },
     }

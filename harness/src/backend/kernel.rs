@@ -103,6 +103,12 @@ impl Backend for KernelBackend {
         self.permitted().map_err(Unavailable)
     }
 
+    /// bpf(2) on the running kernel, for its own arch (another arch is not
+    /// something the setup can give it).
+    fn requires(&self, arch: Arch) -> Option<crate::require::Component> {
+        (Arch::host() == Some(arch)).then_some(crate::require::Component::Bpf)
+    }
+
     fn kernel_release(&self) -> String {
         uname_release()
     }

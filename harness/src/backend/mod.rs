@@ -128,6 +128,14 @@ pub trait Backend: Send + Sync {
     fn name(&self) -> &'static str;
     /// Whether this backend can run requests for `arch` at all, and why not.
     fn probe(&self, arch: Arch) -> Result<(), Unavailable>;
+    /// What from outside the project this backend needs to run requests
+    /// for an arch: when [`Backend::probe`] fails for it, that is what is
+    /// missing, and the runner asks [`crate::require`] whether its skips are
+    /// failures. `None` (the default): nothing, or the arch is one this
+    /// backend cannot serve at all, which no setup changes.
+    fn requires(&self, _arch: Arch) -> Option<crate::require::Component> {
+        None
+    }
     /// The kernel release this backend answers for (`7.3.4+deb13-amd64`), for
     /// version gates and golden headers.
     fn kernel_release(&self) -> String;

@@ -821,6 +821,12 @@ impl Backend for VmBackend {
         Ok(())
     }
 
+    /// QEMU, the images and a guest booted from them, for the arches
+    /// Debian has 7.3 images of.
+    fn requires(&self, arch: Arch) -> Option<crate::require::Component> {
+        self.arches.contains_key(&arch).then_some(crate::require::Component::Vm)
+    }
+
     /// The Debian kernel version booted (`7.3.4+deb13`); the per-arch
     /// release is [`VmConfig::release`].
     fn kernel_release(&self) -> String {

@@ -17,6 +17,7 @@ use clap::Args;
 
 use crate::backend::{self, Backend};
 use crate::import::{self, ImportedFile, cpp::KernelTree};
+use crate::require::{self, Component};
 use crate::runner::{self, Plan, RunOptions, Subtest, Verdict};
 use crate::target::Arch;
 
@@ -150,7 +151,7 @@ pub fn run_arch(
                 Plan::Fail(why) => Verdict::Fail(format!("{why}\n")),
                 Plan::Load(job) => match outcomes.next() {
                     Some(Ok(out)) => runner::check_outcome(&job.spec, job.unpriv, arch, &out, false).0,
-                    Some(Err(u)) => Verdict::Skip(u.0),
+                    Some(Err(u)) => runner::unavailable_verdict(backend, arch, u),
                     None => Verdict::Skip("the backend returned no outcome".into()),
                 },
             };
@@ -285,9 +286,12 @@ pub fn run(arches: &str, a: &KernelSelftestArgs) -> Result<(), String> {
         None => match import::cpp::source_tree() {
             Some(t) => t,
             None => {
-                println!(
-                    "conform --kernel-selftests: skipped: no Linux 7.3 source (set BPF_SELFTEST_KERNEL_SRC, or run scripts/setup-vm.sh --source)"
-                );
+                let line = require::missing(
+                    Component::Source,
+                    "no Linux 7.3 source (set BPF_SELFTEST_KERNEL_SRC, or run scripts/setup-vm.sh --source)",
+                )
+                .map_err(|e| format!("conform --kernel-selftests: {e}"))?;
+                println!("conform --kernel-selftests: {line}");
                 return Ok(());
             }
         },

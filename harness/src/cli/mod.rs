@@ -218,6 +218,11 @@ fn cmd_bench(filters: &[String], json: bool, reps: usize) -> Result<(), String> 
     let arch = crate::target::Arch::host().ok_or("the host arch is not a BPF target")?;
     let model = crate::backend::by_name("model")?;
     let kernel = crate::backend::by_name("kernel")?;
+    // without bpf(2) the kernel's side has no numbers (each case says why)
+    if let Err(u) = kernel.probe(arch) {
+        let line = crate::require::missing(crate::require::Component::Bpf, &format!("bench: the kernel's side: {}", u.0))?;
+        eprintln!("{line}");
+    }
     let mut rows = Vec::new();
     let selected = |name: &str| filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str()));
     for case in crate::bench::cases_selected(arch, selected)? {

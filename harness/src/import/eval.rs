@@ -263,7 +263,7 @@ mod tests {
     #[test]
     fn computes_offsets_sizes_and_bytes() {
         if Command::new(host_cc()).arg("--version").output().is_err() {
-            eprintln!("skipped: no host C compiler");
+            crate::require::skip(crate::require::Component::Source, "no host C compiler");
             return;
         }
         let tu = "struct v { unsigned int index; int foo[11]; };\n\

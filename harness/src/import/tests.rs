@@ -132,7 +132,7 @@ __attribute__((section("socket"), used)) __attribute__((btf_decl_tag("comment:" 
 
 fn imported() -> Option<ImportedFile> {
     if !have_gcc() {
-        eprintln!("skipped: no gcc to compute values");
+        crate::require::skip(crate::require::Component::Source, "no gcc to compute values");
         return None;
     }
     Some(import_preprocessed(PRE, "t.c", "t", Path::new("t.c"), Arch::X86_64).expect("imports"))
@@ -288,11 +288,11 @@ fn ringbuf_sizes_as_libbpf() {
 #[test]
 fn preprocessed_per_arch_with_the_kernel_headers() {
     let Some(tree) = cpp::source_tree() else {
-        eprintln!("skipped: no Linux 7.3 source (BPF_SELFTEST_KERNEL_SRC or the caches)");
+        crate::require::skip(crate::require::Component::Source, "no Linux 7.3 source (BPF_SELFTEST_KERNEL_SRC or the caches)");
         return;
     };
     if !have_gcc() || Command::new("cpp").arg("--version").output().is_err() {
-        eprintln!("skipped: gcc's cpp is not installed");
+        crate::require::skip(crate::require::Component::Source, "gcc's cpp is not installed");
         return;
     }
     let dir = std::env::temp_dir().join(format!("bpf-selftest-import-test-{}", std::process::id()));
