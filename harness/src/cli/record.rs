@@ -38,7 +38,7 @@ pub struct RecordArgs {
 }
 
 /// The golden sets `record --set` knows, in the order `all` records them.
-pub const SETS: [&str; 5] = ["progs", "do-check", "calls", "scalar", "vmlinux-btf"];
+pub const SETS: [&str; 6] = ["progs", "do-check", "calls", "scalar", "vmlinux-btf", "kfunc-ids"];
 
 pub fn run(a: &RecordArgs) -> Result<(), String> {
     let sets: Vec<&str> = if a.set == "all" { SETS.to_vec() } else { vec![a.set.as_str()] };
@@ -50,6 +50,7 @@ pub fn run(a: &RecordArgs) -> Result<(), String> {
             "calls" => verifier_log_set(a, "calls", &["linux-7.3/calls", "linux-7.3/arm64/calls"]),
             "scalar" => scalar_set(a),
             "vmlinux-btf" => vmlinux_btf_set(a),
+            "kfunc-ids" => kfunc_ids_set(a),
             other => Err(format!("record: unknown set '{other}' (all, {})", SETS.join(", "))),
         };
         if let Err(e) = r {
@@ -61,6 +62,53 @@ pub fn run(a: &RecordArgs) -> Result<(), String> {
         }
     }
     if failed.is_empty() { Ok(()) } else { Err(format!("record --set all: {} failed", failed.join(", "))) }
+}
+
+/// `record --set kfunc-ids`: the kfunc BTF id tables of
+/// `harness/src/verifier/kfunc_btf_ids.rs` (`recorded::kfunc_ids`), one
+/// batch per arch for the names the tables hold.
+fn kfunc_ids_set(a: &RecordArgs) -> Result<(), String> {
+    use crate::recorded::kfunc_ids;
+    let be = backend::by_name(&a.backend)?;
+    if be.name() == "model" {
+        return Err("goldens come from a real kernel: --backend vm or kernel".into());
+    }
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/verifier/kfunc_btf_ids.rs");
+    let src = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let stored = kfunc_ids::parse(&src)?;
+    let mut names: Vec<String> = stored.iter().flat_map(|(_, t)| t.iter().map(|(n, _)| n.clone())).collect();
+    names.sort();
+    names.dedup();
+    let arches = a.arch.split(',').map(|s| s.trim().parse::<Arch>()).collect::<Result<Vec<_>, _>>()?;
+    let mut now = Vec::new();
+    let (mut same, mut drift) = (0, Vec::new());
+    for (arch, old) in &stored {
+        if !arches.contains(arch) {
+            now.push((*arch, old.clone()));
+            continue;
+        }
+        be.probe(*arch).map_err(|u| format!("{arch}: {}", u.0))?;
+        eprintln!("{arch} kfunc-ids: loading {} programs", names.len());
+        let t = kfunc_ids::record(be.as_ref(), *arch, &names)?;
+        for (n, id) in old {
+            match t.iter().find(|(m, _)| m == n) {
+                Some((_, i)) if i == id => same += 1,
+                Some((_, i)) => drift.push(format!("{arch} kfunc {n}: id {i}, stored {id}")),
+                None => drift.push(format!("{arch} kfunc {n}: no id printed, stored {id}")),
+            }
+        }
+        for (n, i) in t.iter().filter(|(n, _)| !old.iter().any(|(m, _)| m == n)) {
+            drift.push(format!("{arch} kfunc {n}: id {i}, not stored"));
+        }
+        now.push((*arch, t));
+    }
+    if a.check {
+        println!("record --set kfunc-ids: {same} ids unchanged, {} drifted", drift.len());
+        return if drift.is_empty() { Ok(()) } else { Err(drift.join("\n")) };
+    }
+    std::fs::write(&path, kfunc_ids::render(&src, &now)?).map_err(|e| format!("{}: {e}", path.display()))?;
+    println!("record --set kfunc-ids: {} ids written to {}", now.iter().map(|(_, t)| t.len()).sum::<usize>(), path.display());
+    Ok(())
 }
 
 /// `record --set vmlinux-btf`: the subset of the 7.3 images' BTF the model

@@ -271,10 +271,11 @@ pub fn include_dirs(tree: &KernelTree, arch: Arch) -> Result<Vec<PathBuf>, Strin
     v.push(stubs.join("S/tools/testing/selftests/bpf"));
     v.push(st.clone());
     v.push(stubs.join("S/tools/include/uapi"));
-    v.push(tree.root.join("tools/include/uapi"));
-    // The Makefile's TOOLSINCDIR (tools/include) is left out: it would
-    // shadow system headers, and nothing the verifier tests need is only
-    // there (filter.h is a stand-in).
+    // The Makefile's APIDIR (tools/include/uapi) and TOOLSINCDIR
+    // (tools/include) are left out: their `asm/` headers reach into
+    // `tools/arch` and `<uapi/asm-generic/...>` by paths that only the
+    // kernel's own build sets up, and the UAPI headers the tests need are
+    // the same in include/uapi (below; filter.h is a stand-in).
     v.push(stubs.join("S/tools/include"));
     v.push(st.join("libarena/include"));
     v.push(tree.root.join("include/uapi"));

@@ -1,6 +1,6 @@
 //! vmlinux BTF ids of kfuncs in the Debian 7.3.4 kernels, per arch, as the
 //! 7.3 verifier prints them (`call bpf_rcu_read_lock#71537`). Recorded from
-//! real kernels by `scripts/record-kfunc-btf-ids.py`; a kfunc missing here
+//! real kernels by `bpf-selftest record --set kfunc-ids`; a kfunc missing here
 //! makes the model say it cannot load the program.
 
 use crate::target::Arch;
