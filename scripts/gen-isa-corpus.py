@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes expected/isa/corpus.s: one line per instruction form of the BPF ISA in
 the LLVM syntax (every class, op, size, mode and source; register and immediate
-edge values). scripts/record-isa-goldens.sh turns it into the llvm-mc-19 goldens."""
+edge values). `bpf-selftest record --set isa` turns it into the llvm-mc-19 goldens."""
 import os
 
 regs64 = [("r0", "r1"), ("r9", "r10"), ("r5", "r3")]

@@ -6,180 +6,31 @@
 //!   ctx field) and a seeded random corpus of straight-line ALU/jump/stack
 //!   programs ([`random`]), each run by 7.3 on x86_64 and arm64 under QEMU
 //!   and recorded in `expected/exec/linux-7.3-<arch>.txt` by
-//!   `scripts/record-exec-goldens.sh`;
+//!   `bpf-selftest record --set exec` (`bpf_selftest::recorded::exec_corpus`);
 //! * every program of progs/ whose golden has a test run.
 //!
 //! Nothing here compares the interpreter with itself: every expected value
 //! is a real kernel's.
 
-#[path = "exec/random.rs"]
-mod random;
-
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use bpf_selftest::backend::replay::ReplayBackend;
 use bpf_selftest::backend::{Backend, LoadOutcome, LoadRequest};
-use bpf_selftest::cli::check::{CheckArgs, request};
+use bpf_selftest::recorded::exec_corpus::{self, Case, digest};
 use bpf_selftest::exec::{self, ExecError};
 use bpf_selftest::require::{self, Component};
 use bpf_selftest::runner::{self, Plan, RunOptions};
 use bpf_selftest::target::Arch;
 use bpf_selftest_suite as _;
 
-/// How many random programs the corpus has: ALU/stack ones and map ones.
-const RANDOM_PROGRAMS: usize = 400;
-const RANDOM_MAP_PROGRAMS: usize = 200;
-const RANDOM_SEED: u64 = 0x7_3000;
-
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// One program of the corpus and how to load and run it.
-#[derive(Clone, Debug)]
-struct Case {
-    name: String,
-    prog_type: String,
-    maps: Vec<String>,
-    flags: Option<String>,
-    data_hex: Option<String>,
-    data_len: Option<usize>,
-    ctx_hex: Option<String>,
-    /// `data_size_out` other than test_loader's (0: no data_out buffer).
-    data_out_size: Option<u32>,
-    src: String,
-}
-
-impl Case {
-    fn new(name: &str) -> Case {
-        Case {
-            name: name.to_string(),
-            prog_type: "socket".into(),
-            maps: Vec::new(),
-            flags: None,
-            data_hex: None,
-            data_len: None,
-            ctx_hex: None,
-            data_out_size: None,
-            src: String::new(),
-        }
-    }
-
-    fn request(&self, arch: Arch) -> Result<LoadRequest, String> {
-        let a = CheckArgs {
-            file: format!("{}.s", self.name),
-            prog_type: self.prog_type.clone(),
-            arch: Some(arch.name().to_string()),
-            backend: "vm".into(),
-            maps: self.maps.clone(),
-            flags: self.flags.clone(),
-            log_level: 0,
-            unpriv: false,
-            btf: "func_info".into(),
-            global_funcs: Vec::new(),
-            imms: Vec::new(),
-            run: true,
-            data_len: self.data_len,
-            data_hex: self.data_hex.clone(),
-            ctx_len: None,
-            ctx_hex: self.ctx_hex.clone(),
-            json: false,
-            interp: false,
-        };
-        let mut req = request(&a, &self.src)?;
-        if let (Some(n), Some(t)) = (self.data_out_size, req.test_run.as_mut()) {
-            t.data_out_size = n;
-        }
-        Ok(req)
-    }
-}
-
-/// Parses a corpus file: cases start with `@@ name`; `@type`, `@map`,
-/// `@flags`, `@data-len`, `@data-hex`, `@ctx-hex` lines set up the run; the
-/// rest is asm.
-fn parse_corpus(file: &Path) -> Vec<Case> {
-    let text = std::fs::read_to_string(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
-    let mut out: Vec<Case> = Vec::new();
-    for line in text.lines() {
-        let t = line.trim();
-        if let Some(name) = t.strip_prefix("@@") {
-            out.push(Case::new(name.trim()));
-            continue;
-        }
-        let Some(c) = out.last_mut() else { continue };
-        if let Some(d) = t.strip_prefix('@') {
-            let (k, v) = d.split_once(char::is_whitespace).unwrap_or((d, ""));
-            let v = v.trim().to_string();
-            match k {
-                "type" => c.prog_type = v,
-                "map" => c.maps.push(v),
-                "flags" => c.flags = Some(v),
-                "data-len" => c.data_len = Some(v.parse().expect("data-len")),
-                "data-hex" => c.data_hex = Some(v),
-                "ctx-hex" => c.ctx_hex = Some(v),
-                "data-out-size" => c.data_out_size = Some(v.parse().expect("data-out-size")),
-                _ => panic!("{}: unknown directive @{k}", file.display()),
-            }
-        } else {
-            c.src.push_str(line);
-            c.src.push('\n');
-        }
-    }
-    out
-}
-
 fn corpus() -> Vec<Case> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(root().join("tests/exec"))
-        .expect("tests/exec")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "s"))
-        .collect();
-    files.sort();
-    let mut cases: Vec<Case> = files.iter().flat_map(|f| parse_corpus(f)).collect();
-    for (i, src) in random::programs(RANDOM_SEED, RANDOM_PROGRAMS).into_iter().enumerate() {
-        let mut c = Case::new(&format!("random_{i:04}"));
-        c.src = src;
-        cases.push(c);
-    }
-    for i in 0..RANDOM_MAP_PROGRAMS {
-        let (map, src) = random::map_program(RANDOM_SEED, i as u64);
-        let mut c = Case::new(&format!("random_map_{i:04}"));
-        c.maps.push(map);
-        c.src = src;
-        cases.push(c);
-    }
-    let mut seen = std::collections::HashSet::new();
-    for c in &cases {
-        assert!(seen.insert(c.name.clone()), "duplicate case name {}", c.name);
-    }
-    cases
-}
-
-/// What a run gave, as recorded: `load <errno>`, then the test run's
-/// `retval <v>` or `errno <e>`, then `data <hex>` when there is a packet.
-fn outcome_line(o: &LoadOutcome) -> String {
-    let mut s = String::new();
-    if !o.accepted {
-        let _ = write!(s, "rejected {}", o.errno);
-        return s;
-    }
-    match o.retval {
-        Some(r) if o.test_run_errno == 0 => {
-            let _ = write!(s, "retval {r:#x}");
-        }
-        _ => {
-            let _ = write!(s, "errno {}", o.test_run_errno);
-        }
-    }
-    if !o.data_out.is_empty() {
-        s.push_str(" data ");
-        for b in &o.data_out {
-            let _ = write!(s, "{b:02x}");
-        }
-    }
-    s
+    exec_corpus::corpus(&root().join("tests/exec")).unwrap_or_else(|e| panic!("{e}"))
 }
 
 fn interp_line(req: &LoadRequest) -> String {
@@ -200,29 +51,8 @@ fn interp_line(req: &LoadRequest) -> String {
     }
 }
 
-/// A digest of the program, its maps, type and input, so that a golden
-/// recorded from an older version of a case is noticed.
-fn digest(req: &LoadRequest) -> String {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for i in &req.prog.insns {
-        for b in i.to_bytes() {
-            h = (h ^ b as u64).wrapping_mul(0x100_0000_01b3);
-        }
-    }
-    for m in &req.maps {
-        for b in format!("{m:?}").bytes() {
-            h = (h ^ b as u64).wrapping_mul(0x100_0000_01b3);
-        }
-    }
-    // the run's input too: a case with other data or ctx is another case
-    for b in format!("{:?}{:?}", req.prog_type, req.test_run).bytes() {
-        h = (h ^ b as u64).wrapping_mul(0x100_0000_01b3);
-    }
-    format!("{:08x}", h as u32)
-}
-
 fn golden_path(arch: Arch) -> PathBuf {
-    root().join(format!("expected/exec/linux-7.3-{arch}.txt"))
+    exec_corpus::golden_path(&root().join("expected"), arch)
 }
 
 /// `name digest: outcome` per line.
@@ -250,14 +80,14 @@ fn interpreter_agrees_with_7_3_on_the_corpus() {
         let golden = read_golden(arch);
         assert!(
             !golden.is_empty(),
-            "no goldens in {}; run scripts/record-exec-goldens.sh",
+            "no goldens in {}; run bpf-selftest record --set exec",
             golden_path(arch).display()
         );
         for c in &cases {
             let req = c.request(arch).unwrap_or_else(|e| panic!("{}: {e}", c.name));
             let Some((dig, want)) = golden.get(&c.name) else {
                 report.push(format!(
-                    "{arch} {}: no golden; run scripts/record-exec-goldens.sh",
+                    "{arch} {}: no golden; run bpf-selftest record --set exec",
                     c.name
                 ));
                 continue;
@@ -418,69 +248,6 @@ fn xlated_and_native_runs_agree_with_7_3_on_the_corpus() {
 /// At most this many corpus runs cannot run the xlated program / natively.
 const CORPUS_XLATED_RATCHET: usize = 0;
 const CORPUS_NATIVE_RATCHET: usize = 0;
-
-/// Records the goldens from 7.3 under QEMU (one boot per arch):
-/// `scripts/record-exec-goldens.sh`.
-#[test]
-#[ignore = "records goldens from 7.3 under QEMU; run scripts/record-exec-goldens.sh"]
-fn record_exec_goldens() {
-    let vm = bpf_selftest::backend::vm::VmBackend::from_env();
-    let cases = corpus();
-    for arch in [Arch::X86_64, Arch::Arm64] {
-        if let Err(e) = vm.probe(arch) {
-            panic!("{arch}: {}", e.0);
-        }
-        let reqs: Vec<LoadRequest> = cases
-            .iter()
-            .map(|c| c.request(arch).unwrap_or_else(|e| panic!("{}: {e}", c.name)))
-            .collect();
-        let outs = vm.load_batch(&reqs);
-        let mut text = format!(
-            "# What 7.3 ({}) returned for the test runs of tests/exec.rs's corpus.\n# Recorded by scripts/record-exec-goldens.sh; `name digest: outcome`.\n",
-            vm.kernel_release()
-        );
-        let mut rejected = Vec::new();
-        for ((c, req), out) in cases.iter().zip(&reqs).zip(&outs) {
-            let out = out.as_ref().unwrap_or_else(|e| panic!("{}: {}", c.name, e.0));
-            if !out.accepted {
-                let tail: Vec<&str> = out.log.lines().rev().take(4).collect();
-                rejected.push(format!(
-                    "{}: errno {}: {}",
-                    c.name,
-                    out.errno,
-                    tail.into_iter().rev().collect::<Vec<_>>().join(" | ")
-                ));
-            }
-            let _ = writeln!(text, "{} {}: {}", c.name, digest(req), outcome_line(out));
-        }
-        let path = golden_path(arch);
-        if std::env::var("BPF_SELFTEST_EXEC_CHECK").is_ok_and(|v| v == "1") {
-            // drift check: the recorded outcomes must be what 7.3 gives now
-            let strip = |t: &str| {
-                t.lines()
-                    .filter(|l| !l.starts_with('#'))
-                    .map(str::to_string)
-                    .collect::<Vec<_>>()
-            };
-            let old = std::fs::read_to_string(&path).unwrap_or_default();
-            let (old, new) = (strip(&old), strip(&text));
-            let drift: Vec<String> = new.iter().filter(|l| !old.contains(l)).cloned().collect();
-            assert!(
-                drift.is_empty() && old.len() == new.len(),
-                "{arch}: goldens drifted:\n{}",
-                drift.join("\n")
-            );
-            eprintln!("{arch}: {} cases, no drift from {}", cases.len(), path.display());
-            continue;
-        }
-        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-        std::fs::write(&path, text).unwrap();
-        eprintln!("{arch}: {} cases recorded in {}", cases.len(), path.display());
-        for r in &rejected {
-            eprintln!("REJECTED {r}");
-        }
-    }
-}
 
 /// Every program of progs/ with a test run, as the model backend runs it:
 /// the model's xlated program (after all fixups) through the interpreter,

@@ -76,18 +76,10 @@ fn llvm_mc_19_live_recheck() {
         return;
     }
     let corpus = Path::new(ROOT).join("expected/isa/corpus.s");
-    let out = Command::new("llvm-mc-19")
-        .args(["-triple", "bpfel", "-mcpu=v4", "-show-encoding"])
-        .arg(&corpus)
-        .output()
-        .expect("run llvm-mc-19");
-    assert!(out.status.success(), "llvm-mc-19 failed: {}", String::from_utf8_lossy(&out.stderr));
-    let live: Vec<String> = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| l.split_once("# encoding: [").map(|(_, e)| e.trim_end_matches(']').replace("0x", "").replace(',', "")))
-        .collect();
+    let lines = bpf_selftest::recorded::isa_encodings::corpus_lines(&corpus).unwrap();
+    let live = bpf_selftest::recorded::isa_encodings::encode(&lines).unwrap_or_else(|e| panic!("{e}"));
     let golden: Vec<String> = pairs("expected/isa/llvm-mc-19.txt").into_iter().map(|p| p.1).collect();
-    assert_eq!(live, golden, "llvm-mc-19 now encodes the corpus differently: re-run scripts/record-isa-goldens.sh");
+    assert_eq!(live, golden, "llvm-mc-19 now encodes the corpus differently: re-run bpf-selftest record --set isa");
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! calls, references) against a real Linux 7.3 verifier.
 //!
 //! `expected/linux-7.3/calls/*.txt` holds what 7.3 did with each program
-//! (`scripts/record-calls-goldens.py`); [`verifier_common`] replays each
+//! (`bpf-selftest record --set calls`); [`verifier_common`] replays each
 //! through `do_check_main` and compares verdict, errno, `verified_insns`
 //! and the log at levels 1 and 2.
 //!

@@ -2,7 +2,7 @@
 //!
 //! `expected/linux-7.3/do_check/*.txt` holds the level-1 and level-2 logs,
 //! verdicts and `verified_insns` 7.3 produced for small call-free programs
-//! (`scripts/record-do-check-goldens.py`). Each program is loaded as the
+//! (`bpf-selftest record --set do-check`). Each program is loaded as the
 //! oracle kit loaded it (a GPL program with one BTF `FUNC` named after the
 //! job, even unprivileged; maps by fd) and run through the whole model of
 //! `bpf_check` at both

@@ -32,13 +32,15 @@ pub struct RecordArgs {
     /// Which golden set: progs (the goldens of progs/), do-check, calls
     /// (the verifier-log goldens of `expected/linux-7.3/{do_check,calls}`),
     /// scalar (`expected/linux-7.3/scalar`), vmlinux-btf (the subset of the
-    /// images' BTF in `harness/data/vmlinux_btf`), or all of them.
+    /// images' BTF in `harness/data/vmlinux_btf`), kfunc-ids (the kfunc BTF
+    /// ids of `harness/src/verifier/kfunc_btf_ids.rs`), exec (the test runs
+    /// of the interpreter's corpus), isa (llvm-mc-19's encodings), or all.
     #[arg(long, default_value = "progs")]
     pub set: String,
 }
 
 /// The golden sets `record --set` knows, in the order `all` records them.
-pub const SETS: [&str; 6] = ["progs", "do-check", "calls", "scalar", "vmlinux-btf", "kfunc-ids"];
+pub const SETS: [&str; 8] = ["progs", "do-check", "calls", "scalar", "vmlinux-btf", "kfunc-ids", "exec", "isa"];
 
 pub fn run(a: &RecordArgs) -> Result<(), String> {
     let sets: Vec<&str> = if a.set == "all" { SETS.to_vec() } else { vec![a.set.as_str()] };
@@ -51,6 +53,8 @@ pub fn run(a: &RecordArgs) -> Result<(), String> {
             "scalar" => scalar_set(a),
             "vmlinux-btf" => vmlinux_btf_set(a),
             "kfunc-ids" => kfunc_ids_set(a),
+            "exec" => exec_set(a),
+            "isa" => isa_set(a),
             other => Err(format!("record: unknown set '{other}' (all, {})", SETS.join(", "))),
         };
         if let Err(e) = r {
@@ -62,6 +66,71 @@ pub fn run(a: &RecordArgs) -> Result<(), String> {
         }
     }
     if failed.is_empty() { Ok(()) } else { Err(format!("record --set all: {} failed", failed.join(", "))) }
+}
+
+/// `record --set isa`: llvm-mc-19's encodings of the instruction corpus
+/// (`recorded::isa_encodings`); `--check` compares every line but the header.
+fn isa_set(a: &RecordArgs) -> Result<(), String> {
+    use crate::recorded::isa_encodings;
+    let corpus = a.out.join("isa/corpus.s");
+    let path = a.out.join("isa/llvm-mc-19.txt");
+    let lines = isa_encodings::corpus_lines(&corpus)?;
+    let hex = isa_encodings::encode(&lines)?;
+    let text = isa_encodings::render(&isa_encodings::llvm_version()?, &lines, &hex);
+    if a.check {
+        let body = |t: &str| t.lines().filter(|l| !l.starts_with('#')).map(str::to_string).collect::<Vec<_>>();
+        let old = body(&std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?);
+        let new = body(&text);
+        let same = old.iter().zip(&new).filter(|(x, y)| x == y).count();
+        let drift = new.len().max(old.len()) - same;
+        println!("record --set isa: {same} encodings unchanged, {drift} drifted");
+        return if drift == 0 { Ok(()) } else { Err(format!("{}: llvm-mc-19 now encodes {drift} lines otherwise", path.display())) };
+    }
+    std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+    println!("record --set isa: {} encodings -> {}", lines.len(), path.display());
+    Ok(())
+}
+
+/// `record --set exec`: the test-run results of the interpreter's corpus
+/// (`recorded::exec_corpus`), one batch per arch. `--check` wants every
+/// line as stored (the lines carry no boot-dependent values).
+fn exec_set(a: &RecordArgs) -> Result<(), String> {
+    use crate::recorded::exec_corpus;
+    let be = backend::by_name(&a.backend)?;
+    if be.name() == "model" {
+        return Err("goldens come from a real kernel: --backend vm or kernel".into());
+    }
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let cases = exec_corpus::corpus(&root.join("tests/exec"))?;
+    let arches = a.arch.split(',').map(|s| s.trim().parse::<Arch>()).collect::<Result<Vec<_>, _>>()?;
+    let (mut same, mut drift) = (0, Vec::new());
+    for arch in arches {
+        be.probe(arch).map_err(|u| format!("{arch}: {}", u.0))?;
+        eprintln!("{arch} exec: {} test runs", cases.len());
+        let (text, rejected) = exec_corpus::record(be.as_ref(), arch, &cases)?;
+        for r in &rejected {
+            eprintln!("{arch} exec: REJECTED {r} (the corpus is meant to load)");
+        }
+        let path = exec_corpus::golden_path(&a.out, arch);
+        if a.check {
+            let body = |t: &str| t.lines().filter(|l| !l.starts_with('#')).map(str::to_string).collect::<Vec<_>>();
+            let old = body(&std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?);
+            let new = body(&text);
+            same += new.iter().filter(|l| old.contains(l)).count();
+            drift.extend(new.iter().filter(|l| !old.contains(l)).map(|l| format!("{arch} exec: now `{l}`")));
+            drift.extend(old.iter().filter(|l| !new.contains(l)).map(|l| format!("{arch} exec: stored `{l}`")));
+        } else {
+            std::fs::write(&path, &text).map_err(|e| format!("{}: {e}", path.display()))?;
+            eprintln!("{arch} exec: {} runs -> {}", cases.len(), path.display());
+        }
+    }
+    if a.check {
+        println!("record --set exec: {same} runs unchanged, {} drifted", drift.len());
+        if !drift.is_empty() {
+            return Err(drift.join("\n"));
+        }
+    }
+    Ok(())
 }
 
 /// `record --set kfunc-ids`: the kfunc BTF id tables of

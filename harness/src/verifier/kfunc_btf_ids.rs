@@ -19,7 +19,7 @@ pub fn btf_id(arch: Arch, name: &str) -> Option<u32> {
     table(arch).iter().find(|(n, _)| *n == name).map(|(_, id)| *id)
 }
 
-// BEGIN GENERATED (scripts/record-kfunc-btf-ids.py)
+// BEGIN GENERATED (`bpf-selftest record --set kfunc-ids`)
 const X86_64: &[(&str, u32)] = &[
     ("__bpf_trap", 58074),
     ("bpf_arena_alloc_pages", 69561),

@@ -7,7 +7,7 @@
 //! wrong bit anywhere shows in the retval.
 
 // splitmix64, the soundness generator's: the same sequence as before
-use bpf_selftest::soundness::random_prog::{Entropy, Rng};
+use crate::soundness::random_prog::{Entropy, Rng};
 
 /// Values that hit edge cases: zero, ±1, the sign boundaries of every width.
 const SPECIAL: &[i64] = &[
