@@ -318,61 +318,7 @@ pub fn capset(c: &CapSets) -> Result<(), i32> {
 /// The errno's symbolic name (`EPERM`), including the kernel-internal ones
 /// bpf(2) leaks to user space (`ENOTSUPP` = 524); empty when unknown.
 pub fn errno_name(errno: i32) -> &'static str {
-    // asm-generic/errno-base.h and errno.h numbering: x86_64 and arm64 share it.
-    const NAMES: &[(i32, &str)] = &[
-        (1, "EPERM"),
-        (2, "ENOENT"),
-        (3, "ESRCH"),
-        (4, "EINTR"),
-        (5, "EIO"),
-        (6, "ENXIO"),
-        (7, "E2BIG"),
-        (8, "ENOEXEC"),
-        (9, "EBADF"),
-        (10, "ECHILD"),
-        (11, "EAGAIN"),
-        (12, "ENOMEM"),
-        (13, "EACCES"),
-        (14, "EFAULT"),
-        (16, "EBUSY"),
-        (17, "EEXIST"),
-        (18, "EXDEV"),
-        (19, "ENODEV"),
-        (20, "ENOTDIR"),
-        (21, "EISDIR"),
-        (22, "EINVAL"),
-        (23, "ENFILE"),
-        (24, "EMFILE"),
-        (25, "ENOTTY"),
-        (27, "EFBIG"),
-        (28, "ENOSPC"),
-        (34, "ERANGE"),
-        (35, "EDEADLK"),
-        (36, "ENAMETOOLONG"),
-        (38, "ENOSYS"),
-        (39, "ENOTEMPTY"),
-        (40, "ELOOP"),
-        (61, "ENODATA"),
-        (62, "ETIME"),
-        (71, "EPROTO"),
-        (74, "EBADMSG"),
-        (75, "EOVERFLOW"),
-        (84, "EILSEQ"),
-        (90, "EMSGSIZE"),
-        (93, "EPROTONOSUPPORT"),
-        (95, "EOPNOTSUPP"),
-        (97, "EAFNOSUPPORT"),
-        (110, "ETIMEDOUT"),
-        (114, "EALREADY"),
-        (115, "EINPROGRESS"),
-        (125, "ECANCELED"),
-        (127, "EKEYREJECTED"),
-        (512, "ERESTARTSYS"),
-        (514, "ERESTARTNOHAND"),
-        (515, "ENOIOCTLCMD"),
-        (524, "ENOTSUPP"),
-    ];
-    NAMES.iter().find(|(n, _)| *n == errno).map_or("", |e| e.1)
+    crate::verifier::errno::name_of(errno)
 }
 
 /// `EPERM (1)`, for messages; `errno 600` for numbers without a name here.

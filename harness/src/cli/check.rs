@@ -334,22 +334,7 @@ fn human(req: &LoadRequest, o: &LoadOutcome, release: &str) -> String {
     s
 }
 
-/// The symbolic name of a positive errno.
+/// The symbolic name of a positive errno (`OK` for 0, `E?` without one).
 pub fn errno_name(e: i32) -> &'static str {
-    match e {
-        0 => "OK",
-        1 => "EPERM",
-        2 => "ENOENT",
-        7 => "E2BIG",
-        13 => "EACCES",
-        14 => "EFAULT",
-        16 => "EBUSY",
-        22 => "EINVAL",
-        24 => "EMFILE",
-        28 => "ENOSPC",
-        38 => "ENOSYS",
-        95 => "EOPNOTSUPP",
-        524 => "ENOTSUPP",
-        _ => "?",
-    }
+    crate::verifier::errno::errno_name(e)
 }
