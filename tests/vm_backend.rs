@@ -76,3 +76,72 @@ fn linux_7_3_x86_64() {
 fn linux_7_3_arm64() {
     run(Arch::Arm64, 248);
 }
+
+/// The QEMUs of the process `pid` (their command lines name its run
+/// directory).
+fn qemus_of(pid: u32) -> Vec<u32> {
+    let mark = format!("bpf-selftest-vm-{pid}-");
+    let Ok(procs) = std::fs::read_dir("/proc") else { return Vec::new() };
+    procs
+        .flatten()
+        .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()))
+        .filter(|p| std::fs::read(format!("/proc/{p}/cmdline")).is_ok_and(|c| String::from_utf8_lossy(&c).contains(&mark)))
+        .collect()
+}
+
+/// The run directories of the process `pid`.
+fn run_dirs_of(pid: u32) -> Vec<std::path::PathBuf> {
+    let mark = format!("bpf-selftest-vm-{pid}-");
+    [std::env::temp_dir(), "/tmp".into()]
+        .iter()
+        .filter_map(|d| std::fs::read_dir(d).ok())
+        .flat_map(|r| r.flatten().map(|e| e.path()))
+        .filter(|p| p.file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with(&mark)))
+        .collect()
+}
+
+/// `bpf-selftest check --backend vm` killed while its guest boots (SIGKILL,
+/// SIGTERM): its QEMU dies with it, and the run directory it leaves is
+/// removed by the next start of the vm backend.
+#[test]
+fn a_run_killed_mid_boot_leaves_no_qemu_behind() {
+    let vm = VmBackend::from_env();
+    if let Err(e) = vm.probe(Arch::X86_64) {
+        require::skip(Component::Vm, &e.0);
+        return;
+    }
+    let prog = std::env::temp_dir().join(format!("vm-kill-{}.s", std::process::id()));
+    std::fs::write(&prog, "r0 = 0\nexit\n").unwrap();
+    for sig in [libc::SIGKILL, libc::SIGTERM] {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_bpf-selftest"))
+            .args(["check", "--backend", "vm", "--arch", "x86_64"])
+            .arg(&prog)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let pid = child.id();
+        let t0 = Instant::now();
+        while qemus_of(pid).is_empty() {
+            assert!(t0.elapsed().as_secs() < 60, "no QEMU started by {pid}");
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        // into the boot: QEMU has connected to the loader socket and the
+        // guest kernel is running (a QEMU that cannot connect exits anyway)
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+        assert!(child.try_wait().unwrap().is_none(), "the run ended before it could be killed");
+        // SAFETY: signalling our own child
+        assert_eq!(unsafe { libc::kill(pid as i32, sig) }, 0);
+        let _ = child.wait();
+        let t1 = Instant::now();
+        while !qemus_of(pid).is_empty() {
+            assert!(t1.elapsed().as_secs() < 10, "signal {sig}: QEMU {:?} outlived its parent {pid}", qemus_of(pid));
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        for d in run_dirs_of(pid).iter().filter_map(|p| p.parent().map(std::path::Path::to_path_buf)) {
+            bpf_selftest::backend::vm::remove_stale_run_dirs(&d);
+        }
+        assert!(run_dirs_of(pid).is_empty(), "signal {sig}: left {:?}", run_dirs_of(pid));
+    }
+    let _ = std::fs::remove_file(&prog);
+}

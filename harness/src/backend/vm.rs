@@ -354,18 +354,86 @@ struct Session {
     trace: bool,
 }
 
-/// A private directory for one boot's socket and logs.
+/// The prefix of a boot's directory; the process id follows it.
+const RUN_DIR_PREFIX: &str = "bpf-selftest-vm-";
+
+/// Where run directories go: the temp dir, or /tmp when the socket path
+/// would not fit `sun_path` (108 bytes).
+fn run_dir_parent(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir();
+    if dir.join(name).as_os_str().len() > 90 { PathBuf::from("/tmp") } else { dir }
+}
+
+/// A private directory for one boot's socket and logs, removed once the
+/// guest is up or has failed. Directories that processes no longer running
+/// left behind (killed during a boot) are removed first.
 fn run_dir(arch: Arch) -> Result<PathBuf, String> {
     let n = RUN_COUNTER.fetch_add(1, Ordering::Relaxed);
-    let name = format!("bpf-selftest-vm-{}-{n}-{arch}", std::process::id());
-    let mut dir = std::env::temp_dir().join(&name);
-    if dir.as_os_str().len() > 90 {
-        // the socket path must fit sun_path (108 bytes)
-        dir = PathBuf::from("/tmp").join(&name);
-    }
+    let name = format!("{RUN_DIR_PREFIX}{}-{n}-{arch}", std::process::id());
+    let parent = run_dir_parent(&name);
+    remove_stale_run_dirs(&parent);
+    let dir = parent.join(&name);
     let _ = fs::remove_dir_all(&dir);
     fs::create_dir_all(&dir).map_err(|e| format!("vm: cannot create {}: {e}", dir.display()))?;
     Ok(dir)
+}
+
+/// Removes the run directories in `parent` whose process is gone.
+pub fn remove_stale_run_dirs(parent: &Path) {
+    let Ok(entries) = fs::read_dir(parent) else { return };
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(pid) = name.to_str().and_then(|n| n.strip_prefix(RUN_DIR_PREFIX)).and_then(|r| r.split('-').next()).and_then(|p| p.parse::<i32>().ok())
+        else {
+            continue;
+        };
+        // SAFETY: kill with signal 0 only asks whether the process exists
+        let gone = unsafe { libc::kill(pid, 0) } != 0 && std::io::Error::last_os_error().raw_os_error() == Some(libc::ESRCH);
+        if gone {
+            let _ = fs::remove_dir_all(e.path());
+        }
+    }
+}
+
+/// Starts `cmd` so that the child is killed when this process dies, however
+/// it dies (`PR_SET_PDEATHSIG`). The kernel ties that signal to the thread
+/// that forked, not the process, so every QEMU is forked by one thread
+/// that lives as long as the process.
+fn spawn_bound_to_process(mut cmd: Command) -> std::io::Result<Child> {
+    use std::os::unix::process::CommandExt;
+    use std::sync::OnceLock;
+    use std::sync::mpsc::{Sender, channel};
+    type Job = (Command, Sender<std::io::Result<Child>>);
+    static SPAWNER: OnceLock<Mutex<Sender<Job>>> = OnceLock::new();
+    // SAFETY: only async-signal-safe calls (prctl, getppid) between fork and exec
+    unsafe {
+        let parent = libc::getpid();
+        cmd.pre_exec(move || {
+            if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            // the parent may have died before prctl took effect
+            if libc::getppid() != parent {
+                return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
+            }
+            Ok(())
+        });
+    }
+    let spawner = SPAWNER.get_or_init(|| {
+        let (tx, rx) = channel::<Job>();
+        std::thread::Builder::new()
+            .name("vm-spawner".into())
+            .spawn(move || {
+                for (mut cmd, reply) in rx {
+                    let _ = reply.send(cmd.spawn());
+                }
+            })
+            .expect("the vm backend's spawner thread");
+        Mutex::new(tx)
+    });
+    let (tx, rx) = channel();
+    spawner.lock().unwrap_or_else(|p| p.into_inner()).send((cmd, tx)).map_err(|_| std::io::Error::other("the spawner thread is gone"))?;
+    rx.recv().map_err(|_| std::io::Error::other("the spawner thread is gone"))?
 }
 
 impl Session {
@@ -416,7 +484,7 @@ impl Session {
             .stdout(qemu_log)
             .stderr(qemu_err);
         let started = Instant::now();
-        let mut child = cmd.spawn().map_err(|e| format!("vm: cannot start {}: {e}", qemu.display()))?;
+        let mut child = spawn_bound_to_process(cmd).map_err(|e| format!("vm: cannot start {}: {e}", qemu.display()))?;
         let fail = |child: &mut Child, logs: &mut Logs, what: String| {
             let _ = child.kill();
             let _ = child.wait();
