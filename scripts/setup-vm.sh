@@ -138,7 +138,7 @@ fetch arm64
 # reads are kept (source_parts). The list is written to the tree's SUBSET file:
 # a tree extracted with another list is extracted again.
 source_parts="tools/testing/selftests/bpf tools/lib/bpf tools/include tools/arch/x86/include
-tools/arch/arm64/include include/uapi arch/x86/include/uapi arch/arm64/include/uapi kernel/bpf"
+tools/arch/arm64/include include/uapi arch/x86/include/uapi arch/arm64/include/uapi kernel/bpf net/bpf"
 fetch_source() {
     series=$(echo "$version" | sed 's/^\([0-9]*\.[0-9]*\).*/\1/')
     dest=$cache/linux-$series

@@ -119,3 +119,25 @@ fn bad_input_is_one_clear_line_and_a_failure() {
     let (ok, _, stderr) = check(&["tests/check_cli/no-such-file.s"]);
     assert!(!ok && stderr.trim_end().lines().count() == 1, "{stderr}");
 }
+
+/// `BPF_PROG_TEST_RUN`'s size rules: every case of
+/// `expected/linux-7.3/test_run_sizes.txt` (packets and ctxs of many sizes,
+/// per program type, as 7.3 answered them) through the model.
+#[test]
+fn test_run_sizes_are_7_3_s() {
+    use bpf_selftest::backend::Backend;
+    use bpf_selftest::recorded::test_run_sizes;
+    let text = std::fs::read_to_string("expected/linux-7.3/test_run_sizes.txt").unwrap();
+    let cases = test_run_sizes::parse(&text).unwrap();
+    assert!(cases.len() >= 50);
+    let model = bpf_selftest::backend::model::ModelBackend::default();
+    let mut bad = Vec::new();
+    for c in &cases {
+        let out = model.load(&c.request().unwrap()).unwrap_or_else(|u| panic!("{}: {}", c.key(), u.0));
+        let got = test_run_sizes::outcome(&out);
+        if got != c.outcome {
+            bad.push(format!("{}: 7.3 {}, model {got}", c.key(), c.outcome));
+        }
+    }
+    assert!(bad.is_empty(), "{} of {} differ:\n{}", bad.len(), cases.len(), bad.join("\n"));
+}

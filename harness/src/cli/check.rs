@@ -84,6 +84,25 @@ fn hex_bytes(what: &str, s: &str) -> Result<Vec<u8>, String> {
     Ok((0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex")).collect())
 }
 
+/// The longest ctx any 7.3 test run takes is 65,535 bytes (a syscall
+/// program's; `bpf_ctx_init` takes at most a page, raw tracepoints 96
+/// bytes): a longer run of zeros gets the answer this many bytes get.
+const MAX_CTX_FILL: usize = 65_537;
+/// No 7.3 test run takes more than 17 pages of packet past its linear part
+/// (`MAX_SKB_FRAGS`; xdp's frags likewise): a longer run of zeros gets the
+/// answer this many bytes get.
+const MAX_DATA_FILL: usize = (1 << 20) + 1;
+
+/// How many zero bytes `--ctx-len`/`--data-len N` become: N, or `max` when
+/// N is longer than any 7.3 test run takes (the kernel's answer is the
+/// same, and nothing huge is allocated); N must fit the attribute's 32 bits.
+fn zero_fill_len(what: &str, n: usize, max: usize) -> Result<usize, String> {
+    if u32::try_from(n).is_err() {
+        return Err(format!("{what} {n}: BPF_PROG_TEST_RUN's sizes are 32-bit (at most {})", u32::MAX));
+    }
+    Ok(n.min(max))
+}
+
 /// `--flags`: names or a number.
 pub fn parse_flags(s: &str) -> Result<u32, String> {
     if let Some(h) = s.strip_prefix("0x") {
@@ -133,16 +152,23 @@ pub fn request(a: &CheckArgs, src: &str) -> Result<LoadRequest, String> {
     let test_run = a.run.then(|| -> Result<TestRunInput, String> {
         let mut t = TestRunInput::test_loader(prog_type);
         if let Some(n) = a.data_len {
-            t.data = vec![0; n];
+            t.data = vec![0; zero_fill_len("--data-len", n, MAX_DATA_FILL)?];
         }
         if let Some(h) = &a.data_hex {
             t.data = hex_bytes("--data-hex", h)?;
         }
         if let Some(n) = a.ctx_len {
-            t.ctx = Some(vec![0; n]);
+            t.ctx = Some(vec![0; zero_fill_len("--ctx-len", n, MAX_CTX_FILL)?]);
         }
         if let Some(h) = &a.ctx_hex {
             t.ctx = Some(hex_bytes("--ctx-hex", h)?);
+        }
+        if t.ctx.is_some() && a.data_len.is_none() && a.data_hex.is_none() {
+            // a ctx alone, as bpf_prog_test_run_opts with only ctx_in makes
+            // it: no packet, no data_out, no repeat count
+            t.data = Vec::new();
+            t.data_out_size = 0;
+            t.repeat = 0;
         }
         Ok(t)
     });

@@ -40,7 +40,7 @@ pub struct RecordArgs {
 }
 
 /// The golden sets `record --set` knows, in the order `all` records them.
-pub const SETS: [&str; 8] = ["progs", "do-check", "calls", "scalar", "vmlinux-btf", "kfunc-ids", "exec", "isa"];
+pub const SETS: [&str; 9] = ["progs", "do-check", "calls", "scalar", "vmlinux-btf", "kfunc-ids", "exec", "isa", "test-run-sizes"];
 
 pub fn run(a: &RecordArgs) -> Result<(), String> {
     let sets: Vec<&str> = if a.set == "all" { SETS.to_vec() } else { vec![a.set.as_str()] };
@@ -55,6 +55,7 @@ pub fn run(a: &RecordArgs) -> Result<(), String> {
             "kfunc-ids" => kfunc_ids_set(a),
             "exec" => exec_set(a),
             "isa" => isa_set(a),
+            "test-run-sizes" => test_run_sizes_set(a),
             other => Err(format!("record: unknown set '{other}' (all, {})", SETS.join(", "))),
         };
         if let Err(e) = r {
@@ -66,6 +67,39 @@ pub fn run(a: &RecordArgs) -> Result<(), String> {
         }
     }
     if failed.is_empty() { Ok(()) } else { Err(format!("record --set all: {} failed", failed.join(", "))) }
+}
+
+/// `record --set test-run-sizes`: `BPF_PROG_TEST_RUN`'s answers for
+/// packets and ctxs of many sizes (`recorded::test_run_sizes`), one batch
+/// per arch.
+fn test_run_sizes_set(a: &RecordArgs) -> Result<(), String> {
+    use crate::recorded::test_run_sizes;
+    let be = backend::by_name(&a.backend)?;
+    if be.name() == "model" {
+        return Err("goldens come from a real kernel: --backend vm or kernel".into());
+    }
+    let path = a.out.join("linux-7.3/test_run_sizes.txt");
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let header: Vec<String> = text.lines().take_while(|l| l.starts_with('#')).map(str::to_string).collect();
+    let stored = test_run_sizes::parse(&text)?;
+    let arches = a.arch.split(',').map(|s| s.trim().parse::<Arch>()).collect::<Result<Vec<_>, _>>()?;
+    let mut now = Vec::new();
+    for arch in [Arch::X86_64, Arch::Arm64] {
+        if !arches.contains(&arch) {
+            now.extend(stored.iter().filter(|c| c.arch == arch).cloned());
+            continue;
+        }
+        be.probe(arch).map_err(|u| format!("{arch}: {}", u.0))?;
+        now.extend(test_run_sizes::record(be.as_ref(), arch, &stored)?);
+    }
+    if a.check {
+        let drift: Vec<String> = stored.iter().zip(&now).filter(|(x, y)| x != y).map(|(x, y)| format!("{}: stored {}, now {}", x.key(), x.outcome, y.outcome)).collect();
+        println!("record --set test-run-sizes: {} cases unchanged, {} drifted", stored.len() - drift.len(), drift.len());
+        return if drift.is_empty() { Ok(()) } else { Err(drift.join("\n")) };
+    }
+    std::fs::write(&path, test_run_sizes::render(&header, &now)).map_err(|e| format!("{}: {e}", path.display()))?;
+    println!("record --set test-run-sizes: {} cases -> {}", now.len(), path.display());
+    Ok(())
 }
 
 /// `record --set isa`: llvm-mc-19's encodings of the instruction corpus

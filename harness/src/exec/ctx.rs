@@ -34,6 +34,8 @@ pub const ETH_HLEN: usize = 14;
 const SKB_HEADROOM: usize = 64;
 /// `SKB_DATA_ALIGN(sizeof(struct skb_shared_info))` on x86-64 and arm64.
 const SKB_SHINFO_SIZE: usize = 320;
+/// `MAX_SKB_FRAGS`: the page fragments a test-run packet may take.
+const MAX_SKB_FRAGS: usize = 17;
 /// `XDP_PACKET_HEADROOM`.
 const XDP_HEADROOM: usize = 256;
 /// Tail room the model gives every packet (the kernel's depends on the
@@ -221,6 +223,16 @@ fn get_u32(b: &[u8], off: usize) -> u32 {
 
 fn zero(b: &[u8]) -> bool {
     b.iter().all(|&x| x == 0)
+}
+
+/// `bpf_check_uarg_tail_zero`: a user struct of `c.len()` bytes where the
+/// kernel knows `expected`: E2BIG when it is over a page ("silly large") or
+/// has a non-zero byte past `expected`.
+fn check_uarg_tail_zero(c: &[u8], expected: usize) -> Result<(), ExecError> {
+    if c.len() > PAGE_SIZE || (c.len() > expected && !zero(&c[expected..])) {
+        return Err(ExecError::TestRun(E2BIG));
+    }
+    Ok(())
 }
 
 impl Runtime {
@@ -646,9 +658,7 @@ impl Runtime {
     fn bpf_ctx_init(input: &TestRunInput, size: usize) -> Result<Option<Vec<u8>>, ExecError> {
         match &input.ctx {
             Some(c) if !c.is_empty() => {
-                if c.len() > size && !zero(&c[size..]) {
-                    return Err(ExecError::TestRun(E2BIG));
-                }
+                check_uarg_tail_zero(c, size)?;
                 let mut v = c[..c.len().min(size)].to_vec();
                 v.resize(size, 0);
                 Ok(Some(v))
@@ -805,9 +815,7 @@ impl Runtime {
         }
         let user_ctx = match &input.ctx {
             Some(c) if !c.is_empty() => {
-                if c.len() > SK_BUFF_SIZE && !zero(&c[SK_BUFF_SIZE..]) {
-                    return Err(ExecError::TestRun(E2BIG));
-                }
+                check_uarg_tail_zero(c, SK_BUFF_SIZE)?;
                 let mut full = c.clone();
                 full.resize(SK_BUFF_SIZE, 0);
                 Some(full)
@@ -822,6 +830,12 @@ impl Runtime {
             Some(d) => (d as usize).max(ETH_HLEN),
             None => size,
         };
+        // at most a page minus the headroom and skb_shared_info is linear;
+        // the rest takes up to MAX_SKB_FRAGS pages, and more is ENOMEM
+        let linear = linear.min(PAGE_SIZE - SKB_HEADROOM - SKB_SHINFO_SIZE);
+        if (size - linear).div_ceil(PAGE_SIZE) > MAX_SKB_FRAGS {
+            return Err(ExecError::TestRun(ENOMEM));
+        }
         self.env.frags = input.data[linear..].to_vec();
         let mut buf = vec![0u8; SKB_HEADROOM + linear + TAILROOM];
         buf[SKB_HEADROOM..SKB_HEADROOM + linear].copy_from_slice(&input.data[..linear]);
@@ -996,17 +1010,19 @@ impl Runtime {
 
     /// `bpf_prog_test_run_xdp` (no frags, no live frames).
     fn run_xdp(&mut self, input: &TestRunInput) -> Result<TestRunOutput, ExecError> {
+        // the ctx is taken in before the packet is looked at
+        let user_ctx = Self::bpf_ctx_init(input, XDP_MD_SIZE)?;
         let size = input.data.len();
         if size < ETH_HLEN {
             return Err(ExecError::TestRun(EINVAL));
         }
-        if input.ctx.as_ref().is_some_and(|c| !c.is_empty()) {
+        if user_ctx.is_some() {
             return Err(ExecError::Unsupported("xdp_md ctx input".into()));
         }
         // a page minus the headroom and skb_shared_info; the rest goes to up
         // to MAX_SKB_FRAGS page fragments
-        let max_linear = 4096 - XDP_HEADROOM - 320;
-        if size > max_linear + 17 * 4096 {
+        let max_linear = PAGE_SIZE - XDP_HEADROOM - SKB_SHINFO_SIZE;
+        if size > max_linear + MAX_SKB_FRAGS * PAGE_SIZE {
             return Err(ExecError::TestRun(ENOMEM));
         }
         self.env.frags = input.data[size.min(max_linear)..].to_vec();

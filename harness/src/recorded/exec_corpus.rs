@@ -76,8 +76,16 @@ impl Case {
             interp: false,
         };
         let mut req = request(&a, &self.src)?;
-        if let (Some(n), Some(t)) = (self.data_out_size, req.test_run.as_mut()) {
-            t.data_out_size = n;
+        if let Some(t) = req.test_run.as_mut() {
+            if self.ctx_hex.is_some() && self.data_len.is_none() && self.data_hex.is_none() {
+                // a case's run is test_loader's, ctx or not (check runs a
+                // ctx alone without packet, data_out or repeat count)
+                let d = crate::backend::TestRunInput::test_loader(req.prog_type);
+                (t.data, t.data_out_size, t.repeat) = (d.data, d.data_out_size, d.repeat);
+            }
+            if let Some(n) = self.data_out_size {
+                t.data_out_size = n;
+            }
         }
         Ok(req)
     }

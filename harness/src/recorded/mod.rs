@@ -5,4 +5,5 @@ pub mod exec_corpus;
 pub mod isa_encodings;
 pub mod kfunc_ids;
 pub mod scalar_logs;
+pub mod test_run_sizes;
 pub mod verifier_logs;
