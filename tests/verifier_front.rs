@@ -203,6 +203,8 @@ fn case_of(path: &Path, arch: Arch) -> Case {
         want_jited: false,
         license: "GPL".into(),
         privileged_setup: false,
+        log_size: bpf_selftest::backend::loader::LOG_BUF_SIZE,
+        create_every_map: false,
     });
     Case { name, input, kernel, request }
 }
