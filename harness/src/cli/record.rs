@@ -12,6 +12,8 @@ use crate::golden::Golden;
 use crate::runner::{self, Plan, RunOptions};
 use crate::target::Arch;
 
+mod kernel_answers;
+
 #[derive(Args, Debug, Clone)]
 pub struct RecordArgs {
     /// Record only subtests whose `suite/prog` name contains one of these.
@@ -32,13 +34,14 @@ pub struct RecordArgs {
     /// Which golden set: progs (the goldens of progs/), do-check, calls
     /// (the verifier-log goldens of `expected/linux-7.3/{do_check,calls}`),
     /// scalar (`expected/linux-7.3/scalar`), vmlinux-btf (the subset of the
-    /// images' BTF in `harness/data/vmlinux_btf`), or all of them.
+    /// images' BTF in `harness/data/vmlinux_btf`), verifier-front
+    /// (`expected/linux-7.3/<arch>/verifier-front`), or all of them.
     #[arg(long, default_value = "progs")]
     pub set: String,
 }
 
 /// The golden sets `record --set` knows, in the order `all` records them.
-pub const SETS: [&str; 5] = ["progs", "do-check", "calls", "scalar", "vmlinux-btf"];
+pub const SETS: [&str; 6] = ["progs", "do-check", "calls", "scalar", "vmlinux-btf", "verifier-front"];
 
 pub fn run(a: &RecordArgs) -> Result<(), String> {
     let sets: Vec<&str> = if a.set == "all" { SETS.to_vec() } else { vec![a.set.as_str()] };
@@ -50,6 +53,7 @@ pub fn run(a: &RecordArgs) -> Result<(), String> {
             "calls" => verifier_log_set(a, "calls", &["linux-7.3/calls", "linux-7.3/arm64/calls"]),
             "scalar" => scalar_set(a),
             "vmlinux-btf" => vmlinux_btf_set(a),
+            "verifier-front" => kernel_answers::verifier_front_set(a),
             other => Err(format!("record: unknown set '{other}' (all, {})", SETS.join(", "))),
         };
         if let Err(e) = r {
