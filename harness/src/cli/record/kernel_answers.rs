@@ -9,10 +9,10 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use super::{RecordArgs, release_of};
+use super::{RecordArgs, describe_backend, release_of, today};
 use crate::backend::vm::{VmBackend, VmConfig};
 use crate::backend::{self, Backend};
-use crate::recorded::verifier_front;
+use crate::recorded::{map_create, verifier_front};
 use crate::target::Arch;
 
 /// The real kernel of `--backend`. A vm guest gets at least `memory_mb`
@@ -127,6 +127,47 @@ pub fn verifier_front_set(a: &RecordArgs) -> Result<(), String> {
             }
         }
         tally.arch_done(arch, files.len(), drift_before, took);
+    }
+    tally.finish()
+}
+
+/// `record --set map-create`: `expected/linux-7.3/map_create.txt` (x86_64;
+/// another arch's would be `map_create.<arch>.txt`).
+pub fn map_create_set(a: &RecordArgs) -> Result<(), String> {
+    let be = real_backend(a, 0, Duration::ZERO)?;
+    let mut tally = Tally::new("map-create", "maps", a.check);
+    for arch in arches(a)? {
+        let name = if arch == Arch::X86_64 { "map_create.txt".to_string() } else { format!("map_create.{arch}.txt") };
+        let path = a.out.join("linux-7.3").join(name);
+        if !path.is_file() {
+            eprintln!("record --set map-create: no {} for {arch}", path.display());
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let stored = map_create::parse(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        be.probe(arch).map_err(|u| format!("{arch}: {}", u.0))?;
+        let release = release_of(be.as_ref(), arch);
+        // the format line stays; the two about the recording are new
+        let format_line = stored.header.iter().find(|h| h.starts_with("# TYPE ")).cloned();
+        let mut header = vec![
+            format!("# Linux {release} {arch}: BPF_MAP_CREATE as root and unprivileged; backend {}.", describe_backend(be.as_ref(), arch)),
+            format!("# Recorded by `bpf-selftest record --set map-create` on {}; do not edit.", today()),
+        ];
+        header.extend(format_line);
+        eprintln!("{arch} map-create: creating {} maps", stored.cases.len());
+        let t0 = Instant::now();
+        let now = map_create::record(be.as_ref(), arch, &stored, &header)?;
+        let took = t0.elapsed();
+        let drift_before = tally.drift.len();
+        if a.check {
+            for (old, new) in stored.cases.iter().zip(&now.cases) {
+                tally.compare(arch, &old.args(), &format!("{} => {}\n", old.args(), old.result), &format!("{} => {}\n", new.args(), new.result), &path);
+            }
+        } else {
+            write(&path, &map_create::render(&now))?;
+            tally.written += now.cases.len();
+        }
+        tally.arch_done(arch, stored.cases.len(), drift_before, took);
     }
     tally.finish()
 }
