@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use super::{RecordArgs, describe_backend, release_of, today};
 use crate::backend::vm::{VmBackend, VmConfig};
 use crate::backend::{self, Backend};
-use crate::recorded::{map_create, verifier_front};
+use crate::recorded::{limits, map_create, verifier_front};
 use crate::target::Arch;
 
 /// The real kernel of `--backend`. A vm guest gets at least `memory_mb`
@@ -30,6 +30,12 @@ fn real_backend(a: &RecordArgs, memory_mb: u32, timeout: Duration) -> Result<Box
         return Err("goldens come from a real kernel: --backend vm or kernel".into());
     }
     Ok(be)
+}
+
+/// The project's top directory (the one with `tests/`).
+fn project_root() -> std::path::PathBuf {
+    let harness = Path::new(env!("CARGO_MANIFEST_DIR"));
+    harness.parent().unwrap_or(harness).to_path_buf()
 }
 
 fn arches(a: &RecordArgs) -> Result<Vec<Arch>, String> {
@@ -168,6 +174,42 @@ pub fn map_create_set(a: &RecordArgs) -> Result<(), String> {
             tally.written += now.cases.len();
         }
         tally.arch_done(arch, stored.cases.len(), drift_before, took);
+    }
+    tally.finish()
+}
+
+/// `record --set limits`: `tests/limits/7.3-<arch>.json`, the cases of
+/// [`limits::cases_for`] (filters pick some; the others stay as stored).
+pub fn limits_set(a: &RecordArgs) -> Result<(), String> {
+    // what the first recordings had: 6 GiB and 40 minutes per load
+    let be = real_backend(a, 6144, Duration::from_secs(2400))?;
+    let mut tally = Tally::new("limits", "programs", a.check);
+    let root = project_root();
+    for arch in arches(a)? {
+        let path = limits::path(&root, arch);
+        let stored = match std::fs::read_to_string(&path) {
+            Ok(t) => limits::parse(&t).map_err(|e| format!("{}: {e}", path.display()))?,
+            Err(_) => limits::Answers::new(),
+        };
+        let cases: Vec<_> = limits::cases_for(arch).into_iter().filter(|c| picked(a, c.name)).collect();
+        be.probe(arch).map_err(|u| format!("{arch}: {}", u.0))?;
+        eprintln!("{arch} limits: loading {} programs", cases.len());
+        let t0 = Instant::now();
+        let now = limits::record(be.as_ref(), arch, &cases)?;
+        let took = t0.elapsed();
+        let drift_before = tally.drift.len();
+        if a.check {
+            for c in &cases {
+                let text = |x: Option<&limits::Answer>| x.map_or("not recorded\n".to_string(), |x| x.stable(c.log_level));
+                tally.compare(arch, c.name, &text(stored.get(c.name)), &text(now.get(c.name)), &path);
+            }
+        } else {
+            let mut all = stored.clone();
+            all.extend(now);
+            write(&path, &limits::render(&all)?)?;
+            tally.written += cases.len();
+        }
+        tally.arch_done(arch, cases.len(), drift_before, took);
     }
     tally.finish()
 }
