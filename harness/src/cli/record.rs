@@ -37,13 +37,13 @@ pub struct RecordArgs {
     /// images' BTF in `harness/data/vmlinux_btf`), verifier-front
     /// (`expected/linux-7.3/<arch>/verifier-front`), map-create
     /// (`expected/linux-7.3/map_create.txt`), limits (`tests/limits`),
-    /// or all of them.
+    /// fuzz-regressions (`tests/fuzz_regressions`), or all of them.
     #[arg(long, default_value = "progs")]
     pub set: String,
 }
 
 /// The golden sets `record --set` knows, in the order `all` records them.
-pub const SETS: [&str; 8] = ["progs", "do-check", "calls", "scalar", "vmlinux-btf", "verifier-front", "map-create", "limits"];
+pub const SETS: [&str; 9] = ["progs", "do-check", "calls", "scalar", "vmlinux-btf", "verifier-front", "map-create", "limits", "fuzz-regressions"];
 
 pub fn run(a: &RecordArgs) -> Result<(), String> {
     let sets: Vec<&str> = if a.set == "all" { SETS.to_vec() } else { vec![a.set.as_str()] };
@@ -58,6 +58,7 @@ pub fn run(a: &RecordArgs) -> Result<(), String> {
             "verifier-front" => kernel_answers::verifier_front_set(a),
             "map-create" => kernel_answers::map_create_set(a),
             "limits" => kernel_answers::limits_set(a),
+            "fuzz-regressions" => kernel_answers::fuzz_regressions_set(a),
             other => Err(format!("record: unknown set '{other}' (all, {})", SETS.join(", "))),
         };
         if let Err(e) = r {

@@ -1,6 +1,7 @@
 //! Sets of kernel truth besides the goldens of `progs/`, each with its
 //! format and its recorder (`bpf-selftest record --set NAME`).
 
+pub mod fuzz_regressions;
 pub mod limits;
 pub mod map_create;
 pub mod scalar_logs;

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use super::{RecordArgs, describe_backend, release_of, today};
 use crate::backend::vm::{VmBackend, VmConfig};
 use crate::backend::{self, Backend};
-use crate::recorded::{limits, map_create, verifier_front};
+use crate::recorded::{fuzz_regressions, limits, map_create, verifier_front};
 use crate::target::Arch;
 
 /// The real kernel of `--backend`. A vm guest gets at least `memory_mb`
@@ -210,6 +210,47 @@ pub fn limits_set(a: &RecordArgs) -> Result<(), String> {
             tally.written += cases.len();
         }
         tally.arch_done(arch, cases.len(), drift_before, took);
+    }
+    tally.finish()
+}
+
+/// `record --set fuzz-regressions`: `tests/fuzz_regressions/7.3-<arch>.json`
+/// for the `.bin` inputs of that arch.
+pub fn fuzz_regressions_set(a: &RecordArgs) -> Result<(), String> {
+    // what the first recording had: 4 GiB and 30 minutes per load
+    let be = real_backend(a, 4096, Duration::from_secs(1800))?;
+    let mut tally = Tally::new("fuzz-regressions", "programs", a.check);
+    let dir = project_root().join("tests/fuzz_regressions");
+    let inputs = fuzz_regressions::read_inputs(&dir)?;
+    for arch in arches(a)? {
+        let path = fuzz_regressions::answers_path(&dir, arch);
+        let mine: Vec<_> = inputs.iter().filter(|i| i.config.arch == arch && picked(a, &i.name)).cloned().collect();
+        if mine.is_empty() {
+            continue;
+        }
+        let stored = match std::fs::read_to_string(&path) {
+            Ok(t) => fuzz_regressions::parse(&t).map_err(|e| format!("{}: {e}", path.display()))?,
+            Err(_) => fuzz_regressions::Answers::new(),
+        };
+        be.probe(arch).map_err(|u| format!("{arch}: {}", u.0))?;
+        eprintln!("{arch} fuzz-regressions: loading {} programs", mine.len());
+        let t0 = Instant::now();
+        let now = fuzz_regressions::record(be.as_ref(), &mine)?;
+        let took = t0.elapsed();
+        let drift_before = tally.drift.len();
+        if a.check {
+            for i in &mine {
+                let level = i.config.log_level;
+                let text = |x: Option<&fuzz_regressions::Answer>| x.map_or("not recorded\n".to_string(), |x| x.stable(level));
+                tally.compare(arch, &i.name, &text(stored.get(&i.name)), &text(now.get(&i.name)), &path);
+            }
+        } else {
+            let mut all = stored.clone();
+            all.extend(now);
+            write(&path, &fuzz_regressions::render(&all)?)?;
+            tally.written += mine.len();
+        }
+        tally.arch_done(arch, mine.len(), drift_before, took);
     }
     tally.finish()
 }
