@@ -1,8 +1,9 @@
 //! Inputs the fuzz targets (fuzz/) found, minimised, each with what Linux
-//! 7.3 answered for the same load (recorded under QEMU by
-//! `fuzz/record-regressions.sh` into `tests/fuzz_regressions/7.3-x86_64.json`):
-//! the model must give the kernel's verdict, errno, `verified_insns` and
-//! the end of the log, in bounded time, not merely not crash.
+//! 7.3 answered for the same load (`tests/fuzz_regressions/7.3-x86_64.json`,
+//! recorded by `bpf-selftest record --set fuzz-regressions`, format in
+//! `bpf_selftest::recorded::fuzz_regressions`): the model must give the
+//! kernel's verdict, errno, `verified_insns` and the end of the log, in
+//! bounded time, not merely not crash.
 //!
 //! `tests/fuzz_regressions/verify_raw-*.bin` are `verify_raw` inputs (four
 //! config bytes, then insns), decoded by the fuzz targets' own code.
@@ -12,19 +13,15 @@ mod common;
 
 use std::time::{Duration, Instant};
 
+use bpf_selftest::recorded::fuzz_regressions::{self, tail};
+use bpf_selftest::target::Arch;
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fuzz_regressions");
 
-/// The last `n` lines of a log.
-fn tail(log: &str, n: usize) -> Vec<&str> {
-    let lines: Vec<&str> = log.lines().collect();
-    lines[lines.len().saturating_sub(n)..].to_vec()
-}
-
 #[test]
 fn fuzz_regressions_match_7_3() {
-    let rec: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(format!("{DIR}/7.3-x86_64.json")).expect("recorded answers")).expect("json");
+    let path = fuzz_regressions::answers_path(std::path::Path::new(DIR), Arch::X86_64);
+    let rec = fuzz_regressions::parse(&std::fs::read_to_string(&path).expect("recorded answers")).expect("json");
     let mut names: Vec<_> = std::fs::read_dir(DIR).unwrap().map(|e| e.unwrap().file_name().into_string().unwrap()).filter(|n| n.ends_with(".bin")).collect();
     names.sort();
     assert!(!names.is_empty());
@@ -32,8 +29,7 @@ fn fuzz_regressions_match_7_3() {
     for name in &names {
         let data = std::fs::read(format!("{DIR}/{name}")).unwrap();
         let stem = name.trim_end_matches(".bin");
-        let want = &rec[stem];
-        assert!(want.is_object(), "{stem}: not recorded");
+        let want = rec.get(stem).unwrap_or_else(|| panic!("{stem}: not recorded"));
         let cfg = [data[0], data[1], data[2], data[3]];
         let body = &data[4..];
         let insns = bpf_isa::insn::decode_all(&body[..body.len() / 8 * 8]).expect("whole insns");
@@ -46,18 +42,18 @@ fn fuzz_regressions_match_7_3() {
         };
         let took = t0.elapsed();
         assert!(took < Duration::from_secs(120), "{stem}: {took:?}");
-        let (acc, errno, vi) = (want["accepted"].as_bool().unwrap(), want["errno"].as_i64().unwrap() as i32, want["verified_insns"].as_u64().unwrap() as u32);
+        let (acc, errno, vi) = (want.accepted, want.errno, want.verified_insns);
         // a rejected load has no program to ask for its verified_insns
         let mvi = if d.accepted { d.verified_insns } else { 0 };
         if (d.accepted, d.errno, mvi) != (acc, errno, vi) {
             failures.push(format!("{stem}: accepted/errno/verified_insns {}/{}/{} (7.3: {acc}/{errno}/{vi})", d.accepted, d.errno, d.verified_insns));
         }
-        let lts = want["log_true_size"].as_u64().unwrap() as u32;
+        let lts = want.log_true_size;
         if input.log_size != 0 && d.log_true_size != lts {
             failures.push(format!("{stem}: log_true_size {} (7.3: {lts})", d.log_true_size));
         }
         // the log's last lines (a ring buffer's start depends on where the cut fell)
-        let ktail: Vec<&str> = want["log_tail"].as_array().unwrap().iter().map(|l| l.as_str().unwrap()).collect();
+        let ktail: Vec<&str> = want.log_tail.iter().map(String::as_str).collect();
         if tail(&d.log, ktail.len()) != ktail {
             failures.push(format!("{stem}: log ends\n{}\n(7.3:)\n{}", tail(&d.log, ktail.len()).join("\n"), ktail.join("\n")));
         }

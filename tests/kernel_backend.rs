@@ -112,6 +112,8 @@ fn unknown_kfunc_fails_like_libbpf() {
         want_jited: false,
         license: "GPL".into(),
         privileged_setup: false,
+        log_size: bpf_selftest::backend::loader::LOG_BUF_SIZE,
+        create_every_map: false,
     };
     let out = kb.load(&req).unwrap();
     assert!(!out.accepted);
@@ -138,6 +140,8 @@ fn request(name: &str, asm: &str, funcs: Vec<Func>, relocs: Vec<LinkReloc>, arch
         want_jited: true,
         license: "GPL".into(),
         privileged_setup: false,
+        log_size: bpf_selftest::backend::loader::LOG_BUF_SIZE,
+        create_every_map: false,
     }
 }
 

@@ -7,8 +7,9 @@
 //! through `do_check_main` and compares verdict, errno, `verified_insns`
 //! and the log at levels 1 and 2.
 //!
-//! `expected/linux-7.3/map_create.txt` (`scripts/record-map-create-goldens.py`)
-//! holds which maps 7.3 creates, compared with `verifier::map_create`.
+//! `expected/linux-7.3/map_create.txt` (`bpf-selftest record --set
+//! map-create`, format in `bpf_selftest::recorded::map_create`) holds which
+//! maps 7.3 creates, compared with `verifier::map_create`.
 //!
 //! The test prints the pass rate per area and fails when fewer programs
 //! match than [`MIN_PASSING`] (a ratchet). `CALLS_VERBOSE=1` prints every
@@ -54,31 +55,22 @@ fn dump_one() {
 /// `BPF_MAP_CREATE` per type, size and flag, as root and unprivileged.
 #[test]
 fn map_create_against_linux_7_3() {
-    use bpf_selftest::map::MapDef;
+    use bpf_selftest::recorded::map_create;
     use bpf_selftest::verifier::errno::errno_name;
     use bpf_selftest::verifier::map_create::{MapCreateCaps, map_create_def};
     let path = std::path::Path::new(verifier_common::ROOT).join("expected/linux-7.3/map_create.txt");
-    let text = std::fs::read_to_string(path).expect("map_create goldens");
+    let file = map_create::parse(&std::fs::read_to_string(path).expect("map_create goldens")).expect("map_create.txt");
     let mut bad = Vec::new();
-    let mut total = 0;
-    for l in text.lines().filter(|l| !l.starts_with('#') && !l.trim().is_empty()) {
-        let (args, want) = l.split_once(" => ").expect("golden line");
-        let f: Vec<&str> = args.split_whitespace().collect();
-        let num = |i: usize| -> u32 {
-            let v = f[i];
-            v.strip_prefix("0x").map_or_else(|| v.parse().expect("number"), |h| u32::from_str_radix(h, 16).expect("hex"))
-        };
-        let mut def = MapDef::new("m", num(0), num(1), num(2), num(3));
-        def.map_flags = num(4);
-        let root = f[5] == "root";
+    let total = file.cases.len();
+    for c in &file.cases {
+        let root = !c.unpriv;
         let caps = MapCreateCaps { bpf: root, net_admin: root, sys_admin: root, perfmon: root };
-        let got = match map_create_def(&def, bpf_selftest::target::Arch::X86_64, caps) {
+        let got = match map_create_def(&c.def(), bpf_selftest::target::Arch::X86_64, caps) {
             Ok(()) => "ok".to_string(),
             Err(e) => errno_name(e).to_string(),
         };
-        total += 1;
-        if got != want {
-            bad.push(format!("{args}: got {got}, want {want}"));
+        if got != c.result {
+            bad.push(format!("{}: got {got}, want {}", c.args(), c.result));
         }
     }
     println!("map_create: {}/{total}", total - bad.len());

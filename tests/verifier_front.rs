@@ -1,5 +1,7 @@
-//! The verifier's front end against Linux 7.3: every program recorded by
-//! `scripts/record-verifier-front.py` (malformed insns, bad jumps, subprogram
+//! The verifier's front end against Linux 7.3: every program of
+//! `expected/linux-7.3/<arch>/verifier-front` (recorded by `bpf-selftest
+//! record --set verifier-front`, format in
+//! `bpf_selftest::recorded::verifier_front`: malformed insns, bad jumps, subprogram
 //! layout, capabilities, log buffer sizes, and programs that get past the
 //! front end) is loaded into the model, which must give what the kernel gave:
 //!
@@ -19,16 +21,14 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use bpf_selftest::backend::model::{ModelBackend, map_kaddr};
-use bpf_selftest::backend::{Backend, BtfMode, LoadRequest};
+use bpf_selftest::backend::model::ModelBackend;
+use bpf_selftest::backend::{Backend, LoadRequest};
 use bpf_selftest::isa::Insn;
-use bpf_selftest::link::{Func, LinkReloc, LinkedProgram};
-use bpf_selftest::map::MapDef;
 use bpf_selftest::prog_type::ProgType;
+use bpf_selftest::recorded::verifier_front::{self, KernelAnswer};
 use bpf_selftest::target::Arch;
-use bpf_selftest::verifier::env::{Caps, FuncInfo, MapObj, VerifierInput, license_is_gpl_compatible};
-use bpf_selftest::verifier::{Verdict, bpf_check, kfunc_btf_ids};
-use serde_json::Value;
+use bpf_selftest::verifier::env::{Caps, FuncInfo, VerifierInput};
+use bpf_selftest::verifier::{Verdict, bpf_check};
 
 fn goldens(arch: &str) -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("expected/linux-7.3").join(arch).join("verifier-front");
@@ -81,130 +81,28 @@ fn verification_time(log: &str) -> Option<u64> {
 
 /// Whether the kernel decided before its main pass: rejected with no insn
 /// processed.
-fn decided_in_front(k: &Value) -> bool {
-    if k["accepted"].as_bool().unwrap() {
-        return false;
-    }
-    let log = k["log"].as_str().unwrap();
-    !log.lines().any(|l| l.strip_prefix("processed ").is_some_and(|r| !r.starts_with("0 ")))
+fn decided_in_front(k: &KernelAnswer) -> bool {
+    !k.accepted && !k.log.lines().any(|l| l.strip_prefix("processed ").is_some_and(|r| !r.starts_with("0 ")))
 }
 
 struct Case {
     name: String,
     input: VerifierInput,
-    kernel: Value,
-    /// The same load as a runner request, when the backend can express it
-    /// (the default log buffer and a GPL license).
-    request: Option<LoadRequest>,
+    kernel: KernelAnswer,
+    /// The same load as a runner request.
+    request: LoadRequest,
 }
 
+/// A golden file as the library reads it, and the model's input for it:
+/// what the model backend makes of the same request (maps at fds 4 and
+/// up, the program BTF made before an unprivileged run drops its
+/// capabilities), with the kernel's verification time.
 fn case_of(path: &Path, arch: Arch) -> Case {
-    let g: Value = serde_json::from_str(&fs::read_to_string(path).unwrap()).unwrap();
-    let name = g["name"].as_str().unwrap().to_string();
-    let mut insns: Vec<Insn> =
-        g["insns"].as_array().unwrap().iter().map(|h| bpf_selftest::isa::insn::from_hex(h.as_str().unwrap()).unwrap()).collect();
-    let mut defs = Vec::new();
-    for m in g["maps"].as_array().unwrap() {
-        let mut d = MapDef::new(
-            m["name"].as_str().unwrap(),
-            m["type_id"].as_u64().unwrap() as u32,
-            m["key_size"].as_u64().unwrap() as u32,
-            m["value_size"].as_u64().unwrap() as u32,
-            m["max_entries"].as_u64().unwrap() as u32,
-        );
-        d.map_flags = m["flags"].as_u64().unwrap() as u32;
-        for u in g["map_updates"].as_array().unwrap() {
-            let parts: Vec<&str> = u.as_str().unwrap().split(':').collect();
-            if parts[0] == d.name {
-                let hex = |s: &str| (0..s.len()).step_by(2).map(|k| u8::from_str_radix(&s[k..k + 2], 16).unwrap()).collect::<Vec<u8>>();
-                d.init.push((hex(parts[1]), hex(parts[2])));
-            }
-        }
-        defs.push(d);
-    }
-    let unpriv = !g["unpriv"].is_null();
-    let caps = match g["unpriv"].as_str() {
-        None => Caps::ALL,
-        Some(s) => Caps::from_numbers(&s.split(',').filter_map(|c| c.trim().parse().ok()).collect::<Vec<u32>>()),
-    };
-    // the loader's fds: 3 is the BTF, maps follow
-    let fd_of = |m: usize| 4 + m as i32;
-    let mut relocs = Vec::new();
-    let link_insns = insns.clone();
-    for f in g["fixups"].as_array().unwrap() {
-        let at = f[0].as_u64().unwrap() as usize;
-        if f[1] == "kfunc" {
-            let kf = f[2].as_str().unwrap();
-            insns[at].imm = kfunc_btf_ids::btf_id(arch, kf).unwrap_or_else(|| panic!("{kf}: no BTF id for {arch}")) as i32;
-            relocs.push(LinkReloc::Kfunc { insn: at, name: kf.to_string() });
-            continue;
-        }
-        // the loader writes the pseudo source and the fd
-        let map = f[2].as_u64().unwrap() as usize;
-        insns[at].imm = fd_of(map);
-        if f[1] == "mapval" {
-            let off = f[3].as_u64().unwrap() as u32;
-            insns[at].src = bpf_selftest::isa::op::BPF_PSEUDO_MAP_VALUE;
-            insns[at + 1].imm = off as i32;
-            relocs.push(LinkReloc::MapValue { insn: at, map, off });
-        } else {
-            insns[at].src = bpf_selftest::isa::op::BPF_PSEUDO_MAP_FD;
-            relocs.push(LinkReloc::Map { insn: at, map });
-        }
-    }
-    let funcs: Vec<FuncInfo> = g["funcs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|f| FuncInfo {
-            insn_off: f[0].as_u64().unwrap() as u32,
-            name: f[1].as_str().unwrap().to_string(),
-            global: f[2].as_bool().unwrap(),
-            nargs: 0,
-        })
-        .collect();
-    let btf = g["btf"].as_bool().unwrap();
-    let license = g["license"].as_str().unwrap().to_string();
-    let kernel = g["kernel"].clone();
-    let input = VerifierInput {
-        insns,
-        prog_type: ProgType(g["prog_type"].as_u64().unwrap() as u32),
-        expected_attach_type: g["expected_attach_type"].as_u64().unwrap() as u32,
-        attach_btf_id: 0,
-        prog_flags: g["prog_flags"].as_u64().unwrap() as u32,
-        log_level: g["log_level"].as_u64().unwrap() as u32,
-        log_size: if g["log_level"].as_u64().unwrap() != 0 { g["log_size"].as_u64().unwrap() as u32 } else { 0 },
-        caps,
-        maps: defs.iter().enumerate().map(|(i, d)| MapObj { fd: fd_of(i), def: d.clone(), id: i as u32 + 1, kaddr: map_kaddr(arch, i) }).collect(),
-        func_info: btf.then(|| funcs.clone()),
-        gpl: license_is_gpl_compatible(&license),
-        arch,
-        symbols_arch: arch,
-        verification_time_usec: verification_time(kernel["log"].as_str().unwrap()),
-    };
-    let request = (g["log_size"].as_u64() == Some(16 << 20) && license == "GPL" && input.log_level != 0).then(|| LoadRequest {
-        name: format!("verifier-front/{name}"),
-        prog: LinkedProgram {
-            insns: link_insns,
-            funcs: funcs.iter().map(|f| Func { name: f.name.clone(), start: f.insn_off as usize, global: f.global, nargs: 0 }).collect(),
-            relocs,
-        },
-        prog_type: input.prog_type,
-        expected_attach_type: Some(input.expected_attach_type),
-        attach_func: None,
-        prog_flags: input.prog_flags,
-        log_level: input.log_level,
-        unpriv,
-        caps_unpriv: g["unpriv"].as_str().map(|s| s.split(',').filter_map(|c| c.trim().parse().ok()).collect()).unwrap_or_default(),
-        maps: defs.clone(),
-        btf: if btf { BtfMode::FuncInfo } else { BtfMode::None },
-        test_run: None,
-        arch,
-        want_jited: false,
-        license: "GPL".into(),
-        privileged_setup: false,
-    });
-    Case { name, input, kernel, request }
+    let g = verifier_front::parse(&fs::read_to_string(path).unwrap()).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let request = g.request(arch).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let mut input = ModelBackend::verifier_input(&request).unwrap_or_else(|u| panic!("{}: {}", path.display(), u.0));
+    input.verification_time_usec = verification_time(&g.kernel.log);
+    Case { name: g.name, input, kernel: g.kernel, request }
 }
 
 /// First differing line, for reports.
@@ -233,48 +131,38 @@ enum Ended {
 /// Checks one case against the kernel.
 fn check(c: &Case) -> Result<Ended, String> {
     let k = &c.kernel;
-    let klog = normalize(k["log"].as_str().unwrap());
+    let klog = normalize(&k.log);
     let front = decided_in_front(k);
     match bpf_check(&c.input) {
         Verdict::Decided(d) => {
-            let kaccepted = k["accepted"].as_bool().unwrap();
-            let kerrno = k["errno"].as_i64().unwrap() as i32;
-            if (d.accepted, d.errno) != (kaccepted, kerrno) {
-                return Err(format!("verdict: kernel {:?}, model {:?}\n{}", (kaccepted, kerrno), (d.accepted, d.errno), d.log));
+            if (d.accepted, d.errno) != (k.accepted, k.errno) {
+                return Err(format!("verdict: kernel {:?}, model {:?}\n{}", (k.accepted, k.errno), (d.accepted, d.errno), d.log));
             }
             // the recordings give 0 for a rejected load; the log's
             // "processed" line, compared below, says what was verified
-            if front && d.verified_insns != k["verified_insns"].as_u64().unwrap() as u32 {
-                return Err(format!("verified_insns: kernel {}, model {}", k["verified_insns"], d.verified_insns));
+            if front && d.verified_insns != k.verified_insns {
+                return Err(format!("verified_insns: kernel {}, model {}", k.verified_insns, d.verified_insns));
             }
             let mlog = normalize(&d.log);
             if mlog != klog {
                 return Err(format!("log differs: {}", first_diff(&klog, &mlog)));
             }
-            let want_size = k["log_true_size"].as_u64().unwrap() as u32;
-            if d.log_true_size != want_size {
+            if d.log_true_size != k.log_true_size {
                 // a cut-off level-4 log hides how many digits the kernel's time had
                 let time_hidden = c.input.log_level & 4 != 0 && c.input.verification_time_usec.is_none();
-                if !(time_hidden && d.log_true_size.abs_diff(want_size) < 8) {
-                    return Err(format!("log_true_size: kernel {want_size}, model {}", d.log_true_size));
+                if !(time_hidden && d.log_true_size.abs_diff(k.log_true_size) < 8) {
+                    return Err(format!("log_true_size: kernel {}, model {}", k.log_true_size, d.log_true_size));
                 }
             }
-            if let Some(req) = &c.request {
-                let out = ModelBackend.load(req).map_err(|u| format!("backend: {}", u.0))?;
-                // the oracle kit loads the program BTF before it drops
-                // capabilities, the project's loaders after (and go on
-                // without): then the names in the logs differ
-                let same_btf = ModelBackend::verifier_input(req).map_err(|u| u.0)?.func_info.is_some() == c.input.func_info.is_some();
-                let mlog = if same_btf { mlog.clone() } else { normalize(&out.log) };
-                if (out.accepted, out.errno, normalize(&out.log)) != (d.accepted, d.errno, mlog) {
-                    return Err(format!("backend differs from bpf_check: errno {} log:\n{}", out.errno, out.log));
-                }
+            let out = ModelBackend.load(&c.request).map_err(|u| format!("backend: {}", u.0))?;
+            if (out.accepted, out.errno, normalize(&out.log)) != (d.accepted, d.errno, mlog) {
+                return Err(format!("backend differs from bpf_check: errno {} log:\n{}", out.errno, out.log));
             }
             Ok(if front { Ended::Front } else { Ended::MainPass })
         }
         Verdict::NotModelled { phase, what, log_so_far, verified_insns } => {
             if front {
-                return Err(format!("kernel decided in the front end (errno {}), model stopped at {phase}: {what}", k["errno"]));
+                return Err(format!("kernel decided in the front end (errno {}), model stopped at {phase}: {what}", k.errno));
             }
             let mut mlog = normalize(&log_so_far);
             if phase == "do_check_main" {
@@ -288,11 +176,11 @@ fn check(c: &Case) -> Result<Ended, String> {
             let ended = match phase {
                 "do_check_main" => Ended::Unsupported,
                 "fixups" => {
-                    if !k["accepted"].as_bool().unwrap() {
-                        return Err(format!("model accepted, kernel rejected with errno {}", k["errno"]));
+                    if !k.accepted {
+                        return Err(format!("model accepted, kernel rejected with errno {}", k.errno));
                     }
-                    if verified_insns != k["verified_insns"].as_u64().unwrap() as u32 {
-                        return Err(format!("verified_insns: kernel {}, model {verified_insns}", k["verified_insns"]));
+                    if verified_insns != k.verified_insns {
+                        return Err(format!("verified_insns: kernel {}, model {verified_insns}", k.verified_insns));
                     }
                     // what follows the main pass's log: the statistics
                     let rest = &klog[mlog.len()..];
@@ -303,11 +191,9 @@ fn check(c: &Case) -> Result<Ended, String> {
                 }
                 _ => return Err(format!("not modelled: {phase}: {what}")),
             };
-            if let Some(req) = &c.request {
-                match ModelBackend.load(req) {
-                    Err(u) if u.0 == format!("model: {phase}: {what}") => {}
-                    other => return Err(format!("backend: expected {phase} to be unavailable, got {other:?}")),
-                }
+            match ModelBackend.load(&c.request) {
+                Err(u) if u.0 == format!("model: {phase}: {what}") => {}
+                other => return Err(format!("backend: expected {phase} to be unavailable, got {other:?}")),
             }
             Ok(ended)
         }

@@ -39,6 +39,8 @@ fuzz_target!(|data: &[u8]| {
         want_jited: false,
         license: "GPL".into(),
         privileged_setup: false,
+        log_size: bpf_selftest::backend::loader::LOG_BUF_SIZE,
+        create_every_map: false,
     };
     if ModelBackend::create_maps(&req).is_some() {
         return;

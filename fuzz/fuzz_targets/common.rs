@@ -5,14 +5,9 @@
 //! `kernel/bpf/log.c`, and for an accepted program the JIT of its arch.
 
 use bpf_selftest::map::{MapDef, map_type_by_name};
-use bpf_selftest::prog_type::ProgType;
 use bpf_selftest::target::Arch;
 use bpf_selftest::verifier::env::{Caps, MapObj, VerifierInput};
 use bpf_selftest::verifier::{Decision, Verdict, bpf_check};
-
-/// Program types whose ctx the model knows (issue 6's list), plus one it
-/// does not (an unknown type must be an error, not a panic).
-pub const PROG_TYPES: [u32; 12] = [1, 2, 3, 4, 5, 6, 8, 17, 26, 30, 31, 0x7fff];
 
 /// One array map at fd 4 and one hash map at fd 5, so that `ld_imm64`
 /// with src 1 or 2 can find a map.
@@ -26,36 +21,29 @@ pub fn maps(arch: Arch) -> Vec<MapObj> {
     ]
 }
 
-/// The load attributes chosen by four config bytes.
+/// The load attributes chosen by four config bytes
+/// ([`bpf_selftest::recorded::fuzz_regressions::Config`], which the
+/// recorder of the fuzz regressions reads the same way).
 pub fn input_from_config(cfg: [u8; 4], insns: Vec<bpf_isa::Insn>) -> VerifierInput {
-    let arch = if cfg[3] & 1 == 0 { Arch::X86_64 } else { Arch::Arm64 };
-    let prog_type = ProgType(PROG_TYPES[cfg[0] as usize % PROG_TYPES.len()]);
-    let mut input = VerifierInput::new(insns, prog_type, arch);
+    use bpf_selftest::recorded::fuzz_regressions::{Config, Privilege};
+    let c = Config::from_bytes(cfg);
+    let mut input = VerifierInput::new(insns, c.prog_type, c.arch);
     // levels 0-15: 1, 2, 4 (stats) and 8 (fixed); the rare invalid ones too
-    input.log_level = u32::from(cfg[1] & 0x0f) | if cfg[1] == 0xff { 0x100 } else { 0 };
+    input.log_level = c.log_level;
     // a buffer with any level: test_loader's 2 MiB, or a small one that
     // truncates, or none at all (EINVAL with a level)
-    input.log_size = match cfg[1] >> 4 {
-        _ if input.log_level == 0 && cfg[1] >> 4 != 15 => 0,
-        0..=9 => 2 * 1024 * 1024,
-        10 => 1,
-        11 => 16,
-        12 => 128,
-        13 => 1000,
-        14 => 0,
-        _ => u32::MAX,
-    };
+    input.log_size = c.log_size;
     // BPF_F_STRICT_ALIGNMENT, ANY_ALIGNMENT, TEST_RND_HI32, TEST_STATE_FREQ,
     // SLEEPABLE, XDP_HAS_FRAGS, TEST_REG_INVARIANTS (0x80), and an
     // undefined bit now and then
-    input.prog_flags = u32::from(cfg[2] & 0xbf) | if cfg[2] & 0x40 != 0 { 1 << 20 } else { 0 };
-    input.caps = match (cfg[3] >> 1) & 3 {
-        0 | 1 => Caps::ALL,
-        2 => Caps::NONE,
-        _ => Caps { bpf: true, perfmon: true, ..Caps::NONE },
+    input.prog_flags = c.prog_flags;
+    input.caps = match c.privilege {
+        Privilege::Root => Caps::ALL,
+        Privilege::Unprivileged => Caps::NONE,
+        Privilege::BpfPerfmon => Caps { bpf: true, perfmon: true, ..Caps::NONE },
     };
-    input.maps = maps(arch);
-    input.gpl = cfg[3] & 0x80 == 0;
+    input.maps = maps(c.arch);
+    input.gpl = c.gpl;
     input.verification_time_usec = Some(0);
     input
 }

@@ -60,6 +60,8 @@ fn request(name: &str, asm: &str, prog_type: ProgType, maps: Vec<MapDef>, arch: 
         want_jited: false,
         license: "GPL".into(),
         privileged_setup: false,
+        log_size: crate::backend::loader::LOG_BUF_SIZE,
+        create_every_map: false,
     })
 }
 

@@ -271,6 +271,8 @@ fn prepare(
         want_jited: !sub.jited.is_empty(),
         license: "GPL".into(),
         privileged_setup: false,
+        log_size: crate::backend::loader::LOG_BUF_SIZE,
+        create_every_map: false,
     })
 }
 

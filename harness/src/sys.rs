@@ -421,7 +421,8 @@ pub mod attr {
         pub attach_btf_id: u32,
     }
 
-    /// BPF_PROG_LOAD. The log buffer, when there is one, is buffer 3.
+    /// BPF_PROG_LOAD. The log buffer, when there is one (a non-zero level
+    /// and size), is buffer 3; a level without a size goes without one.
     pub fn prog_load(p: &ProgLoad<'_>) -> (BpfCall, Option<u32>) {
         let mut c = BpfCall::new(BPF_PROG_LOAD, prog_load::SIZE);
         c.put_u32(0, p.prog_type);
@@ -430,8 +431,8 @@ pub mod attr {
         let mut lic = p.license.as_bytes().to_vec();
         lic.push(0);
         c.ptr_in(16, lic);
+        c.put_u32(prog_load::LOG_LEVEL, p.log_level);
         let log = if p.log_level != 0 && p.log_size != 0 {
-            c.put_u32(prog_load::LOG_LEVEL, p.log_level);
             c.put_u32(28, p.log_size);
             Some(c.ptr_out(32, p.log_size as usize))
         } else {

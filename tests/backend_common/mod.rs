@@ -134,6 +134,8 @@ pub fn case(path: &Path, arch: Arch) -> Case {
         want_jited: true,
         license: "GPL".into(),
         privileged_setup: false,
+        log_size: bpf_selftest::backend::loader::LOG_BUF_SIZE,
+        create_every_map: false,
     };
     Case { name, req }
 }

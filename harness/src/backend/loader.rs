@@ -253,7 +253,7 @@ fn create_and_load(
     }
     let mut map_fds = Vec::with_capacity(req.maps.len());
     for m in &req.maps {
-        if req.unpriv && !req.privileged_setup && !unpriv_capable_map(m) {
+        if req.unpriv && !req.privileged_setup && !req.create_every_map && !unpriv_capable_map(m) {
             map_fds.push(None);
             continue;
         }
@@ -290,7 +290,7 @@ fn create_and_load(
         insns: &code,
         license: &req.license,
         log_level: req.log_level,
-        log_size: LOG_BUF_SIZE,
+        log_size: req.log_size,
         prog_flags: req.prog_flags,
         name,
         expected_attach_type: req.expected_attach_type.unwrap_or(0),
@@ -315,19 +315,25 @@ fn create_and_load(
         }
         let load_ns = t0.elapsed().as_nanos() as u64;
         let log = log_buf.map(|b| c_string(r.buf(b))).unwrap_or_default();
+        let log_true_size = get_u32(r.attr(), attr::prog_load::LOG_TRUE_SIZE);
         match r.fd() {
             Ok(fd) => {
                 fds.push(fd);
-                let out = LoadOutcome { accepted: true, log, load_ns, ..LoadOutcome::default() };
+                let out = LoadOutcome { accepted: true, log, log_true_size, load_ns, ..LoadOutcome::default() };
                 return Ok(Loaded::Prog { out, prog_fd: Some(fd), map_fds });
             }
             // libbpf: retry at log level 1 to show what failed
-            Err(_) if p.log_level == 0 => p.log_level = 1,
+            Err(_) if p.log_level == 0 => {
+                p.log_level = 1;
+                if p.log_size == 0 {
+                    p.log_size = LOG_BUF_SIZE;
+                }
+            }
             Err(errno) => {
                 // a rejected program has no fd to ask; the log's last
                 // `processed N insns` line says how far the verifier got
                 let verified_insns = processed_insns(&log).unwrap_or(0);
-                let out = LoadOutcome { accepted: false, errno, log, verified_insns, load_ns, ..LoadOutcome::default() };
+                let out = LoadOutcome { accepted: false, errno, log, log_true_size, verified_insns, load_ns, ..LoadOutcome::default() };
                 return Ok(Loaded::Prog { out, prog_fd: None, map_fds });
             }
         }
@@ -527,6 +533,8 @@ mod tests {
             want_jited: false,
             license: "GPL".into(),
             privileged_setup: false,
+            log_size: LOG_BUF_SIZE,
+            create_every_map: false,
         }
     }
 

@@ -80,6 +80,15 @@ pub struct LoadRequest {
     /// The verifier-log goldens of `record --set do-check|calls` were
     /// recorded this way.
     pub privileged_setup: bool,
+    /// BPF_PROG_LOAD's `log_size`, the size of the log buffer passed with
+    /// a non-zero `log_level`: test_loader's 2 MiB ([`loader::LOG_BUF_SIZE`])
+    /// unless a load is about the log buffer itself.
+    pub log_size: u32,
+    /// In an unprivileged run without `privileged_setup`, try to create
+    /// every map after the capabilities are dropped, not only those
+    /// test_loader knows the kernel lets it create: what BPF_MAP_CREATE
+    /// answers then is the point (`record --set map-create`).
+    pub create_every_map: bool,
 }
 
 /// What came of a load, from any backend.
@@ -91,6 +100,9 @@ pub struct LoadOutcome {
     /// The verifier log (empty at log level 0 unless the load failed and the
     /// loader retried at level 1, as libbpf does).
     pub log: String,
+    /// The length the whole log would have had, its NUL included (the
+    /// kernel's `log_true_size`): more than the buffer when it was cut.
+    pub log_true_size: u32,
     pub verified_insns: u32,
     /// The xlated dump as test_loader renders it, one `N: text` per line.
     pub xlated: Vec<String>,

@@ -63,7 +63,7 @@ impl ModelBackend {
         let mut maps = Vec::new();
         let mut created = Vec::with_capacity(req.maps.len());
         for (i, m) in req.maps.iter().enumerate() {
-            let ok = !req.unpriv || req.privileged_setup || is_unpriv_capable(m);
+            let ok = !req.unpriv || req.privileged_setup || req.create_every_map || is_unpriv_capable(m);
             created.push(ok);
             if ok {
                 maps.push(MapObj { fd: FIRST_MAP_FD + i as i32, def: m.clone(), id: i as u32 + 1, kaddr: map_kaddr(req.arch, i) });
@@ -128,7 +128,7 @@ impl ModelBackend {
             attach_btf_id,
             prog_flags: req.prog_flags,
             log_level: req.log_level,
-            log_size: if req.log_level != 0 { LOG_BUF_SIZE } else { 0 },
+            log_size: if req.log_level != 0 { req.log_size } else { 0 },
             caps,
             maps,
             func_info,
@@ -150,7 +150,7 @@ impl ModelBackend {
             let log = format!("libbpf: map '{}': failed to {what}: {}\n", m.name, crate::sys::errno_desc(errno));
             Some(LoadOutcome { accepted: false, errno, log, ..LoadOutcome::default() })
         };
-        for m in req.maps.iter().filter(|m| !req.unpriv || req.privileged_setup || is_unpriv_capable(m)) {
+        for m in req.maps.iter().filter(|m| !req.unpriv || req.privileged_setup || req.create_every_map || is_unpriv_capable(m)) {
             if let Some(inner) = &m.inner
                 && let Err(e) = map_create(&MapCreateAttr::from_def(inner, req.arch), caps)
             {
@@ -230,6 +230,7 @@ impl ModelBackend {
                     accepted: d.accepted,
                     errno: d.errno,
                     log: d.log,
+                    log_true_size: d.log_true_size,
                     verified_insns: d.verified_insns,
                     xlated,
                     xlated_insns: d.xlated,
@@ -288,7 +289,7 @@ impl ModelBackend {
         if !out.accepted && input.log_level == 0 {
             // libbpf retries a failed load at level 1 to show what failed
             input.log_level = 1;
-            input.log_size = LOG_BUF_SIZE;
+            input.log_size = if req.log_size != 0 { req.log_size } else { LOG_BUF_SIZE };
             return Self::load_input(&input);
         }
         if out.accepted && req.test_run.is_some() {

@@ -189,6 +189,8 @@ pub fn request(a: &CheckArgs, src: &str) -> Result<LoadRequest, String> {
         want_jited: arch.has_jit(),
         license: "GPL".into(),
         privileged_setup: false,
+        log_size: crate::backend::loader::LOG_BUF_SIZE,
+        create_every_map: false,
     })
 }
 

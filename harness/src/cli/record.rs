@@ -12,6 +12,8 @@ use crate::golden::Golden;
 use crate::runner::{self, Plan, RunOptions};
 use crate::target::Arch;
 
+mod kernel_answers;
+
 #[derive(Args, Debug, Clone)]
 pub struct RecordArgs {
     /// Record only subtests whose `suite/prog` name contains one of these.
@@ -34,13 +36,31 @@ pub struct RecordArgs {
     /// scalar (`expected/linux-7.3/scalar`), vmlinux-btf (the subset of the
     /// images' BTF in `harness/data/vmlinux_btf`), kfunc-ids (the kfunc BTF
     /// ids of `harness/src/verifier/kfunc_btf_ids.rs`), exec (the test runs
-    /// of the interpreter's corpus), isa (llvm-mc-19's encodings), or all.
+    /// of the interpreter's corpus), isa (llvm-mc-19's encodings),
+    /// test-run-sizes (`expected/linux-7.3/test_run_sizes.txt`),
+    /// verifier-front (`expected/linux-7.3/<arch>/verifier-front`),
+    /// map-create (`expected/linux-7.3/map_create.txt`), limits
+    /// (`tests/limits`), fuzz-regressions (`tests/fuzz_regressions`), or all.
     #[arg(long, default_value = "progs")]
     pub set: String,
 }
 
 /// The golden sets `record --set` knows, in the order `all` records them.
-pub const SETS: [&str; 9] = ["progs", "do-check", "calls", "scalar", "vmlinux-btf", "kfunc-ids", "exec", "isa", "test-run-sizes"];
+pub const SETS: [&str; 13] = [
+    "progs",
+    "do-check",
+    "calls",
+    "scalar",
+    "vmlinux-btf",
+    "kfunc-ids",
+    "exec",
+    "isa",
+    "test-run-sizes",
+    "verifier-front",
+    "map-create",
+    "limits",
+    "fuzz-regressions",
+];
 
 pub fn run(a: &RecordArgs) -> Result<(), String> {
     let sets: Vec<&str> = if a.set == "all" { SETS.to_vec() } else { vec![a.set.as_str()] };
@@ -56,6 +76,10 @@ pub fn run(a: &RecordArgs) -> Result<(), String> {
             "exec" => exec_set(a),
             "isa" => isa_set(a),
             "test-run-sizes" => test_run_sizes_set(a),
+            "verifier-front" => kernel_answers::verifier_front_set(a),
+            "map-create" => kernel_answers::map_create_set(a),
+            "limits" => kernel_answers::limits_set(a),
+            "fuzz-regressions" => kernel_answers::fuzz_regressions_set(a),
             other => Err(format!("record: unknown set '{other}' (all, {})", SETS.join(", "))),
         };
         if let Err(e) = r {

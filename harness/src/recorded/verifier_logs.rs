@@ -261,6 +261,8 @@ pub fn request(case: &Case, level: u32) -> Result<LoadRequest, String> {
         want_jited: false,
         license,
         privileged_setup: true,
+        log_size: crate::backend::loader::LOG_BUF_SIZE,
+        create_every_map: false,
     })
 }
 

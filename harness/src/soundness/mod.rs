@@ -87,6 +87,8 @@ pub fn request(name: &str, p: &random_prog::GenProg, arch: Arch) -> Result<LoadR
         want_jited: false,
         license: "GPL".into(),
         privileged_setup: false,
+        log_size: crate::backend::loader::LOG_BUF_SIZE,
+        create_every_map: false,
     })
 }
 
