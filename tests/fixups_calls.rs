@@ -337,26 +337,7 @@ fn program_request(path: &Path, arch: Arch) -> bpf_selftest::backend::LoadReques
     let src = std::fs::read_to_string(path).unwrap();
     let opts = src.lines().find_map(|l| l.strip_prefix("# load:")).unwrap_or("");
     let mut inner: Vec<(String, bpf_selftest::map::MapDef)> = Vec::new();
-    let mut a = CheckArgs {
-        file: path.display().to_string(),
-        prog_type: "socket_filter".into(),
-        arch: Some(arch.name().to_string()),
-        backend: "model".into(),
-        maps: Vec::new(),
-        flags: None,
-        log_level: 0,
-        unpriv: false,
-        btf: "func_info".into(),
-        global_funcs: Vec::new(),
-        imms: Vec::new(),
-        run: false,
-        data_len: None,
-        data_hex: None,
-        ctx_len: None,
-        ctx_hex: None,
-        json: false,
-        interp: false,
-    };
+    let mut a = CheckArgs { log_level: 0, ..CheckArgs::new(&path.display().to_string(), "socket_filter", arch) };
     let mut words = opts.split_whitespace();
     while let Some(w) = words.next() {
         match w {

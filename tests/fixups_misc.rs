@@ -388,26 +388,7 @@ fn cases(arch: Arch) -> Vec<(String, bpf_selftest::backend::LoadRequest)> {
     for f in files {
         let src = std::fs::read_to_string(&f).expect("case readable");
         let opts = src.lines().find_map(|l| l.strip_prefix("# case:")).expect("a # case: line");
-        let mut a = CheckArgs {
-            file: f.display().to_string(),
-            prog_type: "socket_filter".into(),
-            arch: Some(arch.name().into()),
-            backend: "model".into(),
-            maps: Vec::new(),
-            flags: None,
-            log_level: 2,
-            unpriv: false,
-            btf: "func_info".into(),
-            global_funcs: Vec::new(),
-            imms: Vec::new(),
-            run: false,
-            data_len: None,
-            data_hex: None,
-            ctx_len: None,
-            ctx_hex: None,
-            json: false,
-            interp: false,
-        };
+        let mut a = CheckArgs::new(&f.display().to_string(), "socket_filter", arch);
         let mut it = opts.split_whitespace();
         while let Some(o) = it.next() {
             match o {

@@ -76,6 +76,33 @@ pub struct CheckArgs {
     pub interp: bool,
 }
 
+impl CheckArgs {
+    /// `check FILE -t PROG_TYPE --arch ARCH` with every other option at its
+    /// default, for code that builds requests as `check` does.
+    pub fn new(file: &str, prog_type: &str, arch: Arch) -> CheckArgs {
+        CheckArgs {
+            file: file.to_string(),
+            prog_type: prog_type.to_string(),
+            arch: Some(arch.name().to_string()),
+            backend: "model".into(),
+            maps: Vec::new(),
+            flags: None,
+            log_level: 2,
+            unpriv: false,
+            btf: "func_info".into(),
+            global_funcs: Vec::new(),
+            imms: Vec::new(),
+            run: false,
+            data_len: None,
+            data_hex: None,
+            ctx_len: None,
+            ctx_hex: None,
+            json: false,
+            interp: false,
+        }
+    }
+}
+
 fn hex_bytes(what: &str, s: &str) -> Result<Vec<u8>, String> {
     let s: String = s.chars().filter(|c| !c.is_whitespace()).collect();
     if s.len() % 2 != 0 || !s.bytes().all(|c| c.is_ascii_hexdigit()) {

@@ -56,24 +56,14 @@ impl Case {
     /// The load and test run of this case on `arch`, as `check` makes it.
     pub fn request(&self, arch: Arch) -> Result<LoadRequest, String> {
         let a = CheckArgs {
-            file: format!("{}.s", self.name),
-            prog_type: self.prog_type.clone(),
-            arch: Some(arch.name().to_string()),
-            backend: "vm".into(),
             maps: self.maps.clone(),
             flags: self.flags.clone(),
             log_level: 0,
-            unpriv: false,
-            btf: "func_info".into(),
-            global_funcs: Vec::new(),
-            imms: Vec::new(),
             run: true,
             data_len: self.data_len,
             data_hex: self.data_hex.clone(),
-            ctx_len: None,
             ctx_hex: self.ctx_hex.clone(),
-            json: false,
-            interp: false,
+            ..CheckArgs::new(&format!("{}.s", self.name), &self.prog_type, arch)
         };
         let mut req = request(&a, &self.src)?;
         if let Some(t) = req.test_run.as_mut() {
@@ -127,12 +117,7 @@ pub fn parse_corpus(file: &Path) -> Result<Vec<Case>, String> {
 /// The whole corpus: the files of `dir` (`tests/exec`) by name, then the
 /// random programs.
 pub fn corpus(dir: &Path) -> Result<Vec<Case>, String> {
-    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "s"))
-        .collect();
-    files.sort();
+    let files = super::files_in(dir, "s")?;
     let mut cases = Vec::new();
     for f in &files {
         cases.extend(parse_corpus(f)?);

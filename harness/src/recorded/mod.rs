@@ -12,7 +12,20 @@ pub mod test_run_sizes;
 pub mod verifier_front;
 pub mod verifier_logs;
 
+use std::path::{Path, PathBuf};
+
 use serde::Serialize;
+
+/// The files of `dir` whose name ends in `.ext`, sorted by name.
+pub fn files_in(dir: &Path, ext: &str) -> Result<Vec<PathBuf>, String> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|f| f.extension().is_some_and(|e| e == ext))
+        .collect();
+    files.sort();
+    Ok(files)
+}
 
 /// The JSON text the JSON goldens are kept in: keys sorted, one space of
 /// indent per level, every non-ASCII character escaped (`\u00e9`, a pair

@@ -81,13 +81,7 @@ pub fn render(f: &GroupFile) -> String {
 }
 
 pub fn read_dir(dir: &Path) -> Result<Vec<GroupFile>, String> {
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|f| f.extension().is_some_and(|e| e == "txt"))
-        .collect();
-    files.sort();
-    files
+    super::files_in(dir, "txt")?
         .iter()
         .map(|f| {
             let group = f.file_stem().and_then(|s| s.to_str()).unwrap_or_default();

@@ -36,24 +36,11 @@ impl Case {
 
     pub fn request(&self) -> Result<LoadRequest, String> {
         let a = CheckArgs {
-            file: format!("{}-{}.s", self.prog_type, self.key().len()),
-            prog_type: self.prog_type.clone(),
-            arch: Some(self.arch.name().into()),
-            backend: "model".into(),
-            maps: Vec::new(),
-            flags: None,
             log_level: 0,
-            unpriv: false,
-            btf: "func_info".into(),
-            global_funcs: Vec::new(),
-            imms: Vec::new(),
             run: true,
             data_len: self.data,
-            data_hex: None,
             ctx_len: self.ctx,
-            ctx_hex: None,
-            json: false,
-            interp: false,
+            ..CheckArgs::new(&format!("{}.s", self.prog_type), &self.prog_type, self.arch)
         };
         request(&a, "r0 = 0\nexit\n")
     }

@@ -137,13 +137,7 @@ pub fn render(f: &AreaFile) -> String {
 
 /// Every area file of `dir`, by name.
 pub fn read_dir(dir: &Path) -> Result<Vec<AreaFile>, String> {
-    let mut files: Vec<_> = std::fs::read_dir(dir)
-        .map_err(|e| format!("{}: {e}", dir.display()))?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|f| f.extension().is_some_and(|e| e == "txt"))
-        .collect();
-    files.sort();
-    files
+    super::files_in(dir, "txt")?
         .iter()
         .map(|f| {
             let area = f.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
