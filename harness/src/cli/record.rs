@@ -38,7 +38,7 @@ pub struct RecordArgs {
 }
 
 /// The golden sets `record --set` knows, in the order `all` records them.
-pub const SETS: [&str; 5] = ["progs", "do-check", "calls", "scalar", "vmlinux-btf"];
+pub const SETS: [&str; 6] = ["progs", "do-check", "calls", "scalar", "vmlinux-btf", "disasm"];
 
 pub fn run(a: &RecordArgs) -> Result<(), String> {
     let sets: Vec<&str> = if a.set == "all" { SETS.to_vec() } else { vec![a.set.as_str()] };
@@ -50,6 +50,7 @@ pub fn run(a: &RecordArgs) -> Result<(), String> {
             "calls" => verifier_log_set(a, "calls", &["linux-7.3/calls", "linux-7.3/arm64/calls"]),
             "scalar" => scalar_set(a),
             "vmlinux-btf" => vmlinux_btf_set(a),
+            "disasm" => crate::recorded::disasm_forms::record(a),
             other => Err(format!("record: unknown set '{other}' (all, {})", SETS.join(", "))),
         };
         if let Err(e) = r {
@@ -215,7 +216,7 @@ fn verifier_log_set(a: &RecordArgs, set: &str, dirs: &[&str]) -> Result<(), Stri
 }
 
 /// `YYYY-MM-DD` of now, UTC.
-fn today() -> String {
+pub(crate) fn today() -> String {
     let days = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() / 86_400) as i64;
     // civil date from days since 1970-01-01 (proleptic Gregorian)
     let z = days + 719_468;

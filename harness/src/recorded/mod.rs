@@ -7,6 +7,7 @@ use crate::backend::vm::{VmBackend, VmConfig};
 use crate::target::Arch;
 
 pub mod disasm_c;
+pub mod disasm_forms;
 pub mod llvm_text;
 pub mod oracle_asm;
 pub mod scalar_logs;
