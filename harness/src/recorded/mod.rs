@@ -8,6 +8,7 @@ use crate::target::Arch;
 
 pub mod disasm_c;
 pub mod disasm_forms;
+pub mod jit_forms;
 pub mod llvm_text;
 pub mod oracle_asm;
 pub mod scalar_logs;
