@@ -38,7 +38,7 @@ pub struct RecordArgs {
 }
 
 /// The golden sets `record --set` knows, in the order `all` records them.
-pub const SETS: [&str; 7] = ["progs", "do-check", "calls", "scalar", "vmlinux-btf", "disasm", "jit-forms"];
+pub const SETS: [&str; 8] = ["progs", "do-check", "calls", "scalar", "vmlinux-btf", "disasm", "jit-forms", "backend-truth"];
 
 pub fn run(a: &RecordArgs) -> Result<(), String> {
     let sets: Vec<&str> = if a.set == "all" { SETS.to_vec() } else { vec![a.set.as_str()] };
@@ -52,6 +52,7 @@ pub fn run(a: &RecordArgs) -> Result<(), String> {
             "vmlinux-btf" => vmlinux_btf_set(a),
             "disasm" => crate::recorded::disasm_forms::record(a),
             "jit-forms" => crate::recorded::jit_forms::record(a),
+            "backend-truth" => crate::recorded::backend_truth::record(a),
             other => Err(format!("record: unknown set '{other}' (all, {})", SETS.join(", "))),
         };
         if let Err(e) = r {

@@ -6,6 +6,7 @@ use bpf_isa::Insn;
 use crate::backend::vm::{VmBackend, VmConfig};
 use crate::target::Arch;
 
+pub mod backend_truth;
 pub mod disasm_c;
 pub mod disasm_forms;
 pub mod jit_forms;
