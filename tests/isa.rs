@@ -1,6 +1,6 @@
 //! The ISA against outside truth: encodings against llvm-mc-19, both
-//! disassembly forms against what a real Linux 7.3 kernel printed, and the
-//! round trip through both.
+//! disassembly forms against what a real Linux 7.3 kernel printed
+//! (`bpf-selftest record --set disasm`), and the round trip through both.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -8,21 +8,17 @@ use std::process::Command;
 
 use bpf_isa::disasm::{InsnCallbacks, VerifierCallbacks, print_bpf_insn, xlated_text};
 use bpf_isa::insn::{Insn, decode_all};
+use bpf_selftest::recorded::disasm_forms::PairsFile;
 use bpf_selftest::require::{self, Component};
 
 const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
-/// `(first column, hex)` pairs of a golden file, comments skipped.
+/// `(first column, second column)` pairs of a golden file, comments
+/// skipped: the library's reader of the disasm set's files
+/// (`recorded::disasm_forms`), which reads `llvm-mc-19.txt` as well.
 fn pairs(rel: &str) -> Vec<(String, String)> {
     let path = Path::new(ROOT).join(rel);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    text.lines()
-        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
-        .map(|l| {
-            let (a, b) = l.split_once('\t').unwrap_or_else(|| panic!("{rel}: no tab in {l:?}"));
-            (a.to_string(), b.to_string())
-        })
-        .collect()
+    PairsFile::read(&path).unwrap_or_else(|e| panic!("{e}")).pairs
 }
 
 fn hex_to_insns(hex: &str) -> Vec<Insn> {

@@ -239,17 +239,16 @@ fn arm64_images_match_7_3() {
 
 /// Instruction forms progs/ does not reach (every ALU/JMP/atomic form, large
 /// offsets, tail calls, callbacks, LL/SC atomics without LSE), recorded from
-/// 7.3 by scripts/record-arm64-jit-forms.py from tests/jit_forms/arm64/. The
-/// oracle gives no verifier facts, so the frame sizes come from the images;
-/// the CPU model (`# backend:`) picks the profile.
+/// 7.3 by `bpf-selftest record --set jit-forms` from tests/jit_forms/arm64/
+/// (read by the library's `recorded::jit_forms`). The recording has no
+/// verifier facts, so the frame sizes come from the images; the CPU model
+/// (`# backend:`) picks the profile.
 #[test]
 fn arm64_forms_match_7_3() {
     let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("expected/jit/arm64-forms");
-    let mut names: Vec<PathBuf> = std::fs::read_dir(&dir).expect("expected/jit/arm64-forms").map(|e| e.unwrap().path()).collect();
-    names.sort();
+    let names = bpf_selftest::recorded::jit_forms::read_arm64_forms(&dir).unwrap();
     let mut bad = Vec::new();
-    for path in &names {
-        let g = Golden::parse(&std::fs::read_to_string(path).unwrap()).unwrap();
+    for (path, g) in &names {
         let backend = g.header.iter().find(|(k, _)| k == "backend").map_or("", |(_, v)| v.as_str());
         let profile = if backend.contains("cortex-a57") { Arm64Profile { lse_atomics: false, has_sb: false, ..Arm64Profile::default() } } else { Arm64Profile::default() };
         // an exception boundary saves x19-x28; 7.3 then appends the default
@@ -274,10 +273,10 @@ fn arm64_forms_match_7_3() {
             Ok(images) => {
                 let model = comparable(&test_loader_text(Arch::Arm64, &images));
                 if model != kernel {
-                    bad.push(format!("{}: {}", path.display(), first_difference(&kernel.0, &model.0)));
+                    bad.push(format!("{path}: {}", first_difference(&kernel.0, &model.0)));
                 }
             }
-            Err(e) => bad.push(format!("{}: not JITed: {e}", path.display())),
+            Err(e) => bad.push(format!("{path}: not JITed: {e}")),
         }
     }
     assert!(names.len() >= 10, "only {} recorded forms programs", names.len());

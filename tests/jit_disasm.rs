@@ -15,14 +15,17 @@
 //!   pc-relative operands), and the remaining differences must be the C
 //!   API's own (it fails on SoftFail encodings; it prints decoder comments).
 //! * Real 7.3 JIT images and test_loader's exact text for them
-//!   (`expected/jit_disasm/oracle-<arch>.json`) were recorded with the oracle
-//!   kit's `vm_oracle.py` under QEMU, from its examples and the programs in
+//!   (`expected/jit_disasm/oracle-<arch>.json`) are recorded under QEMU by
+//!   `bpf-selftest record --set jit-forms` from the programs in
 //!   `expected/jit_disasm/progs/` (every ALU/memory/atomic/jump form, calls,
-//!   tail calls, more than 32 branch references).
+//!   tail calls, more than 32 branch references), the text by libLLVM-19
+//!   called as test_loader calls it; a few images of the first recording's
+//!   own example programs are kept as recorded, their text made again.
 //! * When llvm-objdump-19 / libLLVM-19 are installed, the goldens are
 //!   regenerated live and must be unchanged; otherwise that test says it
 //!   skipped. `BPF_SELFTEST_BLESS=1` rewrites the corpus goldens (never from
-//!   our own output); the oracle images are re-recorded with the kit.
+//!   our own output); the oracle images are re-recorded by `record --set
+//!   jit-forms`.
 
 #[path = "jit_disasm/arm64_corpus.rs"]
 mod arm64_corpus;
@@ -537,7 +540,8 @@ fn live_llvm() {
     }
 }
 
-/// A real JIT image and test_loader's text for it, recorded by the oracle.
+/// A real JIT image and test_loader's text for it (recorded by `bpf-selftest
+/// record --set jit-forms`, read by the library's `recorded::jit_forms`).
 struct Image {
     name: String,
     funcs: Vec<Vec<u8>>,
@@ -546,27 +550,8 @@ struct Image {
 
 fn oracle_images(arch: Arch) -> Vec<Image> {
     let path = expected_dir().join(format!("oracle-{}.json", arch.name()));
-    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-    doc["programs"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| {
-            let image = unhex(p["hex"].as_str().unwrap());
-            let mut funcs = Vec::new();
-            let mut off = 0;
-            for n in p["func_lens"].as_array().unwrap() {
-                let n = n.as_u64().unwrap() as usize;
-                funcs.push(image[off..off + n].to_vec());
-                off += n;
-            }
-            Image {
-                name: p["name"].as_str().unwrap().to_string(),
-                funcs,
-                tl: p["tl"].as_str().unwrap().to_string(),
-            }
-        })
-        .collect()
+    let doc = bpf_selftest::recorded::jit_forms::read_oracle_images(&path).unwrap();
+    doc.programs.into_iter().map(|p| Image { funcs: p.images().unwrap(), name: p.name, tl: p.tl }).collect()
 }
 
 fn check_images(arch: Arch) {

@@ -17,6 +17,7 @@ use bpf_selftest::cli::record::mask_jited_addresses;
 use bpf_selftest::conform::progs_with_goldens;
 use bpf_selftest::jit::JitProgram;
 use bpf_selftest::jit::x86_64::{X86Profile, bpf_int_jit_compile};
+use bpf_selftest::recorded::jit_forms::read_x86_forms;
 use bpf_selftest::runner::{self, Plan, RunOptions};
 use bpf_selftest::target::Arch;
 use bpf_selftest_suite as _;
@@ -193,55 +194,43 @@ fn x86_64_images_match_the_7_3_goldens() {
 }
 
 /// The JIT's instruction forms against 7.3 (expected/jit/x86_64-forms.json,
-/// recorded with the oracle kit's vm_oracle.py): each program's xlated dump
-/// re-JITed with the frame sizes 7.3 JITed and the facts the dump loses
-/// (direct tail calls; tail-call reachability follows from the calls).
+/// `bpf-selftest record --set jit-forms`, read by the library's
+/// `recorded::jit_forms`): each program's xlated dump re-JITed with the
+/// frame sizes 7.3 JITed and the facts the dump loses (direct tail calls;
+/// tail-call reachability follows from the calls).
 #[test]
 fn x86_64_forms_match_7_3() {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("expected/jit/x86_64-forms.json");
-    let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(path).expect("forms file")).expect("forms json");
+    let doc = read_x86_forms(&path).expect("forms file");
     let profile = X86Profile::default();
     let (mut total, mut failures) = (0, Vec::new());
-    for p in doc["programs"].as_array().expect("programs") {
-        let name = p["name"].as_str().unwrap_or("?");
+    for p in &doc.programs {
+        let name = p.name.as_str();
         total += 1;
-        let mut insns = Vec::new();
-        for h in p["xlated_hex"].as_array().into_iter().flatten().filter_map(|h| h.as_str()) {
-            for k in (0..h.len()).step_by(16) {
-                insns.push(bpf_isa::insn::from_hex(&h[k..(k + 16).min(h.len())]).expect("xlated slot"));
-            }
-        }
-        let image = hex_bytes(p["jited_hex"].as_str().unwrap_or(""));
-        let mut want = Vec::new();
-        let mut at = 0;
-        for len in p["func_lens"].as_array().into_iter().flatten().filter_map(|l| l.as_u64()) {
-            want.push(image[at..at + len as usize].to_vec());
-            at += len as usize;
-        }
+        let insns = p.xlated().expect("xlated slots");
+        let want = p.images().expect("images");
         let mut depths: Vec<u32> = want.iter().map(|img| prologue_stack_depth(img)).collect();
-        if let Some(given) = p["stack_depths"].as_array() {
-            depths = given.iter().filter_map(|d| d.as_u64()).map(|d| d as u32).collect();
+        if let Some(given) = &p.stack_depths {
+            depths = given.clone();
         }
         let mut prog = JitProgram::from_xlated_dump(&insns, &depths, 1);
-        if let Some(at) = p["hidden_exception_cb"].as_u64() {
-            if let Some(cb) = prog.split_hidden(at as usize) {
+        if let Some(at) = p.hidden_exception_cb {
+            if let Some(cb) = prog.split_hidden(at) {
                 cb.exception_cb = true;
             }
             prog.funcs[0].exception_boundary = true;
         }
-        for k in p["priv_stack"].as_array().into_iter().flatten().filter_map(|k| k.as_u64()) {
-            if let Some(f) = prog.funcs.get_mut(k as usize) {
+        for &k in p.priv_stack.iter().flatten() {
+            if let Some(f) = prog.funcs.get_mut(k) {
                 f.jits_use_priv_stack = true;
             }
         }
-        for d in p["direct_tail_calls"].as_array().into_iter().flatten().filter_map(|d| d.as_u64()) {
-            let d = d as usize;
+        for &d in &p.direct_tail_calls {
             if let Some(f) = prog.funcs.iter_mut().rev().find(|f| f.start <= d) {
                 f.insns[d - f.start].imm = 1;
             }
         }
-        for d in p["probe_mem"].as_array().into_iter().flatten().filter_map(|d| d.as_u64()) {
-            let d = d as usize;
+        for &d in &p.probe_mem {
             if let Some(f) = prog.funcs.iter_mut().rev().find(|f| f.start <= d) {
                 let i = &mut f.insns[d - f.start];
                 i.code = (i.code & !0xe0) | bpf_isa::op::BPF_PROBE_MEM;

@@ -1,7 +1,7 @@
 //! The vm backend: Debian 7.3 booted under QEMU TCG, once per arch, running
 //! the programs of tests/oracle_progs in one batch, compared with what the
-//! oracle kit's `vm_oracle.py` recorded from the same images
-//! (`expected/oracle/vm-<arch>.json`, made by `scripts/record-oracle-truth.sh`).
+//! same images answered when recorded (`expected/oracle/vm-<arch>.json`,
+//! made by `bpf-selftest record --set backend-truth`).
 //! Skipped, with the reason, when QEMU, the images or a guest compiler are
 //! missing (`scripts/setup-vm.sh` installs them).
 
@@ -42,21 +42,21 @@ fn run(arch: Arch, iter_num_jit_len: usize) {
         total.as_secs_f64()
     );
 
-    // a fresh boot and the kit's order: even the map ids are the recorded ones
+    // a fresh boot and the recorder's order: even the map ids are the recorded ones
     let strict = Strictness { kernel_details: true, exact_jit: &["ret42", "unpriv_ok"], same_map_ids: true };
     let mut diffs = Vec::new();
     for (c, out) in cases.iter().zip(&outs) {
         let got = out.as_ref().unwrap_or_else(|e| panic!("{}: {}", c.name, e.0));
-        let mut want = truth.program(&c.name).clone();
+        let mut want = truth.program(&c.name).unwrap_or_else(|| panic!("{} not recorded", c.name)).clone();
         if c.name == "bad_r0_l0" {
-            // libbpf's retry at log level 1; the kit does not retry
-            want["log"] = truth.program("bad_r0")["log"].clone();
+            // libbpf's retry at log level 1; the recording does not retry
+            want.log = truth.program("bad_r0").expect("bad_r0 recorded").log.clone();
         }
         diffs.extend(compare(&c.name, got, &want, &strict));
     }
     assert!(diffs.is_empty(), "differences from the kernel's recorded answers:\n{}", diffs.join("\n"));
 
-    // the numbers the oracle kit documents for iters.c:iter_num_new_inlined
+    // the numbers recorded for iters.c:iter_num_new_inlined
     let i = cases.iter().position(|c| c.name == "iter_num").unwrap();
     let it = outs[i].as_ref().unwrap();
     assert_eq!(it.verified_insns, 18);

@@ -35,6 +35,18 @@ impl KernelBackend {
             .clone()
     }
 
+    /// Loads `req` with other [`loader::LoadSettings`] than test_loader's,
+    /// and an unprivileged request even where unprivileged BPF is disabled
+    /// (the kernel's EPERM is then the answer): what a recorder of another
+    /// tool's recordings needs.
+    pub fn load_with(&self, req: &LoadRequest, how: &loader::LoadSettings) -> Result<LoadOutcome, Unavailable> {
+        self.probe(req.arch)?;
+        let needs_btf = req.attach_func.is_some() || req.prog.relocs.iter().any(|r| matches!(r, LinkReloc::Kfunc { .. } | LinkReloc::BtfId { .. }));
+        let vmlinux = if needs_btf { Some(self.vmlinux_btf().map_err(Unavailable)?) } else { None };
+        let target = Target { backend: "kernel", vmlinux: vmlinux.as_deref() };
+        loader::load_with(&mut LocalSys, &target, req, how)
+    }
+
     fn permitted(&self) -> Result<(), String> {
         self.permitted.get_or_init(probe_bpf).clone()
     }
@@ -128,9 +140,6 @@ impl Backend for KernelBackend {
                 }
             }
         }
-        let needs_btf = req.attach_func.is_some() || req.prog.relocs.iter().any(|r| matches!(r, LinkReloc::Kfunc { .. } | LinkReloc::BtfId { .. }));
-        let vmlinux = if needs_btf { Some(self.vmlinux_btf().map_err(Unavailable)?) } else { None };
-        let target = Target { backend: "kernel", vmlinux: vmlinux.as_deref() };
-        loader::load(&mut LocalSys, &target, req)
+        self.load_with(req, &loader::LoadSettings::default())
     }
 }

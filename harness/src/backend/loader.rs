@@ -69,12 +69,33 @@ pub fn unpriv_capable_map(m: &MapDef) -> bool {
     }
 }
 
+/// Where a load departs from libbpf's and test_loader's, for the recorders
+/// of sets first recorded by a tool that loaded otherwise.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LoadSettings {
+    /// Retry a load that failed at log level 0 at level 1 for its log, as
+    /// libbpf does; without the retry the log of such a load is empty.
+    pub retry_at_level_1: bool,
+}
+
+impl Default for LoadSettings {
+    /// libbpf's retry: what [`load`] does.
+    fn default() -> LoadSettings {
+        LoadSettings { retry_at_level_1: true }
+    }
+}
+
 /// Loads `req` through `sys`. `Err` means the load could not be attempted
 /// or its results not read (transport, capabilities, a malformed request);
 /// everything the kernel said is in the `LoadOutcome`.
 pub fn load(sys: &mut dyn BpfSys, target: &Target<'_>, req: &LoadRequest) -> Result<LoadOutcome, Unavailable> {
+    load_with(sys, target, req, &LoadSettings::default())
+}
+
+/// [`load`] with other [`LoadSettings`].
+pub fn load_with(sys: &mut dyn BpfSys, target: &Target<'_>, req: &LoadRequest, how: &LoadSettings) -> Result<LoadOutcome, Unavailable> {
     let mut fds = Vec::new();
-    let r = load_fds(sys, target, req, &mut fds);
+    let r = load_fds(sys, target, req, how, &mut fds);
     let closed = if fds.is_empty() { Ok(()) } else { sys.close(&fds) };
     let out = r?;
     closed.map_err(|e| unavailable(target, e))?;
@@ -119,7 +140,7 @@ fn loader_failure(errno: i32, msg: String) -> Box<LoadOutcome> {
     Box::new(LoadOutcome { accepted: false, errno, log: format!("libbpf: {msg}\n"), ..LoadOutcome::default() })
 }
 
-fn load_fds(sys: &mut dyn BpfSys, target: &Target<'_>, req: &LoadRequest, fds: &mut Vec<i32>) -> Result<LoadOutcome, Unavailable> {
+fn load_fds(sys: &mut dyn BpfSys, target: &Target<'_>, req: &LoadRequest, how: &LoadSettings, fds: &mut Vec<i32>) -> Result<LoadOutcome, Unavailable> {
     validate(req).map_err(|e| Unavailable(format!("{}: bad request '{}': {e}", target.backend, req.name)))?;
     let mut insns = req.prog.insns.clone();
     if let Err(out) = resolve_ksyms(target, req, &mut insns) {
@@ -135,7 +156,7 @@ fn load_fds(sys: &mut dyn BpfSys, target: &Target<'_>, req: &LoadRequest, fds: &
     };
 
     let mut caps_old = None;
-    let loaded = create_and_load(sys, req, &mut insns, fds, attach_btf_id, &mut caps_old);
+    let loaded = create_and_load(sys, req, how, &mut insns, fds, attach_btf_id, &mut caps_old);
     if let Some(old) = caps_old {
         sys.cap_effective(!0, old).map_err(|e| unavailable(target, e))?;
     }
@@ -243,6 +264,7 @@ fn drop_caps(sys: &mut dyn BpfSys, req: &LoadRequest, saved: &mut Option<u64>) -
 fn create_and_load(
     sys: &mut dyn BpfSys,
     req: &LoadRequest,
+    how: &LoadSettings,
     insns: &mut [Insn],
     fds: &mut Vec<i32>,
     attach_btf_id: u32,
@@ -323,7 +345,7 @@ fn create_and_load(
                 return Ok(Loaded::Prog { out, prog_fd: Some(fd), map_fds });
             }
             // libbpf: retry at log level 1 to show what failed
-            Err(_) if p.log_level == 0 => {
+            Err(_) if p.log_level == 0 && how.retry_at_level_1 => {
                 p.log_level = 1;
                 if p.log_size == 0 {
                     p.log_size = LOG_BUF_SIZE;

@@ -846,7 +846,19 @@ impl VmBackend {
         Ok(text)
     }
 
-    fn load_in(&self, st: &mut ArchState, req: &LoadRequest) -> Result<LoadOutcome, Unavailable> {
+    /// Loads `reqs` in order, one guest per arch, with other
+    /// [`loader::LoadSettings`] than test_loader's (the recorders of sets
+    /// first recorded by another tool).
+    pub fn load_batch_with(&self, reqs: &[LoadRequest], how: &loader::LoadSettings) -> Vec<Result<LoadOutcome, Unavailable>> {
+        reqs.iter()
+            .map(|r| {
+                let st = self.state(r.arch)?;
+                self.load_in(&mut lock(st), r, how)
+            })
+            .collect()
+    }
+
+    fn load_in(&self, st: &mut ArchState, req: &LoadRequest, how: &loader::LoadSettings) -> Result<LoadOutcome, Unavailable> {
         self.ensure_session(st, req.arch)?;
         let needs_btf = req.attach_func.is_some() || req.prog.relocs.iter().any(|r| matches!(r, LinkReloc::Kfunc { .. } | LinkReloc::BtfId { .. }));
         let vmlinux = if needs_btf { Some(self.vmlinux(st).map_err(Unavailable)?) } else { None };
@@ -854,7 +866,7 @@ impl VmBackend {
         let Some(session) = st.session.as_mut() else {
             return Err(Unavailable("vm: no guest".into()));
         };
-        loader::load(session, &target, req)
+        loader::load_with(session, &target, req, how)
     }
 }
 
@@ -903,7 +915,7 @@ impl Backend for VmBackend {
 
     fn load(&self, req: &LoadRequest) -> Result<LoadOutcome, Unavailable> {
         let st = self.state(req.arch)?;
-        self.load_in(&mut lock(st), req)
+        self.load_in(&mut lock(st), req, &loader::LoadSettings::default())
     }
 
     /// All of `reqs` through one guest per arch, in order.

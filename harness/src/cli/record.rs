@@ -46,7 +46,7 @@ pub struct RecordArgs {
 }
 
 /// The golden sets `record --set` knows, in the order `all` records them.
-pub const SETS: [&str; 13] = [
+pub const SETS: [&str; 16] = [
     "progs",
     "do-check",
     "calls",
@@ -60,6 +60,9 @@ pub const SETS: [&str; 13] = [
     "map-create",
     "limits",
     "fuzz-regressions",
+    "disasm",
+    "jit-forms",
+    "backend-truth",
 ];
 
 pub fn run(a: &RecordArgs) -> Result<(), String> {
@@ -80,6 +83,9 @@ pub fn run(a: &RecordArgs) -> Result<(), String> {
             "map-create" => kernel_answers::map_create_set(a),
             "limits" => kernel_answers::limits_set(a),
             "fuzz-regressions" => kernel_answers::fuzz_regressions_set(a),
+            "disasm" => crate::recorded::disasm_forms::record(a),
+            "jit-forms" => crate::recorded::jit_forms::record(a),
+            "backend-truth" => crate::recorded::backend_truth::record(a),
             other => Err(format!("record: unknown set '{other}' (all, {})", SETS.join(", "))),
         };
         if let Err(e) = r {
@@ -390,7 +396,7 @@ fn verifier_log_set(a: &RecordArgs, set: &str, dirs: &[&str]) -> Result<(), Stri
 }
 
 /// `YYYY-MM-DD` of now, UTC.
-fn today() -> String {
+pub(crate) fn today() -> String {
     let days = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() / 86_400) as i64;
     // civil date from days since 1970-01-01 (proleptic Gregorian)
     let z = days + 719_468;
