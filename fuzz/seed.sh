@@ -4,7 +4,9 @@
 # assemble/disasm: the ISA goldens' lines and bytes; verify_raw: each
 # golden's xlated program (maps renumbered to the targets' fds 4 and 5)
 # behind four config bytes; check_asm: the ISA lines plus the annotated
-# programs' asm bodies; verify_structured: a few byte strings.
+# programs' asm bodies; verify_structured: a few byte strings. assemble and
+# check_asm also get recipes for large and deeply nested texts
+# (fuzz_targets/asm_gen.rs): the inputs that once crashed the assembler.
 set -eu
 cd "$(dirname "$0")"
 mkdir -p corpus/assemble corpus/disasm corpus/verify_raw corpus/check_asm corpus/verify_structured
@@ -39,3 +41,29 @@ cp corpus/assemble/seed-* corpus/check_asm/ 2>/dev/null || true
 for i in 0 1 2 3 4 5 6 7; do head -c $((64 * (i + 1))) /dev/zero | tr '\0' "\\$((i + 1))" > corpus/verify_structured/seed-$i; done
 mkdir -p corpus/exec_native
 cp corpus/verify_structured/seed-* corpus/exec_native/
+# after the copies above: check_asm's recipes behind their config bytes
+python3 - <<'PY'
+import struct
+def recipe(n, prefix=b"", open_=b"", middle=b"", close=b"", suffix=b""):
+    # PREFIX + OPEN * n + MIDDLE + CLOSE * n + SUFFIX (asm_gen.rs)
+    assert n % 16 == 0 and n // 16 < 65536
+    return b"\xfe" + struct.pack("<H", n // 16) + b"\0".join([prefix, open_, middle, close, suffix])
+seeds = {
+    "deep-parens": recipe(40000, b"r0 = 1 + ", b"(", b"1", b")", b"\nexit\n"),
+    "deep-data": recipe(100000, b".8byte ", b"(", b"1", b")", b"\n"),
+    "deep-offset": recipe(100000, b"*(u64 *)(r10 - ", b"(", b"8", b")", b") = 0\nexit\n"),
+    "deep-minus": recipe(100000, b"r0 = ", b"-", b"1", b"", b"\nexit\n"),
+    "deep-rept": recipe(10000, b"", b".rept 1\n", b"exit\n", b".endr\n"),
+    "big-valid": recipe(80000, b"", b"r1 = *(u64 *)(r10 - 8) /* a comment to make the line longer */\n", b"r0 = 0\nexit\n"),
+    "big-over-limit": recipe(1000016, b"r0 = 0\n", b"exit\n"),
+    "big-error-on-line-1": recipe(1000000, b"r0 = = 1\n", b"r0 = 1\n", b"exit\n"),
+    "numeric-labels": recipe(200000, b"", b"1: goto 1b\n", b"exit\n"),
+    "huge-token": recipe(65536, b"r0 = 1\n", b"z", b" = 1\nexit\n"),
+    "not-utf8-in-comments": b"r0 = 1 # caf\xe9\n// \xff\xfe\nr0 = 2 /* \xe9\n */\nexit\n",
+    "not-utf8-in-code": b"r0 = 1\nr0 \xe9= 2\nexit\n",
+    "rept-total": b".rept 1048576\n.rept 1048576\n.endr\n.endr\nexit\n",
+}
+for name, data in seeds.items():
+    open(f"corpus/assemble/seed-gen-{name}", "wb").write(data)
+    open(f"corpus/check_asm/seed-gen-{name}", "wb").write(b"\x07\x01\x00\x00" + data)
+PY

@@ -1,7 +1,9 @@
 //! Arbitrary text through the assembler, and what assembles through the
 //! model's load pipeline (four leading bytes choose the load attributes as
 //! in `verify_raw`); `arr`/`h` name the two maps, any other symbol a
-//! helper or kfunc by name is resolved as the linker does.
+//! helper or kfunc by name is resolved as the linker does. The text may be
+//! a recipe for a large or deeply nested one (`asm_gen.rs`), assembled on a
+//! thread with a 2 MiB stack.
 #![no_main]
 
 use bpf_selftest::link::{Symbols, link};
@@ -11,14 +13,24 @@ use libfuzzer_sys::fuzz_target;
 
 #[path = "common.rs"]
 mod common;
+#[path = "asm_gen.rs"]
+mod asm_gen;
 
 fuzz_target!(|data: &[u8]| {
     if data.len() < 4 {
         return;
     }
     let cfg = [data[0], data[1], data[2], data[3]];
-    let text = String::from_utf8_lossy(&data[4..]);
-    let Ok(prog) = bpf_isa::assemble(&text) else { return };
+    let (text, recipe) = asm_gen::text(&data[4..]);
+    let prog = if recipe { asm_gen::on_small_stack(|| bpf_isa::assemble_bytes(&text)) } else { bpf_isa::assemble_bytes(&text) };
+    let prog = match prog {
+        Ok(p) => p,
+        Err(e) => {
+            asm_gen::check_error(&text, &e);
+            return;
+        }
+    };
+    drop(text);
     let proto = common::input_from_config(cfg, Vec::new());
     let defs: Vec<_> = proto.maps.iter().map(|m| m.def.clone()).collect();
     let Ok(linked) = link("fuzz", &prog, &Symbols { maps: &defs, ..Default::default() }) else { return };

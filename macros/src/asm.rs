@@ -95,9 +95,20 @@ impl Parse for AsmBody {
     }
 }
 
+/// How deep `eval` looks into an expression; a deeper one is left to rustc.
+const EVAL_DEPTH: usize = 256;
+
 /// Evaluates an integer constant expression the macro can see through.
 fn eval(e: &Expr) -> Option<i128> {
+    eval_at(e, 0)
+}
+
+fn eval_at(e: &Expr, depth: usize) -> Option<i128> {
     use syn::{BinOp, UnOp};
+    if depth > EVAL_DEPTH {
+        return None;
+    }
+    let eval = |e: &Expr| eval_at(e, depth + 1);
     match e {
         Expr::Lit(l) => match &l.lit {
             syn::Lit::Int(i) => i.base10_parse::<i128>().ok(),
@@ -277,4 +288,64 @@ pub fn body_of(block: &syn::Block, fn_span: Span) -> Result<AsmBody> {
         return Err(Error::new_spanned(&mac.path, "the body of a BPF program is a bpf_asm!(...) block"));
     }
     mac.parse_body::<AsmBody>()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The error of `bpf_asm!(text)`, assembled on a thread with a 2 MiB
+    /// stack (rustc gives the proc macros more).
+    fn error_of(text: String) -> String {
+        std::thread::Builder::new()
+            .stack_size(2 << 20)
+            .spawn(move || {
+                let body: AsmBody = syn::parse_str(&format!("{text:?}")).expect("a string literal");
+                match expand(&body) {
+                    Ok(_) => String::new(),
+                    Err(e) => e.to_string(),
+                }
+            })
+            .expect("spawn")
+            .join()
+            .expect("no panic, no stack overflow")
+    }
+
+    #[test]
+    fn deep_nesting_is_a_compile_error() {
+        let n = 100_000;
+        for text in [
+            format!("r0 = 1 + {}1{}", "(".repeat(n), ")".repeat(n)),
+            format!("r0 = {}1", "-".repeat(n)),
+            format!(".8byte {}1{}", "(".repeat(n), ")".repeat(n)),
+            format!("{}exit\n{}", ".rept 1\n".repeat(10_000), ".endr\n".repeat(10_000)),
+        ] {
+            let e = error_of(text);
+            assert!(e.starts_with("bpf_asm: ") && e.contains("nested too deep (more than 256 levels)"), "{e}");
+        }
+        assert_eq!(error_of(format!("r0 = 1 + {}1{}", "(".repeat(256), ")".repeat(256))), "");
+    }
+
+    #[test]
+    fn a_huge_token_is_quoted_short() {
+        let e = error_of(format!("r0 = {} ll; exit", "x".repeat(1 << 20)).replace(" ll", ""));
+        assert!(e.len() < 200, "{e}");
+        assert!(e.contains(&format!("'{}…'", "x".repeat(40))), "{e}");
+    }
+
+    #[test]
+    fn eval_leaves_deep_expressions_to_rustc() {
+        // syn's own parser needs a large stack for these (in rustc it has one)
+        std::thread::Builder::new()
+            .stack_size(256 << 20)
+            .spawn(|| {
+                let deep: Expr = syn::parse_str(&format!("{}1{}", "(".repeat(300), ")".repeat(300))).unwrap();
+                assert_eq!(eval(&deep), None);
+                let chain: Expr = syn::parse_str(&format!("1{}", " + 1".repeat(200))).unwrap();
+                assert_eq!(eval(&chain), Some(201));
+            })
+            .expect("spawn")
+            .join()
+            .expect("no panic");
+    }
 }

@@ -8,5 +8,7 @@ pub mod disasm;
 pub mod helper_ids;
 pub mod insn;
 
-pub use asm::{AsmError, Operand, Program, Reloc, RelocKind, assemble, assemble_with};
+pub use asm::{
+    AsmError, AsmErrorKind, Operand, Program, Reloc, RelocKind, assemble, assemble_bytes, assemble_bytes_with, assemble_with,
+};
 pub use insn::{Insn, op};

@@ -5,7 +5,7 @@ use clap::Args;
 use serde_json::json;
 
 use crate::backend::{self, BtfMode, LoadOutcome, LoadRequest, TestRunInput};
-use crate::isa::assemble_with;
+use crate::isa::{AsmError, AsmErrorKind, Operand, Program, assemble_bytes_with};
 use crate::link::{Symbols, link};
 use crate::map::MapDef;
 use crate::prog_type::{ProgType, prog_flag, sec_def};
@@ -144,8 +144,17 @@ pub fn parse_flags(s: &str) -> Result<u32, String> {
         .try_fold(0, |acc, f| f.map(|f| acc | f))
 }
 
-/// Builds the load request `check` describes.
-pub fn request(a: &CheckArgs, src: &str) -> Result<LoadRequest, String> {
+/// What the options say about the load, before the program is assembled.
+struct Target {
+    arch: Arch,
+    prog_type: ProgType,
+    sec_flags: u32,
+    attach: Option<u32>,
+    maps: Vec<MapDef>,
+    imms: Vec<(String, Operand)>,
+}
+
+fn target(a: &CheckArgs) -> Result<Target, String> {
     let arch = match &a.arch {
         Some(s) => s.parse::<Arch>()?,
         None => Arch::host().ok_or("the host arch is not one the model targets; give --arch")?,
@@ -160,9 +169,27 @@ pub fn request(a: &CheckArgs, src: &str) -> Result<LoadRequest, String> {
     };
     let maps = a.maps.iter().map(|m| MapDef::parse_cli(m)).collect::<Result<Vec<_>, _>>()?;
     let imms = super::parse_imms(&a.imms)?;
-    let ops = |name: &str| imms.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
-    let prog = assemble_with(src, &ops).map_err(|e| format!("{}:{e}", a.file))?;
-    let mut linked = link(&file_stem(&a.file), &prog, &Symbols { maps: &maps, ..Default::default() }).map_err(|e| e.0)?;
+    Ok(Target { arch, prog_type, sec_flags, attach, maps, imms })
+}
+
+impl Target {
+    fn assemble(&self, src: &[u8]) -> Result<Program, AsmError> {
+        let ops = |name: &str| self.imms.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
+        assemble_bytes_with(src, &ops)
+    }
+}
+
+/// Builds the load request `check` describes; `src` is the asm text (any
+/// bytes inside comments).
+pub fn request(a: &CheckArgs, src: &(impl AsRef<[u8]> + ?Sized)) -> Result<LoadRequest, String> {
+    let t = target(a)?;
+    let prog = t.assemble(src.as_ref()).map_err(|e| format!("{}:{e}", a.file))?;
+    request_for(a, t, &prog)
+}
+
+fn request_for(a: &CheckArgs, t: Target, prog: &Program) -> Result<LoadRequest, String> {
+    let Target { arch, prog_type, sec_flags, attach, maps, .. } = t;
+    let mut linked = link(&file_stem(&a.file), prog, &Symbols { maps: &maps, ..Default::default() }).map_err(|e| e.0)?;
     for g in &a.global_funcs {
         let (name, n) = g.split_once('/').ok_or_else(|| format!("--global-func '{g}': expected NAME/NARGS"))?;
         let nargs = n.parse().map_err(|_| format!("--global-func '{g}': bad NARGS"))?;
@@ -228,13 +255,21 @@ fn file_stem(f: &str) -> String {
 }
 
 pub fn run(a: &CheckArgs) -> Result<(), String> {
-    let src = super::read_input(Some(&a.file))?;
     if a.interp && !a.run {
         let mut a = a.clone();
         a.run = true;
         return run(&a);
     }
-    let req = request(a, &src)?;
+    let t = target(a)?;
+    let src = super::read_asm_input(&a.file)?;
+    let prog = match t.assemble(&src) {
+        Ok(p) => p,
+        Err(e) if e.kind == AsmErrorKind::TooManyInsns => return too_large(a, &t, &e),
+        Err(e) => return Err(format!("{}:{e}", a.file)),
+    };
+    drop(src);
+    let req = request_for(a, t, &prog)?;
+    drop(prog);
     let be = backend::by_name(&a.backend)?;
     let loaded = load(&*be, &req);
     if !a.interp {
@@ -267,6 +302,39 @@ pub fn run(a: &CheckArgs) -> Result<(), String> {
         print!("---- interpreter\n{}", interp_text(&interp));
         if let Some(n) = &native {
             print!("---- native (the x86-64 JIT's code of the model's xlated program)\n{}", interp_text(n));
+        }
+    }
+    Ok(())
+}
+
+/// A program over `BPF_COMPLEXITY_LIMIT_INSNS` slots: `BPF_PROG_LOAD`
+/// refuses it with E2BIG whatever else the load asks for (its flags aside,
+/// which the kernel checks first), so the assembler stopped at the slot
+/// past the limit and nothing is loaded; the answer is the kernel's.
+fn too_large(a: &CheckArgs, t: &Target, e: &AsmError) -> Result<(), String> {
+    let be = backend::by_name(&a.backend)?;
+    let out = LoadOutcome { errno: crate::verifier::errno::E2BIG, ..LoadOutcome::default() };
+    eprintln!("note: {}:{e}; not loaded", a.file);
+    let not_run = "the program was not loaded (E2BIG)";
+    if a.json {
+        let mut v = to_json(&out);
+        if a.interp {
+            v["interp"] = json!({ "error": not_run });
+        }
+        println!("{v}");
+    } else {
+        let release = be.kernel_release();
+        print!(
+            "== {} ({}, {}, {})\nrejected: errno {} ({})\n",
+            file_stem(&a.file),
+            t.prog_type.name(),
+            t.arch,
+            if release.is_empty() { "?" } else { release.as_str() },
+            out.errno,
+            errno_name(out.errno)
+        );
+        if a.interp {
+            println!("---- interpreter\nerror: {not_run}");
         }
     }
     Ok(())

@@ -14,7 +14,7 @@ pub mod xlated;
 
 use crate::isa::disasm::{NoCallbacks, print_bpf_insn, xlated_text};
 use crate::isa::insn::{Insn, from_hex, to_hex};
-use crate::isa::{Operand, assemble_with};
+use crate::isa::{Operand, assemble_bytes_with};
 
 #[derive(Parser)]
 #[command(name = "bpf-selftest", version, about = "BPF verifier selftests against a model of Linux 7.3 or a real kernel")]
@@ -292,6 +292,19 @@ pub(crate) fn read_input(file: Option<&str>) -> Result<String, String> {
     }
 }
 
+/// Asm input as bytes: the assembler takes any bytes inside comments, as
+/// llvm-mc does, and names the line and column of one elsewhere.
+pub(crate) fn read_asm_input(file: &str) -> Result<Vec<u8>, String> {
+    match file {
+        "-" => {
+            let mut b = Vec::new();
+            std::io::stdin().read_to_end(&mut b).map_err(|e| format!("reading stdin: {e}"))?;
+            Ok(b)
+        }
+        f => std::fs::read(f).map_err(|e| format!("{f}: {e}")),
+    }
+}
+
 /// `name=VALUE` pairs of `--imm`: numbers (decimal or 0x hex) or symbols.
 pub fn parse_imms(imms: &[String]) -> Result<Vec<(String, Operand)>, String> {
     imms.iter()
@@ -310,10 +323,11 @@ pub fn parse_imms(imms: &[String]) -> Result<Vec<(String, Operand)>, String> {
 }
 
 fn cmd_asm(file: &str, imms: &[String]) -> Result<(), String> {
-    let src = read_input(Some(file))?;
+    let src = read_asm_input(file)?;
     let imms = parse_imms(imms)?;
     let ops = |name: &str| imms.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone());
-    let prog = assemble_with(&src, &ops).map_err(|e| format!("{file}:{e}"))?;
+    let prog = assemble_bytes_with(&src, &ops).map_err(|e| format!("{file}:{e}"))?;
+    drop(src);
     let mut out = String::new();
     for i in &prog.insns {
         out.push_str(&to_hex(*i));
@@ -321,7 +335,8 @@ fn cmd_asm(file: &str, imms: &[String]) -> Result<(), String> {
     }
     print!("{out}");
     for r in &prog.relocs {
-        eprintln!("note: slot {}: '{}' is resolved when the program is linked ({:?})", r.insn, r.symbol, r.kind);
+        let symbol = crate::isa::asm::clip(&r.symbol);
+        eprintln!("note: slot {}: '{symbol}' is resolved when the program is linked ({:?})", r.insn, r.kind);
     }
     Ok(())
 }

@@ -9,7 +9,7 @@ use super::check::{CheckArgs, request};
 use crate::backend::{self, LoadOutcome};
 
 pub fn run(a: &CheckArgs) -> Result<(), String> {
-    let src = super::read_input(Some(&a.file))?;
+    let src = super::read_asm_input(&a.file)?;
     let req = request(a, &src)?;
     let be = backend::by_name(&a.backend)?;
     let out = super::check::load(&*be, &req)?;

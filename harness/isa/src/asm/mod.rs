@@ -5,15 +5,29 @@
 //! (`load_acquire`, `store_release`, `gotox`) are encoded as the kernel defines
 //! them. What cannot be resolved inside the text (kfunc and subprogram calls,
 //! map and global symbols in `ld_imm64`) is kept as a [`Reloc`].
+//!
+//! The text is read once, front to back, a statement at a time (`.rept`
+//! goes back over its body), so what the assembler holds is the program it
+//! makes, never the text as tokens; the first error in the text is the one
+//! reported. Nothing recurses with the input: expressions are evaluated
+//! with an explicit stack and `.rept` blocks with a list of open ones, so
+//! the assembler needs the same small stack whatever it reads (it runs on
+//! 2 MiB test threads and inside rustc for the proc macros). Its limits,
+//! each an error with a line and column: expressions nest at most
+//! [`MAX_NESTING`] deep, and so do `.rept` blocks; a program has at most
+//! [`MAX_PROG_INSNS`] slots, the most `BPF_PROG_LOAD` takes; `.rept`
+//! repeats at most [`MAX_REPT`] times each and [`MAX_REPT_TOTAL`] times in
+//! all.
 
 mod lexer;
 
-use std::collections::BTreeMap;
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::fmt;
 
 use crate::helper_ids::helper_id;
 use crate::insn::{Insn, op::*};
-use lexer::{Tok, Token};
+use lexer::{Lexer, Tok, Token};
 
 /// What a `%[name]` operand stands for.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -54,25 +68,67 @@ pub struct Program {
     pub labels: BTreeMap<String, usize>,
 }
 
+/// The most insn slots a program may have: the kernel's
+/// `BPF_COMPLEXITY_LIMIT_INSNS`, past which `BPF_PROG_LOAD` fails with
+/// E2BIG even for a privileged loader (an unprivileged one may load
+/// `BPF_MAXINSNS`, 4096).
+pub const MAX_PROG_INSNS: usize = 1_000_000;
+
+/// How deep parentheses and unary operators may nest in an expression, and
+/// `.rept` blocks in each other (kernel selftests nest a few levels).
+pub const MAX_NESTING: usize = 256;
+
+/// The largest `.rept` count.
+pub const MAX_REPT: i128 = 1 << 20;
+
+/// How many times `.rept` bodies may be gone through in all, nested ones
+/// included (bodies that make no insns are not bounded by the insn limit).
+pub const MAX_REPT_TOTAL: u64 = 1 << 24;
+
+/// What kind of error an [`AsmError`] is, for callers that answer some
+/// differently (the CLI answers a program over [`MAX_PROG_INSNS`] as the
+/// kernel would, with E2BIG).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum AsmErrorKind {
+    /// The text is not a program.
+    #[default]
+    Syntax,
+    /// More than [`MAX_PROG_INSNS`] slots.
+    TooManyInsns,
+    /// Nested more than [`MAX_NESTING`] deep.
+    TooDeep,
+    /// A byte outside comments that is not UTF-8.
+    Encoding,
+}
+
 /// An assembly error at a place in the source.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct AsmError {
-    /// 1-based line and column (in characters).
+    /// 1-based line and column (in characters; a byte that is not UTF-8
+    /// counts as one).
     pub line: usize,
     pub col: usize,
     /// Byte offset and length of the offending text.
     pub pos: usize,
     pub len: usize,
     pub msg: String,
+    pub kind: AsmErrorKind,
 }
 
 impl AsmError {
-    pub(crate) fn at(src: &str, pos: usize, len: usize, msg: String) -> AsmError {
+    pub(crate) fn at(src: &[u8], pos: usize, len: usize, msg: String) -> AsmError {
         let pos = pos.min(src.len());
         let before = &src[..pos];
-        let line = before.matches('\n').count() + 1;
-        let col = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-        AsmError { line, col, pos, len, msg }
+        let line = before.iter().filter(|&&c| c == b'\n').count() + 1;
+        let line_start = before.iter().rposition(|&c| c == b'\n').map_or(0, |k| k + 1);
+        let col = String::from_utf8_lossy(&before[line_start..]).chars().count() + 1;
+        AsmError { line, col, pos, len, msg, kind: AsmErrorKind::Syntax }
+    }
+
+    fn with_kind(mut self, kind: AsmErrorKind) -> AsmError {
+        self.kind = kind;
+        self
     }
 }
 
@@ -84,6 +140,18 @@ impl fmt::Display for AsmError {
 
 impl std::error::Error for AsmError {}
 
+/// How much of a piece of the text an error message quotes.
+const QUOTE_CHARS: usize = 40;
+
+/// `s` as an error message quotes it: the first 40 characters and an
+/// ellipsis when there are more (a bad token may be a megabyte long).
+pub fn clip(s: &str) -> Cow<'_, str> {
+    match s.char_indices().nth(QUOTE_CHARS) {
+        None => Cow::Borrowed(s),
+        Some((end, _)) => Cow::Owned(format!("{}…", &s[..end])),
+    }
+}
+
 /// Assembles `src`, with no `%[...]` operands.
 pub fn assemble(src: &str) -> Result<Program, AsmError> {
     assemble_with(src, &|_| None)
@@ -91,30 +159,65 @@ pub fn assemble(src: &str) -> Result<Program, AsmError> {
 
 /// Assembles `src`; `operands` resolves each `%[name]`.
 pub fn assemble_with(src: &str, operands: &dyn Fn(&str) -> Option<Operand>) -> Result<Program, AsmError> {
-    let toks = lexer::lex(src, operands)?;
-    let mut p = Parser { src, toks, i: 0, out: Vec::new(), labels: BTreeMap::new(), numeric: Vec::new(), fixups: Vec::new(), data: Vec::new(), label_names: Default::default() };
-    p.label_names = p
-        .toks
-        .windows(2)
-        .filter_map(|w| match (&w[0].tok, &w[1].tok) {
-            (Tok::Ident(n), Tok::Punct(":")) => Some(n.clone()),
-            _ => None,
-        })
-        .collect();
+    assemble_bytes_with(src.as_bytes(), operands)
+}
+
+/// Assembles text that need not be UTF-8 inside comments (llvm-mc takes any
+/// bytes there); elsewhere a byte that is not UTF-8 is an error naming its
+/// line and column.
+pub fn assemble_bytes(src: &[u8]) -> Result<Program, AsmError> {
+    assemble_bytes_with(src, &|_| None)
+}
+
+/// [`assemble_bytes`] with `%[name]` operands.
+pub fn assemble_bytes_with(src: &[u8], operands: &dyn Fn(&str) -> Option<Operand>) -> Result<Program, AsmError> {
+    assemble_limited(src, operands, MAX_PROG_INSNS)
+}
+
+/// The assembler with another insn limit (tests reach it with less work).
+fn assemble_limited(src: &[u8], operands: &dyn Fn(&str) -> Option<Operand>, max_insns: usize) -> Result<Program, AsmError> {
+    let mut p = Parser {
+        max_insns,
+        src,
+        lex: Lexer::new(src, operands),
+        ahead: VecDeque::with_capacity(2),
+        last: (0, 0),
+        out: Vec::new(),
+        labels: BTreeMap::new(),
+        numeric_last: HashMap::new(),
+        numeric_fwd: HashMap::new(),
+        fixups: Vec::new(),
+        data: Vec::new(),
+        repts: Vec::new(),
+        stacks: (Vec::new(), Vec::new()),
+        rept_total: 0,
+    };
+    p.fill();
     p.parse_all()?;
     p.finish()
 }
 
 /// A jump or call target still to be resolved.
-enum Target {
+enum Target<'a> {
     Rel(i64),
-    Label(String),
+    Label(Cow<'a, str>),
+    /// `Nb` (true) or `Nf`: the nearest numeric label `N:` before or after.
     Local(u64, bool),
 }
 
-struct Fixup {
+/// An `Nf` reference before its label.
+struct Pending {
     insn: usize,
-    target: Target,
+    pos: usize,
+    len: usize,
+    field: Field,
+}
+
+/// A reference resolved at the end: a name not yet defined where it is used
+/// (or a symbol for the linker), or an `Nb` without a label before it.
+struct Fixup<'a> {
+    insn: usize,
+    target: Target<'a>,
     pos: usize,
     len: usize,
     field: Field,
@@ -128,34 +231,71 @@ enum Field {
     Imm,
     /// `call label`: pseudo call, offset in `imm`, or a reloc when unknown.
     Call,
+    /// `call name` of a helper's name: the helper with this id, unless the
+    /// text defines a label of that name (then a pseudo call to it).
+    Helper(i32),
     /// `rX = label ll`: BPF_PSEUDO_FUNC, or a reloc when unknown.
     LdImm64,
 }
 
-struct Parser<'a> {
-    src: &'a str,
-    toks: Vec<Token>,
-    i: usize,
-    out: Vec<Insn>,
-    labels: BTreeMap<String, usize>,
-    /// Numeric labels in order: (number, insn index).
-    numeric: Vec<(u64, usize)>,
-    fixups: Vec<Fixup>,
-    /// Bytes of data directives not yet making a whole slot.
-    data: Vec<u8>,
-    /// Every label the text defines anywhere: `call name` is a call of that
-    /// label even when `name` is also a helper's.
-    label_names: std::collections::HashSet<String>,
+/// An operator of an expression still waiting for its operands.
+#[derive(Clone, Copy)]
+enum ExprOp {
+    Prefix(&'static str),
+    Paren,
+    /// The operator, its precedence and where it stands.
+    Binary(&'static str, u8, (usize, usize)),
 }
 
-/// Bounds that keep `.rept` from making unbounded programs.
-const MAX_REPT: i128 = 1 << 20;
-const MAX_INSNS: usize = 4 << 20;
+/// A `.rept` whose body is being gone through.
+struct Rept {
+    /// Where `.rept` stands, for errors.
+    pos: usize,
+    /// Byte offset of the body's first token.
+    body: usize,
+    /// How many more times the body is gone through after this time.
+    left: u64,
+    /// The count.
+    count: u64,
+    /// How many more times the body around this `.rept` starts (each
+    /// starts this `.rept` again), and the same summed over all the bodies
+    /// around it: fixed while this one is being gone through.
+    outer_future: u64,
+    outer_sum: u64,
+}
+
+struct Parser<'a> {
+    /// [`MAX_PROG_INSNS`], or less in tests.
+    max_insns: usize,
+    src: &'a [u8],
+    lex: Lexer<'a>,
+    /// The next tokens: two, fewer only at the end of the text.
+    ahead: VecDeque<Token<'a>>,
+    /// Byte offset and length of the last token taken.
+    last: (usize, usize),
+    out: Vec<Insn>,
+    labels: BTreeMap<String, usize>,
+    /// Each numeric label's latest slot so far.
+    numeric_last: HashMap<u64, usize>,
+    /// The `Nf` references waiting for label `N`.
+    numeric_fwd: HashMap<u64, Vec<Pending>>,
+    fixups: Vec<Fixup<'a>>,
+    /// Bytes of data directives not yet making a whole slot.
+    data: Vec<u8>,
+    /// The `.rept` bodies being gone through, innermost last.
+    repts: Vec<Rept>,
+    /// The operand and operator stacks of [`Self::expr`].
+    stacks: (Vec<i64>, Vec<ExprOp>),
+    /// How many times `.rept` bodies have been started.
+    rept_total: u64,
+}
 
 #[derive(Clone, Copy, PartialEq, Debug)]
 enum Stmt {
     Label,
     Insn,
+    /// `.endr`: the end of the innermost `.rept` body.
+    Endr,
 }
 
 #[derive(Clone, Copy, PartialEq, Debug)]
@@ -170,20 +310,47 @@ type R<T> = Result<T, AsmError>;
 const SIZES: &[(&str, u8)] = &[("u8", BPF_B), ("u16", BPF_H), ("u32", BPF_W), ("u64", BPF_DW)];
 const SSIZES: &[(&str, u8)] = &[("s8", BPF_B), ("s16", BPF_H), ("s32", BPF_W)];
 
-impl Parser<'_> {
-    fn peek(&self) -> Option<&Tok> {
-        self.toks.get(self.i).map(|t| &t.tok)
+impl<'a> Parser<'a> {
+    /// Lexes until two tokens are ahead or the text ends.
+    fn fill(&mut self) {
+        while self.ahead.len() < 2 {
+            match self.lex.next_token() {
+                Some(t) => self.ahead.push_back(t),
+                None => break,
+            }
+        }
     }
-    fn peek_at(&self, k: usize) -> Option<&Tok> {
-        self.toks.get(self.i + k).map(|t| &t.tok)
+    /// Takes the next token.
+    fn bump(&mut self) {
+        if let Some(t) = self.ahead.pop_front() {
+            self.last = (t.pos, t.len);
+        }
+        self.fill();
+    }
+    /// Goes on from byte `pos`, a token's start.
+    fn seek(&mut self, pos: usize) {
+        self.ahead.clear();
+        self.lex.seek(pos);
+        self.fill();
+    }
+    fn peek(&self) -> Option<&Tok<'a>> {
+        self.ahead.front().map(|t| &t.tok)
+    }
+    fn peek_at(&self, k: usize) -> Option<&Tok<'a>> {
+        self.ahead.get(k).map(|t| &t.tok)
     }
     fn here(&self) -> (usize, usize) {
-        match self.toks.get(self.i) {
+        match self.ahead.front() {
             Some(t) => (t.pos, t.len),
             None => (self.src.len(), 0),
         }
     }
+    /// The error at the next token; if that token is text that does not
+    /// lex, its own error.
     fn err<T>(&self, msg: impl Into<String>) -> R<T> {
+        if let Some(Tok::Bad(e)) = self.peek() {
+            return Err((**e).clone());
+        }
         let (pos, len) = self.here();
         Err(AsmError::at(self.src, pos, len, msg.into()))
     }
@@ -191,10 +358,13 @@ impl Parser<'_> {
         Err(AsmError::at(self.src, pos, len, msg.into()))
     }
     fn describe(&self) -> String {
-        match self.toks.get(self.i) {
+        match self.ahead.front() {
             None => "end of input".into(),
             Some(t) if t.tok == Tok::Sep => "end of statement".into(),
-            Some(t) => format!("'{}'", &self.src[t.pos..t.pos + t.len]),
+            Some(t) => {
+                let text = self.src.get(t.pos..t.pos + t.len).unwrap_or_default();
+                format!("'{}'", clip(&String::from_utf8_lossy(text)))
+            }
         }
     }
     fn at_punct(&self, p: &str) -> bool {
@@ -205,7 +375,7 @@ impl Parser<'_> {
     }
     fn eat_punct(&mut self, p: &str) -> bool {
         if self.at_punct(p) {
-            self.i += 1;
+            self.bump();
             true
         } else {
             false
@@ -216,7 +386,7 @@ impl Parser<'_> {
     }
     fn expect_ident(&mut self, s: &str) -> R<()> {
         if self.at_ident(s) {
-            self.i += 1;
+            self.bump();
             Ok(())
         } else {
             self.err(format!("expected '{s}', found {}", self.describe()))
@@ -227,28 +397,73 @@ impl Parser<'_> {
     }
 
     fn parse_all(&mut self) -> R<()> {
-        self.parse_until(self.toks.len())?;
+        loop {
+            while self.peek() == Some(&Tok::Sep) {
+                self.bump();
+            }
+            if self.peek().is_none() {
+                if let Some(r) = self.repts.last() {
+                    return self.err_at(r.pos, 5, ".rept without .endr");
+                }
+                break;
+            }
+            let (pos, len) = self.here();
+            match self.statement()? {
+                Stmt::Label => continue,
+                Stmt::Insn => {}
+                Stmt::Endr => {
+                    if !self.at_end() {
+                        return self.err(format!("expected end of statement, found {}", self.describe()));
+                    }
+                    let Some(r) = self.repts.last_mut() else {
+                        return self.err_at(pos, len, ".endr without .rept");
+                    };
+                    if r.left > 0 {
+                        r.left -= 1;
+                        let (rpos, body) = (r.pos, r.body);
+                        self.count_rept(rpos)?;
+                        self.seek(body);
+                    } else {
+                        self.repts.pop();
+                    }
+                    continue;
+                }
+            }
+            self.check_size(pos, len)?;
+            if !self.at_end() {
+                return self.err(format!("expected end of statement, found {}", self.describe()));
+            }
+        }
         if !self.data.is_empty() {
             return self.err_at(self.src.len(), 0, "data directives must fill whole 8-byte instruction slots");
         }
         Ok(())
     }
 
-    fn parse_until(&mut self, end: usize) -> R<()> {
-        loop {
-            while self.i < end && self.peek() == Some(&Tok::Sep) {
-                self.i += 1;
-            }
-            if self.i >= end {
-                return Ok(());
-            }
-            if self.statement()? == Stmt::Label {
-                continue;
-            }
-            if !self.at_end() {
-                return self.err(format!("expected end of statement, found {}", self.describe()));
-            }
+    /// The error once the program has more slots than `BPF_PROG_LOAD` takes.
+    fn check_size(&self, pos: usize, len: usize) -> R<()> {
+        if self.out.len() > self.max_insns {
+            let e = AsmError::at(
+                self.src,
+                pos,
+                len,
+                format!(
+                    "the program has more than {} instructions, the most BPF_PROG_LOAD takes \
+                     (BPF_COMPLEXITY_LIMIT_INSNS; the kernel answers E2BIG)",
+                    self.max_insns
+                ),
+            );
+            return Err(e.with_kind(AsmErrorKind::TooManyInsns));
         }
+        Ok(())
+    }
+
+    fn count_rept(&mut self, pos: usize) -> R<()> {
+        self.rept_total += 1;
+        if self.rept_total > MAX_REPT_TOTAL {
+            return self.err_at(pos, 5, format!(".rept bodies repeat more than {MAX_REPT_TOTAL} times in all"));
+        }
+        Ok(())
     }
 
     fn reg_of(tok: Option<&Tok>) -> Option<Reg> {
@@ -272,7 +487,7 @@ impl Parser<'_> {
     fn reg(&mut self) -> R<Reg> {
         match Self::reg_of(self.peek()) {
             Some(r) => {
-                self.i += 1;
+                self.bump();
                 Ok(r)
             }
             None => self.err(format!("expected a register (r0-r11 or w0-w11), found {}", self.describe())),
@@ -284,8 +499,8 @@ impl Parser<'_> {
     /// returns the value and the span it came from.
     fn number(&mut self) -> R<(i128, usize, usize)> {
         let (pos, _) = self.here();
-        let v = self.expr(1)?;
-        let end = self.toks.get(self.i - 1).map_or(pos, |t| t.pos + t.len);
+        let v = self.expr()?;
+        let end = self.last.0 + self.last.1;
         Ok((v as i128, pos, end.saturating_sub(pos)))
     }
 
@@ -303,75 +518,95 @@ impl Parser<'_> {
         Some((p, prec))
     }
 
-    fn expr(&mut self, min_prec: u8) -> R<i64> {
-        let mut lhs = self.unary()?;
-        while let Some((op, prec)) = self.binop() {
-            if prec < min_prec {
-                break;
-            }
-            let (opos, olen) = self.here();
-            self.i += 1;
-            let rhs = self.expr(prec + 1)?;
-            let t = |b: bool| if b { -1 } else { 0 };
-            lhs = match op {
-                "||" => (lhs != 0 || rhs != 0) as i64,
-                "&&" => (lhs != 0 && rhs != 0) as i64,
-                "==" => t(lhs == rhs),
-                "!=" => t(lhs != rhs),
-                "<" => t(lhs < rhs),
-                "<=" => t(lhs <= rhs),
-                ">" => t(lhs > rhs),
-                ">=" => t(lhs >= rhs),
-                "+" => lhs.wrapping_add(rhs),
-                "-" => lhs.wrapping_sub(rhs),
-                "|" => lhs | rhs,
-                "&" => lhs & rhs,
-                "^" => lhs ^ rhs,
-                "*" => lhs.wrapping_mul(rhs),
-                "<<" => lhs.wrapping_shl(rhs as u32),
-                ">>" => lhs.wrapping_shr(rhs as u32),
-                _ => {
-                    if rhs == 0 {
-                        return self.err_at(opos, olen, "division by zero in a constant expression");
-                    }
-                    if op == "/" { lhs.wrapping_div(rhs) } else { lhs.wrapping_rem(rhs) }
-                }
-            };
-        }
-        Ok(lhs)
+    /// The expression's value, evaluated with an explicit stack rather than
+    /// by recursion (the operator-precedence method): the operands so far,
+    /// and the operators still waiting for theirs. Prefix operators and
+    /// open parentheses are the nesting, at most [`MAX_NESTING`] at a time.
+    fn expr(&mut self) -> R<i64> {
+        // the stacks are kept from one expression to the next
+        let (mut vals, mut ops) = std::mem::take(&mut self.stacks);
+        vals.clear();
+        ops.clear();
+        let r = self.expr_with(&mut vals, &mut ops);
+        self.stacks = (vals, ops);
+        r
     }
 
-    fn unary(&mut self) -> R<i64> {
-        match self.peek() {
-            Some(Tok::Punct("-")) => {
-                self.i += 1;
-                Ok(self.unary()?.wrapping_neg())
+    fn expr_with(&mut self, vals: &mut Vec<i64>, ops: &mut Vec<ExprOp>) -> R<i64> {
+        let mut nesting = 0;
+        loop {
+            // an operand: prefix operators and parentheses, then a number
+            loop {
+                let op = match self.peek() {
+                    Some(Tok::Num(v)) => {
+                        vals.push(*v as u64 as i64);
+                        self.bump();
+                        break;
+                    }
+                    Some(Tok::Punct("(")) => ExprOp::Paren,
+                    Some(Tok::Punct(p @ ("-" | "+" | "~" | "!"))) => ExprOp::Prefix(p),
+                    _ => return self.err(format!("expected a number, found {}", self.describe())),
+                };
+                nesting += 1;
+                if nesting > MAX_NESTING {
+                    let (pos, len) = self.here();
+                    let e = AsmError::at(self.src, pos, len, format!("expression nested too deep (more than {MAX_NESTING} levels)"));
+                    return Err(e.with_kind(AsmErrorKind::TooDeep));
+                }
+                ops.push(op);
+                self.bump();
             }
-            Some(Tok::Punct("+")) => {
-                self.i += 1;
-                self.unary()
+            // what follows an operand: a binary operator, `)` or the end
+            loop {
+                // the prefix operators before a whole operand apply to it
+                while let Some(&ExprOp::Prefix(p)) = ops.last() {
+                    ops.pop();
+                    nesting -= 1;
+                    let v = vals.last_mut().expect("an operand");
+                    *v = match p {
+                        "-" => v.wrapping_neg(),
+                        "~" => !*v,
+                        "!" => (*v == 0) as i64,
+                        _ => *v,
+                    };
+                }
+                if let Some((op, prec)) = self.binop() {
+                    // left to right within a precedence, higher ones first
+                    while let Some(&ExprOp::Binary(_, p, _)) = ops.last()
+                        && p >= prec
+                    {
+                        self.reduce(vals, ops)?;
+                    }
+                    ops.push(ExprOp::Binary(op, prec, self.here()));
+                    self.bump();
+                    break;
+                }
+                while let Some(ExprOp::Binary(..)) = ops.last() {
+                    self.reduce(vals, ops)?;
+                }
+                match ops.last() {
+                    None => return Ok(vals[0]),
+                    Some(ExprOp::Paren) => {
+                        self.expect_punct(")")?;
+                        ops.pop();
+                        nesting -= 1;
+                    }
+                    Some(_) => unreachable!("prefix operators were applied"),
+                }
             }
-            Some(Tok::Punct("~")) => {
-                self.i += 1;
-                Ok(!self.unary()?)
-            }
-            Some(Tok::Punct("!")) => {
-                self.i += 1;
-                Ok((self.unary()? == 0) as i64)
-            }
-            Some(Tok::Punct("(")) => {
-                self.i += 1;
-                let v = self.expr(1)?;
-                self.expect_punct(")")?;
-                Ok(v)
-            }
-            Some(Tok::Num(v)) => {
-                let v = *v as u64 as i64;
-                self.i += 1;
-                Ok(v)
-            }
-            _ => self.err(format!("expected a number, found {}", self.describe())),
         }
+    }
+
+    /// Applies the binary operator on top of `ops` to the last two operands.
+    fn reduce(&self, vals: &mut Vec<i64>, ops: &mut Vec<ExprOp>) -> R<()> {
+        let Some(ExprOp::Binary(op, _, (pos, len))) = ops.pop() else { unreachable!("a binary operator") };
+        let rhs = vals.pop().expect("two operands");
+        let lhs = vals.pop().expect("two operands");
+        match binary(op, lhs, rhs) {
+            Some(v) => vals.push(v),
+            None => return self.err_at(pos, len, "division by zero in a constant expression"),
+        }
+        Ok(())
     }
 
     /// A 32-bit immediate as LLVM takes it: the low 32 bits of the value
@@ -394,7 +629,7 @@ impl Parser<'_> {
         } else {
             return self.err(format!("expected u8, u16, u32 or u64, found {}", self.describe()));
         };
-        self.i += 1;
+        self.bump();
         self.expect_punct("*")?;
         self.expect_punct(")")?;
         Ok(sz)
@@ -404,7 +639,7 @@ impl Parser<'_> {
     fn addr(&mut self) -> R<(u8, i16)> {
         let r = self.reg()?;
         if r.w {
-            return self.err_at(self.toks[self.i - 1].pos, 2, "a memory base must be a 64-bit register");
+            return self.err_at(self.last.0, 2, "a memory base must be a 64-bit register");
         }
         // `(r1 - 8)`, `(r1 + 8)`, and `(r1 -8)` as a template operand
         // holding a negative number expands to
@@ -433,9 +668,10 @@ impl Parser<'_> {
     /// `(SZ *)(rN + off)` as the first argument of the atomic functions.
     fn typed_addr(&mut self) -> R<(u8, u8, i16)> {
         self.expect_punct("(")?;
+        let (spos, _) = self.here();
         let (sz, signed) = self.size_cast()?;
         if signed {
-            return self.err_at(self.toks[self.i - 3].pos, 3, "atomics take unsigned sizes");
+            return self.err_at(spos, 3, "atomics take unsigned sizes");
         }
         self.expect_punct("(")?;
         let (base, off) = self.addr()?;
@@ -450,57 +686,84 @@ impl Parser<'_> {
 
     /// `.byte`/`.short`/`.long`/`.quad` with a comma-separated list: raw
     /// bytes (little endian) that become instruction slots 8 at a time.
-    fn data_directive(&mut self, width: usize) -> R<()> {
+    fn data_directive(&mut self, pos: usize, len: usize, width: usize) -> R<()> {
         loop {
             let (v, _, _) = self.number()?;
             self.data.extend_from_slice(&(v as i64).to_le_bytes()[..width]);
+            if self.data.len() >= 8 {
+                let slot: [u8; 8] = self.data[..8].try_into().expect("8 bytes");
+                self.data.drain(..8);
+                self.out.push(Insn::from_bytes(slot));
+                self.check_size(pos, len)?;
+            }
             if !self.eat_punct(",") {
                 break;
             }
         }
-        while self.data.len() >= 8 {
-            let slot: [u8; 8] = self.data[..8].try_into().expect("8 bytes");
-            self.data.drain(..8);
-            self.out.push(Insn::from_bytes(slot));
-        }
         Ok(())
     }
 
-    /// `.rept N` ... `.endr`: the body N times.
+    /// `.rept N`: the body up to the matching `.endr` N times. The body is
+    /// gone through as it is read; each `.endr` goes back to its start
+    /// until the count is used up ([`Self::parse_all`]).
     fn rept(&mut self, pos: usize) -> R<()> {
+        if self.repts.len() >= MAX_NESTING {
+            let e = AsmError::at(self.src, pos, 5, format!(".rept nested too deep (more than {MAX_NESTING} levels)"));
+            return Err(e.with_kind(AsmErrorKind::TooDeep));
+        }
         let (n, npos, nlen) = self.number()?;
         if !(0..=MAX_REPT).contains(&n) {
             return self.err_at(npos, nlen, format!(".rept count {n} is out of range (0..={MAX_REPT})"));
         }
-        let body = self.i;
-        let mut depth = 0;
-        let mut end = None;
-        for k in body..self.toks.len() {
-            match &self.toks[k].tok {
-                Tok::Ident(w) if w == ".rept" => depth += 1,
-                Tok::Ident(w) if w == ".endr" => {
-                    if depth == 0 {
-                        end = Some(k);
-                        break;
+        if n > 0 {
+            let n = n as u64;
+            // how many times bodies will start at least, this one and those
+            // around it: past the bound, known now rather than after the work
+            let (outer_future, outer_sum) = match self.repts.last() {
+                None => (0, 0),
+                Some(r) => {
+                    let f = r.left.saturating_add(r.count.saturating_mul(r.outer_future));
+                    (f, r.outer_sum.saturating_add(f))
+                }
+            };
+            let mine = (n - 1).saturating_add(n.saturating_mul(outer_future));
+            if self.rept_total.saturating_add(1).saturating_add(outer_sum).saturating_add(mine) > MAX_REPT_TOTAL {
+                return self.err_at(pos, 5, format!(".rept bodies repeat more than {MAX_REPT_TOTAL} times in all"));
+            }
+            self.count_rept(pos)?;
+            let (body, _) = self.here();
+            self.repts.push(Rept { pos, body, left: n - 1, count: n, outer_future, outer_sum });
+            return Ok(());
+        }
+        // Nothing of a body gone through no times is assembled: on to the
+        // token after its `.endr`.
+        let mut depth = self.repts.len() + 1;
+        loop {
+            match self.peek() {
+                None => return self.err_at(pos, 5, ".rept without .endr"),
+                Some(Tok::Bad(e)) => return Err((**e).clone()),
+                Some(Tok::Ident(w)) if w == ".rept" => {
+                    if depth >= MAX_NESTING {
+                        let (p, l) = self.here();
+                        let e = AsmError::at(self.src, p, l, format!(".rept nested too deep (more than {MAX_NESTING} levels)"));
+                        return Err(e.with_kind(AsmErrorKind::TooDeep));
                     }
+                    depth += 1;
+                }
+                Some(Tok::Ident(w)) if w == ".endr" => {
                     depth -= 1;
+                    if depth == self.repts.len() {
+                        self.bump();
+                        return Ok(());
+                    }
                 }
                 _ => {}
             }
+            self.bump();
         }
-        let Some(end) = end else { return self.err_at(pos, 5, ".rept without .endr") };
-        for _ in 0..n {
-            self.i = body;
-            self.parse_until(end)?;
-            if self.out.len() > MAX_INSNS {
-                return self.err_at(pos, 5, format!("more than {MAX_INSNS} instructions"));
-            }
-        }
-        self.i = end + 1;
-        Ok(())
     }
 
-    fn target(&mut self) -> R<(Target, usize, usize)> {
+    fn target(&mut self) -> R<(Target<'a>, usize, usize)> {
         let (pos, len) = self.here();
         let t = match self.peek().cloned() {
             Some(Tok::Punct("+" | "-")) | Some(Tok::Num(_)) => {
@@ -508,7 +771,7 @@ impl Parser<'_> {
                 return Ok((Target::Rel(v as i64), pos, len));
             }
             Some(Tok::Ident(s)) if s == "pc" && matches!(self.peek_at(1), Some(Tok::Punct("+" | "-"))) => {
-                self.i += 1;
+                self.bump();
                 let (v, p2, l2) = self.number()?;
                 return Ok((Target::Rel(v as i64), pos, p2 + l2 - pos));
             }
@@ -516,15 +779,70 @@ impl Parser<'_> {
             Some(Tok::LocalRef(n, back)) => Target::Local(n, back),
             _ => return self.err(format!("expected a jump target (+N, -N or a label), found {}", self.describe())),
         };
-        self.i += 1;
+        self.bump();
         Ok((t, pos, len))
+    }
+
+    /// Resolves what `insn` refers to now when that is known (offsets,
+    /// labels already defined, `Nb`: the latest `N:` so far), else keeps
+    /// it: `Nf` until `N:` comes, names until the end.
+    fn fixup(&mut self, insn: usize, target: Target<'a>, pos: usize, len: usize, field: Field) -> R<()> {
+        let to = |at: usize| at as i64 - (insn as i64 + 1);
+        match target {
+            Target::Rel(v) => self.patch(insn, field, v, pos, len),
+            // a label at the same slot as the reference counts as before it
+            Target::Local(n, true) => match self.numeric_last.get(&n) {
+                Some(&at) => self.patch(insn, field, to(at), pos, len),
+                None => {
+                    self.fixups.push(Fixup { insn, target, pos, len, field });
+                    Ok(())
+                }
+            },
+            Target::Local(n, false) => {
+                self.numeric_fwd.entry(n).or_default().push(Pending { insn, pos, len, field });
+                Ok(())
+            }
+            Target::Label(name) => match self.labels.get(name.as_ref()) {
+                Some(&at) => self.patch(insn, field, to(at), pos, len),
+                None => {
+                    self.fixups.push(Fixup { insn, target: Target::Label(name), pos, len, field });
+                    Ok(())
+                }
+            },
+        }
+    }
+
+    /// Writes the offset `rel` of a resolved reference into its insn.
+    fn patch(&mut self, insn: usize, field: Field, rel: i64, pos: usize, len: usize) -> R<()> {
+        match field {
+            Field::Off => {
+                if rel < i16::MIN as i64 || rel > i16::MAX as i64 {
+                    return self.err_at(pos, len, format!("jump offset {rel} does not fit 16 bits (use gotol)"));
+                }
+                self.out[insn].off = rel as i16;
+            }
+            Field::Imm | Field::Call | Field::Helper(_) => {
+                if rel < i32::MIN as i64 || rel > i32::MAX as i64 {
+                    return self.err_at(pos, len, format!("offset {rel} does not fit 32 bits"));
+                }
+                if let Field::Helper(_) = field {
+                    // `call name` of a label that has a helper's name
+                    self.out[insn].src = BPF_PSEUDO_CALL;
+                }
+                self.out[insn].imm = rel as i32;
+            }
+            Field::LdImm64 => {
+                self.out[insn].src = BPF_PSEUDO_FUNC;
+                self.out[insn].imm = rel as i32;
+            }
+        }
+        Ok(())
     }
 
     fn jump(&mut self, insn: Insn, field: Field) -> R<()> {
         let (target, pos, len) = self.target()?;
         let idx = self.emit(insn);
-        self.fixups.push(Fixup { insn: idx, target, pos, len, field });
-        Ok(())
+        self.fixup(idx, target, pos, len, field)
     }
 
     fn statement(&mut self) -> R<Stmt> {
@@ -535,16 +853,27 @@ impl Parser<'_> {
                 self.err("a label inside an 8-byte slot that data directives are filling")
             }
             (Some(Tok::Ident(name)), Some(Tok::Punct(":"))) => {
-                self.i += 2;
-                if self.labels.insert(name.clone(), self.out.len()).is_some() {
-                    return self.err_at(pos, name.len(), format!("label '{name}' is defined twice"));
+                self.bump();
+                self.bump();
+                if self.labels.contains_key(name.as_ref()) {
+                    return self.err_at(pos, name.len(), format!("label '{}' is defined twice", clip(&name)));
                 }
+                self.labels.insert(name.into_owned(), self.out.len());
                 Ok(Stmt::Label)
             }
             (Some(Tok::Num(n)), Some(Tok::Punct(":"))) => {
-                self.i += 2;
-                self.numeric.push((n as u64, self.out.len()));
+                self.bump();
+                self.bump();
+                let (n, at) = (n as u64, self.out.len());
+                self.numeric_last.insert(n, at);
+                for p in self.numeric_fwd.remove(&n).unwrap_or_default() {
+                    self.patch(p.insn, p.field, at as i64 - (p.insn as i64 + 1), p.pos, p.len)?;
+                }
                 Ok(Stmt::Label)
+            }
+            (Some(Tok::Ident(w)), _) if w == ".endr" => {
+                self.bump();
+                Ok(Stmt::Endr)
             }
             _ if !self.data.is_empty() && !self.at_data_directive() => {
                 self.err("an instruction inside an 8-byte slot that data directives are filling")
@@ -554,25 +883,25 @@ impl Parser<'_> {
     }
 
     fn at_data_directive(&self) -> bool {
-        matches!(self.peek(), Some(Tok::Ident(w)) if matches!(w.as_str(), ".byte" | ".short" | ".2byte" | ".hword" | ".long" | ".int" | ".4byte" | ".word" | ".8byte" | ".quad" | ".dword"))
+        matches!(self.peek(), Some(Tok::Ident(w)) if matches!(w.as_ref(), ".byte" | ".short" | ".2byte" | ".hword" | ".long" | ".int" | ".4byte" | ".word" | ".8byte" | ".quad" | ".dword"))
     }
 
     fn instruction(&mut self) -> R<()> {
-        let (pos, _) = self.here();
+        let (pos, len) = self.here();
         let word = match self.peek() {
             Some(Tok::Ident(s)) => s.clone(),
             Some(Tok::Punct("*")) => {
-                self.i += 1;
+                self.bump();
                 return self.store();
             }
             _ => return self.err(format!("expected an instruction, found {}", self.describe())),
         };
         if let Some(dst) = Self::reg_of(self.peek()) {
-            self.i += 1;
+            self.bump();
             return self.reg_statement(dst);
         }
-        self.i += 1;
-        match word.as_str() {
+        self.bump();
+        match word.as_ref() {
             "exit" => {
                 self.emit(Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0));
                 Ok(())
@@ -594,13 +923,15 @@ impl Parser<'_> {
             "if" => self.cond_jump(),
             "lock" => self.lock(),
             "store_release" => self.store_release(),
-            ".byte" => self.data_directive(1),
-            ".short" | ".2byte" | ".hword" => self.data_directive(2),
-            ".long" | ".int" | ".4byte" | ".word" => self.data_directive(4),
-            ".8byte" | ".quad" | ".dword" => self.data_directive(8),
+            ".byte" => self.data_directive(pos, len, 1),
+            ".short" | ".2byte" | ".hword" => self.data_directive(pos, len, 2),
+            ".long" | ".int" | ".4byte" | ".word" => self.data_directive(pos, len, 4),
+            ".8byte" | ".quad" | ".dword" => self.data_directive(pos, len, 8),
             ".rept" => self.rept(pos),
-            w if Self::looks_like_reg(w) => self.err_at(pos, w.len(), format!("'{w}' is not a BPF register (r0-r11, w0-w11)")),
-            _ => self.err_at(pos, word.len(), format!("unknown instruction '{word}'")),
+            w if Self::looks_like_reg(w) => {
+                self.err_at(pos, w.len(), format!("'{}' is not a BPF register (r0-r11, w0-w11)", clip(w)))
+            }
+            _ => self.err_at(pos, word.len(), format!("unknown instruction '{}'", clip(&word))),
         }
     }
 
@@ -612,23 +943,22 @@ impl Parser<'_> {
                 self.emit(Insn::new(BPF_JMP | BPF_CALL, 0, 0, 0, imm));
                 Ok(())
             }
-            Some(Tok::Ident(name)) if helper_id(&name).is_some() && !self.label_names.contains(&name) => {
-                self.i += 1;
+            // a helper, unless the text defines a label of its name (known at the end)
+            Some(Tok::Ident(name)) if helper_id(&name).is_some() => {
+                self.bump();
                 let id = helper_id(&name).expect("checked");
-                self.emit(Insn::new(BPF_JMP | BPF_CALL, 0, 0, 0, id));
-                Ok(())
+                let idx = self.emit(Insn::new(BPF_JMP | BPF_CALL, 0, 0, 0, id));
+                self.fixup(idx, Target::Label(name), pos, len, Field::Helper(id))
             }
             Some(Tok::Ident(name)) => {
-                self.i += 1;
+                self.bump();
                 let idx = self.emit(Insn::new(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, 0));
-                self.fixups.push(Fixup { insn: idx, target: Target::Label(name), pos, len, field: Field::Call });
-                Ok(())
+                self.fixup(idx, Target::Label(name), pos, len, Field::Call)
             }
             Some(Tok::LocalRef(n, back)) => {
-                self.i += 1;
+                self.bump();
                 let idx = self.emit(Insn::new(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, 0));
-                self.fixups.push(Fixup { insn: idx, target: Target::Local(n, back), pos, len, field: Field::Call });
-                Ok(())
+                self.fixup(idx, Target::Local(n, back), pos, len, Field::Call)
             }
             _ => self.err(format!("expected a helper id, helper name or label after 'call', found {}", self.describe())),
         }
@@ -637,7 +967,7 @@ impl Parser<'_> {
     fn cond_jump(&mut self) -> R<()> {
         let dst = self.reg()?;
         let signed = if self.at_ident("s") {
-            self.i += 1;
+            self.bump();
             true
         } else {
             false
@@ -660,13 +990,13 @@ impl Parser<'_> {
             ("<=", true) => BPF_JSLE,
             _ => return self.err_at(oppos.0, oppos.1, format!("unknown comparison '{}{op}'", if signed { "s" } else { "" })),
         };
-        self.i += 1;
+        self.bump();
         let class = if dst.w { BPF_JMP32 } else { BPF_JMP };
         let insn = if let Some(src) = Self::reg_of(self.peek()) {
             if src.w != dst.w {
                 return self.err("both registers of a comparison must be of the same width");
             }
-            self.i += 1;
+            self.bump();
             Insn::new(class | code | BPF_X, dst.n, src.n, 0, 0)
         } else {
             let imm = self.imm32()?;
@@ -684,7 +1014,7 @@ impl Parser<'_> {
         }
         self.expect_punct("=")?;
         if let Some(src) = Self::reg_of(self.peek()) {
-            self.i += 1;
+            self.bump();
             self.emit(Insn::new(BPF_STX | BPF_MEM | sz, base, src.n, off, 0));
         } else {
             let imm = self.imm32()?;
@@ -707,7 +1037,7 @@ impl Parser<'_> {
             Some(Tok::Punct("^=")) => BPF_XOR,
             _ => return self.err(format!("expected +=, &=, |= or ^=, found {}", self.describe())),
         };
-        self.i += 1;
+        self.bump();
         let src = self.reg()?;
         self.emit(Insn::new(BPF_STX | BPF_ATOMIC | sz, base, src.n, off, imm as i32));
         Ok(())
@@ -728,7 +1058,7 @@ impl Parser<'_> {
     fn reg_statement(&mut self, dst: Reg) -> R<()> {
         let class = if dst.w { BPF_ALU } else { BPF_ALU64 };
         let signed = if self.at_ident("s") {
-            self.i += 1;
+            self.bump();
             true
         } else {
             false
@@ -739,7 +1069,7 @@ impl Parser<'_> {
         };
         let (alu, off) = match (op, signed) {
             ("=", false) => {
-                self.i += 1;
+                self.bump();
                 return self.assign(dst);
             }
             ("+=", false) => (BPF_ADD, 0),
@@ -757,7 +1087,7 @@ impl Parser<'_> {
             ("%=", true) => (BPF_MOD, 1),
             _ => return self.err_at(oppos.0, oppos.1, format!("unknown operator '{}{op}'", if signed { "s" } else { "" })),
         };
-        self.i += 1;
+        self.bump();
         self.alu_operand(dst, class | alu, off)
     }
 
@@ -766,7 +1096,7 @@ impl Parser<'_> {
             if src.w != dst.w {
                 return self.err("both registers must be of the same width (rN with rN, wN with wN)");
             }
-            self.i += 1;
+            self.bump();
             self.emit(Insn::new(code | BPF_X, dst.n, src.n, off, 0));
         } else {
             let imm = self.imm32()?;
@@ -780,7 +1110,7 @@ impl Parser<'_> {
         let class = if dst.w { BPF_ALU } else { BPF_ALU64 };
         match self.peek().cloned() {
             Some(Tok::Punct("*")) => {
-                self.i += 1;
+                self.bump();
                 self.expect_punct("(")?;
                 let (sz, signed) = self.size_cast()?;
                 if self.at_ident("skb") {
@@ -794,24 +1124,24 @@ impl Parser<'_> {
                 Ok(())
             }
             Some(Tok::Punct("-")) if Self::reg_of(self.peek_at(1)).is_some() => {
-                self.i += 1;
+                self.bump();
                 let src = self.reg()?;
                 if src != dst {
-                    return self.err_at(self.toks[self.i - 1].pos, 2, "negation must be of the destination register itself");
+                    return self.err_at(self.last.0, 2, "negation must be of the destination register itself");
                 }
                 self.emit(Insn::new(class | BPF_NEG, dst.n, 0, 0, 0));
                 Ok(())
             }
             Some(Tok::Punct("(")) => {
                 // movsx: `(s8)rN`
-                self.i += 1;
+                self.bump();
                 let bits = match self.peek() {
                     Some(Tok::Ident(s)) if s == "s8" => 8,
                     Some(Tok::Ident(s)) if s == "s16" => 16,
                     Some(Tok::Ident(s)) if s == "s32" => 32,
                     _ => return self.err(format!("expected s8, s16 or s32, found {}", self.describe())),
                 };
-                self.i += 1;
+                self.bump();
                 self.expect_punct(")")?;
                 let src = self.reg()?;
                 if src.w != dst.w {
@@ -822,18 +1152,18 @@ impl Parser<'_> {
             }
             Some(Tok::Ident(word)) => {
                 if let Some(src) = Self::reg_of(self.peek()) {
-                    self.i += 1;
+                    self.bump();
                     if src.w != dst.w {
-                        return self.err_at(self.toks[self.i - 1].pos, 2, "both registers must be of the same width");
+                        return self.err_at(self.last.0, 2, "both registers must be of the same width");
                     }
                     self.emit(Insn::new(class | BPF_MOV | BPF_X, dst.n, src.n, 0, 0));
                     return Ok(());
                 }
                 if let Some((kind, bits)) = endian_word(&word) {
-                    self.i += 1;
+                    self.bump();
                     let src = self.reg()?;
                     if src.n != dst.n || src.w || dst.w {
-                        return self.err_at(self.toks[self.i - 1].pos, 2, format!("{word} takes the destination register itself, as rN"));
+                        return self.err_at(self.last.0, 2, format!("{word} takes the destination register itself, as rN"));
                     }
                     let code = match kind {
                         "le" => BPF_ALU | BPF_END | BPF_TO_LE,
@@ -852,7 +1182,7 @@ impl Parser<'_> {
             Some(Tok::Num(_)) | Some(Tok::Punct("-" | "+")) => {
                 let (v, pos, len) = self.number()?;
                 if self.at_ident("ll") {
-                    self.i += 1;
+                    self.bump();
                     if dst.w {
                         return self.err_at(pos, len, "ld_imm64 needs a 64-bit register");
                     }
@@ -873,31 +1203,30 @@ impl Parser<'_> {
         matches!(self.peek_at(k), Some(Tok::Punct(q)) if *q == p)
     }
 
-    fn ld_imm64_sym(&mut self, dst: Reg, name: String) -> R<()> {
+    fn ld_imm64_sym(&mut self, dst: Reg, name: Cow<'a, str>) -> R<()> {
         let (pos, len) = self.here();
-        self.i += 1;
+        self.bump();
         if !self.at_ident("ll") {
-            return self.err(format!("expected 'll' after the symbol '{name}', found {}", self.describe()));
+            return self.err(format!("expected 'll' after the symbol '{}', found {}", clip(&name), self.describe()));
         }
-        self.i += 1;
+        self.bump();
         if dst.w {
             return self.err_at(pos, len, "ld_imm64 needs a 64-bit register");
         }
         let idx = self.emit(Insn::new(BPF_LD | BPF_IMM | BPF_DW, dst.n, 0, 0, 0));
         self.emit(Insn::default());
-        self.fixups.push(Fixup { insn: idx, target: Target::Label(name), pos, len, field: Field::LdImm64 });
-        Ok(())
+        self.fixup(idx, Target::Label(name), pos, len, Field::LdImm64)
     }
 
     /// `r0 = *(SZ *)skb[imm]` / `skb[rN]` / `skb[rN + imm]`
     fn ld_abs_ind(&mut self, dst: Reg, sz: u8, signed: bool) -> R<()> {
-        self.i += 1;
+        self.bump();
         if signed || dst.n != 0 {
             return self.err("packet loads take an unsigned size and load into r0");
         }
         self.expect_punct("[")?;
         let insn = if let Some(src) = Self::reg_of(self.peek()) {
-            self.i += 1;
+            self.bump();
             let imm = if self.eat_punct("+") { self.imm32()? } else { 0 };
             Insn::new(BPF_LD | BPF_IND | sz, 0, src.n, 0, imm)
         } else {
@@ -912,7 +1241,8 @@ impl Parser<'_> {
     /// `dst = name(...)`: atomics, load_acquire, addr_space_cast.
     fn call_form(&mut self, dst: Reg, word: &str) -> R<()> {
         let (pos, len) = self.here();
-        self.i += 2; // name (
+        self.bump(); // name
+        self.bump(); // (
         let fetch_op = match word {
             "atomic_fetch_add" => Some(BPF_ADD),
             "atomic_fetch_and" => Some(BPF_AND),
@@ -984,7 +1314,7 @@ impl Parser<'_> {
                 self.emit(Insn::new(BPF_ALU64 | BPF_MOV | BPF_X, dst.n, src.n, BPF_ADDR_SPACE_CAST, ((a << 16) | b) as i32));
                 Ok(())
             }
-            _ => self.err_at(pos, len, format!("unknown function '{word}'")),
+            _ => self.err_at(pos, len, format!("unknown function '{}'", clip(word))),
         }
     }
 
@@ -995,67 +1325,71 @@ impl Parser<'_> {
         Ok(())
     }
 
-    fn numeric_target(&self, n: u64, back: bool, from: usize) -> Option<usize> {
-        // `from` is the index of the insn that refers to the label; a label at
-        // the same index as a backward reference's own insn counts as before it.
-        if back {
-            self.numeric.iter().rev().find(|(m, at)| *m == n && *at <= from).map(|x| x.1)
-        } else {
-            self.numeric.iter().find(|(m, at)| *m == n && *at > from).map(|x| x.1)
-        }
-    }
-
     fn finish(mut self) -> R<Program> {
+        // the first reference without a label in the text is the error
+        let missing_fwd = self.numeric_fwd.iter().flat_map(|(&n, v)| v.iter().map(move |p| (p.insn, p.pos, p.len, n))).min();
+        let no_label_after = |(_, pos, len, n): (usize, usize, usize, u64)| {
+            Err(AsmError::at(self.src, pos, len, format!("no label {n}: after it")))
+        };
         let mut relocs = Vec::new();
         let fixups = std::mem::take(&mut self.fixups);
         for f in fixups {
-            let target = match &f.target {
-                Target::Rel(v) => Err(*v),
-                Target::Label(name) => match self.labels.get(name) {
-                    Some(&at) => Ok(at),
+            if let Some(m) = missing_fwd.filter(|m| m.0 < f.insn) {
+                return no_label_after(m);
+            }
+            let at = match f.target {
+                Target::Label(name) => match self.labels.get(name.as_ref()) {
+                    Some(&at) => at,
+                    // a helper's name that is no label of this text: the helper
+                    None if matches!(f.field, Field::Helper(_)) => continue,
                     None if matches!(f.field, Field::Call | Field::LdImm64) => {
                         let kind = if f.field == Field::Call { RelocKind::Call } else { RelocKind::LdImm64 };
                         if kind == RelocKind::Call {
                             // Unknown until linked: not a bpf-to-bpf call yet.
                             self.out[f.insn].src = 0;
                         }
-                        relocs.push(Reloc { insn: f.insn, kind, symbol: name.clone(), pos: f.pos });
+                        relocs.push(Reloc { insn: f.insn, kind, symbol: name.into_owned(), pos: f.pos });
                         continue;
                     }
-                    None => return self.err_at(f.pos, f.len, format!("undefined label '{name}'")),
+                    None => return self.err_at(f.pos, f.len, format!("undefined label '{}'", clip(&name))),
                 },
-                Target::Local(n, back) => match self.numeric_target(*n, *back, f.insn) {
-                    Some(at) => Ok(at),
-                    None => {
-                        return self.err_at(f.pos, f.len, format!("no label {n}: {}", if *back { "before it" } else { "after it" }));
-                    }
-                },
+                Target::Local(n, _) => return self.err_at(f.pos, f.len, format!("no label {n}: before it")),
+                Target::Rel(_) => unreachable!("resolved when read"),
             };
-            let rel = match target {
-                Err(v) => v,
-                Ok(at) => at as i64 - (f.insn as i64 + 1),
-            };
-            match f.field {
-                Field::Off => {
-                    if rel < i16::MIN as i64 || rel > i16::MAX as i64 {
-                        return self.err_at(f.pos, f.len, format!("jump offset {rel} does not fit 16 bits (use gotol)"));
-                    }
-                    self.out[f.insn].off = rel as i16;
-                }
-                Field::Imm | Field::Call => {
-                    if rel < i32::MIN as i64 || rel > i32::MAX as i64 {
-                        return self.err_at(f.pos, f.len, format!("offset {rel} does not fit 32 bits"));
-                    }
-                    self.out[f.insn].imm = rel as i32;
-                }
-                Field::LdImm64 => {
-                    self.out[f.insn].src = BPF_PSEUDO_FUNC;
-                    self.out[f.insn].imm = rel as i32;
-                }
-            }
+            self.patch(f.insn, f.field, at as i64 - (f.insn as i64 + 1), f.pos, f.len)?;
+        }
+        if let Some(m) = missing_fwd {
+            return no_label_after(m);
         }
         Ok(Program { insns: self.out, relocs, labels: self.labels })
     }
+}
+
+/// `lhs op rhs` as LLVM's assembler evaluates it: 64-bit, wrapping,
+/// comparisons -1 for true; `None` for a division by zero.
+fn binary(op: &str, lhs: i64, rhs: i64) -> Option<i64> {
+    let t = |b: bool| if b { -1 } else { 0 };
+    Some(match op {
+        "||" => (lhs != 0 || rhs != 0) as i64,
+        "&&" => (lhs != 0 && rhs != 0) as i64,
+        "==" => t(lhs == rhs),
+        "!=" => t(lhs != rhs),
+        "<" => t(lhs < rhs),
+        "<=" => t(lhs <= rhs),
+        ">" => t(lhs > rhs),
+        ">=" => t(lhs >= rhs),
+        "+" => lhs.wrapping_add(rhs),
+        "-" => lhs.wrapping_sub(rhs),
+        "|" => lhs | rhs,
+        "&" => lhs & rhs,
+        "^" => lhs ^ rhs,
+        "*" => lhs.wrapping_mul(rhs),
+        "<<" => lhs.wrapping_shl(rhs as u32),
+        ">>" => lhs.wrapping_shr(rhs as u32),
+        "/" | "%" if rhs == 0 => return None,
+        "/" => lhs.wrapping_div(rhs),
+        _ => lhs.wrapping_rem(rhs),
+    })
 }
 
 /// `le16`, `be32`, `bswap64`, ...: the kind and the width.

@@ -157,3 +157,206 @@ fn data_directives_and_rept() {
     let p = asm(".8byte 0x95, 0x95; .rept 2; .rept 2; exit; .endr; .endr");
     assert_eq!(p.insns.len(), 6);
 }
+
+/// Runs `f` on a thread with a 2 MiB stack, the smallest the assembler runs
+/// on (a test thread's; rustc's, which runs the proc macros, has more).
+fn on_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::Builder::new().stack_size(2 << 20).spawn(f).expect("spawn").join().expect("no panic, no overflow")
+}
+
+fn deep(open: &str, n: usize, middle: &str, close: &str) -> String {
+    let mut s = String::with_capacity((open.len() + close.len()) * n + middle.len());
+    for _ in 0..n {
+        s.push_str(open);
+    }
+    s.push_str(middle);
+    for _ in 0..n {
+        s.push_str(close);
+    }
+    s
+}
+
+#[test]
+fn deep_nesting_is_an_error_not_a_stack_overflow() {
+    on_small_stack(|| {
+        let cases = [
+            (format!("r0 = 1 + {}", deep("(", 40_000, "1", ")")), 10),
+            (format!(".8byte {}", deep("(", 100_000, "1", ")")), 8),
+            // the `-` of the offset is the first level
+            (format!("*(u64 *)(r10 - {}) = 0", deep("(", 100_000, "8", ")")), 15),
+            (format!("r0 = {}", deep("-", 100_000, "1", "")), 6),
+            (format!("r1 = 0\nr0 = {}", deep("-~(!", 100_000, "1", ")")), 6),
+        ];
+        for (src, col) in cases {
+            let e = assemble(&src).expect_err("too deep");
+            assert_eq!(e.kind, AsmErrorKind::TooDeep, "{}", e.msg);
+            assert_eq!(e.msg, format!("expression nested too deep (more than {MAX_NESTING} levels)"));
+            // the token that goes one level past the limit
+            let line = src.lines().count();
+            assert_eq!(e.line, line);
+            let line_start = src.rfind('\n').map_or(0, |k| k + 1);
+            assert_eq!(e.pos, line_start + col - 1 + MAX_NESTING, "{e}");
+            assert_eq!(e.col, col + MAX_NESTING);
+        }
+        // up to the limit is fine, at every place an expression stands
+        let p = assemble(&format!("r0 = 1 + {}", deep("(", MAX_NESTING, "1", ")"))).unwrap();
+        assert_eq!(p.insns[0].imm, 2);
+        let p = assemble(&format!("r0 = {}", deep("-", MAX_NESTING, "1", ""))).unwrap();
+        assert_eq!(p.insns[0].imm, 1);
+        let p = assemble(&format!("*(u64 *)(r10 - {}) = 0", deep("(", MAX_NESTING - 1, "8", ")"))).unwrap();
+        assert_eq!(p.insns[0].off, -8);
+        let p = assemble(&format!("if r0 > {} goto +0", deep("(", MAX_NESTING, "3", ")"))).unwrap();
+        assert_eq!(p.insns[0].imm, 3);
+    });
+}
+
+#[test]
+fn deep_rept_nesting_is_an_error() {
+    on_small_stack(|| {
+        let src = deep(".rept 1\n", 10_000, "r0 = 1\n", ".endr\n");
+        let e = assemble(&src).expect_err("too deep");
+        assert_eq!(e.kind, AsmErrorKind::TooDeep);
+        assert_eq!((e.line, e.col), (MAX_NESTING + 1, 1), "{e}");
+        assert_eq!(e.msg, format!(".rept nested too deep (more than {MAX_NESTING} levels)"));
+        // so is one inside a body gone through no times
+        let src = format!(".rept 0\n{}", deep(".rept 1\n", 10_000, "", ".endr\n"));
+        let e = assemble(&src).expect_err("too deep");
+        assert_eq!((e.kind, e.line), (AsmErrorKind::TooDeep, MAX_NESTING + 1), "{e}");
+        let p = assemble(&deep(".rept 1\n", MAX_NESTING, "r0 = 1\n", ".endr\n")).unwrap();
+        assert_eq!(p.insns.len(), 1);
+        let p = assemble(&deep(".rept 2\n", 10, "r0 += 1\n", ".endr\n")).unwrap();
+        assert_eq!(p.insns.len(), 1024);
+    });
+}
+
+#[test]
+fn rept_bodies_repeat_as_written() {
+    // a body that ends inside a data slot, numeric labels per round, skipped bodies
+    let p = asm(".rept 2; .long 0x95; .endr; .rept 3; 1: r0 += 1; goto 1b; .endr; .rept 0; nonsense; .rept 9; .endr; .endr; exit");
+    assert_eq!(p.insns.len(), 8);
+    assert_eq!(p.insns[0], Insn::new(0x95, 0, 0, 0, 0x95));
+    assert!(p.insns[1..7].chunks(2).all(|c| c[1].off == -2));
+    let e = err(".endr");
+    assert_eq!(e.msg, ".endr without .rept");
+    let e = err(".rept 2; r0 = 0; .endr exit");
+    assert!(e.msg.contains("expected end of statement"), "{}", e.msg);
+    // bodies gone through over and over, whether they make insns or not:
+    // known to be too many when the inner `.rept` starts
+    for src in [
+        ".rept 1048576; .rept 1048576; .endr; .endr".to_string(),
+        format!(".rept 70000\n{}", deep(".rept 1\n", MAX_NESTING - 1, "1: goto 1b\n", ".endr\n")),
+    ] {
+        let e = err(&src);
+        assert!(e.msg.contains(&format!("more than {MAX_REPT_TOTAL} times")), "{}", e.msg);
+    }
+}
+
+#[test]
+fn programs_over_the_kernel_limit_stop_at_the_first_slot_past_it() {
+    let mut src = "exit\n".repeat(MAX_PROG_INSNS);
+    assert_eq!(asm(&src).insns.len(), MAX_PROG_INSNS);
+    src.push_str("r0 = 1\n");
+    src.push_str(&"r0 = 1 +\n".repeat(1000));
+    let e = assemble(&src).expect_err("too large");
+    assert_eq!((e.kind, e.line, e.col), (AsmErrorKind::TooManyInsns, MAX_PROG_INSNS + 1, 1));
+    assert!(e.msg.contains(&format!("more than {MAX_PROG_INSNS} instructions")) && e.msg.contains("E2BIG"), "{}", e.msg);
+}
+
+#[test]
+fn every_way_of_making_slots_counts_against_the_limit() {
+    let limited = |src: &str| assemble_limited(src.as_bytes(), &|_| None, 1000);
+    // up to the limit
+    for src in [".rept 1000; exit; .endr", ".rept 998; exit; .endr; r1 = 1 ll", ".rept 10; .rept 100; .byte 0x95, 0, 0, 0, 0, 0, 0, 0; .endr; .endr"] {
+        assert_eq!(limited(src).unwrap().insns.len(), 1000, "{src}");
+    }
+    // one past it, however it comes, and the statement that went past it
+    for (src, col) in [
+        (".rept 1000; exit; .endr; exit", 26),
+        (".rept 1001; exit; .endr", 13),
+        (".rept 999; exit; .endr; r1 = 1 ll", 25),
+        (".rept 10; .rept 101; exit; .endr; .endr", 22),
+        (".8byte 0x95, 0x95, 0x95; .rept 1048576; .8byte 0x95, 0x95, 0x95; .endr", 41),
+        (&format!(".8byte {}0", "0, ".repeat(5000)), 1),
+        (&format!(".rept 1000; exit; .endr; .long {}0", "0, ".repeat(5000)), 26),
+    ] {
+        let e = limited(src).expect_err(src);
+        assert_eq!((e.kind, e.line, e.col), (AsmErrorKind::TooManyInsns, 1, col), "{src}: {e}");
+    }
+}
+
+#[test]
+fn numeric_labels_resolve_in_linear_time() {
+    let n = 60_000;
+    let mut src = String::with_capacity(n * 40);
+    for _ in 0..n {
+        src.push_str("1: r0 += 1\nif r0 > 5 goto 1f\ngoto 1b\n");
+    }
+    src.push_str("1: exit\n");
+    let t = std::time::Instant::now();
+    let p = asm(&src);
+    // a quadratic search took 110 s for this in a debug build, linear 1.5 s
+    assert!(t.elapsed().as_secs() < 20, "{:?}", t.elapsed());
+    assert_eq!(p.insns.len(), 3 * n + 1);
+    for k in 0..n {
+        assert_eq!(p.insns[3 * k + 1].off, 1, "forward to the next round's label");
+        assert_eq!(p.insns[3 * k + 2].off, -3, "back to this round's label");
+    }
+}
+
+#[test]
+fn bytes_that_are_not_utf8() {
+    // inside comments, as llvm-mc-19 takes them
+    let p = assemble_bytes(b"r0 = 1 # caf\xe9 \xff\n// \xc3\x28\nr0 = 2 /* \xfe\n */ exit\n").unwrap();
+    assert_eq!(p.insns.len(), 3);
+    // elsewhere: line and byte column
+    let e = assemble_bytes(b"r0 = 1\n\xc3\xa9r0 \xff= 2\n").expect_err("not UTF-8");
+    assert_eq!(e.kind, AsmErrorKind::Syntax, "a valid character out of place: {e}");
+    assert_eq!((e.line, e.col, e.msg.as_str()), (2, 1, "unexpected character 'é'"));
+    let e = assemble_bytes(b"r0 = 1\nr0 \xff= 2\n").expect_err("not UTF-8");
+    assert_eq!(e.kind, AsmErrorKind::Encoding);
+    assert_eq!((e.line, e.col, e.pos), (2, 4, 10));
+    assert_eq!(e.msg, "byte 0xff is not UTF-8 (byte column 4; only comments may hold such bytes)");
+    // after a multi-byte character the byte column is past the character column
+    let e = assemble_bytes(b"# \xc3\xa9\nexit; r0 = 1 \xc3\x28").expect_err("not UTF-8");
+    assert_eq!((e.line, e.col), (2, 14));
+    assert!(e.msg.contains("byte 0xc3") && e.msg.contains("byte column 14"), "{}", e.msg);
+    let e = assemble_bytes(b"exit\n\xe9").expect_err("not UTF-8");
+    assert_eq!((e.line, e.col), (2, 1));
+    let e = assemble_bytes_with(b"call %[a\xffb]", &|_| None).expect_err("not UTF-8");
+    assert_eq!((e.line, e.col, e.kind), (1, 9, AsmErrorKind::Encoding));
+    // the first error in the text wins: a later bad byte is not read
+    let e = assemble_bytes(b"r0 = = 1\n\xff").expect_err("syntax");
+    assert_eq!(e.line, 1);
+}
+
+#[test]
+fn a_huge_token_is_quoted_short() {
+    let name = "a".repeat(1 << 20);
+    for src in [
+        name.clone(),
+        format!("r0 = {name}"),
+        format!("r0 = {name}(r1)"),
+        format!("goto {name}"),
+        format!("r0 = 1 {name}"),
+        format!("r0 = 1 + {name}"),
+        format!("{name}: {name}: exit"),
+        format!("r0 = %[{name}]"),
+        format!("r9{name} = 1"),
+        format!("r{} = 1", "9".repeat(1 << 20)),
+    ] {
+        let e = assemble(&src).expect_err("bad");
+        assert!(e.msg.len() < 200, "{} bytes: {}…", e.msg.len(), &e.msg[..100]);
+        assert!(e.msg.contains(&format!("{}…", "a".repeat(38))) || e.msg.contains(&format!("{}…", "9".repeat(38))), "{}", e.msg);
+    }
+    let e = err(&format!("1{name}"));
+    assert_eq!(e.msg, "malformed number '1a'");
+}
+
+#[test]
+fn a_helper_name_defined_as_a_label_is_that_label() {
+    let p = asm("call bpf_map_lookup_elem; exit; bpf_map_lookup_elem: r0 = 0; exit");
+    assert_eq!((p.insns[0].src, p.insns[0].imm), (BPF_PSEUDO_CALL, 1));
+    let p = asm("call bpf_map_lookup_elem; exit");
+    assert_eq!((p.insns[0].src, p.insns[0].imm), (0, 1));
+    assert!(p.relocs.is_empty());
+}
