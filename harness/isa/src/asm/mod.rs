@@ -22,6 +22,7 @@
 mod lexer;
 
 use std::borrow::Cow;
+use std::collections::btree_map::Entry;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::fmt;
 
@@ -255,7 +256,7 @@ struct Rept {
     body: usize,
     /// How many more times the body is gone through after this time.
     left: u64,
-    /// The count.
+    /// The count of the `.rept`.
     count: u64,
     /// How many more times the body around this `.rept` starts (each
     /// starts this `.rept` again), and the same summed over all the bodies
@@ -855,11 +856,16 @@ impl<'a> Parser<'a> {
             (Some(Tok::Ident(name)), Some(Tok::Punct(":"))) => {
                 self.bump();
                 self.bump();
-                if self.labels.contains_key(name.as_ref()) {
-                    return self.err_at(pos, name.len(), format!("label '{}' is defined twice", clip(&name)));
+                match self.labels.entry(name.into_owned()) {
+                    Entry::Vacant(v) => {
+                        v.insert(self.out.len());
+                        Ok(Stmt::Label)
+                    }
+                    Entry::Occupied(o) => {
+                        let name = o.key();
+                        Err(AsmError::at(self.src, pos, name.len(), format!("label '{}' is defined twice", clip(name))))
+                    }
                 }
-                self.labels.insert(name.into_owned(), self.out.len());
-                Ok(Stmt::Label)
             }
             (Some(Tok::Num(n)), Some(Tok::Punct(":"))) => {
                 self.bump();
