@@ -2,9 +2,9 @@
 //!
 //! `expected/linux-7.3/do_check/*.txt` holds the level-1 and level-2 logs,
 //! verdicts and `verified_insns` 7.3 produced for small call-free programs
-//! (`bpf-selftest record --set do-check`). Each program is loaded as the
-//! oracle kit loaded it (a GPL program with one BTF `FUNC` named after the
-//! job, even unprivileged; maps by fd) and run through the whole model of
+//! (`bpf-selftest record --set do-check`). Each program is loaded as it
+//! was recorded (a GPL program with one BTF `FUNC` named after the case,
+//! even unprivileged; maps by fd) and run through the whole model of
 //! `bpf_check` at both
 //! log levels. A rejected program must match completely: errno and the
 //! whole log, "Verification failed:" diagnostics and statistics included.

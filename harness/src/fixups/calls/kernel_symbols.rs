@@ -5,9 +5,9 @@
 //!
 //! The facts live in `bpf_call_imms.txt`, generated once from the 7.3
 //! sources (`struct bpf_func_proto` `.func`, `struct bpf_map_ops`,
-//! `bpf_types.h`) and the images' `kallsyms` (shipped by the oracle kit
-//! next to each image). `tests/fixups_calls.rs` re-derives every address
-//! from the kallsyms whenever the kit's cache is present.
+//! `bpf_types.h`) and the images' `kallsyms`. `tests/fixups_calls.rs`
+//! re-derives every address from the kallsyms the vm backend reads from a
+//! 7.3 guest (`VmBackend::kallsyms`).
 //!
 //! A helper with several prototypes whose functions differ (per program
 //! type, attach type or sleepability: `bpf_get_stack`, `bpf_redirect`,
