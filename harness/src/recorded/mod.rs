@@ -44,24 +44,7 @@ pub fn files_in(dir: &Path, ext: &str) -> Result<Vec<PathBuf>, String> {
 /// only where the kernel's answer does.
 pub fn json_text<T: Serialize>(v: &T) -> Result<String, String> {
     // through a Value: its maps are ordered by key
-    let v = serde_json::to_value(v).map_err(|e| e.to_string())?;
-    let mut buf = Vec::new();
-    let mut ser = serde_json::Serializer::with_formatter(&mut buf, serde_json::ser::PrettyFormatter::with_indent(b" "));
-    v.serialize(&mut ser).map_err(|e| e.to_string())?;
-    let text = String::from_utf8(buf).map_err(|e| e.to_string())?;
-    let mut out = String::with_capacity(text.len() + 1);
-    for c in text.chars() {
-        if c.is_ascii() {
-            out.push(c);
-        } else {
-            let mut units = [0u16; 2];
-            for u in c.encode_utf16(&mut units) {
-                out.push_str(&format!("\\u{u:04x}"));
-            }
-        }
-    }
-    out.push('\n');
-    Ok(out)
+    to_json(&serde_json::to_value(v).map_err(|e| e.to_string())?, true)
 }
 
 /// A log without what moves from boot to boot: kernel pointers
