@@ -31,6 +31,7 @@ use bpf_selftest::backend::replay::ReplayBackend;
 use bpf_selftest::conform::progs_with_goldens;
 use bpf_selftest::fixups::calls::{BPF_TAIL_CALL, fixup_call, kernel_symbols};
 use bpf_selftest::fixups::patch::{Patches, apply};
+use bpf_selftest::recorded::fixup_programs as fp;
 use bpf_selftest::require::{self, Component};
 use bpf_selftest::runner::{Plan, RunOptions};
 use bpf_selftest::target::Arch;
@@ -306,104 +307,16 @@ fn call_imms_are_the_images_kallsyms() {
     }
 }
 
-/// The recorded xlated programs of tests/fixups_calls/*.s, by name.
+fn calls_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixups_calls")
+}
+
+/// The recorded xlated programs of tests/fixups_calls/*.s, by name
+/// (`record --set fixup-calls`).
 fn recorded(arch: Arch) -> BTreeMap<String, Option<Vec<Insn>>> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixups_calls");
-    let path = dir.join(format!("recorded-{}.txt", arch.name()));
+    let path = fp::calls_recording_path(&calls_dir(), arch);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let mut out: BTreeMap<String, Option<Vec<Insn>>> = BTreeMap::new();
-    let mut cur: Option<String> = None;
-    for l in text.lines().filter(|l| !l.starts_with('#')) {
-        if let Some(n) = l.strip_prefix("== ") {
-            cur = Some(n.to_string());
-            out.insert(n.to_string(), Some(Vec::new()));
-        } else if let Some(n) = &cur {
-            if l.starts_with("rejected") {
-                out.insert(n.clone(), None);
-            } else if let Some(v) = out.get_mut(n).and_then(|v| v.as_mut()) {
-                v.push(bpf_isa::insn::from_hex(l).unwrap_or_else(|| panic!("{}: bad slot {l}", path.display())));
-            }
-        }
-    }
-    out
-}
-
-/// A program of tests/fixups_calls/ as its `# load:` line says: `--type`,
-/// `--map NAME:TYPE:KEY:VALUE:MAX[:FLAGS]` (as `bpf-selftest check`),
-/// `--inner NAME:TYPE:KEY:VALUE:MAX` (the inner map of map NAME),
-/// `--unpriv`.
-fn program_request(path: &Path, arch: Arch) -> bpf_selftest::backend::LoadRequest {
-    use bpf_selftest::cli::check::{CheckArgs, request};
-    let src = std::fs::read_to_string(path).unwrap();
-    let opts = src.lines().find_map(|l| l.strip_prefix("# load:")).unwrap_or("");
-    let mut inner: Vec<(String, bpf_selftest::map::MapDef)> = Vec::new();
-    let mut a = CheckArgs { log_level: 0, ..CheckArgs::new(&path.display().to_string(), "socket_filter", arch) };
-    let mut words = opts.split_whitespace();
-    while let Some(w) = words.next() {
-        match w {
-            "--type" => a.prog_type = words.next().unwrap().to_string(),
-            "--map" => a.maps.push(words.next().unwrap().to_string()),
-            "--unpriv" => a.unpriv = true,
-            "--inner" => {
-                let spec = words.next().unwrap();
-                let def = bpf_selftest::map::MapDef::parse_cli(spec).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-                inner.push((def.name.clone(), def));
-            }
-            o => panic!("{}: option {o} is not understood by this test", path.display()),
-        }
-    }
-    let body: String = src.lines().filter(|l| !l.starts_with('#')).collect::<Vec<_>>().join("\n");
-    let mut req = request(&a, &body).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    for (name, def) in inner {
-        let m = req.maps.iter_mut().find(|m| m.name == name).unwrap_or_else(|| panic!("{}: --inner of unknown map {name}", path.display()));
-        m.inner = Some(Box::new(def));
-    }
-    req
-}
-
-fn program_files() -> Vec<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixups_calls");
-    let mut files: Vec<PathBuf> =
-        std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "s")).collect();
-    files.sort();
-    files
-}
-
-/// Records tests/fixups_calls/recorded-<arch>.txt: the xlated programs of
-/// tests/fixups_calls/*.s as 7.3 under QEMU loads them (`--ignored`).
-#[test]
-#[ignore = "records tests/fixups_calls/recorded-<arch>.txt from 7.3 under QEMU"]
-fn record_programs() {
-    use bpf_selftest::backend::normalize::renumber_maps;
-    let vm = bpf_selftest::backend::by_name("vm").unwrap();
-    for arch in [Arch::X86_64, Arch::Arm64] {
-        if let Err(e) = vm.probe(arch) {
-            require::skip(Component::Vm, &e.0);
-            return;
-        }
-        let files = program_files();
-        let reqs: Vec<_> = files.iter().map(|f| program_request(f, arch)).collect();
-        let outs = vm.load_batch(&reqs);
-        let mut text = format!(
-            "# The xlated programs of tests/fixups_calls/*.s as 7.3.4+deb13 ({arch}, QEMU, nokaslr) loaded them:\n\
-             # one 8-byte slot per line as BPF_OBJ_GET_INFO_BY_FD returns it, map ids replaced by map indexes.\n\
-             # Recorded by `cargo test --test fixups_calls record_programs -- --ignored`.\n"
-        );
-        for (f, out) in files.iter().zip(outs) {
-            text.push_str(&format!("== {}\n", f.file_stem().unwrap().to_string_lossy()));
-            match out {
-                Ok(o) if o.accepted => {
-                    for i in renumber_maps(&o.xlated_insns, &o.map_ids, &|k| k as u32) {
-                        text.push_str(&bpf_isa::insn::to_hex(i));
-                        text.push('\n');
-                    }
-                }
-                Ok(o) => text.push_str(&format!("rejected {}\n", o.errno)),
-                Err(e) => panic!("{arch} {}: {}", f.display(), e.0),
-            }
-        }
-        std::fs::write(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/fixups_calls/recorded-{}.txt", arch.name())), text).unwrap();
-    }
+    fp::parse_recorded(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
 /// (arch, call rewrites found in 7.3's programs, byte-exact programs)
@@ -414,22 +327,21 @@ const RECORDED_RATCHET: [(Arch, usize, usize); 2] = [(Arch::X86_64, 61, 31), (Ar
 /// variables, redirect_map, ...), against 7.3 under QEMU.
 #[test]
 fn call_rewrites_match_the_recorded_programs() {
-    let files = program_files();
+    let files = fp::programs(&calls_dir()).unwrap();
     let mut failures = Vec::new();
     for (arch, min_calls, min_exact) in RECORDED_RATCHET {
         let truth = recorded(arch);
         let mut c = Counts::default();
-        for f in &files {
-            let name = f.file_stem().unwrap().to_string_lossy().to_string();
-            let Some(Some(golden)) = truth.get(&name) else {
+        for (name, f) in &files {
+            let Some(Some(golden)) = truth.get(name) else {
                 failures.push(format!("{arch} {name}: no recorded xlated program"));
                 continue;
             };
-            let req = program_request(f, arch);
+            let req = fp::calls_request(f, arch).unwrap_or_else(|e| panic!("{e}"));
             assert!(ModelBackend::create_maps(&req).is_none(), "{arch} {name}: the model refuses a map 7.3 created");
             let mut input = ModelBackend::verifier_input(&req).unwrap_or_else(|e| panic!("{arch} {name}: {}", e.0));
             input.verification_time_usec = Some(0);
-            check_program(&input, golden, false, &name, arch, &mut c);
+            check_program(&input, golden, false, name, arch, &mut c);
         }
         report(arch, &c);
         let found: usize = c.families.values().map(|f| f.1).sum();
@@ -492,98 +404,13 @@ fn survey_imported_kernel_selftests() {
     }
 }
 
-/// The imported kernel selftests the model verifies and whose programs
-/// call helpers or kfuncs, with their requests, per arch.
-fn imported_jobs(arch: Arch) -> Option<Vec<(String, bpf_selftest::backend::LoadRequest)>> {
-    use bpf_selftest::import;
-    let tree = import::cpp::source_tree()?;
-    if std::process::Command::new("gcc").arg("--version").output().is_err() {
-        return None;
-    }
-    let files = import::import_verifier_suites(&tree, arch, &|_| true);
-    let suites: Vec<_> = files.iter().filter_map(|(_, r)| r.as_ref().ok()).map(import::suite::to_suite).collect();
-    let opts = RunOptions { arch, backend: "model".into(), verbosity: 0, filters: Vec::new() };
-    let model = bpf_selftest::backend::by_name("model").unwrap();
-    let mut out = Vec::new();
-    for st in bpf_selftest::runner::plan_suites(&suites, &opts, model.as_ref()) {
-        let Plan::Load(job) = st.plan else { continue };
-        let Ok(mut input) = ModelBackend::verifier_input(&job.request) else { continue };
-        input.verification_time_usec = Some(0);
-        let Ok(env) = verify(&input, Instant::now()) else { continue };
-        if env.insns.iter().any(|i| i.code == BPF_JMP | BPF_CALL && i.src != BPF_PSEUDO_CALL) {
-            out.push((st.name.clone(), job.request));
-        }
-    }
-    Some(out)
-}
-
-/// The helper and kfunc calls of an xlated program (dump form), in order,
-/// without those other passes emit (`LD_ABS`, timed `may_goto`).
-fn call_slots(insns: &[Insn], arch: Arch) -> Vec<Insn> {
-    let others: Vec<i32> =
-        ["arch_bpf_timed_may_goto", "bpf_skb_load_helper_8_no_cache", "bpf_skb_load_helper_16_no_cache", "bpf_skb_load_helper_32_no_cache"]
-            .iter()
-            .filter_map(|f| kernel_symbols::call_imm(arch, f))
-            .collect();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < insns.len() {
-        let x = insns[i];
-        if x.code == BPF_JMP | BPF_CALL && x.src != BPF_PSEUDO_CALL && !(x.src == 0 && others.contains(&x.imm)) {
-            out.push(x);
-        }
-        i += if x.is_ld_imm64() { 2 } else { 1 };
-    }
-    out
-}
-
-fn imported_calls_path(arch: Arch) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/fixups_calls/imported-calls-{}.txt", arch.name()))
-}
-
-/// Records, from 7.3 under QEMU, the calls of the xlated programs of the
-/// imported kernel selftests (run with `--ignored`; one boot per arch).
-#[test]
-#[ignore = "records tests/fixups_calls/imported-calls-<arch>.txt from 7.3 under QEMU"]
-fn record_imported_calls() {
-    let vm = bpf_selftest::backend::by_name("vm").unwrap();
-    for arch in [Arch::X86_64, Arch::Arm64] {
-        let Some(jobs) = imported_jobs(arch) else {
-            require::skip(Component::Source, "no Linux 7.3 source or gcc");
-            return;
-        };
-        if let Err(e) = vm.probe(arch) {
-            require::skip(Component::Vm, &e.0);
-            return;
-        }
-        let reqs: Vec<_> = jobs.iter().map(|(_, r)| r.clone()).collect();
-        let outs = vm.load_batch(&reqs);
-        let mut text = format!(
-            "# The helper and kfunc calls (raw xlated slots, in order) that 7.3.4+deb13 ({arch}, QEMU) left in the\n\
-             # programs of the kernel's verifier_*.c selftests the model verifies; recorded by\n\
-             # `cargo test --test fixups_calls record_imported_calls -- --ignored`.\n"
-        );
-        for ((name, _), out) in jobs.iter().zip(outs) {
-            match out {
-                Ok(o) if o.accepted => {
-                    let calls: Vec<String> = call_slots(&o.xlated_insns, arch).iter().map(|i| bpf_isa::insn::to_hex(*i)).collect();
-                    text.push_str(&format!("{name}: {}\n", calls.join(" ")));
-                }
-                Ok(o) => text.push_str(&format!("{name}: rejected {}\n", o.errno)),
-                Err(e) => text.push_str(&format!("{name}: unavailable {}\n", e.0.replace('\n', " "))),
-            }
-        }
-        std::fs::write(imported_calls_path(arch), text).unwrap();
-    }
-}
-
 /// The model's call rewrites of the imported kernel selftests against the
-/// calls 7.3 left in their xlated programs (`record_imported_calls`).
+/// calls 7.3 left in their xlated programs (`record --set fixup-calls`).
 #[test]
 fn call_rewrites_match_the_imported_recordings() {
     let mut failures = Vec::new();
     for arch in [Arch::X86_64, Arch::Arm64] {
-        let Ok(text) = std::fs::read_to_string(imported_calls_path(arch)) else {
+        let Ok(text) = std::fs::read_to_string(fp::imported_calls_path(&calls_dir(), arch)) else {
             eprintln!("skipped: no recording for {arch}");
             continue;
         };
@@ -592,7 +419,7 @@ fn call_rewrites_match_the_imported_recordings() {
             .filter(|l| !l.starts_with('#'))
             .filter_map(|l| l.split_once(": ").or_else(|| l.strip_suffix(':').map(|n| (n, ""))))
             .collect();
-        let Some(jobs) = imported_jobs(arch) else {
+        let Some(jobs) = fp::imported_jobs(arch) else {
             require::skip(Component::Source, "no Linux 7.3 source or gcc");
             return;
         };
@@ -633,7 +460,7 @@ fn call_rewrites_match_the_imported_recordings() {
             }
             apply(&mut env, patches).unwrap();
             compared += 1;
-            let got = call_slots(&dump_form(&env, false), arch);
+            let got = fp::call_slots(&dump_form(&env, false), arch);
             if got == want {
                 same += 1;
             } else {

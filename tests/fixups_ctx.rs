@@ -22,6 +22,7 @@ use bpf_selftest::backend::model::ModelBackend;
 use bpf_selftest::backend::replay::ReplayBackend;
 use bpf_selftest::fixups::ctx_access::bpf_convert_ctx_accesses;
 use bpf_selftest::prog_type::ProgType;
+use bpf_selftest::recorded::ctx_probes::{self, Answer, Probe};
 use bpf_selftest::runner::{self, Plan, RunOptions};
 use bpf_selftest::target::Arch;
 use bpf_selftest::verifier::env::{VerifierEnv, VerifierInput};
@@ -182,48 +183,11 @@ fn first_diff(kernel: &[Insn], model: &[Insn]) -> String {
     }
 }
 
-/// One probe of `probes.txt`.
-struct Probe {
-    name: String,
-    prog_type: ProgType,
-    attach: u32,
-    asm: String,
-    /// Per arch: the xlated insns, `None` when 7.3 rejected the program.
-    xlated: Vec<(Arch, Option<Vec<Insn>>)>,
-    /// Per arch: the log line that said why 7.3 rejected it.
-    reject_msg: BTreeMap<Arch, String>,
-}
-
+/// The probes of `probes.txt` (`record --set ctx-probes`).
 fn probes() -> Vec<Probe> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixups_ctx/probes.txt");
     let text = std::fs::read_to_string(&path).expect("probes.txt");
-    let mut out: Vec<Probe> = Vec::new();
-    for line in text.lines().filter(|l| !l.starts_with('#') && !l.is_empty()) {
-        let (key, rest) = line.split_once(' ').expect("key and value");
-        match key {
-            "prog" => {
-                let f: Vec<&str> = rest.split(' ').collect();
-                let prog_type = ProgType::from_name(f[1]).unwrap_or_else(|| panic!("prog type {}", f[1]));
-                out.push(Probe { name: f[0].into(), prog_type, attach: f[2].parse().unwrap(), asm: String::new(), xlated: Vec::new(), reject_msg: BTreeMap::new() });
-            }
-            "asm" => out.last_mut().unwrap().asm = rest.replace("; ", "\n"),
-            arch => {
-                let arch = match arch {
-                    "x86_64" => Arch::X86_64,
-                    "arm64" => Arch::Arm64,
-                    a => panic!("arch {a}"),
-                };
-                let insns = (!rest.starts_with("rejected"))
-                    .then(|| rest.split(' ').map(|h| bpf_isa::insn::from_hex(h).expect("hex slot")).collect::<Vec<_>>());
-                let probe = out.last_mut().unwrap();
-                if let Some(msg) = rest.strip_prefix("rejected ") {
-                    probe.reject_msg.insert(arch, msg.to_string());
-                }
-                probe.xlated.push((arch, insns));
-            }
-        }
-    }
-    out
+    ctx_probes::parse(&text).unwrap_or_else(|e| panic!("{e}")).probes
 }
 
 #[test]
@@ -237,24 +201,28 @@ fn every_ctx_field_converts_as_7_3_does() {
     let mut rejected_alike = 0;
     for p in &probes {
         let prog = bpf_isa::assemble(&p.asm).unwrap_or_else(|e| panic!("{}: {e:?}", p.name));
-        for (arch, truth) in &p.xlated {
-            let mut input = VerifierInput::new(prog.insns.clone(), p.prog_type, *arch);
-            input.expected_attach_type = p.attach;
+        let prog_type = ProgType::from_name(&p.prog_type).unwrap_or_else(|| panic!("{}: prog type {}", p.name, p.prog_type));
+        for (arch, answer) in &p.answers {
+            let mut input = VerifierInput::new(prog.insns.clone(), prog_type, *arch);
+            input.expected_attach_type = p.expected_attach_type;
             input.prog_flags = BPF_F_TEST_RND_HI32;
-            let Some(truth) = truth else {
-                // 7.3 rejected it: the model must, with the same message
-                let want = p.reject_msg.get(arch).map(String::as_str).unwrap_or_default();
-                input.log_level = 1;
-                input.log_size = 1 << 20;
-                match bpf_check(&input) {
-                    Verdict::Decided(d) if !d.accepted && d.log.lines().any(|l| l == want) => rejected_alike += 1,
-                    Verdict::Decided(d) if !d.accepted => {
-                        failures.push(format!("{arch} {}: rejected without `{want}`: {}", p.name, d.log.lines().rev().nth(1).unwrap_or_default()))
+            let truth = match answer {
+                Answer::Xlated(insns) => insns,
+                Answer::Rejected(want) => {
+                    // 7.3 rejected it: the model must, with the same message
+                    let want = want.as_str();
+                    input.log_level = 1;
+                    input.log_size = 1 << 20;
+                    match bpf_check(&input) {
+                        Verdict::Decided(d) if !d.accepted && d.log.lines().any(|l| l == want) => rejected_alike += 1,
+                        Verdict::Decided(d) if !d.accepted => {
+                            failures.push(format!("{arch} {}: rejected without `{want}`: {}", p.name, d.log.lines().rev().nth(1).unwrap_or_default()))
+                        }
+                        Verdict::Decided(_) => failures.push(format!("{arch} {}: accepted, 7.3 rejected it: {want}", p.name)),
+                        Verdict::NotModelled { phase, what, .. } => skipped.push(format!("{arch} {} (rejected by 7.3): {phase}: {what}", p.name)),
                     }
-                    Verdict::Decided(_) => failures.push(format!("{arch} {}: accepted, 7.3 rejected it: {want}", p.name)),
-                    Verdict::NotModelled { phase, what, .. } => skipped.push(format!("{arch} {} (rejected by 7.3): {phase}: {what}", p.name)),
+                    continue;
                 }
-                continue;
             };
             compared += 1;
             let mut env = match verify(&input, Instant::now()) {

@@ -22,6 +22,7 @@ use bpf_selftest::backend::model::ModelBackend;
 use bpf_selftest::backend::replay::ReplayBackend;
 use bpf_selftest::conform::progs_with_goldens;
 use bpf_selftest::fixups::{ctx_access, misc, patch, zext};
+use bpf_selftest::recorded::fixup_programs as fp;
 use bpf_selftest::require::{self, Component};
 use bpf_selftest::runner::{self, Plan, RunOptions};
 use bpf_selftest::target::Arch;
@@ -375,67 +376,15 @@ fn misc_fixups_pass_the_kernels_xlated_tests() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
-/// The programs of `tests/fixups_misc/cases/` (one rewrite of this pass
-/// each, in the forms the goldens of progs/ lack) and their requests,
-/// from each file's `# case:` line (`bpf-selftest check` options).
+/// The cases of tests/fixups_misc/cases, each loaded as its `# case:`
+/// line says.
 fn cases(arch: Arch) -> Vec<(String, bpf_selftest::backend::LoadRequest)> {
-    use bpf_selftest::cli::check::{CheckArgs, request};
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixups_misc/cases");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir).map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect()).unwrap_or_default();
-    files.retain(|p| p.extension().is_some_and(|e| e == "s"));
-    files.sort();
-    let mut out = Vec::new();
-    for f in files {
-        let src = std::fs::read_to_string(&f).expect("case readable");
-        let opts = src.lines().find_map(|l| l.strip_prefix("# case:")).expect("a # case: line");
-        let mut a = CheckArgs::new(&f.display().to_string(), "socket_filter", arch);
-        let mut it = opts.split_whitespace();
-        while let Some(o) = it.next() {
-            match o {
-                "--prog-type" | "-t" => a.prog_type = it.next().expect("a prog type").into(),
-                "--flags" => a.flags = it.next().map(str::to_string),
-                "--map" => a.maps.push(it.next().expect("a map").into()),
-                "--unpriv" => a.unpriv = true,
-                other => panic!("{}: unknown case option {other}", f.display()),
-            }
-        }
-        let req = request(&a, &src).unwrap_or_else(|e| panic!("{}: {e}", f.display()));
-        let name = f.file_stem().unwrap().to_string_lossy().into_owned();
-        out.push((name, req));
-    }
-    out
+    fp::misc_cases(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixups_misc/cases"), arch).unwrap_or_else(|e| panic!("{e}"))
 }
 
+/// What 7.3 did with a case (`record --set fixup-misc`).
 fn case_truth_path(arch: Arch, name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("tests/fixups_misc/linux-7.3/{arch}/{name}.txt"))
-}
-
-/// Records what 7.3 does with the cases, under QEMU (one boot per arch):
-/// `BPF_SELFTEST_RECORD_MISC_CASES=1 cargo test --release --test fixups_misc record -- --ignored`.
-#[test]
-#[ignore = "boots 7.3 under QEMU; run by hand to re-record tests/fixups_misc/linux-7.3"]
-fn record_cases_on_7_3() {
-    use bpf_selftest::golden::Golden;
-    if std::env::var_os("BPF_SELFTEST_RECORD_MISC_CASES").is_none() {
-        return;
-    }
-    let vm = bpf_selftest::backend::by_name("vm").unwrap();
-    for arch in [Arch::X86_64, Arch::Arm64] {
-        vm.probe(arch).expect("the vm backend boots");
-        for (name, mut req) in cases(arch) {
-            req.want_jited = false;
-            let out = vm.load(&req).unwrap_or_else(|u| panic!("{arch} {name}: {}", u.0));
-            let header = vec![
-                ("program".to_string(), format!("fixups_misc/{name}")),
-                ("kernel".to_string(), vm.kernel_release()),
-                ("arch".to_string(), arch.name().to_string()),
-            ];
-            let path = case_truth_path(arch, &name);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(&path, Golden::from_outcome(header, &out).to_text()).unwrap();
-            eprintln!("{arch} {name}: accepted {} errno {}", out.accepted, out.errno);
-        }
-    }
+    fp::misc_truth_path(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixups_misc/linux-7.3"), arch, name)
 }
 
 /// At least this many cases per arch reproduce 7.3's xlated program byte

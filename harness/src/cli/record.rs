@@ -40,13 +40,17 @@ pub struct RecordArgs {
     /// test-run-sizes (`expected/linux-7.3/test_run_sizes.txt`),
     /// verifier-front (`expected/linux-7.3/<arch>/verifier-front`),
     /// map-create (`expected/linux-7.3/map_create.txt`), limits
-    /// (`tests/limits`), fuzz-regressions (`tests/fuzz_regressions`), or all.
+    /// (`tests/limits`), fuzz-regressions (`tests/fuzz_regressions`), disasm
+    /// (`expected/linux-7.3/disasm`), jit-forms (`expected/jit_disasm`),
+    /// backend-truth (`expected/oracle`), ctx-probes
+    /// (`tests/fixups_ctx/probes.txt`), fixup-calls (`tests/fixups_calls`),
+    /// fixup-misc (`tests/fixups_misc`), or all.
     #[arg(long, default_value = "progs")]
     pub set: String,
 }
 
 /// The golden sets `record --set` knows, in the order `all` records them.
-pub const SETS: [&str; 16] = [
+pub const SETS: [&str; 19] = [
     "progs",
     "do-check",
     "calls",
@@ -63,6 +67,9 @@ pub const SETS: [&str; 16] = [
     "disasm",
     "jit-forms",
     "backend-truth",
+    "ctx-probes",
+    "fixup-calls",
+    "fixup-misc",
 ];
 
 pub fn run(a: &RecordArgs) -> Result<(), String> {
@@ -86,6 +93,9 @@ pub fn run(a: &RecordArgs) -> Result<(), String> {
             "disasm" => crate::recorded::disasm_forms::record(a),
             "jit-forms" => crate::recorded::jit_forms::record(a),
             "backend-truth" => crate::recorded::backend_truth::record(a),
+            "ctx-probes" => kernel_answers::ctx_probes_set(a),
+            "fixup-calls" => kernel_answers::fixup_calls_set(a),
+            "fixup-misc" => kernel_answers::fixup_misc_set(a),
             other => Err(format!("record: unknown set '{other}' (all, {})", SETS.join(", "))),
         };
         if let Err(e) = r {

@@ -254,3 +254,170 @@ pub fn fuzz_regressions_set(a: &RecordArgs) -> Result<(), String> {
     }
     tally.finish()
 }
+
+/// `record --set ctx-probes`: `tests/fixups_ctx/probes.txt`, every probe
+/// loaded again on each arch (one batch); `--check` compares all but the
+/// poison immediates 7.3 draws at random.
+pub fn ctx_probes_set(a: &RecordArgs) -> Result<(), String> {
+    use crate::recorded::ctx_probes::{self, ProbesFile};
+    let be = real_backend(a, 0, Duration::ZERO)?;
+    let mut tally = Tally::new("ctx-probes", "probes", a.check);
+    let path = project_root().join("tests/fixups_ctx/probes.txt");
+    let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let stored = ctx_probes::parse(&text)?;
+    let mut now = stored.probes.clone();
+    let mut releases = Vec::new();
+    for arch in arches(a)? {
+        let picked_probes: Vec<usize> = (0..stored.probes.len()).filter(|&k| picked(a, &stored.probes[k].name)).collect();
+        be.probe(arch).map_err(|u| format!("{arch}: {}", u.0))?;
+        releases.push(release_of(be.as_ref(), arch));
+        eprintln!("{arch} ctx-probes: loading {} probes", picked_probes.len());
+        let t0 = Instant::now();
+        let probes: Vec<_> = picked_probes.iter().map(|&k| stored.probes[k].clone()).collect();
+        let answers = ctx_probes::record(be.as_ref(), arch, &probes)?;
+        let took = t0.elapsed();
+        let drift_before = tally.drift.len();
+        for (&k, answer) in picked_probes.iter().zip(answers) {
+            let p = &mut now[k];
+            if a.check {
+                let show = |x: Option<&ctx_probes::Answer>| x.map_or("not recorded\n".to_string(), |x| format!("{:?}\n", ctx_probes::without_random_imms(x)));
+                tally.compare(arch, &p.name, &show(stored.probes[k].answer(arch)), &show(Some(&answer)), &path);
+            }
+            match p.answers.iter_mut().find(|(x, _)| *x == arch) {
+                Some(slot) => slot.1 = answer,
+                None => p.answers.push((arch, answer)),
+            }
+        }
+        tally.written += picked_probes.len();
+        tally.arch_done(arch, picked_probes.len(), drift_before, took);
+    }
+    if !a.check {
+        let header = vec![
+            "# Loads and stores of every ctx field of the modelled program types, one per program, and what".to_string(),
+            format!("# Linux {} made of each (QEMU, prog_flags BPF_F_TEST_RND_HI32, log level 1): the xlated", releases.join(", ")),
+            "# program as raw 8-byte slots in memory order, or `rejected` and the log line that said why.".to_string(),
+            format!("# Recorded by `bpf-selftest record --set ctx-probes` on {}; do not edit.", today()),
+            "# Blocks: `prog NAME PROG_TYPE EXPECTED_ATTACH_TYPE`, `asm` (statements, `;` separated), then".to_string(),
+            "# one line per arch.".to_string(),
+        ];
+        write(&path, &ctx_probes::render(&ProbesFile { header, probes: now }))?;
+    }
+    tally.finish()
+}
+
+/// `record --set fixup-calls`: `tests/fixups_calls/recorded-<arch>.txt`
+/// (the programs of that directory) and `imported-calls-<arch>.txt` (the
+/// calls left in the kernel's own selftests; needs the source subset).
+pub fn fixup_calls_set(a: &RecordArgs) -> Result<(), String> {
+    use crate::recorded::fixup_programs as fp;
+    let be = real_backend(a, 0, Duration::ZERO)?;
+    let mut tally = Tally::new("fixup-calls", "programs", a.check);
+    let dir = project_root().join("tests/fixups_calls");
+    let programs = fp::programs(&dir)?;
+    for arch in arches(a)? {
+        be.probe(arch).map_err(|u| format!("{arch}: {}", u.0))?;
+        let release = release_of(be.as_ref(), arch);
+        let reqs = programs.iter().map(|(_, p)| fp::calls_request(p, arch)).collect::<Result<Vec<_>, _>>()?;
+        let jobs = fp::imported_jobs(arch).ok_or("the kernel's selftests need the 7.3 source subset (setup-vm.sh --source) and gcc")?;
+        eprintln!("{arch} fixup-calls: loading {} programs and {} imported ones", reqs.len(), jobs.len());
+        let t0 = Instant::now();
+        let all: Vec<_> = reqs.into_iter().chain(jobs.iter().map(|(_, r)| r.clone())).collect();
+        let outs = be.load_batch(&all);
+        let took = t0.elapsed();
+        let drift_before = tally.drift.len();
+        let (mine, imported) = outs.split_at(programs.len());
+        let mut text = fp::recorded_header(arch, &release);
+        for ((name, _), o) in programs.iter().zip(mine) {
+            let o = o.as_ref().map_err(|u| format!("{arch} {name}: {}", u.0))?;
+            text += &fp::recorded_section(name, o);
+        }
+        let mut calls = fp::imported_calls_header(arch, &release);
+        for ((name, _), o) in jobs.iter().zip(imported) {
+            calls += &fp::imported_calls_line(name, arch, o);
+        }
+        for (path, new) in [(fp::calls_recording_path(&dir, arch), text), (fp::imported_calls_path(&dir, arch), calls)] {
+            if a.check {
+                let old = std::fs::read_to_string(&path).unwrap_or_default();
+                compare_by_entry(&mut tally, arch, &path, &old, &new);
+            } else {
+                write(&path, &new)?;
+            }
+        }
+        tally.written += programs.len() + jobs.len();
+        tally.arch_done(arch, programs.len() + jobs.len(), drift_before, took);
+    }
+    tally.finish()
+}
+
+/// A recording of `== NAME` sections or `NAME: ...` lines compared entry by
+/// entry, headers aside.
+fn compare_by_entry(tally: &mut Tally, arch: Arch, path: &Path, old: &str, new: &str) {
+    let entries = |t: &str| {
+        let mut m: Vec<(String, String)> = Vec::new();
+        for l in t.lines().filter(|l| !l.starts_with('#')) {
+            if let Some(n) = l.strip_prefix("== ") {
+                m.push((n.to_string(), String::new()));
+            } else if let Some((n, rest)) = l.split_once(": ").or_else(|| l.strip_suffix(':').map(|n| (n, ""))) {
+                m.push((n.to_string(), format!("{rest}\n")));
+            } else if let Some(last) = m.last_mut() {
+                last.1 += &format!("{l}\n");
+            }
+        }
+        m
+    };
+    let (old, new) = (entries(old), entries(new));
+    let mut unrecorded = 0;
+    for (name, now) in &new {
+        match old.iter().find(|(n, _)| n == name) {
+            Some((_, stored)) => tally.compare(arch, name, stored, now, path),
+            // an imported selftest the model has come to verify since
+            None => unrecorded += 1,
+        }
+    }
+    if unrecorded > 0 {
+        eprintln!("{arch} {}: {unrecorded} entries of {} not recorded yet (recording without --check adds them)", tally.set, path.display());
+    }
+    for (name, _) in old.iter().filter(|(n, _)| !new.iter().any(|(m, _)| m == n)) {
+        tally.drift.push(format!("{arch} {}/{name}: recorded, not loaded now", tally.set));
+    }
+}
+
+/// `record --set fixup-misc`: `tests/fixups_misc/linux-7.3/<arch>/*.txt`,
+/// a golden per case of `tests/fixups_misc/cases`.
+pub fn fixup_misc_set(a: &RecordArgs) -> Result<(), String> {
+    use crate::golden::Golden;
+    use crate::recorded::fixup_programs as fp;
+    let be = real_backend(a, 0, Duration::ZERO)?;
+    let mut tally = Tally::new("fixup-misc", "programs", a.check);
+    let root = project_root().join("tests/fixups_misc");
+    for arch in arches(a)? {
+        let cases: Vec<_> = fp::misc_cases(&root.join("cases"), arch)?.into_iter().filter(|(n, _)| picked(a, n)).collect();
+        be.probe(arch).map_err(|u| format!("{arch}: {}", u.0))?;
+        eprintln!("{arch} fixup-misc: loading {} cases", cases.len());
+        let t0 = Instant::now();
+        let outs = be.load_batch(&cases.iter().map(|(_, r)| r.clone()).collect::<Vec<_>>());
+        let took = t0.elapsed();
+        let drift_before = tally.drift.len();
+        for ((name, _), o) in cases.iter().zip(outs) {
+            let o = o.map_err(|u| format!("{arch} {name}: {}", u.0))?;
+            let header = vec![
+                ("program".to_string(), format!("fixups_misc/{name}")),
+                ("kernel".to_string(), be.kernel_release()),
+                ("arch".to_string(), arch.name().to_string()),
+            ];
+            let new = Golden::from_outcome(header, &o);
+            let path = fp::misc_truth_path(&root.join("linux-7.3"), arch, name);
+            if a.check {
+                let old = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display())).and_then(|t| Golden::parse(&t));
+                let show = |g: &Golden| super::comparable(g).to_text();
+                tally.compare(arch, name, &old.as_ref().map_or_else(|e| format!("{e}\n"), show), &show(&new), &path);
+            } else {
+                std::fs::create_dir_all(path.parent().unwrap_or(&root)).map_err(|e| e.to_string())?;
+                write(&path, &new.to_text())?;
+                tally.written += 1;
+            }
+        }
+        tally.arch_done(arch, cases.len(), drift_before, took);
+    }
+    tally.finish()
+}
