@@ -28,16 +28,14 @@
 //!    rejected, but listed.
 //! 2. The programs of `expected/linux-7.3/disasm/progs/*.s` ([`super::oracle_asm`]
 //!    options), by file name: `extras` (forms LLVM cannot write, maps,
-//!    calls; its listing goes into `log.txt` too), `smp_id` (an inlined
-//!    helper), `unpriv` (an unprivileged program's barriers).
-//!
-//! The first recording also listed the xlated instructions of a reference
-//! tool's own example programs, which the project does not have: those
-//! pairs, the last ones of `xlated.txt`, are kept as first recorded (their
-//! hex; the text is disasm.c's again), and a header line says how many.
+//!    calls; its listing goes into `log.txt` too), `forms` (32-bit ALU
+//!    with `BPF_F_TEST_RND_HI32` poison, 32-bit jumps, swaps, atomics, a
+//!    loop, a call), `smp_id` (an inlined helper), `unpriv` (an
+//!    unprivileged program's barriers).
 //!
 //! `--check` compares everything but kernel addresses (the map addresses
-//! of `log.txt`).
+//! of `log.txt`) and the random immediates of `BPF_F_TEST_RND_HI32`'s
+//! poison (`forms` loads with it).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -62,8 +60,6 @@ pub struct PairsFile {
     pub pairs: Vec<(String, String)>,
 }
 
-/// The header line that counts the pairs kept from the first recording.
-const KEPT: &str = "# Kept as first recorded: the last ";
 
 impl PairsFile {
     pub fn parse(text: &str) -> Result<PairsFile, String> {
@@ -98,11 +94,6 @@ impl PairsFile {
             s.push_str(&format!("{h}\t{t}\n"));
         }
         s
-    }
-
-    /// How many trailing pairs its header says are kept.
-    pub fn kept(&self) -> Option<usize> {
-        self.header.iter().find_map(|h| h.strip_prefix(KEPT)?.split(' ').next()?.parse().ok())
     }
 }
 
@@ -215,14 +206,26 @@ fn log_pairs(req: &LoadRequest, out: &LoadOutcome) -> Result<Vec<(String, String
     Ok(pairs)
 }
 
-/// The pairs once each, in the order first met.
+/// The pairs once each (one `r12 = RND` whatever its random immediate),
+/// in the order first met.
 fn dedup(pairs: impl IntoIterator<Item = (String, String)>) -> Vec<(String, String)> {
     let mut seen = std::collections::HashSet::new();
-    pairs.into_iter().filter(|p| seen.insert(p.clone())).collect()
+    pairs.into_iter().filter(|p| seen.insert(if is_rnd_poison(&p.0) { masked(p) } else { p.clone() })).collect()
 }
 
-/// A pair with a kernel address masked (in the hex of an ld_imm64 too).
+/// `r12 = imm`: in the set's programs only `BPF_F_TEST_RND_HI32`'s
+/// poison, a fresh random immediate on every load.
+fn is_rnd_poison(hex: &str) -> bool {
+    hex.len() == 16 && hex.starts_with("b70c0000")
+}
+
+/// A pair with a kernel address masked (in the hex of an ld_imm64 too),
+/// and the random immediate of a `BPF_F_TEST_RND_HI32` poison (`r12 =
+/// RND`, the only move of an immediate into r12 the set's programs have).
 fn masked(p: &(String, String)) -> (String, String) {
+    if is_rnd_poison(&p.0) {
+        return ("b70c0000<rnd>".into(), "r12 = <rnd>".into());
+    }
     let mut h = p.0.clone();
     if h.len() == 32 && h.starts_with("18") {
         // the high half of the value, little endian in the second slot's imm
@@ -310,36 +313,21 @@ pub fn record(a: &RecordArgs) -> Result<(), String> {
         tally.written += now.pairs.len();
     }
 
-    // xlated.txt: the pairs of the programs, then those kept
+    // xlated.txt
     let path = dir.join("xlated.txt");
     let stored = PairsFile::read(&path)?;
-    // before the header counted them: what follows the programs' pairs
-    let n_kept = stored.kept().unwrap_or(stored.pairs.len().saturating_sub(xlated.len())).min(stored.pairs.len());
-    let kept_at = stored.pairs.len().saturating_sub(n_kept);
-    let kept_hex: Vec<String> = stored.pairs[kept_at..].iter().map(|(h, _)| h.clone()).collect();
-    let kept_text = disasm_c::texts(&kept_hex.iter().map(|h| super::slots_of_entries(&[h])).collect::<Result<Vec<_>, _>>()?)?;
-    let kept: Vec<(String, String)> = kept_hex.into_iter().zip(kept_text).collect();
-    compare_pairs(&mut tally, &path, &stored.pairs[..kept_at], &xlated, a.check);
-    if a.check {
-        for (old, new) in stored.pairs[kept_at..].iter().zip(&kept) {
-            tally.compare(&format!("{} {} (text of a kept pair)", path.display(), old.0), &old.1, &new.1);
-        }
-    }
-    if n_kept > 0 {
-        tally.kept.push(format!("{}: the last {n_kept} pairs (xlated instructions of the first recording's example programs, not in the project)", path.display()));
-    }
-    let mut header = vec![
-        format!("# Linux {release} {arch}: test_loader's text (7.3's disasm.c) of every xlated instruction of the disasm set's accepted programs; backend {backend}."),
-        recorded,
-        "# hex of the xlated insn<TAB>test_loader's xlated text".into(),
-    ];
-    if n_kept > 0 {
-        header.push(format!("{KEPT}{n_kept} pairs, the xlated instructions of a reference tool's own example programs, which the project does not have; their text is disasm.c's."));
-    }
-    let now = PairsFile { header, pairs: xlated.into_iter().chain(kept).collect() };
+    compare_pairs(&mut tally, &path, &stored.pairs, &xlated, a.check);
+    let now = PairsFile {
+        header: vec![
+            format!("# Linux {release} {arch}: test_loader's text (7.3's disasm.c) of every xlated instruction of the disasm set's accepted programs; backend {backend}."),
+            recorded,
+            "# hex of the xlated insn<TAB>test_loader's xlated text".into(),
+        ],
+        pairs: xlated,
+    };
     if !a.check {
         std::fs::write(&path, now.render()).map_err(|e| format!("{}: {e}", path.display()))?;
-        tally.written += now.pairs.len() - n_kept;
+        tally.written += now.pairs.len();
     }
     tally.finish("disasm", a.check, t0.elapsed().as_secs_f64())
 }
@@ -376,10 +364,12 @@ mod tests {
 
     #[test]
     fn pairs_file_round_trip() {
-        let text = "# a\n# Kept as first recorded: the last 1 pairs, ...\nbf16000000000000\t(bf) r6 = r1\n9500000000000000\texit\n";
+        let text = "# a\nbf16000000000000\t(bf) r6 = r1\n9500000000000000\texit\n";
         let f = PairsFile::parse(text).unwrap();
-        assert_eq!(f.kept(), Some(1));
+        assert_eq!(f.pairs.len(), 2);
         assert_eq!(f.render(), text);
+        let rnd = masked(&("b70c00003fd69553".into(), "r12 = 1402328639".into()));
+        assert_eq!(rnd, ("b70c0000<rnd>".into(), "r12 = <rnd>".into()));
         let m = masked(&("1811000000d2ad05000000008088ffff".into(), "(18) r1 = 0xffff888005add200".into()));
         assert_eq!(m, ("18110000<addr>00000000<addr>".into(), "(18) r1 = 0xPTR".into()));
     }

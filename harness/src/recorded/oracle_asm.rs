@@ -60,6 +60,8 @@ pub struct Options {
     pub attach_type: Option<u32>,
     pub attach_btf: Option<String>,
     pub test_run: bool,
+    /// `prog_flags` (`--flags rnd_hi32,...`).
+    pub prog_flags: u32,
 }
 
 impl Default for Options {
@@ -76,6 +78,7 @@ impl Default for Options {
             attach_type: None,
             attach_btf: None,
             test_run: false,
+            prog_flags: 0,
         }
     }
 }
@@ -174,6 +177,11 @@ impl AsmProg {
                     o.globals.insert(value(&mut i)?);
                 }
                 "--no-btf" => o.btf = BtfMode::None,
+                "--flags" => {
+                    for f in value(&mut i)?.split(',') {
+                        o.prog_flags |= crate::prog_type::prog_flag(f).ok_or_else(|| format!("{name}: prog flag {f}"))?;
+                    }
+                }
                 "--test-run" => o.test_run = true,
                 "--unpriv" => {
                     o.unpriv = true;
@@ -244,7 +252,7 @@ impl AsmProg {
             prog_type: o.prog_type,
             expected_attach_type: o.attach_type,
             attach_func: o.attach_btf.clone(),
-            prog_flags: 0,
+            prog_flags: o.prog_flags,
             log_level: o.log_level,
             unpriv: o.unpriv,
             caps_unpriv: o.caps_unpriv.clone(),
