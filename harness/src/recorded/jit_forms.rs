@@ -18,9 +18,6 @@
 //! * `expected/jit_disasm/oracle-<arch>.json`: real 7.3 images and
 //!   test_loader's text of them, for the project's printer; each entry names
 //!   its asm file, and `name@cpu` entries were loaded on that QEMU CPU.
-//!   Entries whose asm is not in the project (the first recording's tool
-//!   loaded its own example programs too) cannot be loaded again: their
-//!   images are kept as first recorded and their text made again from them.
 //!
 //! Texts come from 7.3's disasm.c ([`super::disasm_c`]) and LLVM
 //! ([`super::llvm_text`]), never from the project's printers. `--check`
@@ -349,17 +346,19 @@ fn oracle_images(a: &RecordArgs, root: &Path, arch: Arch) -> Result<(), String> 
     let t0 = Instant::now();
     let path = a.out.join(format!("jit_disasm/oracle-{}.json", arch.name()));
     let stored = read_oracle_images(&path)?;
-    let in_project = |i: &OracleImage| !Path::new(&i.asm).is_absolute() && root.join(&i.asm).is_file();
+    if let Some(i) = stored.programs.iter().find(|i| Path::new(&i.asm).is_absolute() || !root.join(&i.asm).is_file()) {
+        return Err(format!("{}: {}: its asm {} is not a file of the project", path.display(), i.name, i.asm));
+    }
     // one boot per QEMU CPU, in the order the entries name them
     let mut cpus: Vec<Option<String>> = Vec::new();
-    for i in stored.programs.iter().filter(|i| in_project(i) && wanted(a, &i.name)) {
+    for i in stored.programs.iter().filter(|i| wanted(a, &i.name)) {
         if !cpus.contains(&i.qemu_cpu) {
             cpus.push(i.qemu_cpu.clone());
         }
     }
     let mut fresh: Vec<Option<OracleImage>> = vec![None; stored.programs.len()];
     for cpu in &cpus {
-        let which: Vec<usize> = (0..stored.programs.len()).filter(|&k| in_project(&stored.programs[k]) && wanted(a, &stored.programs[k].name) && &stored.programs[k].qemu_cpu == cpu).collect();
+        let which: Vec<usize> = (0..stored.programs.len()).filter(|&k| wanted(a, &stored.programs[k].name) && &stored.programs[k].qemu_cpu == cpu).collect();
         let progs: Vec<AsmProg> = which.iter().map(|&k| AsmProg::read(&root.join(&stored.programs[k].asm))).collect::<Result<_, _>>()?;
         let vm = super::vm_with_cpu(arch, cpu.as_deref());
         eprintln!("{arch} oracle images: {} programs in one boot (-cpu {})", progs.len(), vm.config().cpu(arch));
@@ -385,31 +384,20 @@ fn oracle_images(a: &RecordArgs, root: &Path, arch: Arch) -> Result<(), String> 
                 }
                 new
             }
-            None if !in_project(old) => {
-                // no program to load: the image stays, its text is LLVM's again
-                let tl = llvm_text::test_loader_text(arch, &old.images()?)?.join("\n") + "\n";
-                if a.check {
-                    tally.compare(&format!("{what} (text of the kept image)"), &old.tl, &tl);
-                }
-                tally.kept.push(format!("{what}: image of {}, not in the project", old.asm));
-                OracleImage { tl, ..old.clone() }
-            }
             None => old.clone(),
         };
         now.programs.push(new);
     }
-    let kept: Vec<&str> = now.programs.iter().filter(|i| !in_project(i)).map(|i| i.name.as_str()).collect();
     let vm = super::vm_with_cpu(arch, None);
     now.source = format!(
-        "bpf-selftest record --set jit-forms: the programs of expected/jit_disasm/progs/ loaded into Linux {} under QEMU ({}; `@<cpu>` entries with that -cpu), on {}; hex/func_lens as BPF_OBJ_GET_INFO_BY_FD gave them, tl by libLLVM-19 as test_loader calls it. Kept from the first recording (a reference tool's own example programs, not in the project): the images of {}, their tl made again from them",
+        "bpf-selftest record --set jit-forms: the programs of expected/jit_disasm/progs/ loaded into Linux {} under QEMU ({}; `@<cpu>` entries with that -cpu), on {}; hex/func_lens as BPF_OBJ_GET_INFO_BY_FD gave them, tl by libLLVM-19 as test_loader calls it",
         vm.config().release(arch).unwrap_or_default(),
         super::describe_vm(&vm, arch),
         crate::cli::record::today(),
-        kept.join(", ")
     );
     if !a.check {
         std::fs::write(&path, super::to_json(&now, false)?).map_err(|e| format!("{}: {e}", path.display()))?;
-        tally.written = now.programs.len() - tally.kept.len();
+        tally.written = now.programs.len();
     }
     tally.finish(&format!("jit-forms (oracle-{}.json)", arch.name()), a.check, t0.elapsed().as_secs_f64())
 }
