@@ -304,8 +304,8 @@ impl std::fmt::Display for Bounded {
 /// Runs `cmd` (stdin closed) with its output read as it comes, killed
 /// with its process group (SIGKILL, then reaped) at the time or output
 /// bound; killed too if this process dies first (the group's leader; its
-/// children then write into a pipe nobody reads, and die of SIGPIPE). Its stderr is kept up to a
-/// MiB.
+/// children then write into a pipe nobody reads, and die of SIGPIPE).
+/// Its stderr is kept up to a MiB.
 pub fn run_bounded(mut cmd: Command, bounds: &CppBounds) -> Result<std::process::Output, Bounded> {
     use std::io::Read;
     use std::os::unix::process::CommandExt;
