@@ -201,7 +201,7 @@ pub fn cases_selected(arch: Arch, selected: impl Fn(&str) -> bool) -> Result<Vec
     for n in [100, 1_000] {
         verify(format!("branch_chain_{}", human(n as u64)), &|| branch_chain(n), SOCKET_FILTER, &no_maps)?;
     }
-    for n in [10_000, 50_000, 500_000] {
+    for n in [10_000, 25_000, 500_000] {
         verify(format!("goto_nops_{}", human(n as u64)), &|| goto_nops(n), SOCKET_FILTER, &no_maps)?;
     }
     verify("bpf_for_x1M".into(), &|| bpf_for(1_000_000), RAW_TRACEPOINT, &no_maps)?;
@@ -209,8 +209,8 @@ pub fn cases_selected(arch: Arch, selected: impl Fn(&str) -> bool) -> Result<Vec
     verify("unrolled_x10k".into(), &|| unrolled(10_000), RAW_TRACEPOINT, &no_maps)?;
     verify("pyperf600_shaped".into(), &|| pyperf_shaped(1_600), RAW_TRACEPOINT, &|| vec![syms_map()])?;
     verify("strobemeta_shaped".into(), &|| strobemeta_shaped(400), ProgType(2), &|| vec![syms_map()])?;
-    // the kernel's removal of nops is quadratic (seconds for 50k): 500k,
-    // minutes, are the model's alone
+    // the kernel's removal of nops is quadratic (6.18 on 2 cores: 0.6 s
+    // for 10k, 20 s for 50k): 500k, minutes, are the model's alone
     for c in out.iter_mut().filter(|c| c.name == "goto_nops_500k") {
         c.kernel_skip = Some("the kernel removes nops one at a time: minutes for 500k");
     }
