@@ -141,3 +141,80 @@ fn test_run_sizes_are_7_3_s() {
     }
     assert!(bad.is_empty(), "{} of {} differ:\n{}", bad.len(), cases.len(), bad.join("\n"));
 }
+
+fn xlated(args: &[&str]) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_bpf-selftest")).arg("xlated").args(args).output().expect("run bpf-selftest");
+    (out.status.success(), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
+}
+
+/// A rejected load is quoted the same way by `check` and `xlated`: its
+/// errno and the verifier's message, the ones 7.3 gave for the same
+/// program (`expected/oracle/vm-x86_64.json`, bad_r0).
+#[test]
+fn a_rejection_quotes_the_verifiers_message() {
+    use bpf_selftest::recorded::backend_truth::Truth;
+    let truth = Truth::read(std::path::Path::new("expected/oracle/vm-x86_64.json")).unwrap();
+    let p = truth.program("bad_r0").expect("bad_r0 recorded");
+    assert!(!p.accepted);
+    let message = bpf_selftest::verifier::log::error_message(&p.log).expect("a message");
+    let want = format!("errno {} ({}): {}", p.errno, bpf_selftest::verifier::errno::errno_name(p.errno), message.trim());
+    for level in ["1", "2"] {
+        let args = ["tests/oracle_progs/bad_r0.s", "--arch", "x86_64", "--log-level", level];
+        let (ok, stdout, _) = check(&args);
+        assert!(ok);
+        assert!(stdout.lines().any(|l| l == format!("rejected: {want}")), "level {level}: want {want:?} in\n{stdout}");
+        let (ok, _, stderr) = xlated(&args);
+        assert!(!ok);
+        assert_eq!(stderr.trim_end(), format!("bpf-selftest: error: bad_r0: rejected: {want}"), "level {level}");
+    }
+}
+
+/// Loads 7.3 fails for the log's sake (tests/limits, recorded from 7.3:
+/// a log outgrowing its buffer, ENOSPC; a log level with a bit 7.3 does not
+/// know, EINVAL with an empty log): the kernel's answer, and a hint saying
+/// what to change.
+#[test]
+fn log_failures_keep_the_kernels_answer_and_say_what_to_change() {
+    use bpf_selftest::recorded::limits;
+    let answers = limits::parse(&std::fs::read_to_string("tests/limits/7.3-x86_64.json").unwrap()).unwrap();
+    let case = |name: &str| limits::cases().into_iter().find(|c| c.name == name).expect(name);
+    for (name, hint) in [("log_ring_64", "hint: --log-level 0 loads without a log; or give the log room with --log-size"), ("log_level_bad_bit", "hint: BPF_PROG_LOAD refuses log_level 17")] {
+        let c = case(name);
+        assert_eq!(c.insns.len(), 2, "{name}: r0 = 0; exit");
+        let a = &answers[name];
+        let (level, size) = (c.log_level.to_string(), c.log_size.to_string());
+        for cmd in [check as fn(&[&str]) -> (bool, String, String), xlated] {
+            let (_, stdout, stderr) = cmd(&["tests/check_cli/r0_0.s", "--arch", "x86_64", "--log-level", &level, "--log-size", &size]);
+            let text = format!("{stdout}{stderr}");
+            let errno = format!("rejected: errno {} ({})", a.errno, bpf_selftest::verifier::errno::errno_name(a.errno));
+            assert!(text.contains(&errno), "{name}: want {errno:?} in\n{text}");
+            assert!(text.lines().any(|l| l.starts_with(hint)), "{name}: want a hint in\n{text}");
+        }
+    }
+    assert!(answers["log_level_bad_bit"].log.is_empty());
+}
+
+/// Test-run inputs are hex digits in pairs: the first character that is
+/// not one is named, with its place; the options are refused without a
+/// test run, and so are two maps of one name.
+#[test]
+fn bad_test_run_input_and_maps_are_named() {
+    let ok = "tests/check_cli/r0_0.s";
+    for opt in ["--data-hex", "--ctx-hex"] {
+        let (good, stdout, stderr) = check(&[ok, "--run", opt, "00 1z"]);
+        assert!(!good && stdout.is_empty());
+        assert_eq!(stderr.trim_end(), format!("bpf-selftest: error: {opt}: 'z' (character 5) is not a hex digit"));
+        let (good, _, stderr) = check(&[ok, "--run", opt, "abc"]);
+        assert!(!good && stderr.contains("3 hex digits, an odd number"), "{stderr}");
+    }
+    for (opt, v) in [("--data-hex", "00"), ("--data-len", "3"), ("--ctx-hex", "00"), ("--ctx-len", "3")] {
+        let (good, _, stderr) = check(&[ok, opt, v]);
+        assert!(!good, "{opt} without --run");
+        assert!(stderr.contains(&format!("{opt} is an input of the test run: give --run")), "{stderr}");
+        let (good, _, stderr) = check(&[ok, opt, v, "--interp"]);
+        assert!(good, "{opt} with --interp: {stderr}");
+    }
+    let (good, _, stderr) = check(&[ok, "--map", "m:array:4:8:1", "--map", "m:hash:4:8:1"]);
+    assert!(!good);
+    assert!(stderr.contains("maps 1 and 2 are both named 'm'"), "{stderr}");
+}

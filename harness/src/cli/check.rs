@@ -35,8 +35,14 @@ pub struct CheckArgs {
     /// xdp_has_frags) or a number.
     #[arg(long)]
     pub flags: Option<String>,
+    /// BPF_PROG_LOAD's log_level: 1 (BPF_LOG_LEVEL1), 2 (BPF_LOG_LEVEL2),
+    /// plus 4 (BPF_LOG_STATS), 8 (BPF_LOG_FIXED); 0: no log.
     #[arg(long = "log-level", default_value_t = 2)]
     pub log_level: u32,
+    /// BPF_PROG_LOAD's log_size: the log buffer's bytes (7.3 takes up to
+    /// 2^30 - 1). A log that outgrows it fails the load with ENOSPC.
+    #[arg(long = "log-size", default_value_t = crate::backend::loader::LOG_BUF_SIZE)]
+    pub log_size: u32,
     /// test_loader's `@unpriv` run.
     #[arg(long)]
     pub unpriv: bool,
@@ -88,6 +94,7 @@ impl CheckArgs {
             maps: Vec::new(),
             flags: None,
             log_level: 2,
+            log_size: crate::backend::loader::LOG_BUF_SIZE,
             unpriv: false,
             btf: "func_info".into(),
             global_funcs: Vec::new(),
@@ -103,12 +110,36 @@ impl CheckArgs {
     }
 }
 
+/// `--data-hex`/`--ctx-hex`: pairs of hex digits, whitespace anywhere
+/// between them.
 fn hex_bytes(what: &str, s: &str) -> Result<Vec<u8>, String> {
-    let s: String = s.chars().filter(|c| !c.is_whitespace()).collect();
-    if s.len() % 2 != 0 || !s.bytes().all(|c| c.is_ascii_hexdigit()) {
-        return Err(format!("{what}: expected an even number of hex digits"));
+    let mut digits = Vec::with_capacity(s.len());
+    for (k, c) in s.chars().enumerate() {
+        if c.is_whitespace() {
+            continue;
+        }
+        match c.to_digit(16) {
+            Some(d) => digits.push(d as u8),
+            None => return Err(format!("{what}: {:?} (character {}) is not a hex digit", c, k + 1)),
+        }
     }
-    Ok((0..s.len()).step_by(2).map(|i| u8::from_str_radix(&s[i..i + 2], 16).expect("hex")).collect())
+    if digits.len() % 2 != 0 {
+        return Err(format!("{what}: {} hex digits, an odd number (each byte takes two)", digits.len()));
+    }
+    Ok(digits.chunks(2).map(|p| (p[0] << 4) | p[1]).collect())
+}
+
+/// The options that say what a test run is given, which mean nothing
+/// without one.
+fn test_run_inputs_need_a_run(a: &CheckArgs) -> Result<(), String> {
+    if a.run || a.interp {
+        return Ok(());
+    }
+    let given = [("--data-len", a.data_len.is_some()), ("--data-hex", a.data_hex.is_some()), ("--ctx-len", a.ctx_len.is_some()), ("--ctx-hex", a.ctx_hex.is_some())];
+    match given.iter().find(|(_, g)| *g) {
+        Some((opt, _)) => Err(format!("{opt} is an input of the test run: give --run (or --interp) as well")),
+        None => Ok(()),
+    }
 }
 
 /// The longest ctx any 7.3 test run takes is 65,535 bytes (a syscall
@@ -167,7 +198,13 @@ fn target(a: &CheckArgs) -> Result<Target, String> {
             None,
         ),
     };
+    test_run_inputs_need_a_run(a)?;
     let maps = a.maps.iter().map(|m| MapDef::parse_cli(m)).collect::<Result<Vec<_>, _>>()?;
+    for (k, m) in maps.iter().enumerate() {
+        if let Some(first) = maps[..k].iter().position(|o| o.name == m.name) {
+            return Err(format!("--map: maps {} and {} are both named '{}' (the program names a map by its name)", first + 1, k + 1, m.name));
+        }
+    }
     let imms = super::parse_imms(&a.imms)?;
     Ok(Target { arch, prog_type, sec_flags, attach, maps, imms })
 }
@@ -243,7 +280,7 @@ fn request_for(a: &CheckArgs, t: Target, prog: &Program) -> Result<LoadRequest, 
         want_jited: arch.has_jit(),
         license: "GPL".into(),
         privileged_setup: false,
-        log_size: crate::backend::loader::LOG_BUF_SIZE,
+        log_size: a.log_size,
         create_every_map: false,
     })
 }
@@ -426,7 +463,7 @@ fn human(req: &LoadRequest, o: &LoadOutcome, release: &str) -> String {
     if o.accepted {
         s.push_str(&format!("accepted, verified_insns {}\n", o.verified_insns));
     } else {
-        s.push_str(&format!("rejected: errno {} ({})\n", o.errno, errno_name(o.errno)));
+        s.push_str(&format!("rejected: {}\n", rejection(req, o)));
     }
     if !o.log.is_empty() {
         s.push_str("---- verifier log\n");
@@ -453,6 +490,47 @@ fn human(req: &LoadRequest, o: &LoadOutcome, release: &str) -> String {
         s.push_str(&format!("---- test run\nretval {} ({:#x})\n", r as i32, r));
     } else if o.test_run_errno != 0 {
         s.push_str(&format!("---- test run\nfailed: errno {} ({})\n", o.test_run_errno, errno_name(o.test_run_errno)));
+    }
+    s
+}
+
+/// A rejected load for a person: `errno N (NAME)` and the verifier's error
+/// message, then a `hint:` line where the kernel's answer alone misleads
+/// (`check` prints it after `rejected: `, `xlated` in its error).
+pub fn rejection(req: &LoadRequest, o: &LoadOutcome) -> String {
+    use crate::verifier::errno::{EINVAL, ENOSPC};
+    use crate::verifier::log::{BPF_LOG_MASK, bpf_verifier_log_attr_valid};
+    let mut s = format!("errno {} ({})", o.errno, errno_name(o.errno));
+    let level = req.log_level;
+    // the log did not fit: its last line is no message, and ENOSPC is the
+    // answer whatever the verifier decided (bpf_vlog_finalize's error
+    // replaces its verdict)
+    let overflowed = o.errno == ENOSPC && level != 0 && level & BPF_LOG_MASK == level && o.log_true_size > req.log_size;
+    if overflowed {
+        s.push_str(&format!(
+            ": the verifier log needed {} bytes, more than its buffer's {}: 7.3 then fails the load with ENOSPC, whatever the verifier decided\n\
+             hint: --log-level 0 loads without a log; or give the log room with --log-size (up to {})",
+            o.log_true_size,
+            req.log_size,
+            u32::MAX >> 2
+        ));
+        return s;
+    }
+    // the buffer goes with a level (the backends pass none at level 0)
+    let size = if level != 0 { req.log_size } else { 0 };
+    if o.errno == EINVAL && !bpf_verifier_log_attr_valid(level, size != 0, size) {
+        s.push_str(&format!(
+            "\nhint: BPF_PROG_LOAD refuses log_level {level} with log_size {} before the verifier runs (EINVAL, empty log): \
+             the level is 0 (no log) or a sum of 1 (BPF_LOG_LEVEL1), 2 (BPF_LOG_LEVEL2), 4 (BPF_LOG_STATS) and 8 (BPF_LOG_FIXED), \
+             not 0 with a buffer; log_size is at most {}",
+            req.log_size,
+            u32::MAX >> 2
+        ));
+        return s;
+    }
+    if let Some(m) = crate::verifier::log::error_message(&o.log) {
+        s.push_str(": ");
+        s.push_str(m.trim());
     }
     s
 }

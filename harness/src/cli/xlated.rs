@@ -14,8 +14,7 @@ pub fn run(a: &CheckArgs) -> Result<(), String> {
     let be = backend::by_name(&a.backend)?;
     let out = super::check::load(&*be, &req)?;
     if !out.accepted {
-        let first = out.log.lines().rev().find(|l| !l.starts_with("processed ") && !l.trim().is_empty()).unwrap_or("");
-        return Err(format!("{}: rejected ({}): {first}", req.name, super::check::errno_name(out.errno)));
+        return Err(format!("{}: rejected: {}", req.name, super::check::rejection(&req, &out)));
     }
     print!("{}", attribute_block(req.arch.name(), &out));
     Ok(())

@@ -72,25 +72,93 @@ pub fn bpf_opt_remove_dead_code(env: &mut VerifierEnv<'_>) -> Result<(), Fail> {
     patch::remove_insns(&mut PatchTarget::of(env), &runs)
 }
 
-/// `bpf_opt_remove_nops`: `goto pc+0` and `may_goto pc+0` go one by one,
-/// the kernel's way: after a `may_goto pc+0` the insn before it is looked
-/// at again (a `may_goto pc+1` before it became one). Rare, so each
-/// removal is the kernel's O(N) one.
+/// `bpf_opt_remove_nops`: `goto pc+0` and `may_goto pc+0` go. The kernel
+/// walks the program and removes each one as it meets it, O(N) per removal
+/// ([`bpf_opt_remove_nops_one_at_a_time`]); the model finds the same insns
+/// in one walk ([`nops_the_kernel_removes`]) and removes them in one step.
 pub fn bpf_opt_remove_nops(env: &mut VerifierEnv<'_>) -> Result<(), Fail> {
-    let mut i: i64 = 0;
-    while (i as usize) < env.insns.len() {
-        // the next `goto`/`may_goto`, in one scan
-        let from = i as usize;
-        let Some(k) = env.insns[from..].iter().position(|x| x.code == NOP.code || x.code == MAY_GOTO_0.code) else { break };
-        i = (from + k) as i64;
-        let insn = env.insns[i as usize];
-        let is_may_goto_0 = insn == MAY_GOTO_0;
-        if insn != NOP && !is_may_goto_0 {
+    remove_nops(&mut PatchTarget::of(env))
+}
+
+/// [`bpf_opt_remove_nops`] on the program and its per-insn data.
+pub fn remove_nops(t: &mut PatchTarget<'_>) -> Result<(), Fail> {
+    let gone = nops_the_kernel_removes(t.insns);
+    if gone.is_empty() {
+        return Ok(());
+    }
+    // one run per insn: removed one at a time, a jump into a removed insn
+    // lands on the next insn still there, and that is what runs of one give
+    let runs: Vec<(usize, usize)> = gone.into_iter().map(|x| (x, 1)).collect();
+    patch::remove_insns(t, &runs)
+}
+
+/// Whether `insn`, with its offset as it is now, is one the kernel's walk
+/// removes: a `goto pc+0` or `may_goto pc+0` exactly (the whole insn is
+/// compared).
+fn is_nop(insn: &Insn) -> bool {
+    *insn == NOP || *insn == MAY_GOTO_0
+}
+
+/// The insns (ascending indexes into `insns`) the kernel's walk removes.
+///
+/// The walk removes the insn under it if it is a nop and then looks at the
+/// same place again, or, after a `may_goto pc+0`, at the insn before it.
+/// A removal changes only jumps across the removed insn: one after it
+/// stays a nop or not (its offset is negative or unchanged), so an insn the
+/// walk has not reached yet is judged as it was read; one before it that
+/// jumped just past it becomes a nop exactly when it is the insn right
+/// before it. So the walk keeps the insns it passed on a stack: the one on
+/// top is a nop now when its target was after it and no insn is left
+/// between them (every jump lands on the first insn still there at or
+/// after its target), and it is looked at again only after a `may_goto
+/// pc+0` went. Each insn is pushed and popped at most once: O(N).
+pub fn nops_the_kernel_removes(insns: &[Insn]) -> Vec<usize> {
+    let mut passed: Vec<usize> = Vec::new();
+    let mut gone = Vec::new();
+    let mut next = 0;
+    // whether the walk looks at the top of the stack (else at `next`)
+    let mut back = false;
+    loop {
+        if back {
+            let Some(&j) = passed.last() else { break };
+            let insn = insns[j];
+            let target = j as i64 + insn.off as i64 + 1;
+            let now = Insn { off: 0, ..insn };
+            back = false;
+            if is_nop(&now) && target > j as i64 && target <= next as i64 {
+                passed.pop();
+                gone.push(j);
+                back = now == MAY_GOTO_0 && !passed.is_empty();
+            }
+            continue;
+        }
+        let Some(insn) = insns.get(next) else { break };
+        if is_nop(insn) {
+            gone.push(next);
+            back = *insn == MAY_GOTO_0 && !passed.is_empty();
+        } else {
+            passed.push(next);
+        }
+        next += 1;
+    }
+    gone.sort_unstable();
+    gone
+}
+
+/// The kernel's walk itself, each nop removed as met, O(N) per removal:
+/// the reference [`remove_nops`] is checked against.
+pub fn bpf_opt_remove_nops_one_at_a_time(t: &mut PatchTarget<'_>) -> Result<(), Fail> {
+    let mut i = 0usize;
+    while i < t.insns.len() {
+        let insn = t.insns[i];
+        if !is_nop(&insn) {
             i += 1;
             continue;
         }
-        patch::verifier_remove_insns(&mut PatchTarget::of(env), i as usize, 1)?;
-        if is_may_goto_0 && i > 0 {
+        patch::verifier_remove_insns(t, i, 1)?;
+        // after a `may_goto pc+0`, the insn before it again (a `may_goto
+        // pc+1` there is one now); else the insn now in its place
+        if insn == MAY_GOTO_0 && i > 0 {
             i -= 1;
         }
     }
@@ -107,5 +175,124 @@ pub fn sanitize_dead_code(env: &mut VerifierEnv<'_>) {
         }
         env.insns[i] = trap;
         env.aux[i].zext_dst = false;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::verifier::do_check::PassAux;
+    use crate::verifier::env::{InsnAux, SubprogInfo};
+
+    struct Prog {
+        insns: Vec<Insn>,
+        aux: Vec<InsnAux>,
+        pass_aux: Vec<PassAux>,
+        subprogs: Vec<SubprogInfo>,
+        cnt: usize,
+    }
+
+    impl Prog {
+        fn target(&mut self) -> PatchTarget<'_> {
+            PatchTarget { insns: &mut self.insns, aux: &mut self.aux, pass_aux: &mut self.pass_aux, subprog_info: &mut self.subprogs, subprog_cnt: &mut self.cnt }
+        }
+        fn snapshot(&self) -> String {
+            let starts: Vec<usize> = self.subprogs.iter().take(self.cnt + 1).map(|s| s.start).collect();
+            format!("{:?}\n{:?}\n{:?}\n{starts:?} {}", self.insns, self.aux, self.pass_aux, self.cnt)
+        }
+    }
+
+    /// xorshift, deterministic.
+    struct Rng(u64);
+    impl Rng {
+        fn below(&mut self, n: u64) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0 % n
+        }
+    }
+
+    /// Programs dense in what the walk looks at: nops, jumps of +1 and +2
+    /// in front of them (nops once what they jump over goes), `may_goto`s,
+    /// jumps into and across runs of nops, from both sides.
+    fn random_prog(rng: &mut Rng, len: usize) -> Prog {
+        let ja = |off: i16| Insn::new(BPF_JMP | BPF_JA, 0, 0, off, 0);
+        let may_goto = |off: i16| Insn::new(BPF_JMP | BPF_JCOND, 0, 0, off, 0);
+        let insns: Vec<Insn> = (0..len)
+            .map(|_| {
+                let near = rng.below(7) as i16 - 3;
+                let far = rng.below(2 * len as u64 + 4) as i16 - len as i16 - 2;
+                match rng.below(12) {
+                    0 | 1 => NOP,
+                    2 | 3 => MAY_GOTO_0,
+                    4 => ja(near),
+                    5 => may_goto(near),
+                    6 => ja(far),
+                    7 => Insn::new(BPF_JMP | BPF_JEQ | BPF_K, 1, 0, far, 0),
+                    8 => Insn::new(BPF_JMP32 | BPF_JA, 0, 0, 0, far as i32),
+                    9 => Insn::new(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, far as i32),
+                    10 => Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+                    _ => Insn::new(BPF_ALU64 | BPF_ADD | BPF_K, 2, 0, 0, 1),
+                }
+            })
+            .collect();
+        let aux = (0..len).map(|i| InsnAux { map_off: i as u32, ..InsnAux::default() }).collect();
+        let pass_aux = (0..len).map(|i| PassAux { seen: true, alu_limit: i as u32, ..PassAux::default() }).collect();
+        let mut starts = vec![0usize];
+        for x in 1..len {
+            if rng.below(len as u64 / 2 + 1) == 0 {
+                starts.push(x);
+            }
+        }
+        let cnt = starts.len();
+        starts.push(len);
+        let subprogs = starts.into_iter().map(|start| SubprogInfo { start, ..SubprogInfo::default() }).collect();
+        Prog { insns, aux, pass_aux, subprogs, cnt }
+    }
+
+    #[test]
+    fn one_step_equals_the_kernels_walk() {
+        let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+        let (mut checked, mut stepped_back, mut left) = (0, 0, 0);
+        for case in 0..20_000 {
+            let len = 1 + rng.below(30) as usize;
+            let mut a = random_prog(&mut rng, len);
+            let mut b = Prog { insns: a.insns.clone(), aux: a.aux.clone(), pass_aux: a.pass_aux.clone(), subprogs: a.subprogs.clone(), cnt: a.cnt };
+            bpf_opt_remove_nops_one_at_a_time(&mut a.target()).unwrap();
+            let gone = nops_the_kernel_removes(&b.insns);
+            let plain = b.insns.iter().filter(|x| is_nop(x)).count();
+            stepped_back += (gone.len() > plain) as usize;
+            left += a.insns.iter().any(is_nop) as usize;
+            remove_nops(&mut b.target()).unwrap();
+            assert_eq!(a.snapshot(), b.snapshot(), "case {case}");
+            checked += 1;
+        }
+        // the walk's corners are reached: nops made by removals, removed
+        // after a `may_goto pc+0` or left in place
+        assert!(checked > 10_000 && stepped_back > 200 && left > 1_000, "{checked} {stepped_back} {left}");
+    }
+
+    #[test]
+    fn a_long_chain_goes_in_one_step() {
+        // `r0 = 0; goto +0 x N; exit`: every `goto` goes, jumps over the
+        // chain land on the exit
+        let n = 200_000;
+        let mut insns = vec![Insn::new(BPF_JMP | BPF_JA, 0, 0, (n / 8) as i16, 0)];
+        insns.extend(std::iter::repeat_n(NOP, n));
+        insns.push(Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0));
+        let gone = nops_the_kernel_removes(&insns);
+        assert_eq!(gone, (1..=n).collect::<Vec<_>>());
+        let len = insns.len();
+        let mut p = Prog {
+            insns,
+            aux: vec![InsnAux::default(); len],
+            pass_aux: Vec::new(),
+            subprogs: vec![SubprogInfo { start: 0, ..SubprogInfo::default() }, SubprogInfo { start: len, ..SubprogInfo::default() }],
+            cnt: 1,
+        };
+        remove_nops(&mut p.target()).unwrap();
+        assert_eq!(p.insns, vec![NOP, Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)]);
+        assert_eq!(p.subprogs[1].start, 2);
     }
 }

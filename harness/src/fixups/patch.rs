@@ -554,12 +554,14 @@ fn into_removed(runs: &[(usize, usize)], t: i64) -> i64 {
 pub fn remove_insns(t: &mut PatchTarget<'_>, runs: &[(usize, usize)]) -> Result<(), Fail> {
     let len = t.insns.len();
     let mut gone = vec![false; len];
+    let mut run_start = vec![false; len];
     let mut last_end = 0;
     for &(off, cnt) in runs {
         if cnt == 0 || off < last_end || off + cnt > len {
             return Err(bad_patches(&format!("removal of insns {off}..{} of {len}", off + cnt)));
         }
         gone[off..off + cnt].fill(true);
+        run_start[off] = true;
         last_end = off + cnt;
     }
     // new index of each old index (of the next kept insn for removed ones)
@@ -572,12 +574,15 @@ pub fn remove_insns(t: &mut PatchTarget<'_>, runs: &[(usize, usize)]) -> Result<
         }
     }
     new_idx.push(len - removed);
+    // a target at the start of a run lands where the next kept insn does
+    // (the runs after it start at or after that insn, and none reaches
+    // back over it); one inside a run does not, see `into_removed`
     let land = |x: i64| -> Option<i64> {
         if x < 0 {
             Some(x)
         } else if x as usize >= len {
             Some(x - removed as i64)
-        } else if gone[x as usize] {
+        } else if gone[x as usize] && !run_start[x as usize] {
             None
         } else {
             Some(new_idx[x as usize] as i64)

@@ -21,7 +21,8 @@
 //! definitions name, and the macros `__imm_insn` operands use.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 use crate::target::Arch;
 
@@ -258,6 +259,130 @@ fn cpp_program() -> String {
     std::env::var("BPF_SELFTEST_CPP").ok().filter(|v| !v.is_empty()).unwrap_or_else(|| "cpp".into())
 }
 
+/// How long the preprocessor may run and how much it may write. A selftest
+/// source takes it well under a second and a few MB; a macro that expands
+/// exponentially would run, and grow, until killed.
+#[derive(Clone, Debug)]
+pub struct CppBounds {
+    pub time: Duration,
+    pub output: usize,
+}
+
+impl CppBounds {
+    /// 20 s (`BPF_SELFTEST_CPP_TIMEOUT`, seconds, overrides it) and 256 MiB.
+    pub fn get() -> CppBounds {
+        let secs = std::env::var("BPF_SELFTEST_CPP_TIMEOUT").ok().and_then(|v| v.parse::<f64>().ok()).filter(|s| s.is_finite() && *s > 0.0).unwrap_or(20.0);
+        CppBounds { time: Duration::from_secs_f64(secs), output: 256 << 20 }
+    }
+}
+
+/// Why a bounded run gave no output.
+#[derive(Debug)]
+pub enum Bounded {
+    Spawn(std::io::Error),
+    /// Killed at the time bound.
+    Time(Duration),
+    /// Killed when its output passed the bound.
+    Output(usize),
+}
+
+impl std::fmt::Display for Bounded {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Bounded::Spawn(e) => write!(f, "{e}"),
+            Bounded::Time(t) => write!(
+                f,
+                "the C preprocessor was still running after {:.1} s and was stopped (a macro that expands exponentially?); \
+                 BPF_SELFTEST_CPP_TIMEOUT=SECONDS gives it longer",
+                t.as_secs_f64()
+            ),
+            Bounded::Output(n) => write!(f, "the C preprocessor's output passed {} MiB and it was stopped (a macro that expands exponentially?)", n >> 20),
+        }
+    }
+}
+
+/// Runs `cmd` (stdin closed) with its output read as it comes, killed
+/// with its process group (SIGKILL, then reaped) at the time or output
+/// bound; killed too if this process dies first (the group's leader; its
+/// children then write into a pipe nobody reads, and die of SIGPIPE).
+/// Its stderr is kept up to a MiB.
+pub fn run_bounded(mut cmd: Command, bounds: &CppBounds) -> Result<std::process::Output, Bounded> {
+    use std::io::Read;
+    use std::os::unix::process::CommandExt;
+    use std::sync::mpsc;
+    cmd.stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped());
+    // its own process group: `cpp` is a driver, the preprocessing is its
+    // child's (`cc1 -E`), and the kill must reach both
+    cmd.process_group(0);
+    // SAFETY: only prctl, async-signal-safe, between fork and exec
+    unsafe {
+        cmd.pre_exec(|| {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0);
+            Ok(())
+        });
+    }
+    let mut child = cmd.spawn().map_err(Bounded::Spawn)?;
+    // stdout is read up to the bound (then the reader says so and stops);
+    // stderr up to a MiB, the rest drained
+    let (over_tx, over_rx) = mpsc::channel();
+    let mut out_pipe = child.stdout.take();
+    let cap = bounds.output;
+    let out_thread = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let Some(p) = out_pipe.as_mut() else { return buf };
+        let mut chunk = vec![0u8; 64 << 10];
+        while let Ok(n @ 1..) = p.read(&mut chunk) {
+            if buf.len() + n > cap {
+                let _ = over_tx.send(());
+                break;
+            }
+            buf.extend_from_slice(&chunk[..n]);
+        }
+        buf
+    });
+    let mut err_pipe = child.stderr.take();
+    let err_thread = std::thread::spawn(move || {
+        let mut buf = Vec::new();
+        let Some(p) = err_pipe.as_mut() else { return buf };
+        let mut chunk = vec![0u8; 16 << 10];
+        while let Ok(n @ 1..) = p.read(&mut chunk) {
+            let room = (1usize << 20).saturating_sub(buf.len());
+            buf.extend_from_slice(&chunk[..n.min(room)]);
+        }
+        buf
+    });
+    let start = Instant::now();
+    let mut stopped = None;
+    let status = loop {
+        if let Ok(Some(st)) = child.try_wait() {
+            break st;
+        }
+        let left = bounds.time.saturating_sub(start.elapsed()).min(Duration::from_millis(50));
+        let over = match over_rx.recv_timeout(left) {
+            Ok(()) => true,
+            Err(mpsc::RecvTimeoutError::Timeout) => false,
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                // stdout closed: the child is about to exit
+                std::thread::sleep(left.min(Duration::from_millis(5)));
+                false
+            }
+        };
+        if over || start.elapsed() >= bounds.time {
+            // SAFETY: a signal to the group this child leads
+            unsafe { libc::kill(-(child.id() as libc::pid_t), libc::SIGKILL) };
+            let st = child.wait().map_err(Bounded::Spawn)?;
+            stopped = Some(if over { Bounded::Output(bounds.output) } else { Bounded::Time(bounds.time) });
+            break st;
+        }
+    };
+    let stdout = out_thread.join().unwrap_or_default();
+    let stderr = err_thread.join().unwrap_or_default();
+    match stopped {
+        Some(why) => Err(why),
+        None => Ok(std::process::Output { status, stdout, stderr }),
+    }
+}
+
 /// The include path: the stand-ins, then the Makefile's directories.
 pub fn include_dirs(tree: &KernelTree, arch: Arch) -> Result<Vec<PathBuf>, String> {
     let stubs = stub_dir()?;
@@ -287,17 +412,81 @@ pub fn include_dirs(tree: &KernelTree, arch: Arch) -> Result<Vec<PathBuf>, Strin
 /// Preprocesses `file` (a selftest source of `tree`) for `arch`; the output
 /// keeps line markers so items can be traced to the file they come from.
 pub fn preprocess(file: &Path, tree: &KernelTree, arch: Arch) -> Result<String, String> {
+    preprocess_within(file, tree, arch, &CppBounds::get())
+}
+
+/// [`preprocess`] within `bounds`.
+pub fn preprocess_within(file: &Path, tree: &KernelTree, arch: Arch, bounds: &CppBounds) -> Result<String, String> {
     let mut cmd = Command::new(cpp_program());
     cmd.arg("-std=gnu11").args(defines(arch)?);
     for d in include_dirs(tree, arch)? {
         cmd.arg("-I").arg(d);
     }
     cmd.arg(file);
-    let out = cmd.output().map_err(|e| format!("running {}: {e} (gcc's cpp is needed to import C sources)", cpp_program()))?;
+    let out = match run_bounded(cmd, bounds) {
+        Ok(out) => out,
+        Err(Bounded::Spawn(e)) => return Err(format!("running {}: {e} (gcc's cpp is needed to import C sources)", cpp_program())),
+        Err(over) => return Err(format!("{}: {over}", file.display())),
+    };
     if !out.status.success() {
         let err = String::from_utf8_lossy(&out.stderr);
         let first = err.lines().find(|l| l.contains("error")).unwrap_or_else(|| err.lines().next().unwrap_or(""));
         return Err(format!("{}: the C preprocessor failed: {first}", file.display()));
     }
     String::from_utf8(out.stdout).map_err(|_| format!("{}: the preprocessed text is not UTF-8", file.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// 2^40 tokens from 41 lines: stopped at the bound, in seconds, saying
+    /// why (the headers need no kernel tree: a missing include directory
+    /// is no error to cpp, and the file includes nothing).
+    #[test]
+    fn an_exponential_macro_is_stopped_at_the_bound() {
+        if Command::new(cpp_program()).arg("--version").output().is_err() {
+            eprintln!("skipped: no {}", cpp_program());
+            return;
+        }
+        let dir = std::env::temp_dir().join(format!("bpf-selftest-cpp-bound-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let file = dir.join("expo.c");
+        let mut src = String::from("#define A0 x\n");
+        for i in 1..=40 {
+            src.push_str(&format!("#define A{i} A{} A{}\n", i - 1, i - 1));
+        }
+        src.push_str("A40\n");
+        std::fs::write(&file, src).unwrap();
+        let t0 = Instant::now();
+        let r = preprocess_within(&file, &KernelTree::new(dir.join("no-tree")), Arch::X86_64, &CppBounds { time: Duration::from_secs(2), output: 64 << 20 });
+        let took = t0.elapsed();
+        let _ = std::fs::remove_dir_all(&dir);
+        let e = r.expect_err("2^40 tokens");
+        assert!(e.contains("expo.c: the C preprocessor") && e.contains("was stopped"), "{e}");
+        assert!(took < Duration::from_secs(10), "{took:?}");
+    }
+
+    #[test]
+    fn a_run_past_its_time_is_killed_and_reaped() {
+        let t0 = Instant::now();
+        let mut cmd = Command::new("sleep");
+        cmd.arg("30");
+        let r = run_bounded(cmd, &CppBounds { time: Duration::from_millis(300), output: 1 << 20 });
+        assert!(matches!(r, Err(Bounded::Time(_))), "{r:?}");
+        assert!(t0.elapsed() < Duration::from_secs(5));
+    }
+
+    #[test]
+    fn a_run_past_its_output_is_killed() {
+        let mut cmd = Command::new("yes");
+        cmd.arg("0123456789");
+        let r = run_bounded(cmd, &CppBounds { time: Duration::from_secs(20), output: 1 << 20 });
+        assert!(matches!(r, Err(Bounded::Output(_))), "{r:?}");
+        // within both bounds: everything it wrote
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", "echo out; echo err >&2; exit 3"]);
+        let o = run_bounded(cmd, &CppBounds { time: Duration::from_secs(20), output: 1 << 20 }).unwrap();
+        assert_eq!((o.stdout.as_slice(), o.stderr.as_slice(), o.status.code()), (&b"out\n"[..], &b"err\n"[..], Some(3)));
+    }
 }

@@ -152,12 +152,11 @@ pub struct Report {
     pub kernel_reject_reasons: BTreeMap<String, usize>,
 }
 
-/// The verifier's error message in a level-1 log: the line before the
-/// "Verification failed" report, or the last before the statistics.
+/// The verifier's error message in a level-1 log
+/// ([`crate::verifier::log::error_message`]), its insn index dropped and
+/// numbers blanked.
 pub fn reject_reason(log: &str) -> String {
-    let lines: Vec<&str> = log.lines().collect();
-    let end = lines.iter().position(|l| l.starts_with("Verification failed")).or_else(|| lines.iter().position(|l| l.starts_with("processed "))).unwrap_or(lines.len());
-    let line = lines[..end].iter().rev().find(|l| !l.trim().is_empty()).copied().unwrap_or("");
+    let line = crate::verifier::log::error_message(log).unwrap_or("");
     let line = line.split_once(": ").filter(|(a, _)| a.bytes().all(|c| c.is_ascii_digit())).map_or(line, |(_, b)| b);
     line.chars().map(|c| if c.is_ascii_digit() { '#' } else { c }).collect::<String>().replace("##", "#").replace("##", "#")
 }

@@ -58,6 +58,21 @@ pub fn bpf_verifier_log_attr_valid(level: u32, has_buf: bool, size: u32) -> bool
     size <= u32::MAX >> 2
 }
 
+/// The verifier's error message in a log as a load hands it back: the last
+/// line before 7.3's "Verification failed:" report, or, without one (an
+/// older kernel, a level without the report), the last before the
+/// `processed N insns` statistics, or the log's last line; with an `N: `
+/// insn index in front kept. None for an empty log.
+pub fn error_message(log: &str) -> Option<&str> {
+    let lines: Vec<&str> = log.lines().collect();
+    let end = lines
+        .iter()
+        .position(|l| l.starts_with("Verification failed"))
+        .or_else(|| lines.iter().rposition(|l| l.starts_with("processed ") && l.contains(" insns (limit ")))
+        .unwrap_or(lines.len());
+    lines[..end].iter().rev().find(|l| !l.trim().is_empty()).copied()
+}
+
 /// `bpf_vlog_alignment`: the padding that puts a `;` comment at column 40
 /// (or the next multiple of 8 past `pos + 4`).
 pub fn bpf_vlog_alignment(pos: u64) -> usize {

@@ -1,0 +1,3 @@
+# r0 = 0; exit: the program of tests/limits' log cases (recorded::limits)
+r0 = 0
+exit
