@@ -337,7 +337,8 @@ fn program_request(path: &Path, arch: Arch) -> bpf_selftest::backend::LoadReques
     let src = std::fs::read_to_string(path).unwrap();
     let opts = src.lines().find_map(|l| l.strip_prefix("# load:")).unwrap_or("");
     let mut inner: Vec<(String, bpf_selftest::map::MapDef)> = Vec::new();
-    let mut a = CheckArgs { log_level: 0, ..CheckArgs::new(&path.display().to_string(), "socket_filter", arch) };
+    // recorded with no flags
+    let mut a = CheckArgs { log_level: 0, flags: Some("0".into()), ..CheckArgs::new(&path.display().to_string(), "socket_filter", arch) };
     let mut words = opts.split_whitespace();
     while let Some(w) = words.next() {
         match w {

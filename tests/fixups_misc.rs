@@ -388,7 +388,8 @@ fn cases(arch: Arch) -> Vec<(String, bpf_selftest::backend::LoadRequest)> {
     for f in files {
         let src = std::fs::read_to_string(&f).expect("case readable");
         let opts = src.lines().find_map(|l| l.strip_prefix("# case:")).expect("a # case: line");
-        let mut a = CheckArgs::new(&f.display().to_string(), "socket_filter", arch);
+        // recorded with no flags unless the case gives --flags
+        let mut a = CheckArgs { flags: Some("0".into()), ..CheckArgs::new(&f.display().to_string(), "socket_filter", arch) };
         let mut it = opts.split_whitespace();
         while let Some(o) = it.next() {
             match o {
