@@ -5,7 +5,10 @@
 //! JITs that rely on them. Neither x86_64 nor arm64 needs explicit zero
 //! extension, so what differs per program is where the poison goes; on
 //! riscv64 and s390x (`bpf_jit_needs_zext`) the verifier inserts `wN = wN`
-//! instead, so the expectations here are x86_64's and arm64's.
+//! after the 32-bit defs whose upper half is read. Most expectations here
+//! are x86_64's and arm64's; the `*_per_arch` tests pin both forms on one
+//! function, an `#[arch]` block each (the riscv64/s390x block is checked by
+//! the model only: there is no 7.3 image of those arches to record from).
 
 use bpf_selftest::prelude::*;
 
@@ -230,6 +233,85 @@ pub fn several_defs() {
         "w0 = w1;"
         "w0 += w2;"
         "w0 += w3;"
+        "exit;"
+    )
+}
+
+// Read as 64 bits: riscv64 and s390x zero-extend r1 after its 32-bit def;
+// x86_64 and arm64 leave the def as it is (their JITs zero the upper half).
+#[sec("socket")]
+#[success]
+#[retval(5)]
+#[arch(x86_64, arm64)]
+#[xlated("0: w1 = 5")]
+#[xlated("1: r0 = r1")]
+#[xlated("2: exit")]
+#[arch(riscv64, s390x)]
+#[xlated("0: w1 = 5")]
+#[xlated("1: w1 = w1")]
+#[xlated("2: r0 = r1")]
+#[xlated("3: exit")]
+pub fn def32_read64_per_arch() {
+    bpf_asm!(
+        "w1 = 5;"
+        "r0 = r1;"
+        "exit;"
+    )
+}
+
+// r1 is read only as 32 bits (poisoned on every arch); r0 is read in full
+// by exit: zero-extended where the JIT needs it, left alone elsewhere.
+#[sec("socket")]
+#[kernel("7.3")]
+#[success]
+#[retval(5)]
+#[arch(x86_64, arm64)]
+#[xlated("0: w1 = 5")]
+#[xlated("1: r12 = {{.*}}")]
+#[xlated("2: r12 <<= 32")]
+#[xlated("3: r1 |= r12")]
+#[xlated("4: w0 = w1")]
+#[xlated("5: exit")]
+#[arch(riscv64, s390x)]
+#[xlated("0: w1 = 5")]
+#[xlated("1: r12 = {{.*}}")]
+#[xlated("2: r12 <<= 32")]
+#[xlated("3: r1 |= r12")]
+#[xlated("4: w0 = w1")]
+#[xlated("5: w0 = w0")]
+#[xlated("6: exit")]
+pub fn def32_exit_per_arch() {
+    bpf_asm!(
+        "w1 = 5;"
+        "w0 = w1;"
+        "exit;"
+    )
+}
+
+// A 32-bit add that wraps: its upper half is read by the shift, and must
+// be zero (the result is 0) whether the JIT or a `w1 = w1` clears it.
+#[sec("socket")]
+#[success]
+#[retval(0)]
+#[arch(x86_64, arm64)]
+#[xlated("0: r1 = -1")]
+#[xlated("1: w1 += 1")]
+#[xlated("2: r0 = r1")]
+#[xlated("3: r0 >>= 32")]
+#[xlated("4: exit")]
+#[arch(riscv64, s390x)]
+#[xlated("0: r1 = -1")]
+#[xlated("1: w1 += 1")]
+#[xlated("2: w1 = w1")]
+#[xlated("3: r0 = r1")]
+#[xlated("4: r0 >>= 32")]
+#[xlated("5: exit")]
+pub fn alu32_wrap_upper_half_per_arch() {
+    bpf_asm!(
+        "r1 = -1;"
+        "w1 += 1;"
+        "r0 = r1;"
+        "r0 >>= 32;"
         "exit;"
     )
 }

@@ -218,3 +218,27 @@ fn bad_test_run_input_and_maps_are_named() {
     assert!(!good);
     assert!(stderr.contains("maps 1 and 2 are both named 'm'"), "{stderr}");
 }
+
+/// `check -t raw_tp --run --ctx-len 16`: a ctx alone, no packet, runs and
+/// returns what 7.3 returned (`expected/linux-7.3/test_run_sizes.txt`,
+/// `raw_tp data=- ctx=16`), on both arches.
+#[test]
+fn raw_tp_test_run_with_a_ctx_alone_returns_7_3_s_retval() {
+    let text = std::fs::read_to_string("expected/linux-7.3/test_run_sizes.txt").unwrap();
+    let dir = std::env::temp_dir().join(format!("bpf-selftest-check-ctx-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let prog = dir.join("ret0.s");
+    // the program of test_run_sizes.txt
+    std::fs::write(&prog, "r0 = 0\nexit\n").unwrap();
+    for arch in ["x86_64", "arm64"] {
+        let key = format!("{arch} raw_tp data=- ctx=16: ");
+        let line = text.lines().find_map(|l| l.strip_prefix(&key)).unwrap_or_else(|| panic!("no '{key}' line"));
+        let want: i64 = line.strip_prefix("retval ").and_then(|r| r.split(' ').next()).unwrap().parse().unwrap();
+        let p = prog.display().to_string();
+        let (ok, stdout, stderr) = check(&[&p, "-t", "raw_tp", "--run", "--ctx-len", "16", "--arch", arch, "--json"]);
+        assert!(ok, "{arch}: {stderr}");
+        let v: Value = serde_json::from_str(&stdout).unwrap();
+        assert_eq!(v["retval"], want, "{arch}: {stdout}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

@@ -16,7 +16,7 @@
 //! | `#[log_level(n)]` | `test_log_level=n` |
 //! | `#[flag(F)]`, `#[flag(!F)]` | `test_prog_flags=F`, `test_prog_flags=!F` |
 //! | `#[auxiliary]` (`_unpriv`) | `test_auxiliary` (`test_auxiliary_unpriv`) |
-//! | `#[arch(x86_64)]` ... | `test_arch=X86_64`, `ARM64`, `RISCV64`, `s390x`, `LOONGARCH` |
+//! | `#[arch(x86_64, arm64)]` ... | `test_arch_block` (ours), then `test_arch=X86_64`, `test_arch=ARM64` (`RISCV64`, `s390x`, `LOONGARCH`) |
 //! | `#[caps_unpriv(CAP_BPF)]` | `test_caps_unpriv=39` (decimal numbers joined by `\|`) |
 //! | `#[load_if_jited]` / `#[load_if_no_jited]` | `load_mode=jited` / `load_mode=no_jited` |
 //! | `#[kernel("7.3")]` (ours) | `test_kernel_min=7.3` |
@@ -37,6 +37,12 @@
 //! * §9.11 `BPF_F_TEST_RND_HI32 | BPF_F_TEST_REG_INVARIANTS` are in every
 //!   spec's flags, as `testing_prog_flags()` gives them on kernels that
 //!   accept both (7.3 does); `#[flag(!...)]` clears them.
+//! * `#[xlated]` scoped by `#[arch]` (ours, see [`xlated_blocks`]): the
+//!   macro opens each `#[arch]` attribute's tags with `test_arch_block`.
+//!   When two or more such blocks carry `#[xlated]` lines, each block's
+//!   lines hold on its arches only; otherwise every line holds on every
+//!   arch, as in test_loader. Kernel tags (the importer's) have no
+//!   `test_arch_block` and keep the kernel's meaning.
 //! * `parse_int` is replicated (lower-case `0x` hex or decimal, truncated to
 //!   a C int, so `0xfffffffe` is -2 and `-0x10` fails); so is `_INT_MIN`.
 
@@ -238,8 +244,58 @@ fn prog_flag_by_tag(name: &str) -> Option<u32> {
     })
 }
 
+/// The tag an `#[arch(...)]` attribute starts with: the `test_arch=` tags
+/// after it, up to the next other tag, are the arches that block names.
+pub const ARCH_BLOCK_TAG: &str = "test_arch_block";
+
+fn is_xlated_tag(tag: &str) -> bool {
+    tag.starts_with("test_expect_xlated=") || tag.starts_with("test_expect_xlated_unpriv=")
+}
+
+/// The `#[arch]` blocks of a tag list that carry `#[xlated]` or
+/// `#[xlated_unpriv]` lines, when there are two or more of them: for each,
+/// the arches it names and the indexes of its xlated tags. Empty when the
+/// list's xlated lines are not scoped by arch: none or one carrying block,
+/// or kernel tags. This project's extension of test_loader, which scopes
+/// only `__jited` by `__arch_*`.
+pub fn xlated_blocks(tags: &[&str]) -> Result<Vec<(Vec<Arch>, Vec<usize>)>, SpecError> {
+    let mut blocks: Vec<(Vec<Arch>, Vec<usize>)> = Vec::new();
+    let mut naming = false;
+    for (k, t) in tags.iter().enumerate() {
+        if *t == ARCH_BLOCK_TAG {
+            blocks.push((Vec::new(), Vec::new()));
+            naming = true;
+            continue;
+        }
+        match t.strip_prefix("test_arch=") {
+            Some(v) if naming => {
+                let a = arch_from_tag(v).ok_or_else(|| SpecError(format!("bad arch spec: '{v}'")))?;
+                blocks.last_mut().expect("naming follows a block tag").0.push(a);
+                continue;
+            }
+            _ => naming = false,
+        }
+        if is_xlated_tag(t) {
+            if let Some(b) = blocks.last_mut() {
+                b.1.push(k);
+            }
+        }
+    }
+    blocks.retain(|b| !b.1.is_empty());
+    if blocks.len() < 2 {
+        blocks.clear();
+    }
+    for (i, b) in blocks.iter().enumerate() {
+        if let Some(a) = b.0.iter().find(|a| blocks[..i].iter().any(|o| o.0.contains(a))) {
+            return Err(SpecError(format!("arch {a} is named by two #[arch] blocks with #[xlated] lines")));
+        }
+    }
+    Ok(blocks)
+}
+
 /// Parses the spec of program `prog_name` in section `sec` from its tags,
-/// for a run on `arch` (which selects the `#[jited]` block).
+/// for a run on `arch` (which selects the `#[jited]` block and, where
+/// `#[arch]` blocks scope them, the `#[xlated]` lines: [`xlated_blocks`]).
 pub fn parse_test_spec(prog_name: &str, sec: &str, tags: &[&str], arch: Arch) -> Result<TestSpec, SpecError> {
     let sec_def = prog_type::sec_def(sec).ok_or_else(|| SpecError(format!("SEC(\"{sec}\"): libbpf knows no such section")))?;
     let mut spec = TestSpec {
@@ -265,10 +321,18 @@ pub fn parse_test_spec(prog_name: &str, sec: &str, tags: &[&str], arch: Arch) ->
     let mut unpriv_jit_on_next_line = true;
     let mut collect_jit = false;
     let e = |r: Result<(), String>| r.map_err(SpecError);
+    let off_arch: Vec<usize> =
+        xlated_blocks(tags)?.into_iter().filter(|(arches, _)| !arches.contains(&arch)).flat_map(|(_, lines)| lines).collect();
 
-    for tag in tags {
+    for (k, tag) in tags.iter().enumerate() {
         let s = *tag;
-        if let Some(v) = s.strip_prefix("test_description=") {
+        if off_arch.contains(&k) {
+            // another arch's #[xlated] block
+            continue;
+        }
+        if s == ARCH_BLOCK_TAG {
+            // the test_arch= tags after it do the gating and `#[jited]` blocks
+        } else if let Some(v) = s.strip_prefix("test_description=") {
             description = Some(v);
         } else if s == "test_expect_failure" {
             spec.privileged.expect_failure = true;
@@ -498,6 +562,80 @@ mod tests {
         let t = ["test_arch=ARM64", "test_jited_unpriv=x"];
         assert_eq!(parse_test_spec("p", "socket", &t, Arch::X86_64).unwrap().mode_mask, PRIV);
         assert_eq!(parse_test_spec("p", "socket", &t, Arch::Arm64).unwrap().mode_mask, UNPRIV);
+    }
+
+    fn xlated_of(tags: &[&str], arch: Arch) -> Vec<(String, bool)> {
+        let s = parse_test_spec("p", "socket", tags, arch).unwrap();
+        s.privileged.expect_xlated.patterns.iter().map(|p| (p.pattern.clone(), p.on_next_line)).collect()
+    }
+
+    fn texts(l: &[(String, bool)]) -> Vec<&str> {
+        l.iter().map(|(p, _)| p.as_str()).collect()
+    }
+
+    #[test]
+    fn xlated_lines_in_one_arch_block_hold_on_every_arch() {
+        // iters::iter_num_new_inlined: #[arch(x86_64)] #[arch(arm64)] then its lines
+        let b = ARCH_BLOCK_TAG;
+        let tags = [b, "test_arch=X86_64", b, "test_arch=ARM64", "test_expect_xlated=a", "test_expect_xlated=b"];
+        for arch in [Arch::X86_64, Arch::Arm64] {
+            assert_eq!(texts(&xlated_of(&tags, arch)), ["a", "b"], "{arch}");
+        }
+        // #[arch(x86_64, arm64)] is one block naming both
+        let tags = [b, "test_arch=X86_64", "test_arch=ARM64", "test_expect_xlated=a"];
+        assert_eq!(texts(&xlated_of(&tags, Arch::X86_64)), ["a"]);
+        // lines outside any block, with one carrying block
+        let tags = ["test_expect_xlated=a", b, "test_arch=RISCV64", "test_expect_xlated=b"];
+        assert_eq!(texts(&xlated_of(&tags, Arch::X86_64)), ["a", "b"]);
+        assert!(xlated_blocks(&tags).unwrap().is_empty());
+    }
+
+    #[test]
+    fn two_arch_blocks_with_xlated_lines_scope_them() {
+        let b = ARCH_BLOCK_TAG;
+        let tags = [
+            "test_expect_xlated=0: common",
+            b,
+            "test_arch=X86_64",
+            "test_arch=ARM64",
+            "test_expect_xlated=1: both",
+            "test_expect_xlated=...",
+            "test_expect_xlated=3: exit",
+            b,
+            "test_arch=RISCV64",
+            "test_expect_xlated=1: rv",
+            "test_expect_xlated=2: w0 = w0",
+        ];
+        let x = xlated_of(&tags, Arch::X86_64);
+        assert_eq!(x, [("0: common".into(), true), ("1: both".into(), true), ("3: exit".into(), false)]);
+        assert_eq!(xlated_of(&tags, Arch::Arm64), x);
+        let r = xlated_of(&tags, Arch::Riscv64);
+        assert_eq!(r, [("0: common".into(), true), ("1: rv".into(), true), ("2: w0 = w0".into(), true)]);
+        // the test runs only on the arches the blocks name
+        let s = parse_test_spec("p", "socket", &tags, Arch::S390x).unwrap();
+        assert_eq!(s.arches, [Arch::X86_64, Arch::Arm64, Arch::Riscv64]);
+        assert!(!s.runs_on(Arch::S390x));
+        // an unpriv line in another arch's block asks for no unpriv run here
+        let tags = [b, "test_arch=X86_64", "test_expect_xlated=a", b, "test_arch=ARM64", "test_expect_xlated_unpriv=b"];
+        assert_eq!(parse_test_spec("p", "socket", &tags, Arch::X86_64).unwrap().mode_mask, PRIV);
+        assert_eq!(parse_test_spec("p", "socket", &tags, Arch::Arm64).unwrap().mode_mask, UNPRIV);
+    }
+
+    #[test]
+    fn kernel_arch_tags_do_not_scope_xlated_lines() {
+        // __arch_x86_64 __xlated(a) __arch_arm64 __xlated(b): both hold everywhere
+        let tags = ["test_arch=X86_64", "test_expect_xlated=a", "test_arch=ARM64", "test_expect_xlated=b"];
+        assert!(xlated_blocks(&tags).unwrap().is_empty());
+        for arch in [Arch::X86_64, Arch::Arm64] {
+            assert_eq!(texts(&xlated_of(&tags, arch)), ["a", "b"], "{arch}");
+        }
+    }
+
+    #[test]
+    fn an_arch_in_two_xlated_blocks_is_an_error() {
+        let b = ARCH_BLOCK_TAG;
+        let tags = [b, "test_arch=X86_64", "test_expect_xlated=a", b, "test_arch=ARM64", "test_arch=X86_64", "test_expect_xlated=b"];
+        assert_eq!(err(&tags), "arch x86_64 is named by two #[arch] blocks with #[xlated] lines");
     }
 
     #[test]

@@ -76,7 +76,9 @@ attributes! {
     /// `__jited_unpriv("...")`.
     jited_unpriv,
     /// `__arch_x86_64`, ...: `#[arch(x86_64, arm64)]` runs the test on these
-    /// arches only (x86_64, arm64, riscv64, s390x, loongarch64).
+    /// arches only (x86_64, arm64, riscv64, s390x, loongarch64), each named
+    /// once per test. When two or more `#[arch]` blocks carry `#[xlated]`
+    /// lines, each block's lines hold on its arches only.
     arch,
     /// `__retval(v)`: run the program (BPF_PROG_TEST_RUN) and compare its
     /// return value: an integer, `POINTER_VALUE` (run, do not compare),

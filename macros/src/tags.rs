@@ -191,6 +191,8 @@ impl RawAttr {
 pub struct TagState {
     pub tags: Vec<String>,
     arch_seen: bool,
+    /// The arches named by the `#[arch]` attributes so far (tag values).
+    arches_named: Vec<&'static str>,
 }
 
 fn no_args(a: &RawAttr) -> Result<()> {
@@ -452,7 +454,19 @@ impl TagState {
             "kernel" => vec![format!("test_kernel_min={}", kernel(a)?)],
             "arch" => {
                 self.arch_seen = true;
-                arches(a)?.into_iter().map(|t| format!("test_arch={t}")).collect()
+                let named = arches(a)?;
+                for (k, t) in named.iter().enumerate() {
+                    if self.arches_named.contains(t) || named[..k].contains(t) {
+                        let name = ARCHES.iter().find(|(_, v)| v == t).map_or(*t, |(n, _)| *n);
+                        return Err(a.error(format!(
+                            "#[arch]: {name} is named twice; each arch belongs to one #[arch] block, which holds its #[xlated] and #[jited] lines"
+                        )));
+                    }
+                }
+                self.arches_named.extend(&named);
+                // the block tag marks where this attribute's arches start
+                // (`spec::ARCH_BLOCK_TAG`), then the kernel's tags
+                std::iter::once("test_arch_block".to_string()).chain(named.into_iter().map(|t| format!("test_arch={t}"))).collect()
             }
             other => return Err(a.error(format!("#[{other}] is not a test annotation"))),
         };

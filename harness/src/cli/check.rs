@@ -9,6 +9,7 @@ use crate::isa::{AsmError, AsmErrorKind, Operand, Program, assemble_bytes_with};
 use crate::link::{Symbols, link};
 use crate::map::MapDef;
 use crate::prog_type::{ProgType, prog_flag, sec_def};
+use crate::spec::TESTING_PROG_FLAGS;
 use crate::target::Arch;
 
 #[derive(Args, Debug, Clone)]
@@ -30,11 +31,18 @@ pub struct CheckArgs {
     /// loads it, `r1 = NAME__value ll` the address of its first value.
     #[arg(long = "map", value_name = "SPEC")]
     pub maps: Vec<String>,
-    /// prog_flags: comma-separated names (rnd_hi32, state_freq,
-    /// reg_invariants, strict_alignment, any_alignment, sleepable,
-    /// xdp_has_frags) or a number.
+    /// prog_flags, all of them: comma-separated names (rnd_hi32,
+    /// state_freq, reg_invariants, strict_alignment, any_alignment,
+    /// sleepable, xdp_has_frags) or a number. Default: the flags every test
+    /// loads with, test_loader's `testing_prog_flags()` (rnd_hi32,
+    /// reg_invariants), changed by `--flag`.
     #[arg(long)]
     pub flags: Option<String>,
+    /// One flag set on top of those, as `#[flag(F)]` does (`F` a
+    /// `BPF_F_*` name, a short name or a number), or cleared with `!F`
+    /// (`--flag '!BPF_F_TEST_RND_HI32'`). Repeatable, applied in order.
+    #[arg(long = "flag", value_name = "[!]F")]
+    pub flag: Vec<String>,
     /// BPF_PROG_LOAD's log_level: 1 (BPF_LOG_LEVEL1), 2 (BPF_LOG_LEVEL2),
     /// plus 4 (BPF_LOG_STATS), 8 (BPF_LOG_FIXED); 0: no log.
     #[arg(long = "log-level", default_value_t = 2)]
@@ -93,6 +101,7 @@ impl CheckArgs {
             backend: "model".into(),
             maps: Vec::new(),
             flags: None,
+            flag: Vec::new(),
             log_level: 2,
             log_size: crate::backend::loader::LOG_BUF_SIZE,
             unpriv: false,
@@ -175,6 +184,25 @@ pub fn parse_flags(s: &str) -> Result<u32, String> {
         .try_fold(0, |acc, f| f.map(|f| acc | f))
 }
 
+/// The load's prog_flags before libbpf's section flags: `--flags`, else
+/// the runner's default ([`TESTING_PROG_FLAGS`]), then each `--flag`.
+pub fn prog_flags(a: &CheckArgs) -> Result<u32, String> {
+    let mut flags = a.flags.as_deref().map(parse_flags).transpose()?.unwrap_or(TESTING_PROG_FLAGS);
+    for f in &a.flag {
+        let (clear, name) = match f.strip_prefix('!') {
+            Some(rest) => (true, rest.trim()),
+            None => (false, f.trim()),
+        };
+        let bit = parse_flags(name).map_err(|_| format!("--flag '{f}': unknown flag (a BPF_F_* name, a short name or a number)"))?;
+        if clear {
+            flags &= !bit;
+        } else {
+            flags |= bit;
+        }
+    }
+    Ok(flags)
+}
+
 /// What the options say about the load, before the program is assembled.
 struct Target {
     arch: Arch,
@@ -239,7 +267,7 @@ fn request_for(a: &CheckArgs, t: Target, prog: &Program) -> Result<LoadRequest, 
         "none" => BtfMode::None,
         o => return Err(format!("--btf '{o}': expected func_info or none")),
     };
-    let flags = a.flags.as_deref().map(parse_flags).transpose()?.unwrap_or(0) | sec_flags;
+    let flags = prog_flags(a)? | sec_flags;
     let test_run = a.run.then(|| -> Result<TestRunInput, String> {
         let mut t = TestRunInput::test_loader(prog_type);
         if let Some(n) = a.data_len {

@@ -53,9 +53,12 @@ enum Cmd {
     /// everything it produced: verdict, errno, verifier log, xlated, jited,
     /// test-run retval.
     Check(check::CheckArgs),
-    /// The program's xlated dump as a ready-to-paste block of `#[arch]` and
-    /// `#[xlated("...")]` attributes for the target arch (same options as
-    /// `check`; map loads and random poison match anything).
+    /// The program's xlated dump as ready-to-paste `#[arch]` and
+    /// `#[xlated("...")]` attributes, loaded as a test loads it (same
+    /// options as `check`, the runner's default flags). `--arch
+    /// x86_64,arm64,riscv64` gives one block per distinct dump, arches with
+    /// the same dump sharing one; map loads, kernel addresses and random
+    /// poison match anything.
     Xlated(check::CheckArgs),
     /// Import kernel selftest sources (progs/*.c) as annotated Rust modules,
     /// reporting per program what could not be expressed.

@@ -123,6 +123,28 @@ pub fn attribute(tag: &str) -> Result<String, String> {
     Err(format!("no attribute for the tag '{tag}'"))
 }
 
+/// A kernel program's tags in an order whose attributes mean what the
+/// kernel's annotations do. Each `__arch_*` becomes an `#[arch]` block, and
+/// two or more such blocks with `#[xlated]` lines would scope those lines by
+/// arch (`spec::xlated_blocks`), where the kernel holds every `__xlated` on
+/// every arch: then the xlated tags go above the first `#[arch]`, in their
+/// order (`__jited` lines stay in their blocks).
+pub fn kernel_meaning_order(tags: &[String]) -> Vec<&str> {
+    let as_attributes: Vec<&str> = tags
+        .iter()
+        .flat_map(|t| if t.starts_with("test_arch=") { vec![crate::spec::ARCH_BLOCK_TAG, t.as_str()] } else { vec![t.as_str()] })
+        .collect();
+    let scoped = crate::spec::xlated_blocks(&as_attributes).is_ok_and(|b| !b.is_empty());
+    let Some(first_arch) = tags.iter().position(|t| t.starts_with("test_arch=")).filter(|_| scoped) else {
+        return tags.iter().map(String::as_str).collect();
+    };
+    let xlated = |t: &&String| t.starts_with("test_expect_xlated=") || t.starts_with("test_expect_xlated_unpriv=");
+    let mut out: Vec<&str> = tags[..first_arch].iter().map(String::as_str).collect();
+    out.extend(tags[first_arch..].iter().filter(xlated).map(String::as_str));
+    out.extend(tags[first_arch..].iter().filter(|t| !xlated(t)).map(String::as_str));
+    out
+}
+
 /// `imm_insn` values as the instruction they encode.
 fn insn_expr(v: i64) -> String {
     let v = v as u64;
@@ -305,7 +327,7 @@ pub fn render(f: &ImportedFile) -> String {
     for p in &f.programs {
         let mut why = p.blocked.clone();
         let mut attrs = Vec::new();
-        for t in &p.tags {
+        for t in kernel_meaning_order(&p.tags) {
             match attribute(t) {
                 Ok(a) => attrs.push(a),
                 Err(e) => why.push(Blocked::new("annotation", e)),

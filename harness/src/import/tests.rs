@@ -393,3 +393,19 @@ fn test_progs_setup_for_two_suites() {
     assert!(test_progs_setup("verifier_array_access", "map_array_48b", 48).is_none());
     assert!(test_progs_setup("verifier_and", "map_array_ro", 48).is_none());
 }
+
+#[test]
+fn kernel_xlated_lines_in_two_arch_blocks_keep_holding_on_every_arch() {
+    use super::rust::kernel_meaning_order;
+    let tags: Vec<String> =
+        ["test_expect_success", "test_arch=X86_64", "test_expect_xlated=a", "test_jited=j", "test_arch=ARM64", "test_expect_xlated=b"]
+            .map(String::from)
+            .to_vec();
+    assert_eq!(
+        kernel_meaning_order(&tags),
+        ["test_expect_success", "test_expect_xlated=a", "test_expect_xlated=b", "test_arch=X86_64", "test_jited=j", "test_arch=ARM64"]
+    );
+    // one block with xlated lines: as written
+    let tags: Vec<String> = ["test_arch=X86_64", "test_arch=ARM64", "test_expect_xlated=a"].map(String::from).to_vec();
+    assert_eq!(kernel_meaning_order(&tags), ["test_arch=X86_64", "test_arch=ARM64", "test_expect_xlated=a"]);
+}

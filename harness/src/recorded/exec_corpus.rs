@@ -57,7 +57,8 @@ impl Case {
     pub fn request(&self, arch: Arch) -> Result<LoadRequest, String> {
         let a = CheckArgs {
             maps: self.maps.clone(),
-            flags: self.flags.clone(),
+            // recorded with no flags unless the case names some
+            flags: Some(self.flags.clone().unwrap_or_else(|| "0".into())),
             log_level: 0,
             run: true,
             data_len: self.data_len,

@@ -40,7 +40,8 @@ fn options<'a>(src: &'a str, key: &str) -> Option<&'a str> {
 pub fn calls_request(path: &Path, arch: Arch) -> Result<LoadRequest, String> {
     let at = |e: String| format!("{}: {e}", path.display());
     let src = std::fs::read_to_string(path).map_err(|e| at(e.to_string()))?;
-    let mut a = CheckArgs { log_level: 0, ..CheckArgs::new(&path.display().to_string(), "socket_filter", arch) };
+    // recorded with no prog_flags
+    let mut a = CheckArgs { log_level: 0, flags: Some("0".into()), ..CheckArgs::new(&path.display().to_string(), "socket_filter", arch) };
     let mut inner: Vec<MapDef> = Vec::new();
     let mut words = options(&src, "# load:").unwrap_or_default().split_whitespace();
     while let Some(w) = words.next() {
@@ -195,7 +196,8 @@ pub fn misc_cases(dir: &Path, arch: Arch) -> Result<Vec<(String, LoadRequest)>, 
         let at = |e: String| format!("{}: {e}", f.display());
         let src = std::fs::read_to_string(&f).map_err(|e| at(e.to_string()))?;
         let opts = options(&src, "# case:").ok_or_else(|| at("no `# case:` line".into()))?;
-        let mut a = CheckArgs::new(&f.display().to_string(), "socket_filter", arch);
+        // recorded with no prog_flags unless the case gives --flags
+        let mut a = CheckArgs { flags: Some("0".into()), ..CheckArgs::new(&f.display().to_string(), "socket_filter", arch) };
         let mut it = opts.split_whitespace();
         while let Some(o) = it.next() {
             let mut value = || it.next().map(str::to_string).ok_or_else(|| at(format!("{o} wants a value")));

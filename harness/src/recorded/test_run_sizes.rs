@@ -36,6 +36,8 @@ impl Case {
 
     pub fn request(&self) -> Result<LoadRequest, String> {
         let a = CheckArgs {
+            // recorded with no flags
+            flags: Some("0".into()),
             log_level: 0,
             run: true,
             data_len: self.data,

@@ -203,7 +203,8 @@ fn tags_are_the_kernel_texts_in_order() {
             "test_log_level=2",
         ]
     );
-    assert_eq!(wants_jit.tags, ["test_arch=X86_64", "test_arch=ARM64", "test_expect_success", "test_jited=\tendbr64"]);
+    // the kernel texts, each #[arch] attribute's after the tag opening its block
+    assert_eq!(wants_jit.tags, ["test_arch_block", "test_arch=X86_64", "test_arch_block", "test_arch=ARM64", "test_expect_success", "test_jited=\tendbr64"]);
     assert_eq!(uses_everything.sec, "socket");
     assert_eq!(rejected.tags, ["test_expect_failure", "test_expect_msg=invalid access", "test_expect_not_msg=processed"]);
 }
