@@ -35,7 +35,7 @@ pub struct RecordArgs {
     /// (the verifier-log goldens of `expected/linux-7.3/{do_check,calls}`),
     /// scalar (`expected/linux-7.3/scalar`), vmlinux-btf (the subset of the
     /// images' BTF in `harness/data/vmlinux_btf`), kfunc-ids (the kfunc BTF
-    /// ids of `harness/src/verifier/kfunc_btf_ids.rs`), exec (the test runs
+    /// ids of `harness/isa/src/kfunc_btf_ids.rs`), exec (the test runs
     /// of the interpreter's corpus), isa (llvm-mc-19's encodings),
     /// test-run-sizes (`expected/linux-7.3/test_run_sizes.txt`),
     /// verifier-front (`expected/linux-7.3/<arch>/verifier-front`),
@@ -198,7 +198,7 @@ fn exec_set(a: &RecordArgs) -> Result<(), String> {
 }
 
 /// `record --set kfunc-ids`: the kfunc BTF id tables of
-/// `harness/src/verifier/kfunc_btf_ids.rs` (`recorded::kfunc_ids`), one
+/// `harness/isa/src/kfunc_btf_ids.rs` (`recorded::kfunc_ids`), one
 /// batch per arch for the names the tables hold.
 fn kfunc_ids_set(a: &RecordArgs) -> Result<(), String> {
     use crate::recorded::kfunc_ids;
@@ -206,7 +206,7 @@ fn kfunc_ids_set(a: &RecordArgs) -> Result<(), String> {
     if be.name() == "model" {
         return Err("goldens come from a real kernel: --backend vm or kernel".into());
     }
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/verifier/kfunc_btf_ids.rs");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("isa/src/kfunc_btf_ids.rs");
     let src = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     let stored = kfunc_ids::parse(&src)?;
     let mut names: Vec<String> = stored.iter().flat_map(|(_, t)| t.iter().map(|(n, _)| n.clone())).collect();
