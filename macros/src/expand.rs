@@ -143,7 +143,7 @@ fn program(f: ItemFn, mine: Vec<RawAttr>, rest: Vec<Attribute>) -> Result<TokenS
             }
         }
     }
-    let body = asm::body_of(&f.block, f.sig.ident.span()).and_then(|b| asm::expand(&b));
+    let body = asm::body_of(&f.block, f.sig.ident.span()).and_then(|b| asm::expand(&b, &f.sig.ident));
     if let Err(e) = &body {
         note(e.clone());
     }
@@ -208,7 +208,7 @@ fn subprog(f: ItemFn, mine: Vec<RawAttr>, rest: Vec<Attribute>) -> Result<TokenS
         return Err(mine[0].error("nargs is for global subprogs: #[subprog(global, nargs = N)]"));
     }
     let body = asm::body_of(&f.block, f.sig.ident.span())?;
-    let (asm, checks) = asm::expand(&body)?;
+    let (asm, checks) = asm::expand(&body, &f.sig.ident)?;
     let ident = &f.sig.ident;
     let name = ident.to_string();
     let vis = &f.vis;
