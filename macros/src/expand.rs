@@ -162,6 +162,7 @@ fn program(f: ItemFn, mine: Vec<RawAttr>, rest: Vec<Attribute>) -> Result<TokenS
     let name = ident.to_string();
     let vis = &f.vis;
     let tag_strs = &tags.tags;
+    let tag_lines = &tags.lines;
     let site = site();
     Ok(quote! {
         #(#rest)*
@@ -171,6 +172,7 @@ fn program(f: ItemFn, mine: Vec<RawAttr>, rest: Vec<Attribute>) -> Result<TokenS
             site: #site,
             sec: #sec,
             tags: &[#(#tag_strs),*],
+            tag_lines: &[#(#tag_lines),*],
             asm: #asm,
         };
         ::bpf_selftest::inventory::submit! { ::bpf_selftest::registry::Decl::Program(&#ident) }
