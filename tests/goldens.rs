@@ -35,6 +35,32 @@ fn annotations_hold_on_the_recorded_7_3_outcomes() {
     assert!(checked >= 2, "only {checked} subtests replayed");
 }
 
+/// A golden answers only for the load it was recorded from: once a test's
+/// program is edited (an immediate changed, as `w0 += 42` becoming `w0 +=
+/// 43`), replaying its golden fails and says to record the suite again.
+#[test]
+fn a_golden_of_an_edited_program_is_stale() {
+    let be = ReplayBackend::new(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("expected"));
+    let opts = RunOptions { arch: Arch::X86_64, backend: "replay".into(), verbosity: 0, filters: Vec::new() };
+    let job = runner::plan(&opts, &be)
+        .into_iter()
+        .filter(|st| st.suite == "readme")
+        .find_map(|st| match st.plan {
+            Plan::Load(job) => Some(job),
+            _ => None,
+        })
+        .expect("a planned program of progs/readme.rs");
+    let name = job.request.name.clone();
+    assert!(be.load(&job.request).is_ok(), "{name}: its golden was recorded from it");
+
+    let mut edited = job.request.clone();
+    let insn = edited.prog.insns.iter_mut().find(|i| i.imm != 0 && !i.is_ld_imm64()).expect("an insn with an immediate");
+    insn.imm += 1;
+    let err = be.load(&edited).expect_err("the golden of another program").0;
+    let want = format!("golden of {name} is stale: re-run bpf-selftest record readme");
+    assert!(err.starts_with(&want), "{err}");
+}
+
 /// Every `progs/<suite>.rs` is a suite with programs that run, with nothing
 /// to list anywhere (the build script finds the files).
 #[test]
