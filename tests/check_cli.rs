@@ -242,3 +242,18 @@ fn raw_tp_test_run_with_a_ctx_alone_returns_7_3_s_retval() {
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+/// A called name that is no kfunc of 7.3 (here a misspelled one) fails the
+/// load the way libbpf fails it, before `BPF_PROG_LOAD`: ESRCH and its
+/// extern message, never a skip.
+#[test]
+fn an_unknown_kfunc_fails_with_libbpf_s_message() {
+    for arch in ["x86_64", "arm64"] {
+        let (_, stdout, stderr) =
+            check(&["tests/check_cli/misspelled_kfunc.s", "--prog-type", "raw_tp", "--arch", arch, "--json"]);
+        let v: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{arch}: --json does not parse: {e}\n{stdout}\n{stderr}"));
+        assert_eq!(v["accepted"], false, "{arch}");
+        assert_eq!(v["errno"], 3, "{arch}: ESRCH");
+        assert_eq!(v["log"], "libbpf: extern (func ksym) 'bpf_rcu_read_lok': not found in kernel or module BTFs\n", "{arch}");
+    }
+}

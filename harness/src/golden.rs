@@ -23,12 +23,18 @@
 //! JIT images are stored as hex per function; the bytes that encode kernel
 //! addresses (helper calls, map pointers) are compared masked by whoever
 //! compares them.
+//!
+//! The header's `source` is a hash of the load the golden answers
+//! ([`source_hash`]: the linked instructions, maps, program type, flags, log
+//! level and run). A golden whose program changed since it was recorded is
+//! stale, and the replay backend refuses it instead of answering for a
+//! program the kernel never saw.
 
 use std::fmt::Write as _;
 
 use bpf_isa::Insn;
 
-use crate::backend::LoadOutcome;
+use crate::backend::{LoadOutcome, LoadRequest};
 use crate::backend::normalize::{renumber_maps, xlated_by_map_index};
 
 /// One recorded load.
@@ -119,7 +125,76 @@ fn xlated_insns_normalised(o: &LoadOutcome) -> Vec<Insn> {
     v
 }
 
+/// The header key of [`source_hash`].
+pub const SOURCE_KEY: &str = "source";
+
+/// The load `record` makes of a planned request: the spec's log level, or
+/// level 2 when it asks for no log, and the JIT image where the arch has a
+/// JIT.
+pub fn recording_request(mut req: LoadRequest) -> LoadRequest {
+    if req.log_level & 3 == 0 {
+        req.log_level |= 2;
+    }
+    req.want_jited = req.arch.has_jit();
+    req
+}
+
+/// What a golden was recorded from, as a hash: everything of the load that
+/// decides the kernel's answer (the linked instructions with their function
+/// table and symbol references, the maps, program type, attach target,
+/// flags, log level and buffer size, privileges, BTF, license and the test
+/// run's input) of [`recording_request`] of the planned request. The name
+/// and arch are not in it: the golden's path holds them.
+pub fn source_hash(req: &LoadRequest) -> String {
+    let req = recording_request(req.clone());
+    let mut s = String::new();
+    for i in &req.prog.insns {
+        for b in i.to_bytes() {
+            let _ = write!(s, "{b:02x}");
+        }
+        s.push('\n');
+    }
+    for f in &req.prog.funcs {
+        let _ = writeln!(s, "func {} @{} global {} nargs {}", f.name, f.start, f.global, f.nargs);
+    }
+    for r in &req.prog.relocs {
+        let _ = writeln!(s, "reloc {r:?}");
+    }
+    for m in &req.maps {
+        let _ = writeln!(s, "map {m:?}");
+    }
+    let _ = writeln!(
+        s,
+        "prog_type {} attach {:?} {:?} prog_flags {:#x} log_level {} log_size {} unpriv {} caps {:?} btf {:?} license {} privileged_setup {} create_every_map {} jited {}",
+        req.prog_type.name(),
+        req.expected_attach_type,
+        req.attach_func,
+        req.prog_flags,
+        req.log_level,
+        req.log_size,
+        req.unpriv,
+        req.caps_unpriv,
+        req.btf,
+        req.license,
+        req.privileged_setup,
+        req.create_every_map,
+        req.want_jited,
+    );
+    match &req.test_run {
+        Some(t) => {
+            let _ = writeln!(s, "test_run data {:?} ctx {:?} data_out_size {} repeat {}", t.data, t.ctx, t.data_out_size, t.repeat);
+        }
+        None => s.push_str("no test_run\n"),
+    }
+    format!("fnv64:{:016x}", crate::import::cpp::fnv64(s.as_bytes()))
+}
+
 impl Golden {
+    /// The stored [`source_hash`], if the golden has one.
+    pub fn source(&self) -> Option<&str> {
+        self.header.iter().find(|(k, _)| k == SOURCE_KEY).map(|(_, v)| v.as_str())
+    }
+
     /// The normalised golden of a real kernel's outcome.
     pub fn from_outcome(header: Vec<(String, String)>, o: &LoadOutcome) -> Golden {
         Golden {

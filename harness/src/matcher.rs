@@ -475,8 +475,51 @@ impl Mismatch {
         }
         let _ = writeln!(out, "=============");
         out.push_str(&self.pattern_report());
+        if self.status == Status::Expected {
+            if let (Some((_, pat)), Some((n, line))) = (self.lines.last(), closest_line(&self.lines.last().map_or(String::new(), |(_, p)| literal_text(p)), &lines)) {
+                let _ = writeln!(out, "closest {} line to '{pat}': line {n}: {line}", dump.title());
+            }
+        }
         out
     }
+}
+
+/// A pattern's literal text: the parts outside `{{ }}`.
+fn literal_text(pattern: &str) -> String {
+    let mut out = String::new();
+    let mut rest = pattern;
+    while let Some(p) = rest.find("{{") {
+        out.push_str(&rest[..p]);
+        match rest[p..].find("}}") {
+            Some(e) => rest = &rest[p + e + 2..],
+            None => return out,
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The line (index, text) of `lines` most like `text`: the most of its
+/// characters in order, then the fewest other characters.
+fn closest_line<'a>(text: &str, lines: &[&'a str]) -> Option<(usize, &'a str)> {
+    if text.trim().is_empty() {
+        return None;
+    }
+    // bounded work on huge logs: the first lines, each cut to a few times
+    // the pattern's length
+    const MAX_LINES: usize = 50_000;
+    let width = 4 * text.len() + 64;
+    let mut best: Option<(usize, usize, usize)> = None;
+    for (n, l) in lines.iter().enumerate().take(MAX_LINES) {
+        let l = l.char_indices().nth(width).map_or(*l, |(i, _)| &l[..i]);
+        let diff = similar::TextDiff::from_chars(text, l);
+        let same: usize = diff.ops().iter().filter(|o| o.tag() == similar::DiffTag::Equal).map(|o| o.old_range().len()).sum();
+        let extra = l.chars().count().saturating_sub(same);
+        if best.is_none_or(|(_, s, e)| same > s || (same == s && extra < e)) {
+            best = Some((n, same, extra));
+        }
+    }
+    best.filter(|(_, same, _)| *same > 0).map(|(n, _, _)| (n, lines[n]))
 }
 
 #[cfg(test)]

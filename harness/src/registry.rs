@@ -95,6 +95,9 @@ pub struct ProgDecl {
     /// The annotations as test_loader's tag texts, in source order
     /// (see [`crate::spec`]).
     pub tags: &'static [&'static str],
+    /// The source line of the attribute each tag came from (empty when not
+    /// known, as for imported programs).
+    pub tag_lines: &'static [u32],
     pub asm: Asm,
 }
 

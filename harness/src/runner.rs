@@ -134,6 +134,8 @@ pub struct Job {
     pub spec: Arc<TestSpec>,
     pub unpriv: bool,
     pub request: LoadRequest,
+    /// The program's declaration: where a failure report points.
+    pub decl: &'static ProgDecl,
 }
 
 /// test_loader's `prepare_case` log level: at least 1 with `-v`, 2 with
@@ -309,7 +311,7 @@ pub fn plan_suites(suites: &[Suite], opts: &RunOptions, backend: &dyn Backend) -
                     Some(Ok(why)) => Plan::Skip(why),
                     Some(Err(failure)) => Plan::Fail(failure),
                     None => match syms.as_ref().map_err(Clone::clone).and_then(|syms| prepare(suite, syms, prog, &spec, unpriv, opts)) {
-                        Ok(request) => Plan::Load(Box::new(Job { spec: spec.clone(), unpriv, request })),
+                        Ok(request) => Plan::Load(Box::new(Job { spec: spec.clone(), unpriv, request, decl: prog })),
                         Err(e) => Plan::Fail(format!("{}: {e}", prog.name)),
                     },
                 };
@@ -346,12 +348,26 @@ fn errno_text(errno: i32) -> String {
     format!("errno {errno} ({text})")
 }
 
-fn check_list(buf: &str, msgs: &ExpectedMsgs, dump: Dump, report: &mut String) {
+/// Which check of [`check_outcome`] failed, for pointing at its attribute.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FailedCheck {
+    /// Accepted against `#[failure]`, or rejected against `#[success]`.
+    LoadResult,
+    /// A pattern of the dump's list: its text, and whether it is a `not_`.
+    Pattern { dump: Dump, pattern: String, negative: bool },
+    /// The test run: its error or its retval.
+    TestRun,
+}
+
+fn check_list(buf: &str, msgs: &ExpectedMsgs, dump: Dump, report: &mut String, failed: &mut Vec<FailedCheck>) {
     if msgs.is_empty() && dump != Dump::VerifierLog {
         return;
     }
     if let Err(m) = matcher::validate_msgs(buf, msgs) {
         report.push_str(&m.report(dump, buf));
+        if let Some(p) = msgs.patterns.get(m.index) {
+            failed.push(FailedCheck::Pattern { dump, pattern: p.pattern.clone(), negative: p.negative });
+        }
     }
 }
 
@@ -361,6 +377,25 @@ fn check_list(buf: &str, msgs: &ExpectedMsgs, dump: Dump, report: &mut String) {
 /// kernel's does); a wrong load result or retval does. `verbose` adds the
 /// dumps of a passing test to the transcript returned with `Ok`.
 pub fn check_outcome(spec: &TestSpec, unpriv: bool, arch: Arch, out: &LoadOutcome, verbose: bool) -> (Verdict, String) {
+    let (verdict, transcript, _) = check_outcome_failed(spec, unpriv, arch, out, verbose);
+    (verdict, transcript)
+}
+
+/// [`check_outcome`], with the checks that failed.
+pub fn check_outcome_failed(spec: &TestSpec, unpriv: bool, arch: Arch, out: &LoadOutcome, verbose: bool) -> (Verdict, String, Vec<FailedCheck>) {
+    let mut failed = Vec::new();
+    let (verdict, transcript) = check_outcome_into(spec, unpriv, arch, out, verbose, &mut failed);
+    (verdict, transcript, failed)
+}
+
+fn check_outcome_into(
+    spec: &TestSpec,
+    unpriv: bool,
+    arch: Arch,
+    out: &LoadOutcome,
+    verbose: bool,
+    failed: &mut Vec<FailedCheck>,
+) -> (Verdict, String) {
     let sub = spec.subspec(unpriv);
     let mut transcript = String::new();
     if let Some(d) = &sub.description {
@@ -368,6 +403,7 @@ pub fn check_outcome(spec: &TestSpec, unpriv: bool, arch: Arch, out: &LoadOutcom
     }
     if sub.expect_failure && out.accepted {
         let _ = writeln!(transcript, "run_subtest:FAIL: unexpected_load_success: the program was accepted");
+        failed.push(FailedCheck::LoadResult);
         if verbose || !out.log.is_empty() {
             transcript.push_str(&framed(Dump::VerifierLog, &out.log));
         }
@@ -375,6 +411,7 @@ pub fn check_outcome(spec: &TestSpec, unpriv: bool, arch: Arch, out: &LoadOutcom
     }
     if !sub.expect_failure && !out.accepted {
         let _ = writeln!(transcript, "run_subtest:FAIL: unexpected_load_failure: {}", errno_text(out.errno));
+        failed.push(FailedCheck::LoadResult);
         transcript.push_str(&framed(Dump::VerifierLog, &out.log));
         return (Verdict::Fail(transcript.clone()), transcript);
     }
@@ -382,13 +419,13 @@ pub fn check_outcome(spec: &TestSpec, unpriv: bool, arch: Arch, out: &LoadOutcom
         transcript.push_str(&framed(Dump::VerifierLog, &out.log));
     }
     let mut failures = String::new();
-    check_list(&out.log, &sub.expect_msgs, Dump::VerifierLog, &mut failures);
+    check_list(&out.log, &sub.expect_msgs, Dump::VerifierLog, &mut failures, failed);
     if !sub.expect_xlated.is_empty() {
         let text = lines_text(&out.xlated);
         if verbose {
             transcript.push_str(&framed(Dump::Xlated, &text));
         }
-        check_list(&text, &sub.expect_xlated, Dump::Xlated, &mut failures);
+        check_list(&text, &sub.expect_xlated, Dump::Xlated, &mut failures, failed);
     }
     if !sub.jited.is_empty() {
         if out.jited.is_empty() {
@@ -402,16 +439,21 @@ pub fn check_outcome(spec: &TestSpec, unpriv: bool, arch: Arch, out: &LoadOutcom
         if verbose {
             transcript.push_str(&framed(Dump::Jited, &text));
         }
-        check_list(&text, &sub.jited, Dump::Jited, &mut failures);
+        check_list(&text, &sub.jited, Dump::Jited, &mut failures, failed);
     }
     if should_do_test_run(spec, unpriv, arch) {
         if out.test_run_errno != 0 {
             let _ = writeln!(failures, "run_subtest:FAIL: Unexpected bpf_prog_test_run error: {}", errno_text(out.test_run_errno));
+            failed.push(FailedCheck::TestRun);
         } else {
             match out.retval {
-                None => failures.push_str("run_subtest:FAIL: the backend did not run the program\n"),
+                None => {
+                    failures.push_str("run_subtest:FAIL: the backend did not run the program\n");
+                    failed.push(FailedCheck::TestRun);
+                }
                 Some(got) if got as i32 != sub.retval && sub.retval != spec::POINTER_VALUE => {
                     let _ = writeln!(failures, "run_subtest:FAIL: Unexpected retval: {} != {}", got as i32, sub.retval);
+                    failed.push(FailedCheck::TestRun);
                 }
                 Some(_) => {}
             }
@@ -428,9 +470,93 @@ pub fn run_subtest(st: &Subtest, backend: &dyn Backend, opts: &RunOptions) -> (V
         Plan::Fail(why) => (Verdict::Fail(format!("{why}\n")), String::new()),
         Plan::Load(job) => match backend.load(&job.request) {
             Err(u) => (unavailable_verdict(backend, opts.arch, u), String::new()),
-            Ok(out) => check_outcome(&job.spec, job.unpriv, opts.arch, &out, opts.verbosity > 0),
+            Ok(out) => {
+                let (verdict, mut transcript, failed) = check_outcome_failed(&job.spec, job.unpriv, opts.arch, &out, opts.verbosity > 0);
+                match verdict {
+                    Verdict::Fail(mut report) => {
+                        let at = source_report(job.decl, job.unpriv, &failed);
+                        report.push_str(&at);
+                        transcript.push_str(&at);
+                        (Verdict::Fail(report), transcript)
+                    }
+                    v => (v, transcript),
+                }
+            }
         },
     }
+}
+
+/// The tag keys of the attributes a failed check comes from, the
+/// unprivileged run's own first (it inherits the others), with the
+/// attribute's name.
+fn failed_check_keys(f: &FailedCheck, unpriv: bool) -> Vec<(String, &'static str)> {
+    let both = |u: (&'static str, &'static str), p: (&'static str, &'static str)| if unpriv { vec![u, p] } else { vec![p] };
+    let keys = match f {
+        FailedCheck::LoadResult => {
+            let mut k = both(("test_expect_success_unpriv", "success_unpriv"), ("test_expect_success", "success"));
+            k.extend(both(("test_expect_failure_unpriv", "failure_unpriv"), ("test_expect_failure", "failure")));
+            return k.into_iter().map(|(t, a)| (t.to_string(), a)).collect();
+        }
+        FailedCheck::TestRun => both(("test_retval_unpriv=", "retval_unpriv"), ("test_retval=", "retval")),
+        FailedCheck::Pattern { dump: Dump::VerifierLog, negative: false, .. } => {
+            both(("test_expect_msg_unpriv=", "msg_unpriv"), ("test_expect_msg=", "msg"))
+        }
+        FailedCheck::Pattern { dump: Dump::VerifierLog, negative: true, .. } => {
+            both(("test_expect_not_msg_unpriv=", "not_msg_unpriv"), ("test_expect_not_msg=", "not_msg"))
+        }
+        FailedCheck::Pattern { dump: Dump::Xlated, .. } => both(("test_expect_xlated_unpriv=", "xlated_unpriv"), ("test_expect_xlated=", "xlated")),
+        FailedCheck::Pattern { dump: Dump::Jited, .. } => both(("test_jited_unpriv=", "jited_unpriv"), ("test_jited=", "jited")),
+    };
+    let pattern = match f {
+        FailedCheck::Pattern { pattern, .. } => pattern.as_str(),
+        _ => "",
+    };
+    keys.into_iter().map(|(k, a)| (format!("{k}{pattern}"), a)).collect()
+}
+
+/// A source file as written by `file!()`, relative to the current
+/// directory when it lies under it (`progs/<suite>.rs` from the workspace).
+fn source_path(file: &str) -> String {
+    let path = std::path::Path::new(file);
+    std::env::current_dir()
+        .ok()
+        .and_then(|d| path.strip_prefix(d).ok().map(|p| p.display().to_string()))
+        .unwrap_or_else(|| file.to_string())
+}
+
+/// Where a failed subtest is in the source: `file:line` of each attribute
+/// whose check failed, then of the test itself.
+pub fn source_report(decl: &ProgDecl, unpriv: bool, failed: &[FailedCheck]) -> String {
+    let file = source_path(decl.site.file);
+    let mut out = String::new();
+    for f in failed {
+        let keys = failed_check_keys(f, unpriv);
+        let found = keys.iter().find_map(|(key, attr)| {
+            let exact = !key.ends_with('=');
+            let k = decl.tags.iter().position(|t| if exact { t == key } else { t.starts_with(key.as_str()) })?;
+            Some((decl.tag_lines.get(k).copied(), *attr, decl.tags[k].split_once('=').map(|(_, v)| v)))
+        });
+        match found {
+            Some((Some(line), attr, value)) => {
+                // patterns as the string literals they were written as
+                let shown = match value {
+                    Some(v) if attr.starts_with("retval") => format!("({v})"),
+                    Some(v) => format!("({v:?})"),
+                    None => String::new(),
+                };
+                let _ = writeln!(out, "  --> {file}:{line}: #[{attr}{shown}] failed");
+            }
+            Some((None, attr, _)) => {
+                let _ = writeln!(out, "  --> {file}: #[{attr}] failed");
+            }
+            None if *f == FailedCheck::LoadResult => {
+                let _ = writeln!(out, "  --> {file}:{}: no #[success] or #[failure]: the load must succeed", decl.site.line);
+            }
+            None => {}
+        }
+    }
+    let _ = writeln!(out, "  --> {file}:{}: the test {}", decl.site.line, decl.name);
+    out
 }
 
 fn backend_or_report(opts: &RunOptions) -> Result<Arc<dyn Backend>, String> {

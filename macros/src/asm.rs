@@ -184,9 +184,9 @@ fn asm_error(pieces: &[Piece], pos: usize, len: usize, msg: &str) -> Error {
     Error::new(span, format!("bpf_asm: {msg} (at {place} of this string)"))
 }
 
-/// Assembles the body and generates the `registry::Asm` value plus the
-/// item that checks `imm_addr` names exist.
-pub fn expand(body: &AsmBody) -> Result<(TokenStream, TokenStream)> {
+/// Assembles the body of `owner` and generates the `registry::Asm` value
+/// plus the items that check `imm_addr` and called names exist.
+pub fn expand(body: &AsmBody, owner: &Ident) -> Result<(TokenStream, TokenStream)> {
     let mut text = String::new();
     let mut pieces = Vec::new();
     for lit in &body.strings {
@@ -235,8 +235,18 @@ pub fn expand(body: &AsmBody) -> Result<(TokenStream, TokenStream)> {
         op_tokens.push(quote!((#name, #tokens)));
     }
 
-    let prog = bpf_isa::assemble_with(&text, &|n| known.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone()))
-        .map_err(|e| asm_error(&pieces, e.pos, e.len, &e.msg))?;
+    let prog = bpf_isa::assemble_with(&text, &|n| known.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone())).map_err(|e| {
+        // `%[x]` with no operand x: an operand no `%[...]` names is the
+        // likelier typo (the asm and the operand were meant to agree)
+        match unused_operand(body, &text) {
+            Some(op) if e.msg.starts_with("unknown operand %[") => Error::new(
+                op.name.span(),
+                format!("bpf_asm: operand `{}` matches no %[...] of the asm, which uses {}", op.name, e.msg.trim_start_matches("unknown operand ")),
+            ),
+            _ => asm_error(&pieces, e.pos, e.len, &e.msg),
+        }
+    })?;
+    let name_checks = call_name_checks(owner, body, &pieces, &prog);
 
     let compiled = if runtime {
         quote!(::core::option::Option::None)
@@ -262,7 +272,7 @@ pub fn expand(body: &AsmBody) -> Result<(TokenStream, TokenStream)> {
             compiled: #compiled,
         }
     };
-    let checks = if addr_checks.is_empty() {
+    let mut checks = if addr_checks.is_empty() {
         TokenStream::new()
     } else {
         quote! {
@@ -272,7 +282,86 @@ pub fn expand(body: &AsmBody) -> Result<(TokenStream, TokenStream)> {
             };
         }
     };
+    checks.extend(name_checks);
     Ok((asm, checks))
+}
+
+/// The first `imm`/`imm_addr` operand the text never names as `%[name]`.
+fn unused_operand<'a>(body: &'a AsmBody, text: &str) -> Option<&'a AsmOperand> {
+    body.operands.iter().find(|op| !text.contains(&format!("%[{}]", op.name)))
+}
+
+/// Levenshtein distance of two names (byte-wise: names are ASCII).
+fn edit_distance(a: &str, b: &str) -> usize {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let mut prev: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut cur = vec![i + 1; b.len() + 1];
+        for (j, cb) in b.iter().enumerate() {
+            cur[j + 1] = (prev[j] + usize::from(ca != cb)).min(prev[j + 1] + 1).min(cur[j] + 1);
+        }
+        prev = cur;
+    }
+    prev[b.len()]
+}
+
+/// The helper or 7.3 kfunc name closest to `name`, if it is close enough to
+/// be what was meant.
+fn closest_known(name: &str) -> Option<String> {
+    let helpers = bpf_isa::helper_ids::HELPER_NAMES.iter().skip(1).map(|h| format!("bpf_{h}"));
+    let kfuncs = bpf_isa::kfunc_btf_ids::X86_64.iter().chain(bpf_isa::kfunc_btf_ids::ARM64).map(|(k, _)| k.to_string());
+    let limit = if name.len() > 12 { 3 } else { 2 };
+    helpers.chain(kfuncs).map(|k| (edit_distance(name, &k), k)).filter(|(d, _)| *d <= limit).min().map(|(_, k)| k)
+}
+
+/// Called names that are neither helpers nor 7.3 kfuncs (`call %[x]` with
+/// `imm(x)`, `call x`) must be a subprogram (or another item) of the
+/// suite. For each, an item that fails to compile, with a message naming
+/// the call, when the suite's module has no item of that name: a
+/// deprecated fallback reached through a glob import, which any real item
+/// of the name shadows, and a reference to the name under
+/// `deny(deprecated)`.
+fn call_name_checks(owner: &Ident, body: &AsmBody, pieces: &[Piece], prog: &bpf_isa::Program) -> TokenStream {
+    let mut names: Vec<(String, Span)> = Vec::new();
+    for r in prog.relocs.iter().filter(|r| r.kind == bpf_isa::RelocKind::Call) {
+        if bpf_isa::kfunc_btf_ids::is_kfunc(&r.symbol) || names.iter().any(|(n, _)| *n == r.symbol) {
+            continue;
+        }
+        // point at the operand when the name came from one, else at the asm
+        let span = body
+            .operands
+            .iter()
+            .find(|op| op.name == r.symbol.as_str())
+            .map_or_else(|| asm_error(pieces, r.pos, 1, "").span(), |op| op.name.span());
+        names.push((r.symbol.clone(), span));
+    }
+    let mut out = TokenStream::new();
+    for (name, span) in names {
+        let Ok(ident) = syn::parse_str::<Ident>(&name) else { continue };
+        let ident = Ident::new(&ident.to_string(), span);
+        let mut msg = format!(
+            "unknown helper or kfunc `{name}`: not a helper of 7.3, a kfunc of its images, nor a subprogram, map or global of this suite"
+        );
+        if let Some(k) = closest_known(&name) {
+            msg = format!("unknown helper or kfunc `{name}`; did you mean `{k}`?");
+        }
+        let fallback = Ident::new(&format!("__bpf_unknown_call_{owner}_{name}"), Span::call_site());
+        out.extend(quote! {
+            #[doc(hidden)]
+            #[allow(non_snake_case, non_upper_case_globals, dead_code)]
+            mod #fallback {
+                #[deprecated(note = #msg)]
+                pub const #ident: () = ();
+            }
+            #[allow(unused_imports)]
+            use self::#fallback::*;
+            #[deny(deprecated)]
+            const _: () = {
+                let _ = &#ident;
+            };
+        });
+    }
+    out
 }
 
 /// The `bpf_asm!(...)` of a function body, which must be all there is.
@@ -301,7 +390,7 @@ mod tests {
             .stack_size(2 << 20)
             .spawn(move || {
                 let body: AsmBody = syn::parse_str(&format!("{text:?}")).expect("a string literal");
-                match expand(&body) {
+                match expand(&body, &Ident::new("test_prog", Span::call_site())) {
                     Ok(_) => String::new(),
                     Err(e) => e.to_string(),
                 }

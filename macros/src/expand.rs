@@ -143,7 +143,7 @@ fn program(f: ItemFn, mine: Vec<RawAttr>, rest: Vec<Attribute>) -> Result<TokenS
             }
         }
     }
-    let body = asm::body_of(&f.block, f.sig.ident.span()).and_then(|b| asm::expand(&b));
+    let body = asm::body_of(&f.block, f.sig.ident.span()).and_then(|b| asm::expand(&b, &f.sig.ident));
     if let Err(e) = &body {
         note(e.clone());
     }
@@ -162,6 +162,7 @@ fn program(f: ItemFn, mine: Vec<RawAttr>, rest: Vec<Attribute>) -> Result<TokenS
     let name = ident.to_string();
     let vis = &f.vis;
     let tag_strs = &tags.tags;
+    let tag_lines = &tags.lines;
     let site = site();
     Ok(quote! {
         #(#rest)*
@@ -171,6 +172,7 @@ fn program(f: ItemFn, mine: Vec<RawAttr>, rest: Vec<Attribute>) -> Result<TokenS
             site: #site,
             sec: #sec,
             tags: &[#(#tag_strs),*],
+            tag_lines: &[#(#tag_lines),*],
             asm: #asm,
         };
         ::bpf_selftest::inventory::submit! { ::bpf_selftest::registry::Decl::Program(&#ident) }
@@ -208,7 +210,7 @@ fn subprog(f: ItemFn, mine: Vec<RawAttr>, rest: Vec<Attribute>) -> Result<TokenS
         return Err(mine[0].error("nargs is for global subprogs: #[subprog(global, nargs = N)]"));
     }
     let body = asm::body_of(&f.block, f.sig.ident.span())?;
-    let (asm, checks) = asm::expand(&body)?;
+    let (asm, checks) = asm::expand(&body, &f.sig.ident)?;
     let ident = &f.sig.ident;
     let name = ident.to_string();
     let vis = &f.vis;

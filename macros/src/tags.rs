@@ -190,6 +190,9 @@ impl RawAttr {
 #[derive(Default)]
 pub struct TagState {
     pub tags: Vec<String>,
+    /// Per tag, `line!()` spanned at the attribute it came from: the source
+    /// line a failure report names.
+    pub lines: Vec<TokenStream>,
     arch_seen: bool,
     /// The arches named by the `#[arch]` attributes so far (tag values).
     arches_named: Vec<&'static str>,
@@ -470,6 +473,8 @@ impl TagState {
             }
             other => return Err(a.error(format!("#[{other}] is not a test annotation"))),
         };
+        let span = a.span;
+        self.lines.extend(tags.iter().map(|_| quote::quote_spanned!(span=> ::core::line!())));
         self.tags.extend(tags);
         Ok(())
     }

@@ -7,6 +7,7 @@ pub mod asm;
 pub mod disasm;
 pub mod helper_ids;
 pub mod insn;
+pub mod kfunc_btf_ids;
 
 pub use asm::{
     AsmError, AsmErrorKind, Operand, Program, Reloc, RelocKind, assemble, assemble_bytes, assemble_bytes_with, assemble_with,

@@ -140,6 +140,12 @@ fn loader_failure(errno: i32, msg: String) -> Box<LoadOutcome> {
     Box::new(LoadOutcome { accepted: false, errno, log: format!("libbpf: {msg}\n"), ..LoadOutcome::default() })
 }
 
+/// libbpf's failure for a kfunc call whose name the kernel's BTF lacks: the
+/// load never reaches `BPF_PROG_LOAD`.
+pub(crate) fn kfunc_not_found(name: &str) -> Box<LoadOutcome> {
+    loader_failure(ESRCH, format!("extern (func ksym) '{name}': not found in kernel or module BTFs"))
+}
+
 fn load_fds(sys: &mut dyn BpfSys, target: &Target<'_>, req: &LoadRequest, how: &LoadSettings, fds: &mut Vec<i32>) -> Result<LoadOutcome, Unavailable> {
     validate(req).map_err(|e| Unavailable(format!("{}: bad request '{}': {e}", target.backend, req.name)))?;
     let mut insns = req.prog.insns.clone();
@@ -215,9 +221,7 @@ fn resolve_ksyms(target: &Target<'_>, req: &LoadRequest, insns: &mut [Insn]) -> 
     for r in &req.prog.relocs {
         match r {
             LinkReloc::Kfunc { insn, name } => {
-                let id = target.vmlinux.and_then(|b| b.kfunc_id(name)).ok_or_else(|| {
-                    loader_failure(ESRCH, format!("extern (func ksym) '{name}': not found in kernel or module BTFs"))
-                })?;
+                let id = target.vmlinux.and_then(|b| b.kfunc_id(name)).ok_or_else(|| kfunc_not_found(name))?;
                 let i = &mut insns[*insn];
                 i.src = BPF_PSEUDO_KFUNC_CALL;
                 i.imm = id as i32;

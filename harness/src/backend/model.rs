@@ -278,6 +278,15 @@ impl ModelBackend {
     /// [`Backend::load`] with the symbols of `ids_arch`'s image
     /// ([`Self::verifier_input_with_symbols_of`]).
     pub fn load_with_symbols_of(&self, req: &LoadRequest, ids_arch: Arch) -> Result<LoadOutcome, Unavailable> {
+        // libbpf resolves kfunc names before it creates the maps: a name
+        // 7.3 has no kfunc of fails there
+        for r in &req.prog.relocs {
+            if let LinkReloc::Kfunc { name, .. } = r {
+                if kfunc_btf_ids::btf_id(ids_arch, name).is_none() {
+                    return Ok(*super::loader::kfunc_not_found(name));
+                }
+            }
+        }
         if let Some(out) = Self::create_maps(req) {
             return Ok(out);
         }

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use super::{Backend, LoadOutcome, LoadRequest, Unavailable};
 use crate::cli::record::golden_path;
-use crate::golden::Golden;
+use crate::golden::{Golden, source_hash};
 use crate::target::Arch;
 
 pub struct ReplayBackend {
@@ -22,13 +22,27 @@ impl ReplayBackend {
         ReplayBackend { root, series: "7.3".into() }
     }
 
-    /// The golden of a request (`suite/prog`, privileged or not).
+    /// The golden of a request (`suite/prog`, privileged or not), if it
+    /// was recorded from this very load: a golden of another program (the
+    /// test edited since) or without its source is stale.
     pub fn golden(&self, req: &LoadRequest) -> Result<Golden, Unavailable> {
         let name = if req.unpriv { format!("{} @unpriv", req.name) } else { req.name.clone() };
         let path = golden_path(&self.root, &self.series, req.arch, &name);
         let text = std::fs::read_to_string(&path)
             .map_err(|e| Unavailable(format!("replay: no golden {} ({e}); run `bpf-selftest record`", path.display())))?;
-        Golden::parse(&text).map_err(|e| Unavailable(format!("replay: {}: {e}", path.display())))
+        let g = Golden::parse(&text).map_err(|e| Unavailable(format!("replay: {}: {e}", path.display())))?;
+        if g.source() != Some(source_hash(req).as_str()) {
+            let suite = req.name.split_once('/').map_or(req.name.as_str(), |(s, _)| s);
+            return Err(Unavailable(format!(
+                "golden of {name} is stale: re-run bpf-selftest record {suite} ({}: {})",
+                path.display(),
+                match g.source() {
+                    Some(_) => "recorded from another program or load",
+                    None => "no source recorded",
+                }
+            )));
+        }
+        Ok(g)
     }
 }
 

@@ -31,11 +31,16 @@ pub struct RecordArgs {
     /// Compare with the stored goldens instead of writing them; fail on drift.
     #[arg(long)]
     pub check: bool,
+    /// With `--check` (set progs): a stored golden whose answers the kernel
+    /// gives again unchanged gets the `source` of the load it was just
+    /// recorded from, the rest of it left as it is.
+    #[arg(long)]
+    pub stamp_source: bool,
     /// Which golden set: progs (the goldens of progs/), do-check, calls
     /// (the verifier-log goldens of `expected/linux-7.3/{do_check,calls}`),
     /// scalar (`expected/linux-7.3/scalar`), vmlinux-btf (the subset of the
     /// images' BTF in `harness/data/vmlinux_btf`), kfunc-ids (the kfunc BTF
-    /// ids of `harness/src/verifier/kfunc_btf_ids.rs`), exec (the test runs
+    /// ids of `harness/isa/src/kfunc_btf_ids.rs`), exec (the test runs
     /// of the interpreter's corpus), isa (llvm-mc-19's encodings),
     /// test-run-sizes (`expected/linux-7.3/test_run_sizes.txt`),
     /// verifier-front (`expected/linux-7.3/<arch>/verifier-front`),
@@ -208,7 +213,7 @@ fn exec_set(a: &RecordArgs) -> Result<(), String> {
 }
 
 /// `record --set kfunc-ids`: the kfunc BTF id tables of
-/// `harness/src/verifier/kfunc_btf_ids.rs` (`recorded::kfunc_ids`), one
+/// `harness/isa/src/kfunc_btf_ids.rs` (`recorded::kfunc_ids`), one
 /// batch per arch for the names the tables hold.
 fn kfunc_ids_set(a: &RecordArgs) -> Result<(), String> {
     use crate::recorded::kfunc_ids;
@@ -216,7 +221,7 @@ fn kfunc_ids_set(a: &RecordArgs) -> Result<(), String> {
     if be.name() == "model" {
         return Err("goldens come from a real kernel: --backend vm or kernel".into());
     }
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/verifier/kfunc_btf_ids.rs");
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("isa/src/kfunc_btf_ids.rs");
     let src = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     let stored = kfunc_ids::parse(&src)?;
     let mut names: Vec<String> = stored.iter().flat_map(|(_, t)| t.iter().map(|(n, _)| n.clone())).collect();
@@ -440,7 +445,10 @@ fn run_progs(a: &RecordArgs) -> Result<(), String> {
         return Err("goldens come from a real kernel: --backend vm or kernel".into());
     }
     let arches = a.arch.split(',').map(|s| s.trim().parse::<Arch>()).collect::<Result<Vec<_>, _>>()?;
-    let (mut written, mut same, mut drift) = (0, 0, Vec::new());
+    if a.stamp_source && !a.check {
+        return Err("--stamp-source goes with --check".into());
+    }
+    let (mut written, mut same, mut stamped, mut drift) = (0, 0, 0, Vec::new());
     for arch in arches {
         be.probe(arch).map_err(|u| format!("{arch}: {}", u.0))?;
         let opts = RunOptions { arch, backend: a.backend.clone(), verbosity: 0, filters: a.filters.clone() };
@@ -453,14 +461,8 @@ fn run_progs(a: &RecordArgs) -> Result<(), String> {
             }
             match st.plan {
                 Plan::Load(job) => {
-                    let mut req = job.request;
-                    // the log at the spec's level; level 2 when it has none
-                    if req.log_level & 3 == 0 {
-                        req.log_level |= 2;
-                    }
-                    req.want_jited = arch.has_jit();
                     names.push(st.name);
-                    reqs.push(req);
+                    reqs.push(crate::golden::recording_request(job.request));
                 }
                 Plan::Skip(why) => eprintln!("{arch} {}: not recorded ({why})", st.name),
                 Plan::Fail(why) => return Err(format!("{}: {why}", st.name)),
@@ -487,6 +489,7 @@ fn run_progs(a: &RecordArgs) -> Result<(), String> {
                         if req.unpriv { "unprivileged" } else { "privileged" }
                     ),
                 ),
+                (crate::golden::SOURCE_KEY.to_string(), crate::golden::source_hash(req)),
             ];
             let g = Golden::from_outcome(header, &out);
             let path = golden_path(&a.out, &series(&release), arch, name);
@@ -495,6 +498,12 @@ fn run_progs(a: &RecordArgs) -> Result<(), String> {
                 let stored = Golden::parse(&stored).map_err(|e| format!("{}: {e}", path.display()))?;
                 if comparable(&stored) == comparable(&g) {
                     same += 1;
+                    if a.stamp_source && stored.source() != g.source() {
+                        // the same answers from this load: the golden was
+                        // recorded from it, and says so from now on
+                        stamp_source(&path, g.source().unwrap_or_default())?;
+                        stamped += 1;
+                    }
                 } else {
                     if drift.is_empty() {
                         // the first drift in full, the others by name
@@ -520,6 +529,9 @@ fn run_progs(a: &RecordArgs) -> Result<(), String> {
     }
     if a.check {
         println!("{same} goldens unchanged, {} drifted", drift.len());
+        if a.stamp_source {
+            println!("{stamped} unchanged goldens given their source");
+        }
         if !drift.is_empty() {
             return Err(drift.join("\n"));
         }
@@ -527,6 +539,35 @@ fn run_progs(a: &RecordArgs) -> Result<(), String> {
         println!("{written} goldens written");
     }
     Ok(())
+}
+
+/// Writes (or replaces) the `source` header line of a stored golden,
+/// leaving every other byte of it as recorded.
+fn stamp_source(path: &Path, source: &str) -> Result<(), String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let line = format!("# {}: {source}\n", crate::golden::SOURCE_KEY);
+    let prefix = format!("# {}: ", crate::golden::SOURCE_KEY);
+    let mut out = String::with_capacity(text.len() + line.len());
+    let mut placed = false;
+    let mut in_header = true;
+    for l in text.split_inclusive('\n') {
+        if in_header && !l.starts_with("# ") {
+            if !placed {
+                out.push_str(&line);
+                placed = true;
+            }
+            in_header = false;
+        }
+        if in_header && l.starts_with(&prefix) {
+            if !placed {
+                out.push_str(&line);
+                placed = true;
+            }
+            continue;
+        }
+        out.push_str(l);
+    }
+    std::fs::write(path, out).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 fn release_of(be: &dyn Backend, arch: Arch) -> String {

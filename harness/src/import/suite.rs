@@ -90,6 +90,7 @@ pub fn to_suite(f: &ImportedFile) -> Suite {
             site: site(p.line),
             sec: leak(&p.sec),
             tags: leak_slice(tags),
+            tag_lines: &[],
             asm: asm_of(body),
         })));
     }

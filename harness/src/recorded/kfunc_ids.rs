@@ -1,5 +1,5 @@
 //! The vmlinux BTF ids of kfuncs that the model uses
-//! (`harness/src/verifier/kfunc_btf_ids.rs`, between its `BEGIN GENERATED`
+//! (`harness/isa/src/kfunc_btf_ids.rs`, between its `BEGIN GENERATED`
 //! and `END GENERATED` lines): for each name, the id 7.3 prints in a
 //! level-2 log for a `raw_tp` program that calls it (`call NAME#ID`).
 //!
@@ -22,7 +22,7 @@ pub fn parse(src: &str) -> Result<Vec<(Arch, Table)>, String> {
     let mut cur: Option<(Arch, Table)> = None;
     for l in generated.lines() {
         let l = l.trim();
-        if let Some(rest) = l.strip_prefix("const ") {
+        if let Some(rest) = l.strip_prefix("pub const ") {
             let arch = match rest.split(':').next() {
                 Some("X86_64") => Arch::X86_64,
                 Some("ARM64") => Arch::Arm64,
@@ -53,7 +53,7 @@ pub fn render(src: &str, tables: &[(Arch, Table)]) -> Result<String, String> {
     let mut generated = String::from("// BEGIN GENERATED (`bpf-selftest record --set kfunc-ids`)\n");
     for (arch, t) in tables {
         let name = if *arch == Arch::Arm64 { "ARM64" } else { "X86_64" };
-        generated.push_str(&format!("const {name}: &[(&str, u32)] = &[\n"));
+        generated.push_str(&format!("pub const {name}: &[(&str, u32)] = &[\n"));
         for (n, id) in t {
             generated.push_str(&format!("    (\"{n}\", {id}),\n"));
         }
@@ -99,7 +99,7 @@ mod tests {
 
     #[test]
     fn the_model_s_tables_round_trip() {
-        let src = include_str!("../verifier/kfunc_btf_ids.rs");
+        let src = include_str!("../../isa/src/kfunc_btf_ids.rs");
         let tables = parse(src).unwrap();
         assert_eq!(tables.iter().map(|(a, _)| *a).collect::<Vec<_>>(), [Arch::X86_64, Arch::Arm64]);
         assert!(tables.iter().all(|(_, t)| t.len() > 100));

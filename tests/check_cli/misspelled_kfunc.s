@@ -1,0 +1,3 @@
+call bpf_rcu_read_lok
+r0 = 0
+exit
