@@ -257,3 +257,29 @@ fn an_unknown_kfunc_fails_with_libbpf_s_message() {
         assert_eq!(v["log"], "libbpf: extern (func ksym) 'bpf_rcu_read_lok': not found in kernel or module BTFs\n", "{arch}");
     }
 }
+
+/// A reader that stops early (`check big.s | head`) ends the CLI as it
+/// ends other command-line tools, by SIGPIPE, not with a panic.
+#[test]
+fn a_closed_pipe_ends_the_output_quietly() {
+    use std::io::Read;
+    use std::os::unix::process::ExitStatusExt;
+    use std::process::Stdio;
+    let dir = std::env::temp_dir().join(format!("bpf-selftest-pipe-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let prog = dir.join("long.s");
+    std::fs::write(&prog, "r0 = 0\n".repeat(20_000) + "exit\n").unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bpf-selftest"))
+        .args(["check", &prog.display().to_string(), "--arch", "x86_64"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 64];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(out.status.signal(), Some(libc::SIGPIPE), "{:?}", out.status);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

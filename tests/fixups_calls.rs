@@ -20,7 +20,7 @@
 //! kallsyms, read from 7.3 guests by the vm backend.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::Instant;
 
 use bpf_isa::Insn;

@@ -72,6 +72,7 @@ fn scratch_suite(tags: &[String]) -> Suite {
         site: Site { module_path: "scratch", file: "scratch.rs", line: 1, column: 1 },
         sec: "socket",
         tags: leak(tags.into_boxed_slice()),
+        tag_lines: &[],
         asm: Asm { source: PROGRAM, operands: &[], compiled: None },
     };
     Suite { module_path: "scratch", name: "scratch".into(), programs: vec![leak(Box::new(prog))], ..Suite::default() }

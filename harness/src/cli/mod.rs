@@ -129,6 +129,12 @@ enum Cmd {
 
 /// Runs the CLI with the process arguments.
 pub fn main() -> ExitCode {
+    // Rust ignores SIGPIPE, so a print into a closed pipe (`check big.s |
+    // head`) would panic; a command-line tool ends quietly there instead
+    // SAFETY: at the start of main, before any thread or handler exists
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = Cli::parse();
     let res = match cli.cmd {
         Cmd::Asm { file, imms } => cmd_asm(&file, &imms),
