@@ -20,9 +20,7 @@ fn main() {
     let mut out = String::new();
     for path in &files {
         let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or_default();
-        let ident = !stem.is_empty()
-            && !stem.starts_with(|c: char| c.is_ascii_digit())
-            && stem.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        let ident = !stem.is_empty() && !stem.starts_with(|c: char| c.is_ascii_digit()) && stem.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
         if ident {
             let _ = writeln!(out, "#[path = {:?}]\npub mod {stem};", path.display().to_string());
         } else {

@@ -178,7 +178,10 @@ fn log_failures_keep_the_kernels_answer_and_say_what_to_change() {
     use bpf_selftest::recorded::limits;
     let answers = limits::parse(&std::fs::read_to_string("tests/limits/7.3-x86_64.json").unwrap()).unwrap();
     let case = |name: &str| limits::cases().into_iter().find(|c| c.name == name).expect(name);
-    for (name, hint) in [("log_ring_64", "hint: --log-level 0 loads without a log; or give the log room with --log-size"), ("log_level_bad_bit", "hint: BPF_PROG_LOAD refuses log_level 17")] {
+    for (name, hint) in [
+        ("log_ring_64", "hint: --log-level 0 loads without a log; or give the log room with --log-size"),
+        ("log_level_bad_bit", "hint: BPF_PROG_LOAD refuses log_level 17"),
+    ] {
         let c = case(name);
         assert_eq!(c.insns.len(), 2, "{name}: r0 = 0; exit");
         let a = &answers[name];
@@ -249,8 +252,7 @@ fn raw_tp_test_run_with_a_ctx_alone_returns_7_3_s_retval() {
 #[test]
 fn an_unknown_kfunc_fails_with_libbpf_s_message() {
     for arch in ["x86_64", "arm64"] {
-        let (_, stdout, stderr) =
-            check(&["tests/check_cli/misspelled_kfunc.s", "--prog-type", "raw_tp", "--arch", arch, "--json"]);
+        let (_, stdout, stderr) = check(&["tests/check_cli/misspelled_kfunc.s", "--prog-type", "raw_tp", "--arch", arch, "--json"]);
         let v: Value = serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{arch}: --json does not parse: {e}\n{stdout}\n{stderr}"));
         assert_eq!(v["accepted"], false, "{arch}");
         assert_eq!(v["errno"], 3, "{arch}: ESRCH");

@@ -18,8 +18,8 @@ use std::path::PathBuf;
 
 use bpf_selftest::backend::replay::ReplayBackend;
 use bpf_selftest::backend::{Backend, LoadOutcome, LoadRequest};
-use bpf_selftest::recorded::exec_corpus::{self, Case, digest};
 use bpf_selftest::exec::{self, ExecError};
+use bpf_selftest::recorded::exec_corpus::{self, Case, digest};
 use bpf_selftest::require::{self, Component};
 use bpf_selftest::runner::{self, Plan, RunOptions};
 use bpf_selftest::target::Arch;
@@ -78,25 +78,15 @@ fn interpreter_agrees_with_7_3_on_the_corpus() {
     let mut as_loaded_arena = Vec::new();
     for arch in [Arch::X86_64, Arch::Arm64] {
         let golden = read_golden(arch);
-        assert!(
-            !golden.is_empty(),
-            "no goldens in {}; run bpf-selftest record --set exec",
-            golden_path(arch).display()
-        );
+        assert!(!golden.is_empty(), "no goldens in {}; run bpf-selftest record --set exec", golden_path(arch).display());
         for c in &cases {
             let req = c.request(arch).unwrap_or_else(|e| panic!("{}: {e}", c.name));
             let Some((dig, want)) = golden.get(&c.name) else {
-                report.push(format!(
-                    "{arch} {}: no golden; run bpf-selftest record --set exec",
-                    c.name
-                ));
+                report.push(format!("{arch} {}: no golden; run bpf-selftest record --set exec", c.name));
                 continue;
             };
             if *dig != digest(&req) {
-                report.push(format!(
-                    "{arch} {}: the golden is of another version of the program; re-record",
-                    c.name
-                ));
+                report.push(format!("{arch} {}: the golden is of another version of the program; re-record", c.name));
                 continue;
             }
             if want.starts_with("rejected") {
@@ -116,22 +106,14 @@ fn interpreter_agrees_with_7_3_on_the_corpus() {
             }
             compared += 1;
             if got != *want {
-                report.push(format!(
-                    "{arch} {}:\n  7.3:         {want}\n  interpreter: {got}",
-                    c.name
-                ));
+                report.push(format!("{arch} {}:\n  7.3:         {want}\n  interpreter: {got}", c.name));
             }
         }
     }
     eprintln!("{compared} runs compared ({} cases, 2 arches)", cases.len());
     eprintln!("  not run as loaded (arena, flow_dissector, sk_lookup, kern_ctx programs): {}", as_loaded_arena.join(", "));
     assert!(as_loaded_arena.len() <= AS_LOADED_ARENA_RATCHET, "{} cases not run as loaded", as_loaded_arena.len());
-    assert!(
-        report.is_empty(),
-        "{} differences from 7.3:\n{}",
-        report.len(),
-        report.join("\n")
-    );
+    assert!(report.is_empty(), "{} differences from 7.3:\n{}", report.len(), report.join("\n"));
 }
 
 /// The program as loaded casts to arena pointers, which only the
@@ -192,10 +174,7 @@ fn xlated_and_native_runs_agree_with_7_3_on_the_corpus() {
                 continue;
             }
             let input = req.test_run.clone().expect("a test run");
-            let opts = exec::ExecOptions {
-                arch,
-                ..exec::ExecOptions::default()
-            };
+            let opts = exec::ExecOptions { arch, ..exec::ExecOptions::default() };
             match exec::ExecProgram::from_xlated(&d.xlated_as_run(), arch, req.prog_type.0) {
                 Err(why) => fallback.push(format!("{arch} {}: {why}", c.name)),
                 Ok(p) => match exec::test_run_program(&req, &p, &input, &opts) {
@@ -262,12 +241,7 @@ fn progs_xlated_retvals_match_their_goldens() {
     let mut fallback = Vec::new();
     let (mut compared, mut xlated) = (0, 0);
     for arch in [Arch::X86_64, Arch::Arm64] {
-        let opts = RunOptions {
-            arch,
-            backend: "replay".into(),
-            verbosity: 0,
-            filters: Vec::new(),
-        };
+        let opts = RunOptions { arch, backend: "replay".into(), verbosity: 0, filters: Vec::new() };
         for st in runner::plan(&opts, &be) {
             let Plan::Load(job) = &st.plan else { continue };
             let req = &job.request;
@@ -300,10 +274,7 @@ fn progs_xlated_retvals_match_their_goldens() {
             }
         }
     }
-    eprintln!(
-        "{compared} test runs of progs/ through the model: {xlated} ran the xlated program, {} the program as loaded",
-        fallback.len()
-    );
+    eprintln!("{compared} test runs of progs/ through the model: {xlated} ran the xlated program, {} the program as loaded", fallback.len());
     for f in &fallback {
         eprintln!("  as loaded: {f}");
     }
@@ -324,12 +295,7 @@ fn progs_retvals_match_their_goldens() {
     let mut not_modelled = Vec::new();
     let mut compared = 0;
     for arch in [Arch::X86_64, Arch::Arm64] {
-        let opts = RunOptions {
-            arch,
-            backend: "replay".into(),
-            verbosity: 0,
-            filters: Vec::new(),
-        };
+        let opts = RunOptions { arch, backend: "replay".into(), verbosity: 0, filters: Vec::new() };
         for st in runner::plan(&opts, &be) {
             let Plan::Load(job) = &st.plan else { continue };
             let req = &job.request;
@@ -342,10 +308,7 @@ fn progs_retvals_match_their_goldens() {
             }
             compared += 1;
             // as the model backend will: the test-run part of its outcome
-            let mut out = LoadOutcome {
-                accepted: true,
-                ..LoadOutcome::default()
-            };
+            let mut out = LoadOutcome { accepted: true, ..LoadOutcome::default() };
             let got = exec::fill_outcome(req, &exec::ExecProgram::from_linked(&req.prog), &mut out);
             if let Err(exec::ExecError::Unsupported(what)) = &got {
                 // not modelled: counted and said, never guessed
@@ -404,17 +367,10 @@ struct RunPaths {
 /// A test run as the model backend does it: the model's xlated program when
 /// the model accepts the load and the runtime can run it, else the program
 /// as loaded.
-fn model_test_run(
-    req: &LoadRequest,
-    input: &bpf_selftest::backend::TestRunInput,
-    paths: &mut RunPaths,
-) -> Result<exec::TestRunOutput, ExecError> {
+fn model_test_run(req: &LoadRequest, input: &bpf_selftest::backend::TestRunInput, paths: &mut RunPaths) -> Result<exec::TestRunOutput, ExecError> {
     use bpf_selftest::backend::model::ModelBackend;
     use bpf_selftest::verifier::{Verdict, bpf_check};
-    let opts = exec::ExecOptions {
-        arch: req.arch,
-        ..exec::ExecOptions::default()
-    };
+    let opts = exec::ExecOptions { arch: req.arch, ..exec::ExecOptions::default() };
     let decided = ModelBackend::verifier_input(req).ok().map(|v| bpf_check(&v));
     let why = match decided {
         Some(Verdict::Decided(d)) if d.accepted => match exec::ExecProgram::from_xlated(&d.xlated_as_run(), req.arch, req.prog_type.0) {
@@ -459,17 +415,9 @@ fn kernel_selftest_retvals_match_their_annotations() {
     let (mut agree, mut total) = (0, 0);
     let mut paths = RunPaths::default();
     for arch in [Arch::X86_64, Arch::Arm64] {
-        let suites: Vec<_> = import::import_verifier_suites(&tree, arch, &|_| true)
-            .into_iter()
-            .filter_map(|(_, r)| r.ok())
-            .map(|f| import::suite::to_suite(&f))
-            .collect();
-        let opts = RunOptions {
-            arch,
-            backend: "plan".into(),
-            verbosity: 0,
-            filters: Vec::new(),
-        };
+        let suites: Vec<_> =
+            import::import_verifier_suites(&tree, arch, &|_| true).into_iter().filter_map(|(_, r)| r.ok()).map(|f| import::suite::to_suite(&f)).collect();
+        let opts = RunOptions { arch, backend: "plan".into(), verbosity: 0, filters: Vec::new() };
         for st in runner::plan_suites(&suites, &opts, &Plan73) {
             let Plan::Load(job) = &st.plan else { continue };
             let Some(input) = &job.request.test_run else { continue };
@@ -480,13 +428,8 @@ fn kernel_selftest_retvals_match_their_annotations() {
             total += 1;
             match model_test_run(&job.request, input, &mut paths) {
                 Ok(o) if o.retval as i32 == want => agree += 1,
-                Ok(o) => wrong.push(format!(
-                    "{arch} {}: __retval({want}), interpreter {}",
-                    st.name, o.retval as i32
-                )),
-                Err(ExecError::Unsupported(what)) => {
-                    unsupported.entry(what).or_default().push(format!("{arch} {}", st.name))
-                }
+                Ok(o) => wrong.push(format!("{arch} {}: __retval({want}), interpreter {}", st.name, o.retval as i32)),
+                Err(ExecError::Unsupported(what)) => unsupported.entry(what).or_default().push(format!("{arch} {}", st.name)),
                 Err(e) => wrong.push(format!("{arch} {}: __retval({want}), interpreter error: {e}", st.name)),
             }
         }
@@ -508,21 +451,9 @@ fn kernel_selftest_retvals_match_their_annotations() {
     }
     // where the model accepts the load, the xlated program runs (ratchet)
     let accepted_but_as_loaded = paths.as_loaded.len() - paths.not_accepted;
-    assert!(
-        accepted_but_as_loaded <= KERNEL_AS_LOADED_RATCHET,
-        "{accepted_but_as_loaded} accepted programs ran as loaded"
-    );
+    assert!(accepted_but_as_loaded <= KERNEL_AS_LOADED_RATCHET, "{accepted_but_as_loaded} accepted programs ran as loaded");
     for (what, progs) in &unsupported {
-        eprintln!(
-            "  not modelled: {what}: {} ({})",
-            progs.len(),
-            progs.iter().take(3).cloned().collect::<Vec<_>>().join(", ")
-        );
+        eprintln!("  not modelled: {what}: {} ({})", progs.len(), progs.iter().take(3).cloned().collect::<Vec<_>>().join(", "));
     }
-    assert!(
-        wrong.is_empty(),
-        "{} retvals differ from the kernel's annotations:\n{}",
-        wrong.len(),
-        wrong.join("\n")
-    );
+    assert!(wrong.is_empty(), "{} retvals differ from the kernel's annotations:\n{}", wrong.len(), wrong.join("\n"));
 }

@@ -15,8 +15,8 @@
 use bpf_selftest::backend::model::ModelBackend;
 use bpf_selftest::backend::replay::ReplayBackend;
 use bpf_selftest::backend::{LoadRequest, TestRunInput};
-use bpf_selftest::exec::native::{self, Comparison};
 use bpf_selftest::exec::ExecOptions;
+use bpf_selftest::exec::native::{self, Comparison};
 use bpf_selftest::runner::{self, Plan, RunOptions};
 use bpf_selftest::soundness::{self, random_prog};
 use bpf_selftest::target::Arch;
@@ -28,10 +28,7 @@ use bpf_selftest_suite as _;
 const RANDOM_PROGRAMS: usize = 3000;
 
 fn random_programs() -> usize {
-    std::env::var("BPF_SELFTEST_NATIVE_RANDOM")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(RANDOM_PROGRAMS)
+    std::env::var("BPF_SELFTEST_NATIVE_RANDOM").ok().and_then(|v| v.parse().ok()).unwrap_or(RANDOM_PROGRAMS)
 }
 const RANDOM_SEED: u64 = 0x7_3001;
 
@@ -48,11 +45,7 @@ fn compare_counting_tail_calls(req: &LoadRequest, input: &TestRunInput) -> Optio
     if !d.accepted {
         return None;
     }
-    let opts = ExecOptions {
-        arch: Arch::X86_64,
-        insn_budget: 50_000_000,
-        ..ExecOptions::default()
-    };
+    let opts = ExecOptions { arch: Arch::X86_64, insn_budget: 50_000_000, ..ExecOptions::default() };
     let tail_calls = d.xlated.iter().any(|i| i.is_call() && i.src == 0 && i.imm == 12);
     let xlated = d.xlated_as_run();
     Some((native::compare_with_interpreter(req, &xlated, &d.subprogs, input, &opts), tail_calls))
@@ -85,12 +78,7 @@ fn native_agrees_with_the_interpreter_on_progs() {
         return;
     }
     let be = ReplayBackend::new(std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("expected"));
-    let opts = RunOptions {
-        arch: Arch::X86_64,
-        backend: "replay".into(),
-        verbosity: 0,
-        filters: Vec::new(),
-    };
+    let opts = RunOptions { arch: Arch::X86_64, backend: "replay".into(), verbosity: 0, filters: Vec::new() };
     let (mut same, mut skipped, mut differs) = (0, Vec::new(), Vec::new());
     let mut tail_call_same = 0;
     // programs without a test run of their own: run on test_loader's input

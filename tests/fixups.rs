@@ -6,8 +6,8 @@
 
 use std::path::PathBuf;
 
-use bpf_selftest::backend::replay::ReplayBackend;
 use bpf_selftest::backend::LoadRequest;
+use bpf_selftest::backend::replay::ReplayBackend;
 use bpf_selftest::conform::{Section, compare, progs_with_goldens};
 use bpf_selftest::golden::Golden;
 use bpf_selftest::target::Arch;
@@ -174,7 +174,10 @@ fn bpf_loop_inlining_matches_7_3() {
                 zext::bpf_opt_subreg_zext_lo32_rnd_hi32(env, zext::RND_HI32_SEED)?;
                 call_args::bpf_fixup_call_args(env)
             };
-            if let Err(e) = run(&mut env) { eprintln!("{name}: {e:?}"); continue; }
+            if let Err(e) = run(&mut env) {
+                eprintln!("{name}: {e:?}");
+                continue;
+            }
             let map_ids = (0..req.maps.len() as u32).map(|k| k + 1).collect();
             let out = LoadOutcome { accepted: true, xlated_insns: bpf_insn_prepare_dump(&env), map_ids, ..LoadOutcome::default() };
             let model = Golden::from_outcome(Vec::new(), &out).xlated;

@@ -161,8 +161,7 @@ fn check_program(input: &VerifierInput, golden: &[Insn], zero_kernel_pointers: b
     c.verified += 1;
     let mut patches = Patches::new();
     let mut all = true;
-    let calls: Vec<usize> =
-        env.insns.iter().enumerate().filter(|(_, i)| i.code == BPF_JMP | BPF_CALL && i.src != BPF_PSEUDO_CALL).map(|(k, _)| k).collect();
+    let calls: Vec<usize> = env.insns.iter().enumerate().filter(|(_, i)| i.code == BPF_JMP | BPF_CALL && i.src != BPF_PSEUDO_CALL).map(|(k, _)| k).collect();
     for i in calls {
         // gone before bpf_do_misc_fixups: inlined by bpf_optimize_bpf_loop, or dead code
         let a = env.pass_aux.get(i).cloned().unwrap_or_default();
@@ -414,11 +413,8 @@ fn call_rewrites_match_the_imported_recordings() {
             eprintln!("skipped: no recording for {arch}");
             continue;
         };
-        let truth: BTreeMap<&str, &str> = text
-            .lines()
-            .filter(|l| !l.starts_with('#'))
-            .filter_map(|l| l.split_once(": ").or_else(|| l.strip_suffix(':').map(|n| (n, ""))))
-            .collect();
+        let truth: BTreeMap<&str, &str> =
+            text.lines().filter(|l| !l.starts_with('#')).filter_map(|l| l.split_once(": ").or_else(|| l.strip_suffix(':').map(|n| (n, "")))).collect();
         let Some(jobs) = fp::imported_jobs(arch) else {
             require::skip(Component::Source, "no Linux 7.3 source or gcc");
             return;

@@ -248,10 +248,7 @@ fn every_ctx_field_converts_as_7_3_does() {
             }
         }
     }
-    eprintln!(
-        "probes: {exact} of {compared} exact through the main pass; {rejected_alike} rejected as 7.3 did; {} not checked:",
-        skipped.len()
-    );
+    eprintln!("probes: {exact} of {compared} exact through the main pass; {rejected_alike} rejected as 7.3 did; {} not checked:", skipped.len());
     for f in skipped.iter().chain(&failures) {
         eprintln!("  {f}");
     }

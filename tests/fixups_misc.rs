@@ -109,8 +109,9 @@ fn ctx_access_untouched(env: &VerifierEnv<'_>) -> bool {
     let risky = PTR_UNTRUSTED | MEM_USER | MEM_PERCPU | MEM_RCU | PTR_TRUSTED | MEM_ALLOC;
     env.insns.iter().zip(&env.pass_aux).all(|(insn, a)| {
         let mem = matches!(insn.code & 0x07, BPF_LDX | BPF_STX | BPF_ST);
-        let plain = matches!(base_type(a.ptr_type), NOT_INIT | SCALAR_VALUE | PTR_TO_STACK | PTR_TO_MAP_VALUE | PTR_TO_MAP_KEY | PTR_TO_PACKET | PTR_TO_PACKET_META)
-            && a.ptr_type & risky == 0;
+        let plain =
+            matches!(base_type(a.ptr_type), NOT_INIT | SCALAR_VALUE | PTR_TO_STACK | PTR_TO_MAP_VALUE | PTR_TO_MAP_KEY | PTR_TO_PACKET | PTR_TO_PACKET_META)
+                && a.ptr_type & risky == 0;
         !a.nospec && !a.nospec_result && (!mem || plain)
     })
 }
@@ -133,12 +134,15 @@ fn zext_stand_in(env: &mut VerifierEnv<'_>, prog_flags: u32) -> Result<(), Strin
         if !env.aux[i].zext_dst {
             let ctx_load = insn.code & 0x07 == BPF_LDX && env.pass_aux.get(i).is_some_and(|a| a.ptr_type == PTR_TO_CTX);
             if let Some(r) = def.filter(|_| rnd_hi32 && !ctx_load) {
-                patches.replace(i, vec![
-                    insn,
-                    Insn::new(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_AX, 0, 0, 0),
-                    Insn::new(BPF_ALU64 | BPF_LSH | BPF_K, BPF_REG_AX, 0, 0, 32),
-                    Insn::new(BPF_ALU64 | BPF_OR | BPF_X, r, BPF_REG_AX, 0, 0),
-                ]);
+                patches.replace(
+                    i,
+                    vec![
+                        insn,
+                        Insn::new(BPF_ALU64 | BPF_MOV | BPF_K, BPF_REG_AX, 0, 0, 0),
+                        Insn::new(BPF_ALU64 | BPF_LSH | BPF_K, BPF_REG_AX, 0, 0, 32),
+                        Insn::new(BPF_ALU64 | BPF_OR | BPF_X, r, BPF_REG_AX, 0, 0),
+                    ],
+                );
             }
         } else {
             let cmpxchg = insn.code & 0x07 == BPF_STX && insn.code & 0xe0 == BPF_ATOMIC && insn.imm == BPF_CMPXCHG;

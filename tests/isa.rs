@@ -22,10 +22,7 @@ fn pairs(rel: &str) -> Vec<(String, String)> {
 }
 
 fn hex_to_insns(hex: &str) -> Vec<Insn> {
-    let bytes: Vec<u8> = (0..hex.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).expect("hex"))
-        .collect();
+    let bytes: Vec<u8> = (0..hex.len()).step_by(2).map(|i| u8::from_str_radix(&hex[i..i + 2], 16).expect("hex")).collect();
     decode_all(&bytes).expect("whole slots")
 }
 

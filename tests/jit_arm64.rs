@@ -39,7 +39,12 @@ const AT_LEAST_BYTE_EXACT: usize = 128;
 /// loads are left out on both sides.
 fn comparable(text: &[String]) -> (Vec<String>, usize) {
     let (masked, address_bytes) = mask_jited_addresses(text);
-    let total: usize = text.iter().filter_map(|l| l.split_once(":\t")).filter(|(pc, _)| !pc.starts_with('L')).map(|(_, rest)| rest.split('\t').next().unwrap_or("").split_whitespace().filter(|t| !t.ends_with(':')).count()).sum();
+    let total: usize = text
+        .iter()
+        .filter_map(|l| l.split_once(":\t"))
+        .filter(|(pc, _)| !pc.starts_with('L'))
+        .map(|(_, rest)| rest.split('\t').next().unwrap_or("").split_whitespace().filter(|t| !t.ends_with(':')).count())
+        .sum();
     let mut out: Vec<String> = Vec::with_capacity(masked.len());
     let mut rnd_bytes = 0;
     for l in masked {
@@ -171,7 +176,13 @@ fn arm64_images_match_7_3() {
                 let prog = JitProgram::from_xlated_dump(&truth.xlated_insns, &kernel_frame_sizes(&truth), req.prog_type.0);
                 let model = bpf_int_jit_compile(&prog, &profile).map(|i| comparable(&test_loader_text(Arch::Arm64, &i)));
                 let exact = model.is_ok_and(|m| m == comparable(&truth.jited));
-                *skipped.entry(format!("the model verifier gives no stack depth: {} (image {} given the kernel's frame sizes)", name, if exact { "exact" } else { "differs" })).or_default() += 1;
+                *skipped
+                    .entry(format!(
+                        "the model verifier gives no stack depth: {} (image {} given the kernel's frame sizes)",
+                        name,
+                        if exact { "exact" } else { "differs" }
+                    ))
+                    .or_default() += 1;
                 continue;
             }
         };
@@ -216,7 +227,8 @@ fn arm64_images_match_7_3() {
                 };
                 if again.as_ref().is_ok_and(|m| *m == kernel) {
                     exact_given_frame += 1;
-                    mismatches.push(format!("{}: frame size only (verifier depths {depths:?}, kernel frames {frames:?}: the fixups grow the stack): {why}", name));
+                    mismatches
+                        .push(format!("{}: frame size only (verifier depths {depths:?}, kernel frames {frames:?}: the fixups grow the stack): {why}", name));
                 } else {
                     mismatches.push(format!("{}: {why}", name));
                 }
@@ -224,7 +236,9 @@ fn arm64_images_match_7_3() {
             Err(e) => mismatches.push(format!("{}: not JITed: {e}", name)),
         }
     }
-    eprintln!("arm64 JIT: {exact} of {compared} images exact with the model's stack depths, {exact_given_frame} more with the kernel's frame sizes; {byte_exact} byte for byte (no address loads)");
+    eprintln!(
+        "arm64 JIT: {exact} of {compared} images exact with the model's stack depths, {exact_given_frame} more with the kernel's frame sizes; {byte_exact} byte for byte (no address loads)"
+    );
     for (why, n) in &skipped {
         eprintln!("skipped {n}: {why}");
     }
@@ -250,7 +264,11 @@ fn arm64_forms_match_7_3() {
     let mut bad = Vec::new();
     for (path, g) in &names {
         let backend = g.header.iter().find(|(k, _)| k == "backend").map_or("", |(_, v)| v.as_str());
-        let profile = if backend.contains("cortex-a57") { Arm64Profile { lse_atomics: false, has_sb: false, ..Arm64Profile::default() } } else { Arm64Profile::default() };
+        let profile = if backend.contains("cortex-a57") {
+            Arm64Profile { lse_atomics: false, has_sb: false, ..Arm64Profile::default() }
+        } else {
+            Arm64Profile::default()
+        };
         // an exception boundary saves x19-x28; 7.3 then appends the default
         // exception callback (`r0 = r1; exit`) as a hidden subprogram, in
         // the dump but not among the reported images
@@ -298,9 +316,13 @@ fn kernel_selftests_jited_on_recorded_xlated() {
         "\tadd\tx27, x27, x10",
         "\tadd\tx25, x27, {{.*}}",
     ];
-    let with_setup = |head: &[&'static str], tail: &[&'static str]| -> Vec<&'static str> { head.iter().chain(X27_SETUP.iter()).chain(tail.iter()).copied().collect() };
+    let with_setup =
+        |head: &[&'static str], tail: &[&'static str]| -> Vec<&'static str> { head.iter().chain(X27_SETUP.iter()).chain(tail.iter()).copied().collect() };
     let cases: Vec<(&str, Vec<&str>)> = vec![
-        ("ks_private_stack_single_prog", with_setup(&["\tstp\tx25, x27, [sp, {{.*}}]!"], &["\tmov\tx0, #0x2a", "\tstr\tx0, [x27]", "...", "\tldp\tx25, x27, [sp], {{.*}}"])),
+        (
+            "ks_private_stack_single_prog",
+            with_setup(&["\tstp\tx25, x27, [sp, {{.*}}]!"], &["\tmov\tx0, #0x2a", "\tstr\tx0, [x27]", "...", "\tldp\tx25, x27, [sp], {{.*}}"]),
+        ),
         ("ks_no_private_stack_nested", vec!["\tmov\tx25, sp", "\tsub\tsp, sp, #0x10"]),
         (
             "ks_private_stack_nested_1",
@@ -310,7 +332,16 @@ fn kernel_selftests_jited_on_recorded_xlated() {
             "ks_private_stack_callback",
             with_setup(
                 &["func #1", "...", "\tstp\tx25, x27, [sp, {{.*}}]!"],
-                &["\tbl\t0x{{.*}}", "\tmov\tx8, x0", "\tmov\tx0, #0x2a", "\tstr\tx0, [x27]", "\tbl\t0x{{.*}}", "\tmov\tx8, x0", "\tmov\tx8, #0x0", "\tldp\tx25, x27, [sp], {{.*}}"],
+                &[
+                    "\tbl\t0x{{.*}}",
+                    "\tmov\tx8, x0",
+                    "\tmov\tx0, #0x2a",
+                    "\tstr\tx0, [x27]",
+                    "\tbl\t0x{{.*}}",
+                    "\tmov\tx8, x0",
+                    "\tmov\tx8, #0x0",
+                    "\tldp\tx25, x27, [sp], {{.*}}",
+                ],
             ),
         ),
         // verifier_jit_inline.c (arm64 has the one for bpf_get_current_task)

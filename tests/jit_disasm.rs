@@ -52,22 +52,10 @@ struct Corpus {
 /// printers beyond JIT code, with their known mismatches listed in
 /// `<name>.known` (instructions the decoder crates lack, ...).
 const CORPORA: [Corpus; 4] = [
-    Corpus {
-        arch: Arch::X86_64,
-        name: "x86_64",
-    },
-    Corpus {
-        arch: Arch::Arm64,
-        name: "arm64",
-    },
-    Corpus {
-        arch: Arch::X86_64,
-        name: "x86_64-random",
-    },
-    Corpus {
-        arch: Arch::Arm64,
-        name: "arm64-random",
-    },
+    Corpus { arch: Arch::X86_64, name: "x86_64" },
+    Corpus { arch: Arch::Arm64, name: "arm64" },
+    Corpus { arch: Arch::X86_64, name: "x86_64-random" },
+    Corpus { arch: Arch::Arm64, name: "arm64-random" },
 ];
 
 fn expected_dir() -> PathBuf {
@@ -87,9 +75,7 @@ fn hex(b: &[u8]) -> String {
 }
 
 fn unhex(s: &str) -> Vec<u8> {
-    (0..s.len() / 2)
-        .map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap())
-        .collect()
+    (0..s.len() / 2).map(|i| u8::from_str_radix(&s[2 * i..2 * i + 2], 16).unwrap()).collect()
 }
 
 fn golden_path(c: Corpus) -> PathBuf {
@@ -105,11 +91,7 @@ fn read_golden(c: Corpus) -> Vec<ObjdumpLine> {
             let mut it = l.splitn(3, '\t');
             let addr = u64::from_str_radix(it.next().unwrap(), 16).unwrap();
             let bytes = unhex(it.next().unwrap());
-            ObjdumpLine {
-                addr,
-                bytes,
-                text: it.next().unwrap().to_string(),
-            }
+            ObjdumpLine { addr, bytes, text: it.next().unwrap().to_string() }
         })
         .collect()
 }
@@ -128,12 +110,7 @@ fn write_golden(c: Corpus, lines: &[ObjdumpLine]) {
 }
 
 fn have_llvm() -> bool {
-    [OBJDUMP, MC].iter().all(|t| {
-        Command::new(t)
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    })
+    [OBJDUMP, MC].iter().all(|t| Command::new(t).arg("--version").output().is_ok_and(|o| o.status.success()))
 }
 
 /// Assembles the corpus as raw bytes into an object with llvm-mc and
@@ -159,12 +136,7 @@ fn run_objdump(arch: Arch, corpus: &[Vec<u8>]) -> Vec<ObjdumpLine> {
     }
     std::fs::write(&src, s).unwrap();
     let triple = if arch == Arch::Arm64 { "aarch64" } else { "x86_64" };
-    let st = Command::new(MC)
-        .args([&format!("-triple={triple}"), "-filetype=obj", "-o"])
-        .arg(&obj)
-        .arg(&src)
-        .status()
-        .unwrap();
+    let st = Command::new(MC).args([&format!("-triple={triple}"), "-filetype=obj", "-o"]).arg(&obj).arg(&src).status().unwrap();
     assert!(st.success(), "llvm-mc failed");
     let mut cmd = Command::new(OBJDUMP);
     cmd.args(["-d", "--print-imm-hex"]);
@@ -190,20 +162,10 @@ fn parse_objdump(arch: Arch, out: &str) -> Vec<ObjdumpLine> {
             continue;
         };
         let bytes: Vec<u8> = match arch {
-            Arch::Arm64 => bytes
-                .split_whitespace()
-                .flat_map(|w| u32::from_str_radix(w, 16).unwrap().to_le_bytes())
-                .collect(),
-            _ => bytes
-                .split_whitespace()
-                .map(|b| u8::from_str_radix(b, 16).unwrap())
-                .collect(),
+            Arch::Arm64 => bytes.split_whitespace().flat_map(|w| u32::from_str_radix(w, 16).unwrap().to_le_bytes()).collect(),
+            _ => bytes.split_whitespace().map(|b| u8::from_str_radix(b, 16).unwrap()).collect(),
         };
-        v.push(ObjdumpLine {
-            addr,
-            bytes,
-            text: text.to_string(),
-        });
+        v.push(ObjdumpLine { addr, bytes, text: text.to_string() });
     }
     v
 }
@@ -222,10 +184,7 @@ fn capi_text(arch: Arch, l: &ObjdumpLine) -> Option<String> {
         return None;
     }
     let comment = if arch == Arch::Arm64 { "//" } else { "#" };
-    if let Some(i) = t
-        .find(&format!(" {comment} "))
-        .or_else(|| t.find(&format!("\t{comment} ")))
-    {
+    if let Some(i) = t.find(&format!(" {comment} ")).or_else(|| t.find(&format!("\t{comment} "))) {
         t = &t[..i];
     }
     let mut t = t.trim_end().to_string();
@@ -282,10 +241,7 @@ fn run_capi(arch: Arch, lines: &[ObjdumpLine]) -> Option<String> {
         .stderr(std::process::Stdio::null())
         .spawn()
         .ok()?;
-    let input: String = lines
-        .iter()
-        .map(|l| format!("{:x}\t{}\n", l.addr, hex(&l.bytes)))
-        .collect();
+    let input: String = lines.iter().map(|l| format!("{:x}\t{}\n", l.addr, hex(&l.bytes))).collect();
     child.stdin.take()?.write_all(input.as_bytes()).ok()?;
     let out = child.wait_with_output().ok()?;
     out.status.success().then(|| String::from_utf8(out.stdout).unwrap())
@@ -343,14 +299,7 @@ fn mismatches(arch: Arch, golden: &[(u64, Vec<u8>, Option<String>)]) -> Vec<(u64
             _ => false,
         };
         if !ok {
-            bad.push((
-                *addr,
-                format!(
-                    "{addr:x}: {}\n   llvm: {want:?}\n   ours: {:?}",
-                    hex(bytes),
-                    got.map(|g| (g.len, g.text))
-                ),
-            ));
+            bad.push((*addr, format!("{addr:x}: {}\n   llvm: {want:?}\n   ours: {:?}", hex(bytes), got.map(|g| (g.len, g.text)))));
         }
     }
     bad
@@ -383,9 +332,7 @@ fn random_bytes(n: usize) -> Vec<Vec<u8>> {
 /// Random A64 words, steered into the integer, load/store and branch
 /// encoding groups (op0 = bits 28:25) where JIT code lives.
 fn random_arm64(n: usize) -> Vec<Vec<u8>> {
-    const GROUPS: [u32; 10] = [
-        0b1000, 0b1001, 0b1010, 0b1011, 0b0101, 0b1101, 0b0100, 0b0110, 0b1100, 0b1110,
-    ];
+    const GROUPS: [u32; 10] = [0b1000, 0b1001, 0b1010, 0b1011, 0b0101, 0b1101, 0b0100, 0b0110, 0b1100, 0b1110];
     let mut st = 0x2545_f491_4f6c_dd1d;
     (0..n)
         .map(|_| {
@@ -434,23 +381,14 @@ fn check_corpus(c: Corpus) {
         golden.len() - bad.len(),
         golden.len(),
         known.len(),
-        if fixed > 0 {
-            format!(", {fixed} of them now match: prune {}.known", c.name)
-        } else {
-            String::new()
-        }
+        if fixed > 0 { format!(", {fixed} of them now match: prune {}.known", c.name) } else { String::new() }
     );
     assert!(
         unexpected.is_empty(),
         "{}: {} lines differ from LLVM; first ones:\n{}",
         c.name,
         unexpected.len(),
-        unexpected
-            .iter()
-            .take(40)
-            .map(|s| s.as_str())
-            .collect::<Vec<_>>()
-            .join("\n")
+        unexpected.iter().take(40).map(|s| s.as_str()).collect::<Vec<_>>().join("\n")
     );
 }
 
@@ -486,27 +424,16 @@ fn check_goldens_agree(c: Corpus) {
     assert_eq!(objdump.len(), capi.len(), "{}: goldens out of step", c.name);
     let (mut same, mut softfail, mut comment, mut other) = (0, 0, 0, Vec::new());
     for (o, (addr, bytes, c)) in objdump.iter().zip(&capi) {
-        assert!(
-            o.addr == *addr && o.bytes == *bytes,
-            "{}: goldens out of step at {addr:x}",
-            arch.name()
-        );
+        assert!(o.addr == *addr && o.bytes == *bytes, "{}: goldens out of step at {addr:x}", arch.name());
         let mapped = capi_text(arch, o);
         match (&mapped, c) {
             (m, c) if m == c => same += 1,
             (Some(_), None) => softfail += 1,
             (Some(m), Some(c)) if c.starts_with(&format!("{m} // ")) => comment += 1,
-            _ => other.push(format!(
-                "{addr:x} {}: objdump {:?} -> {mapped:?}, C API {c:?}",
-                hex(bytes),
-                o.text
-            )),
+            _ => other.push(format!("{addr:x} {}: objdump {:?} -> {mapped:?}, C API {c:?}", hex(bytes), o.text)),
         }
     }
-    eprintln!(
-        "{}: objdump == C API on {same} lines; C API fails on {softfail} SoftFail encodings, adds a comment on {comment}",
-        c.name
-    );
+    eprintln!("{}: objdump == C API on {same} lines; C API fails on {softfail} SoftFail encodings, adds a comment on {comment}", c.name);
     assert!(other.is_empty(), "{}", other[..other.len().min(20)].join("\n"));
 }
 
@@ -528,11 +455,7 @@ fn live_llvm() {
     blessed();
     for c in CORPORA {
         let live = run_objdump(c.arch, &corpus(c));
-        assert!(
-            live == read_golden(c),
-            "{}: objdump golden is stale; rerun with BPF_SELFTEST_BLESS=1",
-            c.name
-        );
+        assert!(live == read_golden(c), "{}: objdump golden is stale; rerun with BPF_SELFTEST_BLESS=1", c.name);
         match run_capi(c.arch, &live) {
             Some(capi) => assert!(parse_capi(&capi) == read_capi(c), "{}: C API golden is stale", c.name),
             None => require::skip(Component::Llvm, "python3 with libLLVM.so.19.1 not available; C API golden not re-checked"),
@@ -565,12 +488,7 @@ fn check_images(arch: Arch) {
             bad.push(format!("{}:\n{diff}", img.name));
         }
     }
-    eprintln!(
-        "{}: {}/{} oracle images match test_loader text",
-        arch.name(),
-        images.len() - bad.len(),
-        images.len()
-    );
+    eprintln!("{}: {}/{} oracle images match test_loader text", arch.name(), images.len() - bad.len(), images.len());
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 
@@ -578,10 +496,7 @@ fn similar_lines(want: &str, got: &str) -> String {
     let (w, g): (Vec<&str>, Vec<&str>) = (want.lines().collect(), got.lines().collect());
     let mut s = String::new();
     for i in 0..w.len().max(g.len()) {
-        let (a, b) = (
-            w.get(i).copied().unwrap_or("<none>"),
-            g.get(i).copied().unwrap_or("<none>"),
-        );
+        let (a, b) = (w.get(i).copied().unwrap_or("<none>"), g.get(i).copied().unwrap_or("<none>"));
         if a != b {
             s.push_str(&format!("  kernel: {a:?}\n  ours:   {b:?}\n"));
         }

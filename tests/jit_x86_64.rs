@@ -168,10 +168,7 @@ fn x86_64_images_match_the_7_3_goldens() {
         mismatches.push(format!("{}:\n    7.3:   {}\n    model: {}", name, line(&w), line(&g)));
     }
     eprintln!("x86_64 JIT: {exact} of {total} images byte-exact (masked); {} without a model stack depth", no_depth.len());
-    eprintln!(
-        "  {} more are exact with the stack depths 7.3 JITed (the fixups that grow them are not applied here):",
-        depth_only.len()
-    );
+    eprintln!("  {} more are exact with the stack depths 7.3 JITed (the fixups that grow them are not applied here):", depth_only.len());
     for m in &depth_only {
         eprintln!("    {m}");
     }
@@ -277,8 +274,7 @@ fn mark_tail_call_reachable(prog: &mut JitProgram) {
                 .collect()
         })
         .collect();
-    let has_tail_call: Vec<bool> =
-        prog.funcs.iter().map(|f| f.insns.iter().any(|i| i.code == BPF_JMP | bpf_selftest::jit::BPF_TAIL_CALL)).collect();
+    let has_tail_call: Vec<bool> = prog.funcs.iter().map(|f| f.insns.iter().any(|i| i.code == BPF_JMP | bpf_selftest::jit::BPF_TAIL_CALL)).collect();
     // reaches[i]: i calls (transitively) a function with a tail call
     let mut reaches = has_tail_call.clone();
     for _ in 0..n {
@@ -393,9 +389,7 @@ fn kernel_jited_selftests_with_the_model_jit() {
             (_, report) => failures.push(format!("{}:\n{report}", st.name)),
         }
     }
-    eprintln!(
-        "kernel __jited selftests (x86_64): {with_jit} JITed, 7.3 passes {kernel_ok}, the model JIT on 7.3's xlated passes {model_ok}"
-    );
+    eprintln!("kernel __jited selftests (x86_64): {with_jit} JITed, 7.3 passes {kernel_ok}, the model JIT on 7.3's xlated passes {model_ok}");
     eprintln!("{} subtests with __jited expectations planned", subtests.len());
     for f in &not_run {
         eprintln!("  not compared: {f}");

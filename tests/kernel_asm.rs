@@ -67,12 +67,7 @@ fn llvm_assemble(text: &str) -> Result<BTreeMap<usize, (Vec<u8>, Vec<u64>)>, Str
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let (s, o) = (dir.join("in.s"), dir.join("out.o"));
     std::fs::write(&s, text).map_err(|e| e.to_string())?;
-    let out = Command::new("llvm-mc-19")
-        .args(["-triple", "bpfel", "-mcpu=v4", "-filetype=obj", "-o"])
-        .arg(&o)
-        .arg(&s)
-        .output()
-        .map_err(|e| e.to_string())?;
+    let out = Command::new("llvm-mc-19").args(["-triple", "bpfel", "-mcpu=v4", "-filetype=obj", "-o"]).arg(&o).arg(&s).output().map_err(|e| e.to_string())?;
     if !out.status.success() {
         let _ = std::fs::remove_dir_all(&dir);
         return Err(String::from_utf8_lossy(&out.stderr).into_owned());
@@ -101,7 +96,8 @@ fn kernel_selftest_asm_matches_llvm_mc_19() {
         require::skip(Component::Llvm, "llvm-mc-19 is not installed (apt-get install llvm-19)");
         return;
     }
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir).unwrap().filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|e| e == "c")).collect();
+    let mut files: Vec<PathBuf> =
+        std::fs::read_dir(&dir).unwrap().filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|e| e == "c")).collect();
     files.sort();
     let (mut blocks_seen, mut compared, mut insns_compared, mut llvm_rejects, mut skipped) = (0, 0, 0, 0, 0);
     let mut bad = Vec::new();

@@ -127,10 +127,10 @@ fn pasted_xlated_blocks_pass_on_the_three_arches() {
 
     // The same blocks with their arches swapped fail on every arch: the
     // lines are checked, not passed over.
-    let swapped = blocks.replace("#[arch(x86_64, arm64)]", "#[arch(SWAP)]").replace("#[arch(riscv64)]", "#[arch(x86_64, arm64)]").replace(
-        "#[arch(SWAP)]",
-        "#[arch(riscv64)]",
-    );
+    let swapped = blocks
+        .replace("#[arch(x86_64, arm64)]", "#[arch(SWAP)]")
+        .replace("#[arch(riscv64)]", "#[arch(x86_64, arm64)]")
+        .replace("#[arch(SWAP)]", "#[arch(riscv64)]");
     let test_source = format!("#[sec(\"socket\")]\n#[success]\n#[retval(12)]\n{swapped}fn newcomer() {{}}\n");
     for (arch, verdict, _) in run(&scratch_suite(&tags_of(&test_source))) {
         assert!(matches!(verdict, Verdict::Fail(_)), "{arch}: {verdict:?}");

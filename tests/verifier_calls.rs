@@ -89,8 +89,11 @@ fn random_programs_with_calls() {
     use bpf_selftest::verifier::{Verdict, bpf_check, kfunc_btf_ids};
     let rounds: u64 = std::env::var("CALLS_FUZZ_ROUNDS").ok().and_then(|v| v.parse().ok()).unwrap_or(300);
     let seed: u64 = std::env::var("CALLS_FUZZ_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(0x5eed);
-    let maps: Vec<MapObj> =
-        fuzz::maps().into_iter().enumerate().map(|(i, def)| MapObj { fd: 4 + i as i32, def, id: i as u32 + 1, kaddr: 0xffff_8880_05e7_c000 + 0x1000 * i as u64 }).collect();
+    let maps: Vec<MapObj> = fuzz::maps()
+        .into_iter()
+        .enumerate()
+        .map(|(i, def)| MapObj { fd: 4 + i as i32, def, id: i as u32 + 1, kaddr: 0xffff_8880_05e7_c000 + 0x1000 * i as u64 })
+        .collect();
     let start = std::time::Instant::now();
     let (mut main_pass, mut accepted, mut unsupported) = (0, 0, 0);
     let mut why: std::collections::BTreeMap<String, usize> = Default::default();

@@ -34,11 +34,11 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use bpf_selftest::backend::{Backend, LoadOutcome, LoadRequest};
+use bpf_selftest::golden::mask_kernel_pointers;
 use bpf_selftest::require::{self, Component};
 use bpf_selftest::runner::{self, Plan, RunOptions, Verdict};
 use bpf_selftest::spec::TestSpec;
 use bpf_selftest::target::Arch;
-use bpf_selftest::golden::mask_kernel_pointers;
 
 /// Issue 7's suites.
 const SUITES: &[&str] = &[

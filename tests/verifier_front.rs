@@ -184,7 +184,10 @@ fn check(c: &Case) -> Result<Ended, String> {
                     }
                     // what follows the main pass's log: the statistics
                     let rest = &klog[mlog.len()..];
-                    if !rest.lines().all(|l| l.starts_with("processed ") || l.starts_with("verification time") || l.starts_with("stack depth") || l.starts_with("subprog ")) {
+                    if !rest
+                        .lines()
+                        .all(|l| l.starts_with("processed ") || l.starts_with("verification time") || l.starts_with("stack depth") || l.starts_with("subprog "))
+                    {
                         return Err(format!("the kernel's log goes on after the main pass:\n{rest}"));
                     }
                     Ended::Fixups
@@ -278,11 +281,14 @@ fn no_panic_on_garbage() {
     for round in 0..rounds {
         // 1-4 subprograms of 2-12 insns; jumps stay in their subprogram
         let segs: Vec<usize> = (0..1 + next() % 4).map(|_| 2 + (next() % 11) as usize).collect();
-        let seg_starts: Vec<usize> = segs.iter().scan(0, |a, &l| {
-            let s = *a;
-            *a += l;
-            Some(s)
-        }).collect();
+        let seg_starts: Vec<usize> = segs
+            .iter()
+            .scan(0, |a, &l| {
+                let s = *a;
+                *a += l;
+                Some(s)
+            })
+            .collect();
         let mut insns = Vec::new();
         for (k, &len) in segs.iter().enumerate() {
             let base = seg_starts[k];

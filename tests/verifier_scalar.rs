@@ -300,8 +300,7 @@ impl<'a> Driver<'a> {
     /// `is_state_visited` for tree-shaped programs: clean dead registers,
     /// and when a checkpoint is stored, clear singular ids. True: pruned.
     fn is_state_visited(&mut self, st: &mut State, idx: usize) -> Result<bool, String> {
-        let add_new_state = self.jmps_processed - self.prev_jmps_processed >= 2
-            && self.insn_processed - self.prev_insn_processed >= 8;
+        let add_new_state = self.jmps_processed - self.prev_jmps_processed >= 2 && self.insn_processed - self.prev_insn_processed >= 8;
         let live = self.live[idx];
         for (r, reg) in st.iter_mut().enumerate().take(10) {
             if live & (1 << r) == 0 {

@@ -35,12 +35,7 @@ fn run(arch: Arch, iter_num_jit_len: usize) {
     let boots = vm.boots(arch);
     assert_eq!(boots.len(), 1, "one boot for the batch");
     assert_eq!(boots[0].release, truth.release);
-    eprintln!(
-        "{arch}: boot {:.2} s, {} programs in {:.2} s total",
-        boots[0].boot_time.as_secs_f64(),
-        reqs.len(),
-        total.as_secs_f64()
-    );
+    eprintln!("{arch}: boot {:.2} s, {} programs in {:.2} s total", boots[0].boot_time.as_secs_f64(), reqs.len(), total.as_secs_f64());
 
     // a fresh boot and the recorder's order: even the map ids are the recorded ones
     let strict = Strictness { kernel_details: true, exact_jit: &["ret42", "unpriv_ok"], same_map_ids: true };

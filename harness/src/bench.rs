@@ -313,14 +313,7 @@ pub fn measure(be: &dyn Backend, case: &Case, reps: usize) -> Side {
             }
         }
     }
-    Side {
-        ms: median(times),
-        verification_ms: median(vtimes),
-        processed,
-        ns_per_iter: median(per_iter),
-        unavailable: None,
-        verifier_ms: None,
-    }
+    Side { ms: median(times), verification_ms: median(vtimes), processed, ns_per_iter: median(per_iter), unavailable: None, verifier_ms: None }
 }
 
 /// The mean ns of one run (of the test run's `repeat`) of the x86-64 JIT
@@ -439,11 +432,8 @@ pub fn table(rows: &[(Case, Side, Side)]) -> String {
     let widths: Vec<usize> = (0..11).map(|i| lines.iter().map(|l| l[i].len()).max().unwrap_or(0)).collect();
     let mut s = String::new();
     for l in &lines {
-        let cells: Vec<String> = l
-            .iter()
-            .enumerate()
-            .map(|(i, c)| if i == 0 { format!("{c:<w$}", w = widths[i]) } else { format!("{c:>w$}", w = widths[i]) })
-            .collect();
+        let cells: Vec<String> =
+            l.iter().enumerate().map(|(i, c)| if i == 0 { format!("{c:<w$}", w = widths[i]) } else { format!("{c:>w$}", w = widths[i]) }).collect();
         s.push_str(cells.join("  ").trim_end());
         s.push('\n');
     }
@@ -624,7 +614,14 @@ enum EngineStart {
 /// faults). Every run does the same: its input (program, aux data,
 /// patches) built outside the timed region the same way, then the caches
 /// cleared when `evict` is given.
-fn time_engine(e: &mut EngineTarget, insns: &[crate::isa::Insn], patches: &crate::fixups::patch::Patches, one_step: bool, start: EngineStart, evict: &mut [u8]) -> Result<(f64, u64), String> {
+fn time_engine(
+    e: &mut EngineTarget,
+    insns: &[crate::isa::Insn],
+    patches: &crate::fixups::patch::Patches,
+    one_step: bool,
+    start: EngineStart,
+    evict: &mut [u8],
+) -> Result<(f64, u64), String> {
     use crate::fixups::patch::{PatchTarget, apply_one_at_a_time_to, apply_to};
     e.fill(insns, start == EngineStart::Fresh);
     let patches = patches.clone();
@@ -651,14 +648,15 @@ pub fn fixups_engine(reps: usize) -> Result<Vec<EngineRow>, String> {
     // larger than a core's share of the caches here (2 MB of L2 per core
     // and a last level shared with other machines)
     let mut evict = vec![0u8; 256 << 20];
-    let mut runs = |one_step: bool, start: EngineStart, n: usize, insns: &[crate::isa::Insn], patches: &crate::fixups::patch::Patches| -> Result<EngineTimes, String> {
-        // one run first, not counted: it gives the arrays their room, and
-        // the allocator has then seen arrays of these sizes
-        let mut e = EngineTarget::default();
-        time_engine(&mut e, insns, patches, one_step, start, &mut evict)?;
-        let runs = (0..n).map(|_| time_engine(&mut e, insns, patches, one_step, start, &mut evict)).collect::<Result<Vec<_>, _>>()?;
-        Ok(EngineTimes::of(runs))
-    };
+    let mut runs =
+        |one_step: bool, start: EngineStart, n: usize, insns: &[crate::isa::Insn], patches: &crate::fixups::patch::Patches| -> Result<EngineTimes, String> {
+            // one run first, not counted: it gives the arrays their room, and
+            // the allocator has then seen arrays of these sizes
+            let mut e = EngineTarget::default();
+            time_engine(&mut e, insns, patches, one_step, start, &mut evict)?;
+            let runs = (0..n).map(|_| time_engine(&mut e, insns, patches, one_step, start, &mut evict)).collect::<Result<Vec<_>, _>>()?;
+            Ok(EngineTimes::of(runs))
+        };
     let mut rows = Vec::new();
     for (case, lookups, kernel_way) in [("fixups_engine_pyperf600", 1_600, true), ("fixups_engine_pyperf600_x10", 16_000, false)] {
         if only.as_deref().is_some_and(|o| o != case) {

@@ -92,9 +92,7 @@ impl Btf {
         let (layout_off, layout_len) = if hdr_len >= 32 { (field(24), field(28)) } else { (0, 0) };
         let body = &data[hdr_len..];
         let section = |off: usize, len: usize, what: &str| {
-            off.checked_add(len)
-                .and_then(|end| body.get(off..end))
-                .ok_or_else(|| BtfError(format!("BTF {what} section out of bounds")))
+            off.checked_add(len).and_then(|end| body.get(off..end)).ok_or_else(|| BtfError(format!("BTF {what} section out of bounds")))
         };
         let types_sec = section(type_off, type_len, "type")?;
         let strings = section(str_off, str_len, "string")?.to_vec();
@@ -113,9 +111,9 @@ impl Btf {
                 Some(n) => n,
                 None => {
                     // struct btf_layout { u8 info_sz; u8 elem_sz; u16 flags; } per kind
-                    let l = layout.get(kind as usize * 4..kind as usize * 4 + 4).ok_or_else(|| {
-                        BtfError(format!("unknown BTF kind {kind} at type id {} and no layout for it", types.len()))
-                    })?;
+                    let l = layout
+                        .get(kind as usize * 4..kind as usize * 4 + 4)
+                        .ok_or_else(|| BtfError(format!("unknown BTF kind {kind} at type id {} and no layout for it", types.len())))?;
                     l[0] as usize + l[1] as usize * vlen as usize
                 }
             };
@@ -151,12 +149,7 @@ impl Btf {
         if kind == BTF_KIND_FUNC || kind == BTF_KIND_VAR {
             return self.by_name.get(&(kind, name.to_string())).copied();
         }
-        self.types
-            .iter()
-            .enumerate()
-            .skip(1)
-            .find(|(_, t)| t.kind == kind && self.name(t.name_off) == Some(name))
-            .map(|(i, _)| i as u32)
+        self.types.iter().enumerate().skip(1).find(|(_, t)| t.kind == kind && self.name(t.name_off) == Some(name)).map(|(i, _)| i as u32)
     }
 
     /// A kfunc's BTF id: the `FUNC` of that name (what libbpf puts in a
@@ -176,8 +169,8 @@ fn kind_extra(kind: u32, vlen: u32) -> Option<usize> {
     let v = vlen as usize;
     Some(match kind {
         BTF_KIND_INT => 4,
-        BTF_KIND_PTR | BTF_KIND_FWD | BTF_KIND_TYPEDEF | BTF_KIND_VOLATILE | BTF_KIND_CONST | BTF_KIND_RESTRICT
-        | BTF_KIND_FUNC | BTF_KIND_FLOAT | BTF_KIND_TYPE_TAG => 0,
+        BTF_KIND_PTR | BTF_KIND_FWD | BTF_KIND_TYPEDEF | BTF_KIND_VOLATILE | BTF_KIND_CONST | BTF_KIND_RESTRICT | BTF_KIND_FUNC | BTF_KIND_FLOAT
+        | BTF_KIND_TYPE_TAG => 0,
         BTF_KIND_ARRAY => 12,
         BTF_KIND_STRUCT | BTF_KIND_UNION => 12 * v,
         BTF_KIND_ENUM => 8 * v,

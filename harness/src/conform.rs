@@ -24,8 +24,7 @@ pub enum Section {
 }
 
 impl Section {
-    pub const ALL: [Section; 7] =
-        [Section::Verdict, Section::Errno, Section::VerifiedInsns, Section::Log, Section::Xlated, Section::Jited, Section::Retval];
+    pub const ALL: [Section; 7] = [Section::Verdict, Section::Errno, Section::VerifiedInsns, Section::Log, Section::Xlated, Section::Jited, Section::Retval];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -164,10 +163,7 @@ impl KnownDivergences {
 
     /// The reason a mismatch is known, if it is.
     pub fn reason(&self, arch: Arch, prog: &str, section: Section) -> Option<&str> {
-        self.entries
-            .iter()
-            .find(|(a, p, s, _)| (a == "*" || a == arch.name()) && p == prog && (s == "*" || s == section.name()))
-            .map(|e| e.3.as_str())
+        self.entries.iter().find(|(a, p, s, _)| (a == "*" || a == arch.name()) && p == prog && (s == "*" || s == section.name())).map(|e| e.3.as_str())
     }
 }
 

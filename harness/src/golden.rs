@@ -34,8 +34,8 @@ use std::fmt::Write as _;
 
 use bpf_isa::Insn;
 
-use crate::backend::{LoadOutcome, LoadRequest};
 use crate::backend::normalize::{renumber_maps, xlated_by_map_index};
+use crate::backend::{LoadOutcome, LoadRequest};
 
 /// One recorded load.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -299,17 +299,14 @@ impl Golden {
                 "xlated" => g.xlated = lines(b),
                 "xlated_hex" => {
                     for l in lines(b) {
-                        let bytes: Option<Vec<u8>> =
-                            (0..l.len() / 2).map(|k| l.get(2 * k..2 * k + 2).and_then(|h| u8::from_str_radix(h, 16).ok())).collect();
+                        let bytes: Option<Vec<u8>> = (0..l.len() / 2).map(|k| l.get(2 * k..2 * k + 2).and_then(|h| u8::from_str_radix(h, 16).ok())).collect();
                         match bytes.and_then(|b| <[u8; 8]>::try_from(b).ok()) {
                             Some(b) => g.xlated_insns.push(Insn::from_bytes(b)),
                             None => return Err(format!("bad xlated_hex line {l:?}")),
                         }
                     }
                 }
-                "jited_hex" => {
-                    g.jited_hex = lines(b).iter().map(|l| l.split_once(": ").map_or(l.clone(), |(_, h)| h.to_string())).collect()
-                }
+                "jited_hex" => g.jited_hex = lines(b).iter().map(|l| l.split_once(": ").map_or(l.clone(), |(_, h)| h.to_string())).collect(),
                 "jited" => g.jited = lines(b),
                 "retval" => {
                     let v = one(b, "retval")?;

@@ -82,20 +82,13 @@ impl std::error::Error for LinkError {}
 
 /// Links `main` (named `name`) against `syms`.
 pub fn link(name: &str, main: &Program, syms: &Symbols<'_>) -> Result<LinkedProgram, LinkError> {
-    let mut out = LinkedProgram {
-        insns: Vec::new(),
-        funcs: vec![Func { name: name.to_string(), start: 0, global: true, nargs: 0 }],
-        relocs: Vec::new(),
-    };
+    let mut out = LinkedProgram { insns: Vec::new(), funcs: vec![Func { name: name.to_string(), start: 0, global: true, nargs: 0 }], relocs: Vec::new() };
     let mut placed: HashMap<String, usize> = HashMap::new();
     // Every text placed, with its base, for the labels below.
     let mut pending: Vec<(usize, &Program, usize)> = vec![(usize::MAX, main, 0)];
     out.insns.extend_from_slice(&main.insns);
     relocate(main, 0, syms, &mut out, &mut placed, &mut pending)?;
-    let labels: Vec<(usize, &str)> = pending
-        .iter()
-        .flat_map(|&(_, prog, base)| prog.labels.iter().map(move |(n, &at)| (base + at, n.as_str())))
-        .collect();
+    let labels: Vec<(usize, &str)> = pending.iter().flat_map(|&(_, prog, base)| prog.labels.iter().map(move |(n, &at)| (base + at, n.as_str()))).collect();
     add_local_subprogs(&mut out, &labels);
     Ok(out)
 }
@@ -235,7 +228,10 @@ mod tests {
     /// in the 7.3 verifier log.
     #[test]
     fn subprograms_are_appended_depth_first() {
-        let main = bpf_isa::assemble("r1 = 0; *(u64 *)(r10 - 8) = r1; *(u64 *)(r10 - 16) = r1; r1 = r10; r1 += -8; call wrapper_a; r1 = r10; r1 += -16; call wrapper_b; r0 = 0; exit;").expect("main");
+        let main = bpf_isa::assemble(
+            "r1 = 0; *(u64 *)(r10 - 8) = r1; *(u64 *)(r10 - 16) = r1; r1 = r10; r1 += -8; call wrapper_a; r1 = r10; r1 += -16; call wrapper_b; r0 = 0; exit;",
+        )
+        .expect("main");
         let subs = vec![
             sub("wrapper_a", "call shared_mid; r0 = 0; exit;"),
             sub("wrapper_b", "call shared_mid; r0 = 0; exit;"),

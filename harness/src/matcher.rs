@@ -377,9 +377,7 @@ pub fn validate_msgs(log: &str, msgs: &ExpectedMsgs) -> Result<(), Mismatch> {
         } else {
             match (m, prev) {
                 (None, _) => Some(Status::Expected),
-                (Some(m), Some(pm)) if p.on_next_line && pm.line + 1 != m.line => {
-                    Some(Status::WrongLine { expected_line: pm.line + 1, actual_line: m.line })
-                }
+                (Some(m), Some(pm)) if p.on_next_line && pm.line + 1 != m.line => Some(Status::WrongLine { expected_line: pm.line + 1, actual_line: m.line }),
                 _ => None,
             }
         };
@@ -409,11 +407,8 @@ pub fn validate_msgs(log: &str, msgs: &ExpectedMsgs) -> Result<(), Mismatch> {
                 places.push((m.line, format!("{what}: found here")));
             }
         }
-        let matched_lines = (0..i)
-            .filter(|&j| !pats[j].negative)
-            .filter_map(|j| matches[j])
-            .map(|m| (m.line, line_of(text, m.end.saturating_sub(1).max(m.start))))
-            .collect();
+        let matched_lines =
+            (0..i).filter(|&j| !pats[j].negative).filter_map(|j| matches[j]).map(|m| (m.line, line_of(text, m.end.saturating_sub(1).max(m.start)))).collect();
         let lines = pats[..=i].iter().map(|p| (p.kind(), p.pattern.clone())).collect();
         return Err(Mismatch { index: i, status, lines, total: pats.len(), matched_lines, places });
     }
@@ -476,7 +471,9 @@ impl Mismatch {
         let _ = writeln!(out, "=============");
         out.push_str(&self.pattern_report());
         if self.status == Status::Expected {
-            if let (Some((_, pat)), Some((n, line))) = (self.lines.last(), closest_line(&self.lines.last().map_or(String::new(), |(_, p)| literal_text(p)), &lines)) {
+            if let (Some((_, pat)), Some((n, line))) =
+                (self.lines.last(), closest_line(&self.lines.last().map_or(String::new(), |(_, p)| literal_text(p)), &lines))
+            {
                 let _ = writeln!(out, "closest {} line to '{pat}': line {n}: {line}", dump.title());
             }
         }

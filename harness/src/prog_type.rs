@@ -193,10 +193,6 @@ pub fn sec_def(sec: &str) -> Option<SecDef> {
         ("fmod_ret", true) => with(TRACING, 26, 0),
         ("fentry.s", true) => with(TRACING, 24, SLEEPABLE),
         ("fexit.s", true) => with(TRACING, 25, SLEEPABLE),
-        _ => PROG_TYPES.iter().find(|(_, n)| *n == sec).map(|(n, _)| SecDef {
-            prog_type: ProgType(*n),
-            attach_type: None,
-            flags: 0,
-        }),
+        _ => PROG_TYPES.iter().find(|(_, n)| *n == sec).map(|(n, _)| SecDef { prog_type: ProgType(*n), attach_type: None, flags: 0 }),
     }
 }

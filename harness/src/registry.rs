@@ -59,10 +59,7 @@ impl Asm {
         if let Some((insns, relocs)) = self.compiled {
             return Ok(Program {
                 insns: insns.to_vec(),
-                relocs: relocs
-                    .iter()
-                    .map(|r| Reloc { insn: r.insn, kind: r.kind, symbol: r.symbol.to_string(), pos: r.pos })
-                    .collect(),
+                relocs: relocs.iter().map(|r| Reloc { insn: r.insn, kind: r.kind, symbol: r.symbol.to_string(), pos: r.pos }).collect(),
                 labels: Default::default(),
             });
         }
@@ -298,11 +295,7 @@ pub fn suite_name(module_path: &str) -> String {
 pub fn internal_map_name(obj: &str, section: &str) -> String {
     const BPF_OBJ_NAME_LEN: usize = 16;
     let sfx_len = section.len().clamp(7, BPF_OBJ_NAME_LEN - 1);
-    let pfx_len = if section.get(1..).is_some_and(|s| s.contains('.')) {
-        0
-    } else {
-        (BPF_OBJ_NAME_LEN - sfx_len - 1).min(obj.len())
-    };
+    let pfx_len = if section.get(1..).is_some_and(|s| s.contains('.')) { 0 } else { (BPF_OBJ_NAME_LEN - sfx_len - 1).min(obj.len()) };
     let name: String = obj.chars().take(pfx_len).chain(section.chars().take(sfx_len)).collect();
     name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '.' { c } else { '_' }).collect()
 }

@@ -85,9 +85,7 @@ impl RunOptions {
     pub fn from_env() -> Result<RunOptions, String> {
         let arch = match std::env::var("BPF_SELFTEST_ARCH") {
             Ok(a) if !a.is_empty() => a.parse().map_err(|e| format!("BPF_SELFTEST_ARCH: {e}"))?,
-            _ => Arch::host().ok_or_else(|| {
-                format!("BPF_SELFTEST_ARCH is not set and the host arch '{}' is not a BPF target", std::env::consts::ARCH)
-            })?,
+            _ => Arch::host().ok_or_else(|| format!("BPF_SELFTEST_ARCH is not set and the host arch '{}' is not a BPF target", std::env::consts::ARCH))?,
         };
         let backend = match std::env::var("BPF_SELFTEST_BACKEND") {
             Ok(b) if !b.is_empty() => b,
@@ -226,11 +224,7 @@ fn gate(spec: &TestSpec, unpriv: bool, arch: Arch, facts: &BackendFacts) -> Opti
     }
     let current = if facts.jit { spec::JITED } else { spec::NO_JITED };
     if current & spec.load_mask == 0 {
-        return Some(Ok(if facts.jit {
-            "load_if_no_jited, but the JIT is on".to_string()
-        } else {
-            format!("load_if_jited, but there is no JIT for {arch}")
-        }));
+        return Some(Ok(if facts.jit { "load_if_no_jited, but the JIT is on".to_string() } else { format!("load_if_jited, but there is no JIT for {arch}") }));
     }
     if unpriv {
         if let Err(why) = &facts.unpriv {
@@ -243,14 +237,7 @@ fn gate(spec: &TestSpec, unpriv: bool, arch: Arch, facts: &BackendFacts) -> Opti
     None
 }
 
-fn prepare(
-    suite: &Suite,
-    syms: &SuiteSymbols,
-    prog: &ProgDecl,
-    spec: &Arc<TestSpec>,
-    unpriv: bool,
-    opts: &RunOptions,
-) -> Result<LoadRequest, String> {
+fn prepare(suite: &Suite, syms: &SuiteSymbols, prog: &ProgDecl, spec: &Arc<TestSpec>, unpriv: bool, opts: &RunOptions) -> Result<LoadRequest, String> {
     let program = prog.asm.program()?;
     let symbols = Symbols { subprogs: &syms.subprogs, maps: &syms.maps, globals: &syms.globals };
     let linked = link::link(prog.name, &program, &symbols).map_err(|e| format!("link: {e}"))?;
@@ -388,14 +375,7 @@ pub fn check_outcome_failed(spec: &TestSpec, unpriv: bool, arch: Arch, out: &Loa
     (verdict, transcript, failed)
 }
 
-fn check_outcome_into(
-    spec: &TestSpec,
-    unpriv: bool,
-    arch: Arch,
-    out: &LoadOutcome,
-    verbose: bool,
-    failed: &mut Vec<FailedCheck>,
-) -> (Verdict, String) {
+fn check_outcome_into(spec: &TestSpec, unpriv: bool, arch: Arch, out: &LoadOutcome, verbose: bool, failed: &mut Vec<FailedCheck>) -> (Verdict, String) {
     let sub = spec.subspec(unpriv);
     let mut transcript = String::new();
     if let Some(d) = &sub.description {
@@ -498,9 +478,7 @@ fn failed_check_keys(f: &FailedCheck, unpriv: bool) -> Vec<(String, &'static str
             return k.into_iter().map(|(t, a)| (t.to_string(), a)).collect();
         }
         FailedCheck::TestRun => both(("test_retval_unpriv=", "retval_unpriv"), ("test_retval=", "retval")),
-        FailedCheck::Pattern { dump: Dump::VerifierLog, negative: false, .. } => {
-            both(("test_expect_msg_unpriv=", "msg_unpriv"), ("test_expect_msg=", "msg"))
-        }
+        FailedCheck::Pattern { dump: Dump::VerifierLog, negative: false, .. } => both(("test_expect_msg_unpriv=", "msg_unpriv"), ("test_expect_msg=", "msg")),
         FailedCheck::Pattern { dump: Dump::VerifierLog, negative: true, .. } => {
             both(("test_expect_not_msg_unpriv=", "not_msg_unpriv"), ("test_expect_not_msg=", "not_msg"))
         }
@@ -518,10 +496,7 @@ fn failed_check_keys(f: &FailedCheck, unpriv: bool) -> Vec<(String, &'static str
 /// directory when it lies under it (`progs/<suite>.rs` from the workspace).
 fn source_path(file: &str) -> String {
     let path = std::path::Path::new(file);
-    std::env::current_dir()
-        .ok()
-        .and_then(|d| path.strip_prefix(d).ok().map(|p| p.display().to_string()))
-        .unwrap_or_else(|| file.to_string())
+    std::env::current_dir().ok().and_then(|d| path.strip_prefix(d).ok().map(|p| p.display().to_string())).unwrap_or_else(|| file.to_string())
 }
 
 /// Where a failed subtest is in the source: `file:line` of each attribute

@@ -321,8 +321,7 @@ pub fn parse_test_spec(prog_name: &str, sec: &str, tags: &[&str], arch: Arch) ->
     let mut unpriv_jit_on_next_line = true;
     let mut collect_jit = false;
     let e = |r: Result<(), String>| r.map_err(SpecError);
-    let off_arch: Vec<usize> =
-        xlated_blocks(tags)?.into_iter().filter(|(arches, _)| !arches.contains(&arch)).flat_map(|(_, lines)| lines).collect();
+    let off_arch: Vec<usize> = xlated_blocks(tags)?.into_iter().filter(|(arches, _)| !arches.contains(&arch)).flat_map(|(_, lines)| lines).collect();
 
     for (k, tag) in tags.iter().enumerate() {
         let s = *tag;

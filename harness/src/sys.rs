@@ -306,10 +306,7 @@ pub fn capset(c: &CapSets) -> Result<(), i32> {
     let mut hdr = CapHeader { version: LINUX_CAPABILITY_VERSION_3, pid: 0 };
     let split = |v: u64| [v as u32, (v >> 32) as u32];
     let (e, p, i) = (split(c.effective), split(c.permitted), split(c.inheritable));
-    let data = [
-        CapData { effective: e[0], permitted: p[0], inheritable: i[0] },
-        CapData { effective: e[1], permitted: p[1], inheritable: i[1] },
-    ];
+    let data = [CapData { effective: e[0], permitted: p[0], inheritable: i[0] }, CapData { effective: e[1], permitted: p[1], inheritable: i[1] }];
     // SAFETY: a v3 header and two data structs, as capset(2) expects.
     let r = unsafe { libc::syscall(libc::SYS_capset, &mut hdr as *mut CapHeader, data.as_ptr()) };
     if r < 0 { Err(last_errno()) } else { Ok(()) }
@@ -349,15 +346,7 @@ pub mod attr {
 
     /// BPF_MAP_CREATE, up to `map_extra`.
     #[allow(clippy::too_many_arguments)]
-    pub fn map_create(
-        map_type: u32,
-        key_size: u32,
-        value_size: u32,
-        max_entries: u32,
-        map_flags: u32,
-        inner_map_fd: Option<i32>,
-        name: &str,
-    ) -> BpfCall {
+    pub fn map_create(map_type: u32, key_size: u32, value_size: u32, max_entries: u32, map_flags: u32, inner_map_fd: Option<i32>, name: &str) -> BpfCall {
         let mut c = BpfCall::new(BPF_MAP_CREATE, 72);
         c.put_u32(0, map_type);
         c.put_u32(4, key_size);

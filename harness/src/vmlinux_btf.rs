@@ -16,22 +16,39 @@ use std::sync::OnceLock;
 /// `BTF_KIND_*`, with what the model needs of each.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Kind {
-    Int { size: u32, bits: u32 },
+    Int {
+        size: u32,
+        bits: u32,
+    },
     Ptr(u32),
-    Array { elem: u32, nelems: u32 },
+    Array {
+        elem: u32,
+        nelems: u32,
+    },
     /// A struct or union; `members` is `None` when only its name was kept.
-    Struct { union: bool, size: u32, members: Option<Vec<Member>> },
-    Enum { size: u32 },
+    Struct {
+        union: bool,
+        size: u32,
+        members: Option<Vec<Member>>,
+    },
+    Enum {
+        size: u32,
+    },
     Fwd,
     Typedef(u32),
     Volatile(u32),
     Const(u32),
     Restrict(u32),
     TypeTag(u32),
-    Float { size: u32 },
+    Float {
+        size: u32,
+    },
     Func(u32),
     /// `None` params: a function pointer's target, kept by name only.
-    FuncProto { ret: u32, params: Option<Vec<(String, u32)>> },
+    FuncProto {
+        ret: u32,
+        params: Option<Vec<(String, u32)>>,
+    },
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -92,12 +109,9 @@ impl VmlinuxBtf {
                 let id = cur.ok_or_else(|| err("member outside a type"))?;
                 let t = btf.types.get_mut(&id).ok_or_else(|| err("member outside a type"))?;
                 match &mut t.kind {
-                    Kind::Struct { members: Some(m), .. } => m.push(Member {
-                        name: name(0),
-                        type_id: num(1)?,
-                        bit_off: num(2)?,
-                        bitfield_size: if f.len() > 3 { num(3)? } else { 0 },
-                    }),
+                    Kind::Struct { members: Some(m), .. } => {
+                        m.push(Member { name: name(0), type_id: num(1)?, bit_off: num(2)?, bitfield_size: if f.len() > 3 { num(3)? } else { 0 } })
+                    }
                     Kind::FuncProto { params: Some(p), .. } => p.push((name(0), num(1)?)),
                     _ => return Err(err("member of a type without members")),
                 }

@@ -77,10 +77,7 @@ impl Parse for AsmBody {
                     if kw == "imm_const" { OperandKind::Const(e) } else { OperandKind::Insn(e) }
                 }
                 other => {
-                    return Err(Error::new(
-                        kw.span(),
-                        format!("unknown bpf_asm! operand '{other}' (imm, imm_addr, imm_const, imm_insn)"),
-                    ));
+                    return Err(Error::new(kw.span(), format!("unknown bpf_asm! operand '{other}' (imm, imm_addr, imm_const, imm_insn)")));
                 }
             };
             if !content.is_empty() {
@@ -328,20 +325,14 @@ fn call_name_checks(owner: &Ident, body: &AsmBody, pieces: &[Piece], prog: &bpf_
             continue;
         }
         // point at the operand when the name came from one, else at the asm
-        let span = body
-            .operands
-            .iter()
-            .find(|op| op.name == r.symbol.as_str())
-            .map_or_else(|| asm_error(pieces, r.pos, 1, "").span(), |op| op.name.span());
+        let span = body.operands.iter().find(|op| op.name == r.symbol.as_str()).map_or_else(|| asm_error(pieces, r.pos, 1, "").span(), |op| op.name.span());
         names.push((r.symbol.clone(), span));
     }
     let mut out = TokenStream::new();
     for (name, span) in names {
         let Ok(ident) = syn::parse_str::<Ident>(&name) else { continue };
         let ident = Ident::new(&ident.to_string(), span);
-        let mut msg = format!(
-            "unknown helper or kfunc `{name}`: not a helper of 7.3, a kfunc of its images, nor a subprogram, map or global of this suite"
-        );
+        let mut msg = format!("unknown helper or kfunc `{name}`: not a helper of 7.3, a kfunc of its images, nor a subprogram, map or global of this suite");
         if let Some(k) = closest_known(&name) {
             msg = format!("unknown helper or kfunc `{name}`; did you mean `{k}`?");
         }

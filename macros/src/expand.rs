@@ -81,20 +81,13 @@ fn expand_inner(first: &str, args: TokenStream, item: TokenStream) -> Result<Tok
     match item {
         Item::Fn(f) => {
             let (mine, rest) = take_attrs(first, f.attrs.clone())?;
-            if mine.iter().any(|a| a.name == "subprog") {
-                subprog(f, mine, rest)
-            } else {
-                program(f, mine, rest)
-            }
+            if mine.iter().any(|a| a.name == "subprog") { subprog(f, mine, rest) } else { program(f, mine, rest) }
         }
         Item::Static(s) => {
             let (mine, rest) = take_attrs(first, s.attrs.clone())?;
             static_decl(s, mine, rest)
         }
-        other => Err(Error::new_spanned(
-            other,
-            "BPF selftest attributes go on a `fn` (program, #[subprog]) or a `static` (#[map], #[global])",
-        )),
+        other => Err(Error::new_spanned(other, "BPF selftest attributes go on a `fn` (program, #[subprog]) or a `static` (#[map], #[global])")),
     }
 }
 

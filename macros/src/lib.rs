@@ -120,7 +120,5 @@ attributes! {
 /// The body of a BPF program or subprogram; only valid there.
 #[proc_macro]
 pub fn bpf_asm(_input: TokenStream) -> TokenStream {
-    "compile_error!(\"bpf_asm! is the body of a function annotated with #[sec(...)] or #[subprog]\");"
-        .parse()
-        .unwrap_or_default()
+    "compile_error!(\"bpf_asm! is the body of a function annotated with #[sec(...)] or #[subprog]\");".parse().unwrap_or_default()
 }

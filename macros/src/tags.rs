@@ -48,14 +48,8 @@ const FLAGS: &[&str] = &[
 ];
 
 /// `#[arch(...)]` names and the kernel's `__arch_*` tag values.
-const ARCHES: &[(&str, &str)] = &[
-    ("x86_64", "X86_64"),
-    ("arm64", "ARM64"),
-    ("riscv64", "RISCV64"),
-    ("s390x", "s390x"),
-    ("loongarch64", "LOONGARCH"),
-    ("loongarch", "LOONGARCH"),
-];
+const ARCHES: &[(&str, &str)] =
+    &[("x86_64", "X86_64"), ("arm64", "ARM64"), ("riscv64", "RISCV64"), ("s390x", "s390x"), ("loongarch64", "LOONGARCH"), ("loongarch", "LOONGARCH")];
 
 const CAPS: &[&str] = &[
     "CAP_CHOWN",
@@ -199,11 +193,7 @@ pub struct TagState {
 }
 
 fn no_args(a: &RawAttr) -> Result<()> {
-    if a.args.is_empty() {
-        Ok(())
-    } else {
-        Err(Error::new_spanned(&a.args, format!("#[{}] takes no arguments", a.name)))
-    }
+    if a.args.is_empty() { Ok(()) } else { Err(Error::new_spanned(&a.args, format!("#[{}] takes no arguments", a.name))) }
 }
 
 /// One or more adjacent string literals, concatenated (as C concatenates
@@ -282,10 +272,7 @@ fn retval(a: &RawAttr) -> Result<String> {
             let lit: LitInt = input.parse()?;
             let (text, v) = c_int(&lit, &format!("#[{}]", a.name))?;
             if neg && text.starts_with("0x") {
-                return Err(Error::new(
-                    lit.span(),
-                    format!("#[{}]: test_loader cannot read a negative hex value (-{text}); write it in decimal", a.name),
-                ));
+                return Err(Error::new(lit.span(), format!("#[{}]: test_loader cannot read a negative hex value (-{text}); write it in decimal", a.name)));
             }
             (text, v)
         } else if input.peek(syn::Ident) {
@@ -300,10 +287,7 @@ fn retval(a: &RawAttr) -> Result<String> {
                     None => {
                         return Err(Error::new(
                             id.span(),
-                            format!(
-                                "#[{}]: unknown value '{name}' (an integer, POINTER_VALUE, TEST_DATA_LEN, _INT_MIN or -E<errno>)",
-                                a.name
-                            ),
+                            format!("#[{}]: unknown value '{name}' (an integer, POINTER_VALUE, TEST_DATA_LEN, _INT_MIN or -E<errno>)", a.name),
                         ));
                     }
                 },
@@ -439,11 +423,9 @@ impl TagState {
             "xlated_unpriv" => vec![format!("test_expect_xlated_unpriv={}", pattern(a)?)],
             "jited" | "jited_unpriv" => {
                 if !self.arch_seen {
-                    return Err(a.error(format!(
-                            "#[{}] before any #[arch(...)]: JIT patterns belong to an arch, put #[arch(x86_64)] (or another) above them",
-                            a.name
-                        ),
-                    ));
+                    return Err(
+                        a.error(format!("#[{}] before any #[arch(...)]: JIT patterns belong to an arch, put #[arch(x86_64)] (or another) above them", a.name))
+                    );
                 }
                 let key = if a.name == "jited" { "test_jited" } else { "test_jited_unpriv" };
                 vec![format!("{key}={}", pattern(a)?)]

@@ -54,16 +54,7 @@ pub fn corpus() -> Vec<Vec<u8>> {
         // ADD/SUB/ADDS/SUBS (immediate), incl. mov-to/from-sp, cmp, cmn.
         for op in [0x1100_0000u32, 0x3100_0000, 0x5100_0000, 0x7100_0000] {
             for &(d, n, _) in &t {
-                for (sh, imm) in [
-                    (0u32, 0u32),
-                    (0, 1),
-                    (0, 0x10),
-                    (0, 0x7ff),
-                    (0, 0xfff),
-                    (1, 0x800),
-                    (1, 1),
-                    (1, 0),
-                ] {
+                for (sh, imm) in [(0u32, 0u32), (0, 1), (0, 0x10), (0, 0x7ff), (0, 0xfff), (1, 0x800), (1, 1), (1, 0)] {
                     w.push(sfb | op | sh << 22 | imm << 10 | n << 5 | d);
                 }
             }
@@ -119,21 +110,8 @@ pub fn corpus() -> Vec<Vec<u8>> {
         let top = 31 + 32 * sf;
         for op in [0x1300_0000u32, 0x3300_0000, 0x5300_0000] {
             for &(d, rn, _) in t.iter().step_by(2) {
-                let mut fields = vec![
-                    (0, 7),
-                    (0, 15),
-                    (0, top),
-                    (1, top),
-                    (top, top),
-                    (0, 0),
-                    (4, 3),
-                    (top, top - 1),
-                    (8, 15),
-                    (4, 20),
-                    (20, 4),
-                    (1, 0),
-                    (top, 0),
-                ];
+                let mut fields =
+                    vec![(0, 7), (0, 15), (0, top), (1, top), (top, top), (0, 0), (4, 3), (top, top - 1), (8, 15), (4, 20), (20, 4), (1, 0), (top, 0)];
                 if sf == 1 {
                     fields.extend([(0, 31), (32, 31), (32, 63), (61, 60), (3, 63)]);
                 }
@@ -300,13 +278,7 @@ pub fn corpus() -> Vec<Vec<u8>> {
         w.push(0xd503_30df | crm << 8); // isb
     }
     w.push(0xd503_30ff); // sb
-    for (sysreg, rt) in [
-        (0xd538_d080u32, 10u32),
-        (0xd53c_d040, 10),
-        (0xd538_4100, 10),
-        (0xd53b_d040, 1),
-        (0xd53b_4200, 0),
-    ] {
+    for (sysreg, rt) in [(0xd538_d080u32, 10u32), (0xd53c_d040, 10), (0xd538_4100, 10), (0xd53b_d040, 1), (0xd53b_4200, 0)] {
         w.push(sysreg | rt);
     }
     for imm in [0u32, 0x100, 0x800, 0xffff] {
@@ -325,16 +297,7 @@ pub fn corpus() -> Vec<Vec<u8>> {
         w.push(0x9000_0000 | lo << 29 | hi << 5 | 3);
     }
     for (rt, rt2, rn) in [(1u32, 1u32, 3u32), (1, 2, 1), (1, 2, 2), (31, 31, 31), (1, 2, 31)] {
-        for base in [
-            0xa8c0_0000u32,
-            0xa940_0000,
-            0xa9c0_0000,
-            0xa980_0000,
-            0x2940_0000,
-            0x6940_0000,
-            0xa840_0000,
-            0xad40_0000,
-        ] {
+        for base in [0xa8c0_0000u32, 0xa940_0000, 0xa9c0_0000, 0xa980_0000, 0x2940_0000, 0x6940_0000, 0xa840_0000, 0xad40_0000] {
             w.push(base | 2 << 15 | rt2 << 10 | rn << 5 | rt);
         }
         for base in [0x887f_0000u32, 0xc87f_8000, 0x887f_8000] {

@@ -54,13 +54,7 @@ struct Mem {
 }
 
 fn mem(base: u8, disp: i32) -> Mem {
-    Mem {
-        base: Some(base),
-        index: None,
-        disp,
-        wide: false,
-        rip: false,
-    }
+    Mem { base: Some(base), index: None, disp, wide: false, rip: false }
 }
 
 /// ModRM (+SIB, +disp) for `reg` and a memory operand, with the REX bits it needs.
@@ -259,11 +253,7 @@ pub fn corpus() -> Vec<Vec<u8>> {
     for r in regs.clone() {
         for ext in [0u8, 1, 4, 5, 7] {
             for sz in SIZES {
-                let (o1, oi, ocl) = if sz == Sz::B {
-                    (0xd0, 0xc0, 0xd2)
-                } else {
-                    (0xd1, 0xc1, 0xd3)
-                };
+                let (o1, oi, ocl) = if sz == Sz::B { (0xd0, 0xc0, 0xd2) } else { (0xd1, 0xc1, 0xd3) };
                 c.push(rr(sz, &[o1], ext, r));
                 c.push(rr(sz, &[ocl], ext, r));
                 for v in [1u8, 8, 0x1f, 0x20, 0x3f] {
@@ -325,16 +315,7 @@ pub fn corpus() -> Vec<Vec<u8>> {
             x.extend(v.to_le_bytes());
             c.push(x);
         }
-        for v in [
-            0u64,
-            1,
-            0x80000000,
-            0xffffffff_ffffffff,
-            0x8000000000000000,
-            0x7fffffff_ffffffff,
-            0xffff8880_12345678,
-            0x100000000,
-        ] {
+        for v in [0u64, 1, 0x80000000, 0xffffffff_ffffffff, 0x8000000000000000, 0x7fffffff_ffffffff, 0xffff8880_12345678, 0x100000000] {
             let mut x = vec![rex(true, 0, r, 0), 0xb8 | (r & 7)];
             x.extend(v.to_le_bytes());
             c.push(x);
@@ -361,60 +342,21 @@ pub fn corpus() -> Vec<Vec<u8>> {
     // Memory operands: the addressing-mode matrix on mov loads and stores.
     let mut mems = Vec::new();
     for base in 0..16u8 {
-        for disp in [
-            0i32,
-            8,
-            -8,
-            0x7f,
-            -0x80,
-            0x80,
-            -0x81,
-            0x1000,
-            -0x200,
-            0x7fffffff,
-            -0x80000000,
-        ] {
+        for disp in [0i32, 8, -8, 0x7f, -0x80, 0x80, -0x81, 0x1000, -0x200, 0x7fffffff, -0x80000000] {
             mems.push(mem(base, disp));
         }
-        mems.push(Mem {
-            wide: true,
-            ..mem(base, 0)
-        });
-        mems.push(Mem {
-            wide: true,
-            ..mem(base, 0x10)
-        });
+        mems.push(Mem { wide: true, ..mem(base, 0) });
+        mems.push(Mem { wide: true, ..mem(base, 0x10) });
         for (idx, s) in [(12u8, 0u8), (0, 3), (2, 1), (15, 2), (5, 0)] {
             for disp in [0i32, -0x10, 0x100] {
-                mems.push(Mem {
-                    index: Some((idx, s)),
-                    ..mem(base, disp)
-                });
+                mems.push(Mem { index: Some((idx, s)), ..mem(base, disp) });
             }
         }
     }
     for disp in [0i32, 0x10, -0x10, 0x12345678] {
-        mems.push(Mem {
-            base: None,
-            index: None,
-            disp,
-            wide: true,
-            rip: true,
-        });
-        mems.push(Mem {
-            base: None,
-            index: None,
-            disp,
-            wide: true,
-            rip: false,
-        });
-        mems.push(Mem {
-            base: None,
-            index: Some((3, 2)),
-            disp,
-            wide: true,
-            rip: false,
-        });
+        mems.push(Mem { base: None, index: None, disp, wide: true, rip: true });
+        mems.push(Mem { base: None, index: None, disp, wide: true, rip: false });
+        mems.push(Mem { base: None, index: Some((3, 2)), disp, wide: true, rip: false });
     }
     for (k, &m) in mems.iter().enumerate() {
         let reg = (k % 16) as u8;
@@ -431,14 +373,8 @@ pub fn corpus() -> Vec<Vec<u8>> {
         mem(13, 0x10),
         mem(4, 0x200),
         mem(0, -0x80000000),
-        Mem {
-            index: Some((12, 0)),
-            ..mem(6, 0x18)
-        },
-        Mem {
-            index: Some((12, 0)),
-            ..mem(13, -0x200)
-        },
+        Mem { index: Some((12, 0)), ..mem(6, 0x18) },
+        Mem { index: Some((12, 0)), ..mem(13, -0x200) },
     ]
     .to_vec();
     for (k, &m) in some_mems.iter().enumerate() {
@@ -522,13 +458,7 @@ pub fn corpus() -> Vec<Vec<u8>> {
     // %gs-relative per-CPU accesses (the JIT's this_cpu_off adds and inlined helpers).
     for reg in [0u8, 1, 7, 9, 10] {
         for disp in [0x1234i32, 0x2c8a0, -0x10] {
-            let m = Mem {
-                base: None,
-                index: None,
-                disp,
-                wide: true,
-                rip: false,
-            };
+            let m = Mem { base: None, index: None, disp, wide: true, rip: false };
             for op in [0x03u8, 0x8b, 0x89] {
                 let mut x = vec![0x65];
                 x.extend(rm(Sz::Q, &[op], reg, m));

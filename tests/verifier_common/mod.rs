@@ -51,9 +51,7 @@ pub fn run(case: &Case, level: u32) -> Result<(String, String), String> {
             let log = d.log.lines().filter(|l| !l.starts_with("processed ")).map(|l| format!("{l}\n")).collect();
             Ok((format!("accepted verified_insns={}", d.verified_insns), log))
         }
-        Verdict::NotModelled { phase: "fixups", log_so_far, verified_insns, .. } => {
-            Ok((format!("accepted verified_insns={verified_insns}"), log_so_far))
-        }
+        Verdict::NotModelled { phase: "fixups", log_so_far, verified_insns, .. } => Ok((format!("accepted verified_insns={verified_insns}"), log_so_far)),
         Verdict::NotModelled { phase, what, .. } => Err(format!("not modelled: {phase}: {what}")),
     }
 }

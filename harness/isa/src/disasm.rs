@@ -171,12 +171,7 @@ fn func_get_name(cbs: &dyn InsnCallbacks, insn: &Insn, default: &str) -> String 
 /// `print_bpf_insn`: the text of `insns[0]` with its `(xx) ` prefix. `next`
 /// is the second slot of an ld_imm64 (zero when absent, which the kernel
 /// never lets happen).
-pub fn print_bpf_insn(
-    cbs: &dyn InsnCallbacks,
-    insn: &Insn,
-    next: Option<&Insn>,
-    allow_ptr_leaks: bool,
-) -> String {
+pub fn print_bpf_insn(cbs: &dyn InsnCallbacks, insn: &Insn, next: Option<&Insn>, allow_ptr_leaks: bool) -> String {
     let code = insn.code;
     let class = class(code);
     let (dst, src) = (insn.dst, insn.src);
@@ -195,11 +190,7 @@ pub fn print_bpf_insn(
                 format!("({code:02x}) {r}{dst} = -{r}{dst}")
             } else if code == BPF_ALU64 | BPF_MOV | BPF_X && insn.off == BPF_ADDR_SPACE_CAST {
                 let imm = insn.imm as u32;
-                format!(
-                    "({code:02x}) r{dst} = addr_space_cast(r{src}, {}, {})",
-                    imm >> 16,
-                    imm & 0xffff
-                )
+                format!("({code:02x}) r{dst} = addr_space_cast(r{src}, {}, {})", imm >> 16, imm & 0xffff)
             } else if code == BPF_ALU64 | BPF_MOV | BPF_X && insn.off == BPF_ADDR_PERCPU {
                 format!("({code:02x}) r{dst} = &(void __percpu *)(r{src})")
             } else {
@@ -220,9 +211,7 @@ pub fn print_bpf_insn(
             let off = insn.off;
             let imm = insn.imm;
             let bits = if size(code) == BPF_DW { "64" } else { "" };
-            let is_alu = |v: i32| {
-                v == BPF_ADD as i32 || v == BPF_AND as i32 || v == BPF_OR as i32 || v == BPF_XOR as i32
-            };
+            let is_alu = |v: i32| v == BPF_ADD as i32 || v == BPF_AND as i32 || v == BPF_OR as i32 || v == BPF_XOR as i32;
             if m == BPF_MEM {
                 format!("({code:02x}) *({sz} *)(r{dst} {off:+}) = r{src}")
             } else if atomic && is_alu(imm) {
@@ -269,14 +258,7 @@ pub fn print_bpf_insn(
             } else if m == BPF_IMM && size(code) == BPF_DW {
                 let hi = next.map_or(0, |n| n.imm);
                 let mut imm = ((hi as u32 as u64) << 32) | insn.imm as u32 as u64;
-                let is_ptr = matches!(
-                    src,
-                    BPF_PSEUDO_MAP_FD
-                        | BPF_PSEUDO_MAP_VALUE
-                        | BPF_PSEUDO_MAP_IDX
-                        | BPF_PSEUDO_MAP_IDX_VALUE
-                        | BPF_PSEUDO_BTF_ID
-                );
+                let is_ptr = matches!(src, BPF_PSEUDO_MAP_FD | BPF_PSEUDO_MAP_VALUE | BPF_PSEUDO_MAP_IDX | BPF_PSEUDO_MAP_IDX_VALUE | BPF_PSEUDO_BTF_ID);
                 if is_ptr && !allow_ptr_leaks {
                     imm = 0;
                 }

@@ -154,13 +154,7 @@ impl Insn {
     }
 
     pub fn from_bytes(b: [u8; 8]) -> Insn {
-        Insn {
-            code: b[0],
-            dst: b[1] & 0xf,
-            src: b[1] >> 4,
-            off: i16::from_le_bytes([b[2], b[3]]),
-            imm: i32::from_le_bytes([b[4], b[5], b[6], b[7]]),
-        }
+        Insn { code: b[0], dst: b[1] & 0xf, src: b[1] >> 4, off: i16::from_le_bytes([b[2], b[3]]), imm: i32::from_le_bytes([b[4], b[5], b[6], b[7]]) }
     }
 
     /// The slot as the u64 a `__imm_insn()` operand carries (`*(long *)&insn`).
@@ -204,11 +198,7 @@ impl Insn {
 
 impl fmt::Debug for Insn {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "Insn {{ code: {:#04x}, dst: {}, src: {}, off: {}, imm: {} }}",
-            self.code, self.dst, self.src, self.off, self.imm
-        )
+        write!(f, "Insn {{ code: {:#04x}, dst: {}, src: {}, off: {}, imm: {} }}", self.code, self.dst, self.src, self.off, self.imm)
     }
 }
 
@@ -218,12 +208,7 @@ pub fn decode_all(bytes: &[u8]) -> Option<Vec<Insn>> {
     if bytes.len() % 8 != 0 {
         return None;
     }
-    Some(
-        bytes
-            .chunks_exact(8)
-            .map(|c| Insn::from_bytes(c.try_into().expect("chunk of 8")))
-            .collect(),
-    )
+    Some(bytes.chunks_exact(8).map(|c| Insn::from_bytes(c.try_into().expect("chunk of 8"))).collect())
 }
 
 pub fn encode_all(insns: &[Insn]) -> Vec<u8> {

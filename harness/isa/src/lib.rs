@@ -9,7 +9,5 @@ pub mod helper_ids;
 pub mod insn;
 pub mod kfunc_btf_ids;
 
-pub use asm::{
-    AsmError, AsmErrorKind, Operand, Program, Reloc, RelocKind, assemble, assemble_bytes, assemble_bytes_with, assemble_with,
-};
+pub use asm::{AsmError, AsmErrorKind, Operand, Program, Reloc, RelocKind, assemble, assemble_bytes, assemble_bytes_with, assemble_with};
 pub use insn::{Insn, op};

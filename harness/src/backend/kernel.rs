@@ -106,9 +106,7 @@ impl Backend for KernelBackend {
         match Arch::host() {
             Some(h) if h == arch => {}
             Some(h) => {
-                return Err(Unavailable(format!(
-                    "kernel: the running kernel is {h}, not {arch} (use BPF_SELFTEST_BACKEND=vm for another arch)"
-                )));
+                return Err(Unavailable(format!("kernel: the running kernel is {h}, not {arch} (use BPF_SELFTEST_BACKEND=vm for another arch)")));
             }
             None => return Err(Unavailable(format!("kernel: this host's arch ({}) is not one of ours", std::env::consts::ARCH))),
         }

@@ -187,7 +187,8 @@ fn load_fds(sys: &mut dyn BpfSys, target: &Target<'_>, req: &LoadRequest, how: &
         for (key, _) in m.prog_slots.iter().filter(|(_, p)| Some(p.as_str()) == self_name) {
             let r = sys.bpf(&attr::map_update_elem(fd, &key.to_le_bytes(), &prog_fd.to_le_bytes(), 0)).map_err(|e| unavailable(target, e))?;
             if r.ret < 0 {
-                let msg = format!("map '{}': failed to initialize slot [{key}] to prog '{}' fd={prog_fd}: {}", m.name, self_name.unwrap_or(""), errno_desc(r.errno));
+                let msg =
+                    format!("map '{}': failed to initialize slot [{key}] to prog '{}' fd={prog_fd}: {}", m.name, self_name.unwrap_or(""), errno_desc(r.errno));
                 return Ok(*loader_failure(r.errno, msg));
             }
         }
@@ -373,19 +374,13 @@ fn prog_funcs(req: &LoadRequest) -> Vec<btf::ProgFunc> {
         let name = req.name.rsplit('/').next().unwrap_or("prog");
         return vec![btf::ProgFunc { name: name.to_string(), insn_off: 0, global: true, nargs: 0 }];
     }
-    req.prog
-        .funcs
-        .iter()
-        .map(|f| btf::ProgFunc { name: f.name.clone(), insn_off: f.start as u32, global: f.global, nargs: f.nargs })
-        .collect()
+    req.prog.funcs.iter().map(|f| btf::ProgFunc { name: f.name.clone(), insn_off: f.start as u32, global: f.global, nargs: f.nargs }).collect()
 }
 
 /// Creates one map (and its inner map), fills it and freezes it. The inner
 /// result is `Err` with the outcome of a failed load when the kernel refused.
 fn create_map(sys: &mut dyn BpfSys, m: &MapDef, fds: &mut Vec<i32>) -> Result<Result<i32, Box<LoadOutcome>>, SysError> {
-    let fail = |what: &str, errno: i32| {
-        Err(loader_failure(errno, format!("map '{}': failed to {what}: {}", m.name, errno_desc(errno))))
-    };
+    let fail = |what: &str, errno: i32| Err(loader_failure(errno, format!("map '{}': failed to {what}: {}", m.name, errno_desc(errno))));
     let inner_fd = match &m.inner {
         Some(inner) => {
             let c = attr::map_create(inner.map_type, inner.key_size, inner.value_size, inner.max_entries, inner.map_flags, None, &inner.name);
@@ -466,11 +461,7 @@ fn read_prog_info(sys: &mut dyn BpfSys, prog_fd: i32, want_jited: bool, out: &mu
     let info = r.buf(1);
     out.verified_insns = get_u32(info, pi::VERIFIED_INSNS);
     let xlated_len = get_u32(info, pi::XLATED_PROG_LEN);
-    let (jited_len, nr_lens) = if want_jited {
-        (get_u32(info, pi::JITED_PROG_LEN), get_u32(info, pi::NR_JITED_FUNC_LENS))
-    } else {
-        (0, 0)
-    };
+    let (jited_len, nr_lens) = if want_jited { (get_u32(info, pi::JITED_PROG_LEN), get_u32(info, pi::NR_JITED_FUNC_LENS)) } else { (0, 0) };
     if xlated_len == 0 && jited_len == 0 {
         return Ok(());
     }

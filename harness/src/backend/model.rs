@@ -109,9 +109,9 @@ impl ModelBackend {
                 let name = req.name.rsplit('/').next().unwrap_or("prog").to_string();
                 Some(vec![FuncInfo { insn_off: 0, name, global: true, nargs: 0 }])
             }
-            BtfMode::FuncInfo => Some(
-                req.prog.funcs.iter().map(|f| FuncInfo { insn_off: f.start as u32, name: f.name.clone(), global: f.global, nargs: f.nargs }).collect(),
-            ),
+            BtfMode::FuncInfo => {
+                Some(req.prog.funcs.iter().map(|f| FuncInfo { insn_off: f.start as u32, name: f.name.clone(), global: f.global, nargs: f.nargs }).collect())
+            }
         };
         // fentry/fexit: the target's id in the recorded vmlinux BTF, as
         // libbpf finds it
@@ -218,8 +218,16 @@ impl ModelBackend {
                         .map(|(n, _)| n as u32 + 1)
                         .collect();
                     let t1 = std::time::Instant::now();
-                    let images = crate::jit::jit_xlated_dump_arena(input.arch, &as_run, &d.subprogs, input.prog_type.0, &d.direct_tail_calls, &self_pokes, d.arena.as_ref())
-                        .map_err(|e| Unavailable(format!("model: {e}")))?;
+                    let images = crate::jit::jit_xlated_dump_arena(
+                        input.arch,
+                        &as_run,
+                        &d.subprogs,
+                        input.prog_type.0,
+                        &d.direct_tail_calls,
+                        &self_pokes,
+                        d.arena.as_ref(),
+                    )
+                    .map_err(|e| Unavailable(format!("model: {e}")))?;
                     load_ns += t1.elapsed().as_nanos() as u64;
                     let text = crate::jit_disasm::test_loader_text(input.arch, &images);
                     (images, text)
@@ -266,9 +274,7 @@ impl Backend for ModelBackend {
         let ids_arch = symbols_stand_in(req.arch).unwrap_or(req.arch);
         if ids_arch != req.arch {
             static SAID: std::sync::Once = std::sync::Once::new();
-            SAID.call_once(|| {
-                eprintln!("model: {} has no 7.3 image: the kfunc BTF ids and kernel addresses of {}'s stand in", req.arch, ids_arch)
-            });
+            SAID.call_once(|| eprintln!("model: {} has no 7.3 image: the kfunc BTF ids and kernel addresses of {}'s stand in", req.arch, ids_arch));
         }
         self.load_with_symbols_of(req, ids_arch)
     }

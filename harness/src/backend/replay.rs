@@ -28,8 +28,7 @@ impl ReplayBackend {
     pub fn golden(&self, req: &LoadRequest) -> Result<Golden, Unavailable> {
         let name = if req.unpriv { format!("{} @unpriv", req.name) } else { req.name.clone() };
         let path = golden_path(&self.root, &self.series, req.arch, &name);
-        let text = std::fs::read_to_string(&path)
-            .map_err(|e| Unavailable(format!("replay: no golden {} ({e}); run `bpf-selftest record`", path.display())))?;
+        let text = std::fs::read_to_string(&path).map_err(|e| Unavailable(format!("replay: no golden {} ({e}); run `bpf-selftest record`", path.display())))?;
         let g = Golden::parse(&text).map_err(|e| Unavailable(format!("replay: {}: {e}", path.display())))?;
         if g.source() != Some(source_hash(req).as_str()) {
             let suite = req.name.split_once('/').map_or(req.name.as_str(), |(s, _)| s);

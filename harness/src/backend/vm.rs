@@ -222,9 +222,7 @@ fn guest_initramfs(cfg: &VmConfig, arch: Arch) -> Result<PathBuf, String> {
     if cpio.is_file() {
         return Ok(cpio);
     }
-    let cc_path = in_path(&cc).ok_or_else(|| {
-        format!("vm: cannot build the {arch} guest loader: '{cc}' is not in PATH (run scripts/setup-vm.sh as root)")
-    })?;
+    let cc_path = in_path(&cc).ok_or_else(|| format!("vm: cannot build the {arch} guest loader: '{cc}' is not in PATH (run scripts/setup-vm.sh as root)"))?;
     fs::create_dir_all(&dir).map_err(|e| format!("vm: cannot create {}: {e}", dir.display()))?;
     let src = dir.join(format!("loader-{key:016x}.c"));
     let bin = dir.join(format!("loader-{arch}-{key:016x}.{}", std::process::id()));
@@ -383,8 +381,7 @@ pub fn remove_stale_run_dirs(parent: &Path) {
     let Ok(entries) = fs::read_dir(parent) else { return };
     for e in entries.flatten() {
         let name = e.file_name();
-        let Some(pid) = name.to_str().and_then(|n| n.strip_prefix(RUN_DIR_PREFIX)).and_then(|r| r.split('-').next()).and_then(|p| p.parse::<i32>().ok())
-        else {
+        let Some(pid) = name.to_str().and_then(|n| n.strip_prefix(RUN_DIR_PREFIX)).and_then(|r| r.split('-').next()).and_then(|p| p.parse::<i32>().ok()) else {
             continue;
         };
         // SAFETY: kill with signal 0 only asks whether the process exists
@@ -439,8 +436,7 @@ fn spawn_bound_to_process(mut cmd: Command) -> std::io::Result<Child> {
 impl Session {
     fn boot(cfg: &VmConfig, arch: Arch) -> Result<Session, String> {
         let image = cfg.image(arch)?;
-        let qemu = in_path(qemu_binary(arch))
-            .ok_or_else(|| format!("vm: {} is not in PATH (run scripts/setup-vm.sh as root)", qemu_binary(arch)))?;
+        let qemu = in_path(qemu_binary(arch)).ok_or_else(|| format!("vm: {} is not in PATH (run scripts/setup-vm.sh as root)", qemu_binary(arch)))?;
         let initramfs = guest_initramfs(cfg, arch)?;
         let dir = run_dir(arch)?;
         let r = Session::start(cfg, arch, &image, &qemu, &initramfs, &dir);
@@ -894,9 +890,7 @@ impl Backend for VmBackend {
         let key = fnv64(&[LOADER_C.as_bytes(), cc.as_bytes(), arch.name().as_bytes()]);
         let cached = self.config.cache_dir.join("guest").join(format!("initramfs-{arch}-{key:016x}.cpio"));
         if !cached.is_file() && in_path(&cc).is_none() {
-            return Err(Unavailable(format!(
-                "vm: cannot build the {arch} guest loader: '{cc}' is not in PATH (run scripts/setup-vm.sh as root)"
-            )));
+            return Err(Unavailable(format!("vm: cannot build the {arch} guest loader: '{cc}' is not in PATH (run scripts/setup-vm.sh as root)")));
         }
         Ok(())
     }

@@ -144,7 +144,8 @@ fn test_run_inputs_need_a_run(a: &CheckArgs) -> Result<(), String> {
     if a.run || a.interp {
         return Ok(());
     }
-    let given = [("--data-len", a.data_len.is_some()), ("--data-hex", a.data_hex.is_some()), ("--ctx-len", a.ctx_len.is_some()), ("--ctx-hex", a.ctx_hex.is_some())];
+    let given =
+        [("--data-len", a.data_len.is_some()), ("--data-hex", a.data_hex.is_some()), ("--ctx-len", a.ctx_len.is_some()), ("--ctx-hex", a.ctx_hex.is_some())];
     match given.iter().find(|(_, g)| *g) {
         Some((opt, _)) => Err(format!("{opt} is an input of the test run: give --run (or --interp) as well")),
         None => Ok(()),
@@ -220,11 +221,7 @@ fn target(a: &CheckArgs) -> Result<Target, String> {
     };
     let (prog_type, sec_flags, attach) = match sec_def(&a.prog_type) {
         Some(d) => (d.prog_type, d.flags, d.attach_type),
-        None => (
-            ProgType::from_name(&a.prog_type).ok_or_else(|| format!("unknown program type '{}'", a.prog_type))?,
-            0,
-            None,
-        ),
+        None => (ProgType::from_name(&a.prog_type).ok_or_else(|| format!("unknown program type '{}'", a.prog_type))?, 0, None),
     };
     test_run_inputs_need_a_run(a)?;
     let maps = a.maps.iter().map(|m| MapDef::parse_cli(m)).collect::<Result<Vec<_>, _>>()?;
@@ -481,13 +478,7 @@ pub fn to_json(o: &LoadOutcome) -> serde_json::Value {
 }
 
 fn human(req: &LoadRequest, o: &LoadOutcome, release: &str) -> String {
-    let mut s = format!(
-        "== {} ({}, {}, {})\n",
-        req.name,
-        req.prog_type.name(),
-        req.arch,
-        if release.is_empty() { "?" } else { release }
-    );
+    let mut s = format!("== {} ({}, {}, {})\n", req.name, req.prog_type.name(), req.arch, if release.is_empty() { "?" } else { release });
     if o.accepted {
         s.push_str(&format!("accepted, verified_insns {}\n", o.verified_insns));
     } else {

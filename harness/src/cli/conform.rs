@@ -103,14 +103,7 @@ fn pct(n: usize, d: usize) -> String {
 
 /// Imports the suites of `tree` for `arch` and runs them on `backend`,
 /// each suite's loads as one batch (one guest boot serves them all).
-pub fn run_arch(
-    tree: &KernelTree,
-    arch: Arch,
-    backend: &dyn Backend,
-    backend_name: &str,
-    filters: &[String],
-    progress: &mut dyn FnMut(&str),
-) -> ArchReport {
+pub fn run_arch(tree: &KernelTree, arch: Arch, backend: &dyn Backend, backend_name: &str, filters: &[String], progress: &mut dyn FnMut(&str)) -> ArchReport {
     let mut rep = ArchReport { arch: Some(arch), ..ArchReport::default() };
     let filter = |name: &str| filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str()));
     let opts = RunOptions { arch, backend: backend_name.to_string(), verbosity: 0, filters: Vec::new() };
@@ -183,11 +176,7 @@ pub fn render(rep: &ArchReport, backend: &str, release: &str, verbose: u8) -> St
     let mut s = String::new();
     let arch = rep.arch.map_or("?".to_string(), |a| a.to_string());
     let _ = writeln!(s, "kernel selftests (verifier_*.c of Linux 7.3) on {arch}, backend {backend} ({release})");
-    let _ = writeln!(
-        s,
-        "{:<36} {:>5} {:>4} {:>7} {:>5} {:>5} {:>5} {:>7}",
-        "suite", "progs", "in C", "blocked", "pass", "fail", "skip", "pass %"
-    );
+    let _ = writeln!(s, "{:<36} {:>5} {:>4} {:>7} {:>5} {:>5} {:>5} {:>7}", "suite", "progs", "in C", "blocked", "pass", "fail", "skip", "pass %");
     for (name, st) in &rep.suites {
         let _ = writeln!(
             s,
@@ -256,11 +245,8 @@ pub fn render(rep: &ArchReport, backend: &str, release: &str, verbose: u8) -> St
             if verbose > 0 {
                 let _ = writeln!(s, "--- {name}\n{}", report.trim_end());
             } else {
-                let first = report
-                    .lines()
-                    .find(|l| l.contains("FAIL") || l.starts_with("EXPECTED") || l.starts_with("WRONG"))
-                    .or(report.lines().next())
-                    .unwrap_or("");
+                let first =
+                    report.lines().find(|l| l.contains("FAIL") || l.starts_with("EXPECTED") || l.starts_with("WRONG")).or(report.lines().next()).unwrap_or("");
                 let _ = writeln!(s, "  {name}: {first}");
             }
         }
@@ -286,11 +272,8 @@ pub fn run(arches: &str, a: &KernelSelftestArgs) -> Result<(), String> {
         None => match import::cpp::source_tree() {
             Some(t) => t,
             None => {
-                let line = require::missing(
-                    Component::Source,
-                    "no Linux 7.3 source (set BPF_SELFTEST_KERNEL_SRC, or run scripts/setup-vm.sh --source)",
-                )
-                .map_err(|e| format!("conform --kernel-selftests: {e}"))?;
+                let line = require::missing(Component::Source, "no Linux 7.3 source (set BPF_SELFTEST_KERNEL_SRC, or run scripts/setup-vm.sh --source)")
+                    .map_err(|e| format!("conform --kernel-selftests: {e}"))?;
                 println!("conform --kernel-selftests: {line}");
                 return Ok(());
             }

@@ -199,9 +199,12 @@ fn cmd_soundness(count: usize, seed: u64, arch: Option<String>, backend: &str, s
     let report = crate::soundness::run(be.as_ref(), arch, seed, count)?;
     print!("{}", report.table());
     let mut shown = 0;
-    for f in report.findings.iter().filter(|f| f.category == crate::soundness::Category::Unsound).chain(
-        report.findings.iter().filter(|f| f.category != crate::soundness::Category::Unsound),
-    ) {
+    for f in report
+        .findings
+        .iter()
+        .filter(|f| f.category == crate::soundness::Category::Unsound)
+        .chain(report.findings.iter().filter(|f| f.category != crate::soundness::Category::Unsound))
+    {
         if shown == show {
             break;
         }

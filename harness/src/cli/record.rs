@@ -138,7 +138,8 @@ fn test_run_sizes_set(a: &RecordArgs) -> Result<(), String> {
         now.extend(test_run_sizes::record(be.as_ref(), arch, &stored)?);
     }
     if a.check {
-        let drift: Vec<String> = stored.iter().zip(&now).filter(|(x, y)| x != y).map(|(x, y)| format!("{}: stored {}, now {}", x.key(), x.outcome, y.outcome)).collect();
+        let drift: Vec<String> =
+            stored.iter().zip(&now).filter(|(x, y)| x != y).map(|(x, y)| format!("{}: stored {}, now {}", x.key(), x.outcome, y.outcome)).collect();
         println!("record --set test-run-sizes: {} cases unchanged, {} drifted", stored.len() - drift.len(), drift.len());
         return if drift.is_empty() { Ok(()) } else { Err(drift.join("\n")) };
     }
@@ -310,7 +311,10 @@ fn scalar_set(a: &RecordArgs) -> Result<(), String> {
     let dir = a.out.join("linux-7.3/scalar");
     let release = release_of(be.as_ref(), arch);
     let header = vec![
-        format!("# Linux {release} {arch} level-2 verifier logs of socket_filter programs, loaded privileged; backend {}.", describe_backend(be.as_ref(), arch)),
+        format!(
+            "# Linux {release} {arch} level-2 verifier logs of socket_filter programs, loaded privileged; backend {}.",
+            describe_backend(be.as_ref(), arch)
+        ),
         format!("# Recorded by `bpf-selftest record --set scalar` on {}; do not edit.", today()),
     ];
     let (mut same, mut drift, mut written) = (0, Vec::new(), 0);
@@ -329,7 +333,12 @@ fn scalar_set(a: &RecordArgs) -> Result<(), String> {
                 }
                 if drift.is_empty() {
                     let one = |c: &scalar_logs::Case| scalar_logs::render(&GroupFile { group: file.group.clone(), header: vec![], cases: vec![c.clone()] });
-                    eprintln!("{arch} scalar/{}/{}: stored (-) and now (+):\n{}", file.group, old.name, similar::TextDiff::from_lines(&one(old), &one(new)).unified_diff().context_radius(3));
+                    eprintln!(
+                        "{arch} scalar/{}/{}: stored (-) and now (+):\n{}",
+                        file.group,
+                        old.name,
+                        similar::TextDiff::from_lines(&one(old), &one(new)).unified_diff().context_radius(3)
+                    );
                 }
                 drift.push(format!("{arch} scalar/{}/{}: differs from {}", file.group, old.name, path.display()));
             }
@@ -387,8 +396,17 @@ fn verifier_log_set(a: &RecordArgs, set: &str, dirs: &[&str]) -> Result<(), Stri
                         continue;
                     }
                     if drift.is_empty() {
-                        let (x, y) = (verifier_logs::render(&verifier_logs::AreaFile { cases: vec![old.clone()], header: vec![], ..file.clone() }), verifier_logs::render(&verifier_logs::AreaFile { cases: vec![new.clone()], header: vec![], ..file.clone() }));
-                        eprintln!("{} {set}/{}/{}: stored (-) and now (+):\n{}", file.arch, file.area, old.name, similar::TextDiff::from_lines(&mask_kernel_pointers(&x), &mask_kernel_pointers(&y)).unified_diff().context_radius(3));
+                        let (x, y) = (
+                            verifier_logs::render(&verifier_logs::AreaFile { cases: vec![old.clone()], header: vec![], ..file.clone() }),
+                            verifier_logs::render(&verifier_logs::AreaFile { cases: vec![new.clone()], header: vec![], ..file.clone() }),
+                        );
+                        eprintln!(
+                            "{} {set}/{}/{}: stored (-) and now (+):\n{}",
+                            file.arch,
+                            file.area,
+                            old.name,
+                            similar::TextDiff::from_lines(&mask_kernel_pointers(&x), &mask_kernel_pointers(&y)).unified_diff().context_radius(3)
+                        );
                     }
                     drift.push(format!("{} {set}/{}/{}: differs from {}", file.arch, file.area, old.name, path.display()));
                 }
@@ -667,9 +685,10 @@ pub fn mask_jited_addresses(jited: &[String]) -> (Vec<String>, usize) {
     let arm64_addr_fixed = |k: usize, ops: &str| {
         let (reg, _) = ops.split_once(", #-0x")?;
         let movk = |j: usize, shift: &str| {
-            jited.get(j).map(|l| jited_line(l).1).is_some_and(|t| {
-                t.strip_prefix("movk\t").is_some_and(|o| o.starts_with(&format!("{reg},")) && o.ends_with(shift))
-            })
+            jited
+                .get(j)
+                .map(|l| jited_line(l).1)
+                .is_some_and(|t| t.strip_prefix("movk\t").is_some_and(|o| o.starts_with(&format!("{reg},")) && o.ends_with(shift)))
         };
         (reg.starts_with('x') && movk(k, "lsl #16") && movk(k + 1, "lsl #32")).then_some(2)
     };
@@ -762,7 +781,12 @@ mod tests {
         let two = ["38:\t00 fe ff d2 \tmov\tx0, #-0x10000000000000", "3c:\t00 40 9c f2 \tmovk\tx0, #0xe200", "40:\t08 01 00 8b   L1:\tadd\tx8, x8, x0"];
         let vmalloc = ["1c:\te0 ff cf 92 \tmov\tx0, #-0x7fff00000001", "20:\te0 6e b0 f2 \tmovk\tx0, #0x8377, lsl #16", "24:\t00 00 86 f2 \tmovk\tx0, #0x3000"];
         assert_eq!(mask_jited_addresses(&vmalloc.map(String::from)), (vec!["<address load>".to_string()], 12));
-        let three = ["38:\t00 fe ff d2 \tmov\tx0, #-0x10000000000000", "3c:\te0 9a a0 f2 \tmovk\tx0, #0x4d7, lsl #16", "40:\t00 40 9c f2 \tmovk\tx0, #0xe200", "44:\t08 01 00 8b   L1:\tadd\tx8, x8, x0"];
+        let three = [
+            "38:\t00 fe ff d2 \tmov\tx0, #-0x10000000000000",
+            "3c:\te0 9a a0 f2 \tmovk\tx0, #0x4d7, lsl #16",
+            "40:\t00 40 9c f2 \tmovk\tx0, #0xe200",
+            "44:\t08 01 00 8b   L1:\tadd\tx8, x8, x0",
+        ];
         let (two, b2) = mask_jited_addresses(&two.map(String::from));
         let (three, b3) = mask_jited_addresses(&three.map(String::from));
         assert_eq!(two, three);

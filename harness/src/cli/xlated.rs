@@ -139,12 +139,7 @@ mod tests {
         let out = LoadOutcome {
             accepted: true,
             xlated: vec!["0: r1 = 0x1".into(), "2: r0 = *(u32 *)(r1 +0)".into(), "3: exit".into()],
-            xlated_insns: vec![
-                Insn::new(0x18, 1, BPF_PSEUDO_MAP_FD, 0, 1),
-                Insn::new(0, 0, 0, 0, 0),
-                Insn::new(0x61, 0, 1, 0, 0),
-                Insn::new(0x95, 0, 0, 0, 0),
-            ],
+            xlated_insns: vec![Insn::new(0x18, 1, BPF_PSEUDO_MAP_FD, 0, 1), Insn::new(0, 0, 0, 0, 0), Insn::new(0x61, 0, 1, 0, 0), Insn::new(0x95, 0, 0, 0, 0)],
             ..LoadOutcome::default()
         };
         assert_eq!(

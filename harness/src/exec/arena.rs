@@ -230,16 +230,7 @@ impl HostWindow {
         #[cfg(unix)]
         {
             // SAFETY: a fresh anonymous inaccessible reservation nothing else uses
-            let p = unsafe {
-                libc::mmap(
-                    std::ptr::null_mut(),
-                    len,
-                    libc::PROT_NONE,
-                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
-                    -1,
-                    0,
-                )
-            };
+            let p = unsafe { libc::mmap(std::ptr::null_mut(), len, libc::PROT_NONE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE, -1, 0) };
             if p == libc::MAP_FAILED {
                 return Err("arena: reserving the 4 GiB kernel window failed".into());
             }
@@ -267,8 +258,7 @@ impl HostWindow {
                 if accessible {
                     libc::mprotect(at, len as usize, libc::PROT_READ | libc::PROT_WRITE) == 0
                 } else {
-                    libc::madvise(at, len as usize, libc::MADV_DONTNEED) == 0
-                        && libc::mprotect(at, len as usize, libc::PROT_NONE) == 0
+                    libc::madvise(at, len as usize, libc::MADV_DONTNEED) == 0 && libc::mprotect(at, len as usize, libc::PROT_NONE) == 0
                 }
             }
         }

@@ -237,23 +237,14 @@ fn check_uarg_tail_zero(c: &[u8], expected: usize) -> Result<(), ExecError> {
 
 impl Runtime {
     /// One `BPF_PROG_TEST_RUN` of `prog` as a program of type `ty`.
-    pub fn test_run(
-        &mut self,
-        prog: &ExecProgram,
-        ty: ProgType,
-        attach: Option<u32>,
-        input: &TestRunInput,
-    ) -> Result<TestRunOutput, ExecError> {
+    pub fn test_run(&mut self, prog: &ExecProgram, ty: ProgType, attach: Option<u32>, input: &TestRunInput) -> Result<TestRunOutput, ExecError> {
         self.progs[0] = std::rc::Rc::new(prog.clone());
         self.insns = 0;
         self.tail_calls = 0;
         self.trace.clear();
         self.repeat = input.repeat;
         self.native_ns = None;
-        self.env = RunEnv {
-            prog_type: ty.0,
-            ..RunEnv::default()
-        };
+        self.env = RunEnv { prog_type: ty.0, ..RunEnv::default() };
         match ty.0 {
             // socket_filter, sched_cls, sched_act, cgroup_skb, lwt_in/out/xmit, lwt_seg6local
             1 | 3 | 4 | 8 | 10 | 11 | 12 | 19 => self.run_skb(ty.0, input),
@@ -303,10 +294,7 @@ impl Runtime {
     /// Creates the kernel's object behind the ctx; its address.
     fn kview_build(&mut self, kind: CtxKind) -> Result<Addr, ExecError> {
         if crate::fixups::ctx_access::layout::for_arch(self.opts.arch).is_none() {
-            return Err(ExecError::Unsupported(format!(
-                "the kernel's ctx objects on {} (no measured layout)",
-                self.opts.arch
-            )));
+            return Err(ExecError::Unsupported(format!("the kernel's ctx objects on {} (no measured layout)", self.opts.arch)));
         }
         let lay = crate::fixups::ctx_access::layout::for_arch(self.opts.arch).expect("checked");
         let mut dev = vec![0u8; NET_DEVICE_SIZE];
@@ -337,20 +325,14 @@ impl Runtime {
     /// to programs. It is a region of its own after the packet: `skb->end`
     /// is its offset from `skb->head`.
     fn alloc_shinfo(&mut self) -> Result<Addr, ExecError> {
-        self.mem
-            .alloc(RegionKind::Object, vec![0u8; SKB_SHINFO_SIZE], true)
-            .map_err(|f| ExecError::Unsupported(format!("ctx view: {f}")))
+        self.mem.alloc(RegionKind::Object, vec![0u8; SKB_SHINFO_SIZE], true).map_err(|f| ExecError::Unsupported(format!("ctx view: {f}")))
     }
 
     /// The kernel's `struct sock` of the dummy socket (`struct bpf_sock`
     /// view at `env.sk`), read-only, with the fields `bpf_sock`'s
     /// conversions read.
     fn kernel_sock(&mut self, lay: &crate::fixups::ctx_access::layout::KernelLayout) -> Result<Addr, ExecError> {
-        let u = self
-            .mem
-            .read(self.env.sk, BPF_SOCK_SIZE)
-            .map_err(|f| ExecError::Unsupported(format!("ctx view: {f}")))?
-            .to_vec();
+        let u = self.mem.read(self.env.sk, BPF_SOCK_SIZE).map_err(|f| ExecError::Unsupported(format!("ctx view: {f}")))?.to_vec();
         let mut k = vec![0u8; SOCK_SIZE];
         let mut put = |off: i16, b: &[u8]| k[off as usize..off as usize + b.len()].copy_from_slice(b);
         let (c, s) = (&lay.sock_common, &lay.sock);
@@ -369,9 +351,7 @@ impl Runtime {
         put(s.sk_mark, &u[16..20]);
         put(s.sk_protocol, &u[12..14]);
         put(s.sk_type, &u[8..10]);
-        self.mem
-            .alloc(RegionKind::Object, k, true)
-            .map_err(|f| ExecError::Unsupported(format!("ctx view: {f}")))
+        self.mem.alloc(RegionKind::Object, k, true).map_err(|f| ExecError::Unsupported(format!("ctx view: {f}")))
     }
 
     /// The byte ranges of the dummy socket's `struct sock` a load may read.
@@ -588,13 +568,7 @@ impl Runtime {
         self.mem.write_kernel(c.addr, &u).map_err(uf)
     }
 
-    fn output(
-        &mut self,
-        retval: u32,
-        data_out: Vec<u8>,
-        ctx_out: Option<Vec<u8>>,
-        input: &TestRunInput,
-    ) -> Result<TestRunOutput, ExecError> {
+    fn output(&mut self, retval: u32, data_out: Vec<u8>, ctx_out: Option<Vec<u8>>, input: &TestRunInput) -> Result<TestRunOutput, ExecError> {
         if !data_out.is_empty() && input.data_out_size > 0 && (input.data_out_size as usize) < data_out.len() {
             // bpf_test_finish copies what fits and fails with ENOSPC
             return Err(ExecError::TestRun(ENOSPC));
@@ -613,9 +587,7 @@ impl Runtime {
     }
 
     fn alloc(&mut self, kind: RegionKind, data: Vec<u8>) -> Result<Addr, ExecError> {
-        self.mem
-            .alloc(kind, data, false)
-            .map_err(|f| ExecError::Unsupported(format!("test-run memory: {f}")))
+        self.mem.alloc(kind, data, false).map_err(|f| ExecError::Unsupported(format!("test-run memory: {f}")))
     }
 
     /// `bpf_prog_test_run_syscall`: no data, an optional ctx (r1 is NULL
@@ -636,11 +608,7 @@ impl Runtime {
                     return Err(ExecError::TestRun(EINVAL));
                 }
                 let a = self.alloc(RegionKind::Ctx, c.clone())?;
-                self.env.ctx = Some(Ctx {
-                    addr: a,
-                    len: c.len(),
-                    kind: CtxKind::Plain,
-                });
+                self.env.ctx = Some(Ctx { addr: a, len: c.len(), kind: CtxKind::Plain });
                 a
             }
             _ => 0,
@@ -789,11 +757,7 @@ impl Runtime {
             return Err(ExecError::TestRun(EINVAL));
         }
         let a = self.alloc(RegionKind::Ctx, if c.is_empty() { vec![0; 8] } else { c.clone() })?;
-        self.env.ctx = Some(Ctx {
-            addr: a,
-            len: c.len(),
-            kind: CtxKind::Plain,
-        });
+        self.env.ctx = Some(Ctx { addr: a, len: c.len(), kind: CtxKind::Plain });
         let retval = self.start(if c.is_empty() { 0 } else { a })?;
         self.output(retval, Vec::new(), None, input)
     }
@@ -864,14 +828,7 @@ impl Runtime {
         let data = if is_l2 { mac } else { network };
         let end = (SKB_HEADROOM + linear) as u64;
         let pbuf = self.alloc(RegionKind::Packet, buf)?;
-        self.env.pkt = Some(Packet {
-            buf: pbuf,
-            data,
-            data_end: end,
-            meta: data,
-            mac,
-            network,
-        });
+        self.env.pkt = Some(Packet { buf: pbuf, data, data_end: end, meta: data, mac, network });
 
         // the dummy socket, with the addresses of an IPv4 packet
         let mut sk = vec![0u8; BPF_SOCK_SIZE];
@@ -898,10 +855,7 @@ impl Runtime {
             }
             _ => {}
         }
-        let sk_addr = self
-            .mem
-            .alloc(RegionKind::Object, sk.clone(), true)
-            .map_err(|f| ExecError::Unsupported(format!("{f}")))?;
+        let sk_addr = self.mem.alloc(RegionKind::Object, sk.clone(), true).map_err(|f| ExecError::Unsupported(format!("{f}")))?;
         self.env.sk = sk_addr;
 
         // struct __sk_buff as the verifier's conversions would read the skb
@@ -916,23 +870,9 @@ impl Runtime {
         c[116..132].copy_from_slice(&sk[28..44]); // local_ip6
         if let Some(u) = &user_ctx {
             // convert___skb_to_skb: only these fields may be set
-            let allowed: &[(usize, usize)] = &[
-                (8, 12),
-                (32, 36),
-                (36, 40),
-                (40, 44),
-                (48, 68),
-                (80, 84),
-                (152, 160),
-                (160, 164),
-                (164, 168),
-                (176, 180),
-                (184, 192),
-            ];
-            let stray = u
-                .iter()
-                .enumerate()
-                .any(|(i, &b)| b != 0 && !allowed.iter().any(|&(a, e)| (a..e).contains(&i)));
+            let allowed: &[(usize, usize)] =
+                &[(8, 12), (32, 36), (36, 40), (40, 44), (48, 68), (80, 84), (152, 160), (160, 164), (164, 168), (176, 180), (184, 192)];
+            let stray = u.iter().enumerate().any(|(i, &b)| b != 0 && !allowed.iter().any(|&(a, e)| (a..e).contains(&i)));
             if stray {
                 return Err(ExecError::TestRun(EINVAL));
             }
@@ -941,16 +881,7 @@ impl Runtime {
                 // only the loopback exists in the test run's namespace
                 return Err(ExecError::TestRun(19)); // ENODEV
             }
-            for (a, b) in [
-                (8, 12),
-                (32, 36),
-                (36, 40),
-                (48, 68),
-                (152, 160),
-                (164, 168),
-                (176, 180),
-                (184, 192),
-            ] {
+            for (a, b) in [(8, 12), (32, 36), (36, 40), (48, 68), (152, 160), (164, 168), (176, 180), (184, 192)] {
                 c[a..b].copy_from_slice(&u[a..b]);
             }
             let pkt_len = (end - data) as u32 + self.env.frags.len() as u32;
@@ -964,21 +895,13 @@ impl Runtime {
             }
         }
         let ctx = self.alloc(RegionKind::Ctx, c)?;
-        self.env.ctx = Some(Ctx {
-            addr: ctx,
-            len: SK_BUFF_SIZE,
-            kind: CtxKind::SkBuff,
-        });
+        self.env.ctx = Some(Ctx { addr: ctx, len: SK_BUFF_SIZE, kind: CtxKind::SkBuff });
         self.sync_skb_len()?;
 
         let retval = self.start(ctx)?;
 
         let p = self.env.pkt.unwrap_or_default();
-        let mut out = self
-            .mem
-            .read(p.buf + p.data, (p.data_end - p.data) as usize)
-            .map(<[u8]>::to_vec)
-            .unwrap_or_default();
+        let mut out = self.mem.read(p.buf + p.data, (p.data_end - p.data) as usize).map(<[u8]>::to_vec).unwrap_or_default();
         out.extend_from_slice(&self.env.frags);
         if !is_l2 {
             // the MAC header is pushed back, zeroed
@@ -986,9 +909,7 @@ impl Runtime {
             full.extend_from_slice(&out);
             out = full;
         }
-        let ctx_out = user_ctx
-            .is_some()
-            .then(|| self.mem.read(ctx, SK_BUFF_SIZE).map(<[u8]>::to_vec).unwrap_or_default());
+        let ctx_out = user_ctx.is_some().then(|| self.mem.read(ctx, SK_BUFF_SIZE).map(<[u8]>::to_vec).unwrap_or_default());
         self.output(retval, out, ctx_out, input)
     }
 
@@ -998,11 +919,7 @@ impl Runtime {
             && c.kind == CtxKind::SkBuff
         {
             self.mem
-                .store_kernel(
-                    c.addr + skb::LEN as u64,
-                    4,
-                    p.data_end - p.data + self.env.frags.len() as u64,
-                )
+                .store_kernel(c.addr + skb::LEN as u64, 4, p.data_end - p.data + self.env.frags.len() as u64)
                 .map_err(|f| ExecError::Unsupported(format!("{f}")))?;
         }
         Ok(())
@@ -1031,29 +948,14 @@ impl Runtime {
         buf[XDP_HEADROOM..XDP_HEADROOM + size].copy_from_slice(&input.data[..size]);
         let pbuf = self.alloc(RegionKind::Packet, buf)?;
         let data = XDP_HEADROOM as u64;
-        self.env.pkt = Some(Packet {
-            buf: pbuf,
-            data,
-            data_end: data + size as u64,
-            meta: data,
-            mac: data,
-            network: data,
-        });
+        self.env.pkt = Some(Packet { buf: pbuf, data, data_end: data + size as u64, meta: data, mac: data, network: data });
         let mut c = vec![0u8; XDP_MD_SIZE];
         put_u32(&mut c, 12, LOOPBACK_IFINDEX);
         let ctx = self.alloc(RegionKind::Ctx, c)?;
-        self.env.ctx = Some(Ctx {
-            addr: ctx,
-            len: XDP_MD_SIZE,
-            kind: CtxKind::XdpMd,
-        });
+        self.env.ctx = Some(Ctx { addr: ctx, len: XDP_MD_SIZE, kind: CtxKind::XdpMd });
         let retval = self.start(ctx)?;
         let p = self.env.pkt.unwrap_or_default();
-        let mut out = self
-            .mem
-            .read(p.buf + p.meta, (p.data_end - p.meta) as usize)
-            .map(<[u8]>::to_vec)
-            .unwrap_or_default();
+        let mut out = self.mem.read(p.buf + p.meta, (p.data_end - p.meta) as usize).map(<[u8]>::to_vec).unwrap_or_default();
         out.extend_from_slice(&self.env.frags);
         self.output(retval, out, None, input)
     }
@@ -1114,14 +1016,7 @@ impl Runtime {
             return None;
         }
         let lin = (linear - off).clamp(0, len as i64) as usize;
-        let mut out = if lin > 0 {
-            self.mem
-                .read((p.buf + p.data).wrapping_add(off as u64), lin)
-                .ok()?
-                .to_vec()
-        } else {
-            Vec::new()
-        };
+        let mut out = if lin > 0 { self.mem.read((p.buf + p.data).wrapping_add(off as u64), lin).ok()?.to_vec() } else { Vec::new() };
         if lin < len {
             let from = (off + lin as i64 - linear) as usize;
             out.extend_from_slice(self.env.frags.get(from..from + (len - lin))?);
@@ -1144,20 +1039,14 @@ impl Runtime {
         let cap = self.mem.region(p.buf).map_or(0, |(r, _)| r.data.len() as u64);
         if p.data_end + more as u64 > cap {
             // pskb_expand_head: a bigger head for the pulled bytes
-            let mut buf = self
-                .mem
-                .read(p.buf, cap as usize)
-                .map_err(|f| ExecError::Unsupported(format!("{f}")))?
-                .to_vec();
+            let mut buf = self.mem.read(p.buf, cap as usize).map_err(|f| ExecError::Unsupported(format!("{f}")))?.to_vec();
             buf.resize(cap as usize + more + TAILROOM, 0);
             let nb = self.alloc(RegionKind::Packet, buf)?;
             self.mem.free(p.buf);
             p.buf = nb;
         }
         let pulled: Vec<u8> = self.env.frags.drain(..more).collect();
-        self.mem
-            .write(p.buf + p.data_end, &pulled)
-            .map_err(|f| ExecError::Unsupported(format!("{f}")))?;
+        self.mem.write(p.buf + p.data_end, &pulled).map_err(|f| ExecError::Unsupported(format!("{f}")))?;
         p.data_end += more as u64;
         self.env.pkt = Some(p);
         Ok(true)

@@ -130,10 +130,7 @@ fn fault(f: super::mem::Fault) -> ExecError {
 
 impl Runtime {
     fn map_arg(&self, addr: Addr, helper: &str) -> Result<usize, ExecError> {
-        self.map_at(addr).ok_or_else(|| ExecError::BadInsn {
-            pc: 0,
-            why: format!("{helper}: argument is not a map"),
-        })
+        self.map_at(addr).ok_or_else(|| ExecError::BadInsn { pc: 0, why: format!("{helper}: argument is not a map") })
     }
 
     fn read_bytes(&self, addr: Addr, len: u64) -> Result<Vec<u8>, ExecError> {
@@ -149,10 +146,7 @@ impl Runtime {
         if self.native.as_ref().is_some_and(|n| n.is_func(func)) {
             return super::native::call_native(self, func, args);
         }
-        let (prog, pc) = self.decode_func_addr(func).ok_or_else(|| ExecError::BadInsn {
-            pc: 0,
-            why: format!("callback {func:#x} is not a function"),
-        })?;
+        let (prog, pc) = self.decode_func_addr(func).ok_or_else(|| ExecError::BadInsn { pc: 0, why: format!("callback {func:#x} is not a function") })?;
         self.run_func(prog, pc, args)
     }
 
@@ -166,9 +160,7 @@ impl Runtime {
             PROBE_READ_USER | PROBE_READ_USER_STR | COPY_FROM_USER => Space::User,
             // (host addresses of a native run's regions stand in for kernel ones)
             PROBE_READ | PROBE_READ_STR
-                if self.opts.arch == Arch::X86_64
-                    && src < 0x0000_7fff_ffff_f000
-                    && !(self.mem.is_host() && self.mem.region(src).is_some()) =>
+                if self.opts.arch == Arch::X86_64 && src < 0x0000_7fff_ffff_f000 && !(self.mem.is_host() && self.mem.region(src).is_some()) =>
             {
                 Space::User
             }
@@ -280,11 +272,7 @@ pub(crate) fn call(rt: &mut Runtime, helper: u32, a: [u64; 5]) -> Result<Flow, E
         }
         FOR_EACH_MAP_ELEM => {
             let m = rt.map_arg(a[0], "for_each_map_elem")?;
-            if a[3] != 0 {
-                neg(EINVAL)
-            } else {
-                for_each_map_elem(rt, m, a[1], a[2])?
-            }
+            if a[3] != 0 { neg(EINVAL) } else { for_each_map_elem(rt, m, a[1], a[2])? }
         }
         LOOP => {
             if a[3] != 0 {
@@ -325,12 +313,8 @@ pub(crate) fn call(rt: &mut Runtime, helper: u32, a: [u64; 5]) -> Result<Flow, E
         GET_CGROUP_CLASSID => 0,
         GET_CURRENT_TASK | GET_CURRENT_TASK_BTF => rt.ksym("current_task")?,
         GET_FUNC_IP | GET_ATTACH_COOKIE => 0,
-        PROBE_READ | PROBE_READ_KERNEL | PROBE_READ_USER | COPY_FROM_USER => {
-            rt.probe_read(helper, a[0], a[1] as u32 as u64, a[2])?
-        }
-        PROBE_READ_STR | PROBE_READ_KERNEL_STR | PROBE_READ_USER_STR => {
-            rt.probe_read_str(helper, a[0], a[1] as u32 as u64, a[2])?
-        }
+        PROBE_READ | PROBE_READ_KERNEL | PROBE_READ_USER | COPY_FROM_USER => rt.probe_read(helper, a[0], a[1] as u32 as u64, a[2])?,
+        PROBE_READ_STR | PROBE_READ_KERNEL_STR | PROBE_READ_USER_STR => rt.probe_read_str(helper, a[0], a[1] as u32 as u64, a[2])?,
         TRACE_PRINTK => trace_printk(rt, a)?,
         STRNCMP => {
             let (s1, _) = rt.mem.read_cstr(a[0], a[1] as u32 as usize).map_err(fault)?;
@@ -366,11 +350,7 @@ pub(crate) fn call(rt: &mut Runtime, helper: u32, a: [u64; 5]) -> Result<Flow, E
         }
         RINGBUF_RESERVE => {
             let m = rt.map_arg(a[0], "ringbuf_reserve")?;
-            if a[2] != 0 {
-                0
-            } else {
-                rt.maps[m].ringbuf_reserve(&mut rt.mem, a[1]).map_err(fault)?
-            }
+            if a[2] != 0 { 0 } else { rt.maps[m].ringbuf_reserve(&mut rt.mem, a[1]).map_err(fault)? }
         }
         RINGBUF_SUBMIT | RINGBUF_DISCARD => {
             maps::ringbuf_commit(&mut rt.mem, a[0], helper == RINGBUF_DISCARD).map_err(fault)?;
@@ -397,16 +377,8 @@ pub(crate) fn call(rt: &mut Runtime, helper: u32, a: [u64; 5]) -> Result<Flow, E
             rt.maps[m].ringbuf_query(a[1])
         }
         CSUM_DIFF => {
-            let from = if a[1] != 0 {
-                rt.read_bytes(a[0], a[1] as u32 as u64)?
-            } else {
-                Vec::new()
-            };
-            let to = if a[3] != 0 {
-                rt.read_bytes(a[2], a[3] as u32 as u64)?
-            } else {
-                Vec::new()
-            };
+            let from = if a[1] != 0 { rt.read_bytes(a[0], a[1] as u32 as u64)? } else { Vec::new() };
+            let to = if a[3] != 0 { rt.read_bytes(a[2], a[3] as u32 as u64)? } else { Vec::new() };
             csum_diff(&from, &to, a[4] as u32) as u64
         }
         SKB_LOAD_BYTES => skb_load_bytes(rt, a[1] as u32, a[2], a[3] as u32)?,
@@ -414,11 +386,7 @@ pub(crate) fn call(rt: &mut Runtime, helper: u32, a: [u64; 5]) -> Result<Flow, E
         SKB_STORE_BYTES => skb_store_bytes(rt, a[1] as u32, a[2], a[3] as u32, a[4])?,
         SKB_PULL_DATA => {
             // bpf_try_make_writable(skb, len ?: skb_headlen(skb))
-            if rt.skb_pull(a[1] as u32 as u64)? {
-                0
-            } else {
-                neg(ENOMEM)
-            }
+            if rt.skb_pull(a[1] as u32 as u64)? { 0 } else { neg(ENOMEM) }
         }
         // a test-run skb is CHECKSUM_NONE
         CSUM_UPDATE => neg(ENOTSUPP),
@@ -485,9 +453,7 @@ pub(crate) fn call(rt: &mut Runtime, helper: u32, a: [u64; 5]) -> Result<Flow, E
         DYNPTR_READ => super::kfuncs::dynptr_read(rt, a[0], a[1] as u32, a[2], a[3] as u32, a[4])?,
         DYNPTR_WRITE => super::kfuncs::dynptr_write(rt, a[0], a[1] as u32, a[2], a[3] as u32, a[4])?,
         DYNPTR_DATA => super::kfuncs::dynptr_data(rt, a[0], a[1] as u32, a[2] as u32)?,
-        RINGBUF_RESERVE_DYNPTR | RINGBUF_SUBMIT_DYNPTR | RINGBUF_DISCARD_DYNPTR => {
-            super::kfuncs::ringbuf_dynptr(rt, helper, a)?
-        }
+        RINGBUF_RESERVE_DYNPTR | RINGBUF_SUBMIT_DYNPTR | RINGBUF_DISCARD_DYNPTR => super::kfuncs::ringbuf_dynptr(rt, helper, a)?,
         _ => {
             return Err(unsupported(format!("helper {} (#{helper})", helper_name(helper))));
         }
@@ -578,15 +544,7 @@ fn strtox(buf: &[u8], flags: u64, signed: bool) -> (u64, u64) {
     let mut j = 0;
     let at = |k: usize| s.get(k).copied().unwrap_or(0);
     if base == 0 {
-        base = if at(0) == b'0' {
-            if at(1).eq_ignore_ascii_case(&b'x') && at(2).is_ascii_hexdigit() {
-                16
-            } else {
-                8
-            }
-        } else {
-            10
-        };
+        base = if at(0) == b'0' { if at(1).eq_ignore_ascii_case(&b'x') && at(2).is_ascii_hexdigit() { 16 } else { 8 } } else { 10 };
     }
     if base == 16 && at(0) == b'0' && at(1).eq_ignore_ascii_case(&b'x') {
         j = 2;
@@ -699,9 +657,7 @@ fn skb_load_bytes_relative(rt: &mut Runtime, off: u32, to: Addr, len: u32, hdr: 
         _ => None,
     };
     if let Some(start) = start.filter(|&s| off <= 0xffff && s + off as u64 + len as u64 <= p.data_end) {
-        rt.mem
-            .copy(to, p.buf + start + off as u64, len as usize)
-            .map_err(fault)?;
+        rt.mem.copy(to, p.buf + start + off as u64, len as usize).map_err(fault)?;
         return Ok(0);
     }
     rt.mem.zero(to, len as usize).map_err(fault)?;
@@ -760,11 +716,7 @@ fn skb_change_head(rt: &mut Runtime, head_room: u32, flags: u64) -> Result<u64, 
     }
     if p.data < head_room as u64 {
         // skb_cow: a bigger head, the data moved to its end
-        let old = rt
-            .mem
-            .read(p.buf, rt.mem.region(p.buf).map_or(0, |(r, _)| r.data.len()))
-            .map_err(fault)?
-            .to_vec();
+        let old = rt.mem.read(p.buf, rt.mem.region(p.buf).map_or(0, |(r, _)| r.data.len())).map_err(fault)?.to_vec();
         let extra = (head_room as usize).div_ceil(64) * 64;
         let mut buf = vec![0u8; extra];
         buf.extend_from_slice(&old);
@@ -840,9 +792,7 @@ fn xdp_adjust(rt: &mut Runtime, what: XdpAdjust, offset: i32) -> u64 {
                 return neg(EINVAL);
             }
             if metalen > 0 {
-                let _ = rt
-                    .mem
-                    .copy(p.buf + (p.meta as i64 + off) as u64, p.buf + p.meta, metalen as usize);
+                let _ = rt.mem.copy(p.buf + (p.meta as i64 + off) as u64, p.buf + p.meta, metalen as usize);
             }
             p.meta = (p.meta as i64 + off) as u64;
             p.data = data as u64;

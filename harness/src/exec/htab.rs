@@ -53,14 +53,7 @@ struct Table {
 impl Table {
     fn insert(&mut self, key: &[u8], elem: Addr, node: Option<usize>) {
         self.seq += 1;
-        if let Some(old) = self.index.insert(
-            key.to_vec(),
-            Entry {
-                seq: self.seq,
-                elem,
-                node,
-            },
-        ) {
+        if let Some(old) = self.index.insert(key.to_vec(), Entry { seq: self.seq, elem, node }) {
             self.order.remove(&old.seq);
         }
         self.order.insert(self.seq, key.to_vec());
@@ -123,10 +116,7 @@ impl Hash {
             max_entries,
             prealloc: flags & BPF_F_NO_PREALLOC == 0,
             map_index,
-            table: Table {
-                node_key: vec![None; n],
-                ..Table::default()
-            },
+            table: Table { node_key: vec![None; n], ..Table::default() },
             lru: is_lru.then(|| Lru::new(n, flags & BPF_F_NO_COMMON_LRU != 0)),
             node_elem: vec![None; n],
             free: Vec::new(),
@@ -143,11 +133,7 @@ impl Hash {
         let size = self.value_off() + if self.percpu { 8 } else { round8(self.value_size) };
         let elem = mem.alloc(RegionKind::MapElem(self.map_index), vec![0; size as usize], false)?;
         if self.percpu {
-            let pcpu = mem.alloc(
-                RegionKind::MapValues(self.map_index),
-                vec![0; round8(self.value_size) as usize],
-                false,
-            )?;
+            let pcpu = mem.alloc(RegionKind::MapValues(self.map_index), vec![0; round8(self.value_size) as usize], false)?;
             mem.store_kernel(elem + self.value_off(), 8, pcpu)?;
         }
         Ok(elem)
@@ -266,14 +252,7 @@ impl Hash {
         r
     }
 
-    fn lru_update_with(
-        &mut self,
-        lru: &mut Lru,
-        mem: &mut Memory,
-        key: &[u8],
-        value: &[u8],
-        flags: u64,
-    ) -> Result<u64, Fault> {
+    fn lru_update_with(&mut self, lru: &mut Lru, mem: &mut Memory, key: &[u8], value: &[u8], flags: u64) -> Result<u64, Fault> {
         // the node is taken (maybe evicting) before the flags are checked,
         // except that a per-CPU update of an existing key takes none
         let new = if self.percpu && flags == BPF_EXIST {

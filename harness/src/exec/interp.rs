@@ -157,16 +157,7 @@ pub fn endian(class: u8, to_be: bool, imm: i32, dst: u64) -> Option<u64> {
 
 /// A conditional jump's test; `None` for an op that is not one.
 pub fn jmp_cond(op: u8, wide: bool, dst: u64, src: u64) -> Option<bool> {
-    let (a, b, sa, sb) = if wide {
-        (dst, src, dst as i64, src as i64)
-    } else {
-        (
-            dst as u32 as u64,
-            src as u32 as u64,
-            dst as i32 as i64,
-            src as i32 as i64,
-        )
-    };
+    let (a, b, sa, sb) = if wide { (dst, src, dst as i64, src as i64) } else { (dst as u32 as u64, src as u32 as u64, dst as i32 as i64, src as i32 as i64) };
     Some(match op {
         BPF_JEQ => a == b,
         BPF_JNE => a != b,
@@ -211,9 +202,7 @@ impl Runtime {
     }
 
     fn new_stack(&mut self, size: u32) -> Result<Addr, ExecError> {
-        self.mem
-            .alloc(RegionKind::Stack, vec![0; size as usize], false)
-            .map_err(|f| ExecError::Unsupported(format!("stack frame: {f}")))
+        self.mem.alloc(RegionKind::Stack, vec![0; size as usize], false).map_err(|f| ExecError::Unsupported(format!("stack frame: {f}")))
     }
 
     /// A load by the program: the ctx's pointer fields give pointers.
@@ -237,11 +226,7 @@ impl Runtime {
     }
 
     fn run_loop(&mut self, prog_idx: usize, entry: usize, args: [u64; 5]) -> Result<u64, ExecError> {
-        let prog = self
-            .progs
-            .get(prog_idx)
-            .cloned()
-            .ok_or_else(|| bad(entry, "no such program"))?;
+        let prog = self.progs.get(prog_idx).cloned().ok_or_else(|| bad(entry, "no such program"))?;
         let mut regs = [0u64; NREGS];
         regs[1..6].copy_from_slice(&args);
         // the program's own entry in a host-memory run: where the JITed
@@ -258,16 +243,8 @@ impl Runtime {
                 Some(stack)
             }
         };
-        let mut cur = Frame {
-            prog,
-            prog_idx,
-            ret_pc: 0,
-            saved: [0; 5],
-            stack,
-            in_args: [0; MAX_STACK_ARGS],
-            out_args: [0; MAX_STACK_ARGS],
-            may_goto: BPF_MAX_LOOPS,
-        };
+        let mut cur =
+            Frame { prog, prog_idx, ret_pc: 0, saved: [0; 5], stack, in_args: [0; MAX_STACK_ARGS], out_args: [0; MAX_STACK_ARGS], may_goto: BPF_MAX_LOOPS };
         let mut callers: Vec<Frame> = Vec::new();
         let mut pc = entry;
         loop {
@@ -275,11 +252,7 @@ impl Runtime {
             if self.insns > self.opts.insn_budget {
                 return Err(ExecError::Budget(self.opts.insn_budget));
             }
-            let insn: Insn = *cur
-                .prog
-                .insns
-                .get(pc)
-                .ok_or_else(|| bad(pc, "execution left the program"))?;
+            let insn: Insn = *cur.prog.insns.get(pc).ok_or_else(|| bad(pc, "execution left the program"))?;
             let (d, s) = (insn.dst as usize, insn.src as usize);
             if d >= NREGS || s >= NREGS {
                 return Err(bad(pc, format!("bad register in {insn:?}")));
@@ -330,11 +303,7 @@ impl Runtime {
                             if src(insn.code) == BPF_X {
                                 return Err(ExecError::Unsupported("gotox (indirect jump)".into()));
                             }
-                            let delta = if class == BPF_JMP32 {
-                                insn.imm as i64
-                            } else {
-                                insn.off as i64
-                            };
+                            let delta = if class == BPF_JMP32 { insn.imm as i64 } else { insn.off as i64 };
                             next = jump(pc, delta)?;
                         }
                         BPF_JCOND if class == BPF_JMP && insn.src == BPF_MAY_GOTO => {
@@ -382,18 +351,14 @@ impl Runtime {
                                     pc = t;
                                     continue;
                                 }
-                                Some(CallTarget::Helper(id)) => {
-                                    helpers::call(self, id, args).map_err(|e| at_pc(e, pc))?
-                                }
+                                Some(CallTarget::Helper(id)) => helpers::call(self, id, args).map_err(|e| at_pc(e, pc))?,
                                 Some(CallTarget::Kfunc(k)) => kfuncs::call(self, &k, args).map_err(|e| at_pc(e, pc))?,
                                 Some(CallTarget::Internal(Internal::TimedMayGoto)) => {
                                     let at = regs[10].wrapping_add(regs[12]);
                                     regs[12] = self.timed_may_goto(at).map_err(Self::fault(pc))?;
                                     Flow::Keep
                                 }
-                                Some(CallTarget::Internal(i)) => {
-                                    self.call_internal(i, args).map_err(|e| at_pc(e, pc))?
-                                }
+                                Some(CallTarget::Internal(i)) => self.call_internal(i, args).map_err(|e| at_pc(e, pc))?,
                                 None => {
                                     return Err(bad(pc, format!("call with no resolved target: {insn:?}")));
                                 }
@@ -434,13 +399,8 @@ impl Runtime {
                             }
                         }
                         _ => {
-                            let src = if src(insn.code) == BPF_X {
-                                regs[s]
-                            } else {
-                                insn.imm as i64 as u64
-                            };
-                            let taken = jmp_cond(o, class == BPF_JMP, regs[d], src)
-                                .ok_or_else(|| bad(pc, format!("bad jump {insn:?}")))?;
+                            let src = if src(insn.code) == BPF_X { regs[s] } else { insn.imm as i64 as u64 };
+                            let taken = jmp_cond(o, class == BPF_JMP, regs[d], src).ok_or_else(|| bad(pc, format!("bad jump {insn:?}")))?;
                             if taken {
                                 next = jump(pc, insn.off as i64)?;
                             }
@@ -449,32 +409,22 @@ impl Runtime {
                 }
                 BPF_LD => {
                     if insn.is_ld_imm64() {
-                        let hi = cur
-                            .prog
-                            .insns
-                            .get(pc + 1)
-                            .ok_or_else(|| bad(pc, "ld_imm64 without its second slot"))?;
+                        let hi = cur.prog.insns.get(pc + 1).ok_or_else(|| bad(pc, "ld_imm64 without its second slot"))?;
                         regs[d] = match cur.prog.imm64.get(pc).cloned().flatten() {
                             None => (insn.imm as u32 as u64) | ((hi.imm as u32 as u64) << 32),
                             Some(Imm64::Map(m)) => self.maps.get(m).ok_or_else(|| bad(pc, format!("no map {m}")))?.addr,
-                            Some(Imm64::MapValue { map, off }) => self
-                                .map_value_addr(map, off)
-                                .ok_or_else(|| bad(pc, format!("map {map} has no direct value")))?,
+                            Some(Imm64::MapValue { map, off }) => {
+                                self.map_value_addr(map, off).ok_or_else(|| bad(pc, format!("map {map} has no direct value")))?
+                            }
                             Some(Imm64::Func(t)) => Runtime::func_addr(cur.prog_idx, t),
                             Some(Imm64::Ksym(name)) => self.ksym(&name)?,
                         };
                         next = pc + 2;
                     } else if matches!(mode(insn.code), BPF_ABS | BPF_IND) && size(insn.code) != BPF_DW {
-                        let off = if mode(insn.code) == BPF_IND {
-                            regs[s].wrapping_add(insn.imm as i64 as u64)
-                        } else {
-                            insn.imm as i64 as u64
-                        };
+                        let off = if mode(insn.code) == BPF_IND { regs[s].wrapping_add(insn.imm as i64 as u64) } else { insn.imm as i64 as u64 };
                         regs[1] = regs[6];
                         regs[2] = off;
-                        let v = self
-                            .skb_load(regs[6], off as i32, size_bytes(insn.code))
-                            .map_err(|e| at_pc(e, pc))?;
+                        let v = self.skb_load(regs[6], off as i32, size_bytes(insn.code)).map_err(|e| at_pc(e, pc))?;
                         if (v as i64) < 0 {
                             regs[0] = 0;
                             match self.ret(&mut cur, &mut callers, &mut regs) {
@@ -523,11 +473,7 @@ impl Runtime {
                 BPF_ST | BPF_STX => {
                     let n = size_bytes(insn.code);
                     let m = mode(insn.code);
-                    let val = if class == BPF_ST {
-                        insn.imm as i64 as u64
-                    } else {
-                        regs[s]
-                    };
+                    let val = if class == BPF_ST { insn.imm as i64 as u64 } else { regs[s] };
                     if class == BPF_ST && m == BPF_NOSPEC {
                         // a speculation barrier
                     } else if d == REG_PARAMS as usize {
@@ -593,7 +539,13 @@ impl Runtime {
                         x if x == BPF_OR as i32 => old | v,
                         x if x == BPF_XOR as i32 => old ^ v,
                         _ if imm == BPF_XCHG => v,
-                        _ if imm == BPF_CMPXCHG => if old == r0 { v } else { old },
+                        _ if imm == BPF_CMPXCHG => {
+                            if old == r0 {
+                                v
+                            } else {
+                                old
+                            }
+                        }
                         _ => old,
                     }
                 };
@@ -668,14 +620,8 @@ impl Runtime {
             Internal::SkbLoadNoCache(size) => Ok(Flow::Ret(self.skb_load(a[0], a[1] as i32, size as usize)?)),
             Internal::TailCall => self.tail_call(a[1], a[2]),
             Internal::HtabLookupElem => {
-                let m = self
-                    .map_at(a[0])
-                    .ok_or_else(|| bad(0, "__htab_map_lookup_elem: not a map"))?;
-                let key = self
-                    .mem
-                    .read(a[1], self.maps[m].def.key_size as usize)
-                    .map_err(Self::fault(0))?
-                    .to_vec();
+                let m = self.map_at(a[0]).ok_or_else(|| bad(0, "__htab_map_lookup_elem: not a map"))?;
+                let key = self.mem.read(a[1], self.maps[m].def.key_size as usize).map_err(Self::fault(0))?.to_vec();
                 match &mut self.maps[m].store {
                     super::maps::Store::Hash(h) => Ok(Flow::Ret(h.elem_of_touched(&key))),
                     _ => Err(bad(0, "__htab_map_lookup_elem on a map that is not a hash")),
@@ -696,23 +642,15 @@ impl Runtime {
             self.mem.store(at.wrapping_add(8), 8, now)?;
             return Ok(BPF_MAX_TIMED_LOOPS);
         }
-        Ok(if now.wrapping_sub(ts) >= 250_000_000 {
-            0
-        } else {
-            BPF_MAX_TIMED_LOOPS
-        })
+        Ok(if now.wrapping_sub(ts) >= 250_000_000 { 0 } else { BPF_MAX_TIMED_LOOPS })
     }
 
     /// `bpf_tail_call(ctx, map, index)`: jump to the program in the slot,
     /// or fall through when it is empty, out of range or the chain is too long.
     pub(crate) fn tail_call(&mut self, map: Addr, index: u64) -> Result<Flow, ExecError> {
-        let m = self
-            .map_at(map)
-            .ok_or_else(|| ExecError::Unsupported("tail call through a non-map pointer".into()))?;
+        let m = self.map_at(map).ok_or_else(|| ExecError::Unsupported("tail call through a non-map pointer".into()))?;
         let super::maps::Store::ProgArray { slots } = &self.maps[m].store else {
-            return Err(ExecError::Unsupported(
-                "tail call through a map that is not a prog array".into(),
-            ));
+            return Err(ExecError::Unsupported("tail call through a map that is not a prog array".into()));
         };
         let index = index as u32;
         if index >= self.maps[m].def.max_entries || self.tail_calls >= MAX_TAIL_CALL_CNT {
@@ -753,10 +691,7 @@ mod tests {
         assert_eq!(alu64(BPF_MOD, 1, i64::MIN as u64, -1i64 as u64), Some(0));
         assert_eq!(alu64(BPF_MOD, 1, -7i64 as u64, 2), Some(-1i64 as u64));
         assert_eq!(alu32(BPF_MOD, 0, 0xffff_ffff_0000_0007, 0), Some(7));
-        assert_eq!(
-            alu32(BPF_DIV, 1, i32::MIN as u32 as u64, -1i32 as u32 as u64),
-            Some(i32::MIN as u32 as u64)
-        );
+        assert_eq!(alu32(BPF_DIV, 1, i32::MIN as u32 as u64, -1i32 as u32 as u64), Some(i32::MIN as u32 as u64));
         assert_eq!(alu32(BPF_MOD, 1, (-7i32) as u32 as u64, 2), Some((-1i32) as u32 as u64));
         assert_eq!(alu32(BPF_ARSH, 0, 0x8000_0000, 31), Some(0xffff_ffff));
         assert_eq!(alu64(BPF_LSH, 0, 1, 65), Some(2));

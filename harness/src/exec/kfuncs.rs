@@ -75,12 +75,7 @@ impl Kfunc {
             "bpf_iter_bits_destroy" => IterBitsDestroy,
             "bpf_rdonly_cast" => Cast,
             "bpf_cast_to_kern_ctx" => CastToKernCtx,
-            "bpf_rcu_read_lock"
-            | "bpf_rcu_read_unlock"
-            | "bpf_preempt_disable"
-            | "bpf_preempt_enable"
-            | "bpf_local_irq_save"
-            | "bpf_local_irq_restore" => Nop,
+            "bpf_rcu_read_lock" | "bpf_rcu_read_unlock" | "bpf_preempt_disable" | "bpf_preempt_enable" | "bpf_local_irq_save" | "bpf_local_irq_restore" => Nop,
             "bpf_dynptr_slice" | "bpf_dynptr_slice_rdwr" => DynptrSlice,
             "bpf_dynptr_adjust" => DynptrAdjust,
             "bpf_dynptr_is_null" => DynptrIsNull,
@@ -126,9 +121,7 @@ pub(crate) fn call(rt: &mut Runtime, k: &Kfunc, a: [u64; 5]) -> Result<Flow, Exe
                 (start.wrapping_sub(1), end, 0)
             };
             rt.mem.store(a[0], 4, cur as u32 as u64).map_err(fault)?;
-            rt.mem
-                .store(a[0].wrapping_add(4), 4, end as u32 as u64)
-                .map_err(fault)?;
+            rt.mem.store(a[0].wrapping_add(4), 4, end as u32 as u64).map_err(fault)?;
             ret
         }
         Kfunc::IterNumNext => {
@@ -138,9 +131,7 @@ pub(crate) fn call(rt: &mut Runtime, k: &Kfunc, a: [u64; 5]) -> Result<Flow, Exe
                 rt.mem.store(a[0], 8, 0).map_err(fault)?;
                 0
             } else {
-                rt.mem
-                    .store(a[0], 4, cur.wrapping_add(1) as u32 as u64)
-                    .map_err(fault)?;
+                rt.mem.store(a[0], 4, cur.wrapping_add(1) as u32 as u64).map_err(fault)?;
                 a[0]
             }
         }
@@ -251,9 +242,7 @@ fn iter_bits_new(rt: &mut Runtime, it: Addr, ptr: Addr, nr_words: u32) -> Result
         let copy = rt.mem.alloc(RegionKind::Scratch, bits, false).map_err(fault)?;
         rt.mem.store(it, 8, copy).map_err(fault)?;
     }
-    rt.mem
-        .store(it.wrapping_add(8), 4, nr_bytes as u64 * 8)
-        .map_err(fault)?;
+    rt.mem.store(it.wrapping_add(8), 4, nr_bytes as u64 * 8).map_err(fault)?;
     Ok(0)
 }
 
@@ -263,11 +252,7 @@ fn iter_bits_next(rt: &mut Runtime, it: Addr) -> Result<u64, ExecError> {
     if nr_bits == 0 || bit >= nr_bits {
         return Ok(0);
     }
-    let bits_at = if nr_bits == 64 {
-        it
-    } else {
-        rt.mem.load(it, 8).map_err(fault)?
-    };
+    let bits_at = if nr_bits == 64 { it } else { rt.mem.load(it, 8).map_err(fault)? };
     let words = rt.mem.read(bits_at, nr_bits as usize / 8).map_err(fault)?.to_vec();
     let mut next = nr_bits;
     for b in (bit.wrapping_add(1).max(0))..nr_bits {
@@ -277,9 +262,7 @@ fn iter_bits_next(rt: &mut Runtime, it: Addr) -> Result<u64, ExecError> {
             break;
         }
     }
-    rt.mem
-        .store(it.wrapping_add(12), 4, next as u32 as u64)
-        .map_err(fault)?;
+    rt.mem.store(it.wrapping_add(12), 4, next as u32 as u64).map_err(fault)?;
     Ok(if next >= nr_bits { 0 } else { it.wrapping_add(12) })
 }
 
@@ -289,28 +272,17 @@ const XATTR_SIZE_MAX: usize = 65536;
 fn byte(rt: &Runtime, addr: Addr) -> Option<i32> {
     let b = rt.mem.load(addr, 1).ok()? as u8;
     // `char` is signed on x86-64 and unsigned on arm64
-    Some(if rt.opts.arch == Arch::X86_64 {
-        b as i8 as i32
-    } else {
-        b as i32
-    })
+    Some(if rt.opts.arch == Arch::X86_64 { b as i8 as i32 } else { b as i32 })
 }
 
 fn lower(c: i32) -> i32 {
-    if (b'A' as i32..=b'Z' as i32).contains(&c) {
-        c + 32
-    } else {
-        c
-    }
+    if (b'A' as i32..=b'Z' as i32).contains(&c) { c + 32 } else { c }
 }
 
 fn string_kfunc(rt: &mut Runtime, f: StrFn, a: [u64; 5]) -> Result<u64, ExecError> {
     use StrFn::*;
     let arch = rt.opts.arch;
-    let two = matches!(
-        f,
-        Cmp | CaseCmp | NCaseCmp | Spn | CSpn | Str | CaseStr | NStr | NCaseStr
-    );
+    let two = matches!(f, Cmp | CaseCmp | NCaseCmp | Spn | CSpn | Str | CaseStr | NStr | NCaseStr);
     if !rt.kernel_addr_ok(a[0]) || (two && !rt.kernel_addr_ok(a[1])) {
         return Ok(neg(ERANGE));
     }
@@ -351,11 +323,7 @@ fn string_kfunc(rt: &mut Runtime, f: StrFn, a: [u64; 5]) -> Result<u64, ExecErro
             let mut i = 0;
             loop {
                 if i >= count || i >= XATTR_SIZE_MAX {
-                    break if i == XATTR_SIZE_MAX {
-                        -(E2BIG as i64)
-                    } else {
-                        -(ENOENT as i64)
-                    };
+                    break if i == XATTR_SIZE_MAX { -(E2BIG as i64) } else { -(ENOENT as i64) };
                 }
                 let sc = get!(a[0].wrapping_add(i as u64));
                 if sc == c {
@@ -368,11 +336,7 @@ fn string_kfunc(rt: &mut Runtime, f: StrFn, a: [u64; 5]) -> Result<u64, ExecErro
             }
         }
         ChrNul => {
-            let c = if arch == Arch::X86_64 {
-                a[1] as u8 as i8 as i32
-            } else {
-                a[1] as u8 as i32
-            };
+            let c = if arch == Arch::X86_64 { a[1] as u8 as i8 as i32 } else { a[1] as u8 as i32 };
             let mut r = -(E2BIG as i64);
             for i in 0..XATTR_SIZE_MAX {
                 let sc = get!(a[0].wrapping_add(i as u64));
@@ -442,11 +406,7 @@ fn string_kfunc(rt: &mut Runtime, f: StrFn, a: [u64; 5]) -> Result<u64, ExecErro
         }
         Str | CaseStr | NStr | NCaseStr => {
             let ignore = matches!(f, CaseStr | NCaseStr);
-            let len = if matches!(f, NStr | NCaseStr) {
-                a[2] as usize
-            } else {
-                XATTR_SIZE_MAX
-            };
+            let len = if matches!(f, NStr | NCaseStr) { a[2] as usize } else { XATTR_SIZE_MAX };
             let mut r = -(E2BIG as i64);
             'outer: for i in 0..XATTR_SIZE_MAX {
                 let s1 = a[0].wrapping_add(i as u64);
@@ -521,11 +481,7 @@ impl Dynptr {
         rt.mem.store(at.wrapping_add(12), 4, self.offset as u64).map_err(fault)
     }
     fn new(data: Addr, kind: u32, size: u32) -> Dynptr {
-        Dynptr {
-            data,
-            size: size | (kind << DYNPTR_TYPE_SHIFT),
-            offset: 0,
-        }
+        Dynptr { data, size: size | (kind << DYNPTR_TYPE_SHIFT), offset: 0 }
     }
     fn kind(&self) -> u32 {
         (self.size & !DYNPTR_RDONLY_BIT) >> DYNPTR_TYPE_SHIFT
@@ -541,11 +497,7 @@ impl Dynptr {
     }
     fn check(&self, off: u64, len: u64) -> Result<(), u64> {
         let size = self.size();
-        if len > size || off > size - len {
-            Err(neg(E2BIG))
-        } else {
-            Ok(())
-        }
+        if len > size || off > size - len { Err(neg(E2BIG)) } else { Ok(()) }
     }
     /// The address of byte `off` of the data (local and ring buffer kinds;
     /// skb and xdp data is the packet's).
@@ -561,13 +513,7 @@ impl Dynptr {
 }
 
 /// `bpf_dynptr_from_mem(data, size, flags, ptr)`.
-pub(crate) fn dynptr_from_mem(
-    rt: &mut Runtime,
-    data: Addr,
-    size: u32,
-    flags: u64,
-    ptr: Addr,
-) -> Result<u64, ExecError> {
+pub(crate) fn dynptr_from_mem(rt: &mut Runtime, data: Addr, size: u32, flags: u64, ptr: Addr) -> Result<u64, ExecError> {
     if size as u64 > DYNPTR_MAX_SIZE {
         Dynptr::default().write(rt, ptr)?;
         return Ok(neg(E2BIG));
@@ -581,14 +527,7 @@ pub(crate) fn dynptr_from_mem(
 }
 
 /// `bpf_dynptr_read(dst, len, src, offset, flags)`.
-pub(crate) fn dynptr_read(
-    rt: &mut Runtime,
-    dst: Addr,
-    len: u32,
-    src: Addr,
-    offset: u32,
-    flags: u64,
-) -> Result<u64, ExecError> {
+pub(crate) fn dynptr_read(rt: &mut Runtime, dst: Addr, len: u32, src: Addr, offset: u32, flags: u64) -> Result<u64, ExecError> {
     let d = Dynptr::read(rt, src)?;
     if d.data == 0 || flags != 0 {
         return Ok(neg(EINVAL));
@@ -602,14 +541,7 @@ pub(crate) fn dynptr_read(
 }
 
 /// `bpf_dynptr_write(dst, offset, src, len, flags)`.
-pub(crate) fn dynptr_write(
-    rt: &mut Runtime,
-    dst: Addr,
-    offset: u32,
-    src: Addr,
-    len: u32,
-    flags: u64,
-) -> Result<u64, ExecError> {
+pub(crate) fn dynptr_write(rt: &mut Runtime, dst: Addr, offset: u32, src: Addr, len: u32, flags: u64) -> Result<u64, ExecError> {
     let d = Dynptr::read(rt, dst)?;
     if d.data == 0 || d.rdonly() {
         return Ok(neg(EINVAL));
@@ -640,10 +572,7 @@ pub(crate) fn dynptr_data(rt: &mut Runtime, ptr: Addr, offset: u32, len: u32) ->
 /// `bpf_ringbuf_{reserve,submit,discard}_dynptr`.
 pub(crate) fn ringbuf_dynptr(rt: &mut Runtime, helper: u32, a: [u64; 5]) -> Result<u64, ExecError> {
     if helper == 198 {
-        let m = rt.map_at(a[0]).ok_or_else(|| ExecError::BadInsn {
-            pc: 0,
-            why: "ringbuf_reserve_dynptr: not a map".into(),
-        })?;
+        let m = rt.map_at(a[0]).ok_or_else(|| ExecError::BadInsn { pc: 0, why: "ringbuf_reserve_dynptr: not a map".into() })?;
         let (size, flags, ptr) = (a[1] as u32, a[2], a[3]);
         if flags != 0 {
             Dynptr::default().write(rt, ptr)?;

@@ -170,11 +170,7 @@ impl Lru {
         let mut i = 0;
         while node != active {
             let tmp = self.prev[node];
-            let t = if self.refb[node] {
-                NodeType::Active
-            } else {
-                NodeType::Inactive
-            };
+            let t = if self.refb[node] { NodeType::Active } else { NodeType::Inactive };
             self.move_node(node, t);
             i += 1;
             if i == self.nr_scans || node == first {
@@ -222,13 +218,7 @@ impl Lru {
         self.rotate_inactive();
     }
 
-    fn shrink_inactive(
-        &mut self,
-        tgt: usize,
-        free_list: usize,
-        free_type: NodeType,
-        del: &mut dyn FnMut(usize) -> bool,
-    ) -> usize {
+    fn shrink_inactive(&mut self, tgt: usize, free_list: usize, free_type: NodeType, del: &mut dyn FnMut(usize) -> bool) -> usize {
         let inactive = self.sentinel(NodeType::Inactive);
         let (mut shrunk, mut i) = (0, 0);
         let mut node = self.prev[inactive];
@@ -254,23 +244,13 @@ impl Lru {
 
     /// `__bpf_lru_list_shrink`: evicts up to `tgt` unreferenced inactive
     /// nodes, else one node whatever its reference bit.
-    fn shrink(
-        &mut self,
-        tgt: usize,
-        free_list: usize,
-        free_type: NodeType,
-        del: &mut dyn FnMut(usize) -> bool,
-    ) -> usize {
+    fn shrink(&mut self, tgt: usize, free_list: usize, free_type: NodeType, del: &mut dyn FnMut(usize) -> bool) -> usize {
         let n = self.shrink_inactive(tgt, free_list, free_type, del);
         if n > 0 {
             return n;
         }
         let inactive = self.sentinel(NodeType::Inactive);
-        let list = if self.empty(inactive) {
-            self.sentinel(NodeType::Active)
-        } else {
-            inactive
-        };
+        let list = if self.empty(inactive) { self.sentinel(NodeType::Active) } else { inactive };
         let mut node = self.prev[list];
         while node != list {
             let tmp = self.prev[node];
@@ -297,11 +277,7 @@ impl Lru {
         let mut node = self.prev[pending];
         while node != pending {
             let tmp = self.prev[node];
-            let t = if self.refb[node] {
-                NodeType::Active
-            } else {
-                NodeType::Inactive
-            };
+            let t = if self.refb[node] { NodeType::Active } else { NodeType::Inactive };
             self.move_in(node, t);
             node = tmp;
         }

@@ -145,11 +145,7 @@ impl Map {
         let (size, store) = match def.map_type {
             BPF_MAP_TYPE_CGROUP_STORAGE | BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE => {
                 // a test run gives the program fresh, zeroed storage
-                let value = mem.alloc(
-                    RegionKind::MapValues(index),
-                    vec![0; checked_len(round8(def.value_size))?],
-                    false,
-                )?;
+                let value = mem.alloc(RegionKind::MapValues(index), vec![0; checked_len(round8(def.value_size))?], false)?;
                 (MAP_OBJ_SIZE as u64, Store::CgroupStorage { value })
             }
             BPF_MAP_TYPE_ARRAY => {
@@ -159,83 +155,40 @@ impl Map {
             }
             BPF_MAP_TYPE_PERCPU_ARRAY => {
                 let elem_size = round8(def.value_size);
-                let values = mem.alloc(
-                    RegionKind::MapValues(index),
-                    vec![0; checked_len(elem_size * def.max_entries as u64)?],
-                    false,
-                )?;
-                (
-                    ARRAY_VALUE_OFF + 8 * def.max_entries as u64,
-                    Store::PercpuArray { elem_size, values },
-                )
+                let values = mem.alloc(RegionKind::MapValues(index), vec![0; checked_len(elem_size * def.max_entries as u64)?], false)?;
+                (ARRAY_VALUE_OFF + 8 * def.max_entries as u64, Store::PercpuArray { elem_size, values })
             }
             BPF_MAP_TYPE_HASH | BPF_MAP_TYPE_PERCPU_HASH | BPF_MAP_TYPE_LRU_HASH | BPF_MAP_TYPE_LRU_PERCPU_HASH => {
-                let h = Hash::new(
-                    def.map_type,
-                    def.key_size,
-                    def.value_size,
-                    def.max_entries,
-                    def.map_flags,
-                    index,
-                );
+                let h = Hash::new(def.map_type, def.key_size, def.value_size, def.max_entries, def.map_flags, index);
                 (MAP_OBJ_SIZE as u64, Store::Hash(Box::new(h)))
             }
             BPF_MAP_TYPE_RINGBUF => {
                 let size = def.max_entries as u64;
                 if !size.is_power_of_two() || size < 4096 {
                     // the kernel refuses to create it (EINVAL)
-                    return Err(Fault {
-                        addr: 0,
-                        len: size,
-                        write: true,
-                        why: "ring buffer size is not a power-of-2 multiple of the page size",
-                    });
+                    return Err(Fault { addr: 0, len: size, write: true, why: "ring buffer size is not a power-of-2 multiple of the page size" });
                 }
                 let data = mem.alloc(RegionKind::MapValues(index), vec![0; checked_len(2 * size)?], false)?;
-                (
-                    MAP_OBJ_SIZE as u64,
-                    Store::Ringbuf(Ringbuf {
-                        data,
-                        size,
-                        prod_pos: 0,
-                        cons_pos: 0,
-                        pending_pos: 0,
-                    }),
-                )
+                (MAP_OBJ_SIZE as u64, Store::Ringbuf(Ringbuf { data, size, prod_pos: 0, cons_pos: 0, pending_pos: 0 }))
             }
-            BPF_MAP_TYPE_QUEUE | BPF_MAP_TYPE_STACK => (
-                MAP_OBJ_SIZE as u64,
-                Store::Queue {
-                    items: VecDeque::new(),
-                    lifo: def.map_type == BPF_MAP_TYPE_STACK,
-                },
-            ),
+            BPF_MAP_TYPE_QUEUE | BPF_MAP_TYPE_STACK => (MAP_OBJ_SIZE as u64, Store::Queue { items: VecDeque::new(), lifo: def.map_type == BPF_MAP_TYPE_STACK }),
             BPF_MAP_TYPE_BLOOM_FILTER => (MAP_OBJ_SIZE as u64, Store::Bloom { values: HashSet::new() }),
             // laid out as `struct bpf_array`: `ptrs[]` where an array's
             // values are, read by the x86-64 JIT's inline tail call (the
             // runtime fills them for native runs)
             BPF_MAP_TYPE_PROG_ARRAY => (
                 ARRAY_VALUE_OFF + 8 * u64::from(def.max_entries.min(PROG_ARRAY_MAX_SLOTS)),
-                Store::ProgArray {
-                    slots: vec![None; def.max_entries.min(PROG_ARRAY_MAX_SLOTS) as usize],
-                },
+                Store::ProgArray { slots: vec![None; def.max_entries.min(PROG_ARRAY_MAX_SLOTS) as usize] },
             ),
             // an array of maps keeps its inner maps' pointers (NULL: no
             // inner map is ever inserted) where an array keeps values, which
             // the inlined lookup (`array_of_map_gen_lookup`) reads
-            BPF_MAP_TYPE_ARRAY_OF_MAPS => (
-                ARRAY_VALUE_OFF + 8 * def.max_entries as u64,
-                Store::MapOfMaps { slots: HashMap::new() },
-            ),
+            BPF_MAP_TYPE_ARRAY_OF_MAPS => (ARRAY_VALUE_OFF + 8 * def.max_entries as u64, Store::MapOfMaps { slots: HashMap::new() }),
             BPF_MAP_TYPE_HASH_OF_MAPS => (MAP_OBJ_SIZE as u64, Store::MapOfMaps { slots: HashMap::new() }),
             _ => (MAP_OBJ_SIZE as u64, Store::Unmodelled),
         };
         let addr = mem.alloc(RegionKind::Map(index), vec![0; checked_len(size)?], readonly)?;
-        let mut map = Map {
-            def: def.clone(),
-            addr,
-            store,
-        };
+        let mut map = Map { def: def.clone(), addr, store };
         if let Store::ProgArray { .. } = map.store {
             mem.store_kernel(addr + BPF_MAP_MAX_ENTRIES_OFF, 4, u64::from(def.max_entries))?;
         }
@@ -311,12 +264,7 @@ impl Map {
             return Ok(neg(EINVAL));
         }
         // no map BTF in the model, so never a spin lock in the value
-        if flags & BPF_F_LOCK != 0
-            && matches!(
-                self.store,
-                Store::Array { .. } | Store::PercpuArray { .. } | Store::Hash(_)
-            )
-        {
+        if flags & BPF_F_LOCK != 0 && matches!(self.store, Store::Array { .. } | Store::PercpuArray { .. } | Store::Hash(_)) {
             return Ok(neg(EINVAL));
         }
         match self.store {
@@ -447,8 +395,7 @@ impl Map {
             if hdr & RINGBUF_BUSY_BIT != 0 {
                 break;
             }
-            rb.pending_pos +=
-                ((hdr & !(RINGBUF_BUSY_BIT | RINGBUF_DISCARD_BIT)) as u64 + RINGBUF_HDR_SZ).div_ceil(8) * 8;
+            rb.pending_pos += ((hdr & !(RINGBUF_BUSY_BIT | RINGBUF_DISCARD_BIT)) as u64 + RINGBUF_HDR_SZ).div_ceil(8) * 8;
         }
         let mask = rb.size - 1;
         let new_prod = rb.prod_pos + len;
@@ -490,12 +437,7 @@ pub fn ringbuf_commit(mem: &mut Memory, sample: Addr, discard: bool) -> Result<(
 
 fn checked_len(n: u64) -> Result<usize, Fault> {
     if n > super::mem::MAX_REGION as u64 {
-        return Err(Fault {
-            addr: 0,
-            len: n,
-            write: true,
-            why: "map larger than the model allows",
-        });
+        return Err(Fault { addr: 0, len: n, write: true, why: "map larger than the model allows" });
     }
     Ok(n as usize)
 }

@@ -147,13 +147,7 @@ impl Default for Memory {
 
 impl Memory {
     pub fn new() -> Memory {
-        Memory {
-            regions: BTreeMap::new(),
-            next: BASE,
-            free: Vec::new(),
-            host: None,
-            low_next: 0,
-        }
+        Memory { regions: BTreeMap::new(), next: BASE, free: Vec::new(), host: None, low_next: 0 }
     }
 
     /// A memory whose regions' addresses are the host addresses of their
@@ -168,18 +162,8 @@ impl Memory {
     /// the same addresses: a native run and the interpreter's run it is
     /// compared with agree even on pointer values.
     pub fn new_host() -> Result<Memory, Fault> {
-        let lease = arena::Lease::take().ok_or(Fault {
-            addr: 0,
-            len: 0,
-            write: true,
-            why: "no host memory for a native run",
-        })?;
-        Ok(Memory {
-            next: lease.base(),
-            low_next: lease.low_base().unwrap_or(0),
-            host: Some(lease),
-            ..Memory::new()
-        })
+        let lease = arena::Lease::take().ok_or(Fault { addr: 0, len: 0, write: true, why: "no host memory for a native run" })?;
+        Ok(Memory { next: lease.base(), low_next: lease.low_base().unwrap_or(0), host: Some(lease), ..Memory::new() })
     }
 
     /// Maps `data` as a new region in the host memory's low area, below 2
@@ -188,12 +172,7 @@ impl Memory {
     /// `mov` (`r0 = &cpu_number`), which native code then uses as they
     /// are. Only in host memory; its base address.
     pub fn alloc_low(&mut self, kind: RegionKind, data: Vec<u8>, readonly: bool) -> Result<Addr, Fault> {
-        let fault = |why| Fault {
-            addr: 0,
-            len: data.len() as u64,
-            write: true,
-            why,
-        };
+        let fault = |why| Fault { addr: 0, len: data.len() as u64, write: true, why };
         let Some(lease) = &self.host else { return Err(fault("no low memory outside a native run")) };
         let Some(low) = lease.low_base() else { return Err(fault("no host memory below 2 GiB")) };
         let base = self.low_next;
@@ -207,10 +186,7 @@ impl Memory {
         // with the arena, and in no other region (the bump pointer only
         // moves forward)
         unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), ptr, data.len()) };
-        let bytes = RegionBytes {
-            owned: Vec::new(),
-            arena: Some((ptr, data.len())),
-        };
+        let bytes = RegionBytes { owned: Vec::new(), arena: Some((ptr, data.len())) };
         self.regions.insert(base, Region { kind, data: bytes, readonly });
         Ok(base)
     }
@@ -224,41 +200,24 @@ impl Memory {
     pub fn alloc(&mut self, kind: RegionKind, data: Vec<u8>, readonly: bool) -> Result<Addr, Fault> {
         let len = data.len();
         if len > MAX_REGION {
-            return Err(Fault {
-                addr: 0,
-                len: len as u64,
-                write: true,
-                why: "region larger than the model allows",
-            });
+            return Err(Fault { addr: 0, len: len as u64, write: true, why: "region larger than the model allows" });
         }
         if let Some(lease) = &self.host {
             let base = self.next;
             let span = (len as u64).div_ceil(PAGE).max(1) * PAGE + PAGE;
             if base + span > lease.base() + arena::SIZE as u64 {
-                return Err(Fault {
-                    addr: base,
-                    len: len as u64,
-                    write: true,
-                    why: "host arena exhausted",
-                });
+                return Err(Fault { addr: base, len: len as u64, write: true, why: "host arena exhausted" });
             }
             self.next = base + span;
             let ptr = base as *mut u8;
             // SAFETY: [base, base + len) is inside the leased arena and in
             // no other region (the bump pointer only moves forward)
             unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), ptr, len) };
-            let data = RegionBytes {
-                owned: Vec::new(),
-                arena: Some((ptr, len)),
-            };
+            let data = RegionBytes { owned: Vec::new(), arena: Some((ptr, len)) };
             self.regions.insert(base, Region { kind, data, readonly });
             return Ok(base);
         }
-        let region = Region {
-            kind,
-            data: RegionBytes::owned(data),
-            readonly,
-        };
+        let region = Region { kind, data: RegionBytes::owned(data), readonly };
         if let Some(k) = self.free.iter().rposition(|&(_, cap)| cap == len) {
             let (base, _) = self.free.swap_remove(k);
             self.regions.insert(base, region);
@@ -266,12 +225,7 @@ impl Memory {
         }
         let base = self.next;
         let span = (len as u64).div_ceil(PAGE).max(1) * PAGE + PAGE;
-        self.next = base.checked_add(span).ok_or(Fault {
-            addr: base,
-            len: len as u64,
-            write: true,
-            why: "address space exhausted",
-        })?;
+        self.next = base.checked_add(span).ok_or(Fault { addr: base, len: len as u64, write: true, why: "address space exhausted" })?;
         self.regions.insert(base, region);
         Ok(base)
     }
@@ -464,14 +418,7 @@ mod arena {
     fn reserve() -> Option<u64> {
         // SAFETY: a fresh anonymous private mapping
         let p = unsafe {
-            libc::mmap(
-                std::ptr::null_mut(),
-                SIZE,
-                libc::PROT_READ | libc::PROT_WRITE,
-                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
-                -1,
-                0,
-            )
+            libc::mmap(std::ptr::null_mut(), SIZE, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE, -1, 0)
         };
         (p != libc::MAP_FAILED).then_some(p as u64)
     }

@@ -164,10 +164,9 @@ impl ExecProgram {
             } else if insn.is_ld_imm64() {
                 imm64[pc] = match insn.src {
                     BPF_PSEUDO_MAP_FD | BPF_PSEUDO_MAP_IDX => Some(Imm64::Map(insn.imm as u32 as usize)),
-                    BPF_PSEUDO_MAP_VALUE | BPF_PSEUDO_MAP_IDX_VALUE => Some(Imm64::MapValue {
-                        map: insn.imm as u32 as usize,
-                        off: p.insns.get(pc + 1).map_or(0, |i| i.imm as u32),
-                    }),
+                    BPF_PSEUDO_MAP_VALUE | BPF_PSEUDO_MAP_IDX_VALUE => {
+                        Some(Imm64::MapValue { map: insn.imm as u32 as usize, off: p.insns.get(pc + 1).map_or(0, |i| i.imm as u32) })
+                    }
                     BPF_PSEUDO_FUNC => rel_target(pc, insn.imm, n).map(Imm64::Func),
                     _ => None,
                 };
@@ -176,28 +175,17 @@ impl ExecProgram {
         for r in &p.relocs {
             match r {
                 LinkReloc::Map { insn, map } => set(&mut imm64, *insn, Imm64::Map(*map)),
-                LinkReloc::MapValue { insn, map, off } => {
-                    set(&mut imm64, *insn, Imm64::MapValue { map: *map, off: *off })
-                }
+                LinkReloc::MapValue { insn, map, off } => set(&mut imm64, *insn, Imm64::MapValue { map: *map, off: *off }),
                 LinkReloc::BtfId { insn, name } => set(&mut imm64, *insn, Imm64::Ksym(name.clone())),
                 LinkReloc::Kfunc { insn, name } => set(&mut calls, *insn, CallTarget::Kfunc(Kfunc::by_name(name))),
             }
         }
-        ExecProgram {
-            insns: p.insns.clone(),
-            calls,
-            imm64,
-            frame_size: MAX_BPF_STACK,
-            kernel_ctx: false,
-        }
+        ExecProgram { insns: p.insns.clone(), calls, imm64, frame_size: MAX_BPF_STACK, kernel_ctx: false }
     }
 
     /// A program of raw instructions with no maps or kfuncs.
     pub fn from_insns(insns: &[Insn]) -> ExecProgram {
-        ExecProgram::from_linked(&LinkedProgram {
-            insns: insns.to_vec(),
-            ..Default::default()
-        })
+        ExecProgram::from_linked(&LinkedProgram { insns: insns.to_vec(), ..Default::default() })
     }
 }
 
@@ -299,10 +287,7 @@ impl std::error::Error for ExecError {}
 /// `BPF_PROG_TEST_RUN` of the program a [`LoadRequest`] loads, as loaded
 /// (before fixups), with the request's maps and their initial contents.
 pub fn test_run(req: &LoadRequest, input: &TestRunInput) -> Result<TestRunOutput, ExecError> {
-    let opts = ExecOptions {
-        arch: req.arch,
-        ..ExecOptions::default()
-    };
+    let opts = ExecOptions { arch: req.arch, ..ExecOptions::default() };
     test_run_program(req, &ExecProgram::from_linked(&req.prog), input, &opts)
 }
 
@@ -310,18 +295,11 @@ pub fn test_run(req: &LoadRequest, input: &TestRunInput) -> Result<TestRunOutput
 /// `data_out`, `test_run_errno`) for an accepted load whose request asks for
 /// a test run, as a kernel backend does; the model backend's hook. An `Err`
 /// is a run the model cannot answer (not modelled, a fault, the budget).
-pub fn fill_outcome(
-    req: &LoadRequest,
-    prog: &ExecProgram,
-    out: &mut crate::backend::LoadOutcome,
-) -> Result<(), ExecError> {
+pub fn fill_outcome(req: &LoadRequest, prog: &ExecProgram, out: &mut crate::backend::LoadOutcome) -> Result<(), ExecError> {
     let Some(input) = req.test_run.as_ref().filter(|_| out.accepted) else {
         return Ok(());
     };
-    let opts = ExecOptions {
-        arch: req.arch,
-        ..ExecOptions::default()
-    };
+    let opts = ExecOptions { arch: req.arch, ..ExecOptions::default() };
     match test_run_program(req, prog, input, &opts) {
         Ok(o) => {
             out.retval = Some(o.retval);
@@ -352,11 +330,7 @@ pub enum RunPath {
 /// program as loaded (the fallback, with the reason in the [`RunPath`]):
 /// a call of a kernel function the runtime does not have, or a field of
 /// the kernel's ctx object the model does not fill.
-pub fn fill_outcome_model(
-    req: &LoadRequest,
-    xlated: &[Insn],
-    out: &mut crate::backend::LoadOutcome,
-) -> Result<RunPath, ExecError> {
+pub fn fill_outcome_model(req: &LoadRequest, xlated: &[Insn], out: &mut crate::backend::LoadOutcome) -> Result<RunPath, ExecError> {
     let why = match ExecProgram::from_xlated(xlated, req.arch, req.prog_type.0) {
         Ok(p) => match fill_outcome(req, &p, out) {
             Ok(()) => return Ok(RunPath::Xlated),
@@ -371,12 +345,7 @@ pub fn fill_outcome_model(
 
 /// `BPF_PROG_TEST_RUN` of `prog` (the program as loaded, or the xlated one
 /// with its resolved calls) with the maps, type and attach type of `req`.
-pub fn test_run_program(
-    req: &LoadRequest,
-    prog: &ExecProgram,
-    input: &TestRunInput,
-    opts: &ExecOptions,
-) -> Result<TestRunOutput, ExecError> {
+pub fn test_run_program(req: &LoadRequest, prog: &ExecProgram, input: &TestRunInput, opts: &ExecOptions) -> Result<TestRunOutput, ExecError> {
     let mut rt = Runtime::new(&req.maps, opts)?;
     if let Some(f) = req.prog.funcs.first() {
         rt.fill_self_slots(&req.maps, &f.name);
@@ -405,62 +374,32 @@ mod tests {
     #[test]
     fn no_panics_on_arbitrary_programs() {
         let codes: Vec<u8> = (0..=255u8).collect();
-        let maps: Vec<MapDef> = [
-            "array",
-            "percpu_array",
-            "hash",
-            "lru_hash",
-            "percpu_hash",
-            "ringbuf",
-            "queue",
-            "prog_array",
-        ]
-        .iter()
-        .enumerate()
-        .map(|(i, t)| {
-            let ty = crate::map::map_type_by_name(t).unwrap();
-            let (k, v, n) = match *t {
-                "ringbuf" => (0, 0, 4096),
-                "queue" => (0, 8, 4),
-                _ => (4, 8, 4),
-            };
-            MapDef::new(&format!("m{i}"), ty, k, v, n)
-        })
-        .collect();
-        let types = [
-            prog_type::SOCKET_FILTER,
-            prog_type::SCHED_CLS,
-            prog_type::XDP,
-            prog_type::SYSCALL,
-            prog_type::RAW_TRACEPOINT,
-        ];
+        let maps: Vec<MapDef> = ["array", "percpu_array", "hash", "lru_hash", "percpu_hash", "ringbuf", "queue", "prog_array"]
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let ty = crate::map::map_type_by_name(t).unwrap();
+                let (k, v, n) = match *t {
+                    "ringbuf" => (0, 0, 4096),
+                    "queue" => (0, 8, 4),
+                    _ => (4, 8, 4),
+                };
+                MapDef::new(&format!("m{i}"), ty, k, v, n)
+            })
+            .collect();
+        let types = [prog_type::SOCKET_FILTER, prog_type::SCHED_CLS, prog_type::XDP, prog_type::SYSCALL, prog_type::RAW_TRACEPOINT];
         let mut s = 42u64;
-        let opts = ExecOptions {
-            insn_budget: 20_000,
-            ..ExecOptions::default()
-        };
+        let opts = ExecOptions { insn_budget: 20_000, ..ExecOptions::default() };
         let mut completed = 0;
         for round in 0..20_000 {
             let n = 1 + (rng(&mut s) % 24) as usize;
             let insns: Vec<Insn> = (0..n)
                 .map(|_| {
                     let r = rng(&mut s);
-                    let code = if r.is_multiple_of(8) {
-                        r as u8
-                    } else {
-                        codes[(r >> 8) as usize % codes.len()]
-                    };
+                    let code = if r.is_multiple_of(8) { r as u8 } else { codes[(r >> 8) as usize % codes.len()] };
                     let v = rng(&mut s);
-                    let off = if v.is_multiple_of(3) {
-                        (v >> 16) as i16
-                    } else {
-                        ((v >> 16) % 16) as i16 - 8
-                    };
-                    let imm = if v.is_multiple_of(5) {
-                        (v >> 32) as i32
-                    } else {
-                        ((v >> 32) % 64) as i32 - 16
-                    };
+                    let off = if v.is_multiple_of(3) { (v >> 16) as i16 } else { ((v >> 16) % 16) as i16 - 8 };
+                    let imm = if v.is_multiple_of(5) { (v >> 32) as i32 } else { ((v >> 32) % 64) as i32 - 16 };
                     Insn::new(code, (v % 13) as u8, ((v >> 4) % 13) as u8, off, imm)
                 })
                 .collect();
@@ -477,10 +416,7 @@ mod tests {
                 } else if i.is_ld_imm64() {
                     p.imm64[pc] = Some(match rng(&mut s) % 3 {
                         0 => Imm64::Map(i.imm as u32 as usize % 10),
-                        1 => Imm64::MapValue {
-                            map: 0,
-                            off: i.imm as u32,
-                        },
+                        1 => Imm64::MapValue { map: 0, off: i.imm as u32 },
                         _ => Imm64::Func(i.imm as u32 as usize),
                     });
                 }
@@ -491,9 +427,7 @@ mod tests {
             if round % 3 == 0 {
                 let sizes = [0usize, 1, 13, 14, 15, 64, 3520, 3521, 5000, 80_000];
                 input.data = vec![0xa5; sizes[(rng(&mut s) % sizes.len() as u64) as usize]];
-                input.ctx = rng(&mut s)
-                    .is_multiple_of(2)
-                    .then(|| vec![(rng(&mut s) % 3) as u8; (rng(&mut s) % 300) as usize]);
+                input.ctx = rng(&mut s).is_multiple_of(2).then(|| vec![(rng(&mut s) % 3) as u8; (rng(&mut s) % 300) as usize]);
                 input.data_out_size = (rng(&mut s) % 9000) as u32;
                 input.repeat = (rng(&mut s) % 2) as u32;
             }
@@ -509,14 +443,7 @@ mod tests {
     #[test]
     fn no_panics_on_odd_maps() {
         for ty in 0..40 {
-            for (k, v, n) in [
-                (0, 0, 0),
-                (4, 0, 1),
-                (0, 4, 1),
-                (4, 8, u32::MAX),
-                (u32::MAX, u32::MAX, 2),
-                (4, 8, 4097),
-            ] {
+            for (k, v, n) in [(0, 0, 0), (4, 0, 1), (0, 4, 1), (4, 8, u32::MAX), (u32::MAX, u32::MAX, 2), (4, 8, 4097)] {
                 let d = MapDef::new("m", ty, k, v, n);
                 let _ = Runtime::new(&[d], &ExecOptions::default());
             }
@@ -529,12 +456,7 @@ mod tests {
     fn inlined_hash_lookup_through_the_internal_call() {
         use crate::map::types::BPF_MAP_TYPE_HASH;
         let maps = [MapDef::new("h", BPF_MAP_TYPE_HASH, 4, 8, 4)];
-        let ld_map = |dst| {
-            [
-                Insn::new(BPF_LD | BPF_IMM | BPF_DW, dst, BPF_PSEUDO_MAP_FD, 0, 0),
-                Insn::new(0, 0, 0, 0, 0),
-            ]
-        };
+        let ld_map = |dst| [Insn::new(BPF_LD | BPF_IMM | BPF_DW, dst, BPF_PSEUDO_MAP_FD, 0, 0), Insn::new(0, 0, 0, 0, 0)];
         let mut insns = vec![
             Insn::new(BPF_ST | BPF_MEM | BPF_W, 10, 0, -4, 7),    // key 7
             Insn::new(BPF_ST | BPF_MEM | BPF_DW, 10, 0, -16, 99), // value 99
@@ -598,11 +520,7 @@ mod tests {
         let mut p = ExecProgram::from_insns(&insns);
         p.calls[8] = Some(CallTarget::Internal(Internal::TimedMayGoto));
         // one clock read per refill: 250 ms at 25 ms a read is 10 refills
-        let opts = ExecOptions {
-            clock_step_ns: 25_000_000,
-            timed_may_goto_ns: 0,
-            ..ExecOptions::default()
-        };
+        let opts = ExecOptions { clock_step_ns: 25_000_000, timed_may_goto_ns: 0, ..ExecOptions::default() };
         let mut rt = Runtime::new(&[], &opts).unwrap();
         let input = crate::backend::TestRunInput::test_loader(prog_type::SYSCALL);
         let out = rt.test_run(&p, prog_type::SYSCALL, None, &input).unwrap();
@@ -613,16 +531,10 @@ mod tests {
     fn budget_stops_an_endless_loop() {
         // l: goto l
         let p = ExecProgram::from_insns(&[Insn::new(BPF_JMP | BPF_JA, 0, 0, -1, 0)]);
-        let opts = ExecOptions {
-            insn_budget: 1000,
-            ..ExecOptions::default()
-        };
+        let opts = ExecOptions { insn_budget: 1000, ..ExecOptions::default() };
         let mut rt = Runtime::new(&[], &opts).unwrap();
         let input = crate::backend::TestRunInput::test_loader(prog_type::SOCKET_FILTER);
-        assert_eq!(
-            rt.test_run(&p, prog_type::SOCKET_FILTER, None, &input),
-            Err(ExecError::Budget(1000))
-        );
+        assert_eq!(rt.test_run(&p, prog_type::SOCKET_FILTER, None, &input), Err(ExecError::Budget(1000)));
     }
 
     #[test]
@@ -642,18 +554,13 @@ mod tests {
             p.imm64[0] = Some(Imm64::Map(0));
             p
         };
-        let target = ExecProgram::from_insns(&[
-            Insn::new(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 42),
-            Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
-        ]);
+        let target = ExecProgram::from_insns(&[Insn::new(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 42), Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)]);
         let input = crate::backend::TestRunInput::test_loader(prog_type::SOCKET_FILTER);
         for (index, want) in [(0, 42), (1, 1), (7, 1)] {
             let mut rt = Runtime::new(&maps, &ExecOptions::default()).unwrap();
             let t = rt.add_program(target.clone());
             rt.set_prog_array_slot(0, 0, Some(t)).unwrap();
-            let out = rt
-                .test_run(&main(index), prog_type::SOCKET_FILTER, None, &input)
-                .unwrap();
+            let out = rt.test_run(&main(index), prog_type::SOCKET_FILTER, None, &input).unwrap();
             assert_eq!(out.retval, want, "index {index}");
         }
     }

@@ -65,11 +65,7 @@ pub(crate) use imp::{NativeImage, call_native};
 
 /// Why native runs are not possible on this host, if they are not.
 pub fn unavailable() -> Option<&'static str> {
-    if cfg!(all(target_arch = "x86_64", target_os = "linux")) {
-        None
-    } else {
-        Some("native runs need an x86-64 Linux host (the x86-64 JIT's code)")
-    }
+    if cfg!(all(target_arch = "x86_64", target_os = "linux")) { None } else { Some("native runs need an x86-64 Linux host (the x86-64 JIT's code)") }
 }
 
 /// `BPF_PROG_TEST_RUN` of the xlated program `xlated` (dump form, with the
@@ -122,10 +118,7 @@ pub enum Comparison {
 
 fn show(r: &Result<TestRunOutput, ExecError>) -> String {
     match r {
-        Ok(o) => format!(
-            "retval {:#x} data_out {:02x?} ctx_out {:02x?}",
-            o.retval, o.data_out, o.ctx_out
-        ),
+        Ok(o) => format!("retval {:#x} data_out {:02x?} ctx_out {:02x?}", o.retval, o.data_out, o.ctx_out),
         Err(e) => format!("error: {e}"),
     }
 }
@@ -134,13 +127,7 @@ fn show(r: &Result<TestRunOutput, ExecError>) -> String {
 /// by the interpreter, each in a fresh host-memory runtime of the same
 /// layout: the differential check of `tests/exec_native.rs` and the
 /// `exec_native` fuzz target.
-pub fn compare_with_interpreter(
-    req: &LoadRequest,
-    xlated: &[Insn],
-    subprogs: &[SubprogFacts],
-    input: &TestRunInput,
-    opts: &ExecOptions,
-) -> Comparison {
+pub fn compare_with_interpreter(req: &LoadRequest, xlated: &[Insn], subprogs: &[SubprogFacts], input: &TestRunInput, opts: &ExecOptions) -> Comparison {
     let interp = test_run_interp_host(req, xlated, subprogs, input, opts);
     match &interp {
         Err(ExecError::Unsupported(why)) => return Comparison::Skipped(format!("interpreter: {why}")),
@@ -157,11 +144,7 @@ pub fn compare_with_interpreter(
         (Err(a), Err(b)) => a == b,
         _ => false,
     };
-    if same {
-        Comparison::Same
-    } else {
-        Comparison::Differs(format!("interpreter {}; native {}", show(&interp), show(&nat)))
-    }
+    if same { Comparison::Same } else { Comparison::Differs(format!("interpreter {}; native {}", show(&interp), show(&nat))) }
 }
 
 /// Bytes of the stack a native run (and the interpreter's run it is
@@ -207,17 +190,13 @@ fn prepare_host(
             let obj = match prog_obj {
                 Some(o) => o,
                 None => {
-                    let o = rt
-                        .mem
-                        .alloc(super::mem::RegionKind::Object, vec![0; BPF_PROG_SIZE], true)
-                        .map_err(|f| not_here(format!("struct bpf_prog: {f}")))?;
+                    let o =
+                        rt.mem.alloc(super::mem::RegionKind::Object, vec![0; BPF_PROG_SIZE], true).map_err(|f| not_here(format!("struct bpf_prog: {f}")))?;
                     prog_obj = Some(o);
                     o
                 }
             };
-            rt.mem
-                .store_kernel(addr + super::maps::ARRAY_VALUE_OFF + 8 * k as u64, 8, obj)
-                .map_err(|f| not_here(format!("prog array slot: {f}")))?;
+            rt.mem.store_kernel(addr + super::maps::ARRAY_VALUE_OFF + 8 * k as u64, 8, obj).map_err(|f| not_here(format!("prog array slot: {f}")))?;
         }
     }
     // per-CPU variables held as an imm32 first (low memory), then the rest
@@ -234,21 +213,11 @@ fn prepare_host(
         }
     }
     let jp = crate::jit::JitProgram::from_xlated_with_facts(xlated, subprogs, req.prog_type.0).map_err(not_here)?;
-    let stack = rt
-        .mem
-        .alloc(super::mem::RegionKind::Stack, vec![0; HOST_STACK_SIZE], false)
-        .map_err(|f| not_here(format!("stack: {f}")))?;
+    let stack = rt.mem.alloc(super::mem::RegionKind::Stack, vec![0; HOST_STACK_SIZE], false).map_err(|f| not_here(format!("stack: {f}")))?;
     // an arena program's frames hold r12 too
     let arena = uses_arena(rt, prog);
-    let frames = jp
-        .funcs
-        .iter()
-        .map(|f| (f.start, crate::jit::x86_64::frame_bytes_at_call(f, arena)))
-        .collect();
-    rt.host_stack = Some(super::runtime::HostStack {
-        top: (stack + HOST_STACK_SIZE as u64) & !15,
-        frames: vec![frames],
-    });
+    let frames = jp.funcs.iter().map(|f| (f.start, crate::jit::x86_64::frame_bytes_at_call(f, arena))).collect();
+    rt.host_stack = Some(super::runtime::HostStack { top: (stack + HOST_STACK_SIZE as u64) & !15, frames: vec![frames] });
     Ok((jp, prog_obj))
 }
 
@@ -294,10 +263,7 @@ mod imp {
     use bpf_isa::insn::op::*;
 
     use super::super::interp::Flow;
-    use super::super::{
-        Addr, CallTarget, ExecError, ExecOptions, ExecProgram, Imm64, Internal, Runtime, TestRunOutput, helpers,
-        kfuncs,
-    };
+    use super::super::{Addr, CallTarget, ExecError, ExecOptions, ExecProgram, Imm64, Internal, Runtime, TestRunOutput, helpers, kfuncs};
     use crate::backend::{LoadRequest, TestRunInput};
     use crate::jit::x86_64::encoder::Reg;
     use crate::jit::x86_64::{ExTableEntry, IndirectJump, X86Profile, bpf_int_jit_compile_extable};
@@ -330,14 +296,7 @@ mod imp {
         fn new(len: usize) -> Result<Mapping, ExecError> {
             // SAFETY: an anonymous private mapping that nothing else uses
             let p = unsafe {
-                libc::mmap(
-                    std::ptr::null_mut(),
-                    len,
-                    libc::PROT_READ | libc::PROT_WRITE,
-                    libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE,
-                    -1,
-                    0,
-                )
+                libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE, -1, 0)
             };
             if p == libc::MAP_FAILED {
                 return Err(ExecError::Unsupported("native run: mmap failed".into()));
@@ -435,9 +394,22 @@ mod imp {
     /// `mcontext_t.gregs` index of an x86-64 register.
     fn greg(r: Reg) -> usize {
         const BY_NUM: [i32; 16] = [
-            libc::REG_RAX, libc::REG_RCX, libc::REG_RDX, libc::REG_RBX, libc::REG_RSP, libc::REG_RBP, libc::REG_RSI,
-            libc::REG_RDI, libc::REG_R8, libc::REG_R9, libc::REG_R10, libc::REG_R11, libc::REG_R12, libc::REG_R13,
-            libc::REG_R14, libc::REG_R15,
+            libc::REG_RAX,
+            libc::REG_RCX,
+            libc::REG_RDX,
+            libc::REG_RBX,
+            libc::REG_RSP,
+            libc::REG_RBP,
+            libc::REG_RSI,
+            libc::REG_RDI,
+            libc::REG_R8,
+            libc::REG_R9,
+            libc::REG_R10,
+            libc::REG_R11,
+            libc::REG_R12,
+            libc::REG_R13,
+            libc::REG_R14,
+            libc::REG_R15,
         ];
         BY_NUM[r.num() as usize & 15] as usize
     }
@@ -471,8 +443,7 @@ mod imp {
             match PREV_SIGSEGV.get().copied().flatten() {
                 Some(p) if p.sa_sigaction != libc::SIG_DFL && p.sa_sigaction != libc::SIG_IGN => {
                     if p.sa_flags & libc::SA_SIGINFO != 0 {
-                        let f: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) =
-                            std::mem::transmute(p.sa_sigaction);
+                        let f: extern "C" fn(libc::c_int, *mut libc::siginfo_t, *mut libc::c_void) = std::mem::transmute(p.sa_sigaction);
                         f(sig, info, uctx);
                     } else {
                         let f: extern "C" fn(libc::c_int) = std::mem::transmute(p.sa_sigaction);
@@ -496,14 +467,7 @@ mod imp {
             for hint in [0x2000_0000u64, 0x3000_0000, 0x4000_0000, 0x5000_0000] {
                 // SAFETY: a fresh anonymous page at a free address (NOREPLACE)
                 let p = unsafe {
-                    libc::mmap(
-                        hint as *mut libc::c_void,
-                        4096,
-                        libc::PROT_READ,
-                        libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED_NOREPLACE,
-                        -1,
-                        0,
-                    )
+                    libc::mmap(hint as *mut libc::c_void, 4096, libc::PROT_READ, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED_NOREPLACE, -1, 0)
                 };
                 if p != libc::MAP_FAILED && p as u64 == hint {
                     return Some(hint);
@@ -602,10 +566,9 @@ mod imp {
             if insn.is_ld_imm64() {
                 let addr = match prog.imm64.get(pc).cloned().flatten() {
                     Some(Imm64::Map(m)) => Some(rt.maps.get(m).ok_or_else(|| unsupported(format!("no map {m}")))?.addr),
-                    Some(Imm64::MapValue { map, off }) => Some(
-                        rt.map_value_addr(map, off)
-                            .ok_or_else(|| unsupported(format!("map {map} has no direct value")))?,
-                    ),
+                    Some(Imm64::MapValue { map, off }) => {
+                        Some(rt.map_value_addr(map, off).ok_or_else(|| unsupported(format!("map {map} has no direct value")))?)
+                    }
                     Some(Imm64::Ksym(name)) => Some(rt.ksym(&name)?),
                     Some(Imm64::Func(_)) | None => None,
                 };
@@ -659,8 +622,7 @@ mod imp {
             // shlx/shrx/sarx only where the host has them
             bmi2: std::arch::is_x86_feature_detected!("bmi2"),
         };
-        let (images, extables) =
-            bpf_int_jit_compile_extable(&jp, &profile).map_err(|e| unsupported(format!("x86_64 JIT: {e}")))?;
+        let (images, extables) = bpf_int_jit_compile_extable(&jp, &profile).map_err(|e| unsupported(format!("x86_64 JIT: {e}")))?;
         let mut funcs = Vec::new();
         let mut extable = Vec::new();
         for (i, img) in images.iter().enumerate() {
@@ -687,11 +649,7 @@ mod imp {
             if at + STUB_LEN > STUB_SPAN {
                 return Err(unsupported(format!("call imm {k:#x} outside the stubs' span")));
             }
-            let dest = if targets[&k] == CallTarget::Internal(Internal::TimedMayGoto) {
-                TIMED_OFF
-            } else {
-                DISPATCH_OFF
-            };
+            let dest = if targets[&k] == CallTarget::Internal(Internal::TimedMayGoto) { TIMED_OFF } else { DISPATCH_OFF };
             let mut stub = vec![0x41, 0xbb];
             stub.extend_from_slice(&k.to_le_bytes());
             stub.push(0xe9);
@@ -702,20 +660,10 @@ mod imp {
         map.seal()?;
         if let Some(obj) = prog_obj {
             // tail calls enter the program's own image
-            rt.mem
-                .store_kernel(obj + super::BPF_PROG_BPF_FUNC_OFF, 8, base + IMAGES_OFF)
-                .map_err(|f| unsupported(format!("struct bpf_prog: {f}")))?;
+            rt.mem.store_kernel(obj + super::BPF_PROG_BPF_FUNC_OFF, 8, base + IMAGES_OFF).map_err(|f| unsupported(format!("struct bpf_prog: {f}")))?;
         }
         let stack_top = rt.host_stack.as_ref().map(|h| h.top).ok_or_else(|| unsupported("no stack"))?;
-        Ok(NativeImage {
-            map,
-            funcs,
-            extable: extable.into_boxed_slice(),
-            targets,
-            stack_top,
-            depth: Cell::new(0),
-            error: None,
-        })
+        Ok(NativeImage { map, funcs, extable: extable.into_boxed_slice(), targets, stack_top, depth: Cell::new(0), error: None })
     }
 
     fn write_trampolines(map: &mut Mapping) {
@@ -845,11 +793,8 @@ mod imp {
     /// Where every call stub goes: the runtime's function for the key.
     extern "C" fn native_dispatch(a1: u64, a2: u64, a3: u64, a4: u64, a5: u64, _a6: u64, key: u64) -> u64 {
         with_runtime(|rt| {
-            let target = rt
-                .native
-                .as_ref()
-                .and_then(|n| n.targets.get(&(key as u32)).cloned())
-                .ok_or_else(|| unsupported(format!("call of unknown stub {key:#x}")))?;
+            let target =
+                rt.native.as_ref().and_then(|n| n.targets.get(&(key as u32)).cloned()).ok_or_else(|| unsupported(format!("call of unknown stub {key:#x}")))?;
             let args = [a1, a2, a3, a4, a5];
             rt.kview_writeback()?;
             let flow = match target {
@@ -867,9 +812,6 @@ mod imp {
     }
 
     extern "C" fn native_timed_may_goto(at: u64) -> u64 {
-        with_runtime(|rt| {
-            rt.timed_may_goto(at)
-                .map_err(|f| ExecError::Fault { pc: 0, fault: f })
-        })
+        with_runtime(|rt| rt.timed_may_goto(at).map_err(|f| ExecError::Fault { pc: 0, fault: f }))
     }
 }

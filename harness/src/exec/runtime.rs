@@ -96,8 +96,7 @@ impl Runtime {
         let mut rt = Runtime::new_in(mem, maps, opts)?;
         // the arena's kernel window at a host address too (r12 of native code)
         if let Some(d) = maps.iter().find(|d| d.map_type == crate::map::types::BPF_MAP_TYPE_ARENA) {
-            let a = super::arena::Arena::new_host(crate::verifier::map_create::loader_map_extra(d), d.max_entries)
-                .map_err(ExecError::Unsupported)?;
+            let a = super::arena::Arena::new_host(crate::verifier::map_create::loader_map_extra(d), d.max_entries).map_err(ExecError::Unsupported)?;
             rt.arena = Some(a);
         }
         Ok(rt)
@@ -106,8 +105,7 @@ impl Runtime {
     fn new_in(mut mem: Memory, maps: &[MapDef], opts: &ExecOptions) -> Result<Runtime, ExecError> {
         let mut out = Vec::with_capacity(maps.len());
         for (i, d) in maps.iter().enumerate() {
-            let m =
-                Map::create(&mut mem, d, i).map_err(|f| ExecError::Unsupported(format!("map '{}': {f}", d.name)))?;
+            let m = Map::create(&mut mem, d, i).map_err(|f| ExecError::Unsupported(format!("map '{}': {f}", d.name)))?;
             out.push(m);
         }
         Ok(Runtime {
@@ -127,9 +125,10 @@ impl Runtime {
             repeat: 0,
             native_ns: None,
             host_stack: None,
-            arena: maps.iter().find(|d| d.map_type == crate::map::types::BPF_MAP_TYPE_ARENA).map(|d| {
-                super::arena::Arena::new(crate::verifier::map_create::loader_map_extra(d), d.max_entries)
-            }),
+            arena: maps
+                .iter()
+                .find(|d| d.map_type == crate::map::types::BPF_MAP_TYPE_ARENA)
+                .map(|d| super::arena::Arena::new(crate::verifier::map_create::loader_map_extra(d), d.max_entries)),
         })
     }
 
@@ -144,9 +143,7 @@ impl Runtime {
     pub fn set_prog_array_slot(&mut self, map: usize, slot: u32, prog: Option<usize>) -> Result<(), String> {
         match self.maps.get_mut(map).map(|m| &mut m.store) {
             Some(Store::ProgArray { slots }) => {
-                let s = slots
-                    .get_mut(slot as usize)
-                    .ok_or_else(|| format!("slot {slot} out of range"))?;
+                let s = slots.get_mut(slot as usize).ok_or_else(|| format!("slot {slot} out of range"))?;
                 *s = prog;
                 Ok(())
             }
@@ -189,9 +186,7 @@ impl Runtime {
 
     /// The address a `BPF_PSEUDO_FUNC` load of `pc` in program `prog` gives.
     pub fn func_addr(prog: usize, pc: usize) -> Addr {
-        FUNC_BASE
-            .wrapping_add((prog as u64) << FUNC_PROG_SHIFT)
-            .wrapping_add((pc as u64).wrapping_mul(8))
+        FUNC_BASE.wrapping_add((prog as u64) << FUNC_PROG_SHIFT).wrapping_add((pc as u64).wrapping_mul(8))
     }
 
     /// The program and instruction of a callback address.
@@ -238,10 +233,7 @@ impl Runtime {
         if let Some(&a) = self.ksyms.get(name) {
             return Ok(a);
         }
-        let a = self
-            .mem
-            .alloc_low(RegionKind::Object, vec![0; 4096], true)
-            .map_err(|f| ExecError::Unsupported(format!("ksym {name}: {f}")))?;
+        let a = self.mem.alloc_low(RegionKind::Object, vec![0; 4096], true).map_err(|f| ExecError::Unsupported(format!("ksym {name}: {f}")))?;
         self.ksyms.insert(name.to_string(), a);
         Ok(a)
     }
@@ -251,10 +243,7 @@ impl Runtime {
         if let Some(&a) = self.ksyms.get(name) {
             return Ok(a);
         }
-        let a = self
-            .mem
-            .alloc(RegionKind::Object, vec![0; 4096], true)
-            .map_err(|f| ExecError::Unsupported(format!("ksym {name}: {f}")))?;
+        let a = self.mem.alloc(RegionKind::Object, vec![0; 4096], true).map_err(|f| ExecError::Unsupported(format!("ksym {name}: {f}")))?;
         self.ksyms.insert(name.to_string(), a);
         Ok(a)
     }

@@ -29,7 +29,7 @@ use bpf_isa::Insn;
 use bpf_isa::insn::op::*;
 
 use super::{CallTarget, ExecProgram, Imm64, Internal, Kfunc, MAX_BPF_STACK};
-use crate::fixups::calls::kernel_symbols::{all_call_imms, all_var_addrs, helper_func, map_ops_func, proto_pick, ProtoPick};
+use crate::fixups::calls::kernel_symbols::{ProtoPick, all_call_imms, all_var_addrs, helper_func, map_ops_func, proto_pick};
 use crate::target::Arch;
 
 /// `BPF_FUNC_tail_call`, as the dump shows a tail call.
@@ -175,14 +175,11 @@ impl ExecProgram {
                     // a helper the JIT inlines itself keeps its id
                     // (`bpf_jit_inlines_helper_call`: arm64's
                     // bpf_get_smp_processor_id, ...)
-                    0 if (1..bpf_isa::helper_ids::BPF_FUNC_MAX_ID).contains(&insn.imm) => {
-                        CallTarget::Helper(insn.imm as u32)
-                    }
+                    0 if (1..bpf_isa::helper_ids::BPF_FUNC_MAX_ID).contains(&insn.imm) => CallTarget::Helper(insn.imm as u32),
                     0 | BPF_PSEUDO_KFUNC_CALL => {
-                        let func = kernel_func_of_imm(arch, insn.imm)
-                            .ok_or_else(|| format!("insn {pc}: call of an unknown kernel address (imm {:#x})", insn.imm))?;
-                        call_target(prog_type, func)
-                            .ok_or_else(|| format!("insn {pc}: call of kernel function {func}, which the runtime does not have"))?
+                        let func =
+                            kernel_func_of_imm(arch, insn.imm).ok_or_else(|| format!("insn {pc}: call of an unknown kernel address (imm {:#x})", insn.imm))?;
+                        call_target(prog_type, func).ok_or_else(|| format!("insn {pc}: call of kernel function {func}, which the runtime does not have"))?
                     }
                     s => return Err(format!("insn {pc}: call with src {s}")),
                 });
@@ -200,11 +197,7 @@ impl ExecProgram {
                 imm64[pc] = match insn.src {
                     BPF_PSEUDO_MAP_FD | BPF_PSEUDO_MAP_VALUE if insn.imm >= 1 => {
                         let map = insn.imm as usize - 1;
-                        Some(if insn.src == BPF_PSEUDO_MAP_FD {
-                            Imm64::Map(map)
-                        } else {
-                            Imm64::MapValue { map, off: hi as u32 }
-                        })
+                        Some(if insn.src == BPF_PSEUDO_MAP_FD { Imm64::Map(map) } else { Imm64::MapValue { map, off: hi as u32 } })
                     }
                     BPF_PSEUDO_FUNC => {
                         // out of the program: a callback removed as dead,

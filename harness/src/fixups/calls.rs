@@ -143,9 +143,7 @@ fn fixup_helper_call(env: &VerifierEnv<'_>, idx: usize, insn: Insn) -> Result<Op
         func::TAIL_CALL => return fixup_tail_call(env, idx, insn),
         func::LOOP if aux.loop_inline.fit_for_inline => {
             // bpf_optimize_bpf_loop always inlines these before this pass
-            return Err(unsupported(format!(
-                "insn {idx}: a bpf_loop call fit for inlining reached bpf_do_misc_fixups (bpf_optimize_bpf_loop did not run)"
-            )));
+            return Err(unsupported(format!("insn {idx}: a bpf_loop call fit for inlining reached bpf_do_misc_fixups (bpf_optimize_bpf_loop did not run)")));
         }
         func::TIMER_SET_CALLBACK => {
             return Err(unsupported("bpf_timer_set_callback loads prog->aux (a kernel pointer the model does not have)".into()));
@@ -247,9 +245,7 @@ fn fixup_helper_call(env: &VerifierEnv<'_>, idx: usize, insn: Insn) -> Result<Op
         }
         func::GET_FUNC_IP if tracing => vec![ldx_mem(BPF_DW, R0, R1, -16)],
         func::GET_BRANCH_SNAPSHOT => {
-            return Err(unsupported(
-                "bpf_get_branch_snapshot calls the perf_snapshot_branch_stack static call, whose target the model does not know".into(),
-            ));
+            return Err(unsupported("bpf_get_branch_snapshot calls the perf_snapshot_branch_stack static call, whose target the model does not know".into()));
         }
         func::KPTR_XCHG => vec![mov64_reg(R0, R2), atomic_dw(BPF_XCHG, R1, R0, 0)],
         _ => return patch_call_imm(env, insn),
@@ -262,8 +258,7 @@ fn fixup_helper_call(env: &VerifierEnv<'_>, idx: usize, insn: Insn) -> Result<Op
 /// index bounded and masked for unprivileged loaders.
 fn fixup_tail_call(env: &VerifierEnv<'_>, idx: usize, insn: Insn) -> Result<Option<Vec<Insn>>, Fail> {
     let aux = env.pass_aux.get(idx).cloned().unwrap_or_default();
-    let poked =
-        |a: &crate::verifier::do_check::PassAux| env.bpf_capable && a.map_key != MapKeyState::Poison && !a.map_ptr_poison && !a.map_ptr_unpriv;
+    let poked = |a: &crate::verifier::do_check::PassAux| env.bpf_capable && a.map_key != MapKeyState::Poison && !a.map_ptr_poison && !a.map_ptr_unpriv;
     let mut call = insn;
     call.code = BPF_JMP | BPF_TAIL_CALL;
     call.imm = 0;
@@ -298,11 +293,8 @@ mod tests {
     use crate::verifier::env::VerifierInput;
 
     fn fixed(arch: Arch, helper: i32) -> Result<Option<Vec<Insn>>, Fail> {
-        let insns = vec![
-            Insn::new(BPF_JMP | BPF_CALL, 0, 0, 0, helper),
-            Insn::new(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 0),
-            Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
-        ];
+        let insns =
+            vec![Insn::new(BPF_JMP | BPF_CALL, 0, 0, 0, helper), Insn::new(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 0), Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)];
         let mut input = VerifierInput::new(insns, ProgType(1), arch);
         input.verification_time_usec = Some(0);
         let Ok(mut env) = crate::verifier::verify(&input, std::time::Instant::now()) else { panic!("the verifier refused the program") };

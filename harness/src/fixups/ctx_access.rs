@@ -216,12 +216,8 @@ pub fn bpf_convert_ctx_accesses(env: &mut VerifierEnv<'_>) -> Result<(), Fail> {
     // that change
     let mut in_place: Vec<(usize, Insn)> = Vec::new();
     let has_prologue = prologue.is_some();
-    let candidates = env
-        .insns
-        .iter()
-        .zip(&env.pass_aux)
-        .enumerate()
-        .filter(|&(i, (insn, a))| LOAD_STORE_CODES[insn.code as usize] || a.nospec || (i == 0 && has_prologue));
+    let candidates =
+        env.insns.iter().zip(&env.pass_aux).enumerate().filter(|&(i, (insn, a))| LOAD_STORE_CODES[insn.code as usize] || a.nospec || (i == 0 && has_prologue));
     for (i, (&insn, a)) in candidates {
         let kind = classify(&insn, a.ptr_type);
         let with_prologue = i == 0 && has_prologue;

@@ -194,7 +194,13 @@ mod tests {
 
     impl Prog {
         fn target(&mut self) -> PatchTarget<'_> {
-            PatchTarget { insns: &mut self.insns, aux: &mut self.aux, pass_aux: &mut self.pass_aux, subprog_info: &mut self.subprogs, subprog_cnt: &mut self.cnt }
+            PatchTarget {
+                insns: &mut self.insns,
+                aux: &mut self.aux,
+                pass_aux: &mut self.pass_aux,
+                subprog_info: &mut self.subprogs,
+                subprog_cnt: &mut self.cnt,
+            }
         }
         fn snapshot(&self) -> String {
             let starts: Vec<usize> = self.subprogs.iter().take(self.cnt + 1).map(|s| s.start).collect();

@@ -11,8 +11,8 @@
 //! the program as the pass read it, and applied together.
 
 use bpf_isa::Insn;
-use bpf_isa::op::*;
 use bpf_isa::insn::{BPF_REG_AX, BPF_REG_FP};
+use bpf_isa::op::*;
 
 use super::patch::{self, Patches};
 use crate::prog_type::{SCHED_ACT, SCHED_CLS, SOCKET_FILTER};
@@ -132,7 +132,8 @@ pub fn bpf_do_misc_fixups(env: &mut VerifierEnv<'_>) -> Result<(), Fail> {
             patches.replace(i, p);
         }
         // next_insn: leaving a subprogram settles its extra stack
-        if cur < cnt && starts[cur + 1] == i + 1
+        if cur < cnt
+            && starts[cur + 1] == i + 1
             && let Some(si) = env.subprog_info.get_mut(cur)
         {
             si.stack_depth += w.stack_depth_extra;
@@ -164,7 +165,9 @@ const MISC_FIXUP_CANDIDATES: [bool; 256] = {
         let c = code as u8;
         let (class, op, mode) = (c & 0x07, c & 0xf0, c & 0xe0);
         t[code] = match class {
-            BPF_ALU | BPF_ALU64 => matches!(op, BPF_DIV | BPF_MOD) || c == BPF_ALU64 | BPF_MOV | BPF_X || c == BPF_ALU64 | BPF_ADD | BPF_X || c == BPF_ALU64 | BPF_SUB | BPF_X,
+            BPF_ALU | BPF_ALU64 => {
+                matches!(op, BPF_DIV | BPF_MOD) || c == BPF_ALU64 | BPF_MOV | BPF_X || c == BPF_ALU64 | BPF_ADD | BPF_X || c == BPF_ALU64 | BPF_SUB | BPF_X
+            }
             BPF_LDX => matches!(mode, BPF_PROBE_MEM | BPF_PROBE_MEMSX),
             BPF_LD => matches!(mode, BPF_ABS | BPF_IND) || c == BPF_LD | BPF_IMM | BPF_DW,
             BPF_JMP => c == BPF_JMP | BPF_JCOND || c == BPF_JMP | BPF_CALL,
@@ -182,9 +185,10 @@ fn may_rewrite(env: &VerifierEnv<'_>, i: usize) -> bool {
 
 /// `env->seen_exception`: a `bpf_throw` was verified.
 fn seen_exception(env: &VerifierEnv<'_>) -> bool {
-    env.insns.iter().enumerate().any(|(i, insn)| {
-        insn.is_kfunc_call() && env.pass_aux.get(i).is_some_and(|a| a.seen) && env.kfunc_name(insn.imm) == Some("bpf_throw")
-    })
+    env.insns
+        .iter()
+        .enumerate()
+        .any(|(i, insn)| insn.is_kfunc_call() && env.pass_aux.get(i).is_some_and(|a| a.seen) && env.kfunc_name(insn.imm) == Some("bpf_throw"))
 }
 
 /// `add_hidden_subprog` with the default exception callback (`r0 = r1;
@@ -290,11 +294,7 @@ fn sdiv_by_minus_one(insn: Insn) -> Option<Vec<Insn>> {
         return None;
     }
     let class = insn.code & 0x07;
-    Some(vec![if insn.code & 0xf0 == BPF_DIV {
-        ins(class | BPF_NEG | BPF_K, insn.dst, 0, 0, 0)
-    } else {
-        ins(BPF_ALU | BPF_MOV | BPF_K, insn.dst, 0, 0, 0)
-    }])
+    Some(vec![if insn.code & 0xf0 == BPF_DIV { ins(class | BPF_NEG | BPF_K, insn.dst, 0, 0, 0) } else { ins(BPF_ALU | BPF_MOV | BPF_K, insn.dst, 0, 0, 0) }])
 }
 
 /// Division and modulo by a register: x / 0 = 0, x % 0 = x, and for the

@@ -660,7 +660,13 @@ mod tests {
 
     impl Owned {
         fn target(&mut self) -> PatchTarget<'_> {
-            PatchTarget { insns: &mut self.insns, aux: &mut self.aux, pass_aux: &mut self.pass_aux, subprog_info: &mut self.subprogs, subprog_cnt: &mut self.cnt }
+            PatchTarget {
+                insns: &mut self.insns,
+                aux: &mut self.aux,
+                pass_aux: &mut self.pass_aux,
+                subprog_info: &mut self.subprogs,
+                subprog_cnt: &mut self.cnt,
+            }
         }
         fn snapshot(&self) -> String {
             let starts: Vec<usize> = self.subprogs.iter().take(self.cnt + 1).map(|s| s.start).collect();
@@ -710,7 +716,8 @@ mod tests {
             let len = 1 + rng.below(if wide { 30 } else { 40 }) as usize;
             let prog = random_prog(&mut rng, len, wide);
             let patches = random_patches(&mut rng, len, wide);
-            let mut a = Owned { insns: prog.insns.clone(), aux: prog.aux.clone(), pass_aux: prog.pass_aux.clone(), subprogs: prog.subprogs.clone(), cnt: prog.cnt };
+            let mut a =
+                Owned { insns: prog.insns.clone(), aux: prog.aux.clone(), pass_aux: prog.pass_aux.clone(), subprogs: prog.subprogs.clone(), cnt: prog.cnt };
             let mut b = prog;
             // half the cases with room in the arrays (moved in place), half
             // without (moved into new ones)
@@ -774,7 +781,8 @@ mod tests {
                         t >= 0 && (t as usize) < len && gone[t as usize]
                     })
             });
-            let mut a = Owned { insns: prog.insns.clone(), aux: prog.aux.clone(), pass_aux: prog.pass_aux.clone(), subprogs: prog.subprogs.clone(), cnt: prog.cnt };
+            let mut a =
+                Owned { insns: prog.insns.clone(), aux: prog.aux.clone(), pass_aux: prog.pass_aux.clone(), subprogs: prog.subprogs.clone(), cnt: prog.cnt };
             let mut b = prog;
             let rb = remove_insns(&mut b.target(), &runs);
             into_some += into_gone as usize;

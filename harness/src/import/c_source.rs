@@ -501,14 +501,7 @@ pub fn top_level_items(pre: &str) -> Vec<TopItem> {
     out
 }
 
-fn push_item(
-    out: &mut Vec<TopItem>,
-    clean: &str,
-    start: usize,
-    end: usize,
-    body: Option<usize>,
-    where_is: &dyn Fn(usize) -> (String, u32),
-) {
+fn push_item(out: &mut Vec<TopItem>, clean: &str, start: usize, end: usize, body: Option<usize>, where_is: &dyn Fn(usize) -> (String, u32)) {
     let text = &clean[start..end.min(clean.len())];
     let lead = text.len() - text.trim_start().len();
     let text = text.trim();
@@ -749,10 +742,8 @@ pub fn declarators(decl: &str) -> Vec<(String, String)> {
             }
             None => simplified,
         };
-        let idents: Vec<&str> = simplified
-            .split(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .filter(|w| !w.is_empty() && !w.as_bytes()[0].is_ascii_digit())
-            .collect();
+        let idents: Vec<&str> =
+            simplified.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).filter(|w| !w.is_empty() && !w.as_bytes()[0].is_ascii_digit()).collect();
         let tagged_type = matches!(idents.first(), Some(&("struct" | "union" | "enum")));
         if k == 0 && body_end == 0 && (idents.len() < 2 || (tagged_type && idents.len() == 2)) {
             // only a type (`struct foo;`, `enum x;`)
@@ -768,8 +759,8 @@ pub fn declarators(decl: &str) -> Vec<(String, String)> {
 }
 
 const C_KEYWORDS: &[&str] = &[
-    "int", "char", "long", "short", "unsigned", "signed", "void", "struct", "union", "enum", "const", "volatile", "static", "extern",
-    "float", "double", "_Bool", "bool", "typedef", "inline", "restrict",
+    "int", "char", "long", "short", "unsigned", "signed", "void", "struct", "union", "enum", "const", "volatile", "static", "extern", "float", "double",
+    "_Bool", "bool", "typedef", "inline", "restrict",
 ];
 
 /// Offset of the first `=` at depth 0 of `s` (an initializer).

@@ -123,8 +123,7 @@ fn query_line(k: usize, q: &Query) -> String {
 fn compute(decls: &[String], queries: &[Query]) -> Result<String, String> {
     let mut dropped: Vec<Option<String>> = vec![None; decls.len()];
     let mut failed: Vec<Option<String>> = vec![None; queries.len()];
-    let dir = std::env::temp_dir()
-        .join(format!("bpf-selftest-eval-{}-{:?}", std::process::id(), std::thread::current().id()).replace(['(', ')'], ""));
+    let dir = std::env::temp_dir().join(format!("bpf-selftest-eval-{}-{:?}", std::process::id(), std::thread::current().id()).replace(['(', ')'], ""));
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let exe = dir.join("eval");
     let result = (|| {
@@ -244,8 +243,7 @@ fn parse_answers(text: &str, n: usize) -> Option<Vec<Result<Answer, String>>> {
             "o" => {
                 let (align, hex) = rest.split_once(' ').unwrap_or((rest, ""));
                 let hex = hex.trim();
-                let bytes =
-                    (0..hex.len() / 2).map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16)).collect::<Result<Vec<u8>, _>>().ok()?;
+                let bytes = (0..hex.len() / 2).map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16)).collect::<Result<Vec<u8>, _>>().ok()?;
                 Ok(Answer::Object { bytes, align: align.trim().parse().ok()? })
             }
             "e" => Err(rest.to_string()),

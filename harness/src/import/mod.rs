@@ -199,7 +199,10 @@ pub struct ImportOptions {
 /// Imports one selftest source.
 pub fn import_file(path: &Path, opts: &ImportOptions) -> Result<ImportedFile, String> {
     let tree = opts.tree.clone().or_else(|| KernelTree::of_file(path)).or_else(cpp::source_tree).ok_or_else(|| {
-        format!("{}: no kernel tree for its headers (the file is not in one, and `scripts/setup-vm.sh --source` has not fetched the 7.3 source)", path.display())
+        format!(
+            "{}: no kernel tree for its headers (the file is not in one, and `scripts/setup-vm.sh --source` has not fetched the 7.3 source)",
+            path.display()
+        )
     })?;
     let pre = cpp::preprocess(path, &tree, opts.arch)?;
     let suite = path.file_stem().map_or_else(|| "imported".to_string(), |s| s.to_string_lossy().into_owned());
@@ -387,14 +390,7 @@ const BTF_FIELDS: &[&str] = &[
 ];
 
 fn map_type_needs_btf(t: u32) -> bool {
-    matches!(
-        t,
-        BPF_MAP_TYPE_SK_STORAGE
-            | BPF_MAP_TYPE_INODE_STORAGE
-            | BPF_MAP_TYPE_TASK_STORAGE
-            | BPF_MAP_TYPE_CGRP_STORAGE
-            | BPF_MAP_TYPE_STRUCT_OPS
-    )
+    matches!(t, BPF_MAP_TYPE_SK_STORAGE | BPF_MAP_TYPE_INODE_STORAGE | BPF_MAP_TYPE_TASK_STORAGE | BPF_MAP_TYPE_CGRP_STORAGE | BPF_MAP_TYPE_STRUCT_OPS)
 }
 
 /// Imports preprocessed text (`main_file` as the line markers name the
@@ -497,18 +493,13 @@ pub fn import_preprocessed(pre: &str, main_file: &str, suite: &str, source: &Pat
             let problem = match section.as_deref() {
                 Some(s) if s.starts_with(".addr_space") => Some(Blocked::new("arena global", format!("{name} lives in the arena ({s})"))),
                 Some(s)
-                    if !(s == ".data"
-                        || s == ".bss"
-                        || s == ".rodata"
-                        || s.starts_with(".data.")
-                        || s.starts_with(".rodata.")
-                        || s.starts_with(".bss.")) =>
+                    if !(s == ".data" || s == ".bss" || s == ".rodata" || s.starts_with(".data.") || s.starts_with(".rodata.") || s.starts_with(".bss.")) =>
                 {
                     Some(Blocked::new("global in an unknown section", format!("{name} in {s}")))
                 }
-                _ => c_source::initializer(&decl).filter(|init| init.contains('&')).map(|_| {
-                    Blocked::new("global with an address initialiser", format!("{name} is initialised with addresses (relocations)"))
-                }),
+                _ => c_source::initializer(&decl)
+                    .filter(|init| init.contains('&'))
+                    .map(|_| Blocked::new("global with an address initialiser", format!("{name} is initialised with addresses (relocations)"))),
             };
             if is_static && !mentioned_in_asm(&items, &main, &name) {
                 // clang drops a static variable only C code used; the
@@ -623,12 +614,8 @@ pub fn import_preprocessed(pre: &str, main_file: &str, suite: &str, source: &Pat
         for (name, op) in p.operands {
             let op = match op {
                 PendingOperand::Done(o) => o,
-                PendingOperand::Const(q) => {
-                    Operand::Const(int_of(q).map_err(|e| Blocked::new("__imm_const not computable", format!("{name}: {e}")))?)
-                }
-                PendingOperand::Insn(q) => {
-                    Operand::Insn(int_of(q).map_err(|e| Blocked::new("__imm_insn not computable", format!("{name}: {e}")))?)
-                }
+                PendingOperand::Const(q) => Operand::Const(int_of(q).map_err(|e| Blocked::new("__imm_const not computable", format!("{name}: {e}")))?),
+                PendingOperand::Insn(q) => Operand::Insn(int_of(q).map_err(|e| Blocked::new("__imm_insn not computable", format!("{name}: {e}")))?),
                 PendingOperand::ConstOrKfunc(q, sym) => match int_of(q) {
                     Ok(v) => Operand::Const(v),
                     Err(e) if e.contains("undeclared") && p.template.contains(&format!("call %[{name}]")) => Operand::Sym(sym),
@@ -662,12 +649,7 @@ pub fn import_preprocessed(pre: &str, main_file: &str, suite: &str, source: &Pat
                         body = Err(b);
                     }
                 }
-                subprogs.push(ImportedSubprog {
-                    name: f.head.name.clone(),
-                    global,
-                    nargs: c_source::param_count(&f.head.params).min(5) as u32,
-                    body,
-                });
+                subprogs.push(ImportedSubprog { name: f.head.name.clone(), global, nargs: c_source::param_count(&f.head.params).min(5) as u32, body });
             }
             Some(sec) => {
                 let mut tagged: Vec<(u64, String)> = Vec::new();
@@ -823,8 +805,7 @@ fn pending_map(name: &str, text: &str, structs: &HashMap<String, String>) -> Pen
     let body = c_source::first_brace_body(text).unwrap_or("");
     let fields = c_source::struct_fields(body);
     let mut names: Vec<String> = fields.iter().map(|(n, _)| n.clone()).collect();
-    let known =
-        ["type", "max_entries", "key_size", "value_size", "key", "value", "map_flags", "values", "map_extra", "pinning", "numa_node"];
+    let known = ["type", "max_entries", "key_size", "value_size", "key", "value", "map_flags", "values", "map_extra", "pinning", "numa_node"];
     let mut problem = None;
     if let Some((n, _)) = fields.iter().find(|(n, _)| !known.contains(&n.as_str())) {
         problem = Some(Blocked::new("map definition", format!("{name}: unknown field '{n}'")));
@@ -943,10 +924,7 @@ fn build_map(
         spec.max_entries = adjust_ringbuf_size(spec.max_entries);
     }
     if map_type_needs_btf(spec.map_type) {
-        return Err(Blocked::new(
-            "map needs BTF",
-            format!("{name}: {} maps are created with key/value BTF", crate::map::map_type_name(spec.map_type)),
-        ));
+        return Err(Blocked::new("map needs BTF", format!("{name}: {} maps are created with key/value BTF", crate::map::map_type_name(spec.map_type))));
     }
     if let Some(f) = value_struct.and_then(|s| btf_field(s, structs, 0)) {
         return Err(Blocked::new("map needs BTF", format!("{name}: its value holds {f}")));
@@ -1110,8 +1088,7 @@ fn symbol_for_addr(name: &str, scope: &FileScope) -> String {
 /// variables, unknown symbols.
 fn resolve_references(file: &mut ImportedFile, scope: &FileScope) {
     let map_block: HashMap<String, Option<Blocked>> = file.maps.iter().map(|m| (m.name.clone(), m.def.as_ref().err().cloned())).collect();
-    let global_block: HashMap<String, Option<Blocked>> =
-        file.globals.iter().map(|g| (g.name.clone(), g.def.as_ref().err().cloned())).collect();
+    let global_block: HashMap<String, Option<Blocked>> = file.globals.iter().map(|g| (g.name.clone(), g.def.as_ref().err().cloned())).collect();
     // Symbols each naked body references.
     let refs = |asm: &ImportedAsm| -> Result<Vec<String>, Blocked> {
         let prog = assemble(asm).map_err(|e| Blocked::new("asm error", format!("line {}, col {}: {}", e.line, e.col, e.msg)))?;
@@ -1244,11 +1221,7 @@ fn resolve_references(file: &mut ImportedFile, scope: &FileScope) {
 /// Imports every `verifier_*.c` of `tree` (sorted by name) for `arch`,
 /// two files at a time. A file that fails to import as a whole is
 /// returned as the error of its slot.
-pub fn import_verifier_suites(
-    tree: &KernelTree,
-    arch: Arch,
-    filter: &dyn Fn(&str) -> bool,
-) -> Vec<(PathBuf, Result<ImportedFile, String>)> {
+pub fn import_verifier_suites(tree: &KernelTree, arch: Arch, filter: &dyn Fn(&str) -> bool) -> Vec<(PathBuf, Result<ImportedFile, String>)> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(tree.progs())
         .map(|d| {
             d.filter_map(|e| e.ok().map(|e| e.path()))

@@ -11,10 +11,9 @@ use crate::map::MAP_TYPES;
 
 /// Rust keywords a C identifier may be (they cannot name an item).
 const RUST_KEYWORDS: &[&str] = &[
-    "as", "async", "await", "become", "box", "break", "const", "continue", "crate", "do", "dyn", "else", "enum", "extern", "false",
-    "final", "fn", "for", "gen", "if", "impl", "in", "let", "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub",
-    "ref", "return", "self", "static", "struct", "super", "trait", "true", "try", "type", "typeof", "unsafe", "unsized", "use", "virtual",
-    "where", "while", "yield", "abstract",
+    "as", "async", "await", "become", "box", "break", "const", "continue", "crate", "do", "dyn", "else", "enum", "extern", "false", "final", "fn", "for",
+    "gen", "if", "impl", "in", "let", "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub", "ref", "return", "self", "static", "struct",
+    "super", "trait", "true", "try", "type", "typeof", "unsafe", "unsized", "use", "virtual", "where", "while", "yield", "abstract",
 ];
 
 fn lit(s: &str) -> String {
@@ -22,10 +21,7 @@ fn lit(s: &str) -> String {
 }
 
 fn map_expr(m: &MapSpec, inner_name: Option<&str>) -> String {
-    let ty = MAP_TYPES
-        .iter()
-        .find(|(n, _)| *n == m.map_type)
-        .map_or_else(|| m.map_type.to_string(), |(_, t)| format!("BPF_MAP_TYPE_{}", t.to_uppercase()));
+    let ty = MAP_TYPES.iter().find(|(n, _)| *n == m.map_type).map_or_else(|| m.map_type.to_string(), |(_, t)| format!("BPF_MAP_TYPE_{}", t.to_uppercase()));
     let mut s = format!("Map::new({ty}, {}, {}, {})", m.key_size, m.value_size, m.max_entries);
     if m.map_flags != 0 {
         let _ = write!(s, ".flags({:#x})", m.map_flags);
@@ -78,18 +74,13 @@ pub fn attribute(tag: &str) -> Result<String, String> {
     }
     let number = |v: &str| {
         let d = v.strip_prefix('-').unwrap_or(v);
-        let ok = d
-            .strip_prefix("0x")
-            .map_or(!d.is_empty() && d.bytes().all(|c| c.is_ascii_digit()), |h| !h.is_empty() && h.bytes().all(|c| c.is_ascii_hexdigit()));
+        let ok =
+            d.strip_prefix("0x").map_or(!d.is_empty() && d.bytes().all(|c| c.is_ascii_digit()), |h| !h.is_empty() && h.bytes().all(|c| c.is_ascii_hexdigit()));
         ok && !(v.starts_with('-') && d.starts_with("0x"))
     };
     for (p, a) in [("test_retval=", "retval"), ("test_retval_unpriv=", "retval_unpriv")] {
         if let Some(v) = tag.strip_prefix(p) {
-            return if number(v) || v == "_INT_MIN" {
-                Ok(format!("#[{a}({v})]"))
-            } else {
-                Err(format!("__{a}({v}): not a value the attribute takes"))
-            };
+            return if number(v) || v == "_INT_MIN" { Ok(format!("#[{a}({v})]")) } else { Err(format!("__{a}({v}): not a value the attribute takes")) };
         }
     }
     if let Some(v) = tag.strip_prefix("test_log_level=") {
@@ -97,8 +88,8 @@ pub fn attribute(tag: &str) -> Result<String, String> {
     }
     if let Some(v) = tag.strip_prefix("test_prog_flags=") {
         let name = v.strip_prefix('!').unwrap_or(v);
-        let ok = crate::prog_type::PROG_FLAGS.iter().any(|(k, _, _)| *k == name && *k != "BPF_F_XDP_DEV_BOUND_ONLY")
-            || (number(name) && !name.starts_with('-'));
+        let ok =
+            crate::prog_type::PROG_FLAGS.iter().any(|(k, _, _)| *k == name && *k != "BPF_F_XDP_DEV_BOUND_ONLY") || (number(name) && !name.starts_with('-'));
         return if ok { Ok(format!("#[flag({v})]")) } else { Err(format!("__flag({v})")) };
     }
     if let Some(v) = tag.strip_prefix("test_arch=") {
@@ -130,10 +121,8 @@ pub fn attribute(tag: &str) -> Result<String, String> {
 /// every arch: then the xlated tags go above the first `#[arch]`, in their
 /// order (`__jited` lines stay in their blocks).
 pub fn kernel_meaning_order(tags: &[String]) -> Vec<&str> {
-    let as_attributes: Vec<&str> = tags
-        .iter()
-        .flat_map(|t| if t.starts_with("test_arch=") { vec![crate::spec::ARCH_BLOCK_TAG, t.as_str()] } else { vec![t.as_str()] })
-        .collect();
+    let as_attributes: Vec<&str> =
+        tags.iter().flat_map(|t| if t.starts_with("test_arch=") { vec![crate::spec::ARCH_BLOCK_TAG, t.as_str()] } else { vec![t.as_str()] }).collect();
     let scoped = crate::spec::xlated_blocks(&as_attributes).is_ok_and(|b| !b.is_empty());
     let Some(first_arch) = tags.iter().position(|t| t.starts_with("test_arch=")).filter(|_| scoped) else {
         return tags.iter().map(String::as_str).collect();
@@ -298,11 +287,8 @@ pub fn render(f: &ImportedFile) -> String {
                     ".rodata" => "rodata".to_string(),
                     other => lit(other),
                 };
-                let (t, v) = if vals.len() == 1 {
-                    (ty.to_string(), vals[0].clone())
-                } else {
-                    (format!("[{ty}; {}]", vals.len()), format!("[{}]", vals.join(", ")))
-                };
+                let (t, v) =
+                    if vals.len() == 1 { (ty.to_string(), vals[0].clone()) } else { (format!("[{ty}; {}]", vals.len()), format!("[{}]", vals.join(", "))) };
                 let _ = writeln!(s, "#[global({section})]\nstatic {}: {t} = {v};\n", g.name);
             }
             Err(b) => blocked_comment(&mut s, "global", &g.name, std::slice::from_ref(b)),

@@ -22,8 +22,7 @@ fn map_of(m: &MapSpec) -> Map {
         map = map.inner(Box::leak(Box::new(map_of(inner))));
     }
     if !m.init.is_empty() {
-        let init: Vec<(&'static [u8], &'static [u8])> =
-            m.init.iter().map(|(k, v)| (leak_slice(k.clone()), leak_slice(v.clone()))).collect();
+        let init: Vec<(&'static [u8], &'static [u8])> = m.init.iter().map(|(k, v)| (leak_slice(k.clone()), leak_slice(v.clone()))).collect();
         map = map.init(leak_slice(init));
     }
     if !m.prog_slots.is_empty() {

@@ -50,11 +50,10 @@ fn declarators_and_fields() {
     assert_eq!(names("static long (* const bpf_x)(void *m) = (void *) 1;"), vec!["bpf_x"]);
     assert_eq!(initializer("x = {1, 2}"), Some("{1, 2}"));
     assert_eq!(initializer("x[3 == 3]"), None);
-    let fields: Vec<String> =
-        struct_fields("int (*type)[BPF_MAP_TYPE_ARRAY]; typeof(struct test_val) *value; typeof(struct { int (*type)[1]; }) *values[];")
-            .into_iter()
-            .map(|(n, _)| n)
-            .collect();
+    let fields: Vec<String> = struct_fields("int (*type)[BPF_MAP_TYPE_ARRAY]; typeof(struct test_val) *value; typeof(struct { int (*type)[1]; }) *values[];")
+        .into_iter()
+        .map(|(n, _)| n)
+        .collect();
     assert_eq!(fields, vec!["type", "value", "values"]);
 }
 
@@ -352,8 +351,42 @@ char _license[] SEC("license") = "GPL";
 #[test]
 fn odd_input_never_panics() {
     const ALPHABET: &[&str] = &[
-        "{", "}", "(", ")", "[", "]", ";", ",", "=", "\"", "'", "\\", "\n", "#", " ", "*", "&", "é", "∀", "a", "x1", "_", ":", "?", "%[", "]",
-        "__attribute__((", "section(\".maps\")", "naked", "asm volatile (", "struct ", "typeof(", "static ", "int ", "void f(void)", "# 1 \"t.c\"\n",
+        "{",
+        "}",
+        "(",
+        ")",
+        "[",
+        "]",
+        ";",
+        ",",
+        "=",
+        "\"",
+        "'",
+        "\\",
+        "\n",
+        "#",
+        " ",
+        "*",
+        "&",
+        "é",
+        "∀",
+        "a",
+        "x1",
+        "_",
+        ":",
+        "?",
+        "%[",
+        "]",
+        "__attribute__((",
+        "section(\".maps\")",
+        "naked",
+        "asm volatile (",
+        "struct ",
+        "typeof(",
+        "static ",
+        "int ",
+        "void f(void)",
+        "# 1 \"t.c\"\n",
     ];
     let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
     let mut next = || {
@@ -397,10 +430,9 @@ fn test_progs_setup_for_two_suites() {
 #[test]
 fn kernel_xlated_lines_in_two_arch_blocks_keep_holding_on_every_arch() {
     use super::rust::kernel_meaning_order;
-    let tags: Vec<String> =
-        ["test_expect_success", "test_arch=X86_64", "test_expect_xlated=a", "test_jited=j", "test_arch=ARM64", "test_expect_xlated=b"]
-            .map(String::from)
-            .to_vec();
+    let tags: Vec<String> = ["test_expect_success", "test_arch=X86_64", "test_expect_xlated=a", "test_jited=j", "test_arch=ARM64", "test_expect_xlated=b"]
+        .map(String::from)
+        .to_vec();
     assert_eq!(
         kernel_meaning_order(&tags),
         ["test_expect_success", "test_expect_xlated=a", "test_expect_xlated=b", "test_arch=X86_64", "test_jited=j", "test_arch=ARM64"]

@@ -24,11 +24,7 @@ pub(super) fn disasm(code: &[u8], pc: u64, label: &dyn Fn(u64) -> Option<String>
         return None;
     }
     if let Some(text) = own(word) {
-        return Some(Insn {
-            len: 4,
-            text: format!("\t{}", text?),
-            branch_target: None,
-        });
+        return Some(Insn { len: 4, text: format!("\t{}", text?), branch_target: None });
     }
     let ins = decode(word)?;
     if ins.opcode == Opcode::Invalid {
@@ -42,16 +38,8 @@ pub(super) fn disasm(code: &[u8], pc: u64, label: &dyn Fn(u64) -> Option<String>
     if acquire_dropped(word) {
         text.push_str(" // acquire semantics dropped since destination is zero");
     }
-    let Some(off) = ins
-        .operands
-        .iter()
-        .find_map(|o| if let Operand::PCOffset(x) = o { Some(*x) } else { None })
-    else {
-        return Some(Insn {
-            len: 4,
-            text: format!("\t{text}"),
-            branch_target: None,
-        });
+    let Some(off) = ins.operands.iter().find_map(|o| if let Operand::PCOffset(x) = o { Some(*x) } else { None }) else {
+        return Some(Insn { len: 4, text: format!("\t{text}"), branch_target: None });
     };
     // yaxpeax prints a pc-relative operand as `$+0x..` / `$-0x..`.
     let at = text.find('$')?;
@@ -63,19 +51,12 @@ pub(super) fn disasm(code: &[u8], pc: u64, label: &dyn Fn(u64) -> Option<String>
         Opcode::ADR => (format!("#{off}"), None),
         // ADRP: the symbolizer turns the page count into a plain decimal
         // operand and comments the page address.
-        Opcode::ADRP => (
-            format!("{} // 0x{:x}", off >> 12, (pc & !0xfff).wrapping_add(off as u64)),
-            None,
-        ),
+        Opcode::ADRP => (format!("{} // 0x{:x}", off >> 12, (pc & !0xfff).wrapping_add(off as u64)), None),
         // Branches, and literal loads other than `ldr xN` (LLVM only exempts
         // LDRXl from the branch symbolizer).
         _ => (label(target).unwrap_or_else(|| format!("0x{target:x}")), Some(target)),
     };
-    Some(Insn {
-        len: 4,
-        text: format!("\t{head}{operand}"),
-        branch_target,
-    })
+    Some(Insn { len: 4, text: format!("\t{head}{operand}"), branch_target })
 }
 
 /// Encodings the C API rejects although yaxpeax decodes them: SoftFail ones
@@ -147,15 +128,8 @@ fn yaxpeax_text(ins: &Instruction) -> String {
             Operand::PrefetchOp(p) => {
                 let (ty, target, policy) = ((p >> 3) & 3, (p >> 1) & 3, p & 1);
                 let (theirs, ours) = if ty == 3 || target == 3 {
-                    let llvm = if ty == 3 {
-                        format!("#0x{p:x}")
-                    } else {
-                        format!(
-                            "{}slc{}",
-                            ["pld", "pli", "pst"][ty as usize],
-                            ["keep", "strm"][policy as usize]
-                        )
-                    };
+                    let llvm =
+                        if ty == 3 { format!("#0x{p:x}") } else { format!("{}slc{}", ["pld", "pli", "pst"][ty as usize], ["keep", "strm"][policy as usize]) };
                     (format!("{p:#02x}"), llvm)
                 } else {
                     (String::new(), String::new())
@@ -189,11 +163,7 @@ fn yaxpeax_text(ins: &Instruction) -> String {
 
 /// LLVM's `formatImm` with `PrintImmHex`, behind `#`.
 fn imm_hex_hash(v: i64) -> String {
-    if v < 0 {
-        format!("#-0x{:x}", v.unsigned_abs())
-    } else {
-        format!("#0x{v:x}")
-    }
+    if v < 0 { format!("#-0x{:x}", v.unsigned_abs()) } else { format!("#0x{v:x}") }
 }
 
 /// `printImmHex` (`#%#llx`): zero prints as `#0`.
@@ -355,13 +325,7 @@ fn barrier(op2: u32, crm: u32) -> Option<String> {
 /// `mrs`/`msr` with a register name LLVM knows, else `S<op0>_<op1>_C<n>_C<m>_<op2>`.
 fn sysreg_move(w: u32) -> Option<String> {
     let read = bits(w, 21, 1) == 1;
-    let enc = (
-        2 + bits(w, 19, 1),
-        bits(w, 16, 3),
-        bits(w, 12, 4),
-        bits(w, 8, 4),
-        bits(w, 5, 3),
-    );
+    let enc = (2 + bits(w, 19, 1), bits(w, 16, 3), bits(w, 12, 4), bits(w, 8, 4), bits(w, 5, 3));
     let name = match enc {
         (3, 0, 13, 0, 4) => "TPIDR_EL1".to_string(),
         (3, 4, 13, 0, 2) => "TPIDR_EL2".to_string(),
@@ -377,11 +341,7 @@ fn sysreg_move(w: u32) -> Option<String> {
         _ => return None,
     };
     let rt = reg(bits(w, 0, 5), true, false);
-    Some(if read {
-        format!("mrs\t{rt}, {name}")
-    } else {
-        format!("msr\t{name}, {rt}")
-    })
+    Some(if read { format!("mrs\t{rt}, {name}") } else { format!("msr\t{name}, {rt}") })
 }
 
 /// LLVM's `isAnyMOVZMovAlias`: the value is one 16-bit chunk.
@@ -407,11 +367,7 @@ fn move_wide(w: u32, sf: bool) -> Option<String> {
     let shift = hw * 16;
     let imm = bits(w, 5, 16) as u64;
     let rd = reg(bits(w, 0, 5), sf, false);
-    let lsl = if shift != 0 {
-        format!(", lsl #{shift}")
-    } else {
-        String::new()
-    };
+    let lsl = if shift != 0 { format!(", lsl #{shift}") } else { String::new() };
     match opc {
         // movz: `mov` unless it is `#0, lsl #n`.
         2 => {
@@ -455,11 +411,7 @@ fn decode_bitmask(n: u32, immr: u32, imms: u32, width: u32) -> Option<u64> {
     }
     let ones: u64 = (1u64 << (s + 1)) - 1;
     let emask = if size == 64 { u64::MAX } else { (1u64 << size) - 1 };
-    let elem = if r == 0 {
-        ones
-    } else {
-        ((ones >> r) | (ones << (size - r))) & emask
-    };
+    let elem = if r == 0 { ones } else { ((ones >> r) | (ones << (size - r))) & emask };
     let mut v = 0u64;
     let mut i = 0;
     while i < width {
@@ -485,11 +437,7 @@ fn logical_imm(w: u32, sf: bool) -> Option<String> {
         return Some(format!("tst\t{}, #0x{v:x}", reg(rn, sf, false)));
     }
     let m = ["and", "orr", "eor", "ands"][opc as usize];
-    Some(format!(
-        "{m}\t{}, {}, #0x{v:x}",
-        reg(rd, sf, opc != 3),
-        reg(rn, sf, false)
-    ))
+    Some(format!("{m}\t{}, {}, #0x{v:x}", reg(rd, sf, opc != 3), reg(rn, sf, false)))
 }
 
 fn bitfield(w: u32, sf: bool) -> Option<String> {
@@ -552,11 +500,7 @@ fn add_sub_ext(w: u32, sf: bool) -> Option<String> {
     // With [w]sp as Rd or Rn, uxtw (32-bit) / uxtx (64-bit) prints as lsl, or nothing.
     let sp_involved = (rd_n == 31 && s == 0) || rn_n == 31;
     let ext = if sp_involved && option == if sf { 3 } else { 2 } {
-        if imm3 != 0 {
-            format!(", lsl #{imm3}")
-        } else {
-            String::new()
-        }
+        if imm3 != 0 { format!(", lsl #{imm3}") } else { String::new() }
     } else if imm3 != 0 {
         format!(", {} #{imm3}", EXTENDS[option as usize])
     } else {
@@ -584,11 +528,7 @@ fn register_offset(w: u32, text: String) -> Option<String> {
         (3, true) => format!(", lsl #{amount}"),
         (2 | 6 | 7, _) => {
             let name = EXTENDS[option as usize];
-            if shifted {
-                format!(", {name} #{amount}")
-            } else {
-                format!(", {name}")
-            }
+            if shifted { format!(", {name} #{amount}") } else { format!(", {name}") }
         }
         _ => return None,
     };

@@ -226,10 +226,7 @@ mod tests {
             }
         }
         for arch in [Arch::Riscv64, Arch::S390x, Arch::Loongarch64] {
-            assert_eq!(
-                test_loader_text_checked(arch, &[vec![0x90]]),
-                Err(DisasmError::Unsupported(arch))
-            );
+            assert_eq!(test_loader_text_checked(arch, &[vec![0x90]]), Err(DisasmError::Unsupported(arch)));
         }
     }
 
@@ -238,19 +235,9 @@ mod tests {
         // `movl $0x1, %edi` cut after two bytes: the kernel helper stops with
         // "Can't disasm instruction at offset 1" and prints nothing of it.
         let f = vec![0x90, 0xbf, 0x01];
-        assert_eq!(
-            test_loader_text(Arch::X86_64, std::slice::from_ref(&f)),
-            ["func #0:", ""]
-        );
+        assert_eq!(test_loader_text(Arch::X86_64, std::slice::from_ref(&f)), ["func #0:", ""]);
         let err = test_loader_text_checked(Arch::X86_64, &[f]).unwrap_err();
-        assert_eq!(
-            err,
-            DisasmError::BadInsn {
-                func: 0,
-                offset: 1,
-                bytes: vec![0xbf, 0x01]
-            }
-        );
+        assert_eq!(err, DisasmError::BadInsn { func: 0, offset: 1, bytes: vec![0xbf, 0x01] });
         assert_eq!(err.to_string(), "func #0: Can't disasm instruction at offset 1: bf 01");
     }
 
@@ -262,15 +249,8 @@ mod tests {
         // keeps 63 characters of it.
         let lines = test_loader_text(Arch::Arm64, &[vec![0x3f, 0x00, 0xa0, 0xb8]]);
         let line = &lines[1];
-        let text = line
-            .split_once("            ")
-            .map(|(_, t)| t)
-            .unwrap()
-            .trim_start_matches(' ');
-        assert_eq!(
-            text,
-            "\tldadda\tw0, wzr, [x1] // acquire semantics dropped since destin"
-        );
+        let text = line.split_once("            ").map(|(_, t)| t).unwrap().trim_start_matches(' ');
+        assert_eq!(text, "\tldadda\tw0, wzr, [x1] // acquire semantics dropped since destin");
         assert_eq!(text.len(), 63);
     }
 

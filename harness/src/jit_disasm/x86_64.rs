@@ -14,8 +14,8 @@
 
 use super::Insn;
 use iced_x86::{
-    Code, Decoder, DecoderOptions, FormatMnemonicOptions, Formatter, FormatterOperandOptions, FormatterOptionsProvider,
-    GasFormatter, Instruction, Mnemonic, NumberFormattingOptions, OpKind, Register,
+    Code, Decoder, DecoderOptions, FormatMnemonicOptions, Formatter, FormatterOperandOptions, FormatterOptionsProvider, GasFormatter, Instruction, Mnemonic,
+    NumberFormattingOptions, OpKind, Register,
 };
 use std::cell::RefCell;
 
@@ -98,9 +98,7 @@ pub(super) fn disasm(code: &[u8], pc: u64, label: &dyn Fn(u64) -> Option<String>
     // in the first byte and makes it a one-byte instruction.
     match (code.first()?, code.get(1)) {
         (0xf0, _) => return Some(simple("lock", 1)),
-        (&p @ (0xf2 | 0xf3), Some(&n))
-            if n == 0xf0 || n & 0xfe == 0x86 || (n & 0xf8 == 0x90 && !(p == 0xf3 && n == 0x90)) =>
-        {
+        (&p @ (0xf2 | 0xf3), Some(&n)) if n == 0xf0 || n & 0xfe == 0x86 || (n & 0xf8 == 0x90 && !(p == 0xf3 && n == 0x90)) => {
             return Some(simple(if p == 0xf2 { "xacquire" } else { "xrelease" }, 1));
         }
         (0xf3, Some(0x88 | 0x89 | 0xc6 | 0xc7)) => return Some(simple("xrelease", 1)),
@@ -131,26 +129,14 @@ pub(super) fn disasm(code: &[u8], pc: u64, label: &dyn Fn(u64) -> Option<String>
     if let Some(t) = target {
         text.push('\t');
         text.push_str(&label(t).unwrap_or_else(|| format!("0x{t:x}")));
-        return Some(Insn {
-            len,
-            text,
-            branch_target: Some(t),
-        });
+        return Some(Insn { len, text, branch_target: Some(t) });
     }
-    let ops = if ins.mnemonic() == Mnemonic::Xlatb {
-        String::new()
-    } else {
-        operands(&ins, &code[..len])
-    };
+    let ops = if ins.mnemonic() == Mnemonic::Xlatb { String::new() } else { operands(&ins, &code[..len]) };
     if !ops.is_empty() {
         text.push('\t');
         text.push_str(&ops);
     }
-    Some(Insn {
-        len,
-        text,
-        branch_target: None,
-    })
+    Some(Insn { len, text, branch_target: None })
 }
 
 fn prefix_name(b: u8) -> Option<&'static str> {
@@ -172,11 +158,7 @@ fn prefix_name(b: u8) -> Option<&'static str> {
 }
 
 fn simple(m: &str, len: usize) -> Insn {
-    Insn {
-        len,
-        text: format!("\t{m}"),
-        branch_target: None,
-    }
+    Insn { len, text: format!("\t{m}"), branch_target: None }
 }
 
 /// Encodings iced accepts that LLVM 19's decoder does not.
@@ -200,14 +182,7 @@ fn llvm_rejects(ins: &Instruction) -> bool {
     ) {
         return true;
     }
-    if matches!(
-        ins.code(),
-        Code::Int1
-            | Code::Test_rm8_imm8_F6r1
-            | Code::Test_rm16_imm16_F7r1
-            | Code::Test_rm32_imm32_F7r1
-            | Code::Test_rm64_imm32_F7r1
-    ) {
+    if matches!(ins.code(), Code::Int1 | Code::Test_rm8_imm8_F6r1 | Code::Test_rm16_imm16_F7r1 | Code::Test_rm32_imm32_F7r1 | Code::Test_rm64_imm32_F7r1) {
         return true;
     }
     // The 0F 1E / 0F 19 hint space outside endbr/rdssp, e.g. the JIT's `ibhf`
@@ -254,10 +229,7 @@ fn prefixes(ins: &Instruction, bytes: &[u8]) -> String {
         )
     });
     // (jecxz and the ecx loops consume it as their counter size.)
-    let counter_sized = matches!(
-        ins.code(),
-        Code::Jecxz_rel8_64 | Code::Loop_rel8_64_ECX | Code::Loope_rel8_64_ECX | Code::Loopne_rel8_64_ECX
-    );
+    let counter_sized = matches!(ins.code(), Code::Jecxz_rel8_64 | Code::Loop_rel8_64_ECX | Code::Loope_rel8_64_ECX | Code::Loopne_rel8_64_ECX);
     if !has_mem && !counter_sized && legacy_prefixes(bytes).contains(&0x67) && ins.mnemonic() != Mnemonic::Xlatb {
         s.push_str("addr32\t\t");
     }
@@ -266,15 +238,7 @@ fn prefixes(ins: &Instruction, bytes: &[u8]) -> String {
 
 /// The legacy prefix bytes in front of the instruction.
 fn legacy_prefixes(bytes: &[u8]) -> &[u8] {
-    let n = bytes
-        .iter()
-        .take_while(|&&b| {
-            matches!(
-                b,
-                0xf0 | 0xf2 | 0xf3 | 0x66 | 0x67 | 0x2e | 0x36 | 0x3e | 0x26 | 0x64 | 0x65
-            )
-        })
-        .count();
+    let n = bytes.iter().take_while(|&&b| matches!(b, 0xf0 | 0xf2 | 0xf3 | 0x66 | 0x67 | 0x2e | 0x36 | 0x3e | 0x26 | 0x64 | 0x65)).count();
     &bytes[..n]
 }
 
@@ -295,24 +259,14 @@ fn last_segment(bytes: &[u8]) -> Option<Register> {
 /// prefix) and LLVM does not print it as `rep`/`repne`; before a one-byte
 /// opcode it does.
 fn mandatory_prefix(bytes: &[u8]) -> bool {
-    let opcode = bytes.iter().find(|&&b| {
-        !matches!(
-            b,
-            0xf0 | 0xf2 | 0xf3 | 0x66 | 0x67 | 0x2e | 0x36 | 0x3e | 0x26 | 0x64 | 0x65 | 0x40..=0x4f
-        )
-    });
+    let opcode = bytes.iter().find(|&&b| !matches!(b, 0xf0 | 0xf2 | 0xf3 | 0x66 | 0x67 | 0x2e | 0x36 | 0x3e | 0x26 | 0x64 | 0x65 | 0x40..=0x4f));
     opcode == Some(&0x0f)
 }
 
 /// Target of a relative branch: LLVM hands it to the symbol callback as a
 /// branch reference and prints the label or the address.
 fn branch_target(ins: &Instruction) -> Option<u64> {
-    if ins.op_count() == 1
-        && matches!(
-            ins.op0_kind(),
-            OpKind::NearBranch16 | OpKind::NearBranch32 | OpKind::NearBranch64
-        )
-    {
+    if ins.op_count() == 1 && matches!(ins.op0_kind(), OpKind::NearBranch16 | OpKind::NearBranch32 | OpKind::NearBranch64) {
         return Some(ins.near_branch_target());
     }
     None
@@ -335,10 +289,7 @@ fn mnemonic(ins: &Instruction) -> String {
         _ => {}
     }
     let mut m = String::new();
-    FMT.with(|f| {
-        f.borrow_mut()
-            .format_mnemonic_options(ins, &mut m, FormatMnemonicOptions::NO_PREFIXES)
-    });
+    FMT.with(|f| f.borrow_mut().format_mnemonic_options(ins, &mut m, FormatMnemonicOptions::NO_PREFIXES));
     let mut m = m.trim().to_string();
     // x87 control/environment instructions have no size suffix in LLVM.
     if matches!(
@@ -368,8 +319,7 @@ fn mnemonic(ins: &Instruction) -> String {
 
 /// `90` with only REX.W or 66 (xchg of the accumulator with itself): LLVM's `nop`.
 fn is_nop_xchg(ins: &Instruction) -> bool {
-    (matches!(ins.code(), Code::Xchg_r16_AX | Code::Xchg_r64_RAX)
-        && matches!(ins.op0_register(), Register::AX | Register::RAX))
+    (matches!(ins.code(), Code::Xchg_r16_AX | Code::Xchg_r64_RAX) && matches!(ins.op0_register(), Register::AX | Register::RAX))
         || matches!(ins.code(), Code::Nopw | Code::Nopd | Code::Nopq)
 }
 
@@ -397,16 +347,10 @@ fn operands(ins: &Instruction, bytes: &[u8]) -> String {
     }
     match ins.code() {
         // LLVM prints xchg as `xchg %reg_field, %rm` / `xchg %r, %accumulator`.
-        Code::Xchg_rm8_r8 | Code::Xchg_rm16_r16 | Code::Xchg_rm32_r32 | Code::Xchg_rm64_r64
-            if ins.op0_kind() == OpKind::Register =>
-        {
-            ops.swap(0, 1)
-        }
+        Code::Xchg_rm8_r8 | Code::Xchg_rm16_r16 | Code::Xchg_rm32_r32 | Code::Xchg_rm64_r64 if ins.op0_kind() == OpKind::Register => ops.swap(0, 1),
         Code::Xchg_r16_AX | Code::Xchg_r32_EAX | Code::Xchg_r64_RAX => ops.swap(0, 1),
         // iced leaves out an implicit %st(1) that LLVM prints.
-        Code::Fcom_st0_sti | Code::Fcomp_st0_sti | Code::Fucom_st0_sti | Code::Fucomp_st0_sti if ops.is_empty() => {
-            ops.push("%st(1)".into())
-        }
+        Code::Fcom_st0_sti | Code::Fcomp_st0_sti | Code::Fucom_st0_sti | Code::Fucomp_st0_sti if ops.is_empty() => ops.push("%st(1)".into()),
         // imul with imm: LLVM always prints the three operands.
         Code::Imul_r16_rm16_imm8
         | Code::Imul_r32_rm32_imm8
@@ -475,9 +419,5 @@ fn reg_name(r: Register) -> String {
 
 /// LLVM's `formatImm` with `PrintImmHex`: signed hex.
 fn imm_hex(v: i64) -> String {
-    if v < 0 {
-        format!("-0x{:x}", v.unsigned_abs())
-    } else {
-        format!("0x{v:x}")
-    }
+    if v < 0 { format!("-0x{:x}", v.unsigned_abs()) } else { format!("0x{v:x}") }
 }

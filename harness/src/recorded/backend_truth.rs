@@ -231,7 +231,11 @@ fn record_arch(a: &RecordArgs, progs: &[AsmProg], arch: Arch, live: bool) -> Res
         }
         let tool = if live { "--backend kernel".to_string() } else { "--backend vm".to_string() };
         let doc = Truth {
-            recorded_with: format!("bpf-selftest record --set backend-truth {tool} ({}) on {}", if live { "the running kernel".to_string() } else { format!("QEMU TCG, -cpu {}", cpu.clone().unwrap_or_default()) }, crate::cli::record::today()),
+            recorded_with: format!(
+                "bpf-selftest record --set backend-truth {tool} ({}) on {}",
+                if live { "the running kernel".to_string() } else { format!("QEMU TCG, -cpu {}", cpu.clone().unwrap_or_default()) },
+                crate::cli::record::today()
+            ),
             backend,
             release,
             arch: arch.name().to_string(),

@@ -18,8 +18,7 @@ const DRIVER_C: &str = include_str!("../../host/xlated_text.c");
 
 /// The built helper: from the cache, else compiled now.
 fn helper() -> Result<PathBuf, String> {
-    let src = crate::import::kernel_source_dir()
-        .ok_or("no Linux 7.3 source tree for disasm.c (scripts/setup-vm.sh --source, or BPF_SELFTEST_KERNEL_SRC)")?;
+    let src = crate::import::kernel_source_dir().ok_or("no Linux 7.3 source tree for disasm.c (scripts/setup-vm.sh --source, or BPF_SELFTEST_KERNEL_SRC)")?;
     let disasm_c = src.join("kernel/bpf/disasm.c");
     let disasm_h = src.join("kernel/bpf/disasm.h");
     let read = |p: &Path| std::fs::read(p).map_err(|e| format!("{}: {e}", p.display()));
@@ -67,12 +66,8 @@ pub fn texts(insns: &[Vec<Insn>]) -> Result<Vec<String>, String> {
         return Ok(Vec::new());
     }
     let bin = helper()?;
-    let mut child = Command::new(&bin)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|e| format!("{}: {e}", bin.display()))?;
+    let mut child =
+        Command::new(&bin).stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().map_err(|e| format!("{}: {e}", bin.display()))?;
     let input: String = insns.iter().map(|i| hex_of(i) + "\n").collect();
     let mut stdin = child.stdin.take().ok_or("no stdin")?;
     // the helper answers line by line; a writer thread keeps both pipes moving

@@ -60,7 +60,6 @@ pub struct PairsFile {
     pub pairs: Vec<(String, String)>,
 }
 
-
 impl PairsFile {
     pub fn parse(text: &str) -> Result<PairsFile, String> {
         let mut f = PairsFile::default();
@@ -157,7 +156,10 @@ pub fn listing(log: &str) -> HashMap<usize, String> {
         // an optional number before the index
         let idx = idx.rsplit(' ').next().unwrap_or(idx);
         let Ok(idx) = idx.parse::<usize>() else { continue };
-        if !t.split_once(": ").is_some_and(|(head, _)| head.split_whitespace().count() <= 2 && head.split_whitespace().all(|w| w.bytes().all(|c| c.is_ascii_digit()))) {
+        if !t
+            .split_once(": ")
+            .is_some_and(|(head, _)| head.split_whitespace().count() <= 2 && head.split_whitespace().all(|w| w.bytes().all(|c| c.is_ascii_digit())))
+        {
             continue;
         }
         let (live, text) = match (rest.get(..10), rest.get(10..)) {
@@ -188,7 +190,10 @@ fn log_pairs(req: &LoadRequest, out: &LoadOutcome) -> Result<Vec<(String, String
         for r in req.prog.relocs.iter() {
             match *r {
                 LinkReloc::Map { insn, .. } | LinkReloc::MapValue { insn, .. } if insn == i && n == 2 => {
-                    let v = t.rsplit_once(" = 0x").and_then(|(_, v)| u64::from_str_radix(v, 16).ok()).ok_or_else(|| format!("{}: no address in {t:?}", req.name))?;
+                    let v = t
+                        .rsplit_once(" = 0x")
+                        .and_then(|(_, v)| u64::from_str_radix(v, 16).ok())
+                        .ok_or_else(|| format!("{}: no address in {t:?}", req.name))?;
                     slots[0].src = if matches!(r, LinkReloc::Map { .. }) { 1 } else { 2 };
                     slots[0].imm = v as u32 as i32;
                     slots[1].imm = (v >> 32) as u32 as i32;
@@ -301,7 +306,9 @@ pub fn record(a: &RecordArgs) -> Result<(), String> {
     let stored = PairsFile::read(&path)?;
     let now = PairsFile {
         header: vec![
-            format!("# Linux {release} {arch}: the verifier log's text of every instruction of the disasm set's programs (level-2 listing); backend {backend}."),
+            format!(
+                "# Linux {release} {arch}: the verifier log's text of every instruction of the disasm set's programs (level-2 listing); backend {backend}."
+            ),
             recorded.clone(),
             "# hex (memory order; 32 digits for ld_imm64)<TAB>the verifier log's text".into(),
         ],
@@ -319,7 +326,9 @@ pub fn record(a: &RecordArgs) -> Result<(), String> {
     compare_pairs(&mut tally, &path, &stored.pairs, &xlated, a.check);
     let now = PairsFile {
         header: vec![
-            format!("# Linux {release} {arch}: test_loader's text (7.3's disasm.c) of every xlated instruction of the disasm set's accepted programs; backend {backend}."),
+            format!(
+                "# Linux {release} {arch}: test_loader's text (7.3's disasm.c) of every xlated instruction of the disasm set's accepted programs; backend {backend}."
+            ),
             recorded,
             "# hex of the xlated insn<TAB>test_loader's xlated text".into(),
         ],

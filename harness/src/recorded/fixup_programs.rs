@@ -120,11 +120,10 @@ pub fn recorded_header(arch: Arch, release: &str) -> String {
 /// The helper and kfunc calls of an xlated program (dump form), in order,
 /// without those other passes emit (`LD_ABS`, timed `may_goto`).
 pub fn call_slots(insns: &[Insn], arch: Arch) -> Vec<Insn> {
-    let others: Vec<i32> =
-        ["arch_bpf_timed_may_goto", "bpf_skb_load_helper_8_no_cache", "bpf_skb_load_helper_16_no_cache", "bpf_skb_load_helper_32_no_cache"]
-            .iter()
-            .filter_map(|f| kernel_symbols::call_imm(arch, f))
-            .collect();
+    let others: Vec<i32> = ["arch_bpf_timed_may_goto", "bpf_skb_load_helper_8_no_cache", "bpf_skb_load_helper_16_no_cache", "bpf_skb_load_helper_32_no_cache"]
+        .iter()
+        .filter_map(|f| kernel_symbols::call_imm(arch, f))
+        .collect();
     let mut out = Vec::new();
     let mut i = 0;
     while i < insns.len() {

@@ -186,7 +186,11 @@ impl Answer {
             self.accepted,
             self.errno,
             self.verified_insns,
-            size.map_or(": depends on the verification time".to_string(), |n| if log_level & 4 != 0 { format!(" without the time's digits {n}") } else { format!(" {n}") }),
+            size.map_or(": depends on the verification time".to_string(), |n| if log_level & 4 != 0 {
+                format!(" without the time's digits {n}")
+            } else {
+                format!(" {n}")
+            }),
             super::stable_log(&log)
         )
     }
@@ -248,7 +252,10 @@ mod tests {
         let c = Config::from_bytes([4, 0x01, 0, 0]);
         assert_eq!((c.prog_type, c.log_level, c.log_size, c.prog_flags, c.privilege, c.gpl), (ProgType(5), 1, LOG_BUF, 0, Privilege::Root, true));
         let c = Config::from_bytes([11, 0xff, 0x41, 0x87]);
-        assert_eq!((c.prog_type, c.log_level, c.log_size, c.prog_flags, c.arch, c.privilege, c.gpl), (ProgType(0x7fff), 0x10f, u32::MAX, 1 | 1 << 20, Arch::Arm64, Privilege::BpfPerfmon, false));
+        assert_eq!(
+            (c.prog_type, c.log_level, c.log_size, c.prog_flags, c.arch, c.privilege, c.gpl),
+            (ProgType(0x7fff), 0x10f, u32::MAX, 1 | 1 << 20, Arch::Arm64, Privilege::BpfPerfmon, false)
+        );
         assert_eq!(Config::from_bytes([0, 0x20, 0, 4]).log_size, 0);
         let i = Input::from_bytes("x", &[0, 0xa2, 0, 4, 0xb7, 0, 0, 0, 0, 0, 0, 0, 0x95, 0, 0, 0, 0, 0, 0, 0, 1]).unwrap();
         assert_eq!(i.insns.len(), 2);

@@ -36,8 +36,8 @@ use serde::{Deserialize, Serialize};
 
 use super::oracle_asm::{AsmProg, Jobs};
 use super::{Tally, comparable_images, disasm_c, hex, llvm_text, mask_hex_pointers, mask_xlated_pointers, unhex, xlated_entries};
-use crate::backend::{Backend, LoadOutcome};
 use crate::backend::vm::VmBackend;
+use crate::backend::{Backend, LoadOutcome};
 use crate::cli::record::RecordArgs;
 use crate::golden::Golden;
 use crate::target::Arch;

@@ -101,13 +101,7 @@ fn jump_sequence(n: usize) -> Vec<Insn> {
 /// iteration has a new constant, so nothing prunes and the processed
 /// count passes 1M.
 fn long_loop() -> Vec<Insn> {
-    vec![
-        mov(1, 0),
-        Insn::new(BPF_ALU64 | BPF_ADD | BPF_K, 1, 0, 0, 1),
-        Insn::new(BPF_JMP | BPF_JLT | BPF_K, 1, 0, -2, 2_000_000),
-        mov(0, 0),
-        exit(),
-    ]
+    vec![mov(1, 0), Insn::new(BPF_ALU64 | BPF_ADD | BPF_K, 1, 0, 0, 1), Insn::new(BPF_JMP | BPF_JLT | BPF_K, 1, 0, -2, 2_000_000), mov(0, 0), exit()]
 }
 
 /// A program the kernel rejects with a short log (`R1 !read_ok`).
@@ -137,11 +131,17 @@ pub fn cases() -> Vec<Case> {
         c("stack_512", call_chain(1, 512), false, 1, 65536),
         c("stack_520", call_chain(1, 520), false, 1, 65536),
         c("stack_8x64", call_chain(8, 64), false, 1, 65536),
-        c("stack_8x64_plus8", {
-            let mut p = call_chain(8, 64);
-            p[0] = st_fp(-72);
-            p
-        }, false, 1, 65536),
+        c(
+            "stack_8x64_plus8",
+            {
+                let mut p = call_chain(8, 64);
+                p[0] = st_fp(-72);
+                p
+            },
+            false,
+            1,
+            65536,
+        ),
         c("stack_16x32", call_chain(16, 32), false, 1, 65536),
         c("stack_16x40", call_chain(16, 40), false, 1, 65536),
         // BPF_COMPLEXITY_LIMIT_JMP_SEQ
@@ -179,7 +179,11 @@ impl Case {
     pub fn request(&self, arch: Arch) -> LoadRequest {
         LoadRequest {
             name: format!("limits/{}", self.name),
-            prog: LinkedProgram { insns: self.insns.clone(), funcs: vec![Func { name: self.name.into(), start: 0, global: true, nargs: 0 }], relocs: Vec::new() },
+            prog: LinkedProgram {
+                insns: self.insns.clone(),
+                funcs: vec![Func { name: self.name.into(), start: 0, global: true, nargs: 0 }],
+                relocs: Vec::new(),
+            },
             prog_type: crate::prog_type::SOCKET_FILTER,
             expected_attach_type: None,
             attach_func: None,
@@ -230,7 +234,11 @@ impl Answer {
             self.accepted,
             self.errno,
             self.verified_insns,
-            size.map_or(": depends on the verification time".to_string(), |n| if log_level & 4 != 0 { format!(" without the time's digits {n}") } else { format!(" {n}") }),
+            size.map_or(": depends on the verification time".to_string(), |n| if log_level & 4 != 0 {
+                format!(" without the time's digits {n}")
+            } else {
+                format!(" {n}")
+            }),
             super::stable_log(&self.log)
         )
     }

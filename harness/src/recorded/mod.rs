@@ -250,7 +250,10 @@ mod tests {
     #[test]
     fn json_text_is_sorted_one_space_ascii() {
         let v = serde_json::json!({"b": [1, {"z": null, "a": "é\u{1F600}"}], "a": [], "c": true});
-        assert_eq!(json_text(&v).unwrap(), "{\n \"a\": [],\n \"b\": [\n  1,\n  {\n   \"a\": \"\\u00e9\\ud83d\\ude00\",\n   \"z\": null\n  }\n ],\n \"c\": true\n}\n");
+        assert_eq!(
+            json_text(&v).unwrap(),
+            "{\n \"a\": [],\n \"b\": [\n  1,\n  {\n   \"a\": \"\\u00e9\\ud83d\\ude00\",\n   \"z\": null\n  }\n ],\n \"c\": true\n}\n"
+        );
     }
 
     #[test]

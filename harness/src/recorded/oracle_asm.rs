@@ -227,7 +227,9 @@ impl AsmProg {
             map.prog_slots.push((*key, name.clone()));
         }
         let linked = match &self.hex {
-            Some(insns) => link::LinkedProgram { insns: insns.clone(), funcs: vec![Func { name: name.clone(), start: 0, global: true, nargs: 0 }], relocs: Vec::new() },
+            Some(insns) => {
+                link::LinkedProgram { insns: insns.clone(), funcs: vec![Func { name: name.clone(), start: 0, global: true, nargs: 0 }], relocs: Vec::new() }
+            }
             None => {
                 let prog = bpf_isa::assemble(&self.asm).map_err(|e| format!("{name}: {e}"))?;
                 let syms = Symbols { maps: &maps, ..Symbols::default() };

@@ -89,8 +89,5 @@ pub fn record(backend: &dyn Backend, arch: Arch, cases: &[Case]) -> Result<Vec<C
     let mine: Vec<&Case> = cases.iter().filter(|c| c.arch == arch).collect();
     let reqs = mine.iter().map(|c| c.request().map_err(|e| format!("{}: {e}", c.key()))).collect::<Result<Vec<_>, _>>()?;
     let outs = backend.load_batch(&reqs);
-    mine.into_iter()
-        .zip(outs)
-        .map(|(c, o)| o.map(|o| Case { outcome: outcome(&o), ..c.clone() }).map_err(|u| format!("{}: {}", c.key(), u.0)))
-        .collect()
+    mine.into_iter().zip(outs).map(|(c, o)| o.map(|o| Case { outcome: outcome(&o), ..c.clone() }).map_err(|u| format!("{}: {}", c.key(), u.0))).collect()
 }

@@ -178,10 +178,7 @@ fn registry_collects_this_module_in_declaration_order() {
     let s = our_suite();
     assert_eq!(s.name, "tests");
     let progs: Vec<_> = s.programs.iter().map(|p| p.name).collect();
-    assert_eq!(
-        progs,
-        ["uses_everything", "rejected", "riscv_only", "from_9_0", "interpreter_only", "wants_jit", "helper_prog", "bad_section"]
-    );
+    assert_eq!(progs, ["uses_everything", "rejected", "riscv_only", "from_9_0", "interpreter_only", "wants_jit", "helper_prog", "bad_section"]);
     assert_eq!(s.maps.len(), 1);
     assert_eq!(s.globals.iter().map(|g| g.name).collect::<Vec<_>>(), ["counter", "limit", "table"]);
     assert_eq!(s.subprogs.iter().map(|g| (g.name, g.global, g.nargs)).collect::<Vec<_>>(), [("sub_static", false, 0), ("sub_global", true, 1)]);
@@ -326,7 +323,12 @@ fn backend_unavailable_skips_everything() {
 }
 
 fn rejected_with_log(_: &str) -> LoadOutcome {
-    LoadOutcome { accepted: false, errno: 13, log: "0: R1=ctx() R10=fp0\n0: (79) r0 = *(u64 *)(r1 +4096)\ninvalid bpf_context access off=4096 size=8\nprocessed 1 insns\n".into(), ..Default::default() }
+    LoadOutcome {
+        accepted: false,
+        errno: 13,
+        log: "0: R1=ctx() R10=fp0\n0: (79) r0 = *(u64 *)(r1 +4096)\ninvalid bpf_context access off=4096 size=8\nprocessed 1 insns\n".into(),
+        ..Default::default()
+    }
 }
 
 #[test]

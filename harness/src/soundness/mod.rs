@@ -25,7 +25,10 @@ pub enum ModelVerdict {
     /// The main pass accepted it; the rewrites after it are not all
     /// modelled yet (they rarely reject).
     AcceptedUpToFixups,
-    Rejected { errno: i32, log: String },
+    Rejected {
+        errno: i32,
+        log: String,
+    },
     /// A phase the model lacks, by name.
     Undecided(String),
 }
@@ -165,11 +168,7 @@ pub fn reject_reason(log: &str) -> String {
 pub fn run(kernel: &dyn Backend, arch: Arch, seed: u64, count: usize) -> Result<Report, String> {
     let mut rng = random_prog::Rng(seed);
     let progs: Vec<random_prog::GenProg> = (0..count).map(|_| random_prog::generate(&mut rng)).collect();
-    let reqs = progs
-        .iter()
-        .enumerate()
-        .map(|(i, p)| request(&format!("random/{seed}-{i}"), p, arch))
-        .collect::<Result<Vec<_>, String>>()?;
+    let reqs = progs.iter().enumerate().map(|(i, p)| request(&format!("random/{seed}-{i}"), p, arch)).collect::<Result<Vec<_>, String>>()?;
     kernel.probe(arch).map_err(|u| format!("{}: {}", kernel.name(), u.0))?;
     let outs = kernel.load_batch(&reqs);
     let mut report = Report::default();

@@ -497,8 +497,8 @@ impl Env<'_, '_> {
             return errno(EACCES);
         }
         let ok = match base_type(ptr_reg.typ) {
-            PTR_TO_CTX | PTR_TO_MAP_VALUE | PTR_TO_MAP_KEY | PTR_TO_STACK | PTR_TO_PACKET_META | PTR_TO_PACKET | PTR_TO_TP_BUFFER
-            | PTR_TO_BTF_ID | PTR_TO_MEM | PTR_TO_BUF | PTR_TO_FUNC | CONST_PTR_TO_DYNPTR => true,
+            PTR_TO_CTX | PTR_TO_MAP_VALUE | PTR_TO_MAP_KEY | PTR_TO_STACK | PTR_TO_PACKET_META | PTR_TO_PACKET | PTR_TO_TP_BUFFER | PTR_TO_BTF_ID
+            | PTR_TO_MEM | PTR_TO_BUF | PTR_TO_FUNC | CONST_PTR_TO_DYNPTR => true,
             PTR_TO_FLOW_KEYS if known => true,
             PTR_TO_FLOW_KEYS | CONST_PTR_TO_MAP => known && smin == 0 && opcode == BPF_ADD,
             _ => false,
@@ -619,7 +619,9 @@ impl Env<'_, '_> {
             self.bpf_diag_register_type(
                 ptr_regno,
                 "pointer offset is not safe",
-                &format!("After this arithmetic, R{dst} would be outside the verifier's safe offset range [-{BPF_MAX_VAR_OFF}, {BPF_MAX_VAR_OFF}] for {plain}."),
+                &format!(
+                    "After this arithmetic, R{dst} would be outside the verifier's safe offset range [-{BPF_MAX_VAR_OFF}, {BPF_MAX_VAR_OFF}] for {plain}."
+                ),
                 "Tighten the scalar bounds before the arithmetic so the resulting pointer remains within the allowed range.",
             );
             return errno(EINVAL);
@@ -711,7 +713,15 @@ impl Env<'_, '_> {
     /// the masking direction and window are worked out and the pointer as
     /// masking would leave it is pushed as a speculative path; after it,
     /// the window is narrowed to the observed move and recorded.
-    fn sanitize_ptr_alu(&mut self, insn: &Insn, ptr_reg: &RegState, off_reg: &RegState, ptr_is_dst: bool, info: &mut SanitizeInfo, commit_window: bool) -> Result<(), Reason> {
+    fn sanitize_ptr_alu(
+        &mut self,
+        insn: &Insn,
+        ptr_reg: &RegState,
+        off_reg: &RegState,
+        ptr_is_dst: bool,
+        info: &mut SanitizeInfo,
+        commit_window: bool,
+    ) -> Result<(), Reason> {
         if self.can_skip_alu_sanitation(insn) {
             return Ok(());
         }

@@ -23,9 +23,5 @@ pub fn kern_vm_start(arch: Arch) -> u64 {
 pub fn arena_jit(env: &VerifierEnv<'_>, dumped: &[bpf_isa::Insn]) -> Option<ArenaJit> {
     let def = crate::fixups::arena::prog_arena(env)?;
     let codes = crate::fixups::dump_hidden_modes(env, dumped);
-    Some(ArenaJit {
-        kern_vm_start: kern_vm_start(env.input.arch),
-        user_vm_start: super::map_create::loader_map_extra(def),
-        codes,
-    })
+    Some(ArenaJit { kern_vm_start: kern_vm_start(env.input.arch), user_vm_start: super::map_create::loader_map_extra(def), codes })
 }

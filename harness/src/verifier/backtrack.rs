@@ -740,12 +740,8 @@ impl Env<'_, '_> {
             }
             return Ok(());
         }
-        let s = format!(
-            "verifier bug: backtracking func entry subprog {} reg_mask {:x} stack_mask {:x}\n",
-            f0.subprogno,
-            self.bt.reg_mask(),
-            self.bt.stack_mask()
-        );
+        let s =
+            format!("verifier bug: backtracking func entry subprog {} reg_mask {:x} stack_mask {:x}\n", f0.subprogno, self.bt.reg_mask(), self.bt.stack_mask());
         self.verbose(&s);
         errno(EFAULT)
     }
@@ -754,11 +750,8 @@ impl Env<'_, '_> {
     #[cold]
     #[inline(never)]
     fn bt_log_parent_state(&mut self, p: usize, fr: usize) {
-        let mut s = format!(
-            "mark_precise: frame{fr}: parent state regs={} stack={}: ",
-            fmt_reg_mask(self.bt.reg_masks[fr]),
-            fmt_stack_mask(self.bt.stack_masks[fr])
-        );
+        let mut s =
+            format!("mark_precise: frame{fr}: parent state regs={} stack={}: ", fmt_reg_mask(self.bt.reg_masks[fr]), fmt_stack_mask(self.bt.stack_masks[fr]));
         let sc = super::print::Scratch::default();
         super::print::print_verifier_state(&mut s, &self.checkpoints[p].state, fr, true, &sc, &self.maps);
         self.verbose(&s);
@@ -855,7 +848,14 @@ impl Env<'_, '_> {
     /// through this state ends here. Out of line: most steps are runs of
     /// no-op insns.
     #[inline(never)]
-    fn backtrack_step(&mut self, hist: &[JmpHistEntry], walk: &mut HistoryWalk, at: &mut WalkPos, memo_i: i64, memo: &mut MemoWalk) -> VResult<Option<HistoryStep>> {
+    fn backtrack_step(
+        &mut self,
+        hist: &[JmpHistEntry],
+        walk: &mut HistoryWalk,
+        at: &mut WalkPos,
+        memo_i: i64,
+        memo: &mut MemoWalk,
+    ) -> VResult<Option<HistoryStep>> {
         at.guard += 1;
         if at.guard > BT_GUARD_MAX {
             walk.guard = at.guard;
@@ -884,7 +884,10 @@ impl Env<'_, '_> {
                     memo.start = Some(MemoStart { at: *at, masks: None });
                 }
             }
-            if !walk.lvl2 && top.is_none_or(|h| h.flags == 0 && h.linked_regs == 0) && bt_insn_is_noop(bt_insn_noop_unless(&self.insn(i as usize)), self.bt.reg_mask()) {
+            if !walk.lvl2
+                && top.is_none_or(|h| h.flags == 0 && h.linked_regs == 0)
+                && bt_insn_is_noop(bt_insn_noop_unless(&self.insn(i as usize)), self.bt.reg_mask())
+            {
                 // the masks are unchanged and were not empty
             } else {
                 // the masks may change from here: keep them as they were

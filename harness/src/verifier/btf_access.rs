@@ -149,13 +149,10 @@ pub fn btf_struct_walk(btf: &VmlinuxBtf, id: u32, mut off: u32, size: u32, flag:
         }
         if off.saturating_add(size) > *tsize {
             // a flexible array at the end may be walked past the size
-            let flex = walk_flex_arrays
-                .then(|| members.last())
-                .flatten()
-                .and_then(|m| match btf.type_by_id(btf.skip_modifiers(m.type_id)).map(|t| &t.kind) {
-                    Some(Kind::Array { elem, nelems: 0 }) if off >= m.bit_off / 8 => Some((m.bit_off / 8, btf.skip_modifiers(*elem))),
-                    _ => None,
-                });
+            let flex = walk_flex_arrays.then(|| members.last()).flatten().and_then(|m| match btf.type_by_id(btf.skip_modifiers(m.type_id)).map(|t| &t.kind) {
+                Some(Kind::Array { elem, nelems: 0 }) if off >= m.bit_off / 8 => Some((m.bit_off / 8, btf.skip_modifiers(*elem))),
+                _ => None,
+            });
             if let Some((moff, elem)) = flex {
                 match btf.type_by_id(elem).map(|t| &t.kind) {
                     Some(Kind::Int { .. }) => return Ok(Walk::Scalar),
@@ -252,7 +249,11 @@ pub fn btf_struct_walk(btf: &VmlinuxBtf, id: u32, mut off: u32, size: u32, flag:
 pub enum Access {
     Scalar,
     /// `PTR_TO_BTF_ID | flag` of this struct, loaded from this member.
-    BtfId { id: u32, flag: RegType, field: String },
+    BtfId {
+        id: u32,
+        flag: RegType,
+        field: String,
+    },
     /// `PTR_TO_MEM | MEM_RDONLY | PTR_UNTRUSTED`, size 0.
     UntrustedMem,
 }
@@ -279,10 +280,7 @@ pub fn btf_struct_access(btf: &VmlinuxBtf, id: u32, off: u32, size: u32) -> Resu
 pub fn btf_nested_type_is_trusted(btf: &VmlinuxBtf, walked: &str, field: &str, btf_id: u32, suffix: &str) -> bool {
     let Some(safe) = btf.struct_by_name(&format!("{walked}{suffix}")) else { return false };
     let Some(Kind::Struct { members: Some(ms), .. }) = btf.type_by_id(safe).map(|t| &t.kind) else { return false };
-    ms.iter().any(|m| {
-        m.name == field
-            && matches!(btf.type_by_id(m.type_id).map(|t| &t.kind), Some(Kind::Ptr(p)) if btf.skip_modifiers(*p) == btf_id)
-    })
+    ms.iter().any(|m| m.name == field && matches!(btf.type_by_id(m.type_id).map(|t| &t.kind), Some(Kind::Ptr(p)) if btf.skip_modifiers(*p) == btf_id))
 }
 
 impl Env<'_, '_> {
@@ -295,7 +293,15 @@ impl Env<'_, '_> {
 
     /// `check_ptr_to_btf_access`.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn check_ptr_to_btf_access(&mut self, regno: usize, reg: &RegState, off: i64, size: i64, write: bool, value_regno: Option<usize>) -> VResult<()> {
+    pub(crate) fn check_ptr_to_btf_access(
+        &mut self,
+        regno: usize,
+        reg: &RegState,
+        off: i64,
+        size: i64,
+        write: bool,
+        value_regno: Option<usize>,
+    ) -> VResult<()> {
         let tname = super::kfuncs::btf_type_name(reg.aux);
         if !self.allow_ptr_leaks() {
             self.verbose(&format!("'struct {tname}' access is allowed only to CAP_PERFMON and CAP_SYS_ADMIN\n"));

@@ -140,8 +140,7 @@ fn arg_type_is_dynptr(t: ArgType) -> bool {
 /// `compatible_reg_types[]`: the register types an argument type accepts.
 fn compatible_reg_types(t: ArgType) -> Option<&'static [RegType]> {
     const SOCK: &[RegType] = &[PTR_TO_SOCK_COMMON, PTR_TO_SOCKET, PTR_TO_TCP_SOCK, PTR_TO_XDP_SOCK];
-    const BTF_ID_SOCK_COMMON: &[RegType] =
-        &[PTR_TO_SOCK_COMMON, PTR_TO_SOCKET, PTR_TO_TCP_SOCK, PTR_TO_XDP_SOCK, PTR_TO_BTF_ID, PTR_TO_BTF_ID | PTR_TRUSTED];
+    const BTF_ID_SOCK_COMMON: &[RegType] = &[PTR_TO_SOCK_COMMON, PTR_TO_SOCKET, PTR_TO_TCP_SOCK, PTR_TO_XDP_SOCK, PTR_TO_BTF_ID, PTR_TO_BTF_ID | PTR_TRUSTED];
     const MEM: &[RegType] = &[
         PTR_TO_STACK,
         PTR_TO_PACKET,
@@ -161,18 +160,13 @@ fn compatible_reg_types(t: ArgType) -> Option<&'static [RegType]> {
     const RINGBUF_MEM: &[RegType] = &[PTR_TO_MEM | MEM_RINGBUF];
     const CONST_MAP_PTR: &[RegType] = &[CONST_PTR_TO_MAP];
     const BTF_PTR: &[RegType] = &[PTR_TO_BTF_ID, PTR_TO_BTF_ID | PTR_TRUSTED, PTR_TO_BTF_ID | MEM_RCU];
-    const PERCPU_BTF_PTR: &[RegType] =
-        &[PTR_TO_BTF_ID | MEM_PERCPU, PTR_TO_BTF_ID | MEM_PERCPU | MEM_RCU, PTR_TO_BTF_ID | MEM_PERCPU | PTR_TRUSTED];
+    const PERCPU_BTF_PTR: &[RegType] = &[PTR_TO_BTF_ID | MEM_PERCPU, PTR_TO_BTF_ID | MEM_PERCPU | MEM_RCU, PTR_TO_BTF_ID | MEM_PERCPU | PTR_TRUSTED];
     const FUNC_PTR: &[RegType] = &[PTR_TO_FUNC];
     const STACK_PTR: &[RegType] = &[PTR_TO_STACK];
     const CONST_STR: &[RegType] = &[PTR_TO_MAP_VALUE];
     const TIMER: &[RegType] = &[PTR_TO_MAP_VALUE];
-    const KPTR_XCHG_DEST: &[RegType] = &[
-        PTR_TO_MAP_VALUE,
-        PTR_TO_BTF_ID | MEM_ALLOC,
-        PTR_TO_BTF_ID | MEM_ALLOC | NON_OWN_REF,
-        PTR_TO_BTF_ID | MEM_ALLOC | NON_OWN_REF | MEM_RCU,
-    ];
+    const KPTR_XCHG_DEST: &[RegType] =
+        &[PTR_TO_MAP_VALUE, PTR_TO_BTF_ID | MEM_ALLOC, PTR_TO_BTF_ID | MEM_ALLOC | NON_OWN_REF, PTR_TO_BTF_ID | MEM_ALLOC | NON_OWN_REF | MEM_RCU];
     const DYNPTR: &[RegType] = &[PTR_TO_STACK, CONST_PTR_TO_DYNPTR];
     Some(match base_type(t) {
         ARG_PTR_TO_MAP_KEY | ARG_PTR_TO_MAP_VALUE | ARG_PTR_TO_MEM => MEM,
@@ -220,8 +214,7 @@ fn check_func_proto(fn_: &FuncProto, meta: &mut CallArgMeta) -> bool {
         let is_fixed = fn_.args[arg] & MEM_FIXED_SIZE != 0;
         let has_size = fn_.arg_size[arg] != 0;
         let is_next_size = arg + 1 < 5 && arg_type_is_mem_size(fn_.args[arg + 1]);
-        let invalid =
-            if base_type(fn_.args[arg]) != ARG_PTR_TO_MEM { is_next_size } else { has_size == is_next_size || is_next_size == is_fixed };
+        let invalid = if base_type(fn_.args[arg]) != ARG_PTR_TO_MEM { is_next_size } else { has_size == is_next_size || is_next_size == is_fixed };
         if invalid {
             return false;
         }
@@ -358,8 +351,7 @@ impl Env<'_, '_> {
     pub(crate) fn clear_all_pkt_pointers(&mut self) {
         let inv = if !self.allow_ptr_leaks() { RegState::not_init() } else { self.unknown_reg() };
         let pkt = |r: &RegState| {
-            r.is_pkt_pointer_any()
-                || (base_type(r.typ) == PTR_TO_MEM && r.typ & (DYNPTR_TYPE_SKB | DYNPTR_TYPE_XDP | DYNPTR_TYPE_SKB_META) != 0)
+            r.is_pkt_pointer_any() || (base_type(r.typ) == PTR_TO_MEM && r.typ & (DYNPTR_TYPE_SKB | DYNPTR_TYPE_XDP | DYNPTR_TYPE_SKB_META) != 0)
         };
         for fi in 0..self.cur.frame.len() {
             for ri in 0..MAX_BPF_REG {
@@ -524,8 +516,7 @@ impl Env<'_, '_> {
                     self.verbose("R1 is not a scalar\n");
                     return errno(EINVAL);
                 }
-                let getsockopt = self.input.prog_type == helpers::prog::CGROUP_SOCKOPT
-                    && self.input.expected_attach_type == helpers::attach::CGROUP_GETSOCKOPT;
+                let getsockopt = self.input.prog_type == helpers::prog::CGROUP_SOCKOPT && self.input.expected_attach_type == helpers::attach::CGROUP_GETSOCKOPT;
                 if !getsockopt {
                     if self.input.prog_type == helpers::prog::LSM {
                         return Err(DoCheckError::Unsupported("BPF_LSM_CGROUP return ranges are not modelled".into()));
@@ -771,9 +762,7 @@ impl Env<'_, '_> {
                 super::scalar::reg_bounds_sync(&mut r.s);
             }
             func::GET_RETVAL => {
-                if self.input.prog_type == helpers::prog::CGROUP_SOCKOPT
-                    && self.input.expected_attach_type == helpers::attach::CGROUP_GETSOCKOPT
-                {
+                if self.input.prog_type == helpers::prog::CGROUP_SOCKOPT && self.input.expected_attach_type == helpers::attach::CGROUP_GETSOCKOPT {
                     // arbitrary value
                 } else {
                     r.s.set_srange64(-MAX_ERRNO, 0);
@@ -809,9 +798,7 @@ impl Env<'_, '_> {
             return errno(EFAULT);
         };
         let flags = self.maps.get(m).map_or(0, |m| m.map_flags);
-        if flags & super::maps::BPF_F_RDONLY_PROG != 0
-            && matches!(func_id, MAP_DELETE_ELEM | MAP_UPDATE_ELEM | MAP_PUSH_ELEM | MAP_POP_ELEM)
-        {
+        if flags & super::maps::BPF_F_RDONLY_PROG != 0 && matches!(func_id, MAP_DELETE_ELEM | MAP_UPDATE_ELEM | MAP_PUSH_ELEM | MAP_POP_ELEM) {
             self.verbose("write into map forbidden\n");
             return errno(EACCES);
         }
@@ -884,8 +871,7 @@ impl Env<'_, '_> {
         if skip_type_check {
             self.mark_chain_precision(regno)?;
         } else {
-            let btf =
-                if base_type(arg_type) == ARG_PTR_TO_BTF_ID || base_type(arg_type) == ARG_PTR_TO_SPIN_LOCK { fn_.arg_btf[arg] } else { "" };
+            let btf = if base_type(arg_type) == ARG_PTR_TO_BTF_ID || base_type(arg_type) == ARG_PTR_TO_SPIN_LOCK { fn_.arg_btf[arg] } else { "" };
             self.check_reg_type(&reg, regno, arg_type, btf, meta)?;
             self.check_func_arg_reg_off(&reg, regno, arg_type)?;
         }
@@ -986,8 +972,9 @@ impl Env<'_, '_> {
     pub(crate) fn may_access_direct_pkt_data(&self, fn_: Option<&FuncProto>) -> bool {
         use helpers::prog::*;
         match self.input.prog_type {
-            LWT_IN | LWT_OUT | LWT_SEG6LOCAL | SK_REUSEPORT | FLOW_DISSECTOR | CGROUP_SKB | SCHED_CLS | SCHED_ACT | XDP | LWT_XMIT
-            | SK_SKB | SK_MSG => fn_.is_none_or(|f| f.pkt_access),
+            LWT_IN | LWT_OUT | LWT_SEG6LOCAL | SK_REUSEPORT | FLOW_DISSECTOR | CGROUP_SKB | SCHED_CLS | SCHED_ACT | XDP | LWT_XMIT | SK_SKB | SK_MSG => {
+                fn_.is_none_or(|f| f.pkt_access)
+            }
             CGROUP_SOCKOPT => true,
             _ => false,
         }
@@ -1016,14 +1003,7 @@ impl Env<'_, '_> {
     }
 
     /// `check_reg_type`: is the register's type one the argument accepts?
-    pub(crate) fn check_reg_type(
-        &mut self,
-        reg: &RegState,
-        regno: usize,
-        arg_type: ArgType,
-        arg_btf: &str,
-        meta: &CallArgMeta,
-    ) -> VResult<()> {
+    pub(crate) fn check_reg_type(&mut self, reg: &RegState, regno: usize, arg_type: ArgType, arg_btf: &str, meta: &CallArgMeta) -> VResult<()> {
         let Some(compatible) = compatible_reg_types(arg_type) else {
             self.verbose(&format!("verifier bug: unsupported arg type {arg_type}\n"));
             return errno(EFAULT);
@@ -1045,11 +1025,7 @@ impl Env<'_, '_> {
             let list: Vec<String> = compatible.iter().map(|&c| reg_type_str(c)).collect();
             let s = format!("R{regno} type={} expected={}\n", reg_type_str(reg.typ), list.join(", "));
             self.verbose(&s);
-            let reason = format!(
-                "it has type {}, but this argument accepts {}",
-                reg_type_str(reg.typ),
-                super::diag::bpf_diag_expected_reg_types(compatible)
-            );
+            let reason = format!("it has type {}, but this argument accepts {}", reg_type_str(reg.typ), super::diag::bpf_diag_expected_reg_types(compatible));
             let idx = self.insn_idx;
             self.bpf_diag_call_arg(
                 idx,
@@ -1063,14 +1039,9 @@ impl Env<'_, '_> {
         if base_type(reg.typ) != PTR_TO_BTF_ID {
             return Ok(());
         }
-        if base_type(arg_type) == ARG_PTR_TO_MEM || base_type(arg_type) == ARG_PTR_TO_MAP_KEY || base_type(arg_type) == ARG_PTR_TO_MAP_VALUE
-        {
+        if base_type(arg_type) == ARG_PTR_TO_MEM || base_type(arg_type) == ARG_PTR_TO_MAP_KEY || base_type(arg_type) == ARG_PTR_TO_MAP_VALUE {
             if arg_type & MEM_RDONLY == 0 {
-                let s = format!(
-                    "{}() may write into memory pointed by R{regno} type={}\n",
-                    &helpers::func_id_name(meta.func_id),
-                    reg_type_str(reg.typ)
-                );
+                let s = format!("{}() may write into memory pointed by R{regno} type={}\n", &helpers::func_id_name(meta.func_id), reg_type_str(reg.typ));
                 self.verbose(&s);
                 return errno(EACCES);
             }
@@ -1120,8 +1091,7 @@ impl Env<'_, '_> {
             return errno(EACCES);
         }
         if !fixed_off_ok && reg.s.var_off.value != 0 {
-            let s =
-                format!("dereference of modified {} ptr R{regno} off={} disallowed\n", reg_type_str(reg.typ), reg.s.var_off.value as i64);
+            let s = format!("dereference of modified {} ptr R{regno} off={} disallowed\n", reg_type_str(reg.typ), reg.s.var_off.value as i64);
             self.verbose(&s);
             self.bpf_diag_invalid_deref(regno, reg, super::diag::DerefKind::ModifiedPtr, reg.s.var_off.value as i64);
             return errno(EACCES);
@@ -1136,13 +1106,7 @@ impl Env<'_, '_> {
     }
 
     /// `__check_func_arg_reg_off`.
-    pub(crate) fn check_func_arg_reg_off_ext(
-        &mut self,
-        reg: &RegState,
-        regno: usize,
-        arg_type: ArgType,
-        btf_id_fixed_off_ok: bool,
-    ) -> VResult<()> {
+    pub(crate) fn check_func_arg_reg_off_ext(&mut self, reg: &RegState, regno: usize, arg_type: ArgType, btf_id_fixed_off_ok: bool) -> VResult<()> {
         let t = reg.typ;
         if arg_type_is_release(arg_type) {
             if arg_type_is_dynptr(arg_type) && t == PTR_TO_STACK {
@@ -1155,14 +1119,7 @@ impl Env<'_, '_> {
         }
         match t {
             PTR_TO_STACK | PTR_TO_PACKET | PTR_TO_PACKET_META | PTR_TO_MAP_KEY | PTR_TO_MAP_VALUE | PTR_TO_ARENA | SCALAR_VALUE => Ok(()),
-            _ if t == PTR_TO_MEM
-                || t == PTR_TO_MEM | MEM_RDONLY
-                || t == PTR_TO_MEM | MEM_RINGBUF
-                || t == PTR_TO_BUF
-                || t == PTR_TO_BUF | MEM_RDONLY =>
-            {
-                Ok(())
-            }
+            _ if t == PTR_TO_MEM || t == PTR_TO_MEM | MEM_RDONLY || t == PTR_TO_MEM | MEM_RINGBUF || t == PTR_TO_BUF || t == PTR_TO_BUF | MEM_RDONLY => Ok(()),
             _ if base_type(t) == PTR_TO_BTF_ID && t & !(MEM_ALLOC | PTR_TRUSTED | MEM_RCU | NON_OWN_REF | PTR_TO_BTF_ID) == 0 => {
                 self.check_ptr_off_reg(reg, regno, btf_id_fixed_off_ok)
             }
@@ -1204,12 +1161,8 @@ impl Env<'_, '_> {
                 self.check_mem_region_access_ext(regno, reg, 0, access_size, reg.mem_size(), zero_size_allowed)
             }
             PTR_TO_STACK => self.check_stack_range_initialized(reg, regno, 0, access_size, zero_size_allowed, write, meta),
-            PTR_TO_BUF | PTR_TO_BTF_ID => {
-                Err(DoCheckError::Unsupported(format!("helper access through {} is not modelled", reg_type_str(reg.typ))))
-            }
-            PTR_TO_CTX if self.input.prog_type == helpers::prog::SYSCALL => {
-                Err(DoCheckError::Unsupported("syscall program ctx is not modelled yet".into()))
-            }
+            PTR_TO_BUF | PTR_TO_BTF_ID => Err(DoCheckError::Unsupported(format!("helper access through {} is not modelled", reg_type_str(reg.typ)))),
+            PTR_TO_CTX if self.input.prog_type == helpers::prog::SYSCALL => Err(DoCheckError::Unsupported("syscall program ctx is not modelled yet".into())),
             _ => {
                 if zero_size_allowed && access_size == 0 && reg.is_null() {
                     return Ok(());
@@ -1301,10 +1254,7 @@ impl Env<'_, '_> {
                 if allow_poison {
                     continue;
                 }
-                format!(
-                    "reading from stack R{regno} off {min_off}+{} size {access_size}, slot poisoned by dead code elimination\n",
-                    i - min_off
-                )
+                format!("reading from stack R{regno} off {min_off}+{} size {access_size}, slot poisoned by dead code elimination\n", i - min_off)
             } else if tnum_is_const(reg.s.var_off) {
                 format!("invalid read from stack R{regno} off {min_off}+{} size {access_size}\n", i - min_off)
             } else {
@@ -1359,14 +1309,7 @@ impl Env<'_, '_> {
 
     /// `check_mem_reg`: a fixed-size memory argument (a null pointer is a
     /// size-0 access).
-    pub(crate) fn check_mem_reg(
-        &mut self,
-        reg: &RegState,
-        regno: usize,
-        mem_size: i64,
-        write: bool,
-        meta: Option<&mut CallArgMeta>,
-    ) -> VResult<()> {
+    pub(crate) fn check_mem_reg(&mut self, reg: &RegState, regno: usize, mem_size: i64, write: bool, meta: Option<&mut CallArgMeta>) -> VResult<()> {
         if reg.is_null() {
             return self.mark_chain_precision(regno);
         }
@@ -1408,11 +1351,7 @@ impl Env<'_, '_> {
                 Some(r) if r.task_work_off.is_some() => "bpf_task_work",
                 _ => "workqueue",
             };
-            let s = format!(
-                "{name} pointer in R{} map_uid={uid} doesn't match map pointer in R{regno} map_uid={}\n",
-                regno.saturating_sub(1),
-                reg.map_uid
-            );
+            let s = format!("{name} pointer in R{} map_uid={uid} doesn't match map pointer in R{regno} map_uid={}\n", regno.saturating_sub(1), reg.map_uid);
             self.verbose(&s);
             return errno(EINVAL);
         }

@@ -486,7 +486,8 @@ mod tests {
     /// the branch must stay (folding it made the program always return 0).
     #[test]
     fn a_goto_back_without_a_loop_joins_its_constants() {
-        let src = "r3 = 0;\nr7 = *(u32 *)(r1 + 0);\nif r7 > 1 goto l1;\nl0:\nif r3 == 0 goto l2;\nr0 = 1;\nexit;\nl2:\nr0 = 0;\nexit;\nl1:\nr3 = 1;\ngoto l0;\n";
+        let src =
+            "r3 = 0;\nr7 = *(u32 *)(r1 + 0);\nif r7 > 1 goto l1;\nl0:\nif r3 == 0 goto l2;\nr0 = 1;\nexit;\nl2:\nr0 = 0;\nexit;\nl1:\nr3 = 1;\ngoto l0;\n";
         let insns = bpf_isa::asm::assemble(src).expect("assembles").insns;
         let Verdict::Decided(d) = bpf_check(&VerifierInput::new(insns, SOCKET_FILTER, Arch::X86_64)) else { panic!("not decided") };
         assert!(d.accepted, "{}", d.log);

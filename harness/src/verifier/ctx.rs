@@ -442,9 +442,7 @@ pub fn is_valid_access(prog_type: u32, attach: u32, off: i64, size: i64, write: 
         pt::RAW_TRACEPOINT => scalar((0..96).contains(&off) && !write && off % size == 0),
         // raw_tp_writable_prog_is_valid_access: the first argument is the
         // tracepoint's writable buffer
-        pt::RAW_TRACEPOINT_WRITABLE if off == 0 => {
-            (size == 8 && !write).then_some(CtxAccess { reg_type: PTR_TO_TP_BUFFER, ctx_field_size: 0, btf_id: 0 })
-        }
+        pt::RAW_TRACEPOINT_WRITABLE if off == 0 => (size == 8 && !write).then_some(CtxAccess { reg_type: PTR_TO_TP_BUFFER, ctx_field_size: 0, btf_id: 0 }),
         pt::RAW_TRACEPOINT_WRITABLE => scalar((0..96).contains(&off) && !write && off % size == 0),
         pt::SK_LOOKUP => sk_lookup_is_valid_access(off, size, write),
         // syscall_prog_is_valid_access: user memory, any alignment

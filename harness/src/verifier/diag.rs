@@ -421,12 +421,27 @@ impl CtxKind {
 
 #[derive(Clone, Copy, Debug)]
 enum EventKind {
-    Branch { cond_true: bool },
-    Mod { target: Target, origin: Option<Target>, old: Snapshot, new: Snapshot, reason: ModReason },
+    Branch {
+        cond_true: bool,
+    },
+    Mod {
+        target: Target,
+        origin: Option<Target>,
+        old: Snapshot,
+        new: Snapshot,
+        reason: ModReason,
+    },
     /// A reference acquired or released (`BPF_DIAG_HISTORY_REF_*`).
-    Ref { acquire: bool, ref_id: u32 },
+    Ref {
+        acquire: bool,
+        ref_id: u32,
+    },
     /// A region entered or left, and its depth after.
-    Context { kind: CtxKind, enter: bool, depth: u32 },
+    Context {
+        kind: CtxKind,
+        enter: bool,
+        depth: u32,
+    },
 }
 
 /// `struct bpf_diag_history_event`.
@@ -562,12 +577,7 @@ fn diag_access_offset(off: i32, s: &Scalar) -> String {
         return "unbounded".into();
     }
     if off != 0 {
-        format!(
-            "variable: known bits {:#x}, unknown mask {:#x}, plus fixed offset {off}; {}",
-            s.var_off.value,
-            s.var_off.mask,
-            diag_scalar_range(s.r64)
-        )
+        format!("variable: known bits {:#x}, unknown mask {:#x}, plus fixed offset {off}; {}", s.var_off.value, s.var_off.mask, diag_scalar_range(s.r64))
     } else {
         format!("variable: known bits {:#x}, unknown mask {:#x}; {}", s.var_off.value, s.var_off.mask, diag_scalar_range(s.r64))
     }
@@ -887,7 +897,9 @@ impl Env<'_, '_> {
             }
             Scope::Context(..) => 0,
             _ if lineage_start.is_some() => lineage_start.unwrap_or(0),
-            Scope::Ref(id) => (0..d.events.len()).rev().find(|&i| matches!(d.events[i].kind, EventKind::Ref { acquire: true, ref_id } if ref_id == id)).unwrap_or(0),
+            Scope::Ref(id) => {
+                (0..d.events.len()).rev().find(|&i| matches!(d.events[i].kind, EventKind::Ref { acquire: true, ref_id } if ref_id == id)).unwrap_or(0)
+            }
             Scope::Reg(_) => 0,
         };
         let visible = |e: &Event| match (e.kind, scope) {
@@ -969,7 +981,16 @@ impl Env<'_, '_> {
     /// `bpf_diag_call_type`: `argno` is 1-based (0: unknown), `regno` the
     /// register it is in.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn bpf_diag_call_type(&mut self, insn_idx: usize, argno: usize, regno: Option<usize>, call_name: &str, arg_name: Option<&str>, reason: &str, suggestion: &str) {
+    pub(crate) fn bpf_diag_call_type(
+        &mut self,
+        insn_idx: usize,
+        argno: usize,
+        regno: Option<usize>,
+        call_name: &str,
+        arg_name: Option<&str>,
+        reason: &str,
+        suggestion: &str,
+    ) {
         if !bpf_diag_enabled(self) {
             return;
         }
@@ -1030,10 +1051,9 @@ impl Env<'_, '_> {
         let context = kind.name();
         bpf_diag_header(self, EXECUTION_CONTEXT_SAFETY, "operation is not allowed in this context");
         let reason = match kind.constraint() {
-            Some(c) if depth != 0 => format!(
-                "The operation {operation} cannot be used in {context} because {c}. This path is still inside {}.",
-                diag_active_context(depth, context)
-            ),
+            Some(c) if depth != 0 => {
+                format!("The operation {operation} cannot be used in {context} because {c}. This path is still inside {}.", diag_active_context(depth, context))
+            }
             Some(c) => format!("The operation {operation} cannot be used in {context} because {c}."),
             None => format!("The operation {operation} cannot be used in {context}."),
         };
@@ -1195,7 +1215,10 @@ impl Env<'_, '_> {
         };
         bpf_diag_header(self, REGISTER_TYPE_SAFETY, "unreadable register");
         if invalidated {
-            diag_reason(self, &format!("R{regno} is not readable here. A previous operation invalidated this register, so the verifier cannot use it as an input."));
+            diag_reason(
+                self,
+                &format!("R{regno} is not readable here. A previous operation invalidated this register, so the verifier cannot use it as an input."),
+            );
         } else if never {
             diag_reason(self, &format!("R{regno} has never been initialized on this path, so the verifier cannot use it as an input."));
         } else {

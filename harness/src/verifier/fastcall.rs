@@ -136,11 +136,7 @@ pub fn mark_fastcall_patterns(env: &mut VerifierEnv<'_>) -> Result<(), Fail> {
     for s in 0..env.subprog_cnt {
         let start = env.subprog_info[s].start;
         let end = env.subprog_info.get(s + 1).map_or(env.insns.len(), |n| n.start).min(env.insns.len());
-        let lowest_off = env.insns[start..end]
-            .iter()
-            .filter(|x| x.code == BPF_STX | BPF_MEM | BPF_DW && x.dst == 10)
-            .map(|x| x.off)
-            .fold(0i16, i16::min);
+        let lowest_off = env.insns[start..end].iter().filter(|x| x.code == BPF_STX | BPF_MEM | BPF_DW && x.dst == 10).map(|x| x.off).fold(0i16, i16::min);
         for i in start..end {
             if env.insns[i].code == BPF_JMP | BPF_CALL {
                 mark_fastcall_pattern_for_call(env, s, i, lowest_off)?;

@@ -62,8 +62,7 @@ pub const MEM_WRITE: u32 = 1 << (BASE_BITS + 18);
 pub const DYNPTR_TYPE_SKB_META: u32 = 1 << (BASE_BITS + 19);
 pub const DYNPTR_TYPE_FILE: u32 = 1 << (BASE_BITS + 20);
 /// `DYNPTR_TYPE_FLAG_MASK`.
-pub const DYNPTR_TYPE_FLAG_MASK: u32 =
-    DYNPTR_TYPE_LOCAL | DYNPTR_TYPE_RINGBUF | DYNPTR_TYPE_SKB | DYNPTR_TYPE_XDP | DYNPTR_TYPE_SKB_META | DYNPTR_TYPE_FILE;
+pub const DYNPTR_TYPE_FLAG_MASK: u32 = DYNPTR_TYPE_LOCAL | DYNPTR_TYPE_RINGBUF | DYNPTR_TYPE_SKB | DYNPTR_TYPE_XDP | DYNPTR_TYPE_SKB_META | DYNPTR_TYPE_FILE;
 
 pub const ARG_PTR_TO_MAP_VALUE_OR_NULL: ArgType = PTR_MAYBE_NULL | ARG_PTR_TO_MAP_VALUE;
 pub const ARG_PTR_TO_MEM_OR_NULL: ArgType = PTR_MAYBE_NULL | ARG_PTR_TO_MEM;
@@ -144,11 +143,8 @@ impl FuncProto {
 // The prototypes, alphabetically by kernel name.
 
 /// `bpf_bind_proto` (filter.c).
-pub const BPF_BIND_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_PTR_TO_CTX, ARG_PTR_TO_MEM | MEM_RDONLY, ARG_MEM_SIZE, ARG_DONTCARE, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_BIND_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_PTR_TO_MEM | MEM_RDONLY, ARG_MEM_SIZE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_bprm_opts_set_proto` (bpf_lsm.c).
 pub const BPF_BPRM_OPTS_SET_PROTO: FuncProto = FuncProto {
     ret: RET_INTEGER,
@@ -235,27 +231,15 @@ pub const BPF_DYNPTR_DATA_PROTO: FuncProto = FuncProto {
 /// `bpf_dynptr_from_mem_proto` (helpers.c).
 pub const BPF_DYNPTR_FROM_MEM_PROTO: FuncProto = FuncProto {
     ret: RET_INTEGER,
-    args: [
-        ARG_PTR_TO_UNINIT_MEM,
-        ARG_MEM_SIZE_OR_ZERO,
-        ARG_ANYTHING,
-        ARG_PTR_TO_DYNPTR | DYNPTR_TYPE_LOCAL | MEM_UNINIT | MEM_WRITE,
-        ARG_DONTCARE,
-    ],
+    args: [ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE_OR_ZERO, ARG_ANYTHING, ARG_PTR_TO_DYNPTR | DYNPTR_TYPE_LOCAL | MEM_UNINIT | MEM_WRITE, ARG_DONTCARE],
     ..FuncProto::NONE
 };
 /// `bpf_dynptr_read_proto` (helpers.c).
-pub const BPF_DYNPTR_READ_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE_OR_ZERO, ARG_PTR_TO_DYNPTR, ARG_ANYTHING, ARG_ANYTHING],
-    ..FuncProto::NONE
-};
+pub const BPF_DYNPTR_READ_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE_OR_ZERO, ARG_PTR_TO_DYNPTR, ARG_ANYTHING, ARG_ANYTHING], ..FuncProto::NONE };
 /// `bpf_dynptr_write_proto` (helpers.c).
-pub const BPF_DYNPTR_WRITE_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_PTR_TO_DYNPTR, ARG_ANYTHING, ARG_PTR_TO_MEM | MEM_RDONLY, ARG_MEM_SIZE_OR_ZERO, ARG_ANYTHING],
-    ..FuncProto::NONE
-};
+pub const BPF_DYNPTR_WRITE_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_DYNPTR, ARG_ANYTHING, ARG_PTR_TO_MEM | MEM_RDONLY, ARG_MEM_SIZE_OR_ZERO, ARG_ANYTHING], ..FuncProto::NONE };
 /// `bpf_event_output_data_proto` (helpers.c).
 pub const BPF_EVENT_OUTPUT_DATA_PROTO: FuncProto = FuncProto {
     ret: RET_INTEGER,
@@ -271,17 +255,11 @@ pub const BPF_FIND_VMA_PROTO: FuncProto = FuncProto {
     ..FuncProto::NONE
 };
 /// `bpf_flow_dissector_load_bytes_proto` (filter.c).
-pub const BPF_FLOW_DISSECTOR_LOAD_BYTES_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_FLOW_DISSECTOR_LOAD_BYTES_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_for_each_map_elem_proto` (bpf_iter.c).
-pub const BPF_FOR_EACH_MAP_ELEM_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_CONST_MAP_PTR, ARG_PTR_TO_FUNC, ARG_PTR_TO_STACK_OR_NULL, ARG_ANYTHING, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_FOR_EACH_MAP_ELEM_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_CONST_MAP_PTR, ARG_PTR_TO_FUNC, ARG_PTR_TO_STACK_OR_NULL, ARG_ANYTHING, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_get_attach_cookie_proto` (bpf_lsm.c).
 pub const BPF_GET_ATTACH_COOKIE_PROTO: FuncProto =
     FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
@@ -318,16 +296,12 @@ pub const BPF_GET_CURRENT_ANCESTOR_CGROUP_ID_PROTO: FuncProto =
 /// `bpf_get_current_cgroup_id_proto` (helpers.c).
 pub const BPF_GET_CURRENT_CGROUP_ID_PROTO: FuncProto = FuncProto { ret: RET_INTEGER, ..FuncProto::NONE };
 /// `bpf_get_current_comm_proto` (helpers.c).
-pub const BPF_GET_CURRENT_COMM_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_GET_CURRENT_COMM_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_get_current_pid_tgid_proto` (helpers.c).
 pub const BPF_GET_CURRENT_PID_TGID_PROTO: FuncProto = FuncProto { ret: RET_INTEGER, ..FuncProto::NONE };
 /// `bpf_get_current_task_btf_proto` (bpf_trace.c).
-pub const BPF_GET_CURRENT_TASK_BTF_PROTO: FuncProto =
-    FuncProto { ret: RET_PTR_TO_BTF_ID_TRUSTED, gpl_only: true, ret_btf: "task_struct", ..FuncProto::NONE };
+pub const BPF_GET_CURRENT_TASK_BTF_PROTO: FuncProto = FuncProto { ret: RET_PTR_TO_BTF_ID_TRUSTED, gpl_only: true, ret_btf: "task_struct", ..FuncProto::NONE };
 /// `bpf_get_current_task_proto` (bpf_trace.c).
 pub const BPF_GET_CURRENT_TASK_PROTO: FuncProto = FuncProto { ret: RET_INTEGER, gpl_only: true, ..FuncProto::NONE };
 /// `bpf_get_current_uid_gid_proto` (helpers.c).
@@ -343,22 +317,14 @@ pub const BPF_GET_FUNC_ARG_PROTO: FuncProto = FuncProto {
     ..FuncProto::NONE
 };
 /// `bpf_get_func_ip_proto_kprobe` (bpf_trace.c).
-pub const BPF_GET_FUNC_IP_PROTO_KPROBE: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    gpl_only: true,
-    args: [ARG_PTR_TO_CTX, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_GET_FUNC_IP_PROTO_KPROBE: FuncProto =
+    FuncProto { ret: RET_INTEGER, gpl_only: true, args: [ARG_PTR_TO_CTX, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_get_func_ip_proto_kprobe_multi` (bpf_trace.c).
 pub const BPF_GET_FUNC_IP_PROTO_KPROBE_MULTI: FuncProto =
     FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_get_func_ip_proto_tracing` (bpf_trace.c).
-pub const BPF_GET_FUNC_IP_PROTO_TRACING: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    gpl_only: true,
-    args: [ARG_PTR_TO_CTX, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_GET_FUNC_IP_PROTO_TRACING: FuncProto =
+    FuncProto { ret: RET_INTEGER, gpl_only: true, args: [ARG_PTR_TO_CTX, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_get_func_ip_proto_uprobe_multi` (bpf_trace.c).
 pub const BPF_GET_FUNC_IP_PROTO_UPROBE_MULTI: FuncProto =
     FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
@@ -373,59 +339,32 @@ pub const BPF_GET_FUNC_RET_PROTO: FuncProto = FuncProto {
 pub const BPF_GET_HASH_RECALC_PROTO: FuncProto =
     FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_get_listener_sock_proto` (filter.c).
-pub const BPF_GET_LISTENER_SOCK_PROTO: FuncProto = FuncProto {
-    ret: RET_PTR_TO_SOCKET_OR_NULL,
-    args: [ARG_PTR_TO_SOCK_COMMON, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_GET_LISTENER_SOCK_PROTO: FuncProto =
+    FuncProto { ret: RET_PTR_TO_SOCKET_OR_NULL, args: [ARG_PTR_TO_SOCK_COMMON, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_get_local_storage_proto` (cgroup.c).
-pub const BPF_GET_LOCAL_STORAGE_PROTO: FuncProto = FuncProto {
-    ret: RET_PTR_TO_MAP_VALUE,
-    args: [ARG_CONST_MAP_PTR, ARG_ANYTHING, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_GET_LOCAL_STORAGE_PROTO: FuncProto =
+    FuncProto { ret: RET_PTR_TO_MAP_VALUE, args: [ARG_CONST_MAP_PTR, ARG_ANYTHING, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_get_netns_cookie_proto` (filter.c).
-pub const BPF_GET_NETNS_COOKIE_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_PTR_TO_CTX_OR_NULL, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_GET_NETNS_COOKIE_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX_OR_NULL, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_get_netns_cookie_sk_msg_proto` (filter.c).
-pub const BPF_GET_NETNS_COOKIE_SK_MSG_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_PTR_TO_CTX_OR_NULL, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_GET_NETNS_COOKIE_SK_MSG_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX_OR_NULL, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_get_netns_cookie_sock_addr_proto` (filter.c).
-pub const BPF_GET_NETNS_COOKIE_SOCK_ADDR_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_PTR_TO_CTX_OR_NULL, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_GET_NETNS_COOKIE_SOCK_ADDR_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX_OR_NULL, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_get_netns_cookie_sock_ops_proto` (filter.c).
-pub const BPF_GET_NETNS_COOKIE_SOCK_OPS_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_PTR_TO_CTX_OR_NULL, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_GET_NETNS_COOKIE_SOCK_OPS_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX_OR_NULL, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_get_netns_cookie_sock_proto` (filter.c).
-pub const BPF_GET_NETNS_COOKIE_SOCK_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_PTR_TO_CTX_OR_NULL, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_GET_NETNS_COOKIE_SOCK_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX_OR_NULL, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_get_netns_cookie_sockopt_proto` (cgroup.c).
-pub const BPF_GET_NETNS_COOKIE_SOCKOPT_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_PTR_TO_CTX_OR_NULL, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_GET_NETNS_COOKIE_SOCKOPT_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX_OR_NULL, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_get_ns_current_pid_tgid_proto` (helpers.c).
-pub const BPF_GET_NS_CURRENT_PID_TGID_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_ANYTHING, ARG_ANYTHING, ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_GET_NS_CURRENT_PID_TGID_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_ANYTHING, ARG_ANYTHING, ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_get_numa_node_id_proto` (helpers.c).
 pub const BPF_GET_NUMA_NODE_ID_PROTO: FuncProto = FuncProto { ret: RET_INTEGER, ..FuncProto::NONE };
 /// `bpf_get_prandom_u32_proto` (helpers.c).
@@ -497,29 +436,17 @@ pub const BPF_GET_STACK_SLEEPABLE_PROTO: FuncProto = FuncProto {
     ..FuncProto::NONE
 };
 /// `bpf_get_stackid_proto` (stackmap.c).
-pub const BPF_GET_STACKID_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    gpl_only: true,
-    args: [ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING, ARG_DONTCARE, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_GET_STACKID_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, gpl_only: true, args: [ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_get_stackid_proto_pe` (stackmap.c).
 pub const BPF_GET_STACKID_PROTO_PE: FuncProto =
     FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_get_stackid_proto_raw_tp` (bpf_trace.c).
-pub const BPF_GET_STACKID_PROTO_RAW_TP: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    gpl_only: true,
-    args: [ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING, ARG_DONTCARE, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_GET_STACKID_PROTO_RAW_TP: FuncProto =
+    FuncProto { ret: RET_INTEGER, gpl_only: true, args: [ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_get_stackid_proto_tp` (bpf_trace.c).
-pub const BPF_GET_STACKID_PROTO_TP: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    gpl_only: true,
-    args: [ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING, ARG_DONTCARE, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_GET_STACKID_PROTO_TP: FuncProto =
+    FuncProto { ret: RET_INTEGER, gpl_only: true, args: [ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_get_task_stack_proto` (stackmap.c).
 pub const BPF_GET_TASK_STACK_PROTO: FuncProto = FuncProto {
     ret: RET_INTEGER,
@@ -572,13 +499,7 @@ pub const BPF_JIFFIES64_PROTO: FuncProto = FuncProto { ret: RET_INTEGER, ..FuncP
 /// `bpf_kallsyms_lookup_name_proto` (syscall.c).
 pub const BPF_KALLSYMS_LOOKUP_NAME_PROTO: FuncProto = FuncProto {
     ret: RET_INTEGER,
-    args: [
-        ARG_PTR_TO_MEM | MEM_RDONLY,
-        ARG_MEM_SIZE_OR_ZERO,
-        ARG_ANYTHING,
-        ARG_PTR_TO_FIXED_SIZE_MEM | MEM_UNINIT | MEM_WRITE | MEM_ALIGNED,
-        ARG_DONTCARE,
-    ],
+    args: [ARG_PTR_TO_MEM | MEM_RDONLY, ARG_MEM_SIZE_OR_ZERO, ARG_ANYTHING, ARG_PTR_TO_FIXED_SIZE_MEM | MEM_UNINIT | MEM_WRITE | MEM_ALIGNED, ARG_DONTCARE],
     arg_size: [0, 0, 0, 8, 0],
     ..FuncProto::NONE
 };
@@ -605,38 +526,23 @@ pub const BPF_L3_CSUM_REPLACE_PROTO: FuncProto =
 pub const BPF_L4_CSUM_REPLACE_PROTO: FuncProto =
     FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING, ARG_ANYTHING, ARG_ANYTHING], ..FuncProto::NONE };
 /// `bpf_loop_proto` (bpf_iter.c).
-pub const BPF_LOOP_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_SCALAR, ARG_PTR_TO_FUNC, ARG_PTR_TO_STACK_OR_NULL, ARG_ANYTHING, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_LOOP_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_SCALAR, ARG_PTR_TO_FUNC, ARG_PTR_TO_STACK_OR_NULL, ARG_ANYTHING, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_lwt_in_push_encap_proto` (filter.c).
-pub const BPF_LWT_IN_PUSH_ENCAP_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_PTR_TO_MEM | MEM_RDONLY, ARG_MEM_SIZE, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_LWT_IN_PUSH_ENCAP_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_PTR_TO_MEM | MEM_RDONLY, ARG_MEM_SIZE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_lwt_seg6_action_proto` (filter.c).
-pub const BPF_LWT_SEG6_ACTION_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_PTR_TO_MEM | MEM_RDONLY, ARG_MEM_SIZE, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_LWT_SEG6_ACTION_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_PTR_TO_MEM | MEM_RDONLY, ARG_MEM_SIZE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_lwt_seg6_adjust_srh_proto` (filter.c).
 pub const BPF_LWT_SEG6_ADJUST_SRH_PROTO: FuncProto =
     FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_lwt_seg6_store_bytes_proto` (filter.c).
-pub const BPF_LWT_SEG6_STORE_BYTES_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_PTR_TO_MEM | MEM_RDONLY, ARG_MEM_SIZE, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_LWT_SEG6_STORE_BYTES_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_PTR_TO_MEM | MEM_RDONLY, ARG_MEM_SIZE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_lwt_xmit_push_encap_proto` (filter.c).
-pub const BPF_LWT_XMIT_PUSH_ENCAP_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_PTR_TO_MEM | MEM_RDONLY, ARG_MEM_SIZE, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_LWT_XMIT_PUSH_ENCAP_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_PTR_TO_MEM | MEM_RDONLY, ARG_MEM_SIZE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_map_delete_elem_proto` (helpers.c).
 pub const BPF_MAP_DELETE_ELEM_PROTO: FuncProto = FuncProto {
     ret: RET_INTEGER,
@@ -700,12 +606,8 @@ pub const BPF_MSG_PULL_DATA_PROTO: FuncProto =
 pub const BPF_MSG_PUSH_DATA_PROTO: FuncProto =
     FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING, ARG_ANYTHING, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_override_return_proto` (bpf_trace.c).
-pub const BPF_OVERRIDE_RETURN_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    gpl_only: true,
-    args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_OVERRIDE_RETURN_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, gpl_only: true, args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_per_cpu_ptr_proto` (helpers.c).
 pub const BPF_PER_CPU_PTR_PROTO: FuncProto = FuncProto {
     ret: RET_PTR_TO_MEM_OR_BTF_ID | PTR_MAYBE_NULL | MEM_RDONLY,
@@ -734,12 +636,8 @@ pub const BPF_PERF_EVENT_OUTPUT_PROTO_TP: FuncProto = FuncProto {
     ..FuncProto::NONE
 };
 /// `bpf_perf_event_read_proto` (bpf_trace.c).
-pub const BPF_PERF_EVENT_READ_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    gpl_only: true,
-    args: [ARG_CONST_MAP_PTR, ARG_ANYTHING, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_PERF_EVENT_READ_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, gpl_only: true, args: [ARG_CONST_MAP_PTR, ARG_ANYTHING, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_perf_event_read_value_proto` (bpf_trace.c).
 pub const BPF_PERF_EVENT_READ_VALUE_PROTO: FuncProto = FuncProto {
     ret: RET_INTEGER,
@@ -748,12 +646,8 @@ pub const BPF_PERF_EVENT_READ_VALUE_PROTO: FuncProto = FuncProto {
     ..FuncProto::NONE
 };
 /// `bpf_perf_prog_read_value_proto` (bpf_trace.c).
-pub const BPF_PERF_PROG_READ_VALUE_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    gpl_only: true,
-    args: [ARG_PTR_TO_CTX, ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE, ARG_DONTCARE, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_PERF_PROG_READ_VALUE_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, gpl_only: true, args: [ARG_PTR_TO_CTX, ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_probe_read_compat_proto` (bpf_trace.c).
 pub const BPF_PROBE_READ_COMPAT_PROTO: FuncProto = FuncProto {
     ret: RET_INTEGER,
@@ -829,17 +723,11 @@ pub const BPF_RINGBUF_DISCARD_DYNPTR_PROTO: FuncProto = FuncProto {
     ..FuncProto::NONE
 };
 /// `bpf_ringbuf_discard_proto` (ringbuf.c).
-pub const BPF_RINGBUF_DISCARD_PROTO: FuncProto = FuncProto {
-    ret: RET_VOID,
-    args: [ARG_PTR_TO_RINGBUF_MEM | OBJ_RELEASE, ARG_ANYTHING, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_RINGBUF_DISCARD_PROTO: FuncProto =
+    FuncProto { ret: RET_VOID, args: [ARG_PTR_TO_RINGBUF_MEM | OBJ_RELEASE, ARG_ANYTHING, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_ringbuf_output_proto` (ringbuf.c).
-pub const BPF_RINGBUF_OUTPUT_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_CONST_MAP_PTR, ARG_PTR_TO_MEM | MEM_RDONLY, ARG_MEM_SIZE_OR_ZERO, ARG_ANYTHING, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_RINGBUF_OUTPUT_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_CONST_MAP_PTR, ARG_PTR_TO_MEM | MEM_RDONLY, ARG_MEM_SIZE_OR_ZERO, ARG_ANYTHING, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_ringbuf_query_proto` (ringbuf.c).
 pub const BPF_RINGBUF_QUERY_PROTO: FuncProto =
     FuncProto { ret: RET_INTEGER, args: [ARG_CONST_MAP_PTR, ARG_ANYTHING, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
@@ -862,11 +750,8 @@ pub const BPF_RINGBUF_SUBMIT_DYNPTR_PROTO: FuncProto = FuncProto {
     ..FuncProto::NONE
 };
 /// `bpf_ringbuf_submit_proto` (ringbuf.c).
-pub const BPF_RINGBUF_SUBMIT_PROTO: FuncProto = FuncProto {
-    ret: RET_VOID,
-    args: [ARG_PTR_TO_RINGBUF_MEM | OBJ_RELEASE, ARG_ANYTHING, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_RINGBUF_SUBMIT_PROTO: FuncProto =
+    FuncProto { ret: RET_VOID, args: [ARG_PTR_TO_RINGBUF_MEM | OBJ_RELEASE, ARG_ANYTHING, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_send_signal_proto` (bpf_trace.c).
 pub const BPF_SEND_SIGNAL_PROTO: FuncProto =
     FuncProto { ret: RET_INTEGER, args: [ARG_ANYTHING, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
@@ -885,13 +770,7 @@ pub const BPF_SEQ_PRINTF_BTF_PROTO: FuncProto = FuncProto {
 pub const BPF_SEQ_PRINTF_PROTO: FuncProto = FuncProto {
     ret: RET_INTEGER,
     gpl_only: true,
-    args: [
-        ARG_PTR_TO_BTF_ID,
-        ARG_PTR_TO_MEM | MEM_RDONLY,
-        ARG_MEM_SIZE,
-        ARG_PTR_TO_MEM | PTR_MAYBE_NULL | MEM_RDONLY,
-        ARG_MEM_SIZE_OR_ZERO,
-    ],
+    args: [ARG_PTR_TO_BTF_ID, ARG_PTR_TO_MEM | MEM_RDONLY, ARG_MEM_SIZE, ARG_PTR_TO_MEM | PTR_MAYBE_NULL | MEM_RDONLY, ARG_MEM_SIZE_OR_ZERO],
     arg_btf: ["seq_file", "", "", "", ""],
     ..FuncProto::NONE
 };
@@ -913,41 +792,23 @@ pub const BPF_SET_HASH_PROTO: FuncProto =
 pub const BPF_SET_RETVAL_PROTO: FuncProto =
     FuncProto { ret: RET_INTEGER, args: [ARG_ANYTHING, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_sk_ancestor_cgroup_id_proto` (filter.c).
-pub const BPF_SK_ANCESTOR_CGROUP_ID_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_PTR_TO_BTF_ID_SOCK_COMMON, ARG_ANYTHING, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_SK_ANCESTOR_CGROUP_ID_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_BTF_ID_SOCK_COMMON, ARG_ANYTHING, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_sk_assign_proto` (filter.c).
-pub const BPF_SK_ASSIGN_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_PTR_TO_CTX, ARG_PTR_TO_BTF_ID_SOCK_COMMON, ARG_ANYTHING, ARG_DONTCARE, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_SK_ASSIGN_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_PTR_TO_BTF_ID_SOCK_COMMON, ARG_ANYTHING, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_sk_cgroup_id_proto` (filter.c).
-pub const BPF_SK_CGROUP_ID_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_PTR_TO_BTF_ID_SOCK_COMMON, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_SK_CGROUP_ID_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_BTF_ID_SOCK_COMMON, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_sk_fullsock_proto` (filter.c).
-pub const BPF_SK_FULLSOCK_PROTO: FuncProto = FuncProto {
-    ret: RET_PTR_TO_SOCKET_OR_NULL,
-    args: [ARG_PTR_TO_SOCK_COMMON, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_SK_FULLSOCK_PROTO: FuncProto =
+    FuncProto { ret: RET_PTR_TO_SOCKET_OR_NULL, args: [ARG_PTR_TO_SOCK_COMMON, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_sk_getsockopt_proto` (filter.c).
-pub const BPF_SK_GETSOCKOPT_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_PTR_TO_BTF_ID_SOCK_COMMON, ARG_ANYTHING, ARG_ANYTHING, ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE],
-    ..FuncProto::NONE
-};
+pub const BPF_SK_GETSOCKOPT_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_BTF_ID_SOCK_COMMON, ARG_ANYTHING, ARG_ANYTHING, ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE], ..FuncProto::NONE };
 /// `bpf_sk_lookup_assign_proto` (filter.c).
-pub const BPF_SK_LOOKUP_ASSIGN_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_PTR_TO_CTX, ARG_PTR_TO_SOCKET_OR_NULL, ARG_ANYTHING, ARG_DONTCARE, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_SK_LOOKUP_ASSIGN_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_PTR_TO_SOCKET_OR_NULL, ARG_ANYTHING, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_sk_lookup_tcp_proto` (filter.c).
 pub const BPF_SK_LOOKUP_TCP_PROTO: FuncProto = FuncProto {
     ret: RET_PTR_TO_SOCKET_OR_NULL,
@@ -1030,35 +891,20 @@ pub const BPF_SKB_FIB_LOOKUP_PROTO: FuncProto = FuncProto {
     ..FuncProto::NONE
 };
 /// `bpf_skb_get_tunnel_key_proto` (filter.c).
-pub const BPF_SKB_GET_TUNNEL_KEY_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_PTR_TO_CTX, ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE, ARG_ANYTHING, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_SKB_GET_TUNNEL_KEY_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE, ARG_ANYTHING, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_skb_get_tunnel_opt_proto` (filter.c).
-pub const BPF_SKB_GET_TUNNEL_OPT_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_PTR_TO_CTX, ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE, ARG_DONTCARE, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_SKB_GET_TUNNEL_OPT_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_skb_get_xfrm_state_proto` (filter.c).
-pub const BPF_SKB_GET_XFRM_STATE_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE, ARG_ANYTHING],
-    ..FuncProto::NONE
-};
+pub const BPF_SKB_GET_XFRM_STATE_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE, ARG_ANYTHING], ..FuncProto::NONE };
 /// `bpf_skb_load_bytes_proto` (filter.c).
-pub const BPF_SKB_LOAD_BYTES_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_SKB_LOAD_BYTES_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_skb_load_bytes_relative_proto` (filter.c).
-pub const BPF_SKB_LOAD_BYTES_RELATIVE_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE, ARG_ANYTHING],
-    ..FuncProto::NONE
-};
+pub const BPF_SKB_LOAD_BYTES_RELATIVE_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE, ARG_ANYTHING], ..FuncProto::NONE };
 /// `bpf_skb_output_proto` (filter.c).
 pub const BPF_SKB_OUTPUT_PROTO: FuncProto = FuncProto {
     ret: RET_INTEGER,
@@ -1074,23 +920,14 @@ pub const BPF_SKB_PULL_DATA_PROTO: FuncProto =
 pub const BPF_SKB_SET_TSTAMP_PROTO: FuncProto =
     FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_skb_set_tunnel_key_proto` (filter.c).
-pub const BPF_SKB_SET_TUNNEL_KEY_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_PTR_TO_CTX, ARG_PTR_TO_MEM | MEM_RDONLY, ARG_MEM_SIZE, ARG_ANYTHING, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_SKB_SET_TUNNEL_KEY_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_PTR_TO_MEM | MEM_RDONLY, ARG_MEM_SIZE, ARG_ANYTHING, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_skb_set_tunnel_opt_proto` (filter.c).
-pub const BPF_SKB_SET_TUNNEL_OPT_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_PTR_TO_CTX, ARG_PTR_TO_MEM | MEM_RDONLY, ARG_MEM_SIZE, ARG_DONTCARE, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_SKB_SET_TUNNEL_OPT_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_PTR_TO_MEM | MEM_RDONLY, ARG_MEM_SIZE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_skb_store_bytes_proto` (filter.c).
-pub const BPF_SKB_STORE_BYTES_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_PTR_TO_MEM | MEM_RDONLY, ARG_MEM_SIZE, ARG_ANYTHING],
-    ..FuncProto::NONE
-};
+pub const BPF_SKB_STORE_BYTES_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_PTR_TO_MEM | MEM_RDONLY, ARG_MEM_SIZE, ARG_ANYTHING], ..FuncProto::NONE };
 /// `bpf_skb_under_cgroup_proto` (filter.c).
 pub const BPF_SKB_UNDER_CGROUP_PROTO: FuncProto =
     FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
@@ -1166,27 +1003,15 @@ pub const BPF_SNPRINTF_BTF_PROTO: FuncProto = FuncProto {
 pub const BPF_SNPRINTF_PROTO: FuncProto = FuncProto {
     ret: RET_INTEGER,
     gpl_only: true,
-    args: [
-        ARG_PTR_TO_MEM_OR_NULL | MEM_WRITE,
-        ARG_MEM_SIZE_OR_ZERO,
-        ARG_PTR_TO_CONST_STR,
-        ARG_PTR_TO_MEM | PTR_MAYBE_NULL | MEM_RDONLY,
-        ARG_MEM_SIZE_OR_ZERO,
-    ],
+    args: [ARG_PTR_TO_MEM_OR_NULL | MEM_WRITE, ARG_MEM_SIZE_OR_ZERO, ARG_PTR_TO_CONST_STR, ARG_PTR_TO_MEM | PTR_MAYBE_NULL | MEM_RDONLY, ARG_MEM_SIZE_OR_ZERO],
     ..FuncProto::NONE
 };
 /// `bpf_sock_addr_getsockopt_proto` (filter.c).
-pub const BPF_SOCK_ADDR_GETSOCKOPT_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING, ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE],
-    ..FuncProto::NONE
-};
+pub const BPF_SOCK_ADDR_GETSOCKOPT_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING, ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE], ..FuncProto::NONE };
 /// `bpf_sock_addr_setsockopt_proto` (filter.c).
-pub const BPF_SOCK_ADDR_SETSOCKOPT_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING, ARG_PTR_TO_MEM | MEM_RDONLY, ARG_MEM_SIZE],
-    ..FuncProto::NONE
-};
+pub const BPF_SOCK_ADDR_SETSOCKOPT_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING, ARG_PTR_TO_MEM | MEM_RDONLY, ARG_MEM_SIZE], ..FuncProto::NONE };
 /// `bpf_sock_addr_sk_lookup_tcp_proto` (filter.c).
 pub const BPF_SOCK_ADDR_SK_LOOKUP_TCP_PROTO: FuncProto = FuncProto {
     ret: RET_PTR_TO_SOCKET_OR_NULL,
@@ -1206,17 +1031,11 @@ pub const BPF_SOCK_ADDR_SKC_LOOKUP_TCP_PROTO: FuncProto = FuncProto {
     ..FuncProto::NONE
 };
 /// `bpf_sock_create_getsockopt_proto` (filter.c).
-pub const BPF_SOCK_CREATE_GETSOCKOPT_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING, ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE],
-    ..FuncProto::NONE
-};
+pub const BPF_SOCK_CREATE_GETSOCKOPT_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING, ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE], ..FuncProto::NONE };
 /// `bpf_sock_create_setsockopt_proto` (filter.c).
-pub const BPF_SOCK_CREATE_SETSOCKOPT_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING, ARG_PTR_TO_MEM | MEM_RDONLY, ARG_MEM_SIZE],
-    ..FuncProto::NONE
-};
+pub const BPF_SOCK_CREATE_SETSOCKOPT_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING, ARG_PTR_TO_MEM | MEM_RDONLY, ARG_MEM_SIZE], ..FuncProto::NONE };
 /// `bpf_sock_from_file_proto` (filter.c).
 pub const BPF_SOCK_FROM_FILE_PROTO: FuncProto = FuncProto {
     ret: RET_PTR_TO_BTF_ID_OR_NULL,
@@ -1229,32 +1048,20 @@ pub const BPF_SOCK_FROM_FILE_PROTO: FuncProto = FuncProto {
 pub const BPF_SOCK_OPS_CB_FLAGS_SET_PROTO: FuncProto =
     FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_sock_ops_getsockopt_proto` (filter.c).
-pub const BPF_SOCK_OPS_GETSOCKOPT_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING, ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE],
-    ..FuncProto::NONE
-};
+pub const BPF_SOCK_OPS_GETSOCKOPT_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING, ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE], ..FuncProto::NONE };
 /// `bpf_sock_ops_load_hdr_opt_proto` (filter.c).
-pub const BPF_SOCK_OPS_LOAD_HDR_OPT_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_PTR_TO_CTX, ARG_PTR_TO_MEM | MEM_WRITE, ARG_MEM_SIZE, ARG_ANYTHING, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_SOCK_OPS_LOAD_HDR_OPT_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_PTR_TO_MEM | MEM_WRITE, ARG_MEM_SIZE, ARG_ANYTHING, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_sock_ops_reserve_hdr_opt_proto` (filter.c).
 pub const BPF_SOCK_OPS_RESERVE_HDR_OPT_PROTO: FuncProto =
     FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_sock_ops_setsockopt_proto` (filter.c).
-pub const BPF_SOCK_OPS_SETSOCKOPT_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING, ARG_PTR_TO_MEM | MEM_RDONLY, ARG_MEM_SIZE],
-    ..FuncProto::NONE
-};
+pub const BPF_SOCK_OPS_SETSOCKOPT_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING, ARG_PTR_TO_MEM | MEM_RDONLY, ARG_MEM_SIZE], ..FuncProto::NONE };
 /// `bpf_sock_ops_store_hdr_opt_proto` (filter.c).
-pub const BPF_SOCK_OPS_STORE_HDR_OPT_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_PTR_TO_CTX, ARG_PTR_TO_MEM | MEM_RDONLY, ARG_MEM_SIZE, ARG_ANYTHING, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_SOCK_OPS_STORE_HDR_OPT_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_PTR_TO_MEM | MEM_RDONLY, ARG_MEM_SIZE, ARG_ANYTHING, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_spin_lock_proto` (helpers.c).
 pub const BPF_SPIN_LOCK_PROTO: FuncProto = FuncProto {
     ret: RET_VOID,
@@ -1270,34 +1077,19 @@ pub const BPF_SPIN_UNLOCK_PROTO: FuncProto = FuncProto {
     ..FuncProto::NONE
 };
 /// `bpf_strncmp_proto` (helpers.c).
-pub const BPF_STRNCMP_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_PTR_TO_MEM | MEM_RDONLY, ARG_MEM_SIZE, ARG_PTR_TO_CONST_STR, ARG_DONTCARE, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_STRNCMP_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_MEM | MEM_RDONLY, ARG_MEM_SIZE, ARG_PTR_TO_CONST_STR, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_strtol_proto` (helpers.c).
 pub const BPF_STRTOL_PROTO: FuncProto = FuncProto {
     ret: RET_INTEGER,
-    args: [
-        ARG_PTR_TO_MEM | MEM_RDONLY,
-        ARG_MEM_SIZE,
-        ARG_ANYTHING,
-        ARG_PTR_TO_FIXED_SIZE_MEM | MEM_UNINIT | MEM_WRITE | MEM_ALIGNED,
-        ARG_DONTCARE,
-    ],
+    args: [ARG_PTR_TO_MEM | MEM_RDONLY, ARG_MEM_SIZE, ARG_ANYTHING, ARG_PTR_TO_FIXED_SIZE_MEM | MEM_UNINIT | MEM_WRITE | MEM_ALIGNED, ARG_DONTCARE],
     arg_size: [0, 0, 0, 8, 0],
     ..FuncProto::NONE
 };
 /// `bpf_strtoul_proto` (helpers.c).
 pub const BPF_STRTOUL_PROTO: FuncProto = FuncProto {
     ret: RET_INTEGER,
-    args: [
-        ARG_PTR_TO_MEM | MEM_RDONLY,
-        ARG_MEM_SIZE,
-        ARG_ANYTHING,
-        ARG_PTR_TO_FIXED_SIZE_MEM | MEM_UNINIT | MEM_WRITE | MEM_ALIGNED,
-        ARG_DONTCARE,
-    ],
+    args: [ARG_PTR_TO_MEM | MEM_RDONLY, ARG_MEM_SIZE, ARG_ANYTHING, ARG_PTR_TO_FIXED_SIZE_MEM | MEM_UNINIT | MEM_WRITE | MEM_ALIGNED, ARG_DONTCARE],
     arg_size: [0, 0, 0, 8, 0],
     ..FuncProto::NONE
 };
@@ -1309,36 +1101,20 @@ pub const BPF_SYS_BPF_PROTO: FuncProto = FuncProto {
     ..FuncProto::NONE
 };
 /// `bpf_sys_close_proto` (syscall.c).
-pub const BPF_SYS_CLOSE_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    might_sleep: true,
-    args: [ARG_ANYTHING, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_SYS_CLOSE_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, might_sleep: true, args: [ARG_ANYTHING, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_sysctl_get_current_value_proto` (cgroup.c).
-pub const BPF_SYSCTL_GET_CURRENT_VALUE_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_PTR_TO_CTX, ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE, ARG_DONTCARE, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_SYSCTL_GET_CURRENT_VALUE_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_sysctl_get_name_proto` (cgroup.c).
-pub const BPF_SYSCTL_GET_NAME_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_PTR_TO_CTX, ARG_PTR_TO_MEM | MEM_WRITE, ARG_MEM_SIZE, ARG_ANYTHING, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_SYSCTL_GET_NAME_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_PTR_TO_MEM | MEM_WRITE, ARG_MEM_SIZE, ARG_ANYTHING, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_sysctl_get_new_value_proto` (cgroup.c).
-pub const BPF_SYSCTL_GET_NEW_VALUE_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_PTR_TO_CTX, ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE, ARG_DONTCARE, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_SYSCTL_GET_NEW_VALUE_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_sysctl_set_new_value_proto` (cgroup.c).
-pub const BPF_SYSCTL_SET_NEW_VALUE_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_PTR_TO_CTX, ARG_PTR_TO_MEM | MEM_RDONLY, ARG_MEM_SIZE, ARG_DONTCARE, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_SYSCTL_SET_NEW_VALUE_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_PTR_TO_MEM | MEM_RDONLY, ARG_MEM_SIZE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_tail_call_proto` (core.c).
 pub const BPF_TAIL_CALL_PROTO: FuncProto =
     FuncProto { ret: RET_VOID, args: [ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
@@ -1439,11 +1215,8 @@ pub const BPF_TCP_RAW_GEN_SYNCOOKIE_IPV6_PROTO: FuncProto = FuncProto {
     ..FuncProto::NONE
 };
 /// `bpf_tcp_sock_proto` (filter.c).
-pub const BPF_TCP_SOCK_PROTO: FuncProto = FuncProto {
-    ret: RET_PTR_TO_TCP_SOCK_OR_NULL,
-    args: [ARG_PTR_TO_SOCK_COMMON, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_TCP_SOCK_PROTO: FuncProto =
+    FuncProto { ret: RET_PTR_TO_TCP_SOCK_OR_NULL, args: [ARG_PTR_TO_SOCK_COMMON, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_this_cpu_ptr_proto` (helpers.c).
 pub const BPF_THIS_CPU_PTR_PROTO: FuncProto = FuncProto {
     ret: RET_PTR_TO_MEM_OR_BTF_ID | MEM_RDONLY,
@@ -1451,33 +1224,17 @@ pub const BPF_THIS_CPU_PTR_PROTO: FuncProto = FuncProto {
     ..FuncProto::NONE
 };
 /// `bpf_timer_cancel_proto` (helpers.c).
-pub const BPF_TIMER_CANCEL_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    gpl_only: true,
-    args: [ARG_PTR_TO_TIMER, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_TIMER_CANCEL_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, gpl_only: true, args: [ARG_PTR_TO_TIMER, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_timer_init_proto` (helpers.c).
-pub const BPF_TIMER_INIT_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    gpl_only: true,
-    args: [ARG_PTR_TO_TIMER, ARG_CONST_MAP_PTR, ARG_ANYTHING, ARG_DONTCARE, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_TIMER_INIT_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, gpl_only: true, args: [ARG_PTR_TO_TIMER, ARG_CONST_MAP_PTR, ARG_ANYTHING, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_timer_set_callback_proto` (helpers.c).
-pub const BPF_TIMER_SET_CALLBACK_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    gpl_only: true,
-    args: [ARG_PTR_TO_TIMER, ARG_PTR_TO_FUNC, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_TIMER_SET_CALLBACK_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, gpl_only: true, args: [ARG_PTR_TO_TIMER, ARG_PTR_TO_FUNC, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_timer_start_proto` (helpers.c).
-pub const BPF_TIMER_START_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    gpl_only: true,
-    args: [ARG_PTR_TO_TIMER, ARG_ANYTHING, ARG_ANYTHING, ARG_DONTCARE, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_TIMER_START_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, gpl_only: true, args: [ARG_PTR_TO_TIMER, ARG_ANYTHING, ARG_ANYTHING, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_trace_printk_proto` (bpf_trace.c).
 pub const BPF_TRACE_PRINTK_PROTO: FuncProto = FuncProto {
     ret: RET_INTEGER,
@@ -1493,11 +1250,8 @@ pub const BPF_TRACE_VPRINTK_PROTO: FuncProto = FuncProto {
     ..FuncProto::NONE
 };
 /// `bpf_unlocked_sk_getsockopt_proto` (filter.c).
-pub const BPF_UNLOCKED_SK_GETSOCKOPT_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_PTR_TO_BTF_ID_SOCK_COMMON, ARG_ANYTHING, ARG_ANYTHING, ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE],
-    ..FuncProto::NONE
-};
+pub const BPF_UNLOCKED_SK_GETSOCKOPT_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_BTF_ID_SOCK_COMMON, ARG_ANYTHING, ARG_ANYTHING, ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE], ..FuncProto::NONE };
 /// `bpf_unlocked_sk_setsockopt_proto` (filter.c).
 pub const BPF_UNLOCKED_SK_SETSOCKOPT_PROTO: FuncProto = FuncProto {
     ret: RET_INTEGER,
@@ -1505,11 +1259,8 @@ pub const BPF_UNLOCKED_SK_SETSOCKOPT_PROTO: FuncProto = FuncProto {
     ..FuncProto::NONE
 };
 /// `bpf_user_ringbuf_drain_proto` (ringbuf.c).
-pub const BPF_USER_RINGBUF_DRAIN_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_CONST_MAP_PTR, ARG_PTR_TO_FUNC, ARG_PTR_TO_STACK_OR_NULL, ARG_ANYTHING, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_USER_RINGBUF_DRAIN_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_CONST_MAP_PTR, ARG_PTR_TO_FUNC, ARG_PTR_TO_STACK_OR_NULL, ARG_ANYTHING, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_xdp_adjust_head_proto` (filter.c).
 pub const BPF_XDP_ADJUST_HEAD_PROTO: FuncProto =
     FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
@@ -1552,11 +1303,8 @@ pub const BPF_XDP_GET_BUFF_LEN_TRACE_PROTO: FuncProto = FuncProto {
     ..FuncProto::NONE
 };
 /// `bpf_xdp_load_bytes_proto` (filter.c).
-pub const BPF_XDP_LOAD_BYTES_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_XDP_LOAD_BYTES_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_xdp_output_proto` (filter.c).
 pub const BPF_XDP_OUTPUT_PROTO: FuncProto = FuncProto {
     ret: RET_INTEGER,
@@ -1593,29 +1341,17 @@ pub const BPF_XDP_SKC_LOOKUP_TCP_PROTO: FuncProto = FuncProto {
     ..FuncProto::NONE
 };
 /// `bpf_xdp_store_bytes_proto` (filter.c).
-pub const BPF_XDP_STORE_BYTES_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_PTR_TO_MEM | MEM_RDONLY, ARG_MEM_SIZE, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_XDP_STORE_BYTES_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_PTR_TO_MEM | MEM_RDONLY, ARG_MEM_SIZE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `sk_reuseport_load_bytes_proto` (filter.c).
-pub const SK_REUSEPORT_LOAD_BYTES_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const SK_REUSEPORT_LOAD_BYTES_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `sk_reuseport_load_bytes_relative_proto` (filter.c).
-pub const SK_REUSEPORT_LOAD_BYTES_RELATIVE_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE, ARG_ANYTHING],
-    ..FuncProto::NONE
-};
+pub const SK_REUSEPORT_LOAD_BYTES_RELATIVE_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE, ARG_ANYTHING], ..FuncProto::NONE };
 /// `sk_select_reuseport_proto` (filter.c).
-pub const SK_SELECT_REUSEPORT_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_PTR_TO_MAP_KEY, ARG_ANYTHING, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const SK_SELECT_REUSEPORT_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_PTR_TO_MAP_KEY, ARG_ANYTHING, ARG_DONTCARE], ..FuncProto::NONE };
 /// `sk_skb_adjust_room_proto` (filter.c).
 pub const SK_SKB_ADJUST_ROOM_PROTO: FuncProto =
     FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING, ARG_ANYTHING, ARG_DONTCARE], ..FuncProto::NONE };
@@ -1650,20 +1386,14 @@ pub const BPF_SOCK_HASH_UPDATE_PROTO: FuncProto = FuncProto {
 pub const BPF_SK_REDIRECT_MAP_PROTO: FuncProto =
     FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING, ARG_ANYTHING, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_sk_redirect_hash_proto` (sock_map.c).
-pub const BPF_SK_REDIRECT_HASH_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_PTR_TO_MAP_KEY, ARG_ANYTHING, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_SK_REDIRECT_HASH_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_PTR_TO_MAP_KEY, ARG_ANYTHING, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_msg_redirect_map_proto` (sock_map.c).
 pub const BPF_MSG_REDIRECT_MAP_PROTO: FuncProto =
     FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING, ARG_ANYTHING, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_msg_redirect_hash_proto` (sock_map.c).
-pub const BPF_MSG_REDIRECT_HASH_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_PTR_TO_MAP_KEY, ARG_ANYTHING, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_MSG_REDIRECT_HASH_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_PTR_TO_MAP_KEY, ARG_ANYTHING, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_sk_storage_get_proto` (bpf_sk_storage.c).
 pub const BPF_SK_STORAGE_GET_PROTO: FuncProto = FuncProto {
     ret: RET_PTR_TO_MAP_VALUE_OR_NULL,
@@ -1677,11 +1407,8 @@ pub const BPF_SK_STORAGE_GET_CG_SOCK_PROTO: FuncProto = FuncProto {
     ..FuncProto::NONE
 };
 /// `bpf_sk_storage_delete_proto` (bpf_sk_storage.c).
-pub const BPF_SK_STORAGE_DELETE_PROTO: FuncProto = FuncProto {
-    ret: RET_INTEGER,
-    args: [ARG_CONST_MAP_PTR, ARG_PTR_TO_BTF_ID_SOCK_COMMON, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE],
-    ..FuncProto::NONE
-};
+pub const BPF_SK_STORAGE_DELETE_PROTO: FuncProto =
+    FuncProto { ret: RET_INTEGER, args: [ARG_CONST_MAP_PTR, ARG_PTR_TO_BTF_ID_SOCK_COMMON, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_sk_storage_get_tracing_proto` (bpf_sk_storage.c).
 pub const BPF_SK_STORAGE_GET_TRACING_PROTO: FuncProto = FuncProto {
     ret: RET_PTR_TO_MAP_VALUE_OR_NULL,

@@ -1145,14 +1145,7 @@ pub fn is_ptr_cast_function(func_id: i32) -> bool {
     use func::*;
     matches!(
         func_id,
-        TCP_SOCK
-            | SK_FULLSOCK
-            | SKC_TO_TCP_SOCK
-            | SKC_TO_TCP6_SOCK
-            | SKC_TO_UDP6_SOCK
-            | SKC_TO_MPTCP_SOCK
-            | SKC_TO_TCP_TIMEWAIT_SOCK
-            | SKC_TO_TCP_REQUEST_SOCK
+        TCP_SOCK | SK_FULLSOCK | SKC_TO_TCP_SOCK | SKC_TO_TCP6_SOCK | SKC_TO_UDP6_SOCK | SKC_TO_MPTCP_SOCK | SKC_TO_TCP_TIMEWAIT_SOCK | SKC_TO_TCP_REQUEST_SOCK
     )
 }
 

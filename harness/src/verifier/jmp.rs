@@ -131,7 +131,14 @@ fn mark_pkt_end(st: &mut VerifierState, regno: usize, range_open: bool) {
 
 impl Env<'_, '_> {
     /// `is_branch_taken`.
-    fn is_branch_taken(&self, r1: &RegState, r2: &RegState, opcode: u8, is_jmp32: bool, same_reg: bool) -> (Option<bool>, Option<super::scalar::branch::BranchRegs>) {
+    fn is_branch_taken(
+        &self,
+        r1: &RegState,
+        r2: &RegState,
+        opcode: u8,
+        is_jmp32: bool,
+        same_reg: bool,
+    ) -> (Option<bool>, Option<super::scalar::branch::BranchRegs>) {
         if r1.is_pkt_pointer_any() && r2.is_pkt_pointer_any() && !is_jmp32 {
             return (is_pkt_ptr_branch_taken(r1, r2, opcode), None);
         }
@@ -411,7 +418,11 @@ impl Env<'_, '_> {
             }
         }
         let mut res = Ok(());
-        if !is_jmp32 && (opcode == BPF_JEQ || opcode == BPF_JNE) && type_may_be_null(dst_reg.typ) && ((!insn.is_src_x() && insn.imm == 0) || (insn.is_src_x() && src_reg.is_null())) {
+        if !is_jmp32
+            && (opcode == BPF_JEQ || opcode == BPF_JNE)
+            && type_may_be_null(dst_reg.typ)
+            && ((!insn.is_src_x() && insn.imm == 0) || (insn.is_src_x() && src_reg.is_null()))
+        {
             if insn.is_src_x() {
                 res = self.mark_chain_precision(src);
             }
@@ -482,8 +493,10 @@ impl Env<'_, '_> {
             return false;
         }
         let (dn, sn) = (insn.dst as usize, insn.src as usize);
-        let dst_left = (dst.typ == PTR_TO_PACKET && src.typ == PTR_TO_PACKET_END) || (dst.typ == PTR_TO_PACKET_META && reg_is_init_pkt_pointer(src, PTR_TO_PACKET));
-        let src_left = (dst.typ == PTR_TO_PACKET_END && src.typ == PTR_TO_PACKET) || (reg_is_init_pkt_pointer(dst, PTR_TO_PACKET) && src.typ == PTR_TO_PACKET_META);
+        let dst_left =
+            (dst.typ == PTR_TO_PACKET && src.typ == PTR_TO_PACKET_END) || (dst.typ == PTR_TO_PACKET_META && reg_is_init_pkt_pointer(src, PTR_TO_PACKET));
+        let src_left =
+            (dst.typ == PTR_TO_PACKET_END && src.typ == PTR_TO_PACKET) || (reg_is_init_pkt_pointer(dst, PTR_TO_PACKET) && src.typ == PTR_TO_PACKET_META);
         if !dst_left && !src_left {
             return false;
         }

@@ -250,18 +250,8 @@ pub const KFUNCS: &[KfuncProto] = &[
         args: &[KfArg::Iter("bpf_iter_num"), KfArg::Scalar, KfArg::Scalar],
         ret: KfRet::Scalar,
     },
-    KfuncProto {
-        name: "bpf_iter_num_next",
-        flags: kf::ITER_NEXT | kf::RET_NULL | kf::SPINLOCK_SAFE,
-        args: &[KfArg::Iter("bpf_iter_num")],
-        ret: KfRet::Mem(4),
-    },
-    KfuncProto {
-        name: "bpf_iter_num_destroy",
-        flags: kf::ITER_DESTROY | kf::SPINLOCK_SAFE,
-        args: &[KfArg::Iter("bpf_iter_num")],
-        ret: KfRet::Void,
-    },
+    KfuncProto { name: "bpf_iter_num_next", flags: kf::ITER_NEXT | kf::RET_NULL | kf::SPINLOCK_SAFE, args: &[KfArg::Iter("bpf_iter_num")], ret: KfRet::Mem(4) },
+    KfuncProto { name: "bpf_iter_num_destroy", flags: kf::ITER_DESTROY | kf::SPINLOCK_SAFE, args: &[KfArg::Iter("bpf_iter_num")], ret: KfRet::Void },
     KfuncProto { name: "bpf_cast_to_kern_ctx", flags: kf::FASTCALL, args: &[KfArg::Ctx], ret: KfRet::Special },
     KfuncProto { name: "bpf_rdonly_cast", flags: kf::FASTCALL | kf::PERFMON, args: &[KfArg::Ignore, KfArg::Const], ret: KfRet::Special },
     KfuncProto { name: "bpf_rcu_read_lock", flags: 0, args: &[], ret: KfRet::Void },
@@ -557,21 +547,14 @@ impl Env<'_, '_> {
             if is_ptr_arg && (reg.is_null() || type_may_be_null(reg.typ)) {
                 self.verbose(&format!("Possibly NULL pointer passed to trusted R{regno}\n"));
                 let reason = format!("the pointer may be NULL, but this kfunc requires a non-NULL value of type {btf_type}");
-                self.bpf_diag_call_arg(
-                    insn_idx,
-                    regno,
-                    proto.name,
-                    &reason,
-                    "Add a NULL check and call the kfunc only on the non-NULL path.",
-                );
+                self.bpf_diag_call_arg(insn_idx, regno, proto.name, &reason, "Add a NULL check and call the kfunc only on the non-NULL path.");
                 return errno(EACCES);
             }
             if regno == meta.release_regno && !self.reg_is_referenced(&reg) && !reg.is_null() {
                 let s = format!("release kfunc {} expects referenced PTR_TO_BTF_ID passed to R{regno}\n", proto.name);
                 self.verbose(&s);
                 let target = btf_type.trim_end_matches(" *");
-                let reason =
-                    format!("release kfuncs require a resource-owning value of type {target} returned by a matching acquire kfunc");
+                let reason = format!("release kfuncs require a resource-owning value of type {target} returned by a matching acquire kfunc");
                 self.bpf_diag_call_arg(
                     insn_idx,
                     regno,
@@ -597,8 +580,7 @@ impl Env<'_, '_> {
             match kind {
                 KfArg::Scalar | KfArg::Const if reg.typ != SCALAR_VALUE => {
                     self.verbose(&format!("R{regno} is not a scalar\n"));
-                    let reason =
-                        format!("the kfunc expects an integer scalar, but R{regno} is {}", super::diag::bpf_diag_reg_type_plain(reg.typ));
+                    let reason = format!("the kfunc expects an integer scalar, but R{regno} is {}", super::diag::bpf_diag_reg_type_plain(reg.typ));
                     self.bpf_diag_call_arg(
                         insn_idx,
                         regno,
@@ -616,9 +598,7 @@ impl Env<'_, '_> {
                     }
                     if !tnum_is_const(reg.s.var_off) {
                         self.verbose(&format!("R{regno} must be a known constant\n"));
-                        let reason = format!(
-                            "the kfunc requires this scalar argument to be a verifier-known constant, but R{regno} is variable on this path"
-                        );
+                        let reason = format!("the kfunc requires this scalar argument to be a verifier-known constant, but R{regno} is variable on this path");
                         self.bpf_diag_call_arg(
                             insn_idx,
                             regno,
@@ -635,10 +615,7 @@ impl Env<'_, '_> {
                     if reg.typ != PTR_TO_CTX {
                         let s = format!("R{regno} expected pointer to ctx, but got {}\n", reg_type_str(reg.typ));
                         self.verbose(&s);
-                        let reason = format!(
-                            "the kfunc expects a context pointer, but R{regno} is {}",
-                            super::diag::bpf_diag_reg_type_plain(reg.typ)
-                        );
+                        let reason = format!("the kfunc expects a context pointer, but R{regno} is {}", super::diag::bpf_diag_reg_type_plain(reg.typ));
                         self.bpf_diag_call_arg(
                             insn_idx,
                             regno,
@@ -853,14 +830,7 @@ impl Env<'_, '_> {
 
     /// `process_iter_arg`: `_new` gets an uninitialised iterator slot and
     /// initialises it, `_next`/`_destroy` an initialised one.
-    fn process_iter_arg(
-        &mut self,
-        reg: &RegState,
-        regno: usize,
-        proto: &KfuncProto,
-        iter_type: &str,
-        meta: &mut CallArgMeta,
-    ) -> VResult<()> {
+    fn process_iter_arg(&mut self, reg: &RegState, regno: usize, proto: &KfuncProto, iter_type: &str, meta: &mut CallArgMeta) -> VResult<()> {
         if reg.typ != PTR_TO_STACK {
             self.verbose(&format!("{} expected pointer to an iterator on stack\n", reg_arg_name(regno)));
             let reason = format!(
@@ -869,13 +839,7 @@ impl Env<'_, '_> {
                 super::diag::bpf_diag_reg_type_plain(reg.typ)
             );
             let idx = self.insn_idx;
-            self.bpf_diag_call_arg(
-                idx,
-                regno,
-                proto.name,
-                &reason,
-                "Pass the address of a stack iterator object for iterator new, next, and destroy calls.",
-            );
+            self.bpf_diag_call_arg(idx, regno, proto.name, &reason, "Pass the address of a stack iterator object for iterator new, next, and destroy calls.");
             return errno(EINVAL);
         }
         let Some(btf_id) = btf_type_by_name(iter_type) else { return errno(EFAULT) };
@@ -933,8 +897,7 @@ impl Env<'_, '_> {
                 (if i == 0 { st.id != 0 } else { st.id == 0 }) && st.aux == btf_id as i64 && slot.slot_type.iter().all(|&t| t == STACK_ITER)
             })
         });
-        let untrusted =
-            spi.is_some_and(|spi| (0..nr_slots).any(|i| self.cur.frame[frame].stack[spi - i].spilled_ptr.typ & PTR_UNTRUSTED != 0));
+        let untrusted = spi.is_some_and(|spi| (0..nr_slots).any(|i| self.cur.frame[frame].stack[spi - i].spilled_ptr.typ & PTR_UNTRUSTED != 0));
         if untrusted {
             self.verbose(&format!("expected an RCU CS when using {}\n", proto.name));
             let idx = self.insn_idx;

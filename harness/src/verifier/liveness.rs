@@ -71,15 +71,7 @@ struct FuncInstance {
 
 impl FuncInstance {
     fn new(callsite: usize, depth: usize, subprog: usize, subprog_start: usize, insn_cnt: usize) -> FuncInstance {
-        FuncInstance {
-            callsite,
-            depth,
-            subprog,
-            subprog_start,
-            insn_cnt,
-            frames: vec![None; MAX_CALL_FRAMES],
-            must_write_initialized: false,
-        }
+        FuncInstance { callsite, depth, subprog, subprog_start, insn_cnt, frames: vec![None; MAX_CALL_FRAMES], must_write_initialized: false }
     }
 
     fn fresh(&self) -> FuncInstance {
@@ -484,7 +476,11 @@ fn xfer_keeps_regs(insn: &Insn, row: &AtRow) -> bool {
         BPF_JMP32 => true,
         BPF_ALU => row[d] == NONE,
         BPF_ALU64 if src(insn.code) == BPF_K => {
-            if op(insn.code) == BPF_MOV { row[d] == NONE } else { row[d].frame < 0 }
+            if op(insn.code) == BPF_MOV {
+                row[d] == NONE
+            } else {
+                row[d].frame < 0
+            }
         }
         _ => false,
     }
@@ -759,26 +755,26 @@ impl Liveness<'_, '_> {
                     // the common case: the output is the input, shared
                     (in_id, in_row)
                 } else {
-                let in_regs = *at_in.get(i);
-                let mut at_out = in_regs;
-                // only stores change the spill slots: the others share the
-                // input row instead of copying it
-                let out_row = if matches!(insn.class(), BPF_STX | BPF_ST) {
-                    let mut stack_out: [At; MAX_ARG_SPILL_SLOTS] = *in_row;
-                    self.xfer(&insn, &mut at_out, &in_row[..], Some(&mut stack_out), &stack_arg_entry, depth, callsites);
-                    if trace {
-                        self.log_xfer(idx, &in_regs, &in_row[..], &at_out, &stack_out);
-                    }
-                    if stack_out.iter().zip(in_row.iter()).all(|(a, b)| at_eq(a, b)) { in_row } else { Rc::new(stack_out) }
-                } else {
-                    self.xfer(&insn, &mut at_out, &in_row[..], None, &stack_arg_entry, depth, callsites);
-                    if trace {
-                        self.log_xfer(idx, &in_regs, &in_row[..], &at_out, &in_row[..]);
-                    }
-                    in_row
-                };
-                // an insn that changed no register shares its input row
-                (if at_out == in_regs { in_id } else { at_in.push(at_out) }, out_row)
+                    let in_regs = *at_in.get(i);
+                    let mut at_out = in_regs;
+                    // only stores change the spill slots: the others share the
+                    // input row instead of copying it
+                    let out_row = if matches!(insn.class(), BPF_STX | BPF_ST) {
+                        let mut stack_out: [At; MAX_ARG_SPILL_SLOTS] = *in_row;
+                        self.xfer(&insn, &mut at_out, &in_row[..], Some(&mut stack_out), &stack_arg_entry, depth, callsites);
+                        if trace {
+                            self.log_xfer(idx, &in_regs, &in_row[..], &at_out, &stack_out);
+                        }
+                        if stack_out.iter().zip(in_row.iter()).all(|(a, b)| at_eq(a, b)) { in_row } else { Rc::new(stack_out) }
+                    } else {
+                        self.xfer(&insn, &mut at_out, &in_row[..], None, &stack_arg_entry, depth, callsites);
+                        if trace {
+                            self.log_xfer(idx, &in_regs, &in_row[..], &at_out, &in_row[..]);
+                        }
+                        in_row
+                    };
+                    // an insn that changed no register shares its input row
+                    (if at_out == in_regs { in_id } else { at_in.push(at_out) }, out_row)
                 };
                 let own;
                 let succ = if trace {
@@ -1654,10 +1650,7 @@ fn helper_stack_access_bytes(env: &VerifierEnv<'_>, insn: &Insn, arg: usize, idx
         ARG_PTR_TO_MAP_KEY | ARG_PTR_TO_MAP_VALUE => {
             let is_key = base(at) == ARG_PTR_TO_MAP_KEY;
             let map_reg = fp.args[..arg].iter().position(|&t| base(t) == ARG_CONST_MAP_PTR).map(|i| i + 1);
-            let known = map_reg
-                .filter(|&r| c.map_mask & (1 << r) != 0)
-                .and_then(|r| env.used_maps.get(c.vals[r] as usize))
-                .map(|&m| &env.input.maps[m].def);
+            let known = map_reg.filter(|&r| c.map_mask & (1 << r) != 0).and_then(|r| env.used_maps.get(c.vals[r] as usize)).map(|&m| &env.input.maps[m].def);
             match known {
                 Some(d) => (if is_key { d.key_size } else { d.value_size }) as i64,
                 None => {

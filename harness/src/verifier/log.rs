@@ -87,16 +87,7 @@ impl BpfVerifierLog {
     /// non-zero level).
     pub fn bpf_vlog_init(level: u32, size: u32) -> Result<BpfVerifierLog, i32> {
         let has_buf = size != 0;
-        let log = BpfVerifierLog {
-            level,
-            len_total: size,
-            has_buf,
-            start_pos: 0,
-            end_pos: 0,
-            len_max: 0,
-            text: Vec::new(),
-            text_base: 0,
-        };
+        let log = BpfVerifierLog { level, len_total: size, has_buf, start_pos: 0, end_pos: 0, len_max: 0, text: Vec::new(), text_base: 0 };
         if !bpf_verifier_log_attr_valid(level, has_buf, size) {
             return Err(EINVAL);
         }
@@ -105,16 +96,7 @@ impl BpfVerifierLog {
 
     /// A log that records nothing (level 0), for phases run without a load.
     pub fn disabled() -> BpfVerifierLog {
-        BpfVerifierLog {
-            level: 0,
-            len_total: 0,
-            has_buf: false,
-            start_pos: 0,
-            end_pos: 0,
-            len_max: 0,
-            text: Vec::new(),
-            text_base: 0,
-        }
+        BpfVerifierLog { level: 0, len_total: 0, has_buf: false, start_pos: 0, end_pos: 0, len_max: 0, text: Vec::new(), text_base: 0 }
     }
 
     /// `bpf_verifier_log_needed`.
@@ -201,11 +183,7 @@ impl BpfVerifierLog {
         if !self.has_buf {
             return String::new();
         }
-        let (from, to) = if self.fixed() {
-            (0, self.end_pos.min((self.len_total as u64).saturating_sub(1)))
-        } else {
-            (self.start_pos, self.end_pos)
-        };
+        let (from, to) = if self.fixed() { (0, self.end_pos.min((self.len_total as u64).saturating_sub(1))) } else { (self.start_pos, self.end_pos) };
         let a = from.saturating_sub(self.text_base) as usize;
         let b = (to.saturating_sub(self.text_base) as usize).min(self.text.len());
         String::from_utf8_lossy(self.text.get(a.min(b)..b).unwrap_or(&[])).into_owned()

@@ -371,9 +371,7 @@ fn bpf_map_meta_alloc(inner: Option<&MapDef>) -> Result<(), i32> {
         return Err(EINVAL);
     }
     match inner.map_type {
-        mt::PROG_ARRAY | mt::CGROUP_STORAGE | mt::PERCPU_CGROUP_STORAGE | mt::CPUMAP | mt::STRUCT_OPS | mt::INSN_ARRAY | mt::SK_STORAGE => {
-            Err(ENOTSUPP)
-        }
+        mt::PROG_ARRAY | mt::CGROUP_STORAGE | mt::PERCPU_CGROUP_STORAGE | mt::CPUMAP | mt::STRUCT_OPS | mt::INSN_ARRAY | mt::SK_STORAGE => Err(ENOTSUPP),
         _ => Ok(()),
     }
 }
@@ -417,12 +415,7 @@ fn ringbuf_map_alloc(a: &MapCreateAttr<'_>) -> Result<(), i32> {
 /// `queue_stack_map_alloc_check`.
 fn queue_stack_map_alloc_check(a: &MapCreateAttr<'_>) -> Result<(), i32> {
     const QUEUE_STACK_CREATE_FLAG_MASK: u32 = BPF_F_NUMA_NODE | BPF_F_ACCESS_MASK;
-    if a.max_entries == 0
-        || a.key_size != 0
-        || a.value_size == 0
-        || a.map_flags & !QUEUE_STACK_CREATE_FLAG_MASK != 0
-        || !bpf_map_flags_access_ok(a.map_flags)
-    {
+    if a.max_entries == 0 || a.key_size != 0 || a.value_size == 0 || a.map_flags & !QUEUE_STACK_CREATE_FLAG_MASK != 0 || !bpf_map_flags_access_ok(a.map_flags) {
         return Err(EINVAL);
     }
     if a.value_size as u64 > KMALLOC_MAX_SIZE {

@@ -209,10 +209,9 @@ impl Env<'_, '_> {
             mt::PERF_EVENT_ARRAY => {
                 matches!(func_id, PERF_EVENT_READ | PERF_EVENT_OUTPUT | SKB_OUTPUT | PERF_EVENT_READ_VALUE | XDP_OUTPUT)
             }
-            mt::RINGBUF => matches!(
-                func_id,
-                RINGBUF_OUTPUT | RINGBUF_RESERVE | RINGBUF_QUERY | RINGBUF_RESERVE_DYNPTR | RINGBUF_SUBMIT_DYNPTR | RINGBUF_DISCARD_DYNPTR
-            ),
+            mt::RINGBUF => {
+                matches!(func_id, RINGBUF_OUTPUT | RINGBUF_RESERVE | RINGBUF_QUERY | RINGBUF_RESERVE_DYNPTR | RINGBUF_SUBMIT_DYNPTR | RINGBUF_DISCARD_DYNPTR)
+            }
             mt::USER_RINGBUF => func_id == USER_RINGBUF_DRAIN,
             mt::STACK_TRACE => func_id == GET_STACKID,
             mt::CGROUP_ARRAY => matches!(func_id, SKB_UNDER_CGROUP | CURRENT_TASK_UNDER_CGROUP),
@@ -253,12 +252,7 @@ impl Env<'_, '_> {
                     }
                 }
                 PERF_EVENT_READ | PERF_EVENT_OUTPUT | PERF_EVENT_READ_VALUE | SKB_OUTPUT | XDP_OUTPUT => t == mt::PERF_EVENT_ARRAY,
-                RINGBUF_OUTPUT
-                | RINGBUF_RESERVE
-                | RINGBUF_QUERY
-                | RINGBUF_RESERVE_DYNPTR
-                | RINGBUF_SUBMIT_DYNPTR
-                | RINGBUF_DISCARD_DYNPTR => t == mt::RINGBUF,
+                RINGBUF_OUTPUT | RINGBUF_RESERVE | RINGBUF_QUERY | RINGBUF_RESERVE_DYNPTR | RINGBUF_SUBMIT_DYNPTR | RINGBUF_DISCARD_DYNPTR => t == mt::RINGBUF,
                 USER_RINGBUF_DRAIN => t == mt::USER_RINGBUF,
                 GET_STACKID => t == mt::STACK_TRACE,
                 CURRENT_TASK_UNDER_CGROUP | SKB_UNDER_CGROUP => t == mt::CGROUP_ARRAY,
@@ -347,9 +341,9 @@ pub(crate) fn bpf_map_struct_walk(off: i64, size: i64) -> Result<MapFieldRead, O
             }
             MapMember::Ptr(t) => Ok(MapFieldRead::Ptr(t)),
             MapMember::PtrOther => Ok(MapFieldRead::UntrustedMem),
-            MapMember::Scalar if off + size > mtrue_end => Err(Some(format!(
-                "access beyond the end of member {name} (mend:{mtrue_end}) in struct bpf_map with off {off} size {size}\n"
-            ))),
+            MapMember::Scalar if off + size > mtrue_end => {
+                Err(Some(format!("access beyond the end of member {name} (mend:{mtrue_end}) in struct bpf_map with off {off} size {size}\n")))
+            }
             MapMember::Scalar => Ok(MapFieldRead::Scalar),
         };
     }

@@ -181,14 +181,31 @@ impl Env<'_, '_> {
     /// `check_mem_access` with the register `regno` as the pointer;
     /// `value_regno` is the loaded register (reads) or the stored one
     /// (writes; `None` for `BPF_ST`).
-    pub(crate) fn check_mem_access_insn(&mut self, regno: usize, off: i64, bpf_size: u8, write: bool, value_regno: Option<usize>, is_ldsx: bool) -> VResult<()> {
+    pub(crate) fn check_mem_access_insn(
+        &mut self,
+        regno: usize,
+        off: i64,
+        bpf_size: u8,
+        write: bool,
+        value_regno: Option<usize>,
+        is_ldsx: bool,
+    ) -> VResult<()> {
         self.check_mem_access(regno, off, bpf_size, write, value_regno, is_ldsx, false)
     }
 
     /// `check_mem_access`; `strict_once` asks for aligned access whatever
     /// the program's flags.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn check_mem_access(&mut self, regno: usize, off: i64, bpf_size: u8, write: bool, value_regno: Option<usize>, is_ldsx: bool, strict_once: bool) -> VResult<()> {
+    pub(crate) fn check_mem_access(
+        &mut self,
+        regno: usize,
+        off: i64,
+        bpf_size: u8,
+        write: bool,
+        value_regno: Option<usize>,
+        is_ldsx: bool,
+        strict_once: bool,
+    ) -> VResult<()> {
         let size = size_to_bytes(bpf_size);
         let reg = self.regs()[regno];
         self.check_ptr_alignment(&reg, off, size, strict_once)?;
@@ -204,7 +221,8 @@ impl Env<'_, '_> {
                 self.mark_reg_unknown(v);
             }
         } else if t == PTR_TO_MAP_VALUE {
-            if write && let Some(v) = value_regno
+            if write
+                && let Some(v) = value_regno
                 && self.is_pointer_value(v)
             {
                 self.verbose(&format!("R{v} leaks addr into map\n"));
@@ -226,7 +244,8 @@ impl Env<'_, '_> {
                 self.verbose(&format!("R{regno} cannot write into {}\n", reg_type_str(t)));
                 return errno(EACCES);
             }
-            if write && let Some(v) = value_regno
+            if write
+                && let Some(v) = value_regno
                 && self.is_pointer_value(v)
             {
                 self.verbose(&format!("R{v} leaks addr into mem\n"));
@@ -247,7 +266,8 @@ impl Env<'_, '_> {
         } else if t == CONST_PTR_TO_MAP {
             self.check_ptr_to_map_access(regno, &reg, off, size, write, value_regno)?;
         } else if t == PTR_TO_CTX {
-            if write && let Some(v) = value_regno
+            if write
+                && let Some(v) = value_regno
                 && self.is_pointer_value(v)
             {
                 self.verbose(&format!("R{v} leaks addr into ctx\n"));
@@ -278,7 +298,8 @@ impl Env<'_, '_> {
                 self.verbose("cannot write into packet\n");
                 return errno(EACCES);
             }
-            if write && let Some(v) = value_regno
+            if write
+                && let Some(v) = value_regno
                 && self.is_pointer_value(v)
             {
                 self.verbose(&format!("R{v} leaks addr into packet\n"));
@@ -289,7 +310,8 @@ impl Env<'_, '_> {
                 self.mark_reg_unknown(v);
             }
         } else if t == PTR_TO_FLOW_KEYS {
-            if write && let Some(v) = value_regno
+            if write
+                && let Some(v) = value_regno
                 && self.is_pointer_value(v)
             {
                 self.verbose(&format!("R{v} leaks addr into flow keys\n"));
@@ -332,7 +354,8 @@ impl Env<'_, '_> {
             self.bpf_diag_invalid_deref(regno, &reg, kind, 0);
             return errno(EACCES);
         }
-        if !write && let Some(v) = value_regno
+        if !write
+            && let Some(v) = value_regno
             && size < 8
             && self.regs()[v].typ == SCALAR_VALUE
         {
@@ -503,7 +526,15 @@ impl Env<'_, '_> {
     }
 
     /// `check_mem_region_access`.
-    pub(crate) fn check_mem_region_access_ext(&mut self, regno: usize, reg: &RegState, off: i64, size: i64, mem_size: i64, zero_size_allowed: bool) -> VResult<()> {
+    pub(crate) fn check_mem_region_access_ext(
+        &mut self,
+        regno: usize,
+        reg: &RegState,
+        off: i64,
+        size: i64,
+        mem_size: i64,
+        zero_size_allowed: bool,
+    ) -> VResult<()> {
         let smin = reg.s.smin();
         let proof;
         if smin < 0 && (smin == i64::MIN || off.wrapping_add(smin) != off.wrapping_add(smin) as i32 as i64 || smin.wrapping_add(off) < 0) {
@@ -713,9 +744,7 @@ fn merge_ptr_types(a: RegType, b: RegType) -> RegType {
 pub(crate) fn bpf_jit_supports_arena_insn(arch: crate::target::Arch, insn: &Insn) -> bool {
     let atomic_wdw = insn.code == BPF_STX | BPF_ATOMIC | BPF_W || insn.code == BPF_STX | BPF_ATOMIC | BPF_DW;
     match arch {
-        crate::target::Arch::X86_64 => {
-            !(atomic_wdw && [BPF_AND, BPF_OR, BPF_XOR].iter().any(|&o| insn.imm == o as i32 | BPF_FETCH))
-        }
+        crate::target::Arch::X86_64 => !(atomic_wdw && [BPF_AND, BPF_OR, BPF_XOR].iter().any(|&o| insn.imm == o as i32 | BPF_FETCH)),
         crate::target::Arch::Arm64 => true,
         _ => true,
     }

@@ -36,8 +36,8 @@ pub mod check_btf;
 pub mod const_fold;
 pub mod diag;
 pub mod env;
-pub mod fastcall;
 pub mod errno;
+pub mod fastcall;
 pub mod kfunc_btf_ids;
 pub mod liveness;
 pub mod log;
@@ -183,7 +183,21 @@ pub fn bpf_check(input: &VerifierInput) -> Verdict {
 /// program the verifier accepts, as the fixups find it; `Err` the verdict
 /// when it did not get that far.
 pub fn verify(input: &VerifierInput, start: Instant) -> Result<VerifierEnv<'_>, Verdict> {
-    let refused = |errno: i32| Verdict::Decided(Decision { accepted: false, errno, log: String::new(), log_true_size: 0, verified_insns: 0, xlated: Vec::new(), subprogs: Vec::new(), tail_call_pokes: Vec::new(), direct_tail_calls: Vec::new(), arena: None, hidden_modes: Vec::new() });
+    let refused = |errno: i32| {
+        Verdict::Decided(Decision {
+            accepted: false,
+            errno,
+            log: String::new(),
+            log_true_size: 0,
+            verified_insns: 0,
+            xlated: Vec::new(),
+            subprogs: Vec::new(),
+            tail_call_pokes: Vec::new(),
+            direct_tail_calls: Vec::new(),
+            arena: None,
+            hidden_modes: Vec::new(),
+        })
+    };
     // bpf_log_attr_init (in __sys_bpf), then bpf_prog_load's own checks
     if !log::bpf_verifier_log_attr_valid(input.log_level, input.log_size != 0, input.log_size) {
         return Err(refused(EINVAL));

@@ -111,10 +111,9 @@ pub fn bpf_prog_load_fixup_attach_type(prog_type: ProgType, attach: u32) -> u32 
 /// `bpf_prog_load_check_attach` for loads without an attach target.
 fn bpf_prog_load_check_attach(prog_type: u32, attach: u32) -> bool {
     match prog_type {
-        pt::CGROUP_SOCK => matches!(
-            attach,
-            at::CGROUP_INET_SOCK_CREATE | at::CGROUP_INET_SOCK_RELEASE | at::CGROUP_INET4_POST_BIND | at::CGROUP_INET6_POST_BIND
-        ),
+        pt::CGROUP_SOCK => {
+            matches!(attach, at::CGROUP_INET_SOCK_CREATE | at::CGROUP_INET_SOCK_RELEASE | at::CGROUP_INET4_POST_BIND | at::CGROUP_INET6_POST_BIND)
+        }
         pt::CGROUP_SOCK_ADDR => matches!(
             attach,
             at::CGROUP_INET4_BIND

@@ -111,11 +111,7 @@ pub fn reg_type_str(t: RegType) -> String {
         CONST_PTR_TO_DYNPTR => "dynptr_ptr",
         _ => "",
     };
-    let postfix = if t & PTR_MAYBE_NULL != 0 {
-        if base_type(t) == PTR_TO_BTF_ID { "or_null_" } else { "_or_null" }
-    } else {
-        ""
-    };
+    let postfix = if t & PTR_MAYBE_NULL != 0 { if base_type(t) == PTR_TO_BTF_ID { "or_null_" } else { "_or_null" } } else { "" };
     let mut prefix = String::new();
     for (flag, s) in [
         (MEM_RDONLY, "rdonly_"),

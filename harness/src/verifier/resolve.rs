@@ -136,12 +136,7 @@ fn check_jmp_fields(env: &mut VerifierEnv<'_>, insn: &Insn) -> PResult<()> {
     match op(insn.code) {
         BPF_CALL => {
             let kfunc = insn.src == BPF_PSEUDO_KFUNC_CALL;
-            if x
-                || (!kfunc && insn.off != 0)
-                || (insn.src != 0 && insn.src != BPF_PSEUDO_CALL && !kfunc)
-                || insn.dst != 0
-                || cls == BPF_JMP32
-            {
+            if x || (!kfunc && insn.off != 0) || (insn.src != 0 && insn.src != BPF_PSEUDO_CALL && !kfunc) || insn.dst != 0 || cls == BPF_JMP32 {
                 return reserved(env, "BPF_CALL uses reserved fields\n");
             }
         }

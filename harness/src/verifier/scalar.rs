@@ -265,10 +265,7 @@ pub fn reg_deduce_bounds(reg: &mut Scalar) {
 /// `__reg_bound_offset`: learn bits from the unsigned ranges.
 pub fn reg_bound_offset(reg: &mut Scalar) {
     let var64_off = tnum_intersect(reg.var_off, tnum_range(reg.umin(), reg.umax()));
-    let var32_off = tnum_intersect(
-        tnum_subreg(var64_off),
-        tnum_range(u64::from(reg.u32_min()), u64::from(reg.u32_max())),
-    );
+    let var32_off = tnum_intersect(tnum_subreg(var64_off), tnum_range(u64::from(reg.u32_min()), u64::from(reg.u32_max())));
     reg.var_off = tnum_or(tnum_clear_subreg(var64_off), var32_off);
 }
 
@@ -536,7 +533,22 @@ mod tests {
     #[test]
     fn a_known_constant_is_its_own_sync() {
         // reg_bounds_sync's shortcut skips nothing the steps would change
-        for v in [0, 1, 5, 0x7f, 0x80, 0xffff_ffff, 0x1_0000_0000, 0x7fff_ffff, 0x8000_0000, i64::MAX as u64, i64::MIN as u64, u64::MAX, u64::MAX - 1, 0xdead_beef_0000_0001] {
+        for v in [
+            0,
+            1,
+            5,
+            0x7f,
+            0x80,
+            0xffff_ffff,
+            0x1_0000_0000,
+            0x7fff_ffff,
+            0x8000_0000,
+            i64::MAX as u64,
+            i64::MIN as u64,
+            u64::MAX,
+            u64::MAX - 1,
+            0xdead_beef_0000_0001,
+        ] {
             let mut s = Scalar::known(v);
             reg_bounds_sync_steps(&mut s);
             assert_eq!(s, Scalar::known(v), "{v:#x}");

@@ -67,11 +67,7 @@ impl Env<'_, '_> {
             }
             (reg.s.smin() + off, reg.s.smax() + off + size)
         };
-        let min_valid = if write || self.input.privs.allow_uninit_stack {
-            -MAX_BPF_STACK
-        } else {
-            -(self.cur.frame[frame].allocated_stack() as i64)
-        };
+        let min_valid = if write || self.input.privs.allow_uninit_stack { -MAX_BPF_STACK } else { -(self.cur.frame[frame].allocated_stack() as i64) };
         let bad = min_off < min_valid || min_off > -1 || max_off > 0 || size < 0;
         if bad {
             let s = if tnum_is_const(reg.s.var_off) {
@@ -277,9 +273,7 @@ impl Env<'_, '_> {
             // a read into no register (a non-fetching atomic's operand)
             // must not leak a pointer: only at a constant offset
             let var_off = tnum_strn(reg.s.var_off);
-            self.verbose(&format!(
-                "variable offset stack pointer cannot be passed into helper function; var_off={var_off} off={off} size={size}\n"
-            ));
+            self.verbose(&format!("variable offset stack pointer cannot be passed into helper function; var_off={var_off} off={off} size={size}\n"));
             let reason = format!(
                 "The helper would access the stack through variable offset {var_off} plus fixed offset {off} and size {size}. Helper stack memory arguments require a constant stack offset and a precise initialized range."
             );

@@ -75,7 +75,6 @@ pub(crate) enum StateRef {
     Checkpoint(usize),
 }
 
-
 /// Pairs an [`IdMap`] holds without allocating: most comparisons map a
 /// handful of ids.
 const IDMAP_INLINE: usize = 16;
@@ -251,9 +250,7 @@ fn scalar_reg_for_stack(s: &StackSlot, im: usize, allow_uninit: bool) -> Option<
     if s.slot_type[im] == STACK_SPILL && s.spilled_ptr.typ == SCALAR_VALUE {
         return Some(s.spilled_ptr);
     }
-    let misc = s.slot_type[im..]
-        .iter()
-        .all(|&t| t == STACK_MISC || ((t == STACK_INVALID || t == STACK_POISON) && allow_uninit));
+    let misc = s.slot_type[im..].iter().all(|&t| t == STACK_MISC || ((t == STACK_INVALID || t == STACK_POISON) && allow_uninit));
     misc.then(unbound_reg)
 }
 

@@ -48,15 +48,9 @@ pub fn add_subprogs(env: &mut VerifierEnv<'_>) -> PResult<()> {
         env.has_subprog_refs = true;
         if !env.bpf_capable {
             let (operation, suggestion) = if func {
-                (
-                    "BPF function reference",
-                    "Load this program with the required capability, or avoid BPF function references in unprivileged programs.",
-                )
+                ("BPF function reference", "Load this program with the required capability, or avoid BPF function references in unprivileged programs.")
             } else {
-                (
-                    "BPF-to-BPF function call",
-                    "Load this program with the required capability, or avoid BPF-to-BPF function calls in unprivileged programs.",
-                )
+                ("BPF-to-BPF function call", "Load this program with the required capability, or avoid BPF-to-BPF function calls in unprivileged programs.")
             };
             env.verbose("loading/calling other bpf or kernel functions are allowed for CAP_BPF and CAP_SYS_ADMIN\n");
             bpf_diag_policy(env, i, operation, "loading or calling other BPF functions requires CAP_BPF or CAP_SYS_ADMIN", suggestion);
@@ -128,9 +122,8 @@ pub fn check_subprogs(env: &mut VerifierEnv<'_>) -> PResult<()> {
             let ok = code == BPF_JMP | BPF_EXIT || code == BPF_JMP32 | BPF_JA || code == BPF_JMP | BPF_JA || insn_is_gotox(&insn);
             if !ok {
                 env.verbose("last insn is not an exit or jmp\n");
-                let reason = format!(
-                    "Subprogram {cur} reaches its last instruction {i} without an exit or jump, so control could continue into the next subprogram."
-                );
+                let reason =
+                    format!("Subprogram {cur} reaches its last instruction {i} without an exit or jump, so control could continue into the next subprogram.");
                 bpf_diag_program_structure(
                     env,
                     i,

@@ -65,10 +65,7 @@ pub fn tnum_rshift(a: Tnum, shift: u8) -> Tnum {
 pub fn tnum_arshift(a: Tnum, min_shift: u8, insn_bitness: u8) -> Tnum {
     let s = u32::from(min_shift);
     if insn_bitness == 32 {
-        Tnum::new(
-            u64::from(((a.value as i32).wrapping_shr(s)) as u32),
-            u64::from(((a.mask as i32).wrapping_shr(s)) as u32),
-        )
+        Tnum::new(u64::from(((a.value as i32).wrapping_shr(s)) as u32), u64::from(((a.mask as i32).wrapping_shr(s)) as u32))
     } else {
         Tnum::new((a.value as i64).wrapping_shr(s) as u64, (a.mask as i64).wrapping_shr(s) as u64)
     }

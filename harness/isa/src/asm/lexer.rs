@@ -35,9 +35,8 @@ pub struct Token<'a> {
 
 /// Longest first: the lexer takes the first that matches.
 const PUNCTS: &[&str] = &[
-    "<<=", ">>=", "+=", "-=", "*=", "/=", "%=", "|=", "&=", "^=", "==", "!=", ">=", "<=", "<<", ">>",
-    "&&", "||", ">", "<", "&", "=", "(", ")", "*", "+", "-", ",", "[", "]", ":", "|", "^", "/", "%",
-    "!", "~",
+    "<<=", ">>=", "+=", "-=", "*=", "/=", "%=", "|=", "&=", "^=", "==", "!=", ">=", "<=", "<<", ">>", "&&", "||", ">", "<", "&", "=", "(", ")", "*", "+", "-",
+    ",", "[", "]", ":", "|", "^", "/", "%", "!", "~",
 ];
 
 fn is_ident_start(c: u8) -> bool {
@@ -126,11 +125,7 @@ impl<'a> Lexer<'a> {
                     self.src,
                     i,
                     1,
-                    format!(
-                        "byte 0x{:02x} is not UTF-8 (byte column {}; only comments may hold such bytes)",
-                        b[i],
-                        i - line_start + 1
-                    ),
+                    format!("byte 0x{:02x} is not UTF-8 (byte column {}; only comments may hold such bytes)", b[i], i - line_start + 1),
                 );
                 e.kind = AsmErrorKind::Encoding;
                 e

@@ -881,9 +881,7 @@ impl<'a> Parser<'a> {
                 self.bump();
                 Ok(Stmt::Endr)
             }
-            _ if !self.data.is_empty() && !self.at_data_directive() => {
-                self.err("an instruction inside an 8-byte slot that data directives are filling")
-            }
+            _ if !self.data.is_empty() && !self.at_data_directive() => self.err("an instruction inside an 8-byte slot that data directives are filling"),
             _ => self.instruction().map(|()| Stmt::Insn),
         }
     }
@@ -934,9 +932,7 @@ impl<'a> Parser<'a> {
             ".long" | ".int" | ".4byte" | ".word" => self.data_directive(pos, len, 4),
             ".8byte" | ".quad" | ".dword" => self.data_directive(pos, len, 8),
             ".rept" => self.rept(pos),
-            w if Self::looks_like_reg(w) => {
-                self.err_at(pos, w.len(), format!("'{}' is not a BPF register (r0-r11, w0-w11)", clip(w)))
-            }
+            w if Self::looks_like_reg(w) => self.err_at(pos, w.len(), format!("'{}' is not a BPF register (r0-r11, w0-w11)", clip(w))),
             _ => self.err_at(pos, word.len(), format!("unknown instruction '{}'", clip(&word))),
         }
     }
@@ -1334,9 +1330,7 @@ impl<'a> Parser<'a> {
     fn finish(mut self) -> R<Program> {
         // the first reference without a label in the text is the error
         let missing_fwd = self.numeric_fwd.iter().flat_map(|(&n, v)| v.iter().map(move |p| (p.insn, p.pos, p.len, n))).min();
-        let no_label_after = |(_, pos, len, n): (usize, usize, usize, u64)| {
-            Err(AsmError::at(self.src, pos, len, format!("no label {n}: after it")))
-        };
+        let no_label_after = |(_, pos, len, n): (usize, usize, usize, u64)| Err(AsmError::at(self.src, pos, len, format!("no label {n}: after it")));
         let mut relocs = Vec::new();
         let fixups = std::mem::take(&mut self.fixups);
         for f in fixups {

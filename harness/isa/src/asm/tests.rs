@@ -54,11 +54,7 @@ fn operands_resolve_through_the_caller() {
     // `(r10 %[off])` with a negative operand is how GCC hands `(r10 -8)` over
     let p = assemble_with("r1 = *(u64 *)(r10 %[off])", &ops).unwrap();
     assert_eq!(p.insns[0].off, -8);
-    let p = assemble_with(
-        "call %[bpf_get_prandom_u32]; r1 = *(u64 *)(r10 + %[off]); r2 = %[map] ll; call %[kf]; .8byte %[insn]; exit",
-        &ops,
-    )
-    .unwrap();
+    let p = assemble_with("call %[bpf_get_prandom_u32]; r1 = *(u64 *)(r10 + %[off]); r2 = %[map] ll; call %[kf]; .8byte %[insn]; exit", &ops).unwrap();
     assert_eq!(p.insns[0], Insn::new(0x85, 0, 0, 0, 7));
     assert_eq!(p.insns[1].off, -8);
     assert_eq!(
@@ -242,10 +238,9 @@ fn rept_bodies_repeat_as_written() {
     assert!(e.msg.contains("expected end of statement"), "{}", e.msg);
     // bodies gone through over and over, whether they make insns or not:
     // known to be too many when the inner `.rept` starts
-    for src in [
-        ".rept 1048576; .rept 1048576; .endr; .endr".to_string(),
-        format!(".rept 70000\n{}", deep(".rept 1\n", MAX_NESTING - 1, "1: goto 1b\n", ".endr\n")),
-    ] {
+    for src in
+        [".rept 1048576; .rept 1048576; .endr; .endr".to_string(), format!(".rept 70000\n{}", deep(".rept 1\n", MAX_NESTING - 1, "1: goto 1b\n", ".endr\n"))]
+    {
         let e = err(&src);
         assert!(e.msg.contains(&format!("more than {MAX_REPT_TOTAL} times")), "{}", e.msg);
     }

@@ -27,8 +27,8 @@ pub mod insn;
 use std::fmt;
 
 use bpf_isa::Insn;
-use bpf_isa::op::*;
 use bpf_isa::insn::BPF_REG_FP;
+use bpf_isa::op::*;
 
 use self::insn::*;
 use super::{BPF_TAIL_CALL, BTF_FMODEL_ARENA_ARG, BTF_FMODEL_NULLABLE_ARG, JitFunc, JitProgram, KfuncModel};

@@ -103,7 +103,9 @@ fn encoder_round_trips_through_the_decoder() {
         cases.push((logic_imm(true, d, d, 0xffff_ffff_0000_0000, Logic::And).unwrap(), format!("and\t{}, {}, #0xffffffff00000000", xsp(d, true), x(d, true))));
         cases.push((add_uxtw(d, 28, d), format!("add\t{}, x28, {}, uxtw", xsp(d, true), x(d, false))));
         // loads and stores: every size and kind, scaled immediates and register offsets
-        for (size, st, ld, lds, rt64) in [(0u32, "strb", "ldrb", "ldrsb", false), (1, "strh", "ldrh", "ldrsh", false), (2, "str", "ldr", "ldrsw", false), (3, "str", "ldr", "", true)] {
+        for (size, st, ld, lds, rt64) in
+            [(0u32, "strb", "ldrb", "ldrsb", false), (1, "strh", "ldrh", "ldrsh", false), (2, "str", "ldr", "ldrsw", false), (3, "str", "ldr", "", true)]
+        {
             for off in [0i32, 8, 0x18, 0x100, 0xff8] {
                 let o = off & !((1 << size) - 1);
                 let addr = if o == 0 { "[x10]".to_string() } else { format!("[x10, #0x{o:x}]") };
@@ -155,7 +157,18 @@ fn encoder_round_trips_through_the_decoder() {
     for disp in [1i64, 2, 0x3f, -3, -0x40, 0x3ffff, -0x40000] {
         cases.push((branch_imm(disp, false).unwrap(), format!("b\t{}", hex_addr(disp))));
         cases.push((branch_imm(disp, true).unwrap(), format!("bl\t{}", hex_addr(disp))));
-        for (c, m) in [(Cond::Eq, "eq"), (Cond::Ne, "ne"), (Cond::Cs, "hs"), (Cond::Cc, "lo"), (Cond::Hi, "hi"), (Cond::Ls, "ls"), (Cond::Ge, "ge"), (Cond::Lt, "lt"), (Cond::Gt, "gt"), (Cond::Le, "le")] {
+        for (c, m) in [
+            (Cond::Eq, "eq"),
+            (Cond::Ne, "ne"),
+            (Cond::Cs, "hs"),
+            (Cond::Cc, "lo"),
+            (Cond::Hi, "hi"),
+            (Cond::Ls, "ls"),
+            (Cond::Ge, "ge"),
+            (Cond::Lt, "lt"),
+            (Cond::Gt, "gt"),
+            (Cond::Le, "le"),
+        ] {
             cases.push((cond_branch(c, disp).unwrap(), format!("b.{m}\t{}", hex_addr(disp))));
         }
         cases.push((comp_branch(true, 11, disp, false).unwrap(), format!("cbz\tx11, {}", hex_addr(disp))));
@@ -165,7 +178,18 @@ fn encoder_round_trips_through_the_decoder() {
     assert_eq!(branch_imm(-0x200_0001, false), None);
     cases.push((load_literal64(10, 8), "ldr\tx10, #0x8".into()));
     cases.push((ret(LR), "ret".into()));
-    for (w, t) in [(NOP, "nop"), (PACIASP, "paciasp"), (AUTIASP, "autiasp"), (BTI_C, "bti\tc"), (BTI_J, "bti\tj"), (BTI_JC, "bti\tjc"), (DMB_ISH, "dmb\tish"), (DSB_NSH, "dsb\tnsh"), (ISB, "isb"), (SB, "sb")] {
+    for (w, t) in [
+        (NOP, "nop"),
+        (PACIASP, "paciasp"),
+        (AUTIASP, "autiasp"),
+        (BTI_C, "bti\tc"),
+        (BTI_J, "bti\tj"),
+        (BTI_JC, "bti\tjc"),
+        (DMB_ISH, "dmb\tish"),
+        (DSB_NSH, "dsb\tnsh"),
+        (ISB, "isb"),
+        (SB, "sb"),
+    ] {
         cases.push((w, t.into()));
     }
 
@@ -216,7 +240,8 @@ fn bitmask_immediates_round_trip() {
 }
 
 fn jit_one(insns: &[Insn], depth: u32, profile: &Arm64Profile) -> Vec<String> {
-    let prog = JitProgram { funcs: vec![JitFunc { insns: insns.to_vec(), start: 0, stack_depth: depth, ..Default::default() }], prog_type: 1, ..Default::default() };
+    let prog =
+        JitProgram { funcs: vec![JitFunc { insns: insns.to_vec(), start: 0, stack_depth: depth, ..Default::default() }], prog_type: 1, ..Default::default() };
     let images = bpf_int_jit_compile(&prog, profile).unwrap();
     crate::jit_disasm::test_loader_text(Arch::Arm64, &images).iter().map(|l| l.splitn(3, '\t').nth(2).unwrap_or(l).to_string()).collect()
 }
@@ -277,7 +302,11 @@ fn tail_call_sequence() {
 #[test]
 fn mov_i64_picks_movz_or_movn() {
     let ld = |v: u64| {
-        let insns = [Insn::new(BPF_LD | BPF_IMM | BPF_DW, 0, 0, 0, v as u32 as i32), Insn::new(0, 0, 0, 0, (v >> 32) as i32), Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)];
+        let insns = [
+            Insn::new(BPF_LD | BPF_IMM | BPF_DW, 0, 0, 0, v as u32 as i32),
+            Insn::new(0, 0, 0, 0, (v >> 32) as i32),
+            Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+        ];
         body(&jit_one(&insns, 0, &Arm64Profile::default()))
     };
     assert_eq!(ld(0x1_0000_0000), ["mov\tx8, #0x100000000"]);
@@ -588,7 +617,10 @@ fn bti_landing_pads() {
     let profile = Arm64Profile { bti_kernel: true, ..Arm64Profile::default() };
     let insns = [Insn::new(BPF_JMP | BPF_TAIL_CALL, 0, 0, 0, 0), Insn::new(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 0), Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)];
     let lines = jit_one(&insns, 0, &profile);
-    assert_eq!(lines[1..10], ["bti\tjc", "mov\tx9, x30", "nop", "paciasp", "stp\tx29, x30, [sp, #-0x10]!", "mov\tx29, sp", "stp\txzr, x26, [sp, #-0x10]!", "mov\tx26, sp", "bti\tj"]);
+    assert_eq!(
+        lines[1..10],
+        ["bti\tjc", "mov\tx9, x30", "nop", "paciasp", "stp\tx29, x30, [sp, #-0x10]!", "mov\tx29, sp", "stp\txzr, x26, [sp, #-0x10]!", "mov\tx26, sp", "bti\tj"]
+    );
     assert!(lines.contains(&"add\tx10, x10, #0x20".to_string()), "{lines:?}");
     let gotox = [Insn::new(BPF_JMP | BPF_JA | BPF_X, 1, 0, 0, 0), Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)];
     let prog = JitProgram { funcs: vec![JitFunc { insns: gotox.to_vec(), ..Default::default() }], ..Default::default() };

@@ -619,7 +619,8 @@ impl FuncJit<'_> {
         }
         // outgoing stack arguments 7+ sit at [rsp], below the saved registers
         let outgoing_rsp = u32::from(f.out_stack_arg_cnt.saturating_sub(1)) * 8;
-        let callee_saved = if f.exception_boundary { 40 } else { 8 * used.iter().filter(|u| **u).count() as u32 + if self.arena_vm_start != 0 { 8 } else { 0 } };
+        let callee_saved =
+            if f.exception_boundary { 40 } else { 8 * used.iter().filter(|u| **u).count() as u32 + if self.arena_vm_start != 0 { 8 } else { 0 } };
         let outgoing_arg_base = -(round_up8(stack_depth) as i64 + callee_saved as i64);
         emit_rsp_adjust(&mut e, AluOp::Sub, outgoing_rsp);
         if self.arena_vm_start != 0 {
@@ -854,7 +855,8 @@ impl FuncJit<'_> {
                         e.store_index(w, dst, src, Reg::R12, insn.off as i32);
                     } else if matches!(w, Width::B | Width::H) {
                         return Err(self.bad(i - 1, "bpf_jit: 1- and 2-byte RMW atomics are not supported"));
-                    } else if [BPF_ADD as i32, BPF_AND as i32, BPF_OR as i32, BPF_XOR as i32, BPF_ADD as i32 | BPF_FETCH, BPF_XCHG, BPF_CMPXCHG].contains(&imm) {
+                    } else if [BPF_ADD as i32, BPF_AND as i32, BPF_OR as i32, BPF_XOR as i32, BPF_ADD as i32 | BPF_FETCH, BPF_XCHG, BPF_CMPXCHG].contains(&imm)
+                    {
                         atomic_rmw_index(&mut e, imm, w == Width::Dw, dst, src, Reg::R12, insn.off as i32);
                     } else {
                         return Err(self.bad(i - 1, "bpf_jit: unknown atomic opcode"));
@@ -946,7 +948,8 @@ impl FuncJit<'_> {
                         e.load(w, dst, src, insn.off as i32);
                     } else if imm == BPF_STORE_REL {
                         e.store(w, dst, src, insn.off as i32);
-                    } else if [BPF_ADD as i32, BPF_AND as i32, BPF_OR as i32, BPF_XOR as i32, BPF_ADD as i32 | BPF_FETCH, BPF_XCHG, BPF_CMPXCHG].contains(&imm) {
+                    } else if [BPF_ADD as i32, BPF_AND as i32, BPF_OR as i32, BPF_XOR as i32, BPF_ADD as i32 | BPF_FETCH, BPF_XCHG, BPF_CMPXCHG].contains(&imm)
+                    {
                         atomic_rmw(&mut e, imm, w == Width::Dw, dst, src, insn.off as i32);
                     } else {
                         return Err(self.bad(i - 1, "bpf_jit: unknown atomic opcode"));

@@ -75,7 +75,14 @@ fn mem(i: &Instruction, base: Reg, disp: i32) {
 
 #[test]
 fn alu_forms() {
-    let ops = [(AluOp::Add, Mnemonic::Add), (AluOp::Or, Mnemonic::Or), (AluOp::And, Mnemonic::And), (AluOp::Sub, Mnemonic::Sub), (AluOp::Xor, Mnemonic::Xor), (AluOp::Cmp, Mnemonic::Cmp)];
+    let ops = [
+        (AluOp::Add, Mnemonic::Add),
+        (AluOp::Or, Mnemonic::Or),
+        (AluOp::And, Mnemonic::And),
+        (AluOp::Sub, Mnemonic::Sub),
+        (AluOp::Xor, Mnemonic::Xor),
+        (AluOp::Cmp, Mnemonic::Cmp),
+    ];
     for (op, m) in ops {
         for is64 in [false, true] {
             for d in gprs() {
@@ -277,7 +284,18 @@ fn loads_and_stores() {
 
 #[test]
 fn branches_and_misc() {
-    let conds = [(Cond::B, Mnemonic::Jb), (Cond::Ae, Mnemonic::Jae), (Cond::E, Mnemonic::Je), (Cond::Ne, Mnemonic::Jne), (Cond::Be, Mnemonic::Jbe), (Cond::A, Mnemonic::Ja), (Cond::L, Mnemonic::Jl), (Cond::Ge, Mnemonic::Jge), (Cond::Le, Mnemonic::Jle), (Cond::G, Mnemonic::Jg)];
+    let conds = [
+        (Cond::B, Mnemonic::Jb),
+        (Cond::Ae, Mnemonic::Jae),
+        (Cond::E, Mnemonic::Je),
+        (Cond::Ne, Mnemonic::Jne),
+        (Cond::Be, Mnemonic::Jbe),
+        (Cond::A, Mnemonic::Ja),
+        (Cond::L, Mnemonic::Jl),
+        (Cond::Ge, Mnemonic::Jge),
+        (Cond::Le, Mnemonic::Jle),
+        (Cond::G, Mnemonic::Jg),
+    ];
     for (c, m) in conds {
         for rel in [-128i32, -2, 0, 5, 123, 127] {
             let i = one(|e| e.jcc8(c, rel as i8));
@@ -312,11 +330,7 @@ fn branches_and_misc() {
 /// them out (bytes from the recorded golden jited/alu32_shift).
 #[test]
 fn jits_a_small_program_like_7_3() {
-    let insns = [
-        Insn::new(BPF_ALU | BPF_MOV | BPF_K, 0, 0, 0, 1),
-        Insn::new(BPF_ALU | BPF_LSH | BPF_K, 0, 0, 0, 3),
-        Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
-    ];
+    let insns = [Insn::new(BPF_ALU | BPF_MOV | BPF_K, 0, 0, 0, 1), Insn::new(BPF_ALU | BPF_LSH | BPF_K, 0, 0, 0, 3), Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)];
     let prog = JitProgram::from_xlated_dump(&insns, &[0], 1);
     let img = bpf_int_jit_compile(&prog, &X86Profile::default()).unwrap();
     let hex: String = img[0].iter().map(|b| format!("{b:02x}")).collect();
@@ -596,11 +610,8 @@ fn stack_arguments_around_rbp_and_r9() {
 /// profile, `jmp *%reg; int3` on a plain one), `endbr64` at its targets.
 #[test]
 fn indirect_jumps_and_their_targets() {
-    let insns = [
-        Insn::new(BPF_JMP | BPF_JA | BPF_X, 2, 0, 0, 0),
-        Insn::new(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 1),
-        Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
-    ];
+    let insns =
+        [Insn::new(BPF_JMP | BPF_JA | BPF_X, 2, 0, 0, 0), Insn::new(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 1), Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)];
     let mut p = JitProgram::from_xlated_dump(&insns, &[0], 1);
     p.funcs[0].indirect_targets = vec![1];
     let t = text_of(&p);

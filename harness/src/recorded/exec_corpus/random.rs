@@ -84,11 +84,7 @@ fn insn(r: &mut Rng) -> String {
         9..=10 => {
             let ops = ["<<=", ">>=", "s>>="];
             let o = r.pick(&ops);
-            if r.chance(50) {
-                format!("{p}{d} {o} {p}{s}")
-            } else {
-                format!("{p}{d} {o} {}", r.below(if wide { 64 } else { 32 }))
-            }
+            if r.chance(50) { format!("{p}{d} {o} {p}{s}") } else { format!("{p}{d} {o} {}", r.below(if wide { 64 } else { 32 })) }
         }
         11 => format!("{p}{d} = -{p}{d}"),
         12 => {
@@ -105,34 +101,20 @@ fn insn(r: &mut Rng) -> String {
         14 => {
             let (sz, n) = r.pick(SIZES);
             let off = 8 * (1 + r.below(8)) - n * r.below(8 / n);
-            if r.chance(50) {
-                format!("*({sz} *)(r10 - {off}) = r{s}")
-            } else {
-                format!("*({sz} *)(r10 - {off}) = {imm}")
-            }
+            if r.chance(50) { format!("*({sz} *)(r10 - {off}) = r{s}") } else { format!("*({sz} *)(r10 - {off}) = {imm}") }
         }
         15 => {
             let (sz, n) = r.pick(SIZES);
             let off = 8 * (1 + r.below(8)) - n * r.below(8 / n);
-            if n < 8 && r.chance(40) {
-                format!("r{d} = *(s{} *)(r10 - {off})", n * 8)
-            } else {
-                format!("r{d} = *({sz} *)(r10 - {off})")
-            }
+            if n < 8 && r.chance(40) { format!("r{d} = *(s{} *)(r10 - {off})", n * 8) } else { format!("r{d} = *({sz} *)(r10 - {off})") }
         }
         16..=17 => {
             let (sz, n, q) = if r.chance(50) { ("u64", 8, "r") } else { ("u32", 4, "w") };
             let off = 8 * (1 + r.below(8)) - if n == 4 { 4 * r.below(2) } else { 0 };
             let x = if n == 8 { "_64" } else { "32_32" };
             match r.below(5) {
-                0 => format!(
-                    "lock *({sz} *)(r10 - {off}) {} {q}{s}",
-                    r.pick(&["+=", "&=", "|=", "^="])
-                ),
-                1 => format!(
-                    "{q}{s} = atomic_fetch_{}(({sz} *)(r10 - {off}), {q}{s})",
-                    r.pick(&["add", "and", "or", "xor"])
-                ),
+                0 => format!("lock *({sz} *)(r10 - {off}) {} {q}{s}", r.pick(&["+=", "&=", "|=", "^="])),
+                1 => format!("{q}{s} = atomic_fetch_{}(({sz} *)(r10 - {off}), {q}{s})", r.pick(&["add", "and", "or", "xor"])),
                 2 => format!("{q}{s} = xchg{x}(r10 - {off}, {q}{s})"),
                 3 => format!("{q}0 = cmpxchg{x}(r10 - {off}, {q}0, {q}{s})"),
                 _ => {
@@ -168,11 +150,7 @@ pub fn program(seed: u64, k: u64) -> String {
         let (d, s) = (reg(&mut r), reg(&mut r));
         let op = r.pick(&["==", "!=", ">", ">=", "<", "<=", "&", "s>", "s>=", "s<", "s<="]);
         let p = if r.chance(50) { "r" } else { "w" };
-        let rhs = if r.chance(50) {
-            format!("{p}{s}")
-        } else {
-            imm32(&mut r).to_string()
-        };
+        let rhs = if r.chance(50) { format!("{p}{s}") } else { imm32(&mut r).to_string() };
         insns[at] = format!("{}\nif {p}{d} {op} {rhs} goto L{to}", insns[at]);
         labels.push(to);
     }
@@ -230,12 +208,7 @@ pub fn map_program(seed: u64, k: u64) -> (String, String) {
     let mut r = Rng(seed ^ k.wrapping_mul(0x9e37_79b9_7f4a_7c15) ^ 0x6d61_7073);
     let spec = MAP_SPECS[r.below(MAP_SPECS.len() as u64) as usize].to_string();
     let keys = 3 + r.below(10);
-    let mut b: Vec<String> = vec![
-        "r6 = 0".into(),
-        "*(u64 *)(r10 - 24) = 0".into(),
-        "r9 = r10".into(),
-        "r9 += -24".into(),
-    ];
+    let mut b: Vec<String> = vec!["r6 = 0".into(), "*(u64 *)(r10 - 24) = 0".into(), "r9 = r10".into(), "r9 += -24".into()];
     let n = 10 + r.below(30);
     let keep = r.below(n);
     for i in 0..n {

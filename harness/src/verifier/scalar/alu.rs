@@ -8,7 +8,7 @@
 use bpf_isa::Insn;
 use bpf_isa::insn::op::*;
 
-use super::{Cnum32, Cnum64, Scalar, reg_bounds_sync, update_reg32_bounds, update_reg_bounds, zext_32_to_64};
+use super::{Cnum32, Cnum64, Scalar, reg_bounds_sync, update_reg_bounds, update_reg32_bounds, zext_32_to_64};
 use crate::verifier::tnum::*;
 
 /// What `adjust_scalar_min_max_vals` did besides computing the value.
@@ -67,12 +67,7 @@ pub fn scalar32_min_max_mul(dst: &mut Scalar, src: &Scalar) {
         (Some(hi), Some(lo)) => (umin, umax) = (lo, hi),
         _ => (umin, umax) = (0, u32::MAX),
     }
-    let prods = [
-        smin.checked_mul(src.s32_min()),
-        smin.checked_mul(src.s32_max()),
-        smax.checked_mul(src.s32_min()),
-        smax.checked_mul(src.s32_max()),
-    ];
+    let prods = [smin.checked_mul(src.s32_min()), smin.checked_mul(src.s32_max()), smax.checked_mul(src.s32_min()), smax.checked_mul(src.s32_max())];
     if prods.iter().all(Option::is_some) {
         let p = prods.map(|v| v.unwrap_or_default());
         smin = p.iter().copied().min().unwrap_or(i32::MIN);
@@ -91,12 +86,7 @@ pub fn scalar_min_max_mul(dst: &mut Scalar, src: &Scalar) {
         (Some(hi), Some(lo)) => (umin, umax) = (lo, hi),
         _ => (umin, umax) = (0, u64::MAX),
     }
-    let prods = [
-        smin.checked_mul(src.smin()),
-        smin.checked_mul(src.smax()),
-        smax.checked_mul(src.smin()),
-        smax.checked_mul(src.smax()),
-    ];
+    let prods = [smin.checked_mul(src.smin()), smin.checked_mul(src.smax()), smax.checked_mul(src.smin()), smax.checked_mul(src.smax())];
     if prods.iter().all(Option::is_some) {
         let p = prods.map(|v| v.unwrap_or_default());
         smin = p.iter().copied().min().unwrap_or(i64::MIN);
@@ -322,20 +312,14 @@ pub fn scalar32_min_max_lsh(dst: &mut Scalar, src: &Scalar) {
 /// compiler's `<<32 s>>32` idiom) keeps the signed range.
 fn scalar64_min_max_lsh_bounds(dst: &mut Scalar, umin_val: u64, umax_val: u64) {
     let s = if umin_val == 32 && umax_val == 32 {
-        Cnum64::from_srange(
-            i64::from(dst.s32_min()).wrapping_shl(32),
-            i64::from(dst.s32_max()).wrapping_shl(32),
-        )
+        Cnum64::from_srange(i64::from(dst.s32_min()).wrapping_shl(32), i64::from(dst.s32_max()).wrapping_shl(32))
     } else {
         Cnum64::UNBOUNDED
     };
     let u = if dst.umax() > 1u64.wrapping_shl(63u64.wrapping_sub(umax_val) as u32) {
         Cnum64::UNBOUNDED
     } else {
-        Cnum64::from_urange(
-            dst.umin().wrapping_shl(umin_val as u32),
-            dst.umax().wrapping_shl(umax_val as u32),
-        )
+        Cnum64::from_urange(dst.umin().wrapping_shl(umin_val as u32), dst.umax().wrapping_shl(umax_val as u32))
     };
     dst.r64 = u.intersect(s);
 }
@@ -357,10 +341,7 @@ pub fn scalar32_min_max_rsh(dst: &mut Scalar, src: &Scalar) {
     let umax_val = src.u32_max();
     let umin_val = src.u32_min();
     dst.var_off = tnum_rshift(subreg, umin_val as u8);
-    dst.set_urange32(
-        dst.u32_min().wrapping_shr(umax_val),
-        dst.u32_max().wrapping_shr(umin_val),
-    );
+    dst.set_urange32(dst.u32_min().wrapping_shr(umax_val), dst.u32_max().wrapping_shr(umin_val));
     dst.mark_reg64_unbounded();
     update_reg32_bounds(dst);
 }
@@ -370,10 +351,7 @@ pub fn scalar_min_max_rsh(dst: &mut Scalar, src: &Scalar) {
     let umax_val = src.umax();
     let umin_val = src.umin();
     dst.var_off = tnum_rshift(dst.var_off, umin_val as u8);
-    dst.set_urange64(
-        dst.umin().wrapping_shr(umax_val as u32),
-        dst.umax().wrapping_shr(umin_val as u32),
-    );
+    dst.set_urange64(dst.umin().wrapping_shr(umax_val as u32), dst.umax().wrapping_shr(umin_val as u32));
     dst.mark_reg32_unbounded();
     update_reg_bounds(dst);
 }
@@ -390,10 +368,7 @@ pub fn scalar32_min_max_arsh(dst: &mut Scalar, src: &Scalar) {
 /// `scalar_min_max_arsh`, by a known shift.
 pub fn scalar_min_max_arsh(dst: &mut Scalar, src: &Scalar) {
     let umin_val = src.umin();
-    dst.set_srange64(
-        dst.smin().wrapping_shr(umin_val as u32),
-        dst.smax().wrapping_shr(umin_val as u32),
-    );
+    dst.set_srange64(dst.smin().wrapping_shr(umin_val as u32), dst.smax().wrapping_shr(umin_val as u32));
     dst.var_off = tnum_arshift(dst.var_off, umin_val as u8, 64);
     dst.mark_reg32_unbounded();
     update_reg_bounds(dst);
@@ -647,12 +622,35 @@ mod tests {
     /// outcome, every op and width, edge and random values.
     #[test]
     fn known_constants_match_general_path() {
-        const OPS: [u8; 12] =
-            [BPF_ADD, BPF_SUB, BPF_MUL, BPF_DIV, BPF_MOD, BPF_OR, BPF_AND, BPF_XOR, BPF_LSH, BPF_RSH, BPF_ARSH, BPF_NEG];
+        const OPS: [u8; 12] = [BPF_ADD, BPF_SUB, BPF_MUL, BPF_DIV, BPF_MOD, BPF_OR, BPF_AND, BPF_XOR, BPF_LSH, BPF_RSH, BPF_ARSH, BPF_NEG];
         let mut vals: Vec<u64> = Vec::new();
-        for e in [0u64, 1, 2, 3, 7, 31, 32, 33, 63, 64, 65, 0x7f, 0x80, 0xff, 0x7fff, 0xffff, 0x7fff_ffff, 0x8000_0000,
-            0xffff_ffff, 1 << 32, 1 << 62, 1 << 63, u64::MAX, i32::MIN as i64 as u64, i64::MIN as u64 + 1]
-        {
+        for e in [
+            0u64,
+            1,
+            2,
+            3,
+            7,
+            31,
+            32,
+            33,
+            63,
+            64,
+            65,
+            0x7f,
+            0x80,
+            0xff,
+            0x7fff,
+            0xffff,
+            0x7fff_ffff,
+            0x8000_0000,
+            0xffff_ffff,
+            1 << 32,
+            1 << 62,
+            1 << 63,
+            u64::MAX,
+            i32::MIN as i64 as u64,
+            i64::MIN as u64 + 1,
+        ] {
             for d in [0u64, 1, u64::MAX] {
                 vals.push(e.wrapping_add(d));
             }

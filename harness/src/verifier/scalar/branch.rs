@@ -175,11 +175,7 @@ pub fn regs_refine_cond_op(reg1: &mut Scalar, reg2: &mut Scalar, opcode: u8, is_
 
 /// Orders two operands so that the second is the constant one, if either is
 /// (`if (!is_reg_const(reg2)) swap(reg1, reg2)`).
-fn const_second<'a>(
-    reg1: &'a mut Scalar,
-    reg2: &'a mut Scalar,
-    is_jmp32: bool,
-) -> (&'a mut Scalar, Option<&'a mut Scalar>) {
+fn const_second<'a>(reg1: &'a mut Scalar, reg2: &'a mut Scalar, is_jmp32: bool) -> (&'a mut Scalar, Option<&'a mut Scalar>) {
     if reg2.is_reg_const(is_jmp32) {
         (reg1, Some(reg2))
     } else if reg1.is_reg_const(is_jmp32) {
@@ -214,14 +210,7 @@ pub fn simulate_both_branches_taken(regs: &mut BranchRegs, opcode: u8, is_jmp32:
 /// `regs` must start as [`BranchRegs::new`]`(reg1, reg2)`; when the answer
 /// needed the simulation it holds the refined registers of both edges, else
 /// unrefined copies, as in the kernel.
-pub fn is_scalar_branch_taken(
-    regs: &mut BranchRegs,
-    reg1: &Scalar,
-    reg2: &Scalar,
-    same_reg: bool,
-    opcode: u8,
-    is_jmp32: bool,
-) -> Option<bool> {
+pub fn is_scalar_branch_taken(regs: &mut BranchRegs, reg1: &Scalar, reg2: &Scalar, same_reg: bool, opcode: u8, is_jmp32: bool) -> Option<bool> {
     match scalar_branch_decided(reg1, reg2, same_reg, opcode, is_jmp32) {
         Some(taken) => taken,
         None => simulate_both_branches_taken(regs, opcode, is_jmp32),
@@ -232,11 +221,7 @@ pub fn is_scalar_branch_taken(
 /// `Some(answer)` when they decide, `None` when it takes the simulation
 /// of both edges (so a caller builds the edges' registers only then).
 pub fn scalar_branch_decided(reg1: &Scalar, reg2: &Scalar, same_reg: bool, opcode: u8, is_jmp32: bool) -> Option<Option<bool>> {
-    let (t1, t2) = if is_jmp32 {
-        (tnum_subreg(reg1.var_off), tnum_subreg(reg2.var_off))
-    } else {
-        (reg1.var_off, reg2.var_off)
-    };
+    let (t1, t2) = if is_jmp32 { (tnum_subreg(reg1.var_off), tnum_subreg(reg2.var_off)) } else { (reg1.var_off, reg2.var_off) };
     // two constants compared for equality need none of the bounds
     if !same_reg && matches!(opcode, BPF_JEQ | BPF_JNE) && tnum_is_const(t1) && tnum_is_const(t2) {
         return Some(Some((t1.value == t2.value) == (opcode == BPF_JEQ)));
@@ -269,25 +254,15 @@ pub fn scalar_branch_decided(reg1: &Scalar, reg2: &Scalar, same_reg: bool, opcod
     }
 
     // The 32-bit bounds rule out equality even when the 64-bit ones do not.
-    let subreg_disjoint = || {
-        reg1.u32_min() > reg2.u32_max()
-            || reg1.u32_max() < reg2.u32_min()
-            || reg1.s32_min() > reg2.s32_max()
-            || reg1.s32_max() < reg2.s32_min()
-    };
+    let subreg_disjoint =
+        || reg1.u32_min() > reg2.u32_max() || reg1.u32_max() < reg2.u32_min() || reg1.s32_min() > reg2.s32_max() || reg1.s32_max() < reg2.s32_min();
     match opcode {
         BPF_JEQ | BPF_JNE => {
             let eq = opcode == BPF_JEQ;
             if tnum_is_const(t1) && tnum_is_const(t2) {
                 return Some(Some((t1.value == t2.value) == eq));
             }
-            if !tnum_overlap(t1, t2)
-                || umin1 > umax2
-                || umax1 < umin2
-                || smin1 > smax2
-                || smax1 < smin2
-                || (!is_jmp32 && subreg_disjoint())
-            {
+            if !tnum_overlap(t1, t2) || umin1 > umax2 || umax1 < umin2 || smin1 > smax2 || smax1 < smin2 || (!is_jmp32 && subreg_disjoint()) {
                 return Some(Some(!eq));
             }
         }

@@ -64,20 +64,12 @@ macro_rules! cnum_impl {
 
             #[doc = concat!("`cnum", $bits, "_smin`.")]
             pub fn smin(self) -> $st {
-                if self.srange_overflow() {
-                    <$st>::MIN
-                } else {
-                    (self.base as $st).min(self.base.wrapping_add(self.size) as $st)
-                }
+                if self.srange_overflow() { <$st>::MIN } else { (self.base as $st).min(self.base.wrapping_add(self.size) as $st) }
             }
 
             #[doc = concat!("`cnum", $bits, "_smax`.")]
             pub fn smax(self) -> $st {
-                if self.srange_overflow() {
-                    <$st>::MAX
-                } else {
-                    (self.base as $st).max(self.base.wrapping_add(self.size) as $st)
-                }
+                if self.srange_overflow() { <$st>::MAX } else { (self.base as $st).max(self.base.wrapping_add(self.size) as $st) }
             }
 
             #[doc = concat!("`cnum", $bits, "_intersect`. When the arcs meet in two pieces the")]
@@ -197,11 +189,7 @@ pub fn cnum32_from_cnum64(c: Cnum64) -> Cnum32 {
     if c.is_empty() {
         return Cnum32::EMPTY;
     }
-    if c.size >= u64::from(u32::MAX) {
-        Cnum32::UNBOUNDED
-    } else {
-        Cnum32 { base: c.base as u32, size: c.size as u32 }
-    }
+    if c.size >= u64::from(u32::MAX) { Cnum32::UNBOUNDED } else { Cnum32 { base: c.base as u32, size: c.size as u32 } }
 }
 
 /// `cnum64_cnum32_intersect`: trims the ends of the 64-bit arc `a` that hold

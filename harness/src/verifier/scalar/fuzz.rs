@@ -27,8 +27,7 @@ impl Rng {
     }
     /// Values near the interesting edges more often than uniform ones.
     fn value(&mut self) -> u64 {
-        const EDGES: [u64; 10] =
-            [0, 1, 2, 0x7f, 0xff, 0x7fff_ffff, 0x8000_0000, 0xffff_ffff, 1 << 63, u64::MAX];
+        const EDGES: [u64; 10] = [0, 1, 2, 0x7f, 0xff, 0x7fff_ffff, 0x8000_0000, 0xffff_ffff, 1 << 63, u64::MAX];
         match self.below(4) {
             0 => EDGES[self.below(10) as usize].wrapping_add(self.below(3)).wrapping_sub(1),
             1 => self.below(64),
@@ -60,11 +59,8 @@ fn concrete_end(insn: &Insn, d: u64) -> u64 {
 }
 
 fn concrete_cond(opcode: u8, is_jmp32: bool, a: u64, b: u64) -> bool {
-    let (ua, ub, sa, sb) = if is_jmp32 {
-        (u64::from(a as u32), u64::from(b as u32), i64::from(a as i32), i64::from(b as i32))
-    } else {
-        (a, b, a as i64, b as i64)
-    };
+    let (ua, ub, sa, sb) =
+        if is_jmp32 { (u64::from(a as u32), u64::from(b as u32), i64::from(a as i32), i64::from(b as i32)) } else { (a, b, a as i64, b as i64) };
     match opcode {
         BPF_JEQ => ua == ub,
         BPF_JNE => ua != ub,
@@ -108,10 +104,8 @@ fn random_pair(rng: &mut Rng) -> (Scalar, u64) {
     (s, v)
 }
 
-const ALU: [u8; 13] =
-    [BPF_ADD, BPF_SUB, BPF_MUL, BPF_DIV, BPF_MOD, BPF_OR, BPF_AND, BPF_XOR, BPF_LSH, BPF_RSH, BPF_ARSH, BPF_NEG, BPF_END];
-const JMP: [u8; 11] =
-    [BPF_JEQ, BPF_JNE, BPF_JGT, BPF_JGE, BPF_JLT, BPF_JLE, BPF_JSGT, BPF_JSGE, BPF_JSLT, BPF_JSLE, BPF_JSET];
+const ALU: [u8; 13] = [BPF_ADD, BPF_SUB, BPF_MUL, BPF_DIV, BPF_MOD, BPF_OR, BPF_AND, BPF_XOR, BPF_LSH, BPF_RSH, BPF_ARSH, BPF_NEG, BPF_END];
+const JMP: [u8; 11] = [BPF_JEQ, BPF_JNE, BPF_JGT, BPF_JGE, BPF_JLT, BPF_JLE, BPF_JSGT, BPF_JSGE, BPF_JSLT, BPF_JSLE, BPF_JSET];
 
 #[test]
 fn random_ops_are_sound_and_never_panic() {

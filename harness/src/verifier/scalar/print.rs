@@ -60,9 +60,7 @@ pub fn tnum_strn(a: Tnum) -> String {
 /// never merged, and 32-bit signed bounds printed in hex are not sign
 /// extended. `sep` is `""` before the first item and `","` after.
 pub fn print_scalar_ranges(out: &mut String, reg: &Scalar, sep: &mut &'static str) {
-    let s32 = |v: i32| -> u64 {
-        if is_snum_decimal(i64::from(v)) { i64::from(v) as u64 } else { u64::from(v as u32) }
-    };
+    let s32 = |v: i32| -> u64 { if is_snum_decimal(i64::from(v)) { i64::from(v) as u64 } else { u64::from(v as u32) } };
     let mut minmaxs: [(&str, u64, bool); 8] = [
         ("smin", reg.smin() as u64, reg.smin() == i64::MIN),
         ("smax", reg.smax() as u64, reg.smax() == i64::MAX),
@@ -143,10 +141,7 @@ mod tests {
         let mut m = Scalar::unknown();
         m.var_off = Tnum::new(0, 0xff);
         super::super::reg_bounds_sync(&mut m);
-        assert_eq!(
-            scalar_to_string(&m, 0, 0, false),
-            "scalar(smin=smin32=0,smax=umax=smax32=umax32=255,var_off=(0x0; 0xff))"
-        );
+        assert_eq!(scalar_to_string(&m, 0, 0, false), "scalar(smin=smin32=0,smax=umax=smax32=umax32=255,var_off=(0x0; 0xff))");
         assert_eq!(scalar_to_string(&Scalar::known(u64::MAX), 0, 0, false), "-1");
         assert_eq!(scalar_to_string(&Scalar::known(0x8000_0000), 0, 0, false), "0x80000000");
         assert_eq!(scalar_to_string(&Scalar::unknown(), 1 | super::super::BPF_ADD_CONST64, 1, false), "scalar(id=1+1)");
