@@ -130,7 +130,7 @@ fn test_run_sizes_are_7_3_s() {
     let text = std::fs::read_to_string("expected/linux-7.3/test_run_sizes.txt").unwrap();
     let cases = test_run_sizes::parse(&text).unwrap();
     assert!(cases.len() >= 50);
-    let model = bpf_selftest::backend::model::ModelBackend::default();
+    let model = bpf_selftest::backend::model::ModelBackend;
     let mut bad = Vec::new();
     for c in &cases {
         let out = model.load(&c.request().unwrap()).unwrap_or_else(|u| panic!("{}: {}", c.key(), u.0));

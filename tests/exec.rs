@@ -220,13 +220,10 @@ fn xlated_and_native_runs_agree_with_7_3_on_the_corpus() {
         eprintln!("  native not run: {f}");
     }
     assert!(report.is_empty(), "{} differences from 7.3:\n{}", report.len(), report.join("\n"));
-    assert!(fallback.len() <= CORPUS_XLATED_RATCHET, "{} xlated runs not modelled", fallback.len());
-    assert!(native_skipped.len() <= CORPUS_NATIVE_RATCHET, "{} native runs not run", native_skipped.len());
+    // every corpus run runs the xlated program, and natively
+    assert!(fallback.is_empty(), "{} xlated runs not modelled", fallback.len());
+    assert!(native_skipped.is_empty(), "{} native runs not run", native_skipped.len());
 }
-
-/// At most this many corpus runs cannot run the xlated program / natively.
-const CORPUS_XLATED_RATCHET: usize = 0;
-const CORPUS_NATIVE_RATCHET: usize = 0;
 
 /// Every program of progs/ with a test run, as the model backend runs it:
 /// the model's xlated program (after all fixups) through the interpreter,
@@ -279,12 +276,9 @@ fn progs_xlated_retvals_match_their_goldens() {
         eprintln!("  as loaded: {f}");
     }
     assert!(report.is_empty(), "{}", report.join("\n"));
-    // the fallback must shrink, never grow
-    assert!(fallback.len() <= FALLBACK_RATCHET, "{} > {FALLBACK_RATCHET} runs fell back", fallback.len());
+    // no test run falls back to the program as loaded
+    assert!(fallback.is_empty(), "{} runs fell back", fallback.len());
 }
-
-/// At most this many progs/ test runs fall back to the program as loaded.
-const FALLBACK_RATCHET: usize = 0;
 
 /// Every program of progs/ with a test run: the interpreter's retval is the
 /// one 7.3 returned (its golden).
@@ -348,10 +342,6 @@ impl Backend for Plan73 {
         Err(bpf_selftest::backend::Unavailable("planning only".into()))
     }
 }
-
-/// At most this many of the kernel's `__retval` tests the model accepts
-/// run the program as loaded instead of the xlated one.
-const KERNEL_AS_LOADED_RATCHET: usize = 0;
 
 /// Which program the model's test runs executed.
 #[derive(Default)]
@@ -449,9 +439,9 @@ fn kernel_selftest_retvals_match_their_annotations() {
     for (w, n) in &why {
         eprintln!("  as loaded: {w}: {n}");
     }
-    // where the model accepts the load, the xlated program runs (ratchet)
+    // where the model accepts the load, the xlated program runs
     let accepted_but_as_loaded = paths.as_loaded.len() - paths.not_accepted;
-    assert!(accepted_but_as_loaded <= KERNEL_AS_LOADED_RATCHET, "{accepted_but_as_loaded} accepted programs ran as loaded");
+    assert!(accepted_but_as_loaded == 0, "{accepted_but_as_loaded} accepted programs ran as loaded");
     for (what, progs) in &unsupported {
         eprintln!("  not modelled: {what}: {} ({})", progs.len(), progs.iter().take(3).cloned().collect::<Vec<_>>().join(", "));
     }

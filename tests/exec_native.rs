@@ -51,10 +51,6 @@ fn compare_counting_tail_calls(req: &LoadRequest, input: &TestRunInput) -> Optio
     Some((native::compare_with_interpreter(req, &xlated, &d.subprogs, input, &opts), tail_calls))
 }
 
-/// At most this many progs/ programs without a test run are not run
-/// natively on the default input (none now: every one runs). Must not grow.
-const DEFAULT_INPUT_SKIP_RATCHET: usize = 0;
-
 /// The input a program without a test run of its own gets: test_loader's,
 /// except for sk_lookup programs, whose run 7.3 refuses with a packet
 /// (EINVAL): an AF_INET lookup (`struct bpf_sk_lookup`, family 2) there.
@@ -67,9 +63,6 @@ fn default_input(pt: bpf_selftest::prog_type::ProgType) -> TestRunInput {
         TestRunInput::test_loader(pt)
     }
 }
-
-/// At most this many progs/ programs are skipped.
-const PROGS_SKIP_RATCHET: usize = 0;
 
 #[test]
 fn native_agrees_with_the_interpreter_on_progs() {
@@ -114,7 +107,9 @@ fn native_agrees_with_the_interpreter_on_progs() {
     for s in &skipped_default {
         eprintln!("  not run: {s}");
     }
-    assert!(skipped_default.len() <= DEFAULT_INPUT_SKIP_RATCHET, "{} not run", skipped_default.len());
+    // every progs/ program without a test run of its own runs natively on
+    // the default input
+    assert!(skipped_default.is_empty(), "{} not run", skipped_default.len());
     // pointers too (a returned stack or ctx pointer): both runs share one
     // layout of host memory
     assert!(differs_default.is_empty(), "native differs from the interpreter:\n{}", differs_default.join("\n"));
@@ -133,16 +128,10 @@ fn native_agrees_with_the_interpreter_on_progs() {
     assert!(same > 0);
     // retvals/tail_call_self_counts, _from_subprog_counts, _index_out_of_range
     assert!(tail_call_same >= 3, "only {tail_call_same} tail-calling programs ran natively");
-    // arena programs do not run natively yet (their kernel window, 4 GiB
-    // plus guards at r12, is not mapped in the host process): listed above,
-    // counted apart, must shrink
-    let (arena, other): (Vec<&String>, Vec<&String>) = skipped.iter().partition(|s| s.ends_with("native run: arena"));
-    assert!(other.len() <= PROGS_SKIP_RATCHET, "{} skipped > {PROGS_SKIP_RATCHET}", other.len());
-    assert!(arena.len() <= ARENA_SKIP_RATCHET, "{} arena programs skipped > {ARENA_SKIP_RATCHET}", arena.len());
+    // every one runs natively, arena programs included (their window is
+    // reserved in the host process)
+    assert!(skipped.is_empty(), "{} not run natively", skipped.len());
 }
-
-/// progs/arena.rs programs with a test run, not run natively.
-const ARENA_SKIP_RATCHET: usize = 0;
 
 #[test]
 fn native_agrees_with_the_interpreter_on_random_programs() {

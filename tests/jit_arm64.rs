@@ -124,10 +124,10 @@ fn kernel_private_stacks(g: &Golden) -> Vec<bool> {
     for l in &g.jited {
         if l.starts_with("func #") {
             out.push(false);
-        } else if l.ends_with("\tadd\tx27, x27, x10") {
-            if let Some(last) = out.last_mut() {
-                *last = true;
-            }
+        } else if l.ends_with("\tadd\tx27, x27, x10")
+            && let Some(last) = out.last_mut()
+        {
+            *last = true;
         }
     }
     out
@@ -278,12 +278,12 @@ fn arm64_forms_match_7_3() {
         if boundary && insns.ends_with(&hidden_cb) {
             insns.truncate(insns.len() - 2);
         }
-        let mut prog = JitProgram::from_xlated_dump(&insns, &kernel_frame_sizes(&g), 1);
+        let mut prog = JitProgram::from_xlated_dump(&insns, &kernel_frame_sizes(g), 1);
         if let Some(main) = prog.funcs.first_mut() {
             main.exception_boundary = boundary;
         }
         // a private stack shows as x27 set up from the per-CPU offset
-        for (f, uses) in prog.funcs.iter_mut().zip(kernel_private_stacks(&g)) {
+        for (f, uses) in prog.funcs.iter_mut().zip(kernel_private_stacks(g)) {
             f.jits_use_priv_stack = uses;
         }
         let kernel = comparable(&g.jited);

@@ -61,8 +61,11 @@ fn expand(b: &AsmBlock, unique: usize) -> Option<String> {
     Some(out)
 }
 
+/// Per section `bN`: its bytes, and the byte offsets relocated in it.
+type Sections = BTreeMap<usize, (Vec<u8>, Vec<u64>)>;
+
 /// llvm-mc-19's bytes per section `bN`, and the byte offsets it relocates.
-fn llvm_assemble(text: &str) -> Result<BTreeMap<usize, (Vec<u8>, Vec<u64>)>, String> {
+fn llvm_assemble(text: &str) -> Result<Sections, String> {
     let dir = std::env::temp_dir().join(format!("bpf-kasm-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| e.to_string())?;
     let (s, o) = (dir.join("in.s"), dir.join("out.o"));

@@ -66,7 +66,7 @@ fn leak<T: ?Sized>(b: Box<T>) -> &'static T {
 
 /// A scratch suite holding the one test.
 fn scratch_suite(tags: &[String]) -> Suite {
-    let tags: Vec<&'static str> = tags.iter().map(|t| &*leak(t.clone().into_boxed_str())).collect();
+    let tags: Vec<&'static str> = tags.iter().map(|t| leak(t.clone().into_boxed_str())).collect();
     let prog = ProgDecl {
         name: "newcomer",
         site: Site { module_path: "scratch", file: "scratch.rs", line: 1, column: 1 },
@@ -81,7 +81,7 @@ fn scratch_suite(tags: &[String]) -> Suite {
 /// Each arch's verdict for the scratch test, and the xlated patterns its
 /// spec checks there.
 fn run(suite: &Suite) -> Vec<(Arch, Verdict, Vec<String>)> {
-    let model = ModelBackend::default();
+    let model = ModelBackend;
     let mut out = Vec::new();
     for arch in ARCHES {
         let opts = RunOptions { arch, backend: "model".into(), verbosity: 0, filters: Vec::new() };

@@ -288,7 +288,7 @@ pub fn measure(be: &dyn Backend, case: &Case, reps: usize) -> Side {
         };
         let wall = t0.elapsed().as_nanos() as f64;
         if !out.accepted {
-            let last = out.log.lines().filter(|l| !l.trim().is_empty()).last().unwrap_or("").to_string();
+            let last = out.log.lines().rfind(|l| !l.trim().is_empty()).unwrap_or("").to_string();
             return Side { unavailable: Some(format!("rejected: errno {}: {last}", out.errno)), ..Default::default() };
         }
         times.push(if out.load_ns > 0 { out.load_ns as f64 } else { wall } / 1e6);

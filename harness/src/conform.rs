@@ -98,12 +98,11 @@ pub fn compare(truth: &Golden, model: &LoadOutcome) -> Vec<Mismatch> {
     if let Some(d) = first_diff(&truth.xlated, &m.xlated) {
         push(Section::Xlated, d);
     }
-    if jited_compared(truth) {
-        if let (Some(t), Some(mj)) = (comparable_jited(truth), comparable_jited(&m)) {
-            if let Some(d) = first_diff(&t, &mj) {
-                push(Section::Jited, d);
-            }
-        }
+    if jited_compared(truth)
+        && let (Some(t), Some(mj)) = (comparable_jited(truth), comparable_jited(&m))
+        && let Some(d) = first_diff(&t, &mj)
+    {
+        push(Section::Jited, d);
     }
     if truth.retval.is_some() && truth.retval != m.retval {
         push(Section::Retval, format!("kernel {:?}, model {:?}", truth.retval.map(|r| r as i32), m.retval.map(|r| r as i32)));
@@ -269,10 +268,10 @@ impl Report {
 /// The model's request for a golden: the golden's own log level (its header
 /// says what it was recorded with).
 pub fn request_as_recorded(mut req: LoadRequest, truth: &Golden) -> LoadRequest {
-    if let Some((_, v)) = truth.header.iter().find(|(k, _)| k == "request") {
-        if let Some(l) = v.split(", ").find_map(|p| p.strip_prefix("log_level ")).and_then(|l| l.parse().ok()) {
-            req.log_level = l;
-        }
+    if let Some((_, v)) = truth.header.iter().find(|(k, _)| k == "request")
+        && let Some(l) = v.split(", ").find_map(|p| p.strip_prefix("log_level ")).and_then(|l| l.parse().ok())
+    {
+        req.log_level = l;
     }
     req.want_jited = req.arch.has_jit();
     req

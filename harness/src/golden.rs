@@ -90,10 +90,11 @@ fn mask_rnd_hi32(xlated: &[String]) -> Vec<String> {
     let mut out = xlated.to_vec();
     for k in 0..out.len().saturating_sub(1) {
         let shifts = out[k + 1].split_once(": ").is_some_and(|(_, t)| t == "r12 <<= 32");
-        if let Some((idx, text)) = out[k].split_once(": ") {
-            if shifts && text.starts_with("r12 = ") {
-                out[k] = format!("{idx}: r12 = RND");
-            }
+        if let Some((idx, text)) = out[k].split_once(": ")
+            && shifts
+            && text.starts_with("r12 = ")
+        {
+            out[k] = format!("{idx}: r12 = RND");
         }
     }
     out
@@ -264,13 +265,13 @@ impl Golden {
         let mut sections: Vec<(String, Vec<&str>)> = Vec::new();
         for line in text.split_inclusive('\n') {
             let l = line.strip_suffix('\n').unwrap_or(line);
-            if section.is_none() {
-                if let Some(h) = l.strip_prefix("# ") {
-                    if let Some((k, v)) = h.split_once(": ") {
-                        g.header.push((k.to_string(), v.to_string()));
-                    }
-                    continue;
+            if section.is_none()
+                && let Some(h) = l.strip_prefix("# ")
+            {
+                if let Some((k, v)) = h.split_once(": ") {
+                    g.header.push((k.to_string(), v.to_string()));
                 }
+                continue;
             }
             if let Some(name) = l.strip_prefix("== ") {
                 if let Some(s) = section.take() {

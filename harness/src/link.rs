@@ -178,10 +178,10 @@ fn classify_ld(insn: usize, sym: &str, syms: &Symbols<'_>) -> Result<LinkReloc, 
     if let Some(g) = syms.globals.iter().find(|g| g.name == sym) {
         return Ok(LinkReloc::MapValue { insn, map: g.map, off: g.off });
     }
-    if let Some(base) = sym.strip_suffix("__value") {
-        if let Some(map) = syms.maps.iter().position(|m| m.name == base) {
-            return Ok(LinkReloc::MapValue { insn, map, off: 0 });
-        }
+    if let Some(base) = sym.strip_suffix("__value")
+        && let Some(map) = syms.maps.iter().position(|m| m.name == base)
+    {
+        return Ok(LinkReloc::MapValue { insn, map, off: 0 });
     }
     if let Some(base) = sym.strip_suffix("__btf") {
         return Ok(LinkReloc::BtfId { insn, name: base.to_string() });

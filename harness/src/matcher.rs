@@ -470,12 +470,11 @@ impl Mismatch {
         }
         let _ = writeln!(out, "=============");
         out.push_str(&self.pattern_report());
-        if self.status == Status::Expected {
-            if let (Some((_, pat)), Some((n, line))) =
+        if self.status == Status::Expected
+            && let (Some((_, pat)), Some((n, line))) =
                 (self.lines.last(), closest_line(&self.lines.last().map_or(String::new(), |(_, p)| literal_text(p)), &lines))
-            {
-                let _ = writeln!(out, "closest {} line to '{pat}': line {n}: {line}", dump.title());
-            }
+        {
+            let _ = writeln!(out, "closest {} line to '{pat}': line {n}: {line}", dump.title());
         }
         out
     }

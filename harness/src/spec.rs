@@ -252,14 +252,17 @@ fn is_xlated_tag(tag: &str) -> bool {
     tag.starts_with("test_expect_xlated=") || tag.starts_with("test_expect_xlated_unpriv=")
 }
 
+/// An `#[arch]` block's arches and the indexes of its xlated tags.
+pub type XlatedBlock = (Vec<Arch>, Vec<usize>);
+
 /// The `#[arch]` blocks of a tag list that carry `#[xlated]` or
 /// `#[xlated_unpriv]` lines, when there are two or more of them: for each,
 /// the arches it names and the indexes of its xlated tags. Empty when the
 /// list's xlated lines are not scoped by arch: none or one carrying block,
 /// or kernel tags. This project's extension of test_loader, which scopes
 /// only `__jited` by `__arch_*`.
-pub fn xlated_blocks(tags: &[&str]) -> Result<Vec<(Vec<Arch>, Vec<usize>)>, SpecError> {
-    let mut blocks: Vec<(Vec<Arch>, Vec<usize>)> = Vec::new();
+pub fn xlated_blocks(tags: &[&str]) -> Result<Vec<XlatedBlock>, SpecError> {
+    let mut blocks: Vec<XlatedBlock> = Vec::new();
     let mut naming = false;
     for (k, t) in tags.iter().enumerate() {
         if *t == ARCH_BLOCK_TAG {
@@ -275,10 +278,10 @@ pub fn xlated_blocks(tags: &[&str]) -> Result<Vec<(Vec<Arch>, Vec<usize>)>, Spec
             }
             _ => naming = false,
         }
-        if is_xlated_tag(t) {
-            if let Some(b) = blocks.last_mut() {
-                b.1.push(k);
-            }
+        if is_xlated_tag(t)
+            && let Some(b) = blocks.last_mut()
+        {
+            b.1.push(k);
         }
     }
     blocks.retain(|b| !b.1.is_empty());

@@ -153,10 +153,10 @@ fn is_movsx(insn: &Insn) -> bool {
 
 /// The name disasm.c's `__func_get_name` gives a call.
 fn func_get_name(cbs: &dyn InsnCallbacks, insn: &Insn, default: &str) -> String {
-    if insn.src == 0 {
-        if let Some(n) = helper_name(insn.imm) {
-            return format!("bpf_{n}");
-        }
+    if insn.src == 0
+        && let Some(n) = helper_name(insn.imm)
+    {
+        return format!("bpf_{n}");
     }
     if let Some(n) = cbs.call_name(insn) {
         return n;
@@ -314,12 +314,11 @@ fn src_of(code: u8) -> u8 {
 pub fn xlated_text(insn: &Insn, next: Option<&Insn>) -> String {
     let full = print_bpf_insn(&XlatedCallbacks, insn, next, true);
     let rest = full.get(5..).unwrap_or("");
-    if rest.starts_with("call ") {
-        if let Some(h) = full.rfind('#') {
-            if h >= 5 {
-                return full[5..h].to_string();
-            }
-        }
+    if rest.starts_with("call ")
+        && let Some(h) = full.rfind('#')
+        && h >= 5
+    {
+        return full[5..h].to_string();
     }
     rest.to_string()
 }

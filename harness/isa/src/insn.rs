@@ -205,7 +205,7 @@ impl fmt::Debug for Insn {
 /// Splits raw bytes into instruction slots; `None` when the length is not a
 /// multiple of 8 (the kernel's `EINVAL` for `insn_cnt`).
 pub fn decode_all(bytes: &[u8]) -> Option<Vec<Insn>> {
-    if bytes.len() % 8 != 0 {
+    if !bytes.len().is_multiple_of(8) {
         return None;
     }
     Some(bytes.chunks_exact(8).map(|c| Insn::from_bytes(c.try_into().expect("chunk of 8"))).collect())

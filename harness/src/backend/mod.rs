@@ -179,7 +179,7 @@ pub mod vm;
 /// The backend named by `BPF_SELFTEST_BACKEND` (or `--backend`).
 pub fn by_name(name: &str) -> Result<Box<dyn Backend>, String> {
     match name {
-        "model" => Ok(Box::new(model::ModelBackend::default())),
+        "model" => Ok(Box::new(model::ModelBackend)),
         "kernel" => Ok(Box::new(kernel::KernelBackend::default())),
         "vm" => Ok(Box::new(vm::VmBackend::from_env())),
         _ => Err(format!("unknown backend '{name}' (model, kernel, vm)")),

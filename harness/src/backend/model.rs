@@ -287,10 +287,10 @@ impl ModelBackend {
         // libbpf resolves kfunc names before it creates the maps: a name
         // 7.3 has no kfunc of fails there
         for r in &req.prog.relocs {
-            if let LinkReloc::Kfunc { name, .. } = r {
-                if kfunc_btf_ids::btf_id(ids_arch, name).is_none() {
-                    return Ok(*super::loader::kfunc_not_found(name));
-                }
+            if let LinkReloc::Kfunc { name, .. } = r
+                && kfunc_btf_ids::btf_id(ids_arch, name).is_none()
+            {
+                return Ok(*super::loader::kfunc_not_found(name));
             }
         }
         if let Some(out) = Self::create_maps(req) {

@@ -832,7 +832,7 @@ impl VmBackend {
         }
         let data = self.guest_file(arch, "/proc/kallsyms")?;
         let text = String::from_utf8(data).map_err(|_| Unavailable(format!("vm: {rel}: /proc/kallsyms is not text")))?;
-        if !text.lines().next().is_some_and(|l| !l.starts_with("0000000000000000")) {
+        if text.lines().next().is_none_or(|l| l.starts_with("0000000000000000")) {
             return Err(Unavailable(format!("vm: {rel}: /proc/kallsyms shows no addresses (kptr_restrict?)")));
         }
         if !self.config.kaslr {

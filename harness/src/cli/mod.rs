@@ -198,17 +198,13 @@ fn cmd_soundness(count: usize, seed: u64, arch: Option<String>, backend: &str, s
     eprintln!("soundness: {count} random programs (seed {seed}) on {arch}, model against {backend}");
     let report = crate::soundness::run(be.as_ref(), arch, seed, count)?;
     print!("{}", report.table());
-    let mut shown = 0;
     for f in report
         .findings
         .iter()
         .filter(|f| f.category == crate::soundness::Category::Unsound)
         .chain(report.findings.iter().filter(|f| f.category != crate::soundness::Category::Unsound))
+        .take(show)
     {
-        if shown == show {
-            break;
-        }
-        shown += 1;
         let model = match &f.model {
             crate::soundness::ModelVerdict::Rejected { errno, .. } => format!("rejected, errno {errno}"),
             other => format!("{other:?}"),

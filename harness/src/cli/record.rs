@@ -677,7 +677,7 @@ pub fn mask_jited_addresses(jited: &[String]) -> (Vec<String>, usize) {
     // vmalloc), then a `movk` per lower block that is not all zeros (movz)
     // or all ones (movn)
     let arm64_addr_top = |ops: &str| {
-        let Some((reg, imm)) = ops.split_once(", #-0x") else { return None };
+        let (reg, imm) = ops.split_once(", #-0x")?;
         (reg.starts_with('x') && imm.len() >= 9 && imm.bytes().all(|c| c.is_ascii_hexdigit())).then(|| reg.to_string())
     };
     // arm64 `emit_addr_mov_i64` (callbacks): `movn` of the low block, then

@@ -267,10 +267,11 @@ impl Runtime {
 
     fn start(&mut self, ctx: Addr) -> Result<u32, ExecError> {
         let mut arg = ctx;
-        if self.progs[0].kernel_ctx && ctx != 0 {
-            if let Some(c) = self.env.ctx.filter(|c| c.kind != CtxKind::Plain) {
-                arg = self.kview_build(c.kind)?;
-            }
+        if self.progs[0].kernel_ctx
+            && ctx != 0
+            && let Some(c) = self.env.ctx.filter(|c| c.kind != CtxKind::Plain)
+        {
+            arg = self.kview_build(c.kind)?;
         }
         let r0 = match self.native.as_ref().map(|n| n.entry()) {
             Some(entry) => {
@@ -645,7 +646,7 @@ impl Runtime {
         const FLOW_KEYS_SIZE: usize = 56;
         const FLAGS: usize = 48;
         let size = input.data.len();
-        if size < ETH_HLEN || size > PAGE_SIZE {
+        if !(ETH_HLEN..=PAGE_SIZE).contains(&size) {
             return Err(ExecError::TestRun(EINVAL));
         }
         let lay = crate::fixups::ctx_access::layout::for_arch(self.opts.arch)

@@ -203,7 +203,7 @@ impl ExecProgram {
                         // out of the program: a callback removed as dead,
                         // whose address nothing uses
                         let t = pc as i64 + 1 + insn.imm as i64;
-                        (0..n as i64).contains(&t).then(|| Imm64::Func(t as usize))
+                        (0..n as i64).contains(&t).then_some(Imm64::Func(t as usize))
                     }
                     0 => {
                         let v = (insn.imm as u32 as u64) | ((hi as u32 as u64) << 32);

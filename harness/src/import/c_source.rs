@@ -727,12 +727,12 @@ pub fn declarators(decl: &str) -> Vec<(String, String)> {
         }
         let simplified = strip_call_groups(&simplified, &["typeof", "__typeof__", "__typeof"]);
         // A function prototype: identifier followed by '(' that is not '(*'
-        if k == 0 && body_end == 0 {
-            if let Some(open) = simplified.find('(') {
-                if !simplified[open + 1..].trim_start().starts_with('*') {
-                    return Vec::new();
-                }
-            }
+        if k == 0
+            && body_end == 0
+            && let Some(open) = simplified.find('(')
+            && !simplified[open + 1..].trim_start().starts_with('*')
+        {
+            return Vec::new();
         }
         // a pointer to function or array: the name is inside `(* ...)`
         let simplified = match simplified.find('(').filter(|&o| simplified[o + 1..].trim_start().starts_with('*')) {
@@ -749,10 +749,10 @@ pub fn declarators(decl: &str) -> Vec<(String, String)> {
             // only a type (`struct foo;`, `enum x;`)
             continue;
         }
-        if let Some(name) = idents.last() {
-            if !C_KEYWORDS.contains(name) {
-                out.push((name.to_string(), d.to_string()));
-            }
+        if let Some(name) = idents.last()
+            && !C_KEYWORDS.contains(name)
+        {
+            out.push((name.to_string(), d.to_string()));
         }
     }
     out

@@ -74,10 +74,10 @@ pub fn evaluate(items: &[TopItem], queries: &[Query]) -> Result<Vec<Result<Answe
         fnv64(all.as_bytes()) ^ (all.len() as u64).rotate_left(32)
     };
     let cached = cache_dir().map(|d| d.join(format!("{key:016x}.txt")));
-    if let Some(text) = cached.as_ref().and_then(|p| std::fs::read_to_string(p).ok()) {
-        if let Some(r) = parse_answers(&text, queries.len()) {
-            return Ok(r);
-        }
+    if let Some(text) = cached.as_ref().and_then(|p| std::fs::read_to_string(p).ok())
+        && let Some(r) = parse_answers(&text, queries.len())
+    {
+        return Ok(r);
     }
     let text = compute(&decls, queries)?;
     if let Some(p) = cached {
@@ -205,11 +205,11 @@ fn compute(decls: &[String], queries: &[Query]) -> Result<String, String> {
                         failed[k] = Some(msg);
                         progress = true;
                     }
-                } else if let Some(k) = item_line.iter().position(|&l| l == n) {
-                    if dropped[k].is_none() {
-                        dropped[k] = Some(msg);
-                        progress = true;
-                    }
+                } else if let Some(k) = item_line.iter().position(|&l| l == n)
+                    && dropped[k].is_none()
+                {
+                    dropped[k] = Some(msg);
+                    progress = true;
                 }
             }
             if !progress {

@@ -414,14 +414,14 @@ pub fn import_preprocessed(pre: &str, main_file: &str, suite: &str, source: &Pat
     // a `BPF_PROG()` definition) belong to the function.
     let mut proto_attrs: HashMap<String, Vec<String>> = HashMap::new();
     for it in &items {
-        if !it.is_function() {
-            if let Some(n) = prototype_name(&it.text) {
-                if it.file == main_file {
-                    let (_, attrs) = c_source::split_attributes(&it.text);
-                    proto_attrs.entry(n.clone()).or_default().extend(attrs);
-                }
-                scope.declared_functions.insert(n);
+        if !it.is_function()
+            && let Some(n) = prototype_name(&it.text)
+        {
+            if it.file == main_file {
+                let (_, attrs) = c_source::split_attributes(&it.text);
+                proto_attrs.entry(n.clone()).or_default().extend(attrs);
             }
+            scope.declared_functions.insert(n);
         }
     }
 
@@ -644,10 +644,8 @@ pub fn import_preprocessed(pre: &str, main_file: &str, suite: &str, source: &Pat
                 }
                 let global = !f.head.is_static;
                 let mut body = finish(f.asm);
-                if global {
-                    if let Some(b) = global_args_problem(&f.head) {
-                        body = Err(b);
-                    }
+                if global && let Some(b) = global_args_problem(&f.head) {
+                    body = Err(b);
                 }
                 subprogs.push(ImportedSubprog { name: f.head.name.clone(), global, nargs: c_source::param_count(&f.head.params).min(5) as u32, body });
             }
@@ -655,12 +653,11 @@ pub fn import_preprocessed(pre: &str, main_file: &str, suite: &str, source: &Pat
                 let mut tagged: Vec<(u64, String)> = Vec::new();
                 for a in &f.head.attrs {
                     for t in c_source::attribute_strings(a, "btf_decl_tag") {
-                        if let Some(rest) = t.strip_prefix("comment:") {
-                            if let Some((n, text)) = rest.split_once(':') {
-                                if let Ok(n) = n.parse::<u64>() {
-                                    tagged.push((n, text.to_string()));
-                                }
-                            }
+                        if let Some(rest) = t.strip_prefix("comment:")
+                            && let Some((n, text)) = rest.split_once(':')
+                            && let Ok(n) = n.parse::<u64>()
+                        {
+                            tagged.push((n, text.to_string()));
                         }
                     }
                 }
@@ -790,10 +787,11 @@ fn struct_definitions(items: &[TopItem]) -> HashMap<String, String> {
             let name_end = after.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).unwrap_or(after.len());
             let name = &after[..name_end];
             let tail = after[name_end..].trim_start();
-            if !name.is_empty() && tail.starts_with('{') {
-                if let Some(body) = c_source::first_brace_body(tail) {
-                    out.entry(name.to_string()).or_insert_with(|| body.to_string());
-                }
+            if !name.is_empty()
+                && tail.starts_with('{')
+                && let Some(body) = c_source::first_brace_body(tail)
+            {
+                out.entry(name.to_string()).or_insert_with(|| body.to_string());
             }
             rest = &rest[p + 7..];
         }
@@ -940,7 +938,7 @@ const PAGE_SIZE: u32 = 4096;
 /// power-of-2 multiple of the page size above the one declared (the kernel
 /// takes nothing else); 0 stays 0 so the kernel reports it.
 pub fn adjust_ringbuf_size(sz: u32) -> u32 {
-    if sz == 0 || (sz % PAGE_SIZE == 0 && (sz / PAGE_SIZE).is_power_of_two()) {
+    if sz == 0 || (sz.is_multiple_of(PAGE_SIZE) && (sz / PAGE_SIZE).is_power_of_two()) {
         return sz;
     }
     let mut mul: u32 = 1;

@@ -109,7 +109,7 @@ pub fn programs(root: &Path) -> Result<Vec<AsmProg>, String> {
 
 /// How the set loads (see the module comment).
 pub fn settings() -> LoadSettings {
-    LoadSettings { retry_at_level_1: false, ..LoadSettings::default() }
+    LoadSettings { retry_at_level_1: false }
 }
 
 /// The recording of one outcome.

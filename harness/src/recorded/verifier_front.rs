@@ -122,7 +122,7 @@ impl Case {
     /// The maps with their initial contents.
     pub fn map_defs(&self) -> Result<Vec<MapDef>, String> {
         let hex = |s: &str| -> Result<Vec<u8>, String> {
-            if s.len() % 2 != 0 {
+            if !s.len().is_multiple_of(2) {
                 return Err(format!("{}: odd hex {s:?}", self.name));
             }
             (0..s.len()).step_by(2).map(|k| u8::from_str_radix(&s[k..k + 2], 16).map_err(|e| format!("{}: {s:?}: {e}", self.name))).collect()

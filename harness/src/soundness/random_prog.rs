@@ -29,6 +29,8 @@ pub trait Entropy {
 pub struct Rng(pub u64);
 
 impl Rng {
+    // a source of random words, not an iterator
+    #[allow(clippy::should_implement_trait)]
     pub fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;

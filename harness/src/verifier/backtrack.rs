@@ -526,10 +526,10 @@ impl Env<'_, '_> {
                     if !self.bt.reg_set(dreg) && !self.bt.reg_set(sreg) {
                         return Ok(Bt::Ok);
                     }
-                    if !hist.is_some_and(|h| h.flags & INSN_F_SRC_REG_STACK != 0) {
+                    if hist.is_none_or(|h| h.flags & INSN_F_SRC_REG_STACK == 0) {
                         self.bt.set_reg(sreg);
                     }
-                    if !hist.is_some_and(|h| h.flags & INSN_F_DST_REG_STACK != 0) {
+                    if hist.is_none_or(|h| h.flags & INSN_F_DST_REG_STACK == 0) {
                         self.bt.set_reg(dreg);
                     }
                 }

@@ -950,19 +950,17 @@ impl<'a, 'l> Env<'a, 'l> {
 
             let mut exit_path = false;
             let info = self.info(self.insn_idx);
-            if info.prune_point {
-                if self.is_state_visited(self.insn_idx)? {
-                    if level & BPF_LOG_LEVEL != 0 {
-                        let spec = if self.cur.speculative { " (speculative execution)" } else { "" };
-                        let s = if do_print_state {
-                            format!("\nfrom {} to {}{}: safe\n", self.prev_insn_idx, self.insn_idx, spec)
-                        } else {
-                            format!("{}: safe\n", self.insn_idx)
-                        };
-                        self.verbose(&s);
-                    }
-                    exit_path = true;
+            if info.prune_point && self.is_state_visited(self.insn_idx)? {
+                if level & BPF_LOG_LEVEL != 0 {
+                    let spec = if self.cur.speculative { " (speculative execution)" } else { "" };
+                    let s = if do_print_state {
+                        format!("\nfrom {} to {}{}: safe\n", self.prev_insn_idx, self.insn_idx, spec)
+                    } else {
+                        format!("{}: safe\n", self.insn_idx)
+                    };
+                    self.verbose(&s);
                 }
+                exit_path = true;
             }
             if !exit_path {
                 if info.jmp_point {

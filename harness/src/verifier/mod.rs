@@ -182,6 +182,8 @@ pub fn bpf_check(input: &VerifierInput) -> Verdict {
 /// end and the main pass. `Ok` is the env of a
 /// program the verifier accepts, as the fixups find it; `Err` the verdict
 /// when it did not get that far.
+// the verdict is the rare way out, once per load: not worth a box
+#[allow(clippy::result_large_err)]
 pub fn verify(input: &VerifierInput, start: Instant) -> Result<VerifierEnv<'_>, Verdict> {
     let refused = |errno: i32| {
         Verdict::Decided(Decision {

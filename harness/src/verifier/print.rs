@@ -64,15 +64,15 @@ pub fn print_reg_state(out: &mut String, frameno: usize, reg: &RegState, maps: &
         let _ = write!(out, "{sep}non_own_ref");
         sep = ",";
     }
-    if type_is_map_ptr(t) {
-        if let Some(m) = usize::try_from(reg.aux).ok().and_then(|i| maps.get(i)) {
-            if !m.name.is_empty() {
-                let _ = write!(out, "{sep}map={}", m.name);
-                sep = ",";
-            }
-            let _ = write!(out, "{sep}ks={},vs={}", m.key_size, m.value_size);
+    if type_is_map_ptr(t)
+        && let Some(m) = usize::try_from(reg.aux).ok().and_then(|i| maps.get(i))
+    {
+        if !m.name.is_empty() {
+            let _ = write!(out, "{sep}map={}", m.name);
             sep = ",";
         }
+        let _ = write!(out, "{sep}ks={},vs={}", m.key_size, m.value_size);
+        sep = ",";
     }
     if reg.delta != 0 {
         let _ = write!(out, "{sep}off=");

@@ -445,7 +445,7 @@ impl Env<'_, '_> {
                     self.cur.frame[frame].stack[spi].spilled_ptr = reg;
                 }
                 self.regs_mut()[d] = reg;
-            } else if self.allow_ptr_leaks() == false && reg.is_pointer() {
+            } else if !self.allow_ptr_leaks() && reg.is_pointer() {
                 self.verbose(&format!("leaking pointer from stack off {off}\n"));
                 return errno(EACCES);
             }

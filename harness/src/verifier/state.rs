@@ -188,7 +188,9 @@ impl Frames {
         Frames { callers: Vec::new(), innermost: main }
     }
 
+    /// Never 0: there is always the innermost frame.
     #[inline]
+    #[allow(clippy::len_without_is_empty)]
     pub fn len(&self) -> usize {
         self.callers.len() + 1
     }

@@ -19,7 +19,9 @@ use super::tnum::*;
 /// `BPF_COMPLEXITY_LIMIT_STATES`.
 const BPF_COMPLEXITY_LIMIT_STATES: usize = 64;
 
+/// 7.3's `enum exact_level`, its names kept.
 #[derive(Clone, Copy, PartialEq, Eq)]
+#[allow(clippy::enum_variant_names)]
 enum Exact {
     NotExact,
     Exact,

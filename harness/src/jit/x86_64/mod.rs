@@ -231,10 +231,13 @@ pub fn bpf_int_jit_compile(prog: &JitProgram, profile: &X86Profile) -> Result<Ve
     bpf_int_jit_compile_extable(prog, profile).map(|(images, _)| images)
 }
 
+/// Per function: its image, and its exception table.
+pub type ImagesAndExTables = (Vec<Vec<u8>>, Vec<Vec<ExTableEntry>>);
+
 /// [`bpf_int_jit_compile`], and each function's exception table (the
 /// faulting instructions of its arena accesses and their fixups): what a
 /// native run needs to handle a fault as the kernel's `ex_handler_bpf`.
-pub fn bpf_int_jit_compile_extable(prog: &JitProgram, profile: &X86Profile) -> Result<(Vec<Vec<u8>>, Vec<Vec<ExTableEntry>>), JitError> {
+pub fn bpf_int_jit_compile_extable(prog: &JitProgram, profile: &X86Profile) -> Result<ImagesAndExTables, JitError> {
     let func_addr = |i: usize| profile.image_base.wrapping_add(profile.image_stride.wrapping_mul(i as u64));
     let multi = prog.funcs.len() > 1;
     let mut jits = Vec::with_capacity(prog.funcs.len());
