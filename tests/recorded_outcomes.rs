@@ -94,7 +94,8 @@ fn seed_test_is_skipped_off_its_arches() {
     assert_eq!(t.kind(), "skip: arch riscv64 is not in arch(x86_64, arm64)");
 }
 
-/// One deliberately wrong `#[xlated]` line (`w0 -= w3` for `w0 -= w2`).
+/// One deliberately wrong `#[xlated]` line (`w0 -= w3` for `w0 -= w2`):
+/// test_loader's report, then the project's pointer at the closest line.
 const WRONG_LINE_REPORT: &str = "\
 validate_msgs:FAIL: expect_msg (XLATED)
 XLATED:
@@ -148,6 +149,7 @@ MATCHED    SUBSTR: 'if w2 s> w3 goto pc+8'
 MATCHED    SUBSTR: 'w0 = w3'
 EXPECTED   SUBSTR: 'w0 -= w3'
 (26 more patterns not checked)
+closest XLATED line to 'w0 -= w3': line 8: 8: w0 = w3
 ";
 
 #[test]

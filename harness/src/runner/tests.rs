@@ -367,7 +367,15 @@ fn test_run_failed(_: &str) -> LoadOutcome {
 #[test]
 fn retval_checks() {
     match run(&Fake::new(wrong_retval), Arch::X86_64, "tests/uses_everything") {
-        Verdict::Fail(r) => assert_eq!(r, "description: maps, globals, subprogs\nrun_subtest:FAIL: Unexpected retval: 0 != -14\n"),
+        Verdict::Fail(r) => {
+            let (head, source) = r.split_at(r.find("  --> ").unwrap_or(r.len()));
+            assert_eq!(head, "description: maps, globals, subprogs\nrun_subtest:FAIL: Unexpected retval: 0 != -14\n");
+            // then the attribute that failed and its test, by file and line
+            let lines: Vec<&str> = source.lines().collect();
+            assert_eq!(lines.len(), 2, "{r}");
+            assert!(lines[0].starts_with("  --> harness/src/runner/tests.rs:") && lines[0].ends_with(": #[retval(-14)] failed"), "{r}");
+            assert!(lines[1].starts_with("  --> harness/src/runner/tests.rs:") && lines[1].ends_with(": the test uses_everything"), "{r}");
+        }
         v => panic!("{v:?}"),
     }
     match run(&Fake::new(test_run_failed), Arch::X86_64, "tests/uses_everything") {

@@ -8,11 +8,9 @@
 //! The log goes through [`VLog`], which the front end's log buffer
 //! implements (the main pass rewinds it: `bpf_vlog_reset`).
 //!
-//! Calls (helpers, kfuncs, bpf-to-bpf) are not modelled here yet: reaching
-//! one ends the pass with [`DoCheckError::Unsupported`].
-//!
 //! The other parts of the pass live in modules named after the kernel's
-//! concepts: [`super::alu`] (`check_alu_op`), [`super::mem`]
+//! concepts: [`super::calls`] (`check_helper_call`, `check_func_call`),
+//! [`super::kfuncs`] (`check_kfunc_call`), [`super::alu`] (`check_alu_op`), [`super::mem`]
 //! (`check_mem_access`), [`super::stack`], [`super::ctx`], [`super::jmp`]
 //! (`check_cond_jmp_op`), [`super::states`] (pruning), [`super::backtrack`]
 //! (precision), [`super::retcode`], [`super::print`].
