@@ -36,15 +36,8 @@ pub const BPF_LOG_LEVEL1: u32 = 1;
 pub const BPF_LOG_LEVEL2: u32 = 2;
 pub const BPF_LOG_LEVEL: u32 = 3;
 
-pub const EPERM: i32 = 1;
-pub const ENOENT: i32 = 2;
-pub const E2BIG: i32 = 7;
-pub const EACCES: i32 = 13;
-pub const EFAULT: i32 = 14;
-pub const EINVAL: i32 = 22;
-pub const ERANGE: i32 = 34;
-pub const EPROTO: i32 = 71;
-pub const ENOTSUPP: i32 = 524;
+// the errnos the main pass returns, from their one home
+pub use super::errno::{E2BIG, EACCES, EFAULT, EINVAL, ENOENT, ENOTSUPP, EPERM, EPROTO, ERANGE};
 
 /// The verifier log as the main pass uses it (`struct bpf_verifier_log`).
 pub trait VLog {
