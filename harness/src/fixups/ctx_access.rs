@@ -271,7 +271,7 @@ pub fn bpf_convert_ctx_accesses(env: &mut VerifierEnv<'_>) -> Result<(), Fail> {
     }
     patch::apply(env, patches)?;
     if prologue_len > 0 {
-        adjust_jmp_off(&mut env.insns, 0, prologue_len)?;
+        super::patch::adjust_jmp_off(&mut env.insns, 0, prologue_len)?;
     }
     Ok(())
 }
@@ -385,31 +385,4 @@ fn seen_direct_write(env: &VerifierEnv<'_>) -> bool {
         let rdwr_slice = insn.is_kfunc_call() && a.seen && env.kfunc_name(insn.imm) == Some("bpf_dynptr_slice_rdwr");
         pkt_store || rdwr_slice
     })
-}
-
-/// `adjust_jmp_off(prog, tgt_idx, delta)`: jumps outside the prologue that
-/// targeted its start (the old first insn) move to that insn again.
-fn adjust_jmp_off(insns: &mut [Insn], tgt_idx: usize, delta: usize) -> Result<(), Fail> {
-    let range = || Fail::unsupported("bpf_convert_ctx_accesses", "a jump to the first insn moves out of its range (ERANGE)");
-    for (i, insn) in insns.iter_mut().enumerate() {
-        if (tgt_idx..tgt_idx + delta).contains(&i) {
-            continue;
-        }
-        let class = insn.code & 0x07;
-        if (class != BPF_JMP && class != BPF_JMP32) || matches!(insn.code & 0xf0, BPF_CALL | BPF_EXIT) {
-            continue;
-        }
-        if insn.code == BPF_JMP32 | BPF_JA {
-            if i as i64 + 1 + insn.imm as i64 != tgt_idx as i64 {
-                continue;
-            }
-            insn.imm = insn.imm.checked_add(delta as i32).ok_or_else(range)?;
-        } else {
-            if i as i64 + 1 + insn.off as i64 != tgt_idx as i64 {
-                continue;
-            }
-            insn.off = i16::try_from(insn.off as i64 + delta as i64).map_err(|_| range())?;
-        }
-    }
-    Ok(())
 }

@@ -588,33 +588,7 @@ fn may_goto_prologues(env: &mut VerifierEnv<'_>, stack_extra: &[u32]) -> Result<
     patch::apply(env, patches)?;
     for s in patched {
         let start = env.subprog_info[s].start;
-        adjust_jmp_off(&mut env.insns, start, slots as usize)?;
-    }
-    Ok(())
-}
-
-/// `adjust_jmp_off`: jumps (not calls) to insn `tgt`, other than from the
-/// `delta` insns there, move on by `delta`.
-fn adjust_jmp_off(insns: &mut [Insn], tgt: usize, delta: usize) -> Result<(), Fail> {
-    let range = || Fail::unsupported("adjust_jmp_off", "a jump moves out of its range (ERANGE)");
-    for (i, insn) in insns.iter_mut().enumerate() {
-        if (tgt..tgt + delta).contains(&i) {
-            continue;
-        }
-        let class = insn.code & 0x07;
-        if (class != BPF_JMP && class != BPF_JMP32) || matches!(insn.code & 0xf0, BPF_CALL | BPF_EXIT) {
-            continue;
-        }
-        let gotol = insn.code == BPF_JMP32 | BPF_JA;
-        let rel = if gotol { insn.imm as i64 } else { insn.off as i64 };
-        if i as i64 + 1 + rel != tgt as i64 {
-            continue;
-        }
-        if gotol {
-            insn.imm = insn.imm.checked_add(delta as i32).ok_or_else(range)?;
-        } else {
-            insn.off = i16::try_from(insn.off as i64 + delta as i64).map_err(|_| range())?;
-        }
+        patch::adjust_jmp_off(&mut env.insns, start, slots as usize)?;
     }
     Ok(())
 }
@@ -661,7 +635,7 @@ mod tests {
             ja(-4),
             ins(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, -5),
         ];
-        adjust_jmp_off(&mut p, 0, 2).unwrap();
+        patch::adjust_jmp_off(&mut p, 0, 2).unwrap();
         assert_eq!(p[3].off, -2);
         assert_eq!(p[4].imm, -5);
     }

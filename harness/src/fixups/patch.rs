@@ -236,6 +236,35 @@ pub fn bpf_adj_branches(insns: &mut [Insn], pos: usize, end_old: usize, end_new:
     Ok(())
 }
 
+/// `adjust_jmp_off`: jumps (not calls) to insn `tgt`, other than from the
+/// `delta` insns there, move on by `delta`: after a prologue of `delta`
+/// insns went in at `tgt`, a jump from outside to the old insn reaches it
+/// again (`bpf_convert_ctx_accesses`' prologue, the stack set up for
+/// `may_goto` in each subprogram).
+pub fn adjust_jmp_off(insns: &mut [Insn], tgt: usize, delta: usize) -> Result<(), Fail> {
+    let range = || Fail::unsupported("adjust_jmp_off", "a jump moves out of its range (ERANGE)");
+    for (i, insn) in insns.iter_mut().enumerate() {
+        if (tgt..tgt + delta).contains(&i) {
+            continue;
+        }
+        let class = insn.code & 0x07;
+        if (class != BPF_JMP && class != BPF_JMP32) || matches!(insn.code & 0xf0, BPF_CALL | BPF_EXIT) {
+            continue;
+        }
+        let gotol = insn.code == BPF_JMP32 | BPF_JA;
+        let rel = if gotol { insn.imm as i64 } else { insn.off as i64 };
+        if i as i64 + 1 + rel != tgt as i64 {
+            continue;
+        }
+        if gotol {
+            insn.imm = insn.imm.checked_add(delta as i32).ok_or_else(range)?;
+        } else {
+            insn.off = i16::try_from(insn.off as i64 + delta as i64).map_err(|_| range())?;
+        }
+    }
+    Ok(())
+}
+
 /// Apply one pass's patches in one step: the result of
 /// [`apply_one_at_a_time`], in O(N + inserted) (and a binary search over
 /// the patches per jump).
