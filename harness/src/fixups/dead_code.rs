@@ -181,48 +181,14 @@ pub fn sanitize_dead_code(env: &mut VerifierEnv<'_>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::fixups::patch::testing::{Owned, Rng, random_subprogs};
     use crate::verifier::do_check::PassAux;
     use crate::verifier::env::{InsnAux, SubprogInfo};
-
-    struct Prog {
-        insns: Vec<Insn>,
-        aux: Vec<InsnAux>,
-        pass_aux: Vec<PassAux>,
-        subprogs: Vec<SubprogInfo>,
-        cnt: usize,
-    }
-
-    impl Prog {
-        fn target(&mut self) -> PatchTarget<'_> {
-            PatchTarget {
-                insns: &mut self.insns,
-                aux: &mut self.aux,
-                pass_aux: &mut self.pass_aux,
-                subprog_info: &mut self.subprogs,
-                subprog_cnt: &mut self.cnt,
-            }
-        }
-        fn snapshot(&self) -> String {
-            let starts: Vec<usize> = self.subprogs.iter().take(self.cnt + 1).map(|s| s.start).collect();
-            format!("{:?}\n{:?}\n{:?}\n{starts:?} {}", self.insns, self.aux, self.pass_aux, self.cnt)
-        }
-    }
-
-    /// xorshift, deterministic.
-    struct Rng(u64);
-    impl Rng {
-        fn below(&mut self, n: u64) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0 % n
-        }
-    }
 
     /// Programs dense in what the walk looks at: nops, jumps of +1 and +2
     /// in front of them (nops once what they jump over goes), `may_goto`s,
     /// jumps into and across runs of nops, from both sides.
-    fn random_prog(rng: &mut Rng, len: usize) -> Prog {
+    fn random_prog(rng: &mut Rng, len: usize) -> Owned {
         let ja = |off: i16| Insn::new(BPF_JMP | BPF_JA, 0, 0, off, 0);
         let may_goto = |off: i16| Insn::new(BPF_JMP | BPF_JCOND, 0, 0, off, 0);
         let insns: Vec<Insn> = (0..len)
@@ -245,16 +211,8 @@ mod tests {
             .collect();
         let aux = (0..len).map(|i| InsnAux { map_off: i as u32, ..InsnAux::default() }).collect();
         let pass_aux = (0..len).map(|i| PassAux { seen: true, alu_limit: i as u32, ..PassAux::default() }).collect();
-        let mut starts = vec![0usize];
-        for x in 1..len {
-            if rng.below(len as u64 / 2 + 1) == 0 {
-                starts.push(x);
-            }
-        }
-        let cnt = starts.len();
-        starts.push(len);
-        let subprogs = starts.into_iter().map(|start| SubprogInfo { start, ..SubprogInfo::default() }).collect();
-        Prog { insns, aux, pass_aux, subprogs, cnt }
+        let (subprogs, cnt) = random_subprogs(rng, len, len as u64 / 2 + 1);
+        Owned { insns, aux, pass_aux, subprogs, cnt }
     }
 
     #[test]
@@ -264,7 +222,7 @@ mod tests {
         for case in 0..20_000 {
             let len = 1 + rng.below(30) as usize;
             let mut a = random_prog(&mut rng, len);
-            let mut b = Prog { insns: a.insns.clone(), aux: a.aux.clone(), pass_aux: a.pass_aux.clone(), subprogs: a.subprogs.clone(), cnt: a.cnt };
+            let mut b = Owned { insns: a.insns.clone(), aux: a.aux.clone(), pass_aux: a.pass_aux.clone(), subprogs: a.subprogs.clone(), cnt: a.cnt };
             bpf_opt_remove_nops_one_at_a_time(&mut a.target()).unwrap();
             let gone = nops_the_kernel_removes(&b.insns);
             let plain = b.insns.iter().filter(|x| is_nop(x)).count();
@@ -290,7 +248,7 @@ mod tests {
         let gone = nops_the_kernel_removes(&insns);
         assert_eq!(gone, (1..=n).collect::<Vec<_>>());
         let len = insns.len();
-        let mut p = Prog {
+        let mut p = Owned {
             insns,
             aux: vec![InsnAux::default(); len],
             pass_aux: Vec::new(),

@@ -646,21 +646,8 @@ pub fn remove_insns(t: &mut PatchTarget<'_>, runs: &[(usize, usize)]) -> Result<
 
 #[cfg(test)]
 mod tests {
+    use super::testing::{Owned, Rng, random_subprogs};
     use super::*;
-
-    /// A small deterministic generator (xorshift).
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-        fn below(&mut self, n: u64) -> u64 {
-            if n == 0 { 0 } else { self.next() % n }
-        }
-    }
 
     fn random_insn(rng: &mut Rng, len: usize, i: usize, wide: bool) -> Insn {
         let span = if wide { 70_000 } else { 2 * len as i64 + 4 };
@@ -679,30 +666,6 @@ mod tests {
         }
     }
 
-    struct Owned {
-        insns: Vec<Insn>,
-        aux: Vec<InsnAux>,
-        pass_aux: Vec<PassAux>,
-        subprogs: Vec<SubprogInfo>,
-        cnt: usize,
-    }
-
-    impl Owned {
-        fn target(&mut self) -> PatchTarget<'_> {
-            PatchTarget {
-                insns: &mut self.insns,
-                aux: &mut self.aux,
-                pass_aux: &mut self.pass_aux,
-                subprog_info: &mut self.subprogs,
-                subprog_cnt: &mut self.cnt,
-            }
-        }
-        fn snapshot(&self) -> String {
-            let starts: Vec<usize> = self.subprogs.iter().take(self.cnt + 1).map(|s| s.start).collect();
-            format!("{:?}\n{:?}\n{:?}\n{starts:?} {}", self.insns, self.aux, self.pass_aux, self.cnt)
-        }
-    }
-
     fn random_prog(rng: &mut Rng, len: usize, wide: bool) -> Owned {
         let insns: Vec<Insn> = (0..len).map(|i| random_insn(rng, len, i, wide)).collect();
         // some with a jump table: moved, not copied (nothing dropped twice)
@@ -710,15 +673,7 @@ mod tests {
             .map(|i| InsnAux { map_off: i as u32, scc: rng.below(3) as u32, jt: (rng.below(4) == 0).then(|| [i, i + 1].into()), ..InsnAux::default() })
             .collect();
         let pass_aux = (0..len).map(|i| PassAux { seen: rng.below(4) != 0, alu_limit: i as u32, ..PassAux::default() }).collect();
-        let mut starts = vec![0usize];
-        for x in 1..len {
-            if rng.below(len as u64 / 3 + 1) == 0 {
-                starts.push(x);
-            }
-        }
-        let cnt = starts.len();
-        starts.push(len);
-        let subprogs = starts.into_iter().map(|start| SubprogInfo { start, ..SubprogInfo::default() }).collect();
+        let (subprogs, cnt) = random_subprogs(rng, len, len as u64 / 3 + 1);
         Owned { insns, aux, pass_aux, subprogs, cnt }
     }
 
@@ -850,5 +805,70 @@ mod tests {
         assert_eq!(o.insns[7], exit);
         assert_eq!(o.subprogs[1].start, 8);
         assert!(o.aux[4].zext_dst && o.pass_aux[3].seen);
+    }
+}
+
+/// What the patch engine's tests and the tests of the passes built on it
+/// share: a program that owns what a [`PatchTarget`] borrows, and a small
+/// deterministic generator.
+#[cfg(test)]
+pub(crate) mod testing {
+    use super::*;
+
+    /// xorshift.
+    pub(crate) struct Rng(pub(crate) u64);
+
+    impl Rng {
+        pub(crate) fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+
+        pub(crate) fn below(&mut self, n: u64) -> u64 {
+            if n == 0 { 0 } else { self.next() % n }
+        }
+    }
+
+    pub(crate) struct Owned {
+        pub(crate) insns: Vec<Insn>,
+        pub(crate) aux: Vec<InsnAux>,
+        pub(crate) pass_aux: Vec<PassAux>,
+        pub(crate) subprogs: Vec<SubprogInfo>,
+        pub(crate) cnt: usize,
+    }
+
+    impl Owned {
+        pub(crate) fn target(&mut self) -> PatchTarget<'_> {
+            PatchTarget {
+                insns: &mut self.insns,
+                aux: &mut self.aux,
+                pass_aux: &mut self.pass_aux,
+                subprog_info: &mut self.subprogs,
+                subprog_cnt: &mut self.cnt,
+            }
+        }
+
+        /// Everything the engine keeps in step, as text to compare.
+        pub(crate) fn snapshot(&self) -> String {
+            let starts: Vec<usize> = self.subprogs.iter().take(self.cnt + 1).map(|s| s.start).collect();
+            format!("{:?}\n{:?}\n{:?}\n{starts:?} {}", self.insns, self.aux, self.pass_aux, self.cnt)
+        }
+    }
+
+    /// Subprograms of a `len`-insn program, each insn but the first
+    /// starting one with odds 1 in `one_in`; the fake exit subprogram's
+    /// start (`len`) closes the list. Returns them and their count.
+    pub(crate) fn random_subprogs(rng: &mut Rng, len: usize, one_in: u64) -> (Vec<SubprogInfo>, usize) {
+        let mut starts = vec![0usize];
+        for x in 1..len {
+            if rng.below(one_in) == 0 {
+                starts.push(x);
+            }
+        }
+        let cnt = starts.len();
+        starts.push(len);
+        (starts.into_iter().map(|start| SubprogInfo { start, ..SubprogInfo::default() }).collect(), cnt)
     }
 }
