@@ -96,7 +96,7 @@ impl Fail {
 pub type PResult<T> = Result<T, Fail>;
 
 /// What `BPF_PROG_LOAD` returned, as far as the verifier decides it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Decision {
     pub accepted: bool,
     /// Positive errno, 0 when accepted.
@@ -185,21 +185,8 @@ pub fn bpf_check(input: &VerifierInput) -> Verdict {
 // the verdict is the rare way out, once per load: not worth a box
 #[allow(clippy::result_large_err)]
 pub fn verify(input: &VerifierInput, start: Instant) -> Result<VerifierEnv<'_>, Verdict> {
-    let refused = |errno: i32| {
-        Verdict::Decided(Decision {
-            accepted: false,
-            errno,
-            log: String::new(),
-            log_true_size: 0,
-            verified_insns: 0,
-            xlated: Vec::new(),
-            subprogs: Vec::new(),
-            tail_call_pokes: Vec::new(),
-            direct_tail_calls: Vec::new(),
-            arena: None,
-            hidden_modes: Vec::new(),
-        })
-    };
+    // refused before the log holds anything
+    let refused = |errno: i32| Verdict::Decided(Decision { errno, ..Decision::default() });
     // bpf_log_attr_init (in __sys_bpf), then bpf_prog_load's own checks
     if !log::bpf_verifier_log_attr_valid(input.log_level, input.log_size != 0, input.log_size) {
         return Err(refused(EINVAL));
@@ -545,11 +532,6 @@ fn finish(env: &VerifierEnv<'_>, ret: Result<(), i32>, accepted_possible: bool) 
         log_true_size: true_size,
         // the kernel sets it either way; a rejected load's is what the log says
         verified_insns: env.insn_processed,
-        xlated: Vec::new(),
-        subprogs: Vec::new(),
-        tail_call_pokes: Vec::new(),
-        direct_tail_calls: Vec::new(),
-        arena: None,
-        hidden_modes: Vec::new(),
+        ..Decision::default()
     })
 }
