@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Writes the subset of the Debian 7.3.4 kernels' vmlinux BTF that the model
-reads (harness/data/vmlinux_btf/<arch>.txt) from the images that
+reads (harness/model/data/vmlinux_btf/<arch>.txt) from the images that
 scripts/setup-vm.sh fetched into the project's cache.
 
 The whole vmlinux BTF is ~6 MB per arch; the model needs only the structs a
@@ -234,7 +234,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--arch", choices=sorted(IMAGES), action="append")
     ap.add_argument("--btf", help="a raw vmlinux BTF file instead of the cached image")
-    ap.add_argument("--out", default=os.path.join(ROOT, "harness/data/vmlinux_btf"), help="where <arch>.txt go")
+    ap.add_argument("--out", default=os.path.join(ROOT, "harness/model/data/vmlinux_btf"), help="where <arch>.txt go")
     a = ap.parse_args()
     for arch in a.arch or sorted(IMAGES):
         image = os.path.join(CACHE, "kernels", IMAGES[arch], "vmlinuz")

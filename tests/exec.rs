@@ -35,7 +35,7 @@ fn corpus() -> Vec<Case> {
 
 fn interp_line(req: &LoadRequest) -> String {
     let input = req.test_run.clone().expect("a test run");
-    match exec::test_run(req, &input) {
+    match bpf_selftest::backend::model::test_run(req, &input) {
         Ok(out) => {
             let mut s = format!("retval {:#x}", out.retval);
             if !out.data_out.is_empty() {
@@ -155,7 +155,7 @@ fn run_line(r: &Result<exec::TestRunOutput, ExecError>) -> String {
 #[test]
 fn xlated_and_native_runs_agree_with_7_3_on_the_corpus() {
     use bpf_selftest::backend::model::ModelBackend;
-    use bpf_selftest::verifier::{Verdict, bpf_check};
+    use bpf_selftest::{load::bpf_check, verifier::Verdict};
     let cases = corpus();
     let mut report = Vec::new();
     let (mut xlated, mut fallback, mut native, mut native_skipped) = (0, Vec::new(), 0, Vec::new());
@@ -177,7 +177,7 @@ fn xlated_and_native_runs_agree_with_7_3_on_the_corpus() {
             let opts = exec::ExecOptions { arch, ..exec::ExecOptions::default() };
             match exec::ExecProgram::from_xlated(&d.xlated_as_run(), arch, req.prog_type.0) {
                 Err(why) => fallback.push(format!("{arch} {}: {why}", c.name)),
-                Ok(p) => match exec::test_run_program(&req, &p, &input, &opts) {
+                Ok(p) => match exec::test_run_program(&bpf_selftest::backend::model::loaded_prog(&req), &p, &input, &opts) {
                     Err(ExecError::Unsupported(why)) => fallback.push(format!("{arch} {}: {why}", c.name)),
                     got => {
                         xlated += 1;
@@ -194,7 +194,7 @@ fn xlated_and_native_runs_agree_with_7_3_on_the_corpus() {
             if std::env::var_os("BPF_SELFTEST_TRACE_NATIVE").is_some() {
                 eprintln!("native: {}", c.name);
             }
-            match exec::native::test_run_native(&req, &d.xlated_as_run(), &d.subprogs, &input, &opts) {
+            match exec::native::test_run_native(&bpf_selftest::backend::model::loaded_prog(&req), &d.xlated_as_run(), &d.subprogs, &input, &opts) {
                 Err(ExecError::Unsupported(why)) => native_skipped.push(format!("{}: {why}", c.name)),
                 got => {
                     native += 1;
@@ -255,7 +255,7 @@ fn progs_xlated_retvals_match_their_goldens() {
                 continue;
             }
             compared += 1;
-            match exec::fill_outcome_model(req, &as_run, &mut out) {
+            match bpf_selftest::backend::model::fill_outcome_model(req, &as_run, &mut out) {
                 Ok(exec::RunPath::Xlated) => xlated += 1,
                 Ok(exec::RunPath::AsLoaded(why)) => fallback.push(format!("{arch} {}: {why}", st.name)),
                 Err(e) => {
@@ -303,7 +303,7 @@ fn progs_retvals_match_their_goldens() {
             compared += 1;
             // as the model backend will: the test-run part of its outcome
             let mut out = LoadOutcome { accepted: true, ..LoadOutcome::default() };
-            let got = exec::fill_outcome(req, &exec::ExecProgram::from_linked(&req.prog), &mut out);
+            let got = bpf_selftest::backend::model::fill_outcome(req, &bpf_selftest::backend::model::exec_program_as_loaded(&req.prog), &mut out);
             if let Err(exec::ExecError::Unsupported(what)) = &got {
                 // not modelled: counted and said, never guessed
                 not_modelled.push(format!("{arch} {}: {what}", st.name));
@@ -359,12 +359,12 @@ struct RunPaths {
 /// as loaded.
 fn model_test_run(req: &LoadRequest, input: &bpf_selftest::backend::TestRunInput, paths: &mut RunPaths) -> Result<exec::TestRunOutput, ExecError> {
     use bpf_selftest::backend::model::ModelBackend;
-    use bpf_selftest::verifier::{Verdict, bpf_check};
+    use bpf_selftest::{load::bpf_check, verifier::Verdict};
     let opts = exec::ExecOptions { arch: req.arch, ..exec::ExecOptions::default() };
     let decided = ModelBackend::verifier_input(req).ok().map(|v| bpf_check(&v));
     let why = match decided {
         Some(Verdict::Decided(d)) if d.accepted => match exec::ExecProgram::from_xlated(&d.xlated_as_run(), req.arch, req.prog_type.0) {
-            Ok(p) => match exec::test_run_program(req, &p, input, &opts) {
+            Ok(p) => match exec::test_run_program(&bpf_selftest::backend::model::loaded_prog(req), &p, input, &opts) {
                 Err(ExecError::Unsupported(why)) => why,
                 r => {
                     paths.xlated += 1;
@@ -381,7 +381,7 @@ fn model_test_run(req: &LoadRequest, input: &bpf_selftest::backend::TestRunInput
     // the kind of reason, without program-specific details
     let kind = why.split(" (").next().unwrap_or(&why);
     paths.as_loaded.push(kind.to_string());
-    exec::test_run(req, input)
+    bpf_selftest::backend::model::test_run(req, input)
 }
 
 /// The kernel's own `verifier_*.c` programs with `__retval` (imported from

@@ -20,7 +20,7 @@ use bpf_selftest::exec::native::{self, Comparison};
 use bpf_selftest::runner::{self, Plan, RunOptions};
 use bpf_selftest::soundness::{self, random_prog};
 use bpf_selftest::target::Arch;
-use bpf_selftest::verifier::{Verdict, bpf_check};
+use bpf_selftest::{load::bpf_check, verifier::Verdict};
 use bpf_selftest_suite as _;
 
 /// Random programs generated (about a quarter are accepted); a wider run:
@@ -48,7 +48,7 @@ fn compare_counting_tail_calls(req: &LoadRequest, input: &TestRunInput) -> Optio
     let opts = ExecOptions { arch: Arch::X86_64, insn_budget: 50_000_000, ..ExecOptions::default() };
     let tail_calls = d.xlated.iter().any(|i| i.is_call() && i.src == 0 && i.imm == 12);
     let xlated = d.xlated_as_run();
-    Some((native::compare_with_interpreter(req, &xlated, &d.subprogs, input, &opts), tail_calls))
+    Some((native::compare_with_interpreter(&bpf_selftest::backend::model::loaded_prog(req), &xlated, &d.subprogs, input, &opts), tail_calls))
 }
 
 /// The input a program without a test run of its own gets: test_loader's,

@@ -27,7 +27,10 @@ use bpf_selftest::runner::{self, Plan, RunOptions};
 use bpf_selftest::target::Arch;
 use bpf_selftest::verifier::env::{VerifierEnv, VerifierInput};
 use bpf_selftest::verifier::reg::*;
-use bpf_selftest::verifier::{Fail, Verdict, bpf_check, verify};
+use bpf_selftest::{
+    load::bpf_check,
+    verifier::{Fail, Verdict, verify},
+};
 use bpf_selftest_suite as _;
 
 const BPF_F_TEST_RND_HI32: u32 = 1 << 2;

@@ -165,7 +165,7 @@ fn prepare_dump(env: &VerifierEnv<'_>) -> Vec<Insn> {
     let mut i = 0;
     while i < out.len() {
         let insn = out[i];
-        if insn.code == BPF_JMP | misc::BPF_TAIL_CALL {
+        if insn.code == BPF_JMP | bpf_selftest::isa::op::BPF_TAIL_CALL {
             out[i].code = BPF_JMP | BPF_CALL;
             out[i].imm = 12;
         } else if insn.code == BPF_JMP | BPF_CALL && insn.src == BPF_PSEUDO_CALL {

@@ -169,7 +169,7 @@ fn arm64_images_match_7_3() {
                 // an arena program's accesses in the modes the JIT gets (the
                 // dump shows BPF_PROBE_MEM32 as BPF_MEM), and its arena
                 let fixed = bpf_selftest::fixups::bpf_fixups(&mut env).is_ok();
-                (depths, if fixed { bpf_selftest::verifier::arena::arena_jit(&env, &truth.xlated_insns) } else { None })
+                (depths, if fixed { bpf_selftest::load::arena_jit(&env, &truth.xlated_insns) } else { None })
             }
             Err(_) => {
                 // not counted; said whether the image is right given the frames

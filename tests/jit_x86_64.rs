@@ -123,7 +123,7 @@ fn x86_64_images_match_the_7_3_goldens() {
         let depths: Vec<u32> = env.subprog_info[..cnt].iter().map(|s| s.stack_depth).collect();
         // an arena program's accesses in the modes the JIT gets (the dump
         // shows BPF_PROBE_MEM32 as BPF_MEM), and its arena
-        let arena = if fixed { bpf_selftest::verifier::arena::arena_jit(&env, &golden.xlated_insns) } else { None };
+        let arena = if fixed { bpf_selftest::load::arena_jit(&env, &golden.xlated_insns) } else { None };
         let mut xlated = golden.xlated_insns.clone();
         for &(k, code) in arena.iter().flat_map(|a| a.codes.iter()) {
             if let Some(i) = xlated.get_mut(k) {
@@ -274,7 +274,7 @@ fn mark_tail_call_reachable(prog: &mut JitProgram) {
                 .collect()
         })
         .collect();
-    let has_tail_call: Vec<bool> = prog.funcs.iter().map(|f| f.insns.iter().any(|i| i.code == BPF_JMP | bpf_selftest::jit::BPF_TAIL_CALL)).collect();
+    let has_tail_call: Vec<bool> = prog.funcs.iter().map(|f| f.insns.iter().any(|i| i.code == BPF_JMP | bpf_selftest::isa::op::BPF_TAIL_CALL)).collect();
     // reaches[i]: i calls (transitively) a function with a tail call
     let mut reaches = has_tail_call.clone();
     for _ in 0..n {

@@ -19,7 +19,7 @@ use bpf_selftest::prog_type::SOCKET_FILTER;
 use bpf_selftest::recorded::limits::{self, Case, HEAVY, straight};
 use bpf_selftest::target::Arch;
 use bpf_selftest::verifier::env::{Caps, VerifierInput};
-use bpf_selftest::verifier::{Verdict, bpf_check};
+use bpf_selftest::{load::bpf_check, verifier::Verdict};
 
 fn input(case: &Case, arch: Arch) -> VerifierInput {
     let mut i = VerifierInput::new(case.insns.clone(), SOCKET_FILTER, arch);

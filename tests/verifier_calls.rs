@@ -86,7 +86,10 @@ fn random_programs_with_calls() {
     use bpf_selftest::prog_type::ProgType;
     use bpf_selftest::target::Arch;
     use bpf_selftest::verifier::env::{Caps, FuncInfo, MapObj, VerifierInput};
-    use bpf_selftest::verifier::{Verdict, bpf_check, kfunc_btf_ids};
+    use bpf_selftest::{
+        load::bpf_check,
+        verifier::{Verdict, kfunc_btf_ids},
+    };
     let rounds: u64 = std::env::var("CALLS_FUZZ_ROUNDS").ok().and_then(|v| v.parse().ok()).unwrap_or(300);
     let seed: u64 = std::env::var("CALLS_FUZZ_SEED").ok().and_then(|v| v.parse().ok()).unwrap_or(0x5eed);
     let maps: Vec<MapObj> = fuzz::maps()

@@ -172,7 +172,7 @@ fn verifier_part(spec: &TestSpec) -> TestSpec {
 /// The model's outcome of `req`: accepted (up to the fixups) or decided,
 /// with its log; `Err` names what is not modelled.
 fn model_outcome(req: &LoadRequest) -> Result<LoadOutcome, String> {
-    use bpf_selftest::verifier::{Verdict as V, bpf_check};
+    use bpf_selftest::{load::bpf_check, verifier::Verdict as V};
     let input = bpf_selftest::backend::model::ModelBackend::verifier_input(req).map_err(|u| u.0)?;
     match bpf_check(&input) {
         // an accepted load's statistics are not in what it is compared with

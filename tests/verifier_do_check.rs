@@ -22,7 +22,7 @@ mod verifier_common;
 use bpf_selftest::map::MapDef;
 use bpf_selftest::prog_type::ProgType;
 use bpf_selftest::target::Arch;
-use bpf_selftest::verifier::{Verdict, bpf_check};
+use bpf_selftest::{load::bpf_check, verifier::Verdict};
 
 const DIR: &str = "expected/linux-7.3/do_check";
 /// Programs that must match completely.

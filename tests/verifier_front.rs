@@ -28,7 +28,7 @@ use bpf_selftest::prog_type::ProgType;
 use bpf_selftest::recorded::verifier_front::{self, KernelAnswer};
 use bpf_selftest::target::Arch;
 use bpf_selftest::verifier::env::{Caps, FuncInfo, VerifierInput};
-use bpf_selftest::verifier::{Verdict, bpf_check};
+use bpf_selftest::{load::bpf_check, verifier::Verdict};
 
 fn goldens(arch: &str) -> Vec<PathBuf> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("expected/linux-7.3").join(arch).join("verifier-front");

@@ -4,17 +4,18 @@
 //! consistent with itself, the log within the buffer rules of
 //! `kernel/bpf/log.c`, and for an accepted program the JIT of its arch.
 
+use bpf_selftest::load::bpf_check;
 use bpf_selftest::map::{MapDef, map_type_by_name};
 use bpf_selftest::target::Arch;
 use bpf_selftest::verifier::env::{Caps, MapObj, VerifierInput};
-use bpf_selftest::verifier::{Decision, Verdict, bpf_check};
+use bpf_selftest::verifier::{Decision, Verdict};
 
 /// One array map at fd 4 and one hash map at fd 5, so that `ld_imm64`
 /// with src 1 or 2 can find a map.
 pub fn maps(arch: Arch) -> Vec<MapObj> {
     let array = MapDef::new("arr", map_type_by_name("array").unwrap(), 4, 48, 4);
     let hash = MapDef::new("h", map_type_by_name("hash").unwrap(), 8, 16, 8);
-    let kaddr = |i: u64| bpf_selftest::backend::model::map_kaddr(arch, i as usize);
+    let kaddr = |i: u64| bpf_selftest::map::map_kaddr(arch, i as usize);
     vec![MapObj { fd: 4, def: array, id: 1, kaddr: kaddr(0) }, MapObj { fd: 5, def: hash, id: 2, kaddr: kaddr(1) }]
 }
 

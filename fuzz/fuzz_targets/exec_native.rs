@@ -12,7 +12,8 @@ use bpf_selftest::exec::native::{self, Comparison};
 use bpf_selftest::exec::ExecOptions;
 use bpf_selftest::soundness::{self, random_prog};
 use bpf_selftest::target::Arch;
-use bpf_selftest::verifier::{Verdict, bpf_check};
+use bpf_selftest::load::bpf_check;
+use bpf_selftest::verifier::Verdict;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
@@ -30,7 +31,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
     let opts = ExecOptions { arch: Arch::X86_64, insn_budget: 50_000_000, ..ExecOptions::default() };
-    if let Comparison::Differs(why) = native::compare_with_interpreter(&req, &d.xlated, &d.subprogs, &input, &opts) {
+    if let Comparison::Differs(why) = native::compare_with_interpreter(&bpf_selftest::backend::model::loaded_prog(&req), &d.xlated, &d.subprogs, &input, &opts) {
         panic!("native differs from the interpreter: {why}\n{}", p.asm);
     }
 });

@@ -328,11 +328,12 @@ fn model_native_ns(req: &LoadRequest) -> Result<f64, String> {
     }
     let input = req.test_run.as_ref().ok_or("the case has no test run")?;
     let vin = crate::backend::model::ModelBackend::verifier_input(req).map_err(|u| u.0)?;
-    let crate::verifier::Verdict::Decided(d) = crate::verifier::bpf_check(&vin) else {
+    let crate::verifier::Verdict::Decided(d) = crate::load::bpf_check(&vin) else {
         return Err("the model does not decide the program".into());
     };
     let opts = crate::exec::ExecOptions { arch: req.arch, ..crate::exec::ExecOptions::default() };
-    let out = crate::exec::native::test_run_native(req, &d.xlated_as_run(), &d.subprogs, input, &opts).map_err(|e| e.to_string())?;
+    let out = crate::exec::native::test_run_native(&crate::backend::model::loaded_prog(req), &d.xlated_as_run(), &d.subprogs, input, &opts)
+        .map_err(|e| e.to_string())?;
     Ok(f64::from(out.duration))
 }
 
@@ -349,7 +350,7 @@ pub fn measure_model_verifier(case: &Case, reps: usize) -> Result<(f64, u32), St
     let mut processed = 0;
     for _ in 0..reps.max(1) {
         let t0 = Instant::now();
-        let d = match crate::verifier::bpf_check(&input) {
+        let d = match crate::load::bpf_check(&input) {
             crate::verifier::Verdict::Decided(d) if d.accepted => d,
             crate::verifier::Verdict::Decided(d) => return Err(format!("verifier: rejected with errno {}", d.errno)),
             crate::verifier::Verdict::NotModelled { phase, what, .. } => return Err(format!("verifier: {phase}: {what}")),

@@ -22,7 +22,7 @@ use bpf_selftest::backend::model::ModelBackend;
 use bpf_selftest::golden::mask_kernel_pointers;
 use bpf_selftest::recorded::verifier_logs;
 use bpf_selftest::verifier::errno::errno_name;
-use bpf_selftest::verifier::{Verdict, bpf_check};
+use bpf_selftest::{load::bpf_check, verifier::Verdict};
 
 pub const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 

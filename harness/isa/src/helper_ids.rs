@@ -1,5 +1,8 @@
 //! Helper ids of the 7.3 UAPI (`__BPF_FUNC_MAPPER` in `include/uapi/linux/bpf.h`).
 
+/// `BPF_FUNC_tail_call`: the helper the verifier turns into a tail call.
+pub const BPF_FUNC_TAIL_CALL: i32 = 12;
+
 /// `BPF_FUNC_*` names without the `bpf_` prefix, indexed by id; `__BPF_FUNC_MAX_ID` is its length.
 pub const HELPER_NAMES: [&str; 212] = [
     "unspec",                         // 0
@@ -230,4 +233,12 @@ pub fn helper_id(name: &str) -> Option<i32> {
         return None;
     }
     HELPER_NAMES.iter().position(|n| *n == bare).map(|i| i as i32)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn tail_call_id_names_tail_call() {
+        assert_eq!(super::HELPER_NAMES[super::BPF_FUNC_TAIL_CALL as usize], "tail_call");
+    }
 }

@@ -34,6 +34,8 @@ pub mod op {
     pub const BPF_PROBE_MEM: u8 = 0x20;
     pub const BPF_PROBE_MEMSX: u8 = 0x40;
     pub const BPF_PROBE_MEM32: u8 = 0xa0;
+    /// A sign-extending load from an arena.
+    pub const BPF_PROBE_MEM32SX: u8 = 0xc0;
     pub const BPF_PROBE_ATOMIC: u8 = 0xe0;
 
     // sources (code & 0x08)
@@ -75,6 +77,9 @@ pub mod op {
     pub const BPF_JSLT: u8 = 0xc0;
     pub const BPF_JSLE: u8 = 0xd0;
     pub const BPF_JCOND: u8 = 0xe0;
+    /// Kernel-internal: `BPF_JMP | BPF_TAIL_CALL` is a tail call once the
+    /// verifier has rewritten `call bpf_tail_call`.
+    pub const BPF_TAIL_CALL: u8 = 0xf0;
 
     // atomic imm values (on top of BPF_ADD/AND/OR/XOR)
     pub const BPF_FETCH: i32 = 0x01;
@@ -126,6 +131,8 @@ pub const BPF_REG_FP: u8 = 10;
 /// r11 became `BPF_REG_PARAMS`.
 pub const BPF_REG_AX: u8 = 12;
 pub const MAX_BPF_REG: u8 = 11;
+/// The stack a frame may use: r10 - 512 .. r10.
+pub const MAX_BPF_STACK: u32 = 512;
 
 /// One instruction slot, as `struct bpf_insn` lays it out:
 /// `code:8, dst_reg:4, src_reg:4, off:16, imm:32`, little endian.

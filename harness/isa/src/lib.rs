@@ -3,6 +3,7 @@
 //! the kernel's `disasm.c` text. No heavy dependencies: the proc-macro crate
 //! assembles with it at compile time.
 
+pub mod alu;
 pub mod asm;
 pub mod disasm;
 pub mod helper_ids;

@@ -19,29 +19,7 @@ pub enum BtfMode {
     FuncInfo,
 }
 
-/// Input of `BPF_PROG_TEST_RUN`.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct TestRunInput {
-    pub data: Vec<u8>,
-    pub ctx: Option<Vec<u8>>,
-    /// Size of the `data_out` buffer.
-    pub data_out_size: u32,
-    pub repeat: u32,
-}
-
-impl TestRunInput {
-    /// What test_loader passes: 64 zero bytes in, a 256-byte buffer out;
-    /// nothing at all for `BPF_PROG_TYPE_SYSCALL`.
-    pub fn test_loader(prog_type: ProgType) -> TestRunInput {
-        if prog_type == crate::prog_type::SYSCALL {
-            // test_loader zeroes all options for SYSCALL, repeat included
-            // (the kernel refuses a repeat count for this type: EINVAL)
-            TestRunInput { data: Vec::new(), ctx: None, data_out_size: 0, repeat: 0 }
-        } else {
-            TestRunInput { data: vec![0; 64], ctx: None, data_out_size: 256, repeat: 1 }
-        }
-    }
-}
+pub use crate::exec::TestRunInput;
 
 /// Everything a backend needs to load one program.
 #[derive(Clone, Debug)]

@@ -8,13 +8,16 @@
 //! instead of passing or failing on a guess.
 
 use super::{Backend, BtfMode, LoadOutcome, LoadRequest, Unavailable};
+use crate::exec::{ExecError, ExecOptions, ExecProgram, LoadedProg, Resolved, RunPath, TestRunInput, TestRunOutput};
 use crate::isa::Insn;
 use crate::isa::op::*;
 use crate::link::LinkReloc;
-use crate::map::is_unpriv_capable;
+use crate::link::LinkedProgram;
+use crate::load::bpf_prog_load;
+use crate::map::{is_unpriv_capable, map_kaddr};
 use crate::target::Arch;
 use crate::verifier::env::{Caps, FuncInfo, MapObj, VerifierInput};
-use crate::verifier::{Verdict, bpf_check, kfunc_btf_ids};
+use crate::verifier::kfunc_btf_ids;
 
 /// The log buffer the loaders pass (test_loader's 2 MiB).
 pub const LOG_BUF_SIZE: u32 = 2 * 1024 * 1024;
@@ -29,20 +32,6 @@ const FIRST_MAP_FD: i32 = 4;
 /// from (`None`: `arch` has its own).
 pub fn symbols_stand_in(arch: Arch) -> Option<Arch> {
     kfunc_btf_ids::table(arch).is_empty().then_some(Arch::X86_64)
-}
-
-/// Where the model's maps live: stable addresses in the arch's direct map,
-/// as 7.3 shows them to root (`0xffff888005e7c800` on x86_64,
-/// `0xfff0000004d50200` on arm64), one page apart.
-pub fn map_kaddr(arch: Arch, index: usize) -> u64 {
-    let base = match arch {
-        Arch::X86_64 => 0xffff_8880_05e7_c000,
-        Arch::Arm64 => 0xfff0_0000_04d5_0000,
-        Arch::Riscv64 => 0xff60_0000_8200_0000,
-        Arch::S390x => 0x0000_0000_8200_0000,
-        Arch::Loongarch64 => 0x9000_0000_0420_0000,
-    };
-    base + 0x1000 * index as u64
 }
 
 #[derive(Default)]
@@ -187,71 +176,34 @@ impl ModelBackend {
     /// insns as they run ([`crate::verifier::Decision::xlated_as_run`]: the
     /// modes the dump does not show), for its test run.
     pub fn load_input_as_run(input: &VerifierInput, want_jited: bool, prog_name: Option<&str>) -> Result<(LoadOutcome, Vec<bpf_isa::Insn>), Unavailable> {
-        // what BPF_PROG_LOAD does (verification and the JIT image), timed
-        // apart from the text dumps a kernel leaves to bpftool
-        let t0 = std::time::Instant::now();
-        let verdict = bpf_check(input);
-        let mut load_ns = t0.elapsed().as_nanos() as u64;
-        match verdict {
-            Verdict::Decided(d) => {
-                let xlated = if d.accepted { bpf_isa::disasm::xlated_dump(&d.xlated).lines().map(str::to_string).collect() } else { Vec::new() };
-                // the ids of the maps created, by the request's map index
-                let mut map_ids = Vec::new();
-                for m in &input.maps {
-                    let k = (m.fd - FIRST_MAP_FD) as usize;
-                    if map_ids.len() <= k {
-                        map_ids.resize(k + 1, 0);
-                    }
-                    map_ids[k] = m.id;
-                }
-                let as_run = if d.accepted { d.xlated_as_run() } else { Vec::new() };
-                let (jited_funcs, jited) = if d.accepted && want_jited {
-                    let self_pokes: Vec<u32> = d
-                        .tail_call_pokes
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, p)| {
-                            p.is_some_and(|(m, key)| {
-                                input.maps.get(m).is_some_and(|m| m.def.prog_slots.iter().any(|(k, n)| *k as u64 == key && Some(n.as_str()) == prog_name))
-                            })
-                        })
-                        .map(|(n, _)| n as u32 + 1)
-                        .collect();
-                    let t1 = std::time::Instant::now();
-                    let images = crate::jit::jit_xlated_dump_arena(
-                        input.arch,
-                        &as_run,
-                        &d.subprogs,
-                        input.prog_type.0,
-                        &d.direct_tail_calls,
-                        &self_pokes,
-                        d.arena.as_ref(),
-                    )
-                    .map_err(|e| Unavailable(format!("model: {e}")))?;
-                    load_ns += t1.elapsed().as_nanos() as u64;
-                    let text = crate::jit_disasm::test_loader_text(input.arch, &images);
-                    (images, text)
-                } else {
-                    (Vec::new(), Vec::new())
-                };
-                let out = LoadOutcome {
-                    accepted: d.accepted,
-                    errno: d.errno,
-                    log: d.log,
-                    log_true_size: d.log_true_size,
-                    verified_insns: d.verified_insns,
-                    xlated,
-                    xlated_insns: d.xlated,
-                    map_ids,
-                    jited_funcs,
-                    jited,
-                    load_ns: load_ns.max(1),
-                    ..LoadOutcome::default()
-                };
-                Ok((out, as_run))
+        let load = bpf_prog_load(input, want_jited, prog_name).map_err(|e| Unavailable(format!("model: {e}")))?;
+        let d = load.decision;
+        let xlated = if d.accepted { bpf_isa::disasm::xlated_dump(&d.xlated).lines().map(str::to_string).collect() } else { Vec::new() };
+        // the ids of the maps created, by the request's map index
+        let mut map_ids = Vec::new();
+        for m in &input.maps {
+            let k = (m.fd - FIRST_MAP_FD) as usize;
+            if map_ids.len() <= k {
+                map_ids.resize(k + 1, 0);
             }
-            Verdict::NotModelled { phase, what, .. } => Err(Unavailable(format!("model: {phase}: {what}"))),
+            map_ids[k] = m.id;
         }
+        let jited = if load.jited_funcs.is_empty() { Vec::new() } else { crate::jit_disasm::test_loader_text(input.arch, &load.jited_funcs) };
+        let out = LoadOutcome {
+            accepted: d.accepted,
+            errno: d.errno,
+            log: d.log,
+            log_true_size: d.log_true_size,
+            verified_insns: d.verified_insns,
+            xlated,
+            xlated_insns: d.xlated,
+            map_ids,
+            jited_funcs: load.jited_funcs,
+            jited,
+            load_ns: load.load_ns,
+            ..LoadOutcome::default()
+        };
+        Ok((out, load.as_run))
     }
 }
 
@@ -311,7 +263,7 @@ impl ModelBackend {
             // the xlated program, as 7.3 runs it (the program as loaded
             // where the runtime cannot run the xlated one yet: see
             // `exec::fill_outcome_model`)
-            crate::exec::fill_outcome_model(req, &as_run, &mut out).map_err(|e| Unavailable(format!("model: test run: {e}")))?;
+            fill_outcome_model(req, &as_run, &mut out).map_err(|e| Unavailable(format!("model: test run: {e}")))?;
         }
         Ok(out)
     }
@@ -321,4 +273,81 @@ impl ModelBackend {
 /// only such programs may call gpl_only helpers.
 pub fn license_is_gpl_compatible(license: &str) -> bool {
     matches!(license, "GPL" | "GPL v2" | "GPL and additional rights" | "Dual BSD/GPL" | "Dual MIT/GPL" | "Dual MPL/GPL")
+}
+
+/// The loaded program of a request, as `BPF_PROG_TEST_RUN` finds it: the
+/// first function's name fills the prog array slots that name it.
+pub fn loaded_prog(req: &LoadRequest) -> LoadedProg<'_> {
+    LoadedProg {
+        arch: req.arch,
+        prog_type: req.prog_type,
+        expected_attach_type: req.expected_attach_type,
+        maps: &req.maps,
+        name: req.prog.funcs.first().map(|f| f.name.as_str()),
+    }
+}
+
+/// The program as loaded, with what the linker resolved: map loads by the
+/// request's map index, kfunc calls and ksyms by name.
+pub fn exec_program_as_loaded(prog: &LinkedProgram) -> ExecProgram {
+    use crate::exec::{CallTarget, Imm64, Kfunc};
+    let resolved = prog.relocs.iter().map(|r| match r {
+        LinkReloc::Map { insn, map } => (*insn, Resolved::Imm64(Imm64::Map(*map))),
+        LinkReloc::MapValue { insn, map, off } => (*insn, Resolved::Imm64(Imm64::MapValue { map: *map, off: *off })),
+        LinkReloc::BtfId { insn, name } => (*insn, Resolved::Imm64(Imm64::Ksym(name.clone()))),
+        LinkReloc::Kfunc { insn, name } => (*insn, Resolved::Call(CallTarget::Kfunc(Kfunc::by_name(name)))),
+    });
+    ExecProgram::from_loaded(&prog.insns, resolved)
+}
+
+/// `BPF_PROG_TEST_RUN` of the program a request loads, as loaded (before
+/// the verifier's rewrites), with the request's maps and their contents.
+pub fn test_run(req: &LoadRequest, input: &TestRunInput) -> Result<TestRunOutput, ExecError> {
+    let opts = ExecOptions { arch: req.arch, ..ExecOptions::default() };
+    crate::exec::test_run_program(&loaded_prog(req), &exec_program_as_loaded(&req.prog), input, &opts)
+}
+
+/// The test-run part of an outcome (`retval`, `data_out`,
+/// `test_run_errno`) from a run's result.
+fn record_test_run(out: &mut LoadOutcome, run: Result<TestRunOutput, i32>) {
+    match run {
+        Ok(o) => {
+            out.retval = Some(o.retval);
+            out.data_out = o.data_out;
+            out.test_run_errno = 0;
+        }
+        Err(e) => {
+            out.retval = None;
+            out.test_run_errno = e;
+        }
+    }
+}
+
+/// Fills the test-run part of the outcome of an accepted load whose
+/// request asks for a test run, running `prog`, as a kernel backend does.
+/// An `Err` is a run the model cannot answer (not modelled, a fault, the
+/// budget).
+pub fn fill_outcome(req: &LoadRequest, prog: &ExecProgram, out: &mut LoadOutcome) -> Result<(), ExecError> {
+    let Some(input) = req.test_run.as_ref().filter(|_| out.accepted) else {
+        return Ok(());
+    };
+    let opts = ExecOptions { arch: req.arch, ..ExecOptions::default() };
+    let run = match crate::exec::test_run_program(&loaded_prog(req), prog, input, &opts) {
+        Err(ExecError::TestRun(e)) => Err(e),
+        r => Ok(r?),
+    };
+    record_test_run(out, run);
+    Ok(())
+}
+
+/// The model backend's test run of an accepted load: the xlated program
+/// (`xlated`, as it runs) when the runtime can run it, else the program as
+/// loaded ([`crate::exec::test_run_accepted`]).
+pub fn fill_outcome_model(req: &LoadRequest, xlated: &[bpf_isa::Insn], out: &mut LoadOutcome) -> Result<RunPath, ExecError> {
+    let Some(input) = req.test_run.as_ref().filter(|_| out.accepted) else {
+        return Ok(RunPath::Xlated);
+    };
+    let (run, path) = crate::exec::test_run_accepted(&loaded_prog(req), xlated, &exec_program_as_loaded(&req.prog), input)?;
+    record_test_run(out, run);
+    Ok(path)
 }

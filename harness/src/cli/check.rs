@@ -344,7 +344,7 @@ pub fn run(a: &CheckArgs) -> Result<(), String> {
         return Ok(());
     }
     let input = req.test_run.clone().unwrap_or_else(|| TestRunInput::test_loader(req.prog_type));
-    let interp = crate::exec::test_run(&req, &input);
+    let interp = crate::backend::model::test_run(&req, &input);
     let native = native_run(&req, &input);
     if a.json {
         let mut v = match &loaded {
@@ -427,12 +427,12 @@ fn native_run(req: &LoadRequest, input: &TestRunInput) -> Option<Result<crate::e
         return None;
     }
     let vin = crate::backend::model::ModelBackend::verifier_input(req).ok()?;
-    let crate::verifier::Verdict::Decided(d) = crate::verifier::bpf_check(&vin) else { return None };
+    let crate::verifier::Verdict::Decided(d) = crate::load::bpf_check(&vin) else { return None };
     if !d.accepted {
         return None;
     }
     let opts = crate::exec::ExecOptions { arch: req.arch, ..crate::exec::ExecOptions::default() };
-    Some(crate::exec::native::test_run_native(req, &d.xlated_as_run(), &d.subprogs, input, &opts))
+    Some(crate::exec::native::test_run_native(&crate::backend::model::loaded_prog(req), &d.xlated_as_run(), &d.subprogs, input, &opts))
 }
 
 fn interp_json(r: &Result<crate::exec::TestRunOutput, crate::exec::ExecError>) -> serde_json::Value {

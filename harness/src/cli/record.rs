@@ -39,7 +39,7 @@ pub struct RecordArgs {
     /// Which golden set: progs (the goldens of progs/), do-check, calls
     /// (the verifier-log goldens of `expected/linux-7.3/{do_check,calls}`),
     /// scalar (`expected/linux-7.3/scalar`), vmlinux-btf (the subset of the
-    /// images' BTF in `harness/data/vmlinux_btf`), kfunc-ids (the kfunc BTF
+    /// images' BTF in `harness/model/data/vmlinux_btf`), kfunc-ids (the kfunc BTF
     /// ids of `harness/isa/src/kfunc_btf_ids.rs`), exec (the test runs
     /// of the interpreter's corpus), isa (llvm-mc-19's encodings),
     /// test-run-sizes (`expected/linux-7.3/test_run_sizes.txt`),
@@ -266,7 +266,7 @@ fn kfunc_ids_set(a: &RecordArgs) -> Result<(), String> {
 /// hold: no kernel runs). `--check` extracts into a temporary directory and
 /// compares byte for byte.
 fn vmlinux_btf_set(a: &RecordArgs) -> Result<(), String> {
-    let stored = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/vmlinux_btf");
+    let stored = Path::new(env!("CARGO_MANIFEST_DIR")).join("model/data/vmlinux_btf");
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/record-vmlinux-btf.py");
     let out = if a.check { std::env::temp_dir().join(format!("bpf-selftest-vmlinux-btf-{}", std::process::id())) } else { stored.clone() };
     let mut cmd = std::process::Command::new("python3");

@@ -16,7 +16,10 @@ use crate::link::{Symbols, link};
 use crate::map::{MapDef, map_type_by_name};
 use crate::prog_type::SOCKET_FILTER;
 use crate::target::Arch;
-use crate::verifier::{Verdict, bpf_check, verify};
+use crate::{
+    load::bpf_check,
+    verifier::{Verdict, verify},
+};
 
 /// The model's answer for one program.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -1,0 +1,443 @@
+//! Context access per program type: the `is_valid_access` callbacks of
+//! `net/core/filter.c` and `kernel/trace/bpf_trace.c`, and whether the type
+//! rewrites ctx accesses (`convert_ctx_access`), which decides if a ctx
+//! pointer may be dereferenced at a fixed offset.
+
+use super::reg::*;
+
+/// `enum bpf_prog_type`.
+pub use crate::prog_type::bpf_prog_type as pt;
+
+/// What an allowed ctx load gives (`struct bpf_insn_access_aux`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CtxAccess {
+    pub reg_type: RegType,
+    /// `ctx_field_size` for narrow loads the fixups widen.
+    pub ctx_field_size: u32,
+    /// The struct of a `PTR_TO_BTF_ID` result (the model's id,
+    /// [`super::kfuncs::btf_type_id_interned`]); 0 otherwise.
+    pub btf_id: i64,
+}
+
+/// Result of an `is_valid_access` callback: `None` is "invalid",
+/// `Err(what)` a program type this model does not know yet.
+pub type Valid = Result<Option<CtxAccess>, String>;
+
+/// Offsets in `struct __sk_buff`.
+mod skb {
+    pub const MARK: i64 = 8;
+    pub const QUEUE_MAPPING: i64 = 12;
+    pub const PRIORITY: i64 = 32;
+    pub const TC_INDEX: i64 = 44;
+    pub const CB0: i64 = 48;
+    pub const CB_END: i64 = 68;
+    pub const TC_CLASSID: i64 = 72;
+    pub const DATA: i64 = 76;
+    pub const DATA_END: i64 = 80;
+    pub const FAMILY: i64 = 88;
+    pub const REMOTE_IP4: i64 = 92;
+    pub const LOCAL_IP4: i64 = 96;
+    pub const REMOTE_IP6: i64 = 100;
+    pub const LOCAL_IP6_END: i64 = 132;
+    pub const LOCAL_PORT_END: i64 = 140;
+    pub const DATA_META: i64 = 140;
+    pub const FLOW_KEYS: i64 = 144;
+    pub const TSTAMP: i64 = 152;
+    pub const WIRE_LEN: i64 = 160;
+    pub const SK: i64 = 168;
+    pub const TSTAMP_TYPE: i64 = 180;
+    pub const HWTSTAMP: i64 = 184;
+    pub const SIZE: i64 = 192;
+}
+
+fn in_field(off: i64, start: i64, size: i64) -> bool {
+    off >= start && off < start + size
+}
+
+/// `bpf_ctx_narrow_access_ok`.
+fn narrow_access_ok(off: i64, size: i64, size_default: i64) -> bool {
+    size <= size_default && (size & (size - 1)) == 0 && off % size == 0
+}
+
+/// `bpf_skb_is_valid_access`.
+fn bpf_skb_is_valid_access(off: i64, size: i64, write: bool, is_ldsx: bool, reg_type: RegType) -> Option<CtxAccess> {
+    use skb::*;
+    if !(0..SIZE).contains(&off) || off % size != 0 {
+        return None;
+    }
+    let mut field_size = 0;
+    if in_field(off, CB0, CB_END - CB0) {
+        if off + size > CB_END {
+            return None;
+        }
+    } else if in_field(off, DATA, 4) || in_field(off, DATA_META, 4) || in_field(off, DATA_END, 4) {
+        if is_ldsx || size != 4 {
+            return None;
+        }
+    } else if in_field(off, REMOTE_IP6, LOCAL_IP6_END - REMOTE_IP6) || in_field(off, REMOTE_IP4, 4) || in_field(off, LOCAL_IP4, 4) {
+        if size != 4 {
+            return None;
+        }
+    } else if in_field(off, FLOW_KEYS, 8) {
+        return None;
+    } else if in_field(off, HWTSTAMP, 8) {
+        if write || size != 8 {
+            return None;
+        }
+    } else if in_field(off, TSTAMP, 8) {
+        if size != 8 {
+            return None;
+        }
+    } else if in_field(off, SK, 8) {
+        if write || size != 8 {
+            return None;
+        }
+        return Some(CtxAccess { reg_type: PTR_TO_SOCK_COMMON | PTR_MAYBE_NULL, ctx_field_size: 0, btf_id: 0 });
+    } else if off == TSTAMP_TYPE || (TSTAMP_TYPE + 1..HWTSTAMP).contains(&off) {
+        return None;
+    } else if write {
+        if size != 4 {
+            return None;
+        }
+    } else {
+        field_size = 4;
+        if !narrow_access_ok(off, size, 4) {
+            return None;
+        }
+    }
+    Some(CtxAccess { reg_type, ctx_field_size: field_size, btf_id: 0 })
+}
+
+/// `sk_filter_is_valid_access`.
+fn sk_filter_is_valid_access(off: i64, size: i64, write: bool, is_ldsx: bool) -> Option<CtxAccess> {
+    use skb::*;
+    if in_field(off, TC_CLASSID, 4)
+        || in_field(off, DATA, 4)
+        || in_field(off, DATA_META, 4)
+        || in_field(off, DATA_END, 4)
+        || in_field(off, FAMILY, LOCAL_PORT_END - FAMILY)
+        || in_field(off, TSTAMP, 8)
+        || in_field(off, WIRE_LEN, 4)
+        || in_field(off, HWTSTAMP, 8)
+    {
+        return None;
+    }
+    if write && !in_field(off, CB0, CB_END - CB0) {
+        return None;
+    }
+    bpf_skb_is_valid_access(off, size, write, is_ldsx, SCALAR_VALUE)
+}
+
+/// `cg_skb_is_valid_access` (the loader has CAP_BPF or not).
+fn cg_skb_is_valid_access(off: i64, size: i64, write: bool, is_ldsx: bool, bpf_capable: bool) -> Option<CtxAccess> {
+    use skb::*;
+    if in_field(off, TC_CLASSID, 4) || in_field(off, DATA_META, 4) || in_field(off, WIRE_LEN, 4) {
+        return None;
+    }
+    if (in_field(off, DATA, 4) || in_field(off, DATA_END, 4)) && !bpf_capable {
+        return None;
+    }
+    if write {
+        let ok = in_field(off, MARK, 4) || in_field(off, PRIORITY, 4) || in_field(off, CB0, CB_END - CB0) || (in_field(off, TSTAMP, 8) && bpf_capable);
+        if !ok {
+            return None;
+        }
+    }
+    let t = if in_field(off, DATA, 4) {
+        PTR_TO_PACKET
+    } else if in_field(off, DATA_END, 4) {
+        PTR_TO_PACKET_END
+    } else {
+        SCALAR_VALUE
+    };
+    bpf_skb_is_valid_access(off, size, write, is_ldsx, t)
+}
+
+/// `tc_cls_act_is_valid_access`.
+fn tc_cls_act_is_valid_access(off: i64, size: i64, write: bool, is_ldsx: bool) -> Option<CtxAccess> {
+    use skb::*;
+    if write {
+        let ok = in_field(off, MARK, 4)
+            || in_field(off, TC_INDEX, 4)
+            || in_field(off, PRIORITY, 4)
+            || in_field(off, TC_CLASSID, 4)
+            || in_field(off, CB0, CB_END - CB0)
+            || in_field(off, TSTAMP, 8)
+            || in_field(off, QUEUE_MAPPING, 4);
+        if !ok {
+            return None;
+        }
+    }
+    let mut t = SCALAR_VALUE;
+    if in_field(off, DATA, 4) {
+        t = PTR_TO_PACKET;
+    } else if in_field(off, DATA_META, 4) {
+        t = PTR_TO_PACKET_META;
+    } else if in_field(off, DATA_END, 4) {
+        t = PTR_TO_PACKET_END;
+    } else if in_field(off, FAMILY, LOCAL_PORT_END - FAMILY) {
+        return None;
+    } else if off == TSTAMP_TYPE {
+        return (size == 1).then_some(CtxAccess { reg_type: SCALAR_VALUE, ctx_field_size: 0, btf_id: 0 });
+    }
+    bpf_skb_is_valid_access(off, size, write, is_ldsx, t)
+}
+
+/// `lwt_is_valid_access` (lwt_in, lwt_out, lwt_xmit, lwt_seg6local):
+/// no socket addresses, tc fields or timestamps; writes to mark,
+/// priority and cb only.
+fn lwt_is_valid_access(off: i64, size: i64, write: bool, is_ldsx: bool) -> Option<CtxAccess> {
+    use skb::*;
+    if in_field(off, TC_CLASSID, 4)
+        || in_field(off, FAMILY, LOCAL_PORT_END - FAMILY)
+        || in_field(off, DATA_META, 4)
+        || in_field(off, TSTAMP, 8)
+        || in_field(off, WIRE_LEN, 4)
+        || in_field(off, HWTSTAMP, 8)
+    {
+        return None;
+    }
+    if write && !(in_field(off, MARK, 4) || in_field(off, PRIORITY, 4) || in_field(off, CB0, CB_END - CB0)) {
+        return None;
+    }
+    let t = if in_field(off, DATA, 4) {
+        PTR_TO_PACKET
+    } else if in_field(off, DATA_END, 4) {
+        PTR_TO_PACKET_END
+    } else {
+        SCALAR_VALUE
+    };
+    bpf_skb_is_valid_access(off, size, write, is_ldsx, t)
+}
+
+/// `sk_skb_is_valid_access`: no mark, tc classid, meta data or
+/// timestamps; writes to tc_index and priority only.
+fn sk_skb_is_valid_access(off: i64, size: i64, write: bool, is_ldsx: bool) -> Option<CtxAccess> {
+    use skb::*;
+    if in_field(off, TC_CLASSID, 4) || in_field(off, DATA_META, 4) || in_field(off, TSTAMP, 8) || in_field(off, WIRE_LEN, 4) || in_field(off, HWTSTAMP, 8) {
+        return None;
+    }
+    if write && !(in_field(off, TC_INDEX, 4) || in_field(off, PRIORITY, 4)) {
+        return None;
+    }
+    if in_field(off, MARK, 4) {
+        return None;
+    }
+    let t = if in_field(off, DATA, 4) {
+        PTR_TO_PACKET
+    } else if in_field(off, DATA_END, 4) {
+        PTR_TO_PACKET_END
+    } else {
+        SCALAR_VALUE
+    };
+    bpf_skb_is_valid_access(off, size, write, is_ldsx, t)
+}
+
+/// `flow_dissector_is_valid_access`: read only; the packet bounds and
+/// the `flow_keys` pointer, nothing else of `__sk_buff`.
+fn flow_dissector_is_valid_access(off: i64, size: i64, write: bool, is_ldsx: bool) -> Option<CtxAccess> {
+    use skb::*;
+    if !(0..SIZE).contains(&off) || off % size != 0 || write {
+        return None;
+    }
+    let t = if in_field(off, DATA, 4) {
+        PTR_TO_PACKET
+    } else if in_field(off, DATA_END, 4) {
+        PTR_TO_PACKET_END
+    } else if in_field(off, FLOW_KEYS, 8) {
+        return (size == 8).then_some(CtxAccess { reg_type: PTR_TO_FLOW_KEYS, ctx_field_size: 0, btf_id: 0 });
+    } else {
+        return None;
+    };
+    (!is_ldsx && size == 4).then_some(CtxAccess { reg_type: t, ctx_field_size: 0, btf_id: 0 })
+}
+
+/// `sk_msg_is_valid_access` (`struct sk_msg_md`, read only): the data
+/// bounds and the socket as whole pointers, the rest as whole u32s.
+fn sk_msg_is_valid_access(off: i64, size: i64, write: bool) -> Option<CtxAccess> {
+    if write || off % size != 0 {
+        return None;
+    }
+    let (t, want) = match off {
+        0..=7 => (PTR_TO_PACKET, 8),
+        8..=15 => (PTR_TO_PACKET_END, 8),
+        // family .. size
+        16..=71 => (SCALAR_VALUE, 4),
+        72..=79 => (PTR_TO_SOCKET, 8),
+        _ => return None,
+    };
+    (size == want).then_some(CtxAccess { reg_type: t, ctx_field_size: 0, btf_id: 0 })
+}
+
+/// Offsets in `struct bpf_sock_ops`.
+mod sock_ops {
+    pub const REPLY: i64 = 4;
+    pub const SK_TXHASH: i64 = 164;
+    pub const BYTES_RECEIVED: i64 = 168;
+    pub const BYTES_ACKED_END: i64 = 184;
+    pub const SK: i64 = 184;
+    pub const SKB_DATA: i64 = 192;
+    pub const SKB_DATA_END: i64 = 200;
+    pub const SKB_TCP_FLAGS: i64 = 212;
+    pub const SKB_HWTSTAMP: i64 = 216;
+    pub const SIZE: i64 = 224;
+}
+
+/// `sock_ops_is_valid_access`: u32 fields read whole (only
+/// `skb_tcp_flags` narrower), the u64 counters, the socket and the
+/// header's bounds; `reply` and `sk_txhash` writable.
+fn sock_ops_is_valid_access(off: i64, size: i64, write: bool) -> Option<CtxAccess> {
+    use sock_ops::*;
+    if !(0..SIZE).contains(&off) || off % size != 0 {
+        return None;
+    }
+    let of = |t: RegType, ok: bool| ok.then_some(CtxAccess { reg_type: t, ctx_field_size: 0, btf_id: 0 });
+    if write {
+        return of(SCALAR_VALUE, matches!(off, REPLY | SK_TXHASH) && size == 4);
+    }
+    match off {
+        BYTES_RECEIVED..BYTES_ACKED_END => of(SCALAR_VALUE, size == 8),
+        SK..=191 => of(PTR_TO_SOCKET | PTR_MAYBE_NULL, size == 8),
+        SKB_DATA..=199 => of(PTR_TO_PACKET, size == 8),
+        SKB_DATA_END..=207 => of(PTR_TO_PACKET_END, size == 8),
+        SKB_TCP_FLAGS => narrow_access_ok(off, size, 4).then_some(CtxAccess { reg_type: SCALAR_VALUE, ctx_field_size: 4, btf_id: 0 }),
+        SKB_HWTSTAMP..SIZE => of(SCALAR_VALUE, size == 8),
+        _ => of(SCALAR_VALUE, size == 4),
+    }
+}
+
+/// `pe_prog_is_valid_access` (64-bit): `struct bpf_perf_event_data` is the
+/// arch's `bpf_user_pt_regs_t`, then the u64s `sample_period` and `addr`,
+/// which may be read narrower; registers are read whole.
+fn pe_prog_is_valid_access(off: i64, size: i64, write: bool, pt_regs_size: i64) -> Option<CtxAccess> {
+    if !(0..pt_regs_size + 16).contains(&off) || write || off % size != 0 {
+        return None;
+    }
+    if off >= pt_regs_size {
+        return narrow_access_ok(off, size, 8).then_some(CtxAccess { reg_type: SCALAR_VALUE, ctx_field_size: 8, btf_id: 0 });
+    }
+    (size == 8).then_some(CtxAccess { reg_type: SCALAR_VALUE, ctx_field_size: 0, btf_id: 0 })
+}
+
+/// `sock_filter_is_valid_access` (cgroup_sock, `struct bpf_sock`):
+/// `bpf_sock_is_valid_access`, then what the attach type may touch
+/// (`__sock_filter_check_attach_type`).
+fn sock_filter_is_valid_access(off: i64, size: i64, write: bool, attach: u32) -> Option<CtxAccess> {
+    // enum bpf_attach_type
+    const CGROUP_INET_SOCK_CREATE: u32 = 2;
+    const CGROUP_INET4_POST_BIND: u32 = 12;
+    const CGROUP_INET6_POST_BIND: u32 = 13;
+    const CGROUP_INET_SOCK_RELEASE: u32 = 34;
+    if !super::sock::bpf_sock_is_valid_access(off, size) {
+        return None;
+    }
+    let read_only = |ok: bool| ok && !write;
+    let allowed = match off {
+        // bound_dev_if, mark, priority
+        0 | 16 | 20 => matches!(attach, CGROUP_INET_SOCK_CREATE | CGROUP_INET_SOCK_RELEASE),
+        // src_ip4
+        24..=27 => read_only(attach == CGROUP_INET4_POST_BIND),
+        // src_ip6
+        28..=43 => read_only(attach == CGROUP_INET6_POST_BIND),
+        // src_port
+        44..=47 => read_only(matches!(attach, CGROUP_INET4_POST_BIND | CGROUP_INET6_POST_BIND)),
+        _ => !write,
+    };
+    let field_size = if write { 0 } else { super::sock::bpf_sock_ctx_field_size(off as i16, size as u32) };
+    allowed.then_some(CtxAccess { reg_type: SCALAR_VALUE, ctx_field_size: field_size, btf_id: 0 })
+}
+
+/// `xdp_is_valid_access` (expected attach type other than devmap).
+fn xdp_is_valid_access(off: i64, size: i64, write: bool, is_ldsx: bool) -> Option<CtxAccess> {
+    const EGRESS_IFINDEX: i64 = 20;
+    if off == EGRESS_IFINDEX || write {
+        return None;
+    }
+    if matches!(off, 0 | 4 | 8) && is_ldsx {
+        return None;
+    }
+    let t = match off {
+        0 => PTR_TO_PACKET,
+        4 => PTR_TO_PACKET_END,
+        8 => PTR_TO_PACKET_META,
+        _ => SCALAR_VALUE,
+    };
+    // __is_valid_xdp_access
+    if !(0..24).contains(&off) || off % size != 0 || size != 4 {
+        return None;
+    }
+    Some(CtxAccess { reg_type: t, ctx_field_size: 0, btf_id: 0 })
+}
+
+/// `sk_lookup_is_valid_access` (`struct bpf_sk_lookup`, read only).
+fn sk_lookup_is_valid_access(off: i64, size: i64, write: bool) -> Option<CtxAccess> {
+    const SIZE: i64 = 72;
+    if !(0..SIZE).contains(&off) || off % size != 0 || write {
+        return None;
+    }
+    let field = |n: i64| (size <= n && size & (size - 1) == 0).then_some(CtxAccess { reg_type: SCALAR_VALUE, ctx_field_size: n as u32, btf_id: 0 });
+    match off {
+        // the selected socket
+        0..=7 => (size == 8).then_some(CtxAccess { reg_type: PTR_TO_SOCKET | PTR_MAYBE_NULL, ctx_field_size: 0, btf_id: 0 }),
+        // family, protocol, remote_ip4, remote_ip6, local_ip4, local_ip6,
+        // local_port, ingress_ifindex
+        8..=35 | 40..=67 => field(4),
+        // remote_port: a 4-byte load of the 2-byte field is allowed
+        36..=37 if size == 4 => Some(CtxAccess { reg_type: SCALAR_VALUE, ctx_field_size: 0, btf_id: 0 }),
+        36..=37 => field(2),
+        // the zero padding after it
+        38..=39 => field(2),
+        _ => None,
+    }
+}
+
+/// `is_valid_access` of `prog_type` for `size` bytes at `off`.
+#[allow(clippy::too_many_arguments)]
+pub fn is_valid_access(prog_type: u32, attach: u32, off: i64, size: i64, write: bool, is_ldsx: bool, bpf_capable: bool, pt_regs_size: i64) -> Valid {
+    if size <= 0 {
+        return Ok(None);
+    }
+    let scalar = |ok: bool| ok.then_some(CtxAccess { reg_type: SCALAR_VALUE, ctx_field_size: 0, btf_id: 0 });
+    Ok(match prog_type {
+        pt::SOCKET_FILTER => sk_filter_is_valid_access(off, size, write, is_ldsx),
+        pt::SCHED_CLS | pt::SCHED_ACT => tc_cls_act_is_valid_access(off, size, write, is_ldsx),
+        pt::XDP => xdp_is_valid_access(off, size, write, is_ldsx),
+        pt::CGROUP_SKB => cg_skb_is_valid_access(off, size, write, is_ldsx, bpf_capable),
+        pt::LWT_IN | pt::LWT_OUT | pt::LWT_XMIT | pt::LWT_SEG6LOCAL => lwt_is_valid_access(off, size, write, is_ldsx),
+        pt::SK_SKB => sk_skb_is_valid_access(off, size, write, is_ldsx),
+        pt::FLOW_DISSECTOR => flow_dissector_is_valid_access(off, size, write, is_ldsx),
+        pt::SOCK_OPS => sock_ops_is_valid_access(off, size, write),
+        pt::SK_MSG => sk_msg_is_valid_access(off, size, write),
+        pt::CGROUP_SOCK => sock_filter_is_valid_access(off, size, write, attach),
+        pt::PERF_EVENT => pe_prog_is_valid_access(off, size, write, pt_regs_size),
+        // kprobe_prog_is_valid_access
+        pt::KPROBE => scalar(off >= 0 && off < pt_regs_size && off % size == 0 && off + size <= pt_regs_size),
+        // tp_prog_is_valid_access (PERF_MAX_TRACE_SIZE 8192)
+        pt::TRACEPOINT => scalar((8..8192).contains(&off) && !write && off % size == 0),
+        // bpf_tracing_ctx_access
+        pt::RAW_TRACEPOINT => scalar((0..96).contains(&off) && !write && off % size == 0),
+        // raw_tp_writable_prog_is_valid_access: the first argument is the
+        // tracepoint's writable buffer
+        pt::RAW_TRACEPOINT_WRITABLE if off == 0 => (size == 8 && !write).then_some(CtxAccess { reg_type: PTR_TO_TP_BUFFER, ctx_field_size: 0, btf_id: 0 }),
+        pt::RAW_TRACEPOINT_WRITABLE => scalar((0..96).contains(&off) && !write && off % size == 0),
+        pt::SK_LOOKUP => sk_lookup_is_valid_access(off, size, write),
+        // syscall_prog_is_valid_access: user memory, any alignment
+        pt::SYSCALL => scalar((0..u16::MAX as i64).contains(&off)),
+        _ => return Err(format!("ctx access of program type {prog_type}")),
+    })
+}
+
+/// Whether the type's ctx loads are rewritten (`ops->convert_ctx_access`):
+/// such a ctx pointer must be dereferenced unmodified.
+pub fn has_convert_ctx_access(prog_type: u32) -> bool {
+    !matches!(prog_type, pt::KPROBE | pt::TRACEPOINT | pt::RAW_TRACEPOINT | pt::RAW_TRACEPOINT_WRITABLE | pt::SYSCALL)
+}
+
+/// `may_access_direct_pkt_data` for this model's prog types.
+pub fn may_access_direct_pkt_data(prog_type: u32, write: bool) -> bool {
+    match prog_type {
+        pt::SCHED_CLS | pt::SCHED_ACT | pt::XDP | pt::LWT_XMIT | pt::SK_SKB | pt::SK_MSG => true,
+        pt::LWT_IN | pt::LWT_OUT | pt::LWT_SEG6LOCAL | pt::SK_REUSEPORT | pt::FLOW_DISSECTOR | pt::CGROUP_SKB => !write,
+        _ => false,
+    }
+}

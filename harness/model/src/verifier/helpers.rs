@@ -1,0 +1,1125 @@
+//! Which helper prototype a program gets: the `get_func_proto` callback of
+//! each program type's `bpf_verifier_ops` (`sk_filter_func_proto`,
+//! `tc_cls_act_func_proto`, `kprobe_prog_func_proto`, ...), down to
+//! `bpf_base_func_proto` with its capability tiers (unprivileged, CAP_BPF,
+//! CAP_PERFMON), as Linux 7.3 wires them. `None` is the kernel's NULL:
+//! "program of this type cannot use helper".
+//!
+//! Also the small per-helper predicates `check_helper_call` and the front
+//! end use (`bpf_helper_changes_pkt_data`, callback-calling helpers).
+
+use super::helper_protos::*;
+
+pub use bpf_isa::helper_ids::{BPF_FUNC_MAX_ID, helper_name};
+
+/// `BPF_FUNC_*` ids the verifier special-cases.
+pub mod func {
+    pub const MAP_LOOKUP_ELEM: i32 = 1;
+    pub const MAP_UPDATE_ELEM: i32 = 2;
+    pub const MAP_DELETE_ELEM: i32 = 3;
+    pub const PROBE_READ: i32 = 4;
+    pub const KTIME_GET_NS: i32 = 5;
+    pub const TRACE_PRINTK: i32 = 6;
+    pub const GET_PRANDOM_U32: i32 = 7;
+    pub const GET_SMP_PROCESSOR_ID: i32 = 8;
+    pub const SKB_STORE_BYTES: i32 = 9;
+    pub const L3_CSUM_REPLACE: i32 = 10;
+    pub const L4_CSUM_REPLACE: i32 = 11;
+    pub const TAIL_CALL: i32 = 12;
+    pub const CLONE_REDIRECT: i32 = 13;
+    pub const GET_CURRENT_PID_TGID: i32 = 14;
+    pub const GET_CURRENT_UID_GID: i32 = 15;
+    pub const GET_CURRENT_COMM: i32 = 16;
+    pub const GET_CGROUP_CLASSID: i32 = 17;
+    pub const SKB_VLAN_PUSH: i32 = 18;
+    pub const SKB_VLAN_POP: i32 = 19;
+    pub const SKB_GET_TUNNEL_KEY: i32 = 20;
+    pub const SKB_SET_TUNNEL_KEY: i32 = 21;
+    pub const PERF_EVENT_READ: i32 = 22;
+    pub const REDIRECT: i32 = 23;
+    pub const GET_ROUTE_REALM: i32 = 24;
+    pub const PERF_EVENT_OUTPUT: i32 = 25;
+    pub const SKB_LOAD_BYTES: i32 = 26;
+    pub const GET_STACKID: i32 = 27;
+    pub const CSUM_DIFF: i32 = 28;
+    pub const SKB_GET_TUNNEL_OPT: i32 = 29;
+    pub const SKB_SET_TUNNEL_OPT: i32 = 30;
+    pub const SKB_CHANGE_PROTO: i32 = 31;
+    pub const SKB_CHANGE_TYPE: i32 = 32;
+    pub const SKB_UNDER_CGROUP: i32 = 33;
+    pub const GET_HASH_RECALC: i32 = 34;
+    pub const GET_CURRENT_TASK: i32 = 35;
+    pub const PROBE_WRITE_USER: i32 = 36;
+    pub const CURRENT_TASK_UNDER_CGROUP: i32 = 37;
+    pub const SKB_CHANGE_TAIL: i32 = 38;
+    pub const SKB_PULL_DATA: i32 = 39;
+    pub const CSUM_UPDATE: i32 = 40;
+    pub const SET_HASH_INVALID: i32 = 41;
+    pub const GET_NUMA_NODE_ID: i32 = 42;
+    pub const SKB_CHANGE_HEAD: i32 = 43;
+    pub const XDP_ADJUST_HEAD: i32 = 44;
+    pub const PROBE_READ_STR: i32 = 45;
+    pub const GET_SOCKET_COOKIE: i32 = 46;
+    pub const GET_SOCKET_UID: i32 = 47;
+    pub const SET_HASH: i32 = 48;
+    pub const SETSOCKOPT: i32 = 49;
+    pub const SKB_ADJUST_ROOM: i32 = 50;
+    pub const REDIRECT_MAP: i32 = 51;
+    pub const SK_REDIRECT_MAP: i32 = 52;
+    pub const SOCK_MAP_UPDATE: i32 = 53;
+    pub const XDP_ADJUST_META: i32 = 54;
+    pub const PERF_EVENT_READ_VALUE: i32 = 55;
+    pub const PERF_PROG_READ_VALUE: i32 = 56;
+    pub const GETSOCKOPT: i32 = 57;
+    pub const OVERRIDE_RETURN: i32 = 58;
+    pub const SOCK_OPS_CB_FLAGS_SET: i32 = 59;
+    pub const MSG_REDIRECT_MAP: i32 = 60;
+    pub const MSG_APPLY_BYTES: i32 = 61;
+    pub const MSG_CORK_BYTES: i32 = 62;
+    pub const MSG_PULL_DATA: i32 = 63;
+    pub const BIND: i32 = 64;
+    pub const XDP_ADJUST_TAIL: i32 = 65;
+    pub const SKB_GET_XFRM_STATE: i32 = 66;
+    pub const GET_STACK: i32 = 67;
+    pub const SKB_LOAD_BYTES_RELATIVE: i32 = 68;
+    pub const FIB_LOOKUP: i32 = 69;
+    pub const SOCK_HASH_UPDATE: i32 = 70;
+    pub const MSG_REDIRECT_HASH: i32 = 71;
+    pub const SK_REDIRECT_HASH: i32 = 72;
+    pub const LWT_PUSH_ENCAP: i32 = 73;
+    pub const LWT_SEG6_STORE_BYTES: i32 = 74;
+    pub const LWT_SEG6_ADJUST_SRH: i32 = 75;
+    pub const LWT_SEG6_ACTION: i32 = 76;
+    pub const RC_REPEAT: i32 = 77;
+    pub const RC_KEYDOWN: i32 = 78;
+    pub const SKB_CGROUP_ID: i32 = 79;
+    pub const GET_CURRENT_CGROUP_ID: i32 = 80;
+    pub const GET_LOCAL_STORAGE: i32 = 81;
+    pub const SK_SELECT_REUSEPORT: i32 = 82;
+    pub const SKB_ANCESTOR_CGROUP_ID: i32 = 83;
+    pub const SK_LOOKUP_TCP: i32 = 84;
+    pub const SK_LOOKUP_UDP: i32 = 85;
+    pub const SK_RELEASE: i32 = 86;
+    pub const MAP_PUSH_ELEM: i32 = 87;
+    pub const MAP_POP_ELEM: i32 = 88;
+    pub const MAP_PEEK_ELEM: i32 = 89;
+    pub const MSG_PUSH_DATA: i32 = 90;
+    pub const MSG_POP_DATA: i32 = 91;
+    pub const RC_POINTER_REL: i32 = 92;
+    pub const SPIN_LOCK: i32 = 93;
+    pub const SPIN_UNLOCK: i32 = 94;
+    pub const SK_FULLSOCK: i32 = 95;
+    pub const TCP_SOCK: i32 = 96;
+    pub const SKB_ECN_SET_CE: i32 = 97;
+    pub const GET_LISTENER_SOCK: i32 = 98;
+    pub const SKC_LOOKUP_TCP: i32 = 99;
+    pub const TCP_CHECK_SYNCOOKIE: i32 = 100;
+    pub const SYSCTL_GET_NAME: i32 = 101;
+    pub const SYSCTL_GET_CURRENT_VALUE: i32 = 102;
+    pub const SYSCTL_GET_NEW_VALUE: i32 = 103;
+    pub const SYSCTL_SET_NEW_VALUE: i32 = 104;
+    pub const STRTOL: i32 = 105;
+    pub const STRTOUL: i32 = 106;
+    pub const SK_STORAGE_GET: i32 = 107;
+    pub const SK_STORAGE_DELETE: i32 = 108;
+    pub const SEND_SIGNAL: i32 = 109;
+    pub const TCP_GEN_SYNCOOKIE: i32 = 110;
+    pub const SKB_OUTPUT: i32 = 111;
+    pub const PROBE_READ_USER: i32 = 112;
+    pub const PROBE_READ_KERNEL: i32 = 113;
+    pub const PROBE_READ_USER_STR: i32 = 114;
+    pub const PROBE_READ_KERNEL_STR: i32 = 115;
+    pub const TCP_SEND_ACK: i32 = 116;
+    pub const SEND_SIGNAL_THREAD: i32 = 117;
+    pub const JIFFIES64: i32 = 118;
+    pub const READ_BRANCH_RECORDS: i32 = 119;
+    pub const GET_NS_CURRENT_PID_TGID: i32 = 120;
+    pub const XDP_OUTPUT: i32 = 121;
+    pub const GET_NETNS_COOKIE: i32 = 122;
+    pub const GET_CURRENT_ANCESTOR_CGROUP_ID: i32 = 123;
+    pub const SK_ASSIGN: i32 = 124;
+    pub const KTIME_GET_BOOT_NS: i32 = 125;
+    pub const SEQ_PRINTF: i32 = 126;
+    pub const SEQ_WRITE: i32 = 127;
+    pub const SK_CGROUP_ID: i32 = 128;
+    pub const SK_ANCESTOR_CGROUP_ID: i32 = 129;
+    pub const RINGBUF_OUTPUT: i32 = 130;
+    pub const RINGBUF_RESERVE: i32 = 131;
+    pub const RINGBUF_SUBMIT: i32 = 132;
+    pub const RINGBUF_DISCARD: i32 = 133;
+    pub const RINGBUF_QUERY: i32 = 134;
+    pub const CSUM_LEVEL: i32 = 135;
+    pub const SKC_TO_TCP6_SOCK: i32 = 136;
+    pub const SKC_TO_TCP_SOCK: i32 = 137;
+    pub const SKC_TO_TCP_TIMEWAIT_SOCK: i32 = 138;
+    pub const SKC_TO_TCP_REQUEST_SOCK: i32 = 139;
+    pub const SKC_TO_UDP6_SOCK: i32 = 140;
+    pub const GET_TASK_STACK: i32 = 141;
+    pub const LOAD_HDR_OPT: i32 = 142;
+    pub const STORE_HDR_OPT: i32 = 143;
+    pub const RESERVE_HDR_OPT: i32 = 144;
+    pub const INODE_STORAGE_GET: i32 = 145;
+    pub const INODE_STORAGE_DELETE: i32 = 146;
+    pub const D_PATH: i32 = 147;
+    pub const COPY_FROM_USER: i32 = 148;
+    pub const SNPRINTF_BTF: i32 = 149;
+    pub const SEQ_PRINTF_BTF: i32 = 150;
+    pub const SKB_CGROUP_CLASSID: i32 = 151;
+    pub const REDIRECT_NEIGH: i32 = 152;
+    pub const PER_CPU_PTR: i32 = 153;
+    pub const THIS_CPU_PTR: i32 = 154;
+    pub const REDIRECT_PEER: i32 = 155;
+    pub const TASK_STORAGE_GET: i32 = 156;
+    pub const TASK_STORAGE_DELETE: i32 = 157;
+    pub const GET_CURRENT_TASK_BTF: i32 = 158;
+    pub const BPRM_OPTS_SET: i32 = 159;
+    pub const KTIME_GET_COARSE_NS: i32 = 160;
+    pub const IMA_INODE_HASH: i32 = 161;
+    pub const SOCK_FROM_FILE: i32 = 162;
+    pub const CHECK_MTU: i32 = 163;
+    pub const FOR_EACH_MAP_ELEM: i32 = 164;
+    pub const SNPRINTF: i32 = 165;
+    pub const SYS_BPF: i32 = 166;
+    pub const BTF_FIND_BY_NAME_KIND: i32 = 167;
+    pub const SYS_CLOSE: i32 = 168;
+    pub const TIMER_INIT: i32 = 169;
+    pub const TIMER_SET_CALLBACK: i32 = 170;
+    pub const TIMER_START: i32 = 171;
+    pub const TIMER_CANCEL: i32 = 172;
+    pub const GET_FUNC_IP: i32 = 173;
+    pub const GET_ATTACH_COOKIE: i32 = 174;
+    pub const TASK_PT_REGS: i32 = 175;
+    pub const GET_BRANCH_SNAPSHOT: i32 = 176;
+    pub const TRACE_VPRINTK: i32 = 177;
+    pub const SKC_TO_UNIX_SOCK: i32 = 178;
+    pub const KALLSYMS_LOOKUP_NAME: i32 = 179;
+    pub const FIND_VMA: i32 = 180;
+    pub const LOOP: i32 = 181;
+    pub const STRNCMP: i32 = 182;
+    pub const GET_FUNC_ARG: i32 = 183;
+    pub const GET_FUNC_RET: i32 = 184;
+    pub const GET_FUNC_ARG_CNT: i32 = 185;
+    pub const GET_RETVAL: i32 = 186;
+    pub const SET_RETVAL: i32 = 187;
+    pub const XDP_GET_BUFF_LEN: i32 = 188;
+    pub const XDP_LOAD_BYTES: i32 = 189;
+    pub const XDP_STORE_BYTES: i32 = 190;
+    pub const COPY_FROM_USER_TASK: i32 = 191;
+    pub const SKB_SET_TSTAMP: i32 = 192;
+    pub const IMA_FILE_HASH: i32 = 193;
+    pub const KPTR_XCHG: i32 = 194;
+    pub const MAP_LOOKUP_PERCPU_ELEM: i32 = 195;
+    pub const SKC_TO_MPTCP_SOCK: i32 = 196;
+    pub const DYNPTR_FROM_MEM: i32 = 197;
+    pub const RINGBUF_RESERVE_DYNPTR: i32 = 198;
+    pub const RINGBUF_SUBMIT_DYNPTR: i32 = 199;
+    pub const RINGBUF_DISCARD_DYNPTR: i32 = 200;
+    pub const DYNPTR_READ: i32 = 201;
+    pub const DYNPTR_WRITE: i32 = 202;
+    pub const DYNPTR_DATA: i32 = 203;
+    pub const TCP_RAW_GEN_SYNCOOKIE_IPV4: i32 = 204;
+    pub const TCP_RAW_GEN_SYNCOOKIE_IPV6: i32 = 205;
+    pub const TCP_RAW_CHECK_SYNCOOKIE_IPV4: i32 = 206;
+    pub const TCP_RAW_CHECK_SYNCOOKIE_IPV6: i32 = 207;
+    pub const KTIME_GET_TAI_NS: i32 = 208;
+    pub const USER_RINGBUF_DRAIN: i32 = 209;
+    pub const CGRP_STORAGE_GET: i32 = 210;
+    pub const CGRP_STORAGE_DELETE: i32 = 211;
+}
+
+/// `BPF_PROG_TYPE_*`.
+pub use crate::prog_type::bpf_prog_type as prog;
+
+/// `enum bpf_attach_type` values the prototype choice depends on.
+pub mod attach {
+    pub const CGROUP_INET_INGRESS: u32 = 0;
+    pub const CGROUP_INET_EGRESS: u32 = 1;
+    pub const CGROUP_INET_SOCK_CREATE: u32 = 2;
+    pub const CGROUP_SOCK_OPS: u32 = 3;
+    pub const CGROUP_INET4_BIND: u32 = 8;
+    pub const CGROUP_INET6_BIND: u32 = 9;
+    pub const CGROUP_INET4_CONNECT: u32 = 10;
+    pub const CGROUP_INET6_CONNECT: u32 = 11;
+    pub const CGROUP_UDP4_SENDMSG: u32 = 14;
+    pub const CGROUP_UDP6_SENDMSG: u32 = 15;
+    pub const CGROUP_UDP4_RECVMSG: u32 = 19;
+    pub const CGROUP_UDP6_RECVMSG: u32 = 20;
+    pub const CGROUP_GETSOCKOPT: u32 = 21;
+    pub const CGROUP_SETSOCKOPT: u32 = 22;
+    pub const TRACE_RAW_TP: u32 = 23;
+    pub const TRACE_FENTRY: u32 = 24;
+    pub const TRACE_FEXIT: u32 = 25;
+    pub const MODIFY_RETURN: u32 = 26;
+    pub const LSM_MAC: u32 = 27;
+    pub const TRACE_ITER: u32 = 28;
+    pub const CGROUP_INET4_GETPEERNAME: u32 = 29;
+    pub const CGROUP_INET6_GETPEERNAME: u32 = 30;
+    pub const CGROUP_INET4_GETSOCKNAME: u32 = 31;
+    pub const CGROUP_INET6_GETSOCKNAME: u32 = 32;
+    pub const TRACE_KPROBE_MULTI: u32 = 42;
+    pub const LSM_CGROUP: u32 = 43;
+    pub const TRACE_UPROBE_MULTI: u32 = 48;
+    pub const CGROUP_UNIX_CONNECT: u32 = 49;
+    pub const CGROUP_UNIX_SENDMSG: u32 = 50;
+    pub const CGROUP_UNIX_RECVMSG: u32 = 51;
+    pub const CGROUP_UNIX_GETPEERNAME: u32 = 52;
+    pub const CGROUP_UNIX_GETSOCKNAME: u32 = 53;
+    pub const TRACE_KPROBE_SESSION: u32 = 56;
+    pub const TRACE_UPROBE_SESSION: u32 = 57;
+    pub const TRACE_FSESSION: u32 = 58;
+    pub const TRACE_FENTRY_MULTI: u32 = 59;
+    pub const TRACE_FEXIT_MULTI: u32 = 60;
+    pub const TRACE_FSESSION_MULTI: u32 = 61;
+}
+
+/// What the prototype choice depends on: the `struct bpf_prog` fields and
+/// the loader's capabilities (`bpf_token_capable`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ProtoCtx {
+    pub prog_type: u32,
+    pub expected_attach_type: u32,
+    pub sleepable: bool,
+    /// CAP_BPF (or CAP_SYS_ADMIN).
+    pub cap_bpf: bool,
+    /// CAP_PERFMON (or CAP_SYS_ADMIN).
+    pub cap_perfmon: bool,
+    pub cap_sys_admin: bool,
+}
+
+type P = Option<&'static FuncProto>;
+
+/// `bpf_get_helper_proto` without the range check: the prototype program
+/// type `p.prog_type` gets for `func_id`, or `None`.
+pub fn get_func_proto(func_id: i32, p: &ProtoCtx) -> P {
+    use prog::*;
+    match p.prog_type {
+        SOCKET_FILTER => sk_filter_func_proto(func_id, p),
+        KPROBE => kprobe_prog_func_proto(func_id, p),
+        SCHED_CLS | SCHED_ACT => tc_cls_act_func_proto(func_id, p),
+        TRACEPOINT => tp_prog_func_proto(func_id, p),
+        XDP => xdp_func_proto(func_id, p),
+        PERF_EVENT => pe_prog_func_proto(func_id, p),
+        CGROUP_SKB => cg_skb_func_proto(func_id, p),
+        CGROUP_SOCK => sock_filter_func_proto(func_id, p),
+        LWT_IN => lwt_in_func_proto(func_id, p),
+        LWT_OUT => lwt_out_func_proto(func_id, p),
+        LWT_XMIT => lwt_xmit_func_proto(func_id, p),
+        SOCK_OPS => sock_ops_func_proto(func_id, p),
+        SK_SKB => sk_skb_func_proto(func_id, p),
+        CGROUP_DEVICE => cgroup_dev_func_proto(func_id, p),
+        SK_MSG => sk_msg_func_proto(func_id, p),
+        RAW_TRACEPOINT | RAW_TRACEPOINT_WRITABLE => raw_tp_prog_func_proto(func_id, p),
+        CGROUP_SOCK_ADDR => sock_addr_func_proto(func_id, p),
+        LWT_SEG6LOCAL => lwt_seg6local_func_proto(func_id, p),
+        SK_REUSEPORT => sk_reuseport_func_proto(func_id, p),
+        FLOW_DISSECTOR => flow_dissector_func_proto(func_id, p),
+        CGROUP_SYSCTL => sysctl_func_proto(func_id, p),
+        CGROUP_SOCKOPT => cg_sockopt_func_proto(func_id, p),
+        TRACING => tracing_prog_func_proto(func_id, p),
+        LSM => bpf_lsm_func_proto(func_id, p),
+        SK_LOOKUP => sk_lookup_func_proto(func_id, p),
+        SYSCALL => syscall_prog_func_proto(func_id, p),
+        _ => None,
+    }
+}
+
+/// `bpf_base_func_proto`: map, ringbuf and time helpers for everyone; more
+/// with CAP_BPF; the tracing ones with CAP_PERFMON.
+pub fn bpf_base_func_proto(func_id: i32, p: &ProtoCtx) -> P {
+    use func::*;
+    let unpriv = match func_id {
+        MAP_LOOKUP_ELEM => Some(&BPF_MAP_LOOKUP_ELEM_PROTO),
+        MAP_UPDATE_ELEM => Some(&BPF_MAP_UPDATE_ELEM_PROTO),
+        MAP_DELETE_ELEM => Some(&BPF_MAP_DELETE_ELEM_PROTO),
+        MAP_PUSH_ELEM => Some(&BPF_MAP_PUSH_ELEM_PROTO),
+        MAP_POP_ELEM => Some(&BPF_MAP_POP_ELEM_PROTO),
+        MAP_PEEK_ELEM => Some(&BPF_MAP_PEEK_ELEM_PROTO),
+        MAP_LOOKUP_PERCPU_ELEM => Some(&BPF_MAP_LOOKUP_PERCPU_ELEM_PROTO),
+        GET_PRANDOM_U32 => Some(&BPF_GET_PRANDOM_U32_PROTO),
+        GET_SMP_PROCESSOR_ID => Some(&BPF_GET_RAW_SMP_PROCESSOR_ID_PROTO),
+        GET_NUMA_NODE_ID => Some(&BPF_GET_NUMA_NODE_ID_PROTO),
+        TAIL_CALL => Some(&BPF_TAIL_CALL_PROTO),
+        KTIME_GET_NS => Some(&BPF_KTIME_GET_NS_PROTO),
+        KTIME_GET_BOOT_NS => Some(&BPF_KTIME_GET_BOOT_NS_PROTO),
+        KTIME_GET_TAI_NS => Some(&BPF_KTIME_GET_TAI_NS_PROTO),
+        RINGBUF_OUTPUT => Some(&BPF_RINGBUF_OUTPUT_PROTO),
+        RINGBUF_RESERVE => Some(&BPF_RINGBUF_RESERVE_PROTO),
+        RINGBUF_SUBMIT => Some(&BPF_RINGBUF_SUBMIT_PROTO),
+        RINGBUF_DISCARD => Some(&BPF_RINGBUF_DISCARD_PROTO),
+        RINGBUF_QUERY => Some(&BPF_RINGBUF_QUERY_PROTO),
+        STRNCMP => Some(&BPF_STRNCMP_PROTO),
+        STRTOL => Some(&BPF_STRTOL_PROTO),
+        STRTOUL => Some(&BPF_STRTOUL_PROTO),
+        GET_CURRENT_PID_TGID => Some(&BPF_GET_CURRENT_PID_TGID_PROTO),
+        GET_NS_CURRENT_PID_TGID => Some(&BPF_GET_NS_CURRENT_PID_TGID_PROTO),
+        GET_CURRENT_UID_GID => Some(&BPF_GET_CURRENT_UID_GID_PROTO),
+        _ => None,
+    };
+    if unpriv.is_some() {
+        return unpriv;
+    }
+    if !p.cap_bpf {
+        return None;
+    }
+    let bpf = match func_id {
+        SPIN_LOCK => Some(&BPF_SPIN_LOCK_PROTO),
+        SPIN_UNLOCK => Some(&BPF_SPIN_UNLOCK_PROTO),
+        JIFFIES64 => Some(&BPF_JIFFIES64_PROTO),
+        PER_CPU_PTR => Some(&BPF_PER_CPU_PTR_PROTO),
+        THIS_CPU_PTR => Some(&BPF_THIS_CPU_PTR_PROTO),
+        TIMER_INIT => Some(&BPF_TIMER_INIT_PROTO),
+        TIMER_SET_CALLBACK => Some(&BPF_TIMER_SET_CALLBACK_PROTO),
+        TIMER_START => Some(&BPF_TIMER_START_PROTO),
+        TIMER_CANCEL => Some(&BPF_TIMER_CANCEL_PROTO),
+        KPTR_XCHG => Some(&BPF_KPTR_XCHG_PROTO),
+        FOR_EACH_MAP_ELEM => Some(&BPF_FOR_EACH_MAP_ELEM_PROTO),
+        LOOP => Some(&BPF_LOOP_PROTO),
+        USER_RINGBUF_DRAIN => Some(&BPF_USER_RINGBUF_DRAIN_PROTO),
+        RINGBUF_RESERVE_DYNPTR => Some(&BPF_RINGBUF_RESERVE_DYNPTR_PROTO),
+        RINGBUF_SUBMIT_DYNPTR => Some(&BPF_RINGBUF_SUBMIT_DYNPTR_PROTO),
+        RINGBUF_DISCARD_DYNPTR => Some(&BPF_RINGBUF_DISCARD_DYNPTR_PROTO),
+        DYNPTR_FROM_MEM => Some(&BPF_DYNPTR_FROM_MEM_PROTO),
+        DYNPTR_READ => Some(&BPF_DYNPTR_READ_PROTO),
+        DYNPTR_WRITE => Some(&BPF_DYNPTR_WRITE_PROTO),
+        DYNPTR_DATA => Some(&BPF_DYNPTR_DATA_PROTO),
+        CGRP_STORAGE_GET => Some(&BPF_CGRP_STORAGE_GET_PROTO),
+        CGRP_STORAGE_DELETE => Some(&BPF_CGRP_STORAGE_DELETE_PROTO),
+        GET_CURRENT_CGROUP_ID => Some(&BPF_GET_CURRENT_CGROUP_ID_PROTO),
+        GET_CURRENT_ANCESTOR_CGROUP_ID => Some(&BPF_GET_CURRENT_ANCESTOR_CGROUP_ID_PROTO),
+        CURRENT_TASK_UNDER_CGROUP => Some(&BPF_CURRENT_TASK_UNDER_CGROUP_PROTO),
+        GET_CGROUP_CLASSID => Some(&BPF_GET_CGROUP_CLASSID_CURR_PROTO),
+        TASK_STORAGE_GET => Some(&BPF_TASK_STORAGE_GET_PROTO),
+        TASK_STORAGE_DELETE => Some(&BPF_TASK_STORAGE_DELETE_PROTO),
+        _ => None,
+    };
+    if bpf.is_some() {
+        return bpf;
+    }
+    if !p.cap_perfmon {
+        return None;
+    }
+    match func_id {
+        TRACE_PRINTK => Some(&BPF_TRACE_PRINTK_PROTO),
+        GET_CURRENT_TASK => Some(&BPF_GET_CURRENT_TASK_PROTO),
+        GET_CURRENT_TASK_BTF => Some(&BPF_GET_CURRENT_TASK_BTF_PROTO),
+        GET_CURRENT_COMM => Some(&BPF_GET_CURRENT_COMM_PROTO),
+        PROBE_READ_USER => Some(&BPF_PROBE_READ_USER_PROTO),
+        // the Debian kernels are not locked down
+        PROBE_READ_KERNEL => Some(&BPF_PROBE_READ_KERNEL_PROTO),
+        PROBE_READ_USER_STR => Some(&BPF_PROBE_READ_USER_STR_PROTO),
+        PROBE_READ_KERNEL_STR => Some(&BPF_PROBE_READ_KERNEL_STR_PROTO),
+        COPY_FROM_USER => Some(&BPF_COPY_FROM_USER_PROTO),
+        COPY_FROM_USER_TASK => Some(&BPF_COPY_FROM_USER_TASK_PROTO),
+        SNPRINTF_BTF => Some(&BPF_SNPRINTF_BTF_PROTO),
+        SNPRINTF => Some(&BPF_SNPRINTF_PROTO),
+        TASK_PT_REGS => Some(&BPF_TASK_PT_REGS_PROTO),
+        TRACE_VPRINTK => Some(&BPF_TRACE_VPRINTK_PROTO),
+        PERF_EVENT_READ_VALUE => Some(&BPF_PERF_EVENT_READ_VALUE_PROTO),
+        PERF_EVENT_READ => Some(&BPF_PERF_EVENT_READ_PROTO),
+        SEND_SIGNAL => Some(&BPF_SEND_SIGNAL_PROTO),
+        SEND_SIGNAL_THREAD => Some(&BPF_SEND_SIGNAL_THREAD_PROTO),
+        GET_TASK_STACK => Some(if p.sleepable { &BPF_GET_TASK_STACK_SLEEPABLE_PROTO } else { &BPF_GET_TASK_STACK_PROTO }),
+        GET_BRANCH_SNAPSHOT => Some(&BPF_GET_BRANCH_SNAPSHOT_PROTO),
+        FIND_VMA => Some(&BPF_FIND_VMA_PROTO),
+        _ => None,
+    }
+}
+
+/// `bpf_sk_base_func_proto`: the socket casts need CAP_PERFMON.
+fn bpf_sk_base_func_proto(func_id: i32, p: &ProtoCtx) -> P {
+    use func::*;
+    let f = match func_id {
+        SKC_TO_TCP6_SOCK => &BPF_SKC_TO_TCP6_SOCK_PROTO,
+        SKC_TO_TCP_SOCK => &BPF_SKC_TO_TCP_SOCK_PROTO,
+        SKC_TO_TCP_TIMEWAIT_SOCK => &BPF_SKC_TO_TCP_TIMEWAIT_SOCK_PROTO,
+        SKC_TO_TCP_REQUEST_SOCK => &BPF_SKC_TO_TCP_REQUEST_SOCK_PROTO,
+        SKC_TO_UDP6_SOCK => &BPF_SKC_TO_UDP6_SOCK_PROTO,
+        SKC_TO_UNIX_SOCK => &BPF_SKC_TO_UNIX_SOCK_PROTO,
+        SKC_TO_MPTCP_SOCK => &BPF_SKC_TO_MPTCP_SOCK_PROTO,
+        KTIME_GET_COARSE_NS => return Some(&BPF_KTIME_GET_COARSE_NS_PROTO),
+        _ => return bpf_base_func_proto(func_id, p),
+    };
+    p.cap_perfmon.then_some(f)
+}
+
+/// `cgroup_common_func_proto`: local storage and retval for cgroup hooks.
+fn cgroup_common_func_proto(func_id: i32, p: &ProtoCtx) -> P {
+    use attach::*;
+    let no_retval = matches!(
+        p.expected_attach_type,
+        CGROUP_INET_INGRESS
+            | CGROUP_INET_EGRESS
+            | CGROUP_SOCK_OPS
+            | CGROUP_UDP4_RECVMSG
+            | CGROUP_UDP6_RECVMSG
+            | CGROUP_UNIX_RECVMSG
+            | CGROUP_INET4_GETPEERNAME
+            | CGROUP_INET6_GETPEERNAME
+            | CGROUP_UNIX_GETPEERNAME
+            | CGROUP_INET4_GETSOCKNAME
+            | CGROUP_INET6_GETSOCKNAME
+            | CGROUP_UNIX_GETSOCKNAME
+    );
+    match func_id {
+        func::GET_LOCAL_STORAGE => Some(&BPF_GET_LOCAL_STORAGE_PROTO),
+        func::GET_RETVAL => (!no_retval).then_some(&BPF_GET_RETVAL_PROTO),
+        func::SET_RETVAL => (!no_retval).then_some(&BPF_SET_RETVAL_PROTO),
+        _ => None,
+    }
+}
+
+/// `sock_filter_func_proto` (cgroup/sock).
+fn sock_filter_func_proto(func_id: i32, p: &ProtoCtx) -> P {
+    use func::*;
+    if let Some(f) = cgroup_common_func_proto(func_id, p) {
+        return Some(f);
+    }
+    let create = p.expected_attach_type == attach::CGROUP_INET_SOCK_CREATE;
+    match func_id {
+        GET_SOCKET_COOKIE => Some(&BPF_GET_SOCKET_COOKIE_SOCK_PROTO),
+        GET_NETNS_COOKIE => Some(&BPF_GET_NETNS_COOKIE_SOCK_PROTO),
+        PERF_EVENT_OUTPUT => Some(&BPF_EVENT_OUTPUT_DATA_PROTO),
+        SK_STORAGE_GET => Some(&BPF_SK_STORAGE_GET_CG_SOCK_PROTO),
+        KTIME_GET_COARSE_NS => Some(&BPF_KTIME_GET_COARSE_NS_PROTO),
+        SETSOCKOPT => create.then_some(&BPF_SOCK_CREATE_SETSOCKOPT_PROTO),
+        GETSOCKOPT => create.then_some(&BPF_SOCK_CREATE_GETSOCKOPT_PROTO),
+        _ => bpf_base_func_proto(func_id, p),
+    }
+}
+
+/// `sock_addr_func_proto` (cgroup/sock_addr).
+fn sock_addr_func_proto(func_id: i32, p: &ProtoCtx) -> P {
+    use attach::*;
+    use func::*;
+    if let Some(f) = cgroup_common_func_proto(func_id, p) {
+        return Some(f);
+    }
+    let sockopt_hook = matches!(
+        p.expected_attach_type,
+        CGROUP_INET4_BIND
+            | CGROUP_INET6_BIND
+            | CGROUP_INET4_CONNECT
+            | CGROUP_INET6_CONNECT
+            | CGROUP_UNIX_CONNECT
+            | CGROUP_UDP4_RECVMSG
+            | CGROUP_UDP6_RECVMSG
+            | CGROUP_UNIX_RECVMSG
+            | CGROUP_UDP4_SENDMSG
+            | CGROUP_UDP6_SENDMSG
+            | CGROUP_UNIX_SENDMSG
+            | CGROUP_INET4_GETPEERNAME
+            | CGROUP_INET6_GETPEERNAME
+            | CGROUP_INET4_GETSOCKNAME
+            | CGROUP_INET6_GETSOCKNAME
+    );
+    match func_id {
+        BIND => matches!(p.expected_attach_type, CGROUP_INET4_CONNECT | CGROUP_INET6_CONNECT).then_some(&BPF_BIND_PROTO),
+        GET_SOCKET_COOKIE => Some(&BPF_GET_SOCKET_COOKIE_SOCK_ADDR_PROTO),
+        GET_NETNS_COOKIE => Some(&BPF_GET_NETNS_COOKIE_SOCK_ADDR_PROTO),
+        PERF_EVENT_OUTPUT => Some(&BPF_EVENT_OUTPUT_DATA_PROTO),
+        SK_LOOKUP_TCP => Some(&BPF_SOCK_ADDR_SK_LOOKUP_TCP_PROTO),
+        SK_LOOKUP_UDP => Some(&BPF_SOCK_ADDR_SK_LOOKUP_UDP_PROTO),
+        SK_RELEASE => Some(&BPF_SK_RELEASE_PROTO),
+        SKC_LOOKUP_TCP => Some(&BPF_SOCK_ADDR_SKC_LOOKUP_TCP_PROTO),
+        SK_STORAGE_GET => Some(&BPF_SK_STORAGE_GET_PROTO),
+        SK_STORAGE_DELETE => Some(&BPF_SK_STORAGE_DELETE_PROTO),
+        SETSOCKOPT => sockopt_hook.then_some(&BPF_SOCK_ADDR_SETSOCKOPT_PROTO),
+        GETSOCKOPT => sockopt_hook.then_some(&BPF_SOCK_ADDR_GETSOCKOPT_PROTO),
+        _ => bpf_sk_base_func_proto(func_id, p),
+    }
+}
+
+/// `sk_filter_func_proto` (socket filters).
+fn sk_filter_func_proto(func_id: i32, p: &ProtoCtx) -> P {
+    use func::*;
+    match func_id {
+        SKB_LOAD_BYTES => Some(&BPF_SKB_LOAD_BYTES_PROTO),
+        SKB_LOAD_BYTES_RELATIVE => Some(&BPF_SKB_LOAD_BYTES_RELATIVE_PROTO),
+        GET_SOCKET_COOKIE => Some(&BPF_GET_SOCKET_COOKIE_PROTO),
+        GET_NETNS_COOKIE => Some(&BPF_GET_NETNS_COOKIE_PROTO),
+        GET_SOCKET_UID => Some(&BPF_GET_SOCKET_UID_PROTO),
+        PERF_EVENT_OUTPUT => Some(&BPF_SKB_EVENT_OUTPUT_PROTO),
+        _ => bpf_sk_base_func_proto(func_id, p),
+    }
+}
+
+/// `cg_skb_func_proto`.
+fn cg_skb_func_proto(func_id: i32, p: &ProtoCtx) -> P {
+    use func::*;
+    if let Some(f) = cgroup_common_func_proto(func_id, p) {
+        return Some(f);
+    }
+    match func_id {
+        SK_FULLSOCK => Some(&BPF_SK_FULLSOCK_PROTO),
+        SK_STORAGE_GET => Some(&BPF_SK_STORAGE_GET_PROTO),
+        SK_STORAGE_DELETE => Some(&BPF_SK_STORAGE_DELETE_PROTO),
+        PERF_EVENT_OUTPUT => Some(&BPF_SKB_EVENT_OUTPUT_PROTO),
+        SKB_CGROUP_ID => Some(&BPF_SKB_CGROUP_ID_PROTO),
+        SKB_ANCESTOR_CGROUP_ID => Some(&BPF_SKB_ANCESTOR_CGROUP_ID_PROTO),
+        SK_CGROUP_ID => Some(&BPF_SK_CGROUP_ID_PROTO),
+        SK_ANCESTOR_CGROUP_ID => Some(&BPF_SK_ANCESTOR_CGROUP_ID_PROTO),
+        SK_LOOKUP_TCP => Some(&BPF_SK_LOOKUP_TCP_PROTO),
+        SK_LOOKUP_UDP => Some(&BPF_SK_LOOKUP_UDP_PROTO),
+        SK_RELEASE => Some(&BPF_SK_RELEASE_PROTO),
+        SKC_LOOKUP_TCP => Some(&BPF_SKC_LOOKUP_TCP_PROTO),
+        TCP_SOCK => Some(&BPF_TCP_SOCK_PROTO),
+        GET_LISTENER_SOCK => Some(&BPF_GET_LISTENER_SOCK_PROTO),
+        SKB_ECN_SET_CE => Some(&BPF_SKB_ECN_SET_CE_PROTO),
+        _ => sk_filter_func_proto(func_id, p),
+    }
+}
+
+/// `tc_cls_act_func_proto`.
+fn tc_cls_act_func_proto(func_id: i32, p: &ProtoCtx) -> P {
+    use func::*;
+    let f: &'static FuncProto = match func_id {
+        SKB_STORE_BYTES => &BPF_SKB_STORE_BYTES_PROTO,
+        SKB_LOAD_BYTES => &BPF_SKB_LOAD_BYTES_PROTO,
+        SKB_LOAD_BYTES_RELATIVE => &BPF_SKB_LOAD_BYTES_RELATIVE_PROTO,
+        SKB_PULL_DATA => &BPF_SKB_PULL_DATA_PROTO,
+        CSUM_DIFF => &BPF_CSUM_DIFF_PROTO,
+        CSUM_UPDATE => &BPF_CSUM_UPDATE_PROTO,
+        CSUM_LEVEL => &BPF_CSUM_LEVEL_PROTO,
+        L3_CSUM_REPLACE => &BPF_L3_CSUM_REPLACE_PROTO,
+        L4_CSUM_REPLACE => &BPF_L4_CSUM_REPLACE_PROTO,
+        CLONE_REDIRECT => &BPF_CLONE_REDIRECT_PROTO,
+        GET_CGROUP_CLASSID => &BPF_GET_CGROUP_CLASSID_PROTO,
+        SKB_VLAN_PUSH => &BPF_SKB_VLAN_PUSH_PROTO,
+        SKB_VLAN_POP => &BPF_SKB_VLAN_POP_PROTO,
+        SKB_CHANGE_PROTO => &BPF_SKB_CHANGE_PROTO_PROTO,
+        SKB_CHANGE_TYPE => &BPF_SKB_CHANGE_TYPE_PROTO,
+        SKB_ADJUST_ROOM => &BPF_SKB_ADJUST_ROOM_PROTO,
+        SKB_CHANGE_TAIL => &BPF_SKB_CHANGE_TAIL_PROTO,
+        SKB_CHANGE_HEAD => &BPF_SKB_CHANGE_HEAD_PROTO,
+        SKB_GET_TUNNEL_KEY => &BPF_SKB_GET_TUNNEL_KEY_PROTO,
+        SKB_SET_TUNNEL_KEY => &BPF_SKB_SET_TUNNEL_KEY_PROTO,
+        SKB_GET_TUNNEL_OPT => &BPF_SKB_GET_TUNNEL_OPT_PROTO,
+        SKB_SET_TUNNEL_OPT => &BPF_SKB_SET_TUNNEL_OPT_PROTO,
+        REDIRECT => &BPF_REDIRECT_PROTO,
+        REDIRECT_NEIGH => &BPF_REDIRECT_NEIGH_PROTO,
+        REDIRECT_PEER => &BPF_REDIRECT_PEER_PROTO,
+        GET_ROUTE_REALM => &BPF_GET_ROUTE_REALM_PROTO,
+        GET_HASH_RECALC => &BPF_GET_HASH_RECALC_PROTO,
+        SET_HASH_INVALID => &BPF_SET_HASH_INVALID_PROTO,
+        SET_HASH => &BPF_SET_HASH_PROTO,
+        PERF_EVENT_OUTPUT => &BPF_SKB_EVENT_OUTPUT_PROTO,
+        GET_SMP_PROCESSOR_ID => &BPF_GET_SMP_PROCESSOR_ID_PROTO,
+        SKB_UNDER_CGROUP => &BPF_SKB_UNDER_CGROUP_PROTO,
+        GET_SOCKET_COOKIE => &BPF_GET_SOCKET_COOKIE_PROTO,
+        GET_NETNS_COOKIE => &BPF_GET_NETNS_COOKIE_PROTO,
+        GET_SOCKET_UID => &BPF_GET_SOCKET_UID_PROTO,
+        FIB_LOOKUP => &BPF_SKB_FIB_LOOKUP_PROTO,
+        CHECK_MTU => &BPF_SKB_CHECK_MTU_PROTO,
+        SK_FULLSOCK => &BPF_SK_FULLSOCK_PROTO,
+        SK_STORAGE_GET => &BPF_SK_STORAGE_GET_PROTO,
+        SK_STORAGE_DELETE => &BPF_SK_STORAGE_DELETE_PROTO,
+        SKB_GET_XFRM_STATE => &BPF_SKB_GET_XFRM_STATE_PROTO,
+        SKB_CGROUP_CLASSID => &BPF_SKB_CGROUP_CLASSID_PROTO,
+        SKB_CGROUP_ID => &BPF_SKB_CGROUP_ID_PROTO,
+        SKB_ANCESTOR_CGROUP_ID => &BPF_SKB_ANCESTOR_CGROUP_ID_PROTO,
+        SK_LOOKUP_TCP => &BPF_TC_SK_LOOKUP_TCP_PROTO,
+        SK_LOOKUP_UDP => &BPF_TC_SK_LOOKUP_UDP_PROTO,
+        SK_RELEASE => &BPF_SK_RELEASE_PROTO,
+        TCP_SOCK => &BPF_TCP_SOCK_PROTO,
+        GET_LISTENER_SOCK => &BPF_GET_LISTENER_SOCK_PROTO,
+        SKC_LOOKUP_TCP => &BPF_TC_SKC_LOOKUP_TCP_PROTO,
+        TCP_CHECK_SYNCOOKIE => &BPF_TCP_CHECK_SYNCOOKIE_PROTO,
+        SKB_ECN_SET_CE => &BPF_SKB_ECN_SET_CE_PROTO,
+        TCP_GEN_SYNCOOKIE => &BPF_TCP_GEN_SYNCOOKIE_PROTO,
+        SK_ASSIGN => &BPF_SK_ASSIGN_PROTO,
+        SKB_SET_TSTAMP => &BPF_SKB_SET_TSTAMP_PROTO,
+        TCP_RAW_GEN_SYNCOOKIE_IPV4 => &BPF_TCP_RAW_GEN_SYNCOOKIE_IPV4_PROTO,
+        TCP_RAW_GEN_SYNCOOKIE_IPV6 => &BPF_TCP_RAW_GEN_SYNCOOKIE_IPV6_PROTO,
+        TCP_RAW_CHECK_SYNCOOKIE_IPV4 => &BPF_TCP_RAW_CHECK_SYNCOOKIE_IPV4_PROTO,
+        TCP_RAW_CHECK_SYNCOOKIE_IPV6 => &BPF_TCP_RAW_CHECK_SYNCOOKIE_IPV6_PROTO,
+        _ => return bpf_sk_base_func_proto(func_id, p),
+    };
+    Some(f)
+}
+
+/// `xdp_func_proto`.
+fn xdp_func_proto(func_id: i32, p: &ProtoCtx) -> P {
+    use func::*;
+    let f: &'static FuncProto = match func_id {
+        PERF_EVENT_OUTPUT => &BPF_XDP_EVENT_OUTPUT_PROTO,
+        GET_SMP_PROCESSOR_ID => &BPF_GET_SMP_PROCESSOR_ID_PROTO,
+        CSUM_DIFF => &BPF_CSUM_DIFF_PROTO,
+        XDP_ADJUST_HEAD => &BPF_XDP_ADJUST_HEAD_PROTO,
+        XDP_ADJUST_META => &BPF_XDP_ADJUST_META_PROTO,
+        REDIRECT => &BPF_XDP_REDIRECT_PROTO,
+        REDIRECT_MAP => &BPF_XDP_REDIRECT_MAP_PROTO,
+        XDP_ADJUST_TAIL => &BPF_XDP_ADJUST_TAIL_PROTO,
+        XDP_GET_BUFF_LEN => &BPF_XDP_GET_BUFF_LEN_PROTO,
+        XDP_LOAD_BYTES => &BPF_XDP_LOAD_BYTES_PROTO,
+        XDP_STORE_BYTES => &BPF_XDP_STORE_BYTES_PROTO,
+        FIB_LOOKUP => &BPF_XDP_FIB_LOOKUP_PROTO,
+        CHECK_MTU => &BPF_XDP_CHECK_MTU_PROTO,
+        SK_LOOKUP_UDP => &BPF_XDP_SK_LOOKUP_UDP_PROTO,
+        SK_LOOKUP_TCP => &BPF_XDP_SK_LOOKUP_TCP_PROTO,
+        SK_RELEASE => &BPF_SK_RELEASE_PROTO,
+        SKC_LOOKUP_TCP => &BPF_XDP_SKC_LOOKUP_TCP_PROTO,
+        TCP_CHECK_SYNCOOKIE => &BPF_TCP_CHECK_SYNCOOKIE_PROTO,
+        TCP_GEN_SYNCOOKIE => &BPF_TCP_GEN_SYNCOOKIE_PROTO,
+        TCP_RAW_GEN_SYNCOOKIE_IPV4 => &BPF_TCP_RAW_GEN_SYNCOOKIE_IPV4_PROTO,
+        TCP_RAW_GEN_SYNCOOKIE_IPV6 => &BPF_TCP_RAW_GEN_SYNCOOKIE_IPV6_PROTO,
+        TCP_RAW_CHECK_SYNCOOKIE_IPV4 => &BPF_TCP_RAW_CHECK_SYNCOOKIE_IPV4_PROTO,
+        TCP_RAW_CHECK_SYNCOOKIE_IPV6 => &BPF_TCP_RAW_CHECK_SYNCOOKIE_IPV6_PROTO,
+        _ => return bpf_sk_base_func_proto(func_id, p),
+    };
+    Some(f)
+}
+
+/// `sock_ops_func_proto`.
+fn sock_ops_func_proto(func_id: i32, p: &ProtoCtx) -> P {
+    use func::*;
+    if let Some(f) = cgroup_common_func_proto(func_id, p) {
+        return Some(f);
+    }
+    let f: &'static FuncProto = match func_id {
+        SETSOCKOPT => &BPF_SOCK_OPS_SETSOCKOPT_PROTO,
+        GETSOCKOPT => &BPF_SOCK_OPS_GETSOCKOPT_PROTO,
+        SOCK_OPS_CB_FLAGS_SET => &BPF_SOCK_OPS_CB_FLAGS_SET_PROTO,
+        SOCK_MAP_UPDATE => &BPF_SOCK_MAP_UPDATE_PROTO,
+        SOCK_HASH_UPDATE => &BPF_SOCK_HASH_UPDATE_PROTO,
+        GET_SOCKET_COOKIE => &BPF_GET_SOCKET_COOKIE_SOCK_OPS_PROTO,
+        PERF_EVENT_OUTPUT => &BPF_EVENT_OUTPUT_DATA_PROTO,
+        SK_STORAGE_GET => &BPF_SK_STORAGE_GET_PROTO,
+        SK_STORAGE_DELETE => &BPF_SK_STORAGE_DELETE_PROTO,
+        GET_NETNS_COOKIE => &BPF_GET_NETNS_COOKIE_SOCK_OPS_PROTO,
+        LOAD_HDR_OPT => &BPF_SOCK_OPS_LOAD_HDR_OPT_PROTO,
+        STORE_HDR_OPT => &BPF_SOCK_OPS_STORE_HDR_OPT_PROTO,
+        RESERVE_HDR_OPT => &BPF_SOCK_OPS_RESERVE_HDR_OPT_PROTO,
+        TCP_SOCK => &BPF_TCP_SOCK_PROTO,
+        _ => return bpf_sk_base_func_proto(func_id, p),
+    };
+    Some(f)
+}
+
+/// `sk_msg_func_proto`.
+fn sk_msg_func_proto(func_id: i32, p: &ProtoCtx) -> P {
+    use func::*;
+    let f: &'static FuncProto = match func_id {
+        MSG_REDIRECT_MAP => &BPF_MSG_REDIRECT_MAP_PROTO,
+        MSG_REDIRECT_HASH => &BPF_MSG_REDIRECT_HASH_PROTO,
+        MSG_APPLY_BYTES => &BPF_MSG_APPLY_BYTES_PROTO,
+        MSG_CORK_BYTES => &BPF_MSG_CORK_BYTES_PROTO,
+        MSG_PULL_DATA => &BPF_MSG_PULL_DATA_PROTO,
+        MSG_PUSH_DATA => &BPF_MSG_PUSH_DATA_PROTO,
+        MSG_POP_DATA => &BPF_MSG_POP_DATA_PROTO,
+        PERF_EVENT_OUTPUT => &BPF_EVENT_OUTPUT_DATA_PROTO,
+        SK_STORAGE_GET => &BPF_SK_STORAGE_GET_PROTO,
+        SK_STORAGE_DELETE => &BPF_SK_STORAGE_DELETE_PROTO,
+        GET_NETNS_COOKIE => &BPF_GET_NETNS_COOKIE_SK_MSG_PROTO,
+        _ => return bpf_sk_base_func_proto(func_id, p),
+    };
+    Some(f)
+}
+
+/// `sk_skb_func_proto`.
+fn sk_skb_func_proto(func_id: i32, p: &ProtoCtx) -> P {
+    use func::*;
+    let f: &'static FuncProto = match func_id {
+        SKB_STORE_BYTES => &BPF_SKB_STORE_BYTES_PROTO,
+        SKB_LOAD_BYTES => &BPF_SKB_LOAD_BYTES_PROTO,
+        SKB_PULL_DATA => &SK_SKB_PULL_DATA_PROTO,
+        SKB_CHANGE_TAIL => &SK_SKB_CHANGE_TAIL_PROTO,
+        SKB_CHANGE_HEAD => &SK_SKB_CHANGE_HEAD_PROTO,
+        SKB_ADJUST_ROOM => &SK_SKB_ADJUST_ROOM_PROTO,
+        GET_SOCKET_COOKIE => &BPF_GET_SOCKET_COOKIE_PROTO,
+        GET_SOCKET_UID => &BPF_GET_SOCKET_UID_PROTO,
+        SK_REDIRECT_MAP => &BPF_SK_REDIRECT_MAP_PROTO,
+        SK_REDIRECT_HASH => &BPF_SK_REDIRECT_HASH_PROTO,
+        PERF_EVENT_OUTPUT => &BPF_SKB_EVENT_OUTPUT_PROTO,
+        SK_LOOKUP_TCP => &BPF_SK_LOOKUP_TCP_PROTO,
+        SK_LOOKUP_UDP => &BPF_SK_LOOKUP_UDP_PROTO,
+        SK_RELEASE => &BPF_SK_RELEASE_PROTO,
+        SKC_LOOKUP_TCP => &BPF_SKC_LOOKUP_TCP_PROTO,
+        _ => return bpf_sk_base_func_proto(func_id, p),
+    };
+    Some(f)
+}
+
+/// `flow_dissector_func_proto`.
+fn flow_dissector_func_proto(func_id: i32, p: &ProtoCtx) -> P {
+    match func_id {
+        func::SKB_LOAD_BYTES => Some(&BPF_FLOW_DISSECTOR_LOAD_BYTES_PROTO),
+        _ => bpf_sk_base_func_proto(func_id, p),
+    }
+}
+
+/// `lwt_out_func_proto`.
+fn lwt_out_func_proto(func_id: i32, p: &ProtoCtx) -> P {
+    use func::*;
+    let f: &'static FuncProto = match func_id {
+        SKB_LOAD_BYTES => &BPF_SKB_LOAD_BYTES_PROTO,
+        SKB_PULL_DATA => &BPF_SKB_PULL_DATA_PROTO,
+        CSUM_DIFF => &BPF_CSUM_DIFF_PROTO,
+        GET_CGROUP_CLASSID => &BPF_GET_CGROUP_CLASSID_PROTO,
+        GET_ROUTE_REALM => &BPF_GET_ROUTE_REALM_PROTO,
+        GET_HASH_RECALC => &BPF_GET_HASH_RECALC_PROTO,
+        PERF_EVENT_OUTPUT => &BPF_SKB_EVENT_OUTPUT_PROTO,
+        GET_SMP_PROCESSOR_ID => &BPF_GET_SMP_PROCESSOR_ID_PROTO,
+        SKB_UNDER_CGROUP => &BPF_SKB_UNDER_CGROUP_PROTO,
+        _ => return bpf_sk_base_func_proto(func_id, p),
+    };
+    Some(f)
+}
+
+/// `lwt_in_func_proto`.
+fn lwt_in_func_proto(func_id: i32, p: &ProtoCtx) -> P {
+    match func_id {
+        func::LWT_PUSH_ENCAP => Some(&BPF_LWT_IN_PUSH_ENCAP_PROTO),
+        _ => lwt_out_func_proto(func_id, p),
+    }
+}
+
+/// `lwt_xmit_func_proto`.
+fn lwt_xmit_func_proto(func_id: i32, p: &ProtoCtx) -> P {
+    use func::*;
+    let f: &'static FuncProto = match func_id {
+        SKB_GET_TUNNEL_KEY => &BPF_SKB_GET_TUNNEL_KEY_PROTO,
+        SKB_SET_TUNNEL_KEY => &BPF_SKB_SET_TUNNEL_KEY_PROTO,
+        SKB_GET_TUNNEL_OPT => &BPF_SKB_GET_TUNNEL_OPT_PROTO,
+        SKB_SET_TUNNEL_OPT => &BPF_SKB_SET_TUNNEL_OPT_PROTO,
+        REDIRECT => &BPF_REDIRECT_PROTO,
+        CLONE_REDIRECT => &BPF_CLONE_REDIRECT_PROTO,
+        SKB_CHANGE_TAIL => &BPF_SKB_CHANGE_TAIL_PROTO,
+        SKB_CHANGE_HEAD => &BPF_SKB_CHANGE_HEAD_PROTO,
+        SKB_STORE_BYTES => &BPF_SKB_STORE_BYTES_PROTO,
+        CSUM_UPDATE => &BPF_CSUM_UPDATE_PROTO,
+        CSUM_LEVEL => &BPF_CSUM_LEVEL_PROTO,
+        L3_CSUM_REPLACE => &BPF_L3_CSUM_REPLACE_PROTO,
+        L4_CSUM_REPLACE => &BPF_L4_CSUM_REPLACE_PROTO,
+        SET_HASH_INVALID => &BPF_SET_HASH_INVALID_PROTO,
+        LWT_PUSH_ENCAP => &BPF_LWT_XMIT_PUSH_ENCAP_PROTO,
+        _ => return lwt_out_func_proto(func_id, p),
+    };
+    Some(f)
+}
+
+/// `lwt_seg6local_func_proto`.
+fn lwt_seg6local_func_proto(func_id: i32, p: &ProtoCtx) -> P {
+    use func::*;
+    match func_id {
+        SKB_PULL_DATA => None,
+        LWT_SEG6_STORE_BYTES => Some(&BPF_LWT_SEG6_STORE_BYTES_PROTO),
+        LWT_SEG6_ACTION => Some(&BPF_LWT_SEG6_ACTION_PROTO),
+        LWT_SEG6_ADJUST_SRH => Some(&BPF_LWT_SEG6_ADJUST_SRH_PROTO),
+        _ => lwt_out_func_proto(func_id, p),
+    }
+}
+
+/// `sk_reuseport_func_proto`.
+fn sk_reuseport_func_proto(func_id: i32, p: &ProtoCtx) -> P {
+    use func::*;
+    match func_id {
+        SK_SELECT_REUSEPORT => Some(&SK_SELECT_REUSEPORT_PROTO),
+        SKB_LOAD_BYTES => Some(&SK_REUSEPORT_LOAD_BYTES_PROTO),
+        SKB_LOAD_BYTES_RELATIVE => Some(&SK_REUSEPORT_LOAD_BYTES_RELATIVE_PROTO),
+        GET_SOCKET_COOKIE => Some(&BPF_GET_SOCKET_PTR_COOKIE_PROTO),
+        KTIME_GET_COARSE_NS => Some(&BPF_KTIME_GET_COARSE_NS_PROTO),
+        _ => bpf_base_func_proto(func_id, p),
+    }
+}
+
+/// `sk_lookup_func_proto`.
+fn sk_lookup_func_proto(func_id: i32, p: &ProtoCtx) -> P {
+    use func::*;
+    match func_id {
+        PERF_EVENT_OUTPUT => Some(&BPF_EVENT_OUTPUT_DATA_PROTO),
+        SK_ASSIGN => Some(&BPF_SK_LOOKUP_ASSIGN_PROTO),
+        SK_RELEASE => Some(&BPF_SK_RELEASE_PROTO),
+        _ => bpf_sk_base_func_proto(func_id, p),
+    }
+}
+
+/// `cgroup_dev_func_proto`.
+fn cgroup_dev_func_proto(func_id: i32, p: &ProtoCtx) -> P {
+    if let Some(f) = cgroup_common_func_proto(func_id, p) {
+        return Some(f);
+    }
+    match func_id {
+        func::PERF_EVENT_OUTPUT => Some(&BPF_EVENT_OUTPUT_DATA_PROTO),
+        _ => bpf_base_func_proto(func_id, p),
+    }
+}
+
+/// `sysctl_func_proto`.
+fn sysctl_func_proto(func_id: i32, p: &ProtoCtx) -> P {
+    use func::*;
+    if let Some(f) = cgroup_common_func_proto(func_id, p) {
+        return Some(f);
+    }
+    match func_id {
+        SYSCTL_GET_NAME => Some(&BPF_SYSCTL_GET_NAME_PROTO),
+        SYSCTL_GET_CURRENT_VALUE => Some(&BPF_SYSCTL_GET_CURRENT_VALUE_PROTO),
+        SYSCTL_GET_NEW_VALUE => Some(&BPF_SYSCTL_GET_NEW_VALUE_PROTO),
+        SYSCTL_SET_NEW_VALUE => Some(&BPF_SYSCTL_SET_NEW_VALUE_PROTO),
+        KTIME_GET_COARSE_NS => Some(&BPF_KTIME_GET_COARSE_NS_PROTO),
+        PERF_EVENT_OUTPUT => Some(&BPF_EVENT_OUTPUT_DATA_PROTO),
+        _ => bpf_base_func_proto(func_id, p),
+    }
+}
+
+/// `cg_sockopt_func_proto`.
+fn cg_sockopt_func_proto(func_id: i32, p: &ProtoCtx) -> P {
+    use func::*;
+    if let Some(f) = cgroup_common_func_proto(func_id, p) {
+        return Some(f);
+    }
+    let set = p.expected_attach_type == attach::CGROUP_SETSOCKOPT;
+    match func_id {
+        GET_NETNS_COOKIE => Some(&BPF_GET_NETNS_COOKIE_SOCKOPT_PROTO),
+        SK_STORAGE_GET => Some(&BPF_SK_STORAGE_GET_PROTO),
+        SK_STORAGE_DELETE => Some(&BPF_SK_STORAGE_DELETE_PROTO),
+        SETSOCKOPT => set.then_some(&BPF_SK_SETSOCKOPT_PROTO),
+        GETSOCKOPT => set.then_some(&BPF_SK_GETSOCKOPT_PROTO),
+        TCP_SOCK => Some(&BPF_TCP_SOCK_PROTO),
+        PERF_EVENT_OUTPUT => Some(&BPF_EVENT_OUTPUT_DATA_PROTO),
+        _ => bpf_base_func_proto(func_id, p),
+    }
+}
+
+/// `bpf_tracing_func_proto`: what every tracing flavour shares.
+fn bpf_tracing_func_proto(func_id: i32, p: &ProtoCtx) -> P {
+    use func::*;
+    match func_id {
+        GET_SMP_PROCESSOR_ID => return Some(&BPF_GET_SMP_PROCESSOR_ID_PROTO),
+        // CONFIG_ARCH_HAS_NON_OVERLAPPING_ADDRESS_SPACE is set on both arches
+        PROBE_READ => return Some(&BPF_PROBE_READ_COMPAT_PROTO),
+        PROBE_READ_STR => return Some(&BPF_PROBE_READ_COMPAT_STR_PROTO),
+        GET_FUNC_IP => return Some(&BPF_GET_FUNC_IP_PROTO_TRACING),
+        _ => {}
+    }
+    if let Some(f) = bpf_base_func_proto(func_id, p) {
+        return Some(f);
+    }
+    if !p.cap_sys_admin {
+        return None;
+    }
+    match func_id {
+        PROBE_WRITE_USER => Some(&BPF_PROBE_WRITE_USER_PROTO),
+        _ => None,
+    }
+}
+
+/// `kprobe_prog_func_proto` (CONFIG_BPF_KPROBE_OVERRIDE is off in Debian).
+fn kprobe_prog_func_proto(func_id: i32, p: &ProtoCtx) -> P {
+    use attach::*;
+    use func::*;
+    let kmulti = matches!(p.expected_attach_type, TRACE_KPROBE_MULTI | TRACE_KPROBE_SESSION);
+    let umulti = matches!(p.expected_attach_type, TRACE_UPROBE_MULTI | TRACE_UPROBE_SESSION);
+    match func_id {
+        PERF_EVENT_OUTPUT => Some(&BPF_PERF_EVENT_OUTPUT_PROTO),
+        GET_STACKID => Some(&BPF_GET_STACKID_PROTO),
+        GET_STACK => Some(if p.sleepable { &BPF_GET_STACK_SLEEPABLE_PROTO } else { &BPF_GET_STACK_PROTO }),
+        GET_FUNC_IP => Some(if kmulti {
+            &BPF_GET_FUNC_IP_PROTO_KPROBE_MULTI
+        } else if umulti {
+            &BPF_GET_FUNC_IP_PROTO_UPROBE_MULTI
+        } else {
+            &BPF_GET_FUNC_IP_PROTO_KPROBE
+        }),
+        GET_ATTACH_COOKIE => Some(if kmulti {
+            &BPF_GET_ATTACH_COOKIE_PROTO_KMULTI
+        } else if umulti {
+            &BPF_GET_ATTACH_COOKIE_PROTO_UMULTI
+        } else {
+            &BPF_GET_ATTACH_COOKIE_PROTO_TRACE
+        }),
+        _ => bpf_tracing_func_proto(func_id, p),
+    }
+}
+
+/// `tp_prog_func_proto`.
+fn tp_prog_func_proto(func_id: i32, p: &ProtoCtx) -> P {
+    use func::*;
+    match func_id {
+        PERF_EVENT_OUTPUT => Some(&BPF_PERF_EVENT_OUTPUT_PROTO_TP),
+        GET_STACKID => Some(&BPF_GET_STACKID_PROTO_TP),
+        GET_STACK => Some(&BPF_GET_STACK_PROTO_TP),
+        GET_ATTACH_COOKIE => Some(&BPF_GET_ATTACH_COOKIE_PROTO_TRACE),
+        _ => bpf_tracing_func_proto(func_id, p),
+    }
+}
+
+/// `pe_prog_func_proto`.
+fn pe_prog_func_proto(func_id: i32, p: &ProtoCtx) -> P {
+    use func::*;
+    match func_id {
+        PERF_EVENT_OUTPUT => Some(&BPF_PERF_EVENT_OUTPUT_PROTO_TP),
+        GET_STACKID => Some(&BPF_GET_STACKID_PROTO_PE),
+        GET_STACK => Some(&BPF_GET_STACK_PROTO_PE),
+        PERF_PROG_READ_VALUE => Some(&BPF_PERF_PROG_READ_VALUE_PROTO),
+        READ_BRANCH_RECORDS => Some(&BPF_READ_BRANCH_RECORDS_PROTO),
+        GET_ATTACH_COOKIE => Some(&BPF_GET_ATTACH_COOKIE_PROTO_PE),
+        _ => bpf_tracing_func_proto(func_id, p),
+    }
+}
+
+/// `raw_tp_prog_func_proto`.
+fn raw_tp_prog_func_proto(func_id: i32, p: &ProtoCtx) -> P {
+    use func::*;
+    match func_id {
+        PERF_EVENT_OUTPUT => Some(&BPF_PERF_EVENT_OUTPUT_PROTO_RAW_TP),
+        GET_STACKID => Some(&BPF_GET_STACKID_PROTO_RAW_TP),
+        GET_STACK => Some(&BPF_GET_STACK_PROTO_RAW_TP),
+        GET_ATTACH_COOKIE => Some(&BPF_GET_ATTACH_COOKIE_PROTO_TRACING),
+        _ => bpf_tracing_func_proto(func_id, p),
+    }
+}
+
+/// `bpf_prog_has_trampoline`.
+fn has_trampoline(p: &ProtoCtx) -> bool {
+    use attach::*;
+    p.prog_type == prog::TRACING
+        && matches!(
+            p.expected_attach_type,
+            TRACE_FENTRY | TRACE_FEXIT | MODIFY_RETURN | TRACE_FSESSION | TRACE_FENTRY_MULTI | TRACE_FEXIT_MULTI | TRACE_FSESSION_MULTI
+        )
+        || p.prog_type == prog::LSM && p.expected_attach_type == LSM_MAC
+}
+
+/// `tracing_prog_func_proto` (fentry/fexit/iter/tp_btf).
+fn tracing_prog_func_proto(func_id: i32, p: &ProtoCtx) -> P {
+    use func::*;
+    let iter = p.expected_attach_type == attach::TRACE_ITER;
+    let raw_tp = p.expected_attach_type == attach::TRACE_RAW_TP;
+    match func_id {
+        SKB_OUTPUT => Some(&BPF_SKB_OUTPUT_PROTO),
+        XDP_OUTPUT => Some(&BPF_XDP_OUTPUT_PROTO),
+        SKC_TO_TCP6_SOCK => Some(&BPF_SKC_TO_TCP6_SOCK_PROTO),
+        SKC_TO_TCP_SOCK => Some(&BPF_SKC_TO_TCP_SOCK_PROTO),
+        SKC_TO_TCP_TIMEWAIT_SOCK => Some(&BPF_SKC_TO_TCP_TIMEWAIT_SOCK_PROTO),
+        SKC_TO_TCP_REQUEST_SOCK => Some(&BPF_SKC_TO_TCP_REQUEST_SOCK_PROTO),
+        SKC_TO_UDP6_SOCK => Some(&BPF_SKC_TO_UDP6_SOCK_PROTO),
+        SKC_TO_UNIX_SOCK => Some(&BPF_SKC_TO_UNIX_SOCK_PROTO),
+        SKC_TO_MPTCP_SOCK => Some(&BPF_SKC_TO_MPTCP_SOCK_PROTO),
+        SK_STORAGE_GET => Some(&BPF_SK_STORAGE_GET_TRACING_PROTO),
+        SK_STORAGE_DELETE => Some(&BPF_SK_STORAGE_DELETE_TRACING_PROTO),
+        SOCK_FROM_FILE => Some(&BPF_SOCK_FROM_FILE_PROTO),
+        GET_SOCKET_COOKIE => Some(&BPF_GET_SOCKET_PTR_COOKIE_PROTO),
+        XDP_GET_BUFF_LEN => Some(&BPF_XDP_GET_BUFF_LEN_TRACE_PROTO),
+        SEQ_PRINTF => iter.then_some(&BPF_SEQ_PRINTF_PROTO),
+        SEQ_WRITE => iter.then_some(&BPF_SEQ_WRITE_PROTO),
+        SEQ_PRINTF_BTF => iter.then_some(&BPF_SEQ_PRINTF_BTF_PROTO),
+        D_PATH => Some(&BPF_D_PATH_PROTO),
+        GET_FUNC_ARG => (has_trampoline(p) || raw_tp).then_some(&BPF_GET_FUNC_ARG_PROTO),
+        GET_FUNC_RET => has_trampoline(p).then_some(&BPF_GET_FUNC_RET_PROTO),
+        GET_FUNC_ARG_CNT => (has_trampoline(p) || raw_tp).then_some(&BPF_GET_FUNC_ARG_CNT_PROTO),
+        GET_ATTACH_COOKIE => (p.prog_type == prog::TRACING && raw_tp || has_trampoline(p)).then_some(&BPF_GET_ATTACH_COOKIE_PROTO_TRACING),
+        // bpf_iter_get_func_proto depends on the iterator target: not modelled
+        _ => raw_tp_prog_func_proto(func_id, p),
+    }
+}
+
+/// `bpf_lsm_func_proto`.
+fn bpf_lsm_func_proto(func_id: i32, p: &ProtoCtx) -> P {
+    use func::*;
+    if p.expected_attach_type == attach::LSM_CGROUP
+        && let Some(f) = cgroup_common_func_proto(func_id, p)
+    {
+        return Some(f);
+    }
+    match func_id {
+        INODE_STORAGE_GET => Some(&BPF_INODE_STORAGE_GET_PROTO),
+        INODE_STORAGE_DELETE => Some(&BPF_INODE_STORAGE_DELETE_PROTO),
+        SK_STORAGE_GET => Some(&BPF_SK_STORAGE_GET_PROTO),
+        SK_STORAGE_DELETE => Some(&BPF_SK_STORAGE_DELETE_PROTO),
+        SPIN_LOCK => Some(&BPF_SPIN_LOCK_PROTO),
+        SPIN_UNLOCK => Some(&BPF_SPIN_UNLOCK_PROTO),
+        BPRM_OPTS_SET => Some(&BPF_BPRM_OPTS_SET_PROTO),
+        IMA_INODE_HASH => Some(&BPF_IMA_INODE_HASH_PROTO),
+        IMA_FILE_HASH => Some(&BPF_IMA_FILE_HASH_PROTO),
+        GET_ATTACH_COOKIE => has_trampoline(p).then_some(&BPF_GET_ATTACH_COOKIE_PROTO),
+        // the sockopt hooks depend on the attach BTF id: not modelled
+        SETSOCKOPT | GETSOCKOPT => None,
+        _ => tracing_prog_func_proto(func_id, p),
+    }
+}
+
+/// `syscall_prog_func_proto`.
+fn syscall_prog_func_proto(func_id: i32, p: &ProtoCtx) -> P {
+    use func::*;
+    match func_id {
+        SYS_BPF => p.cap_perfmon.then_some(&BPF_SYS_BPF_PROTO),
+        BTF_FIND_BY_NAME_KIND => Some(&BPF_BTF_FIND_BY_NAME_KIND_PROTO),
+        SYS_CLOSE => Some(&BPF_SYS_CLOSE_PROTO),
+        KALLSYMS_LOOKUP_NAME => Some(&BPF_KALLSYMS_LOOKUP_NAME_PROTO),
+        _ => tracing_prog_func_proto(func_id, p),
+    }
+}
+
+/// `bpf_helper_changes_pkt_data`.
+pub fn bpf_helper_changes_pkt_data(func_id: i32) -> bool {
+    use func::*;
+    matches!(
+        func_id,
+        CLONE_REDIRECT
+            | L3_CSUM_REPLACE
+            | L4_CSUM_REPLACE
+            | LWT_PUSH_ENCAP
+            | LWT_SEG6_ACTION
+            | LWT_SEG6_ADJUST_SRH
+            | LWT_SEG6_STORE_BYTES
+            | MSG_POP_DATA
+            | MSG_PULL_DATA
+            | MSG_PUSH_DATA
+            | SKB_ADJUST_ROOM
+            | SKB_CHANGE_HEAD
+            | SKB_CHANGE_PROTO
+            | SKB_CHANGE_TAIL
+            | SKB_PULL_DATA
+            | SKB_STORE_BYTES
+            | SKB_VLAN_POP
+            | SKB_VLAN_PUSH
+            | STORE_HDR_OPT
+            | XDP_ADJUST_HEAD
+            | XDP_ADJUST_META
+            | XDP_ADJUST_TAIL
+            | TAIL_CALL
+    )
+}
+
+/// `is_sync_callback_calling_function`.
+pub fn is_sync_callback_calling_function(func_id: i32) -> bool {
+    use func::*;
+    matches!(func_id, FOR_EACH_MAP_ELEM | FIND_VMA | LOOP | USER_RINGBUF_DRAIN)
+}
+
+/// `is_async_callback_calling_function`.
+pub fn is_async_callback_calling_function(func_id: i32) -> bool {
+    func_id == func::TIMER_SET_CALLBACK
+}
+
+/// `is_callback_calling_function`.
+pub fn is_callback_calling_function(func_id: i32) -> bool {
+    is_sync_callback_calling_function(func_id) || is_async_callback_calling_function(func_id)
+}
+
+/// `is_acquire_function` for helpers (`map_type` of the map argument).
+pub fn is_acquire_function(func_id: i32, map_type: Option<u32>) -> bool {
+    use func::*;
+    match func_id {
+        SK_LOOKUP_TCP | SK_LOOKUP_UDP | SKC_LOOKUP_TCP | RINGBUF_RESERVE | KPTR_XCHG => true,
+        MAP_LOOKUP_ELEM => map_type == Some(super::maps::mt::SOCKMAP) || map_type == Some(super::maps::mt::SOCKHASH),
+        _ => false,
+    }
+}
+
+/// `is_ptr_cast_function`.
+pub fn is_ptr_cast_function(func_id: i32) -> bool {
+    use func::*;
+    matches!(
+        func_id,
+        TCP_SOCK | SK_FULLSOCK | SKC_TO_TCP_SOCK | SKC_TO_TCP6_SOCK | SKC_TO_UDP6_SOCK | SKC_TO_MPTCP_SOCK | SKC_TO_TCP_TIMEWAIT_SOCK | SKC_TO_TCP_REQUEST_SOCK
+    )
+}
+
+/// `func_id_name`: `bpf_<name>` for the log, "unknown" out of range.
+pub fn func_id_name(func_id: i32) -> String {
+    match helper_name(func_id) {
+        Some(n) => format!("bpf_{n}"),
+        None => "unknown".to_string(),
+    }
+}

@@ -1,0 +1,650 @@
+//! `BPF_MAP_CREATE` as Linux 7.3 validates it: `map_create_alloc()` in
+//! `kernel/bpf/syscall.c`, then the map type's `map_alloc_check` and the
+//! checks at the top of its `map_alloc` (`array_map_alloc_check`,
+//! `htab_map_alloc_check`, `trie_alloc`, `ringbuf_map_alloc`, ...).
+//!
+//! A loader refuses a load whose maps 7.3 would not create, with
+//! the kernel's errno. What is not decided here: memory exhaustion below
+//! `kvmalloc`'s `INT_MAX` bound (the allocations themselves), map BTF
+//! (the project's loaders create maps without it, so the BTF-only types,
+//! the local storages and `struct_ops`, are refused as 7.3 refuses them
+//! without BTF), tokens, and `unprivileged_bpf_disabled` (0 on the
+//! project's kernels). The sockmap/sockhash/xskmap checks live in
+//! `net/`, outside the 7.3 source the project reads; they follow those
+//! files' long-stable rules.
+
+use super::errno::*;
+use super::maps::mt;
+use crate::map::MapDef;
+use crate::map::flags::*;
+
+/// Who creates the map: the capabilities the checks ask for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MapCreateCaps {
+    /// `CAP_BPF` (or `CAP_SYS_ADMIN`, which implies it).
+    pub bpf: bool,
+    pub net_admin: bool,
+    pub sys_admin: bool,
+    /// `CAP_PERFMON`: with it arrays are not padded against Spectre v1
+    /// (`bpf_bypass_spec_v1`).
+    pub perfmon: bool,
+}
+
+/// `BPF_F_ACCESS_MASK`.
+const BPF_F_ACCESS_MASK: u32 = BPF_F_RDONLY | BPF_F_RDONLY_PROG | BPF_F_WRONLY | BPF_F_WRONLY_PROG;
+/// `KMALLOC_MAX_SIZE` with 4K pages and `MAX_PAGE_ORDER` 10 (both arches).
+const KMALLOC_MAX_SIZE: u64 = 1 << 22;
+/// `PCPU_MIN_UNIT_SIZE`.
+const PCPU_MIN_UNIT_SIZE: u64 = 32 << 10;
+const PAGE_SIZE: u64 = 4096;
+/// `sizeof(struct htab_elem)`.
+const HTAB_ELEM_SIZE: u64 = 48;
+/// `sizeof(struct bucket)`.
+const HTAB_BUCKET_SIZE: u64 = 16;
+/// `sysctl_perf_event_max_stack`'s default.
+const PERF_EVENT_MAX_STACK: u32 = 127;
+/// `sizeof(struct bpf_stack_build_id)`.
+const STACK_BUILD_ID_SIZE: u32 = 32;
+/// `sizeof(struct bpf_cgroup_storage_key)`.
+const CGROUP_STORAGE_KEY_SIZE: u32 = 16;
+/// `sizeof(struct bpf_insn_array_value)`.
+const INSN_ARRAY_VALUE_SIZE: u32 = 16;
+/// `kvmalloc` refuses anything larger.
+const KVMALLOC_MAX: u64 = i32::MAX as u64;
+/// `ARRAY_SIZE(bpf_map_types)`: the last type is `BPF_MAP_TYPE_RHASH`.
+const NR_MAP_TYPES: u32 = mt::RHASH + 1;
+
+/// `bpf_map_flags_access_ok`: a program cannot be both read- and
+/// write-only.
+fn bpf_map_flags_access_ok(flags: u32) -> bool {
+    flags & (BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG) != BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG
+}
+
+fn round_up8(v: u32) -> u64 {
+    (v as u64).div_ceil(8) * 8
+}
+
+/// The attributes of one `BPF_MAP_CREATE` (the fields the project's
+/// loaders set).
+#[derive(Clone, Copy, Debug)]
+pub struct MapCreateAttr<'a> {
+    pub map_type: u32,
+    pub key_size: u32,
+    pub value_size: u32,
+    pub max_entries: u32,
+    pub map_flags: u32,
+    pub map_extra: u64,
+    /// The map behind `inner_map_fd`, already created.
+    pub inner: Option<&'a MapDef>,
+    /// Whether the arch's JIT supports arenas (`bpf_jit_supports_arena`).
+    pub jit_supports_arena: bool,
+    /// `NR_CPUS` of the kernel configuration.
+    pub nr_cpus: u32,
+}
+
+impl<'a> MapCreateAttr<'a> {
+    /// The attributes a loader passes for `def`.
+    pub fn from_def(def: &'a MapDef, arch: crate::target::Arch) -> MapCreateAttr<'a> {
+        use crate::target::Arch;
+        MapCreateAttr {
+            map_type: def.map_type,
+            key_size: def.key_size,
+            value_size: def.value_size,
+            max_entries: def.max_entries,
+            map_flags: def.map_flags,
+            map_extra: loader_map_extra(def),
+            inner: def.inner.as_deref(),
+            jit_supports_arena: matches!(arch, Arch::X86_64 | Arch::Arm64 | Arch::Riscv64),
+            nr_cpus: if arch == Arch::X86_64 { 8192 } else { 512 },
+        }
+    }
+}
+
+/// `map_create_alloc`: `Ok` when 7.3 creates the map, else its errno
+/// (positive).
+pub fn map_create(attr: &MapCreateAttr<'_>, caps: MapCreateCaps) -> Result<(), i32> {
+    // BPF_F_TOKEN_FD is taken off before the per-type checks
+    let token_flag = attr.map_flags & BPF_F_TOKEN_FD != 0;
+    let attr = &MapCreateAttr { map_flags: attr.map_flags & !BPF_F_TOKEN_FD, ..*attr };
+    if !matches!(attr.map_type, mt::BLOOM_FILTER | mt::ARENA | mt::RHASH) && attr.map_extra != 0 {
+        // "Invalid map_extra."
+        return Err(EINVAL);
+    }
+    if attr.map_type >= NR_MAP_TYPES || attr.map_type == 0 {
+        // "Invalid map_type.", or no ops for BPF_MAP_TYPE_UNSPEC
+        return Err(EINVAL);
+    }
+    map_alloc_check(attr, caps)?;
+    if token_flag {
+        // the loaders pass no token: fd 0 is not one
+        return Err(EINVAL);
+    }
+    map_type_capable(attr.map_type, caps)?;
+    map_alloc(attr, caps)?;
+    // bpf_get_file_flag, after the map exists
+    if attr.map_flags & BPF_F_RDONLY != 0 && attr.map_flags & BPF_F_WRONLY != 0 {
+        return Err(EINVAL);
+    }
+    Ok(())
+}
+
+/// `map_create` for a map of a load: its inner map first, as the loaders
+/// create it.
+pub fn map_create_def(def: &MapDef, arch: crate::target::Arch, caps: MapCreateCaps) -> Result<(), i32> {
+    if let Some(inner) = &def.inner {
+        map_create(&MapCreateAttr::from_def(inner, arch), caps)?;
+    }
+    map_create(&MapCreateAttr::from_def(def, arch), caps)
+}
+
+/// The privileged map types of `map_create_alloc`: most need `CAP_BPF`,
+/// the networking ones `CAP_NET_ADMIN`.
+fn map_type_capable(map_type: u32, caps: MapCreateCaps) -> Result<(), i32> {
+    let bpf = caps.bpf || caps.sys_admin;
+    let ok = match map_type {
+        mt::ARRAY
+        | mt::PERCPU_ARRAY
+        | mt::PROG_ARRAY
+        | mt::PERF_EVENT_ARRAY
+        | mt::CGROUP_ARRAY
+        | mt::ARRAY_OF_MAPS
+        | mt::HASH
+        | mt::RHASH
+        | mt::PERCPU_HASH
+        | mt::HASH_OF_MAPS
+        | mt::RINGBUF
+        | mt::USER_RINGBUF
+        | mt::CGROUP_STORAGE
+        | mt::PERCPU_CGROUP_STORAGE => true,
+        mt::SOCKMAP | mt::SOCKHASH | mt::DEVMAP | mt::DEVMAP_HASH | mt::XSKMAP => caps.net_admin,
+        _ => bpf,
+    };
+    if ok { Ok(()) } else { Err(EPERM) }
+}
+
+/// The type's `map_alloc_check` (those that have one).
+fn map_alloc_check(attr: &MapCreateAttr<'_>, caps: MapCreateCaps) -> Result<(), i32> {
+    match attr.map_type {
+        mt::ARRAY | mt::PERCPU_ARRAY => array_map_alloc_check(attr),
+        mt::PROG_ARRAY | mt::PERF_EVENT_ARRAY | mt::CGROUP_ARRAY | mt::ARRAY_OF_MAPS => fd_array_map_alloc_check(attr),
+        mt::HASH | mt::PERCPU_HASH | mt::LRU_HASH | mt::LRU_PERCPU_HASH => htab_map_alloc_check(attr, caps),
+        mt::HASH_OF_MAPS => fd_htab_map_alloc_check(attr, caps),
+        mt::RHASH => rhtab_map_alloc_check(attr, caps),
+        mt::REUSEPORT_SOCKARRAY => reuseport_array_alloc_check(attr),
+        mt::QUEUE | mt::STACK => queue_stack_map_alloc_check(attr),
+        mt::BLOOM_FILTER => bloom_map_alloc_check(attr),
+        mt::DEVMAP | mt::DEVMAP_HASH => dev_map_alloc_check(attr),
+        mt::SK_STORAGE | mt::INODE_STORAGE | mt::TASK_STORAGE | mt::CGRP_STORAGE => bpf_local_storage_map_alloc_check(attr),
+        mt::INSN_ARRAY => insn_array_alloc_check(attr),
+        // bpf_struct_ops_map_alloc_check: needs btf_vmlinux_value_type_id
+        mt::STRUCT_OPS => Err(EINVAL),
+        _ => Ok(()),
+    }
+}
+
+/// The type's `map_alloc`, as far as it checks attributes.
+fn map_alloc(attr: &MapCreateAttr<'_>, caps: MapCreateCaps) -> Result<(), i32> {
+    let bypass_spec_v1 = caps.perfmon || caps.sys_admin;
+    match attr.map_type {
+        mt::ARRAY | mt::PERCPU_ARRAY | mt::PROG_ARRAY | mt::PERF_EVENT_ARRAY | mt::CGROUP_ARRAY => array_map_alloc(attr, bypass_spec_v1),
+        mt::ARRAY_OF_MAPS => {
+            bpf_map_meta_alloc(attr.inner)?;
+            array_map_alloc(attr, bypass_spec_v1)
+        }
+        mt::HASH | mt::PERCPU_HASH | mt::LRU_HASH | mt::LRU_PERCPU_HASH => htab_map_alloc(attr),
+        mt::HASH_OF_MAPS => {
+            bpf_map_meta_alloc(attr.inner)?;
+            htab_map_alloc(attr)
+        }
+        mt::RHASH => {
+            if attr.max_entries > 1 << 31 {
+                return Err(E2BIG);
+            }
+            Ok(())
+        }
+        mt::LPM_TRIE => trie_alloc(attr),
+        mt::RINGBUF | mt::USER_RINGBUF => ringbuf_map_alloc(attr),
+        mt::QUEUE | mt::STACK => {
+            let size = (attr.max_entries as u64 + 1) * attr.value_size as u64;
+            if size > KVMALLOC_MAX { Err(ENOMEM) } else { Ok(()) }
+        }
+        mt::BLOOM_FILTER => bloom_map_alloc(attr),
+        mt::CGROUP_STORAGE | mt::PERCPU_CGROUP_STORAGE => cgroup_storage_map_alloc(attr),
+        mt::STACK_TRACE => stack_map_alloc(attr),
+        mt::CPUMAP => cpu_map_alloc(attr),
+        mt::SOCKMAP => sock_map_alloc(attr),
+        mt::SOCKHASH => sock_hash_alloc(attr),
+        mt::XSKMAP => xsk_map_alloc(attr),
+        mt::ARENA => arena_map_alloc(attr),
+        _ => Ok(()),
+    }
+}
+
+/// `array_map_alloc_check`.
+fn array_map_alloc_check(a: &MapCreateAttr<'_>) -> Result<(), i32> {
+    const ARRAY_CREATE_FLAG_MASK: u32 = BPF_F_NUMA_NODE | BPF_F_MMAPABLE | BPF_F_ACCESS_MASK | BPF_F_PRESERVE_ELEMS | BPF_F_INNER_MAP;
+    let percpu = a.map_type == mt::PERCPU_ARRAY;
+    if a.max_entries == 0
+        || a.key_size != 4
+        || a.value_size == 0
+        || a.map_flags & !ARRAY_CREATE_FLAG_MASK != 0
+        || !bpf_map_flags_access_ok(a.map_flags)
+        || (percpu && a.map_flags & BPF_F_NUMA_NODE != 0)
+    {
+        return Err(EINVAL);
+    }
+    if a.map_type != mt::ARRAY && a.map_flags & (BPF_F_MMAPABLE | BPF_F_INNER_MAP) != 0 {
+        return Err(EINVAL);
+    }
+    if a.map_type != mt::PERF_EVENT_ARRAY && a.map_flags & BPF_F_PRESERVE_ELEMS != 0 {
+        return Err(EINVAL);
+    }
+    if a.value_size > i32::MAX as u32 {
+        return Err(E2BIG);
+    }
+    if percpu && round_up8(a.value_size) > PCPU_MIN_UNIT_SIZE {
+        return Err(E2BIG);
+    }
+    Ok(())
+}
+
+/// `fd_array_map_alloc_check`: the values are file descriptors.
+fn fd_array_map_alloc_check(a: &MapCreateAttr<'_>) -> Result<(), i32> {
+    if a.value_size != 4 || a.map_flags & (BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG) != 0 {
+        return Err(EINVAL);
+    }
+    array_map_alloc_check(a)
+}
+
+/// `array_map_alloc`: without `bpf_bypass_spec_v1` the entries round up
+/// to a power of two (the CPU speculates within the index mask), which
+/// overflows above 2^31; then `kvmalloc`'s size bound.
+fn array_map_alloc(a: &MapCreateAttr<'_>, bypass_spec_v1: bool) -> Result<(), i32> {
+    let mut entries = a.max_entries as u64;
+    if !bypass_spec_v1 {
+        let rounded = entries.max(1).next_power_of_two();
+        if rounded > u32::MAX as u64 {
+            return Err(E2BIG);
+        }
+        entries = rounded;
+    }
+    let size = if a.map_type == mt::PERCPU_ARRAY {
+        entries * 8
+    } else if a.map_flags & BPF_F_MMAPABLE != 0 {
+        (entries * round_up8(a.value_size)).div_ceil(PAGE_SIZE) * PAGE_SIZE + PAGE_SIZE
+    } else {
+        entries * round_up8(a.value_size)
+    };
+    if size > KVMALLOC_MAX { Err(ENOMEM) } else { Ok(()) }
+}
+
+/// `htab_map_alloc_check`.
+fn htab_map_alloc_check(a: &MapCreateAttr<'_>, caps: MapCreateCaps) -> Result<(), i32> {
+    const HTAB_CREATE_FLAG_MASK: u32 = BPF_F_NO_PREALLOC | BPF_F_NO_COMMON_LRU | BPF_F_NUMA_NODE | BPF_F_ACCESS_MASK | BPF_F_ZERO_SEED;
+    let percpu = matches!(a.map_type, mt::PERCPU_HASH | mt::LRU_PERCPU_HASH);
+    let lru = matches!(a.map_type, mt::LRU_HASH | mt::LRU_PERCPU_HASH);
+    let percpu_lru = a.map_flags & BPF_F_NO_COMMON_LRU != 0;
+    let prealloc = a.map_flags & BPF_F_NO_PREALLOC == 0;
+    if a.map_flags & BPF_F_ZERO_SEED != 0 && !caps.sys_admin {
+        return Err(EPERM);
+    }
+    if a.map_flags & !HTAB_CREATE_FLAG_MASK != 0 || !bpf_map_flags_access_ok(a.map_flags) {
+        return Err(EINVAL);
+    }
+    if !lru && percpu_lru {
+        return Err(EINVAL);
+    }
+    if lru && !prealloc {
+        return Err(ENOTSUPP);
+    }
+    if a.map_flags & BPF_F_NUMA_NODE != 0 && (percpu || percpu_lru) {
+        return Err(EINVAL);
+    }
+    if a.max_entries == 0 || a.key_size == 0 || a.value_size == 0 {
+        return Err(EINVAL);
+    }
+    if a.key_size as u64 + a.value_size as u64 >= KMALLOC_MAX_SIZE - HTAB_ELEM_SIZE {
+        return Err(E2BIG);
+    }
+    if percpu && round_up8(a.value_size) > PCPU_MIN_UNIT_SIZE {
+        return Err(E2BIG);
+    }
+    Ok(())
+}
+
+/// `fd_htab_map_alloc_check`.
+fn fd_htab_map_alloc_check(a: &MapCreateAttr<'_>, caps: MapCreateCaps) -> Result<(), i32> {
+    if a.value_size != 4 {
+        return Err(EINVAL);
+    }
+    htab_map_alloc_check(a, caps)
+}
+
+/// `rhtab_map_alloc_check`: never preallocated; `map_extra` is the
+/// element count hint.
+fn rhtab_map_alloc_check(a: &MapCreateAttr<'_>, caps: MapCreateCaps) -> Result<(), i32> {
+    if a.map_flags & BPF_F_NO_PREALLOC == 0 || a.map_flags & BPF_F_ZERO_SEED != 0 {
+        return Err(EINVAL);
+    }
+    if a.key_size > u16::MAX as u32 {
+        return Err(E2BIG);
+    }
+    if a.map_extra >> 32 != 0 {
+        return Err(EINVAL);
+    }
+    if a.map_extra as u32 > u16::MAX as u32 {
+        return Err(E2BIG);
+    }
+    if a.map_extra as u32 > a.max_entries {
+        return Err(EINVAL);
+    }
+    htab_map_alloc_check(a, caps)
+}
+
+/// `htab_map_alloc`: the bucket count is a power of two; preallocated
+/// elements come in one `kvmalloc`.
+fn htab_map_alloc(a: &MapCreateAttr<'_>) -> Result<(), i32> {
+    if a.max_entries > 1 << 31 {
+        return Err(E2BIG);
+    }
+    let n_buckets = (a.max_entries as u64).next_power_of_two();
+    if n_buckets > u32::MAX as u64 / HTAB_BUCKET_SIZE {
+        return Err(E2BIG);
+    }
+    if n_buckets * HTAB_BUCKET_SIZE > KVMALLOC_MAX {
+        return Err(ENOMEM);
+    }
+    let percpu = matches!(a.map_type, mt::PERCPU_HASH | mt::LRU_PERCPU_HASH);
+    let elem_size = HTAB_ELEM_SIZE + round_up8(a.key_size) + if percpu { 8 } else { round_up8(a.value_size) };
+    if a.map_flags & BPF_F_NO_PREALLOC == 0 && elem_size * a.max_entries as u64 > KVMALLOC_MAX {
+        return Err(ENOMEM);
+    }
+    Ok(())
+}
+
+/// `bpf_map_meta_alloc`: the inner map of a map-in-map is one level deep
+/// and of a type that can compare metas (`map_meta_equal`).
+fn bpf_map_meta_alloc(inner: Option<&MapDef>) -> Result<(), i32> {
+    // no inner map fd: fd 0 is not a map
+    let Some(inner) = inner else { return Err(EINVAL) };
+    if inner.inner.is_some() || matches!(inner.map_type, mt::ARRAY_OF_MAPS | mt::HASH_OF_MAPS) {
+        return Err(EINVAL);
+    }
+    match inner.map_type {
+        mt::PROG_ARRAY | mt::CGROUP_STORAGE | mt::PERCPU_CGROUP_STORAGE | mt::CPUMAP | mt::STRUCT_OPS | mt::INSN_ARRAY | mt::SK_STORAGE => Err(ENOTSUPP),
+        _ => Ok(()),
+    }
+}
+
+/// `trie_alloc`: keys carry a 4-byte prefix length and 1..256 data bytes.
+fn trie_alloc(a: &MapCreateAttr<'_>) -> Result<(), i32> {
+    const LPM_CREATE_FLAG_MASK: u32 = BPF_F_NO_PREALLOC | BPF_F_NUMA_NODE | BPF_F_ACCESS_MASK;
+    const LPM_DATA_SIZE_MAX: u32 = 256;
+    // sizeof(struct lpm_trie_node): rcu head, children, prefixlen, flags
+    const LPM_NODE_SIZE: u64 = 40;
+    let val_max = KMALLOC_MAX_SIZE - LPM_DATA_SIZE_MAX as u64 - LPM_NODE_SIZE;
+    if a.max_entries == 0
+        || a.map_flags & BPF_F_NO_PREALLOC == 0
+        || a.map_flags & !LPM_CREATE_FLAG_MASK != 0
+        || !bpf_map_flags_access_ok(a.map_flags)
+        || a.key_size < 4 + 1
+        || a.key_size > 4 + LPM_DATA_SIZE_MAX
+        || a.value_size < 1
+        || a.value_size as u64 > val_max
+    {
+        return Err(EINVAL);
+    }
+    Ok(())
+}
+
+/// `ringbuf_map_alloc`: no key or value, a power-of-two number of pages.
+fn ringbuf_map_alloc(a: &MapCreateAttr<'_>) -> Result<(), i32> {
+    const RINGBUF_CREATE_FLAG_MASK: u32 = BPF_F_NUMA_NODE | BPF_F_RB_OVERWRITE;
+    if a.map_flags & !RINGBUF_CREATE_FLAG_MASK != 0 {
+        return Err(EINVAL);
+    }
+    if a.map_flags & BPF_F_RB_OVERWRITE != 0 && a.map_type != mt::RINGBUF {
+        return Err(EINVAL);
+    }
+    if a.key_size != 0 || a.value_size != 0 || !a.max_entries.is_power_of_two() || !(a.max_entries as u64).is_multiple_of(PAGE_SIZE) {
+        return Err(EINVAL);
+    }
+    Ok(())
+}
+
+/// `queue_stack_map_alloc_check`.
+fn queue_stack_map_alloc_check(a: &MapCreateAttr<'_>) -> Result<(), i32> {
+    const QUEUE_STACK_CREATE_FLAG_MASK: u32 = BPF_F_NUMA_NODE | BPF_F_ACCESS_MASK;
+    if a.max_entries == 0 || a.key_size != 0 || a.value_size == 0 || a.map_flags & !QUEUE_STACK_CREATE_FLAG_MASK != 0 || !bpf_map_flags_access_ok(a.map_flags) {
+        return Err(EINVAL);
+    }
+    if a.value_size as u64 > KMALLOC_MAX_SIZE {
+        return Err(E2BIG);
+    }
+    if a.max_entries >= u32::MAX / a.value_size {
+        return Err(E2BIG);
+    }
+    Ok(())
+}
+
+/// `bloom_map_alloc_check`.
+fn bloom_map_alloc_check(a: &MapCreateAttr<'_>) -> Result<(), i32> {
+    if a.value_size as u64 > KMALLOC_MAX_SIZE { Err(E2BIG) } else { Ok(()) }
+}
+
+/// `bloom_map_alloc`: values only; `map_extra`'s low 4 bits are the
+/// number of hash functions.
+fn bloom_map_alloc(a: &MapCreateAttr<'_>) -> Result<(), i32> {
+    const BLOOM_CREATE_FLAG_MASK: u32 = BPF_F_NUMA_NODE | BPF_F_ZERO_SEED | BPF_F_ACCESS_MASK;
+    if a.key_size != 0
+        || a.value_size == 0
+        || a.max_entries == 0
+        || a.map_flags & !BLOOM_CREATE_FLAG_MASK != 0
+        || !bpf_map_flags_access_ok(a.map_flags)
+        || a.map_extra & !0xf != 0
+    {
+        return Err(EINVAL);
+    }
+    Ok(())
+}
+
+/// `cgroup_storage_map_alloc`: the key is a cgroup id, with or without
+/// the attach type; `max_entries` must be 0.
+fn cgroup_storage_map_alloc(a: &MapCreateAttr<'_>) -> Result<(), i32> {
+    const LOCAL_STORAGE_CREATE_FLAG_MASK: u32 = BPF_F_NUMA_NODE | BPF_F_ACCESS_MASK;
+    // BPF_LOCAL_STORAGE_MAX_VALUE_SIZE: U16_MAX less the cacheline-aligned
+    // struct bpf_local_storage_elem (128 bytes)
+    let mut max_value_size = u16::MAX as u64 - 128;
+    if a.map_type == mt::PERCPU_CGROUP_STORAGE {
+        max_value_size = max_value_size.min(PCPU_MIN_UNIT_SIZE);
+    }
+    if a.key_size != CGROUP_STORAGE_KEY_SIZE && a.key_size != 8 {
+        return Err(EINVAL);
+    }
+    if a.value_size == 0 {
+        return Err(EINVAL);
+    }
+    if a.value_size as u64 > max_value_size {
+        return Err(E2BIG);
+    }
+    if a.map_flags & !LOCAL_STORAGE_CREATE_FLAG_MASK != 0 || !bpf_map_flags_access_ok(a.map_flags) {
+        return Err(EINVAL);
+    }
+    if a.max_entries != 0 {
+        return Err(EINVAL);
+    }
+    Ok(())
+}
+
+/// `bpf_local_storage_map_alloc_check`: BTF for the key and value is
+/// required, which the project's loaders never give.
+fn bpf_local_storage_map_alloc_check(_a: &MapCreateAttr<'_>) -> Result<(), i32> {
+    Err(EINVAL)
+}
+
+/// `reuseport_array_alloc_check`.
+fn reuseport_array_alloc_check(a: &MapCreateAttr<'_>) -> Result<(), i32> {
+    if a.value_size != 4 && a.value_size != 8 {
+        return Err(EINVAL);
+    }
+    array_map_alloc_check(a)
+}
+
+/// `dev_map_alloc_check`: values are an ifindex, optionally with a
+/// program fd.
+fn dev_map_alloc_check(a: &MapCreateAttr<'_>) -> Result<(), i32> {
+    const DEV_CREATE_FLAG_MASK: u32 = BPF_F_NUMA_NODE | BPF_F_RDONLY | BPF_F_WRONLY;
+    if a.max_entries == 0 || a.key_size != 4 || (a.value_size != 4 && a.value_size != 8) || a.map_flags & !DEV_CREATE_FLAG_MASK != 0 {
+        return Err(EINVAL);
+    }
+    if a.map_type == mt::DEVMAP_HASH && a.max_entries > 1 << 31 {
+        return Err(EINVAL);
+    }
+    Ok(())
+}
+
+/// `cpu_map_alloc`: values are a queue size, optionally with a program fd.
+fn cpu_map_alloc(a: &MapCreateAttr<'_>) -> Result<(), i32> {
+    if a.max_entries == 0 || a.key_size != 4 || (a.value_size != 4 && a.value_size != 8) || a.map_flags & !BPF_F_NUMA_NODE != 0 {
+        return Err(EINVAL);
+    }
+    if a.max_entries > a.nr_cpus {
+        return Err(E2BIG);
+    }
+    Ok(())
+}
+
+/// `stack_map_alloc`: values are arrays of u64 addresses or of build ids.
+fn stack_map_alloc(a: &MapCreateAttr<'_>) -> Result<(), i32> {
+    const STACK_CREATE_FLAG_MASK: u32 = BPF_F_NUMA_NODE | BPF_F_RDONLY | BPF_F_WRONLY | BPF_F_STACK_BUILD_ID;
+    if a.map_flags & !STACK_CREATE_FLAG_MASK != 0 {
+        return Err(EINVAL);
+    }
+    if a.max_entries == 0 || a.key_size != 4 || a.value_size < 8 || !a.value_size.is_multiple_of(8) {
+        return Err(EINVAL);
+    }
+    if a.map_flags & BPF_F_STACK_BUILD_ID != 0 {
+        if !a.value_size.is_multiple_of(STACK_BUILD_ID_SIZE) || a.value_size / STACK_BUILD_ID_SIZE > PERF_EVENT_MAX_STACK {
+            return Err(EINVAL);
+        }
+    } else if a.value_size / 8 > PERF_EVENT_MAX_STACK {
+        return Err(EINVAL);
+    }
+    if a.max_entries > 1 << 31 {
+        return Err(E2BIG);
+    }
+    Ok(())
+}
+
+/// `sock_map_alloc` (net/core/sock_map.c).
+fn sock_map_alloc(a: &MapCreateAttr<'_>) -> Result<(), i32> {
+    const SOCK_CREATE_FLAG_MASK: u32 = BPF_F_NUMA_NODE | BPF_F_RDONLY | BPF_F_WRONLY;
+    if a.max_entries == 0 || a.key_size != 4 || (a.value_size != 4 && a.value_size != 8) || a.map_flags & !SOCK_CREATE_FLAG_MASK != 0 {
+        return Err(EINVAL);
+    }
+    Ok(())
+}
+
+/// `sock_hash_alloc` (net/core/sock_map.c): keys live on the BPF stack.
+fn sock_hash_alloc(a: &MapCreateAttr<'_>) -> Result<(), i32> {
+    const SOCK_CREATE_FLAG_MASK: u32 = BPF_F_NUMA_NODE | BPF_F_RDONLY | BPF_F_WRONLY;
+    if a.max_entries == 0 || a.key_size == 0 || (a.value_size != 4 && a.value_size != 8) || a.map_flags & !SOCK_CREATE_FLAG_MASK != 0 {
+        return Err(EINVAL);
+    }
+    if a.key_size > 512 {
+        return Err(E2BIG);
+    }
+    Ok(())
+}
+
+/// `xsk_map_alloc` (net/xdp/xskmap.c).
+fn xsk_map_alloc(a: &MapCreateAttr<'_>) -> Result<(), i32> {
+    if a.max_entries == 0 || a.key_size != 4 || a.value_size != 4 || a.map_flags & !(BPF_F_NUMA_NODE | BPF_F_RDONLY | BPF_F_WRONLY) != 0 {
+        return Err(EINVAL);
+    }
+    Ok(())
+}
+
+/// The user address the project's loaders give an arena in `map_extra`.
+/// libbpf instead mmaps the arena where the kernel likes after creating
+/// it; the guest loader has no mmap, and a fixed address (4 GiB aligned, so
+/// any size fits below the next 32-bit boundary) makes the upper half of
+/// user pointers reproducible. The verifier only needs it to be set.
+pub const ARENA_USER_VM_START: u64 = 0x7f00_0000_0000;
+
+/// `map_extra` as the project's loaders pass it for `def`.
+pub fn loader_map_extra(def: &MapDef) -> u64 {
+    if def.map_type == mt::ARENA { ARENA_USER_VM_START } else { 0 }
+}
+
+/// `arena_map_alloc`: pages mapped into both address spaces.
+fn arena_map_alloc(a: &MapCreateAttr<'_>) -> Result<(), i32> {
+    if !a.jit_supports_arena {
+        return Err(EOPNOTSUPP);
+    }
+    if a.key_size != 0
+        || a.value_size != 0
+        || a.max_entries == 0
+        || a.map_flags & BPF_F_MMAPABLE == 0
+        || a.map_flags & !(BPF_F_SEGV_ON_FAULT | BPF_F_MMAPABLE | BPF_F_NO_USER_CONV) != 0
+    {
+        return Err(EINVAL);
+    }
+    if a.map_extra & (PAGE_SIZE - 1) != 0 {
+        return Err(EINVAL);
+    }
+    let vm_range = a.max_entries as u64 * PAGE_SIZE;
+    if vm_range > 1 << 32 {
+        return Err(E2BIG);
+    }
+    if a.map_extra >> 32 != (a.map_extra.wrapping_add(vm_range).wrapping_sub(1)) >> 32 {
+        return Err(ERANGE);
+    }
+    Ok(())
+}
+
+/// `insn_array_alloc_check`.
+fn insn_array_alloc_check(a: &MapCreateAttr<'_>) -> Result<(), i32> {
+    if a.max_entries == 0 || a.key_size != 4 || a.value_size != INSN_ARRAY_VALUE_SIZE || a.map_flags != 0 {
+        return Err(EINVAL);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ROOT: MapCreateCaps = MapCreateCaps { bpf: true, net_admin: true, sys_admin: true, perfmon: true };
+    const NOBODY: MapCreateCaps = MapCreateCaps { bpf: false, net_admin: false, sys_admin: false, perfmon: false };
+
+    fn create(t: u32, ks: u32, vs: u32, max: u32, flags: u32, caps: MapCreateCaps) -> Result<(), i32> {
+        let mut def = MapDef::new("m", t, ks, vs, max);
+        def.map_flags = flags;
+        map_create_def(&def, crate::target::Arch::X86_64, caps)
+    }
+
+    #[test]
+    fn common_shapes() {
+        assert_eq!(create(mt::ARRAY, 4, 8, 1, 0, ROOT), Ok(()));
+        assert_eq!(create(mt::ARRAY, 8, 8, 1, 0, ROOT), Err(EINVAL));
+        assert_eq!(create(mt::HASH, 4, 8, 0, 0, ROOT), Err(EINVAL));
+        assert_eq!(create(mt::LRU_HASH, 4, 8, 1, BPF_F_NO_PREALLOC, ROOT), Err(ENOTSUPP));
+        assert_eq!(create(mt::RINGBUF, 0, 0, 4095, 0, ROOT), Err(EINVAL));
+        assert_eq!(create(mt::RINGBUF, 0, 0, 4096, 0, NOBODY), Ok(()));
+        assert_eq!(create(mt::LPM_TRIE, 8, 8, 1, 0, ROOT), Err(EINVAL));
+        assert_eq!(create(mt::LPM_TRIE, 8, 8, 1, BPF_F_NO_PREALLOC, NOBODY), Err(EPERM));
+        assert_eq!(create(mt::HASH_OF_MAPS, 4, 4, 1, 0, ROOT), Err(EINVAL));
+    }
+
+    #[test]
+    fn no_panic_on_extremes() {
+        for t in 0..40 {
+            for &(ks, vs, max) in &[(0, 0, 0), (u32::MAX, u32::MAX, u32::MAX), (4, 1, u32::MAX), (4, u32::MAX, 1)] {
+                for flags in [0, u32::MAX, BPF_F_NO_PREALLOC, BPF_F_MMAPABLE] {
+                    let _ = create(t, ks, vs, max, flags, ROOT);
+                }
+            }
+        }
+    }
+}
