@@ -55,6 +55,7 @@ pub mod btf_access;
 pub mod calls;
 pub mod ctx;
 pub mod do_check;
+pub mod helper_call;
 pub mod helper_protos;
 pub mod helpers;
 pub mod jmp;
