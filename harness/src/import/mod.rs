@@ -404,16 +404,44 @@ pub fn import_preprocessed(pre: &str, main_file: &str, suite: &str, source: &Pat
     let struct_defs = struct_definitions(&items);
 
     let mut scope = FileScope::default();
-    let mut queries: Vec<Query> = Vec::new();
-    let mut pending_maps: Vec<PendingMap> = Vec::new();
-    let mut pending_globals: Vec<PendingGlobal> = Vec::new();
-    let mut funcs: Vec<(usize, c_source::FuncHead)> = Vec::new();
+    let proto_attrs = read_prototypes(&items, main_file, &mut scope);
+    let decls = read_declarations(&items, &main, &proto_attrs, &struct_defs, &mut scope);
 
-    // Declarations everywhere give the names of declared functions; the
-    // attributes of the file's own prototypes (`SEC()` and test tags before
-    // a `BPF_PROG()` definition) belong to the function.
+    // What the host compiler computes: the maps' fields, the globals, the
+    // operands of the functions' asm.
+    let mut queries: Vec<Query> = Vec::new();
+    let map_q = queue_map_queries(&decls.maps, &mut queries);
+    let global_q = queue_global_queries(&decls.globals, &mut queries);
+    let pfuncs = read_functions(decls.funcs, &items, &scope, &mut queries);
+    let answers = eval::evaluate(&items, &queries)?;
+    let int_of = |q: usize| int_answer(&answers, q);
+
+    let maps = build_maps(decls.maps, map_q, &int_of, suite, &struct_defs);
+    let globals = build_globals(decls.globals, global_q, &answers);
+    let (subprogs, programs) = build_functions(pfuncs, &items, &int_of);
+
+    let mut file = ImportedFile {
+        source: source.to_path_buf(),
+        suite: suite.to_string(),
+        arch,
+        maps,
+        globals,
+        subprogs,
+        programs,
+        ksyms: scope.ksyms.iter().cloned().collect(),
+    };
+    file.ksyms.sort();
+    resolve_references(&mut file, &scope);
+    Ok(file)
+}
+
+/// Declarations everywhere give the names of declared functions; the
+/// attributes of the file's own prototypes (`SEC()` and test tags before
+/// a `BPF_PROG()` definition) belong to the function: they are returned
+/// by its name.
+fn read_prototypes(items: &[TopItem], main_file: &str, scope: &mut FileScope) -> HashMap<String, Vec<String>> {
     let mut proto_attrs: HashMap<String, Vec<String>> = HashMap::new();
-    for it in &items {
+    for it in items {
         if !it.is_function()
             && let Some(n) = prototype_name(&it.text)
         {
@@ -424,96 +452,131 @@ pub fn import_preprocessed(pre: &str, main_file: &str, suite: &str, source: &Pat
             scope.declared_functions.insert(n);
         }
     }
+    proto_attrs
+}
 
-    for &k in &main {
+/// The file's own definitions: its functions, and the maps and globals
+/// still to compute.
+#[derive(Default)]
+struct Declarations {
+    funcs: Vec<(usize, c_source::FuncHead)>,
+    maps: Vec<PendingMap>,
+    globals: Vec<PendingGlobal>,
+}
+
+/// Reads the file's own top-level items (`main`) into `scope` and the
+/// definitions still to compute.
+fn read_declarations(
+    items: &[TopItem],
+    main: &[usize],
+    proto_attrs: &HashMap<String, Vec<String>>,
+    struct_defs: &HashMap<String, String>,
+    scope: &mut FileScope,
+) -> Declarations {
+    let mut decls = Declarations::default();
+    for &k in main {
         let it = &items[k];
         if it.is_function() {
-            if let Some(mut h) = func_head(it.head()) {
-                if let Some(extra) = proto_attrs.get(&h.name) {
-                    let mut attrs = extra.clone();
-                    attrs.append(&mut h.attrs);
-                    h.attrs = attrs;
-                }
+            if let Some(h) = function_head(it, proto_attrs) {
                 scope.functions.insert(h.name.clone(), c_source::has_attribute(&h.attrs, "naked"));
-                funcs.push((k, h));
+                decls.funcs.push((k, h));
             }
             continue;
         }
-        let (plain, attrs) = c_source::split_attributes(&it.text);
-        let section = attrs.iter().flat_map(|a| c_source::attribute_strings(a, "section")).next();
-        let words: Vec<&str> = plain.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).filter(|w| !w.is_empty()).collect();
-        if words.first() == Some(&"typedef") {
-            continue;
-        }
-        let is_extern = words.contains(&"extern");
-        match section.as_deref() {
-            Some(".maps") => {
-                for (name, _) in c_source::declarators(&it.text) {
-                    scope.maps.insert(name.clone(), pending_maps.len());
-                    pending_maps.push(pending_map(&name, &it.text, &struct_defs));
-                }
-                continue;
-            }
-            Some(s) if s.starts_with(".struct_ops") => {
-                for (name, _) in c_source::declarators(&it.text) {
-                    scope.maps.insert(name.clone(), pending_maps.len());
-                    pending_maps.push(PendingMap {
-                        name,
-                        fields: Vec::new(),
-                        inner_fields: Vec::new(),
-                        problem: Some(Blocked::new("struct_ops map", "a SEC(\".struct_ops\") map needs its struct's BTF and programs")),
-                        value_struct: None,
-                        has_values: false,
-                        prog_slots: Vec::new(),
-                    });
-                }
-                continue;
-            }
-            Some("license") | Some("version") => continue,
-            Some(".ksyms") => {
-                for (name, _) in c_source::declarators(&it.text) {
-                    scope.ksyms.insert(name);
-                }
-                continue;
-            }
-            Some(".kconfig") => {
-                for (name, _) in c_source::declarators(&it.text) {
-                    scope.kconfig.insert(name);
-                }
-                continue;
-            }
-            _ => {}
-        }
-        if is_extern {
-            continue;
-        }
-        let is_static = words.contains(&"static");
-        let is_const = words.contains(&"const");
-        for (name, decl) in c_source::declarators(&it.text) {
-            let problem = match section.as_deref() {
-                Some(s) if s.starts_with(".addr_space") => Some(Blocked::new("arena global", format!("{name} lives in the arena ({s})"))),
-                Some(s)
-                    if !(s == ".data" || s == ".bss" || s == ".rodata" || s.starts_with(".data.") || s.starts_with(".rodata.") || s.starts_with(".bss.")) =>
-                {
-                    Some(Blocked::new("global in an unknown section", format!("{name} in {s}")))
-                }
-                _ => c_source::initializer(&decl)
-                    .filter(|init| init.contains('&'))
-                    .map(|_| Blocked::new("global with an address initialiser", format!("{name} is initialised with addresses (relocations)"))),
-            };
-            if is_static && !mentioned_in_asm(&items, &main, &name) {
-                // clang drops a static variable only C code used; the
-                // runnable programs never see it either way
-                continue;
-            }
-            scope.globals.insert(name.clone(), pending_globals.len());
-            pending_globals.push(PendingGlobal { name, section: section.clone(), is_const, problem });
-        }
+        read_variable(it, items, main, struct_defs, scope, &mut decls);
     }
+    decls
+}
 
-    // Queries: maps and globals.
+/// A function definition's head, the attributes of its prototypes first.
+fn function_head(it: &TopItem, proto_attrs: &HashMap<String, Vec<String>>) -> Option<c_source::FuncHead> {
+    let mut h = func_head(it.head())?;
+    if let Some(extra) = proto_attrs.get(&h.name) {
+        let mut attrs = extra.clone();
+        attrs.append(&mut h.attrs);
+        h.attrs = attrs;
+    }
+    Some(h)
+}
+
+/// A file-scope declaration other than a function, by its section: maps
+/// (`.maps`, `.struct_ops`), `__ksym` and `__kconfig` variables, globals.
+/// Typedefs, externs, the license and the version are left out.
+fn read_variable(it: &TopItem, items: &[TopItem], main: &[usize], struct_defs: &HashMap<String, String>, scope: &mut FileScope, decls: &mut Declarations) {
+    let (plain, attrs) = c_source::split_attributes(&it.text);
+    let section = attrs.iter().flat_map(|a| c_source::attribute_strings(a, "section")).next();
+    let words: Vec<&str> = plain.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')).filter(|w| !w.is_empty()).collect();
+    if words.first() == Some(&"typedef") {
+        return;
+    }
+    let is_extern = words.contains(&"extern");
+    match section.as_deref() {
+        Some(".maps") => {
+            for (name, _) in c_source::declarators(&it.text) {
+                scope.maps.insert(name.clone(), decls.maps.len());
+                decls.maps.push(pending_map(&name, &it.text, struct_defs));
+            }
+            return;
+        }
+        Some(s) if s.starts_with(".struct_ops") => {
+            for (name, _) in c_source::declarators(&it.text) {
+                scope.maps.insert(name.clone(), decls.maps.len());
+                decls.maps.push(PendingMap {
+                    name,
+                    fields: Vec::new(),
+                    inner_fields: Vec::new(),
+                    problem: Some(Blocked::new("struct_ops map", "a SEC(\".struct_ops\") map needs its struct's BTF and programs")),
+                    value_struct: None,
+                    has_values: false,
+                    prog_slots: Vec::new(),
+                });
+            }
+            return;
+        }
+        Some("license") | Some("version") => return,
+        Some(".ksyms") => {
+            for (name, _) in c_source::declarators(&it.text) {
+                scope.ksyms.insert(name);
+            }
+            return;
+        }
+        Some(".kconfig") => {
+            for (name, _) in c_source::declarators(&it.text) {
+                scope.kconfig.insert(name);
+            }
+            return;
+        }
+        _ => {}
+    }
+    if is_extern {
+        return;
+    }
+    let is_static = words.contains(&"static");
+    let is_const = words.contains(&"const");
+    for (name, decl) in c_source::declarators(&it.text) {
+        let problem = match section.as_deref() {
+            Some(s) if s.starts_with(".addr_space") => Some(Blocked::new("arena global", format!("{name} lives in the arena ({s})"))),
+            Some(s) if !(s == ".data" || s == ".bss" || s == ".rodata" || s.starts_with(".data.") || s.starts_with(".rodata.") || s.starts_with(".bss.")) => {
+                Some(Blocked::new("global in an unknown section", format!("{name} in {s}")))
+            }
+            _ => c_source::initializer(&decl)
+                .filter(|init| init.contains('&'))
+                .map(|_| Blocked::new("global with an address initialiser", format!("{name} is initialised with addresses (relocations)"))),
+        };
+        if is_static && !mentioned_in_asm(items, main, &name) {
+            // clang drops a static variable only C code used; the
+            // runnable programs never see it either way
+            continue;
+        }
+        scope.globals.insert(name.clone(), decls.globals.len());
+        decls.globals.push(PendingGlobal { name, section: section.clone(), is_const, problem });
+    }
+}
+
+/// Queues the queries of the maps' fields: per map, (field, query).
+fn queue_map_queries(maps: &[PendingMap], queries: &mut Vec<Query>) -> Vec<Vec<(String, usize)>> {
     let mut map_q: Vec<Vec<(String, usize)>> = Vec::new();
-    for m in &pending_maps {
+    for m in maps {
         let mut qs = Vec::new();
         if m.problem.is_none() {
             for f in &m.fields {
@@ -536,44 +599,64 @@ pub fn import_preprocessed(pre: &str, main_file: &str, suite: &str, source: &Pat
         }
         map_q.push(qs);
     }
+    map_q
+}
+
+/// Queues the queries of the globals' bytes: per global, its query.
+fn queue_global_queries(globals: &[PendingGlobal], queries: &mut Vec<Query>) -> Vec<usize> {
     let mut global_q = Vec::new();
-    for g in &pending_globals {
+    for g in globals {
         global_q.push(queries.len());
         queries.push(Query::Object(g.name.clone()));
     }
+    global_q
+}
 
-    // Functions: read bodies, queue their operand values.
-    struct PendingFunc {
-        item: usize,
-        head: c_source::FuncHead,
-        naked: bool,
-        section: Option<String>,
-        asm: Result<PendingAsm, Blocked>,
-    }
+/// A function with its body read and its operand values queued.
+struct PendingFunc {
+    item: usize,
+    head: c_source::FuncHead,
+    naked: bool,
+    section: Option<String>,
+    asm: Result<PendingAsm, Blocked>,
+}
+
+/// Reads the functions' bodies (a naked function's asm; the others are
+/// written in C) and queues their operand values.
+fn read_functions(funcs: Vec<(usize, c_source::FuncHead)>, items: &[TopItem], scope: &FileScope, queries: &mut Vec<Query>) -> Vec<PendingFunc> {
     let mut pfuncs = Vec::new();
     for (k, head) in funcs {
         let naked = c_source::has_attribute(&head.attrs, "naked");
         let section = head.attrs.iter().flat_map(|a| c_source::attribute_strings(a, "section")).next();
-        let asm = if naked { read_asm(items[k].body(), &scope, &mut queries) } else { Err(Blocked::new("written in C", "")) };
+        let asm = if naked { read_asm(items[k].body(), scope, queries) } else { Err(Blocked::new("written in C", "")) };
         pfuncs.push(PendingFunc { item: k, head, naked, section, asm });
     }
+    pfuncs
+}
 
-    let answers = eval::evaluate(&items, &queries)?;
-    let int_of = |q: usize| -> Result<i64, String> {
-        match answers.get(q) {
-            Some(Ok(Answer::Int(v))) => Ok(*v),
-            Some(Ok(_)) => Err("not an integer".into()),
-            Some(Err(e)) => Err(e.clone()),
-            None => Err("not computed".into()),
-        }
-    };
+/// The integer the host compiler computed for query `q`.
+fn int_answer(answers: &[Result<Answer, String>], q: usize) -> Result<i64, String> {
+    match answers.get(q) {
+        Some(Ok(Answer::Int(v))) => Ok(*v),
+        Some(Ok(_)) => Err("not an integer".into()),
+        Some(Err(e)) => Err(e.clone()),
+        None => Err("not computed".into()),
+    }
+}
 
-    // Maps.
+/// The maps, from their fields' values.
+fn build_maps(
+    pending: Vec<PendingMap>,
+    map_q: Vec<Vec<(String, usize)>>,
+    int_of: &dyn Fn(usize) -> Result<i64, String>,
+    suite: &str,
+    struct_defs: &HashMap<String, String>,
+) -> Vec<ImportedMap> {
     let mut maps = Vec::new();
-    for (m, qs) in pending_maps.into_iter().zip(map_q) {
+    for (m, qs) in pending.into_iter().zip(map_q) {
         let def = match m.problem {
             Some(b) => Err(b),
-            None => build_map(&m.name, &qs, &int_of, m.value_struct.as_deref(), &struct_defs, m.has_values).map(|mut d| {
+            None => build_map(&m.name, &qs, int_of, m.value_struct.as_deref(), struct_defs, m.has_values).map(|mut d| {
                 d.init.extend(test_progs_setup(suite, &m.name, d.value_size));
                 d.prog_slots = m.prog_slots.clone();
                 d
@@ -581,9 +664,14 @@ pub fn import_preprocessed(pre: &str, main_file: &str, suite: &str, source: &Pat
         };
         maps.push(ImportedMap { name: m.name, def });
     }
-    // Globals.
+    maps
+}
+
+/// The globals, from their bytes; one without a section goes where
+/// clang puts it.
+fn build_globals(pending: Vec<PendingGlobal>, global_q: Vec<usize>, answers: &[Result<Answer, String>]) -> Vec<ImportedGlobal> {
     let mut globals = Vec::new();
-    for (g, q) in pending_globals.into_iter().zip(global_q) {
+    for (g, q) in pending.into_iter().zip(global_q) {
         let def = match g.problem {
             Some(b) => Err(b),
             None => match answers.get(q) {
@@ -606,33 +694,12 @@ pub fn import_preprocessed(pre: &str, main_file: &str, suite: &str, source: &Pat
         };
         globals.push(ImportedGlobal { name: g.name, def });
     }
+    globals
+}
 
-    // Asm bodies with their values.
-    let finish = |p: Result<PendingAsm, Blocked>| -> Result<ImportedAsm, Blocked> {
-        let p = p?;
-        let mut operands = Vec::new();
-        for (name, op) in p.operands {
-            let op = match op {
-                PendingOperand::Done(o) => o,
-                PendingOperand::Const(q) => Operand::Const(int_of(q).map_err(|e| Blocked::new("__imm_const not computable", format!("{name}: {e}")))?),
-                PendingOperand::Insn(q) => Operand::Insn(int_of(q).map_err(|e| Blocked::new("__imm_insn not computable", format!("{name}: {e}")))?),
-                PendingOperand::ConstOrKfunc(q, sym) => match int_of(q) {
-                    Ok(v) => Operand::Const(v),
-                    Err(e) if e.contains("undeclared") && p.template.contains(&format!("call %[{name}]")) => Operand::Sym(sym),
-                    Err(e) => return Err(Blocked::new("__imm_const not computable", format!("{name}: {e}"))),
-                },
-            };
-            operands.push((name, op));
-        }
-        // A constant glued to other text (`*(u%[size] *)`) is pasted in as
-        // the compiler pastes it, so that the assembler sees one token; if
-        // the text still does not assemble with the constants as operands,
-        // they are all pasted in.
-        let glued = paste_constants(&p.template, &operands, true);
-        let asm = if assemble(&glued).is_ok() { glued } else { paste_constants(&p.template, &operands, false) };
-        Ok(ImportedAsm { notes: p.notes, ..asm })
-    };
-
+/// The subprograms (naked functions without a section) and the programs
+/// (functions with one). Functions in C without a section are not kept.
+fn build_functions(pfuncs: Vec<PendingFunc>, items: &[TopItem], int_of: &dyn Fn(usize) -> Result<i64, String>) -> (Vec<ImportedSubprog>, Vec<ImportedProg>) {
     let mut subprogs = Vec::new();
     let mut programs = Vec::new();
     for f in pfuncs {
@@ -642,66 +709,98 @@ pub fn import_preprocessed(pre: &str, main_file: &str, suite: &str, source: &Pat
                 if !f.naked {
                     continue; // a C helper; programs calling it are blocked below
                 }
-                let global = !f.head.is_static;
-                let mut body = finish(f.asm);
-                if global && let Some(b) = global_args_problem(&f.head) {
-                    body = Err(b);
-                }
-                subprogs.push(ImportedSubprog { name: f.head.name.clone(), global, nargs: c_source::param_count(&f.head.params).min(5) as u32, body });
+                subprogs.push(imported_subprog(&f.head, f.asm, int_of));
             }
-            Some(sec) => {
-                let mut tagged: Vec<(u64, String)> = Vec::new();
-                for a in &f.head.attrs {
-                    for t in c_source::attribute_strings(a, "btf_decl_tag") {
-                        if let Some(rest) = t.strip_prefix("comment:")
-                            && let Some((n, text)) = rest.split_once(':')
-                            && let Ok(n) = n.parse::<u64>()
-                        {
-                            tagged.push((n, text.to_string()));
-                        }
-                    }
-                }
-                tagged.sort_by_key(|(n, _)| *n);
-                let tags: Vec<String> = tagged.into_iter().map(|(_, t)| t).collect();
-                let mut blocked = Vec::new();
-                let body = match finish(f.asm) {
-                    Ok(a) => Some(a),
-                    Err(b) => {
-                        blocked.push(b);
-                        None
-                    }
-                };
-                if attach_target_section(sec) {
-                    blocked.push(Blocked::new(
-                        "SEC needs an attach target",
-                        format!("SEC(\"{sec}\"): the load needs attach_btf_id, which the runner cannot give yet"),
-                    ));
-                } else if crate::prog_type::sec_def(sec).is_none() {
-                    blocked.push(Blocked::new("SEC unknown to the runner", format!("SEC(\"{sec}\")")));
-                }
-                for t in &tags {
-                    if let Some(m) = unsupported_tag(t) {
-                        blocked.push(Blocked::new(format!("annotation {m}"), format!("{m} is not supported by the runner")));
-                    }
-                }
-                programs.push(ImportedProg { name: f.head.name.clone(), sec: sec.clone(), tags, line: it.line, body, blocked });
+            Some(sec) => programs.push(imported_prog(&f.head, sec, it.line, f.asm, int_of)),
+        }
+    }
+    (subprogs, programs)
+}
+
+/// A naked function without a section: a subprogram, static or global
+/// (with its parameter count).
+fn imported_subprog(head: &c_source::FuncHead, asm: Result<PendingAsm, Blocked>, int_of: &dyn Fn(usize) -> Result<i64, String>) -> ImportedSubprog {
+    let global = !head.is_static;
+    let mut body = finish_asm(asm, int_of);
+    if global && let Some(b) = global_args_problem(head) {
+        body = Err(b);
+    }
+    ImportedSubprog { name: head.name.clone(), global, nargs: c_source::param_count(&head.params).min(5) as u32, body }
+}
+
+/// A function with a section: a program, with its test tags and what
+/// keeps it from running.
+fn imported_prog(
+    head: &c_source::FuncHead,
+    sec: &str,
+    line: u32,
+    asm: Result<PendingAsm, Blocked>,
+    int_of: &dyn Fn(usize) -> Result<i64, String>,
+) -> ImportedProg {
+    let tags = test_tags(&head.attrs);
+    let mut blocked = Vec::new();
+    let body = match finish_asm(asm, int_of) {
+        Ok(a) => Some(a),
+        Err(b) => {
+            blocked.push(b);
+            None
+        }
+    };
+    if attach_target_section(sec) {
+        blocked.push(Blocked::new("SEC needs an attach target", format!("SEC(\"{sec}\"): the load needs attach_btf_id, which the runner cannot give yet")));
+    } else if crate::prog_type::sec_def(sec).is_none() {
+        blocked.push(Blocked::new("SEC unknown to the runner", format!("SEC(\"{sec}\")")));
+    }
+    for t in &tags {
+        if let Some(m) = unsupported_tag(t) {
+            blocked.push(Blocked::new(format!("annotation {m}"), format!("{m} is not supported by the runner")));
+        }
+    }
+    ImportedProg { name: head.name.clone(), sec: sec.to_string(), tags, line, body, blocked }
+}
+
+/// test_loader's tag texts: the `btf_decl_tag("comment:<N>:<tag>")`
+/// attributes, ordered by the counter.
+fn test_tags(attrs: &[String]) -> Vec<String> {
+    let mut tagged: Vec<(u64, String)> = Vec::new();
+    for a in attrs {
+        for t in c_source::attribute_strings(a, "btf_decl_tag") {
+            if let Some(rest) = t.strip_prefix("comment:")
+                && let Some((n, text)) = rest.split_once(':')
+                && let Ok(n) = n.parse::<u64>()
+            {
+                tagged.push((n, text.to_string()));
             }
         }
     }
+    tagged.sort_by_key(|(n, _)| *n);
+    tagged.into_iter().map(|(_, t)| t).collect()
+}
 
-    let mut file = ImportedFile {
-        source: source.to_path_buf(),
-        suite: suite.to_string(),
-        arch,
-        maps,
-        globals,
-        subprogs,
-        programs,
-        ksyms: scope.ksyms.iter().cloned().collect(),
-    };
-    file.ksyms.sort();
-    resolve_references(&mut file, &scope);
-    Ok(file)
+/// An asm body with its operands' values.
+fn finish_asm(p: Result<PendingAsm, Blocked>, int_of: &dyn Fn(usize) -> Result<i64, String>) -> Result<ImportedAsm, Blocked> {
+    let p = p?;
+    let mut operands = Vec::new();
+    for (name, op) in p.operands {
+        let op = match op {
+            PendingOperand::Done(o) => o,
+            PendingOperand::Const(q) => Operand::Const(int_of(q).map_err(|e| Blocked::new("__imm_const not computable", format!("{name}: {e}")))?),
+            PendingOperand::Insn(q) => Operand::Insn(int_of(q).map_err(|e| Blocked::new("__imm_insn not computable", format!("{name}: {e}")))?),
+            PendingOperand::ConstOrKfunc(q, sym) => match int_of(q) {
+                Ok(v) => Operand::Const(v),
+                Err(e) if e.contains("undeclared") && p.template.contains(&format!("call %[{name}]")) => Operand::Sym(sym),
+                Err(e) => return Err(Blocked::new("__imm_const not computable", format!("{name}: {e}"))),
+            },
+        };
+        operands.push((name, op));
+    }
+    // A constant glued to other text (`*(u%[size] *)`) is pasted in as
+    // the compiler pastes it, so that the assembler sees one token; if
+    // the text still does not assemble with the constants as operands,
+    // they are all pasted in.
+    let glued = paste_constants(&p.template, &operands, true);
+    let asm = if assemble(&glued).is_ok() { glued } else { paste_constants(&p.template, &operands, false) };
+    Ok(ImportedAsm { notes: p.notes, ..asm })
 }
 
 /// The body with `Const` operands pasted into the text: only where glued

@@ -29,8 +29,8 @@ use self::map_gen_lookup::{MapView, map_gen_lookup};
 use crate::map::MapDef;
 use crate::target::Arch;
 use crate::verifier::Fail;
-use crate::verifier::calls::MapKeyState;
 use crate::verifier::env::VerifierEnv;
+use crate::verifier::helper_call::MapKeyState;
 use crate::verifier::helpers::{attach, func, prog};
 
 const PHASE: &str = "bpf_do_misc_fixups";

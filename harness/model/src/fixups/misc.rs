@@ -18,9 +18,9 @@ use super::patch::{self, Patches};
 use crate::prog_type::{SCHED_ACT, SCHED_CLS, SOCKET_FILTER};
 use crate::target::Arch;
 use crate::verifier::Fail;
-use crate::verifier::calls::MapKeyState;
 use crate::verifier::do_check::{BPF_ALU_IMMEDIATE, BPF_ALU_NEG_VALUE, BPF_ALU_NON_POINTER, BPF_ALU_SANITIZE_DST, BPF_ALU_SANITIZE_SRC};
 use crate::verifier::env::{SubprogInfo, VerifierEnv};
+use crate::verifier::helper_call::MapKeyState;
 
 const PHASE: &str = "bpf_do_misc_fixups";
 

@@ -9,7 +9,7 @@
 //! implements (the main pass rewinds it: `bpf_vlog_reset`).
 //!
 //! The other parts of the pass live in modules named after the kernel's
-//! concepts: [`super::calls`] (`check_helper_call`, `check_func_call`),
+//! concepts: [`super::calls`] (`check_func_call`), [`super::helper_call`] (`check_helper_call`),
 //! [`super::kfuncs`] (`check_kfunc_call`), [`super::alu`] (`check_alu_op`), [`super::mem`]
 //! (`check_mem_access`), [`super::stack`], [`super::ctx`], [`super::jmp`]
 //! (`check_cond_jmp_op`), [`super::states`] (pruning), [`super::backtrack`]
@@ -291,9 +291,9 @@ pub struct PassAux {
     pub map_ptr_poison: bool,
     pub map_ptr_unpriv: bool,
     /// `map_key_state`: the constant key of a map helper call.
-    pub map_key: super::calls::MapKeyState,
+    pub map_key: super::helper_call::MapKeyState,
     /// `loop_inline_state`: whether a `bpf_loop` call can be inlined.
-    pub loop_inline: super::calls::LoopInlineState,
+    pub loop_inline: super::helper_call::LoopInlineState,
     pub is_iter_next: bool,
     /// The call is reached in a non-sleepable context.
     pub non_sleepable: bool,

@@ -12,9 +12,9 @@
 
 use bpf_isa::Insn;
 
-use super::calls::{CallArgMeta, reg_arg_name};
 use super::diag::CtxKind;
 use super::do_check::*;
+use super::helper_call::{CallArgMeta, reg_arg_name};
 use super::helper_protos::*;
 use super::reg::*;
 use super::state::*;

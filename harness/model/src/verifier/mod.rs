@@ -20,7 +20,7 @@
 //! | `bpf_compute_const_regs`, `bpf_prune_dead_branches` | [`const_fold`] |
 //! | `sort_subprogs_topo` | [`subprogs`] |
 //! | `bpf_compute_scc` | [`cfg`] |
-//! | `bpf_compute_live_registers` | [`liveness`] |
+//! | `bpf_compute_live_registers` (which runs the stack liveness, `bpf_compute_subprog_arg_access`) | [`live_registers`], [`liveness`] |
 //! | `do_check_main` (on what the front end computed: prune points, SCCs, live registers, stack liveness) | [`do_check`] and the modules it names |
 //! | `check_max_stack_depth` | [`subprogs`] |
 //! | the fixups, `print_verification_stats`, the xlated dump | [`crate::fixups`], [`crate::load::bpf_check`] (passes the model lacks leave the load undecided) |
@@ -42,6 +42,7 @@ pub mod env;
 pub mod errno;
 pub mod fastcall;
 pub mod kfunc_btf_ids;
+pub mod live_registers;
 pub mod liveness;
 pub mod log;
 pub mod prog_load;
@@ -58,6 +59,7 @@ pub mod btf_access;
 pub mod calls;
 pub mod ctx;
 pub mod do_check;
+pub mod helper_call;
 pub mod helper_protos;
 pub mod helpers;
 pub mod jmp;
@@ -376,7 +378,7 @@ fn front_end(env: &mut VerifierEnv<'_>) -> PResult<()> {
     const_fold::bpf_prune_dead_branches(env)?;
     subprogs::sort_subprogs_topo(env)?;
     cfg::bpf_compute_scc(env);
-    liveness::bpf_compute_live_registers(env)?;
+    live_registers::bpf_compute_live_registers(env)?;
     fastcall::mark_fastcall_patterns(env)?;
     Ok(())
 }

@@ -7,9 +7,9 @@
 //! reference invalidates every register and stack slot whose `id` or
 //! `parent_id` is it, transitively (`release_reference`).
 
-use super::calls::CallArgMeta;
 use super::diag::{CtxKind, ModReason};
 use super::do_check::*;
+use super::helper_call::CallArgMeta;
 use super::reg::*;
 use super::state::*;
 
