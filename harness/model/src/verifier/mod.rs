@@ -240,9 +240,9 @@ pub(crate) fn finish_rejected(env: &mut VerifierEnv<'_>, start: Instant, errno: 
     finish(env, Err(errno), false)
 }
 
-/// `do_check_main` (and `do_check_subprogs`, which has nothing to verify
-/// until calls are modelled: only called global functions are verified)
-/// on the front end's results.
+/// The main pass on the front end's results: `do_check_main`, which
+/// verifies the main program and then (`do_check_subprogs`) each global
+/// function it calls.
 fn main_pass(env: &mut VerifierEnv<'_>) -> PResult<()> {
     use do_check::{DoCheckError, DoCheckInput, MapInfo, Privs, Subprog};
 
