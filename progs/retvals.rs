@@ -362,7 +362,7 @@ fn stack_ptr_to_map_outer() {
 // Privileged, a subprogram two calls deep stores its frame pointer in a
 // map value and the program returns it (no retval: a kernel stack
 // address; native runs of the JIT's code and the interpreter must agree
-// on it, tests/exec_native.rs).
+// on it, tests/model/exec_native.rs).
 #[sec("socket")]
 #[success]
 pub fn subprog_frame_pointer_escapes() {

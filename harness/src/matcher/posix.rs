@@ -58,7 +58,7 @@
 //!   (256 MiB here, against glibc's memory) is refused; no test pattern
 //!   comes near it.
 //!
-//! `tests/matcher_posix.rs` compares this module with glibc's `regcomp` and
+//! `tests/framework/matcher_posix.rs` compares this module with glibc's `regcomp` and
 //! `regexec` on every regex pattern of 7.3's selftests and of progs/, on
 //! the dumps they are matched against, and on corner cases and generated
 //! EREs.

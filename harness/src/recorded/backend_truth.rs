@@ -2,7 +2,7 @@
 //! `record --set backend-truth`: `expected/oracle/vm-<arch>.json` (7.3
 //! under QEMU, `--backend vm`, one boot per arch) and
 //! `expected/oracle/live-<arch>.json` (the running kernel, `--backend
-//! kernel`), which tests/vm_backend.rs and tests/kernel_backend.rs hold the
+//! kernel`), which tests/kernel/vm_backend.rs and tests/kernel/kernel_backend.rs hold the
 //! two backends to.
 //!
 //! A program's options are its `# oracle:` lines ([`super::oracle_asm`]);
@@ -19,7 +19,7 @@
 //! `--check` loads again and compares everything but what moves from boot
 //! to boot (kernel addresses; map ids on the running kernel). The running
 //! kernel is compared on verdicts and results alone when it is another
-//! build than the recorded one, as tests/kernel_backend.rs holds it.
+//! build than the recorded one, as tests/kernel/kernel_backend.rs holds it.
 
 use std::path::{Path, PathBuf};
 use std::time::Instant;

@@ -1,5 +1,5 @@
 //! The assembler's own behaviour: labels, operands, relocations, errors.
-//! (Encodings are checked against llvm-mc-19 in tests/isa.rs.)
+//! (Encodings are checked against llvm-mc-19 in tests/model/isa.rs.)
 
 use super::*;
 

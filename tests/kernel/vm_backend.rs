@@ -5,7 +5,7 @@
 //! Skipped, with the reason, when QEMU, the images or a guest compiler are
 //! missing (`scripts/setup-vm.sh` installs them).
 
-mod backend_common;
+use crate::backend_common;
 
 use std::time::Instant;
 

@@ -5,8 +5,6 @@
 //! kernels answered (`expected/oracle/*.json`, read by
 //! `recorded::backend_truth`).
 
-#![allow(dead_code)]
-
 use std::path::PathBuf;
 
 use bpf_selftest::backend::normalize::renumber_maps;

@@ -28,7 +28,7 @@
 //! `CALLS_IMPORTED_DUMP=suite/prog` prints both logs of one,
 //! `CALLS_IMPORTED_ALL=1` takes every `verifier_*.c`.
 
-mod verifier_common;
+use crate::verifier_common;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

@@ -13,8 +13,6 @@
 //! log without the "Verification failed:" diagnostics blocks, which the
 //! model does not write for every error yet.
 
-#![allow(dead_code)]
-
 use std::collections::BTreeMap;
 use std::path::Path;
 

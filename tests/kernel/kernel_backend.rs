@@ -5,7 +5,7 @@
 //! held to verdicts and results). Skipped, with the reason, where bpf(2)
 //! may not load programs.
 
-mod backend_common;
+use crate::backend_common;
 
 use backend_common::{Strictness, cases, compare, truth};
 use bpf_selftest::backend::kernel::{KernelBackend, unprivileged_bpf_disabled};

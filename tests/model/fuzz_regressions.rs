@@ -8,7 +8,7 @@
 //! `tests/fuzz_regressions/verify_raw-*.bin` are `verify_raw` inputs (four
 //! config bytes, then insns), decoded by the fuzz targets' own code.
 
-#[path = "../fuzz/fuzz_targets/common.rs"]
+#[path = "../../fuzz/fuzz_targets/common.rs"]
 mod common;
 
 use std::time::{Duration, Instant};

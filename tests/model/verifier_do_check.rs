@@ -17,7 +17,7 @@
 //! area and fails when fewer programs match completely than
 //! [`MIN_PASSING`] (a ratchet: raise it as the model improves).
 
-mod verifier_common;
+use crate::verifier_common;
 
 use bpf_selftest::map::MapDef;
 use bpf_selftest::prog_type::ProgType;

@@ -7,7 +7,7 @@
 //!   Two more corpora of seeded random bytes / A64 words measure the
 //!   printers beyond JIT code; their known mismatches (instructions the
 //!   decoder crates lack, ...) are listed with reasons in `<corpus>.known`.
-//! * objdump is not what test_loader calls: `jit_disasm/llvm_capi.py` runs
+//! * objdump is not what test_loader calls: `tests/jit_disasm/llvm_capi.py` runs
 //!   every objdump line through libLLVM-19's C API the way the kernel helper
 //!   does; `expected/jit_disasm/<corpus>.capi` is its output, and our text must
 //!   equal it. The two LLVM outputs are checked against each other:
@@ -27,9 +27,7 @@
 //!   our own output); the oracle images are re-recorded by `record --set
 //!   jit-forms`.
 
-#[path = "jit_disasm/arm64_corpus.rs"]
 mod arm64_corpus;
-#[path = "jit_disasm/x86_corpus.rs"]
 mod x86_corpus;
 
 use bpf_selftest::jit_disasm::{disasm_insn, test_loader_text};

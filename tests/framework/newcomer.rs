@@ -17,7 +17,7 @@ use bpf_selftest::spec;
 use bpf_selftest::target::Arch;
 
 #[allow(dead_code)]
-#[path = "../macros/src/tags.rs"]
+#[path = "../../macros/src/tags.rs"]
 mod tags;
 
 /// The newcomer's program: 32-bit defs read only as 32 bits (poisoned by

@@ -1,7 +1,7 @@
 //! `BPF_SELFTEST_REQUIRE`: a test that skips for lack of something from
 //! outside the project fails instead when that component is required, and
 //! so do the runner's subtests on a backend that lacks its component. The
-//! variable is process-wide, so this test binary never sets it on itself:
+//! variable is process-wide, so the test binary never sets it on itself:
 //! each case runs one of its `child_*` tests again in a child process with
 //! the variable set (or removed), and reads what the child said.
 
@@ -17,12 +17,14 @@ use bpf_selftest_suite as _;
 /// Set in the children: the `child_*` tests do nothing without it.
 const CHILD: &str = "BPF_SELFTEST_REQUIRE_TEST_CHILD";
 
-/// Runs the ignored test `name` of this binary in a child, with
+/// Runs the ignored test `name` of this module in a child, with
 /// `BPF_SELFTEST_REQUIRE` set to `spec` (removed for `None`); its success
 /// and its stdout and stderr together.
 fn child(name: &str, spec: Option<&str>) -> (bool, String) {
+    // libtest names a test by its path in the binary, without the crate
+    let (_, module) = module_path!().split_once("::").expect("a module of the test binary");
     let mut cmd = Command::new(std::env::current_exe().expect("the test binary"));
-    cmd.args(["--ignored", "--exact", name, "--nocapture", "--test-threads=1"]).env(CHILD, "1");
+    cmd.args(["--ignored", "--exact", &format!("{module}::{name}"), "--nocapture", "--test-threads=1"]).env(CHILD, "1");
     match spec {
         Some(s) => cmd.env("BPF_SELFTEST_REQUIRE", s),
         None => cmd.env_remove("BPF_SELFTEST_REQUIRE"),

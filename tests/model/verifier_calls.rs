@@ -16,7 +16,7 @@
 //! mismatch, `CALLS_FILTER=x` keeps the programs whose name (or area)
 //! contains `x`.
 
-mod verifier_common;
+use crate::verifier_common;
 
 const DIR: &str = "expected/linux-7.3/calls";
 /// The same programs on arm64.
