@@ -146,8 +146,8 @@ fn native_agrees_with_the_interpreter_on_random_programs() {
 const WIDE_RANDOM_PROGRAMS: usize = 21_000;
 const WIDE_RANDOM_SEED: u64 = 0x7_3002;
 
-/// The wide random differential run: `cargo test --test exec_native --
-/// --ignored wide` (several minutes).
+/// The wide random differential run: `cargo test --test model --
+/// --ignored exec_native::` (several minutes).
 #[test]
 #[ignore = "a wide random run (about 5,000 accepted programs, minutes): --ignored"]
 fn native_agrees_with_the_interpreter_on_a_wide_random_run() {
