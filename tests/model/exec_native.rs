@@ -6,7 +6,8 @@
 //! * every program of progs/ with a test run that the model accepts on
 //!   x86_64;
 //! * random programs of the soundness generator that the model accepts,
-//!   test-run as socket filters.
+//!   test-run as socket filters: sweeps left out of a plain `cargo test`
+//!   (3,000 programs, which CI runs, see `.ci/run`; and a wide run).
 //!
 //! Programs the native path cannot run yet (tail calls, ...) or the
 //! interpreter cannot run are counted and listed, held to a ratchet. On a
@@ -134,6 +135,7 @@ fn native_agrees_with_the_interpreter_on_progs() {
 }
 
 #[test]
+#[ignore = "a sweep of 3,000 random programs: CI runs it, see .ci/run"]
 fn native_agrees_with_the_interpreter_on_random_programs() {
     let same = random_run(random_programs(), RANDOM_SEED);
     if let Some(same) = same {
@@ -146,8 +148,9 @@ fn native_agrees_with_the_interpreter_on_random_programs() {
 const WIDE_RANDOM_PROGRAMS: usize = 21_000;
 const WIDE_RANDOM_SEED: u64 = 0x7_3002;
 
-/// The wide random differential run: `cargo test --test exec_native --
-/// --ignored wide` (several minutes).
+/// The wide random differential run: `cargo test --test model --
+/// --ignored exec_native::native_agrees_with_the_interpreter_on_a_wide`
+/// (several minutes).
 #[test]
 #[ignore = "a wide random run (about 5,000 accepted programs, minutes): --ignored"]
 fn native_agrees_with_the_interpreter_on_a_wide_random_run() {

@@ -313,7 +313,7 @@ impl bpf_selftest::backend::Backend for Fixed {
 /// verifier_jit_inline.c, verifier_percpu_addr.c), imported from the 7.3 source, loaded into 7.3
 /// under QEMU for their xlated programs, re-JITed by the model, and matched
 /// by the runner as test_loader would. Needs the VM (one boot) and the
-/// kernel source: `cargo test --test jit_x86_64 -- --ignored`.
+/// kernel source: `cargo test --test model -- --ignored jit_x86_64::`.
 #[test]
 #[ignore = "boots 7.3 x86_64 under QEMU"]
 fn kernel_jited_selftests_with_the_model_jit() {
