@@ -742,7 +742,13 @@ pub struct ThroughputRow {
     /// Building the requests (assembling and linking progs/), then the loads.
     pub plan_ms: f64,
     pub loads_ms: f64,
+    /// The programs whose loads took longest (name, ms), longest first:
+    /// where the time goes.
+    pub slowest: Vec<(String, f64)>,
 }
+
+/// How many of the longest loads [`suite_throughput`] keeps.
+const SLOWEST_SHOWN: usize = 5;
 
 impl ThroughputRow {
     pub fn per_sec(&self) -> f64 {
@@ -770,26 +776,28 @@ pub fn suite_throughput(be: &dyn Backend, reqs: &[LoadRequest], plan_ms: f64, th
     use std::sync::atomic::{AtomicUsize, Ordering};
     let threads = threads.max(1);
     let (next, unavailable) = (AtomicUsize::new(0), AtomicUsize::new(0));
+    let took = std::sync::Mutex::new(Vec::with_capacity(reqs.len()));
     let t0 = Instant::now();
     std::thread::scope(|s| {
         for _ in 0..threads {
             s.spawn(|| {
                 while let Some(req) = reqs.get(next.fetch_add(1, Ordering::Relaxed)) {
+                    let t = Instant::now();
                     if be.load(req).is_err() {
                         unavailable.fetch_add(1, Ordering::Relaxed);
                     }
+                    let ms = t.elapsed().as_secs_f64() * 1e3;
+                    took.lock().unwrap_or_else(|e| e.into_inner()).push((req, ms));
                 }
             });
         }
     });
-    ThroughputRow {
-        backend: be.name().into(),
-        programs: reqs.len(),
-        unavailable: unavailable.into_inner(),
-        threads,
-        plan_ms,
-        loads_ms: t0.elapsed().as_secs_f64() * 1e3,
-    }
+    let loads_ms = t0.elapsed().as_secs_f64() * 1e3;
+    let mut took = took.into_inner().unwrap_or_else(|e| e.into_inner());
+    took.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let unpriv = |r: &LoadRequest| if r.unpriv { " @unpriv" } else { "" };
+    let slowest = took.iter().take(SLOWEST_SHOWN).map(|(r, ms)| (format!("{}{}", r.name, unpriv(r)), *ms)).collect();
+    ThroughputRow { backend: be.name().into(), programs: reqs.len(), unavailable: unavailable.into_inner(), threads, plan_ms, loads_ms, slowest }
 }
 
 pub fn suite_throughput_table(rows: &[ThroughputRow]) -> String {
@@ -807,6 +815,10 @@ pub fn suite_throughput_table(rows: &[ThroughputRow]) -> String {
             r.per_sec()
         );
     }
+    for r in rows {
+        let list: Vec<String> = r.slowest.iter().map(|(name, ms)| format!("{name} {ms:.0} ms")).collect();
+        let _ = writeln!(s, "longest loads ({}): {}", r.backend, list.join(", "));
+    }
     s
 }
 
@@ -819,6 +831,7 @@ pub fn suite_throughput_json(r: &ThroughputRow) -> serde_json::Value {
         "plan_ms": r.plan_ms,
         "loads_ms": r.loads_ms,
         "programs_per_sec": r.per_sec(),
+        "slowest": r.slowest.iter().map(|(name, ms)| json!({"program": name, "ms": ms})).collect::<Vec<_>>(),
     })
 }
 
