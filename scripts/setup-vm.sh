@@ -5,7 +5,8 @@
 #   sudo scripts/setup-vm.sh            # QEMU, compilers, the 7.3 images
 #   sudo scripts/setup-vm.sh --source   # also the 7.3 source subset the importer
 #                                       # and the assembler's kernel-asm test read,
-#                                       # and clang-19, llvm-19 and cpp, which read it
+#                                       # and clang-19, llvm-19 and cpp, which read it;
+#                                       # and each image's vmlinux BTF and vmlinux.h
 #
 # Host packages (from the machine's own apt sources): QEMU for x86_64 and
 # arm64, and a C compiler with static libc for each guest arch (the guest
@@ -19,7 +20,9 @@
 # Environment:
 #   BPF_SELFTEST_VM_KERNEL   kernel version (default 7.3.4+deb13)
 #   BPF_SELFTEST_CACHE       cache root (default /var/cache/bpf-selftest);
-#                            images go to $BPF_SELFTEST_CACHE/kernels/<version>-<arch>/
+#                            images go to $BPF_SELFTEST_CACHE/kernels/<version>-<arch>/,
+#                            with --source their BTF and vmlinux.h to
+#                            $BPF_SELFTEST_CACHE/btf/<version>-<arch>/
 #   BPF_SELFTEST_MIRROR      Debian mirror (default http://deb.debian.org/debian;
 #                            once the version has left trixie-backports use e.g.
 #                            http://snapshot.debian.org/archive/debian/20261129T000000Z)
@@ -51,8 +54,9 @@ if [ "${BPF_SELFTEST_SKIP_APT:-0}" != 1 ]; then
     # with --source: what reads the sources (cpp for the importer; clang-19
     # compiles the kernel's C selftests; llvm-mc-19 and llvm-objdump-19
     # re-check the assembler, the goldens and the JIT disassembly; zstd and
-    # python3 for record-vmlinux-btf.py, which reads the x86_64 bzImage)
-    [ "$want_source" = 1 ] && pkgs="$pkgs cpp clang-19 llvm-19 zstd python3"
+    # python3 for record-vmlinux-btf.py, which reads the x86_64 bzImage;
+    # bpftool dumps vmlinux.h from the images' BTF)
+    [ "$want_source" = 1 ] && pkgs="$pkgs cpp clang-19 llvm-19 zstd python3 bpftool"
     missing=
     for p in $pkgs; do
         dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -166,6 +170,36 @@ fetch_source() {
     say "linux-$series source: $dest"
 }
 [ "$want_source" = 1 ] && fetch_source
+
+# --- vmlinux BTF and vmlinux.h of each image -----------------------------------
+# $cache/btf/<version>-<arch>/vmlinux.btf: the image's whole .BTF section (the
+# bytes the guest's /sys/kernel/btf/vmlinux holds), checked and written by
+# record-vmlinux-btf.py --blob; vmlinux.h beside it, as the selftests' Makefile
+# makes it (bpftool btf dump file ... format c). Each is made again when what
+# it comes from is newer (a refetched image, a new blob).
+vmlinux_btf() {
+    arch=$1 deb=$2
+    rel=$version-$deb
+    dir=$cache/btf/$rel
+    image=$cache/kernels/$rel/vmlinuz
+    if [ ! -s "$dir/vmlinux.btf" ] || [ "$image" -nt "$dir/vmlinux.btf" ]; then
+        BPF_SELFTEST_CACHE=$cache BPF_SELFTEST_VM_KERNEL=$version \
+            python3 "$(dirname "$0")/record-vmlinux-btf.py" --blob --arch "$arch"
+        touch "$dir/vmlinux.btf"
+    fi
+    if [ ! -s "$dir/vmlinux.h" ] || [ "$dir/vmlinux.btf" -nt "$dir/vmlinux.h" ]; then
+        bpftool=$(command -v bpftool || echo /usr/sbin/bpftool)
+        "$bpftool" btf dump file "$dir/vmlinux.btf" format c >"$dir/vmlinux.h.tmp"
+        mv "$dir/vmlinux.h.tmp" "$dir/vmlinux.h"
+        say "$rel: $dir/vmlinux.h ($(wc -l <"$dir/vmlinux.h") lines)"
+    else
+        say "$rel: $dir/vmlinux.btf and vmlinux.h present"
+    fi
+}
+if [ "$want_source" = 1 ]; then
+    vmlinux_btf x86_64 amd64
+    vmlinux_btf arm64 arm64
+fi
 
 # --- check the guest compilers ---------------------------------------------
 probe=$(mktemp -d)
