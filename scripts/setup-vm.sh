@@ -6,14 +6,16 @@
 #   sudo scripts/setup-vm.sh --source   # also the 7.3 source subset the importer
 #                                       # and the assembler's kernel-asm test read,
 #                                       # and clang-19, llvm-19 and cpp, which read it;
-#                                       # and each image's vmlinux BTF and vmlinux.h
+#                                       # and each image's vmlinux BTF, and the
+#                                       # vmlinux.h of its build (linux-bpf-dev)
 #
 # Host packages (from the machine's own apt sources): QEMU for x86_64 and
 # arm64, and a C compiler with static libc for each guest arch (the guest
 # loader, harness/guest/loader.c, is built on first use).
 #
 # Kernels: linux-binary-<version>-{amd64,arm64} (vmlinuz) and
-# linux-base-<version>-{amd64,arm64} (its .config) from Debian, through a
+# linux-base-<version>-{amd64,arm64} (its .config) from Debian (with --source
+# also linux-bpf-dev:{amd64,arm64} of the same build: vmlinux.h), through a
 # private apt configuration under the cache (/etc/apt is not touched, no
 # foreign dpkg architecture is added).
 #
@@ -54,9 +56,8 @@ if [ "${BPF_SELFTEST_SKIP_APT:-0}" != 1 ]; then
     # with --source: what reads the sources (cpp for the importer; clang-19
     # compiles the kernel's C selftests; llvm-mc-19 and llvm-objdump-19
     # re-check the assembler, the goldens and the JIT disassembly; zstd and
-    # python3 for record-vmlinux-btf.py, which reads the x86_64 bzImage;
-    # bpftool dumps vmlinux.h from the images' BTF)
-    [ "$want_source" = 1 ] && pkgs="$pkgs cpp clang-19 llvm-19 zstd python3 bpftool"
+    # python3 for record-vmlinux-btf.py, which reads the x86_64 bzImage)
+    [ "$want_source" = 1 ] && pkgs="$pkgs cpp clang-19 llvm-19 zstd python3"
     missing=
     for p in $pkgs; do
         dpkg-query -W -f '${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
@@ -174,9 +175,12 @@ fetch_source() {
 # --- vmlinux BTF and vmlinux.h of each image -----------------------------------
 # $cache/btf/<version>-<arch>/vmlinux.btf: the image's whole .BTF section (the
 # bytes the guest's /sys/kernel/btf/vmlinux holds), checked and written by
-# record-vmlinux-btf.py --blob; vmlinux.h beside it, as the selftests' Makefile
-# makes it (bpftool btf dump file ... format c). Each is made again when what
-# it comes from is newer (a refetched image, a new blob).
+# record-vmlinux-btf.py --blob. vmlinux.h beside it: the one Debian's
+# linux-bpf-dev of the same build (the version in the image's PACKAGES) ships,
+# which that build dumped from this BTF with the 7.3 tree's own bpftool, as the
+# selftests' Makefile does (bookworm's bpftool 7.1 dumps the types alike but
+# no kfunc prototypes, which some selftests need; the 7.3 one needs glibc 2.38).
+# Each is made again when the image is newer (a refetched image).
 vmlinux_btf() {
     arch=$1 deb=$2
     rel=$version-$deb
@@ -187,14 +191,27 @@ vmlinux_btf() {
             python3 "$(dirname "$0")/record-vmlinux-btf.py" --blob --arch "$arch"
         touch "$dir/vmlinux.btf"
     fi
-    if [ ! -s "$dir/vmlinux.h" ] || [ "$dir/vmlinux.btf" -nt "$dir/vmlinux.h" ]; then
-        bpftool=$(command -v bpftool || echo /usr/sbin/bpftool)
-        "$bpftool" btf dump file "$dir/vmlinux.btf" format c >"$dir/vmlinux.h.tmp"
-        mv "$dir/vmlinux.h.tmp" "$dir/vmlinux.h"
-        say "$rel: $dir/vmlinux.h ($(wc -l <"$dir/vmlinux.h") lines)"
-    else
+    if [ -s "$dir/vmlinux.h" ] && [ "$dir/vmlinux.h" -nt "$image" ]; then
         say "$rel: $dir/vmlinux.btf and vmlinux.h present"
+        return
     fi
+    pkgver=$(awk -v p="linux-binary-$rel" '$1 == p { print $2 }' "$cache/kernels/$rel/PACKAGES")
+    [ -n "$pkgver" ] || die "$cache/kernels/$rel/PACKAGES names no linux-binary-$rel"
+    apt_update
+    work=$(mktemp -d)
+    (
+        cd "$work"
+        # shellcheck disable=SC2046
+        apt-get $(apt_opts) download "linux-bpf-dev:$deb=$pkgver" >/dev/null
+        dpkg-deb -x ./linux-bpf-dev_*.deb root
+        h=$(find root/usr/include -path '*/linux/bpf/vmlinux.h' | head -1)
+        [ -n "$h" ] || die "linux-bpf-dev $pkgver ($deb) has no vmlinux.h"
+        cp "$h" "$dir/vmlinux.h.tmp"
+        dpkg-deb -W --showformat='${Package} ${Version} ${Architecture}\n' ./linux-bpf-dev_*.deb >"$dir/PACKAGES"
+    )
+    rm -rf "$work"
+    mv "$dir/vmlinux.h.tmp" "$dir/vmlinux.h"
+    say "$rel: $dir/vmlinux.h (linux-bpf-dev $pkgver, $(wc -l <"$dir/vmlinux.h") lines)"
 }
 if [ "$want_source" = 1 ]; then
     vmlinux_btf x86_64 amd64
