@@ -17,6 +17,16 @@ section is found by its header. A raw BTF file (a copy of a running kernel's
   bpf-selftest record --set vmlinux-btf [--check]     # runs this script
   scripts/record-vmlinux-btf.py                       # both arches, from the cache
   scripts/record-vmlinux-btf.py --arch x86_64 --btf vmlinux.btf
+  scripts/record-vmlinux-btf.py --blob                # the whole raw BTF per arch
+                                                      # into the cache instead
+
+With --blob the subset is not written: the whole .BTF section of each image
+(what the guest's /sys/kernel/btf/vmlinux holds, byte for byte) is checked
+(magic 0xeB9F, version 1, a 24-byte header whose type and string sections fit
+the blob) and written to $BPF_SELFTEST_CACHE/btf/<version>-<debian arch>/vmlinux.btf,
+beside the image's own $BPF_SELFTEST_CACHE/kernels/<version>-<debian arch>/
+(scripts/setup-vm.sh --source runs it and dumps vmlinux.h from it with bpftool).
+A blob already there with the same bytes is left as it is.
 
 Output format (one type per line, members/params indented by a tab; `-` is an
 anonymous name):
@@ -44,7 +54,8 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 CACHE = os.environ.get("BPF_SELFTEST_CACHE", "/var/cache/bpf-selftest")
-IMAGES = {"x86_64": "7.3.4+deb13-amd64", "arm64": "7.3.4+deb13-arm64"}
+VERSION = os.environ.get("BPF_SELFTEST_VM_KERNEL", "7.3.4+deb13")
+IMAGES = {"x86_64": f"{VERSION}-amd64", "arm64": f"{VERSION}-arm64"}
 
 # structs kept whole: kernel ctx structs bpf_cast_to_kern_ctx returns, what
 # their pointers lead to that tests walk, and the verifier's allow lists
@@ -91,6 +102,51 @@ def read_image(path):
     if btf is None:
         sys.exit(f"{path}: no vmlinux BTF found")
     return btf
+
+
+def check_blob(btf):
+    """Why `btf` is not a whole raw BTF blob, or None."""
+    if len(btf) < 24:
+        return f"{len(btf)} bytes, shorter than a header"
+    magic, version, _flags, hdr_len = struct.unpack_from("<HBBI", btf, 0)
+    if magic != 0xEB9F:
+        return f"magic {magic:#06x}, not 0xeb9f (or not little-endian)"
+    if version != 1:
+        return f"version {version}, not 1"
+    if hdr_len != 24:
+        return f"header length {hdr_len}, not 24"
+    type_off, type_len, str_off, str_len = struct.unpack_from("<4I", btf, 8)
+    end = hdr_len + max(type_off + type_len, str_off + str_len)
+    if end != len(btf):
+        return f"sections end at {end}, the blob has {len(btf)} bytes"
+    if type_off + type_len > str_off:
+        return "type section runs into the string section"
+    if str_len == 0 or btf[hdr_len + str_off] != 0 or btf[-1] != 0:
+        return "string section does not start and end with a NUL"
+    return None
+
+
+def write_blob(btf, arch, cache):
+    why = check_blob(btf)
+    if why:
+        sys.exit(f"{arch}: vmlinux BTF is not valid: {why}")
+    dest_dir = os.path.join(cache, "btf", IMAGES[arch])
+    dest = os.path.join(dest_dir, "vmlinux.btf")
+    _, _, _, _, type_off, type_len, str_off, str_len = struct.unpack_from("<HBBI4I", btf, 0)
+    summary = f"{len(btf)} bytes (types {type_len}, strings {str_len})"
+    try:
+        same = open(dest, "rb").read() == btf
+    except OSError:
+        same = False
+    if same:
+        print(f"{dest}: present, {summary}")
+        return
+    os.makedirs(dest_dir, exist_ok=True)
+    tmp = dest + ".tmp"
+    with open(tmp, "wb") as f:
+        f.write(btf)
+    os.replace(tmp, dest)
+    print(f"{dest}: {summary}")
 
 
 def parse(btf):
@@ -235,10 +291,15 @@ def main():
     ap.add_argument("--arch", choices=sorted(IMAGES), action="append")
     ap.add_argument("--btf", help="a raw vmlinux BTF file instead of the cached image")
     ap.add_argument("--out", default=os.path.join(ROOT, "harness/model/data/vmlinux_btf"), help="where <arch>.txt go")
+    ap.add_argument("--blob", action="store_true",
+                    help="write the whole BTF to $BPF_SELFTEST_CACHE/btf/<version>-<arch>/vmlinux.btf, not the subset")
     a = ap.parse_args()
     for arch in a.arch or sorted(IMAGES):
         image = os.path.join(CACHE, "kernels", IMAGES[arch], "vmlinuz")
         btf = open(a.btf, "rb").read() if a.btf else read_image(image)
+        if a.blob:
+            write_blob(btf, arch, CACHE)
+            continue
         types = parse(btf)
         keep = subset(types)
         os.makedirs(a.out, exist_ok=True)

@@ -5,21 +5,26 @@
 #   sudo scripts/setup-vm.sh            # QEMU, compilers, the 7.3 images
 #   sudo scripts/setup-vm.sh --source   # also the 7.3 source subset the importer
 #                                       # and the assembler's kernel-asm test read,
-#                                       # and clang-19, llvm-19 and cpp, which read it
+#                                       # and clang-19, llvm-19 and cpp, which read it;
+#                                       # and each image's vmlinux BTF, and the
+#                                       # vmlinux.h of its build (linux-bpf-dev)
 #
 # Host packages (from the machine's own apt sources): QEMU for x86_64 and
 # arm64, and a C compiler with static libc for each guest arch (the guest
 # loader, harness/guest/loader.c, is built on first use).
 #
 # Kernels: linux-binary-<version>-{amd64,arm64} (vmlinuz) and
-# linux-base-<version>-{amd64,arm64} (its .config) from Debian, through a
+# linux-base-<version>-{amd64,arm64} (its .config) from Debian (with --source
+# also linux-bpf-dev:{amd64,arm64} of the same build: vmlinux.h), through a
 # private apt configuration under the cache (/etc/apt is not touched, no
 # foreign dpkg architecture is added).
 #
 # Environment:
 #   BPF_SELFTEST_VM_KERNEL   kernel version (default 7.3.4+deb13)
 #   BPF_SELFTEST_CACHE       cache root (default /var/cache/bpf-selftest);
-#                            images go to $BPF_SELFTEST_CACHE/kernels/<version>-<arch>/
+#                            images go to $BPF_SELFTEST_CACHE/kernels/<version>-<arch>/,
+#                            with --source their BTF and vmlinux.h to
+#                            $BPF_SELFTEST_CACHE/btf/<version>-<arch>/
 #   BPF_SELFTEST_MIRROR      Debian mirror (default http://deb.debian.org/debian;
 #                            once the version has left trixie-backports use e.g.
 #                            http://snapshot.debian.org/archive/debian/20261129T000000Z)
@@ -166,6 +171,52 @@ fetch_source() {
     say "linux-$series source: $dest"
 }
 [ "$want_source" = 1 ] && fetch_source
+
+# --- vmlinux BTF and vmlinux.h of each image -----------------------------------
+# $cache/btf/<version>-<arch>/vmlinux.btf: the image's whole .BTF section (the
+# bytes the guest's /sys/kernel/btf/vmlinux holds), checked and written by
+# record-vmlinux-btf.py --blob. vmlinux.h beside it: the one Debian's
+# linux-bpf-dev of the same build (the version in the image's PACKAGES) ships,
+# which that build dumped from this BTF with the 7.3 tree's own bpftool, as the
+# selftests' Makefile does (bookworm's bpftool 7.1 dumps the types alike but
+# no kfunc prototypes, which some selftests need; the 7.3 one needs glibc 2.38).
+# Each is made again when the image is newer (a refetched image).
+vmlinux_btf() {
+    arch=$1 deb=$2
+    rel=$version-$deb
+    dir=$cache/btf/$rel
+    image=$cache/kernels/$rel/vmlinuz
+    if [ ! -s "$dir/vmlinux.btf" ] || [ "$image" -nt "$dir/vmlinux.btf" ]; then
+        BPF_SELFTEST_CACHE=$cache BPF_SELFTEST_VM_KERNEL=$version \
+            python3 "$(dirname "$0")/record-vmlinux-btf.py" --blob --arch "$arch"
+        touch "$dir/vmlinux.btf"
+    fi
+    if [ -s "$dir/vmlinux.h" ] && [ "$dir/vmlinux.h" -nt "$image" ]; then
+        say "$rel: $dir/vmlinux.btf and vmlinux.h present"
+        return
+    fi
+    pkgver=$(awk -v p="linux-binary-$rel" '$1 == p { print $2 }' "$cache/kernels/$rel/PACKAGES")
+    [ -n "$pkgver" ] || die "$cache/kernels/$rel/PACKAGES names no linux-binary-$rel"
+    apt_update
+    work=$(mktemp -d)
+    (
+        cd "$work"
+        # shellcheck disable=SC2046
+        apt-get $(apt_opts) download "linux-bpf-dev:$deb=$pkgver" >/dev/null
+        dpkg-deb -x ./linux-bpf-dev_*.deb root
+        h=$(find root/usr/include -path '*/linux/bpf/vmlinux.h' | head -1)
+        [ -n "$h" ] || die "linux-bpf-dev $pkgver ($deb) has no vmlinux.h"
+        cp "$h" "$dir/vmlinux.h.tmp"
+        dpkg-deb -W --showformat='${Package} ${Version} ${Architecture}\n' ./linux-bpf-dev_*.deb >"$dir/PACKAGES"
+    )
+    rm -rf "$work"
+    mv "$dir/vmlinux.h.tmp" "$dir/vmlinux.h"
+    say "$rel: $dir/vmlinux.h (linux-bpf-dev $pkgver, $(wc -l <"$dir/vmlinux.h") lines)"
+}
+if [ "$want_source" = 1 ]; then
+    vmlinux_btf x86_64 amd64
+    vmlinux_btf arm64 arm64
+fi
 
 # --- check the guest compilers ---------------------------------------------
 probe=$(mktemp -d)
