@@ -323,11 +323,7 @@ fn pe_prog_is_valid_access(off: i64, size: i64, write: bool, pt_regs_size: i64) 
 /// `bpf_sock_is_valid_access`, then what the attach type may touch
 /// (`__sock_filter_check_attach_type`).
 fn sock_filter_is_valid_access(off: i64, size: i64, write: bool, attach: u32) -> Option<CtxAccess> {
-    // enum bpf_attach_type
-    const CGROUP_INET_SOCK_CREATE: u32 = 2;
-    const CGROUP_INET4_POST_BIND: u32 = 12;
-    const CGROUP_INET6_POST_BIND: u32 = 13;
-    const CGROUP_INET_SOCK_RELEASE: u32 = 34;
+    use crate::prog_type::bpf_attach_type::{CGROUP_INET_SOCK_CREATE, CGROUP_INET_SOCK_RELEASE, CGROUP_INET4_POST_BIND, CGROUP_INET6_POST_BIND};
     if !super::sock::bpf_sock_is_valid_access(off, size) {
         return None;
     }

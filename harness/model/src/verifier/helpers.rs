@@ -230,47 +230,8 @@ pub mod func {
 /// `BPF_PROG_TYPE_*`.
 pub use crate::prog_type::bpf_prog_type as prog;
 
-/// `enum bpf_attach_type` values the prototype choice depends on.
-pub mod attach {
-    pub const CGROUP_INET_INGRESS: u32 = 0;
-    pub const CGROUP_INET_EGRESS: u32 = 1;
-    pub const CGROUP_INET_SOCK_CREATE: u32 = 2;
-    pub const CGROUP_SOCK_OPS: u32 = 3;
-    pub const CGROUP_INET4_BIND: u32 = 8;
-    pub const CGROUP_INET6_BIND: u32 = 9;
-    pub const CGROUP_INET4_CONNECT: u32 = 10;
-    pub const CGROUP_INET6_CONNECT: u32 = 11;
-    pub const CGROUP_UDP4_SENDMSG: u32 = 14;
-    pub const CGROUP_UDP6_SENDMSG: u32 = 15;
-    pub const CGROUP_UDP4_RECVMSG: u32 = 19;
-    pub const CGROUP_UDP6_RECVMSG: u32 = 20;
-    pub const CGROUP_GETSOCKOPT: u32 = 21;
-    pub const CGROUP_SETSOCKOPT: u32 = 22;
-    pub const TRACE_RAW_TP: u32 = 23;
-    pub const TRACE_FENTRY: u32 = 24;
-    pub const TRACE_FEXIT: u32 = 25;
-    pub const MODIFY_RETURN: u32 = 26;
-    pub const LSM_MAC: u32 = 27;
-    pub const TRACE_ITER: u32 = 28;
-    pub const CGROUP_INET4_GETPEERNAME: u32 = 29;
-    pub const CGROUP_INET6_GETPEERNAME: u32 = 30;
-    pub const CGROUP_INET4_GETSOCKNAME: u32 = 31;
-    pub const CGROUP_INET6_GETSOCKNAME: u32 = 32;
-    pub const TRACE_KPROBE_MULTI: u32 = 42;
-    pub const LSM_CGROUP: u32 = 43;
-    pub const TRACE_UPROBE_MULTI: u32 = 48;
-    pub const CGROUP_UNIX_CONNECT: u32 = 49;
-    pub const CGROUP_UNIX_SENDMSG: u32 = 50;
-    pub const CGROUP_UNIX_RECVMSG: u32 = 51;
-    pub const CGROUP_UNIX_GETPEERNAME: u32 = 52;
-    pub const CGROUP_UNIX_GETSOCKNAME: u32 = 53;
-    pub const TRACE_KPROBE_SESSION: u32 = 56;
-    pub const TRACE_UPROBE_SESSION: u32 = 57;
-    pub const TRACE_FSESSION: u32 = 58;
-    pub const TRACE_FENTRY_MULTI: u32 = 59;
-    pub const TRACE_FEXIT_MULTI: u32 = 60;
-    pub const TRACE_FSESSION_MULTI: u32 = 61;
-}
+/// `enum bpf_attach_type`.
+use crate::prog_type::bpf_attach_type as attach;
 
 /// What the prototype choice depends on: the `struct bpf_prog` fields and
 /// the loader's capabilities (`bpf_token_capable`).
