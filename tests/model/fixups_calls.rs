@@ -24,6 +24,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 
 use bpf_isa::Insn;
+use bpf_isa::helper_ids::bpf_func_id::{LOOP as BPF_FUNC_LOOP, TAIL_CALL};
 use bpf_isa::helper_ids::helper_name;
 use bpf_isa::op::*;
 use bpf_selftest::backend::model::ModelBackend;
@@ -40,11 +41,6 @@ use bpf_selftest::verifier::env::{VerifierEnv, VerifierInput};
 use bpf_selftest::verifier::maps::mt;
 use bpf_selftest::verifier::{Fail, verify};
 use bpf_selftest_suite as _;
-
-/// `BPF_FUNC_tail_call`.
-const TAIL_CALL: i32 = 12;
-/// `BPF_FUNC_loop`.
-const BPF_FUNC_LOOP: i32 = 181;
 
 #[derive(Default, Debug)]
 struct Counts {

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 /// The crate's top modules by layer, from the bottom.
 const LAYERS: &[&[&str]] =
-    &[&["isa"], &["target", "prog_type", "map", "vmlinux_btf"], &["verifier"], &["fixups"], &["jit", "jit_disasm"], &["exec"], &["load"]];
+    &[&["isa"], &["target", "prog_type", "map", "vmlinux_btf", "uapi"], &["verifier"], &["fixups"], &["jit", "jit_disasm"], &["exec"], &["load"]];
 
 fn layer_of(module: &str) -> Option<usize> {
     LAYERS.iter().position(|l| l.contains(&module))

@@ -40,6 +40,75 @@ pub mod bpf_prog_type {
     pub const NETFILTER: u32 = 32;
 }
 
+/// `enum bpf_attach_type`: the number of each 7.3 attach type.
+pub mod bpf_attach_type {
+    pub const CGROUP_INET_INGRESS: u32 = 0;
+    pub const CGROUP_INET_EGRESS: u32 = 1;
+    pub const CGROUP_INET_SOCK_CREATE: u32 = 2;
+    pub const CGROUP_SOCK_OPS: u32 = 3;
+    pub const SK_SKB_STREAM_PARSER: u32 = 4;
+    pub const SK_SKB_STREAM_VERDICT: u32 = 5;
+    pub const CGROUP_DEVICE: u32 = 6;
+    pub const SK_MSG_VERDICT: u32 = 7;
+    pub const CGROUP_INET4_BIND: u32 = 8;
+    pub const CGROUP_INET6_BIND: u32 = 9;
+    pub const CGROUP_INET4_CONNECT: u32 = 10;
+    pub const CGROUP_INET6_CONNECT: u32 = 11;
+    pub const CGROUP_INET4_POST_BIND: u32 = 12;
+    pub const CGROUP_INET6_POST_BIND: u32 = 13;
+    pub const CGROUP_UDP4_SENDMSG: u32 = 14;
+    pub const CGROUP_UDP6_SENDMSG: u32 = 15;
+    pub const LIRC_MODE2: u32 = 16;
+    pub const FLOW_DISSECTOR: u32 = 17;
+    pub const CGROUP_SYSCTL: u32 = 18;
+    pub const CGROUP_UDP4_RECVMSG: u32 = 19;
+    pub const CGROUP_UDP6_RECVMSG: u32 = 20;
+    pub const CGROUP_GETSOCKOPT: u32 = 21;
+    pub const CGROUP_SETSOCKOPT: u32 = 22;
+    pub const TRACE_RAW_TP: u32 = 23;
+    pub const TRACE_FENTRY: u32 = 24;
+    pub const TRACE_FEXIT: u32 = 25;
+    pub const MODIFY_RETURN: u32 = 26;
+    pub const LSM_MAC: u32 = 27;
+    pub const TRACE_ITER: u32 = 28;
+    pub const CGROUP_INET4_GETPEERNAME: u32 = 29;
+    pub const CGROUP_INET6_GETPEERNAME: u32 = 30;
+    pub const CGROUP_INET4_GETSOCKNAME: u32 = 31;
+    pub const CGROUP_INET6_GETSOCKNAME: u32 = 32;
+    pub const XDP_DEVMAP: u32 = 33;
+    pub const CGROUP_INET_SOCK_RELEASE: u32 = 34;
+    pub const XDP_CPUMAP: u32 = 35;
+    pub const SK_LOOKUP: u32 = 36;
+    pub const XDP: u32 = 37;
+    pub const SK_SKB_VERDICT: u32 = 38;
+    pub const SK_REUSEPORT_SELECT: u32 = 39;
+    pub const SK_REUSEPORT_SELECT_OR_MIGRATE: u32 = 40;
+    pub const PERF_EVENT: u32 = 41;
+    pub const TRACE_KPROBE_MULTI: u32 = 42;
+    pub const LSM_CGROUP: u32 = 43;
+    pub const STRUCT_OPS: u32 = 44;
+    pub const NETFILTER: u32 = 45;
+    pub const TCX_INGRESS: u32 = 46;
+    pub const TCX_EGRESS: u32 = 47;
+    pub const TRACE_UPROBE_MULTI: u32 = 48;
+    pub const CGROUP_UNIX_CONNECT: u32 = 49;
+    pub const CGROUP_UNIX_SENDMSG: u32 = 50;
+    pub const CGROUP_UNIX_RECVMSG: u32 = 51;
+    pub const CGROUP_UNIX_GETPEERNAME: u32 = 52;
+    pub const CGROUP_UNIX_GETSOCKNAME: u32 = 53;
+    pub const NETKIT_PRIMARY: u32 = 54;
+    pub const NETKIT_PEER: u32 = 55;
+    pub const TRACE_KPROBE_SESSION: u32 = 56;
+    pub const TRACE_UPROBE_SESSION: u32 = 57;
+    pub const TRACE_FSESSION: u32 = 58;
+    pub const TRACE_FENTRY_MULTI: u32 = 59;
+    pub const TRACE_FEXIT_MULTI: u32 = 60;
+    pub const TRACE_FSESSION_MULTI: u32 = 61;
+}
+
+use bpf_attach_type as at;
+use bpf_prog_type as pt;
+
 /// (kernel number, canonical name) of every 7.3 program type.
 pub const PROG_TYPES: &[(u32, &str)] = &[
     (bpf_prog_type::SOCKET_FILTER, "socket_filter"),
@@ -131,33 +200,33 @@ pub struct SecDef {
 
 /// libbpf's `cgroup/...` sections: (name, program type, expected attach type).
 const CGROUP_SECS: &[(&str, u32, u32)] = &[
-    ("skb", 8, u32::MAX),
-    ("sock_create", 9, 2),
-    ("sock_release", 9, 34),
-    ("sock", 9, 2),
-    ("post_bind4", 9, 12),
-    ("post_bind6", 9, 13),
-    ("bind4", 18, 8),
-    ("bind6", 18, 9),
-    ("connect4", 18, 10),
-    ("connect6", 18, 11),
-    ("connect_unix", 18, 49),
-    ("sendmsg4", 18, 14),
-    ("sendmsg6", 18, 15),
-    ("sendmsg_unix", 18, 50),
-    ("recvmsg4", 18, 19),
-    ("recvmsg6", 18, 20),
-    ("recvmsg_unix", 18, 51),
-    ("getpeername4", 18, 29),
-    ("getpeername6", 18, 30),
-    ("getpeername_unix", 18, 52),
-    ("getsockname4", 18, 31),
-    ("getsockname6", 18, 32),
-    ("getsockname_unix", 18, 53),
-    ("sysctl", 23, 18),
-    ("getsockopt", 25, 21),
-    ("setsockopt", 25, 22),
-    ("dev", 15, 6),
+    ("skb", pt::CGROUP_SKB, u32::MAX),
+    ("sock_create", pt::CGROUP_SOCK, at::CGROUP_INET_SOCK_CREATE),
+    ("sock_release", pt::CGROUP_SOCK, at::CGROUP_INET_SOCK_RELEASE),
+    ("sock", pt::CGROUP_SOCK, at::CGROUP_INET_SOCK_CREATE),
+    ("post_bind4", pt::CGROUP_SOCK, at::CGROUP_INET4_POST_BIND),
+    ("post_bind6", pt::CGROUP_SOCK, at::CGROUP_INET6_POST_BIND),
+    ("bind4", pt::CGROUP_SOCK_ADDR, at::CGROUP_INET4_BIND),
+    ("bind6", pt::CGROUP_SOCK_ADDR, at::CGROUP_INET6_BIND),
+    ("connect4", pt::CGROUP_SOCK_ADDR, at::CGROUP_INET4_CONNECT),
+    ("connect6", pt::CGROUP_SOCK_ADDR, at::CGROUP_INET6_CONNECT),
+    ("connect_unix", pt::CGROUP_SOCK_ADDR, at::CGROUP_UNIX_CONNECT),
+    ("sendmsg4", pt::CGROUP_SOCK_ADDR, at::CGROUP_UDP4_SENDMSG),
+    ("sendmsg6", pt::CGROUP_SOCK_ADDR, at::CGROUP_UDP6_SENDMSG),
+    ("sendmsg_unix", pt::CGROUP_SOCK_ADDR, at::CGROUP_UNIX_SENDMSG),
+    ("recvmsg4", pt::CGROUP_SOCK_ADDR, at::CGROUP_UDP4_RECVMSG),
+    ("recvmsg6", pt::CGROUP_SOCK_ADDR, at::CGROUP_UDP6_RECVMSG),
+    ("recvmsg_unix", pt::CGROUP_SOCK_ADDR, at::CGROUP_UNIX_RECVMSG),
+    ("getpeername4", pt::CGROUP_SOCK_ADDR, at::CGROUP_INET4_GETPEERNAME),
+    ("getpeername6", pt::CGROUP_SOCK_ADDR, at::CGROUP_INET6_GETPEERNAME),
+    ("getpeername_unix", pt::CGROUP_SOCK_ADDR, at::CGROUP_UNIX_GETPEERNAME),
+    ("getsockname4", pt::CGROUP_SOCK_ADDR, at::CGROUP_INET4_GETSOCKNAME),
+    ("getsockname6", pt::CGROUP_SOCK_ADDR, at::CGROUP_INET6_GETSOCKNAME),
+    ("getsockname_unix", pt::CGROUP_SOCK_ADDR, at::CGROUP_UNIX_GETSOCKNAME),
+    ("sysctl", pt::CGROUP_SYSCTL, at::CGROUP_SYSCTL),
+    ("getsockopt", pt::CGROUP_SOCKOPT, at::CGROUP_GETSOCKOPT),
+    ("setsockopt", pt::CGROUP_SOCKOPT, at::CGROUP_SETSOCKOPT),
+    ("dev", pt::CGROUP_DEVICE, at::CGROUP_DEVICE),
 ];
 
 fn cgroup_sec(sec: &str) -> Option<SecDef> {
@@ -190,45 +259,45 @@ pub fn sec_def(sec: &str) -> Option<SecDef> {
         ("socket", _) => d(SOCKET_FILTER),
         ("tc" | "classifier", false) => d(SCHED_CLS),
         ("tc" | "tcx", true) => match sec.rsplit('/').next() {
-            Some("ingress") => with(SCHED_CLS, 46, 0),
-            Some("egress") => with(SCHED_CLS, 47, 0),
+            Some("ingress") => with(SCHED_CLS, at::TCX_INGRESS, 0),
+            Some("egress") => with(SCHED_CLS, at::TCX_EGRESS, 0),
             _ => None,
         },
         ("action", _) => d(SCHED_ACT),
-        ("xdp", false) => with(XDP, 37, 0),
-        ("xdp.frags", false) => with(XDP, 37, 1 << 5),
+        ("xdp", false) => with(XDP, at::XDP, 0),
+        ("xdp.frags", false) => with(XDP, at::XDP, 1 << 5),
         ("raw_tp" | "raw_tracepoint", _) => d(RAW_TRACEPOINT),
-        ("raw_tp.w" | "raw_tracepoint.w", _) => d(ProgType(24)),
+        ("raw_tp.w" | "raw_tracepoint.w", _) => d(ProgType(pt::RAW_TRACEPOINT_WRITABLE)),
         ("raw_tp.s" | "raw_tracepoint.s", _) => Some(SecDef { prog_type: RAW_TRACEPOINT, attach_type: None, flags: SLEEPABLE }),
         ("tracepoint" | "tp", _) => d(TRACEPOINT),
         ("kprobe" | "kretprobe" | "uprobe" | "uretprobe", _) => d(KPROBE),
         ("uprobe.s" | "uretprobe.s", _) => Some(SecDef { prog_type: KPROBE, attach_type: None, flags: SLEEPABLE }),
-        ("perf_event", _) => d(ProgType(7)),
+        ("perf_event", _) => d(ProgType(pt::PERF_EVENT)),
         ("cgroup", true) => cgroup_sec(sec),
         ("cgroup_skb", true) => match sec.rsplit('/').next() {
-            Some("ingress") => with(CGROUP_SKB, 0, 0),
-            Some("egress") => with(CGROUP_SKB, 1, 0),
+            Some("ingress") => with(CGROUP_SKB, at::CGROUP_INET_INGRESS, 0),
+            Some("egress") => with(CGROUP_SKB, at::CGROUP_INET_EGRESS, 0),
             _ => None,
         },
-        ("sk_lookup", _) => with(SK_LOOKUP, 36, 0),
+        ("sk_lookup", _) => with(SK_LOOKUP, at::SK_LOOKUP, 0),
         ("syscall", false) => Some(SecDef { prog_type: SYSCALL, attach_type: None, flags: SLEEPABLE }),
-        ("sk_skb", _) => d(ProgType(14)),
-        ("sk_msg", _) => with(ProgType(16), 7, 0),
-        ("sockops", _) => with(ProgType(13), 3, 0),
-        ("flow_dissector", _) => with(ProgType(22), 17, 0),
-        ("lwt_in", _) => d(ProgType(10)),
-        ("lwt_out", _) => d(ProgType(11)),
-        ("lwt_xmit", _) => d(ProgType(12)),
-        ("lwt_seg6local", _) => d(ProgType(19)),
-        ("sk_reuseport", _) => d(ProgType(21)),
-        ("netfilter", _) => with(ProgType(32), 45, 0),
+        ("sk_skb", _) => d(ProgType(pt::SK_SKB)),
+        ("sk_msg", _) => with(ProgType(pt::SK_MSG), at::SK_MSG_VERDICT, 0),
+        ("sockops", _) => with(ProgType(pt::SOCK_OPS), at::CGROUP_SOCK_OPS, 0),
+        ("flow_dissector", _) => with(ProgType(pt::FLOW_DISSECTOR), at::FLOW_DISSECTOR, 0),
+        ("lwt_in", _) => d(ProgType(pt::LWT_IN)),
+        ("lwt_out", _) => d(ProgType(pt::LWT_OUT)),
+        ("lwt_xmit", _) => d(ProgType(pt::LWT_XMIT)),
+        ("lwt_seg6local", _) => d(ProgType(pt::LWT_SEG6LOCAL)),
+        ("sk_reuseport", _) => d(ProgType(pt::SK_REUSEPORT)),
+        ("netfilter", _) => with(ProgType(pt::NETFILTER), at::NETFILTER, 0),
         // BPF_TRACE_FENTRY / FEXIT / BPF_MODIFY_RETURN, attached to the
         // kernel function the section names (sec_attach_target)
-        ("fentry", true) => with(TRACING, 24, 0),
-        ("fexit", true) => with(TRACING, 25, 0),
-        ("fmod_ret", true) => with(TRACING, 26, 0),
-        ("fentry.s", true) => with(TRACING, 24, SLEEPABLE),
-        ("fexit.s", true) => with(TRACING, 25, SLEEPABLE),
+        ("fentry", true) => with(TRACING, at::TRACE_FENTRY, 0),
+        ("fexit", true) => with(TRACING, at::TRACE_FEXIT, 0),
+        ("fmod_ret", true) => with(TRACING, at::MODIFY_RETURN, 0),
+        ("fentry.s", true) => with(TRACING, at::TRACE_FENTRY, SLEEPABLE),
+        ("fexit.s", true) => with(TRACING, at::TRACE_FEXIT, SLEEPABLE),
         _ => PROG_TYPES.iter().find(|(_, n)| *n == sec).map(|(n, _)| SecDef { prog_type: ProgType(*n), attach_type: None, flags: 0 }),
     }
 }

@@ -34,6 +34,7 @@ use crate::backend::{BtfMode, LoadRequest, TestRunInput};
 use crate::link::{self, Func, Symbols};
 use crate::map::MapDef;
 use crate::prog_type::ProgType;
+use crate::prog_type::bpf_attach_type as at;
 use crate::target::Arch;
 
 /// A program and how to load it.
@@ -120,15 +121,15 @@ pub fn oracle_words(src: &str) -> Vec<String> {
 /// `bpf_attach_type` of the names the options use.
 fn attach_type(name: &str) -> Option<u32> {
     Some(match name {
-        "cgroup_inet_ingress" => 0,
-        "cgroup_inet_egress" => 1,
-        "trace_raw_tp" => 23,
-        "trace_fentry" => 24,
-        "trace_fexit" => 25,
-        "modify_return" => 26,
-        "lsm_mac" => 27,
-        "trace_iter" => 28,
-        "sk_lookup" => 36,
+        "cgroup_inet_ingress" => at::CGROUP_INET_INGRESS,
+        "cgroup_inet_egress" => at::CGROUP_INET_EGRESS,
+        "trace_raw_tp" => at::TRACE_RAW_TP,
+        "trace_fentry" => at::TRACE_FENTRY,
+        "trace_fexit" => at::TRACE_FEXIT,
+        "modify_return" => at::MODIFY_RETURN,
+        "lsm_mac" => at::LSM_MAC,
+        "trace_iter" => at::TRACE_ITER,
+        "sk_lookup" => at::SK_LOOKUP,
         _ => return None,
     })
 }

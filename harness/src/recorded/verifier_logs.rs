@@ -38,6 +38,7 @@ use crate::backend::{Backend, BtfMode, LoadOutcome, LoadRequest};
 use crate::link::{Func, LinkReloc, LinkedProgram};
 use crate::map::MapDef;
 use crate::prog_type::ProgType;
+use crate::prog_type::{bpf_attach_type as at, bpf_prog_type as pt};
 use crate::target::Arch;
 use crate::verifier::errno::errno_name;
 
@@ -150,16 +151,16 @@ pub fn read_dir(dir: &Path) -> Result<Vec<AreaFile>, String> {
 /// The program type names of the `type:` lines.
 pub fn prog_type(t: &str) -> Option<ProgType> {
     let id = match t {
-        "socket" => 1,
-        "kprobe" => 2,
-        "tc" => 3,
-        "tracepoint" => 5,
-        "xdp" => 6,
-        "cgroup_skb" => 8,
-        "cgroup_sock" => 9,
-        "raw_tp" => 17,
-        "sk_lookup" => 30,
-        "syscall" => 31,
+        "socket" => pt::SOCKET_FILTER,
+        "kprobe" => pt::KPROBE,
+        "tc" => pt::SCHED_CLS,
+        "tracepoint" => pt::TRACEPOINT,
+        "xdp" => pt::XDP,
+        "cgroup_skb" => pt::CGROUP_SKB,
+        "cgroup_sock" => pt::CGROUP_SOCK,
+        "raw_tp" => pt::RAW_TRACEPOINT,
+        "sk_lookup" => pt::SK_LOOKUP,
+        "syscall" => pt::SYSCALL,
         other => return ProgType::from_name(other),
     };
     Some(ProgType(id))
@@ -168,9 +169,9 @@ pub fn prog_type(t: &str) -> Option<ProgType> {
 /// The attach types of `--attach-type`.
 fn attach_type(t: Option<&str>) -> Result<u32, String> {
     match t {
-        Some("cgroup_inet_ingress") => Ok(0),
-        Some("cgroup_inet_egress") => Ok(1),
-        Some("sk_lookup") => Ok(36),
+        Some("cgroup_inet_ingress") => Ok(at::CGROUP_INET_INGRESS),
+        Some("cgroup_inet_egress") => Ok(at::CGROUP_INET_EGRESS),
+        Some("sk_lookup") => Ok(at::SK_LOOKUP),
         other => Err(format!("attach type {other:?}")),
     }
 }

@@ -22,13 +22,12 @@ use super::maps::errno::*;
 use super::mem::{Addr, RegionKind};
 use super::{ExecError, ExecProgram, Runtime, TestRunOutput};
 use crate::prog_type::ProgType;
+use crate::uapi::bpf_sock;
 
 /// `sizeof(struct __sk_buff)`.
 pub const SK_BUFF_SIZE: usize = 192;
 /// `sizeof(struct xdp_md)`.
 pub const XDP_MD_SIZE: usize = 24;
-/// `sizeof(struct bpf_sock)`.
-pub const BPF_SOCK_SIZE: usize = 80;
 pub const ETH_HLEN: usize = 14;
 /// `NET_SKB_PAD + NET_IP_ALIGN` of a test-run skb on x86-64.
 const SKB_HEADROOM: usize = 64;
@@ -213,6 +212,11 @@ pub(crate) fn ctx_access_lower_bound(insns: &[bpf_isa::Insn]) -> u32 {
     bound
 }
 
+/// The bytes of the `len`-byte `struct bpf_sock` field at `off`.
+fn sock_field(off: i16, len: usize) -> std::ops::Range<usize> {
+    off as usize..off as usize + len
+}
+
 fn put_u32(b: &mut [u8], off: usize, v: u32) {
     b[off..off + 4].copy_from_slice(&v.to_le_bytes());
 }
@@ -333,25 +337,26 @@ impl Runtime {
     /// view at `env.sk`), read-only, with the fields `bpf_sock`'s
     /// conversions read.
     fn kernel_sock(&mut self, lay: &crate::fixups::ctx_access::layout::KernelLayout) -> Result<Addr, ExecError> {
-        let u = self.mem.read(self.env.sk, BPF_SOCK_SIZE).map_err(|f| ExecError::Unsupported(format!("ctx view: {f}")))?.to_vec();
+        use bpf_sock::*;
+        let u = self.mem.read(self.env.sk, bpf_sock::SIZE as usize).map_err(|f| ExecError::Unsupported(format!("ctx view: {f}")))?.to_vec();
         let mut k = vec![0u8; SOCK_SIZE];
         let mut put = |off: i16, b: &[u8]| k[off as usize..off as usize + b.len()].copy_from_slice(b);
         let (c, s) = (&lay.sock_common, &lay.sock);
-        put(c.skc_daddr, &u[52..56]);
-        put(c.skc_rcv_saddr, &u[24..28]);
-        put(c.skc_dport, &u[48..50]);
-        put(c.skc_num, &u[44..46]);
-        put(c.skc_family, &u[4..6]);
-        put(c.skc_state, &u[72..73]);
-        put(c.skc_v6_daddr, &u[56..72]);
-        put(c.skc_v6_rcv_saddr, &u[28..44]);
-        put(s.sk_bound_dev_if, &u[0..4]);
+        put(c.skc_daddr, &u[sock_field(DST_IP4, 4)]);
+        put(c.skc_rcv_saddr, &u[sock_field(SRC_IP4, 4)]);
+        put(c.skc_dport, &u[sock_field(DST_PORT, 2)]);
+        put(c.skc_num, &u[sock_field(SRC_PORT, 2)]);
+        put(c.skc_family, &u[sock_field(FAMILY, 2)]);
+        put(c.skc_state, &u[sock_field(STATE, 1)]);
+        put(c.skc_v6_daddr, &u[sock_field(DST_IP6, 16)]);
+        put(c.skc_v6_rcv_saddr, &u[sock_field(SRC_IP6, 16)]);
+        put(s.sk_bound_dev_if, &u[sock_field(BOUND_DEV_IF, 4)]);
         // NO_QUEUE_MAPPING, which the conversion turns into -1
-        put(s.sk_rx_queue_mapping, &u[76..78]);
-        put(s.sk_priority, &u[20..24]);
-        put(s.sk_mark, &u[16..20]);
-        put(s.sk_protocol, &u[12..14]);
-        put(s.sk_type, &u[8..10]);
+        put(s.sk_rx_queue_mapping, &u[sock_field(RX_QUEUE_MAPPING, 2)]);
+        put(s.sk_priority, &u[sock_field(PRIORITY, 4)]);
+        put(s.sk_mark, &u[sock_field(MARK, 4)]);
+        put(s.sk_protocol, &u[sock_field(PROTOCOL, 2)]);
+        put(s.sk_type, &u[sock_field(TYPE, 2)]);
         self.mem.alloc(RegionKind::Object, k, true).map_err(|f| ExecError::Unsupported(format!("ctx view: {f}")))
     }
 
@@ -832,9 +837,9 @@ impl Runtime {
         self.env.pkt = Some(Packet { buf: pbuf, data, data_end: end, meta: data, mac, network });
 
         // the dummy socket, with the addresses of an IPv4 packet
-        let mut sk = vec![0u8; BPF_SOCK_SIZE];
-        put_u32(&mut sk, 72, 7); // state: TCP_CLOSE
-        put_u32(&mut sk, 76, u32::MAX); // rx_queue_mapping: none
+        let mut sk = vec![0u8; bpf_sock::SIZE as usize];
+        put_u32(&mut sk, bpf_sock::STATE as usize, 7); // TCP_CLOSE
+        put_u32(&mut sk, bpf_sock::RX_QUEUE_MAPPING as usize, u32::MAX); // none
         let net = &frame[ETH_HLEN..linear];
         // an IP packet must have its IP header in the linear data (EINVAL)
         match u16::from_be_bytes(proto) {
@@ -842,17 +847,17 @@ impl Runtime {
                 if net.len() < 20 {
                     return Err(ExecError::TestRun(EINVAL));
                 }
-                put_u32(&mut sk, 4, 2); // AF_INET
-                sk[24..28].copy_from_slice(&net[12..16]); // src_ip4: sk_rcv_saddr = saddr
-                sk[52..56].copy_from_slice(&net[16..20]); // dst_ip4: sk_daddr = daddr
+                put_u32(&mut sk, bpf_sock::FAMILY as usize, 2); // AF_INET
+                sk[sock_field(bpf_sock::SRC_IP4, 4)].copy_from_slice(&net[12..16]); // sk_rcv_saddr = saddr
+                sk[sock_field(bpf_sock::DST_IP4, 4)].copy_from_slice(&net[16..20]); // sk_daddr = daddr
             }
             0x86dd => {
                 if net.len() < 40 {
                     return Err(ExecError::TestRun(EINVAL));
                 }
-                put_u32(&mut sk, 4, 10); // AF_INET6
-                sk[28..44].copy_from_slice(&net[8..24]);
-                sk[56..72].copy_from_slice(&net[24..40]);
+                put_u32(&mut sk, bpf_sock::FAMILY as usize, 10); // AF_INET6
+                sk[sock_field(bpf_sock::SRC_IP6, 16)].copy_from_slice(&net[8..24]);
+                sk[sock_field(bpf_sock::DST_IP6, 16)].copy_from_slice(&net[24..40]);
             }
             _ => {}
         }
@@ -864,11 +869,11 @@ impl Runtime {
         put_u32(&mut c, skb::PKT_TYPE, pkt_type);
         c[skb::PROTOCOL..skb::PROTOCOL + 2].copy_from_slice(&proto);
         put_u32(&mut c, skb::IFINDEX, LOOPBACK_IFINDEX);
-        c[skb::FAMILY..skb::FAMILY + 4].copy_from_slice(&sk[4..8]);
-        c[skb::REMOTE_IP4..skb::REMOTE_IP4 + 4].copy_from_slice(&sk[52..56]);
-        c[skb::LOCAL_IP4..skb::LOCAL_IP4 + 4].copy_from_slice(&sk[24..28]);
-        c[100..116].copy_from_slice(&sk[56..72]); // remote_ip6
-        c[116..132].copy_from_slice(&sk[28..44]); // local_ip6
+        c[skb::FAMILY..skb::FAMILY + 4].copy_from_slice(&sk[sock_field(bpf_sock::FAMILY, 4)]);
+        c[skb::REMOTE_IP4..skb::REMOTE_IP4 + 4].copy_from_slice(&sk[sock_field(bpf_sock::DST_IP4, 4)]);
+        c[skb::LOCAL_IP4..skb::LOCAL_IP4 + 4].copy_from_slice(&sk[sock_field(bpf_sock::SRC_IP4, 4)]);
+        c[100..116].copy_from_slice(&sk[sock_field(bpf_sock::DST_IP6, 16)]); // remote_ip6
+        c[116..132].copy_from_slice(&sk[sock_field(bpf_sock::SRC_IP6, 16)]); // local_ip6
         if let Some(u) = &user_ctx {
             // convert___skb_to_skb: only these fields may be set
             let allowed: &[(usize, usize)] =

@@ -12,100 +12,8 @@ use super::mem::{Addr, RegionKind};
 use super::{ExecError, Runtime};
 use crate::target::Arch;
 
-/// `bpf_helper_id` numbers used below.
-mod id {
-    pub const MAP_LOOKUP_ELEM: u32 = 1;
-    pub const MAP_UPDATE_ELEM: u32 = 2;
-    pub const MAP_DELETE_ELEM: u32 = 3;
-    pub const PROBE_READ: u32 = 4;
-    pub const KTIME_GET_NS: u32 = 5;
-    pub const TRACE_PRINTK: u32 = 6;
-    pub const GET_PRANDOM_U32: u32 = 7;
-    pub const GET_SMP_PROCESSOR_ID: u32 = 8;
-    pub const SKB_STORE_BYTES: u32 = 9;
-    pub const TAIL_CALL: u32 = 12;
-    pub const GET_CURRENT_PID_TGID: u32 = 14;
-    pub const GET_CURRENT_UID_GID: u32 = 15;
-    pub const GET_CURRENT_COMM: u32 = 16;
-    pub const GET_CGROUP_CLASSID: u32 = 17;
-    pub const REDIRECT: u32 = 23;
-    pub const SKB_LOAD_BYTES: u32 = 26;
-    pub const CSUM_DIFF: u32 = 28;
-    pub const GET_HASH_RECALC: u32 = 34;
-    pub const GET_CURRENT_TASK: u32 = 35;
-    pub const SKB_PULL_DATA: u32 = 39;
-    pub const CSUM_UPDATE: u32 = 40;
-    pub const SET_HASH_INVALID: u32 = 41;
-    pub const SKB_CHANGE_HEAD: u32 = 43;
-    pub const SET_HASH: u32 = 48;
-    pub const FIB_LOOKUP: u32 = 69;
-    pub const GET_LOCAL_STORAGE: u32 = 81;
-    pub const GET_NUMA_NODE_ID: u32 = 42;
-    pub const XDP_ADJUST_HEAD: u32 = 44;
-    pub const PROBE_READ_STR: u32 = 45;
-    pub const GET_SOCKET_COOKIE: u32 = 46;
-    pub const GET_SOCKET_UID: u32 = 47;
-    pub const XDP_ADJUST_META: u32 = 54;
-    pub const XDP_ADJUST_TAIL: u32 = 65;
-    pub const SKB_LOAD_BYTES_RELATIVE: u32 = 68;
-    pub const GET_CURRENT_CGROUP_ID: u32 = 80;
-    pub const SK_LOOKUP_TCP: u32 = 84;
-    pub const SK_LOOKUP_UDP: u32 = 85;
-    pub const SK_RELEASE: u32 = 86;
-    pub const MAP_PUSH_ELEM: u32 = 87;
-    pub const MAP_POP_ELEM: u32 = 88;
-    pub const MAP_PEEK_ELEM: u32 = 89;
-    pub const SPIN_LOCK: u32 = 93;
-    pub const SPIN_UNLOCK: u32 = 94;
-    pub const SK_FULLSOCK: u32 = 95;
-    pub const TCP_SOCK: u32 = 96;
-    pub const GET_LISTENER_SOCK: u32 = 98;
-    pub const SKC_LOOKUP_TCP: u32 = 99;
-    pub const STRTOL: u32 = 105;
-    pub const STRTOUL: u32 = 106;
-    pub const PROBE_READ_USER: u32 = 112;
-    pub const PROBE_READ_KERNEL: u32 = 113;
-    pub const PROBE_READ_USER_STR: u32 = 114;
-    pub const PROBE_READ_KERNEL_STR: u32 = 115;
-    pub const JIFFIES64: u32 = 118;
-    pub const GET_NETNS_COOKIE: u32 = 122;
-    pub const KTIME_GET_BOOT_NS: u32 = 125;
-    pub const RINGBUF_OUTPUT: u32 = 130;
-    pub const RINGBUF_RESERVE: u32 = 131;
-    pub const RINGBUF_SUBMIT: u32 = 132;
-    pub const RINGBUF_DISCARD: u32 = 133;
-    pub const RINGBUF_QUERY: u32 = 134;
-    pub const SKC_TO_TCP6_SOCK: u32 = 136;
-    pub const SKC_TO_TCP_SOCK: u32 = 137;
-    pub const SKC_TO_TCP_TIMEWAIT_SOCK: u32 = 138;
-    pub const SKC_TO_TCP_REQUEST_SOCK: u32 = 139;
-    pub const SKC_TO_UDP6_SOCK: u32 = 140;
-    pub const COPY_FROM_USER: u32 = 148;
-    pub const PER_CPU_PTR: u32 = 153;
-    pub const THIS_CPU_PTR: u32 = 154;
-    pub const GET_CURRENT_TASK_BTF: u32 = 158;
-    pub const KTIME_GET_COARSE_NS: u32 = 160;
-    pub const FOR_EACH_MAP_ELEM: u32 = 164;
-    pub const GET_FUNC_IP: u32 = 173;
-    pub const GET_ATTACH_COOKIE: u32 = 174;
-    pub const SKC_TO_UNIX_SOCK: u32 = 178;
-    pub const LOOP: u32 = 181;
-    pub const STRNCMP: u32 = 182;
-    pub const XDP_GET_BUFF_LEN: u32 = 188;
-    pub const XDP_LOAD_BYTES: u32 = 189;
-    pub const XDP_STORE_BYTES: u32 = 190;
-    pub const KPTR_XCHG: u32 = 194;
-    pub const MAP_LOOKUP_PERCPU_ELEM: u32 = 195;
-    pub const SKC_TO_MPTCP_SOCK: u32 = 196;
-    pub const DYNPTR_FROM_MEM: u32 = 197;
-    pub const RINGBUF_RESERVE_DYNPTR: u32 = 198;
-    pub const RINGBUF_SUBMIT_DYNPTR: u32 = 199;
-    pub const RINGBUF_DISCARD_DYNPTR: u32 = 200;
-    pub const DYNPTR_READ: u32 = 201;
-    pub const DYNPTR_WRITE: u32 = 202;
-    pub const DYNPTR_DATA: u32 = 203;
-    pub const KTIME_GET_TAI_NS: u32 = 208;
-}
+/// `enum bpf_func_id`.
+use bpf_isa::helper_ids::bpf_func_id as id;
 
 /// What `bpf_get_current_pid_tgid` reports: the test process's task.
 pub const FAKE_PID: u32 = 4242;
@@ -154,7 +62,7 @@ impl Runtime {
     /// memory (there is none in a test run: it always faults), or the
     /// legacy `bpf_probe_read{,_str}`, which on x86-64 reads user memory
     /// below `TASK_SIZE` and kernel memory above.
-    fn probe_space(&self, helper: u32, src: Addr) -> Space {
+    fn probe_space(&self, helper: i32, src: Addr) -> Space {
         use id::*;
         match helper {
             PROBE_READ_USER | PROBE_READ_USER_STR | COPY_FROM_USER => Space::User,
@@ -171,7 +79,7 @@ impl Runtime {
     /// `bpf_probe_read_*`: a copy that zero-fills `dst` and fails with
     /// -EFAULT (or -ERANGE where the arch refuses the address) instead of
     /// faulting.
-    fn probe_read(&mut self, helper: u32, dst: Addr, size: u64, src: Addr) -> Result<u64, ExecError> {
+    fn probe_read(&mut self, helper: i32, dst: Addr, size: u64, src: Addr) -> Result<u64, ExecError> {
         let err = match self.probe_space(helper, src) {
             Space::User => Some(EFAULT),
             Space::Kernel if !self.kernel_addr_ok(src) => Some(ERANGE),
@@ -196,7 +104,7 @@ impl Runtime {
 
     /// `bpf_probe_read_*_str`: copies up to `size - 1` bytes and a NUL; the
     /// length including the NUL, or an error with all of `dst` zeroed.
-    fn probe_read_str(&mut self, helper: u32, dst: Addr, size: u64, src: Addr) -> Result<u64, ExecError> {
+    fn probe_read_str(&mut self, helper: i32, dst: Addr, size: u64, src: Addr) -> Result<u64, ExecError> {
         if size == 0 {
             return Ok(0);
         }
@@ -221,7 +129,7 @@ impl Runtime {
 }
 
 /// Calls helper `id` with r1-r5.
-pub(crate) fn call(rt: &mut Runtime, helper: u32, a: [u64; 5]) -> Result<Flow, ExecError> {
+pub(crate) fn call(rt: &mut Runtime, helper: i32, a: [u64; 5]) -> Result<Flow, ExecError> {
     use id::*;
     let ret = match helper {
         MAP_LOOKUP_ELEM => {
@@ -462,8 +370,8 @@ pub(crate) fn call(rt: &mut Runtime, helper: u32, a: [u64; 5]) -> Result<Flow, E
     Ok(Flow::Ret(ret))
 }
 
-pub fn helper_name(id: u32) -> String {
-    bpf_isa::helper_ids::helper_name(id as i32).map_or_else(|| format!("#{id}"), |n| format!("bpf_{n}"))
+pub fn helper_name(id: i32) -> String {
+    bpf_isa::helper_ids::helper_name(id).map_or_else(|| format!("#{id}"), |n| format!("bpf_{n}"))
 }
 
 /// `bpf_for_each_map_elem`: the callback gets (map, &key, &value, ctx) for

@@ -2,6 +2,8 @@
 //! (kernel/bpf/helpers.c, bpf_iter.c), and the dynptr operations helpers
 //! and kfuncs share.
 
+use bpf_isa::helper_ids::bpf_func_id;
+
 use super::interp::{BPF_MAX_LOOPS, Flow};
 use super::maps::errno::*;
 use super::maps::{self, neg};
@@ -570,8 +572,8 @@ pub(crate) fn dynptr_data(rt: &mut Runtime, ptr: Addr, offset: u32, len: u32) ->
 }
 
 /// `bpf_ringbuf_{reserve,submit,discard}_dynptr`.
-pub(crate) fn ringbuf_dynptr(rt: &mut Runtime, helper: u32, a: [u64; 5]) -> Result<u64, ExecError> {
-    if helper == 198 {
+pub(crate) fn ringbuf_dynptr(rt: &mut Runtime, helper: i32, a: [u64; 5]) -> Result<u64, ExecError> {
+    if helper == bpf_func_id::RINGBUF_RESERVE_DYNPTR {
         let m = rt.map_at(a[0]).ok_or_else(|| ExecError::BadInsn { pc: 0, why: "ringbuf_reserve_dynptr: not a map".into() })?;
         let (size, flags, ptr) = (a[1] as u32, a[2], a[3]);
         if flags != 0 {
@@ -592,7 +594,7 @@ pub(crate) fn ringbuf_dynptr(rt: &mut Runtime, helper: u32, a: [u64; 5]) -> Resu
     }
     let d = Dynptr::read(rt, a[0])?;
     if d.data != 0 {
-        maps::ringbuf_commit(&mut rt.mem, d.data, helper == 200).map_err(fault)?;
+        maps::ringbuf_commit(&mut rt.mem, d.data, helper == bpf_func_id::RINGBUF_DISCARD_DYNPTR).map_err(fault)?;
     }
     Dynptr::default().write(rt, a[0])?;
     Ok(0)

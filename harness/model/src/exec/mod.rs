@@ -83,7 +83,7 @@ pub use runtime::Runtime;
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CallTarget {
     /// A helper by its `BPF_FUNC_*` id.
-    Helper(u32),
+    Helper(i32),
     /// A kernel function called by BTF id in the program as loaded.
     Kfunc(Kfunc),
     /// A bpf2bpf call: the callee's first instruction.
@@ -166,7 +166,7 @@ impl ExecProgram {
         for (pc, insn) in insns.iter().enumerate() {
             if insn.is_call() {
                 calls[pc] = match insn.src {
-                    0 => Some(CallTarget::Helper(insn.imm as u32)),
+                    0 => Some(CallTarget::Helper(insn.imm)),
                     BPF_PSEUDO_CALL => rel_target(pc, insn.imm, n).map(CallTarget::Subprog),
                     _ => None,
                 };
@@ -432,7 +432,7 @@ mod tests {
             for (pc, i) in insns.iter().enumerate() {
                 if i.is_call() {
                     p.calls[pc] = Some(match rng(&mut s) % 4 {
-                        0 => CallTarget::Helper((i.imm as u32) % 212),
+                        0 => CallTarget::Helper(((i.imm as u32) % 212) as i32),
                         1 => CallTarget::Subprog((i.imm as u32 as usize) % n),
                         2 => CallTarget::Kfunc(Kfunc::by_name("bpf_iter_num_next")),
                         _ => CallTarget::Internal(Internal::SkbLoadNoCache(4)),

@@ -532,7 +532,7 @@ mod imp {
         let mut uses_percpu = false;
         for (pc, insn) in xlated.iter().enumerate() {
             let class = insn.class();
-            if insn.code == BPF_JMP | 0xf0 || (insn.is_call() && insn.src == 0 && insn.imm == 12) {
+            if insn.code == BPF_JMP | 0xf0 || (insn.is_call() && insn.src == 0 && insn.imm == bpf_isa::helper_ids::BPF_FUNC_TAIL_CALL) {
                 // the JIT's inline tail call through the prog array's ptrs[]
                 continue;
             }
@@ -545,7 +545,7 @@ mod imp {
             match prog.calls.get(pc).cloned().flatten() {
                 Some(CallTarget::Subprog(_)) | None => {}
                 Some(t) => {
-                    if matches!(t, CallTarget::Helper(id) if id as i32 == insn.imm) {
+                    if matches!(t, CallTarget::Helper(id) if id == insn.imm) {
                         return Err(unsupported("a helper call the JIT inlines"));
                     }
                     targets.insert(insn.imm as u32, t);

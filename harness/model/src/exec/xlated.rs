@@ -92,7 +92,7 @@ fn vars_by_addr(arch: Arch) -> Option<&'static HashMap<u64, &'static str>> {
 
 /// The helper whose prototype (for `prog_type`) or map ops a kernel
 /// function is.
-fn helper_of_func(prog_type: u32, func: &str) -> Option<u32> {
+fn helper_of_func(prog_type: u32, func: &str) -> Option<i32> {
     for id in 1..bpf_isa::helper_ids::BPF_FUNC_MAX_ID {
         let Some(name) = bpf_isa::helper_ids::helper_name(id) else { continue };
         let f = match helper_func(name) {
@@ -103,13 +103,13 @@ fn helper_of_func(prog_type: u32, func: &str) -> Option<u32> {
             },
         };
         if f == Some(func) {
-            return Some(id as u32);
+            return Some(id);
         }
     }
     for (op, helper) in MAP_OPS {
         for ty in 0..64u32 {
             if map_ops_func(ty, op) == Some(func) {
-                return bpf_isa::helper_ids::helper_id(helper).map(|i| i as u32);
+                return bpf_isa::helper_ids::helper_id(helper);
             }
         }
     }
@@ -170,11 +170,11 @@ impl ExecProgram {
                         }
                         CallTarget::Subprog(t as usize)
                     }
-                    0 if insn.imm == BPF_FUNC_TAIL_CALL => CallTarget::Helper(BPF_FUNC_TAIL_CALL as u32),
+                    0 if insn.imm == BPF_FUNC_TAIL_CALL => CallTarget::Helper(BPF_FUNC_TAIL_CALL),
                     // a helper the JIT inlines itself keeps its id
                     // (`bpf_jit_inlines_helper_call`: arm64's
                     // bpf_get_smp_processor_id, ...)
-                    0 if (1..bpf_isa::helper_ids::BPF_FUNC_MAX_ID).contains(&insn.imm) => CallTarget::Helper(insn.imm as u32),
+                    0 if (1..bpf_isa::helper_ids::BPF_FUNC_MAX_ID).contains(&insn.imm) => CallTarget::Helper(insn.imm),
                     0 | BPF_PSEUDO_KFUNC_CALL => {
                         let func =
                             kernel_func_of_imm(arch, insn.imm).ok_or_else(|| format!("insn {pc}: call of an unknown kernel address (imm {:#x})", insn.imm))?;

@@ -27,11 +27,12 @@ use self::build::*;
 use self::kernel_symbols::{ProtoPick, call_imm, helper_func, kernel_var_addr, map_ops_func, proto_pick};
 use self::map_gen_lookup::{MapView, map_gen_lookup};
 use crate::map::MapDef;
+use crate::prog_type::bpf_attach_type as attach;
 use crate::target::Arch;
 use crate::verifier::Fail;
 use crate::verifier::env::VerifierEnv;
 use crate::verifier::helper_call::MapKeyState;
-use crate::verifier::helpers::{attach, func, prog};
+use crate::verifier::helpers::{func, prog};
 
 const PHASE: &str = "bpf_do_misc_fixups";
 const EINVAL: i32 = 22;

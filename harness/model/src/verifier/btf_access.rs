@@ -463,7 +463,7 @@ impl Env<'_, '_> {
             self.verbose(&format!("func '{tname}' doesn't have {}-th argument\n", arg + 1));
             return invalid(self);
         } else if arg == nr_args {
-            if self.input.expected_attach_type != super::prog_load::attach_types::TRACE_FEXIT {
+            if self.input.expected_attach_type != crate::prog_type::bpf_attach_type::TRACE_FEXIT {
                 self.verbose(&format!("func '{tname}' doesn't have {}-th argument\n", arg + 1));
                 return invalid(self);
             }

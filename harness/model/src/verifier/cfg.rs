@@ -4,6 +4,7 @@
 //! middle of an `ld_imm64`), `bpf_compute_postorder`, `bpf_compute_scc`
 //! (loops, for the log and state pruning) and `bpf_insn_successors`.
 
+use bpf_isa::helper_ids::bpf_func_id::{FIND_VMA, FOR_EACH_MAP_ELEM, LOOP, TIMER_SET_CALLBACK, USER_RINGBUF_DRAIN};
 use bpf_isa::op::*;
 
 use super::diag::bpf_diag_program_structure;
@@ -17,23 +18,15 @@ const EXPLORED: u8 = 0x20;
 const FALLTHROUGH: u8 = 1;
 const BRANCH: u8 = 2;
 
-/// `BPF_FUNC_*` ids of helpers that call a callback (`is_sync_callback_calling_function`,
-/// `is_async_callback_calling_function`).
-const BPF_FUNC_FOR_EACH_MAP_ELEM: i32 = 164;
-const BPF_FUNC_TIMER_SET_CALLBACK: i32 = 170;
-const BPF_FUNC_FIND_VMA: i32 = 180;
-const BPF_FUNC_LOOP: i32 = 181;
-const BPF_FUNC_USER_RINGBUF_DRAIN: i32 = 209;
-
 /// `bpf_is_sync_callback_calling_insn`.
 pub fn bpf_is_sync_callback_calling_insn(env: &VerifierEnv<'_>, insn: &Insn) -> bool {
-    (bpf_helper_call(insn) && matches!(insn.imm, BPF_FUNC_FOR_EACH_MAP_ELEM | BPF_FUNC_FIND_VMA | BPF_FUNC_LOOP | BPF_FUNC_USER_RINGBUF_DRAIN))
+    (bpf_helper_call(insn) && matches!(insn.imm, FOR_EACH_MAP_ELEM | FIND_VMA | LOOP | USER_RINGBUF_DRAIN))
         || (bpf_pseudo_kfunc_call(insn) && insn.off == 0 && env.kfunc_name(insn.imm) == Some("bpf_rbtree_add_impl"))
 }
 
 /// `bpf_is_async_callback_calling_insn`.
 pub fn bpf_is_async_callback_calling_insn(env: &VerifierEnv<'_>, insn: &Insn) -> bool {
-    (bpf_helper_call(insn) && insn.imm == BPF_FUNC_TIMER_SET_CALLBACK)
+    (bpf_helper_call(insn) && insn.imm == TIMER_SET_CALLBACK)
         || (bpf_pseudo_kfunc_call(insn)
             && insn.off == 0
             && matches!(

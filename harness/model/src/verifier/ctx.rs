@@ -323,24 +323,17 @@ fn pe_prog_is_valid_access(off: i64, size: i64, write: bool, pt_regs_size: i64) 
 /// `bpf_sock_is_valid_access`, then what the attach type may touch
 /// (`__sock_filter_check_attach_type`).
 fn sock_filter_is_valid_access(off: i64, size: i64, write: bool, attach: u32) -> Option<CtxAccess> {
-    // enum bpf_attach_type
-    const CGROUP_INET_SOCK_CREATE: u32 = 2;
-    const CGROUP_INET4_POST_BIND: u32 = 12;
-    const CGROUP_INET6_POST_BIND: u32 = 13;
-    const CGROUP_INET_SOCK_RELEASE: u32 = 34;
+    use crate::prog_type::bpf_attach_type::{CGROUP_INET_SOCK_CREATE, CGROUP_INET_SOCK_RELEASE, CGROUP_INET4_POST_BIND, CGROUP_INET6_POST_BIND};
+    use crate::uapi::bpf_sock::{BOUND_DEV_IF, DST_PORT, MARK, PRIORITY, SRC_IP4, SRC_IP6, SRC_PORT};
     if !super::sock::bpf_sock_is_valid_access(off, size) {
         return None;
     }
     let read_only = |ok: bool| ok && !write;
-    let allowed = match off {
-        // bound_dev_if, mark, priority
-        0 | 16 | 20 => matches!(attach, CGROUP_INET_SOCK_CREATE | CGROUP_INET_SOCK_RELEASE),
-        // src_ip4
-        24..=27 => read_only(attach == CGROUP_INET4_POST_BIND),
-        // src_ip6
-        28..=43 => read_only(attach == CGROUP_INET6_POST_BIND),
-        // src_port
-        44..=47 => read_only(matches!(attach, CGROUP_INET4_POST_BIND | CGROUP_INET6_POST_BIND)),
+    let allowed = match i16::try_from(off).ok()? {
+        BOUND_DEV_IF | MARK | PRIORITY => matches!(attach, CGROUP_INET_SOCK_CREATE | CGROUP_INET_SOCK_RELEASE),
+        SRC_IP4..SRC_IP6 => read_only(attach == CGROUP_INET4_POST_BIND),
+        SRC_IP6..SRC_PORT => read_only(attach == CGROUP_INET6_POST_BIND),
+        SRC_PORT..DST_PORT => read_only(matches!(attach, CGROUP_INET4_POST_BIND | CGROUP_INET6_POST_BIND)),
         _ => !write,
     };
     let field_size = if write { 0 } else { super::sock::bpf_sock_ctx_field_size(off as i16, size as u32) };

@@ -20,6 +20,7 @@ use super::reg::*;
 use super::scalar::print::tnum_strn;
 use super::state::*;
 use super::tnum::*;
+use crate::prog_type::bpf_attach_type;
 
 /// `BPF_MAX_VAR_SIZ`.
 const BPF_MAX_VAR_SIZ: u64 = 1 << 29;
@@ -326,7 +327,7 @@ impl Env<'_, '_> {
                     self.verbose("R1 is not a scalar\n");
                     return errno(EINVAL);
                 }
-                let getsockopt = self.input.prog_type == helpers::prog::CGROUP_SOCKOPT && self.input.expected_attach_type == helpers::attach::CGROUP_GETSOCKOPT;
+                let getsockopt = self.input.prog_type == helpers::prog::CGROUP_SOCKOPT && self.input.expected_attach_type == bpf_attach_type::CGROUP_GETSOCKOPT;
                 if !getsockopt {
                     if self.input.prog_type == helpers::prog::LSM {
                         return Err(DoCheckError::Unsupported("BPF_LSM_CGROUP return ranges are not modelled".into()));
@@ -553,7 +554,7 @@ impl Env<'_, '_> {
                 super::scalar::reg_bounds_sync(&mut r.s);
             }
             func::GET_RETVAL => {
-                if self.input.prog_type == helpers::prog::CGROUP_SOCKOPT && self.input.expected_attach_type == helpers::attach::CGROUP_GETSOCKOPT {
+                if self.input.prog_type == helpers::prog::CGROUP_SOCKOPT && self.input.expected_attach_type == bpf_attach_type::CGROUP_GETSOCKOPT {
                     // arbitrary value
                 } else {
                     r.s.set_srange64(-MAX_ERRNO, 0);

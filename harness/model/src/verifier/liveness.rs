@@ -18,6 +18,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use bpf_isa::Insn;
+use bpf_isa::helper_ids::BPF_FUNC_MAX_ID;
 use bpf_isa::op::*;
 
 use super::cfg::bpf_insn_successors;
@@ -1532,9 +1533,6 @@ impl StackLiveness for BpfLiveness {
 }
 
 // ---------------------------------------------------------------- call summaries
-
-/// `__BPF_FUNC_MAX_ID`.
-const BPF_FUNC_MAX_ID: i32 = 212;
 
 /// Whether `bpf_get_helper_proto` can find a prototype at all: ids out of
 /// range and `BPF_FUNC_unspec` never have one, whatever the program type.

@@ -187,7 +187,7 @@ impl Env<'_, '_> {
             return false;
         }
         let ok = match self.input.prog_type {
-            TRACING => self.input.expected_attach_type == helpers::attach::TRACE_ITER,
+            TRACING => self.input.expected_attach_type == crate::prog_type::bpf_attach_type::TRACE_ITER,
             SOCK_OPS => func_id == func::MAP_DELETE_ELEM,
             SK_REUSEPORT | SK_LOOKUP => true,
             _ => false,

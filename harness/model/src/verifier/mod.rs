@@ -386,7 +386,7 @@ fn front_end(env: &mut VerifierEnv<'_>) -> PResult<()> {
 /// `check_attach_btf_id` for loads without an attach target: syscall
 /// programs must be sleepable, and only some types may be.
 fn check_attach_btf_id(env: &mut VerifierEnv<'_>) -> PResult<()> {
-    use prog_load::attach_types as at;
+    use crate::prog_type::bpf_attach_type as at;
     use prog_load::prog_types as pt;
     let t = env.input.prog_type.0;
     let sleepable = env.input.prog_flags & prog_load::BPF_F_SLEEPABLE != 0;

@@ -19,50 +19,7 @@ pub const BPF_F_TOKEN_FD: u32 = 1 << 16;
 /// `enum bpf_prog_type`.
 pub use crate::prog_type::bpf_prog_type as prog_types;
 
-/// `enum bpf_attach_type` values the checks name.
-pub mod attach_types {
-    pub const CGROUP_INET_INGRESS: u32 = 0;
-    pub const CGROUP_INET_EGRESS: u32 = 1;
-    pub const CGROUP_INET_SOCK_CREATE: u32 = 2;
-    pub const CGROUP_INET4_BIND: u32 = 8;
-    pub const CGROUP_INET6_BIND: u32 = 9;
-    pub const CGROUP_INET4_CONNECT: u32 = 10;
-    pub const CGROUP_INET6_CONNECT: u32 = 11;
-    pub const CGROUP_INET4_POST_BIND: u32 = 12;
-    pub const CGROUP_INET6_POST_BIND: u32 = 13;
-    pub const CGROUP_UDP4_SENDMSG: u32 = 14;
-    pub const CGROUP_UDP6_SENDMSG: u32 = 15;
-    pub const CGROUP_UDP4_RECVMSG: u32 = 19;
-    pub const CGROUP_UDP6_RECVMSG: u32 = 20;
-    pub const CGROUP_GETSOCKOPT: u32 = 21;
-    pub const CGROUP_SETSOCKOPT: u32 = 22;
-    pub const TRACE_RAW_TP: u32 = 23;
-    pub const TRACE_FENTRY: u32 = 24;
-    pub const TRACE_FEXIT: u32 = 25;
-    pub const MODIFY_RETURN: u32 = 26;
-    pub const TRACE_ITER: u32 = 28;
-    pub const CGROUP_INET4_GETPEERNAME: u32 = 29;
-    pub const CGROUP_INET6_GETPEERNAME: u32 = 30;
-    pub const CGROUP_INET4_GETSOCKNAME: u32 = 31;
-    pub const CGROUP_INET6_GETSOCKNAME: u32 = 32;
-    pub const CGROUP_INET_SOCK_RELEASE: u32 = 34;
-    pub const SK_LOOKUP: u32 = 36;
-    pub const SK_REUSEPORT_SELECT: u32 = 39;
-    pub const SK_REUSEPORT_SELECT_OR_MIGRATE: u32 = 40;
-    pub const LSM_CGROUP: u32 = 43;
-    pub const NETFILTER: u32 = 45;
-    pub const CGROUP_UNIX_CONNECT: u32 = 49;
-    pub const CGROUP_UNIX_SENDMSG: u32 = 50;
-    pub const CGROUP_UNIX_RECVMSG: u32 = 51;
-    pub const CGROUP_UNIX_GETPEERNAME: u32 = 52;
-    pub const CGROUP_UNIX_GETSOCKNAME: u32 = 53;
-    pub const TRACE_FSESSION: u32 = 58;
-    pub const TRACE_FENTRY_MULTI: u32 = 59;
-    pub const TRACE_FEXIT_MULTI: u32 = 60;
-    pub const TRACE_FSESSION_MULTI: u32 = 61;
-}
-
-use attach_types as at;
+use crate::prog_type::bpf_attach_type as at;
 use prog_types as pt;
 
 /// `bpf_prog_load_fixup_attach_type`: the attach type some program types

@@ -11,8 +11,8 @@ impl Env<'_, '_> {
     /// `None` when any value is fine. (Program types with attach targets
     /// never get this far in the model.)
     fn return_retval_range(&self) -> Option<(i32, i32)> {
-        use super::prog_load::attach_types as at;
         use super::prog_load::prog_types as p;
+        use crate::prog_type::bpf_attach_type as at;
         let attach = self.input.expected_attach_type;
         match self.input.prog_type {
             p::CGROUP_SOCK_ADDR => Some(match attach {

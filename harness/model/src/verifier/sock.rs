@@ -6,74 +6,26 @@
 
 use super::do_check::*;
 use super::reg::*;
-
-/// `struct bpf_sock` (uapi) offsets.
-mod bpf_sock {
-    pub const FAMILY: i64 = 4;
-    pub const TYPE: i64 = 8;
-    pub const PROTOCOL: i64 = 12;
-    /// `priority` ends here: `sock_common` has nothing in `[type, priority]`.
-    pub const PRIORITY_END: i64 = 24;
-    pub const SRC_IP4: i64 = 24;
-    pub const SRC_IP6: i64 = 28;
-    pub const SRC_PORT: i64 = 44;
-    pub const DST_PORT: i64 = 48;
-    /// The 16 zero bits after `dst_port`.
-    pub const PAD: i64 = 50;
-    pub const DST_IP4: i64 = 52;
-    pub const DST_IP6: i64 = 56;
-    pub const STATE: i64 = 72;
-    pub const RX_QUEUE_MAPPING: i64 = 76;
-    pub const SIZE: i64 = 80;
-}
-
-/// `struct bpf_tcp_sock`: the two u64 counters and the end.
-mod bpf_tcp_sock {
-    pub const BYTES_RECEIVED: i64 = 80;
-    pub const BYTES_ACKED: i64 = 88;
-    /// `offsetofend(struct bpf_tcp_sock, icsk_retransmits)`.
-    pub const END: i64 = 112;
-}
-
-/// `offsetofend(struct bpf_xdp_sock, queue_id)`.
-const BPF_XDP_SOCK_END: i64 = 4;
+use crate::uapi::{bpf_sock, bpf_tcp_sock, bpf_xdp_sock};
 
 /// `bpf_ctx_narrow_access_ok`.
-fn narrow_access_ok(off: i64, size: i64, size_default: i64) -> bool {
+fn narrow_access_ok(off: i16, size: i16, size_default: i16) -> bool {
     size <= size_default && size > 0 && (size & (size - 1)) == 0 && off % size == 0
 }
 
-/// `bpf_sock_is_valid_access`: the 4-byte fields, narrower reads of the
-/// addresses, ports and a few scalars.
-pub(crate) fn bpf_sock_is_valid_access(off: i64, size: i64) -> bool {
-    use bpf_sock::*;
-    if !(0..SIZE).contains(&off) || size <= 0 || off % size != 0 {
-        return false;
-    }
-    let narrow_4 = matches!(off, FAMILY | TYPE | PROTOCOL | SRC_PORT | RX_QUEUE_MAPPING | STATE)
-        || (SRC_IP4..SRC_IP4 + 4).contains(&off)
-        || (SRC_IP6..SRC_IP6 + 16).contains(&off)
-        || (DST_IP4..DST_IP4 + 4).contains(&off)
-        || (DST_IP6..DST_IP6 + 16).contains(&off);
-    if narrow_4 {
-        return narrow_access_ok(off, size, 4);
-    }
-    if (DST_PORT..DST_PORT + 2).contains(&off) {
-        let field_size = if size == 4 { 4 } else { 2 };
-        return narrow_access_ok(off, size, field_size);
-    }
-    if (PAD..DST_IP4).contains(&off) {
-        return false;
-    }
-    size == 4
+/// A read of `size` bytes at `off` of a socket view, as the `i16`s of the
+/// uapi offsets: `None` when it starts outside `0..end` or is misaligned.
+fn in_view(off: i64, size: i64, end: i16) -> Option<(i16, i16)> {
+    let (off, size) = (i16::try_from(off).ok()?, i16::try_from(size).ok()?);
+    ((0..end).contains(&off) && size > 0 && off % size == 0).then_some((off, size))
 }
 
-/// The `ctx_field_size` `bpf_sock_is_valid_access` records for a read of
-/// `size` bytes at `off` (`check_sock_access` stores it for the fixups'
-/// `bpf_sock_convert_ctx_access`).
-pub fn bpf_sock_ctx_field_size(off: i16, size: u32) -> u32 {
+/// The field size `bpf_sock_is_valid_access` records for a read of `size`
+/// bytes at `off`: 4 for the u32 fields that may be read narrower,
+/// `dst_port`'s 2 (4 for a read of it with its padding), 0 for the fields
+/// read whole.
+fn bpf_sock_field_size(off: i16, size: i16) -> i16 {
     use bpf_sock::*;
-    let off = i64::from(off);
     let narrow4 = matches!(off, STATE | FAMILY | TYPE | PROTOCOL | SRC_PORT | RX_QUEUE_MAPPING)
         || (SRC_IP4..SRC_IP4 + 4).contains(&off)
         || (SRC_IP6..SRC_IP6 + 16).contains(&off)
@@ -88,10 +40,30 @@ pub fn bpf_sock_ctx_field_size(off: i16, size: u32) -> u32 {
     }
 }
 
+/// `bpf_sock_is_valid_access`: the 4-byte fields, narrower reads of the
+/// addresses, ports and a few scalars.
+pub(crate) fn bpf_sock_is_valid_access(off: i64, size: i64) -> bool {
+    let Some((off, size)) = in_view(off, size, bpf_sock::SIZE) else {
+        return false;
+    };
+    match bpf_sock_field_size(off, size) {
+        0 if (bpf_sock::DST_PORT_PAD..bpf_sock::DST_IP4).contains(&off) => false,
+        0 => size == 4,
+        field_size => narrow_access_ok(off, size, field_size),
+    }
+}
+
+/// The `ctx_field_size` `bpf_sock_is_valid_access` records for a read of
+/// `size` bytes at `off` (`check_sock_access` stores it for the fixups'
+/// `bpf_sock_convert_ctx_access`).
+pub fn bpf_sock_ctx_field_size(off: i16, size: u32) -> u32 {
+    bpf_sock_field_size(off, i16::try_from(size).unwrap_or(0)) as u32
+}
+
 /// `bpf_sock_common_is_valid_access`: `struct sock_common` lacks
 /// `type` .. `priority`.
 pub(crate) fn bpf_sock_common_is_valid_access(off: i64, size: i64) -> bool {
-    if (bpf_sock::TYPE..bpf_sock::PRIORITY_END).contains(&off) {
+    if (i64::from(bpf_sock::TYPE)..=i64::from(bpf_sock::PRIORITY)).contains(&off) {
         return false;
     }
     bpf_sock_is_valid_access(off, size)
@@ -100,18 +72,16 @@ pub(crate) fn bpf_sock_common_is_valid_access(off: i64, size: i64) -> bool {
 /// `bpf_tcp_sock_is_valid_access`: u32 fields and two u64 counters.
 pub(crate) fn bpf_tcp_sock_is_valid_access(off: i64, size: i64) -> bool {
     use bpf_tcp_sock::*;
-    if !(0..END).contains(&off) || size <= 0 || off % size != 0 {
-        return false;
-    }
-    match off {
-        BYTES_RECEIVED | BYTES_ACKED => size == 8,
-        _ => size == 4,
+    match in_view(off, size, SIZE) {
+        Some((BYTES_RECEIVED | BYTES_ACKED, size)) => size == 8,
+        Some((_, size)) => size == 4,
+        None => false,
     }
 }
 
 /// `bpf_xdp_sock_is_valid_access`: `queue_id` only.
 pub(crate) fn bpf_xdp_sock_is_valid_access(off: i64, size: i64) -> bool {
-    (0..BPF_XDP_SOCK_END).contains(&off) && size > 0 && off % size == 0 && size == 4
+    in_view(off, size, bpf_xdp_sock::SIZE).is_some_and(|(_, size)| size == 4)
 }
 
 impl Env<'_, '_> {

@@ -7,9 +7,10 @@ use bpf_isa::op::*;
 
 use super::build::*;
 use super::kernel_symbols::call_imm;
+use crate::prog_type::bpf_attach_type as attach;
 use crate::verifier::Fail;
 use crate::verifier::env::VerifierEnv;
-use crate::verifier::helpers::{attach, prog};
+use crate::verifier::helpers::prog;
 
 const PHASE: &str = "bpf_fixup_kfunc_call";
 /// `BPF_MAX_LOOPS`.

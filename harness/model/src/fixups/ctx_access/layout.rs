@@ -197,34 +197,35 @@ pub struct SkLookupKern {
 /// `bpf_tcp_sock` -> `tcp_sock` (`rtt_min` is `rtt_min.s[0].v`,
 /// `icsk_retransmits` is in `inet_connection_sock`).
 const TCP_SOCK: &[(i16, u8, i16)] = {
+    use crate::uapi::bpf_tcp_sock::*;
     use bpf_isa::op::{BPF_B, BPF_DW, BPF_W};
     &[
-        (0, BPF_W, 1484),   // snd_cwnd
-        (4, BPF_W, 1784),   // srtt_us
-        (8, BPF_W, 1540),   // rtt_min
-        (12, BPF_W, 1532),  // snd_ssthresh
-        (16, BPF_W, 1768),  // rcv_nxt
-        (20, BPF_W, 1772),  // snd_nxt
-        (24, BPF_W, 1776),  // snd_una
-        (28, BPF_W, 1480),  // mss_cache
-        (32, BPF_B, 1744),  // ecn_flags
-        (36, BPF_W, 1696),  // rate_delivered
-        (40, BPF_W, 1700),  // rate_interval_us
-        (44, BPF_W, 1788),  // packets_out
-        (48, BPF_W, 1520),  // retrans_out
-        (52, BPF_W, 2304),  // total_retrans
-        (56, BPF_W, 1852),  // segs_in
-        (60, BPF_W, 1872),  // data_segs_in
-        (64, BPF_W, 1856),  // segs_out
-        (68, BPF_W, 1640),  // data_segs_out
-        (72, BPF_W, 1492),  // lost_out
-        (76, BPF_W, 1496),  // sacked_out
-        (80, BPF_DW, 1864), // bytes_received
-        (88, BPF_DW, 1608), // bytes_acked
-        (96, BPF_W, 1936),  // dsack_dups
-        (100, BPF_W, 1600), // delivered
-        (104, BPF_W, 1604), // delivered_ce
-        (108, BPF_B, 1281), // icsk_retransmits
+        (SND_CWND, BPF_W, 1484),
+        (SRTT_US, BPF_W, 1784),
+        (RTT_MIN, BPF_W, 1540),
+        (SND_SSTHRESH, BPF_W, 1532),
+        (RCV_NXT, BPF_W, 1768),
+        (SND_NXT, BPF_W, 1772),
+        (SND_UNA, BPF_W, 1776),
+        (MSS_CACHE, BPF_W, 1480),
+        (ECN_FLAGS, BPF_B, 1744),
+        (RATE_DELIVERED, BPF_W, 1696),
+        (RATE_INTERVAL_US, BPF_W, 1700),
+        (PACKETS_OUT, BPF_W, 1788),
+        (RETRANS_OUT, BPF_W, 1520),
+        (TOTAL_RETRANS, BPF_W, 2304),
+        (SEGS_IN, BPF_W, 1852),
+        (DATA_SEGS_IN, BPF_W, 1872),
+        (SEGS_OUT, BPF_W, 1856),
+        (DATA_SEGS_OUT, BPF_W, 1640),
+        (LOST_OUT, BPF_W, 1492),
+        (SACKED_OUT, BPF_W, 1496),
+        (BYTES_RECEIVED, BPF_DW, 1864),
+        (BYTES_ACKED, BPF_DW, 1608),
+        (DSACK_DUPS, BPF_W, 1936),
+        (DELIVERED, BPF_W, 1600),
+        (DELIVERED_CE, BPF_W, 1604),
+        (ICSK_RETRANSMITS, BPF_B, 1281),
     ]
 };
 

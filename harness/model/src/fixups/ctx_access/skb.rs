@@ -3,6 +3,7 @@
 //! and the direct packet write prologue `bpf_unclone_prologue`.
 
 use bpf_isa::Insn;
+use bpf_isa::helper_ids::bpf_func_id::SKB_PULL_DATA as BPF_FUNC_SKB_PULL_DATA;
 use bpf_isa::insn::BPF_REG_AX;
 use bpf_isa::op::*;
 
@@ -54,8 +55,6 @@ const NO_QUEUE_MAPPING: i32 = 0xffff;
 /// `TC_ACT_SHOT` and `SK_DROP`: what the prologues return when unclone fails.
 pub const TC_ACT_SHOT: i32 = 2;
 pub const SK_DROP: i32 = 0;
-/// `BPF_FUNC_skb_pull_data`.
-const BPF_FUNC_SKB_PULL_DATA: i32 = 39;
 
 /// `tc_cls_act_convert_ctx_access`: `ifindex` without the NULL check (a
 /// tc skb always has a device), the rest as [`bpf_convert_ctx_access`].

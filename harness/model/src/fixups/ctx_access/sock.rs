@@ -8,24 +8,7 @@ use bpf_isa::op::*;
 
 use super::emit::*;
 use super::{Access, Conv, Converted};
-
-/// `struct bpf_sock` (uapi) offsets.
-mod bpf_sock {
-    pub const BOUND_DEV_IF: i16 = 0;
-    pub const FAMILY: i16 = 4;
-    pub const TYPE: i16 = 8;
-    pub const PROTOCOL: i16 = 12;
-    pub const MARK: i16 = 16;
-    pub const PRIORITY: i16 = 20;
-    pub const SRC_IP4: i16 = 24;
-    pub const SRC_IP6: i16 = 28;
-    pub const SRC_PORT: i16 = 44;
-    pub const DST_PORT: i16 = 48;
-    pub const DST_IP4: i16 = 52;
-    pub const DST_IP6: i16 = 56;
-    pub const STATE: i16 = 72;
-    pub const RX_QUEUE_MAPPING: i16 = 76;
-}
+use crate::uapi::bpf_sock;
 
 /// `NO_QUEUE_MAPPING`.
 const NO_QUEUE_MAPPING: i32 = 0xffff;

@@ -38,30 +38,33 @@ mod uapi {
 /// The `bpf_sock_ops` fields that are `tcp_sock` members, by the
 /// `bpf_tcp_sock` offset of the same member (whose layout entry gives the
 /// kernel offset and size): `(bpf_sock_ops off, bpf_tcp_sock off)`.
-const TCP_SOCK_FIELDS: &[(i16, i16)] = &[
-    (76, 0),   // snd_cwnd
-    (80, 4),   // srtt_us
-    (92, 8),   // rtt_min (rtt_min.s[0].v)
-    (96, 12),  // snd_ssthresh
-    (100, 16), // rcv_nxt
-    (104, 20), // snd_nxt
-    (108, 24), // snd_una
-    (112, 28), // mss_cache
-    (116, 32), // ecn_flags
-    (120, 36), // rate_delivered
-    (124, 40), // rate_interval_us
-    (128, 44), // packets_out
-    (132, 48), // retrans_out
-    (136, 52), // total_retrans
-    (140, 56), // segs_in
-    (144, 60), // data_segs_in
-    (148, 64), // segs_out
-    (152, 68), // data_segs_out
-    (156, 72), // lost_out
-    (160, 76), // sacked_out
-    (168, 80), // bytes_received
-    (176, 88), // bytes_acked
-];
+const TCP_SOCK_FIELDS: &[(i16, i16)] = {
+    use crate::uapi::bpf_tcp_sock::*;
+    &[
+        (76, SND_CWND),
+        (80, SRTT_US),
+        (92, RTT_MIN), // rtt_min.s[0].v
+        (96, SND_SSTHRESH),
+        (100, RCV_NXT),
+        (104, SND_NXT),
+        (108, SND_UNA),
+        (112, MSS_CACHE),
+        (116, ECN_FLAGS),
+        (120, RATE_DELIVERED),
+        (124, RATE_INTERVAL_US),
+        (128, PACKETS_OUT),
+        (132, RETRANS_OUT),
+        (136, TOTAL_RETRANS),
+        (140, SEGS_IN),
+        (144, DATA_SEGS_IN),
+        (148, SEGS_OUT),
+        (152, DATA_SEGS_OUT),
+        (156, LOST_OUT),
+        (160, SACKED_OUT),
+        (168, BYTES_RECEIVED),
+        (176, BYTES_ACKED),
+    ]
+};
 
 /// The register the conversions borrow: r9, or the next one down that
 /// neither operand uses.

@@ -27,6 +27,7 @@ pub mod insn;
 use std::fmt;
 
 use bpf_isa::Insn;
+use bpf_isa::helper_ids::bpf_func_id::{GET_CURRENT_TASK, GET_CURRENT_TASK_BTF, GET_SMP_PROCESSOR_ID};
 use bpf_isa::insn::BPF_REG_FP;
 use bpf_isa::op::*;
 
@@ -136,10 +137,6 @@ const BPF_PROG_BPF_FUNC: u64 = 0x48; // offsetof(struct bpf_prog, bpf_func)
 const MAX_TAIL_CALL_CNT: u64 = 33;
 const NR_STACK_ARG_REGS: usize = 3;
 const STACK_ARG_REGS: [Reg; NR_STACK_ARG_REGS] = [5, 6, 7];
-
-const BPF_FUNC_GET_SMP_PROCESSOR_ID: i32 = 8;
-const BPF_FUNC_GET_CURRENT_TASK: i32 = 35;
-const BPF_FUNC_GET_CURRENT_TASK_BTF: i32 = 158;
 
 /// JITs every function of `prog`: the images as `BPF_OBJ_GET_INFO_BY_FD`
 /// returns them (`jited_prog_insns` split by `jited_func_lens`).
@@ -980,7 +977,7 @@ impl<'a> JitCtx<'a> {
     fn build_call(&mut self, _i: usize, insn: Insn) -> Result<(), JitError> {
         let r0 = a64(0);
         let (tmp, tmp2) = (a64(TMP_REG_1), a64(TMP_REG_2));
-        if insn.src == 0 && insn.imm == BPF_FUNC_GET_SMP_PROCESSOR_ID {
+        if insn.src == 0 && insn.imm == GET_SMP_PROCESSOR_ID {
             let cpu = self.profile.thread_info_cpu as i32;
             self.emit(mrs(tmp, SysReg::SpEl0));
             match load_store_imm(r0, tmp, cpu, 2, LdSt::Load) {
@@ -992,7 +989,7 @@ impl<'a> JitCtx<'a> {
             }
             return Ok(());
         }
-        if insn.src == 0 && (insn.imm == BPF_FUNC_GET_CURRENT_TASK || insn.imm == BPF_FUNC_GET_CURRENT_TASK_BTF) {
+        if insn.src == 0 && (insn.imm == GET_CURRENT_TASK || insn.imm == GET_CURRENT_TASK_BTF) {
             self.emit(mrs(r0, SysReg::SpEl0));
             return Ok(());
         }

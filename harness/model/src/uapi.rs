@@ -1,0 +1,70 @@
+//! Field offsets of the UAPI structs (`include/uapi/linux/bpf.h`) programs
+//! read through socket pointers: what the verifier's access checks allow,
+//! the fixups rewrite into loads of the kernel's own structs, and a test
+//! run lays out. Offsets are `i16`, as in an instruction's `off`.
+
+/// `struct bpf_sock`.
+pub mod bpf_sock {
+    pub const BOUND_DEV_IF: i16 = 0;
+    pub const FAMILY: i16 = 4;
+    pub const TYPE: i16 = 8;
+    pub const PROTOCOL: i16 = 12;
+    pub const MARK: i16 = 16;
+    pub const PRIORITY: i16 = 20;
+    pub const SRC_IP4: i16 = 24;
+    /// `__u32 src_ip6[4]`.
+    pub const SRC_IP6: i16 = 28;
+    pub const SRC_PORT: i16 = 44;
+    /// `__be16 dst_port`, then 16 bits of zero padding.
+    pub const DST_PORT: i16 = 48;
+    /// The zero padding after `dst_port`.
+    pub const DST_PORT_PAD: i16 = 50;
+    pub const DST_IP4: i16 = 52;
+    /// `__u32 dst_ip6[4]`.
+    pub const DST_IP6: i16 = 56;
+    pub const STATE: i16 = 72;
+    pub const RX_QUEUE_MAPPING: i16 = 76;
+    /// `sizeof(struct bpf_sock)`.
+    pub const SIZE: i16 = 80;
+}
+
+/// `struct bpf_tcp_sock`: u32 fields but for the two u64 counters.
+pub mod bpf_tcp_sock {
+    pub const SND_CWND: i16 = 0;
+    pub const SRTT_US: i16 = 4;
+    pub const RTT_MIN: i16 = 8;
+    pub const SND_SSTHRESH: i16 = 12;
+    pub const RCV_NXT: i16 = 16;
+    pub const SND_NXT: i16 = 20;
+    pub const SND_UNA: i16 = 24;
+    pub const MSS_CACHE: i16 = 28;
+    pub const ECN_FLAGS: i16 = 32;
+    pub const RATE_DELIVERED: i16 = 36;
+    pub const RATE_INTERVAL_US: i16 = 40;
+    pub const PACKETS_OUT: i16 = 44;
+    pub const RETRANS_OUT: i16 = 48;
+    pub const TOTAL_RETRANS: i16 = 52;
+    pub const SEGS_IN: i16 = 56;
+    pub const DATA_SEGS_IN: i16 = 60;
+    pub const SEGS_OUT: i16 = 64;
+    pub const DATA_SEGS_OUT: i16 = 68;
+    pub const LOST_OUT: i16 = 72;
+    pub const SACKED_OUT: i16 = 76;
+    /// `__u64`.
+    pub const BYTES_RECEIVED: i16 = 80;
+    /// `__u64`.
+    pub const BYTES_ACKED: i16 = 88;
+    pub const DSACK_DUPS: i16 = 96;
+    pub const DELIVERED: i16 = 100;
+    pub const DELIVERED_CE: i16 = 104;
+    pub const ICSK_RETRANSMITS: i16 = 108;
+    /// `offsetofend(struct bpf_tcp_sock, icsk_retransmits)`: the size.
+    pub const SIZE: i16 = 112;
+}
+
+/// `struct bpf_xdp_sock`.
+pub mod bpf_xdp_sock {
+    pub const QUEUE_ID: i16 = 0;
+    /// `offsetofend(struct bpf_xdp_sock, queue_id)`: the size.
+    pub const SIZE: i16 = 4;
+}
