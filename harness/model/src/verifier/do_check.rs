@@ -15,15 +15,13 @@
 //! (`check_cond_jmp_op`), [`super::states`] (pruning), [`super::backtrack`]
 //! (precision), [`super::retcode`], [`super::print`].
 
-use std::fmt::Write;
-
 use bpf_isa::Insn;
 use bpf_isa::insn::op::{self, *};
 
 use super::diag::ModReason;
 use super::print::{Scratch, print_verifier_state};
 use super::reg::*;
-use super::scalar::print::push_u64;
+use super::scalar::print::{push_i64, push_u64};
 use super::state::*;
 
 /// `BPF_COMPLEXITY_LIMIT_INSNS`.
@@ -730,7 +728,7 @@ impl<'a, 'l> Env<'a, 'l> {
         if self.prev_log_pos != 0 && self.prev_log_pos == self.log.end_pos() {
             self.log.reset(self.prev_log_pos - 1);
             let pad = super::print::vlog_alignment(self.prev_insn_print_pos);
-            s.extend(std::iter::repeat_n(' ', pad.max(1)));
+            push_spaces(&mut s, pad.max(1));
             s.push(';');
         } else {
             push_u64(&mut s, self.insn_idx as u64);
@@ -1242,31 +1240,57 @@ impl<'a, 'l> Env<'a, 'l> {
     }
 }
 
-/// Printing helpers used across the pass.
+/// Appends `n` spaces (`%*c`'s padding).
+fn push_spaces(out: &mut String, n: usize) {
+    const SPACES: &str = "                                                                ";
+    let mut left = n;
+    while left > 0 {
+        let k = left.min(SPACES.len());
+        out.push_str(&SPACES[..k]);
+        left -= k;
+    }
+}
+
+/// Printing helpers used across the pass: `fmt_reg_mask`, a register
+/// mask as `r1,r6`.
 pub(crate) fn fmt_reg_mask(mask: u32) -> String {
     let mut s = String::new();
-    for i in 0..32 {
-        if mask & (1 << i) != 0 {
-            if !s.is_empty() {
-                s.push(',');
-            }
-            let _ = write!(s, "r{i}");
-        }
-    }
+    print_reg_mask(&mut s, mask);
     s
 }
 
+/// [`fmt_reg_mask`] appended to `out`.
+pub(crate) fn print_reg_mask(out: &mut String, mask: u32) {
+    let mut sep = "";
+    let mut rest = mask;
+    while rest != 0 {
+        let i = rest.trailing_zeros();
+        rest &= rest - 1;
+        out.push_str(sep);
+        sep = ",";
+        out.push('r');
+        push_u64(out, u64::from(i));
+    }
+}
+
+/// `fmt_stack_mask`: a stack slot mask as `-8,-24`.
 pub(crate) fn fmt_stack_mask(mask: u64) -> String {
     let mut s = String::new();
-    for i in 0..64 {
-        if mask & (1 << i) != 0 {
-            if !s.is_empty() {
-                s.push(',');
-            }
-            let _ = write!(s, "{}", -(i as i64 + 1) * 8);
-        }
-    }
+    print_stack_mask(&mut s, mask);
     s
+}
+
+/// [`fmt_stack_mask`] appended to `out`.
+pub(crate) fn print_stack_mask(out: &mut String, mask: u64) {
+    let mut sep = "";
+    let mut rest = mask;
+    while rest != 0 {
+        let i = rest.trailing_zeros();
+        rest &= rest - 1;
+        out.push_str(sep);
+        sep = ",";
+        push_i64(out, -(i64::from(i) + 1) * 8);
+    }
 }
 
 /// Field accessors of [`Insn`] the pass uses.

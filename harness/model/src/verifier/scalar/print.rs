@@ -33,9 +33,7 @@ pub fn push_u64(out: &mut String, mut num: u64) {
             break;
         }
     }
-    for &d in &digits[i..] {
-        out.push(d as char);
-    }
+    out.push_str(std::str::from_utf8(&digits[i..]).unwrap_or_default());
 }
 
 /// Appends `num` in decimal (`%lld`).
@@ -50,11 +48,15 @@ pub fn push_i64(out: &mut String, num: i64) {
 /// digits, `0x0` for zero.
 pub fn push_hex(out: &mut String, num: u64) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    out.push_str("0x");
-    let ndigits = ((64 - num.leading_zeros()).div_ceil(4)).max(1);
-    for k in (0..ndigits).rev() {
-        out.push(HEX[((num >> (4 * k)) & 0xf) as usize] as char);
+    let mut digits = *b"0x0000000000000000";
+    let ndigits = ((64 - num.leading_zeros()).div_ceil(4)).max(1) as usize;
+    for k in 0..ndigits {
+        digits[digits.len() - 1 - k] = HEX[((num >> (4 * k)) & 0xf) as usize];
     }
+    let start = digits.len() - ndigits - 2;
+    digits[start] = b'0';
+    digits[start + 1] = b'x';
+    out.push_str(std::str::from_utf8(&digits[start..]).unwrap_or_default());
 }
 
 /// `verbose_unum`.
