@@ -33,7 +33,16 @@ pub fn push_u64(out: &mut String, mut num: u64) {
             break;
         }
     }
-    out.push_str(std::str::from_utf8(&digits[i..]).unwrap_or_default());
+    push_ascii(out, &digits[i..]);
+}
+
+/// Appends ASCII bytes one by one: cheaper for a few digits than
+/// validating them as a `str`.
+fn push_ascii(out: &mut String, bytes: &[u8]) {
+    out.reserve(bytes.len());
+    for &b in bytes {
+        out.push(char::from(b));
+    }
 }
 
 /// Appends `num` in decimal (`%lld`).
@@ -56,7 +65,7 @@ pub fn push_hex(out: &mut String, num: u64) {
     let start = digits.len() - ndigits - 2;
     digits[start] = b'0';
     digits[start + 1] = b'x';
-    out.push_str(std::str::from_utf8(&digits[start..]).unwrap_or_default());
+    push_ascii(out, &digits[start..]);
 }
 
 /// `verbose_unum`.
