@@ -9,6 +9,7 @@ use bpf_isa::insn::op::*;
 
 use super::do_check::*;
 use super::reg::*;
+use super::scalar::print::push_u64;
 use super::state::*;
 
 /// `struct backtrack_state`.
@@ -358,14 +359,7 @@ impl Env<'_, '_> {
             return Ok(Bt::Ok);
         }
         if lvl2 {
-            let f = self.bt.frame;
-            let s = format!(
-                "mark_precise: frame{f}: regs={} stack={} before {idx}: {}\n",
-                fmt_reg_mask(self.bt.reg_masks[f & 15]),
-                fmt_stack_mask(self.bt.stack_masks[f & 15]),
-                self.insn_text(idx)
-            );
-            self.verbose(&s);
+            self.bt_log_insn(idx);
         }
         self.bt_sync_linked_regs(hist);
         let class = insn.class();
@@ -755,6 +749,25 @@ impl Env<'_, '_> {
         let sc = super::print::Scratch::default();
         super::print::print_verifier_state(&mut s, &self.checkpoints[p].state, fr, true, &sc, &self.maps);
         self.verbose(&s);
+    }
+
+    /// The level-2 log's line for an insn backtracked through:
+    /// `mark_precise: frame0: regs=r6 stack= before 7: (xx) ...`.
+    fn bt_log_insn(&mut self, idx: usize) {
+        let f = self.bt.frame;
+        let mut s = self.kbuf();
+        s.push_str("mark_precise: frame");
+        push_u64(&mut s, f as u64);
+        s.push_str(": regs=");
+        print_reg_mask(&mut s, self.bt.reg_masks[f & 15]);
+        s.push_str(" stack=");
+        print_stack_mask(&mut s, self.bt.stack_masks[f & 15]);
+        s.push_str(" before ");
+        push_u64(&mut s, idx as u64);
+        s.push_str(": ");
+        s.push_str(self.cached_insn_text(idx));
+        s.push('\n');
+        self.verbose_kbuf(s);
     }
 
     /// The level-2 log's line for a walk through one state.

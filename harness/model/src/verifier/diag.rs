@@ -455,7 +455,7 @@ struct Event {
 /// `struct bpf_diag_mod_scope`: a change in progress.
 #[derive(Clone, Copy, Debug)]
 struct ModScope {
-    old: RegState,
+    old: Snapshot,
     target: Target,
     origin: Option<Target>,
     reason: ModReason,
@@ -668,7 +668,8 @@ impl Env<'_, '_> {
         if self.diag.is_none() {
             return;
         }
-        let old = self.diag_target_to_reg(&target);
+        // only the snapshot is kept: it is all the event records
+        let old = self.diag_target_to_reg(&target).map(|r| Snapshot::of(&r));
         let insn_idx = self.insn_idx;
         if let Some(d) = self.diag.as_mut() {
             d.scope = old.map(|old| ModScope { old, target, origin, reason, insn_idx });
@@ -679,7 +680,7 @@ impl Env<'_, '_> {
     pub(crate) fn diag_mod_end(&mut self) {
         let Some(scope) = self.diag.as_mut().and_then(|d| d.scope.take()) else { return };
         let Some(new) = self.diag_target_to_reg(&scope.target) else { return };
-        self.diag_record_mod(scope.insn_idx, scope.target, scope.reason, Some(&scope.old), Some(&new), scope.origin);
+        self.diag_record_mod(scope.insn_idx, scope.target, scope.reason, Some(scope.old), Some(Snapshot::of(&new)), scope.origin);
     }
 
     /// `bpf_diag_record_scrub`: a value destroyed (not when already unset).
@@ -691,7 +692,7 @@ impl Env<'_, '_> {
         if old.typ == NOT_INIT {
             return;
         }
-        self.diag_record_mod(self.insn_idx, target, reason, Some(&old), None, None);
+        self.diag_record_mod(self.insn_idx, target, reason, Some(Snapshot::of(&old)), None, None);
     }
 
     /// `bpf_diag_record_scrub_stack`: a variable-offset write to
@@ -738,9 +739,9 @@ impl Env<'_, '_> {
 
     /// `diag_record_mod`: an in-place update that changed nothing is left
     /// out.
-    fn diag_record_mod(&mut self, insn_idx: usize, target: Target, reason: ModReason, old: Option<&RegState>, new: Option<&RegState>, origin: Option<Target>) {
-        let old_s = old.map_or(Snapshot::NONE, Snapshot::of);
-        let new_s = new.map_or(Snapshot::NONE, Snapshot::of);
+    fn diag_record_mod(&mut self, insn_idx: usize, target: Target, reason: ModReason, old: Option<Snapshot>, new: Option<Snapshot>, origin: Option<Target>) {
+        let old_s = old.unwrap_or(Snapshot::NONE);
+        let new_s = new.unwrap_or(Snapshot::NONE);
         let origin = origin.or_else(|| self.diag_mod_insn_origin(insn_idx, &target));
         if old.is_some()
             && new.is_some()

@@ -15,14 +15,13 @@
 //! (`check_cond_jmp_op`), [`super::states`] (pruning), [`super::backtrack`]
 //! (precision), [`super::retcode`], [`super::print`].
 
-use std::fmt::Write;
-
 use bpf_isa::Insn;
 use bpf_isa::insn::op::{self, *};
 
 use super::diag::ModReason;
 use super::print::{Scratch, print_verifier_state};
 use super::reg::*;
+use super::scalar::print::{push_i64, push_u64};
 use super::state::*;
 
 /// `BPF_COMPLEXITY_LIMIT_INSNS`.
@@ -508,6 +507,14 @@ pub struct Env<'a, 'l> {
     pub(crate) prev_insn_processed: u32,
     pub(crate) stats: Stats,
     pub(crate) scratch: Scratch,
+    /// The text of the next `verbose()` message, formatted in place (the
+    /// kernel's `log->kbuf`); kept empty between messages so its capacity
+    /// is reused: see [`Env::kbuf`] and [`Env::verbose_kbuf`].
+    pub(crate) kbuf: String,
+    /// `bpf_verbose_insn`'s text of each insn, rendered on first use: it
+    /// depends only on the program, the kfunc names and `allow_ptr_leaks`,
+    /// all fixed for the pass, and a loop prints the same insns many times.
+    pub(crate) insn_text_cache: Vec<Option<Box<str>>>,
     pub(crate) prev_log_pos: u64,
     pub(crate) prev_insn_print_pos: u64,
     /// `env->cur_hist_ent`: the history entry of the current insn.
@@ -558,6 +565,8 @@ pub fn do_check_main(input: &DoCheckInput<'_>, log: &mut dyn VLog) -> DoCheckOut
         prev_insn_processed: 0,
         stats: Stats::default(),
         scratch: Scratch::default(),
+        kbuf: String::new(),
+        insn_text_cache: Vec::new(),
         prev_log_pos: 0,
         prev_insn_print_pos: 0,
         cur_hist_ent: None,
@@ -584,6 +593,20 @@ pub fn do_check_main(input: &DoCheckInput<'_>, log: &mut dyn VLog) -> DoCheckOut
 impl<'a, 'l> Env<'a, 'l> {
     pub(crate) fn verbose(&mut self, s: &str) {
         self.log.vlog(s);
+    }
+
+    /// The (empty) scratch buffer to format a message in, handed back by
+    /// [`Env::verbose_kbuf`].
+    pub(crate) fn kbuf(&mut self) -> String {
+        std::mem::take(&mut self.kbuf)
+    }
+
+    /// `verbose()` of a message formatted in the buffer [`Env::kbuf`] gave,
+    /// which is then kept, emptied, for the next one.
+    pub(crate) fn verbose_kbuf(&mut self, mut s: String) {
+        self.log.vlog(&s);
+        s.clear();
+        self.kbuf = s;
     }
 
     pub(crate) fn level(&self) -> u32 {
@@ -621,6 +644,27 @@ impl<'a, 'l> Env<'a, 'l> {
         let cbs = bpf_isa::disasm::VerifierCallbacks { kfunc_name: &kf };
         let insn = self.insn(idx);
         bpf_isa::disasm::print_bpf_insn(&cbs, &insn, self.input.insns.get(idx + 1), self.allow_ptr_leaks())
+    }
+
+    /// [`Env::insn_text`] from the pass's cache.
+    pub(crate) fn cached_insn_text(&mut self, idx: usize) -> &str {
+        if self.insn_text_cache.len() <= idx {
+            self.insn_text_cache.resize(self.input.insns.len().max(idx + 1), None);
+        }
+        if self.insn_text_cache[idx].is_none() {
+            self.insn_text_cache[idx] = Some(self.insn_text(idx).into_boxed_str());
+        }
+        self.insn_text_cache[idx].as_deref().unwrap_or_default()
+    }
+
+    /// `verbose_insn`'s line in the log: `N: (xx) text`.
+    pub(crate) fn print_insn_line(&mut self, idx: usize) {
+        let mut s = self.kbuf();
+        push_u64(&mut s, idx as u64);
+        s.push_str(": ");
+        s.push_str(self.cached_insn_text(idx));
+        s.push('\n');
+        self.verbose_kbuf(s);
     }
 
     pub(crate) fn regs(&self) -> &[RegState; MAX_BPF_REG] {
@@ -661,10 +705,16 @@ impl<'a, 'l> Env<'a, 'l> {
 
     /// `print_verifier_state` of the current state.
     pub(crate) fn print_cur_state(&mut self, print_all: bool) {
-        let mut s = String::new();
+        let s = self.kbuf();
+        self.print_cur_state_after(s, print_all);
+    }
+
+    /// [`Env::print_cur_state`] after the text already in `s` (a buffer
+    /// from [`Env::kbuf`]), as one message.
+    fn print_cur_state_after(&mut self, mut s: String, print_all: bool) {
         let f = self.cur.curframe();
         print_verifier_state(&mut s, &self.cur, f, print_all, &self.scratch, &self.maps);
-        self.verbose(&s);
+        self.verbose_kbuf(s);
         if !print_all {
             self.scratch.clear();
         }
@@ -674,16 +724,17 @@ impl<'a, 'l> Env<'a, 'l> {
     /// on its line when nothing was printed after it, else on a line of
     /// their own.
     pub(crate) fn print_insn_state(&mut self) {
+        let mut s = self.kbuf();
         if self.prev_log_pos != 0 && self.prev_log_pos == self.log.end_pos() {
             self.log.reset(self.prev_log_pos - 1);
             let pad = super::print::vlog_alignment(self.prev_insn_print_pos);
-            let s = format!("{:pad$};", ' ', pad = pad.max(1));
-            self.verbose(&s);
+            push_spaces(&mut s, pad.max(1));
+            s.push(';');
         } else {
-            let s = format!("{}:", self.insn_idx);
-            self.verbose(&s);
+            push_u64(&mut s, self.insn_idx as u64);
+            s.push(':');
         }
-        self.print_cur_state(false);
+        self.print_cur_state_after(s, false);
     }
 
     /// `check_reg_arg(..., SRC_OP)`.
@@ -969,8 +1020,7 @@ impl<'a, 'l> Env<'a, 'l> {
                         self.print_insn_state();
                     }
                     self.prev_log_pos = self.log.end_pos();
-                    let s = format!("{}: {}\n", self.insn_idx, self.insn_text(self.insn_idx));
-                    self.verbose(&s);
+                    self.print_insn_line(self.insn_idx);
                     self.prev_insn_print_pos = self.log.end_pos() - self.prev_log_pos;
                     self.prev_log_pos = self.log.end_pos();
                 }
@@ -1190,31 +1240,57 @@ impl<'a, 'l> Env<'a, 'l> {
     }
 }
 
-/// Printing helpers used across the pass.
+/// Appends `n` spaces (`%*c`'s padding).
+fn push_spaces(out: &mut String, n: usize) {
+    const SPACES: &str = "                                                                ";
+    let mut left = n;
+    while left > 0 {
+        let k = left.min(SPACES.len());
+        out.push_str(&SPACES[..k]);
+        left -= k;
+    }
+}
+
+/// Printing helpers used across the pass: `fmt_reg_mask`, a register
+/// mask as `r1,r6`.
 pub(crate) fn fmt_reg_mask(mask: u32) -> String {
     let mut s = String::new();
-    for i in 0..32 {
-        if mask & (1 << i) != 0 {
-            if !s.is_empty() {
-                s.push(',');
-            }
-            let _ = write!(s, "r{i}");
-        }
-    }
+    print_reg_mask(&mut s, mask);
     s
 }
 
+/// [`fmt_reg_mask`] appended to `out`.
+pub(crate) fn print_reg_mask(out: &mut String, mask: u32) {
+    let mut sep = "";
+    let mut rest = mask;
+    while rest != 0 {
+        let i = rest.trailing_zeros();
+        rest &= rest - 1;
+        out.push_str(sep);
+        sep = ",";
+        out.push('r');
+        push_u64(out, u64::from(i));
+    }
+}
+
+/// `fmt_stack_mask`: a stack slot mask as `-8,-24`.
 pub(crate) fn fmt_stack_mask(mask: u64) -> String {
     let mut s = String::new();
-    for i in 0..64 {
-        if mask & (1 << i) != 0 {
-            if !s.is_empty() {
-                s.push(',');
-            }
-            let _ = write!(s, "{}", -(i as i64 + 1) * 8);
-        }
-    }
+    print_stack_mask(&mut s, mask);
     s
+}
+
+/// [`fmt_stack_mask`] appended to `out`.
+pub(crate) fn print_stack_mask(out: &mut String, mask: u64) {
+    let mut sep = "";
+    let mut rest = mask;
+    while rest != 0 {
+        let i = rest.trailing_zeros();
+        rest &= rest - 1;
+        out.push_str(sep);
+        sep = ",";
+        push_i64(out, -(i64::from(i) + 1) * 8);
+    }
 }
 
 /// Field accessors of [`Insn`] the pass uses.

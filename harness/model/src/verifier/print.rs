@@ -6,7 +6,7 @@ use std::fmt::Write;
 use super::do_check::MapInfo;
 use super::reg::*;
 use super::scalar::BPF_ADD_CONST;
-use super::scalar::print::{print_scalar, print_scalar_ranges, tnum_strn, verbose_snum, verbose_unum};
+use super::scalar::print::{print_scalar, print_scalar_ranges, print_tnum, push_i64, push_u64, verbose_snum, verbose_unum};
 use super::state::*;
 use super::tnum::{tnum_is_const, tnum_is_unknown};
 
@@ -31,7 +31,7 @@ pub fn print_reg_state(out: &mut String, frameno: usize, reg: &RegState, maps: &
         print_scalar(out, &reg.s, reg.id, reg.delta, reg.precise);
         return;
     }
-    out.push_str(&reg_type_str(t));
+    print_reg_type(out, t);
     if t == PTR_TO_ARENA {
         return;
     }
@@ -102,7 +102,9 @@ pub fn print_reg_state(out: &mut String, frameno: usize, reg: &RegState, maps: &
     } else {
         print_scalar_ranges(out, &reg.s, &mut sep);
         if !tnum_is_unknown(reg.s.var_off) {
-            let _ = write!(out, "{sep}var_off={}", tnum_strn(reg.s.var_off));
+            out.push_str(sep);
+            out.push_str("var_off=");
+            print_tnum(out, reg.s.var_off);
         }
     }
     out.push(')');
@@ -137,6 +139,16 @@ impl Scratch {
     }
 }
 
+/// ` fp<off>=` and a slot's type characters.
+fn print_stack_slot_name(out: &mut String, off: i64, slot_type: &[u8]) {
+    out.push_str(" fp");
+    push_i64(out, off);
+    out.push('=');
+    for &t in slot_type {
+        out.push(slot_type_char(t));
+    }
+}
+
 /// `print_verifier_state` for frame `frameno` (the trailing newline
 /// included); with `print_all` false only scratched registers and slots.
 pub fn print_verifier_state(out: &mut String, st: &VerifierState, frameno: usize, print_all: bool, scratch: &Scratch, maps: &[MapInfo]) {
@@ -151,7 +163,9 @@ pub fn print_verifier_state(out: &mut String, st: &VerifierState, frameno: usize
         if !print_all && scratch.regs & (1 << i) == 0 {
             continue;
         }
-        let _ = write!(out, " R{i}=");
+        out.push_str(" R");
+        push_u64(out, i as u64);
+        out.push('=');
         print_reg_state(out, state.frameno, reg, maps);
     }
     let mut i = 0;
@@ -166,13 +180,12 @@ pub fn print_verifier_state(out: &mut String, st: &VerifierState, frameno: usize
         if !valid {
             continue;
         }
-        let mut types: String = slot.slot_type.iter().map(|&t| slot_type_char(t)).collect();
         let off = (-(cur as i64) - 1) * BPF_REG_SIZE as i64;
         match slot.slot_type[BPF_REG_SIZE - 1] {
             STACK_SPILL => {
+                // the slot types up to the first spilled byte
                 let j = slot.slot_type.iter().position(|&t| t == STACK_SPILL).unwrap_or(BPF_REG_SIZE);
-                types.truncate(j);
-                let _ = write!(out, " fp{off}={types}");
+                print_stack_slot_name(out, off, &slot.slot_type[..j]);
                 print_reg_state(out, state.frameno, &slot.spilled_ptr, maps);
             }
             STACK_DYNPTR => {
@@ -208,9 +221,7 @@ pub fn print_verifier_state(out: &mut String, st: &VerifierState, frameno: usize
                 };
                 let _ = write!(out, " fp{off}=iter_{name}(id={},state={st},depth={})", r.id, r.iter_depth());
             }
-            _ => {
-                let _ = write!(out, " fp{off}={types}");
-            }
+            _ => print_stack_slot_name(out, off, &slot.slot_type),
         }
     }
     if let Some(first) = st.refs.first()

@@ -85,6 +85,13 @@ pub fn is_pointer_regtype(t: RegType) -> bool {
 
 /// `reg_type_str`.
 pub fn reg_type_str(t: RegType) -> String {
+    let mut s = String::new();
+    print_reg_type(&mut s, t);
+    s
+}
+
+/// [`reg_type_str`] appended to `out`.
+pub fn print_reg_type(out: &mut String, t: RegType) {
     let base = match base_type(t) {
         NOT_INIT => "?",
         SCALAR_VALUE => "scalar",
@@ -112,7 +119,6 @@ pub fn reg_type_str(t: RegType) -> String {
         _ => "",
     };
     let postfix = if t & PTR_MAYBE_NULL != 0 { if base_type(t) == PTR_TO_BTF_ID { "or_null_" } else { "_or_null" } } else { "" };
-    let mut prefix = String::new();
     for (flag, s) in [
         (MEM_RDONLY, "rdonly_"),
         (MEM_RINGBUF, "ringbuf_"),
@@ -123,10 +129,11 @@ pub fn reg_type_str(t: RegType) -> String {
         (PTR_TRUSTED, "trusted_"),
     ] {
         if t & flag != 0 {
-            prefix.push_str(s);
+            out.push_str(s);
         }
     }
-    format!("{prefix}{base}{postfix}")
+    out.push_str(base);
+    out.push_str(postfix);
 }
 
 /// `struct bpf_reg_state`.
