@@ -115,7 +115,7 @@ impl Runtime {
     }
 
     fn new_stack(&mut self, size: u32) -> Result<Addr, ExecError> {
-        self.mem.alloc(RegionKind::Stack, vec![0; size as usize], false).map_err(|f| ExecError::Unsupported(format!("stack frame: {f}")))
+        self.mem.alloc_zeroed(RegionKind::Stack, size as usize, false).map_err(|f| ExecError::Unsupported(format!("stack frame: {f}")))
     }
 
     /// A load by the program: the ctx's pointer fields give pointers.
@@ -227,14 +227,15 @@ impl Runtime {
                             }
                         }
                         BPF_CALL if class == BPF_JMP => {
-                            let target = cur.prog.calls.get(pc).cloned().flatten();
+                            let prog = Rc::clone(&cur.prog);
+                            let target = prog.calls.get(pc).and_then(Option::as_ref);
                             let args = [regs[1], regs[2], regs[3], regs[4], regs[5]];
                             let kernel_call = !matches!(target, Some(CallTarget::Subprog(_)));
                             if kernel_call {
                                 self.kview_writeback()?;
                             }
                             let flow = match target {
-                                Some(CallTarget::Subprog(t)) => {
+                                Some(&CallTarget::Subprog(t)) => {
                                     if callers.len() >= MAX_FRAMES {
                                         return Err(bad(pc, "call stack too deep"));
                                     }
@@ -264,14 +265,14 @@ impl Runtime {
                                     pc = t;
                                     continue;
                                 }
-                                Some(CallTarget::Helper(id)) => helpers::call(self, id, args).map_err(|e| at_pc(e, pc))?,
-                                Some(CallTarget::Kfunc(k)) => kfuncs::call(self, &k, args).map_err(|e| at_pc(e, pc))?,
+                                Some(&CallTarget::Helper(id)) => helpers::call(self, id, args).map_err(|e| at_pc(e, pc))?,
+                                Some(CallTarget::Kfunc(k)) => kfuncs::call(self, k, args).map_err(|e| at_pc(e, pc))?,
                                 Some(CallTarget::Internal(Internal::TimedMayGoto)) => {
                                     let at = regs[10].wrapping_add(regs[12]);
                                     regs[12] = self.timed_may_goto(at).map_err(Self::fault(pc))?;
                                     Flow::Keep
                                 }
-                                Some(CallTarget::Internal(i)) => self.call_internal(i, args).map_err(|e| at_pc(e, pc))?,
+                                Some(&CallTarget::Internal(i)) => self.call_internal(i, args).map_err(|e| at_pc(e, pc))?,
                                 None => {
                                     return Err(bad(pc, format!("call with no resolved target: {insn:?}")));
                                 }
