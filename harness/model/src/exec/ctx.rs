@@ -235,7 +235,6 @@ fn check_uarg_tail_zero(c: &[u8], expected: usize) -> Result<(), ExecError> {
     Ok(())
 }
 
-
 /// Byte ranges (start, end) of a kernel object that the model fills, held
 /// inline (a load checks them: no allocation per load).
 #[derive(Clone, Copy)]

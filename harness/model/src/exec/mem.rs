@@ -157,10 +157,10 @@ pub struct Memory {
     recent: [Cell<u32>; RECENT],
     /// Where the next region goes.
     next: Addr,
-    /// Freed address ranges (base, size) for reuse by same-sized regions:
+    /// Freed address ranges (base, size, slot) for reuse by same-sized regions:
     /// stack frames of a loop of calls, elements of a hash map. A dangling
     /// pointer then sees the new owner, as with reused kernel memory.
-    free: Vec<(Addr, usize)>,
+    free: Vec<(Addr, usize, usize)>,
     /// Regions live at their host addresses, in this arena (native runs;
     /// see [`Memory::new_host`]).
     host: Option<arena::Lease>,
@@ -290,9 +290,9 @@ impl Memory {
             self.map_new(base, Region { kind, data: bytes, readonly });
             return Ok(base);
         }
-        if let Some(k) = self.free.iter().rposition(|&(_, cap)| cap == len) {
-            let (base, _) = self.free.swap_remove(k);
-            let slot = &mut self.slots[self.index[&base]];
+        if let Some(k) = self.free.iter().rposition(|&(_, cap, _)| cap == len) {
+            let (base, _, k) = self.free.swap_remove(k);
+            let slot = &mut self.slots[k];
             let spare = std::mem::take(&mut slot.spare);
             slot.region = Some(Region { kind, data: RegionBytes::owned(data(Some(spare))), readonly });
             return Ok(base);
@@ -306,11 +306,12 @@ impl Memory {
 
     /// Unmaps the region at `base`.
     pub fn free(&mut self, base: Addr) {
-        let Some(&k) = self.index.get(&base) else { return };
+        // (the region that holds its base, if it starts there)
+        let Some(k) = self.find_slot(base).filter(|&k| self.slots[k].base == base) else { return };
         let Some(r) = self.slots[k].region.take() else { return };
         if self.host.is_none() {
             // the range waits for a region of its size
-            self.free.push((base, r.data.len()));
+            self.free.push((base, r.data.len(), k));
             if r.data.arena.is_none() && r.data.len() <= MAX_SPARE {
                 self.slots[k].spare = r.data.owned;
             }
