@@ -237,16 +237,10 @@ fn check_uarg_tail_zero(c: &[u8], expected: usize) -> Result<(), ExecError> {
 
 /// Byte ranges (start, end) of a kernel object that the model fills, held
 /// inline (a load checks them: no allocation per load).
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Default)]
 struct Known {
     ranges: [(usize, usize); 24],
     len: usize,
-}
-
-impl Default for Known {
-    fn default() -> Known {
-        Known { ranges: [(0, 0); 24], len: 0 }
-    }
 }
 
 impl Known {
