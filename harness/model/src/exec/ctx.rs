@@ -239,6 +239,48 @@ fn check_uarg_tail_zero(c: &[u8], expected: usize) -> Result<(), ExecError> {
     Ok(())
 }
 
+/// Byte ranges (start, end) of a kernel object that the model fills, held
+/// inline (a load checks them: no allocation per load).
+#[derive(Clone, Copy, Default)]
+struct Known {
+    ranges: [(usize, usize); 24],
+    len: usize,
+}
+
+impl Known {
+    fn of(ranges: &[(usize, usize)]) -> Known {
+        let mut k = Known::default();
+        for &r in ranges {
+            k.push(r);
+        }
+        k
+    }
+
+    /// Whether every byte of `[off, off + size)` is in one of the ranges.
+    fn covers(&self, off: usize, size: usize) -> bool {
+        let (mut at, end) = (off, off + size);
+        while at < end {
+            match self.iter().find(|&&(s, e)| (s..e).contains(&at)) {
+                Some(&(_, e)) => at = e,
+                None => return false,
+            }
+        }
+        true
+    }
+
+    fn push(&mut self, r: (usize, usize)) {
+        self.ranges[self.len] = r;
+        self.len += 1;
+    }
+}
+
+impl std::ops::Deref for Known {
+    type Target = [(usize, usize)];
+    fn deref(&self) -> &[(usize, usize)] {
+        &self.ranges[..self.len]
+    }
+}
+
 impl Runtime {
     /// One `BPF_PROG_TEST_RUN` of `prog` as a program of type `ty`.
     pub fn test_run(&mut self, prog: &ExecProgram, ty: ProgType, attach: Option<u32>, input: &TestRunInput) -> Result<TestRunOutput, ExecError> {
@@ -361,13 +403,13 @@ impl Runtime {
     }
 
     /// The byte ranges of the dummy socket's `struct sock` a load may read.
-    fn sock_known(&self) -> Vec<(usize, usize)> {
+    fn sock_known(&self) -> Known {
         let Some(lay) = crate::fixups::ctx_access::layout::for_arch(self.opts.arch) else {
-            return Vec::new();
+            return Known::default();
         };
         let (c, s) = (&lay.sock_common, &lay.sock);
         let f = |o: i16, n: usize| (o as usize, o as usize + n);
-        vec![
+        Known::of(&[
             f(c.skc_daddr, 4),
             f(c.skc_rcv_saddr, 4),
             f(c.skc_dport, 2),
@@ -385,20 +427,20 @@ impl Runtime {
             // sk_socket: NULL, as sock_init_data(NULL, sk) leaves the
             // test run's dummy socket (the region is zeroed)
             f(SOCK_SK_SOCKET, 8),
-        ]
+        ])
     }
 
     /// The byte ranges of the kernel object a load may read: those the
     /// model fills (`None`: not a kernel view).
-    fn kview_known(&self, kind: CtxKind) -> Vec<(usize, usize)> {
+    fn kview_known(&self, kind: CtxKind) -> Known {
         let Some(lay) = crate::fixups::ctx_access::layout::for_arch(self.opts.arch) else {
-            return Vec::new();
+            return Known::default();
         };
         match kind {
             CtxKind::SkBuff => {
                 let k = &lay.sk_buff;
                 let f = |o: i16, n: usize| (o as usize, o as usize + n);
-                let mut v = vec![
+                let mut v = Known::of(&[
                     f(k.dev, 8),
                     f(k.tstamp, 8),
                     // the whole cb: qdisc_skb_cb and bpf_skb_data_end
@@ -421,14 +463,14 @@ impl Runtime {
                     f(k.end, 4),
                     f(k.head, 8),
                     f(k.data, 8),
-                ];
+                ]);
                 if self.env.kview.is_some_and(|kv| kv.sock != 0) {
                     v.push(f(k.sk, 8));
                 }
                 v
             }
-            CtxKind::XdpMd => vec![(0, 40)],
-            CtxKind::Plain => Vec::new(),
+            CtxKind::XdpMd => Known::of(&[(0, 40)]),
+            CtxKind::Plain => Known::default(),
         }
     }
 
@@ -439,7 +481,8 @@ impl Runtime {
         let in_sock = kv.sock != 0 && addr.checked_sub(kv.sock).is_some_and(|o| o < SOCK_SIZE as u64);
         if in_sock {
             let off = (addr - kv.sock) as usize;
-            if (off..off + size).all(|b| self.sock_known().iter().any(|&(s, e)| (s..e).contains(&b))) {
+            let known = self.sock_known();
+            if known.covers(off, size) {
                 return Ok(());
             }
             return Err(ExecError::Unsupported(format!(
@@ -449,15 +492,15 @@ impl Runtime {
         let in_shinfo = kv.shinfo != 0 && addr.checked_sub(kv.shinfo).is_some_and(|o| o < SKB_SHINFO_SIZE as u64);
         if in_shinfo {
             let off = (addr - kv.shinfo) as usize;
-            let known = crate::fixups::ctx_access::layout::for_arch(self.opts.arch).map_or(Vec::new(), |l| {
+            let known = crate::fixups::ctx_access::layout::for_arch(self.opts.arch).map_or(Known::default(), |l| {
                 let i = &l.shinfo;
-                vec![
+                Known::of(&[
                     (i.gso_size as usize, i.gso_size as usize + 2),
                     (i.gso_segs as usize, i.gso_segs as usize + 2),
                     (i.hwtstamps as usize, i.hwtstamps as usize + 8),
-                ]
+                ])
             });
-            if (off..off + size).all(|b| known.iter().any(|&(s, e)| (s..e).contains(&b))) {
+            if known.covers(off, size) {
                 return Ok(());
             }
             return Err(ExecError::Unsupported(format!(
@@ -468,7 +511,7 @@ impl Runtime {
             return Ok(());
         };
         let known = self.kview_known(kv.kind);
-        if (off..off + size).all(|b| known.iter().any(|&(s, e)| (s..e).contains(&b))) {
+        if known.covers(off, size) {
             return Ok(());
         }
         Err(ExecError::Unsupported(format!(

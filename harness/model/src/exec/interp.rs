@@ -52,7 +52,7 @@ pub(crate) enum Flow {
     TailCall(usize),
 }
 
-struct Frame {
+pub(crate) struct Frame {
     prog: Rc<ExecProgram>,
     /// Index of `prog` in the runtime (for callbacks' addresses).
     prog_idx: usize,
@@ -63,7 +63,8 @@ struct Frame {
     /// This frame's stack region (`None`: a frame on the shared stack of a
     /// host-memory run, [`super::runtime::HostStack`]).
     stack: Option<Addr>,
-    in_args: [u64; MAX_STACK_ARGS],
+    /// Stack arguments this frame passes to its callees (a callee reads
+    /// them from its caller's frame: they do not change while it runs).
     out_args: [u64; MAX_STACK_ARGS],
     may_goto: u64,
 }
@@ -115,7 +116,7 @@ impl Runtime {
     }
 
     fn new_stack(&mut self, size: u32) -> Result<Addr, ExecError> {
-        self.mem.alloc(RegionKind::Stack, vec![0; size as usize], false).map_err(|f| ExecError::Unsupported(format!("stack frame: {f}")))
+        self.mem.alloc_zeroed(RegionKind::Stack, size as usize, false).map_err(|f| ExecError::Unsupported(format!("stack frame: {f}")))
     }
 
     /// A load by the program: the ctx's pointer fields give pointers.
@@ -133,12 +134,19 @@ impl Runtime {
             return Err(bad(pc, "callbacks nested too deeply"));
         }
         self.depth += 1;
-        let r = self.run_loop(prog_idx, pc, args);
+        // the frames of a finished loop serve the next (a callback per
+        // bpf_loop iteration allocates none)
+        let mut frames = self.frame_pool.pop().unwrap_or_default();
+        let r = self.run_loop(prog_idx, pc, args, &mut frames);
+        frames.clear();
+        self.frame_pool.push(frames);
         self.depth -= 1;
         r
     }
 
-    fn run_loop(&mut self, prog_idx: usize, entry: usize, args: [u64; 5]) -> Result<u64, ExecError> {
+    /// The interpreter loop; `frames` (empty) holds its call frames, the
+    /// current one last.
+    fn run_loop(&mut self, prog_idx: usize, entry: usize, args: [u64; 5], frames: &mut Vec<Frame>) -> Result<u64, ExecError> {
         let prog = self.progs.get(prog_idx).cloned().ok_or_else(|| bad(entry, "no such program"))?;
         let mut regs = [0u64; NREGS];
         regs[1..6].copy_from_slice(&args);
@@ -156,11 +164,10 @@ impl Runtime {
                 Some(stack)
             }
         };
-        let mut cur =
-            Frame { prog, prog_idx, ret_pc: 0, saved: [0; 5], stack, in_args: [0; MAX_STACK_ARGS], out_args: [0; MAX_STACK_ARGS], may_goto: BPF_MAX_LOOPS };
-        let mut callers: Vec<Frame> = Vec::new();
+        frames.push(Frame { prog, prog_idx, ret_pc: 0, saved: [0; 5], stack, out_args: [0; MAX_STACK_ARGS], may_goto: BPF_MAX_LOOPS });
         let mut pc = entry;
         loop {
+            let Some((cur, callers)) = frames.split_last_mut() else { return Err(bad(pc, "no call frame")) };
             self.insns += 1;
             if self.insns > self.opts.insn_budget {
                 return Err(ExecError::Budget(self.opts.insn_budget));
@@ -227,14 +234,15 @@ impl Runtime {
                             }
                         }
                         BPF_CALL if class == BPF_JMP => {
-                            let target = cur.prog.calls.get(pc).cloned().flatten();
+                            let prog = Rc::clone(&cur.prog);
+                            let target = prog.calls.get(pc).and_then(Option::as_ref);
                             let args = [regs[1], regs[2], regs[3], regs[4], regs[5]];
                             let kernel_call = !matches!(target, Some(CallTarget::Subprog(_)));
                             if kernel_call {
                                 self.kview_writeback()?;
                             }
                             let flow = match target {
-                                Some(CallTarget::Subprog(t)) => {
+                                Some(&CallTarget::Subprog(t)) => {
                                     if callers.len() >= MAX_FRAMES {
                                         return Err(bad(pc, "call stack too deep"));
                                     }
@@ -255,23 +263,22 @@ impl Runtime {
                                         ret_pc: pc + 1,
                                         saved: [regs[6], regs[7], regs[8], regs[9], regs[10]],
                                         stack,
-                                        in_args: cur.out_args,
                                         out_args: [0; MAX_STACK_ARGS],
                                         may_goto: BPF_MAX_LOOPS,
                                     };
                                     regs[10] = fp;
-                                    callers.push(std::mem::replace(&mut cur, callee));
+                                    frames.push(callee);
                                     pc = t;
                                     continue;
                                 }
-                                Some(CallTarget::Helper(id)) => helpers::call(self, id, args).map_err(|e| at_pc(e, pc))?,
-                                Some(CallTarget::Kfunc(k)) => kfuncs::call(self, &k, args).map_err(|e| at_pc(e, pc))?,
+                                Some(&CallTarget::Helper(id)) => helpers::call(self, id, args).map_err(|e| at_pc(e, pc))?,
+                                Some(CallTarget::Kfunc(k)) => kfuncs::call(self, k, args).map_err(|e| at_pc(e, pc))?,
                                 Some(CallTarget::Internal(Internal::TimedMayGoto)) => {
                                     let at = regs[10].wrapping_add(regs[12]);
                                     regs[12] = self.timed_may_goto(at).map_err(Self::fault(pc))?;
                                     Flow::Keep
                                 }
-                                Some(CallTarget::Internal(i)) => self.call_internal(i, args).map_err(|e| at_pc(e, pc))?,
+                                Some(&CallTarget::Internal(i)) => self.call_internal(i, args).map_err(|e| at_pc(e, pc))?,
                                 None => {
                                     return Err(bad(pc, format!("call with no resolved target: {insn:?}")));
                                 }
@@ -299,7 +306,7 @@ impl Runtime {
                                 }
                             }
                         }
-                        BPF_EXIT if class == BPF_JMP => match self.ret(&mut cur, &mut callers, &mut regs) {
+                        BPF_EXIT if class == BPF_JMP => match self.ret(frames, &mut regs) {
                             Some(r) => next = r,
                             None => return Ok(regs[0]),
                         },
@@ -340,7 +347,7 @@ impl Runtime {
                         let v = self.skb_load(regs[6], off as i32, size_bytes(insn.code)).map_err(|e| at_pc(e, pc))?;
                         if (v as i64) < 0 {
                             regs[0] = 0;
-                            match self.ret(&mut cur, &mut callers, &mut regs) {
+                            match self.ret(frames, &mut regs) {
                                 Some(r) => next = r,
                                 None => return Ok(regs[0]),
                             }
@@ -360,7 +367,8 @@ impl Runtime {
                         if m != BPF_MEM || n != 8 || insn.off <= 0 || insn.off % 8 != 0 || k > MAX_STACK_ARGS {
                             return Err(bad(pc, "bad stack-argument load"));
                         }
-                        regs[d] = cur.in_args[k - 1];
+                        // (the outermost function has no caller: zeros)
+                        regs[d] = callers.last().map_or(0, |c| c.out_args[k - 1]);
                     } else {
                         let addr = regs[s].wrapping_add(insn.off as i64 as u64);
                         if matches!(m, BPF_MEM | BPF_MEMSX) {
@@ -414,12 +422,15 @@ impl Runtime {
 
     /// Leaves the current function: the caller's pc, or `None` when the
     /// outermost function of this loop returned.
-    fn ret(&mut self, cur: &mut Frame, callers: &mut Vec<Frame>, regs: &mut [u64; NREGS]) -> Option<usize> {
+    fn ret(&mut self, frames: &mut Vec<Frame>, regs: &mut [u64; NREGS]) -> Option<usize> {
+        let cur = frames.last()?;
         if let Some(st) = cur.stack {
             self.mem.free(st);
         }
-        let caller = callers.pop()?;
-        let done = std::mem::replace(cur, caller);
+        if frames.len() == 1 {
+            return None;
+        }
+        let done = frames.pop()?;
         regs[6..11].copy_from_slice(&done.saved);
         Some(done.ret_pc)
     }

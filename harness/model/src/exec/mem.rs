@@ -9,6 +9,7 @@
 //! region is a [`Fault`] (which, for a program the verifier accepted, is a
 //! verifier bug, or a BPF_PROBE_MEM load that reads zero).
 
+use std::cell::Cell;
 use std::collections::BTreeMap;
 use std::fmt;
 
@@ -121,16 +122,45 @@ impl fmt::Display for Fault {
     }
 }
 
+/// One slot of [`Memory::slots`]: a region at `base`, or (`region` empty)
+/// the address range of a freed one, kept for reuse by a region of the same
+/// size together with its bytes.
+#[derive(Debug)]
+struct Slot {
+    base: Addr,
+    region: Option<Region>,
+    /// The bytes of the freed region (owned memory only), zeroed and handed
+    /// to the next region of its size at `base`.
+    spare: Vec<u8>,
+}
+
+/// The largest freed region whose bytes are kept for the next region of
+/// its size (stack frames and hash elements are far smaller).
+const MAX_SPARE: usize = 64 << 10;
+
+/// Entries of [`Memory::recent`]: a direct-mapped cache by page number.
+const RECENT: usize = 8;
+
 /// All regions of one run, by base address.
 #[derive(Debug)]
 pub struct Memory {
-    regions: BTreeMap<Addr, Region>,
+    /// Base address -> index in `slots`, for live regions and for freed
+    /// ranges that wait for reuse (whose slot has no region).
+    index: BTreeMap<Addr, usize>,
+    slots: Vec<Slot>,
+    /// Slots no address range uses any more (host memory: freed regions'
+    /// ranges are never reused).
+    free_slots: Vec<usize>,
+    /// The slot last found for an address, by that address's page: a hint
+    /// that [`Memory::find`] checks (the region is live and holds the
+    /// address) before it trusts it, so nothing has to invalidate it.
+    recent: [Cell<u32>; RECENT],
     /// Where the next region goes.
     next: Addr,
-    /// Freed address ranges (base, size) for reuse by same-sized regions:
+    /// Freed address ranges (base, size, slot) for reuse by same-sized regions:
     /// stack frames of a loop of calls, elements of a hash map. A dangling
     /// pointer then sees the new owner, as with reused kernel memory.
-    free: Vec<(Addr, usize)>,
+    free: Vec<(Addr, usize, usize)>,
     /// Regions live at their host addresses, in this arena (native runs;
     /// see [`Memory::new_host`]).
     host: Option<arena::Lease>,
@@ -147,7 +177,16 @@ impl Default for Memory {
 
 impl Memory {
     pub fn new() -> Memory {
-        Memory { regions: BTreeMap::new(), next: BASE, free: Vec::new(), host: None, low_next: 0 }
+        Memory {
+            index: BTreeMap::new(),
+            slots: Vec::new(),
+            free_slots: Vec::new(),
+            recent: std::array::from_fn(|_| Cell::new(u32::MAX)),
+            next: BASE,
+            free: Vec::new(),
+            host: None,
+            low_next: 0,
+        }
     }
 
     /// A memory whose regions' addresses are the host addresses of their
@@ -187,7 +226,7 @@ impl Memory {
         // moves forward)
         unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), ptr, data.len()) };
         let bytes = RegionBytes { owned: Vec::new(), arena: Some((ptr, data.len())) };
-        self.regions.insert(base, Region { kind, data: bytes, readonly });
+        self.map_new(base, Region { kind, data: bytes, readonly });
         Ok(base)
     }
 
@@ -196,9 +235,43 @@ impl Memory {
         self.host.is_some()
     }
 
+    /// Puts a region at a base address no slot has.
+    fn map_new(&mut self, base: Addr, region: Region) {
+        let slot = Slot { base, region: Some(region), spare: Vec::new() };
+        let k = match self.free_slots.pop() {
+            Some(k) => {
+                self.slots[k] = slot;
+                k
+            }
+            None => {
+                self.slots.push(slot);
+                self.slots.len() - 1
+            }
+        };
+        self.index.insert(base, k);
+    }
+
     /// Maps `data` as a new region; its base address.
     pub fn alloc(&mut self, kind: RegionKind, data: Vec<u8>, readonly: bool) -> Result<Addr, Fault> {
-        let len = data.len();
+        self.alloc_with(kind, data.len(), readonly, |_| data)
+    }
+
+    /// Maps `len` zeroed bytes as a new region (a stack frame); its base
+    /// address. The same as [`Memory::alloc`] of `vec![0; len]`, reusing
+    /// the bytes of a freed region of that size.
+    pub fn alloc_zeroed(&mut self, kind: RegionKind, len: usize, readonly: bool) -> Result<Addr, Fault> {
+        self.alloc_with(kind, len, readonly, |spare| match spare {
+            Some(mut v) if v.len() == len => {
+                v.fill(0);
+                v
+            }
+            _ => vec![0; len],
+        })
+    }
+
+    /// [`Memory::alloc`] of the `len` bytes `data` gives (from the spare
+    /// bytes of the freed region it reuses, if any).
+    fn alloc_with(&mut self, kind: RegionKind, len: usize, readonly: bool, data: impl FnOnce(Option<Vec<u8>>) -> Vec<u8>) -> Result<Addr, Fault> {
         if len > MAX_REGION {
             return Err(Fault { addr: 0, len: len as u64, write: true, why: "region larger than the model allows" });
         }
@@ -212,37 +285,68 @@ impl Memory {
             let ptr = base as *mut u8;
             // SAFETY: [base, base + len) is inside the leased arena and in
             // no other region (the bump pointer only moves forward)
-            unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), ptr, len) };
-            let data = RegionBytes { owned: Vec::new(), arena: Some((ptr, len)) };
-            self.regions.insert(base, Region { kind, data, readonly });
+            unsafe { std::ptr::copy_nonoverlapping(data(None).as_ptr(), ptr, len) };
+            let bytes = RegionBytes { owned: Vec::new(), arena: Some((ptr, len)) };
+            self.map_new(base, Region { kind, data: bytes, readonly });
             return Ok(base);
         }
-        let region = Region { kind, data: RegionBytes::owned(data), readonly };
-        if let Some(k) = self.free.iter().rposition(|&(_, cap)| cap == len) {
-            let (base, _) = self.free.swap_remove(k);
-            self.regions.insert(base, region);
+        if let Some(k) = self.free.iter().rposition(|&(_, cap, _)| cap == len) {
+            let (base, _, k) = self.free.swap_remove(k);
+            let slot = &mut self.slots[k];
+            let spare = std::mem::take(&mut slot.spare);
+            slot.region = Some(Region { kind, data: RegionBytes::owned(data(Some(spare))), readonly });
             return Ok(base);
         }
         let base = self.next;
         let span = (len as u64).div_ceil(PAGE).max(1) * PAGE + PAGE;
         self.next = base.checked_add(span).ok_or(Fault { addr: base, len: len as u64, write: true, why: "address space exhausted" })?;
-        self.regions.insert(base, region);
+        self.map_new(base, Region { kind, data: RegionBytes::owned(data(None)), readonly });
         Ok(base)
     }
 
     /// Unmaps the region at `base`.
     pub fn free(&mut self, base: Addr) {
-        if let Some(r) = self.regions.remove(&base)
-            && self.host.is_none()
-        {
-            self.free.push((base, r.data.len()));
+        // (the region that holds its base, if it starts there)
+        let Some(k) = self.find_slot(base).filter(|&k| self.slots[k].base == base) else { return };
+        let Some(r) = self.slots[k].region.take() else { return };
+        if self.host.is_none() {
+            // the range waits for a region of its size
+            self.free.push((base, r.data.len(), k));
+            if r.data.arena.is_none() && r.data.len() <= MAX_SPARE {
+                self.slots[k].spare = r.data.owned;
+            }
+        } else {
+            self.index.remove(&base);
+            self.free_slots.push(k);
         }
     }
 
+    /// The slot of the region containing `addr` (one past its end still
+    /// names it: a pointer to the end).
+    fn find_slot(&self, addr: Addr) -> Option<usize> {
+        let holds = |k: usize| {
+            let s = &self.slots[k];
+            s.region.as_ref().is_some_and(|r| addr.checked_sub(s.base).is_some_and(|off| off <= r.data.len() as u64))
+        };
+        // regions are page-aligned with a page between them, so the region
+        // that holds an address is the only one that can: a hint that holds
+        // it is the answer
+        let hint = &self.recent[(addr / PAGE) as usize % RECENT];
+        let k = hint.get() as usize;
+        if k < self.slots.len() && holds(k) {
+            return Some(k);
+        }
+        let (_, &k) = self.index.range(..=addr).next_back()?;
+        if !holds(k) {
+            return None;
+        }
+        hint.set(k as u32);
+        Some(k)
+    }
+
     fn find(&self, addr: Addr) -> Option<(Addr, &Region)> {
-        let (&base, r) = self.regions.range(..=addr).next_back()?;
-        // one past the end still names it (a pointer to the end)
-        (addr - base <= r.data.len() as u64).then_some((base, r))
+        let s = &self.slots[self.find_slot(addr)?];
+        Some((s.base, s.region.as_ref()?))
     }
 
     /// The region containing `addr` and the offset of `addr` in it.
@@ -252,9 +356,9 @@ impl Memory {
     }
 
     pub fn region_mut(&mut self, addr: Addr) -> Option<(&mut Region, usize)> {
-        let (base, _) = self.find(addr)?;
-        let r = self.regions.get_mut(&base)?;
-        Some((r, (addr - base) as usize))
+        let k = self.find_slot(addr)?;
+        let s = &mut self.slots[k];
+        Some((s.region.as_mut()?, (addr - s.base) as usize))
     }
 
     /// The base address of the region containing `addr`.
@@ -262,30 +366,37 @@ impl Memory {
         self.find(addr).map(|(b, _)| b)
     }
 
-    fn check(&self, addr: Addr, len: u64, write: bool) -> Result<(Addr, usize), Fault> {
+    /// The slot and offset of an access of `len` bytes at `addr`.
+    fn check(&self, addr: Addr, len: u64, write: bool) -> Result<(usize, usize), Fault> {
         let fault = |why| Fault { addr, len, write, why };
         if addr < PAGE {
             return Err(fault("NULL pointer dereference"));
         }
-        let (base, r) = self.find(addr).ok_or_else(|| fault("not a mapped address"))?;
-        let off = addr - base;
+        let k = self.find_slot(addr).ok_or_else(|| fault("not a mapped address"))?;
+        let s = &self.slots[k];
+        let r = s.region.as_ref().expect("found");
+        let off = addr - s.base;
         if off.checked_add(len).is_none_or(|end| end > r.data.len() as u64) {
             return Err(fault("out of bounds of its region"));
         }
         if write && r.readonly {
             return Err(fault("read-only memory"));
         }
-        Ok((base, off as usize))
+        Ok((k, off as usize))
+    }
+
+    fn bytes(&self, k: usize) -> &RegionBytes {
+        &self.slots[k].region.as_ref().expect("checked").data
     }
 
     pub fn read(&self, addr: Addr, len: usize) -> Result<&[u8], Fault> {
-        let (base, off) = self.check(addr, len as u64, false)?;
-        Ok(&self.regions[&base].data[off..off + len])
+        let (k, off) = self.check(addr, len as u64, false)?;
+        Ok(&self.bytes(k)[off..off + len])
     }
 
     fn bytes_mut(&mut self, addr: Addr, len: usize, honour_readonly: bool) -> Result<&mut [u8], Fault> {
-        let (base, off) = self.check(addr, len as u64, honour_readonly)?;
-        let r = self.regions.get_mut(&base).expect("checked");
+        let (k, off) = self.check(addr, len as u64, honour_readonly)?;
+        let r = self.slots[k].region.as_mut().expect("checked");
         Ok(&mut r.data[off..off + len])
     }
 
@@ -334,9 +445,9 @@ impl Memory {
     /// The bytes from `addr` up to a NUL, at most `max`; whether a NUL
     /// was found. Faults only if `addr` itself is not readable.
     pub fn read_cstr(&self, addr: Addr, max: usize) -> Result<(Vec<u8>, bool), Fault> {
-        let (base, off) = self.check(addr, 1, false)?;
-        let r = &self.regions[&base];
-        let s = &r.data[off..r.data.len().min(off.saturating_add(max))];
+        let (k, off) = self.check(addr, 1, false)?;
+        let data = self.bytes(k);
+        let s = &data[off..data.len().min(off.saturating_add(max))];
         match s.iter().position(|&c| c == 0) {
             Some(n) => Ok((s[..n].to_vec(), true)),
             None => Ok((s.to_vec(), false)),

@@ -48,6 +48,8 @@ pub struct Runtime {
     pub(crate) host_stack: Option<HostStack>,
     /// The arena map's memory, when there is one.
     pub(crate) arena: Option<super::arena::Arena>,
+    /// Frame stacks of finished interpreter loops, for reuse.
+    pub(crate) frame_pool: Vec<Vec<super::interp::Frame>>,
 }
 
 /// The stack of a native run, shared by the interpreter run it is compared
@@ -125,6 +127,7 @@ impl Runtime {
             repeat: 0,
             native_ns: None,
             host_stack: None,
+            frame_pool: Vec::new(),
             arena: maps
                 .iter()
                 .find(|d| d.map_type == crate::map::types::BPF_MAP_TYPE_ARENA)
