@@ -1261,15 +1261,25 @@ pub(crate) fn fmt_reg_mask(mask: u32) -> String {
 
 /// [`fmt_reg_mask`] appended to `out`.
 pub(crate) fn print_reg_mask(out: &mut String, mask: u32) {
-    let mut sep = "";
+    print_mask_bits(out, u64::from(mask), |out, i| {
+        out.push('r');
+        push_u64(out, u64::from(i));
+    });
+}
+
+/// The set bits of `mask`, lowest first, each printed by `bit` and
+/// separated by commas.
+fn print_mask_bits(out: &mut String, mask: u64, mut bit: impl FnMut(&mut String, u32)) {
     let mut rest = mask;
+    let mut first = true;
     while rest != 0 {
         let i = rest.trailing_zeros();
         rest &= rest - 1;
-        out.push_str(sep);
-        sep = ",";
-        out.push('r');
-        push_u64(out, u64::from(i));
+        if !first {
+            out.push(',');
+        }
+        first = false;
+        bit(out, i);
     }
 }
 
@@ -1282,15 +1292,7 @@ pub(crate) fn fmt_stack_mask(mask: u64) -> String {
 
 /// [`fmt_stack_mask`] appended to `out`.
 pub(crate) fn print_stack_mask(out: &mut String, mask: u64) {
-    let mut sep = "";
-    let mut rest = mask;
-    while rest != 0 {
-        let i = rest.trailing_zeros();
-        rest &= rest - 1;
-        out.push_str(sep);
-        sep = ",";
-        push_i64(out, -(i64::from(i) + 1) * 8);
-    }
+    print_mask_bits(out, mask, |out, i| push_i64(out, -(i64::from(i) + 1) * 8));
 }
 
 /// Field accessors of [`Insn`] the pass uses.
