@@ -75,6 +75,8 @@ const DISASM_LINE_LEN: usize = 160;
 /// (64 MiB of 152-byte events): beyond this the oldest events of a path
 /// are dropped, and the report says how many.
 const EVENT_LOG_MAX: usize = (64 << 20) / 152;
+/// A queue of this many events grows straight to [`EVENT_LOG_MAX`].
+const EVENT_LOG_GROW_TO_MAX: usize = 1 << 16;
 
 /// Where a report goes: the log, and the program whose insns it shows.
 pub trait DiagOut {
@@ -357,19 +359,25 @@ pub struct Target {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Snapshot {
     typ: RegType,
-    /// The map, for map pointer types.
-    map: Option<i64>,
+    /// The map (`aux`) for map pointer types, 0 for others: with `typ`
+    /// it says all an `Option` would, in half the room.
+    map_aux: i64,
     var_off: Tnum,
     r64: Cnum64,
 }
 
 impl Snapshot {
     /// The zeroed snapshot of a missing value.
-    const NONE: Snapshot = Snapshot { typ: NOT_INIT, map: None, var_off: Tnum { value: 0, mask: 0 }, r64: Cnum64 { base: 0, size: 0 } };
+    const NONE: Snapshot = Snapshot { typ: NOT_INIT, map_aux: 0, var_off: Tnum { value: 0, mask: 0 }, r64: Cnum64 { base: 0, size: 0 } };
 
     /// `diag_snapshot_reg`.
     fn of(reg: &RegState) -> Snapshot {
-        Snapshot { typ: reg.typ, map: type_is_map_ptr(reg.typ).then_some(reg.aux), var_off: reg.s.var_off, r64: reg.s.r64 }
+        Snapshot { typ: reg.typ, map_aux: if type_is_map_ptr(reg.typ) { reg.aux } else { 0 }, var_off: reg.s.var_off, r64: reg.s.r64 }
+    }
+
+    /// The map, for map pointer types.
+    fn map(&self) -> Option<i64> {
+        type_is_map_ptr(self.typ).then_some(self.map_aux)
     }
 
     /// `diag_snapshot_unknown`.
@@ -444,12 +452,12 @@ enum EventKind {
     },
 }
 
-/// `struct bpf_diag_history_event`.
+/// `struct bpf_diag_history_event` (a report marks its lineage apart,
+/// and insn indexes fit 32 bits: a path can hold 400k of these).
 #[derive(Clone, Copy, Debug)]
 struct Event {
-    insn_idx: usize,
+    insn_idx: u32,
     kind: EventKind,
-    in_lineage: bool,
 }
 
 /// `struct bpf_diag_mod_scope`: a change in progress.
@@ -478,9 +486,15 @@ pub struct BpfDiag {
 impl BpfDiag {
     /// `diag_append_history`.
     fn append(&mut self, e: Event) {
-        if self.events.len() >= EVENT_LOG_MAX {
+        let len = self.events.len();
+        if len >= EVENT_LOG_MAX {
             self.events.pop_front();
             self.first_seq += 1;
+        } else if len == self.events.capacity() && len >= EVENT_LOG_GROW_TO_MAX {
+            // a path this long is likely to reach the cap: grow there at
+            // once rather than through more doublings, each a copy of the
+            // whole queue into freshly faulted pages
+            self.events.reserve_exact(EVENT_LOG_MAX - len);
         }
         self.events.push_back(e);
     }
@@ -718,7 +732,7 @@ impl Env<'_, '_> {
     /// `bpf_diag_record_branch`.
     pub(crate) fn diag_record_branch(&mut self, insn_idx: usize, cond_true: bool) {
         if let Some(d) = self.diag.as_mut() {
-            d.append(Event { insn_idx, kind: EventKind::Branch { cond_true }, in_lineage: false });
+            d.append(Event { insn_idx: insn_idx as u32, kind: EventKind::Branch { cond_true } });
         }
     }
 
@@ -753,7 +767,7 @@ impl Env<'_, '_> {
             return;
         }
         if let Some(d) = self.diag.as_mut() {
-            d.append(Event { insn_idx, kind: EventKind::Mod { target, origin, old: old_s, new: new_s, reason }, in_lineage: false });
+            d.append(Event { insn_idx: insn_idx as u32, kind: EventKind::Mod { target, origin, old: old_s, new: new_s, reason } });
         }
     }
 
@@ -772,7 +786,7 @@ impl Env<'_, '_> {
     /// `diag_reg_snapshot`: a value in words.
     fn diag_reg_snapshot(&self, s: &Snapshot) -> String {
         let offset = diag_var_offset(s);
-        let map_name = s.map.and_then(|m| usize::try_from(m).ok()).and_then(|m| self.maps.get(m)).map(|m| m.name.as_str()).filter(|n| !n.is_empty());
+        let map_name = s.map().and_then(|m| usize::try_from(m).ok()).and_then(|m| self.maps.get(m)).map(|m| m.name.as_str()).filter(|n| !n.is_empty());
         match base_type(s.typ) {
             _ if s.typ == SCALAR_VALUE => {
                 if tnum_is_const(s.var_off) {
@@ -844,22 +858,20 @@ impl Env<'_, '_> {
         if !bpf_diag_enabled(self) {
             return;
         }
-        let Some(mut d) = self.diag.take() else { return };
+        let Some(d) = self.diag.take() else { return };
         // diag_build_lineage
-        for e in d.events.iter_mut() {
-            e.in_lineage = false;
-        }
+        let mut in_lineage = vec![false; d.events.len()];
         let f = self.cur.curframe();
         let mut lineage_start = None;
         if let Scope::Reg(regno) = scope {
             let mut target = self.diag_reg_target(f, regno as usize);
             for i in (0..d.events.len()).rev() {
-                let e = &mut d.events[i];
+                let e = &d.events[i];
                 let EventKind::Mod { target: et, origin, reason, .. } = e.kind else { continue };
                 if !diag_target_matches(&et, &target) {
                     continue;
                 }
-                e.in_lineage = true;
+                in_lineage[i] = true;
                 lineage_start = Some(i);
                 if let Some(o) = origin {
                     target = o;
@@ -868,7 +880,7 @@ impl Env<'_, '_> {
                 if !matches!(reason, ModReason::Write | ModReason::Spill) {
                     continue;
                 }
-                if diag_mod_keeps_lineage(self.input.insns.get(e.insn_idx).copied(), &et, reason) {
+                if diag_mod_keeps_lineage(self.input.insns.get(e.insn_idx as usize).copied(), &et, reason) {
                     continue;
                 }
                 break;
@@ -903,14 +915,14 @@ impl Env<'_, '_> {
             }
             Scope::Reg(_) => 0,
         };
-        let visible = |e: &Event| match (e.kind, scope) {
+        let visible = |i: usize, e: &Event| match (e.kind, scope) {
             (EventKind::Branch { .. }, _) => true,
-            (EventKind::Mod { .. }, _) => lineage_start.is_some() && e.in_lineage,
+            (EventKind::Mod { .. }, _) => lineage_start.is_some() && in_lineage[i],
             (EventKind::Ref { ref_id, .. }, Scope::Ref(id)) => ref_id == id,
             (EventKind::Context { kind, .. }, Scope::Context(k, _)) => kind == k,
             _ => false,
         };
-        let shown: Vec<Event> = d.events.iter().skip(start).filter(|e| visible(e)).copied().collect();
+        let shown: Vec<Event> = d.events.iter().enumerate().skip(start).filter(|&(i, e)| visible(i, e)).map(|(_, e)| *e).collect();
         let first_seq = d.first_seq;
         self.diag = Some(d);
 
@@ -941,16 +953,16 @@ impl Env<'_, '_> {
                         if cond_true { "true" } else { "false" },
                         if cond_true { "followed" } else { "not followed" }
                     );
-                    bpf_diag_source(self, e.insn_idx, "branch", &msg);
+                    bpf_diag_source(self, e.insn_idx as usize, "branch", &msg);
                 }
-                EventKind::Mod { target, reason, old, new, .. } => self.diag_print_mod(e.insn_idx, &target, reason, &old, &new),
+                EventKind::Mod { target, reason, old, new, .. } => self.diag_print_mod(e.insn_idx as usize, &target, reason, &old, &new),
                 EventKind::Ref { acquire, ref_id } => {
                     let label = if acquire { "acquired" } else { "released" };
-                    bpf_diag_source(self, e.insn_idx, label, &format!("owned resource (id={ref_id})"));
+                    bpf_diag_source(self, e.insn_idx as usize, label, &format!("owned resource (id={ref_id})"));
                 }
                 EventKind::Context { kind, enter, depth } => {
                     let msg = format!("{} {}; depth is now {depth}", if enter { "entered" } else { "left" }, kind.name());
-                    bpf_diag_source(self, e.insn_idx, "context", &msg);
+                    bpf_diag_source(self, e.insn_idx as usize, "context", &msg);
                 }
             }
         }
@@ -966,7 +978,7 @@ impl Env<'_, '_> {
     /// `bpf_diag_record_ref_acquire` / `_release`.
     pub(crate) fn diag_record_ref(&mut self, insn_idx: usize, acquire: bool, ref_id: u32) {
         if let Some(d) = self.diag.as_mut() {
-            d.append(Event { insn_idx, kind: EventKind::Ref { acquire, ref_id }, in_lineage: false });
+            d.append(Event { insn_idx: insn_idx as u32, kind: EventKind::Ref { acquire, ref_id } });
         }
     }
 
@@ -975,7 +987,7 @@ impl Env<'_, '_> {
     /// them to find where the path last left the region altogether.
     pub(crate) fn diag_record_context(&mut self, insn_idx: usize, kind: CtxKind, enter: bool, depth: u32) {
         if let Some(d) = self.diag.as_mut() {
-            d.append(Event { insn_idx, kind: EventKind::Context { kind, enter, depth }, in_lineage: false });
+            d.append(Event { insn_idx: insn_idx as u32, kind: EventKind::Context { kind, enter, depth } });
         }
     }
 
@@ -1325,7 +1337,7 @@ mod tests {
     #[test]
     fn event_log_restore_cuts_and_rotates() {
         let mut d = BpfDiag::default();
-        let e = Event { insn_idx: 0, kind: EventKind::Branch { cond_true: true }, in_lineage: false };
+        let e = Event { insn_idx: 0, kind: EventKind::Branch { cond_true: true } };
         for _ in 0..5 {
             d.append(e);
         }

@@ -26,6 +26,9 @@ pub const BPF_LOG_ALIGNMENT: u32 = 40;
 /// many bytes minus the NUL (`vscnprintf` into the kernel's scratch buffer).
 pub const BPF_VERIFIER_TMP_LOG_SIZE: usize = 1024;
 
+/// Dead text kept before a trim at most (beyond the live text's size).
+const TRIM_SLACK_MAX: usize = 64 << 20;
+
 /// `struct bpf_verifier_log` plus the text the user buffer holds.
 #[derive(Clone, Debug)]
 pub struct BpfVerifierLog {
@@ -143,10 +146,13 @@ impl BpfVerifierLog {
     }
 
     /// Drops text the final buffer can no longer show (before `start_pos`),
-    /// in chunks so appends stay amortised O(1).
+    /// in chunks so appends stay amortised O(1): once the dead text is 4
+    /// times the live (for a live part up to 16 MiB; as large as the live
+    /// part beyond), so that each byte appended is moved a quarter time.
     fn trim_front(&mut self) {
         let drop = self.start_pos.saturating_sub(self.text_base) as usize;
-        if drop > 0 && drop >= self.text.len() / 2 {
+        let live = self.text.len().saturating_sub(drop);
+        if drop > 0 && drop >= live.max(live.saturating_mul(4).min(TRIM_SLACK_MAX)) {
             let drop = drop.min(self.text.len());
             self.text.drain(..drop);
             self.text_base += drop as u64;
