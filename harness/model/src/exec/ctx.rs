@@ -296,7 +296,7 @@ impl std::ops::Deref for Known {
 impl Runtime {
     /// One `BPF_PROG_TEST_RUN` of `prog` as a program of type `ty`.
     pub fn test_run(&mut self, prog: &ExecProgram, ty: ProgType, attach: Option<u32>, input: &TestRunInput) -> Result<TestRunOutput, ExecError> {
-        self.progs[0] = std::rc::Rc::new(prog.clone());
+        self.progs[0] = std::rc::Rc::new(super::interp::Prepared::new(prog.clone()));
         self.insns = 0;
         self.tail_calls = 0;
         self.trace.clear();
