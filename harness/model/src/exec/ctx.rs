@@ -119,6 +119,18 @@ pub(crate) struct RunEnv {
     /// The kernel's object behind the ctx, for programs that read it
     /// (xlated programs).
     pub kview: Option<KView>,
+    /// The byte ranges a load may read of the objects of `kview`, worked
+    /// out once when it is built (every load from them checks them).
+    kview_known: Option<Box<KViewKnown>>,
+}
+
+/// [`Known`] of the kernel object behind the ctx, its socket and its
+/// shared info.
+#[derive(Clone, Copy, Debug, Default)]
+struct KViewKnown {
+    kview: Known,
+    sock: Known,
+    shinfo: Known,
 }
 
 /// The kernel's object behind a ctx (`struct sk_buff` or `struct
@@ -241,7 +253,7 @@ fn check_uarg_tail_zero(c: &[u8], expected: usize) -> Result<(), ExecError> {
 
 /// Byte ranges (start, end) of a kernel object that the model fills, held
 /// inline (a load checks them: no allocation per load).
-#[derive(Clone, Copy, Default)]
+#[derive(Clone, Copy, Debug, Default)]
 struct Known {
     ranges: [(usize, usize); 24],
     len: usize,
@@ -284,7 +296,7 @@ impl std::ops::Deref for Known {
 impl Runtime {
     /// One `BPF_PROG_TEST_RUN` of `prog` as a program of type `ty`.
     pub fn test_run(&mut self, prog: &ExecProgram, ty: ProgType, attach: Option<u32>, input: &TestRunInput) -> Result<TestRunOutput, ExecError> {
-        self.progs[0] = std::rc::Rc::new(prog.clone());
+        self.progs[0] = std::rc::Rc::new(super::interp::Prepared::new(prog.clone()));
         self.insns = 0;
         self.tail_calls = 0;
         self.trace.clear();
@@ -364,6 +376,7 @@ impl Runtime {
             shinfo = self.alloc_shinfo()?;
         }
         self.env.kview = Some(KView { addr, kind, dev, rxq, sock, shinfo });
+        self.env.kview_known = Some(Box::new(KViewKnown { kview: self.kview_known(kind), sock: self.sock_known(), shinfo: self.shinfo_known() }));
         self.kview_refresh()?;
         Ok(addr)
     }
@@ -430,6 +443,18 @@ impl Runtime {
         ])
     }
 
+    /// The byte ranges of the kernel's `struct skb_shared_info` a load may read.
+    fn shinfo_known(&self) -> Known {
+        crate::fixups::ctx_access::layout::for_arch(self.opts.arch).map_or(Known::default(), |l| {
+            let i = &l.shinfo;
+            Known::of(&[
+                (i.gso_size as usize, i.gso_size as usize + 2),
+                (i.gso_segs as usize, i.gso_segs as usize + 2),
+                (i.hwtstamps as usize, i.hwtstamps as usize + 8),
+            ])
+        })
+    }
+
     /// The byte ranges of the kernel object a load may read: those the
     /// model fills (`None`: not a kernel view).
     fn kview_known(&self, kind: CtxKind) -> Known {
@@ -477,12 +502,11 @@ impl Runtime {
     /// A program's load of `size` bytes at `addr`: refused when it reads a
     /// byte of the kernel object behind the ctx that the model does not fill.
     pub(crate) fn kview_check(&self, addr: Addr, size: usize) -> Result<(), ExecError> {
-        let Some(kv) = self.env.kview else { return Ok(()) };
+        let (Some(kv), Some(known)) = (self.env.kview, self.env.kview_known.as_deref()) else { return Ok(()) };
         let in_sock = kv.sock != 0 && addr.checked_sub(kv.sock).is_some_and(|o| o < SOCK_SIZE as u64);
         if in_sock {
             let off = (addr - kv.sock) as usize;
-            let known = self.sock_known();
-            if known.covers(off, size) {
+            if known.sock.covers(off, size) {
                 return Ok(());
             }
             return Err(ExecError::Unsupported(format!(
@@ -492,15 +516,7 @@ impl Runtime {
         let in_shinfo = kv.shinfo != 0 && addr.checked_sub(kv.shinfo).is_some_and(|o| o < SKB_SHINFO_SIZE as u64);
         if in_shinfo {
             let off = (addr - kv.shinfo) as usize;
-            let known = crate::fixups::ctx_access::layout::for_arch(self.opts.arch).map_or(Known::default(), |l| {
-                let i = &l.shinfo;
-                Known::of(&[
-                    (i.gso_size as usize, i.gso_size as usize + 2),
-                    (i.gso_segs as usize, i.gso_segs as usize + 2),
-                    (i.hwtstamps as usize, i.hwtstamps as usize + 8),
-                ])
-            });
-            if known.covers(off, size) {
+            if known.shinfo.covers(off, size) {
                 return Ok(());
             }
             return Err(ExecError::Unsupported(format!(
@@ -510,8 +526,7 @@ impl Runtime {
         let Some(off) = addr.checked_sub(kv.addr).map(|o| o as usize).filter(|&o| o < KVIEW_SIZE) else {
             return Ok(());
         };
-        let known = self.kview_known(kv.kind);
-        if known.covers(off, size) {
+        if known.kview.covers(off, size) {
             return Ok(());
         }
         Err(ExecError::Unsupported(format!(

@@ -53,7 +53,7 @@ pub(crate) enum Flow {
 }
 
 pub(crate) struct Frame {
-    prog: Rc<ExecProgram>,
+    prog: Rc<Prepared>,
     /// Index of `prog` in the runtime (for callbacks' addresses).
     prog_idx: usize,
     /// Where the caller continues.
@@ -67,6 +67,155 @@ pub(crate) struct Frame {
     /// them from its caller's frame: they do not change while it runs).
     out_args: [u64; MAX_STACK_ARGS],
     may_goto: u64,
+}
+
+/// An operand: a register or an immediate (already extended to the
+/// operation's width).
+#[derive(Clone, Copy, Debug)]
+enum Src {
+    Reg(u8),
+    Imm(u64),
+}
+
+/// One instruction decoded once before the run, as the jump table of
+/// `___bpf_prog_run` selects its handler: the common forms with their
+/// operands resolved, everything else ([`Op::Generic`]) decoded at each
+/// execution as before. A decoded form does exactly what the generic code
+/// does for that instruction, faults and errors included.
+#[derive(Clone, Copy, Debug)]
+enum Op {
+    /// `BPF_ALU64`/`BPF_ALU` ops through `alu64`/`alu32` (not `BPF_END`,
+    /// not the special `mov`s).
+    Alu {
+        wide: bool,
+        op: u8,
+        off: i16,
+        d: u8,
+        src: Src,
+    },
+    /// `mov` of an immediate (no kernel variable behind it).
+    MovImm {
+        d: u8,
+        v: u64,
+    },
+    /// `goto` (`BPF_JA`) to an instruction at or after the start.
+    Ja {
+        target: usize,
+    },
+    /// A conditional jump to an instruction at or after the start.
+    Jcond {
+        op: u8,
+        wide: bool,
+        d: u8,
+        src: Src,
+        target: usize,
+    },
+    /// `may_goto` to an instruction at or after the start.
+    MayGoto {
+        target: usize,
+    },
+    /// `BPF_LDX | BPF_MEM(SX)` not through r11.
+    Ldx {
+        n: u8,
+        sx: bool,
+        d: u8,
+        s: u8,
+        off: i16,
+    },
+    /// `BPF_ST(X) | BPF_MEM` not through r11.
+    Store {
+        n: u8,
+        d: u8,
+        off: i16,
+        src: Src,
+    },
+    /// A plain `ld_imm64` with its second slot.
+    LdImm64 {
+        d: u8,
+        v: u64,
+    },
+    Exit,
+    Generic,
+}
+
+/// An [`ExecProgram`] with its instructions decoded for the interpreter.
+#[derive(Debug, Default)]
+pub(crate) struct Prepared {
+    pub prog: ExecProgram,
+    code: Vec<Op>,
+}
+
+impl std::ops::Deref for Prepared {
+    type Target = ExecProgram;
+    fn deref(&self) -> &ExecProgram {
+        &self.prog
+    }
+}
+
+impl Prepared {
+    pub fn new(prog: ExecProgram) -> Prepared {
+        let code = (0..prog.insns.len()).map(|pc| decode(&prog, pc)).collect();
+        Prepared { prog, code }
+    }
+}
+
+/// The [`Op`] of instruction `pc`.
+fn decode(prog: &ExecProgram, pc: usize) -> Op {
+    let insn = prog.insns[pc];
+    let (d, s) = (insn.dst, insn.src);
+    if d as usize >= NREGS || s as usize >= NREGS {
+        return Op::Generic;
+    }
+    let class = insn.class();
+    let target = |delta: i64| usize::try_from(pc as i64 + 1 + delta).ok();
+    let is_x = src(insn.code) == BPF_X;
+    match class {
+        BPF_ALU | BPF_ALU64 => {
+            let o = op(insn.code);
+            let wide = class == BPF_ALU64;
+            let imm = if wide { insn.imm as i64 as u64 } else { insn.imm as u32 as u64 };
+            if o == BPF_END || (wide && o == BPF_MOV && is_x && matches!(insn.off, BPF_ADDR_PERCPU | BPF_ADDR_SPACE_CAST)) {
+                return Op::Generic;
+            }
+            if o == BPF_MOV && !is_x && insn.off == 0 {
+                return match prog.imm64.get(pc) {
+                    Some(Some(Imm64::Ksym(_))) if wide => Op::Generic,
+                    _ => Op::MovImm { d, v: imm },
+                };
+            }
+            Op::Alu { wide, op: o, off: insn.off, d, src: if is_x { Src::Reg(s) } else { Src::Imm(imm) } }
+        }
+        BPF_JMP | BPF_JMP32 => {
+            let o = op(insn.code);
+            let wide = class == BPF_JMP;
+            match o {
+                BPF_JA if !is_x => target(if wide { insn.off as i64 } else { insn.imm as i64 }).map_or(Op::Generic, |target| Op::Ja { target }),
+                BPF_JCOND if wide && s == BPF_MAY_GOTO => target(insn.off as i64).map_or(Op::Generic, |target| Op::MayGoto { target }),
+                BPF_EXIT if wide => Op::Exit,
+                _ if jmp_cond(o, wide, 0, 0).is_some() => match target(insn.off as i64) {
+                    Some(target) => Op::Jcond { op: o, wide, d, src: if is_x { Src::Reg(s) } else { Src::Imm(insn.imm as i64 as u64) }, target },
+                    None => Op::Generic,
+                },
+                _ => Op::Generic,
+            }
+        }
+        BPF_LD if insn.is_ld_imm64() && pc + 1 < prog.insns.len() && matches!(prog.imm64.get(pc), None | Some(None)) => {
+            Op::LdImm64 { d, v: (insn.imm as u32 as u64) | ((prog.insns[pc + 1].imm as u32 as u64) << 32) }
+        }
+        BPF_LDX if s != REG_PARAMS => {
+            let n = size_bytes(insn.code);
+            match mode(insn.code) {
+                BPF_MEM => Op::Ldx { n: n as u8, sx: false, d, s, off: insn.off },
+                BPF_MEMSX if n < 8 => Op::Ldx { n: n as u8, sx: true, d, s, off: insn.off },
+                _ => Op::Generic,
+            }
+        }
+        BPF_ST | BPF_STX if d != REG_PARAMS && mode(insn.code) == BPF_MEM => {
+            let src = if class == BPF_ST { Src::Imm(insn.imm as i64 as u64) } else { Src::Reg(s) };
+            Op::Store { n: size_bytes(insn.code) as u8, d, off: insn.off, src }
+        }
+        _ => Op::Generic,
+    }
 }
 
 /// A conditional jump's test; `None` for an op that is not one.
@@ -172,7 +321,72 @@ impl Runtime {
             if self.insns > self.opts.insn_budget {
                 return Err(ExecError::Budget(self.opts.insn_budget));
             }
-            let insn: Insn = *cur.prog.insns.get(pc).ok_or_else(|| bad(pc, "execution left the program"))?;
+            let Some(&decoded) = cur.prog.code.get(pc) else { return Err(bad(pc, "execution left the program")) };
+            let read = |src: Src, regs: &[u64; NREGS]| match src {
+                Src::Reg(r) => regs[r as usize],
+                Src::Imm(v) => v,
+            };
+            match decoded {
+                Op::Alu { wide, op, off, d, src } => {
+                    let (d, v) = (d as usize, read(src, &regs));
+                    regs[d] = if wide { alu64(op, off, regs[d], v) } else { alu32(op, off, regs[d], v) }
+                        .ok_or_else(|| bad(pc, format!("bad ALU insn {:?}", cur.prog.insns[pc])))?;
+                    pc += 1;
+                    continue;
+                }
+                Op::MovImm { d, v } => {
+                    regs[d as usize] = v;
+                    pc += 1;
+                    continue;
+                }
+                Op::Ja { target } => {
+                    pc = target;
+                    continue;
+                }
+                Op::Jcond { op, wide, d, src, target } => {
+                    let taken = jmp_cond(op, wide, regs[d as usize], read(src, &regs)).expect("a conditional jump (decoded)");
+                    pc = if taken { target } else { pc + 1 };
+                    continue;
+                }
+                Op::MayGoto { target } => {
+                    if cur.may_goto == 0 {
+                        pc = target;
+                    } else {
+                        cur.may_goto -= 1;
+                        pc += 1;
+                    }
+                    continue;
+                }
+                Op::Ldx { n, sx, d, s, off } => {
+                    let n = n as usize;
+                    let addr = regs[s as usize].wrapping_add(off as i64 as u64);
+                    self.kview_check(addr, n).map_err(|e| at_pc(e, pc))?;
+                    let v = self.prog_load(addr, n).map_err(Self::fault(pc))?;
+                    regs[d as usize] = if sx { sign_extend(v, n) } else { v };
+                    pc += 1;
+                    continue;
+                }
+                Op::Store { n, d, off, src } => {
+                    let addr = regs[d as usize].wrapping_add(off as i64 as u64);
+                    self.mem.store(addr, n as usize, read(src, &regs)).map_err(Self::fault(pc))?;
+                    pc += 1;
+                    continue;
+                }
+                Op::LdImm64 { d, v } => {
+                    regs[d as usize] = v;
+                    pc += 2;
+                    continue;
+                }
+                Op::Exit => match self.ret(frames, &mut regs) {
+                    Some(r) => {
+                        pc = r;
+                        continue;
+                    }
+                    None => return Ok(regs[0]),
+                },
+                Op::Generic => {}
+            }
+            let insn: Insn = cur.prog.insns[pc];
             let (d, s) = (insn.dst as usize, insn.src as usize);
             if d >= NREGS || s >= NREGS {
                 return Err(bad(pc, format!("bad register in {insn:?}")));

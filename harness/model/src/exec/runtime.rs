@@ -22,7 +22,7 @@ pub struct Runtime {
     pub maps: Vec<Map>,
     /// Index 0 is the program under test once a run starts; tail-call
     /// targets are added with [`Runtime::add_program`].
-    pub(crate) progs: Vec<Rc<ExecProgram>>,
+    pub(crate) progs: Vec<Rc<super::interp::Prepared>>,
     pub(crate) opts: ExecOptions,
     /// Instructions executed so far.
     pub(crate) insns: u64,
@@ -113,7 +113,7 @@ impl Runtime {
         Ok(Runtime {
             mem,
             maps: out,
-            progs: vec![Rc::new(ExecProgram::default())],
+            progs: vec![Rc::new(super::interp::Prepared::default())],
             opts: opts.clone(),
             insns: 0,
             prandom: opts.prandom_seed,
@@ -138,7 +138,7 @@ impl Runtime {
     /// Adds a program tail calls can reach; its index for
     /// [`Runtime::set_prog_array_slot`].
     pub fn add_program(&mut self, p: ExecProgram) -> usize {
-        self.progs.push(Rc::new(p));
+        self.progs.push(Rc::new(super::interp::Prepared::new(p)));
         self.progs.len() - 1
     }
 
