@@ -1,7 +1,58 @@
 //! Field offsets of the UAPI structs (`include/uapi/linux/bpf.h`) programs
-//! read through socket pointers: what the verifier's access checks allow,
-//! the fixups rewrite into loads of the kernel's own structs, and a test
-//! run lays out. Offsets are `i16`, as in an instruction's `off`.
+//! read through their ctx or through socket pointers: what the verifier's
+//! access checks allow, the fixups rewrite into loads of the kernel's own
+//! structs, and a test run lays out. Offsets are `i16`, as in an
+//! instruction's `off`.
+
+/// `struct __sk_buff`: u32 fields but where noted.
+pub mod __sk_buff {
+    pub const LEN: i16 = 0;
+    pub const PKT_TYPE: i16 = 4;
+    pub const MARK: i16 = 8;
+    pub const QUEUE_MAPPING: i16 = 12;
+    pub const PROTOCOL: i16 = 16;
+    pub const VLAN_PRESENT: i16 = 20;
+    pub const VLAN_TCI: i16 = 24;
+    pub const VLAN_PROTO: i16 = 28;
+    pub const PRIORITY: i16 = 32;
+    pub const INGRESS_IFINDEX: i16 = 36;
+    pub const IFINDEX: i16 = 40;
+    pub const TC_INDEX: i16 = 44;
+    /// `__u32 cb[5]`.
+    pub const CB: i16 = 48;
+    /// `offsetofend(struct __sk_buff, cb)`.
+    pub const CB_END: i16 = CB + 5 * 4;
+    pub const HASH: i16 = 68;
+    pub const TC_CLASSID: i16 = 72;
+    pub const DATA: i16 = 76;
+    pub const DATA_END: i16 = 80;
+    pub const NAPI_ID: i16 = 84;
+    pub const FAMILY: i16 = 88;
+    pub const REMOTE_IP4: i16 = 92;
+    pub const LOCAL_IP4: i16 = 96;
+    /// `__u32 remote_ip6[4]`.
+    pub const REMOTE_IP6: i16 = 100;
+    /// `__u32 local_ip6[4]`.
+    pub const LOCAL_IP6: i16 = 116;
+    pub const REMOTE_PORT: i16 = 132;
+    pub const LOCAL_PORT: i16 = 136;
+    pub const DATA_META: i16 = 140;
+    /// `struct bpf_flow_keys *`, 8 bytes.
+    pub const FLOW_KEYS: i16 = 144;
+    /// `__u64`.
+    pub const TSTAMP: i16 = 152;
+    pub const WIRE_LEN: i16 = 160;
+    pub const GSO_SEGS: i16 = 164;
+    /// `struct bpf_sock *`, 8 bytes.
+    pub const SK: i16 = 168;
+    pub const GSO_SIZE: i16 = 176;
+    /// `__u8`, then 24 bits of padding.
+    pub const TSTAMP_TYPE: i16 = 180;
+    /// `__u64`.
+    pub const HWTSTAMP: i16 = 184;
+    /// `sizeof(struct __sk_buff)`.
+    pub const SIZE: i16 = 192;
+}
 
 /// `struct bpf_sock`.
 pub mod bpf_sock {

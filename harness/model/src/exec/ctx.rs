@@ -22,10 +22,8 @@ use super::maps::errno::*;
 use super::mem::{Addr, RegionKind};
 use super::{ExecError, ExecProgram, Runtime, TestRunOutput};
 use crate::prog_type::ProgType;
-use crate::uapi::bpf_sock;
+use crate::uapi::{__sk_buff, bpf_sock};
 
-/// `sizeof(struct __sk_buff)`.
-pub const SK_BUFF_SIZE: usize = 192;
 /// `sizeof(struct xdp_md)`.
 pub const XDP_MD_SIZE: usize = 24;
 pub const ETH_HLEN: usize = 14;
@@ -48,32 +46,6 @@ const LOOPBACK_IFINDEX: u32 = 1;
 /// `PAGE_SIZE`: `bpf_test_init` refuses larger packets (no head- or
 /// tailroom for flow dissector runs).
 const PAGE_SIZE: usize = 4096;
-
-/// `struct __sk_buff` field offsets.
-pub mod skb {
-    pub const LEN: usize = 0;
-    pub const PKT_TYPE: usize = 4;
-    pub const MARK: usize = 8;
-    pub const PROTOCOL: usize = 16;
-    pub const PRIORITY: usize = 32;
-    pub const INGRESS_IFINDEX: usize = 36;
-    pub const IFINDEX: usize = 40;
-    pub const CB: usize = 48;
-    pub const HASH: usize = 68;
-    pub const DATA: usize = 76;
-    pub const DATA_END: usize = 80;
-    pub const FAMILY: usize = 88;
-    pub const REMOTE_IP4: usize = 92;
-    pub const LOCAL_IP4: usize = 96;
-    pub const DATA_META: usize = 140;
-    pub const FLOW_KEYS: usize = 144;
-    pub const TSTAMP: usize = 152;
-    pub const WIRE_LEN: usize = 160;
-    pub const GSO_SEGS: usize = 164;
-    pub const SK: usize = 168;
-    pub const GSO_SIZE: usize = 176;
-    pub const HWTSTAMP: usize = 184;
-}
 
 /// What the ctx region is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -212,8 +184,8 @@ pub(crate) fn ctx_access_lower_bound(insns: &[bpf_isa::Insn]) -> u32 {
     bound
 }
 
-/// The bytes of the `len`-byte `struct bpf_sock` field at `off`.
-fn sock_field(off: i16, len: usize) -> std::ops::Range<usize> {
+/// The bytes of the `len`-byte field at `off` of a uapi struct.
+fn uapi_field(off: i16, len: usize) -> std::ops::Range<usize> {
     off as usize..off as usize + len
 }
 
@@ -342,21 +314,21 @@ impl Runtime {
         let mut k = vec![0u8; SOCK_SIZE];
         let mut put = |off: i16, b: &[u8]| k[off as usize..off as usize + b.len()].copy_from_slice(b);
         let (c, s) = (&lay.sock_common, &lay.sock);
-        put(c.skc_daddr, &u[sock_field(DST_IP4, 4)]);
-        put(c.skc_rcv_saddr, &u[sock_field(SRC_IP4, 4)]);
-        put(c.skc_dport, &u[sock_field(DST_PORT, 2)]);
-        put(c.skc_num, &u[sock_field(SRC_PORT, 2)]);
-        put(c.skc_family, &u[sock_field(FAMILY, 2)]);
-        put(c.skc_state, &u[sock_field(STATE, 1)]);
-        put(c.skc_v6_daddr, &u[sock_field(DST_IP6, 16)]);
-        put(c.skc_v6_rcv_saddr, &u[sock_field(SRC_IP6, 16)]);
-        put(s.sk_bound_dev_if, &u[sock_field(BOUND_DEV_IF, 4)]);
+        put(c.skc_daddr, &u[uapi_field(DST_IP4, 4)]);
+        put(c.skc_rcv_saddr, &u[uapi_field(SRC_IP4, 4)]);
+        put(c.skc_dport, &u[uapi_field(DST_PORT, 2)]);
+        put(c.skc_num, &u[uapi_field(SRC_PORT, 2)]);
+        put(c.skc_family, &u[uapi_field(FAMILY, 2)]);
+        put(c.skc_state, &u[uapi_field(STATE, 1)]);
+        put(c.skc_v6_daddr, &u[uapi_field(DST_IP6, 16)]);
+        put(c.skc_v6_rcv_saddr, &u[uapi_field(SRC_IP6, 16)]);
+        put(s.sk_bound_dev_if, &u[uapi_field(BOUND_DEV_IF, 4)]);
         // NO_QUEUE_MAPPING, which the conversion turns into -1
-        put(s.sk_rx_queue_mapping, &u[sock_field(RX_QUEUE_MAPPING, 2)]);
-        put(s.sk_priority, &u[sock_field(PRIORITY, 4)]);
-        put(s.sk_mark, &u[sock_field(MARK, 4)]);
-        put(s.sk_protocol, &u[sock_field(PROTOCOL, 2)]);
-        put(s.sk_type, &u[sock_field(TYPE, 2)]);
+        put(s.sk_rx_queue_mapping, &u[uapi_field(RX_QUEUE_MAPPING, 2)]);
+        put(s.sk_priority, &u[uapi_field(PRIORITY, 4)]);
+        put(s.sk_mark, &u[uapi_field(MARK, 4)]);
+        put(s.sk_protocol, &u[uapi_field(PROTOCOL, 2)]);
+        put(s.sk_type, &u[uapi_field(TYPE, 2)]);
         self.mem.alloc(RegionKind::Object, k, true).map_err(|f| ExecError::Unsupported(format!("ctx view: {f}")))
     }
 
@@ -494,23 +466,23 @@ impl Runtime {
                 let cb = s.cb;
                 put(&mut k, s.dev, &kv.dev.to_le_bytes());
                 put(&mut k, s.sk, &kv.sock.to_le_bytes());
-                put(&mut k, s.tstamp, &u[skb::TSTAMP..skb::TSTAMP + 8]);
-                put(&mut k, cb + s.qdisc_pkt_len, &u[skb::WIRE_LEN..skb::WIRE_LEN + 4]);
-                put(&mut k, cb + s.qdisc_tc_classid, &u[72..74]);
-                put(&mut k, cb + s.qdisc_data, &u[skb::CB..skb::CB + 20]);
+                put(&mut k, s.tstamp, &u[uapi_field(__sk_buff::TSTAMP, 8)]);
+                put(&mut k, cb + s.qdisc_pkt_len, &u[uapi_field(__sk_buff::WIRE_LEN, 4)]);
+                put(&mut k, cb + s.qdisc_tc_classid, &u[uapi_field(__sk_buff::TC_CLASSID, 2)]);
+                put(&mut k, cb + s.qdisc_data, &u[uapi_field(__sk_buff::CB, 20)]);
                 put(&mut k, cb + s.cb_data_meta, &(p.buf + p.meta).to_le_bytes());
                 put(&mut k, cb + s.cb_data_end, &(p.buf + p.data_end).to_le_bytes());
-                put(&mut k, s.len, &u[skb::LEN..skb::LEN + 4]);
+                put(&mut k, s.len, &u[uapi_field(__sk_buff::LEN, 4)]);
                 put(&mut k, s.data_len, &(self.env.frags.len() as u32).to_le_bytes());
-                put(&mut k, s.queue_mapping, &u[12..14]);
+                put(&mut k, s.queue_mapping, &u[uapi_field(__sk_buff::QUEUE_MAPPING, 2)]);
                 let pt = s.pkt_type_offset as usize;
-                k[pt] = (k[pt] & !(s.pkt_type_max as u8)) | (u[skb::PKT_TYPE] & s.pkt_type_max as u8);
-                put(&mut k, s.tc_index, &u[44..46]);
-                put(&mut k, s.skb_iif, &u[skb::INGRESS_IFINDEX..skb::INGRESS_IFINDEX + 4]);
-                put(&mut k, s.priority, &u[skb::PRIORITY..skb::PRIORITY + 4]);
-                put(&mut k, s.hash, &u[skb::HASH..skb::HASH + 4]);
-                put(&mut k, s.mark, &u[skb::MARK..skb::MARK + 4]);
-                put(&mut k, s.protocol, &u[skb::PROTOCOL..skb::PROTOCOL + 2]);
+                k[pt] = (k[pt] & !(s.pkt_type_max as u8)) | (u[__sk_buff::PKT_TYPE as usize] & s.pkt_type_max as u8);
+                put(&mut k, s.tc_index, &u[uapi_field(__sk_buff::TC_INDEX, 2)]);
+                put(&mut k, s.skb_iif, &u[uapi_field(__sk_buff::INGRESS_IFINDEX, 4)]);
+                put(&mut k, s.priority, &u[uapi_field(__sk_buff::PRIORITY, 4)]);
+                put(&mut k, s.hash, &u[uapi_field(__sk_buff::HASH, 4)]);
+                put(&mut k, s.mark, &u[uapi_field(__sk_buff::MARK, 4)]);
+                put(&mut k, s.protocol, &u[uapi_field(__sk_buff::PROTOCOL, 2)]);
                 // a test run's skb has no transport header: build_skb leaves
                 // it ~0 (read back from 7.3 on x86_64 and arm64)
                 put(&mut k, s.transport_header, &u16::MAX.to_le_bytes());
@@ -531,9 +503,9 @@ impl Runtime {
                     let i = &lay.shinfo;
                     let mut info = self.mem.read(shinfo, SKB_SHINFO_SIZE).map_err(uf)?.to_vec();
                     let at = |o: i16| o as usize;
-                    info[at(i.gso_segs)..at(i.gso_segs) + 2].copy_from_slice(&u[skb::GSO_SEGS..skb::GSO_SEGS + 2]);
-                    info[at(i.gso_size)..at(i.gso_size) + 2].copy_from_slice(&u[skb::GSO_SIZE..skb::GSO_SIZE + 2]);
-                    info[at(i.hwtstamps)..at(i.hwtstamps) + 8].copy_from_slice(&u[skb::HWTSTAMP..skb::HWTSTAMP + 8]);
+                    info[at(i.gso_segs)..at(i.gso_segs) + 2].copy_from_slice(&u[uapi_field(__sk_buff::GSO_SEGS, 2)]);
+                    info[at(i.gso_size)..at(i.gso_size) + 2].copy_from_slice(&u[uapi_field(__sk_buff::GSO_SIZE, 2)]);
+                    info[at(i.hwtstamps)..at(i.hwtstamps) + 8].copy_from_slice(&u[uapi_field(__sk_buff::HWTSTAMP, 8)]);
                     self.mem.write_kernel(shinfo, &info).map_err(uf)?;
                 }
             }
@@ -562,15 +534,15 @@ impl Runtime {
         let k = self.mem.read(kv.addr, KVIEW_SIZE).map_err(uf)?.to_vec();
         let mut u = self.mem.read(c.addr, c.len).map_err(uf)?.to_vec();
         let get = |off: i16, n: usize| k[off as usize..off as usize + n].to_vec();
-        let mut set = |at: usize, b: Vec<u8>| u[at..at + b.len()].copy_from_slice(&b);
-        set(skb::MARK, get(s.mark, 4));
-        set(skb::PRIORITY, get(s.priority, 4));
-        set(skb::HASH, get(s.hash, 4));
-        set(skb::TSTAMP, get(s.tstamp, 8));
-        set(12, get(s.queue_mapping, 2));
-        set(44, get(s.tc_index, 2));
-        set(skb::CB, get(s.cb + s.qdisc_data, 20));
-        set(72, get(s.cb + s.qdisc_tc_classid, 2));
+        let mut set = |at: i16, b: Vec<u8>| u[uapi_field(at, b.len())].copy_from_slice(&b);
+        set(__sk_buff::MARK, get(s.mark, 4));
+        set(__sk_buff::PRIORITY, get(s.priority, 4));
+        set(__sk_buff::HASH, get(s.hash, 4));
+        set(__sk_buff::TSTAMP, get(s.tstamp, 8));
+        set(__sk_buff::QUEUE_MAPPING, get(s.queue_mapping, 2));
+        set(__sk_buff::TC_INDEX, get(s.tc_index, 2));
+        set(__sk_buff::CB, get(s.cb + s.qdisc_data, 20));
+        set(__sk_buff::TC_CLASSID, get(s.cb + s.qdisc_tc_classid, 2));
         self.mem.write_kernel(c.addr, &u).map_err(uf)
     }
 
@@ -785,16 +757,16 @@ impl Runtime {
         }
         let user_ctx = match &input.ctx {
             Some(c) if !c.is_empty() => {
-                check_uarg_tail_zero(c, SK_BUFF_SIZE)?;
+                check_uarg_tail_zero(c, __sk_buff::SIZE as usize)?;
                 let mut full = c.clone();
-                full.resize(SK_BUFF_SIZE, 0);
+                full.resize(__sk_buff::SIZE as usize, 0);
                 Some(full)
             }
             _ => None,
         };
         // `data_end` in the ctx asks for a non-linear skb: that much linear
         // data (at least the MAC header), the rest in page fragments
-        let linear = match user_ctx.as_ref().map(|u| get_u32(u, skb::DATA_END)).filter(|&d| d != 0) {
+        let linear = match user_ctx.as_ref().map(|u| get_u32(u, __sk_buff::DATA_END as usize)).filter(|&d| d != 0) {
             Some(_) if matches!(ty, 10 | 11 | 12 | 19) => return Err(ExecError::TestRun(EINVAL)),
             Some(d) if d as usize > size => return Err(ExecError::TestRun(EINVAL)),
             Some(d) => (d as usize).max(ETH_HLEN),
@@ -848,16 +820,16 @@ impl Runtime {
                     return Err(ExecError::TestRun(EINVAL));
                 }
                 put_u32(&mut sk, bpf_sock::FAMILY as usize, 2); // AF_INET
-                sk[sock_field(bpf_sock::SRC_IP4, 4)].copy_from_slice(&net[12..16]); // sk_rcv_saddr = saddr
-                sk[sock_field(bpf_sock::DST_IP4, 4)].copy_from_slice(&net[16..20]); // sk_daddr = daddr
+                sk[uapi_field(bpf_sock::SRC_IP4, 4)].copy_from_slice(&net[12..16]); // sk_rcv_saddr = saddr
+                sk[uapi_field(bpf_sock::DST_IP4, 4)].copy_from_slice(&net[16..20]); // sk_daddr = daddr
             }
             0x86dd => {
                 if net.len() < 40 {
                     return Err(ExecError::TestRun(EINVAL));
                 }
                 put_u32(&mut sk, bpf_sock::FAMILY as usize, 10); // AF_INET6
-                sk[sock_field(bpf_sock::SRC_IP6, 16)].copy_from_slice(&net[8..24]);
-                sk[sock_field(bpf_sock::DST_IP6, 16)].copy_from_slice(&net[24..40]);
+                sk[uapi_field(bpf_sock::SRC_IP6, 16)].copy_from_slice(&net[8..24]);
+                sk[uapi_field(bpf_sock::DST_IP6, 16)].copy_from_slice(&net[24..40]);
             }
             _ => {}
         }
@@ -865,43 +837,57 @@ impl Runtime {
         self.env.sk = sk_addr;
 
         // struct __sk_buff as the verifier's conversions would read the skb
-        let mut c = vec![0u8; SK_BUFF_SIZE];
-        put_u32(&mut c, skb::PKT_TYPE, pkt_type);
-        c[skb::PROTOCOL..skb::PROTOCOL + 2].copy_from_slice(&proto);
-        put_u32(&mut c, skb::IFINDEX, LOOPBACK_IFINDEX);
-        c[skb::FAMILY..skb::FAMILY + 4].copy_from_slice(&sk[sock_field(bpf_sock::FAMILY, 4)]);
-        c[skb::REMOTE_IP4..skb::REMOTE_IP4 + 4].copy_from_slice(&sk[sock_field(bpf_sock::DST_IP4, 4)]);
-        c[skb::LOCAL_IP4..skb::LOCAL_IP4 + 4].copy_from_slice(&sk[sock_field(bpf_sock::SRC_IP4, 4)]);
-        c[100..116].copy_from_slice(&sk[sock_field(bpf_sock::DST_IP6, 16)]); // remote_ip6
-        c[116..132].copy_from_slice(&sk[sock_field(bpf_sock::SRC_IP6, 16)]); // local_ip6
+        let mut c = vec![0u8; __sk_buff::SIZE as usize];
+        put_u32(&mut c, __sk_buff::PKT_TYPE as usize, pkt_type);
+        c[uapi_field(__sk_buff::PROTOCOL, 2)].copy_from_slice(&proto);
+        put_u32(&mut c, __sk_buff::IFINDEX as usize, LOOPBACK_IFINDEX);
+        c[uapi_field(__sk_buff::FAMILY, 4)].copy_from_slice(&sk[uapi_field(bpf_sock::FAMILY, 4)]);
+        c[uapi_field(__sk_buff::REMOTE_IP4, 4)].copy_from_slice(&sk[uapi_field(bpf_sock::DST_IP4, 4)]);
+        c[uapi_field(__sk_buff::LOCAL_IP4, 4)].copy_from_slice(&sk[uapi_field(bpf_sock::SRC_IP4, 4)]);
+        c[uapi_field(__sk_buff::REMOTE_IP6, 16)].copy_from_slice(&sk[uapi_field(bpf_sock::DST_IP6, 16)]);
+        c[uapi_field(__sk_buff::LOCAL_IP6, 16)].copy_from_slice(&sk[uapi_field(bpf_sock::SRC_IP6, 16)]);
         if let Some(u) = &user_ctx {
             // convert___skb_to_skb: only these fields may be set
-            let allowed: &[(usize, usize)] =
-                &[(8, 12), (32, 36), (36, 40), (40, 44), (48, 68), (80, 84), (152, 160), (160, 164), (164, 168), (176, 180), (184, 192)];
-            let stray = u.iter().enumerate().any(|(i, &b)| b != 0 && !allowed.iter().any(|&(a, e)| (a..e).contains(&i)));
+            use __sk_buff::{CB, DATA_END, GSO_SEGS, GSO_SIZE, HWTSTAMP, IFINDEX, INGRESS_IFINDEX, MARK, PRIORITY, TSTAMP, WIRE_LEN};
+            let allowed = [
+                (MARK, 4),
+                (PRIORITY, 4),
+                (INGRESS_IFINDEX, 4),
+                (IFINDEX, 4),
+                (CB, 20),
+                (DATA_END, 4),
+                (TSTAMP, 8),
+                (WIRE_LEN, 4),
+                (GSO_SEGS, 4),
+                (GSO_SIZE, 4),
+                (HWTSTAMP, 8),
+            ]
+            .map(|(off, len)| uapi_field(off, len));
+            let stray = u.iter().enumerate().any(|(i, &b)| b != 0 && !allowed.iter().any(|f| f.contains(&i)));
             if stray {
                 return Err(ExecError::TestRun(EINVAL));
             }
-            let ifindex = get_u32(u, skb::IFINDEX);
+            let ifindex = get_u32(u, __sk_buff::IFINDEX as usize);
             if ifindex > LOOPBACK_IFINDEX {
                 // only the loopback exists in the test run's namespace
                 return Err(ExecError::TestRun(19)); // ENODEV
             }
-            for (a, b) in [(8, 12), (32, 36), (36, 40), (48, 68), (152, 160), (164, 168), (176, 180), (184, 192)] {
-                c[a..b].copy_from_slice(&u[a..b]);
+            for (off, len) in [(MARK, 4), (PRIORITY, 4), (INGRESS_IFINDEX, 4), (CB, 20), (TSTAMP, 8), (GSO_SEGS, 4), (GSO_SIZE, 4), (HWTSTAMP, 8)] {
+                let f = uapi_field(off, len);
+                c[f.clone()].copy_from_slice(&u[f]);
             }
             let pkt_len = (end - data) as u32 + self.env.frags.len() as u32;
-            let wire = get_u32(u, skb::WIRE_LEN);
+            let wire = get_u32(u, __sk_buff::WIRE_LEN as usize);
             if wire != 0 && (wire < pkt_len || wire > 65536) {
                 return Err(ExecError::TestRun(EINVAL));
             }
-            put_u32(&mut c, skb::WIRE_LEN, if wire == 0 { pkt_len } else { wire });
-            if get_u32(u, skb::GSO_SEGS) > 65535 {
+            put_u32(&mut c, __sk_buff::WIRE_LEN as usize, if wire == 0 { pkt_len } else { wire });
+            if get_u32(u, __sk_buff::GSO_SEGS as usize) > 65535 {
                 return Err(ExecError::TestRun(EINVAL));
             }
         }
         let ctx = self.alloc(RegionKind::Ctx, c)?;
-        self.env.ctx = Some(Ctx { addr: ctx, len: SK_BUFF_SIZE, kind: CtxKind::SkBuff });
+        self.env.ctx = Some(Ctx { addr: ctx, len: __sk_buff::SIZE as usize, kind: CtxKind::SkBuff });
         self.sync_skb_len()?;
 
         let retval = self.start(ctx)?;
@@ -915,7 +901,7 @@ impl Runtime {
             full.extend_from_slice(&out);
             out = full;
         }
-        let ctx_out = user_ctx.is_some().then(|| self.mem.read(ctx, SK_BUFF_SIZE).map(<[u8]>::to_vec).unwrap_or_default());
+        let ctx_out = user_ctx.is_some().then(|| self.mem.read(ctx, __sk_buff::SIZE as usize).map(<[u8]>::to_vec).unwrap_or_default());
         self.output(retval, out, ctx_out, input)
     }
 
@@ -925,7 +911,7 @@ impl Runtime {
             && c.kind == CtxKind::SkBuff
         {
             self.mem
-                .store_kernel(c.addr + skb::LEN as u64, 4, p.data_end - p.data + self.env.frags.len() as u64)
+                .store_kernel(c.addr + __sk_buff::LEN as u64, 4, p.data_end - p.data + self.env.frags.len() as u64)
                 .map_err(|f| ExecError::Unsupported(format!("{f}")))?;
         }
         Ok(())
@@ -974,13 +960,15 @@ impl Runtime {
         if off >= c.len {
             return None;
         }
+        // the fields below are at uapi offsets, i16s
+        let off = i16::try_from(off).ok()?;
         let p = self.env.pkt;
         match (c.kind, off, size) {
-            (CtxKind::SkBuff, skb::DATA, 4) => p.map(|p| p.buf + p.data),
-            (CtxKind::SkBuff, skb::DATA_END, 4) => p.map(|p| p.buf + p.data_end),
-            (CtxKind::SkBuff, skb::DATA_META, 4) => p.map(|p| p.buf + p.meta),
-            (CtxKind::SkBuff, skb::FLOW_KEYS, 8) => Some(0),
-            (CtxKind::SkBuff, skb::SK, 8) => Some(self.env.sk),
+            (CtxKind::SkBuff, __sk_buff::DATA, 4) => p.map(|p| p.buf + p.data),
+            (CtxKind::SkBuff, __sk_buff::DATA_END, 4) => p.map(|p| p.buf + p.data_end),
+            (CtxKind::SkBuff, __sk_buff::DATA_META, 4) => p.map(|p| p.buf + p.meta),
+            (CtxKind::SkBuff, __sk_buff::FLOW_KEYS, 8) => Some(0),
+            (CtxKind::SkBuff, __sk_buff::SK, 8) => Some(self.env.sk),
             (CtxKind::XdpMd, 0, 4) => p.map(|p| p.buf + p.data),
             (CtxKind::XdpMd, 4, 4) => p.map(|p| p.buf + p.data_end),
             (CtxKind::XdpMd, 8, 4) => p.map(|p| p.buf + p.meta),

@@ -371,7 +371,7 @@ fn convert_one(cx: &Conv<'_>, env: &VerifierEnv<'_>, i: usize, insn: Insn, ty: A
 /// `prog->tstamp_type_access`: tc's `is_valid_access` sets it when the
 /// program reads `__sk_buff->tstamp_type`.
 fn tstamp_type_access(env: &VerifierEnv<'_>) -> bool {
-    const TSTAMP_TYPE: i16 = 180;
+    use crate::uapi::__sk_buff::TSTAMP_TYPE;
     matches!(env.input.prog_type.0, pt::SCHED_CLS | pt::SCHED_ACT)
         && env.insns.iter().zip(&env.pass_aux).any(|(insn, a)| a.ptr_type == PTR_TO_CTX && insn.code & 0x07 == BPF_LDX && insn.off == TSTAMP_TYPE)
 }
