@@ -54,6 +54,63 @@ pub mod __sk_buff {
     pub const SIZE: i16 = 192;
 }
 
+/// `struct bpf_sock_ops`: u32 fields but where noted.
+pub mod bpf_sock_ops {
+    pub const OP: i16 = 0;
+    /// `reply`, in a union with `__u32 args[4]` and `__u32 replylong[4]`.
+    pub const REPLY: i16 = 4;
+    pub const REPLYLONG: i16 = REPLY;
+    pub const FAMILY: i16 = 20;
+    pub const REMOTE_IP4: i16 = 24;
+    pub const LOCAL_IP4: i16 = 28;
+    /// `__u32 remote_ip6[4]`.
+    pub const REMOTE_IP6: i16 = 32;
+    /// `__u32 local_ip6[4]`.
+    pub const LOCAL_IP6: i16 = 48;
+    pub const REMOTE_PORT: i16 = 64;
+    pub const LOCAL_PORT: i16 = 68;
+    pub const IS_FULLSOCK: i16 = 72;
+    pub const SND_CWND: i16 = 76;
+    pub const SRTT_US: i16 = 80;
+    pub const BPF_SOCK_OPS_CB_FLAGS: i16 = 84;
+    pub const STATE: i16 = 88;
+    pub const RTT_MIN: i16 = 92;
+    pub const SND_SSTHRESH: i16 = 96;
+    pub const RCV_NXT: i16 = 100;
+    pub const SND_NXT: i16 = 104;
+    pub const SND_UNA: i16 = 108;
+    pub const MSS_CACHE: i16 = 112;
+    pub const ECN_FLAGS: i16 = 116;
+    pub const RATE_DELIVERED: i16 = 120;
+    pub const RATE_INTERVAL_US: i16 = 124;
+    pub const PACKETS_OUT: i16 = 128;
+    pub const RETRANS_OUT: i16 = 132;
+    pub const TOTAL_RETRANS: i16 = 136;
+    pub const SEGS_IN: i16 = 140;
+    pub const DATA_SEGS_IN: i16 = 144;
+    pub const SEGS_OUT: i16 = 148;
+    pub const DATA_SEGS_OUT: i16 = 152;
+    pub const LOST_OUT: i16 = 156;
+    pub const SACKED_OUT: i16 = 160;
+    pub const SK_TXHASH: i16 = 164;
+    /// `__u64`.
+    pub const BYTES_RECEIVED: i16 = 168;
+    /// `__u64`.
+    pub const BYTES_ACKED: i16 = 176;
+    /// `struct bpf_sock *`, 8 bytes.
+    pub const SK: i16 = 184;
+    /// `void *`, 8 bytes.
+    pub const SKB_DATA: i16 = 192;
+    /// `void *`, 8 bytes.
+    pub const SKB_DATA_END: i16 = 200;
+    pub const SKB_LEN: i16 = 208;
+    pub const SKB_TCP_FLAGS: i16 = 212;
+    /// `__u64`.
+    pub const SKB_HWTSTAMP: i16 = 216;
+    /// `sizeof(struct bpf_sock_ops)`.
+    pub const SIZE: i16 = 224;
+}
+
 /// `struct bpf_sock`.
 pub mod bpf_sock {
     pub const BOUND_DEV_IF: i16 = 0;

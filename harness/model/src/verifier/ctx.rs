@@ -244,25 +244,11 @@ fn sk_msg_is_valid_access(off: i64, size: i64, write: bool) -> Option<CtxAccess>
     (size == want).then_some(CtxAccess { reg_type: t, ctx_field_size: 0, btf_id: 0 })
 }
 
-/// Offsets in `struct bpf_sock_ops`.
-mod sock_ops {
-    pub const REPLY: i64 = 4;
-    pub const SK_TXHASH: i64 = 164;
-    pub const BYTES_RECEIVED: i64 = 168;
-    pub const BYTES_ACKED_END: i64 = 184;
-    pub const SK: i64 = 184;
-    pub const SKB_DATA: i64 = 192;
-    pub const SKB_DATA_END: i64 = 200;
-    pub const SKB_TCP_FLAGS: i64 = 212;
-    pub const SKB_HWTSTAMP: i64 = 216;
-    pub const SIZE: i64 = 224;
-}
-
 /// `sock_ops_is_valid_access`: u32 fields read whole (only
 /// `skb_tcp_flags` narrower), the u64 counters, the socket and the
 /// header's bounds; `reply` and `sk_txhash` writable.
-fn sock_ops_is_valid_access(off: i64, size: i64, write: bool) -> Option<CtxAccess> {
-    use sock_ops::*;
+fn sock_ops_is_valid_access(off: i16, size: i16, write: bool) -> Option<CtxAccess> {
+    use crate::uapi::bpf_sock_ops::*;
     if !(0..SIZE).contains(&off) || off % size != 0 {
         return None;
     }
@@ -271,11 +257,11 @@ fn sock_ops_is_valid_access(off: i64, size: i64, write: bool) -> Option<CtxAcces
         return of(SCALAR_VALUE, matches!(off, REPLY | SK_TXHASH) && size == 4);
     }
     match off {
-        BYTES_RECEIVED..BYTES_ACKED_END => of(SCALAR_VALUE, size == 8),
-        SK..=191 => of(PTR_TO_SOCKET | PTR_MAYBE_NULL, size == 8),
-        SKB_DATA..=199 => of(PTR_TO_PACKET, size == 8),
-        SKB_DATA_END..=207 => of(PTR_TO_PACKET_END, size == 8),
-        SKB_TCP_FLAGS => narrow_access_ok(off, size, 4).then_some(CtxAccess { reg_type: SCALAR_VALUE, ctx_field_size: 4, btf_id: 0 }),
+        BYTES_RECEIVED..SK => of(SCALAR_VALUE, size == 8),
+        SK..SKB_DATA => of(PTR_TO_SOCKET | PTR_MAYBE_NULL, size == 8),
+        SKB_DATA..SKB_DATA_END => of(PTR_TO_PACKET, size == 8),
+        SKB_DATA_END..SKB_LEN => of(PTR_TO_PACKET_END, size == 8),
+        SKB_TCP_FLAGS => narrow_access_ok(off.into(), size.into(), 4).then_some(CtxAccess { reg_type: SCALAR_VALUE, ctx_field_size: 4, btf_id: 0 }),
         SKB_HWTSTAMP..SIZE => of(SCALAR_VALUE, size == 8),
         _ => of(SCALAR_VALUE, size == 4),
     }
@@ -376,7 +362,7 @@ pub fn is_valid_access(prog_type: u32, attach: u32, off: i64, size: i64, write: 
         pt::LWT_IN | pt::LWT_OUT | pt::LWT_XMIT | pt::LWT_SEG6LOCAL => uapi.and_then(|(off, size)| lwt_is_valid_access(off, size, write, is_ldsx)),
         pt::SK_SKB => uapi.and_then(|(off, size)| sk_skb_is_valid_access(off, size, write, is_ldsx)),
         pt::FLOW_DISSECTOR => uapi.and_then(|(off, size)| flow_dissector_is_valid_access(off, size, write, is_ldsx)),
-        pt::SOCK_OPS => sock_ops_is_valid_access(off, size, write),
+        pt::SOCK_OPS => uapi.and_then(|(off, size)| sock_ops_is_valid_access(off, size, write)),
         pt::SK_MSG => sk_msg_is_valid_access(off, size, write),
         pt::CGROUP_SOCK => sock_filter_is_valid_access(off, size, write, attach),
         pt::PERF_EVENT => pe_prog_is_valid_access(off, size, write, pt_regs_size),
