@@ -111,6 +111,28 @@ pub mod bpf_sock_ops {
     pub const SIZE: i16 = 224;
 }
 
+/// `struct bpf_sk_lookup`: u32 fields but where noted.
+pub mod bpf_sk_lookup {
+    /// `struct bpf_sock *sk`, in a union with `__u64 cookie`.
+    pub const SK: i16 = 0;
+    pub const FAMILY: i16 = 8;
+    pub const PROTOCOL: i16 = 12;
+    pub const REMOTE_IP4: i16 = 16;
+    /// `__u32 remote_ip6[4]`.
+    pub const REMOTE_IP6: i16 = 20;
+    /// `__be16 remote_port`, then 16 bits of zero padding.
+    pub const REMOTE_PORT: i16 = 36;
+    /// The zero padding after `remote_port`.
+    pub const REMOTE_PORT_PAD: i16 = 38;
+    pub const LOCAL_IP4: i16 = 40;
+    /// `__u32 local_ip6[4]`.
+    pub const LOCAL_IP6: i16 = 44;
+    pub const LOCAL_PORT: i16 = 60;
+    pub const INGRESS_IFINDEX: i16 = 64;
+    /// `sizeof(struct bpf_sk_lookup)`.
+    pub const SIZE: i16 = 72;
+}
+
 /// `struct bpf_sock`.
 pub mod bpf_sock {
     pub const BOUND_DEV_IF: i16 = 0;

@@ -22,7 +22,7 @@ use super::maps::errno::*;
 use super::mem::{Addr, RegionKind};
 use super::{ExecError, ExecProgram, Runtime, TestRunOutput};
 use crate::prog_type::ProgType;
-use crate::uapi::{__sk_buff, bpf_sock};
+use crate::uapi::{__sk_buff, bpf_sk_lookup, bpf_sock};
 
 /// `sizeof(struct xdp_md)`.
 pub const XDP_MD_SIZE: usize = 24;
@@ -670,8 +670,7 @@ impl Runtime {
     /// drops without selecting a socket), the ctx handed back with its
     /// cookie 0 (no socket is selected: the model has none to give).
     fn run_sk_lookup(&mut self, input: &TestRunInput) -> Result<TestRunOutput, ExecError> {
-        const SK_LOOKUP_SIZE: usize = 72;
-        const LOCAL_PORT_END: usize = 64;
+        use bpf_sk_lookup::*;
         const AF_INET: u32 = 2;
         const AF_INET6: u32 = 10;
         if !input.data.is_empty() || input.data_out_size > 0 {
@@ -679,35 +678,35 @@ impl Runtime {
         }
         let lay = crate::fixups::ctx_access::layout::for_arch(self.opts.arch)
             .ok_or_else(|| ExecError::Unsupported(format!("struct bpf_sk_lookup_kern on {}", self.opts.arch)))?;
-        let Some(mut u) = Self::bpf_ctx_init(input, SK_LOOKUP_SIZE)? else {
+        let Some(mut u) = Self::bpf_ctx_init(input, SIZE as usize)? else {
             return Err(ExecError::TestRun(EINVAL));
         };
-        if !zero(&u[0..8]) || !zero(&u[LOCAL_PORT_END..]) {
+        if !zero(&u[uapi_field(SK, 8)]) || !zero(&u[uapi_field(LOCAL_PORT, 4).end..]) {
             return Err(ExecError::TestRun(EINVAL));
         }
-        let local_port = get_u32(&u, 60);
+        let local_port = get_u32(&u, LOCAL_PORT as usize);
         if local_port > u16::MAX as u32 {
             return Err(ExecError::TestRun(ERANGE));
         }
-        let family = get_u32(&u, 8) as u16;
+        let family = get_u32(&u, FAMILY as usize) as u16;
         let k = &lay.sk_lookup_kern;
         let mut kern = vec![0u8; 48];
         let put16 = |b: &mut Vec<u8>, off: i16, v: u16| b[off as usize..off as usize + 2].copy_from_slice(&v.to_le_bytes());
         put16(&mut kern, k.family, family);
-        put16(&mut kern, k.protocol, get_u32(&u, 12) as u16);
+        put16(&mut kern, k.protocol, get_u32(&u, PROTOCOL as usize) as u16);
         // remote_port is already big-endian in the low half
-        put16(&mut kern, k.sport, u16::from_le_bytes([u[36], u[37]]));
+        put16(&mut kern, k.sport, u16::from_le_bytes([u[REMOTE_PORT as usize], u[REMOTE_PORT as usize + 1]]));
         put16(&mut kern, k.dport, local_port as u16);
         match family as u32 {
             AF_INET => {
-                kern[k.v4_saddr as usize..k.v4_saddr as usize + 4].copy_from_slice(&u[16..20]);
-                kern[k.v4_daddr as usize..k.v4_daddr as usize + 4].copy_from_slice(&u[40..44]);
+                kern[k.v4_saddr as usize..k.v4_saddr as usize + 4].copy_from_slice(&u[uapi_field(REMOTE_IP4, 4)]);
+                kern[k.v4_daddr as usize..k.v4_daddr as usize + 4].copy_from_slice(&u[uapi_field(LOCAL_IP4, 4)]);
             }
             AF_INET6 => {
                 // pointers into the kernel's copy of the user's ctx
                 let copy = self.alloc(RegionKind::Object, u.clone())?;
-                kern[k.v6_saddr as usize..k.v6_saddr as usize + 8].copy_from_slice(&(copy + 20).to_le_bytes());
-                kern[k.v6_daddr as usize..k.v6_daddr as usize + 8].copy_from_slice(&(copy + 44).to_le_bytes());
+                kern[k.v6_saddr as usize..k.v6_saddr as usize + 8].copy_from_slice(&(copy + REMOTE_IP6 as u64).to_le_bytes());
+                kern[k.v6_daddr as usize..k.v6_daddr as usize + 8].copy_from_slice(&(copy + LOCAL_IP6 as u64).to_le_bytes());
             }
             _ => return Err(ExecError::TestRun(97)), // EAFNOSUPPORT
         }
@@ -721,7 +720,7 @@ impl Runtime {
         }
         // SK_DROP without a selection drops; anything else passes
         let retval = u32::from(ret != 0);
-        u[0..8].fill(0);
+        u[uapi_field(SK, 8)].fill(0);
         self.output(retval, Vec::new(), Some(u), input)
     }
 

@@ -324,23 +324,25 @@ fn xdp_is_valid_access(off: i64, size: i64, write: bool, is_ldsx: bool) -> Optio
 }
 
 /// `sk_lookup_is_valid_access` (`struct bpf_sk_lookup`, read only).
-fn sk_lookup_is_valid_access(off: i64, size: i64, write: bool) -> Option<CtxAccess> {
-    const SIZE: i64 = 72;
+fn sk_lookup_is_valid_access(off: i16, size: i16, write: bool) -> Option<CtxAccess> {
+    use crate::uapi::bpf_sk_lookup::*;
+    const INGRESS_IFINDEX_END: i16 = INGRESS_IFINDEX + 4;
     if !(0..SIZE).contains(&off) || off % size != 0 || write {
         return None;
     }
-    let field = |n: i64| (size <= n && size & (size - 1) == 0).then_some(CtxAccess { reg_type: SCALAR_VALUE, ctx_field_size: n as u32, btf_id: 0 });
+    let field = |n: i16| (size <= n && size & (size - 1) == 0).then_some(CtxAccess { reg_type: SCALAR_VALUE, ctx_field_size: n as u32, btf_id: 0 });
     match off {
         // the selected socket
-        0..=7 => (size == 8).then_some(CtxAccess { reg_type: PTR_TO_SOCKET | PTR_MAYBE_NULL, ctx_field_size: 0, btf_id: 0 }),
+        SK..FAMILY => (size == 8).then_some(CtxAccess { reg_type: PTR_TO_SOCKET | PTR_MAYBE_NULL, ctx_field_size: 0, btf_id: 0 }),
         // family, protocol, remote_ip4, remote_ip6, local_ip4, local_ip6,
         // local_port, ingress_ifindex
-        8..=35 | 40..=67 => field(4),
+        FAMILY..REMOTE_PORT => field(4),
+        LOCAL_IP4..INGRESS_IFINDEX_END => field(4),
         // remote_port: a 4-byte load of the 2-byte field is allowed
-        36..=37 if size == 4 => Some(CtxAccess { reg_type: SCALAR_VALUE, ctx_field_size: 0, btf_id: 0 }),
-        36..=37 => field(2),
+        REMOTE_PORT..REMOTE_PORT_PAD if size == 4 => Some(CtxAccess { reg_type: SCALAR_VALUE, ctx_field_size: 0, btf_id: 0 }),
+        REMOTE_PORT..REMOTE_PORT_PAD => field(2),
         // the zero padding after it
-        38..=39 => field(2),
+        REMOTE_PORT_PAD..LOCAL_IP4 => field(2),
         _ => None,
     }
 }
@@ -376,7 +378,7 @@ pub fn is_valid_access(prog_type: u32, attach: u32, off: i64, size: i64, write: 
         // tracepoint's writable buffer
         pt::RAW_TRACEPOINT_WRITABLE if off == 0 => (size == 8 && !write).then_some(CtxAccess { reg_type: PTR_TO_TP_BUFFER, ctx_field_size: 0, btf_id: 0 }),
         pt::RAW_TRACEPOINT_WRITABLE => scalar((0..96).contains(&off) && !write && off % size == 0),
-        pt::SK_LOOKUP => sk_lookup_is_valid_access(off, size, write),
+        pt::SK_LOOKUP => uapi.and_then(|(off, size)| sk_lookup_is_valid_access(off, size, write)),
         // syscall_prog_is_valid_access: user memory, any alignment
         pt::SYSCALL => scalar((0..u16::MAX as i64).contains(&off)),
         _ => return Err(format!("ctx access of program type {prog_type}")),
