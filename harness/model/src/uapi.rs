@@ -198,3 +198,17 @@ pub mod bpf_xdp_sock {
     /// `offsetofend(struct bpf_xdp_sock, queue_id)`: the size.
     pub const SIZE: i16 = 4;
 }
+
+/// `BPF_PROG_LOAD`'s `prog_flags`.
+pub mod prog_flags {
+    pub const BPF_F_STRICT_ALIGNMENT: u32 = 1 << 0;
+    pub const BPF_F_ANY_ALIGNMENT: u32 = 1 << 1;
+    pub const BPF_F_TEST_RND_HI32: u32 = 1 << 2;
+    pub const BPF_F_TEST_STATE_FREQ: u32 = 1 << 3;
+    pub const BPF_F_SLEEPABLE: u32 = 1 << 4;
+    pub const BPF_F_XDP_HAS_FRAGS: u32 = 1 << 5;
+    pub const BPF_F_XDP_DEV_BOUND_ONLY: u32 = 1 << 6;
+    pub const BPF_F_TEST_REG_INVARIANTS: u32 = 1 << 7;
+    /// Shared with the map and BTF create flags.
+    pub const BPF_F_TOKEN_FD: u32 = 1 << 16;
+}
