@@ -94,7 +94,7 @@ pub(crate) struct RunEnv {
 }
 
 /// The kernel's object behind a ctx (`struct sk_buff` or `struct
-/// xdp_buff` at the Debian 7.3 offsets of `fixups::ctx_access::layout`),
+/// xdp_buff` at the Debian 7.3 offsets of `kernel_layout`),
 /// kept in step with the uapi view the helpers and the test run use:
 /// refreshed from it at the start and after every call, written back
 /// before every call and at the end. Only the fields a test run fills are
@@ -116,9 +116,6 @@ pub(crate) struct KView {
 
 /// Room for `struct sock` up to `sk_type`.
 const SOCK_SIZE: usize = 1024;
-/// `offsetof(struct sock, sk_socket)` in 7.3 on x86_64 and arm64 (their
-/// verifier logs type the load at 288 `ptr_socket`).
-const SOCK_SK_SOCKET: i16 = 288;
 
 /// Room for `struct sk_buff` (232 bytes on 7.3 x86-64/arm64).
 const KVIEW_SIZE: usize = 256;
@@ -270,10 +267,10 @@ impl Runtime {
 
     /// Creates the kernel's object behind the ctx; its address.
     fn kview_build(&mut self, kind: CtxKind) -> Result<Addr, ExecError> {
-        if crate::fixups::ctx_access::layout::for_arch(self.opts.arch).is_none() {
+        if crate::kernel_layout::for_arch(self.opts.arch).is_none() {
             return Err(ExecError::Unsupported(format!("the kernel's ctx objects on {} (no measured layout)", self.opts.arch)));
         }
-        let lay = crate::fixups::ctx_access::layout::for_arch(self.opts.arch).expect("checked");
+        let lay = crate::kernel_layout::for_arch(self.opts.arch).expect("checked");
         let mut dev = vec![0u8; NET_DEVICE_SIZE];
         put_u32(&mut dev, lay.net_device_ifindex as usize, LOOPBACK_IFINDEX);
         let dev = self.alloc(RegionKind::Object, dev)?;
@@ -308,7 +305,7 @@ impl Runtime {
     /// The kernel's `struct sock` of the dummy socket (`struct bpf_sock`
     /// view at `env.sk`), read-only, with the fields `bpf_sock`'s
     /// conversions read.
-    fn kernel_sock(&mut self, lay: &crate::fixups::ctx_access::layout::KernelLayout) -> Result<Addr, ExecError> {
+    fn kernel_sock(&mut self, lay: &crate::kernel_layout::KernelLayout) -> Result<Addr, ExecError> {
         use bpf_sock::*;
         let u = self.mem.read(self.env.sk, bpf_sock::SIZE as usize).map_err(|f| ExecError::Unsupported(format!("ctx view: {f}")))?.to_vec();
         let mut k = vec![0u8; SOCK_SIZE];
@@ -334,7 +331,7 @@ impl Runtime {
 
     /// The byte ranges of the dummy socket's `struct sock` a load may read.
     fn sock_known(&self) -> Vec<(usize, usize)> {
-        let Some(lay) = crate::fixups::ctx_access::layout::for_arch(self.opts.arch) else {
+        let Some(lay) = crate::kernel_layout::for_arch(self.opts.arch) else {
             return Vec::new();
         };
         let (c, s) = (&lay.sock_common, &lay.sock);
@@ -356,14 +353,14 @@ impl Runtime {
             f(s.sk_type, 2),
             // sk_socket: NULL, as sock_init_data(NULL, sk) leaves the
             // test run's dummy socket (the region is zeroed)
-            f(SOCK_SK_SOCKET, 8),
+            f(s.sk_socket, 8),
         ]
     }
 
     /// The byte ranges of the kernel object a load may read: those the
     /// model fills (`None`: not a kernel view).
     fn kview_known(&self, kind: CtxKind) -> Vec<(usize, usize)> {
-        let Some(lay) = crate::fixups::ctx_access::layout::for_arch(self.opts.arch) else {
+        let Some(lay) = crate::kernel_layout::for_arch(self.opts.arch) else {
             return Vec::new();
         };
         match kind {
@@ -421,7 +418,7 @@ impl Runtime {
         let in_shinfo = kv.shinfo != 0 && addr.checked_sub(kv.shinfo).is_some_and(|o| o < SKB_SHINFO_SIZE as u64);
         if in_shinfo {
             let off = (addr - kv.shinfo) as usize;
-            let known = crate::fixups::ctx_access::layout::for_arch(self.opts.arch).map_or(Vec::new(), |l| {
+            let known = crate::kernel_layout::for_arch(self.opts.arch).map_or(Vec::new(), |l| {
                 let i = &l.shinfo;
                 vec![
                     (i.gso_size as usize, i.gso_size as usize + 2),
@@ -452,7 +449,7 @@ impl Runtime {
     /// Kernel object <- uapi view and packet.
     pub(crate) fn kview_refresh(&mut self) -> Result<(), ExecError> {
         let (Some(kv), Some(c)) = (self.env.kview, self.env.ctx) else { return Ok(()) };
-        let lay = crate::fixups::ctx_access::layout::for_arch(self.opts.arch).expect("built with a layout");
+        let lay = crate::kernel_layout::for_arch(self.opts.arch).expect("built with a layout");
         let p = self.env.pkt.unwrap_or_default();
         let uf = |e: super::mem::Fault| ExecError::Unsupported(format!("ctx view: {e}"));
         let u = self.mem.read(c.addr, c.len).map_err(uf)?.to_vec();
@@ -528,7 +525,7 @@ impl Runtime {
         if kv.kind != CtxKind::SkBuff {
             return Ok(());
         }
-        let lay = crate::fixups::ctx_access::layout::for_arch(self.opts.arch).expect("built with a layout");
+        let lay = crate::kernel_layout::for_arch(self.opts.arch).expect("built with a layout");
         let s = &lay.sk_buff;
         let uf = |e: super::mem::Fault| ExecError::Unsupported(format!("ctx view: {e}"));
         let k = self.mem.read(kv.addr, KVIEW_SIZE).map_err(uf)?.to_vec();
@@ -626,8 +623,8 @@ impl Runtime {
         if !(ETH_HLEN..=PAGE_SIZE).contains(&size) {
             return Err(ExecError::TestRun(EINVAL));
         }
-        let lay = crate::fixups::ctx_access::layout::for_arch(self.opts.arch)
-            .ok_or_else(|| ExecError::Unsupported(format!("struct bpf_flow_dissector on {}", self.opts.arch)))?;
+        let lay =
+            crate::kernel_layout::for_arch(self.opts.arch).ok_or_else(|| ExecError::Unsupported(format!("struct bpf_flow_dissector on {}", self.opts.arch)))?;
         let user_ctx = Self::bpf_ctx_init(input, FLOW_KEYS_SIZE)?;
         let mut flags = 0;
         if let Some(u) = &user_ctx {
@@ -676,8 +673,8 @@ impl Runtime {
         if !input.data.is_empty() || input.data_out_size > 0 {
             return Err(ExecError::TestRun(EINVAL));
         }
-        let lay = crate::fixups::ctx_access::layout::for_arch(self.opts.arch)
-            .ok_or_else(|| ExecError::Unsupported(format!("struct bpf_sk_lookup_kern on {}", self.opts.arch)))?;
+        let lay =
+            crate::kernel_layout::for_arch(self.opts.arch).ok_or_else(|| ExecError::Unsupported(format!("struct bpf_sk_lookup_kern on {}", self.opts.arch)))?;
         let Some(mut u) = Self::bpf_ctx_init(input, SIZE as usize)? else {
             return Err(ExecError::TestRun(EINVAL));
         };

@@ -9,10 +9,9 @@ use bpf_isa::op::*;
 
 use super::emit::*;
 use super::{Access, Conv, Converted};
+use crate::kernel_layout::NO_QUEUE_MAPPING;
 use crate::uapi::__sk_buff;
 
-/// `NO_QUEUE_MAPPING`.
-const NO_QUEUE_MAPPING: i32 = 0xffff;
 /// `TC_ACT_SHOT` and `SK_DROP`: what the prologues return when unclone fails.
 pub const TC_ACT_SHOT: i32 = 2;
 pub const SK_DROP: i32 = 0;

@@ -8,10 +8,8 @@ use bpf_isa::op::*;
 
 use super::emit::*;
 use super::{Access, Conv, Converted};
+use crate::kernel_layout::NO_QUEUE_MAPPING;
 use crate::uapi::{bpf_sk_lookup, bpf_sock};
-
-/// `NO_QUEUE_MAPPING`.
-const NO_QUEUE_MAPPING: i32 = 0xffff;
 
 /// `bpf_sock_convert_ctx_access`.
 pub fn bpf_sock_convert_ctx_access(cx: &Conv<'_>, ty: Access, si: &Insn) -> Converted {
