@@ -199,7 +199,8 @@ pub mod bpf_xdp_sock {
     pub const SIZE: i16 = 4;
 }
 
-/// `BPF_PROG_LOAD`'s `prog_flags`.
+/// `BPF_PROG_LOAD`'s `prog_flags` (and `BPF_F_TOKEN_FD`, which it shares
+/// with `map_flags`: [`crate::map::flags`]).
 pub mod prog_flags {
     pub const BPF_F_STRICT_ALIGNMENT: u32 = 1 << 0;
     pub const BPF_F_ANY_ALIGNMENT: u32 = 1 << 1;
@@ -209,6 +210,4 @@ pub mod prog_flags {
     pub const BPF_F_XDP_HAS_FRAGS: u32 = 1 << 5;
     pub const BPF_F_XDP_DEV_BOUND_ONLY: u32 = 1 << 6;
     pub const BPF_F_TEST_REG_INVARIANTS: u32 = 1 << 7;
-    /// Shared with the map and BTF create flags.
-    pub const BPF_F_TOKEN_FD: u32 = 1 << 16;
 }

@@ -4,6 +4,7 @@
 
 use super::env::*;
 use super::errno::*;
+use crate::map::flags::BPF_F_TOKEN_FD;
 use crate::prog_type::ProgType;
 use crate::uapi::prog_flags::*;
 
