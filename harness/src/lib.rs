@@ -11,7 +11,7 @@ extern crate self as bpf_selftest;
 
 pub use bpf_isa as isa;
 // The model of the 7.3 load pipeline, by its modules' names.
-pub use bpf_model::{exec, fixups, jit, jit_disasm, load, map, prog_type, target, verifier, vmlinux_btf};
+pub use bpf_model::{exec, fixups, jit, jit_disasm, load, map, prog_type, target, uapi, verifier, vmlinux_btf};
 pub use bpf_selftest_macros::*;
 #[doc(hidden)]
 pub use inventory;

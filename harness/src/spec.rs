@@ -52,13 +52,10 @@ use crate::matcher::ExpectedMsgs;
 use crate::prog_type::{self, SecDef};
 use crate::target::Arch;
 
-pub const BPF_F_STRICT_ALIGNMENT: u32 = 1 << 0;
-pub const BPF_F_ANY_ALIGNMENT: u32 = 1 << 1;
-pub const BPF_F_TEST_RND_HI32: u32 = 1 << 2;
-pub const BPF_F_TEST_STATE_FREQ: u32 = 1 << 3;
-pub const BPF_F_SLEEPABLE: u32 = 1 << 4;
-pub const BPF_F_XDP_HAS_FRAGS: u32 = 1 << 5;
-pub const BPF_F_TEST_REG_INVARIANTS: u32 = 1 << 7;
+/// The load flags test_loader's `__flag()` tags name.
+pub use crate::uapi::prog_flags::{
+    BPF_F_ANY_ALIGNMENT, BPF_F_SLEEPABLE, BPF_F_STRICT_ALIGNMENT, BPF_F_TEST_REG_INVARIANTS, BPF_F_TEST_RND_HI32, BPF_F_TEST_STATE_FREQ, BPF_F_XDP_HAS_FRAGS,
+};
 
 /// `testing_prog_flags()` on a kernel that accepts both test flags.
 pub const TESTING_PROG_FLAGS: u32 = BPF_F_TEST_RND_HI32 | BPF_F_TEST_REG_INVARIANTS;

@@ -5,8 +5,15 @@
 use std::path::{Path, PathBuf};
 
 /// The crate's top modules by layer, from the bottom.
-const LAYERS: &[&[&str]] =
-    &[&["isa"], &["target", "prog_type", "map", "vmlinux_btf", "uapi"], &["verifier"], &["fixups"], &["jit", "jit_disasm"], &["exec"], &["load"]];
+const LAYERS: &[&[&str]] = &[
+    &["isa"],
+    &["target", "prog_type", "map", "vmlinux_btf", "uapi", "kernel_layout"],
+    &["verifier"],
+    &["fixups"],
+    &["jit", "jit_disasm"],
+    &["exec"],
+    &["load"],
+];
 
 fn layer_of(module: &str) -> Option<usize> {
     LAYERS.iter().position(|l| l.contains(&module))

@@ -158,16 +158,19 @@ pub const SK_LOOKUP: ProgType = ProgType(bpf_prog_type::SK_LOOKUP);
 pub const SYSCALL: ProgType = ProgType(bpf_prog_type::SYSCALL);
 
 /// Load flags (`prog_flags`) by the names test_loader's `__flag()` accepts.
-pub const PROG_FLAGS: &[(&str, &str, u32)] = &[
-    ("BPF_F_STRICT_ALIGNMENT", "strict_alignment", 1 << 0),
-    ("BPF_F_ANY_ALIGNMENT", "any_alignment", 1 << 1),
-    ("BPF_F_TEST_RND_HI32", "rnd_hi32", 1 << 2),
-    ("BPF_F_TEST_STATE_FREQ", "state_freq", 1 << 3),
-    ("BPF_F_SLEEPABLE", "sleepable", 1 << 4),
-    ("BPF_F_XDP_HAS_FRAGS", "xdp_has_frags", 1 << 5),
-    ("BPF_F_XDP_DEV_BOUND_ONLY", "xdp_dev_bound_only", 1 << 6),
-    ("BPF_F_TEST_REG_INVARIANTS", "reg_invariants", 1 << 7),
-];
+pub const PROG_FLAGS: &[(&str, &str, u32)] = {
+    use crate::uapi::prog_flags::*;
+    &[
+        ("BPF_F_STRICT_ALIGNMENT", "strict_alignment", BPF_F_STRICT_ALIGNMENT),
+        ("BPF_F_ANY_ALIGNMENT", "any_alignment", BPF_F_ANY_ALIGNMENT),
+        ("BPF_F_TEST_RND_HI32", "rnd_hi32", BPF_F_TEST_RND_HI32),
+        ("BPF_F_TEST_STATE_FREQ", "state_freq", BPF_F_TEST_STATE_FREQ),
+        ("BPF_F_SLEEPABLE", "sleepable", BPF_F_SLEEPABLE),
+        ("BPF_F_XDP_HAS_FRAGS", "xdp_has_frags", BPF_F_XDP_HAS_FRAGS),
+        ("BPF_F_XDP_DEV_BOUND_ONLY", "xdp_dev_bound_only", BPF_F_XDP_DEV_BOUND_ONLY),
+        ("BPF_F_TEST_REG_INVARIANTS", "reg_invariants", BPF_F_TEST_REG_INVARIANTS),
+    ]
+};
 
 /// A flag by its kernel name (`BPF_F_TEST_STATE_FREQ`) or short name (`state_freq`).
 pub fn prog_flag(name: &str) -> Option<u32> {
@@ -254,7 +257,7 @@ pub fn sec_def(sec: &str) -> Option<SecDef> {
     };
     let d = |t: ProgType| Some(SecDef { prog_type: t, attach_type: None, flags: 0 });
     let with = |t: ProgType, a: u32, f: u32| Some(SecDef { prog_type: t, attach_type: Some(a), flags: f });
-    const SLEEPABLE: u32 = 1 << 4;
+    use crate::uapi::prog_flags::{BPF_F_SLEEPABLE as SLEEPABLE, BPF_F_XDP_HAS_FRAGS};
     match (head, has_tail) {
         ("socket", _) => d(SOCKET_FILTER),
         ("tc" | "classifier", false) => d(SCHED_CLS),
@@ -265,7 +268,7 @@ pub fn sec_def(sec: &str) -> Option<SecDef> {
         },
         ("action", _) => d(SCHED_ACT),
         ("xdp", false) => with(XDP, at::XDP, 0),
-        ("xdp.frags", false) => with(XDP, at::XDP, 1 << 5),
+        ("xdp.frags", false) => with(XDP, at::XDP, BPF_F_XDP_HAS_FRAGS),
         ("raw_tp" | "raw_tracepoint", _) => d(RAW_TRACEPOINT),
         ("raw_tp.w" | "raw_tracepoint.w", _) => d(ProgType(pt::RAW_TRACEPOINT_WRITABLE)),
         ("raw_tp.s" | "raw_tracepoint.s", _) => Some(SecDef { prog_type: RAW_TRACEPOINT, attach_type: None, flags: SLEEPABLE }),

@@ -1,7 +1,137 @@
 //! Field offsets of the UAPI structs (`include/uapi/linux/bpf.h`) programs
-//! read through socket pointers: what the verifier's access checks allow,
-//! the fixups rewrite into loads of the kernel's own structs, and a test
-//! run lays out. Offsets are `i16`, as in an instruction's `off`.
+//! read through their ctx or through socket pointers: what the verifier's
+//! access checks allow, the fixups rewrite into loads of the kernel's own
+//! structs, and a test run lays out. Offsets are `i16`, as in an
+//! instruction's `off`.
+
+/// `struct __sk_buff`: u32 fields but where noted.
+pub mod __sk_buff {
+    pub const LEN: i16 = 0;
+    pub const PKT_TYPE: i16 = 4;
+    pub const MARK: i16 = 8;
+    pub const QUEUE_MAPPING: i16 = 12;
+    pub const PROTOCOL: i16 = 16;
+    pub const VLAN_PRESENT: i16 = 20;
+    pub const VLAN_TCI: i16 = 24;
+    pub const VLAN_PROTO: i16 = 28;
+    pub const PRIORITY: i16 = 32;
+    pub const INGRESS_IFINDEX: i16 = 36;
+    pub const IFINDEX: i16 = 40;
+    pub const TC_INDEX: i16 = 44;
+    /// `__u32 cb[5]`.
+    pub const CB: i16 = 48;
+    /// `offsetofend(struct __sk_buff, cb)`.
+    pub const CB_END: i16 = CB + 5 * 4;
+    pub const HASH: i16 = 68;
+    pub const TC_CLASSID: i16 = 72;
+    pub const DATA: i16 = 76;
+    pub const DATA_END: i16 = 80;
+    pub const NAPI_ID: i16 = 84;
+    pub const FAMILY: i16 = 88;
+    pub const REMOTE_IP4: i16 = 92;
+    pub const LOCAL_IP4: i16 = 96;
+    /// `__u32 remote_ip6[4]`.
+    pub const REMOTE_IP6: i16 = 100;
+    /// `__u32 local_ip6[4]`.
+    pub const LOCAL_IP6: i16 = 116;
+    pub const REMOTE_PORT: i16 = 132;
+    pub const LOCAL_PORT: i16 = 136;
+    pub const DATA_META: i16 = 140;
+    /// `struct bpf_flow_keys *`, 8 bytes.
+    pub const FLOW_KEYS: i16 = 144;
+    /// `__u64`.
+    pub const TSTAMP: i16 = 152;
+    pub const WIRE_LEN: i16 = 160;
+    pub const GSO_SEGS: i16 = 164;
+    /// `struct bpf_sock *`, 8 bytes.
+    pub const SK: i16 = 168;
+    pub const GSO_SIZE: i16 = 176;
+    /// `__u8`, then 24 bits of padding.
+    pub const TSTAMP_TYPE: i16 = 180;
+    /// `__u64`.
+    pub const HWTSTAMP: i16 = 184;
+    /// `sizeof(struct __sk_buff)`.
+    pub const SIZE: i16 = 192;
+}
+
+/// `struct bpf_sock_ops`: u32 fields but where noted.
+pub mod bpf_sock_ops {
+    pub const OP: i16 = 0;
+    /// `reply`, in a union with `__u32 args[4]` and `__u32 replylong[4]`.
+    pub const REPLY: i16 = 4;
+    pub const REPLYLONG: i16 = REPLY;
+    pub const FAMILY: i16 = 20;
+    pub const REMOTE_IP4: i16 = 24;
+    pub const LOCAL_IP4: i16 = 28;
+    /// `__u32 remote_ip6[4]`.
+    pub const REMOTE_IP6: i16 = 32;
+    /// `__u32 local_ip6[4]`.
+    pub const LOCAL_IP6: i16 = 48;
+    pub const REMOTE_PORT: i16 = 64;
+    pub const LOCAL_PORT: i16 = 68;
+    pub const IS_FULLSOCK: i16 = 72;
+    pub const SND_CWND: i16 = 76;
+    pub const SRTT_US: i16 = 80;
+    pub const BPF_SOCK_OPS_CB_FLAGS: i16 = 84;
+    pub const STATE: i16 = 88;
+    pub const RTT_MIN: i16 = 92;
+    pub const SND_SSTHRESH: i16 = 96;
+    pub const RCV_NXT: i16 = 100;
+    pub const SND_NXT: i16 = 104;
+    pub const SND_UNA: i16 = 108;
+    pub const MSS_CACHE: i16 = 112;
+    pub const ECN_FLAGS: i16 = 116;
+    pub const RATE_DELIVERED: i16 = 120;
+    pub const RATE_INTERVAL_US: i16 = 124;
+    pub const PACKETS_OUT: i16 = 128;
+    pub const RETRANS_OUT: i16 = 132;
+    pub const TOTAL_RETRANS: i16 = 136;
+    pub const SEGS_IN: i16 = 140;
+    pub const DATA_SEGS_IN: i16 = 144;
+    pub const SEGS_OUT: i16 = 148;
+    pub const DATA_SEGS_OUT: i16 = 152;
+    pub const LOST_OUT: i16 = 156;
+    pub const SACKED_OUT: i16 = 160;
+    pub const SK_TXHASH: i16 = 164;
+    /// `__u64`.
+    pub const BYTES_RECEIVED: i16 = 168;
+    /// `__u64`.
+    pub const BYTES_ACKED: i16 = 176;
+    /// `struct bpf_sock *`, 8 bytes.
+    pub const SK: i16 = 184;
+    /// `void *`, 8 bytes.
+    pub const SKB_DATA: i16 = 192;
+    /// `void *`, 8 bytes.
+    pub const SKB_DATA_END: i16 = 200;
+    pub const SKB_LEN: i16 = 208;
+    pub const SKB_TCP_FLAGS: i16 = 212;
+    /// `__u64`.
+    pub const SKB_HWTSTAMP: i16 = 216;
+    /// `sizeof(struct bpf_sock_ops)`.
+    pub const SIZE: i16 = 224;
+}
+
+/// `struct bpf_sk_lookup`: u32 fields but where noted.
+pub mod bpf_sk_lookup {
+    /// `struct bpf_sock *sk`, in a union with `__u64 cookie`.
+    pub const SK: i16 = 0;
+    pub const FAMILY: i16 = 8;
+    pub const PROTOCOL: i16 = 12;
+    pub const REMOTE_IP4: i16 = 16;
+    /// `__u32 remote_ip6[4]`.
+    pub const REMOTE_IP6: i16 = 20;
+    /// `__be16 remote_port`, then 16 bits of zero padding.
+    pub const REMOTE_PORT: i16 = 36;
+    /// The zero padding after `remote_port`.
+    pub const REMOTE_PORT_PAD: i16 = 38;
+    pub const LOCAL_IP4: i16 = 40;
+    /// `__u32 local_ip6[4]`.
+    pub const LOCAL_IP6: i16 = 44;
+    pub const LOCAL_PORT: i16 = 60;
+    pub const INGRESS_IFINDEX: i16 = 64;
+    /// `sizeof(struct bpf_sk_lookup)`.
+    pub const SIZE: i16 = 72;
+}
 
 /// `struct bpf_sock`.
 pub mod bpf_sock {
@@ -67,4 +197,17 @@ pub mod bpf_xdp_sock {
     pub const QUEUE_ID: i16 = 0;
     /// `offsetofend(struct bpf_xdp_sock, queue_id)`: the size.
     pub const SIZE: i16 = 4;
+}
+
+/// `BPF_PROG_LOAD`'s `prog_flags` (and `BPF_F_TOKEN_FD`, which it shares
+/// with `map_flags`: [`crate::map::flags`]).
+pub mod prog_flags {
+    pub const BPF_F_STRICT_ALIGNMENT: u32 = 1 << 0;
+    pub const BPF_F_ANY_ALIGNMENT: u32 = 1 << 1;
+    pub const BPF_F_TEST_RND_HI32: u32 = 1 << 2;
+    pub const BPF_F_TEST_STATE_FREQ: u32 = 1 << 3;
+    pub const BPF_F_SLEEPABLE: u32 = 1 << 4;
+    pub const BPF_F_XDP_HAS_FRAGS: u32 = 1 << 5;
+    pub const BPF_F_XDP_DEV_BOUND_ONLY: u32 = 1 << 6;
+    pub const BPF_F_TEST_REG_INVARIANTS: u32 = 1 << 7;
 }

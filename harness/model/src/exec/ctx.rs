@@ -22,10 +22,8 @@ use super::maps::errno::*;
 use super::mem::{Addr, RegionKind};
 use super::{ExecError, ExecProgram, Runtime, TestRunOutput};
 use crate::prog_type::ProgType;
-use crate::uapi::bpf_sock;
+use crate::uapi::{__sk_buff, bpf_sk_lookup, bpf_sock};
 
-/// `sizeof(struct __sk_buff)`.
-pub const SK_BUFF_SIZE: usize = 192;
 /// `sizeof(struct xdp_md)`.
 pub const XDP_MD_SIZE: usize = 24;
 pub const ETH_HLEN: usize = 14;
@@ -48,32 +46,6 @@ const LOOPBACK_IFINDEX: u32 = 1;
 /// `PAGE_SIZE`: `bpf_test_init` refuses larger packets (no head- or
 /// tailroom for flow dissector runs).
 const PAGE_SIZE: usize = 4096;
-
-/// `struct __sk_buff` field offsets.
-pub mod skb {
-    pub const LEN: usize = 0;
-    pub const PKT_TYPE: usize = 4;
-    pub const MARK: usize = 8;
-    pub const PROTOCOL: usize = 16;
-    pub const PRIORITY: usize = 32;
-    pub const INGRESS_IFINDEX: usize = 36;
-    pub const IFINDEX: usize = 40;
-    pub const CB: usize = 48;
-    pub const HASH: usize = 68;
-    pub const DATA: usize = 76;
-    pub const DATA_END: usize = 80;
-    pub const FAMILY: usize = 88;
-    pub const REMOTE_IP4: usize = 92;
-    pub const LOCAL_IP4: usize = 96;
-    pub const DATA_META: usize = 140;
-    pub const FLOW_KEYS: usize = 144;
-    pub const TSTAMP: usize = 152;
-    pub const WIRE_LEN: usize = 160;
-    pub const GSO_SEGS: usize = 164;
-    pub const SK: usize = 168;
-    pub const GSO_SIZE: usize = 176;
-    pub const HWTSTAMP: usize = 184;
-}
 
 /// What the ctx region is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -134,7 +106,7 @@ struct KViewKnown {
 }
 
 /// The kernel's object behind a ctx (`struct sk_buff` or `struct
-/// xdp_buff` at the Debian 7.3 offsets of `fixups::ctx_access::layout`),
+/// xdp_buff` at the Debian 7.3 offsets of `kernel_layout`),
 /// kept in step with the uapi view the helpers and the test run use:
 /// refreshed from it at the start and after every call, written back
 /// before every call and at the end. Only the fields a test run fills are
@@ -156,9 +128,6 @@ pub(crate) struct KView {
 
 /// Room for `struct sock` up to `sk_type`.
 const SOCK_SIZE: usize = 1024;
-/// `offsetof(struct sock, sk_socket)` in 7.3 on x86_64 and arm64 (their
-/// verifier logs type the load at 288 `ptr_socket`).
-const SOCK_SK_SOCKET: i16 = 288;
 
 /// Room for `struct sk_buff` (232 bytes on 7.3 x86-64/arm64).
 const KVIEW_SIZE: usize = 256;
@@ -224,8 +193,8 @@ pub(crate) fn ctx_access_lower_bound(insns: &[bpf_isa::Insn]) -> u32 {
     bound
 }
 
-/// The bytes of the `len`-byte `struct bpf_sock` field at `off`.
-fn sock_field(off: i16, len: usize) -> std::ops::Range<usize> {
+/// The bytes of the `len`-byte field at `off` of a uapi struct.
+fn uapi_field(off: i16, len: usize) -> std::ops::Range<usize> {
     off as usize..off as usize + len
 }
 
@@ -352,10 +321,10 @@ impl Runtime {
 
     /// Creates the kernel's object behind the ctx; its address.
     fn kview_build(&mut self, kind: CtxKind) -> Result<Addr, ExecError> {
-        if crate::fixups::ctx_access::layout::for_arch(self.opts.arch).is_none() {
+        if crate::kernel_layout::for_arch(self.opts.arch).is_none() {
             return Err(ExecError::Unsupported(format!("the kernel's ctx objects on {} (no measured layout)", self.opts.arch)));
         }
-        let lay = crate::fixups::ctx_access::layout::for_arch(self.opts.arch).expect("checked");
+        let lay = crate::kernel_layout::for_arch(self.opts.arch).expect("checked");
         let mut dev = vec![0u8; NET_DEVICE_SIZE];
         put_u32(&mut dev, lay.net_device_ifindex as usize, LOOPBACK_IFINDEX);
         let dev = self.alloc(RegionKind::Object, dev)?;
@@ -391,33 +360,33 @@ impl Runtime {
     /// The kernel's `struct sock` of the dummy socket (`struct bpf_sock`
     /// view at `env.sk`), read-only, with the fields `bpf_sock`'s
     /// conversions read.
-    fn kernel_sock(&mut self, lay: &crate::fixups::ctx_access::layout::KernelLayout) -> Result<Addr, ExecError> {
+    fn kernel_sock(&mut self, lay: &crate::kernel_layout::KernelLayout) -> Result<Addr, ExecError> {
         use bpf_sock::*;
         let u = self.mem.read(self.env.sk, bpf_sock::SIZE as usize).map_err(|f| ExecError::Unsupported(format!("ctx view: {f}")))?.to_vec();
         let mut k = vec![0u8; SOCK_SIZE];
         let mut put = |off: i16, b: &[u8]| k[off as usize..off as usize + b.len()].copy_from_slice(b);
         let (c, s) = (&lay.sock_common, &lay.sock);
-        put(c.skc_daddr, &u[sock_field(DST_IP4, 4)]);
-        put(c.skc_rcv_saddr, &u[sock_field(SRC_IP4, 4)]);
-        put(c.skc_dport, &u[sock_field(DST_PORT, 2)]);
-        put(c.skc_num, &u[sock_field(SRC_PORT, 2)]);
-        put(c.skc_family, &u[sock_field(FAMILY, 2)]);
-        put(c.skc_state, &u[sock_field(STATE, 1)]);
-        put(c.skc_v6_daddr, &u[sock_field(DST_IP6, 16)]);
-        put(c.skc_v6_rcv_saddr, &u[sock_field(SRC_IP6, 16)]);
-        put(s.sk_bound_dev_if, &u[sock_field(BOUND_DEV_IF, 4)]);
+        put(c.skc_daddr, &u[uapi_field(DST_IP4, 4)]);
+        put(c.skc_rcv_saddr, &u[uapi_field(SRC_IP4, 4)]);
+        put(c.skc_dport, &u[uapi_field(DST_PORT, 2)]);
+        put(c.skc_num, &u[uapi_field(SRC_PORT, 2)]);
+        put(c.skc_family, &u[uapi_field(FAMILY, 2)]);
+        put(c.skc_state, &u[uapi_field(STATE, 1)]);
+        put(c.skc_v6_daddr, &u[uapi_field(DST_IP6, 16)]);
+        put(c.skc_v6_rcv_saddr, &u[uapi_field(SRC_IP6, 16)]);
+        put(s.sk_bound_dev_if, &u[uapi_field(BOUND_DEV_IF, 4)]);
         // NO_QUEUE_MAPPING, which the conversion turns into -1
-        put(s.sk_rx_queue_mapping, &u[sock_field(RX_QUEUE_MAPPING, 2)]);
-        put(s.sk_priority, &u[sock_field(PRIORITY, 4)]);
-        put(s.sk_mark, &u[sock_field(MARK, 4)]);
-        put(s.sk_protocol, &u[sock_field(PROTOCOL, 2)]);
-        put(s.sk_type, &u[sock_field(TYPE, 2)]);
+        put(s.sk_rx_queue_mapping, &u[uapi_field(RX_QUEUE_MAPPING, 2)]);
+        put(s.sk_priority, &u[uapi_field(PRIORITY, 4)]);
+        put(s.sk_mark, &u[uapi_field(MARK, 4)]);
+        put(s.sk_protocol, &u[uapi_field(PROTOCOL, 2)]);
+        put(s.sk_type, &u[uapi_field(TYPE, 2)]);
         self.mem.alloc(RegionKind::Object, k, true).map_err(|f| ExecError::Unsupported(format!("ctx view: {f}")))
     }
 
     /// The byte ranges of the dummy socket's `struct sock` a load may read.
     fn sock_known(&self) -> Known {
-        let Some(lay) = crate::fixups::ctx_access::layout::for_arch(self.opts.arch) else {
+        let Some(lay) = crate::kernel_layout::for_arch(self.opts.arch) else {
             return Known::default();
         };
         let (c, s) = (&lay.sock_common, &lay.sock);
@@ -439,13 +408,13 @@ impl Runtime {
             f(s.sk_type, 2),
             // sk_socket: NULL, as sock_init_data(NULL, sk) leaves the
             // test run's dummy socket (the region is zeroed)
-            f(SOCK_SK_SOCKET, 8),
+            f(s.sk_socket, 8),
         ])
     }
 
     /// The byte ranges of the kernel's `struct skb_shared_info` a load may read.
     fn shinfo_known(&self) -> Known {
-        crate::fixups::ctx_access::layout::for_arch(self.opts.arch).map_or(Known::default(), |l| {
+        crate::kernel_layout::for_arch(self.opts.arch).map_or(Known::default(), |l| {
             let i = &l.shinfo;
             Known::of(&[
                 (i.gso_size as usize, i.gso_size as usize + 2),
@@ -458,7 +427,7 @@ impl Runtime {
     /// The byte ranges of the kernel object a load may read: those the
     /// model fills (`None`: not a kernel view).
     fn kview_known(&self, kind: CtxKind) -> Known {
-        let Some(lay) = crate::fixups::ctx_access::layout::for_arch(self.opts.arch) else {
+        let Some(lay) = crate::kernel_layout::for_arch(self.opts.arch) else {
             return Known::default();
         };
         match kind {
@@ -538,7 +507,7 @@ impl Runtime {
     /// Kernel object <- uapi view and packet.
     pub(crate) fn kview_refresh(&mut self) -> Result<(), ExecError> {
         let (Some(kv), Some(c)) = (self.env.kview, self.env.ctx) else { return Ok(()) };
-        let lay = crate::fixups::ctx_access::layout::for_arch(self.opts.arch).expect("built with a layout");
+        let lay = crate::kernel_layout::for_arch(self.opts.arch).expect("built with a layout");
         let p = self.env.pkt.unwrap_or_default();
         let uf = |e: super::mem::Fault| ExecError::Unsupported(format!("ctx view: {e}"));
         let u = self.mem.read(c.addr, c.len).map_err(uf)?.to_vec();
@@ -552,23 +521,23 @@ impl Runtime {
                 let cb = s.cb;
                 put(&mut k, s.dev, &kv.dev.to_le_bytes());
                 put(&mut k, s.sk, &kv.sock.to_le_bytes());
-                put(&mut k, s.tstamp, &u[skb::TSTAMP..skb::TSTAMP + 8]);
-                put(&mut k, cb + s.qdisc_pkt_len, &u[skb::WIRE_LEN..skb::WIRE_LEN + 4]);
-                put(&mut k, cb + s.qdisc_tc_classid, &u[72..74]);
-                put(&mut k, cb + s.qdisc_data, &u[skb::CB..skb::CB + 20]);
+                put(&mut k, s.tstamp, &u[uapi_field(__sk_buff::TSTAMP, 8)]);
+                put(&mut k, cb + s.qdisc_pkt_len, &u[uapi_field(__sk_buff::WIRE_LEN, 4)]);
+                put(&mut k, cb + s.qdisc_tc_classid, &u[uapi_field(__sk_buff::TC_CLASSID, 2)]);
+                put(&mut k, cb + s.qdisc_data, &u[uapi_field(__sk_buff::CB, 20)]);
                 put(&mut k, cb + s.cb_data_meta, &(p.buf + p.meta).to_le_bytes());
                 put(&mut k, cb + s.cb_data_end, &(p.buf + p.data_end).to_le_bytes());
-                put(&mut k, s.len, &u[skb::LEN..skb::LEN + 4]);
+                put(&mut k, s.len, &u[uapi_field(__sk_buff::LEN, 4)]);
                 put(&mut k, s.data_len, &(self.env.frags.len() as u32).to_le_bytes());
-                put(&mut k, s.queue_mapping, &u[12..14]);
+                put(&mut k, s.queue_mapping, &u[uapi_field(__sk_buff::QUEUE_MAPPING, 2)]);
                 let pt = s.pkt_type_offset as usize;
-                k[pt] = (k[pt] & !(s.pkt_type_max as u8)) | (u[skb::PKT_TYPE] & s.pkt_type_max as u8);
-                put(&mut k, s.tc_index, &u[44..46]);
-                put(&mut k, s.skb_iif, &u[skb::INGRESS_IFINDEX..skb::INGRESS_IFINDEX + 4]);
-                put(&mut k, s.priority, &u[skb::PRIORITY..skb::PRIORITY + 4]);
-                put(&mut k, s.hash, &u[skb::HASH..skb::HASH + 4]);
-                put(&mut k, s.mark, &u[skb::MARK..skb::MARK + 4]);
-                put(&mut k, s.protocol, &u[skb::PROTOCOL..skb::PROTOCOL + 2]);
+                k[pt] = (k[pt] & !(s.pkt_type_max as u8)) | (u[__sk_buff::PKT_TYPE as usize] & s.pkt_type_max as u8);
+                put(&mut k, s.tc_index, &u[uapi_field(__sk_buff::TC_INDEX, 2)]);
+                put(&mut k, s.skb_iif, &u[uapi_field(__sk_buff::INGRESS_IFINDEX, 4)]);
+                put(&mut k, s.priority, &u[uapi_field(__sk_buff::PRIORITY, 4)]);
+                put(&mut k, s.hash, &u[uapi_field(__sk_buff::HASH, 4)]);
+                put(&mut k, s.mark, &u[uapi_field(__sk_buff::MARK, 4)]);
+                put(&mut k, s.protocol, &u[uapi_field(__sk_buff::PROTOCOL, 2)]);
                 // a test run's skb has no transport header: build_skb leaves
                 // it ~0 (read back from 7.3 on x86_64 and arm64)
                 put(&mut k, s.transport_header, &u16::MAX.to_le_bytes());
@@ -589,9 +558,9 @@ impl Runtime {
                     let i = &lay.shinfo;
                     let mut info = self.mem.read(shinfo, SKB_SHINFO_SIZE).map_err(uf)?.to_vec();
                     let at = |o: i16| o as usize;
-                    info[at(i.gso_segs)..at(i.gso_segs) + 2].copy_from_slice(&u[skb::GSO_SEGS..skb::GSO_SEGS + 2]);
-                    info[at(i.gso_size)..at(i.gso_size) + 2].copy_from_slice(&u[skb::GSO_SIZE..skb::GSO_SIZE + 2]);
-                    info[at(i.hwtstamps)..at(i.hwtstamps) + 8].copy_from_slice(&u[skb::HWTSTAMP..skb::HWTSTAMP + 8]);
+                    info[at(i.gso_segs)..at(i.gso_segs) + 2].copy_from_slice(&u[uapi_field(__sk_buff::GSO_SEGS, 2)]);
+                    info[at(i.gso_size)..at(i.gso_size) + 2].copy_from_slice(&u[uapi_field(__sk_buff::GSO_SIZE, 2)]);
+                    info[at(i.hwtstamps)..at(i.hwtstamps) + 8].copy_from_slice(&u[uapi_field(__sk_buff::HWTSTAMP, 8)]);
                     self.mem.write_kernel(shinfo, &info).map_err(uf)?;
                 }
             }
@@ -614,21 +583,21 @@ impl Runtime {
         if kv.kind != CtxKind::SkBuff {
             return Ok(());
         }
-        let lay = crate::fixups::ctx_access::layout::for_arch(self.opts.arch).expect("built with a layout");
+        let lay = crate::kernel_layout::for_arch(self.opts.arch).expect("built with a layout");
         let s = &lay.sk_buff;
         let uf = |e: super::mem::Fault| ExecError::Unsupported(format!("ctx view: {e}"));
         let k = self.mem.read(kv.addr, KVIEW_SIZE).map_err(uf)?.to_vec();
         let mut u = self.mem.read(c.addr, c.len).map_err(uf)?.to_vec();
         let get = |off: i16, n: usize| k[off as usize..off as usize + n].to_vec();
-        let mut set = |at: usize, b: Vec<u8>| u[at..at + b.len()].copy_from_slice(&b);
-        set(skb::MARK, get(s.mark, 4));
-        set(skb::PRIORITY, get(s.priority, 4));
-        set(skb::HASH, get(s.hash, 4));
-        set(skb::TSTAMP, get(s.tstamp, 8));
-        set(12, get(s.queue_mapping, 2));
-        set(44, get(s.tc_index, 2));
-        set(skb::CB, get(s.cb + s.qdisc_data, 20));
-        set(72, get(s.cb + s.qdisc_tc_classid, 2));
+        let mut set = |at: i16, b: Vec<u8>| u[uapi_field(at, b.len())].copy_from_slice(&b);
+        set(__sk_buff::MARK, get(s.mark, 4));
+        set(__sk_buff::PRIORITY, get(s.priority, 4));
+        set(__sk_buff::HASH, get(s.hash, 4));
+        set(__sk_buff::TSTAMP, get(s.tstamp, 8));
+        set(__sk_buff::QUEUE_MAPPING, get(s.queue_mapping, 2));
+        set(__sk_buff::TC_INDEX, get(s.tc_index, 2));
+        set(__sk_buff::CB, get(s.cb + s.qdisc_data, 20));
+        set(__sk_buff::TC_CLASSID, get(s.cb + s.qdisc_tc_classid, 2));
         self.mem.write_kernel(c.addr, &u).map_err(uf)
     }
 
@@ -712,8 +681,8 @@ impl Runtime {
         if !(ETH_HLEN..=PAGE_SIZE).contains(&size) {
             return Err(ExecError::TestRun(EINVAL));
         }
-        let lay = crate::fixups::ctx_access::layout::for_arch(self.opts.arch)
-            .ok_or_else(|| ExecError::Unsupported(format!("struct bpf_flow_dissector on {}", self.opts.arch)))?;
+        let lay =
+            crate::kernel_layout::for_arch(self.opts.arch).ok_or_else(|| ExecError::Unsupported(format!("struct bpf_flow_dissector on {}", self.opts.arch)))?;
         let user_ctx = Self::bpf_ctx_init(input, FLOW_KEYS_SIZE)?;
         let mut flags = 0;
         if let Some(u) = &user_ctx {
@@ -756,44 +725,43 @@ impl Runtime {
     /// drops without selecting a socket), the ctx handed back with its
     /// cookie 0 (no socket is selected: the model has none to give).
     fn run_sk_lookup(&mut self, input: &TestRunInput) -> Result<TestRunOutput, ExecError> {
-        const SK_LOOKUP_SIZE: usize = 72;
-        const LOCAL_PORT_END: usize = 64;
+        use bpf_sk_lookup::*;
         const AF_INET: u32 = 2;
         const AF_INET6: u32 = 10;
         if !input.data.is_empty() || input.data_out_size > 0 {
             return Err(ExecError::TestRun(EINVAL));
         }
-        let lay = crate::fixups::ctx_access::layout::for_arch(self.opts.arch)
-            .ok_or_else(|| ExecError::Unsupported(format!("struct bpf_sk_lookup_kern on {}", self.opts.arch)))?;
-        let Some(mut u) = Self::bpf_ctx_init(input, SK_LOOKUP_SIZE)? else {
+        let lay =
+            crate::kernel_layout::for_arch(self.opts.arch).ok_or_else(|| ExecError::Unsupported(format!("struct bpf_sk_lookup_kern on {}", self.opts.arch)))?;
+        let Some(mut u) = Self::bpf_ctx_init(input, SIZE as usize)? else {
             return Err(ExecError::TestRun(EINVAL));
         };
-        if !zero(&u[0..8]) || !zero(&u[LOCAL_PORT_END..]) {
+        if !zero(&u[uapi_field(SK, 8)]) || !zero(&u[uapi_field(LOCAL_PORT, 4).end..]) {
             return Err(ExecError::TestRun(EINVAL));
         }
-        let local_port = get_u32(&u, 60);
+        let local_port = get_u32(&u, LOCAL_PORT as usize);
         if local_port > u16::MAX as u32 {
             return Err(ExecError::TestRun(ERANGE));
         }
-        let family = get_u32(&u, 8) as u16;
+        let family = get_u32(&u, FAMILY as usize) as u16;
         let k = &lay.sk_lookup_kern;
         let mut kern = vec![0u8; 48];
         let put16 = |b: &mut Vec<u8>, off: i16, v: u16| b[off as usize..off as usize + 2].copy_from_slice(&v.to_le_bytes());
         put16(&mut kern, k.family, family);
-        put16(&mut kern, k.protocol, get_u32(&u, 12) as u16);
+        put16(&mut kern, k.protocol, get_u32(&u, PROTOCOL as usize) as u16);
         // remote_port is already big-endian in the low half
-        put16(&mut kern, k.sport, u16::from_le_bytes([u[36], u[37]]));
+        put16(&mut kern, k.sport, u16::from_le_bytes([u[REMOTE_PORT as usize], u[REMOTE_PORT as usize + 1]]));
         put16(&mut kern, k.dport, local_port as u16);
         match family as u32 {
             AF_INET => {
-                kern[k.v4_saddr as usize..k.v4_saddr as usize + 4].copy_from_slice(&u[16..20]);
-                kern[k.v4_daddr as usize..k.v4_daddr as usize + 4].copy_from_slice(&u[40..44]);
+                kern[k.v4_saddr as usize..k.v4_saddr as usize + 4].copy_from_slice(&u[uapi_field(REMOTE_IP4, 4)]);
+                kern[k.v4_daddr as usize..k.v4_daddr as usize + 4].copy_from_slice(&u[uapi_field(LOCAL_IP4, 4)]);
             }
             AF_INET6 => {
                 // pointers into the kernel's copy of the user's ctx
                 let copy = self.alloc(RegionKind::Object, u.clone())?;
-                kern[k.v6_saddr as usize..k.v6_saddr as usize + 8].copy_from_slice(&(copy + 20).to_le_bytes());
-                kern[k.v6_daddr as usize..k.v6_daddr as usize + 8].copy_from_slice(&(copy + 44).to_le_bytes());
+                kern[k.v6_saddr as usize..k.v6_saddr as usize + 8].copy_from_slice(&(copy + REMOTE_IP6 as u64).to_le_bytes());
+                kern[k.v6_daddr as usize..k.v6_daddr as usize + 8].copy_from_slice(&(copy + LOCAL_IP6 as u64).to_le_bytes());
             }
             _ => return Err(ExecError::TestRun(97)), // EAFNOSUPPORT
         }
@@ -807,7 +775,7 @@ impl Runtime {
         }
         // SK_DROP without a selection drops; anything else passes
         let retval = u32::from(ret != 0);
-        u[0..8].fill(0);
+        u[uapi_field(SK, 8)].fill(0);
         self.output(retval, Vec::new(), Some(u), input)
     }
 
@@ -843,16 +811,16 @@ impl Runtime {
         }
         let user_ctx = match &input.ctx {
             Some(c) if !c.is_empty() => {
-                check_uarg_tail_zero(c, SK_BUFF_SIZE)?;
+                check_uarg_tail_zero(c, __sk_buff::SIZE as usize)?;
                 let mut full = c.clone();
-                full.resize(SK_BUFF_SIZE, 0);
+                full.resize(__sk_buff::SIZE as usize, 0);
                 Some(full)
             }
             _ => None,
         };
         // `data_end` in the ctx asks for a non-linear skb: that much linear
         // data (at least the MAC header), the rest in page fragments
-        let linear = match user_ctx.as_ref().map(|u| get_u32(u, skb::DATA_END)).filter(|&d| d != 0) {
+        let linear = match user_ctx.as_ref().map(|u| get_u32(u, __sk_buff::DATA_END as usize)).filter(|&d| d != 0) {
             Some(_) if matches!(ty, 10 | 11 | 12 | 19) => return Err(ExecError::TestRun(EINVAL)),
             Some(d) if d as usize > size => return Err(ExecError::TestRun(EINVAL)),
             Some(d) => (d as usize).max(ETH_HLEN),
@@ -906,16 +874,16 @@ impl Runtime {
                     return Err(ExecError::TestRun(EINVAL));
                 }
                 put_u32(&mut sk, bpf_sock::FAMILY as usize, 2); // AF_INET
-                sk[sock_field(bpf_sock::SRC_IP4, 4)].copy_from_slice(&net[12..16]); // sk_rcv_saddr = saddr
-                sk[sock_field(bpf_sock::DST_IP4, 4)].copy_from_slice(&net[16..20]); // sk_daddr = daddr
+                sk[uapi_field(bpf_sock::SRC_IP4, 4)].copy_from_slice(&net[12..16]); // sk_rcv_saddr = saddr
+                sk[uapi_field(bpf_sock::DST_IP4, 4)].copy_from_slice(&net[16..20]); // sk_daddr = daddr
             }
             0x86dd => {
                 if net.len() < 40 {
                     return Err(ExecError::TestRun(EINVAL));
                 }
                 put_u32(&mut sk, bpf_sock::FAMILY as usize, 10); // AF_INET6
-                sk[sock_field(bpf_sock::SRC_IP6, 16)].copy_from_slice(&net[8..24]);
-                sk[sock_field(bpf_sock::DST_IP6, 16)].copy_from_slice(&net[24..40]);
+                sk[uapi_field(bpf_sock::SRC_IP6, 16)].copy_from_slice(&net[8..24]);
+                sk[uapi_field(bpf_sock::DST_IP6, 16)].copy_from_slice(&net[24..40]);
             }
             _ => {}
         }
@@ -923,43 +891,57 @@ impl Runtime {
         self.env.sk = sk_addr;
 
         // struct __sk_buff as the verifier's conversions would read the skb
-        let mut c = vec![0u8; SK_BUFF_SIZE];
-        put_u32(&mut c, skb::PKT_TYPE, pkt_type);
-        c[skb::PROTOCOL..skb::PROTOCOL + 2].copy_from_slice(&proto);
-        put_u32(&mut c, skb::IFINDEX, LOOPBACK_IFINDEX);
-        c[skb::FAMILY..skb::FAMILY + 4].copy_from_slice(&sk[sock_field(bpf_sock::FAMILY, 4)]);
-        c[skb::REMOTE_IP4..skb::REMOTE_IP4 + 4].copy_from_slice(&sk[sock_field(bpf_sock::DST_IP4, 4)]);
-        c[skb::LOCAL_IP4..skb::LOCAL_IP4 + 4].copy_from_slice(&sk[sock_field(bpf_sock::SRC_IP4, 4)]);
-        c[100..116].copy_from_slice(&sk[sock_field(bpf_sock::DST_IP6, 16)]); // remote_ip6
-        c[116..132].copy_from_slice(&sk[sock_field(bpf_sock::SRC_IP6, 16)]); // local_ip6
+        let mut c = vec![0u8; __sk_buff::SIZE as usize];
+        put_u32(&mut c, __sk_buff::PKT_TYPE as usize, pkt_type);
+        c[uapi_field(__sk_buff::PROTOCOL, 2)].copy_from_slice(&proto);
+        put_u32(&mut c, __sk_buff::IFINDEX as usize, LOOPBACK_IFINDEX);
+        c[uapi_field(__sk_buff::FAMILY, 4)].copy_from_slice(&sk[uapi_field(bpf_sock::FAMILY, 4)]);
+        c[uapi_field(__sk_buff::REMOTE_IP4, 4)].copy_from_slice(&sk[uapi_field(bpf_sock::DST_IP4, 4)]);
+        c[uapi_field(__sk_buff::LOCAL_IP4, 4)].copy_from_slice(&sk[uapi_field(bpf_sock::SRC_IP4, 4)]);
+        c[uapi_field(__sk_buff::REMOTE_IP6, 16)].copy_from_slice(&sk[uapi_field(bpf_sock::DST_IP6, 16)]);
+        c[uapi_field(__sk_buff::LOCAL_IP6, 16)].copy_from_slice(&sk[uapi_field(bpf_sock::SRC_IP6, 16)]);
         if let Some(u) = &user_ctx {
             // convert___skb_to_skb: only these fields may be set
-            let allowed: &[(usize, usize)] =
-                &[(8, 12), (32, 36), (36, 40), (40, 44), (48, 68), (80, 84), (152, 160), (160, 164), (164, 168), (176, 180), (184, 192)];
-            let stray = u.iter().enumerate().any(|(i, &b)| b != 0 && !allowed.iter().any(|&(a, e)| (a..e).contains(&i)));
+            use __sk_buff::{CB, DATA_END, GSO_SEGS, GSO_SIZE, HWTSTAMP, IFINDEX, INGRESS_IFINDEX, MARK, PRIORITY, TSTAMP, WIRE_LEN};
+            let allowed = [
+                (MARK, 4),
+                (PRIORITY, 4),
+                (INGRESS_IFINDEX, 4),
+                (IFINDEX, 4),
+                (CB, 20),
+                (DATA_END, 4),
+                (TSTAMP, 8),
+                (WIRE_LEN, 4),
+                (GSO_SEGS, 4),
+                (GSO_SIZE, 4),
+                (HWTSTAMP, 8),
+            ]
+            .map(|(off, len)| uapi_field(off, len));
+            let stray = u.iter().enumerate().any(|(i, &b)| b != 0 && !allowed.iter().any(|f| f.contains(&i)));
             if stray {
                 return Err(ExecError::TestRun(EINVAL));
             }
-            let ifindex = get_u32(u, skb::IFINDEX);
+            let ifindex = get_u32(u, __sk_buff::IFINDEX as usize);
             if ifindex > LOOPBACK_IFINDEX {
                 // only the loopback exists in the test run's namespace
                 return Err(ExecError::TestRun(19)); // ENODEV
             }
-            for (a, b) in [(8, 12), (32, 36), (36, 40), (48, 68), (152, 160), (164, 168), (176, 180), (184, 192)] {
-                c[a..b].copy_from_slice(&u[a..b]);
+            for (off, len) in [(MARK, 4), (PRIORITY, 4), (INGRESS_IFINDEX, 4), (CB, 20), (TSTAMP, 8), (GSO_SEGS, 4), (GSO_SIZE, 4), (HWTSTAMP, 8)] {
+                let f = uapi_field(off, len);
+                c[f.clone()].copy_from_slice(&u[f]);
             }
             let pkt_len = (end - data) as u32 + self.env.frags.len() as u32;
-            let wire = get_u32(u, skb::WIRE_LEN);
+            let wire = get_u32(u, __sk_buff::WIRE_LEN as usize);
             if wire != 0 && (wire < pkt_len || wire > 65536) {
                 return Err(ExecError::TestRun(EINVAL));
             }
-            put_u32(&mut c, skb::WIRE_LEN, if wire == 0 { pkt_len } else { wire });
-            if get_u32(u, skb::GSO_SEGS) > 65535 {
+            put_u32(&mut c, __sk_buff::WIRE_LEN as usize, if wire == 0 { pkt_len } else { wire });
+            if get_u32(u, __sk_buff::GSO_SEGS as usize) > 65535 {
                 return Err(ExecError::TestRun(EINVAL));
             }
         }
         let ctx = self.alloc(RegionKind::Ctx, c)?;
-        self.env.ctx = Some(Ctx { addr: ctx, len: SK_BUFF_SIZE, kind: CtxKind::SkBuff });
+        self.env.ctx = Some(Ctx { addr: ctx, len: __sk_buff::SIZE as usize, kind: CtxKind::SkBuff });
         self.sync_skb_len()?;
 
         let retval = self.start(ctx)?;
@@ -973,7 +955,7 @@ impl Runtime {
             full.extend_from_slice(&out);
             out = full;
         }
-        let ctx_out = user_ctx.is_some().then(|| self.mem.read(ctx, SK_BUFF_SIZE).map(<[u8]>::to_vec).unwrap_or_default());
+        let ctx_out = user_ctx.is_some().then(|| self.mem.read(ctx, __sk_buff::SIZE as usize).map(<[u8]>::to_vec).unwrap_or_default());
         self.output(retval, out, ctx_out, input)
     }
 
@@ -983,7 +965,7 @@ impl Runtime {
             && c.kind == CtxKind::SkBuff
         {
             self.mem
-                .store_kernel(c.addr + skb::LEN as u64, 4, p.data_end - p.data + self.env.frags.len() as u64)
+                .store_kernel(c.addr + __sk_buff::LEN as u64, 4, p.data_end - p.data + self.env.frags.len() as u64)
                 .map_err(|f| ExecError::Unsupported(format!("{f}")))?;
         }
         Ok(())
@@ -1032,13 +1014,15 @@ impl Runtime {
         if off >= c.len {
             return None;
         }
+        // the fields below are at uapi offsets, i16s
+        let off = i16::try_from(off).ok()?;
         let p = self.env.pkt;
         match (c.kind, off, size) {
-            (CtxKind::SkBuff, skb::DATA, 4) => p.map(|p| p.buf + p.data),
-            (CtxKind::SkBuff, skb::DATA_END, 4) => p.map(|p| p.buf + p.data_end),
-            (CtxKind::SkBuff, skb::DATA_META, 4) => p.map(|p| p.buf + p.meta),
-            (CtxKind::SkBuff, skb::FLOW_KEYS, 8) => Some(0),
-            (CtxKind::SkBuff, skb::SK, 8) => Some(self.env.sk),
+            (CtxKind::SkBuff, __sk_buff::DATA, 4) => p.map(|p| p.buf + p.data),
+            (CtxKind::SkBuff, __sk_buff::DATA_END, 4) => p.map(|p| p.buf + p.data_end),
+            (CtxKind::SkBuff, __sk_buff::DATA_META, 4) => p.map(|p| p.buf + p.meta),
+            (CtxKind::SkBuff, __sk_buff::FLOW_KEYS, 8) => Some(0),
+            (CtxKind::SkBuff, __sk_buff::SK, 8) => Some(self.env.sk),
             (CtxKind::XdpMd, 0, 4) => p.map(|p| p.buf + p.data),
             (CtxKind::XdpMd, 4, 4) => p.map(|p| p.buf + p.data_end),
             (CtxKind::XdpMd, 8, 4) => p.map(|p| p.buf + p.meta),

@@ -600,7 +600,7 @@ fn skb_hash(rt: &mut Runtime, set: Option<u32>) -> Result<u64, ExecError> {
     let Some(c) = rt.env.ctx.filter(|c| c.kind == super::ctx::CtxKind::SkBuff) else {
         return Err(unsupported("skb hash helpers without an skb"));
     };
-    let at = c.addr + super::ctx::skb::HASH as u64;
+    let at = c.addr + crate::uapi::__sk_buff::HASH as u64;
     let cur = rt.mem.load(at, 4).map_err(fault)? as u32;
     let v = match set {
         Some(v) => v,

@@ -16,12 +16,11 @@
 //! `bpf_sock` (sockets and cgroup_sock ctx), `bpf_tcp_sock`, `sk_msg_md`,
 //! `bpf_sk_lookup`, `bpf_perf_event_data`, `bpf_sock_ops`; the unclone
 //! prologue of tc, lwt_xmit and sk_skb; arena and fault-prone pointers.
-//! The structure offsets are the Debian 7.3 kernels' ([`layout`]).
+//! The structure offsets are the Debian 7.3 kernels' ([`crate::kernel_layout`]).
 //! Anything else (sock_addr, sysctl, sockopt, sk_reuseport, xdp sockets,
 //! struct_ops epilogues, other arches' layouts) is `Fail::Unsupported`.
 
 mod emit;
-pub mod layout;
 mod skb;
 mod sock;
 mod sock_ops;
@@ -32,11 +31,11 @@ use bpf_isa::Insn;
 use bpf_isa::op::*;
 
 use super::patch::{self, Patches};
+use crate::kernel_layout::{self, KernelLayout};
 use crate::verifier::Fail;
 use crate::verifier::ctx::pt;
 use crate::verifier::env::VerifierEnv;
 use crate::verifier::reg::*;
-use layout::KernelLayout;
 
 use crate::verifier::sock::bpf_sock_ctx_field_size;
 
@@ -182,9 +181,9 @@ pub fn bpf_convert_ctx_accesses(env: &mut VerifierEnv<'_>) -> Result<(), Fail> {
     // none of whose accesses converts to a kernel structure (raw_tp args,
     // stack, maps) is rewritten all the same; x86_64's layout stands in
     // unread
-    let layout = match layout::for_arch(env.input.arch) {
+    let layout = match kernel_layout::for_arch(env.input.arch) {
         Some(l) => l,
-        None if !reads_kernel_layout(env) => layout::for_arch(crate::target::Arch::X86_64).expect("x86_64 layout"),
+        None if !reads_kernel_layout(env) => kernel_layout::for_arch(crate::target::Arch::X86_64).expect("x86_64 layout"),
         None => {
             return Err(Fail::unsupported("bpf_convert_ctx_accesses", &format!("the 7.3 structure layout of {} is not known", env.input.arch)));
         }
@@ -371,7 +370,7 @@ fn convert_one(cx: &Conv<'_>, env: &VerifierEnv<'_>, i: usize, insn: Insn, ty: A
 /// `prog->tstamp_type_access`: tc's `is_valid_access` sets it when the
 /// program reads `__sk_buff->tstamp_type`.
 fn tstamp_type_access(env: &VerifierEnv<'_>) -> bool {
-    const TSTAMP_TYPE: i16 = 180;
+    use crate::uapi::__sk_buff::TSTAMP_TYPE;
     matches!(env.input.prog_type.0, pt::SCHED_CLS | pt::SCHED_ACT)
         && env.insns.iter().zip(&env.pass_aux).any(|(insn, a)| a.ptr_type == PTR_TO_CTX && insn.code & 0x07 == BPF_LDX && insn.off == TSTAMP_TYPE)
 }

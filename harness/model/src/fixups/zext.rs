@@ -81,7 +81,7 @@ pub const RND_HI32_SEED: u64 = 0x9e37_79b9_7f4a_7c15;
 /// (`r12 = imm; r12 <<= 32; rN |= r12`).
 pub fn bpf_opt_subreg_zext_lo32_rnd_hi32(env: &mut crate::verifier::env::VerifierEnv<'_>, seed: u64) -> Result<(), crate::verifier::Fail> {
     use super::patch::{Patches, apply};
-    use crate::verifier::prog_load::BPF_F_TEST_RND_HI32;
+    use crate::uapi::prog_flags::BPF_F_TEST_RND_HI32;
     use crate::verifier::reg::PTR_TO_CTX;
 
     let rnd_hi32 = env.input.prog_flags & BPF_F_TEST_RND_HI32 != 0;

@@ -23,34 +23,9 @@ pub struct CtxAccess {
 /// `Err(what)` a program type this model does not know yet.
 pub type Valid = Result<Option<CtxAccess>, String>;
 
-/// Offsets in `struct __sk_buff`.
-mod skb {
-    pub const MARK: i64 = 8;
-    pub const QUEUE_MAPPING: i64 = 12;
-    pub const PRIORITY: i64 = 32;
-    pub const TC_INDEX: i64 = 44;
-    pub const CB0: i64 = 48;
-    pub const CB_END: i64 = 68;
-    pub const TC_CLASSID: i64 = 72;
-    pub const DATA: i64 = 76;
-    pub const DATA_END: i64 = 80;
-    pub const FAMILY: i64 = 88;
-    pub const REMOTE_IP4: i64 = 92;
-    pub const LOCAL_IP4: i64 = 96;
-    pub const REMOTE_IP6: i64 = 100;
-    pub const LOCAL_IP6_END: i64 = 132;
-    pub const LOCAL_PORT_END: i64 = 140;
-    pub const DATA_META: i64 = 140;
-    pub const FLOW_KEYS: i64 = 144;
-    pub const TSTAMP: i64 = 152;
-    pub const WIRE_LEN: i64 = 160;
-    pub const SK: i64 = 168;
-    pub const TSTAMP_TYPE: i64 = 180;
-    pub const HWTSTAMP: i64 = 184;
-    pub const SIZE: i64 = 192;
-}
+use crate::uapi::__sk_buff;
 
-fn in_field(off: i64, start: i64, size: i64) -> bool {
+fn in_field(off: i16, start: i16, size: i16) -> bool {
     off >= start && off < start + size
 }
 
@@ -60,21 +35,21 @@ fn narrow_access_ok(off: i64, size: i64, size_default: i64) -> bool {
 }
 
 /// `bpf_skb_is_valid_access`.
-fn bpf_skb_is_valid_access(off: i64, size: i64, write: bool, is_ldsx: bool, reg_type: RegType) -> Option<CtxAccess> {
-    use skb::*;
+fn bpf_skb_is_valid_access(off: i16, size: i16, write: bool, is_ldsx: bool, reg_type: RegType) -> Option<CtxAccess> {
+    use __sk_buff::*;
     if !(0..SIZE).contains(&off) || off % size != 0 {
         return None;
     }
     let mut field_size = 0;
-    if in_field(off, CB0, CB_END - CB0) {
-        if off + size > CB_END {
+    if in_field(off, CB, CB_END - CB) {
+        if size > CB_END - off {
             return None;
         }
     } else if in_field(off, DATA, 4) || in_field(off, DATA_META, 4) || in_field(off, DATA_END, 4) {
         if is_ldsx || size != 4 {
             return None;
         }
-    } else if in_field(off, REMOTE_IP6, LOCAL_IP6_END - REMOTE_IP6) || in_field(off, REMOTE_IP4, 4) || in_field(off, LOCAL_IP4, 4) {
+    } else if in_field(off, REMOTE_IP6, REMOTE_PORT - REMOTE_IP6) || in_field(off, REMOTE_IP4, 4) || in_field(off, LOCAL_IP4, 4) {
         if size != 4 {
             return None;
         }
@@ -101,7 +76,7 @@ fn bpf_skb_is_valid_access(off: i64, size: i64, write: bool, is_ldsx: bool, reg_
         }
     } else {
         field_size = 4;
-        if !narrow_access_ok(off, size, 4) {
+        if !narrow_access_ok(off.into(), size.into(), 4) {
             return None;
         }
     }
@@ -109,28 +84,28 @@ fn bpf_skb_is_valid_access(off: i64, size: i64, write: bool, is_ldsx: bool, reg_
 }
 
 /// `sk_filter_is_valid_access`.
-fn sk_filter_is_valid_access(off: i64, size: i64, write: bool, is_ldsx: bool) -> Option<CtxAccess> {
-    use skb::*;
+fn sk_filter_is_valid_access(off: i16, size: i16, write: bool, is_ldsx: bool) -> Option<CtxAccess> {
+    use __sk_buff::*;
     if in_field(off, TC_CLASSID, 4)
         || in_field(off, DATA, 4)
         || in_field(off, DATA_META, 4)
         || in_field(off, DATA_END, 4)
-        || in_field(off, FAMILY, LOCAL_PORT_END - FAMILY)
+        || in_field(off, FAMILY, DATA_META - FAMILY)
         || in_field(off, TSTAMP, 8)
         || in_field(off, WIRE_LEN, 4)
         || in_field(off, HWTSTAMP, 8)
     {
         return None;
     }
-    if write && !in_field(off, CB0, CB_END - CB0) {
+    if write && !in_field(off, CB, CB_END - CB) {
         return None;
     }
     bpf_skb_is_valid_access(off, size, write, is_ldsx, SCALAR_VALUE)
 }
 
 /// `cg_skb_is_valid_access` (the loader has CAP_BPF or not).
-fn cg_skb_is_valid_access(off: i64, size: i64, write: bool, is_ldsx: bool, bpf_capable: bool) -> Option<CtxAccess> {
-    use skb::*;
+fn cg_skb_is_valid_access(off: i16, size: i16, write: bool, is_ldsx: bool, bpf_capable: bool) -> Option<CtxAccess> {
+    use __sk_buff::*;
     if in_field(off, TC_CLASSID, 4) || in_field(off, DATA_META, 4) || in_field(off, WIRE_LEN, 4) {
         return None;
     }
@@ -138,7 +113,7 @@ fn cg_skb_is_valid_access(off: i64, size: i64, write: bool, is_ldsx: bool, bpf_c
         return None;
     }
     if write {
-        let ok = in_field(off, MARK, 4) || in_field(off, PRIORITY, 4) || in_field(off, CB0, CB_END - CB0) || (in_field(off, TSTAMP, 8) && bpf_capable);
+        let ok = in_field(off, MARK, 4) || in_field(off, PRIORITY, 4) || in_field(off, CB, CB_END - CB) || (in_field(off, TSTAMP, 8) && bpf_capable);
         if !ok {
             return None;
         }
@@ -154,14 +129,14 @@ fn cg_skb_is_valid_access(off: i64, size: i64, write: bool, is_ldsx: bool, bpf_c
 }
 
 /// `tc_cls_act_is_valid_access`.
-fn tc_cls_act_is_valid_access(off: i64, size: i64, write: bool, is_ldsx: bool) -> Option<CtxAccess> {
-    use skb::*;
+fn tc_cls_act_is_valid_access(off: i16, size: i16, write: bool, is_ldsx: bool) -> Option<CtxAccess> {
+    use __sk_buff::*;
     if write {
         let ok = in_field(off, MARK, 4)
             || in_field(off, TC_INDEX, 4)
             || in_field(off, PRIORITY, 4)
             || in_field(off, TC_CLASSID, 4)
-            || in_field(off, CB0, CB_END - CB0)
+            || in_field(off, CB, CB_END - CB)
             || in_field(off, TSTAMP, 8)
             || in_field(off, QUEUE_MAPPING, 4);
         if !ok {
@@ -175,7 +150,7 @@ fn tc_cls_act_is_valid_access(off: i64, size: i64, write: bool, is_ldsx: bool) -
         t = PTR_TO_PACKET_META;
     } else if in_field(off, DATA_END, 4) {
         t = PTR_TO_PACKET_END;
-    } else if in_field(off, FAMILY, LOCAL_PORT_END - FAMILY) {
+    } else if in_field(off, FAMILY, DATA_META - FAMILY) {
         return None;
     } else if off == TSTAMP_TYPE {
         return (size == 1).then_some(CtxAccess { reg_type: SCALAR_VALUE, ctx_field_size: 0, btf_id: 0 });
@@ -186,10 +161,10 @@ fn tc_cls_act_is_valid_access(off: i64, size: i64, write: bool, is_ldsx: bool) -
 /// `lwt_is_valid_access` (lwt_in, lwt_out, lwt_xmit, lwt_seg6local):
 /// no socket addresses, tc fields or timestamps; writes to mark,
 /// priority and cb only.
-fn lwt_is_valid_access(off: i64, size: i64, write: bool, is_ldsx: bool) -> Option<CtxAccess> {
-    use skb::*;
+fn lwt_is_valid_access(off: i16, size: i16, write: bool, is_ldsx: bool) -> Option<CtxAccess> {
+    use __sk_buff::*;
     if in_field(off, TC_CLASSID, 4)
-        || in_field(off, FAMILY, LOCAL_PORT_END - FAMILY)
+        || in_field(off, FAMILY, DATA_META - FAMILY)
         || in_field(off, DATA_META, 4)
         || in_field(off, TSTAMP, 8)
         || in_field(off, WIRE_LEN, 4)
@@ -197,7 +172,7 @@ fn lwt_is_valid_access(off: i64, size: i64, write: bool, is_ldsx: bool) -> Optio
     {
         return None;
     }
-    if write && !(in_field(off, MARK, 4) || in_field(off, PRIORITY, 4) || in_field(off, CB0, CB_END - CB0)) {
+    if write && !(in_field(off, MARK, 4) || in_field(off, PRIORITY, 4) || in_field(off, CB, CB_END - CB)) {
         return None;
     }
     let t = if in_field(off, DATA, 4) {
@@ -212,8 +187,8 @@ fn lwt_is_valid_access(off: i64, size: i64, write: bool, is_ldsx: bool) -> Optio
 
 /// `sk_skb_is_valid_access`: no mark, tc classid, meta data or
 /// timestamps; writes to tc_index and priority only.
-fn sk_skb_is_valid_access(off: i64, size: i64, write: bool, is_ldsx: bool) -> Option<CtxAccess> {
-    use skb::*;
+fn sk_skb_is_valid_access(off: i16, size: i16, write: bool, is_ldsx: bool) -> Option<CtxAccess> {
+    use __sk_buff::*;
     if in_field(off, TC_CLASSID, 4) || in_field(off, DATA_META, 4) || in_field(off, TSTAMP, 8) || in_field(off, WIRE_LEN, 4) || in_field(off, HWTSTAMP, 8) {
         return None;
     }
@@ -235,8 +210,8 @@ fn sk_skb_is_valid_access(off: i64, size: i64, write: bool, is_ldsx: bool) -> Op
 
 /// `flow_dissector_is_valid_access`: read only; the packet bounds and
 /// the `flow_keys` pointer, nothing else of `__sk_buff`.
-fn flow_dissector_is_valid_access(off: i64, size: i64, write: bool, is_ldsx: bool) -> Option<CtxAccess> {
-    use skb::*;
+fn flow_dissector_is_valid_access(off: i16, size: i16, write: bool, is_ldsx: bool) -> Option<CtxAccess> {
+    use __sk_buff::*;
     if !(0..SIZE).contains(&off) || off % size != 0 || write {
         return None;
     }
@@ -269,25 +244,11 @@ fn sk_msg_is_valid_access(off: i64, size: i64, write: bool) -> Option<CtxAccess>
     (size == want).then_some(CtxAccess { reg_type: t, ctx_field_size: 0, btf_id: 0 })
 }
 
-/// Offsets in `struct bpf_sock_ops`.
-mod sock_ops {
-    pub const REPLY: i64 = 4;
-    pub const SK_TXHASH: i64 = 164;
-    pub const BYTES_RECEIVED: i64 = 168;
-    pub const BYTES_ACKED_END: i64 = 184;
-    pub const SK: i64 = 184;
-    pub const SKB_DATA: i64 = 192;
-    pub const SKB_DATA_END: i64 = 200;
-    pub const SKB_TCP_FLAGS: i64 = 212;
-    pub const SKB_HWTSTAMP: i64 = 216;
-    pub const SIZE: i64 = 224;
-}
-
 /// `sock_ops_is_valid_access`: u32 fields read whole (only
 /// `skb_tcp_flags` narrower), the u64 counters, the socket and the
 /// header's bounds; `reply` and `sk_txhash` writable.
-fn sock_ops_is_valid_access(off: i64, size: i64, write: bool) -> Option<CtxAccess> {
-    use sock_ops::*;
+fn sock_ops_is_valid_access(off: i16, size: i16, write: bool) -> Option<CtxAccess> {
+    use crate::uapi::bpf_sock_ops::*;
     if !(0..SIZE).contains(&off) || off % size != 0 {
         return None;
     }
@@ -296,11 +257,11 @@ fn sock_ops_is_valid_access(off: i64, size: i64, write: bool) -> Option<CtxAcces
         return of(SCALAR_VALUE, matches!(off, REPLY | SK_TXHASH) && size == 4);
     }
     match off {
-        BYTES_RECEIVED..BYTES_ACKED_END => of(SCALAR_VALUE, size == 8),
-        SK..=191 => of(PTR_TO_SOCKET | PTR_MAYBE_NULL, size == 8),
-        SKB_DATA..=199 => of(PTR_TO_PACKET, size == 8),
-        SKB_DATA_END..=207 => of(PTR_TO_PACKET_END, size == 8),
-        SKB_TCP_FLAGS => narrow_access_ok(off, size, 4).then_some(CtxAccess { reg_type: SCALAR_VALUE, ctx_field_size: 4, btf_id: 0 }),
+        BYTES_RECEIVED..SK => of(SCALAR_VALUE, size == 8),
+        SK..SKB_DATA => of(PTR_TO_SOCKET | PTR_MAYBE_NULL, size == 8),
+        SKB_DATA..SKB_DATA_END => of(PTR_TO_PACKET, size == 8),
+        SKB_DATA_END..SKB_LEN => of(PTR_TO_PACKET_END, size == 8),
+        SKB_TCP_FLAGS => narrow_access_ok(off.into(), size.into(), 4).then_some(CtxAccess { reg_type: SCALAR_VALUE, ctx_field_size: 4, btf_id: 0 }),
         SKB_HWTSTAMP..SIZE => of(SCALAR_VALUE, size == 8),
         _ => of(SCALAR_VALUE, size == 4),
     }
@@ -363,23 +324,25 @@ fn xdp_is_valid_access(off: i64, size: i64, write: bool, is_ldsx: bool) -> Optio
 }
 
 /// `sk_lookup_is_valid_access` (`struct bpf_sk_lookup`, read only).
-fn sk_lookup_is_valid_access(off: i64, size: i64, write: bool) -> Option<CtxAccess> {
-    const SIZE: i64 = 72;
+fn sk_lookup_is_valid_access(off: i16, size: i16, write: bool) -> Option<CtxAccess> {
+    use crate::uapi::bpf_sk_lookup::*;
+    const INGRESS_IFINDEX_END: i16 = INGRESS_IFINDEX + 4;
     if !(0..SIZE).contains(&off) || off % size != 0 || write {
         return None;
     }
-    let field = |n: i64| (size <= n && size & (size - 1) == 0).then_some(CtxAccess { reg_type: SCALAR_VALUE, ctx_field_size: n as u32, btf_id: 0 });
+    let field = |n: i16| (size <= n && size & (size - 1) == 0).then_some(CtxAccess { reg_type: SCALAR_VALUE, ctx_field_size: n as u32, btf_id: 0 });
     match off {
         // the selected socket
-        0..=7 => (size == 8).then_some(CtxAccess { reg_type: PTR_TO_SOCKET | PTR_MAYBE_NULL, ctx_field_size: 0, btf_id: 0 }),
+        SK..FAMILY => (size == 8).then_some(CtxAccess { reg_type: PTR_TO_SOCKET | PTR_MAYBE_NULL, ctx_field_size: 0, btf_id: 0 }),
         // family, protocol, remote_ip4, remote_ip6, local_ip4, local_ip6,
         // local_port, ingress_ifindex
-        8..=35 | 40..=67 => field(4),
+        FAMILY..REMOTE_PORT => field(4),
+        LOCAL_IP4..INGRESS_IFINDEX_END => field(4),
         // remote_port: a 4-byte load of the 2-byte field is allowed
-        36..=37 if size == 4 => Some(CtxAccess { reg_type: SCALAR_VALUE, ctx_field_size: 0, btf_id: 0 }),
-        36..=37 => field(2),
+        REMOTE_PORT..REMOTE_PORT_PAD if size == 4 => Some(CtxAccess { reg_type: SCALAR_VALUE, ctx_field_size: 0, btf_id: 0 }),
+        REMOTE_PORT..REMOTE_PORT_PAD => field(2),
         // the zero padding after it
-        38..=39 => field(2),
+        REMOTE_PORT_PAD..LOCAL_IP4 => field(2),
         _ => None,
     }
 }
@@ -391,15 +354,17 @@ pub fn is_valid_access(prog_type: u32, attach: u32, off: i64, size: i64, write: 
         return Ok(None);
     }
     let scalar = |ok: bool| ok.then_some(CtxAccess { reg_type: SCALAR_VALUE, ctx_field_size: 0, btf_id: 0 });
+    // the uapi structs' offsets are i16s: what does not fit is in none of them
+    let uapi = i16::try_from(off).ok().zip(i16::try_from(size).ok());
     Ok(match prog_type {
-        pt::SOCKET_FILTER => sk_filter_is_valid_access(off, size, write, is_ldsx),
-        pt::SCHED_CLS | pt::SCHED_ACT => tc_cls_act_is_valid_access(off, size, write, is_ldsx),
+        pt::SOCKET_FILTER => uapi.and_then(|(off, size)| sk_filter_is_valid_access(off, size, write, is_ldsx)),
+        pt::SCHED_CLS | pt::SCHED_ACT => uapi.and_then(|(off, size)| tc_cls_act_is_valid_access(off, size, write, is_ldsx)),
         pt::XDP => xdp_is_valid_access(off, size, write, is_ldsx),
-        pt::CGROUP_SKB => cg_skb_is_valid_access(off, size, write, is_ldsx, bpf_capable),
-        pt::LWT_IN | pt::LWT_OUT | pt::LWT_XMIT | pt::LWT_SEG6LOCAL => lwt_is_valid_access(off, size, write, is_ldsx),
-        pt::SK_SKB => sk_skb_is_valid_access(off, size, write, is_ldsx),
-        pt::FLOW_DISSECTOR => flow_dissector_is_valid_access(off, size, write, is_ldsx),
-        pt::SOCK_OPS => sock_ops_is_valid_access(off, size, write),
+        pt::CGROUP_SKB => uapi.and_then(|(off, size)| cg_skb_is_valid_access(off, size, write, is_ldsx, bpf_capable)),
+        pt::LWT_IN | pt::LWT_OUT | pt::LWT_XMIT | pt::LWT_SEG6LOCAL => uapi.and_then(|(off, size)| lwt_is_valid_access(off, size, write, is_ldsx)),
+        pt::SK_SKB => uapi.and_then(|(off, size)| sk_skb_is_valid_access(off, size, write, is_ldsx)),
+        pt::FLOW_DISSECTOR => uapi.and_then(|(off, size)| flow_dissector_is_valid_access(off, size, write, is_ldsx)),
+        pt::SOCK_OPS => uapi.and_then(|(off, size)| sock_ops_is_valid_access(off, size, write)),
         pt::SK_MSG => sk_msg_is_valid_access(off, size, write),
         pt::CGROUP_SOCK => sock_filter_is_valid_access(off, size, write, attach),
         pt::PERF_EVENT => pe_prog_is_valid_access(off, size, write, pt_regs_size),
@@ -413,7 +378,7 @@ pub fn is_valid_access(prog_type: u32, attach: u32, off: i64, size: i64, write: 
         // tracepoint's writable buffer
         pt::RAW_TRACEPOINT_WRITABLE if off == 0 => (size == 8 && !write).then_some(CtxAccess { reg_type: PTR_TO_TP_BUFFER, ctx_field_size: 0, btf_id: 0 }),
         pt::RAW_TRACEPOINT_WRITABLE => scalar((0..96).contains(&off) && !write && off % size == 0),
-        pt::SK_LOOKUP => sk_lookup_is_valid_access(off, size, write),
+        pt::SK_LOOKUP => uapi.and_then(|(off, size)| sk_lookup_is_valid_access(off, size, write)),
         // syscall_prog_is_valid_access: user memory, any alignment
         pt::SYSCALL => scalar((0..u16::MAX as i64).contains(&off)),
         _ => return Err(format!("ctx access of program type {prog_type}")),

@@ -1554,7 +1554,7 @@ fn proto_ctx(env: &VerifierEnv<'_>) -> super::helpers::ProtoCtx {
     super::helpers::ProtoCtx {
         prog_type: env.input.prog_type.0,
         expected_attach_type: super::prog_load::bpf_prog_load_fixup_attach_type(env.input.prog_type, env.input.expected_attach_type),
-        sleepable: env.input.prog_flags & super::prog_load::BPF_F_SLEEPABLE != 0,
+        sleepable: env.input.prog_flags & crate::uapi::prog_flags::BPF_F_SLEEPABLE != 0,
         cap_bpf: caps.bpf_capable(),
         cap_perfmon: caps.perfmon_capable(),
         cap_sys_admin: caps.sys_admin,

@@ -78,6 +78,7 @@ pub mod states;
 
 use std::time::Instant;
 
+use crate::uapi::prog_flags;
 use env::{VerifierEnv, VerifierInput};
 use errno::EINVAL;
 use log::{BPF_LOG_STATS, BpfVerifierLog};
@@ -204,17 +205,17 @@ pub fn verify(input: &VerifierInput, start: Instant) -> Result<VerifierEnv<'_>, 
     }
 
     let flags = input.prog_flags;
-    env.strict_alignment = flags & prog_load::BPF_F_STRICT_ALIGNMENT != 0;
+    env.strict_alignment = flags & prog_flags::BPF_F_STRICT_ALIGNMENT != 0;
     if !input.arch.efficient_unaligned_access() {
         env.strict_alignment = true;
     }
-    if flags & prog_load::BPF_F_ANY_ALIGNMENT != 0 {
+    if flags & prog_flags::BPF_F_ANY_ALIGNMENT != 0 {
         env.strict_alignment = false;
     }
     if env.bpf_capable {
-        env.test_state_freq = flags & prog_load::BPF_F_TEST_STATE_FREQ != 0;
+        env.test_state_freq = flags & prog_flags::BPF_F_TEST_STATE_FREQ != 0;
     }
-    env.test_reg_invariants = flags & prog_load::BPF_F_TEST_REG_INVARIANTS != 0;
+    env.test_reg_invariants = flags & prog_flags::BPF_F_TEST_REG_INVARIANTS != 0;
 
     let fail = |env: &mut VerifierEnv<'_>, f: Fail| match f {
         Fail::Errno(e) => finish_rejected(env, start, e),
@@ -286,7 +287,7 @@ fn main_pass(env: &mut VerifierEnv<'_>) -> PResult<()> {
         subprogs: &subprogs,
         has_func_info: env.input.func_info.is_some(),
         gpl: env.input.gpl,
-        sleepable: env.input.prog_flags & prog_load::BPF_F_SLEEPABLE != 0,
+        sleepable: env.input.prog_flags & prog_flags::BPF_F_SLEEPABLE != 0,
         jit_requested: env.input.arch.kernel_jits(),
         // the project's kernels run on one CPU
         nr_cpu_ids: 1,
@@ -389,7 +390,7 @@ fn check_attach_btf_id(env: &mut VerifierEnv<'_>) -> PResult<()> {
     use crate::prog_type::bpf_attach_type as at;
     use prog_load::prog_types as pt;
     let t = env.input.prog_type.0;
-    let sleepable = env.input.prog_flags & prog_load::BPF_F_SLEEPABLE != 0;
+    let sleepable = env.input.prog_flags & prog_flags::BPF_F_SLEEPABLE != 0;
     let attach = prog_load::bpf_prog_load_fixup_attach_type(env.input.prog_type, env.input.expected_attach_type);
     if t == pt::SYSCALL {
         if sleepable {

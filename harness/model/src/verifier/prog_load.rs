@@ -4,17 +4,9 @@
 
 use super::env::*;
 use super::errno::*;
+use crate::map::flags::BPF_F_TOKEN_FD;
 use crate::prog_type::ProgType;
-
-pub const BPF_F_STRICT_ALIGNMENT: u32 = 1 << 0;
-pub const BPF_F_ANY_ALIGNMENT: u32 = 1 << 1;
-pub const BPF_F_TEST_RND_HI32: u32 = 1 << 2;
-pub const BPF_F_TEST_STATE_FREQ: u32 = 1 << 3;
-pub const BPF_F_SLEEPABLE: u32 = 1 << 4;
-pub const BPF_F_XDP_HAS_FRAGS: u32 = 1 << 5;
-pub const BPF_F_XDP_DEV_BOUND_ONLY: u32 = 1 << 6;
-pub const BPF_F_TEST_REG_INVARIANTS: u32 = 1 << 7;
-pub const BPF_F_TOKEN_FD: u32 = 1 << 16;
+use crate::uapi::prog_flags::*;
 
 /// `enum bpf_prog_type`.
 pub use crate::prog_type::bpf_prog_type as prog_types;

@@ -356,7 +356,7 @@ fn check_map_prog_compatibility(env: &mut VerifierEnv<'_>, obj: usize) -> PResul
         env.verbose("bpf_struct_ops map cannot be used in prog\n");
         return Err(Fail::Errno(EINVAL));
     }
-    let sleepable = env.input.prog_flags & super::prog_load::BPF_F_SLEEPABLE != 0;
+    let sleepable = env.input.prog_flags & crate::uapi::prog_flags::BPF_F_SLEEPABLE != 0;
     if sleepable {
         let ok = matches!(
             ty,

@@ -9,49 +9,9 @@ use bpf_isa::op::*;
 
 use super::emit::*;
 use super::{Access, Conv, Converted};
+use crate::kernel_layout::NO_QUEUE_MAPPING;
+use crate::uapi::__sk_buff;
 
-/// `struct __sk_buff` (uapi) offsets.
-mod uapi {
-    pub const LEN: i16 = 0;
-    pub const PKT_TYPE: i16 = 4;
-    pub const MARK: i16 = 8;
-    pub const QUEUE_MAPPING: i16 = 12;
-    pub const PROTOCOL: i16 = 16;
-    pub const VLAN_PRESENT: i16 = 20;
-    pub const VLAN_TCI: i16 = 24;
-    pub const VLAN_PROTO: i16 = 28;
-    pub const PRIORITY: i16 = 32;
-    pub const INGRESS_IFINDEX: i16 = 36;
-    pub const IFINDEX: i16 = 40;
-    pub const TC_INDEX: i16 = 44;
-    pub const CB0: i16 = 48;
-    /// `offsetofend(struct __sk_buff, cb[4])`
-    pub const CB_END: i16 = 68;
-    pub const HASH: i16 = 68;
-    pub const TC_CLASSID: i16 = 72;
-    pub const DATA: i16 = 76;
-    pub const DATA_END: i16 = 80;
-    pub const NAPI_ID: i16 = 84;
-    pub const FAMILY: i16 = 88;
-    pub const REMOTE_IP4: i16 = 92;
-    pub const LOCAL_IP4: i16 = 96;
-    pub const REMOTE_IP6: i16 = 100;
-    pub const LOCAL_IP6: i16 = 116;
-    pub const REMOTE_PORT: i16 = 132;
-    pub const LOCAL_PORT: i16 = 136;
-    pub const DATA_META: i16 = 140;
-    pub const FLOW_KEYS: i16 = 144;
-    pub const TSTAMP: i16 = 152;
-    pub const WIRE_LEN: i16 = 160;
-    pub const GSO_SEGS: i16 = 164;
-    pub const SK: i16 = 168;
-    pub const GSO_SIZE: i16 = 176;
-    pub const TSTAMP_TYPE: i16 = 180;
-    pub const HWTSTAMP: i16 = 184;
-}
-
-/// `NO_QUEUE_MAPPING`.
-const NO_QUEUE_MAPPING: i32 = 0xffff;
 /// `TC_ACT_SHOT` and `SK_DROP`: what the prologues return when unclone fails.
 pub const TC_ACT_SHOT: i32 = 2;
 pub const SK_DROP: i32 = 0;
@@ -59,7 +19,7 @@ pub const SK_DROP: i32 = 0;
 /// `tc_cls_act_convert_ctx_access`: `ifindex` without the NULL check (a
 /// tc skb always has a device), the rest as [`bpf_convert_ctx_access`].
 pub fn tc_cls_act_convert_ctx_access(cx: &Conv<'_>, ty: Access, si: &Insn) -> Converted {
-    if si.off == uapi::IFINDEX {
+    if si.off == __sk_buff::IFINDEX {
         let l = cx.layout;
         let insns = vec![ldx(BPF_DW, si.dst, si.src, l.sk_buff.dev), ldx(BPF_W, si.dst, si.dst, l.net_device_ifindex)];
         return Ok((insns, 4));
@@ -72,9 +32,9 @@ pub fn tc_cls_act_convert_ctx_access(cx: &Conv<'_>, ty: Access, si: &Insn) -> Co
 pub fn sk_skb_convert_ctx_access(cx: &Conv<'_>, ty: Access, si: &Insn) -> Converted {
     let skb = &cx.layout.sk_buff;
     match si.off {
-        uapi::DATA_END => Ok((bpf_convert_data_end_access(cx, si), 0)),
-        uapi::CB0..uapi::CB_END => {
-            let off = si.off - uapi::CB0 + skb.cb + skb.sk_skb_cb_data;
+        __sk_buff::DATA_END => Ok((bpf_convert_data_end_access(cx, si), 0)),
+        __sk_buff::CB..__sk_buff::CB_END => {
+            let off = si.off - __sk_buff::CB + skb.cb + skb.sk_skb_cb_data;
             let size = si.code & 0x18;
             let insn = if ty == Access::Write { emit_store(si, size, off) } else { ldx(size, si.dst, si.src, off) };
             Ok((vec![insn], 0))
@@ -121,9 +81,9 @@ fn bpf_convert_data_end_access(cx: &Conv<'_>, si: &Insn) -> Vec<Insn> {
 pub fn flow_dissector_convert_ctx_access(cx: &Conv<'_>, _ty: Access, si: &Insn) -> Converted {
     let fd = &cx.layout.flow_dissector;
     let off = match si.off {
-        uapi::DATA => fd.data,
-        uapi::DATA_END => fd.data_end,
-        uapi::FLOW_KEYS => fd.flow_keys,
+        __sk_buff::DATA => fd.data,
+        __sk_buff::DATA_END => fd.data_end,
+        __sk_buff::FLOW_KEYS => fd.flow_keys,
         off => return Err(cx.unsupported(&format!("__sk_buff field at offset {off} of a flow dissector"))),
     };
     Ok((vec![ldx(BPF_DW, si.dst, si.src, off)], 0))
@@ -131,7 +91,7 @@ pub fn flow_dissector_convert_ctx_access(cx: &Conv<'_>, _ty: Access, si: &Insn) 
 
 /// `bpf_convert_ctx_access`: the load or store of one `__sk_buff` field.
 pub fn bpf_convert_ctx_access(cx: &Conv<'_>, ty: Access, si: &Insn) -> Converted {
-    use uapi::*;
+    use __sk_buff::*;
     let skb = &cx.layout.sk_buff;
     let (d, s) = (si.dst, si.src);
     let write = ty == Access::Write;
@@ -206,8 +166,8 @@ pub fn bpf_convert_ctx_access(cx: &Conv<'_>, ty: Access, si: &Insn) -> Converted
             out.push(ldx(BPF_H, d, s, skb.vlan_tci));
             2
         }
-        CB0..CB_END => {
-            let off = si.off - CB0 + skb.cb + skb.qdisc_data;
+        CB..CB_END => {
+            let off = si.off - CB + skb.cb + skb.qdisc_data;
             out.push(rw(si.code & 0x18, off));
             0
         }

@@ -8,10 +8,8 @@ use bpf_isa::op::*;
 
 use super::emit::*;
 use super::{Access, Conv, Converted};
-use crate::uapi::bpf_sock;
-
-/// `NO_QUEUE_MAPPING`.
-const NO_QUEUE_MAPPING: i32 = 0xffff;
+use crate::kernel_layout::NO_QUEUE_MAPPING;
+use crate::uapi::{bpf_sk_lookup, bpf_sock};
 
 /// `bpf_sock_convert_ctx_access`.
 pub fn bpf_sock_convert_ctx_access(cx: &Conv<'_>, ty: Access, si: &Insn) -> Converted {
@@ -47,25 +45,9 @@ pub fn bpf_sock_convert_ctx_access(cx: &Conv<'_>, ty: Access, si: &Insn) -> Conv
     Ok(r)
 }
 
-/// `struct bpf_sk_lookup` (uapi) offsets.
-mod sk_lookup {
-    pub const SK: i16 = 0;
-    pub const FAMILY: i16 = 8;
-    pub const PROTOCOL: i16 = 12;
-    pub const REMOTE_IP4: i16 = 16;
-    pub const REMOTE_IP6: i16 = 20;
-    pub const REMOTE_PORT: i16 = 36;
-    /// The zero padding after `remote_port`.
-    pub const REMOTE_PORT_END: i16 = 38;
-    pub const LOCAL_IP4: i16 = 40;
-    pub const LOCAL_IP6: i16 = 44;
-    pub const LOCAL_PORT: i16 = 60;
-    pub const INGRESS_IFINDEX: i16 = 64;
-}
-
 /// `sk_lookup_convert_ctx_access` (read only).
 pub fn sk_lookup_convert_ctx_access(cx: &Conv<'_>, _ty: Access, si: &Insn) -> Converted {
-    use sk_lookup::*;
+    use bpf_sk_lookup::*;
     let k = &cx.layout.sk_lookup_kern;
     let (d, s) = (si.dst, si.src);
     // the ip6 addresses hang off pointers that may be NULL (an ip4 lookup)
@@ -79,7 +61,7 @@ pub fn sk_lookup_convert_ctx_access(cx: &Conv<'_>, _ty: Access, si: &Insn) -> Co
         REMOTE_IP6..REMOTE_PORT => (ip6(k.v6_saddr, si.off - REMOTE_IP6), 4),
         LOCAL_IP6..LOCAL_PORT => (ip6(k.v6_daddr, si.off - LOCAL_IP6), 4),
         REMOTE_PORT => (vec![ldx(BPF_H, d, s, k.sport)], 2),
-        REMOTE_PORT_END => (vec![alu32_imm(BPF_MOV, d, 0)], 2),
+        REMOTE_PORT_PAD => (vec![alu32_imm(BPF_MOV, d, 0)], 2),
         LOCAL_PORT => (vec![ldx(BPF_H, d, s, k.dport)], 2),
         INGRESS_IFINDEX => (vec![ldx(BPF_W, d, s, k.ingress_ifindex)], 4),
         off => return Err(cx.unsupported(&format!("bpf_sk_lookup field at offset {off}"))),

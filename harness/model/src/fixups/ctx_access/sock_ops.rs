@@ -10,59 +10,37 @@ use bpf_isa::op::*;
 
 use super::emit::*;
 use super::{Access, Conv, Converted};
-
-/// `struct bpf_sock_ops` (uapi) offsets.
-mod uapi {
-    pub const OP: i16 = 0;
-    pub const REPLYLONG: i16 = 4;
-    pub const REPLYLONG_END: i16 = 20;
-    pub const FAMILY: i16 = 20;
-    pub const REMOTE_IP4: i16 = 24;
-    pub const LOCAL_IP4: i16 = 28;
-    pub const REMOTE_IP6: i16 = 32;
-    pub const LOCAL_IP6: i16 = 48;
-    pub const REMOTE_PORT: i16 = 64;
-    pub const LOCAL_PORT: i16 = 68;
-    pub const IS_FULLSOCK: i16 = 72;
-    pub const BPF_SOCK_OPS_CB_FLAGS: i16 = 84;
-    pub const STATE: i16 = 88;
-    pub const SK_TXHASH: i16 = 164;
-    pub const SK: i16 = 184;
-    pub const SKB_DATA: i16 = 192;
-    pub const SKB_DATA_END: i16 = 200;
-    pub const SKB_LEN: i16 = 208;
-    pub const SKB_TCP_FLAGS: i16 = 212;
-    pub const SKB_HWTSTAMP: i16 = 216;
-}
+use crate::uapi::{bpf_sock_ops, bpf_tcp_sock};
 
 /// The `bpf_sock_ops` fields that are `tcp_sock` members, by the
 /// `bpf_tcp_sock` offset of the same member (whose layout entry gives the
 /// kernel offset and size): `(bpf_sock_ops off, bpf_tcp_sock off)`.
 const TCP_SOCK_FIELDS: &[(i16, i16)] = {
-    use crate::uapi::bpf_tcp_sock::*;
+    use bpf_sock_ops as ops;
+    use bpf_tcp_sock as tcp;
     &[
-        (76, SND_CWND),
-        (80, SRTT_US),
-        (92, RTT_MIN), // rtt_min.s[0].v
-        (96, SND_SSTHRESH),
-        (100, RCV_NXT),
-        (104, SND_NXT),
-        (108, SND_UNA),
-        (112, MSS_CACHE),
-        (116, ECN_FLAGS),
-        (120, RATE_DELIVERED),
-        (124, RATE_INTERVAL_US),
-        (128, PACKETS_OUT),
-        (132, RETRANS_OUT),
-        (136, TOTAL_RETRANS),
-        (140, SEGS_IN),
-        (144, DATA_SEGS_IN),
-        (148, SEGS_OUT),
-        (152, DATA_SEGS_OUT),
-        (156, LOST_OUT),
-        (160, SACKED_OUT),
-        (168, BYTES_RECEIVED),
-        (176, BYTES_ACKED),
+        (ops::SND_CWND, tcp::SND_CWND),
+        (ops::SRTT_US, tcp::SRTT_US),
+        (ops::RTT_MIN, tcp::RTT_MIN), // rtt_min.s[0].v
+        (ops::SND_SSTHRESH, tcp::SND_SSTHRESH),
+        (ops::RCV_NXT, tcp::RCV_NXT),
+        (ops::SND_NXT, tcp::SND_NXT),
+        (ops::SND_UNA, tcp::SND_UNA),
+        (ops::MSS_CACHE, tcp::MSS_CACHE),
+        (ops::ECN_FLAGS, tcp::ECN_FLAGS),
+        (ops::RATE_DELIVERED, tcp::RATE_DELIVERED),
+        (ops::RATE_INTERVAL_US, tcp::RATE_INTERVAL_US),
+        (ops::PACKETS_OUT, tcp::PACKETS_OUT),
+        (ops::RETRANS_OUT, tcp::RETRANS_OUT),
+        (ops::TOTAL_RETRANS, tcp::TOTAL_RETRANS),
+        (ops::SEGS_IN, tcp::SEGS_IN),
+        (ops::DATA_SEGS_IN, tcp::DATA_SEGS_IN),
+        (ops::SEGS_OUT, tcp::SEGS_OUT),
+        (ops::DATA_SEGS_OUT, tcp::DATA_SEGS_OUT),
+        (ops::LOST_OUT, tcp::LOST_OUT),
+        (ops::SACKED_OUT, tcp::SACKED_OUT),
+        (ops::BYTES_RECEIVED, tcp::BYTES_RECEIVED),
+        (ops::BYTES_ACKED, tcp::BYTES_ACKED),
     ]
 };
 
@@ -133,7 +111,7 @@ fn sock_ops_set(cx: &Conv<'_>, si: &Insn, size: u8, off: i16) -> Vec<Insn> {
 
 /// `sock_ops_convert_ctx_access`.
 pub fn sock_ops_convert_ctx_access(cx: &Conv<'_>, ty: Access, si: &Insn) -> Converted {
-    use uapi::*;
+    use bpf_sock_ops::*;
     let (l, k, sc) = (cx.layout, &cx.layout.sock_ops, &cx.layout.sock_common);
     let (d, s) = (si.dst, si.src);
     // a field of the socket: sk, then the member
@@ -143,7 +121,7 @@ pub fn sock_ops_convert_ctx_access(cx: &Conv<'_>, ty: Access, si: &Insn) -> Conv
     let mut target_size = 0;
     let out = match si.off {
         OP => vec![ldx(BPF_B, d, s, k.op)],
-        REPLYLONG..REPLYLONG_END => {
+        REPLYLONG..FAMILY => {
             let off = si.off - REPLYLONG + k.replylong;
             vec![if ty == Access::Write { emit_store(si, BPF_W, off) } else { ldx(BPF_W, d, s, off) }]
         }

@@ -1,6 +1,7 @@
 //! The kernel structures behind the ctx views, as the Debian 7.3 kernels
 //! (`7.3.4+deb13-{amd64,arm64}`) lay them out: the offsets the
-//! `convert_ctx_access` callbacks compile into the rewritten loads.
+//! `convert_ctx_access` callbacks compile into the rewritten loads, and
+//! where a test run puts the fields of the kernel objects it builds.
 //!
 //! Every value here was read off the xlated programs those kernels produce
 //! for loads and stores of each field (probes of 7.3 under QEMU on both
@@ -144,7 +145,14 @@ pub struct Sock {
     /// u16 each
     pub sk_protocol: i16,
     pub sk_type: i16,
+    /// `sk_socket`, a pointer (the 7.3 verifier logs type the load at this
+    /// offset `ptr_socket`).
+    pub sk_socket: i16,
 }
+
+/// `NO_QUEUE_MAPPING`: the `sk_rx_queue_mapping` (and skb queue mapping)
+/// of no queue.
+pub const NO_QUEUE_MAPPING: i32 = 0xffff;
 
 /// `struct skb_shared_info`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -278,7 +286,7 @@ const DEBIAN_7_3_X86_64: KernelLayout = KernelLayout {
         skc_v6_daddr: 56,
         skc_v6_rcv_saddr: 72,
     },
-    sock: Sock { sk_bound_dev_if: 20, sk_rx_queue_mapping: 122, sk_priority: 528, sk_mark: 532, sk_protocol: 540, sk_type: 542 },
+    sock: Sock { sk_bound_dev_if: 20, sk_rx_queue_mapping: 122, sk_priority: 528, sk_mark: 532, sk_protocol: 540, sk_type: 542, sk_socket: 288 },
     shinfo: SharedInfo { gso_size: 4, gso_segs: 6, hwtstamps: 16 },
     xdp_buff: XdpBuff { data: 0, data_end: 8, data_meta: 16, rxq: 32, rxq_dev: 0, rxq_queue_index: 8 },
     sk_lookup_kern: SkLookupKern {
