@@ -12,7 +12,9 @@ use crate::btf::{
 };
 use crate::map::MapDef;
 use crate::map::flags::{BPF_F_MMAPABLE, BPF_F_RDONLY_PROG};
-use crate::map::types::{BPF_MAP_TYPE_ARRAY, BPF_MAP_TYPE_ARRAY_OF_MAPS, BPF_MAP_TYPE_HASH_OF_MAPS, BPF_MAP_TYPE_PROG_ARRAY};
+use crate::map::types::{
+    BPF_MAP_TYPE_ARRAY, BPF_MAP_TYPE_ARRAY_OF_MAPS, BPF_MAP_TYPE_HASH_OF_MAPS, BPF_MAP_TYPE_PROG_ARRAY, BPF_MAP_TYPE_RINGBUF, BPF_MAP_TYPE_USER_RINGBUF,
+};
 use crate::registry::internal_map_name;
 
 /// libbpf's `libbpf_map_type`: where a map comes from.
@@ -106,10 +108,34 @@ fn init_user_btf_maps(obj: &BpfObject, elf: &Elf<'_>, shndx: usize, maps: &mut V
         let sym = elf.syms.iter().find(|s| s.shndx as usize == shndx && s.name == name && s.kind == elf::STT_OBJECT);
         let sec_offset = sym.map_or(u64::from(vi.offset), |s| s.value);
         let mut unsupported = None;
-        let def = parse_btf_map_def(&name, btf, def_id, false, &mut unsupported)?;
+        let mut def = parse_btf_map_def(&name, btf, def_id, false, &mut unsupported)?;
+        if matches!(def.map_type, BPF_MAP_TYPE_RINGBUF | BPF_MAP_TYPE_USER_RINGBUF) {
+            def.max_entries = ringbuf_size(def.max_entries);
+        }
         maps.push(BpfMap { def, kind: MapKind::User, real_name: name, sec_idx: shndx, sec_offset, sec_size: u64::from(vi.size), unsupported });
     }
     Ok(())
+}
+
+/// The page size libbpf rounds ring buffers to: the host's, 4 KiB on the
+/// hosts the model's kernels run on (as its map creation assumes).
+const PAGE_SIZE: u32 = 4096;
+
+/// A ring buffer's size as libbpf passes it (`adjust_ringbuf_sz`): the
+/// smallest power-of-two number of pages above a size that is not one
+/// already; 0, and sizes no such number fits, unchanged.
+fn ringbuf_size(sz: u32) -> u32 {
+    if sz == 0 || (sz.is_multiple_of(PAGE_SIZE) && (sz / PAGE_SIZE).is_power_of_two()) {
+        return sz;
+    }
+    let mut mul: u32 = 1;
+    while mul <= u32::MAX / PAGE_SIZE {
+        if mul * PAGE_SIZE > sz {
+            return mul * PAGE_SIZE;
+        }
+        mul <<= 1;
+    }
+    sz
 }
 
 /// `get_map_field_int`: `__uint(name, N)` is a pointer to an array of N.
@@ -239,4 +265,19 @@ pub(super) fn collect_map_relos(obj: &mut BpfObject, elf: &Elf<'_>, rel_idx: usi
         obj.maps[mi].def.prog_slots.push((slot, sym.name.clone()));
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn ring_buffers_round_up_to_a_power_of_two_pages() {
+        use super::ringbuf_size;
+        assert_eq!(ringbuf_size(0), 0);
+        assert_eq!(ringbuf_size(8), 4096);
+        assert_eq!(ringbuf_size(4096), 4096);
+        assert_eq!(ringbuf_size(4097), 8192);
+        assert_eq!(ringbuf_size(3 * 4096), 4 * 4096);
+        assert_eq!(ringbuf_size(1 << 20), 1 << 20);
+        assert_eq!(ringbuf_size(u32::MAX - 1), u32::MAX - 1);
+    }
 }
