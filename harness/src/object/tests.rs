@@ -12,6 +12,10 @@ use crate::require::{Component, skip};
 /// The object clang 19 makes of `src` (`name.bpf.o`), or `None` (the test
 /// is skipped) without clang.
 fn compile(name: &str, src: &str) -> Option<BpfObject> {
+    compile_bytes(name, src).map(|b| BpfObject::open_bytes(&b, name).unwrap_or_else(|e| panic!("{e}")))
+}
+
+fn compile_bytes(name: &str, src: &str) -> Option<Vec<u8>> {
     let Some(clang) = crate::import::clang::clang_program() else {
         skip(Component::Clang, "clang-19 compiles the C test objects");
         return None;
@@ -31,9 +35,9 @@ fn compile(name: &str, src: &str) -> Option<BpfObject> {
         .output()
         .expect("run clang");
     assert!(out.status.success(), "clang failed: {}", String::from_utf8_lossy(&out.stderr));
-    let obj = BpfObject::open(&o).unwrap_or_else(|e| panic!("{e}"));
+    let bytes = std::fs::read(&o).expect("read the object");
     let _ = std::fs::remove_dir_all(&dir);
-    Some(obj)
+    Some(bytes)
 }
 
 /// The definitions selftests take from bpf_helpers.h, without the headers.
@@ -219,6 +223,27 @@ fn ksyms_link_and_the_unsupported_is_named() {
         (12, 4, Some(("outer.inner", 2, 4)))
     );
     assert_eq!(obj.link("uses_inner").expect("inner is a map").relocs, vec![LinkReloc::Map { insn: 0, map: 0 }]);
+}
+
+/// `check t1.bpf.o --prog P` on the model: the object's programs, maps,
+/// global data and subprograms are what the verifier accepts.
+#[test]
+fn object_programs_load_in_the_model() {
+    use crate::backend::Backend;
+    let Some(bytes) = compile_bytes("t1", &format!("{PRELUDE}{MAPS_AND_CALLS}")) else { return };
+    for (prog, ty) in [("entry_a", SOCKET_FILTER), ("entry_b", SCHED_CLS)] {
+        let mut a = crate::cli::check::CheckArgs::new("t1.bpf.o", "socket_filter", crate::target::Arch::X86_64);
+        a.prog = Some(prog.into());
+        let req = crate::cli::check::request(&a, &bytes).unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!((req.name.as_str(), req.prog_type, req.maps.len(), req.license.as_str()), (prog, ty, 5, "GPL"));
+        let out = crate::backend::model::ModelBackend.load(&req).map_err(|u| u.0).expect("the model loads");
+        assert!(out.accepted, "{prog}: errno {}\n{}", out.errno, out.log);
+    }
+    let mut a = crate::cli::check::CheckArgs::new("t1.bpf.o", "socket_filter", crate::target::Arch::X86_64);
+    let e = crate::cli::check::request(&a, &bytes).expect_err("which program?");
+    assert!(e.contains("--prog (one of: entry_b, entry_a)"), "{e}");
+    a.prog = Some("cb".into());
+    assert!(crate::cli::check::request(&a, &bytes).is_err(), "a subprogram is not loadable");
 }
 
 #[test]
