@@ -1,6 +1,7 @@
 //! BTF (`include/uapi/linux/btf.h`): a reader for a kernel's vmlinux BTF, to
-//! resolve kfunc and kernel-variable names to type ids as libbpf does, and a
-//! writer for the minimal program BTF test_loader's objects carry (one `FUNC`
+//! resolve kfunc and kernel-variable names to type ids as libbpf does, and
+//! for an object's `.BTF` (members, arrays, variables and data sections, as
+//! libbpf's map definitions need them), and a writer for the minimal program BTF test_loader's objects carry (one `FUNC`
 //! per subprogram, described by `func_info`).
 
 use std::collections::HashMap;
@@ -66,9 +67,47 @@ pub struct Btf {
     /// `types[0]` is the implicit void (id 0).
     types: Vec<TypeEntry>,
     strings: Vec<u8>,
+    /// The type section, and per type where its kind-specific data starts
+    /// in it (`extra[0]` for void is unused).
+    type_data: Vec<u8>,
+    extra: Vec<usize>,
     /// (kind, name) -> first id with that name, for FUNC and VAR.
     by_name: HashMap<(u32, String), u32>,
 }
+
+/// A `struct btf_member` (offset in bits; for a bitfield member of a
+/// `kind_flag` struct the bitfield size is in the top 8 bits).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Member {
+    pub name_off: u32,
+    pub type_id: u32,
+    pub offset: u32,
+}
+
+/// A `struct btf_array`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Array {
+    pub elem_type: u32,
+    pub index_type: u32,
+    pub nelems: u32,
+}
+
+/// A `struct btf_var_secinfo` of a DATASEC.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VarSecinfo {
+    pub type_id: u32,
+    pub offset: u32,
+    pub size: u32,
+}
+
+/// `enum btf_var_linkage` (`BTF_VAR_STATIC` and the rest).
+pub const BTF_VAR_STATIC: u32 = 0;
+pub const BTF_VAR_GLOBAL_ALLOCATED: u32 = 1;
+pub const BTF_VAR_GLOBAL_EXTERN: u32 = 2;
+
+/// How deep [`Btf::resolve_size`] and [`Btf::skip_mods_and_typedefs`]
+/// follow references before calling the chain a loop.
+const MAX_RESOLVE_DEPTH: usize = 32;
 
 impl Btf {
     /// Parses a BTF blob as `/sys/kernel/btf/vmlinux` holds it. Kinds newer
@@ -99,6 +138,7 @@ impl Btf {
         let layout = if layout_len > 0 { section(layout_off, layout_len, "layout")? } else { &[][..] };
 
         let mut types = vec![TypeEntry { kind: 0, name_off: 0, vlen: 0, size_or_type: 0 }];
+        let mut extras = vec![0];
         let mut by_name = HashMap::new();
         let mut off = 0;
         while off < types_sec.len() {
@@ -119,6 +159,7 @@ impl Btf {
             };
             let id = types.len() as u32;
             types.push(TypeEntry { kind, name_off, vlen, size_or_type });
+            extras.push(off + TYPE_HDR);
             if let (BTF_KIND_FUNC | BTF_KIND_VAR, Some(name)) = (kind, str_at(&strings, name_off)) {
                 by_name.entry((kind, name.to_string())).or_insert(id);
             }
@@ -127,7 +168,94 @@ impl Btf {
         if off != types_sec.len() {
             return Err(BtfError("BTF type section ends inside a type".into()));
         }
-        Ok(Btf { types, strings, by_name })
+        Ok(Btf { types, strings, type_data: types_sec.to_vec(), extra: extras, by_name })
+    }
+
+    /// The `i`th u32 of type `id`'s kind-specific data (0 when out of range,
+    /// which the kinds' layouts checked in [`Btf::parse`] rule out).
+    fn extra_u32(&self, id: u32, i: usize) -> u32 {
+        let at = self.extra.get(id as usize).copied().unwrap_or(usize::MAX).saturating_add(4 * i);
+        self.type_data.get(at..at + 4).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    /// The type's name ("" for anonymous types and unknown ids).
+    pub fn type_name(&self, id: u32) -> &str {
+        self.type_by_id(id).and_then(|t| self.name(t.name_off)).unwrap_or("")
+    }
+
+    /// The members of a STRUCT or UNION (empty for other kinds).
+    pub fn members(&self, id: u32) -> Vec<Member> {
+        match self.type_by_id(id) {
+            Some(t) if t.kind == BTF_KIND_STRUCT || t.kind == BTF_KIND_UNION => (0..t.vlen as usize)
+                .map(|i| Member { name_off: self.extra_u32(id, 3 * i), type_id: self.extra_u32(id, 3 * i + 1), offset: self.extra_u32(id, 3 * i + 2) })
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// An ARRAY's element type and length.
+    pub fn array(&self, id: u32) -> Option<Array> {
+        let t = self.type_by_id(id)?;
+        (t.kind == BTF_KIND_ARRAY).then(|| Array { elem_type: self.extra_u32(id, 0), index_type: self.extra_u32(id, 1), nelems: self.extra_u32(id, 2) })
+    }
+
+    /// A VAR's linkage (`BTF_VAR_*`).
+    pub fn var_linkage(&self, id: u32) -> Option<u32> {
+        let t = self.type_by_id(id)?;
+        (t.kind == BTF_KIND_VAR).then(|| self.extra_u32(id, 0))
+    }
+
+    /// The variables of a DATASEC (empty for other kinds).
+    pub fn datasec_vars(&self, id: u32) -> Vec<VarSecinfo> {
+        match self.type_by_id(id) {
+            Some(t) if t.kind == BTF_KIND_DATASEC => (0..t.vlen as usize)
+                .map(|i| VarSecinfo { type_id: self.extra_u32(id, 3 * i), offset: self.extra_u32(id, 3 * i + 1), size: self.extra_u32(id, 3 * i + 2) })
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// `id` with modifiers (const, volatile, restrict, type tags) and
+    /// typedefs skipped, as libbpf's `skip_mods_and_typedefs`.
+    pub fn skip_mods_and_typedefs(&self, mut id: u32) -> u32 {
+        for _ in 0..MAX_RESOLVE_DEPTH {
+            match self.type_by_id(id) {
+                Some(t) if matches!(t.kind, BTF_KIND_TYPEDEF | BTF_KIND_VOLATILE | BTF_KIND_CONST | BTF_KIND_RESTRICT | BTF_KIND_TYPE_TAG) => {
+                    id = t.size_or_type
+                }
+                _ => return id,
+            }
+        }
+        id
+    }
+
+    /// The size in bytes of a value of type `id`, as libbpf's
+    /// `btf__resolve_size` (pointers are 8 bytes: BPF objects are 64-bit).
+    pub fn resolve_size(&self, id: u32) -> Result<u64, BtfError> {
+        let mut id = id;
+        let mut nelems: u64 = 1;
+        for _ in 0..MAX_RESOLVE_DEPTH {
+            let t = self.type_by_id(id).ok_or_else(|| BtfError(format!("no BTF type [{id}]")))?;
+            let size = match t.kind {
+                BTF_KIND_INT | BTF_KIND_STRUCT | BTF_KIND_UNION | BTF_KIND_ENUM | BTF_KIND_ENUM64 | BTF_KIND_DATASEC | BTF_KIND_FLOAT => {
+                    u64::from(t.size_or_type)
+                }
+                BTF_KIND_PTR => 8,
+                BTF_KIND_TYPEDEF | BTF_KIND_VOLATILE | BTF_KIND_CONST | BTF_KIND_RESTRICT | BTF_KIND_VAR | BTF_KIND_DECL_TAG | BTF_KIND_TYPE_TAG => {
+                    id = t.size_or_type;
+                    continue;
+                }
+                BTF_KIND_ARRAY => {
+                    let a = self.array(id).unwrap_or(Array { elem_type: 0, index_type: 0, nelems: 0 });
+                    nelems = nelems.checked_mul(u64::from(a.nelems)).ok_or_else(|| BtfError(format!("BTF type [{id}]: array size overflows")))?;
+                    id = a.elem_type;
+                    continue;
+                }
+                k => return Err(BtfError(format!("BTF type [{id}] of kind {k} has no size"))),
+            };
+            return nelems.checked_mul(size).filter(|&s| s <= u64::from(u32::MAX)).ok_or_else(|| BtfError(format!("BTF type [{id}]: size overflows")));
+        }
+        Err(BtfError(format!("BTF type [{id}]: reference chain too deep")))
     }
 
     /// Number of types including void.
@@ -339,6 +467,50 @@ mod tests {
         assert_eq!(p.type_by_id(5).unwrap().vlen, 2);
         assert_eq!(b.func_info_cnt, 3);
         assert_eq!(&b.func_info[8..16], &[5, 0, 0, 0, 4, 0, 0, 0]);
+    }
+
+    /// A writer for the kinds map definitions use, to test the accessors.
+    fn push(types: &mut Vec<u8>, words: &[u32]) {
+        for w in words {
+            types.extend_from_slice(&w.to_le_bytes());
+        }
+    }
+
+    #[test]
+    fn members_arrays_vars_and_sizes() {
+        // strings: "\0int\0type\0key\0m\0.maps"
+        let strings = b"\0int\0type\0key\0m\0.maps\0".to_vec();
+        let mut t = Vec::new();
+        push(&mut t, &[1, BTF_KIND_INT << 24, 4, 32]); // [1] int
+        push(&mut t, &[0, BTF_KIND_ARRAY << 24, 0, 1, 1, 9]); // [2] int[9]
+        push(&mut t, &[0, BTF_KIND_PTR << 24, 2]); // [3] int (*)[9]
+        push(&mut t, &[0, BTF_KIND_CONST << 24, 1]); // [4] const int
+        push(&mut t, &[0, BTF_KIND_PTR << 24, 4]); // [5] const int *
+        push(&mut t, &[0, (BTF_KIND_STRUCT << 24) | 2, 16, 5, 3, 0, 10, 5, 64]); // [6] { type; key; }
+        push(&mut t, &[14, BTF_KIND_VAR << 24, 6, BTF_VAR_GLOBAL_ALLOCATED]); // [7] m
+        push(&mut t, &[16, (BTF_KIND_DATASEC << 24) | 1, 16, 7, 0, 16]); // [8] .maps
+        let mut blob = Vec::new();
+        blob.extend_from_slice(&BTF_MAGIC.to_le_bytes());
+        blob.extend_from_slice(&[BTF_VERSION, 0]);
+        for w in [24u32, 0, t.len() as u32, t.len() as u32, strings.len() as u32] {
+            blob.extend_from_slice(&w.to_le_bytes());
+        }
+        blob.extend_from_slice(&t);
+        blob.extend_from_slice(&strings);
+        let b = Btf::parse(&blob).unwrap();
+        assert_eq!(b.array(2), Some(Array { elem_type: 1, index_type: 1, nelems: 9 }));
+        assert_eq!(b.array(1), None);
+        let m = b.members(6);
+        assert_eq!(m.len(), 2);
+        assert_eq!((b.name(m[1].name_off), m[1].type_id, m[1].offset), (Some("key"), 5, 64));
+        assert_eq!(b.var_linkage(7), Some(BTF_VAR_GLOBAL_ALLOCATED));
+        assert_eq!(b.datasec_vars(8), vec![VarSecinfo { type_id: 7, offset: 0, size: 16 }]);
+        assert_eq!(b.find_by_name_kind(".maps", BTF_KIND_DATASEC), Some(8));
+        assert_eq!(b.skip_mods_and_typedefs(4), 1);
+        assert_eq!(b.resolve_size(2), Ok(36));
+        assert_eq!(b.resolve_size(5), Ok(8));
+        assert_eq!(b.resolve_size(7), Ok(16));
+        assert_eq!(b.type_name(7), "m");
     }
 
     #[test]

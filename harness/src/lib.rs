@@ -25,6 +25,7 @@ pub mod golden;
 pub mod import;
 pub mod link;
 pub mod matcher;
+pub mod object;
 pub mod recorded;
 pub mod registry;
 pub mod require;

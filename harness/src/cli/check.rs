@@ -1,12 +1,15 @@
 //! `bpf-selftest check FILE.s`: one program through the whole pipeline of a
 //! backend, everything it produced printed (or as one JSON object).
+//! `check FILE.bpf.o --prog NAME` takes a program of a clang-built object
+//! instead ([`crate::object`]): its section gives the type, and its maps
+//! and license come from the object.
 
 use clap::Args;
 use serde_json::json;
 
 use crate::backend::{self, BtfMode, LoadOutcome, LoadRequest, TestRunInput};
 use crate::isa::{AsmError, AsmErrorKind, Operand, Program, assemble_bytes_with};
-use crate::link::{Symbols, link};
+use crate::link::{LinkedProgram, Symbols, link};
 use crate::map::MapDef;
 use crate::prog_type::{ProgType, prog_flag, sec_def};
 use crate::spec::TESTING_PROG_FLAGS;
@@ -14,8 +17,13 @@ use crate::target::Arch;
 
 #[derive(Args, Debug, Clone)]
 pub struct CheckArgs {
-    /// The program: LLVM-syntax BPF asm (`-` for stdin).
+    /// The program: LLVM-syntax BPF asm (`-` for stdin), or a BPF object
+    /// (ELF, as clang makes of C) with `--prog`.
     pub file: String,
+    /// With an object: the program to load (a function with a `SEC()`);
+    /// `-t` and `--map` do not apply, the object says.
+    #[arg(long)]
+    pub prog: Option<String>,
     /// Program type: a kernel name (`socket_filter`, `sched_cls`, `xdp`,
     /// `raw_tracepoint`, ...) or a libbpf SEC name (`socket`, `tc`, `raw_tp`).
     #[arg(long = "prog-type", short = 't', default_value = "socket_filter")]
@@ -96,6 +104,7 @@ impl CheckArgs {
     pub fn new(file: &str, prog_type: &str, arch: Arch) -> CheckArgs {
         CheckArgs {
             file: file.to_string(),
+            prog: None,
             prog_type: prog_type.to_string(),
             arch: Some(arch.name().to_string()),
             backend: "model".into(),
@@ -242,16 +251,49 @@ impl Target {
 }
 
 /// Builds the load request `check` describes; `src` is the asm text (any
-/// bytes inside comments).
+/// bytes inside comments), or an object's bytes.
 pub fn request(a: &CheckArgs, src: &(impl AsRef<[u8]> + ?Sized)) -> Result<LoadRequest, String> {
+    if src.as_ref().starts_with(b"\x7fELF") {
+        return object_request(a, src.as_ref());
+    }
     let t = target(a)?;
     let prog = t.assemble(src.as_ref()).map_err(|e| format!("{}:{e}", a.file))?;
     request_for(a, t, &prog)
 }
 
 fn request_for(a: &CheckArgs, t: Target, prog: &Program) -> Result<LoadRequest, String> {
+    let linked = link(&file_stem(&a.file), prog, &Symbols { maps: &t.maps, ..Default::default() }).map_err(|e| e.0)?;
+    request_linked(a, t, linked, file_stem(&a.file), None, "GPL".into())
+}
+
+/// The request for program `--prog` of the object `data`.
+fn object_request(a: &CheckArgs, data: &[u8]) -> Result<LoadRequest, String> {
+    let obj = crate::object::BpfObject::open_bytes(data, &crate::object::object_name(std::path::Path::new(&a.file))).map_err(|e| format!("{}: {e}", a.file))?;
+    let Some(name) = &a.prog else {
+        let names: Vec<&str> = obj.programs().map(|p| p.name.as_str()).collect();
+        return Err(format!("{}: a BPF object: say which program with --prog (one of: {})", a.file, names.join(", ")));
+    };
+    if !a.maps.is_empty() {
+        return Err("--map: an object's maps are its own".into());
+    }
+    let linked = obj.link(name).map_err(|e| format!("{}: {e}", a.file))?;
+    let p = obj.program(name).ok_or_else(|| format!("{}: no program '{name}'", a.file))?;
+    let d = p.sec_def.ok_or_else(|| format!("{}: program '{name}': section '{}' is not one libbpf knows", a.file, p.sec_name))?;
+    let mut t = target(a)?;
+    (t.prog_type, t.sec_flags, t.attach, t.maps) = (d.prog_type, d.flags, d.attach_type, obj.map_defs());
+    let attach_func = crate::prog_type::sec_attach_target(&p.sec_name).map(str::to_string);
+    request_linked(a, t, linked, name.clone(), attach_func, obj.license.clone())
+}
+
+fn request_linked(
+    a: &CheckArgs,
+    t: Target,
+    mut linked: LinkedProgram,
+    name: String,
+    attach_func: Option<String>,
+    license: String,
+) -> Result<LoadRequest, String> {
     let Target { arch, prog_type, sec_flags, attach, maps, .. } = t;
-    let mut linked = link(&file_stem(&a.file), prog, &Symbols { maps: &maps, ..Default::default() }).map_err(|e| e.0)?;
     for g in &a.global_funcs {
         let (name, n) = g.split_once('/').ok_or_else(|| format!("--global-func '{g}': expected NAME/NARGS"))?;
         let nargs = n.parse().map_err(|_| format!("--global-func '{g}': bad NARGS"))?;
@@ -289,11 +331,11 @@ fn request_for(a: &CheckArgs, t: Target, prog: &Program) -> Result<LoadRequest, 
         Ok(t)
     });
     Ok(LoadRequest {
-        name: file_stem(&a.file),
+        name,
         prog: linked,
         prog_type,
         expected_attach_type: attach,
-        attach_func: None,
+        attach_func,
         prog_flags: flags,
         log_level: a.log_level,
         unpriv: a.unpriv,
@@ -303,7 +345,7 @@ fn request_for(a: &CheckArgs, t: Target, prog: &Program) -> Result<LoadRequest, 
         test_run: test_run.transpose()?,
         arch,
         want_jited: arch.has_jit(),
-        license: "GPL".into(),
+        license,
         privileged_setup: false,
         log_size: a.log_size,
         create_every_map: false,
@@ -322,8 +364,16 @@ pub fn run(a: &CheckArgs) -> Result<(), String> {
         a.run = true;
         return run(&a);
     }
-    let t = target(a)?;
     let src = super::read_asm_input(&a.file)?;
+    if src.starts_with(b"\x7fELF") {
+        let req = object_request(a, &src)?;
+        drop(src);
+        return load_and_report(a, req);
+    }
+    if a.prog.is_some() {
+        return Err(format!("--prog: {} is not a BPF object", a.file));
+    }
+    let t = target(a)?;
     let prog = match t.assemble(&src) {
         Ok(p) => p,
         Err(e) if e.kind == AsmErrorKind::TooManyInsns => return too_large(a, &t, &e),
@@ -332,6 +382,10 @@ pub fn run(a: &CheckArgs) -> Result<(), String> {
     drop(src);
     let req = request_for(a, t, &prog)?;
     drop(prog);
+    load_and_report(a, req)
+}
+
+fn load_and_report(a: &CheckArgs, req: LoadRequest) -> Result<(), String> {
     let be = backend::by_name(&a.backend)?;
     let loaded = load(&*be, &req);
     if !a.interp {
