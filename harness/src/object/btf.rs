@@ -24,7 +24,7 @@ use std::sync::Arc;
 use object::elf;
 
 use super::btf_ext::BtfExtRecords;
-use super::{Elf, ObjectError, err};
+use super::{ObjectError, SymInfo, err};
 use crate::btf::{
     BTF_FUNC_GLOBAL, BTF_FUNC_STATIC, BTF_KIND_ARRAY, BTF_KIND_DATASEC, BTF_KIND_ENUM, BTF_KIND_ENUM64, BTF_KIND_FUNC, BTF_KIND_FUNC_PROTO, BTF_KIND_INT,
     BTF_KIND_VAR, BTF_VAR_GLOBAL_ALLOCATED, BTF_VAR_GLOBAL_EXTERN, BTF_VAR_STATIC, Btf, ProgFunc,
@@ -159,9 +159,16 @@ fn u32_of(b: &[u8], off: usize) -> u32 {
     b.get(off..off + 4).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
 }
 
+/// What of the ELF file finalizing the BTF reads.
+pub(super) struct ElfView<'a> {
+    pub syms: &'a [SymInfo],
+    /// The size of the first section of a name, if there is one.
+    pub sec_size: &'a dyn Fn(&str) -> Option<u64>,
+}
+
 /// The object's BTF blob as libbpf finalizes it. `btf` is `raw` parsed;
 /// `hidden_subprogs` names the global subprograms with hidden visibility.
-pub(super) fn finalize(raw: &[u8], btf: &Btf, elf: &Elf<'_>, hidden_subprogs: &[&str]) -> Result<Vec<u8>, ObjectError> {
+pub(super) fn finalize(raw: &[u8], btf: &Btf, elf: &ElfView<'_>, hidden_subprogs: &[&str]) -> Result<Vec<u8>, ObjectError> {
     let hdr_len = u32_of(raw, 4) as usize;
     let field = |o: usize| u32_of(raw, o) as usize;
     let (type_off, type_len, str_off, str_len) = (field(8), field(12), field(16), field(20));
@@ -275,9 +282,9 @@ pub(super) fn finalize(raw: &[u8], btf: &Btf, elf: &Elf<'_>, hidden_subprogs: &[
 /// `bpf_object__collect_externs`' checks: each extern symbol has a VAR or
 /// FUNC of extern linkage in `.ksyms` or `.kconfig`, a `.kconfig` one of a
 /// type libbpf can fill.
-fn collect_externs(btf: &Btf, elf: &Elf<'_>) -> Result<Vec<Extern>, ObjectError> {
+fn collect_externs(btf: &Btf, elf: &ElfView<'_>) -> Result<Vec<Extern>, ObjectError> {
     let mut out = Vec::new();
-    for s in &elf.syms {
+    for s in elf.syms {
         let is_extern = s.shndx == elf::SHN_UNDEF && matches!(s.bind, elf::STB_GLOBAL | elf::STB_WEAK) && s.kind == elf::STT_NOTYPE;
         if !is_extern || s.name.is_empty() {
             continue;
@@ -349,15 +356,14 @@ fn kcfg_char_or_known(btf: &Btf, id: u32) -> Option<bool> {
 }
 
 /// `btf_fixup_datasec` for DATASEC `id`.
-fn fixup_datasec(r: &mut Raw<'_>, btf: &Btf, elf: &Elf<'_>, id: u32) -> Result<(), ObjectError> {
+fn fixup_datasec(r: &mut Raw<'_>, btf: &Btf, elf: &ElfView<'_>, id: u32) -> Result<(), ObjectError> {
     let sec = btf.type_name(id).to_string();
     let at = btf.type_offset(id).unwrap_or(0);
     let n = btf.type_by_id(id).map_or(0, |t| t.vlen) as usize;
     if sec != KCONFIG_SEC && sec != KSYMS_SEC {
         let mut fixup_offsets = false;
         if r.rd(at + 8) == 0 {
-            let idx = elf.sec_names.iter().position(|s| *s == sec).filter(|&i| i > 0);
-            let size = idx.map_or(0, |i| elf.sec_size(i));
+            let size = (elf.sec_size)(&sec).unwrap_or(0);
             if size == 0 || size > u64::from(u32::MAX) {
                 return err(format!("sec '{sec}': failed to determine size from ELF"));
             }
@@ -391,4 +397,99 @@ fn fixup_datasec(r: &mut Raw<'_>, btf: &Btf, elf: &Elf<'_>, id: u32) -> Result<(
         r.types[at + 12 + 12 * i..at + 24 + 12 * i].copy_from_slice(v);
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::btf::{BTF_MAGIC, BTF_VERSION};
+
+    fn blob(types: &[u32], strings: &[u8]) -> Vec<u8> {
+        let t: Vec<u8> = types.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let mut b = BTF_MAGIC.to_le_bytes().to_vec();
+        b.extend_from_slice(&[BTF_VERSION, 0]);
+        for w in [24u32, 0, t.len() as u32, t.len() as u32, strings.len() as u32] {
+            b.extend_from_slice(&w.to_le_bytes());
+        }
+        b.extend(t);
+        b.extend_from_slice(strings);
+        b
+    }
+
+    fn sym(name: &str, kind: u8, bind: u8, visibility: u8, shndx: u16, value: u64) -> SymInfo {
+        SymInfo { name: name.into(), kind, bind, visibility, shndx, value, size: 4 }
+    }
+
+    /// clang's `.data` of `int g = 1; static int s = 2; int h
+    /// __hidden = 3;` (globals at offset 0 in the DATASEC, size 0) and
+    /// `.ksyms` of one kfunc and one typed variable.
+    #[test]
+    fn datasecs_and_externs_as_libbpf_fixes_them() {
+        // strings: 1 int, 5 g, 7 s, 9 h, 11 .data, 17 .ksyms, 24 kf, 27 kv, 30 a
+        let strings = b"\0int\0g\0s\0h\0.data\0.ksyms\0kf\0kv\0a\0";
+        #[rustfmt::skip]
+        let types = [
+            1, BTF_KIND_INT << 24, 4, 32,                       // [1] int
+            5, BTF_KIND_VAR << 24, 1, BTF_VAR_GLOBAL_ALLOCATED, // [2] g
+            7, BTF_KIND_VAR << 24, 1, BTF_VAR_STATIC,           // [3] s
+            9, BTF_KIND_VAR << 24, 1, BTF_VAR_GLOBAL_ALLOCATED, // [4] h
+            11, (BTF_KIND_DATASEC << 24) | 3, 0, 2, 0, 4, 3, 8, 4, 4, 0, 4, // [5] .data
+            0, (BTF_KIND_FUNC_PROTO << 24) | 1, 0, 0, 1,        // [6] void (int)
+            24, (BTF_KIND_FUNC << 24) | BTF_FUNC_EXTERN, 6,     // [7] kf
+            27, BTF_KIND_VAR << 24, 6, BTF_VAR_GLOBAL_EXTERN,   // [8] kv
+            17, (BTF_KIND_DATASEC << 24) | 2, 0, 8, 0, 0, 7, 0, 0, // [9] .ksyms
+        ];
+        let raw = blob(&types, strings);
+        let btf = Btf::parse(&raw).expect("parses");
+        let syms = [
+            sym("g", elf::STT_OBJECT, elf::STB_GLOBAL, elf::STV_DEFAULT, 3, 0),
+            sym("s", elf::STT_OBJECT, elf::STB_LOCAL, elf::STV_DEFAULT, 3, 8),
+            sym("h", elf::STT_OBJECT, elf::STB_GLOBAL, elf::STV_HIDDEN, 3, 4),
+            sym("kf", elf::STT_NOTYPE, elf::STB_GLOBAL, elf::STV_DEFAULT, 0, 0),
+            sym("kv", elf::STT_NOTYPE, elf::STB_GLOBAL, elf::STV_DEFAULT, 0, 0),
+        ];
+        let sizes = |n: &str| (n == ".data").then_some(12);
+        let out = finalize(&raw, &btf, &ElfView { syms: &syms, sec_size: &sizes }, &[]).expect("finalizes");
+        let f = Btf::parse(&out).expect("the result parses");
+        // .data: its section's size, g at its symbol's 0, h at 4 and now
+        // static (hidden), s (static) where clang put it; sorted
+        assert_eq!(f.type_by_id(5).map(|t| t.size_or_type), Some(12));
+        let vars: Vec<(u32, u32)> = f.datasec_vars(5).iter().map(|v| (v.type_id, v.offset)).collect();
+        assert_eq!(vars, vec![(2, 0), (4, 4), (3, 8)]);
+        assert_eq!((f.var_linkage(2), f.var_linkage(4)), (Some(BTF_VAR_GLOBAL_ALLOCATED), Some(BTF_VAR_STATIC)));
+        // a dummy_ksym VAR was added: .ksyms is 4-byte slots, the kfunc's
+        // slot the dummy, the kfunc global with its parameter named
+        assert_eq!(f.type_cnt(), 11);
+        assert_eq!((f.type_name(10), f.var_linkage(10), f.type_by_id(10).map(|t| t.size_or_type)), ("dummy_ksym", Some(1), Some(1)));
+        let ks: Vec<(u32, u32, u32)> = f.datasec_vars(9).iter().map(|v| (v.type_id, v.offset, v.size)).collect();
+        assert_eq!(ks, vec![(8, 0, 4), (10, 4, 4)]);
+        assert_eq!(f.type_by_id(9).map(|t| t.size_or_type), Some(8));
+        assert_eq!(f.type_by_id(7).map(|t| t.vlen), Some(BTF_FUNC_GLOBAL));
+        assert_eq!((f.var_linkage(8), f.type_by_id(8).map(|t| t.size_or_type)), (Some(BTF_VAR_GLOBAL_ALLOCATED), Some(1)));
+        // the header says where the grown sections are
+        assert_eq!(out.len(), 24 + (types.len() + 4) * 4 + strings.len() + "dummy_ksym\0".len());
+
+        // without the section, or without a global's symbol: libbpf's errors
+        let none = |_: &str| None;
+        assert!(finalize(&raw, &btf, &ElfView { syms: &syms, sec_size: &none }, &[]).is_err());
+        assert!(finalize(&raw, &btf, &ElfView { syms: &syms[1..], sec_size: &sizes }, &[]).is_err());
+        // an extern the BTF lacks
+        let extra = [&syms[..], &[sym("nope", elf::STT_NOTYPE, elf::STB_GLOBAL, elf::STV_DEFAULT, 0, 0)]].concat();
+        assert!(finalize(&raw, &btf, &ElfView { syms: &extra, sec_size: &sizes }, &[]).is_err());
+    }
+
+    #[test]
+    fn a_hidden_subprogram_is_static_and_nothing_grows() {
+        // [1] int, [2] int (void), [3] FUNC f global
+        let strings = b"\0int\0f\0";
+        let types = [1, BTF_KIND_INT << 24, 4, 32, 0, BTF_KIND_FUNC_PROTO << 24, 1, 5, (BTF_KIND_FUNC << 24) | BTF_FUNC_GLOBAL, 2];
+        let raw = blob(&types, strings);
+        let btf = Btf::parse(&raw).expect("parses");
+        let none = |_: &str| None;
+        let view = ElfView { syms: &[], sec_size: &none };
+        assert_eq!(finalize(&raw, &btf, &view, &[]).expect("as is"), raw);
+        let out = finalize(&raw, &btf, &view, &["f"]).expect("finalizes");
+        assert_eq!(out.len(), raw.len());
+        assert_eq!(Btf::parse(&out).expect("parses").type_by_id(3).map(|t| t.vlen), Some(BTF_FUNC_STATIC));
+    }
 }

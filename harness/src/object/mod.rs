@@ -341,7 +341,9 @@ impl BpfObject {
         let mut clang_btf = None;
         if let (Some(raw), Some(parsed)) = (btf_raw, &obj.btf) {
             let hidden: Vec<&str> = obj.progs.iter().filter(|p| p.mark_btf_static && obj.is_subprog(p)).map(|p| p.name.as_str()).collect();
-            let blob = btf::finalize(raw, parsed, &elf, &hidden).map_err(|e| ObjectError(format!("section '.BTF': {e}")))?;
+            let sec_size = |n: &str| elf.sec_names.iter().skip(1).position(|s| s == n).map(|i| elf.sec_size(i + 1));
+            let view = btf::ElfView { syms: &elf.syms, sec_size: &sec_size };
+            let blob = btf::finalize(raw, parsed, &view, &hidden).map_err(|e| ObjectError(format!("section '.BTF': {e}")))?;
             let finalized = Btf::parse(&blob).map_err(|e| ObjectError(format!("section '.BTF' as finalized: {e}")))?;
             clang_btf = obj.btf.replace(finalized);
             obj.btf_blob = Some(Arc::new(blob));
