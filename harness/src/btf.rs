@@ -199,6 +199,11 @@ impl Btf {
         (t.kind == BTF_KIND_ARRAY).then(|| Array { elem_type: self.extra_u32(id, 0), index_type: self.extra_u32(id, 1), nelems: self.extra_u32(id, 2) })
     }
 
+    /// An INT's `u32` after its `struct btf_type` (encoding, offset, bits).
+    pub fn int_data(&self, id: u32) -> u32 {
+        if self.type_by_id(id).is_some_and(|t| t.kind == BTF_KIND_INT) { self.extra_u32(id, 0) } else { 0 }
+    }
+
     /// A VAR's linkage (`BTF_VAR_*`).
     pub fn var_linkage(&self, id: u32) -> Option<u32> {
         let t = self.type_by_id(id)?;
@@ -256,6 +261,57 @@ impl Btf {
             return nelems.checked_mul(size).filter(|&s| s <= u64::from(u32::MAX)).ok_or_else(|| BtfError(format!("BTF type [{id}]: size overflows")));
         }
         Err(BtfError(format!("BTF type [{id}]: reference chain too deep")))
+    }
+
+    /// Where type `id`'s `struct btf_type` starts in the type section.
+    pub fn type_offset(&self, id: u32) -> Option<usize> {
+        (id != 0).then(|| self.extra.get(id as usize).map(|e| e - TYPE_HDR)).flatten()
+    }
+
+    /// The id of the first type named `name`, of any kind
+    /// (`btf__find_by_name`).
+    pub fn find_by_name(&self, name: &str) -> Option<u32> {
+        self.types.iter().enumerate().skip(1).find(|(_, t)| self.name(t.name_off) == Some(name)).map(|(i, _)| i as u32)
+    }
+
+    /// The alignment of a value of type `id`, as libbpf's `btf__align_of`
+    /// with 8-byte pointers (packed structs and unions align to 1).
+    pub fn align_of(&self, id: u32) -> Result<u32, BtfError> {
+        let mut id = id;
+        for _ in 0..MAX_RESOLVE_DEPTH {
+            let t = self.type_by_id(id).ok_or_else(|| BtfError(format!("no BTF type [{id}]")))?;
+            match t.kind {
+                BTF_KIND_INT | BTF_KIND_ENUM | BTF_KIND_ENUM64 | BTF_KIND_FLOAT => return Ok(t.size_or_type.min(8)),
+                BTF_KIND_PTR => return Ok(8),
+                BTF_KIND_TYPEDEF | BTF_KIND_VOLATILE | BTF_KIND_CONST | BTF_KIND_RESTRICT | BTF_KIND_TYPE_TAG => id = t.size_or_type,
+                BTF_KIND_ARRAY => id = self.array(id).map_or(0, |a| a.elem_type),
+                BTF_KIND_STRUCT | BTF_KIND_UNION => {
+                    let kind_flag = self.kind_flag(id);
+                    let mut max_align = 1;
+                    for m in self.members(id) {
+                        let align = self.align_of(m.type_id)?;
+                        if align == 0 {
+                            return Err(BtfError(format!("BTF type [{}] has no alignment", m.type_id)));
+                        }
+                        max_align = max_align.max(align);
+                        let bitfield = kind_flag && m.offset >> 24 != 0;
+                        let bit_off = if kind_flag { m.offset & 0xff_ffff } else { m.offset };
+                        if !bitfield && bit_off % (8 * align) != 0 {
+                            return Ok(1);
+                        }
+                    }
+                    return Ok(if t.size_or_type % max_align != 0 { 1 } else { max_align });
+                }
+                k => return Err(BtfError(format!("BTF type [{id}] of kind {k} has no alignment"))),
+            }
+        }
+        Err(BtfError(format!("BTF type [{id}]: reference chain too deep")))
+    }
+
+    /// The `kind_flag` bit of type `id`'s info.
+    fn kind_flag(&self, id: u32) -> bool {
+        let at = self.type_offset(id).map_or(usize::MAX, |o| o + 4);
+        self.type_data.get(at..at + 4).is_some_and(|b| b[3] & 0x80 != 0)
     }
 
     /// Number of types including void.

@@ -358,6 +358,14 @@ pub mod attr {
         c
     }
 
+    /// BPF_MAP_CREATE's `btf_fd`, `btf_key_type_id` and
+    /// `btf_value_type_id`, on a call of [`map_create`].
+    pub fn map_create_btf(c: &mut BpfCall, btf_fd: i32, key_type_id: u32, value_type_id: u32) {
+        c.put_u32(48, btf_fd as u32);
+        c.put_u32(52, key_type_id);
+        c.put_u32(56, value_type_id);
+    }
+
     /// BPF_MAP_UPDATE_ELEM.
     pub fn map_update_elem(map_fd: i32, key: &[u8], value: &[u8], flags: u64) -> BpfCall {
         let mut c = BpfCall::new(BPF_MAP_UPDATE_ELEM, 32);
@@ -405,8 +413,14 @@ pub mod attr {
         pub name: &'a str,
         pub expected_attach_type: u32,
         pub prog_btf_fd: Option<i32>,
+        /// `func_info` records of `func_info_rec_size` bytes.
         pub func_info: &'a [u8],
+        pub func_info_rec_size: u32,
         pub func_info_cnt: u32,
+        /// `line_info` records of `line_info_rec_size` bytes.
+        pub line_info: &'a [u8],
+        pub line_info_rec_size: u32,
+        pub line_info_cnt: u32,
         pub attach_btf_id: u32,
     }
 
@@ -433,9 +447,14 @@ pub mod attr {
         if let Some(fd) = p.prog_btf_fd {
             c.put_u32(72, fd as u32);
             if p.func_info_cnt > 0 {
-                c.put_u32(76, crate::btf::FUNC_INFO_REC_SIZE);
+                c.put_u32(76, p.func_info_rec_size);
                 c.ptr_in(80, p.func_info.to_vec());
                 c.put_u32(88, p.func_info_cnt);
+            }
+            if p.line_info_cnt > 0 {
+                c.put_u32(92, p.line_info_rec_size);
+                c.ptr_in(96, p.line_info.to_vec());
+                c.put_u32(104, p.line_info_cnt);
             }
         }
         c.put_u32(108, p.attach_btf_id);

@@ -7,4 +7,5 @@
 mod backend_common;
 mod kernel_asm;
 mod kernel_backend;
+mod kernel_object;
 mod vm_backend;

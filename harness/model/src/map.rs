@@ -71,11 +71,15 @@ pub struct MapDef {
     /// A prog array's `.values = { [key] = &prog }`: libbpf writes each
     /// named program's fd at its key after loading the object's programs.
     pub prog_slots: Vec<(u32, String)>,
+    /// BPF_MAP_CREATE's `btf_key_type_id` and `btf_value_type_id`: types of
+    /// the BTF the program is loaded with (0: none), passed with its fd.
+    pub btf_key_type_id: u32,
+    pub btf_value_type_id: u32,
 }
 
-/// As derived, but `prog_slots` only when there are some: the text of a
-/// map without them is what it was before they existed (hashes of
-/// recorded programs are taken over it).
+/// As derived, but `prog_slots` only when there are some and the BTF type
+/// ids only when set: the text of a map without them is what it was before
+/// they existed (hashes of recorded programs are taken over it).
 impl std::fmt::Debug for MapDef {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let mut d = f.debug_struct("MapDef");
@@ -90,6 +94,9 @@ impl std::fmt::Debug for MapDef {
             .field("frozen", &self.frozen);
         if !self.prog_slots.is_empty() {
             d.field("prog_slots", &self.prog_slots);
+        }
+        if self.btf_key_type_id != 0 || self.btf_value_type_id != 0 {
+            d.field("btf_key_type_id", &self.btf_key_type_id).field("btf_value_type_id", &self.btf_value_type_id);
         }
         d.finish()
     }
@@ -108,6 +115,8 @@ impl MapDef {
             init: Vec::new(),
             frozen: false,
             prog_slots: Vec::new(),
+            btf_key_type_id: 0,
+            btf_value_type_id: 0,
         }
     }
 

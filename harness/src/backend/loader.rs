@@ -6,14 +6,17 @@
 //! 1. resolve kfunc and kernel-variable names to vmlinux BTF ids;
 //! 2. unprivileged run: clear CAP_SYS_ADMIN/NET_ADMIN/PERFMON/BPF from the
 //!    effective set, give back `caps_unpriv`;
-//! 3. create the maps (inner map first for map-in-map; in an unprivileged
+//! 3. an object's own BTF ([`BtfMode::Object`]) is loaded first, as libbpf
+//!    does (if that fails, everything goes on without it: BTF is optional);
+//! 4. create the maps (inner map first for map-in-map; in an unprivileged
 //!    run only the types test_loader lets it create, references to the
-//!    others poisoned as libbpf does), write initial contents, freeze;
-//! 4. patch `ld_imm64` map references with the map fds;
-//! 5. load the program BTF (if that fails, go on without it, as libbpf
-//!    does when BTF is optional) and the program; a failed load at log
-//!    level 0 is retried at level 1 to get the log;
-//! 6. restore the capabilities, then read `verified_insns`, the xlated and
+//!    others poisoned as libbpf does), with the object's BTF type ids,
+//!    write initial contents, freeze;
+//! 5. patch `ld_imm64` map references with the map fds;
+//! 6. load the made-up program BTF of [`BtfMode::FuncInfo`] (optional
+//!    too) and the program, with `func_info` and `line_info`; a failed
+//!    load at log level 0 is retried at level 1 to get the log;
+//! 7. restore the capabilities, then read `verified_insns`, the xlated and
 //!    jited images and the map ids, and test-run when asked.
 //!
 //! Not there yet, because a `LoadRequest` cannot express them: attach
@@ -21,7 +24,8 @@
 //! freplace), other programs in
 //! prog_array initialisers (libbpf's `.values = { [0] = &prog }`; the
 //! loaded program itself is put in after the load), inner-map values of
-//! an outer map, and map BTF (spin locks, timers, kptrs).
+//! an outer map; map BTF (spin locks, timers, kptrs) needs an object's
+//! BTF.
 
 use bpf_isa::insn::op::*;
 use bpf_isa::{Insn, disasm};
@@ -278,13 +282,23 @@ fn create_and_load(
     if req.unpriv && !req.privileged_setup {
         drop_caps(sys, req, caps_saved)?;
     }
+    // bpf_object__sanitize_and_load_btf comes before the maps
+    let obj_btf_fd = match &req.btf {
+        BtfMode::Object(ob) => {
+            // libbpf retries a failed load with a log, only to print it,
+            // then goes on without BTF ("BTF is optional, ignoring")
+            let r = sys.bpf(&attr::btf_load(&ob.btf))?;
+            r.fd().ok().inspect(|&fd| fds.push(fd))
+        }
+        _ => None,
+    };
     let mut map_fds = Vec::with_capacity(req.maps.len());
     for m in &req.maps {
         if req.unpriv && !req.privileged_setup && !req.create_every_map && !unpriv_capable_map(m) {
             map_fds.push(None);
             continue;
         }
-        match create_map(sys, m, fds)? {
+        match create_map(sys, m, obj_btf_fd, fds)? {
             Ok(fd) => map_fds.push(Some(fd)),
             Err(out) => return Ok(Loaded::Failed(out)),
         }
@@ -292,7 +306,7 @@ fn create_and_load(
     patch_maps(req, insns, &map_fds);
 
     let btf = match req.btf {
-        BtfMode::None => None,
+        BtfMode::None | BtfMode::Object(_) => None,
         BtfMode::FuncInfo => {
             let pb = btf::prog_btf(&prog_funcs(req));
             let r = sys.bpf(&attr::btf_load(&pb.blob))?;
@@ -327,7 +341,17 @@ fn create_and_load(
     if let Some((fd, pb)) = &btf {
         p.prog_btf_fd = Some(*fd);
         p.func_info = &pb.func_info;
+        p.func_info_rec_size = btf::FUNC_INFO_REC_SIZE;
         p.func_info_cnt = pb.func_info_cnt;
+    }
+    if let (BtfMode::Object(ob), Some(fd)) = (&req.btf, obj_btf_fd) {
+        p.prog_btf_fd = Some(fd);
+        if let Some(fi) = &ob.func_info {
+            (p.func_info, p.func_info_rec_size, p.func_info_cnt) = (&fi.data, fi.rec_size, fi.cnt());
+        }
+        if let Some(li) = &ob.line_info {
+            (p.line_info, p.line_info_rec_size, p.line_info_cnt) = (&li.data, li.rec_size, li.cnt());
+        }
     }
     loop {
         let (call, log_buf) = attr::prog_load(&p);
@@ -377,23 +401,34 @@ fn prog_funcs(req: &LoadRequest) -> Vec<btf::ProgFunc> {
     req.prog.funcs.iter().map(|f| btf::ProgFunc { name: f.name.clone(), insn_off: f.start as u32, global: f.global, nargs: f.nargs }).collect()
 }
 
-/// Creates one map (and its inner map), fills it and freezes it. The inner
-/// result is `Err` with the outcome of a failed load when the kernel refused.
-fn create_map(sys: &mut dyn BpfSys, m: &MapDef, fds: &mut Vec<i32>) -> Result<Result<i32, Box<LoadOutcome>>, SysError> {
-    let fail = |what: &str, errno: i32| Err(loader_failure(errno, format!("map '{}': failed to {what}: {}", m.name, errno_desc(errno))));
-    let inner_fd = match &m.inner {
-        Some(inner) => {
-            let c = attr::map_create(inner.map_type, inner.key_size, inner.value_size, inner.max_entries, inner.map_flags, None, &inner.name);
-            match sys.bpf(&c)?.fd() {
-                Ok(fd) => {
-                    fds.push(fd);
-                    Some(fd)
-                }
-                Err(e) => return Ok(fail("create inner map", e)),
-            }
-        }
-        None => None,
-    };
+/// The BTF type ids libbpf passes when it creates `m`: none for the map
+/// types whose BTF it leaves out (`bpf_object__create_map`).
+fn map_btf_type_ids(m: &MapDef) -> (u32, u32) {
+    use crate::map::types::*;
+    match m.map_type {
+        BPF_MAP_TYPE_PERF_EVENT_ARRAY
+        | BPF_MAP_TYPE_CGROUP_ARRAY
+        | BPF_MAP_TYPE_STACK_TRACE
+        | BPF_MAP_TYPE_ARRAY_OF_MAPS
+        | BPF_MAP_TYPE_HASH_OF_MAPS
+        | BPF_MAP_TYPE_DEVMAP
+        | BPF_MAP_TYPE_DEVMAP_HASH
+        | BPF_MAP_TYPE_CPUMAP
+        | BPF_MAP_TYPE_XSKMAP
+        | BPF_MAP_TYPE_SOCKMAP
+        | BPF_MAP_TYPE_SOCKHASH
+        | BPF_MAP_TYPE_QUEUE
+        | BPF_MAP_TYPE_STACK
+        | BPF_MAP_TYPE_ARENA => (0, 0),
+        BPF_MAP_TYPE_STRUCT_OPS => (m.btf_key_type_id, 0),
+        _ => (m.btf_key_type_id, m.btf_value_type_id),
+    }
+}
+
+/// BPF_MAP_CREATE of `m` (with `inner_fd` and, given the object's BTF fd,
+/// its type ids); a map the kernel refuses with BTF type ids is tried again
+/// without, as libbpf does.
+fn map_create_call(sys: &mut dyn BpfSys, m: &MapDef, inner_fd: Option<i32>, btf_fd: Option<i32>) -> Result<Result<i32, i32>, SysError> {
     let mut c = attr::map_create(m.map_type, m.key_size, m.value_size, m.max_entries, m.map_flags, inner_fd, &m.name);
     // an arena's user address: set here instead of by an mmap (see
     // `ARENA_USER_VM_START`)
@@ -401,7 +436,32 @@ fn create_map(sys: &mut dyn BpfSys, m: &MapDef, fds: &mut Vec<i32>) -> Result<Re
     if map_extra != 0 {
         c.put_u64(64, map_extra);
     }
-    let fd = match sys.bpf(&c)?.fd() {
+    let (key, value) = map_btf_type_ids(m);
+    let Some(btf_fd) = btf_fd.filter(|_| key != 0 || value != 0) else { return Ok(sys.bpf(&c)?.fd()) };
+    let mut with_btf = c.clone();
+    attr::map_create_btf(&mut with_btf, btf_fd, key, value);
+    match sys.bpf(&with_btf)?.fd() {
+        Ok(fd) => Ok(Ok(fd)),
+        // "Error in bpf_create_map_xattr(...). Retrying without BTF."
+        Err(_) => Ok(sys.bpf(&c)?.fd()),
+    }
+}
+
+/// Creates one map (and its inner map), fills it and freezes it. The inner
+/// result is `Err` with the outcome of a failed load when the kernel refused.
+fn create_map(sys: &mut dyn BpfSys, m: &MapDef, btf_fd: Option<i32>, fds: &mut Vec<i32>) -> Result<Result<i32, Box<LoadOutcome>>, SysError> {
+    let fail = |what: &str, errno: i32| Err(loader_failure(errno, format!("map '{}': failed to {what}: {}", m.name, errno_desc(errno))));
+    let inner_fd = match &m.inner {
+        Some(inner) => match map_create_call(sys, inner, None, btf_fd)? {
+            Ok(fd) => {
+                fds.push(fd);
+                Some(fd)
+            }
+            Err(e) => return Ok(fail("create inner map", e)),
+        },
+        None => None,
+    };
+    let fd = match map_create_call(sys, m, inner_fd, btf_fd)? {
         Ok(fd) => fd,
         Err(e) => return Ok(fail("create", e)),
     };

@@ -17,6 +17,9 @@ pub enum BtfMode {
     /// program are `BTF_FUNC_GLOBAL` with their int arguments.
     #[default]
     FuncInfo,
+    /// A BPF object's own BTF and the program's `.BTF.ext` records, as
+    /// libbpf loads them ([`crate::object::BpfObject::load_request`]).
+    Object(std::sync::Arc<crate::object::ObjectBtf>),
 }
 
 pub use crate::exec::TestRunInput;

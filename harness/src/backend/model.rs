@@ -90,7 +90,7 @@ impl ModelBackend {
             }
         }
         let caps = if req.unpriv { Caps::from_numbers(&req.caps_unpriv) } else { Caps::ALL };
-        let func_info = match req.btf {
+        let func_info = match &req.btf {
             BtfMode::None => None,
             // BPF_BTF_LOAD needs CAP_BPF: the loader goes on without BTF
             _ if !caps.bpf_capable() && !req.privileged_setup => None,
@@ -101,6 +101,17 @@ impl ModelBackend {
             BtfMode::FuncInfo => {
                 Some(req.prog.funcs.iter().map(|f| FuncInfo { insn_off: f.start as u32, name: f.name.clone(), global: f.global, nargs: f.nargs }).collect())
             }
+            // the object's FUNCs; their argument types are not modelled
+            BtfMode::Object(ob) => match &ob.func_info {
+                None => None,
+                Some(_) => Some(
+                    ob.funcs()
+                        .map_err(|e| Unavailable(format!("model: {e}")))?
+                        .into_iter()
+                        .map(|f| FuncInfo { insn_off: f.insn_off, name: f.name, global: f.global, nargs: f.nargs })
+                        .collect(),
+                ),
+            },
         };
         // fentry/fexit: the target's id in the recorded vmlinux BTF, as
         // libbpf finds it

@@ -63,8 +63,10 @@ pub struct CheckArgs {
     #[arg(long)]
     pub unpriv: bool,
     /// Program BTF: `func_info` (one FUNC per subprogram, as clang -g gives
-    /// test_loader) or `none`.
-    #[arg(long, default_value = "func_info")]
+    /// test_loader), `object` (a BPF object's own BTF, with its func_info
+    /// and line_info, as libbpf loads it) or `none`. Default (`auto`):
+    /// `object` for a BPF object, `func_info` for asm.
+    #[arg(long, default_value = "auto")]
     pub btf: String,
     /// `NAME/NARGS`: that subprogram is global, with NARGS int arguments.
     #[arg(long = "global-func", value_name = "NAME/NARGS")]
@@ -114,7 +116,7 @@ impl CheckArgs {
             log_level: 2,
             log_size: crate::backend::loader::LOG_BUF_SIZE,
             unpriv: false,
-            btf: "func_info".into(),
+            btf: "auto".into(),
             global_funcs: Vec::new(),
             imms: Vec::new(),
             run: false,
@@ -276,13 +278,52 @@ fn object_request(a: &CheckArgs, data: &[u8]) -> Result<LoadRequest, String> {
     if !a.maps.is_empty() {
         return Err("--map: an object's maps are its own".into());
     }
-    let linked = obj.link(name).map_err(|e| format!("{}: {e}", a.file))?;
-    let p = obj.program(name).ok_or_else(|| format!("{}: no program '{name}'", a.file))?;
-    let d = p.sec_def.ok_or_else(|| format!("{}: program '{name}': section '{}' is not one libbpf knows", a.file, p.sec_name))?;
-    let mut t = target(a)?;
-    (t.prog_type, t.sec_flags, t.attach, t.maps) = (d.prog_type, d.flags, d.attach_type, obj.map_defs());
-    let attach_func = crate::prog_type::sec_attach_target(&p.sec_name).map(str::to_string);
-    request_linked(a, t, linked, name.clone(), attach_func, obj.license.clone())
+    if !a.global_funcs.is_empty() {
+        return Err("--global-func: an object's BTF says which functions are global".into());
+    }
+    let t = target(a)?;
+    let mut req = obj.load_request(name, t.arch).map_err(|e| format!("{}: {e}", a.file))?;
+    match a.btf.as_str() {
+        "auto" | "object" => {}
+        "func_info" => req.btf = BtfMode::FuncInfo,
+        "none" => req.btf = BtfMode::None,
+        o => return Err(format!("--btf '{o}': expected object, func_info or none")),
+    }
+    req.prog_flags |= prog_flags(a)?;
+    req.log_level = a.log_level;
+    req.log_size = a.log_size;
+    req.unpriv = a.unpriv;
+    req.test_run = test_run(a, req.prog_type)?;
+    req.want_jited = t.arch.has_jit();
+    Ok(req)
+}
+
+/// The test run `--run` and its input options ask for.
+fn test_run(a: &CheckArgs, prog_type: ProgType) -> Result<Option<TestRunInput>, String> {
+    if !a.run {
+        return Ok(None);
+    }
+    let mut t = TestRunInput::test_loader(prog_type);
+    if let Some(n) = a.data_len {
+        t.data = vec![0; zero_fill_len("--data-len", n, MAX_DATA_FILL)?];
+    }
+    if let Some(h) = &a.data_hex {
+        t.data = hex_bytes("--data-hex", h)?;
+    }
+    if let Some(n) = a.ctx_len {
+        t.ctx = Some(vec![0; zero_fill_len("--ctx-len", n, MAX_CTX_FILL)?]);
+    }
+    if let Some(h) = &a.ctx_hex {
+        t.ctx = Some(hex_bytes("--ctx-hex", h)?);
+    }
+    if t.ctx.is_some() && a.data_len.is_none() && a.data_hex.is_none() {
+        // a ctx alone, as bpf_prog_test_run_opts with only ctx_in makes
+        // it: no packet, no data_out, no repeat count
+        t.data = Vec::new();
+        t.data_out_size = 0;
+        t.repeat = 0;
+    }
+    Ok(Some(t))
 }
 
 fn request_linked(
@@ -302,34 +343,12 @@ fn request_linked(
         f.nargs = nargs;
     }
     let btf = match a.btf.as_str() {
-        "func_info" => BtfMode::FuncInfo,
+        "auto" | "func_info" => BtfMode::FuncInfo,
         "none" => BtfMode::None,
+        "object" => return Err("--btf object: only a BPF object has its own BTF".into()),
         o => return Err(format!("--btf '{o}': expected func_info or none")),
     };
     let flags = prog_flags(a)? | sec_flags;
-    let test_run = a.run.then(|| -> Result<TestRunInput, String> {
-        let mut t = TestRunInput::test_loader(prog_type);
-        if let Some(n) = a.data_len {
-            t.data = vec![0; zero_fill_len("--data-len", n, MAX_DATA_FILL)?];
-        }
-        if let Some(h) = &a.data_hex {
-            t.data = hex_bytes("--data-hex", h)?;
-        }
-        if let Some(n) = a.ctx_len {
-            t.ctx = Some(vec![0; zero_fill_len("--ctx-len", n, MAX_CTX_FILL)?]);
-        }
-        if let Some(h) = &a.ctx_hex {
-            t.ctx = Some(hex_bytes("--ctx-hex", h)?);
-        }
-        if t.ctx.is_some() && a.data_len.is_none() && a.data_hex.is_none() {
-            // a ctx alone, as bpf_prog_test_run_opts with only ctx_in makes
-            // it: no packet, no data_out, no repeat count
-            t.data = Vec::new();
-            t.data_out_size = 0;
-            t.repeat = 0;
-        }
-        Ok(t)
-    });
     Ok(LoadRequest {
         name,
         prog: linked,
@@ -342,7 +361,7 @@ fn request_linked(
         caps_unpriv: Vec::new(),
         maps,
         btf,
-        test_run: test_run.transpose()?,
+        test_run: test_run(a, prog_type)?,
         arch,
         want_jited: arch.has_jit(),
         license,

@@ -71,7 +71,10 @@ pub(super) fn init_maps(obj: &BpfObject, elf: &Elf<'_>, types: &[SecType]) -> Re
             def.map_flags |= BPF_F_RDONLY_PROG;
             def.frozen = true;
         }
-        if obj.btf.as_ref().is_some_and(|b| has_global_var(b, &real)) {
+        // map_fill_btf_type_info: the value is the section's DATASEC (the
+        // first type of its name)
+        def.btf_value_type_id = obj.btf.as_ref().and_then(|b| b.find_by_name(&real)).unwrap_or(0);
+        if obj.btf.as_ref().is_some_and(|b| is_mmapable(b, def.btf_value_type_id)) {
             def.map_flags |= BPF_F_MMAPABLE;
         }
         let bytes = if kind == MapKind::Bss { vec![0; size as usize] } else { elf.sec_data(idx)?.to_vec() };
@@ -81,11 +84,13 @@ pub(super) fn init_maps(obj: &BpfObject, elf: &Elf<'_>, types: &[SecType]) -> Re
     Ok(maps)
 }
 
-/// `map_is_mmapable`: the section's DATASEC has a variable that is not
-/// static.
-fn has_global_var(btf: &Btf, sec: &str) -> bool {
-    let Some(ds) = btf.find_by_name_kind(sec, BTF_KIND_DATASEC) else { return false };
-    btf.datasec_vars(ds).iter().any(|v| btf.var_linkage(v.type_id).is_some_and(|l| l != BTF_VAR_STATIC))
+/// `map_is_mmapable`: the map's value type is a DATASEC with a variable
+/// that is not static (in the finalized BTF, where hidden ones are).
+fn is_mmapable(btf: &Btf, value_type_id: u32) -> bool {
+    if btf.type_by_id(value_type_id).is_none_or(|t| t.kind != BTF_KIND_DATASEC) || value_type_id == 0 {
+        return false;
+    }
+    btf.datasec_vars(value_type_id).iter().any(|v| btf.var_linkage(v.type_id).is_some_and(|l| l != BTF_VAR_STATIC))
 }
 
 fn init_user_btf_maps(obj: &BpfObject, elf: &Elf<'_>, shndx: usize, maps: &mut Vec<BpfMap>) -> Result<(), ObjectError> {
@@ -145,13 +150,13 @@ fn field_int(map: &str, btf: &Btf, m: &Member, field: &str) -> Result<u32, Objec
     btf.array(t.size_or_type).map(|a| a.nelems).ok_or_else(|| ObjectError(format!("map '{map}': attr '{field}': expected a pointer to an array")))
 }
 
-/// The size of the type a `__type(key, T)` member points to.
-fn field_type_size(map: &str, btf: &Btf, m: &Member, field: &str) -> Result<u32, ObjectError> {
+/// The size and type id of the type a `__type(key, T)` member points to.
+fn field_type(map: &str, btf: &Btf, m: &Member, field: &str) -> Result<(u32, u32), ObjectError> {
     let t = btf.type_by_id(m.type_id).filter(|t| t.kind == BTF_KIND_PTR);
     let Some(t) = t else { return err(format!("map '{map}': {field} spec is not a pointer")) };
     let sz =
         btf.resolve_size(t.size_or_type).map_err(|e| ObjectError(format!("map '{map}': can't determine {field} size for type [{}]: {e}", t.size_or_type)))?;
-    Ok(sz as u32)
+    Ok((sz as u32, t.size_or_type))
 }
 
 fn set_size(map: &str, what: &str, slot: &mut u32, sz: u32) -> Result<(), ObjectError> {
@@ -176,8 +181,16 @@ fn parse_btf_map_def(name: &str, btf: &Btf, def_id: u32, is_inner: bool, unsuppo
             "map_flags" => def.map_flags = field_int(name, btf, m, field)?,
             "key_size" => set_size(name, "key", &mut def.key_size, field_int(name, btf, m, field)?)?,
             "value_size" => set_size(name, "value", &mut def.value_size, field_int(name, btf, m, field)?)?,
-            "key" => set_size(name, "key", &mut def.key_size, field_type_size(name, btf, m, "key")?)?,
-            "value" => set_size(name, "value", &mut def.value_size, field_type_size(name, btf, m, "value")?)?,
+            "key" => {
+                let (sz, id) = field_type(name, btf, m, "key")?;
+                set_size(name, "key", &mut def.key_size, sz)?;
+                def.btf_key_type_id = id;
+            }
+            "value" => {
+                let (sz, id) = field_type(name, btf, m, "value")?;
+                set_size(name, "value", &mut def.value_size, sz)?;
+                def.btf_value_type_id = id;
+            }
             "values" => {
                 let mim = matches!(def.map_type, BPF_MAP_TYPE_ARRAY_OF_MAPS | BPF_MAP_TYPE_HASH_OF_MAPS);
                 let prog_array = def.map_type == BPF_MAP_TYPE_PROG_ARRAY;

@@ -15,13 +15,22 @@
 //!   linked program is the main program with the subprograms it reaches
 //!   appended depth first, in [`LinkedProgram`]'s shape.
 //!
+//! - BTF ([`btf`], [`btf_ext`]): the object's `.BTF` finalized as libbpf
+//!   does before BPF_BTF_LOAD, and each linked program's `func_info` and
+//!   `line_info` from `.BTF.ext`; maps carry their key and value type ids.
+//!
+//! [`BpfObject::load_request`] puts it all together for one program: what
+//! every caller that loads a program of an object goes through.
+//!
 //! Not supported yet, each an [`ObjectError`] naming the section or symbol
 //! (for the object, or for [`BpfObject::link`] of the programs concerned):
 //! CO-RE relocations, `.kconfig` and typeless `__ksym` externs, arena
 //! globals, global per-CPU data, struct_ops, jump tables, map pinning, NUMA
-//! nodes and `map_extra`, initial inner maps of a map-in-map. The object's BTF is parsed (maps need it)
-//! but not yet prepared for the kernel.
+//! nodes and `map_extra`, initial inner maps of a map-in-map, exception
+//! callbacks.
 
+pub mod btf;
+pub mod btf_ext;
 mod maps;
 mod relo;
 #[cfg(test)]
@@ -29,17 +38,22 @@ mod tests;
 
 use std::fmt;
 use std::path::Path;
+use std::sync::Arc;
 
 use bpf_isa::Insn;
 use bpf_isa::insn::op::*;
 use object::elf;
 use object::read::elf::{FileHeader, SectionHeader, Sym};
 
+use crate::backend::{BtfMode, LoadRequest};
 use crate::btf::{BTF_KIND_FUNC, BTF_KIND_FUNC_PROTO, Btf};
 use crate::link::LinkedProgram;
 use crate::map::MapDef;
 use crate::prog_type::{SecDef, sec_def};
+use crate::target::Arch;
 
+pub use btf::ObjectBtf;
+pub use btf_ext::{BtfExt, BtfExtRecords, ProgBtfExt};
 pub use maps::{BpfMap, MapKind};
 
 /// Why an object, or one of its programs, cannot be used.
@@ -83,6 +97,9 @@ pub struct BpfProgram {
     pub global: bool,
     /// Number of arguments (its BTF prototype's; 0 without BTF).
     pub nargs: u32,
+    /// libbpf's `mark_btf_static`: a global symbol of hidden or internal
+    /// visibility, whose BTF FUNC libbpf makes static.
+    mark_btf_static: bool,
     sec_idx: usize,
     /// First instruction's index in the section.
     sec_insn_off: usize,
@@ -102,14 +119,18 @@ pub struct BpfObject {
     pub name: String,
     /// The `license` section's string ("" without one).
     pub license: String,
-    /// The object's BTF (`.BTF`), when it has one.
+    /// The object's BTF (`.BTF`) as libbpf finalizes it ([`btf`]), when it
+    /// has one.
     pub btf: Option<Btf>,
+    /// That BTF's blob, as BPF_BTF_LOAD gets it.
+    btf_blob: Option<Arc<Vec<u8>>>,
+    /// `.BTF.ext`, its sections mapped to ELF sections; `None` without
+    /// one, or when libbpf would ignore it.
+    btf_ext: Option<BtfExt>,
     /// All functions, sorted by section then offset as libbpf keeps them.
     progs: Vec<BpfProgram>,
     maps: Vec<BpfMap>,
     text_shndx: Option<usize>,
-    /// CO-RE relocations by (section name, byte offset of the insn).
-    core_relos: Vec<(String, u32)>,
 }
 
 /// libbpf's object name for a path: the file name up to its first `.`.
@@ -232,8 +253,8 @@ impl BpfObject {
     pub fn open_bytes(data: &[u8], name: &str) -> Result<BpfObject, ObjectError> {
         let elf = Elf::parse(data)?;
         let mut license = String::new();
-        let mut btf = None;
-        let mut btf_ext = None;
+        let mut btf_raw = None;
+        let mut btf_ext_raw = None;
         let mut types = vec![SecType::Other; elf.sec_names.len()];
         let mut text_shndx = None;
         for (idx, sh) in elf.sections.iter().enumerate().skip(1) {
@@ -244,9 +265,9 @@ impl BpfObject {
                 let d = elf.sec_data(idx)?;
                 license = String::from_utf8_lossy(d.split(|&b| b == 0).next().unwrap_or(&[])).into_owned();
             } else if name == ".BTF" {
-                btf = Some(Btf::parse(elf.sec_data(idx)?).map_err(|e| ObjectError(format!("section '.BTF': {e}")))?);
+                btf_raw = Some(elf.sec_data(idx)?);
             } else if name == ".BTF.ext" {
-                btf_ext = Some(elf.sec_data(idx)?);
+                btf_ext_raw = Some(elf.sec_data(idx)?);
             } else if name == ".maps" {
                 types[idx] = SecType::Maps;
             } else if name == "maps" {
@@ -290,24 +311,50 @@ impl BpfObject {
                 *t = SecType::Other;
             }
         }
-        let core_relos = match btf_ext {
-            Some(ext) => core_relo_offsets(ext, btf.as_ref())?,
-            None => Vec::new(),
+        let btf = btf_raw.map(|d| Btf::parse(d).map_err(|e| ObjectError(format!("section '.BTF': {e}")))).transpose()?;
+        // libbpf_needs_btf: a .BTF.ext it cannot read is then an error, and
+        // ignored otherwise
+        let needs_btf = types.contains(&SecType::Maps)
+            || elf.sec_names.iter().any(|n| n.starts_with(".struct_ops"))
+            || elf.syms.iter().any(|s| s.shndx == elf::SHN_UNDEF && matches!(s.bind, elf::STB_GLOBAL | elf::STB_WEAK) && s.kind == elf::STT_NOTYPE);
+        let btf_ext = match (btf_ext_raw, &btf) {
+            (Some(d), Some(b)) => match BtfExt::parse(d) {
+                Ok(mut ext) => {
+                    let names = &elf.sec_names;
+                    ext.map_sections(|off| b.name(off).map(str::to_string), |n| names.iter().skip(1).position(|s| s == n).map(|i| i + 1));
+                    Some(ext)
+                }
+                Err(e) if needs_btf => return err(format!("section '.BTF.ext': {e}; BTF is required, but is missing or corrupted")),
+                Err(_) => None,
+            },
+            _ => None,
         };
-        let mut obj = BpfObject { name: name.to_string(), license, btf, progs: Vec::new(), maps: Vec::new(), text_shndx, core_relos };
+        let mut obj = BpfObject { name: name.to_string(), license, btf, btf_blob: None, btf_ext, progs: Vec::new(), maps: Vec::new(), text_shndx };
         for (idx, t) in types.iter().enumerate() {
             if *t == SecType::Progs {
                 obj.add_programs(&elf, idx)?;
             }
         }
         obj.progs.sort_by_key(|p| (p.sec_idx, p.sec_insn_off));
+        // externs are classified by the BTF as clang wrote it, maps and
+        // the kernel get it finalized
+        let mut clang_btf = None;
+        if let (Some(raw), Some(parsed)) = (btf_raw, &obj.btf) {
+            let hidden: Vec<&str> = obj.progs.iter().filter(|p| p.mark_btf_static && obj.is_subprog(p)).map(|p| p.name.as_str()).collect();
+            let sec_size = |n: &str| elf.sec_names.iter().skip(1).position(|s| s == n).map(|i| elf.sec_size(i + 1));
+            let view = btf::ElfView { syms: &elf.syms, sec_size: &sec_size };
+            let blob = btf::finalize(raw, parsed, &view, &hidden).map_err(|e| ObjectError(format!("section '.BTF': {e}")))?;
+            let finalized = Btf::parse(&blob).map_err(|e| ObjectError(format!("section '.BTF' as finalized: {e}")))?;
+            clang_btf = obj.btf.replace(finalized);
+            obj.btf_blob = Some(Arc::new(blob));
+        }
         obj.maps = maps::init_maps(&obj, &elf, &types)?;
         for (idx, t) in types.iter().enumerate() {
             if let SecType::Relo(target) = *t {
                 if types[target] == SecType::Maps {
                     maps::collect_map_relos(&mut obj, &elf, idx, target)?;
                 } else {
-                    relo::collect_prog_relos(&mut obj, &elf, &types, idx, target)?;
+                    relo::collect_prog_relos(&mut obj, &elf, clang_btf.as_ref(), &types, idx, target)?;
                 }
             }
         }
@@ -334,7 +381,8 @@ impl BpfObject {
             if Some(idx) != self.text_shndx && s.bind == elf::STB_LOCAL {
                 return err(format!("section '{sec_name}': program '{}' is static, which libbpf does not support", s.name));
             }
-            let global = matches!(s.bind, elf::STB_GLOBAL | elf::STB_WEAK) && s.visibility != elf::STV_HIDDEN;
+            let mark_btf_static = s.bind != elf::STB_LOCAL && matches!(s.visibility, elf::STV_HIDDEN | elf::STV_INTERNAL);
+            let global = matches!(s.bind, elf::STB_GLOBAL | elf::STB_WEAK) && !mark_btf_static;
             let nargs = self.btf.as_ref().and_then(|b| func_nargs(b, &s.name)).unwrap_or(0);
             let sd = if Some(idx) == self.text_shndx { None } else { sec_def(&sec_name) };
             self.progs.push(BpfProgram {
@@ -345,6 +393,7 @@ impl BpfObject {
                 insns: code.chunks_exact(8).map(|c| Insn::from_bytes(c.try_into().unwrap_or_default())).collect(),
                 global,
                 nargs,
+                mark_btf_static,
                 sec_idx: idx,
                 sec_insn_off: (s.value / INSN_SZ) as usize,
                 relos: Vec::new(),
@@ -385,6 +434,11 @@ impl BpfObject {
 
     /// The main program `name` linked as libbpf relocates it.
     pub fn link(&self, name: &str) -> Result<LinkedProgram, ObjectError> {
+        self.link_with_btf_ext(name).map(|(l, _)| l)
+    }
+
+    /// [`BpfObject::link`], with the linked program's `.BTF.ext` records.
+    pub fn link_with_btf_ext(&self, name: &str) -> Result<(LinkedProgram, ProgBtfExt), ObjectError> {
         let idx = self.progs.iter().position(|p| p.name == name && !self.is_subprog(p)).ok_or_else(|| {
             ObjectError(format!(
                 "object '{}' has no program '{name}' (it has: {})",
@@ -393,6 +447,49 @@ impl BpfObject {
             ))
         })?;
         relo::link(self, idx)
+    }
+
+    /// Everything loading program `name` takes, as libbpf's
+    /// `bpf_object__load` hands it to the kernel: the linked program; the
+    /// object's maps with their BTF type ids; type, expected attach type,
+    /// flags and attach target from its section; the object's license; and
+    /// [`BtfMode::Object`] with the object's finalized BTF and the
+    /// program's `func_info` and `line_info` ([`BtfMode::None`] without
+    /// `.BTF`). The rest are libbpf's defaults (log level 0 with
+    /// test_loader's log buffer size, privileged, no test run, no JIT
+    /// dump) for the caller to change; `prog_flags` are the section's,
+    /// which test_loader adds its own to.
+    ///
+    /// The one way to load a program of an object: `check FILE.bpf.o`
+    /// and every other caller go through it.
+    pub fn load_request(&self, name: &str, arch: Arch) -> Result<LoadRequest, ObjectError> {
+        let (prog, ext) = self.link_with_btf_ext(name)?;
+        let p = self.program(name).ok_or_else(|| ObjectError(format!("no program '{name}'")))?;
+        let d = p.sec_def.ok_or_else(|| ObjectError(format!("program '{name}': section '{}' is not one libbpf knows", p.sec_name)))?;
+        let btf = match &self.btf_blob {
+            Some(blob) => BtfMode::Object(Arc::new(ObjectBtf { btf: Arc::clone(blob), func_info: ext.func_info, line_info: ext.line_info })),
+            None => BtfMode::None,
+        };
+        Ok(LoadRequest {
+            name: name.to_string(),
+            prog,
+            prog_type: d.prog_type,
+            expected_attach_type: d.attach_type,
+            attach_func: crate::prog_type::sec_attach_target(&p.sec_name).map(str::to_string),
+            prog_flags: d.flags,
+            log_level: 0,
+            unpriv: false,
+            caps_unpriv: Vec::new(),
+            maps: self.map_defs(),
+            btf,
+            test_run: None,
+            arch,
+            want_jited: false,
+            license: self.license.clone(),
+            privileged_setup: false,
+            log_size: crate::backend::loader::LOG_BUF_SIZE,
+            create_every_map: false,
+        })
     }
 
     fn find_prog_by_sec_insn(&self, sec_idx: usize, insn: usize) -> Option<usize> {
@@ -411,45 +508,6 @@ fn func_nargs(btf: &Btf, name: &str) -> Option<u32> {
     let f = btf.find_by_name_kind(name, BTF_KIND_FUNC)?;
     let proto = btf.type_by_id(btf.type_by_id(f)?.size_or_type)?;
     (proto.kind == BTF_KIND_FUNC_PROTO).then_some(proto.vlen)
-}
-
-/// The instructions `.BTF.ext` gives CO-RE relocations for: (section name,
-/// byte offset), from its `core_relo` subsection.
-fn core_relo_offsets(ext: &[u8], btf: Option<&Btf>) -> Result<Vec<(String, u32)>, ObjectError> {
-    let u32_at = |o: usize| ext.get(o..o + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
-    let bad = |what: &str| ObjectError(format!("section '.BTF.ext': {what}"));
-    if ext.get(0..2) != Some(&crate::btf::BTF_MAGIC.to_le_bytes()[..]) {
-        return Err(bad("bad magic"));
-    }
-    let hdr_len = u32_at(4).ok_or_else(|| bad("truncated header"))? as usize;
-    // struct btf_ext_header: magic, version, flags, hdr_len, then
-    // func_info off/len, line_info off/len and (when long enough) core_relo
-    if hdr_len < 32 {
-        return Ok(Vec::new());
-    }
-    let (off, len) = (u32_at(24).unwrap_or(0) as usize, u32_at(28).unwrap_or(0) as usize);
-    if len == 0 {
-        return Ok(Vec::new());
-    }
-    let sub = hdr_len.checked_add(off).and_then(|s| Some(s..s.checked_add(len)?)).and_then(|r| ext.get(r)).ok_or_else(|| bad("core_relo out of bounds"))?;
-    let rd = |o: usize| sub.get(o..o + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
-    let rec_size = rd(0).ok_or_else(|| bad("truncated core_relo"))? as usize;
-    if rec_size < 16 {
-        return Err(bad("core_relo record too small"));
-    }
-    let btf = btf.ok_or_else(|| bad("CO-RE relocations without .BTF"))?;
-    let mut out = Vec::new();
-    let mut o = 4;
-    while o < sub.len() {
-        let (name_off, n) = (rd(o).ok_or_else(|| bad("truncated core_relo"))?, rd(o + 4).ok_or_else(|| bad("truncated core_relo"))? as usize);
-        let sec = btf.name(name_off).ok_or_else(|| bad("core_relo section name"))?.to_string();
-        o += 8;
-        for i in 0..n {
-            out.push((sec.clone(), rd(o + i * rec_size).ok_or_else(|| bad("truncated core_relo"))?));
-        }
-        o += n * rec_size;
-    }
-    Ok(out)
 }
 
 /// `insn_is_subprog_call`.

@@ -9,6 +9,7 @@ use bpf_isa::insn::op::*;
 use object::elf;
 use object::read::elf::Rel;
 
+use super::btf_ext::{Placement, ProgBtfExt};
 use super::{BpfObject, Elf, INSN_SZ, MapKind, ObjectError, SecType, err, is_pseudo_func, is_subprog_call};
 use crate::btf::{BTF_KIND_DATASEC, BTF_KIND_FUNC, BTF_KIND_VAR, Btf};
 use crate::link::{Func, LinkReloc, LinkedProgram};
@@ -45,7 +46,15 @@ const SHN_LORESERVE: u16 = 0xff00;
 
 /// `bpf_object__collect_prog_relos` for the relocation section `rel_idx`
 /// of code section `target`.
-pub(super) fn collect_prog_relos(obj: &mut BpfObject, elf: &Elf<'_>, types: &[SecType], rel_idx: usize, target: usize) -> Result<(), ObjectError> {
+/// `btf` is the object's BTF as clang wrote it (externs not yet rewritten).
+pub(super) fn collect_prog_relos(
+    obj: &mut BpfObject,
+    elf: &Elf<'_>,
+    btf: Option<&Btf>,
+    types: &[SecType],
+    rel_idx: usize,
+    target: usize,
+) -> Result<(), ObjectError> {
     let sh = elf.header(rel_idx).ok_or_else(|| ObjectError(format!("no section #{rel_idx}")))?;
     let rels: &[elf::Rel64<object::Endianness>] = object::read::elf::SectionHeader::data_as_array(sh, elf.endian, elf.data)
         .map_err(|e| ObjectError(format!("section '{}': {e}", elf.sec_name(rel_idx))))?;
@@ -57,7 +66,7 @@ pub(super) fn collect_prog_relos(obj: &mut BpfObject, elf: &Elf<'_>, types: &[Se
         let Some(p) = obj.find_prog_by_sec_insn(target, insn_idx) else { continue };
         let at = insn_idx - obj.progs[p].sec_insn_off;
         let insn = obj.progs[p].insns[at];
-        let kind = record_reloc(obj, elf, types, &obj.progs[p].name, insn, sym)?;
+        let kind = record_reloc(obj, elf, btf, types, &obj.progs[p].name, insn, sym)?;
         obj.progs[p].relos.push(Reloc { insn: at, kind });
     }
     for p in &mut obj.progs {
@@ -89,7 +98,15 @@ fn extern_btf(btf: &Btf, name: &str) -> Option<(String, u32)> {
 }
 
 /// `bpf_program__record_reloc`: what `insn` of program `prog` refers to.
-fn record_reloc(obj: &BpfObject, elf: &Elf<'_>, types: &[SecType], prog: &str, insn: Insn, sym: &super::SymInfo) -> Result<RelocKind, ObjectError> {
+fn record_reloc(
+    obj: &BpfObject,
+    elf: &Elf<'_>,
+    btf: Option<&Btf>,
+    types: &[SecType],
+    prog: &str,
+    insn: Insn,
+    sym: &super::SymInfo,
+) -> Result<RelocKind, ObjectError> {
     let sym_name = elf.sym_name(sym);
     let is_call = insn.is_call();
     if !is_call && !insn.is_ld_imm64() {
@@ -98,7 +115,7 @@ fn record_reloc(obj: &BpfObject, elf: &Elf<'_>, types: &[SecType], prog: &str, i
     let shndx = sym.shndx;
     let is_extern = matches!(sym.bind, elf::STB_GLOBAL | elf::STB_WEAK) && sym.kind == elf::STT_NOTYPE && shndx == elf::SHN_UNDEF;
     if is_extern {
-        let btf = obj.btf.as_ref().ok_or_else(|| ObjectError(format!("extern '{sym_name}': no BTF to resolve it with")))?;
+        let btf = btf.ok_or_else(|| ObjectError(format!("extern '{sym_name}': no BTF to resolve it with")))?;
         let (sec, id) = extern_btf(btf, &sym_name).ok_or_else(|| ObjectError(format!("extern '{sym_name}': not in the BTF's .ksyms or .kconfig")))?;
         if sec != ".ksyms" {
             return Ok(RelocKind::Unsupported(format!("extern '{sym_name}' in '{sec}' is not supported yet")));
@@ -181,6 +198,8 @@ struct Linker<'o> {
     placed: HashMap<usize, usize>,
     /// Every relocation of the linked code, at its linked index.
     relos: Vec<(usize, &'o RelocKind)>,
+    /// The linked program's `.BTF.ext` records.
+    ext: ProgBtfExt,
 }
 
 impl<'o> Linker<'o> {
@@ -191,19 +210,34 @@ impl<'o> Linker<'o> {
         self.placed.insert(p, base);
         self.out.insns.extend_from_slice(&prog.insns);
         self.relos.extend(prog.relos.iter().map(|r| (base + r.insn, &r.kind)));
+        // reloc_prog_func_and_line_info, first thing bpf_object__reloc_code does
+        if let Some(ext) = &self.obj.btf_ext {
+            let at = Placement { sec_idx: prog.sec_idx, sec_insn_off: prog.sec_insn_off, sec_insn_cnt: prog.insns.len(), sub_insn_off: base };
+            self.ext.add(ext, base == 0, &prog.name, &at).map_err(ObjectError)?;
+        }
         self.reloc_code(p, base)
     }
 
     fn check_core(&self, p: usize) -> Result<(), ObjectError> {
         let prog = &self.obj.progs[p];
+        let Some(ext) = &self.obj.btf_ext else { return Ok(()) };
         let range = prog.sec_insn_off..prog.sec_insn_off + prog.insns.len();
-        if let Some((sec, off)) = self.obj.core_relos.iter().find(|(s, off)| *s == prog.sec_name && range.contains(&((*off as u64 / INSN_SZ) as usize))) {
-            return err(format!(
-                "prog '{}': CO-RE relocation in '{}' (section '{sec}', insn {}) is not supported yet",
-                self.main,
-                prog.name,
-                *off as u64 / INSN_SZ - prog.sec_insn_off as u64
-            ));
+        let rec_size = (ext.core_relo.rec_size as usize).max(4);
+        for sec in ext.core_relo.secs.iter().filter(|s| s.sec_idx == Some(prog.sec_idx)) {
+            let insn = sec
+                .records
+                .chunks_exact(rec_size)
+                .map(|r| u32::from_le_bytes([r[0], r[1], r[2], r[3]]) as u64 / INSN_SZ)
+                .find(|&i| range.contains(&(i as usize)));
+            if let Some(insn) = insn {
+                return err(format!(
+                    "prog '{}': CO-RE relocation in '{}' (section '{}', insn {}) is not supported yet",
+                    self.main,
+                    prog.name,
+                    prog.sec_name,
+                    insn - prog.sec_insn_off as u64
+                ));
+            }
         }
         Ok(())
     }
@@ -281,8 +315,9 @@ impl<'o> Linker<'o> {
 }
 
 /// Main program `p` with its subprograms, as libbpf hands it to the kernel
-/// (before map fds, kfunc and BTF ids: the backend's part).
-pub(super) fn link(obj: &BpfObject, p: usize) -> Result<LinkedProgram, ObjectError> {
+/// (before map fds, kfunc and BTF ids: the backend's part), and its
+/// `.BTF.ext` records.
+pub(super) fn link(obj: &BpfObject, p: usize) -> Result<(LinkedProgram, ProgBtfExt), ObjectError> {
     let prog = &obj.progs[p];
     let mut l = Linker {
         obj,
@@ -290,8 +325,9 @@ pub(super) fn link(obj: &BpfObject, p: usize) -> Result<LinkedProgram, ObjectErr
         out: LinkedProgram { insns: Vec::new(), funcs: vec![Func { name: prog.name.clone(), start: 0, global: true, nargs: 0 }], relocs: Vec::new() },
         placed: HashMap::new(),
         relos: Vec::new(),
+        ext: ProgBtfExt::default(),
     };
     l.place(p, 0)?;
     l.relocate_data()?;
-    Ok(l.out)
+    Ok((l.out, l.ext))
 }
