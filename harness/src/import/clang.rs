@@ -72,11 +72,7 @@ fn vmlinux_h_dir(arch: Arch) -> Result<PathBuf, String> {
     let cfg = crate::backend::vm::VmConfig::from_env();
     let rel = cfg.release(arch).ok_or_else(|| format!("no 7.3 image for {arch}"))?;
     let dir = cfg.cache_dir.join("btf").join(&rel);
-    if dir.join("vmlinux.h").is_file() {
-        Ok(dir)
-    } else {
-        Err(format!("{}: no vmlinux.h (run scripts/setup-vm.sh --source)", dir.display()))
-    }
+    if dir.join("vmlinux.h").is_file() { Ok(dir) } else { Err(format!("{}: no vmlinux.h (run scripts/setup-vm.sh --source)", dir.display())) }
 }
 
 /// The clang command line for `file` (without `-o`), as the Makefile runs it.
@@ -94,23 +90,32 @@ pub fn command_line(file: &Path, tree: &KernelTree, arch: Arch) -> Result<Vec<St
     v.push("-mlittle-endian".into());
     // INCLUDE_DIR (vmlinux.h and libbpf's headers as bpf/*.h), CURDIR,
     // APIDIR, TOOLSINCDIR, libarena
-    for d in [vmlinux_h_dir(arch)?, tree.root.join("tools/lib"), st.clone(), tree.root.join("tools/include/uapi"), tree.root.join("tools/include"), st.join("libarena/include")] {
+    for d in [
+        vmlinux_h_dir(arch)?,
+        tree.root.join("tools/lib"),
+        st.clone(),
+        tree.root.join("tools/include/uapi"),
+        tree.root.join("tools/include"),
+        st.join("libarena/include"),
+    ] {
         v.push(format!("-I{}", p(d)));
     }
-    v.extend(["-std=gnu11", "-fno-strict-aliasing", "-Wno-microsoft-anon-tag", "-fms-extensions", "-Wno-compare-distinct-pointer-types", "-Wno-initializer-overrides"].map(String::from));
-    static SYS: OnceLock<std::sync::Mutex<Vec<(String, Vec<String>)>>> = OnceLock::new();
-    let sys = SYS.get_or_init(Default::default);
-    let dirs = {
-        let mut known = sys.lock().map_err(|_| "sys includes: poisoned lock")?;
-        match known.iter().find(|(t, _)| t == triple) {
-            Some((_, d)) => d.clone(),
-            None => {
-                let d = sys_includes(clang, triple);
-                known.push((triple.to_string(), d.clone()));
-                d
-            }
-        }
-    };
+    v.extend(
+        [
+            "-std=gnu11",
+            "-fno-strict-aliasing",
+            "-Wno-microsoft-anon-tag",
+            "-fms-extensions",
+            "-Wno-compare-distinct-pointer-types",
+            "-Wno-initializer-overrides",
+        ]
+        .map(String::from),
+    );
+    // asked once per target
+    static SYS_X86_64: OnceLock<Vec<String>> = OnceLock::new();
+    static SYS_ARM64: OnceLock<Vec<String>> = OnceLock::new();
+    let cell = if arch == Arch::Arm64 { &SYS_ARM64 } else { &SYS_X86_64 };
+    let dirs = cell.get_or_init(|| sys_includes(clang, triple)).clone();
     v.extend(dirs);
     v.push("-DENABLE_ATOMICS_TESTS".into());
     v.extend(["-O2", "--target=bpfel", "-c"].map(String::from));
