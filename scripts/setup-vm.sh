@@ -141,9 +141,11 @@ fetch arm64
 # --- kernel source (selftests, uapi headers, libbpf) --------------------------
 # linux-source-<series> ships the tree as a tarball; only the parts the project
 # reads are kept (source_parts). The list is written to the tree's SUBSET file:
-# a tree extracted with another list is extracted again.
+# a tree extracted with another list is extracted again. libbpf's generated
+# bpf_helper_defs.h is made in tools/lib/bpf, where bpf_helpers.h includes it.
 source_parts="tools/testing/selftests/bpf tools/lib/bpf tools/include tools/arch/x86/include
-tools/arch/arm64/include include/uapi arch/x86/include/uapi arch/arm64/include/uapi kernel/bpf net/bpf"
+tools/arch/arm64/include include/uapi arch/x86/include/uapi arch/arm64/include/uapi kernel/bpf net/bpf
+scripts/bpf_doc.py"
 fetch_source() {
     series=$(echo "$version" | sed 's/^\([0-9]*\.[0-9]*\).*/\1/')
     dest=$cache/linux-$series
@@ -164,6 +166,9 @@ fetch_source() {
         # shellcheck disable=SC2086 # one member per part
         tar -xf "$tarball" -C "$dest.tmp" --strip-components=1 \
             $(for p in $source_parts; do echo "linux-source-$series/$p"; done)
+        # libbpf's bpf_helper_defs.h, generated as tools/lib/bpf/Makefile does
+        python3 "$dest.tmp/scripts/bpf_doc.py" --header \
+            --file "$dest.tmp/tools/include/uapi/linux/bpf.h" >"$dest.tmp/tools/lib/bpf/bpf_helper_defs.h"
         printf '%s' "$source_parts" >"$dest.tmp/SUBSET"
     )
     rm -rf "$work" "$dest"

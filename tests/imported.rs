@@ -12,7 +12,9 @@
 //! cannot compute, symbols it cannot place).
 //!
 //! Subtests listed in `expected/KERNEL_SELFTESTS_KNOWN` (7.3 itself fails
-//! them as the project runs it) are skipped with the reason listed. Without
+//! them as the project runs it) are skipped with the reason listed, and
+//! with the model backend those of `expected/KERNEL_SELFTESTS_MODEL` (the
+//! model differs from 7.3 there). Without
 //! the sources (or gcc) everything is one ignored trial saying so, and
 //! without clang-19 the programs written in C are blocked trials saying so;
 //! a failing trial instead when `BPF_SELFTEST_REQUIRE` requires the source
@@ -44,9 +46,20 @@ const IMPORTER_FAILURES: &[&str] = &[
 ];
 
 /// `expected/KERNEL_SELFTESTS_KNOWN`: the subtests 7.3 itself fails as the
-/// project runs it, for `arch`: (subtest name, reason).
-fn known_failures(arch: Arch) -> Vec<(String, String)> {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("expected/KERNEL_SELFTESTS_KNOWN");
+/// project runs it, for `arch`: (subtest name, reason). With the model
+/// backend also `expected/KERNEL_SELFTESTS_MODEL`: where the model differs
+/// from 7.3 (same format).
+fn known_failures(arch: Arch, backend: &str) -> Vec<(String, String)> {
+    let mut out = listed("KERNEL_SELFTESTS_KNOWN", arch);
+    if backend == "model" {
+        out.extend(listed("KERNEL_SELFTESTS_MODEL", arch));
+    }
+    out
+}
+
+/// The `<arch|*> <suite>/<prog>[ @unpriv] <reason>` lines of `expected/<file>`.
+fn listed(file: &str, arch: Arch) -> Vec<(String, String)> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("expected").join(file);
     let text = std::fs::read_to_string(path).unwrap_or_default();
     text.lines()
         .map(str::trim)
@@ -168,7 +181,7 @@ fn main() -> ExitCode {
             // a backend that lacks a required component fails all it would
             // run (the runner's plan), the known failures too
             let lacks_required = backend.probe(opts.arch).is_err() && backend.requires(opts.arch).is_some_and(require::is_required);
-            let known = if lacks_required { Vec::new() } else { known_failures(opts.arch) };
+            let known = if lacks_required { Vec::new() } else { known_failures(opts.arch, &opts.backend) };
             for st in &mut subtests {
                 if let Some(why) = known.iter().find(|(n, _)| *n == st.name).map(|(_, w)| w) {
                     st.plan = Plan::Skip(format!("known: {why}"));

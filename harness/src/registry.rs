@@ -96,6 +96,10 @@ pub struct ProgDecl {
     /// known, as for imported programs).
     pub tag_lines: &'static [u32],
     pub asm: Asm,
+    /// A program compiled from C: the BPF object file (clang's `.bpf.o`)
+    /// holding it under `name`. It loads as libbpf would load it from
+    /// there, with the object's maps and license; `asm` is then empty.
+    pub object: Option<&'static str>,
 }
 
 /// A `#[subprog]`: static (verified in its callers' context) or global.

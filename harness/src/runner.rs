@@ -56,9 +56,11 @@ use std::sync::Arc;
 
 use libtest_mimic::{Arguments, Completion, Failed, Trial};
 
-use crate::backend::{self, Backend, LoadOutcome, LoadRequest, TestRunInput};
-use crate::link::{self, Symbols};
+use crate::backend::{self, Backend, BtfMode, LoadOutcome, LoadRequest, TestRunInput};
+use crate::link::{self, LinkedProgram, Symbols};
+use crate::map::MapDef;
 use crate::matcher::{self, Dump, ExpectedMsgs};
+use crate::object::BpfObject;
 use crate::registry::{self, ProgDecl, Suite, SuiteSymbols};
 use crate::spec::{self, KernelVersion, TestSpec};
 use crate::target::Arch;
@@ -237,15 +239,49 @@ fn gate(spec: &TestSpec, unpriv: bool, arch: Arch, facts: &BackendFacts) -> Opti
     None
 }
 
-fn prepare(suite: &Suite, syms: &SuiteSymbols, prog: &ProgDecl, spec: &Arc<TestSpec>, unpriv: bool, opts: &RunOptions) -> Result<LoadRequest, String> {
-    let program = prog.asm.program()?;
-    let symbols = Symbols { subprogs: &syms.subprogs, maps: &syms.maps, globals: &syms.globals };
-    let linked = link::link(prog.name, &program, &symbols).map_err(|e| format!("link: {e}"))?;
+/// What a load of program `name` of `obj` takes from the object, as
+/// libbpf's `bpf_object__load` gives it for one program.
+pub struct ObjectLoad {
+    pub prog: LinkedProgram,
+    pub maps: Vec<MapDef>,
+    pub btf: BtfMode,
+    pub license: String,
+}
+
+/// [`ObjectLoad`] for program `name` of `obj`, with test_progs' map
+/// setup ([`crate::import::test_progs_setup`]) for the object's suite.
+pub fn object_load(obj: &BpfObject, name: &str) -> Result<ObjectLoad, String> {
+    let prog = obj.link(name).map_err(|e| e.0)?;
+    let mut maps = obj.map_defs();
+    for m in &mut maps {
+        m.init.extend(crate::import::test_progs_setup(&obj.name, &m.name, m.value_size));
+    }
+    Ok(ObjectLoad { prog, maps, btf: BtfMode::FuncInfo, license: obj.license.clone() })
+}
+
+fn prepare(
+    suite: &Suite,
+    syms: &SuiteSymbols,
+    prog: &ProgDecl,
+    object: Option<&BpfObject>,
+    spec: &Arc<TestSpec>,
+    unpriv: bool,
+    opts: &RunOptions,
+) -> Result<LoadRequest, String> {
+    let load = match object {
+        Some(obj) => object_load(obj, prog.name)?,
+        None => {
+            let program = prog.asm.program()?;
+            let symbols = Symbols { subprogs: &syms.subprogs, maps: &syms.maps, globals: &syms.globals };
+            let linked = link::link(prog.name, &program, &symbols).map_err(|e| format!("link: {e}"))?;
+            ObjectLoad { prog: linked, maps: syms.maps.clone(), btf: BtfMode::default(), license: "GPL".into() }
+        }
+    };
     let sub = spec.subspec(unpriv);
     let prog_type = spec.sec_def.prog_type;
     Ok(LoadRequest {
         name: format!("{}/{}", suite.name, prog.name),
-        prog: linked,
+        prog: load.prog,
         prog_type,
         expected_attach_type: spec.sec_def.attach_type,
         attach_func: crate::prog_type::sec_attach_target(prog.sec).map(str::to_string),
@@ -253,12 +289,12 @@ fn prepare(suite: &Suite, syms: &SuiteSymbols, prog: &ProgDecl, spec: &Arc<TestS
         log_level: log_level(spec.log_level, opts.verbosity),
         unpriv,
         caps_unpriv: if unpriv { sub.cap_numbers() } else { Vec::new() },
-        maps: syms.maps.clone(),
-        btf: Default::default(),
+        maps: load.maps,
+        btf: load.btf,
         test_run: should_do_test_run(spec, unpriv, opts.arch).then(|| TestRunInput::test_loader(prog_type)),
         arch: opts.arch,
         want_jited: !sub.jited.is_empty(),
-        license: "GPL".into(),
+        license: load.license,
         privileged_setup: false,
         log_size: crate::backend::loader::LOG_BUF_SIZE,
         create_every_map: false,
@@ -276,6 +312,13 @@ pub fn plan_suites(suites: &[Suite], opts: &RunOptions, backend: &dyn Backend) -
     let mut out = Vec::new();
     for suite in suites {
         let syms = suite.symbols(opts.arch == Arch::S390x);
+        // the suite's objects, each opened once
+        let mut objects: Vec<(&str, Result<BpfObject, String>)> = Vec::new();
+        for o in suite.programs.iter().filter_map(|p| p.object) {
+            if !objects.iter().any(|(p, _)| *p == o) {
+                objects.push((o, BpfObject::open(std::path::Path::new(o)).map_err(|e| e.0)));
+            }
+        }
         for prog in &suite.programs {
             let name = format!("{}/{}", suite.name, prog.name);
             let spec = match spec::parse_test_spec(prog.name, prog.sec, prog.tags, opts.arch) {
@@ -297,7 +340,13 @@ pub fn plan_suites(suites: &[Suite], opts: &RunOptions, backend: &dyn Backend) -
                 let plan = match gate(&spec, unpriv, opts.arch, &facts) {
                     Some(Ok(why)) => Plan::Skip(why),
                     Some(Err(failure)) => Plan::Fail(failure),
-                    None => match syms.as_ref().map_err(Clone::clone).and_then(|syms| prepare(suite, syms, prog, &spec, unpriv, opts)) {
+                    None => match syms.as_ref().map_err(Clone::clone).and_then(|syms| {
+                        let object = match prog.object {
+                            Some(o) => Some(objects.iter().find(|(p, _)| *p == o).map(|(_, r)| r.as_ref()).ok_or("object not opened")?.map_err(Clone::clone)?),
+                            None => None,
+                        };
+                        prepare(suite, syms, prog, object, &spec, unpriv, opts)
+                    }) {
                         Ok(request) => Plan::Load(Box::new(Job { spec: spec.clone(), unpriv, request, decl: prog })),
                         Err(e) => Plan::Fail(format!("{}: {e}", prog.name)),
                     },

@@ -167,6 +167,7 @@ fn program(f: ItemFn, mine: Vec<RawAttr>, rest: Vec<Attribute>) -> Result<TokenS
             tags: &[#(#tag_strs),*],
             tag_lines: &[#(#tag_lines),*],
             asm: #asm,
+            object: ::core::option::Option::None,
         };
         ::bpf_selftest::inventory::submit! { ::bpf_selftest::registry::Decl::Program(&#ident) }
         #checks

@@ -74,6 +74,7 @@ fn scratch_suite(tags: &[String]) -> Suite {
         tags: leak(tags.into_boxed_slice()),
         tag_lines: &[],
         asm: Asm { source: PROGRAM, operands: &[], compiled: None },
+        object: None,
     };
     Suite { module_path: "scratch", name: "scratch".into(), programs: vec![leak(Box::new(prog))], ..Suite::default() }
 }

@@ -58,6 +58,9 @@ pub fn report(f: &ImportedFile) -> String {
         s.push_str(&format!("  {}: {}\n", p.name, why.join("; ")));
     }
     for p in f.programs.iter().filter(|p| p.runnable()) {
+        if let Some(o) = &p.object {
+            s.push_str(&format!("  {}: note: written in C, loaded from {}\n", p.name, o.display()));
+        }
         if let Some(a) = &p.body {
             for n in &a.notes {
                 s.push_str(&format!("  {}: note: {n}\n", p.name));

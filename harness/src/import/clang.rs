@@ -1,23 +1,22 @@
-//! Programs written in C: the source is compiled with clang 19 for the BPF
-//! target the way the selftests' Makefile does (`-target bpf -O2
-//! -mcpu=v4 -D__TARGET_ARCH_<arch>`, the same include path as [`super::cpp`]
-//! with a helper-declaration stand-in), and each program's instructions are
-//! read from its section of the object (the `object` crate).
+//! Programs written in C: the source is compiled with clang 19 as the
+//! selftests' Makefile does (`CLANG_BPF_BUILD_RULE` with test_progs'
+//! `TRUNNER_BPF_CFLAGS`: `BPF_CFLAGS`, `CLANG_SYS_INCLUDES` and
+//! `-DENABLE_ATOMICS_TESTS`, then `-O2 --target=bpfel -mcpu=v3`), against
+//! the recorded `vmlinux.h` of the 7.3 image for the arch and libbpf's
+//! generated `bpf_helper_defs.h` (`scripts/setup-vm.sh --source` makes it
+//! with the tree's `scripts/bpf_doc.py`). The object is then opened by
+//! [`crate::object`], as libbpf would.
 //!
-//! Only self-contained programs are taken: a function whose code carries a
-//! relocation (maps, globals, subprogram or kfunc calls: what libbpf would
-//! patch) stays blocked with that reason. Without clang
+//! Objects are cached in the temp directory under a hash of the source,
+//! the command line and the generated headers. Without clang
 //! (`BPF_SELFTEST_CLANG`, default `clang-19`) C programs stay blocked as
 //! "written in C", saying clang is missing.
 
-use std::collections::HashMap;
-use std::path::Path;
-use std::process::Command;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
 use std::sync::OnceLock;
 
-use object::{Object, ObjectSection, ObjectSymbol, SymbolKind};
-
-use super::cpp::KernelTree;
+use super::cpp::{KernelTree, fnv64};
 use crate::target::Arch;
 
 /// The clang to use, if it runs.
@@ -31,98 +30,125 @@ pub fn clang_program() -> Option<&'static str> {
         .as_deref()
 }
 
-/// libbpf's generated `bpf_helper_defs.h`, reduced to what C bodies need to
-/// compile: every helper as a constant function pointer to its id (an
-/// unprototyped declaration; the tests' bodies call helpers with their
-/// natural arguments).
-fn helper_defs_h() -> String {
-    let mut s = String::from("/* Stand-in for libbpf's bpf_helper_defs.h, written by bpf-selftest import (clang). */\n");
-    for (id, name) in bpf_isa::helper_ids::HELPER_NAMES.iter().enumerate().skip(1) {
-        s.push_str(&format!("static long (* const bpf_{name})() = (void *) {id};\n"));
+/// `SRCARCH` as `-D__TARGET_ARCH_$(SRCARCH)` spells it, the Debian arch
+/// of the image, and the GNU triple whose system headers a cross build
+/// (`CROSS_COMPILE`) of the selftests reads.
+fn arch_names(arch: Arch) -> Result<(&'static str, &'static str, &'static str), String> {
+    match arch {
+        Arch::X86_64 => Ok(("x86", "amd64", "x86_64-linux-gnu")),
+        Arch::Arm64 => Ok(("arm64", "arm64", "aarch64-linux-gnu")),
+        other => Err(format!("compiling for {other} is not supported (no recorded vmlinux.h)")),
     }
-    s
 }
 
-/// Compiles `file` for `arch`; the object's bytes.
-pub fn compile(file: &Path, tree: &KernelTree, arch: Arch) -> Result<Vec<u8>, String> {
-    let clang = clang_program().ok_or("clang-19 is not installed")?;
-    let target = match arch {
-        Arch::X86_64 => "x86",
-        Arch::Arm64 => "arm64",
-        other => return Err(format!("compiling for {other} is not supported")),
-    };
-    let defs = helper_defs_h();
-    let dir = std::env::temp_dir().join(format!("bpf-selftest-clang-{:016x}", super::cpp::fnv64(defs.as_bytes())));
-    let inc = dir.join("include");
-    std::fs::create_dir_all(&inc).map_err(|e| format!("{}: {e}", inc.display()))?;
-    let h = inc.join("bpf_helper_defs.h");
-    if std::fs::read_to_string(&h).ok().as_deref() != Some(defs.as_str()) {
-        let tmp = inc.join(format!("bpf_helper_defs.h.{}", std::process::id()));
-        std::fs::write(&tmp, &defs).map_err(|e| format!("{}: {e}", tmp.display()))?;
-        std::fs::rename(&tmp, &h).map_err(|e| format!("{}: {e}", h.display()))?;
-    }
-    let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("prog");
-    let out = dir.join(format!("{stem}.{target}.{}.o", std::process::id()));
+/// The Makefile's `get_sys_includes`: clang's own `<...>` search list for
+/// the target, each as `-idirafter`.
+fn sys_includes(clang: &str, triple: &str) -> Vec<String> {
+    let host = (cfg!(target_arch = "x86_64") && triple.starts_with("x86_64")) || (cfg!(target_arch = "aarch64") && triple.starts_with("aarch64"));
     let mut cmd = Command::new(clang);
-    cmd.args(["-O2", "-target", "bpf", "-mcpu=v4", "-std=gnu11", "-Wno-int-conversion", "-Wno-incompatible-pointer-types"]);
-    cmd.arg(format!("-D__TARGET_ARCH_{target}")).arg("-DENABLE_ATOMICS_TESTS");
-    // our helper declarations first, then the stand-ins and the tree's
-    cmd.arg("-I").arg(&inc);
-    for d in super::cpp::include_dirs(tree, arch)? {
-        cmd.arg("-I").arg(d);
+    if !host {
+        cmd.arg(format!("--target={triple}"));
     }
-    // the Makefile's CLANG_SYS_INCLUDES: the host's multiarch headers
-    // (asm/types.h) after everything else
-    for d in ["/usr/include/x86_64-linux-gnu", "/usr/include/aarch64-linux-gnu"] {
-        if Path::new(d).is_dir() {
-            cmd.arg("-idirafter").arg(d);
+    let out = cmd.args(["-v", "-E", "-"]).stdin(Stdio::null()).stdout(Stdio::null()).output();
+    let text = out.map(|o| String::from_utf8_lossy(&o.stderr).into_owned()).unwrap_or_default();
+    let mut dirs = Vec::new();
+    let mut inside = false;
+    for l in text.lines() {
+        if l.starts_with("#include <...> search starts here:") {
+            inside = true;
+        } else if l.starts_with("End of search list.") {
             break;
+        } else if inside && let Some(d) = l.strip_prefix(' ') {
+            dirs.push("-idirafter".to_string());
+            dirs.push(d.trim().to_string());
         }
     }
-    cmd.arg("-c").arg(file).arg("-o").arg(&out);
-    let r = cmd.output().map_err(|e| format!("running {clang}: {e}"))?;
+    dirs
+}
+
+/// The recorded `vmlinux.h` of the 7.3 image for `arch` (setup's
+/// `$cache/btf/<release>/`).
+fn vmlinux_h_dir(arch: Arch) -> Result<PathBuf, String> {
+    let cfg = crate::backend::vm::VmConfig::from_env();
+    let rel = cfg.release(arch).ok_or_else(|| format!("no 7.3 image for {arch}"))?;
+    let dir = cfg.cache_dir.join("btf").join(&rel);
+    if dir.join("vmlinux.h").is_file() { Ok(dir) } else { Err(format!("{}: no vmlinux.h (run scripts/setup-vm.sh --source)", dir.display())) }
+}
+
+/// The clang command line for `file` (without `-o`), as the Makefile runs it.
+pub fn command_line(file: &Path, tree: &KernelTree, arch: Arch) -> Result<Vec<String>, String> {
+    let clang = clang_program().ok_or("clang-19 is not installed")?;
+    let (srcarch, _, triple) = arch_names(arch)?;
+    let helper_defs = tree.root.join("tools/lib/bpf/bpf_helper_defs.h");
+    if !helper_defs.is_file() {
+        return Err(format!("{}: missing (scripts/setup-vm.sh --source generates it with scripts/bpf_doc.py)", helper_defs.display()));
+    }
+    let st = tree.selftests();
+    let p = |d: PathBuf| d.display().to_string();
+    let mut v: Vec<String> = ["-g", "-Wall", "-Werror"].map(String::from).to_vec();
+    v.push(format!("-D__TARGET_ARCH_{srcarch}"));
+    v.push("-mlittle-endian".into());
+    // INCLUDE_DIR (vmlinux.h and libbpf's headers as bpf/*.h), CURDIR,
+    // APIDIR, TOOLSINCDIR, libarena
+    for d in [
+        vmlinux_h_dir(arch)?,
+        tree.root.join("tools/lib"),
+        st.clone(),
+        tree.root.join("tools/include/uapi"),
+        tree.root.join("tools/include"),
+        st.join("libarena/include"),
+    ] {
+        v.push(format!("-I{}", p(d)));
+    }
+    v.extend(
+        [
+            "-std=gnu11",
+            "-fno-strict-aliasing",
+            "-Wno-microsoft-anon-tag",
+            "-fms-extensions",
+            "-Wno-compare-distinct-pointer-types",
+            "-Wno-initializer-overrides",
+        ]
+        .map(String::from),
+    );
+    // asked once per target
+    static SYS_X86_64: OnceLock<Vec<String>> = OnceLock::new();
+    static SYS_ARM64: OnceLock<Vec<String>> = OnceLock::new();
+    let cell = if arch == Arch::Arm64 { &SYS_ARM64 } else { &SYS_X86_64 };
+    let dirs = cell.get_or_init(|| sys_includes(clang, triple)).clone();
+    v.extend(dirs);
+    v.push("-DENABLE_ATOMICS_TESTS".into());
+    v.extend(["-O2", "--target=bpfel", "-c"].map(String::from));
+    v.push(p(file.to_path_buf()));
+    v.push("-mcpu=v3".into());
+    Ok(v)
+}
+
+/// Compiles `file` for `arch` (or finds it compiled); the object's path.
+pub fn compile(file: &Path, tree: &KernelTree, arch: Arch) -> Result<PathBuf, String> {
+    let clang = clang_program().ok_or("clang-19 is not installed")?;
+    let args = command_line(file, tree, arch)?;
+    let source = std::fs::read(file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let defs = std::fs::read(tree.root.join("tools/lib/bpf/bpf_helper_defs.h")).unwrap_or_default();
+    let vmlinux = vmlinux_h_dir(arch)?.join("vmlinux.h");
+    let vm_meta = std::fs::metadata(&vmlinux).map(|m| format!("{}:{:?}", m.len(), m.modified().ok())).unwrap_or_default();
+    let key = fnv64(&[source.as_slice(), args.join(" ").as_bytes(), &defs, vm_meta.as_bytes()].concat());
+    let dir = std::env::temp_dir().join("bpf-selftest-objects");
+    std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("prog");
+    let out = dir.join(format!("{stem}.{}.{key:016x}.bpf.o", arch.name()));
+    if out.is_file() {
+        return Ok(out);
+    }
+    let tag = format!("{}{:?}", std::process::id(), std::thread::current().id()).replace(|c: char| !c.is_ascii_alphanumeric(), "");
+    let tmp = out.with_extension(format!("tmp{tag}"));
+    let r = Command::new(clang).args(&args).arg("-o").arg(&tmp).output().map_err(|e| format!("running {clang}: {e}"))?;
     if !r.status.success() {
         let err = String::from_utf8_lossy(&r.stderr);
         let first = err.lines().find(|l| l.contains("error")).unwrap_or_else(|| err.lines().next().unwrap_or(""));
-        let _ = std::fs::remove_file(&out);
+        let _ = std::fs::remove_file(&tmp);
         return Err(format!("clang failed: {first}"));
     }
-    let bytes = std::fs::read(&out).map_err(|e| format!("{}: {e}", out.display()));
-    let _ = std::fs::remove_file(&out);
-    bytes
-}
-
-/// The programs of an object by function name: their raw instructions (as
-/// the 64-bit little-endian words `.8byte` takes), or why they cannot be
-/// taken.
-pub fn functions(obj: &[u8]) -> Result<HashMap<String, Result<Vec<u64>, String>>, String> {
-    let file = object::File::parse(obj).map_err(|e| format!("reading the object: {e}"))?;
-    let mut out = HashMap::new();
-    for sym in file.symbols() {
-        if sym.kind() != SymbolKind::Text || sym.size() == 0 {
-            continue;
-        }
-        let Ok(name) = sym.name() else { continue };
-        let Some(idx) = sym.section_index() else { continue };
-        let Ok(sec) = file.section_by_index(idx) else { continue };
-        let (start, end) = (sym.address(), sym.address() + sym.size());
-        let body = (|| {
-            if sec.relocations().any(|(off, _)| off >= start && off < end) {
-                return Err("its code has relocations (maps, globals, calls) libbpf would patch".to_string());
-            }
-            let data = sec.data().map_err(|e| e.to_string())?;
-            let code = data.get(start as usize..end as usize).ok_or("the symbol lies outside its section")?;
-            if code.len() % 8 != 0 {
-                return Err("code size not a multiple of 8".into());
-            }
-            Ok(code.chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap_or_default())).collect())
-        })();
-        out.insert(name.to_string(), body);
-    }
+    std::fs::rename(&tmp, &out).map_err(|e| format!("{}: {e}", out.display()))?;
     Ok(out)
-}
-
-/// The `.8byte` template of raw instructions.
-pub fn raw_template(words: &[u64]) -> String {
-    words.iter().map(|w| format!(".8byte {w:#018x};\n")).collect()
 }

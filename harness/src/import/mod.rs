@@ -146,13 +146,22 @@ pub struct ImportedProg {
     /// The line of the definition in the source.
     pub line: u32,
     pub body: Option<ImportedAsm>,
+    /// A program written in C: clang's object of the file, whose program
+    /// of this name is loaded as libbpf would ([`crate::object`]); `body`
+    /// is then `None`.
+    pub object: Option<PathBuf>,
     /// Everything that keeps it from running; empty when it can run.
     pub blocked: Vec<Blocked>,
 }
 
 impl ImportedProg {
     pub fn runnable(&self) -> bool {
-        self.blocked.is_empty() && self.body.is_some()
+        self.blocked.is_empty() && (self.body.is_some() || self.object.is_some())
+    }
+
+    /// Written in C: its code is (or would be) an object's.
+    pub fn in_c(&self) -> bool {
+        self.object.is_some() || self.blocked.iter().any(|b| b.construct == IN_C || b.construct.starts_with(OBJECT_PREFIX))
     }
 
     /// The `test_description=` text, if any.
@@ -211,34 +220,86 @@ pub fn import_file(path: &Path, opts: &ImportOptions) -> Result<ImportedFile, St
     Ok(file)
 }
 
-/// Programs written in C get their code from clang's object of the file
-/// ([`clang`]), when clang is there and the code is self-contained.
+/// The construct of a program written in C whose object could not be
+/// made (no clang, a compile error); its detail says why.
+pub const IN_C: &str = "written in C";
+
+/// The prefix of the constructs of C programs the object loader cannot
+/// load yet (`BPF object: CO-RE relocation`, ...).
+pub const OBJECT_PREFIX: &str = "BPF object: ";
+
+/// An [`crate::object::ObjectError`] as a [`Blocked`]: the construct names
+/// what the loader lacks (for tallies), the detail is the error.
+pub fn object_blocked(e: &str) -> Blocked {
+    const KINDS: &[(&str, &str)] = &[
+        ("CO-RE relocation", "CO-RE relocation"),
+        ("'.kconfig'", ".kconfig extern"),
+        ("typeless __ksym", "typeless __ksym"),
+        ("address of kfunc", "kfunc address"),
+        ("arena", "arena global"),
+        ("per-CPU data", "global per-CPU data"),
+        ("struct_ops", "struct_ops"),
+        ("jump tables", "jump tables"),
+        ("pinning", "map pinning"),
+        ("initial inner maps", "initial inner maps"),
+        ("'numa_node'", "map numa_node"),
+        ("'map_extra'", "map_extra"),
+    ];
+    let kind = KINDS.iter().find(|(k, _)| e.contains(k)).map_or("other", |(_, n)| n);
+    Blocked::new(format!("{OBJECT_PREFIX}{kind}"), e)
+}
+
+/// Programs written in C load from clang's object of the file ([`clang`],
+/// [`crate::object`]), when clang is there and the object loader can link
+/// them; else they stay blocked, saying why.
 fn compile_c_programs(file: &mut ImportedFile, path: &Path, tree: &KernelTree, arch: Arch) {
-    let in_c = |p: &ImportedProg| p.blocked.iter().any(|b| b.construct == "written in C");
+    let in_c = |p: &ImportedProg| p.blocked.iter().any(|b| b.construct == IN_C);
     if !file.programs.iter().any(in_c) {
         return;
     }
-    let funcs = match clang::clang_program() {
+    let obj = match clang::clang_program() {
         None => Err("clang-19 is not installed (BPF_SELFTEST_CLANG names another)".to_string()),
-        Some(_) => clang::compile(path, tree, arch).and_then(|o| clang::functions(&o)),
+        Some(_) => clang::compile(path, tree, arch)
+            .and_then(|o| crate::object::BpfObject::open(&o).map(|obj| (o, obj)).map_err(|e| format!("opening clang's object: {e}"))),
     };
     for p in file.programs.iter_mut().filter(|p| in_c(p)) {
-        let code = match &funcs {
-            Err(e) => Err(e.clone()),
-            Ok(f) => f.get(&p.name).cloned().unwrap_or_else(|| Err("not found in clang's object".into())),
-        };
-        match code {
-            Ok(words) => {
-                p.blocked.retain(|b| b.construct != "written in C");
-                p.body = Some(ImportedAsm { template: clang::raw_template(&words), operands: Vec::new(), notes: vec!["compiled from C by clang".into()] });
-            }
+        let (o, obj) = match &obj {
+            Ok(x) => x,
             Err(e) => {
-                for b in p.blocked.iter_mut().filter(|b| b.construct == "written in C") {
+                for b in p.blocked.iter_mut().filter(|b| b.construct == IN_C) {
                     b.detail = e.clone();
                 }
+                continue;
             }
+        };
+        p.blocked.retain(|b| b.construct != IN_C);
+        match obj.link(&p.name) {
+            Ok(linked) => {
+                p.object = Some(o.clone());
+                if let Some(b) = foreign_prog_slots(obj, &p.name, &linked) {
+                    p.blocked.push(b);
+                }
+            }
+            Err(e) => p.blocked.insert(0, object_blocked(&e.0)),
         }
     }
+}
+
+/// A prog array the linked program uses whose initialiser names another
+/// program: the runner loads only the program under test (test_loader
+/// loads the others too, as auxiliary programs).
+fn foreign_prog_slots(obj: &crate::object::BpfObject, prog: &str, linked: &crate::link::LinkedProgram) -> Option<Blocked> {
+    use crate::link::LinkReloc;
+    let maps = obj.map_defs();
+    linked.relocs.iter().find_map(|r| {
+        let (LinkReloc::Map { map, .. } | LinkReloc::MapValue { map, .. }) = r else { return None };
+        let m = maps.get(*map)?;
+        let (k, other) = m.prog_slots.iter().find(|(_, p)| p != prog)?;
+        Some(Blocked::new(
+            "map initialiser (.values)",
+            format!("{}[{k}] = &{other}: the runner loads only the program under test, not the others a prog array names", m.name),
+        ))
+    })
 }
 
 /// How the tests are referred to across the functions of a file.
@@ -628,7 +689,7 @@ fn read_functions(funcs: Vec<(usize, c_source::FuncHead)>, items: &[TopItem], sc
     for (k, head) in funcs {
         let naked = c_source::has_attribute(&head.attrs, "naked");
         let section = head.attrs.iter().flat_map(|a| c_source::attribute_strings(a, "section")).next();
-        let asm = if naked { read_asm(items[k].body(), scope, queries) } else { Err(Blocked::new("written in C", "")) };
+        let asm = if naked { read_asm(items[k].body(), scope, queries) } else { Err(Blocked::new(IN_C, "")) };
         pfuncs.push(PendingFunc { item: k, head, naked, section, asm });
     }
     pfuncs
@@ -756,7 +817,7 @@ fn imported_prog(
             blocked.push(Blocked::new(format!("annotation {m}"), format!("{m} is not supported by the runner")));
         }
     }
-    ImportedProg { name: head.name.clone(), sec: sec.to_string(), tags, line, body, blocked }
+    ImportedProg { name: head.name.clone(), sec: sec.to_string(), tags, line, body, object: None, blocked }
 }
 
 /// test_loader's tag texts: the `btf_decl_tag("comment:<N>:<tag>")`

@@ -2,7 +2,8 @@
 //! `#[map]`/`#[global]` static per map and global, one `#[subprog]` and one
 //! `#[sec]` function per naked function, the annotations as attributes in
 //! source order. What could not be expressed is a comment at the place of
-//! the program, with the reason.
+//! the program, with the reason; so is a program written in C, naming the
+//! object it loads from ([`object_comment`]).
 
 use std::fmt::Write as _;
 
@@ -236,6 +237,21 @@ fn blocked_comment(s: &mut String, what: &str, name: &str, why: &[Blocked]) {
     s.push('\n');
 }
 
+/// A program written in C, which the attribute macros (asm bodies only)
+/// cannot declare: a comment naming the object its code is in and the
+/// declaration it would have. The runnable suite
+/// ([`super::suite::to_suite`]) loads it from that object.
+fn object_comment(s: &mut String, name: &str, object: &std::path::Path, sec: &str, attrs: &[String]) {
+    let _ = writeln!(s, "// program `{name}` is written in C: its code is program `{name}` of clang's object");
+    let _ = writeln!(s, "// `{}`,", object.display());
+    let _ = writeln!(s, "// loaded as libbpf loads it (the object's maps); `bpf-selftest conform --kernel-selftests` runs it:");
+    let _ = writeln!(s, "//   #[sec({})]", lit(sec));
+    for at in attrs {
+        let _ = writeln!(s, "//   {at}");
+    }
+    let _ = writeln!(s, "//   fn {name}() {{ /* object */ }}\n");
+}
+
 /// The module for `f`.
 pub fn render(f: &ImportedFile) -> String {
     let mut s = String::new();
@@ -244,7 +260,8 @@ pub fn render(f: &ImportedFile) -> String {
     let _ = writeln!(s, "//!");
     let _ = writeln!(s, "//! Generated from the kernel's GPL-2.0 sources: keep it out of this repository.");
     let _ = writeln!(s, "//! `#ifdef` choices are resolved for {}; __imm_const values computed for it.", f.arch);
-    let _ = writeln!(s, "//! {} of {} programs imported.", f.runnable(), f.programs.len());
+    let objects = f.programs.iter().filter(|p| p.runnable() && p.object.is_some()).count();
+    let _ = writeln!(s, "//! {} of {} programs imported ({objects} written in C, loaded from clang's object).", f.runnable(), f.programs.len());
     s.push('\n');
     let _ = writeln!(s, "#![allow(non_upper_case_globals, unused_imports, dead_code, clippy::all)]\n");
     let _ = writeln!(s, "use bpf_selftest::prelude::*;\n");
@@ -321,6 +338,10 @@ pub fn render(f: &ImportedFile) -> String {
         }
         if RUST_KEYWORDS.contains(&p.name.as_str()) {
             why.push(Blocked::new("name", "a Rust keyword"));
+        }
+        if let (Some(o), true) = (&p.object, why.is_empty()) {
+            object_comment(&mut s, &p.name, o, &p.sec, &attrs);
+            continue;
         }
         let Some(a) = p.body.as_ref().filter(|_| why.is_empty()) else {
             blocked_comment(&mut s, "program", &p.name, &why);

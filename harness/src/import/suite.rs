@@ -1,6 +1,6 @@
 //! An imported file as a runnable [`Suite`], built at run time: the same
 //! declarations the attribute macros would register for the rendered Rust
-//! module, with their strings leaked to get the `'static` lifetimes the
+//! module (programs written in C as [`ProgDecl::object`]s), with their strings leaked to get the `'static` lifetimes the
 //! registry's types have (a test binary imports once, so the leak is
 //! bounded by the sources).
 
@@ -81,16 +81,21 @@ pub fn to_suite(f: &ImportedFile) -> Suite {
             asm: asm_of(body),
         })));
     }
-    for p in &f.programs {
-        let Some(body) = p.body.as_ref().filter(|_| p.runnable()) else { continue };
+    for p in f.programs.iter().filter(|p| p.runnable()) {
         let tags: Vec<&'static str> = p.tags.iter().map(|t| leak(t)).collect();
+        let (asm, object) = match (&p.body, &p.object) {
+            (Some(body), _) => (asm_of(body), None),
+            (None, Some(o)) => (Asm { source: "", operands: &[], compiled: None }, Some(leak(&o.display().to_string()))),
+            (None, None) => continue,
+        };
         suite.programs.push(Box::leak(Box::new(ProgDecl {
             name: leak(&p.name),
             site: site(p.line),
             sec: leak(&p.sec),
             tags: leak_slice(tags),
             tag_lines: &[],
-            asm: asm_of(body),
+            asm,
+            object,
         })));
     }
     suite
