@@ -7,4 +7,5 @@
 mod backend_common;
 mod kernel_asm;
 mod kernel_backend;
+mod veristat;
 mod vm_backend;
