@@ -7,9 +7,11 @@
 # programs' asm bodies; verify_structured: a few byte strings. assemble and
 # check_asm also get recipes for large and deeply nested texts
 # (fuzz_targets/asm_gen.rs): the inputs that once crashed the assembler.
+# object_open: the objects clang-19 makes of object_seeds/*.c (none without
+# clang-19).
 set -eu
 cd "$(dirname "$0")"
-mkdir -p corpus/assemble corpus/disasm corpus/verify_raw corpus/check_asm corpus/verify_structured
+mkdir -p corpus/assemble corpus/disasm corpus/verify_raw corpus/check_asm corpus/verify_structured corpus/object_open
 grep -v '^#' ../expected/isa/llvm-mc-19.txt | cut -f1 | split -l 20 - corpus/assemble/seed-
 grep -v '^#' ../expected/isa/llvm-mc-19.txt | cut -f2 | tr -d '\n' | xxd -r -p > corpus/disasm/seed-all
 python3 - <<'PY'
@@ -67,3 +69,8 @@ for name, data in seeds.items():
     open(f"corpus/assemble/seed-gen-{name}", "wb").write(data)
     open(f"corpus/check_asm/seed-gen-{name}", "wb").write(b"\x07\x01\x00\x00" + data)
 PY
+if command -v "${BPF_SELFTEST_CLANG:-clang-19}" >/dev/null 2>&1; then
+  for c in object_seeds/*.c; do
+    "${BPF_SELFTEST_CLANG:-clang-19}" -g -O2 --target=bpfel -mcpu=v3 -c "$c" -o "corpus/object_open/seed-$(basename "$c" .c).bpf.o"
+  done
+fi

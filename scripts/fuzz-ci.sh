@@ -2,7 +2,7 @@
 # CI fuzz stage (issue 15): builds the cargo-fuzz targets in fuzz/, seeds
 # their corpora and runs each for a short while; fails on any crash, panic,
 # timeout or out-of-memory. Long runs are by hand (fuzz/README.md).
-#   FUZZ_SECONDS   seconds per verifier target (default 60; ISA targets half)
+#   FUZZ_SECONDS   seconds per verifier or object target (default 60; ISA targets half)
 #   FUZZ_TOOLCHAIN nightly|stable (default: nightly when installed, else
 #                  stable with RUSTC_BOOTSTRAP=1, which cargo-fuzz needs for -Z)
 #   FUZZ_TARGET_DIR a fresh target dir (to measure a cold build)
@@ -62,7 +62,8 @@ pair() {
 }
 fail=0
 pair verify_raw "$secs" verify_structured "$secs" || fail=1
-pair check_asm "$secs" assemble "$((secs / 2))" || fail=1
-pair disasm "$((secs / 2))" exec_native "$secs" || fail=1
+pair check_asm "$secs" object_open "$secs" || fail=1
+pair exec_native "$secs" assemble "$((secs / 2))" || fail=1
+run disasm "$((secs / 2))" || fail=1
 echo "fuzz: stage took $((SECONDS - T0)) s"
 exit "$fail"

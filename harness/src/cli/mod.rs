@@ -10,6 +10,7 @@ pub mod check;
 pub mod conform;
 pub mod import;
 pub mod record;
+pub mod veristat;
 pub mod xlated;
 
 use crate::isa::disasm::{NoCallbacks, print_bpf_insn, xlated_text};
@@ -60,6 +61,11 @@ enum Cmd {
     /// the same dump sharing one; map loads, kernel addresses and random
     /// poison match anything.
     Xlated(check::CheckArgs),
+    /// The kernel's veristat on BPF objects: every program loaded on its
+    /// own, with its verdict, verification time, processed insns, total
+    /// and peak states; `--backend A,B` puts two backends side by side
+    /// with their differences, as `veristat -C` does.
+    Veristat(veristat::VeristatArgs),
     /// Import kernel selftest sources (progs/*.c) as annotated Rust modules,
     /// reporting per program what could not be expressed.
     Import(import::ImportArgs),
@@ -142,6 +148,7 @@ pub fn main() -> ExitCode {
         Cmd::Check(a) => check::run(&a),
         Cmd::Soundness { count, seed, arch, backend, show } => cmd_soundness(count, seed, arch, &backend, show),
         Cmd::Xlated(a) => xlated::run(&a),
+        Cmd::Veristat(a) => veristat::run(&a),
         Cmd::Import(a) => import::run(&a),
         Cmd::Record(a) => record::run(&a),
         Cmd::Bench { filters, json, reps } => cmd_bench(&filters, json, reps),

@@ -77,8 +77,12 @@ pub(super) fn init_maps(obj: &BpfObject, elf: &Elf<'_>, types: &[SecType]) -> Re
         if obj.btf.as_ref().is_some_and(|b| is_mmapable(b, def.btf_value_type_id)) {
             def.map_flags |= BPF_F_MMAPABLE;
         }
-        let bytes = if kind == MapKind::Bss { vec![0; size as usize] } else { elf.sec_data(idx)?.to_vec() };
-        def.init = vec![(0u32.to_le_bytes().to_vec(), bytes)];
+        // libbpf writes `.bss`'s zeros too, into an array whose value is
+        // already zeros: the same map without them (and no buffer of the
+        // section's claimed size, which the file need not back)
+        if kind != MapKind::Bss {
+            def.init = vec![(0u32.to_le_bytes().to_vec(), elf.sec_data(idx)?.to_vec())];
+        }
         maps.push(BpfMap { def, kind, real_name: real, sec_idx: idx, sec_offset: 0, sec_size: size, unsupported: None });
     }
     Ok(maps)
