@@ -248,15 +248,17 @@ pub struct ObjectLoad {
     pub license: String,
 }
 
-/// [`ObjectLoad`] for program `name` of `obj`, with test_progs' map
-/// setup ([`crate::import::test_progs_setup`]) for the object's suite.
-pub fn object_load(obj: &BpfObject, name: &str) -> Result<ObjectLoad, String> {
-    let prog = obj.link(name).map_err(|e| e.0)?;
-    let mut maps = obj.map_defs();
+/// [`ObjectLoad`] for program `name` of `obj` (the object's own path,
+/// [`BpfObject::load_request`]: its BTF, func_info and line_info), with
+/// test_progs' map setup ([`crate::import::test_progs_setup`]) for the
+/// object's suite.
+pub fn object_load(obj: &BpfObject, name: &str, arch: Arch) -> Result<ObjectLoad, String> {
+    let req = obj.load_request(name, arch).map_err(|e| e.0)?;
+    let mut maps = req.maps;
     for m in &mut maps {
         m.init.extend(crate::import::test_progs_setup(&obj.name, &m.name, m.value_size));
     }
-    Ok(ObjectLoad { prog, maps, btf: BtfMode::FuncInfo, license: obj.license.clone() })
+    Ok(ObjectLoad { prog: req.prog, maps, btf: req.btf, license: req.license })
 }
 
 fn prepare(
@@ -269,7 +271,7 @@ fn prepare(
     opts: &RunOptions,
 ) -> Result<LoadRequest, String> {
     let load = match object {
-        Some(obj) => object_load(obj, prog.name)?,
+        Some(obj) => object_load(obj, prog.name, opts.arch)?,
         None => {
             let program = prog.asm.program()?;
             let symbols = Symbols { subprogs: &syms.subprogs, maps: &syms.maps, globals: &syms.globals };
