@@ -62,6 +62,9 @@ pub struct SuiteStats {
     pub passed: usize,
     pub failed: usize,
     pub skipped: usize,
+    /// Of the subtests, those of programs written in C: passed, failed,
+    /// skipped.
+    pub c_subtests: [usize; 3],
 }
 
 impl SuiteStats {
@@ -73,6 +76,9 @@ impl SuiteStats {
         self.passed += o.passed;
         self.failed += o.failed;
         self.skipped += o.skipped;
+        for (k, n) in o.c_subtests.iter().enumerate() {
+            self.c_subtests[k] += n;
+        }
     }
 }
 
@@ -136,6 +142,7 @@ pub fn run_arch(tree: &KernelTree, arch: Arch, backend: &dyn Backend, backend_na
             let why = p.blocked.first().map_or_else(|| "no code".to_string(), |b| b.construct.clone());
             *if in_c { &mut rep.blocked_c } else { &mut rep.blocked }.entry(why).or_default() += 1;
         }
+        let c_progs: std::collections::HashSet<String> = file.programs.iter().filter(|p| p.in_c()).map(|p| format!("{}/{}", file.suite, p.name)).collect();
         let suite = import::suite::to_suite(&file);
         let subtests: Vec<Subtest> = runner::plan_suites(std::slice::from_ref(&suite), &opts, backend);
         let loads: Vec<usize> = (0..subtests.len()).filter(|&k| matches!(subtests[k].plan, Plan::Load(_))).collect();
@@ -158,6 +165,14 @@ pub fn run_arch(tree: &KernelTree, arch: Arch, backend: &dyn Backend, backend_na
                     None => Verdict::Skip("the backend returned no outcome".into()),
                 },
             };
+            let prog = st_.name.strip_suffix(" @unpriv").unwrap_or(&st_.name);
+            if c_progs.contains(prog) {
+                st.c_subtests[match verdict {
+                    Verdict::Ok => 0,
+                    Verdict::Fail(_) => 1,
+                    Verdict::Skip(_) => 2,
+                }] += 1;
+            }
             let shown = match &verdict {
                 Verdict::Ok => {
                     st.passed += 1;
@@ -231,6 +246,8 @@ pub fn render(rep: &ArchReport, backend: &str, release: &str, verbose: u8) -> St
         t.skipped,
         pct(t.passed, t.passed + t.failed)
     );
+    let [cp, cf, cs] = t.c_subtests;
+    let _ = writeln!(s, "{arch}: subtests of the programs in C: {cp} passed, {cf} failed, {cs} skipped; pass rate {} of those that ran", pct(cp, cp + cf));
     if !rep.import_errors.is_empty() {
         let _ = writeln!(s, "files that did not import:");
         for (f, e) in &rep.import_errors {
@@ -313,8 +330,8 @@ mod tests {
         let rep = ArchReport {
             arch: Some(Arch::X86_64),
             suites: vec![
-                ("verifier_a".into(), SuiteStats { programs: 4, in_c: 2, blocked: 2, blocked_c: 1, passed: 3, failed: 1, skipped: 0 }),
-                ("verifier_b".into(), SuiteStats { programs: 2, in_c: 0, blocked: 0, blocked_c: 0, passed: 0, failed: 0, skipped: 2 }),
+                ("verifier_a".into(), SuiteStats { programs: 4, in_c: 2, blocked: 2, blocked_c: 1, passed: 3, failed: 1, skipped: 0, c_subtests: [1, 1, 0] }),
+                ("verifier_b".into(), SuiteStats { programs: 2, in_c: 0, blocked: 0, blocked_c: 0, passed: 0, failed: 0, skipped: 2, c_subtests: [0; 3] }),
             ],
             skips: [("backend unavailable".to_string(), 2)].into(),
             blocked: [("map needs BTF".to_string(), 1)].into(),
@@ -327,6 +344,7 @@ mod tests {
         assert!(t.contains("verifier_b                               2    0       0     0     0     2       -"), "{t}");
         assert!(t.contains("6 programs (4 naked asm, 2 in C): 4 runnable (3 naked asm, 1 in C), 2 blocked (1 naked asm, 1 in C)"), "{t}");
         assert!(t.contains("naked-asm programs blocked, by construct:\n      1  map needs BTF\n"), "{t}");
+        assert!(t.contains("x86_64: subtests of the programs in C: 1 passed, 1 failed, 0 skipped; pass rate 50.0% of those that ran"), "{t}");
         assert!(t.contains("programs in C blocked, by reason:\n      1  BPF object: CO-RE relocation\n"), "{t}");
         assert!(t.contains("pass rate 75.0% of the subtests that ran"), "{t}");
         assert!(t.contains("      2  backend unavailable"), "{t}");
