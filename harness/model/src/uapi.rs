@@ -54,6 +54,22 @@ pub mod __sk_buff {
     pub const SIZE: i16 = 192;
 }
 
+/// `struct xdp_md`: u32 fields; the first three are pointers the
+/// verifier widens.
+pub mod xdp_md {
+    pub const DATA: i16 = 0;
+    pub const DATA_END: i16 = 4;
+    pub const DATA_META: i16 = 8;
+    /// `rxq->dev->ifindex`.
+    pub const INGRESS_IFINDEX: i16 = 12;
+    /// `rxq->queue_index`.
+    pub const RX_QUEUE_INDEX: i16 = 16;
+    /// `txq->dev->ifindex` (devmap programs only).
+    pub const EGRESS_IFINDEX: i16 = 20;
+    /// `sizeof(struct xdp_md)`.
+    pub const SIZE: i16 = 24;
+}
+
 /// `struct bpf_sock_ops`: u32 fields but where noted.
 pub mod bpf_sock_ops {
     pub const OP: i16 = 0;

@@ -22,10 +22,8 @@ use super::maps::errno::*;
 use super::mem::{Addr, RegionKind};
 use super::{ExecError, ExecProgram, Runtime, TestRunOutput};
 use crate::prog_type::ProgType;
-use crate::uapi::{__sk_buff, bpf_sk_lookup, bpf_sock};
+use crate::uapi::{__sk_buff, bpf_sk_lookup, bpf_sock, xdp_md};
 
-/// `sizeof(struct xdp_md)`.
-pub const XDP_MD_SIZE: usize = 24;
 pub const ETH_HLEN: usize = 14;
 /// `NET_SKB_PAD + NET_IP_ALIGN` of a test-run skb on x86-64.
 const SKB_HEADROOM: usize = 64;
@@ -974,7 +972,7 @@ impl Runtime {
     /// `bpf_prog_test_run_xdp` (no frags, no live frames).
     fn run_xdp(&mut self, input: &TestRunInput) -> Result<TestRunOutput, ExecError> {
         // the ctx is taken in before the packet is looked at
-        let user_ctx = Self::bpf_ctx_init(input, XDP_MD_SIZE)?;
+        let user_ctx = Self::bpf_ctx_init(input, xdp_md::SIZE as usize)?;
         let size = input.data.len();
         if size < ETH_HLEN {
             return Err(ExecError::TestRun(EINVAL));
@@ -995,10 +993,10 @@ impl Runtime {
         let pbuf = self.alloc(RegionKind::Packet, buf)?;
         let data = XDP_HEADROOM as u64;
         self.env.pkt = Some(Packet { buf: pbuf, data, data_end: data + size as u64, meta: data, mac: data, network: data });
-        let mut c = vec![0u8; XDP_MD_SIZE];
-        put_u32(&mut c, 12, LOOPBACK_IFINDEX);
+        let mut c = vec![0u8; xdp_md::SIZE as usize];
+        put_u32(&mut c, xdp_md::INGRESS_IFINDEX as usize, LOOPBACK_IFINDEX);
         let ctx = self.alloc(RegionKind::Ctx, c)?;
-        self.env.ctx = Some(Ctx { addr: ctx, len: XDP_MD_SIZE, kind: CtxKind::XdpMd });
+        self.env.ctx = Some(Ctx { addr: ctx, len: xdp_md::SIZE as usize, kind: CtxKind::XdpMd });
         let retval = self.start(ctx)?;
         let p = self.env.pkt.unwrap_or_default();
         let mut out = self.mem.read(p.buf + p.meta, (p.data_end - p.meta) as usize).map(<[u8]>::to_vec).unwrap_or_default();
@@ -1023,9 +1021,9 @@ impl Runtime {
             (CtxKind::SkBuff, __sk_buff::DATA_META, 4) => p.map(|p| p.buf + p.meta),
             (CtxKind::SkBuff, __sk_buff::FLOW_KEYS, 8) => Some(0),
             (CtxKind::SkBuff, __sk_buff::SK, 8) => Some(self.env.sk),
-            (CtxKind::XdpMd, 0, 4) => p.map(|p| p.buf + p.data),
-            (CtxKind::XdpMd, 4, 4) => p.map(|p| p.buf + p.data_end),
-            (CtxKind::XdpMd, 8, 4) => p.map(|p| p.buf + p.meta),
+            (CtxKind::XdpMd, xdp_md::DATA, 4) => p.map(|p| p.buf + p.data),
+            (CtxKind::XdpMd, xdp_md::DATA_END, 4) => p.map(|p| p.buf + p.data_end),
+            (CtxKind::XdpMd, xdp_md::DATA_META, 4) => p.map(|p| p.buf + p.meta),
             _ => None,
         }
     }
