@@ -70,6 +70,29 @@ pub mod xdp_md {
     pub const SIZE: i16 = 24;
 }
 
+/// `struct sk_msg_md`: u32 fields but the three pointers
+/// (`__bpf_md_ptr`, 8 bytes).
+pub mod sk_msg_md {
+    pub const DATA: i16 = 0;
+    pub const DATA_END: i16 = 8;
+    pub const FAMILY: i16 = 16;
+    pub const REMOTE_IP4: i16 = 20;
+    pub const LOCAL_IP4: i16 = 24;
+    /// `__u32 remote_ip6[4]`.
+    pub const REMOTE_IP6: i16 = 28;
+    /// `__u32 local_ip6[4]`.
+    pub const LOCAL_IP6: i16 = 44;
+    pub const REMOTE_PORT: i16 = 60;
+    pub const LOCAL_PORT: i16 = 64;
+    /// The field `size`, the message's total size ([`SIZE`] is the
+    /// struct's).
+    pub const MSG_SIZE: i16 = 68;
+    /// `struct bpf_sock *`.
+    pub const SK: i16 = 72;
+    /// `sizeof(struct sk_msg_md)`.
+    pub const SIZE: i16 = 80;
+}
+
 /// `struct bpf_sock_ops`: u32 fields but where noted.
 pub mod bpf_sock_ops {
     pub const OP: i16 = 0;

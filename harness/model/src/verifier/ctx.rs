@@ -229,16 +229,17 @@ fn flow_dissector_is_valid_access(off: i16, size: i16, write: bool, is_ldsx: boo
 
 /// `sk_msg_is_valid_access` (`struct sk_msg_md`, read only): the data
 /// bounds and the socket as whole pointers, the rest as whole u32s.
-fn sk_msg_is_valid_access(off: i64, size: i64, write: bool) -> Option<CtxAccess> {
+fn sk_msg_is_valid_access(off: i16, size: i16, write: bool) -> Option<CtxAccess> {
+    use crate::uapi::sk_msg_md::*;
     if write || off % size != 0 {
         return None;
     }
     let (t, want) = match off {
-        0..=7 => (PTR_TO_PACKET, 8),
-        8..=15 => (PTR_TO_PACKET_END, 8),
+        DATA..DATA_END => (PTR_TO_PACKET, 8),
+        DATA_END..FAMILY => (PTR_TO_PACKET_END, 8),
         // family .. size
-        16..=71 => (SCALAR_VALUE, 4),
-        72..=79 => (PTR_TO_SOCKET, 8),
+        FAMILY..SK => (SCALAR_VALUE, 4),
+        SK..SIZE => (PTR_TO_SOCKET, 8),
         _ => return None,
     };
     (size == want).then_some(CtxAccess { reg_type: t, ctx_field_size: 0, btf_id: 0 })
@@ -365,7 +366,7 @@ pub fn is_valid_access(prog_type: u32, attach: u32, off: i64, size: i64, write: 
         pt::SK_SKB => uapi.and_then(|(off, size)| sk_skb_is_valid_access(off, size, write, is_ldsx)),
         pt::FLOW_DISSECTOR => uapi.and_then(|(off, size)| flow_dissector_is_valid_access(off, size, write, is_ldsx)),
         pt::SOCK_OPS => uapi.and_then(|(off, size)| sock_ops_is_valid_access(off, size, write)),
-        pt::SK_MSG => sk_msg_is_valid_access(off, size, write),
+        pt::SK_MSG => uapi.and_then(|(off, size)| sk_msg_is_valid_access(off, size, write)),
         pt::CGROUP_SOCK => sock_filter_is_valid_access(off, size, write, attach),
         pt::PERF_EVENT => pe_prog_is_valid_access(off, size, write, pt_regs_size),
         // kprobe_prog_is_valid_access
