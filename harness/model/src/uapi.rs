@@ -238,6 +238,36 @@ pub mod bpf_xdp_sock {
     pub const SIZE: i16 = 4;
 }
 
+/// `struct bpf_flow_keys`: what a flow dissector program fills in.
+pub mod bpf_flow_keys {
+    /// `__u16`, as the next two.
+    pub const NHOFF: i16 = 0;
+    pub const THOFF: i16 = 2;
+    pub const ADDR_PROTO: i16 = 4;
+    /// `__u8`, as the next three.
+    pub const IS_FRAG: i16 = 6;
+    pub const IS_FIRST_FRAG: i16 = 7;
+    pub const IS_ENCAP: i16 = 8;
+    pub const IP_PROTO: i16 = 9;
+    /// `__be16`, as the ports.
+    pub const N_PROTO: i16 = 10;
+    pub const SPORT: i16 = 12;
+    pub const DPORT: i16 = 14;
+    /// `__be32`, in a union with `ipv6_src`.
+    pub const IPV4_SRC: i16 = 16;
+    pub const IPV4_DST: i16 = 20;
+    /// `__u32 ipv6_src[4]`.
+    pub const IPV6_SRC: i16 = 16;
+    /// `__u32 ipv6_dst[4]`.
+    pub const IPV6_DST: i16 = 32;
+    /// `__u32`, the only field a test run's ctx may set.
+    pub const FLAGS: i16 = 48;
+    /// `__be32`.
+    pub const FLOW_LABEL: i16 = 52;
+    /// `sizeof(struct bpf_flow_keys)`.
+    pub const SIZE: i16 = 56;
+}
+
 /// `BPF_PROG_LOAD`'s `prog_flags` (and `BPF_F_TOKEN_FD`, which it shares
 /// with `map_flags`: [`crate::map::flags`]).
 pub mod prog_flags {

@@ -22,7 +22,7 @@ use super::maps::errno::*;
 use super::mem::{Addr, RegionKind};
 use super::{ExecError, ExecProgram, Runtime, TestRunOutput};
 use crate::prog_type::ProgType;
-use crate::uapi::{__sk_buff, bpf_sk_lookup, bpf_sock, xdp_md};
+use crate::uapi::{__sk_buff, bpf_flow_keys, bpf_sk_lookup, bpf_sock, xdp_md};
 
 pub const ETH_HLEN: usize = 14;
 /// `NET_SKB_PAD + NET_IP_ALIGN` of a test-run skb on x86-64.
@@ -673,29 +673,28 @@ impl Runtime {
     /// run on a `struct bpf_flow_dissector` without an skb; `nhoff` and
     /// `thoff` clamped to the packet after it, and the keys are `data_out`.
     fn run_flow_dissector(&mut self, input: &TestRunInput) -> Result<TestRunOutput, ExecError> {
-        const FLOW_KEYS_SIZE: usize = 56;
-        const FLAGS: usize = 48;
+        use bpf_flow_keys::{FLAGS, N_PROTO, NHOFF, THOFF};
         let size = input.data.len();
         if !(ETH_HLEN..=PAGE_SIZE).contains(&size) {
             return Err(ExecError::TestRun(EINVAL));
         }
         let lay =
             crate::kernel_layout::for_arch(self.opts.arch).ok_or_else(|| ExecError::Unsupported(format!("struct bpf_flow_dissector on {}", self.opts.arch)))?;
-        let user_ctx = Self::bpf_ctx_init(input, FLOW_KEYS_SIZE)?;
+        let user_ctx = Self::bpf_ctx_init(input, bpf_flow_keys::SIZE as usize)?;
         let mut flags = 0;
         if let Some(u) = &user_ctx {
             // verify_user_bpf_flow_keys: only flags may be set
-            if !zero(&u[..FLAGS]) || !zero(&u[FLAGS + 4..]) {
+            if !zero(&u[..FLAGS as usize]) || !zero(&u[uapi_field(FLAGS, 4).end..]) {
                 return Err(ExecError::TestRun(EINVAL));
             }
-            flags = get_u32(u, FLAGS);
+            flags = get_u32(u, FLAGS as usize);
         }
         let data = self.alloc(RegionKind::Packet, input.data.clone())?;
-        let mut keys = vec![0u8; FLOW_KEYS_SIZE];
-        keys[10..12].copy_from_slice(&input.data[12..14]);
-        keys[0..2].copy_from_slice(&(ETH_HLEN as u16).to_le_bytes());
-        keys[2..4].copy_from_slice(&(ETH_HLEN as u16).to_le_bytes());
-        put_u32(&mut keys, FLAGS, flags);
+        let mut keys = vec![0u8; bpf_flow_keys::SIZE as usize];
+        keys[uapi_field(N_PROTO, 2)].copy_from_slice(&input.data[12..14]);
+        keys[uapi_field(NHOFF, 2)].copy_from_slice(&(ETH_HLEN as u16).to_le_bytes());
+        keys[uapi_field(THOFF, 2)].copy_from_slice(&(ETH_HLEN as u16).to_le_bytes());
+        put_u32(&mut keys, FLAGS as usize, flags);
         let keys_addr = self.alloc(RegionKind::Scratch, keys)?;
         let fd = &lay.flow_dissector;
         let mut ctx = vec![0u8; 32];
@@ -706,12 +705,14 @@ impl Runtime {
         let a = self.alloc(RegionKind::Ctx, ctx)?;
         self.env.ctx = Some(Ctx { addr: a, len, kind: CtxKind::Plain });
         let retval = self.start(a)?;
-        let mut keys = self.mem.read(keys_addr, FLOW_KEYS_SIZE).map(<[u8]>::to_vec).map_err(|f| ExecError::Unsupported(format!("flow keys: {f}")))?;
+        let mut keys =
+            self.mem.read(keys_addr, bpf_flow_keys::SIZE as usize).map(<[u8]>::to_vec).map_err(|f| ExecError::Unsupported(format!("flow keys: {f}")))?;
         let hlen = size.min(u16::MAX as usize) as u16;
-        let nhoff = u16::from_le_bytes([keys[0], keys[1]]).clamp(ETH_HLEN as u16, hlen);
-        let thoff = u16::from_le_bytes([keys[2], keys[3]]).clamp(nhoff, hlen);
-        keys[0..2].copy_from_slice(&nhoff.to_le_bytes());
-        keys[2..4].copy_from_slice(&thoff.to_le_bytes());
+        let get16 = |k: &[u8], off: i16| u16::from_le_bytes([k[off as usize], k[off as usize + 1]]);
+        let nhoff = get16(&keys, NHOFF).clamp(ETH_HLEN as u16, hlen);
+        let thoff = get16(&keys, THOFF).clamp(nhoff, hlen);
+        keys[uapi_field(NHOFF, 2)].copy_from_slice(&nhoff.to_le_bytes());
+        keys[uapi_field(THOFF, 2)].copy_from_slice(&thoff.to_le_bytes());
         self.output(retval, keys, user_ctx, input)
     }
 
