@@ -7,6 +7,9 @@
 //! for loads and stores of each field (probes of 7.3 under QEMU on both
 //! arches), cross-checked against the 7.3 source. The two arches
 //! agree on everything but `NR_CPUS` (hence `MIN_NAPI_ID`).
+//!
+//! The sizes (`SIZEOF_*`) and the offsets no conversion reads
+//! (`xdp_buff.data_hard_start`) were read off both images' BTF.
 
 use crate::target::Arch;
 
@@ -154,6 +157,18 @@ pub struct Sock {
 /// of no queue.
 pub const NO_QUEUE_MAPPING: i32 = 0xffff;
 
+/// `sizeof(((struct sk_buff *)0)->cb)`.
+pub const SIZEOF_SK_BUFF_CB: usize = 48;
+/// `sizeof(struct skb_shared_info)`, a multiple of the cache line: what
+/// `SKB_DATA_ALIGN` makes of it too.
+pub const SIZEOF_SKB_SHARED_INFO: usize = 320;
+/// `sizeof(struct xdp_frame)`.
+pub const SIZEOF_XDP_FRAME: usize = 40;
+/// `sizeof(struct bpf_flow_dissector)`.
+pub const SIZEOF_BPF_FLOW_DISSECTOR: usize = 32;
+/// `sizeof(struct bpf_sk_lookup_kern)`.
+pub const SIZEOF_BPF_SK_LOOKUP_KERN: usize = 48;
+
 /// `struct skb_shared_info`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SharedInfo {
@@ -168,6 +183,8 @@ pub struct XdpBuff {
     pub data: i16,
     pub data_end: i16,
     pub data_meta: i16,
+    /// Read by no conversion: where a test run puts its packet's head.
+    pub data_hard_start: i16,
     pub rxq: i16,
     pub rxq_dev: i16,
     pub rxq_queue_index: i16,
@@ -288,7 +305,7 @@ const DEBIAN_7_3_X86_64: KernelLayout = KernelLayout {
     },
     sock: Sock { sk_bound_dev_if: 20, sk_rx_queue_mapping: 122, sk_priority: 528, sk_mark: 532, sk_protocol: 540, sk_type: 542, sk_socket: 288 },
     shinfo: SharedInfo { gso_size: 4, gso_segs: 6, hwtstamps: 16 },
-    xdp_buff: XdpBuff { data: 0, data_end: 8, data_meta: 16, rxq: 32, rxq_dev: 0, rxq_queue_index: 8 },
+    xdp_buff: XdpBuff { data: 0, data_end: 8, data_meta: 16, data_hard_start: 24, rxq: 32, rxq_dev: 0, rxq_queue_index: 8 },
     sk_lookup_kern: SkLookupKern {
         family: 0,
         protocol: 2,

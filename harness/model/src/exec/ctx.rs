@@ -21,14 +21,13 @@ use super::TestRunInput;
 use super::maps::errno::*;
 use super::mem::{Addr, RegionKind};
 use super::{ExecError, ExecProgram, Runtime, TestRunOutput};
+use crate::kernel_layout::{SIZEOF_BPF_FLOW_DISSECTOR, SIZEOF_BPF_SK_LOOKUP_KERN, SIZEOF_SK_BUFF_CB, SIZEOF_SKB_SHARED_INFO};
 use crate::prog_type::ProgType;
 use crate::uapi::{__sk_buff, bpf_flow_keys, bpf_sk_lookup, bpf_sock, xdp_md};
 
 pub const ETH_HLEN: usize = 14;
 /// `NET_SKB_PAD + NET_IP_ALIGN` of a test-run skb on x86-64.
 const SKB_HEADROOM: usize = 64;
-/// `SKB_DATA_ALIGN(sizeof(struct skb_shared_info))` on x86-64 and arm64.
-const SKB_SHINFO_SIZE: usize = 320;
 /// `MAX_SKB_FRAGS`: the page fragments a test-run packet may take.
 const MAX_SKB_FRAGS: usize = 17;
 /// `XDP_PACKET_HEADROOM`.
@@ -352,7 +351,7 @@ impl Runtime {
     /// to programs. It is a region of its own after the packet: `skb->end`
     /// is its offset from `skb->head`.
     fn alloc_shinfo(&mut self) -> Result<Addr, ExecError> {
-        self.mem.alloc(RegionKind::Object, vec![0u8; SKB_SHINFO_SIZE], true).map_err(|f| ExecError::Unsupported(format!("ctx view: {f}")))
+        self.mem.alloc(RegionKind::Object, vec![0u8; SIZEOF_SKB_SHARED_INFO], true).map_err(|f| ExecError::Unsupported(format!("ctx view: {f}")))
     }
 
     /// The kernel's `struct sock` of the dummy socket (`struct bpf_sock`
@@ -436,7 +435,7 @@ impl Runtime {
                     f(k.dev, 8),
                     f(k.tstamp, 8),
                     // the whole cb: qdisc_skb_cb and bpf_skb_data_end
-                    f(k.cb, 48),
+                    f(k.cb, SIZEOF_SK_BUFF_CB),
                     f(k.len, 4),
                     f(k.data_len, 4),
                     f(k.queue_mapping, 2),
@@ -461,7 +460,11 @@ impl Runtime {
                 }
                 v
             }
-            CtxKind::XdpMd => Known::of(&[(0, 40)]),
+            CtxKind::XdpMd => {
+                let x = &lay.xdp_buff;
+                let f = |o: i16| (o as usize, o as usize + 8);
+                Known::of(&[f(x.data), f(x.data_end), f(x.data_meta), f(x.data_hard_start), f(x.rxq)])
+            }
             CtxKind::Plain => Known::default(),
         }
     }
@@ -480,7 +483,7 @@ impl Runtime {
                 "a load of {size} bytes at offset {off} of the kernel's struct sock (a field the model does not fill)"
             )));
         }
-        let in_shinfo = kv.shinfo != 0 && addr.checked_sub(kv.shinfo).is_some_and(|o| o < SKB_SHINFO_SIZE as u64);
+        let in_shinfo = kv.shinfo != 0 && addr.checked_sub(kv.shinfo).is_some_and(|o| o < SIZEOF_SKB_SHARED_INFO as u64);
         if in_shinfo {
             let off = (addr - kv.shinfo) as usize;
             if known.shinfo.covers(off, size) {
@@ -554,7 +557,7 @@ impl Runtime {
                     put(&mut k, s.end, &((shinfo - p.buf) as u32).to_le_bytes());
                     // convert___skb_to_skb: the ctx's gso fields and hwtstamp
                     let i = &lay.shinfo;
-                    let mut info = self.mem.read(shinfo, SKB_SHINFO_SIZE).map_err(uf)?.to_vec();
+                    let mut info = self.mem.read(shinfo, SIZEOF_SKB_SHARED_INFO).map_err(uf)?.to_vec();
                     let at = |o: i16| o as usize;
                     info[at(i.gso_segs)..at(i.gso_segs) + 2].copy_from_slice(&u[uapi_field(__sk_buff::GSO_SEGS, 2)]);
                     info[at(i.gso_size)..at(i.gso_size) + 2].copy_from_slice(&u[uapi_field(__sk_buff::GSO_SIZE, 2)]);
@@ -567,7 +570,7 @@ impl Runtime {
                 put(&mut k, x.data, &(p.buf + p.data).to_le_bytes());
                 put(&mut k, x.data_end, &(p.buf + p.data_end).to_le_bytes());
                 put(&mut k, x.data_meta, &(p.buf + p.meta).to_le_bytes());
-                put(&mut k, 24, &p.buf.to_le_bytes()); // data_hard_start
+                put(&mut k, x.data_hard_start, &p.buf.to_le_bytes());
                 put(&mut k, x.rxq, &kv.rxq.to_le_bytes());
             }
             CtxKind::Plain => {}
@@ -697,7 +700,7 @@ impl Runtime {
         put_u32(&mut keys, FLAGS as usize, flags);
         let keys_addr = self.alloc(RegionKind::Scratch, keys)?;
         let fd = &lay.flow_dissector;
-        let mut ctx = vec![0u8; 32];
+        let mut ctx = vec![0u8; SIZEOF_BPF_FLOW_DISSECTOR];
         for (off, v) in [(fd.flow_keys, keys_addr), (fd.data, data), (fd.data_end, data + size as u64)] {
             ctx[off as usize..off as usize + 8].copy_from_slice(&v.to_le_bytes());
         }
@@ -744,7 +747,7 @@ impl Runtime {
         }
         let family = get_u32(&u, FAMILY as usize) as u16;
         let k = &lay.sk_lookup_kern;
-        let mut kern = vec![0u8; 48];
+        let mut kern = vec![0u8; SIZEOF_BPF_SK_LOOKUP_KERN];
         let put16 = |b: &mut Vec<u8>, off: i16, v: u16| b[off as usize..off as usize + 2].copy_from_slice(&v.to_le_bytes());
         put16(&mut kern, k.family, family);
         put16(&mut kern, k.protocol, get_u32(&u, PROTOCOL as usize) as u16);
@@ -827,7 +830,7 @@ impl Runtime {
         };
         // at most a page minus the headroom and skb_shared_info is linear;
         // the rest takes up to MAX_SKB_FRAGS pages, and more is ENOMEM
-        let linear = linear.min(PAGE_SIZE - SKB_HEADROOM - SKB_SHINFO_SIZE);
+        let linear = linear.min(PAGE_SIZE - SKB_HEADROOM - SIZEOF_SKB_SHARED_INFO);
         if (size - linear).div_ceil(PAGE_SIZE) > MAX_SKB_FRAGS {
             return Err(ExecError::TestRun(ENOMEM));
         }
@@ -983,7 +986,7 @@ impl Runtime {
         }
         // a page minus the headroom and skb_shared_info; the rest goes to up
         // to MAX_SKB_FRAGS page fragments
-        let max_linear = PAGE_SIZE - XDP_HEADROOM - SKB_SHINFO_SIZE;
+        let max_linear = PAGE_SIZE - XDP_HEADROOM - SIZEOF_SKB_SHARED_INFO;
         if size > max_linear + MAX_SKB_FRAGS * PAGE_SIZE {
             return Err(ExecError::TestRun(ENOMEM));
         }

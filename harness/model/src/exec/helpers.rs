@@ -10,6 +10,7 @@ use super::maps::errno::*;
 use super::maps::{self, NR_CPUS, Store, neg};
 use super::mem::{Addr, RegionKind};
 use super::{ExecError, Runtime};
+use crate::kernel_layout::SIZEOF_XDP_FRAME;
 use crate::target::Arch;
 
 /// `enum bpf_func_id`.
@@ -684,9 +685,8 @@ enum XdpAdjust {
     Meta,
 }
 
-/// `sizeof(struct xdp_frame)`, which the headroom always keeps free.
-const XDP_FRAME_SIZE: u64 = 40;
-
+/// `bpf_xdp_adjust_{head,tail,meta}`: the headroom always keeps
+/// room for a `struct xdp_frame`.
 fn xdp_adjust(rt: &mut Runtime, what: XdpAdjust, offset: i32) -> u64 {
     let Some(mut p) = rt.env.pkt else {
         return neg(EINVAL);
@@ -697,7 +697,7 @@ fn xdp_adjust(rt: &mut Runtime, what: XdpAdjust, offset: i32) -> u64 {
         XdpAdjust::Head => {
             let metalen = p.data - p.meta;
             let data = p.data as i64 + off;
-            if data < (XDP_FRAME_SIZE + metalen) as i64 || data > p.data_end as i64 - super::ctx::ETH_HLEN as i64 {
+            if data < (SIZEOF_XDP_FRAME as u64 + metalen) as i64 || data > p.data_end as i64 - super::ctx::ETH_HLEN as i64 {
                 return neg(EINVAL);
             }
             if metalen > 0 {
@@ -720,7 +720,7 @@ fn xdp_adjust(rt: &mut Runtime, what: XdpAdjust, offset: i32) -> u64 {
         }
         XdpAdjust::Meta => {
             let meta = p.meta as i64 + off;
-            if meta < XDP_FRAME_SIZE as i64 || meta > p.data as i64 {
+            if meta < SIZEOF_XDP_FRAME as i64 || meta > p.data as i64 {
                 return neg(EINVAL);
             }
             // skb_shared_info's meta_len is a u8
