@@ -193,9 +193,6 @@ pub struct XdpBuff {
 /// `struct bpf_perf_event_data_kern` and what it points to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PerfEvent {
-    /// `sizeof(bpf_user_pt_regs_t)`: where `sample_period` starts in the
-    /// uapi view.
-    pub user_pt_regs_size: i16,
     pub kern_regs: i16,
     pub kern_data: i16,
     /// In `struct perf_sample_data`.
@@ -334,18 +331,13 @@ const DEBIAN_7_3_X86_64: KernelLayout = KernelLayout {
         sk_txhash: 580,
         tcp_skb_cb_tcp_flags: 12,
     },
-    perf_event: PerfEvent { user_pt_regs_size: 168, kern_regs: 0, kern_data: 8, sample_data_period: 8, sample_data_addr: 184 },
+    perf_event: PerfEvent { kern_regs: 0, kern_data: 8, sample_data_period: 8, sample_data_addr: 184 },
     // CONFIG_NR_CPUS=8192
     min_napi_id: 8193,
 };
 
 /// arm64: the same structures; CONFIG_NR_CPUS=512.
-const DEBIAN_7_3_ARM64: KernelLayout = KernelLayout {
-    min_napi_id: 513,
-    // struct user_pt_regs
-    perf_event: PerfEvent { user_pt_regs_size: 272, ..DEBIAN_7_3_X86_64.perf_event },
-    ..DEBIAN_7_3_X86_64
-};
+const DEBIAN_7_3_ARM64: KernelLayout = KernelLayout { min_napi_id: 513, ..DEBIAN_7_3_X86_64 };
 
 /// The layout of the 7.3 kernel of `arch`, where it was measured.
 pub fn for_arch(arch: Arch) -> Option<&'static KernelLayout> {

@@ -4,6 +4,8 @@
 //! structs, and a test run lays out. Offsets are `i16`, as in an
 //! instruction's `off`.
 
+use crate::target::Arch;
+
 /// `struct __sk_buff`: u32 fields but where noted.
 pub mod __sk_buff {
     pub const LEN: i16 = 0;
@@ -266,6 +268,24 @@ pub mod bpf_flow_keys {
     pub const FLOW_LABEL: i16 = 52;
     /// `sizeof(struct bpf_flow_keys)`.
     pub const SIZE: i16 = 56;
+}
+
+/// `sizeof(bpf_user_pt_regs_t)` (the arch's `asm/bpf_perf_event.h`): a
+/// kprobe program's ctx, and the registers `struct bpf_perf_event_data`
+/// starts with (its u64s `sample_period` and `addr` follow).
+pub const fn bpf_user_pt_regs_size(arch: Arch) -> i16 {
+    match arch {
+        // struct pt_regs
+        Arch::X86_64 => 168,
+        // struct user_pt_regs: x0-x30, sp, pc, pstate
+        Arch::Arm64 => 272,
+        // struct user_regs_struct: pc and x1-x31
+        Arch::Riscv64 => 256,
+        // user_pt_regs: args[1], psw, gprs[16]
+        Arch::S390x => 152,
+        // struct user_pt_regs: regs[32], orig_a0, csr_era, csr_badv, reserved[10]
+        Arch::Loongarch64 => 360,
+    }
 }
 
 /// `BPF_PROG_LOAD`'s `prog_flags` (and `BPF_F_TOKEN_FD`, which it shares

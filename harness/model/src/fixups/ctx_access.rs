@@ -50,6 +50,8 @@ pub enum Access {
 /// structure layout and the program's properties it depends on.
 pub struct Conv<'a> {
     pub layout: &'a KernelLayout,
+    /// The arch the uapi views are laid out for (`bpf_user_pt_regs_t`).
+    pub arch: crate::target::Arch,
     pub prog_type: u32,
     /// `prog->tstamp_type_access`: the program reads `__sk_buff->tstamp_type`.
     pub tstamp_type_access: bool,
@@ -191,7 +193,7 @@ pub fn bpf_convert_ctx_accesses(env: &mut VerifierEnv<'_>) -> Result<(), Fail> {
     if env.pass_aux.len() != env.insns.len() {
         return Err(Fail::unsupported("bpf_convert_ctx_accesses", "the main pass left no per-insn data"));
     }
-    let cx = Conv { layout, prog_type, tstamp_type_access: tstamp_type_access(env) };
+    let cx = Conv { layout, arch: env.input.arch, prog_type, tstamp_type_access: tstamp_type_access(env) };
     let mut patches = Patches::new();
 
     // gen_epilogue exists for struct_ops only, which the verifier model
