@@ -8,7 +8,8 @@
 //! arches), cross-checked against the 7.3 source. The two arches
 //! agree on everything but `NR_CPUS` (hence `MIN_NAPI_ID`).
 //!
-//! The sizes (`SIZEOF_*`) and the offsets no conversion reads
+//! The sizes (`SIZEOF_*`), the map and program objects' offsets
+//! (`OFFSETOF_*`) and the offsets no conversion reads
 //! (`xdp_buff.data_hard_start`) were read off both images' BTF.
 
 use crate::target::Arch;
@@ -168,6 +169,26 @@ pub const SIZEOF_XDP_FRAME: usize = 40;
 pub const SIZEOF_BPF_FLOW_DISSECTOR: usize = 32;
 /// `sizeof(struct bpf_sk_lookup_kern)`.
 pub const SIZEOF_BPF_SK_LOOKUP_KERN: usize = 48;
+
+/// `offsetof(struct bpf_map, max_entries)` (`struct bpf_array` starts
+/// with its map).
+pub const OFFSETOF_BPF_MAP_MAX_ENTRIES: usize = 0x44;
+/// `offsetof(struct bpf_array, value)`, and of `ptrs` and `pptrs` in the
+/// same union (`r1 += 296` in inlined array lookups).
+pub const OFFSETOF_BPF_ARRAY_VALUE: usize = 296;
+/// `offsetof(struct xsk_map, xsk_map)`.
+pub const OFFSETOF_XSK_MAP_XSK_MAP: usize = 288;
+/// `sizeof(struct htab_elem)`.
+pub const SIZEOF_HTAB_ELEM: usize = 48;
+/// `offsetof(struct htab_elem, key)`: the flexible array at its end.
+pub const OFFSETOF_HTAB_ELEM_KEY: usize = SIZEOF_HTAB_ELEM;
+/// `offsetof(struct htab_elem, lru_node) + offsetof(struct bpf_lru_node,
+/// ref)`.
+pub const OFFSETOF_HTAB_ELEM_LRU_NODE_REF: usize = 35;
+/// `sizeof(struct bucket)` of a hash table.
+pub const SIZEOF_BUCKET: usize = 16;
+/// `offsetof(struct bpf_prog, bpf_func)`.
+pub const OFFSETOF_BPF_PROG_BPF_FUNC: usize = 0x48;
 
 /// `struct skb_shared_info`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

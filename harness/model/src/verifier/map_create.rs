@@ -15,6 +15,7 @@
 
 use super::errno::*;
 use super::maps::mt;
+use crate::kernel_layout::{SIZEOF_BUCKET, SIZEOF_HTAB_ELEM};
 use crate::map::MapDef;
 use crate::map::flags::*;
 
@@ -37,10 +38,6 @@ const KMALLOC_MAX_SIZE: u64 = 1 << 22;
 /// `PCPU_MIN_UNIT_SIZE`.
 const PCPU_MIN_UNIT_SIZE: u64 = 32 << 10;
 const PAGE_SIZE: u64 = 4096;
-/// `sizeof(struct htab_elem)`.
-const HTAB_ELEM_SIZE: u64 = 48;
-/// `sizeof(struct bucket)`.
-const HTAB_BUCKET_SIZE: u64 = 16;
 /// `sysctl_perf_event_max_stack`'s default.
 const PERF_EVENT_MAX_STACK: u32 = 127;
 /// `sizeof(struct bpf_stack_build_id)`.
@@ -303,7 +300,7 @@ fn htab_map_alloc_check(a: &MapCreateAttr<'_>, caps: MapCreateCaps) -> Result<()
     if a.max_entries == 0 || a.key_size == 0 || a.value_size == 0 {
         return Err(EINVAL);
     }
-    if a.key_size as u64 + a.value_size as u64 >= KMALLOC_MAX_SIZE - HTAB_ELEM_SIZE {
+    if a.key_size as u64 + a.value_size as u64 >= KMALLOC_MAX_SIZE - SIZEOF_HTAB_ELEM as u64 {
         return Err(E2BIG);
     }
     if percpu && round_up8(a.value_size) > PCPU_MIN_UNIT_SIZE {
@@ -348,14 +345,14 @@ fn htab_map_alloc(a: &MapCreateAttr<'_>) -> Result<(), i32> {
         return Err(E2BIG);
     }
     let n_buckets = (a.max_entries as u64).next_power_of_two();
-    if n_buckets > u32::MAX as u64 / HTAB_BUCKET_SIZE {
+    if n_buckets > u32::MAX as u64 / SIZEOF_BUCKET as u64 {
         return Err(E2BIG);
     }
-    if n_buckets * HTAB_BUCKET_SIZE > KVMALLOC_MAX {
+    if n_buckets * SIZEOF_BUCKET as u64 > KVMALLOC_MAX {
         return Err(ENOMEM);
     }
     let percpu = matches!(a.map_type, mt::PERCPU_HASH | mt::LRU_PERCPU_HASH);
-    let elem_size = HTAB_ELEM_SIZE + round_up8(a.key_size) + if percpu { 8 } else { round_up8(a.value_size) };
+    let elem_size = SIZEOF_HTAB_ELEM as u64 + round_up8(a.key_size) + if percpu { 8 } else { round_up8(a.value_size) };
     if a.map_flags & BPF_F_NO_PREALLOC == 0 && elem_size * a.max_entries as u64 > KVMALLOC_MAX {
         return Err(ENOMEM);
     }
