@@ -270,6 +270,26 @@ pub mod bpf_flow_keys {
     pub const SIZE: i16 = 56;
 }
 
+/// `struct bpf_cgroup_storage_key`: a cgroup storage map's key (or a
+/// plain u64 cgroup id).
+pub mod bpf_cgroup_storage_key {
+    /// `sizeof(struct bpf_cgroup_storage_key)`.
+    pub const SIZE: i16 = 16;
+}
+
+/// `struct bpf_stack_build_id`: one frame of a stack trace map's value
+/// with `BPF_F_STACK_BUILD_ID`.
+pub mod bpf_stack_build_id {
+    /// `sizeof(struct bpf_stack_build_id)`.
+    pub const SIZE: i16 = 32;
+}
+
+/// `struct bpf_insn_array_value`: an insn array map's value.
+pub mod bpf_insn_array_value {
+    /// `sizeof(struct bpf_insn_array_value)`.
+    pub const SIZE: i16 = 16;
+}
+
 /// `sizeof(bpf_user_pt_regs_t)` (the arch's `asm/bpf_perf_event.h`): a
 /// kprobe program's ctx, and the registers `struct bpf_perf_event_data`
 /// starts with (its u64s `sample_period` and `addr` follow).

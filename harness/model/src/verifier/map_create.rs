@@ -18,6 +18,7 @@ use super::maps::mt;
 use crate::kernel_layout::{SIZEOF_BUCKET, SIZEOF_HTAB_ELEM};
 use crate::map::MapDef;
 use crate::map::flags::*;
+use crate::uapi::{bpf_cgroup_storage_key, bpf_insn_array_value, bpf_stack_build_id};
 
 /// Who creates the map: the capabilities the checks ask for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -40,12 +41,6 @@ const PCPU_MIN_UNIT_SIZE: u64 = 32 << 10;
 const PAGE_SIZE: u64 = 4096;
 /// `sysctl_perf_event_max_stack`'s default.
 const PERF_EVENT_MAX_STACK: u32 = 127;
-/// `sizeof(struct bpf_stack_build_id)`.
-const STACK_BUILD_ID_SIZE: u32 = 32;
-/// `sizeof(struct bpf_cgroup_storage_key)`.
-const CGROUP_STORAGE_KEY_SIZE: u32 = 16;
-/// `sizeof(struct bpf_insn_array_value)`.
-const INSN_ARRAY_VALUE_SIZE: u32 = 16;
 /// `kvmalloc` refuses anything larger.
 const KVMALLOC_MAX: u64 = i32::MAX as u64;
 /// `ARRAY_SIZE(bpf_map_types)`: the last type is `BPF_MAP_TYPE_RHASH`.
@@ -455,7 +450,7 @@ fn cgroup_storage_map_alloc(a: &MapCreateAttr<'_>) -> Result<(), i32> {
     if a.map_type == mt::PERCPU_CGROUP_STORAGE {
         max_value_size = max_value_size.min(PCPU_MIN_UNIT_SIZE);
     }
-    if a.key_size != CGROUP_STORAGE_KEY_SIZE && a.key_size != 8 {
+    if a.key_size != bpf_cgroup_storage_key::SIZE as u32 && a.key_size != 8 {
         return Err(EINVAL);
     }
     if a.value_size == 0 {
@@ -521,7 +516,7 @@ fn stack_map_alloc(a: &MapCreateAttr<'_>) -> Result<(), i32> {
         return Err(EINVAL);
     }
     if a.map_flags & BPF_F_STACK_BUILD_ID != 0 {
-        if !a.value_size.is_multiple_of(STACK_BUILD_ID_SIZE) || a.value_size / STACK_BUILD_ID_SIZE > PERF_EVENT_MAX_STACK {
+        if !a.value_size.is_multiple_of(bpf_stack_build_id::SIZE as u32) || a.value_size / bpf_stack_build_id::SIZE as u32 > PERF_EVENT_MAX_STACK {
             return Err(EINVAL);
         }
     } else if a.value_size / 8 > PERF_EVENT_MAX_STACK {
@@ -602,7 +597,7 @@ fn arena_map_alloc(a: &MapCreateAttr<'_>) -> Result<(), i32> {
 
 /// `insn_array_alloc_check`.
 fn insn_array_alloc_check(a: &MapCreateAttr<'_>) -> Result<(), i32> {
-    if a.max_entries == 0 || a.key_size != 4 || a.value_size != INSN_ARRAY_VALUE_SIZE || a.map_flags != 0 {
+    if a.max_entries == 0 || a.key_size != 4 || a.value_size != bpf_insn_array_value::SIZE as u32 || a.map_flags != 0 {
         return Err(EINVAL);
     }
     Ok(())
