@@ -22,9 +22,7 @@ use super::maps::errno::*;
 use super::maps::{BPF_EXIST, BPF_F_LOCK, BPF_NOEXIST, Element, neg};
 use super::mem::{Addr, Fault, Memory, RegionKind};
 use crate::kernel_layout::OFFSETOF_HTAB_ELEM_KEY;
-
-const BPF_F_NO_PREALLOC: u32 = 1;
-const BPF_F_NO_COMMON_LRU: u32 = 2;
+use crate::map::flags::{BPF_F_NO_COMMON_LRU, BPF_F_NO_PREALLOC};
 
 fn round8(n: u32) -> u64 {
     (n as u64).div_ceil(8) * 8

@@ -8,8 +8,9 @@ use bpf_isa::op::*;
 
 use super::build::*;
 use crate::kernel_layout::{OFFSETOF_BPF_ARRAY_VALUE, OFFSETOF_HTAB_ELEM_KEY, OFFSETOF_HTAB_ELEM_LRU_NODE_REF, OFFSETOF_XSK_MAP_XSK_MAP};
+use crate::map::flags::BPF_F_INNER_MAP;
 use crate::verifier::Fail;
-use crate::verifier::maps::{BPF_F_INNER_MAP, mt};
+use crate::verifier::maps::mt;
 
 /// The fields of `struct bpf_map` (and `struct bpf_array`) a lookup is
 /// generated from.
