@@ -13,6 +13,8 @@ use bpf_isa::{Insn, Operand, Program, Reloc, RelocKind};
 
 use crate::link::{GlobalVar, Subprog};
 use crate::map::MapDef;
+use crate::map::flags::{BPF_F_MMAPABLE, BPF_F_RDONLY_PROG};
+use crate::map::types::BPF_MAP_TYPE_ARRAY;
 
 /// Where a declaration is in the source, for ordering and reports.
 #[derive(Clone, Copy, Debug)]
@@ -299,10 +301,6 @@ pub fn internal_map_name(obj: &str, section: &str) -> String {
     let name: String = obj.chars().take(pfx_len).chain(section.chars().take(sfx_len)).collect();
     name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '.' { c } else { '_' }).collect()
 }
-
-const BPF_MAP_TYPE_ARRAY: u32 = 2;
-const BPF_F_RDONLY_PROG: u32 = 1 << 7;
-const BPF_F_MMAPABLE: u32 = 1 << 10;
 
 /// What a suite's programs link against.
 #[derive(Clone, Debug, Default)]
