@@ -6,6 +6,9 @@
 
 use crate::target::Arch;
 
+/// `BPF_OBJ_NAME_LEN`: a map's or program's name, with its NUL.
+pub const BPF_OBJ_NAME_LEN: usize = 16;
+
 /// `struct __sk_buff`: u32 fields but where noted.
 pub mod __sk_buff {
     pub const LEN: i16 = 0;

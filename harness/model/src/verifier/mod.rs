@@ -339,7 +339,7 @@ fn map_info(d: &crate::map::MapDef) -> do_check::MapInfo {
 
 /// A map's name as the kernel keeps it (`BPF_OBJ_NAME_LEN` with the NUL).
 fn bpf_obj_name(name: &str) -> String {
-    let mut end = name.len().min(15);
+    let mut end = name.len().min(crate::uapi::BPF_OBJ_NAME_LEN - 1);
     while !name.is_char_boundary(end) {
         end -= 1;
     }
