@@ -262,6 +262,8 @@ impl std::ops::Deref for Known {
 impl Runtime {
     /// One `BPF_PROG_TEST_RUN` of `prog` as a program of type `ty`.
     pub fn test_run(&mut self, prog: &ExecProgram, ty: ProgType, attach: Option<u32>, input: &TestRunInput) -> Result<TestRunOutput, ExecError> {
+        use crate::prog_type::bpf_attach_type::{TRACE_FENTRY, TRACE_FEXIT, XDP_CPUMAP, XDP_DEVMAP};
+        use crate::prog_type::bpf_prog_type::*;
         self.progs[0] = std::rc::Rc::new(super::interp::Prepared::new(prog.clone()));
         self.insns = 0;
         self.tail_calls = 0;
@@ -270,21 +272,19 @@ impl Runtime {
         self.native_ns = None;
         self.env = RunEnv { prog_type: ty.0, ..RunEnv::default() };
         match ty.0 {
-            // socket_filter, sched_cls, sched_act, cgroup_skb, lwt_in/out/xmit, lwt_seg6local
-            1 | 3 | 4 | 8 | 10 | 11 | 12 | 19 => self.run_skb(ty.0, input),
+            SOCKET_FILTER | SCHED_CLS | SCHED_ACT | CGROUP_SKB | LWT_IN | LWT_OUT | LWT_XMIT | LWT_SEG6LOCAL => self.run_skb(ty.0, input),
             // devmap and cpumap programs cannot be test-run
-            6 if matches!(attach, Some(33 | 35)) => Err(ExecError::TestRun(EINVAL)),
-            6 => self.run_xdp(input),
-            31 => self.run_syscall(input),
-            // raw_tracepoint(_writable)
-            17 | 24 => self.run_raw_tp(input),
+            XDP if matches!(attach, Some(XDP_DEVMAP | XDP_CPUMAP)) => Err(ExecError::TestRun(EINVAL)),
+            XDP => self.run_xdp(input),
+            SYSCALL => self.run_syscall(input),
+            RAW_TRACEPOINT | RAW_TRACEPOINT_WRITABLE => self.run_raw_tp(input),
             // fentry/fexit (bpf_prog_test_run_tracing)
-            26 if matches!(attach, Some(24 | 25)) => self.run_tracing(input),
+            TRACING if matches!(attach, Some(TRACE_FENTRY | TRACE_FEXIT)) => self.run_tracing(input),
             // the kernel's ctx objects: only the xlated program reads them
-            22 if prog.kernel_ctx => self.run_flow_dissector(input),
-            30 if prog.kernel_ctx => self.run_sk_lookup(input),
+            FLOW_DISSECTOR if prog.kernel_ctx => self.run_flow_dissector(input),
+            SK_LOOKUP if prog.kernel_ctx => self.run_sk_lookup(input),
             // tracing, flow_dissector, sk_lookup (as loaded), netfilter, struct_ops
-            26 | 22 | 30 | 32 | 27 => Err(ExecError::Unsupported(format!("test runs of {} programs", ty.name()))),
+            TRACING | FLOW_DISSECTOR | SK_LOOKUP | NETFILTER | STRUCT_OPS => Err(ExecError::Unsupported(format!("test runs of {} programs", ty.name()))),
             _ => Err(ExecError::TestRun(ENOTSUPP)),
         }
     }
@@ -806,7 +806,8 @@ impl Runtime {
 
     /// `bpf_prog_test_run_skb`.
     fn run_skb(&mut self, ty: u32, input: &TestRunInput) -> Result<TestRunOutput, ExecError> {
-        let is_l2 = matches!(ty, 3 | 4);
+        use crate::prog_type::bpf_prog_type::{LWT_IN, LWT_OUT, LWT_SEG6LOCAL, LWT_XMIT, SCHED_ACT, SCHED_CLS};
+        let is_l2 = matches!(ty, SCHED_CLS | SCHED_ACT);
         let size = input.data.len();
         if size < ETH_HLEN {
             return Err(ExecError::TestRun(EINVAL));
@@ -823,7 +824,7 @@ impl Runtime {
         // `data_end` in the ctx asks for a non-linear skb: that much linear
         // data (at least the MAC header), the rest in page fragments
         let linear = match user_ctx.as_ref().map(|u| get_u32(u, __sk_buff::DATA_END as usize)).filter(|&d| d != 0) {
-            Some(_) if matches!(ty, 10 | 11 | 12 | 19) => return Err(ExecError::TestRun(EINVAL)),
+            Some(_) if matches!(ty, LWT_IN | LWT_OUT | LWT_XMIT | LWT_SEG6LOCAL) => return Err(ExecError::TestRun(EINVAL)),
             Some(d) if d as usize > size => return Err(ExecError::TestRun(EINVAL)),
             Some(d) => (d as usize).max(ETH_HLEN),
             None => size,

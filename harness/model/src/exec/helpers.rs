@@ -331,7 +331,7 @@ pub(crate) fn call(rt: &mut Runtime, helper: i32, a: [u64; 5]) -> Result<Flow, E
         GET_SOCKET_COOKIE | GET_NETNS_COOKIE => 4096,
         GET_SOCKET_UID => 0,
         REDIRECT => {
-            if rt.env.prog_type == 6 {
+            if rt.env.prog_type == crate::prog_type::bpf_prog_type::XDP {
                 if a[1] != 0 { XDP_ABORTED } else { XDP_REDIRECT }
             } else if a[1] & !1 != 0 {
                 TC_ACT_SHOT
