@@ -273,6 +273,14 @@ pub mod bpf_flow_keys {
     pub const SIZE: i16 = 56;
 }
 
+/// `struct bpf_fib_lookup`: `bpf_fib_lookup`'s in-out argument.
+pub mod bpf_fib_lookup {
+    /// `__u8`: `AF_INET` or `AF_INET6`.
+    pub const FAMILY: i16 = 0;
+    /// `sizeof(struct bpf_fib_lookup)`.
+    pub const SIZE: i16 = 64;
+}
+
 /// `struct bpf_cgroup_storage_key`: a cgroup storage map's key (or a
 /// plain u64 cgroup id).
 pub mod bpf_cgroup_storage_key {

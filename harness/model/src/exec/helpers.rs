@@ -318,11 +318,11 @@ pub(crate) fn call(rt: &mut Runtime, helper: i32, a: [u64; 5]) -> Result<Flow, E
         }
         SKB_CHANGE_HEAD => skb_change_head(rt, a[1] as u32, a[2])?,
         FIB_LOOKUP => {
-            // struct bpf_fib_lookup is 64 bytes; family at offset 0
-            if (a[2] as u32 as i32) < 64 || a[3] & !0x3f != 0 {
+            use crate::uapi::bpf_fib_lookup::{FAMILY, SIZE};
+            if (a[2] as u32 as i32) < i32::from(SIZE) || a[3] & !0x3f != 0 {
                 neg(EINVAL)
             } else {
-                match rt.mem.load(a[1], 1).map_err(fault)? {
+                match rt.mem.load(a[1] + FAMILY as u64, 1).map_err(fault)? {
                     2 | 10 => return Err(unsupported("bpf_fib_lookup route lookups")),
                     _ => neg(97), // EAFNOSUPPORT
                 }
