@@ -190,6 +190,16 @@ pub const SIZEOF_BUCKET: usize = 16;
 /// `offsetof(struct bpf_prog, bpf_func)`.
 pub const OFFSETOF_BPF_PROG_BPF_FUNC: usize = 0x48;
 
+/// `offsetof(struct bpf_dynptr_kern, data)`.
+pub const OFFSETOF_BPF_DYNPTR_KERN_DATA: usize = 0;
+/// `offsetof(struct bpf_dynptr_kern, size)`: the size, with the type and
+/// read-only bits above it.
+pub const OFFSETOF_BPF_DYNPTR_KERN_SIZE: usize = 8;
+/// `offsetof(struct bpf_dynptr_kern, offset)`.
+pub const OFFSETOF_BPF_DYNPTR_KERN_OFFSET: usize = 12;
+/// `sizeof(struct bpf_dynptr_kern)`: `BPF_DYNPTR_SIZE`.
+pub const SIZEOF_BPF_DYNPTR_KERN: usize = 16;
+
 /// `struct skb_shared_info`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SharedInfo {
