@@ -1,8 +1,12 @@
 //! Field offsets of the UAPI structs (`include/uapi/linux/bpf.h`) programs
 //! read through their ctx or through socket pointers: what the verifier's
 //! access checks allow, the fixups rewrite into loads of the kernel's own
-//! structs, and a test run lays out. Offsets are `i16`, as in an
-//! instruction's `off`.
+//! structs, and a test run lays out. Offsets (and struct sizes) are `i16`,
+//! as in an instruction's `off`.
+//!
+//! Also the sizes of the other uapi structs the model checks (helper and
+//! map arguments), `sizeof(bpf_user_pt_regs_t)` per arch,
+//! `BPF_OBJ_NAME_LEN` and `BPF_PROG_LOAD`'s `prog_flags`.
 
 use crate::target::Arch;
 
