@@ -13,6 +13,9 @@ use bpf_isa::{Insn, Operand, Program, Reloc, RelocKind};
 
 use crate::link::{GlobalVar, Subprog};
 use crate::map::MapDef;
+use crate::map::flags::{BPF_F_MMAPABLE, BPF_F_RDONLY_PROG};
+use crate::map::types::BPF_MAP_TYPE_ARRAY;
+use crate::uapi::BPF_OBJ_NAME_LEN;
 
 /// Where a declaration is in the source, for ordering and reports.
 #[derive(Clone, Copy, Debug)]
@@ -297,16 +300,11 @@ pub fn suite_name(module_path: &str) -> String {
 /// the section name in 15 characters (7 reserved for short sections);
 /// custom `.data.*` sections keep only their own name.
 pub fn internal_map_name(obj: &str, section: &str) -> String {
-    const BPF_OBJ_NAME_LEN: usize = 16;
     let sfx_len = section.len().clamp(7, BPF_OBJ_NAME_LEN - 1);
     let pfx_len = if section.get(1..).is_some_and(|s| s.contains('.')) { 0 } else { (BPF_OBJ_NAME_LEN - sfx_len - 1).min(obj.len()) };
     let name: String = obj.chars().take(pfx_len).chain(section.chars().take(sfx_len)).collect();
     name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' || c == '.' { c } else { '_' }).collect()
 }
-
-const BPF_MAP_TYPE_ARRAY: u32 = 2;
-const BPF_F_RDONLY_PROG: u32 = 1 << 7;
-const BPF_F_MMAPABLE: u32 = 1 << 10;
 
 /// What a suite's programs link against.
 #[derive(Clone, Debug, Default)]

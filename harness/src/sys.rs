@@ -330,15 +330,13 @@ pub fn errno_desc(errno: i32) -> String {
 /// 7.3 `include/uapi/linux/bpf.h`; every field used exists since 5.x).
 pub mod attr {
     use super::{BpfCall, cmd::*};
-
-    /// `BPF_OBJ_NAME_LEN`.
-    pub const OBJ_NAME_LEN: usize = 16;
+    use crate::uapi::BPF_OBJ_NAME_LEN;
 
     /// A name as libbpf passes it: at most 15 bytes of `[A-Za-z0-9_.]`.
-    pub fn obj_name(name: &str) -> [u8; OBJ_NAME_LEN] {
-        let mut out = [0u8; OBJ_NAME_LEN];
+    pub fn obj_name(name: &str) -> [u8; BPF_OBJ_NAME_LEN] {
+        let mut out = [0u8; BPF_OBJ_NAME_LEN];
         let clean = name.bytes().filter(|b| b.is_ascii_alphanumeric() || *b == b'_' || *b == b'.');
-        for (d, s) in out.iter_mut().zip(clean.take(OBJ_NAME_LEN - 1)) {
+        for (d, s) in out.iter_mut().zip(clean.take(BPF_OBJ_NAME_LEN - 1)) {
             *d = s;
         }
         out

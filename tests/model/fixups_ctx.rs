@@ -25,6 +25,7 @@ use bpf_selftest::prog_type::ProgType;
 use bpf_selftest::recorded::ctx_probes::{self, Answer, Probe};
 use bpf_selftest::runner::{self, Plan, RunOptions};
 use bpf_selftest::target::Arch;
+use bpf_selftest::uapi::prog_flags::BPF_F_TEST_RND_HI32;
 use bpf_selftest::verifier::env::{VerifierEnv, VerifierInput};
 use bpf_selftest::verifier::reg::*;
 use bpf_selftest::{
@@ -33,7 +34,6 @@ use bpf_selftest::{
 };
 use bpf_selftest_suite as _;
 
-const BPF_F_TEST_RND_HI32: u32 = 1 << 2;
 const BPF_REG_AX: u8 = 12;
 
 /// What the comparison ignores: the imm of helper calls (an address) and

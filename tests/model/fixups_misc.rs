@@ -26,13 +26,11 @@ use bpf_selftest::recorded::fixup_programs as fp;
 use bpf_selftest::require::{self, Component};
 use bpf_selftest::runner::{self, Plan, RunOptions};
 use bpf_selftest::target::Arch;
+use bpf_selftest::uapi::prog_flags::BPF_F_TEST_RND_HI32;
 use bpf_selftest::verifier::env::VerifierEnv;
 use bpf_selftest::verifier::reg::PTR_TO_CTX;
 use bpf_selftest::verifier::{Fail, subprogs, verify};
 use bpf_selftest_suite as _;
-
-/// `BPF_F_TEST_RND_HI32`.
-const BPF_F_TEST_RND_HI32: u32 = 1 << 2;
 
 /// What happened to one golden.
 enum Outcome {

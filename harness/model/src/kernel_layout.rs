@@ -7,6 +7,10 @@
 //! for loads and stores of each field (probes of 7.3 under QEMU on both
 //! arches), cross-checked against the 7.3 source. The two arches
 //! agree on everything but `NR_CPUS` (hence `MIN_NAPI_ID`).
+//!
+//! The sizes (`SIZEOF_*`), the map and program objects' offsets
+//! (`OFFSETOF_*`) and the offsets no conversion reads
+//! (`xdp_buff.data_hard_start`) were read off both images' BTF.
 
 use crate::target::Arch;
 
@@ -154,6 +158,48 @@ pub struct Sock {
 /// of no queue.
 pub const NO_QUEUE_MAPPING: i32 = 0xffff;
 
+/// `sizeof(((struct sk_buff *)0)->cb)`.
+pub const SIZEOF_SK_BUFF_CB: usize = 48;
+/// `sizeof(struct skb_shared_info)`, a multiple of the cache line: what
+/// `SKB_DATA_ALIGN` makes of it too.
+pub const SIZEOF_SKB_SHARED_INFO: usize = 320;
+/// `sizeof(struct xdp_frame)`.
+pub const SIZEOF_XDP_FRAME: usize = 40;
+/// `sizeof(struct bpf_flow_dissector)`.
+pub const SIZEOF_BPF_FLOW_DISSECTOR: usize = 32;
+/// `sizeof(struct bpf_sk_lookup_kern)`.
+pub const SIZEOF_BPF_SK_LOOKUP_KERN: usize = 48;
+
+/// `offsetof(struct bpf_map, max_entries)` (`struct bpf_array` starts
+/// with its map).
+pub const OFFSETOF_BPF_MAP_MAX_ENTRIES: usize = 0x44;
+/// `offsetof(struct bpf_array, value)`, and of `ptrs` and `pptrs` in the
+/// same union (`r1 += 296` in inlined array lookups).
+pub const OFFSETOF_BPF_ARRAY_VALUE: usize = 296;
+/// `offsetof(struct xsk_map, xsk_map)`.
+pub const OFFSETOF_XSK_MAP_XSK_MAP: usize = 288;
+/// `sizeof(struct htab_elem)`.
+pub const SIZEOF_HTAB_ELEM: usize = 48;
+/// `offsetof(struct htab_elem, key)`: the flexible array at its end.
+pub const OFFSETOF_HTAB_ELEM_KEY: usize = SIZEOF_HTAB_ELEM;
+/// `offsetof(struct htab_elem, lru_node) + offsetof(struct bpf_lru_node,
+/// ref)`.
+pub const OFFSETOF_HTAB_ELEM_LRU_NODE_REF: usize = 35;
+/// `sizeof(struct bucket)` of a hash table.
+pub const SIZEOF_BUCKET: usize = 16;
+/// `offsetof(struct bpf_prog, bpf_func)`.
+pub const OFFSETOF_BPF_PROG_BPF_FUNC: usize = 0x48;
+
+/// `offsetof(struct bpf_dynptr_kern, data)`.
+pub const OFFSETOF_BPF_DYNPTR_KERN_DATA: usize = 0;
+/// `offsetof(struct bpf_dynptr_kern, size)`: the size, with the type and
+/// read-only bits above it.
+pub const OFFSETOF_BPF_DYNPTR_KERN_SIZE: usize = 8;
+/// `offsetof(struct bpf_dynptr_kern, offset)`.
+pub const OFFSETOF_BPF_DYNPTR_KERN_OFFSET: usize = 12;
+/// `sizeof(struct bpf_dynptr_kern)`: `BPF_DYNPTR_SIZE`.
+pub const SIZEOF_BPF_DYNPTR_KERN: usize = 16;
+
 /// `struct skb_shared_info`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SharedInfo {
@@ -168,6 +214,8 @@ pub struct XdpBuff {
     pub data: i16,
     pub data_end: i16,
     pub data_meta: i16,
+    /// Read by no conversion: where a test run puts its packet's head.
+    pub data_hard_start: i16,
     pub rxq: i16,
     pub rxq_dev: i16,
     pub rxq_queue_index: i16,
@@ -176,9 +224,6 @@ pub struct XdpBuff {
 /// `struct bpf_perf_event_data_kern` and what it points to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PerfEvent {
-    /// `sizeof(bpf_user_pt_regs_t)`: where `sample_period` starts in the
-    /// uapi view.
-    pub user_pt_regs_size: i16,
     pub kern_regs: i16,
     pub kern_data: i16,
     /// In `struct perf_sample_data`.
@@ -288,7 +333,7 @@ const DEBIAN_7_3_X86_64: KernelLayout = KernelLayout {
     },
     sock: Sock { sk_bound_dev_if: 20, sk_rx_queue_mapping: 122, sk_priority: 528, sk_mark: 532, sk_protocol: 540, sk_type: 542, sk_socket: 288 },
     shinfo: SharedInfo { gso_size: 4, gso_segs: 6, hwtstamps: 16 },
-    xdp_buff: XdpBuff { data: 0, data_end: 8, data_meta: 16, rxq: 32, rxq_dev: 0, rxq_queue_index: 8 },
+    xdp_buff: XdpBuff { data: 0, data_end: 8, data_meta: 16, data_hard_start: 24, rxq: 32, rxq_dev: 0, rxq_queue_index: 8 },
     sk_lookup_kern: SkLookupKern {
         family: 0,
         protocol: 2,
@@ -317,18 +362,13 @@ const DEBIAN_7_3_X86_64: KernelLayout = KernelLayout {
         sk_txhash: 580,
         tcp_skb_cb_tcp_flags: 12,
     },
-    perf_event: PerfEvent { user_pt_regs_size: 168, kern_regs: 0, kern_data: 8, sample_data_period: 8, sample_data_addr: 184 },
+    perf_event: PerfEvent { kern_regs: 0, kern_data: 8, sample_data_period: 8, sample_data_addr: 184 },
     // CONFIG_NR_CPUS=8192
     min_napi_id: 8193,
 };
 
 /// arm64: the same structures; CONFIG_NR_CPUS=512.
-const DEBIAN_7_3_ARM64: KernelLayout = KernelLayout {
-    min_napi_id: 513,
-    // struct user_pt_regs
-    perf_event: PerfEvent { user_pt_regs_size: 272, ..DEBIAN_7_3_X86_64.perf_event },
-    ..DEBIAN_7_3_X86_64
-};
+const DEBIAN_7_3_ARM64: KernelLayout = KernelLayout { min_napi_id: 513, ..DEBIAN_7_3_X86_64 };
 
 /// The layout of the 7.3 kernel of `arch`, where it was measured.
 pub fn for_arch(arch: Arch) -> Option<&'static KernelLayout> {

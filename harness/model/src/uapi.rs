@@ -1,8 +1,17 @@
 //! Field offsets of the UAPI structs (`include/uapi/linux/bpf.h`) programs
 //! read through their ctx or through socket pointers: what the verifier's
 //! access checks allow, the fixups rewrite into loads of the kernel's own
-//! structs, and a test run lays out. Offsets are `i16`, as in an
-//! instruction's `off`.
+//! structs, and a test run lays out. Offsets (and struct sizes) are `i16`,
+//! as in an instruction's `off`.
+//!
+//! Also the sizes of the other uapi structs the model checks (helper and
+//! map arguments), `sizeof(bpf_user_pt_regs_t)` per arch,
+//! `BPF_OBJ_NAME_LEN` and `BPF_PROG_LOAD`'s `prog_flags`.
+
+use crate::target::Arch;
+
+/// `BPF_OBJ_NAME_LEN`: a map's or program's name, with its NUL.
+pub const BPF_OBJ_NAME_LEN: usize = 16;
 
 /// `struct __sk_buff`: u32 fields but where noted.
 pub mod __sk_buff {
@@ -52,6 +61,45 @@ pub mod __sk_buff {
     pub const HWTSTAMP: i16 = 184;
     /// `sizeof(struct __sk_buff)`.
     pub const SIZE: i16 = 192;
+}
+
+/// `struct xdp_md`: u32 fields; the first three are pointers the
+/// verifier widens.
+pub mod xdp_md {
+    pub const DATA: i16 = 0;
+    pub const DATA_END: i16 = 4;
+    pub const DATA_META: i16 = 8;
+    /// `rxq->dev->ifindex`.
+    pub const INGRESS_IFINDEX: i16 = 12;
+    /// `rxq->queue_index`.
+    pub const RX_QUEUE_INDEX: i16 = 16;
+    /// `txq->dev->ifindex` (devmap programs only).
+    pub const EGRESS_IFINDEX: i16 = 20;
+    /// `sizeof(struct xdp_md)`.
+    pub const SIZE: i16 = 24;
+}
+
+/// `struct sk_msg_md`: u32 fields but the three pointers
+/// (`__bpf_md_ptr`, 8 bytes).
+pub mod sk_msg_md {
+    pub const DATA: i16 = 0;
+    pub const DATA_END: i16 = 8;
+    pub const FAMILY: i16 = 16;
+    pub const REMOTE_IP4: i16 = 20;
+    pub const LOCAL_IP4: i16 = 24;
+    /// `__u32 remote_ip6[4]`.
+    pub const REMOTE_IP6: i16 = 28;
+    /// `__u32 local_ip6[4]`.
+    pub const LOCAL_IP6: i16 = 44;
+    pub const REMOTE_PORT: i16 = 60;
+    pub const LOCAL_PORT: i16 = 64;
+    /// The field `size`, the message's total size ([`SIZE`] is the
+    /// struct's).
+    pub const MSG_SIZE: i16 = 68;
+    /// `struct bpf_sock *`.
+    pub const SK: i16 = 72;
+    /// `sizeof(struct sk_msg_md)`.
+    pub const SIZE: i16 = 80;
 }
 
 /// `struct bpf_sock_ops`: u32 fields but where noted.
@@ -197,6 +245,82 @@ pub mod bpf_xdp_sock {
     pub const QUEUE_ID: i16 = 0;
     /// `offsetofend(struct bpf_xdp_sock, queue_id)`: the size.
     pub const SIZE: i16 = 4;
+}
+
+/// `struct bpf_flow_keys`: what a flow dissector program fills in.
+pub mod bpf_flow_keys {
+    /// `__u16`, as the next two.
+    pub const NHOFF: i16 = 0;
+    pub const THOFF: i16 = 2;
+    pub const ADDR_PROTO: i16 = 4;
+    /// `__u8`, as the next three.
+    pub const IS_FRAG: i16 = 6;
+    pub const IS_FIRST_FRAG: i16 = 7;
+    pub const IS_ENCAP: i16 = 8;
+    pub const IP_PROTO: i16 = 9;
+    /// `__be16`, as the ports.
+    pub const N_PROTO: i16 = 10;
+    pub const SPORT: i16 = 12;
+    pub const DPORT: i16 = 14;
+    /// `__be32`, in a union with `ipv6_src`.
+    pub const IPV4_SRC: i16 = 16;
+    pub const IPV4_DST: i16 = 20;
+    /// `__u32 ipv6_src[4]`.
+    pub const IPV6_SRC: i16 = 16;
+    /// `__u32 ipv6_dst[4]`.
+    pub const IPV6_DST: i16 = 32;
+    /// `__u32`, the only field a test run's ctx may set.
+    pub const FLAGS: i16 = 48;
+    /// `__be32`.
+    pub const FLOW_LABEL: i16 = 52;
+    /// `sizeof(struct bpf_flow_keys)`.
+    pub const SIZE: i16 = 56;
+}
+
+/// `struct bpf_fib_lookup`: `bpf_fib_lookup`'s in-out argument.
+pub mod bpf_fib_lookup {
+    /// `__u8`: `AF_INET` or `AF_INET6`.
+    pub const FAMILY: i16 = 0;
+    /// `sizeof(struct bpf_fib_lookup)`.
+    pub const SIZE: i16 = 64;
+}
+
+/// `struct bpf_cgroup_storage_key`: a cgroup storage map's key (or a
+/// plain u64 cgroup id).
+pub mod bpf_cgroup_storage_key {
+    /// `sizeof(struct bpf_cgroup_storage_key)`.
+    pub const SIZE: i16 = 16;
+}
+
+/// `struct bpf_stack_build_id`: one frame of a stack trace map's value
+/// with `BPF_F_STACK_BUILD_ID`.
+pub mod bpf_stack_build_id {
+    /// `sizeof(struct bpf_stack_build_id)`.
+    pub const SIZE: i16 = 32;
+}
+
+/// `struct bpf_insn_array_value`: an insn array map's value.
+pub mod bpf_insn_array_value {
+    /// `sizeof(struct bpf_insn_array_value)`.
+    pub const SIZE: i16 = 16;
+}
+
+/// `sizeof(bpf_user_pt_regs_t)` (the arch's `asm/bpf_perf_event.h`): a
+/// kprobe program's ctx, and the registers `struct bpf_perf_event_data`
+/// starts with (its u64s `sample_period` and `addr` follow).
+pub const fn bpf_user_pt_regs_size(arch: Arch) -> i16 {
+    match arch {
+        // struct pt_regs
+        Arch::X86_64 => 168,
+        // struct user_pt_regs: x0-x30, sp, pc, pstate
+        Arch::Arm64 => 272,
+        // struct user_regs_struct: pc and x1-x31
+        Arch::Riscv64 => 256,
+        // user_pt_regs: args[1], psw, gprs[16]
+        Arch::S390x => 152,
+        // struct user_pt_regs: regs[32], orig_a0, csr_era, csr_badv, reserved[10]
+        Arch::Loongarch64 => 360,
+    }
 }
 
 /// `BPF_PROG_LOAD`'s `prog_flags` (and `BPF_F_TOKEN_FD`, which it shares

@@ -58,21 +58,6 @@ pub struct Target<'a> {
     pub vmlinux: Option<&'a Btf>,
 }
 
-/// Map types test_loader creates in an unprivileged run
-/// (`is_unpriv_capable_map()`); the others are left out.
-pub fn unpriv_capable_map(m: &MapDef) -> bool {
-    const BPF_F_ZERO_SEED: u32 = 1 << 6;
-    match m.map_type {
-        // hash, percpu_hash, hash_of_maps
-        1 | 5 | 13 => m.map_flags & BPF_F_ZERO_SEED == 0,
-        // percpu_cgroup_storage, array, ringbuf, prog_array, cgroup_array,
-        // percpu_array, user_ringbuf, array_of_maps, cgroup_storage,
-        // perf_event_array
-        21 | 2 | 27 | 3 | 8 | 6 | 31 | 12 | 19 | 4 => true,
-        _ => false,
-    }
-}
-
 /// Where a load departs from libbpf's and test_loader's, for the recorders
 /// of sets first recorded by a tool that loaded otherwise.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -294,7 +279,7 @@ fn create_and_load(
     };
     let mut map_fds = Vec::with_capacity(req.maps.len());
     for m in &req.maps {
-        if req.unpriv && !req.privileged_setup && !req.create_every_map && !unpriv_capable_map(m) {
+        if req.unpriv && !req.privileged_setup && !req.create_every_map && !crate::map::is_unpriv_capable(m) {
             map_fds.push(None);
             continue;
         }

@@ -21,16 +21,13 @@ use super::TestRunInput;
 use super::maps::errno::*;
 use super::mem::{Addr, RegionKind};
 use super::{ExecError, ExecProgram, Runtime, TestRunOutput};
+use crate::kernel_layout::{SIZEOF_BPF_FLOW_DISSECTOR, SIZEOF_BPF_SK_LOOKUP_KERN, SIZEOF_SK_BUFF_CB, SIZEOF_SKB_SHARED_INFO};
 use crate::prog_type::ProgType;
-use crate::uapi::{__sk_buff, bpf_sk_lookup, bpf_sock};
+use crate::uapi::{__sk_buff, bpf_flow_keys, bpf_sk_lookup, bpf_sock, xdp_md};
 
-/// `sizeof(struct xdp_md)`.
-pub const XDP_MD_SIZE: usize = 24;
 pub const ETH_HLEN: usize = 14;
 /// `NET_SKB_PAD + NET_IP_ALIGN` of a test-run skb on x86-64.
 const SKB_HEADROOM: usize = 64;
-/// `SKB_DATA_ALIGN(sizeof(struct skb_shared_info))` on x86-64 and arm64.
-const SKB_SHINFO_SIZE: usize = 320;
 /// `MAX_SKB_FRAGS`: the page fragments a test-run packet may take.
 const MAX_SKB_FRAGS: usize = 17;
 /// `XDP_PACKET_HEADROOM`.
@@ -265,6 +262,8 @@ impl std::ops::Deref for Known {
 impl Runtime {
     /// One `BPF_PROG_TEST_RUN` of `prog` as a program of type `ty`.
     pub fn test_run(&mut self, prog: &ExecProgram, ty: ProgType, attach: Option<u32>, input: &TestRunInput) -> Result<TestRunOutput, ExecError> {
+        use crate::prog_type::bpf_attach_type::{TRACE_FENTRY, TRACE_FEXIT, XDP_CPUMAP, XDP_DEVMAP};
+        use crate::prog_type::bpf_prog_type::*;
         self.progs[0] = std::rc::Rc::new(super::interp::Prepared::new(prog.clone()));
         self.insns = 0;
         self.tail_calls = 0;
@@ -273,21 +272,19 @@ impl Runtime {
         self.native_ns = None;
         self.env = RunEnv { prog_type: ty.0, ..RunEnv::default() };
         match ty.0 {
-            // socket_filter, sched_cls, sched_act, cgroup_skb, lwt_in/out/xmit, lwt_seg6local
-            1 | 3 | 4 | 8 | 10 | 11 | 12 | 19 => self.run_skb(ty.0, input),
+            SOCKET_FILTER | SCHED_CLS | SCHED_ACT | CGROUP_SKB | LWT_IN | LWT_OUT | LWT_XMIT | LWT_SEG6LOCAL => self.run_skb(ty.0, input),
             // devmap and cpumap programs cannot be test-run
-            6 if matches!(attach, Some(33 | 35)) => Err(ExecError::TestRun(EINVAL)),
-            6 => self.run_xdp(input),
-            31 => self.run_syscall(input),
-            // raw_tracepoint(_writable)
-            17 | 24 => self.run_raw_tp(input),
+            XDP if matches!(attach, Some(XDP_DEVMAP | XDP_CPUMAP)) => Err(ExecError::TestRun(EINVAL)),
+            XDP => self.run_xdp(input),
+            SYSCALL => self.run_syscall(input),
+            RAW_TRACEPOINT | RAW_TRACEPOINT_WRITABLE => self.run_raw_tp(input),
             // fentry/fexit (bpf_prog_test_run_tracing)
-            26 if matches!(attach, Some(24 | 25)) => self.run_tracing(input),
+            TRACING if matches!(attach, Some(TRACE_FENTRY | TRACE_FEXIT)) => self.run_tracing(input),
             // the kernel's ctx objects: only the xlated program reads them
-            22 if prog.kernel_ctx => self.run_flow_dissector(input),
-            30 if prog.kernel_ctx => self.run_sk_lookup(input),
+            FLOW_DISSECTOR if prog.kernel_ctx => self.run_flow_dissector(input),
+            SK_LOOKUP if prog.kernel_ctx => self.run_sk_lookup(input),
             // tracing, flow_dissector, sk_lookup (as loaded), netfilter, struct_ops
-            26 | 22 | 30 | 32 | 27 => Err(ExecError::Unsupported(format!("test runs of {} programs", ty.name()))),
+            TRACING | FLOW_DISSECTOR | SK_LOOKUP | NETFILTER | STRUCT_OPS => Err(ExecError::Unsupported(format!("test runs of {} programs", ty.name()))),
             _ => Err(ExecError::TestRun(ENOTSUPP)),
         }
     }
@@ -354,7 +351,7 @@ impl Runtime {
     /// to programs. It is a region of its own after the packet: `skb->end`
     /// is its offset from `skb->head`.
     fn alloc_shinfo(&mut self) -> Result<Addr, ExecError> {
-        self.mem.alloc(RegionKind::Object, vec![0u8; SKB_SHINFO_SIZE], true).map_err(|f| ExecError::Unsupported(format!("ctx view: {f}")))
+        self.mem.alloc(RegionKind::Object, vec![0u8; SIZEOF_SKB_SHARED_INFO], true).map_err(|f| ExecError::Unsupported(format!("ctx view: {f}")))
     }
 
     /// The kernel's `struct sock` of the dummy socket (`struct bpf_sock`
@@ -438,7 +435,7 @@ impl Runtime {
                     f(k.dev, 8),
                     f(k.tstamp, 8),
                     // the whole cb: qdisc_skb_cb and bpf_skb_data_end
-                    f(k.cb, 48),
+                    f(k.cb, SIZEOF_SK_BUFF_CB),
                     f(k.len, 4),
                     f(k.data_len, 4),
                     f(k.queue_mapping, 2),
@@ -463,7 +460,11 @@ impl Runtime {
                 }
                 v
             }
-            CtxKind::XdpMd => Known::of(&[(0, 40)]),
+            CtxKind::XdpMd => {
+                let x = &lay.xdp_buff;
+                let f = |o: i16| (o as usize, o as usize + 8);
+                Known::of(&[f(x.data), f(x.data_end), f(x.data_meta), f(x.data_hard_start), f(x.rxq)])
+            }
             CtxKind::Plain => Known::default(),
         }
     }
@@ -482,7 +483,7 @@ impl Runtime {
                 "a load of {size} bytes at offset {off} of the kernel's struct sock (a field the model does not fill)"
             )));
         }
-        let in_shinfo = kv.shinfo != 0 && addr.checked_sub(kv.shinfo).is_some_and(|o| o < SKB_SHINFO_SIZE as u64);
+        let in_shinfo = kv.shinfo != 0 && addr.checked_sub(kv.shinfo).is_some_and(|o| o < SIZEOF_SKB_SHARED_INFO as u64);
         if in_shinfo {
             let off = (addr - kv.shinfo) as usize;
             if known.shinfo.covers(off, size) {
@@ -556,7 +557,7 @@ impl Runtime {
                     put(&mut k, s.end, &((shinfo - p.buf) as u32).to_le_bytes());
                     // convert___skb_to_skb: the ctx's gso fields and hwtstamp
                     let i = &lay.shinfo;
-                    let mut info = self.mem.read(shinfo, SKB_SHINFO_SIZE).map_err(uf)?.to_vec();
+                    let mut info = self.mem.read(shinfo, SIZEOF_SKB_SHARED_INFO).map_err(uf)?.to_vec();
                     let at = |o: i16| o as usize;
                     info[at(i.gso_segs)..at(i.gso_segs) + 2].copy_from_slice(&u[uapi_field(__sk_buff::GSO_SEGS, 2)]);
                     info[at(i.gso_size)..at(i.gso_size) + 2].copy_from_slice(&u[uapi_field(__sk_buff::GSO_SIZE, 2)]);
@@ -569,7 +570,7 @@ impl Runtime {
                 put(&mut k, x.data, &(p.buf + p.data).to_le_bytes());
                 put(&mut k, x.data_end, &(p.buf + p.data_end).to_le_bytes());
                 put(&mut k, x.data_meta, &(p.buf + p.meta).to_le_bytes());
-                put(&mut k, 24, &p.buf.to_le_bytes()); // data_hard_start
+                put(&mut k, x.data_hard_start, &p.buf.to_le_bytes());
                 put(&mut k, x.rxq, &kv.rxq.to_le_bytes());
             }
             CtxKind::Plain => {}
@@ -675,32 +676,31 @@ impl Runtime {
     /// run on a `struct bpf_flow_dissector` without an skb; `nhoff` and
     /// `thoff` clamped to the packet after it, and the keys are `data_out`.
     fn run_flow_dissector(&mut self, input: &TestRunInput) -> Result<TestRunOutput, ExecError> {
-        const FLOW_KEYS_SIZE: usize = 56;
-        const FLAGS: usize = 48;
+        use bpf_flow_keys::{FLAGS, N_PROTO, NHOFF, THOFF};
         let size = input.data.len();
         if !(ETH_HLEN..=PAGE_SIZE).contains(&size) {
             return Err(ExecError::TestRun(EINVAL));
         }
         let lay =
             crate::kernel_layout::for_arch(self.opts.arch).ok_or_else(|| ExecError::Unsupported(format!("struct bpf_flow_dissector on {}", self.opts.arch)))?;
-        let user_ctx = Self::bpf_ctx_init(input, FLOW_KEYS_SIZE)?;
+        let user_ctx = Self::bpf_ctx_init(input, bpf_flow_keys::SIZE as usize)?;
         let mut flags = 0;
         if let Some(u) = &user_ctx {
             // verify_user_bpf_flow_keys: only flags may be set
-            if !zero(&u[..FLAGS]) || !zero(&u[FLAGS + 4..]) {
+            if !zero(&u[..FLAGS as usize]) || !zero(&u[uapi_field(FLAGS, 4).end..]) {
                 return Err(ExecError::TestRun(EINVAL));
             }
-            flags = get_u32(u, FLAGS);
+            flags = get_u32(u, FLAGS as usize);
         }
         let data = self.alloc(RegionKind::Packet, input.data.clone())?;
-        let mut keys = vec![0u8; FLOW_KEYS_SIZE];
-        keys[10..12].copy_from_slice(&input.data[12..14]);
-        keys[0..2].copy_from_slice(&(ETH_HLEN as u16).to_le_bytes());
-        keys[2..4].copy_from_slice(&(ETH_HLEN as u16).to_le_bytes());
-        put_u32(&mut keys, FLAGS, flags);
+        let mut keys = vec![0u8; bpf_flow_keys::SIZE as usize];
+        keys[uapi_field(N_PROTO, 2)].copy_from_slice(&input.data[12..14]);
+        keys[uapi_field(NHOFF, 2)].copy_from_slice(&(ETH_HLEN as u16).to_le_bytes());
+        keys[uapi_field(THOFF, 2)].copy_from_slice(&(ETH_HLEN as u16).to_le_bytes());
+        put_u32(&mut keys, FLAGS as usize, flags);
         let keys_addr = self.alloc(RegionKind::Scratch, keys)?;
         let fd = &lay.flow_dissector;
-        let mut ctx = vec![0u8; 32];
+        let mut ctx = vec![0u8; SIZEOF_BPF_FLOW_DISSECTOR];
         for (off, v) in [(fd.flow_keys, keys_addr), (fd.data, data), (fd.data_end, data + size as u64)] {
             ctx[off as usize..off as usize + 8].copy_from_slice(&v.to_le_bytes());
         }
@@ -708,12 +708,14 @@ impl Runtime {
         let a = self.alloc(RegionKind::Ctx, ctx)?;
         self.env.ctx = Some(Ctx { addr: a, len, kind: CtxKind::Plain });
         let retval = self.start(a)?;
-        let mut keys = self.mem.read(keys_addr, FLOW_KEYS_SIZE).map(<[u8]>::to_vec).map_err(|f| ExecError::Unsupported(format!("flow keys: {f}")))?;
+        let mut keys =
+            self.mem.read(keys_addr, bpf_flow_keys::SIZE as usize).map(<[u8]>::to_vec).map_err(|f| ExecError::Unsupported(format!("flow keys: {f}")))?;
         let hlen = size.min(u16::MAX as usize) as u16;
-        let nhoff = u16::from_le_bytes([keys[0], keys[1]]).clamp(ETH_HLEN as u16, hlen);
-        let thoff = u16::from_le_bytes([keys[2], keys[3]]).clamp(nhoff, hlen);
-        keys[0..2].copy_from_slice(&nhoff.to_le_bytes());
-        keys[2..4].copy_from_slice(&thoff.to_le_bytes());
+        let get16 = |k: &[u8], off: i16| u16::from_le_bytes([k[off as usize], k[off as usize + 1]]);
+        let nhoff = get16(&keys, NHOFF).clamp(ETH_HLEN as u16, hlen);
+        let thoff = get16(&keys, THOFF).clamp(nhoff, hlen);
+        keys[uapi_field(NHOFF, 2)].copy_from_slice(&nhoff.to_le_bytes());
+        keys[uapi_field(THOFF, 2)].copy_from_slice(&thoff.to_le_bytes());
         self.output(retval, keys, user_ctx, input)
     }
 
@@ -745,7 +747,7 @@ impl Runtime {
         }
         let family = get_u32(&u, FAMILY as usize) as u16;
         let k = &lay.sk_lookup_kern;
-        let mut kern = vec![0u8; 48];
+        let mut kern = vec![0u8; SIZEOF_BPF_SK_LOOKUP_KERN];
         let put16 = |b: &mut Vec<u8>, off: i16, v: u16| b[off as usize..off as usize + 2].copy_from_slice(&v.to_le_bytes());
         put16(&mut kern, k.family, family);
         put16(&mut kern, k.protocol, get_u32(&u, PROTOCOL as usize) as u16);
@@ -804,7 +806,8 @@ impl Runtime {
 
     /// `bpf_prog_test_run_skb`.
     fn run_skb(&mut self, ty: u32, input: &TestRunInput) -> Result<TestRunOutput, ExecError> {
-        let is_l2 = matches!(ty, 3 | 4);
+        use crate::prog_type::bpf_prog_type::{LWT_IN, LWT_OUT, LWT_SEG6LOCAL, LWT_XMIT, SCHED_ACT, SCHED_CLS};
+        let is_l2 = matches!(ty, SCHED_CLS | SCHED_ACT);
         let size = input.data.len();
         if size < ETH_HLEN {
             return Err(ExecError::TestRun(EINVAL));
@@ -821,14 +824,14 @@ impl Runtime {
         // `data_end` in the ctx asks for a non-linear skb: that much linear
         // data (at least the MAC header), the rest in page fragments
         let linear = match user_ctx.as_ref().map(|u| get_u32(u, __sk_buff::DATA_END as usize)).filter(|&d| d != 0) {
-            Some(_) if matches!(ty, 10 | 11 | 12 | 19) => return Err(ExecError::TestRun(EINVAL)),
+            Some(_) if matches!(ty, LWT_IN | LWT_OUT | LWT_XMIT | LWT_SEG6LOCAL) => return Err(ExecError::TestRun(EINVAL)),
             Some(d) if d as usize > size => return Err(ExecError::TestRun(EINVAL)),
             Some(d) => (d as usize).max(ETH_HLEN),
             None => size,
         };
         // at most a page minus the headroom and skb_shared_info is linear;
         // the rest takes up to MAX_SKB_FRAGS pages, and more is ENOMEM
-        let linear = linear.min(PAGE_SIZE - SKB_HEADROOM - SKB_SHINFO_SIZE);
+        let linear = linear.min(PAGE_SIZE - SKB_HEADROOM - SIZEOF_SKB_SHARED_INFO);
         if (size - linear).div_ceil(PAGE_SIZE) > MAX_SKB_FRAGS {
             return Err(ExecError::TestRun(ENOMEM));
         }
@@ -974,7 +977,7 @@ impl Runtime {
     /// `bpf_prog_test_run_xdp` (no frags, no live frames).
     fn run_xdp(&mut self, input: &TestRunInput) -> Result<TestRunOutput, ExecError> {
         // the ctx is taken in before the packet is looked at
-        let user_ctx = Self::bpf_ctx_init(input, XDP_MD_SIZE)?;
+        let user_ctx = Self::bpf_ctx_init(input, xdp_md::SIZE as usize)?;
         let size = input.data.len();
         if size < ETH_HLEN {
             return Err(ExecError::TestRun(EINVAL));
@@ -984,7 +987,7 @@ impl Runtime {
         }
         // a page minus the headroom and skb_shared_info; the rest goes to up
         // to MAX_SKB_FRAGS page fragments
-        let max_linear = PAGE_SIZE - XDP_HEADROOM - SKB_SHINFO_SIZE;
+        let max_linear = PAGE_SIZE - XDP_HEADROOM - SIZEOF_SKB_SHARED_INFO;
         if size > max_linear + MAX_SKB_FRAGS * PAGE_SIZE {
             return Err(ExecError::TestRun(ENOMEM));
         }
@@ -995,10 +998,10 @@ impl Runtime {
         let pbuf = self.alloc(RegionKind::Packet, buf)?;
         let data = XDP_HEADROOM as u64;
         self.env.pkt = Some(Packet { buf: pbuf, data, data_end: data + size as u64, meta: data, mac: data, network: data });
-        let mut c = vec![0u8; XDP_MD_SIZE];
-        put_u32(&mut c, 12, LOOPBACK_IFINDEX);
+        let mut c = vec![0u8; xdp_md::SIZE as usize];
+        put_u32(&mut c, xdp_md::INGRESS_IFINDEX as usize, LOOPBACK_IFINDEX);
         let ctx = self.alloc(RegionKind::Ctx, c)?;
-        self.env.ctx = Some(Ctx { addr: ctx, len: XDP_MD_SIZE, kind: CtxKind::XdpMd });
+        self.env.ctx = Some(Ctx { addr: ctx, len: xdp_md::SIZE as usize, kind: CtxKind::XdpMd });
         let retval = self.start(ctx)?;
         let p = self.env.pkt.unwrap_or_default();
         let mut out = self.mem.read(p.buf + p.meta, (p.data_end - p.meta) as usize).map(<[u8]>::to_vec).unwrap_or_default();
@@ -1023,9 +1026,9 @@ impl Runtime {
             (CtxKind::SkBuff, __sk_buff::DATA_META, 4) => p.map(|p| p.buf + p.meta),
             (CtxKind::SkBuff, __sk_buff::FLOW_KEYS, 8) => Some(0),
             (CtxKind::SkBuff, __sk_buff::SK, 8) => Some(self.env.sk),
-            (CtxKind::XdpMd, 0, 4) => p.map(|p| p.buf + p.data),
-            (CtxKind::XdpMd, 4, 4) => p.map(|p| p.buf + p.data_end),
-            (CtxKind::XdpMd, 8, 4) => p.map(|p| p.buf + p.meta),
+            (CtxKind::XdpMd, xdp_md::DATA, 4) => p.map(|p| p.buf + p.data),
+            (CtxKind::XdpMd, xdp_md::DATA_END, 4) => p.map(|p| p.buf + p.data_end),
+            (CtxKind::XdpMd, xdp_md::DATA_META, 4) => p.map(|p| p.buf + p.meta),
             _ => None,
         }
     }

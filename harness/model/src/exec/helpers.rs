@@ -10,6 +10,7 @@ use super::maps::errno::*;
 use super::maps::{self, NR_CPUS, Store, neg};
 use super::mem::{Addr, RegionKind};
 use super::{ExecError, Runtime};
+use crate::kernel_layout::SIZEOF_XDP_FRAME;
 use crate::target::Arch;
 
 /// `enum bpf_func_id`.
@@ -317,11 +318,11 @@ pub(crate) fn call(rt: &mut Runtime, helper: i32, a: [u64; 5]) -> Result<Flow, E
         }
         SKB_CHANGE_HEAD => skb_change_head(rt, a[1] as u32, a[2])?,
         FIB_LOOKUP => {
-            // struct bpf_fib_lookup is 64 bytes; family at offset 0
-            if (a[2] as u32 as i32) < 64 || a[3] & !0x3f != 0 {
+            use crate::uapi::bpf_fib_lookup::{FAMILY, SIZE};
+            if (a[2] as u32 as i32) < i32::from(SIZE) || a[3] & !0x3f != 0 {
                 neg(EINVAL)
             } else {
-                match rt.mem.load(a[1], 1).map_err(fault)? {
+                match rt.mem.load(a[1] + FAMILY as u64, 1).map_err(fault)? {
                     2 | 10 => return Err(unsupported("bpf_fib_lookup route lookups")),
                     _ => neg(97), // EAFNOSUPPORT
                 }
@@ -330,7 +331,7 @@ pub(crate) fn call(rt: &mut Runtime, helper: i32, a: [u64; 5]) -> Result<Flow, E
         GET_SOCKET_COOKIE | GET_NETNS_COOKIE => 4096,
         GET_SOCKET_UID => 0,
         REDIRECT => {
-            if rt.env.prog_type == 6 {
+            if rt.env.prog_type == crate::prog_type::bpf_prog_type::XDP {
                 if a[1] != 0 { XDP_ABORTED } else { XDP_REDIRECT }
             } else if a[1] & !1 != 0 {
                 TC_ACT_SHOT
@@ -684,9 +685,8 @@ enum XdpAdjust {
     Meta,
 }
 
-/// `sizeof(struct xdp_frame)`, which the headroom always keeps free.
-const XDP_FRAME_SIZE: u64 = 40;
-
+/// `bpf_xdp_adjust_{head,tail,meta}`: the headroom always keeps
+/// room for a `struct xdp_frame`.
 fn xdp_adjust(rt: &mut Runtime, what: XdpAdjust, offset: i32) -> u64 {
     let Some(mut p) = rt.env.pkt else {
         return neg(EINVAL);
@@ -697,7 +697,7 @@ fn xdp_adjust(rt: &mut Runtime, what: XdpAdjust, offset: i32) -> u64 {
         XdpAdjust::Head => {
             let metalen = p.data - p.meta;
             let data = p.data as i64 + off;
-            if data < (XDP_FRAME_SIZE + metalen) as i64 || data > p.data_end as i64 - super::ctx::ETH_HLEN as i64 {
+            if data < (SIZEOF_XDP_FRAME as u64 + metalen) as i64 || data > p.data_end as i64 - super::ctx::ETH_HLEN as i64 {
                 return neg(EINVAL);
             }
             if metalen > 0 {
@@ -720,7 +720,7 @@ fn xdp_adjust(rt: &mut Runtime, what: XdpAdjust, offset: i32) -> u64 {
         }
         XdpAdjust::Meta => {
             let meta = p.meta as i64 + off;
-            if meta < XDP_FRAME_SIZE as i64 || meta > p.data as i64 {
+            if meta < SIZEOF_XDP_FRAME as i64 || meta > p.data as i64 {
                 return neg(EINVAL);
             }
             // skb_shared_info's meta_len is a u8

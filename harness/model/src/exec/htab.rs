@@ -12,7 +12,7 @@
 //!   which may evict another key, before the flags are even checked.
 //!
 //! Each element is a region laid out as `struct htab_elem`: the key at
-//! [`HTAB_ELEM_KEY_OFF`], then the value (or, for per-CPU kinds, the
+//! [`OFFSETOF_HTAB_ELEM_KEY`], then the value (or, for per-CPU kinds, the
 //! per-CPU pointer) after the key rounded up to 8 bytes.
 
 use std::collections::{BTreeMap, HashMap};
@@ -21,11 +21,8 @@ use super::lru::Lru;
 use super::maps::errno::*;
 use super::maps::{BPF_EXIST, BPF_F_LOCK, BPF_NOEXIST, Element, neg};
 use super::mem::{Addr, Fault, Memory, RegionKind};
-
-/// `offsetof(struct htab_elem, key)`.
-pub const HTAB_ELEM_KEY_OFF: u64 = 48;
-const BPF_F_NO_PREALLOC: u32 = 1;
-const BPF_F_NO_COMMON_LRU: u32 = 2;
+use crate::kernel_layout::OFFSETOF_HTAB_ELEM_KEY;
+use crate::map::flags::{BPF_F_NO_COMMON_LRU, BPF_F_NO_PREALLOC};
 
 fn round8(n: u32) -> u64 {
     (n as u64).div_ceil(8) * 8
@@ -125,7 +122,7 @@ impl Hash {
     }
 
     fn value_off(&self) -> u64 {
-        HTAB_ELEM_KEY_OFF + round8(self.key_size)
+        OFFSETOF_HTAB_ELEM_KEY as u64 + round8(self.key_size)
     }
 
     /// A new element region (with its per-CPU value region).
@@ -158,7 +155,7 @@ impl Hash {
 
     /// Writes key and value into an element.
     fn fill(&self, mem: &mut Memory, elem: Addr, key: &[u8], value: &[u8]) -> Result<(), Fault> {
-        mem.write_kernel(elem + HTAB_ELEM_KEY_OFF, key)?;
+        mem.write_kernel(elem + OFFSETOF_HTAB_ELEM_KEY as u64, key)?;
         let v = self.value_addr(mem, elem)?;
         mem.write_kernel(v, value)
     }
@@ -267,7 +264,7 @@ impl Hash {
         let new_elem = match new {
             Some(n) => {
                 let e = self.lru_elem(mem, n)?;
-                mem.write_kernel(e + HTAB_ELEM_KEY_OFF, key)?;
+                mem.write_kernel(e + OFFSETOF_HTAB_ELEM_KEY as u64, key)?;
                 if !self.percpu {
                     mem.write_kernel(e + self.value_off(), value)?;
                 }
@@ -341,7 +338,7 @@ impl Hash {
             .order
             .values()
             .filter_map(|k| self.table.index.get(k).map(|e| (k, e.elem)))
-            .map(|(k, elem)| Ok((k.clone(), Some(elem + HTAB_ELEM_KEY_OFF), self.value_addr(mem, elem)?)))
+            .map(|(k, elem)| Ok((k.clone(), Some(elem + OFFSETOF_HTAB_ELEM_KEY as u64), self.value_addr(mem, elem)?)))
             .collect()
     }
 }

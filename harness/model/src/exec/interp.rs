@@ -747,7 +747,7 @@ impl Runtime {
     pub(crate) fn map_value_addr(&self, map: usize, off: u32) -> Option<Addr> {
         let m = self.maps.get(map)?;
         match m.store {
-            super::maps::Store::Array { .. } => Some(m.addr + super::maps::ARRAY_VALUE_OFF + off as u64),
+            super::maps::Store::Array { .. } => Some(m.addr + crate::kernel_layout::OFFSETOF_BPF_ARRAY_VALUE as u64 + off as u64),
             _ => None,
         }
     }

@@ -10,6 +10,7 @@ use super::maps::{self, neg};
 use super::mem::{Addr, RegionKind};
 use super::{ExecError, Runtime};
 use crate::target::Arch;
+use crate::verifier::kfuncs::dynptr;
 
 /// A kfunc the model implements, or the name of one it does not.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -160,8 +161,8 @@ pub(crate) fn call(rt: &mut Runtime, k: &Kfunc, a: [u64; 5]) -> Result<Flow, Exe
                 0
             } else {
                 match d.kind() {
-                    DYNPTR_LOCAL | DYNPTR_RINGBUF => d.data.wrapping_add(d.offset as u64).wrapping_add(a[1]),
-                    DYNPTR_SKB | DYNPTR_XDP => {
+                    dynptr::LOCAL | dynptr::RINGBUF => d.data.wrapping_add(d.offset as u64).wrapping_add(a[1]),
+                    dynptr::SKB | dynptr::XDP => {
                         let p = rt.env.pkt.unwrap_or_default();
                         (p.buf + p.data).wrapping_add(d.offset as u64).wrapping_add(a[1])
                     }
@@ -453,10 +454,6 @@ fn string_kfunc(rt: &mut Runtime, f: StrFn, a: [u64; 5]) -> Result<u64, ExecErro
 
 // ---- dynptrs (`struct bpf_dynptr_kern`: data, size with type and rdonly bits, offset)
 
-pub const DYNPTR_LOCAL: u32 = 1;
-pub const DYNPTR_RINGBUF: u32 = 2;
-pub const DYNPTR_SKB: u32 = 3;
-pub const DYNPTR_XDP: u32 = 4;
 const DYNPTR_MAX_SIZE: u64 = (1 << 24) - 1;
 const DYNPTR_TYPE_SHIFT: u32 = 28;
 const DYNPTR_SIZE_MASK: u32 = 0xff_ffff;
@@ -471,16 +468,18 @@ struct Dynptr {
 
 impl Dynptr {
     fn read(rt: &Runtime, at: Addr) -> Result<Dynptr, ExecError> {
+        use crate::kernel_layout::{OFFSETOF_BPF_DYNPTR_KERN_DATA as DATA, OFFSETOF_BPF_DYNPTR_KERN_OFFSET as OFFSET, OFFSETOF_BPF_DYNPTR_KERN_SIZE as SIZE};
         Ok(Dynptr {
-            data: rt.mem.load(at, 8).map_err(fault)?,
-            size: rt.mem.load(at.wrapping_add(8), 4).map_err(fault)? as u32,
-            offset: rt.mem.load(at.wrapping_add(12), 4).map_err(fault)? as u32,
+            data: rt.mem.load(at.wrapping_add(DATA as u64), 8).map_err(fault)?,
+            size: rt.mem.load(at.wrapping_add(SIZE as u64), 4).map_err(fault)? as u32,
+            offset: rt.mem.load(at.wrapping_add(OFFSET as u64), 4).map_err(fault)? as u32,
         })
     }
     fn write(&self, rt: &mut Runtime, at: Addr) -> Result<(), ExecError> {
-        rt.mem.store(at, 8, self.data).map_err(fault)?;
-        rt.mem.store(at.wrapping_add(8), 4, self.size as u64).map_err(fault)?;
-        rt.mem.store(at.wrapping_add(12), 4, self.offset as u64).map_err(fault)
+        use crate::kernel_layout::{OFFSETOF_BPF_DYNPTR_KERN_DATA as DATA, OFFSETOF_BPF_DYNPTR_KERN_OFFSET as OFFSET, OFFSETOF_BPF_DYNPTR_KERN_SIZE as SIZE};
+        rt.mem.store(at.wrapping_add(DATA as u64), 8, self.data).map_err(fault)?;
+        rt.mem.store(at.wrapping_add(SIZE as u64), 4, self.size as u64).map_err(fault)?;
+        rt.mem.store(at.wrapping_add(OFFSET as u64), 4, self.offset as u64).map_err(fault)
     }
     fn new(data: Addr, kind: u32, size: u32) -> Dynptr {
         Dynptr { data, size: size | (kind << DYNPTR_TYPE_SHIFT), offset: 0 }
@@ -505,7 +504,7 @@ impl Dynptr {
     /// skb and xdp data is the packet's).
     fn at(&self, rt: &Runtime, off: u64) -> Addr {
         match self.kind() {
-            DYNPTR_SKB | DYNPTR_XDP => {
+            dynptr::SKB | dynptr::XDP => {
                 let p = rt.env.pkt.unwrap_or_default();
                 (p.buf + p.data).wrapping_add(self.offset as u64).wrapping_add(off)
             }
@@ -524,7 +523,7 @@ pub(crate) fn dynptr_from_mem(rt: &mut Runtime, data: Addr, size: u32, flags: u6
         Dynptr::default().write(rt, ptr)?;
         return Ok(neg(EINVAL));
     }
-    Dynptr::new(data, DYNPTR_LOCAL, size).write(rt, ptr)?;
+    Dynptr::new(data, dynptr::LOCAL, size).write(rt, ptr)?;
     Ok(0)
 }
 
@@ -551,7 +550,7 @@ pub(crate) fn dynptr_write(rt: &mut Runtime, dst: Addr, offset: u32, src: Addr, 
     if let Err(e) = d.check(offset as u64, len as u64) {
         return Ok(e);
     }
-    if flags != 0 && d.kind() != DYNPTR_SKB {
+    if flags != 0 && d.kind() != dynptr::SKB {
         return Ok(neg(EINVAL));
     }
     let to = d.at(rt, offset as u64);
@@ -566,7 +565,7 @@ pub(crate) fn dynptr_data(rt: &mut Runtime, ptr: Addr, offset: u32, len: u32) ->
         return Ok(0);
     }
     Ok(match d.kind() {
-        DYNPTR_LOCAL | DYNPTR_RINGBUF => d.data.wrapping_add(d.offset as u64).wrapping_add(offset as u64),
+        dynptr::LOCAL | dynptr::RINGBUF => d.data.wrapping_add(d.offset as u64).wrapping_add(offset as u64),
         _ => 0,
     })
 }
@@ -589,7 +588,7 @@ pub(crate) fn ringbuf_dynptr(rt: &mut Runtime, helper: i32, a: [u64; 5]) -> Resu
             Dynptr::default().write(rt, ptr)?;
             return Ok(neg(EINVAL));
         }
-        Dynptr::new(sample, DYNPTR_RINGBUF, size).write(rt, ptr)?;
+        Dynptr::new(sample, dynptr::RINGBUF, size).write(rt, ptr)?;
         return Ok(0);
     }
     let d = Dynptr::read(rt, a[0])?;

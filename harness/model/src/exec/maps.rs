@@ -5,14 +5,15 @@
 //! hash element's) run unchanged on the same regions:
 //!
 //! * every map has an object region (`struct bpf_map`); an array's values
-//!   follow its header at [`ARRAY_VALUE_OFF`], a per-CPU array holds there
-//!   one per-CPU pointer per element;
+//!   follow its header at
+//!   [`crate::kernel_layout::OFFSETOF_BPF_ARRAY_VALUE`], a per-CPU array
+//!   holds there one per-CPU pointer per element;
 //! * a hash element is a region laid out as `struct htab_elem` (key at
-//!   [`HTAB_ELEM_KEY_OFF`], value after the key rounded up to 8); per-CPU
-//!   kinds hold the per-CPU pointer there. An update of an existing key
-//!   takes a fresh element and keeps the old one alive (the kernel's
-//!   per-CPU "extra" element), so a pointer from an earlier lookup still
-//!   sees the old value, as on the kernel.
+//!   [`crate::kernel_layout::OFFSETOF_HTAB_ELEM_KEY`], value after the key
+//!   rounded up to 8); per-CPU kinds hold the per-CPU pointer there. An
+//!   update of an existing key takes a fresh element and keeps the old one
+//!   alive (the kernel's per-CPU "extra" element), so a pointer from an
+//!   earlier lookup still sees the old value, as on the kernel.
 //!
 //! There is one CPU (the 7.3 guests the model is checked against have
 //! one), so per-CPU values have one
@@ -21,15 +22,11 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 
 use super::mem::{Addr, Fault, Memory, RegionKind};
+use crate::kernel_layout::{OFFSETOF_BPF_ARRAY_VALUE, OFFSETOF_BPF_MAP_MAX_ENTRIES};
 use crate::map::MapDef;
 use crate::map::types::*;
 
-/// `offsetof(struct bpf_array, value)` in 7.3 on x86-64 and arm64.
-pub const ARRAY_VALUE_OFF: u64 = 296;
-pub use super::htab::{HTAB_ELEM_KEY_OFF, Hash};
-/// `offsetof(struct bpf_map, max_entries)` (`struct bpf_array` starts with
-/// its map) in 7.3 on x86-64.
-pub const BPF_MAP_MAX_ENTRIES_OFF: u64 = 0x44;
+pub use super::htab::Hash;
 /// The most slots a prog array of the model has.
 pub const PROG_ARRAY_MAX_SLOTS: u32 = 1 << 20;
 /// The size of a map object region for the map types with no inline data.
@@ -91,7 +88,7 @@ pub struct Map {
 /// Where a map keeps its elements.
 #[derive(Clone, Debug)]
 pub enum Store {
-    /// Values inline in the map region after [`ARRAY_VALUE_OFF`].
+    /// Values inline in the map region after [`OFFSETOF_BPF_ARRAY_VALUE`].
     Array {
         elem_size: u64,
     },
@@ -151,13 +148,13 @@ impl Map {
             }
             BPF_MAP_TYPE_ARRAY => {
                 let elem_size = round8(def.value_size);
-                let total = ARRAY_VALUE_OFF + elem_size * def.max_entries as u64;
+                let total = OFFSETOF_BPF_ARRAY_VALUE as u64 + elem_size * def.max_entries as u64;
                 (total, Store::Array { elem_size })
             }
             BPF_MAP_TYPE_PERCPU_ARRAY => {
                 let elem_size = round8(def.value_size);
                 let values = mem.alloc(RegionKind::MapValues(index), vec![0; checked_len(elem_size * def.max_entries as u64)?], false)?;
-                (ARRAY_VALUE_OFF + 8 * def.max_entries as u64, Store::PercpuArray { elem_size, values })
+                (OFFSETOF_BPF_ARRAY_VALUE as u64 + 8 * def.max_entries as u64, Store::PercpuArray { elem_size, values })
             }
             BPF_MAP_TYPE_HASH | BPF_MAP_TYPE_PERCPU_HASH | BPF_MAP_TYPE_LRU_HASH | BPF_MAP_TYPE_LRU_PERCPU_HASH => {
                 let h = Hash::new(def.map_type, def.key_size, def.value_size, def.max_entries, def.map_flags, index);
@@ -178,24 +175,24 @@ impl Map {
             // values are, read by the x86-64 JIT's inline tail call (the
             // runtime fills them for native runs)
             BPF_MAP_TYPE_PROG_ARRAY => (
-                ARRAY_VALUE_OFF + 8 * u64::from(def.max_entries.min(PROG_ARRAY_MAX_SLOTS)),
+                OFFSETOF_BPF_ARRAY_VALUE as u64 + 8 * u64::from(def.max_entries.min(PROG_ARRAY_MAX_SLOTS)),
                 Store::ProgArray { slots: vec![None; def.max_entries.min(PROG_ARRAY_MAX_SLOTS) as usize] },
             ),
             // an array of maps keeps its inner maps' pointers (NULL: no
             // inner map is ever inserted) where an array keeps values, which
             // the inlined lookup (`array_of_map_gen_lookup`) reads
-            BPF_MAP_TYPE_ARRAY_OF_MAPS => (ARRAY_VALUE_OFF + 8 * def.max_entries as u64, Store::MapOfMaps { slots: HashMap::new() }),
+            BPF_MAP_TYPE_ARRAY_OF_MAPS => (OFFSETOF_BPF_ARRAY_VALUE as u64 + 8 * def.max_entries as u64, Store::MapOfMaps { slots: HashMap::new() }),
             BPF_MAP_TYPE_HASH_OF_MAPS => (MAP_OBJ_SIZE as u64, Store::MapOfMaps { slots: HashMap::new() }),
             _ => (MAP_OBJ_SIZE as u64, Store::Unmodelled),
         };
         let addr = mem.alloc(RegionKind::Map(index), vec![0; checked_len(size)?], readonly)?;
         let mut map = Map { def: def.clone(), addr, store };
         if let Store::ProgArray { .. } = map.store {
-            mem.store_kernel(addr + BPF_MAP_MAX_ENTRIES_OFF, 4, u64::from(def.max_entries))?;
+            mem.store_kernel(addr + OFFSETOF_BPF_MAP_MAX_ENTRIES as u64, 4, u64::from(def.max_entries))?;
         }
         if let Store::PercpuArray { elem_size, values } = map.store {
             for i in 0..def.max_entries as u64 {
-                mem.store_kernel(addr + ARRAY_VALUE_OFF + 8 * i, 8, values + elem_size * i)?;
+                mem.store_kernel(addr + OFFSETOF_BPF_ARRAY_VALUE as u64 + 8 * i, 8, values + elem_size * i)?;
             }
         }
         for (k, v) in &def.init {
@@ -234,8 +231,8 @@ impl Map {
             return Ok(None);
         }
         Ok(match self.store {
-            Store::Array { elem_size } => Some(self.addr + ARRAY_VALUE_OFF + elem_size * i),
-            Store::PercpuArray { .. } => Some(mem.load(self.addr + ARRAY_VALUE_OFF + 8 * i, 8)?),
+            Store::Array { elem_size } => Some(self.addr + OFFSETOF_BPF_ARRAY_VALUE as u64 + elem_size * i),
+            Store::PercpuArray { .. } => Some(mem.load(self.addr + OFFSETOF_BPF_ARRAY_VALUE as u64 + 8 * i, 8)?),
             _ => None,
         })
     }

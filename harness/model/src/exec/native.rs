@@ -151,8 +151,6 @@ pub fn compare_with_interpreter(loaded: &LoadedProg<'_>, xlated: &[Insn], subpro
 /// compared with) runs on.
 const HOST_STACK_SIZE: usize = 4 << 20;
 
-/// `offsetof(struct bpf_prog, bpf_func)` in 7.3 on x86-64.
-const BPF_PROG_BPF_FUNC_OFF: u64 = 0x48;
 /// Bytes of the stand-in `struct bpf_prog` prog arrays point to.
 const BPF_PROG_SIZE: usize = 0x100;
 
@@ -196,7 +194,9 @@ fn prepare_host(
                     o
                 }
             };
-            rt.mem.store_kernel(addr + super::maps::ARRAY_VALUE_OFF + 8 * k as u64, 8, obj).map_err(|f| not_here(format!("prog array slot: {f}")))?;
+            rt.mem
+                .store_kernel(addr + crate::kernel_layout::OFFSETOF_BPF_ARRAY_VALUE as u64 + 8 * k as u64, 8, obj)
+                .map_err(|f| not_here(format!("prog array slot: {f}")))?;
         }
     }
     // per-CPU variables held as an imm32 first (low memory), then the rest
@@ -660,7 +660,9 @@ mod imp {
         map.seal()?;
         if let Some(obj) = prog_obj {
             // tail calls enter the program's own image
-            rt.mem.store_kernel(obj + super::BPF_PROG_BPF_FUNC_OFF, 8, base + IMAGES_OFF).map_err(|f| unsupported(format!("struct bpf_prog: {f}")))?;
+            rt.mem
+                .store_kernel(obj + crate::kernel_layout::OFFSETOF_BPF_PROG_BPF_FUNC as u64, 8, base + IMAGES_OFF)
+                .map_err(|f| unsupported(format!("struct bpf_prog: {f}")))?;
         }
         let stack_top = rt.host_stack.as_ref().map(|h| h.top).ok_or_else(|| unsupported("no stack"))?;
         Ok(NativeImage { map, funcs, extable: extable.into_boxed_slice(), targets, stack_top, depth: Cell::new(0), error: None })

@@ -10,11 +10,11 @@ use bpf_isa::op::*;
 use super::patch::{self, Patches};
 use crate::verifier::Fail;
 use crate::verifier::env::VerifierEnv;
+use crate::verifier::errno::E2BIG;
 use crate::verifier::helpers::func;
 
 /// `BPF_MAX_LOOPS`: the most iterations `bpf_loop` runs.
 const BPF_MAX_LOOPS: i32 = 8 * 1024 * 1024;
-const E2BIG: i32 = 7;
 const BPF_REG_SIZE: i32 = 8;
 /// The index of the callback call in the inlined loop.
 const CALL_INSN: usize = 12;

@@ -31,12 +31,11 @@ use crate::prog_type::bpf_attach_type as attach;
 use crate::target::Arch;
 use crate::verifier::Fail;
 use crate::verifier::env::VerifierEnv;
+use crate::verifier::errno::{EINVAL, EOPNOTSUPP};
 use crate::verifier::helper_call::MapKeyState;
 use crate::verifier::helpers::{func, prog};
 
 const PHASE: &str = "bpf_do_misc_fixups";
-const EINVAL: i32 = 22;
-const EOPNOTSUPP: i32 = 95;
 
 fn unsupported(what: String) -> Fail {
     Fail::unsupported(PHASE, &what)

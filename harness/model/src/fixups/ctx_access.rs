@@ -50,6 +50,8 @@ pub enum Access {
 /// structure layout and the program's properties it depends on.
 pub struct Conv<'a> {
     pub layout: &'a KernelLayout,
+    /// The arch the uapi views are laid out for (`bpf_user_pt_regs_t`).
+    pub arch: crate::target::Arch,
     pub prog_type: u32,
     /// `prog->tstamp_type_access`: the program reads `__sk_buff->tstamp_type`.
     pub tstamp_type_access: bool,
@@ -71,38 +73,21 @@ fn prog_type_name(t: u32) -> String {
     crate::prog_type::PROG_TYPES.iter().find(|(n, _)| *n == t).map_or_else(|| t.to_string(), |(_, name)| name.to_string())
 }
 
-/// `BPF_PROG_TYPE_*` numbers beyond the verifier model's list.
-mod more_pt {
-    pub const CGROUP_SOCK: u32 = 9;
-    pub const LWT_IN: u32 = 10;
-    pub const LWT_OUT: u32 = 11;
-    pub const LWT_XMIT: u32 = 12;
-    pub const CGROUP_DEVICE: u32 = 15;
-    pub const SK_SKB: u32 = 14;
-    pub const SK_MSG: u32 = 16;
-    pub const LWT_SEG6LOCAL: u32 = 19;
-    pub const FLOW_DISSECTOR: u32 = 22;
-    pub const RAW_TRACEPOINT_WRITABLE: u32 = 24;
-    pub const TRACING: u32 = 26;
-    pub const LSM: u32 = 29;
-}
-
 /// `ops->convert_ctx_access` of the prog type: `Ok(None)` for types whose
 /// ctx is accessed as it is (no callback).
 fn ops_convert_ctx_access(prog_type: u32) -> Result<Option<ConvertCtxAccess>, String> {
-    use more_pt::*;
     Ok(Some(match prog_type {
-        pt::SOCKET_FILTER | pt::CGROUP_SKB | LWT_IN | LWT_OUT | LWT_XMIT | LWT_SEG6LOCAL => skb::bpf_convert_ctx_access,
+        pt::SOCKET_FILTER | pt::CGROUP_SKB | pt::LWT_IN | pt::LWT_OUT | pt::LWT_XMIT | pt::LWT_SEG6LOCAL => skb::bpf_convert_ctx_access,
         pt::SCHED_CLS | pt::SCHED_ACT => skb::tc_cls_act_convert_ctx_access,
         pt::XDP => xdp::xdp_convert_ctx_access,
         pt::SK_LOOKUP => sock::sk_lookup_convert_ctx_access,
-        CGROUP_SOCK => sock::bpf_sock_convert_ctx_access,
+        pt::CGROUP_SOCK => sock::bpf_sock_convert_ctx_access,
         pt::PERF_EVENT => tracing::pe_prog_convert_ctx_access,
-        SK_SKB => skb::sk_skb_convert_ctx_access,
-        SK_MSG => sock::sk_msg_convert_ctx_access,
+        pt::SK_SKB => skb::sk_skb_convert_ctx_access,
+        pt::SK_MSG => sock::sk_msg_convert_ctx_access,
         pt::SOCK_OPS => sock_ops::sock_ops_convert_ctx_access,
-        FLOW_DISSECTOR => skb::flow_dissector_convert_ctx_access,
-        pt::KPROBE | pt::TRACEPOINT | pt::RAW_TRACEPOINT | RAW_TRACEPOINT_WRITABLE | TRACING | LSM | CGROUP_DEVICE | pt::SYSCALL => {
+        pt::FLOW_DISSECTOR => skb::flow_dissector_convert_ctx_access,
+        pt::KPROBE | pt::TRACEPOINT | pt::RAW_TRACEPOINT | pt::RAW_TRACEPOINT_WRITABLE | pt::TRACING | pt::LSM | pt::CGROUP_DEVICE | pt::SYSCALL => {
             return Ok(None);
         }
         // cgroup sock_addr/sysctl/sockopt, sk_reuseport, and the types whose ops
@@ -191,7 +176,7 @@ pub fn bpf_convert_ctx_accesses(env: &mut VerifierEnv<'_>) -> Result<(), Fail> {
     if env.pass_aux.len() != env.insns.len() {
         return Err(Fail::unsupported("bpf_convert_ctx_accesses", "the main pass left no per-insn data"));
     }
-    let cx = Conv { layout, prog_type, tstamp_type_access: tstamp_type_access(env) };
+    let cx = Conv { layout, arch: env.input.arch, prog_type, tstamp_type_access: tstamp_type_access(env) };
     let mut patches = Patches::new();
 
     // gen_epilogue exists for struct_ops only, which the verifier model
@@ -200,9 +185,9 @@ pub fn bpf_convert_ctx_accesses(env: &mut VerifierEnv<'_>) -> Result<(), Fail> {
     // elsewhere, or none)
     let unclone = |drop| Some(skb::bpf_unclone_prologue(&cx, env.insns[0], drop));
     let prologue = match prog_type {
-        pt::SCHED_CLS | pt::SCHED_ACT | more_pt::LWT_XMIT if seen_direct_write(env) => unclone(skb::TC_ACT_SHOT),
-        more_pt::SK_SKB if seen_direct_write(env) => unclone(skb::SK_DROP),
-        pt::SCHED_CLS | pt::SCHED_ACT | more_pt::LWT_XMIT | more_pt::SK_SKB | more_pt::SK_MSG | pt::XDP => None,
+        pt::SCHED_CLS | pt::SCHED_ACT | pt::LWT_XMIT if seen_direct_write(env) => unclone(skb::TC_ACT_SHOT),
+        pt::SK_SKB if seen_direct_write(env) => unclone(skb::SK_DROP),
+        pt::SCHED_CLS | pt::SCHED_ACT | pt::LWT_XMIT | pt::SK_SKB | pt::SK_MSG | pt::XDP => None,
         _ if seen_direct_write(env) => {
             return Err(cx.unsupported("the prologue for direct packet writes"));
         }

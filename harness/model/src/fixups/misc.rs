@@ -15,6 +15,7 @@ use bpf_isa::insn::{BPF_REG_AX, BPF_REG_FP};
 use bpf_isa::op::*;
 
 use super::patch::{self, Patches};
+use crate::map::types::BPF_MAP_TYPE_PERCPU_ARRAY;
 use crate::prog_type::{SCHED_ACT, SCHED_CLS, SOCKET_FILTER};
 use crate::target::Arch;
 use crate::verifier::Fail;
@@ -30,8 +31,6 @@ const BPF_MAX_LOOPS: i32 = 8 * 1024 * 1024;
 const BPF_MAX_TIMED_LOOPS: i32 = 0xffff;
 use bpf_isa::helper_ids::BPF_FUNC_TAIL_CALL;
 use bpf_isa::insn::MAX_BPF_STACK;
-/// `BPF_MAP_TYPE_PERCPU_ARRAY`.
-const BPF_MAP_TYPE_PERCPU_ARRAY: u32 = 6;
 /// `BPF_ALU_SANITIZE`: either side sanitized.
 const BPF_ALU_SANITIZE: u8 = BPF_ALU_SANITIZE_SRC | BPF_ALU_SANITIZE_DST;
 

@@ -14,6 +14,7 @@ use bpf_isa::insn::op::*;
 
 use super::diag::{ModReason, bpf_diag_reg_type_plain};
 use super::do_check::*;
+use super::errno::{ENOMEM, EOPNOTSUPP};
 use super::reg::*;
 use super::scalar::alu::adjust_scalar_min_max_vals;
 use super::scalar::print::tnum_strn;
@@ -63,10 +64,6 @@ struct SanitizeInfo {
 fn sanitize_needed(opcode: u8) -> bool {
     opcode == BPF_ADD || opcode == BPF_SUB
 }
-
-/// `EOPNOTSUPP`, `ENOMEM`.
-const EOPNOTSUPP: i32 = 95;
-const ENOMEM: i32 = 12;
 
 /// `get_reg_width`.
 fn reg_width(r: &RegState) -> u32 {

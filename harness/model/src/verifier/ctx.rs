@@ -229,16 +229,17 @@ fn flow_dissector_is_valid_access(off: i16, size: i16, write: bool, is_ldsx: boo
 
 /// `sk_msg_is_valid_access` (`struct sk_msg_md`, read only): the data
 /// bounds and the socket as whole pointers, the rest as whole u32s.
-fn sk_msg_is_valid_access(off: i64, size: i64, write: bool) -> Option<CtxAccess> {
+fn sk_msg_is_valid_access(off: i16, size: i16, write: bool) -> Option<CtxAccess> {
+    use crate::uapi::sk_msg_md::*;
     if write || off % size != 0 {
         return None;
     }
     let (t, want) = match off {
-        0..=7 => (PTR_TO_PACKET, 8),
-        8..=15 => (PTR_TO_PACKET_END, 8),
+        DATA..DATA_END => (PTR_TO_PACKET, 8),
+        DATA_END..FAMILY => (PTR_TO_PACKET_END, 8),
         // family .. size
-        16..=71 => (SCALAR_VALUE, 4),
-        72..=79 => (PTR_TO_SOCKET, 8),
+        FAMILY..SK => (SCALAR_VALUE, 4),
+        SK..SIZE => (PTR_TO_SOCKET, 8),
         _ => return None,
     };
     (size == want).then_some(CtxAccess { reg_type: t, ctx_field_size: 0, btf_id: 0 })
@@ -302,22 +303,22 @@ fn sock_filter_is_valid_access(off: i64, size: i64, write: bool, attach: u32) ->
 }
 
 /// `xdp_is_valid_access` (expected attach type other than devmap).
-fn xdp_is_valid_access(off: i64, size: i64, write: bool, is_ldsx: bool) -> Option<CtxAccess> {
-    const EGRESS_IFINDEX: i64 = 20;
+fn xdp_is_valid_access(off: i16, size: i16, write: bool, is_ldsx: bool) -> Option<CtxAccess> {
+    use crate::uapi::xdp_md::*;
     if off == EGRESS_IFINDEX || write {
         return None;
     }
-    if matches!(off, 0 | 4 | 8) && is_ldsx {
+    if matches!(off, DATA | DATA_END | DATA_META) && is_ldsx {
         return None;
     }
     let t = match off {
-        0 => PTR_TO_PACKET,
-        4 => PTR_TO_PACKET_END,
-        8 => PTR_TO_PACKET_META,
+        DATA => PTR_TO_PACKET,
+        DATA_END => PTR_TO_PACKET_END,
+        DATA_META => PTR_TO_PACKET_META,
         _ => SCALAR_VALUE,
     };
     // __is_valid_xdp_access
-    if !(0..24).contains(&off) || off % size != 0 || size != 4 {
+    if !(0..SIZE).contains(&off) || off % size != 0 || size != 4 {
         return None;
     }
     Some(CtxAccess { reg_type: t, ctx_field_size: 0, btf_id: 0 })
@@ -359,13 +360,13 @@ pub fn is_valid_access(prog_type: u32, attach: u32, off: i64, size: i64, write: 
     Ok(match prog_type {
         pt::SOCKET_FILTER => uapi.and_then(|(off, size)| sk_filter_is_valid_access(off, size, write, is_ldsx)),
         pt::SCHED_CLS | pt::SCHED_ACT => uapi.and_then(|(off, size)| tc_cls_act_is_valid_access(off, size, write, is_ldsx)),
-        pt::XDP => xdp_is_valid_access(off, size, write, is_ldsx),
+        pt::XDP => uapi.and_then(|(off, size)| xdp_is_valid_access(off, size, write, is_ldsx)),
         pt::CGROUP_SKB => uapi.and_then(|(off, size)| cg_skb_is_valid_access(off, size, write, is_ldsx, bpf_capable)),
         pt::LWT_IN | pt::LWT_OUT | pt::LWT_XMIT | pt::LWT_SEG6LOCAL => uapi.and_then(|(off, size)| lwt_is_valid_access(off, size, write, is_ldsx)),
         pt::SK_SKB => uapi.and_then(|(off, size)| sk_skb_is_valid_access(off, size, write, is_ldsx)),
         pt::FLOW_DISSECTOR => uapi.and_then(|(off, size)| flow_dissector_is_valid_access(off, size, write, is_ldsx)),
         pt::SOCK_OPS => uapi.and_then(|(off, size)| sock_ops_is_valid_access(off, size, write)),
-        pt::SK_MSG => sk_msg_is_valid_access(off, size, write),
+        pt::SK_MSG => uapi.and_then(|(off, size)| sk_msg_is_valid_access(off, size, write)),
         pt::CGROUP_SOCK => sock_filter_is_valid_access(off, size, write, attach),
         pt::PERF_EVENT => pe_prog_is_valid_access(off, size, write, pt_regs_size),
         // kprobe_prog_is_valid_access

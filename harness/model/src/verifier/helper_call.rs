@@ -590,7 +590,7 @@ impl Env<'_, '_> {
             return errno(EFAULT);
         };
         let flags = self.maps.get(m).map_or(0, |m| m.map_flags);
-        if flags & super::maps::BPF_F_RDONLY_PROG != 0 && matches!(func_id, MAP_DELETE_ELEM | MAP_UPDATE_ELEM | MAP_PUSH_ELEM | MAP_POP_ELEM) {
+        if flags & crate::map::flags::BPF_F_RDONLY_PROG != 0 && matches!(func_id, MAP_DELETE_ELEM | MAP_UPDATE_ELEM | MAP_PUSH_ELEM | MAP_POP_ELEM) {
             self.verbose("write into map forbidden\n");
             return errno(EACCES);
         }

@@ -1598,9 +1598,6 @@ pub fn bpf_get_call_summary(env: &VerifierEnv<'_>, insn: &Insn) -> PResult<Optio
     Ok(None)
 }
 
-/// `BPF_DYNPTR_SIZE`.
-const BPF_DYNPTR_SIZE: i64 = 16;
-
 /// `bpf_helper_stack_access_bytes`: how many bytes helper argument `arg`
 /// (0-based) reads through a stack pointer (negative: writes; 0: none;
 /// `i64::MIN`: unknown).
@@ -1657,7 +1654,7 @@ fn helper_stack_access_bytes(env: &VerifierEnv<'_>, insn: &Insn, arg: usize, idx
                 return i64::MIN;
             }
         }
-        ARG_PTR_TO_DYNPTR => BPF_DYNPTR_SIZE,
+        ARG_PTR_TO_DYNPTR => crate::kernel_layout::SIZEOF_BPF_DYNPTR_KERN as i64,
         // the callback reads the stack, analysed on its own
         ARG_PTR_TO_STACK => return 0,
         _ => return i64::MIN,

@@ -15,8 +15,10 @@
 
 use super::errno::*;
 use super::maps::mt;
+use crate::kernel_layout::{SIZEOF_BUCKET, SIZEOF_HTAB_ELEM};
 use crate::map::MapDef;
 use crate::map::flags::*;
+use crate::uapi::{bpf_cgroup_storage_key, bpf_insn_array_value, bpf_stack_build_id};
 
 /// Who creates the map: the capabilities the checks ask for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -37,18 +39,8 @@ const KMALLOC_MAX_SIZE: u64 = 1 << 22;
 /// `PCPU_MIN_UNIT_SIZE`.
 const PCPU_MIN_UNIT_SIZE: u64 = 32 << 10;
 const PAGE_SIZE: u64 = 4096;
-/// `sizeof(struct htab_elem)`.
-const HTAB_ELEM_SIZE: u64 = 48;
-/// `sizeof(struct bucket)`.
-const HTAB_BUCKET_SIZE: u64 = 16;
 /// `sysctl_perf_event_max_stack`'s default.
 const PERF_EVENT_MAX_STACK: u32 = 127;
-/// `sizeof(struct bpf_stack_build_id)`.
-const STACK_BUILD_ID_SIZE: u32 = 32;
-/// `sizeof(struct bpf_cgroup_storage_key)`.
-const CGROUP_STORAGE_KEY_SIZE: u32 = 16;
-/// `sizeof(struct bpf_insn_array_value)`.
-const INSN_ARRAY_VALUE_SIZE: u32 = 16;
 /// `kvmalloc` refuses anything larger.
 const KVMALLOC_MAX: u64 = i32::MAX as u64;
 /// `ARRAY_SIZE(bpf_map_types)`: the last type is `BPF_MAP_TYPE_RHASH`.
@@ -303,7 +295,7 @@ fn htab_map_alloc_check(a: &MapCreateAttr<'_>, caps: MapCreateCaps) -> Result<()
     if a.max_entries == 0 || a.key_size == 0 || a.value_size == 0 {
         return Err(EINVAL);
     }
-    if a.key_size as u64 + a.value_size as u64 >= KMALLOC_MAX_SIZE - HTAB_ELEM_SIZE {
+    if a.key_size as u64 + a.value_size as u64 >= KMALLOC_MAX_SIZE - SIZEOF_HTAB_ELEM as u64 {
         return Err(E2BIG);
     }
     if percpu && round_up8(a.value_size) > PCPU_MIN_UNIT_SIZE {
@@ -348,14 +340,14 @@ fn htab_map_alloc(a: &MapCreateAttr<'_>) -> Result<(), i32> {
         return Err(E2BIG);
     }
     let n_buckets = (a.max_entries as u64).next_power_of_two();
-    if n_buckets > u32::MAX as u64 / HTAB_BUCKET_SIZE {
+    if n_buckets > u32::MAX as u64 / SIZEOF_BUCKET as u64 {
         return Err(E2BIG);
     }
-    if n_buckets * HTAB_BUCKET_SIZE > KVMALLOC_MAX {
+    if n_buckets * SIZEOF_BUCKET as u64 > KVMALLOC_MAX {
         return Err(ENOMEM);
     }
     let percpu = matches!(a.map_type, mt::PERCPU_HASH | mt::LRU_PERCPU_HASH);
-    let elem_size = HTAB_ELEM_SIZE + round_up8(a.key_size) + if percpu { 8 } else { round_up8(a.value_size) };
+    let elem_size = SIZEOF_HTAB_ELEM as u64 + round_up8(a.key_size) + if percpu { 8 } else { round_up8(a.value_size) };
     if a.map_flags & BPF_F_NO_PREALLOC == 0 && elem_size * a.max_entries as u64 > KVMALLOC_MAX {
         return Err(ENOMEM);
     }
@@ -458,7 +450,7 @@ fn cgroup_storage_map_alloc(a: &MapCreateAttr<'_>) -> Result<(), i32> {
     if a.map_type == mt::PERCPU_CGROUP_STORAGE {
         max_value_size = max_value_size.min(PCPU_MIN_UNIT_SIZE);
     }
-    if a.key_size != CGROUP_STORAGE_KEY_SIZE && a.key_size != 8 {
+    if a.key_size != bpf_cgroup_storage_key::SIZE as u32 && a.key_size != 8 {
         return Err(EINVAL);
     }
     if a.value_size == 0 {
@@ -524,7 +516,7 @@ fn stack_map_alloc(a: &MapCreateAttr<'_>) -> Result<(), i32> {
         return Err(EINVAL);
     }
     if a.map_flags & BPF_F_STACK_BUILD_ID != 0 {
-        if !a.value_size.is_multiple_of(STACK_BUILD_ID_SIZE) || a.value_size / STACK_BUILD_ID_SIZE > PERF_EVENT_MAX_STACK {
+        if !a.value_size.is_multiple_of(bpf_stack_build_id::SIZE as u32) || a.value_size / bpf_stack_build_id::SIZE as u32 > PERF_EVENT_MAX_STACK {
             return Err(EINVAL);
         }
     } else if a.value_size / 8 > PERF_EVENT_MAX_STACK {
@@ -605,7 +597,7 @@ fn arena_map_alloc(a: &MapCreateAttr<'_>) -> Result<(), i32> {
 
 /// `insn_array_alloc_check`.
 fn insn_array_alloc_check(a: &MapCreateAttr<'_>) -> Result<(), i32> {
-    if a.max_entries == 0 || a.key_size != 4 || a.value_size != INSN_ARRAY_VALUE_SIZE || a.map_flags != 0 {
+    if a.max_entries == 0 || a.key_size != 4 || a.value_size != bpf_insn_array_value::SIZE as u32 || a.map_flags != 0 {
         return Err(EINVAL);
     }
     Ok(())

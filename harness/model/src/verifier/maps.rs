@@ -8,6 +8,7 @@
 use super::do_check::*;
 use super::helpers::{self, func};
 use super::reg::*;
+use crate::map::flags::{BPF_F_INNER_MAP, BPF_F_RDONLY_PROG, BPF_F_WRONLY_PROG};
 
 /// `enum bpf_map_type`.
 pub mod mt {
@@ -47,15 +48,6 @@ pub mod mt {
     pub const INSN_ARRAY: u32 = 34;
     pub const RHASH: u32 = 35;
 }
-
-/// `BPF_F_*` map flags.
-pub const BPF_F_NO_PREALLOC: u32 = 1 << 0;
-pub const BPF_F_RDONLY: u32 = 1 << 3;
-pub const BPF_F_WRONLY: u32 = 1 << 4;
-pub const BPF_F_RDONLY_PROG: u32 = 1 << 7;
-pub const BPF_F_WRONLY_PROG: u32 = 1 << 8;
-pub const BPF_F_MMAPABLE: u32 = 1 << 10;
-pub const BPF_F_INNER_MAP: u32 = 1 << 12;
 
 /// The special fields of a map value its BTF declares (`struct
 /// btf_record`): their offsets, `None` when absent.

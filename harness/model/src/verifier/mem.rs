@@ -617,15 +617,14 @@ impl Env<'_, '_> {
     }
 
     /// `check_flow_keys_access`: a constant offset inside `struct
-    /// bpf_flow_keys` (56 bytes).
+    /// bpf_flow_keys`.
     fn check_flow_keys_access(&mut self, regno: usize, reg: &RegState, off: i64, size: i64) -> VResult<()> {
-        const SIZEOF_BPF_FLOW_KEYS: i64 = 56;
         if !tnum_is_const(reg.s.var_off) {
             self.verbose(&format!("R{regno} invalid variable offset to flow keys: off={off}, var_off={}\n", tnum_strn(reg.s.var_off)));
             return errno(EACCES);
         }
         let off = off.wrapping_add(reg.s.var_off.value as i64) as i32 as i64;
-        if size < 0 || off < 0 || off + size > SIZEOF_BPF_FLOW_KEYS {
+        if size < 0 || off < 0 || off + size > i64::from(crate::uapi::bpf_flow_keys::SIZE) {
             self.verbose(&format!("invalid access to flow keys off={off} size={size}\n"));
             return errno(EACCES);
         }

@@ -283,7 +283,7 @@ fn main_pass(env: &mut VerifierEnv<'_>) -> PResult<()> {
         test_reg_invariants: env.test_reg_invariants,
         maps: &maps,
         liveness: &env.stack_liveness,
-        pt_regs_size: bpf_user_pt_regs_size(env.input.arch),
+        pt_regs_size: crate::uapi::bpf_user_pt_regs_size(env.input.arch).into(),
         subprogs: &subprogs,
         has_func_info: env.input.func_info.is_some(),
         gpl: env.input.gpl,
@@ -339,28 +339,11 @@ fn map_info(d: &crate::map::MapDef) -> do_check::MapInfo {
 
 /// A map's name as the kernel keeps it (`BPF_OBJ_NAME_LEN` with the NUL).
 fn bpf_obj_name(name: &str) -> String {
-    let mut end = name.len().min(15);
+    let mut end = name.len().min(crate::uapi::BPF_OBJ_NAME_LEN - 1);
     while !name.is_char_boundary(end) {
         end -= 1;
     }
     name[..end].to_string()
-}
-
-/// `sizeof(bpf_user_pt_regs_t)`: a kprobe program's ctx.
-fn bpf_user_pt_regs_size(arch: crate::target::Arch) -> i64 {
-    use crate::target::Arch;
-    match arch {
-        // struct pt_regs
-        Arch::X86_64 => 168,
-        // struct user_pt_regs: x0-x30, sp, pc, pstate
-        Arch::Arm64 => 272,
-        // struct user_regs_struct: pc and x1-x31
-        Arch::Riscv64 => 256,
-        // user_pt_regs: args[1], psw, gprs[16]
-        Arch::S390x => 152,
-        // struct user_pt_regs: regs[32], orig_a0, csr_era, csr_badv, reserved[10]
-        Arch::Loongarch64 => 360,
-    }
 }
 
 /// The phases between `bpf_prepare_btf_info` and `mark_fastcall_patterns`.

@@ -10,13 +10,12 @@ use super::kernel_symbols::call_imm;
 use crate::prog_type::bpf_attach_type as attach;
 use crate::verifier::Fail;
 use crate::verifier::env::VerifierEnv;
+use crate::verifier::errno::{E2BIG, EINVAL};
 use crate::verifier::helpers::prog;
 
 const PHASE: &str = "bpf_fixup_kfunc_call";
 /// `BPF_MAX_LOOPS`.
 const BPF_MAX_LOOPS: i32 = 8 * 1024 * 1024;
-const EINVAL: i32 = 22;
-const E2BIG: i32 = 7;
 /// `BPF_TRAMP_IS_RETURN_SHIFT`, `BPF_TRAMP_COOKIE_INDEX_SHIFT`.
 const BPF_TRAMP_IS_RETURN_SHIFT: i32 = 63;
 const BPF_TRAMP_COOKIE_INDEX_SHIFT: i32 = 8;

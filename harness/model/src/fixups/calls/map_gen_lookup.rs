@@ -7,8 +7,10 @@ use bpf_isa::Insn;
 use bpf_isa::op::*;
 
 use super::build::*;
+use crate::kernel_layout::{OFFSETOF_BPF_ARRAY_VALUE, OFFSETOF_HTAB_ELEM_KEY, OFFSETOF_HTAB_ELEM_LRU_NODE_REF, OFFSETOF_XSK_MAP_XSK_MAP};
+use crate::map::flags::BPF_F_INNER_MAP;
 use crate::verifier::Fail;
-use crate::verifier::maps::{BPF_F_INNER_MAP, mt};
+use crate::verifier::maps::mt;
 
 /// The fields of `struct bpf_map` (and `struct bpf_array`) a lookup is
 /// generated from.
@@ -22,17 +24,6 @@ pub struct MapView {
     /// `map->bypass_spec_v1`: the creator had CAP_PERFMON.
     pub bypass_spec_v1: bool,
 }
-
-/// `offsetof(struct bpf_array, value)` (and `pptrs`, `ptrs`): the same on
-/// both 64-bit images (`r1 += 296` in their dumps).
-const BPF_ARRAY_VALUE_OFF: i32 = 296;
-/// `offsetof(struct xsk_map, xsk_map)` (net/xdp/xskmap.c is not in the
-/// source subset: read off 7.3's xlated lookups, both arches).
-const XSK_MAP_ARRAY_OFF: i32 = 288;
-/// `offsetof(struct htab_elem, key)`.
-const HTAB_ELEM_KEY_OFF: u32 = 48;
-/// `offsetof(struct htab_elem, lru_node) + offsetof(struct bpf_lru_node, ref)`.
-const HTAB_ELEM_LRU_REF_OFF: i16 = 35;
 
 /// `array->elem_size`.
 fn elem_size(m: &MapView) -> u32 {
@@ -64,7 +55,7 @@ fn array_bounds(m: &MapView, skip: i16, out: &mut Vec<Insn>) {
 
 /// `offsetof(struct htab_elem, key) + round_up(key_size, 8)`.
 fn htab_value_off(m: &MapView) -> i32 {
-    (HTAB_ELEM_KEY_OFF + m.key_size.div_ceil(8) * 8) as i32
+    (OFFSETOF_HTAB_ELEM_KEY as u32 + m.key_size.div_ceil(8) * 8) as i32
 }
 
 /// The map type's `map_gen_lookup`: `Ok(None)` when it has none or it
@@ -77,7 +68,7 @@ pub fn map_gen_lookup(m: &MapView, htab_lookup: impl Fn() -> Result<i32, Fail>) 
             if m.map_flags & BPF_F_INNER_MAP != 0 {
                 return Ok(None);
             }
-            out.push(alu64_imm(BPF_ADD, R1, BPF_ARRAY_VALUE_OFF));
+            out.push(alu64_imm(BPF_ADD, R1, OFFSETOF_BPF_ARRAY_VALUE as i32));
             out.push(ldx_mem(BPF_W, R0, R2, 0));
             array_bounds(m, 3, &mut out);
             out.push(scale(elem_size(m)));
@@ -90,7 +81,7 @@ pub fn map_gen_lookup(m: &MapView, htab_lookup: impl Fn() -> Result<i32, Fail>) 
             if m.map_flags & BPF_F_INNER_MAP != 0 {
                 return Ok(None);
             }
-            out.push(alu64_imm(BPF_ADD, R1, BPF_ARRAY_VALUE_OFF));
+            out.push(alu64_imm(BPF_ADD, R1, OFFSETOF_BPF_ARRAY_VALUE as i32));
             out.push(ldx_mem(BPF_W, R0, R2, 0));
             array_bounds(m, 5, &mut out);
             out.push(alu64_imm(BPF_LSH, R0, 3));
@@ -101,7 +92,7 @@ pub fn map_gen_lookup(m: &MapView, htab_lookup: impl Fn() -> Result<i32, Fail>) 
             out.push(mov64_imm(R0, 0));
         }
         mt::ARRAY_OF_MAPS => {
-            out.push(alu64_imm(BPF_ADD, R1, BPF_ARRAY_VALUE_OFF));
+            out.push(alu64_imm(BPF_ADD, R1, OFFSETOF_BPF_ARRAY_VALUE as i32));
             out.push(ldx_mem(BPF_W, R0, R2, 0));
             array_bounds(m, 5, &mut out);
             out.push(scale(elem_size(m)));
@@ -119,9 +110,9 @@ pub fn map_gen_lookup(m: &MapView, htab_lookup: impl Fn() -> Result<i32, Fail>) 
         mt::LRU_HASH => {
             out.push(emit_call(htab_lookup()?));
             out.push(jmp_imm(BPF_JEQ, R0, 0, 4));
-            out.push(ldx_mem(BPF_B, R1, R0, HTAB_ELEM_LRU_REF_OFF));
+            out.push(ldx_mem(BPF_B, R1, R0, OFFSETOF_HTAB_ELEM_LRU_NODE_REF as i16));
             out.push(jmp_imm(BPF_JNE, R1, 0, 1));
-            out.push(st_mem(BPF_B, R0, HTAB_ELEM_LRU_REF_OFF, 1));
+            out.push(st_mem(BPF_B, R0, OFFSETOF_HTAB_ELEM_LRU_NODE_REF as i16, 1));
             out.push(alu64_imm(BPF_ADD, R0, htab_value_off(m)));
         }
         mt::PERCPU_HASH => {
@@ -142,7 +133,7 @@ pub fn map_gen_lookup(m: &MapView, htab_lookup: impl Fn() -> Result<i32, Fail>) 
             out.push(ldx_mem(BPF_W, R0, R2, 0));
             out.push(jmp32_imm(BPF_JGE, R0, m.max_entries as i32, 5));
             out.push(alu64_imm(BPF_LSH, R0, 3));
-            out.push(alu64_imm(BPF_ADD, R1, XSK_MAP_ARRAY_OFF));
+            out.push(alu64_imm(BPF_ADD, R1, OFFSETOF_XSK_MAP_XSK_MAP as i32));
             out.push(alu64_reg(BPF_ADD, R0, R1));
             out.push(ldx_mem(BPF_DW, R0, R0, 0));
             out.push(ja(1));

@@ -9,7 +9,7 @@ use bpf_isa::op::*;
 use super::emit::*;
 use super::{Access, Conv, Converted};
 use crate::kernel_layout::NO_QUEUE_MAPPING;
-use crate::uapi::{bpf_sk_lookup, bpf_sock};
+use crate::uapi::{bpf_sk_lookup, bpf_sock, sk_msg_md};
 
 /// `bpf_sock_convert_ctx_access`.
 pub fn bpf_sock_convert_ctx_access(cx: &Conv<'_>, ty: Access, si: &Insn) -> Converted {
@@ -78,21 +78,6 @@ pub fn bpf_tcp_sock_convert_ctx_access(cx: &Conv<'_>, _ty: Access, si: &Insn) ->
     }
 }
 
-/// `struct sk_msg_md` (uapi) offsets.
-mod sk_msg_md {
-    pub const DATA: i16 = 0;
-    pub const DATA_END: i16 = 8;
-    pub const FAMILY: i16 = 16;
-    pub const REMOTE_IP4: i16 = 20;
-    pub const LOCAL_IP4: i16 = 24;
-    pub const REMOTE_IP6: i16 = 28;
-    pub const LOCAL_IP6: i16 = 44;
-    pub const REMOTE_PORT: i16 = 60;
-    pub const LOCAL_PORT: i16 = 64;
-    pub const SIZE: i16 = 68;
-    pub const SK: i16 = 72;
-}
-
 /// `sk_msg_convert_ctx_access`: the message bounds and size in `sk_msg`,
 /// the socket's addresses and ports through `msg->sk` (read only).
 pub fn sk_msg_convert_ctx_access(cx: &Conv<'_>, _ty: Access, si: &Insn) -> Converted {
@@ -114,7 +99,7 @@ pub fn sk_msg_convert_ctx_access(cx: &Conv<'_>, _ty: Access, si: &Insn) -> Conve
             v
         }
         LOCAL_PORT => via_sk(BPF_H, sc.skc_num),
-        SIZE => vec![ldx(BPF_W, d, s, m.sg_size)],
+        MSG_SIZE => vec![ldx(BPF_W, d, s, m.sg_size)],
         SK => vec![ldx(BPF_DW, d, s, m.sk)],
         off => return Err(cx.unsupported(&format!("sk_msg_md field at offset {off}"))),
     };

@@ -14,7 +14,7 @@ pub fn pe_prog_convert_ctx_access(cx: &Conv<'_>, _ty: Access, si: &Insn) -> Conv
     let pe = &cx.layout.perf_event;
     let (d, s) = (si.dst, si.src);
     // uapi: bpf_user_pt_regs_t regs; __u64 sample_period; __u64 addr;
-    let sample_period = pe.user_pt_regs_size;
+    let sample_period = crate::uapi::bpf_user_pt_regs_size(cx.arch);
     let r = if si.off == sample_period {
         (vec![ldx(BPF_DW, d, s, pe.kern_data), ldx(BPF_DW, d, d, pe.sample_data_period)], 8)
     } else if si.off == sample_period + 8 {

@@ -5,19 +5,11 @@ use bpf_isa::op::*;
 
 use super::emit::*;
 use super::{Access, Conv, Converted};
-
-/// `struct xdp_md` (uapi) offsets.
-mod uapi {
-    pub const DATA: i16 = 0;
-    pub const DATA_END: i16 = 4;
-    pub const DATA_META: i16 = 8;
-    pub const INGRESS_IFINDEX: i16 = 12;
-    pub const RX_QUEUE_INDEX: i16 = 16;
-}
+use crate::uapi::xdp_md;
 
 /// `xdp_convert_ctx_access`: every field is read only.
 pub fn xdp_convert_ctx_access(cx: &Conv<'_>, _ty: Access, si: &Insn) -> Converted {
-    use uapi::*;
+    use xdp_md::*;
     let x = &cx.layout.xdp_buff;
     let (d, s) = (si.dst, si.src);
     let insns = match si.off {

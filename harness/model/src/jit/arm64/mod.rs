@@ -33,6 +33,7 @@ use bpf_isa::op::*;
 
 use self::insn::*;
 use super::{BTF_FMODEL_ARENA_ARG, BTF_FMODEL_NULLABLE_ARG, JitFunc, JitProgram, KfuncModel};
+use crate::kernel_layout::{OFFSETOF_BPF_ARRAY_VALUE, OFFSETOF_BPF_MAP_MAX_ENTRIES, OFFSETOF_BPF_PROG_BPF_FUNC};
 use crate::target::Arch;
 
 /// CPU features and kernel configuration that change the code the JIT
@@ -130,10 +131,6 @@ fn a64(bpf_reg: usize) -> Reg {
     BPF2A64[bpf_reg.min(BPF2A64.len() - 1)]
 }
 
-/// Offsets in 7.3's arm64 structures that the tail call reads.
-const BPF_ARRAY_MAX_ENTRIES: u64 = 0x44; // offsetof(struct bpf_array, map.max_entries)
-const BPF_ARRAY_PTRS: u64 = 0x128; // offsetof(struct bpf_array, ptrs)
-const BPF_PROG_BPF_FUNC: u64 = 0x48; // offsetof(struct bpf_prog, bpf_func)
 const MAX_TAIL_CALL_CNT: u64 = 33;
 const NR_STACK_ARG_REGS: usize = 3;
 const STACK_ARG_REGS: [Reg; NR_STACK_ARG_REGS] = [5, 6, 7];
@@ -532,7 +529,7 @@ impl<'a> JitCtx<'a> {
         let (r2, r3) = (a64(2), a64(3));
         let (tmp, prg, tcc, ptr) = (a64(TMP_REG_1), a64(TMP_REG_2), a64(TMP_REG_3), a64(TCCNT_PTR));
         // if (index >= array->map.max_entries) goto out;
-        self.emit_a64_mov_i64(tmp, BPF_ARRAY_MAX_ENTRIES);
+        self.emit_a64_mov_i64(tmp, OFFSETOF_BPF_MAP_MAX_ENTRIES as u64);
         self.emit(load_store_reg(tmp, r2, tmp, 2, LdSt::Load));
         self.emit(move_reg(false, r3, r3));
         self.emit(add_sub_reg(false, ZR, r3, tmp, AddSub::SubS));
@@ -546,7 +543,7 @@ impl<'a> JitCtx<'a> {
         self.emit(NOP);
         self.add_i(true, tcc, tcc, 1);
         // prog = array->ptrs[index]; if (prog == NULL) goto out;
-        self.emit_a64_mov_i64(tmp, BPF_ARRAY_PTRS);
+        self.emit_a64_mov_i64(tmp, OFFSETOF_BPF_ARRAY_VALUE as u64);
         self.emit(add_sub_reg(true, tmp, r2, tmp, AddSub::Add));
         self.emit(lsl_imm(true, prg, r3, 3));
         self.emit(load_store_reg(prg, tmp, prg, 3, LdSt::Load));
@@ -561,7 +558,7 @@ impl<'a> JitCtx<'a> {
         }
         self.pop_callee_regs();
         // goto *(prog->bpf_func + prologue_offset);
-        self.emit_a64_mov_i64(tmp, BPF_PROG_BPF_FUNC);
+        self.emit_a64_mov_i64(tmp, OFFSETOF_BPF_PROG_BPF_FUNC as u64);
         self.emit(load_store_reg(tmp, prg, tmp, 3, LdSt::Load));
         let prologue_offset = (self.profile.bti_kernel as u32) + 2 + (self.profile.ptr_auth_kernel as u32) + 4;
         self.add_i(true, tmp, tmp, 4 * prologue_offset);
@@ -731,7 +728,7 @@ impl<'a> JitCtx<'a> {
                     }
                     BPF_PSEUDO_MAP_VALUE | BPF_PSEUDO_MAP_IDX_VALUE => {
                         let map = crate::map::map_kaddr(Arch::Arm64, imm as u32 as usize);
-                        self.emit_a64_mov_i64(dst, map + BPF_ARRAY_PTRS + hi as u32 as u64);
+                        self.emit_a64_mov_i64(dst, map + OFFSETOF_BPF_ARRAY_VALUE as u64 + hi as u32 as u64);
                     }
                     _ => self.emit_a64_mov_i64(dst, imm64),
                 }

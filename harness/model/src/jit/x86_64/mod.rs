@@ -23,6 +23,7 @@ use bpf_isa::op::*;
 use encoder::{AluOp, Cond, Emitter, Reg, Rex, ShiftOp, Width, is_imm8, is_simm32};
 
 use super::{JitFunc, JitProgram};
+use crate::kernel_layout::{OFFSETOF_BPF_ARRAY_VALUE, OFFSETOF_BPF_MAP_MAX_ENTRIES, OFFSETOF_BPF_PROG_BPF_FUNC};
 
 /// What of the kernel build and the CPU changes the code the JIT emits,
 /// and the fixed addresses that stand in for the kernel's.
@@ -128,11 +129,6 @@ const PADDING_PASSES: usize = MAX_PASSES - 5;
 const MAX_TAIL_CALL_CNT: i8 = 33;
 /// `X86_PATCH_SIZE`: a `call`/`jmp rel32`, or the nop5 reserved for them.
 const X86_PATCH_SIZE: usize = 5;
-/// `offsetof(struct bpf_array, map.max_entries)`, `offsetof(struct bpf_array, ptrs)`.
-const BPF_ARRAY_MAX_ENTRIES: i32 = 0x44;
-const BPF_ARRAY_PTRS: i32 = 0x128;
-/// `offsetof(struct bpf_prog, bpf_func)`.
-const BPF_PROG_BPF_FUNC: i32 = 0x48;
 const VSYSCALL_ADDR: u64 = 0xffff_ffff_ff60_0000;
 const PAGE_SIZE: u64 = 4096;
 /// Private stacks: a guard word below and above each frame.
@@ -515,7 +511,7 @@ impl FuncJit<'_> {
         let tcc_ptr_off = tail_call_cnt_ptr_off(stack_depth);
         // if (index >= array->map.max_entries) goto out
         e.mov_rr(false, Reg::RDX, Reg::RDX);
-        e.alu_mr(AluOp::Cmp, false, Reg::RSI, BPF_ARRAY_MAX_ENTRIES, Reg::RDX);
+        e.alu_mr(AluOp::Cmp, false, Reg::RSI, OFFSETOF_BPF_MAP_MAX_ENTRIES as i32, Reg::RDX);
         let off = label - (e.len() as i64 + 2 - start);
         e.jcc8(Cond::Be, off as i8);
         // if ((*tcc_ptr)++ >= MAX_TAIL_CALL_CNT) goto out
@@ -525,7 +521,7 @@ impl FuncJit<'_> {
         e.jcc8(Cond::Ae, off as i8);
         // prog = array->ptrs[index]: mov rcx, [rsi + rdx*8 + ptrs]
         e.bytes(&[0x48, 0x8b, 0x8c, 0xd6]);
-        e.imm32(BPF_ARRAY_PTRS);
+        e.imm32(OFFSETOF_BPF_ARRAY_VALUE as i32);
         // if (prog == NULL) goto out
         e.test_rr(true, Reg::RCX, Reg::RCX);
         let off = label - (e.len() as i64 + 2 - start);
@@ -540,7 +536,7 @@ impl FuncJit<'_> {
             e.alu_ri32(AluOp::Add, true, Reg::RSP, round_up8(stack_depth) as i32);
         }
         // goto *(prog->bpf_func + X86_TAIL_CALL_OFFSET)
-        e.load(Width::Dw, Reg::RCX, Reg::RCX, BPF_PROG_BPF_FUNC);
+        e.load(Width::Dw, Reg::RCX, Reg::RCX, OFFSETOF_BPF_PROG_BPF_FUNC as i32);
         e.alu_ri(AluOp::Add, true, Reg::RCX, self.tail_call_offset());
         let here = ip.wrapping_add((e.len() as i64 - start) as u64);
         self.emit_indirect_jump(e, Reg::RCX, here);
@@ -732,7 +728,7 @@ impl FuncJit<'_> {
                     let v = match insn.src {
                         // the dump names maps by index: the model's map addresses
                         BPF_PSEUDO_MAP_FD | BPF_PSEUDO_MAP_IDX => map_kaddr(imm),
-                        BPF_PSEUDO_MAP_VALUE | BPF_PSEUDO_MAP_IDX_VALUE => map_kaddr(imm) + BPF_ARRAY_VALUE + hi as u32 as u64,
+                        BPF_PSEUDO_MAP_VALUE | BPF_PSEUDO_MAP_IDX_VALUE => map_kaddr(imm) + OFFSETOF_BPF_ARRAY_VALUE as u64 + hi as u32 as u64,
                         _ => v,
                     };
                     mov_imm64(&mut e, dst, v);
@@ -1104,9 +1100,6 @@ impl FuncJit<'_> {
         Ok(())
     }
 }
-
-/// `offsetof(struct bpf_array, value)` (a union with `ptrs`): a map value load points there.
-const BPF_ARRAY_VALUE: u64 = BPF_ARRAY_PTRS as u64;
 
 /// The model's address of map `index` ([`crate::map::map_kaddr`]).
 fn map_kaddr(index: i32) -> u64 {
