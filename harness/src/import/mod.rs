@@ -1079,7 +1079,7 @@ fn build_map(
         spec.value_size = 4;
     }
     if matches!(spec.map_type, BPF_MAP_TYPE_RINGBUF | BPF_MAP_TYPE_USER_RINGBUF) {
-        spec.max_entries = adjust_ringbuf_size(spec.max_entries);
+        spec.max_entries = crate::object::adjust_ringbuf_sz(spec.max_entries);
     }
     if map_type_needs_btf(spec.map_type) {
         return Err(Blocked::new("map needs BTF", format!("{name}: {} maps are created with key/value BTF", crate::map::map_type_name(spec.map_type))));
@@ -1088,27 +1088,6 @@ fn build_map(
         return Err(Blocked::new("map needs BTF", format!("{name}: its value holds {f}")));
     }
     Ok(spec)
-}
-
-/// The kernels this imports for (x86_64, arm64 Debian builds) use 4 KiB
-/// pages.
-const PAGE_SIZE: u32 = 4096;
-
-/// libbpf's `adjust_ringbuf_sz`: a ring buffer's size is made the smallest
-/// power-of-2 multiple of the page size above the one declared (the kernel
-/// takes nothing else); 0 stays 0 so the kernel reports it.
-pub fn adjust_ringbuf_size(sz: u32) -> u32 {
-    if sz == 0 || (sz.is_multiple_of(PAGE_SIZE) && (sz / PAGE_SIZE).is_power_of_two()) {
-        return sz;
-    }
-    let mut mul: u32 = 1;
-    while mul <= u32::MAX / PAGE_SIZE {
-        if mul * PAGE_SIZE > sz {
-            return mul * PAGE_SIZE;
-        }
-        mul <<= 1;
-    }
-    0
 }
 
 /// What test_progs' `prog_tests/verifier.c` does to a suite's maps before

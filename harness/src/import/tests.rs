@@ -271,15 +271,6 @@ fn rendered_module_has_the_declarations() {
     assert!(m.contains("// program `in_c` is not imported:\n//   - written in C"), "{m}");
 }
 
-#[test]
-fn ringbuf_sizes_as_libbpf() {
-    assert_eq!(adjust_ringbuf_size(0), 0);
-    assert_eq!(adjust_ringbuf_size(8), 4096);
-    assert_eq!(adjust_ringbuf_size(4096), 4096);
-    assert_eq!(adjust_ringbuf_size(3 * 4096), 4 * 4096);
-    assert_eq!(adjust_ringbuf_size(256 * 1024), 256 * 1024);
-}
-
 /// A source through gcc's cpp with the 7.3 headers, for both arches: the
 /// `#ifdef`s bpf_misc.h derives from the target arch, macro values in tags,
 /// and UAPI layouts (`struct bpf_perf_event_data` starts with the arch's

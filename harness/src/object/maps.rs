@@ -119,7 +119,7 @@ fn init_user_btf_maps(obj: &BpfObject, elf: &Elf<'_>, shndx: usize, maps: &mut V
         let mut unsupported = None;
         let mut def = parse_btf_map_def(&name, btf, def_id, false, &mut unsupported)?;
         if matches!(def.map_type, BPF_MAP_TYPE_RINGBUF | BPF_MAP_TYPE_USER_RINGBUF) {
-            def.max_entries = ringbuf_size(def.max_entries);
+            def.max_entries = adjust_ringbuf_sz(def.max_entries);
         }
         maps.push(BpfMap { def, kind: MapKind::User, real_name: name, sec_idx: shndx, sec_offset, sec_size: u64::from(vi.size), unsupported });
     }
@@ -130,10 +130,11 @@ fn init_user_btf_maps(obj: &BpfObject, elf: &Elf<'_>, shndx: usize, maps: &mut V
 /// hosts the model's kernels run on (as its map creation assumes).
 const PAGE_SIZE: u32 = 4096;
 
-/// A ring buffer's size as libbpf passes it (`adjust_ringbuf_sz`): the
+/// A ring buffer's size as libbpf passes it (`adjust_ringbuf_sz`, for the
+/// object loader and the importer alike): the
 /// smallest power-of-two number of pages above a size that is not one
 /// already; 0, and sizes no such number fits, unchanged.
-fn ringbuf_size(sz: u32) -> u32 {
+pub fn adjust_ringbuf_sz(sz: u32) -> u32 {
     if sz == 0 || (sz.is_multiple_of(PAGE_SIZE) && (sz / PAGE_SIZE).is_power_of_two()) {
         return sz;
     }
@@ -288,13 +289,13 @@ pub(super) fn collect_map_relos(obj: &mut BpfObject, elf: &Elf<'_>, rel_idx: usi
 mod tests {
     #[test]
     fn ring_buffers_round_up_to_a_power_of_two_pages() {
-        use super::ringbuf_size;
-        assert_eq!(ringbuf_size(0), 0);
-        assert_eq!(ringbuf_size(8), 4096);
-        assert_eq!(ringbuf_size(4096), 4096);
-        assert_eq!(ringbuf_size(4097), 8192);
-        assert_eq!(ringbuf_size(3 * 4096), 4 * 4096);
-        assert_eq!(ringbuf_size(1 << 20), 1 << 20);
-        assert_eq!(ringbuf_size(u32::MAX - 1), u32::MAX - 1);
+        use super::adjust_ringbuf_sz;
+        assert_eq!(adjust_ringbuf_sz(0), 0);
+        assert_eq!(adjust_ringbuf_sz(8), 4096);
+        assert_eq!(adjust_ringbuf_sz(4096), 4096);
+        assert_eq!(adjust_ringbuf_sz(4097), 8192);
+        assert_eq!(adjust_ringbuf_sz(3 * 4096), 4 * 4096);
+        assert_eq!(adjust_ringbuf_sz(1 << 20), 1 << 20);
+        assert_eq!(adjust_ringbuf_sz(u32::MAX - 1), u32::MAX - 1);
     }
 }

@@ -54,7 +54,7 @@ use crate::target::Arch;
 
 pub use btf::ObjectBtf;
 pub use btf_ext::{BtfExt, BtfExtRecords, ProgBtfExt};
-pub use maps::{BpfMap, MapKind};
+pub use maps::{BpfMap, MapKind, adjust_ringbuf_sz};
 
 /// Why an object, or one of its programs, cannot be used.
 #[derive(Clone, Debug, PartialEq, Eq)]
