@@ -19,6 +19,7 @@
 //! Also: the call imms of the table are re-derived from the images'
 //! kallsyms, read from 7.3 guests by the vm backend.
 
+use bpf_selftest::map::types::*;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -38,7 +39,6 @@ use bpf_selftest::require::{self, Component};
 use bpf_selftest::runner::{Plan, RunOptions};
 use bpf_selftest::target::Arch;
 use bpf_selftest::verifier::env::{VerifierEnv, VerifierInput};
-use bpf_selftest::verifier::maps::mt;
 use bpf_selftest::verifier::{Fail, verify};
 use bpf_selftest_suite as _;
 
@@ -65,19 +65,19 @@ fn family(env: &VerifierEnv<'_>, i: usize) -> String {
     if name.starts_with("map_") || name == "redirect_map" || name == "for_each_map_elem" {
         let ty = env.pass_aux.get(i).and_then(|a| a.map_ptr).and_then(|m| env.used_maps.get(m as usize)).map(|&u| env.input.maps[u].def.map_type);
         let ty = match ty {
-            Some(mt::ARRAY) => "array",
-            Some(mt::PERCPU_ARRAY) => "percpu_array",
-            Some(mt::HASH) => "hash",
-            Some(mt::LRU_HASH) => "lru_hash",
-            Some(mt::PERCPU_HASH) => "percpu_hash",
-            Some(mt::ARRAY_OF_MAPS) => "array_of_maps",
-            Some(mt::HASH_OF_MAPS) => "hash_of_maps",
-            Some(mt::RINGBUF) => "ringbuf",
-            Some(mt::LRU_PERCPU_HASH) => "lru_percpu_hash",
-            Some(mt::QUEUE) => "queue",
-            Some(mt::STACK) => "stack",
-            Some(mt::DEVMAP) => "devmap",
-            Some(mt::PROG_ARRAY) => "prog_array",
+            Some(BPF_MAP_TYPE_ARRAY) => "array",
+            Some(BPF_MAP_TYPE_PERCPU_ARRAY) => "percpu_array",
+            Some(BPF_MAP_TYPE_HASH) => "hash",
+            Some(BPF_MAP_TYPE_LRU_HASH) => "lru_hash",
+            Some(BPF_MAP_TYPE_PERCPU_HASH) => "percpu_hash",
+            Some(BPF_MAP_TYPE_ARRAY_OF_MAPS) => "array_of_maps",
+            Some(BPF_MAP_TYPE_HASH_OF_MAPS) => "hash_of_maps",
+            Some(BPF_MAP_TYPE_RINGBUF) => "ringbuf",
+            Some(BPF_MAP_TYPE_LRU_PERCPU_HASH) => "lru_percpu_hash",
+            Some(BPF_MAP_TYPE_QUEUE) => "queue",
+            Some(BPF_MAP_TYPE_STACK) => "stack",
+            Some(BPF_MAP_TYPE_DEVMAP) => "devmap",
+            Some(BPF_MAP_TYPE_PROG_ARRAY) => "prog_array",
             Some(_) => "other map",
             None => "inner map",
         };

@@ -12,7 +12,7 @@
 //! | layer | modules |
 //! |---|---|
 //! | the instruction set | [`isa`] (the `bpf-isa` crate: encoding, assembler, disassembler, ALU semantics) |
-//! | kernel facts | [`target`], [`prog_type`], [`map`], [`vmlinux_btf`], [`uapi`], [`kernel_layout`] |
+//! | kernel facts | [`target`], [`prog_type`], [`map`], [`vmlinux_btf`], [`uapi`], [`kernel_layout`], [`limits`] |
 //! | the verifier (`kernel/bpf/verifier.c`) | [`verifier`] |
 //! | the rewrites after it (`bpf_do_misc_fixups` and the others) | [`fixups`] |
 //! | the JITs (`arch/{x86,arm64}/net/bpf_jit_comp.c`) and their images' disassembly | [`jit`], [`jit_disasm`] |
@@ -30,6 +30,7 @@ pub mod fixups;
 pub mod jit;
 pub mod jit_disasm;
 pub mod kernel_layout;
+pub mod limits;
 pub mod load;
 pub mod map;
 pub mod prog_type;

@@ -175,6 +175,7 @@ pub mod types {
     pub const BPF_MAP_TYPE_CGRP_STORAGE: u32 = 32;
     pub const BPF_MAP_TYPE_ARENA: u32 = 33;
     pub const BPF_MAP_TYPE_INSN_ARRAY: u32 = 34;
+    pub const BPF_MAP_TYPE_RHASH: u32 = 35;
 }
 
 /// `map_flags` of BPF_MAP_CREATE, by the kernel's names.

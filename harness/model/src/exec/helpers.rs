@@ -5,12 +5,13 @@
 //! does not implement fail the run with [`ExecError::Unsupported`] rather
 //! than guess.
 
-use super::interp::{BPF_MAX_LOOPS, Flow};
+use super::interp::Flow;
 use super::maps::errno::*;
 use super::maps::{self, NR_CPUS, Store, neg};
 use super::mem::{Addr, RegionKind};
 use super::{ExecError, Runtime};
 use crate::kernel_layout::SIZEOF_XDP_FRAME;
+use crate::limits::BPF_MAX_LOOPS;
 use crate::target::Arch;
 
 /// `enum bpf_func_id`.
@@ -186,7 +187,7 @@ pub(crate) fn call(rt: &mut Runtime, helper: i32, a: [u64; 5]) -> Result<Flow, E
         LOOP => {
             if a[3] != 0 {
                 neg(EINVAL)
-            } else if a[0] as u32 as u64 > BPF_MAX_LOOPS {
+            } else if a[0] as u32 > BPF_MAX_LOOPS {
                 neg(E2BIG)
             } else {
                 let n = a[0] as u32;

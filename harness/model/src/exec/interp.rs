@@ -27,11 +27,8 @@ use bpf_isa::insn::op::*;
 
 use super::mem::{Addr, Fault, RegionKind};
 use super::{CallTarget, ExecError, ExecProgram, Imm64, Internal, Runtime, helpers, kfuncs};
+use crate::limits::{BPF_MAX_LOOPS, BPF_MAX_TIMED_LOOPS, MAX_TAIL_CALL_CNT};
 
-/// `BPF_MAX_LOOPS`: how many times one frame's `may_goto` falls through.
-pub const BPF_MAX_LOOPS: u64 = 8 * 1024 * 1024;
-/// `MAX_TAIL_CALL_CNT`.
-pub const MAX_TAIL_CALL_CNT: u32 = 33;
 /// Stack arguments beyond r1-r5 (`MAX_BPF_FUNC_ARGS` is 12).
 const MAX_STACK_ARGS: usize = 7;
 /// Call frames one interpreter loop may hold (the verifier allows 8).
@@ -313,7 +310,7 @@ impl Runtime {
                 Some(stack)
             }
         };
-        frames.push(Frame { prog, prog_idx, ret_pc: 0, saved: [0; 5], stack, out_args: [0; MAX_STACK_ARGS], may_goto: BPF_MAX_LOOPS });
+        frames.push(Frame { prog, prog_idx, ret_pc: 0, saved: [0; 5], stack, out_args: [0; MAX_STACK_ARGS], may_goto: u64::from(BPF_MAX_LOOPS) });
         let mut pc = entry;
         loop {
             let Some((cur, callers)) = frames.split_last_mut() else { return Err(bad(pc, "no call frame")) };
@@ -478,7 +475,7 @@ impl Runtime {
                                         saved: [regs[6], regs[7], regs[8], regs[9], regs[10]],
                                         stack,
                                         out_args: [0; MAX_STACK_ARGS],
-                                        may_goto: BPF_MAX_LOOPS,
+                                        may_goto: u64::from(BPF_MAX_LOOPS),
                                     };
                                     regs[10] = fp;
                                     frames.push(callee);
@@ -515,7 +512,7 @@ impl Runtime {
                                     }
                                     cur.prog = prog;
                                     cur.prog_idx = p;
-                                    cur.may_goto = BPF_MAX_LOOPS;
+                                    cur.may_goto = u64::from(BPF_MAX_LOOPS);
                                     next = 0;
                                 }
                             }
@@ -772,15 +769,14 @@ impl Runtime {
     /// `bpf_check_timed_may_goto` on `struct bpf_timed_may_goto { count;
     /// timestamp; }` at `at`: the loop's new count.
     pub(crate) fn timed_may_goto(&mut self, at: Addr) -> Result<u64, Fault> {
-        const BPF_MAX_TIMED_LOOPS: u64 = 0xffff;
         let now = self.now_ns();
         self.advance_clock(self.opts.timed_may_goto_ns);
         let ts = self.mem.load(at.wrapping_add(8), 8)?;
         if ts == 0 {
             self.mem.store(at.wrapping_add(8), 8, now)?;
-            return Ok(BPF_MAX_TIMED_LOOPS);
+            return Ok(u64::from(BPF_MAX_TIMED_LOOPS));
         }
-        Ok(if now.wrapping_sub(ts) >= 250_000_000 { 0 } else { BPF_MAX_TIMED_LOOPS })
+        Ok(if now.wrapping_sub(ts) >= 250_000_000 { 0 } else { u64::from(BPF_MAX_TIMED_LOOPS) })
     }
 
     /// `bpf_tail_call(ctx, map, index)`: jump to the program in the slot,

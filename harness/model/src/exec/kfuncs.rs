@@ -4,11 +4,12 @@
 
 use bpf_isa::helper_ids::bpf_func_id;
 
-use super::interp::{BPF_MAX_LOOPS, Flow};
+use super::interp::Flow;
 use super::maps::errno::*;
 use super::maps::{self, neg};
 use super::mem::{Addr, RegionKind};
 use super::{ExecError, Runtime};
+use crate::limits::BPF_MAX_LOOPS;
 use crate::target::Arch;
 use crate::verifier::kfuncs::dynptr;
 
@@ -118,7 +119,7 @@ pub(crate) fn call(rt: &mut Runtime, k: &Kfunc, a: [u64; 5]) -> Result<Flow, Exe
             let (start, end) = (a[1] as i32, a[2] as i32);
             let (cur, end, ret) = if start > end {
                 (0, 0, neg(EINVAL))
-            } else if end.wrapping_sub(start) as u32 as u64 > BPF_MAX_LOOPS {
+            } else if end.wrapping_sub(start) as u32 > BPF_MAX_LOOPS {
                 (0, 0, neg(E2BIG))
             } else {
                 (start.wrapping_sub(1), end, 0)

@@ -8,13 +8,12 @@ use bpf_isa::Insn;
 use bpf_isa::op::*;
 
 use super::patch::{self, Patches};
+use crate::limits::BPF_MAX_LOOPS;
 use crate::verifier::Fail;
 use crate::verifier::env::VerifierEnv;
 use crate::verifier::errno::E2BIG;
 use crate::verifier::helpers::func;
 
-/// `BPF_MAX_LOOPS`: the most iterations `bpf_loop` runs.
-const BPF_MAX_LOOPS: i32 = 8 * 1024 * 1024;
 const BPF_REG_SIZE: i32 = 8;
 /// The index of the callback call in the inlined loop.
 const CALL_INSN: usize = 12;
@@ -30,7 +29,7 @@ fn inline_bpf_loop(at: usize, stack_base: i32, callback_start: usize) -> Vec<Ins
     let mov = |dst: u8, src: u8| Insn::new(BPF_ALU64 | BPF_MOV | BPF_X, dst, src, 0, 0);
     let mut v = vec![
         // too many iterations: -E2BIG, to the end of the patch
-        Insn::new(BPF_JMP | BPF_JLE | BPF_K, 1, 0, 2, BPF_MAX_LOOPS),
+        Insn::new(BPF_JMP | BPF_JLE | BPF_K, 1, 0, 2, BPF_MAX_LOOPS as i32),
         Insn::new(BPF_ALU | BPF_MOV | BPF_K, 0, 0, 0, -E2BIG),
         Insn::new(BPF_JMP | BPF_JA, 0, 0, 16, 0),
         stx(6, r6_off),

@@ -15,6 +15,7 @@ use bpf_isa::insn::{BPF_REG_AX, BPF_REG_FP};
 use bpf_isa::op::*;
 
 use super::patch::{self, Patches};
+use crate::limits::{BPF_MAX_LOOPS, BPF_MAX_TIMED_LOOPS};
 use crate::map::types::BPF_MAP_TYPE_PERCPU_ARRAY;
 use crate::prog_type::{SCHED_ACT, SCHED_CLS, SOCKET_FILTER};
 use crate::target::Arch;
@@ -25,10 +26,6 @@ use crate::verifier::helper_call::MapKeyState;
 
 const PHASE: &str = "bpf_do_misc_fixups";
 
-/// `BPF_MAX_LOOPS`: the count an untimed `may_goto` loop starts with.
-const BPF_MAX_LOOPS: i32 = 8 * 1024 * 1024;
-/// `BPF_MAX_TIMED_LOOPS`: the count between two looks at the clock.
-const BPF_MAX_TIMED_LOOPS: i32 = 0xffff;
 use bpf_isa::helper_ids::BPF_FUNC_TAIL_CALL;
 use bpf_isa::insn::MAX_BPF_STACK;
 /// `BPF_ALU_SANITIZE`: either side sanitized.
@@ -575,7 +572,7 @@ fn may_goto_prologues(env: &mut VerifierEnv<'_>, stack_extra: &[u32]) -> Result<
         let (start, depth) = (si.start, -(si.stack_depth as i32));
         let st = |off: i32, imm: i32| ins(BPF_ST | BPF_MEM | BPF_DW, BPF_REG_FP, 0, off as i16, imm);
         let Some(&first) = env.insns.get(start) else { continue };
-        let p = if timed { vec![st(depth, BPF_MAX_TIMED_LOOPS), st(depth + 8, 0), first] } else { vec![st(depth, BPF_MAX_LOOPS), first] };
+        let p = if timed { vec![st(depth, BPF_MAX_TIMED_LOOPS as i32), st(depth + 8, 0), first] } else { vec![st(depth, BPF_MAX_LOOPS as i32), first] };
         patches.replace(start, p);
         patched.push(s);
     }

@@ -21,8 +21,7 @@ use super::state::*;
 
 /// `CALLER_SAVED_REGS`: r0..r5.
 pub const CALLER_SAVED_REGS: usize = 6;
-/// `MAX_CALL_FRAMES`.
-pub const MAX_CALL_FRAMES: usize = 16;
+pub use crate::limits::MAX_CALL_FRAMES;
 
 /// `struct bpf_subprog_info` as the main pass keeps it.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -24,16 +24,13 @@ use super::reg::*;
 use super::scalar::print::{push_i64, push_u64};
 use super::state::*;
 
-/// `BPF_COMPLEXITY_LIMIT_INSNS`.
-pub const BPF_COMPLEXITY_LIMIT_INSNS: u32 = 1_000_000;
+pub use crate::limits::BPF_COMPLEXITY_LIMIT_INSNS;
 /// `BPF_COMPLEXITY_LIMIT_JMP_SEQ`.
 pub const BPF_COMPLEXITY_LIMIT_JMP_SEQ: usize = 8192;
 /// `BPF_MAX_VAR_OFF`.
 pub const BPF_MAX_VAR_OFF: i64 = 1 << 29;
 
-pub const BPF_LOG_LEVEL1: u32 = 1;
-pub const BPF_LOG_LEVEL2: u32 = 2;
-pub const BPF_LOG_LEVEL: u32 = 3;
+pub use super::log::{BPF_LOG_LEVEL, BPF_LOG_LEVEL1, BPF_LOG_LEVEL2};
 
 // the errnos the main pass returns, from their one home
 pub use super::errno::{E2BIG, EACCES, EFAULT, EINVAL, ENOENT, ENOTSUPP, EPERM, EPROTO, ERANGE};

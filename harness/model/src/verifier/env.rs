@@ -15,15 +15,10 @@ use crate::target::Arch;
 
 /// `BPF_MAXINSNS`: the unprivileged program size limit.
 pub const BPF_MAXINSNS: usize = 4096;
-/// `BPF_COMPLEXITY_LIMIT_INSNS`: the privileged size limit and the
-/// processed-insns budget.
-pub const BPF_COMPLEXITY_LIMIT_INSNS: usize = 1_000_000;
 /// `BPF_MAX_SUBPROGS`.
 pub const BPF_MAX_SUBPROGS: usize = 256;
 /// `MAX_USED_MAPS`.
 pub const MAX_USED_MAPS: usize = 64;
-/// `MAX_CALL_FRAMES` (16 in 7.3).
-pub const MAX_CALL_FRAMES: usize = 16;
 /// `MAX_BPF_REG`: r0..r10.
 pub const MAX_BPF_REG: u8 = 11;
 /// `BPF_REG_PARAMS` (r11): stack arguments of 7.3's >5-argument calls.

@@ -7,6 +7,7 @@
 //! BPF-to-BPF calls, frames and callbacks are in [`super::calls`], kfuncs
 //! in [`super::kfuncs`], the prototype table in [`super::helper_protos`].
 
+use crate::map::types::*;
 use bpf_isa::Insn;
 use bpf_isa::insn::op::*;
 
@@ -15,7 +16,6 @@ use super::diag::ModReason;
 use super::do_check::*;
 use super::helper_protos::*;
 use super::helpers::{self, func};
-use super::maps::mt;
 use super::reg::*;
 use super::scalar::print::tnum_strn;
 use super::state::*;
@@ -526,10 +526,10 @@ impl Env<'_, '_> {
             r.typ = CONST_PTR_TO_MAP | maybe_null;
             r.aux = inner.map_or(-1, |i| i as i64);
             r.map_uid = r.id;
-        } else if map.map_type == mt::XSKMAP {
+        } else if map.map_type == BPF_MAP_TYPE_XSKMAP {
             r.typ = PTR_TO_XDP_SOCK | maybe_null;
             r.map_uid = 0;
-        } else if map.map_type == mt::SOCKMAP || map.map_type == mt::SOCKHASH {
+        } else if map.map_type == BPF_MAP_TYPE_SOCKMAP || map.map_type == BPF_MAP_TYPE_SOCKHASH {
             r.typ = PTR_TO_SOCKET | maybe_null;
             r.map_uid = 0;
         }
@@ -612,7 +612,7 @@ impl Env<'_, '_> {
             return Ok(());
         }
         let map = meta.map.and_then(|(m, _)| self.maps.get(m)).cloned();
-        let Some(map) = map.filter(|m| m.map_type == mt::PROG_ARRAY) else {
+        let Some(map) = map.filter(|m| m.map_type == BPF_MAP_TYPE_PROG_ARRAY) else {
             self.verbose("expected prog array map for tail call");
             return errno(EINVAL);
         };
@@ -711,7 +711,7 @@ impl Env<'_, '_> {
                     return errno(EFAULT);
                 };
                 let map = self.maps.get(m).cloned().unwrap_or_default();
-                if meta.func_id == func::MAP_PEEK_ELEM && map.map_type == mt::BLOOM_FILTER {
+                if meta.func_id == func::MAP_PEEK_ELEM && map.map_type == BPF_MAP_TYPE_BLOOM_FILTER {
                     meta.raw_mem_regno = 0;
                 }
                 self.check_helper_mem_access(&reg, regno, map.value_size as i64, arg_type & MEM_WRITE != 0, false, Some(meta))?;
@@ -781,7 +781,7 @@ impl Env<'_, '_> {
         };
         let t = self.maps.get(m).map_or(0, |m| m.map_type);
         match t {
-            mt::SOCKMAP | mt::SOCKHASH => {
+            BPF_MAP_TYPE_SOCKMAP | BPF_MAP_TYPE_SOCKHASH => {
                 if arg_type == ARG_PTR_TO_MAP_VALUE {
                     Ok(ARG_PTR_TO_BTF_ID_SOCK_COMMON)
                 } else {
@@ -789,7 +789,7 @@ impl Env<'_, '_> {
                     errno(EINVAL)
                 }
             }
-            mt::BLOOM_FILTER if meta.func_id == func::MAP_PEEK_ELEM => Ok(ARG_PTR_TO_MAP_VALUE),
+            BPF_MAP_TYPE_BLOOM_FILTER if meta.func_id == func::MAP_PEEK_ELEM => Ok(ARG_PTR_TO_MAP_VALUE),
             _ => Ok(arg_type),
         }
     }
@@ -1191,11 +1191,11 @@ impl Env<'_, '_> {
             return errno(EINVAL);
         }
         let map = usize::try_from(reg.aux).ok().and_then(|i| self.maps.get(i)).cloned().unwrap_or_default();
-        if map.map_type == mt::INSN_ARRAY {
+        if map.map_type == BPF_MAP_TYPE_INSN_ARRAY {
             self.verbose(&format!("R{regno} points to insn_array map which cannot be used as const string\n"));
             return errno(EACCES);
         }
-        if map.map_type == mt::PERCPU_ARRAY {
+        if map.map_type == BPF_MAP_TYPE_PERCPU_ARRAY {
             self.verbose(&format!("R{regno} points to percpu_array map which cannot be used as const string\n"));
             return errno(EACCES);
         }

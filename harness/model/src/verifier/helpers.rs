@@ -8,6 +8,7 @@
 //! Also the small per-helper predicates `check_helper_call` and the front
 //! end use (`bpf_helper_changes_pkt_data`, callback-calling helpers).
 
+use crate::map::types::*;
 use super::helper_protos::*;
 
 pub use bpf_isa::helper_ids::{BPF_FUNC_MAX_ID, helper_name};
@@ -851,7 +852,7 @@ pub fn is_acquire_function(func_id: i32, map_type: Option<u32>) -> bool {
     use func::*;
     match func_id {
         SK_LOOKUP_TCP | SK_LOOKUP_UDP | SKC_LOOKUP_TCP | RINGBUF_RESERVE | KPTR_XCHG => true,
-        MAP_LOOKUP_ELEM => map_type == Some(super::maps::mt::SOCKMAP) || map_type == Some(super::maps::mt::SOCKHASH),
+        MAP_LOOKUP_ELEM => map_type == Some(BPF_MAP_TYPE_SOCKMAP) || map_type == Some(BPF_MAP_TYPE_SOCKHASH),
         _ => false,
     }
 }

@@ -27,6 +27,7 @@ use super::env::*;
 use super::errno::*;
 use super::log::{BPF_LOG_LEVEL2, bpf_vlog_alignment};
 use super::{Fail, PResult};
+use crate::limits::MAX_CALL_FRAMES;
 
 // ---------------------------------------------------------------- spis_t
 

@@ -13,8 +13,8 @@
 //! `net/`, outside the 7.3 source the project reads; they follow those
 //! files' long-stable rules.
 
+use crate::map::types::*;
 use super::errno::*;
-use super::maps::mt;
 use crate::kernel_layout::{SIZEOF_BUCKET, SIZEOF_HTAB_ELEM};
 use crate::map::MapDef;
 use crate::map::flags::*;
@@ -44,7 +44,7 @@ const PERF_EVENT_MAX_STACK: u32 = 127;
 /// `kvmalloc` refuses anything larger.
 const KVMALLOC_MAX: u64 = i32::MAX as u64;
 /// `ARRAY_SIZE(bpf_map_types)`: the last type is `BPF_MAP_TYPE_RHASH`.
-const NR_MAP_TYPES: u32 = mt::RHASH + 1;
+const NR_MAP_TYPES: u32 = BPF_MAP_TYPE_RHASH + 1;
 
 /// `bpf_map_flags_access_ok`: a program cannot be both read- and
 /// write-only.
@@ -98,7 +98,7 @@ pub fn map_create(attr: &MapCreateAttr<'_>, caps: MapCreateCaps) -> Result<(), i
     // BPF_F_TOKEN_FD is taken off before the per-type checks
     let token_flag = attr.map_flags & BPF_F_TOKEN_FD != 0;
     let attr = &MapCreateAttr { map_flags: attr.map_flags & !BPF_F_TOKEN_FD, ..*attr };
-    if !matches!(attr.map_type, mt::BLOOM_FILTER | mt::ARENA | mt::RHASH) && attr.map_extra != 0 {
+    if !matches!(attr.map_type, BPF_MAP_TYPE_BLOOM_FILTER | BPF_MAP_TYPE_ARENA | BPF_MAP_TYPE_RHASH) && attr.map_extra != 0 {
         // "Invalid map_extra."
         return Err(EINVAL);
     }
@@ -134,21 +134,21 @@ pub fn map_create_def(def: &MapDef, arch: crate::target::Arch, caps: MapCreateCa
 fn map_type_capable(map_type: u32, caps: MapCreateCaps) -> Result<(), i32> {
     let bpf = caps.bpf || caps.sys_admin;
     let ok = match map_type {
-        mt::ARRAY
-        | mt::PERCPU_ARRAY
-        | mt::PROG_ARRAY
-        | mt::PERF_EVENT_ARRAY
-        | mt::CGROUP_ARRAY
-        | mt::ARRAY_OF_MAPS
-        | mt::HASH
-        | mt::RHASH
-        | mt::PERCPU_HASH
-        | mt::HASH_OF_MAPS
-        | mt::RINGBUF
-        | mt::USER_RINGBUF
-        | mt::CGROUP_STORAGE
-        | mt::PERCPU_CGROUP_STORAGE => true,
-        mt::SOCKMAP | mt::SOCKHASH | mt::DEVMAP | mt::DEVMAP_HASH | mt::XSKMAP => caps.net_admin,
+        BPF_MAP_TYPE_ARRAY
+        | BPF_MAP_TYPE_PERCPU_ARRAY
+        | BPF_MAP_TYPE_PROG_ARRAY
+        | BPF_MAP_TYPE_PERF_EVENT_ARRAY
+        | BPF_MAP_TYPE_CGROUP_ARRAY
+        | BPF_MAP_TYPE_ARRAY_OF_MAPS
+        | BPF_MAP_TYPE_HASH
+        | BPF_MAP_TYPE_RHASH
+        | BPF_MAP_TYPE_PERCPU_HASH
+        | BPF_MAP_TYPE_HASH_OF_MAPS
+        | BPF_MAP_TYPE_RINGBUF
+        | BPF_MAP_TYPE_USER_RINGBUF
+        | BPF_MAP_TYPE_CGROUP_STORAGE
+        | BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE => true,
+        BPF_MAP_TYPE_SOCKMAP | BPF_MAP_TYPE_SOCKHASH | BPF_MAP_TYPE_DEVMAP | BPF_MAP_TYPE_DEVMAP_HASH | BPF_MAP_TYPE_XSKMAP => caps.net_admin,
         _ => bpf,
     };
     if ok { Ok(()) } else { Err(EPERM) }
@@ -157,19 +157,19 @@ fn map_type_capable(map_type: u32, caps: MapCreateCaps) -> Result<(), i32> {
 /// The type's `map_alloc_check` (those that have one).
 fn map_alloc_check(attr: &MapCreateAttr<'_>, caps: MapCreateCaps) -> Result<(), i32> {
     match attr.map_type {
-        mt::ARRAY | mt::PERCPU_ARRAY => array_map_alloc_check(attr),
-        mt::PROG_ARRAY | mt::PERF_EVENT_ARRAY | mt::CGROUP_ARRAY | mt::ARRAY_OF_MAPS => fd_array_map_alloc_check(attr),
-        mt::HASH | mt::PERCPU_HASH | mt::LRU_HASH | mt::LRU_PERCPU_HASH => htab_map_alloc_check(attr, caps),
-        mt::HASH_OF_MAPS => fd_htab_map_alloc_check(attr, caps),
-        mt::RHASH => rhtab_map_alloc_check(attr, caps),
-        mt::REUSEPORT_SOCKARRAY => reuseport_array_alloc_check(attr),
-        mt::QUEUE | mt::STACK => queue_stack_map_alloc_check(attr),
-        mt::BLOOM_FILTER => bloom_map_alloc_check(attr),
-        mt::DEVMAP | mt::DEVMAP_HASH => dev_map_alloc_check(attr),
-        mt::SK_STORAGE | mt::INODE_STORAGE | mt::TASK_STORAGE | mt::CGRP_STORAGE => bpf_local_storage_map_alloc_check(attr),
-        mt::INSN_ARRAY => insn_array_alloc_check(attr),
+        BPF_MAP_TYPE_ARRAY | BPF_MAP_TYPE_PERCPU_ARRAY => array_map_alloc_check(attr),
+        BPF_MAP_TYPE_PROG_ARRAY | BPF_MAP_TYPE_PERF_EVENT_ARRAY | BPF_MAP_TYPE_CGROUP_ARRAY | BPF_MAP_TYPE_ARRAY_OF_MAPS => fd_array_map_alloc_check(attr),
+        BPF_MAP_TYPE_HASH | BPF_MAP_TYPE_PERCPU_HASH | BPF_MAP_TYPE_LRU_HASH | BPF_MAP_TYPE_LRU_PERCPU_HASH => htab_map_alloc_check(attr, caps),
+        BPF_MAP_TYPE_HASH_OF_MAPS => fd_htab_map_alloc_check(attr, caps),
+        BPF_MAP_TYPE_RHASH => rhtab_map_alloc_check(attr, caps),
+        BPF_MAP_TYPE_REUSEPORT_SOCKARRAY => reuseport_array_alloc_check(attr),
+        BPF_MAP_TYPE_QUEUE | BPF_MAP_TYPE_STACK => queue_stack_map_alloc_check(attr),
+        BPF_MAP_TYPE_BLOOM_FILTER => bloom_map_alloc_check(attr),
+        BPF_MAP_TYPE_DEVMAP | BPF_MAP_TYPE_DEVMAP_HASH => dev_map_alloc_check(attr),
+        BPF_MAP_TYPE_SK_STORAGE | BPF_MAP_TYPE_INODE_STORAGE | BPF_MAP_TYPE_TASK_STORAGE | BPF_MAP_TYPE_CGRP_STORAGE => bpf_local_storage_map_alloc_check(attr),
+        BPF_MAP_TYPE_INSN_ARRAY => insn_array_alloc_check(attr),
         // bpf_struct_ops_map_alloc_check: needs btf_vmlinux_value_type_id
-        mt::STRUCT_OPS => Err(EINVAL),
+        BPF_MAP_TYPE_STRUCT_OPS => Err(EINVAL),
         _ => Ok(()),
     }
 }
@@ -178,36 +178,36 @@ fn map_alloc_check(attr: &MapCreateAttr<'_>, caps: MapCreateCaps) -> Result<(), 
 fn map_alloc(attr: &MapCreateAttr<'_>, caps: MapCreateCaps) -> Result<(), i32> {
     let bypass_spec_v1 = caps.perfmon || caps.sys_admin;
     match attr.map_type {
-        mt::ARRAY | mt::PERCPU_ARRAY | mt::PROG_ARRAY | mt::PERF_EVENT_ARRAY | mt::CGROUP_ARRAY => array_map_alloc(attr, bypass_spec_v1),
-        mt::ARRAY_OF_MAPS => {
+        BPF_MAP_TYPE_ARRAY | BPF_MAP_TYPE_PERCPU_ARRAY | BPF_MAP_TYPE_PROG_ARRAY | BPF_MAP_TYPE_PERF_EVENT_ARRAY | BPF_MAP_TYPE_CGROUP_ARRAY => array_map_alloc(attr, bypass_spec_v1),
+        BPF_MAP_TYPE_ARRAY_OF_MAPS => {
             bpf_map_meta_alloc(attr.inner)?;
             array_map_alloc(attr, bypass_spec_v1)
         }
-        mt::HASH | mt::PERCPU_HASH | mt::LRU_HASH | mt::LRU_PERCPU_HASH => htab_map_alloc(attr),
-        mt::HASH_OF_MAPS => {
+        BPF_MAP_TYPE_HASH | BPF_MAP_TYPE_PERCPU_HASH | BPF_MAP_TYPE_LRU_HASH | BPF_MAP_TYPE_LRU_PERCPU_HASH => htab_map_alloc(attr),
+        BPF_MAP_TYPE_HASH_OF_MAPS => {
             bpf_map_meta_alloc(attr.inner)?;
             htab_map_alloc(attr)
         }
-        mt::RHASH => {
+        BPF_MAP_TYPE_RHASH => {
             if attr.max_entries > 1 << 31 {
                 return Err(E2BIG);
             }
             Ok(())
         }
-        mt::LPM_TRIE => trie_alloc(attr),
-        mt::RINGBUF | mt::USER_RINGBUF => ringbuf_map_alloc(attr),
-        mt::QUEUE | mt::STACK => {
+        BPF_MAP_TYPE_LPM_TRIE => trie_alloc(attr),
+        BPF_MAP_TYPE_RINGBUF | BPF_MAP_TYPE_USER_RINGBUF => ringbuf_map_alloc(attr),
+        BPF_MAP_TYPE_QUEUE | BPF_MAP_TYPE_STACK => {
             let size = (attr.max_entries as u64 + 1) * attr.value_size as u64;
             if size > KVMALLOC_MAX { Err(ENOMEM) } else { Ok(()) }
         }
-        mt::BLOOM_FILTER => bloom_map_alloc(attr),
-        mt::CGROUP_STORAGE | mt::PERCPU_CGROUP_STORAGE => cgroup_storage_map_alloc(attr),
-        mt::STACK_TRACE => stack_map_alloc(attr),
-        mt::CPUMAP => cpu_map_alloc(attr),
-        mt::SOCKMAP => sock_map_alloc(attr),
-        mt::SOCKHASH => sock_hash_alloc(attr),
-        mt::XSKMAP => xsk_map_alloc(attr),
-        mt::ARENA => arena_map_alloc(attr),
+        BPF_MAP_TYPE_BLOOM_FILTER => bloom_map_alloc(attr),
+        BPF_MAP_TYPE_CGROUP_STORAGE | BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE => cgroup_storage_map_alloc(attr),
+        BPF_MAP_TYPE_STACK_TRACE => stack_map_alloc(attr),
+        BPF_MAP_TYPE_CPUMAP => cpu_map_alloc(attr),
+        BPF_MAP_TYPE_SOCKMAP => sock_map_alloc(attr),
+        BPF_MAP_TYPE_SOCKHASH => sock_hash_alloc(attr),
+        BPF_MAP_TYPE_XSKMAP => xsk_map_alloc(attr),
+        BPF_MAP_TYPE_ARENA => arena_map_alloc(attr),
         _ => Ok(()),
     }
 }
@@ -215,7 +215,7 @@ fn map_alloc(attr: &MapCreateAttr<'_>, caps: MapCreateCaps) -> Result<(), i32> {
 /// `array_map_alloc_check`.
 fn array_map_alloc_check(a: &MapCreateAttr<'_>) -> Result<(), i32> {
     const ARRAY_CREATE_FLAG_MASK: u32 = BPF_F_NUMA_NODE | BPF_F_MMAPABLE | BPF_F_ACCESS_MASK | BPF_F_PRESERVE_ELEMS | BPF_F_INNER_MAP;
-    let percpu = a.map_type == mt::PERCPU_ARRAY;
+    let percpu = a.map_type == BPF_MAP_TYPE_PERCPU_ARRAY;
     if a.max_entries == 0
         || a.key_size != 4
         || a.value_size == 0
@@ -225,10 +225,10 @@ fn array_map_alloc_check(a: &MapCreateAttr<'_>) -> Result<(), i32> {
     {
         return Err(EINVAL);
     }
-    if a.map_type != mt::ARRAY && a.map_flags & (BPF_F_MMAPABLE | BPF_F_INNER_MAP) != 0 {
+    if a.map_type != BPF_MAP_TYPE_ARRAY && a.map_flags & (BPF_F_MMAPABLE | BPF_F_INNER_MAP) != 0 {
         return Err(EINVAL);
     }
-    if a.map_type != mt::PERF_EVENT_ARRAY && a.map_flags & BPF_F_PRESERVE_ELEMS != 0 {
+    if a.map_type != BPF_MAP_TYPE_PERF_EVENT_ARRAY && a.map_flags & BPF_F_PRESERVE_ELEMS != 0 {
         return Err(EINVAL);
     }
     if a.value_size > i32::MAX as u32 {
@@ -260,7 +260,7 @@ fn array_map_alloc(a: &MapCreateAttr<'_>, bypass_spec_v1: bool) -> Result<(), i3
         }
         entries = rounded;
     }
-    let size = if a.map_type == mt::PERCPU_ARRAY {
+    let size = if a.map_type == BPF_MAP_TYPE_PERCPU_ARRAY {
         entries * 8
     } else if a.map_flags & BPF_F_MMAPABLE != 0 {
         (entries * round_up8(a.value_size)).div_ceil(PAGE_SIZE) * PAGE_SIZE + PAGE_SIZE
@@ -273,8 +273,8 @@ fn array_map_alloc(a: &MapCreateAttr<'_>, bypass_spec_v1: bool) -> Result<(), i3
 /// `htab_map_alloc_check`.
 fn htab_map_alloc_check(a: &MapCreateAttr<'_>, caps: MapCreateCaps) -> Result<(), i32> {
     const HTAB_CREATE_FLAG_MASK: u32 = BPF_F_NO_PREALLOC | BPF_F_NO_COMMON_LRU | BPF_F_NUMA_NODE | BPF_F_ACCESS_MASK | BPF_F_ZERO_SEED;
-    let percpu = matches!(a.map_type, mt::PERCPU_HASH | mt::LRU_PERCPU_HASH);
-    let lru = matches!(a.map_type, mt::LRU_HASH | mt::LRU_PERCPU_HASH);
+    let percpu = matches!(a.map_type, BPF_MAP_TYPE_PERCPU_HASH | BPF_MAP_TYPE_LRU_PERCPU_HASH);
+    let lru = matches!(a.map_type, BPF_MAP_TYPE_LRU_HASH | BPF_MAP_TYPE_LRU_PERCPU_HASH);
     let percpu_lru = a.map_flags & BPF_F_NO_COMMON_LRU != 0;
     let prealloc = a.map_flags & BPF_F_NO_PREALLOC == 0;
     if a.map_flags & BPF_F_ZERO_SEED != 0 && !caps.sys_admin {
@@ -346,7 +346,7 @@ fn htab_map_alloc(a: &MapCreateAttr<'_>) -> Result<(), i32> {
     if n_buckets * SIZEOF_BUCKET as u64 > KVMALLOC_MAX {
         return Err(ENOMEM);
     }
-    let percpu = matches!(a.map_type, mt::PERCPU_HASH | mt::LRU_PERCPU_HASH);
+    let percpu = matches!(a.map_type, BPF_MAP_TYPE_PERCPU_HASH | BPF_MAP_TYPE_LRU_PERCPU_HASH);
     let elem_size = SIZEOF_HTAB_ELEM as u64 + round_up8(a.key_size) + if percpu { 8 } else { round_up8(a.value_size) };
     if a.map_flags & BPF_F_NO_PREALLOC == 0 && elem_size * a.max_entries as u64 > KVMALLOC_MAX {
         return Err(ENOMEM);
@@ -359,11 +359,11 @@ fn htab_map_alloc(a: &MapCreateAttr<'_>) -> Result<(), i32> {
 fn bpf_map_meta_alloc(inner: Option<&MapDef>) -> Result<(), i32> {
     // no inner map fd: fd 0 is not a map
     let Some(inner) = inner else { return Err(EINVAL) };
-    if inner.inner.is_some() || matches!(inner.map_type, mt::ARRAY_OF_MAPS | mt::HASH_OF_MAPS) {
+    if inner.inner.is_some() || matches!(inner.map_type, BPF_MAP_TYPE_ARRAY_OF_MAPS | BPF_MAP_TYPE_HASH_OF_MAPS) {
         return Err(EINVAL);
     }
     match inner.map_type {
-        mt::PROG_ARRAY | mt::CGROUP_STORAGE | mt::PERCPU_CGROUP_STORAGE | mt::CPUMAP | mt::STRUCT_OPS | mt::INSN_ARRAY | mt::SK_STORAGE => Err(ENOTSUPP),
+        BPF_MAP_TYPE_PROG_ARRAY | BPF_MAP_TYPE_CGROUP_STORAGE | BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE | BPF_MAP_TYPE_CPUMAP | BPF_MAP_TYPE_STRUCT_OPS | BPF_MAP_TYPE_INSN_ARRAY | BPF_MAP_TYPE_SK_STORAGE => Err(ENOTSUPP),
         _ => Ok(()),
     }
 }
@@ -395,7 +395,7 @@ fn ringbuf_map_alloc(a: &MapCreateAttr<'_>) -> Result<(), i32> {
     if a.map_flags & !RINGBUF_CREATE_FLAG_MASK != 0 {
         return Err(EINVAL);
     }
-    if a.map_flags & BPF_F_RB_OVERWRITE != 0 && a.map_type != mt::RINGBUF {
+    if a.map_flags & BPF_F_RB_OVERWRITE != 0 && a.map_type != BPF_MAP_TYPE_RINGBUF {
         return Err(EINVAL);
     }
     if a.key_size != 0 || a.value_size != 0 || !a.max_entries.is_power_of_two() || !(a.max_entries as u64).is_multiple_of(PAGE_SIZE) {
@@ -447,7 +447,7 @@ fn cgroup_storage_map_alloc(a: &MapCreateAttr<'_>) -> Result<(), i32> {
     // BPF_LOCAL_STORAGE_MAX_VALUE_SIZE: U16_MAX less the cacheline-aligned
     // struct bpf_local_storage_elem (128 bytes)
     let mut max_value_size = u16::MAX as u64 - 128;
-    if a.map_type == mt::PERCPU_CGROUP_STORAGE {
+    if a.map_type == BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE {
         max_value_size = max_value_size.min(PCPU_MIN_UNIT_SIZE);
     }
     if a.key_size != bpf_cgroup_storage_key::SIZE as u32 && a.key_size != 8 {
@@ -489,7 +489,7 @@ fn dev_map_alloc_check(a: &MapCreateAttr<'_>) -> Result<(), i32> {
     if a.max_entries == 0 || a.key_size != 4 || (a.value_size != 4 && a.value_size != 8) || a.map_flags & !DEV_CREATE_FLAG_MASK != 0 {
         return Err(EINVAL);
     }
-    if a.map_type == mt::DEVMAP_HASH && a.max_entries > 1 << 31 {
+    if a.map_type == BPF_MAP_TYPE_DEVMAP_HASH && a.max_entries > 1 << 31 {
         return Err(EINVAL);
     }
     Ok(())
@@ -566,7 +566,7 @@ pub const ARENA_USER_VM_START: u64 = 0x7f00_0000_0000;
 
 /// `map_extra` as the project's loaders pass it for `def`.
 pub fn loader_map_extra(def: &MapDef) -> u64 {
-    if def.map_type == mt::ARENA { ARENA_USER_VM_START } else { 0 }
+    if def.map_type == BPF_MAP_TYPE_ARENA { ARENA_USER_VM_START } else { 0 }
 }
 
 /// `arena_map_alloc`: pages mapped into both address spaces.
@@ -618,15 +618,15 @@ mod tests {
 
     #[test]
     fn common_shapes() {
-        assert_eq!(create(mt::ARRAY, 4, 8, 1, 0, ROOT), Ok(()));
-        assert_eq!(create(mt::ARRAY, 8, 8, 1, 0, ROOT), Err(EINVAL));
-        assert_eq!(create(mt::HASH, 4, 8, 0, 0, ROOT), Err(EINVAL));
-        assert_eq!(create(mt::LRU_HASH, 4, 8, 1, BPF_F_NO_PREALLOC, ROOT), Err(ENOTSUPP));
-        assert_eq!(create(mt::RINGBUF, 0, 0, 4095, 0, ROOT), Err(EINVAL));
-        assert_eq!(create(mt::RINGBUF, 0, 0, 4096, 0, NOBODY), Ok(()));
-        assert_eq!(create(mt::LPM_TRIE, 8, 8, 1, 0, ROOT), Err(EINVAL));
-        assert_eq!(create(mt::LPM_TRIE, 8, 8, 1, BPF_F_NO_PREALLOC, NOBODY), Err(EPERM));
-        assert_eq!(create(mt::HASH_OF_MAPS, 4, 4, 1, 0, ROOT), Err(EINVAL));
+        assert_eq!(create(BPF_MAP_TYPE_ARRAY, 4, 8, 1, 0, ROOT), Ok(()));
+        assert_eq!(create(BPF_MAP_TYPE_ARRAY, 8, 8, 1, 0, ROOT), Err(EINVAL));
+        assert_eq!(create(BPF_MAP_TYPE_HASH, 4, 8, 0, 0, ROOT), Err(EINVAL));
+        assert_eq!(create(BPF_MAP_TYPE_LRU_HASH, 4, 8, 1, BPF_F_NO_PREALLOC, ROOT), Err(ENOTSUPP));
+        assert_eq!(create(BPF_MAP_TYPE_RINGBUF, 0, 0, 4095, 0, ROOT), Err(EINVAL));
+        assert_eq!(create(BPF_MAP_TYPE_RINGBUF, 0, 0, 4096, 0, NOBODY), Ok(()));
+        assert_eq!(create(BPF_MAP_TYPE_LPM_TRIE, 8, 8, 1, 0, ROOT), Err(EINVAL));
+        assert_eq!(create(BPF_MAP_TYPE_LPM_TRIE, 8, 8, 1, BPF_F_NO_PREALLOC, NOBODY), Err(EPERM));
+        assert_eq!(create(BPF_MAP_TYPE_HASH_OF_MAPS, 4, 4, 1, 0, ROOT), Err(EINVAL));
     }
 
     #[test]

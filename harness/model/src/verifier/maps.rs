@@ -5,49 +5,11 @@
 //! and the array lookups that need no null check
 //! (`can_elide_value_nullness`).
 
+use crate::map::types::*;
 use super::do_check::*;
 use super::helpers::{self, func};
 use super::reg::*;
 use crate::map::flags::{BPF_F_INNER_MAP, BPF_F_RDONLY_PROG, BPF_F_WRONLY_PROG};
-
-/// `enum bpf_map_type`.
-pub mod mt {
-    pub const HASH: u32 = 1;
-    pub const ARRAY: u32 = 2;
-    pub const PROG_ARRAY: u32 = 3;
-    pub const PERF_EVENT_ARRAY: u32 = 4;
-    pub const PERCPU_HASH: u32 = 5;
-    pub const PERCPU_ARRAY: u32 = 6;
-    pub const STACK_TRACE: u32 = 7;
-    pub const CGROUP_ARRAY: u32 = 8;
-    pub const LRU_HASH: u32 = 9;
-    pub const LRU_PERCPU_HASH: u32 = 10;
-    pub const LPM_TRIE: u32 = 11;
-    pub const ARRAY_OF_MAPS: u32 = 12;
-    pub const HASH_OF_MAPS: u32 = 13;
-    pub const DEVMAP: u32 = 14;
-    pub const SOCKMAP: u32 = 15;
-    pub const CPUMAP: u32 = 16;
-    pub const XSKMAP: u32 = 17;
-    pub const SOCKHASH: u32 = 18;
-    pub const CGROUP_STORAGE: u32 = 19;
-    pub const REUSEPORT_SOCKARRAY: u32 = 20;
-    pub const PERCPU_CGROUP_STORAGE: u32 = 21;
-    pub const QUEUE: u32 = 22;
-    pub const STACK: u32 = 23;
-    pub const SK_STORAGE: u32 = 24;
-    pub const DEVMAP_HASH: u32 = 25;
-    pub const STRUCT_OPS: u32 = 26;
-    pub const RINGBUF: u32 = 27;
-    pub const INODE_STORAGE: u32 = 28;
-    pub const TASK_STORAGE: u32 = 29;
-    pub const BLOOM_FILTER: u32 = 30;
-    pub const USER_RINGBUF: u32 = 31;
-    pub const CGRP_STORAGE: u32 = 32;
-    pub const ARENA: u32 = 33;
-    pub const INSN_ARRAY: u32 = 34;
-    pub const RHASH: u32 = 35;
-}
 
 /// The special fields of a map value its BTF declares (`struct
 /// btf_record`): their offsets, `None` when absent.
@@ -99,7 +61,7 @@ pub(crate) fn can_elide_value_nullness(map: &MapInfo) -> bool {
     if map.map_flags & BPF_F_INNER_MAP != 0 {
         return false;
     }
-    matches!(map.map_type, mt::ARRAY | mt::PERCPU_ARRAY)
+    matches!(map.map_type, BPF_MAP_TYPE_ARRAY | BPF_MAP_TYPE_PERCPU_ARRAY)
 }
 
 /// `bpf_map_is_rdonly`: the program cannot write it and user space froze it.
@@ -110,38 +72,38 @@ pub fn bpf_map_is_rdonly(map: &MapInfo) -> bool {
 /// Map types with `map_direct_value_addr` (values addressable by
 /// `BPF_PSEUDO_MAP_VALUE`).
 pub fn has_direct_value_addr(map_type: u32) -> bool {
-    matches!(map_type, mt::ARRAY | mt::PERCPU_ARRAY | mt::ARENA | mt::INSN_ARRAY)
+    matches!(map_type, BPF_MAP_TYPE_ARRAY | BPF_MAP_TYPE_PERCPU_ARRAY | BPF_MAP_TYPE_ARENA | BPF_MAP_TYPE_INSN_ARRAY)
 }
 
 /// Map types `bpf_for_each_map_elem` can walk.
 pub fn has_for_each_callback(map_type: u32) -> bool {
-    matches!(map_type, mt::ARRAY | mt::PERCPU_ARRAY | mt::HASH | mt::PERCPU_HASH | mt::LRU_HASH | mt::LRU_PERCPU_HASH | mt::RHASH)
+    matches!(map_type, BPF_MAP_TYPE_ARRAY | BPF_MAP_TYPE_PERCPU_ARRAY | BPF_MAP_TYPE_HASH | BPF_MAP_TYPE_PERCPU_HASH | BPF_MAP_TYPE_LRU_HASH | BPF_MAP_TYPE_LRU_PERCPU_HASH | BPF_MAP_TYPE_RHASH)
 }
 
 /// The kernel struct behind a map of this type (`map->ops->map_btf_id`),
 /// as `CONST_PTR_TO_MAP` dereferences name it.
 pub fn map_btf_name(map_type: u32) -> Option<&'static str> {
     Some(match map_type {
-        mt::ARRAY | mt::PERCPU_ARRAY | mt::PROG_ARRAY | mt::PERF_EVENT_ARRAY | mt::CGROUP_ARRAY | mt::ARRAY_OF_MAPS => "bpf_array",
-        mt::HASH | mt::PERCPU_HASH | mt::LRU_HASH | mt::LRU_PERCPU_HASH | mt::HASH_OF_MAPS => "bpf_htab",
-        mt::BLOOM_FILTER => "bpf_bloom_filter",
-        mt::SK_STORAGE | mt::INODE_STORAGE | mt::TASK_STORAGE | mt::CGRP_STORAGE => "bpf_local_storage_map",
-        mt::CPUMAP => "bpf_cpu_map",
-        mt::DEVMAP | mt::DEVMAP_HASH => "bpf_dtab",
-        mt::CGROUP_STORAGE | mt::PERCPU_CGROUP_STORAGE => "bpf_cgroup_storage_map",
-        mt::LPM_TRIE => "lpm_trie",
-        mt::QUEUE | mt::STACK => "bpf_queue_stack",
-        mt::REUSEPORT_SOCKARRAY => "reuseport_array",
-        mt::RINGBUF => "bpf_ringbuf_map",
-        mt::USER_RINGBUF => "bpf_ringbuf_map",
-        mt::STACK_TRACE => "bpf_stack_map",
-        mt::ARENA => "bpf_arena",
-        mt::SOCKMAP => "bpf_stab",
-        mt::SOCKHASH => "bpf_shtab",
-        mt::XSKMAP => "xsk_map",
-        mt::STRUCT_OPS => "bpf_struct_ops_map",
-        mt::INSN_ARRAY => "bpf_insn_array",
-        mt::RHASH => "bpf_rhtab",
+        BPF_MAP_TYPE_ARRAY | BPF_MAP_TYPE_PERCPU_ARRAY | BPF_MAP_TYPE_PROG_ARRAY | BPF_MAP_TYPE_PERF_EVENT_ARRAY | BPF_MAP_TYPE_CGROUP_ARRAY | BPF_MAP_TYPE_ARRAY_OF_MAPS => "bpf_array",
+        BPF_MAP_TYPE_HASH | BPF_MAP_TYPE_PERCPU_HASH | BPF_MAP_TYPE_LRU_HASH | BPF_MAP_TYPE_LRU_PERCPU_HASH | BPF_MAP_TYPE_HASH_OF_MAPS => "bpf_htab",
+        BPF_MAP_TYPE_BLOOM_FILTER => "bpf_bloom_filter",
+        BPF_MAP_TYPE_SK_STORAGE | BPF_MAP_TYPE_INODE_STORAGE | BPF_MAP_TYPE_TASK_STORAGE | BPF_MAP_TYPE_CGRP_STORAGE => "bpf_local_storage_map",
+        BPF_MAP_TYPE_CPUMAP => "bpf_cpu_map",
+        BPF_MAP_TYPE_DEVMAP | BPF_MAP_TYPE_DEVMAP_HASH => "bpf_dtab",
+        BPF_MAP_TYPE_CGROUP_STORAGE | BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE => "bpf_cgroup_storage_map",
+        BPF_MAP_TYPE_LPM_TRIE => "lpm_trie",
+        BPF_MAP_TYPE_QUEUE | BPF_MAP_TYPE_STACK => "bpf_queue_stack",
+        BPF_MAP_TYPE_REUSEPORT_SOCKARRAY => "reuseport_array",
+        BPF_MAP_TYPE_RINGBUF => "bpf_ringbuf_map",
+        BPF_MAP_TYPE_USER_RINGBUF => "bpf_ringbuf_map",
+        BPF_MAP_TYPE_STACK_TRACE => "bpf_stack_map",
+        BPF_MAP_TYPE_ARENA => "bpf_arena",
+        BPF_MAP_TYPE_SOCKMAP => "bpf_stab",
+        BPF_MAP_TYPE_SOCKHASH => "bpf_shtab",
+        BPF_MAP_TYPE_XSKMAP => "xsk_map",
+        BPF_MAP_TYPE_STRUCT_OPS => "bpf_struct_ops_map",
+        BPF_MAP_TYPE_INSN_ARRAY => "bpf_insn_array",
+        BPF_MAP_TYPE_RHASH => "bpf_rhtab",
         _ => return None,
     })
 }
@@ -197,43 +159,43 @@ impl Env<'_, '_> {
         let Some(m) = map.and_then(|m| self.maps.get(m)) else { return Ok(()) };
         let t = m.map_type;
         let ok_map = match t {
-            mt::PROG_ARRAY => func_id == TAIL_CALL,
-            mt::PERF_EVENT_ARRAY => {
+            BPF_MAP_TYPE_PROG_ARRAY => func_id == TAIL_CALL,
+            BPF_MAP_TYPE_PERF_EVENT_ARRAY => {
                 matches!(func_id, PERF_EVENT_READ | PERF_EVENT_OUTPUT | SKB_OUTPUT | PERF_EVENT_READ_VALUE | XDP_OUTPUT)
             }
-            mt::RINGBUF => {
+            BPF_MAP_TYPE_RINGBUF => {
                 matches!(func_id, RINGBUF_OUTPUT | RINGBUF_RESERVE | RINGBUF_QUERY | RINGBUF_RESERVE_DYNPTR | RINGBUF_SUBMIT_DYNPTR | RINGBUF_DISCARD_DYNPTR)
             }
-            mt::USER_RINGBUF => func_id == USER_RINGBUF_DRAIN,
-            mt::STACK_TRACE => func_id == GET_STACKID,
-            mt::CGROUP_ARRAY => matches!(func_id, SKB_UNDER_CGROUP | CURRENT_TASK_UNDER_CGROUP),
-            mt::CGROUP_STORAGE | mt::PERCPU_CGROUP_STORAGE => func_id == GET_LOCAL_STORAGE,
-            mt::DEVMAP | mt::DEVMAP_HASH => matches!(func_id, REDIRECT_MAP | MAP_LOOKUP_ELEM),
-            mt::CPUMAP => func_id == REDIRECT_MAP,
-            mt::XSKMAP => matches!(func_id, REDIRECT_MAP | MAP_LOOKUP_ELEM),
-            mt::ARRAY_OF_MAPS | mt::HASH_OF_MAPS => func_id == MAP_LOOKUP_ELEM,
-            mt::SOCKMAP => {
+            BPF_MAP_TYPE_USER_RINGBUF => func_id == USER_RINGBUF_DRAIN,
+            BPF_MAP_TYPE_STACK_TRACE => func_id == GET_STACKID,
+            BPF_MAP_TYPE_CGROUP_ARRAY => matches!(func_id, SKB_UNDER_CGROUP | CURRENT_TASK_UNDER_CGROUP),
+            BPF_MAP_TYPE_CGROUP_STORAGE | BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE => func_id == GET_LOCAL_STORAGE,
+            BPF_MAP_TYPE_DEVMAP | BPF_MAP_TYPE_DEVMAP_HASH => matches!(func_id, REDIRECT_MAP | MAP_LOOKUP_ELEM),
+            BPF_MAP_TYPE_CPUMAP => func_id == REDIRECT_MAP,
+            BPF_MAP_TYPE_XSKMAP => matches!(func_id, REDIRECT_MAP | MAP_LOOKUP_ELEM),
+            BPF_MAP_TYPE_ARRAY_OF_MAPS | BPF_MAP_TYPE_HASH_OF_MAPS => func_id == MAP_LOOKUP_ELEM,
+            BPF_MAP_TYPE_SOCKMAP => {
                 matches!(func_id, SK_REDIRECT_MAP | SOCK_MAP_UPDATE | MSG_REDIRECT_MAP | SK_SELECT_REUSEPORT | MAP_LOOKUP_ELEM)
                     || self.may_update_sockmap(func_id)
             }
-            mt::SOCKHASH => {
+            BPF_MAP_TYPE_SOCKHASH => {
                 matches!(func_id, SK_REDIRECT_HASH | SOCK_HASH_UPDATE | MSG_REDIRECT_HASH | SK_SELECT_REUSEPORT | MAP_LOOKUP_ELEM)
                     || self.may_update_sockmap(func_id)
             }
-            mt::REUSEPORT_SOCKARRAY => func_id == SK_SELECT_REUSEPORT,
-            mt::QUEUE | mt::STACK => matches!(func_id, MAP_PEEK_ELEM | MAP_POP_ELEM | MAP_PUSH_ELEM),
-            mt::SK_STORAGE => matches!(func_id, SK_STORAGE_GET | SK_STORAGE_DELETE | KPTR_XCHG),
-            mt::INODE_STORAGE => matches!(func_id, INODE_STORAGE_GET | INODE_STORAGE_DELETE | KPTR_XCHG),
-            mt::TASK_STORAGE => matches!(func_id, TASK_STORAGE_GET | TASK_STORAGE_DELETE | KPTR_XCHG),
-            mt::CGRP_STORAGE => matches!(func_id, CGRP_STORAGE_GET | CGRP_STORAGE_DELETE | KPTR_XCHG),
-            mt::BLOOM_FILTER => matches!(func_id, MAP_PEEK_ELEM | MAP_PUSH_ELEM),
-            mt::INSN_ARRAY => false,
+            BPF_MAP_TYPE_REUSEPORT_SOCKARRAY => func_id == SK_SELECT_REUSEPORT,
+            BPF_MAP_TYPE_QUEUE | BPF_MAP_TYPE_STACK => matches!(func_id, MAP_PEEK_ELEM | MAP_POP_ELEM | MAP_PUSH_ELEM),
+            BPF_MAP_TYPE_SK_STORAGE => matches!(func_id, SK_STORAGE_GET | SK_STORAGE_DELETE | KPTR_XCHG),
+            BPF_MAP_TYPE_INODE_STORAGE => matches!(func_id, INODE_STORAGE_GET | INODE_STORAGE_DELETE | KPTR_XCHG),
+            BPF_MAP_TYPE_TASK_STORAGE => matches!(func_id, TASK_STORAGE_GET | TASK_STORAGE_DELETE | KPTR_XCHG),
+            BPF_MAP_TYPE_CGRP_STORAGE => matches!(func_id, CGRP_STORAGE_GET | CGRP_STORAGE_DELETE | KPTR_XCHG),
+            BPF_MAP_TYPE_BLOOM_FILTER => matches!(func_id, MAP_PEEK_ELEM | MAP_PUSH_ELEM),
+            BPF_MAP_TYPE_INSN_ARRAY => false,
             _ => true,
         };
         let ok_func = ok_map
             && match func_id {
                 TAIL_CALL => {
-                    if t != mt::PROG_ARRAY {
+                    if t != BPF_MAP_TYPE_PROG_ARRAY {
                         false
                     } else {
                         if self.subprogs.len() > 1 && !self.input.jit_requested {
@@ -243,23 +205,23 @@ impl Env<'_, '_> {
                         true
                     }
                 }
-                PERF_EVENT_READ | PERF_EVENT_OUTPUT | PERF_EVENT_READ_VALUE | SKB_OUTPUT | XDP_OUTPUT => t == mt::PERF_EVENT_ARRAY,
-                RINGBUF_OUTPUT | RINGBUF_RESERVE | RINGBUF_QUERY | RINGBUF_RESERVE_DYNPTR | RINGBUF_SUBMIT_DYNPTR | RINGBUF_DISCARD_DYNPTR => t == mt::RINGBUF,
-                USER_RINGBUF_DRAIN => t == mt::USER_RINGBUF,
-                GET_STACKID => t == mt::STACK_TRACE,
-                CURRENT_TASK_UNDER_CGROUP | SKB_UNDER_CGROUP => t == mt::CGROUP_ARRAY,
-                REDIRECT_MAP => matches!(t, mt::DEVMAP | mt::DEVMAP_HASH | mt::CPUMAP | mt::XSKMAP),
-                SK_REDIRECT_MAP | MSG_REDIRECT_MAP | SOCK_MAP_UPDATE => t == mt::SOCKMAP,
-                SK_REDIRECT_HASH | MSG_REDIRECT_HASH | SOCK_HASH_UPDATE => t == mt::SOCKHASH,
-                GET_LOCAL_STORAGE => matches!(t, mt::CGROUP_STORAGE | mt::PERCPU_CGROUP_STORAGE),
-                SK_SELECT_REUSEPORT => matches!(t, mt::REUSEPORT_SOCKARRAY | mt::SOCKMAP | mt::SOCKHASH),
-                MAP_POP_ELEM => matches!(t, mt::QUEUE | mt::STACK),
-                MAP_PEEK_ELEM | MAP_PUSH_ELEM => matches!(t, mt::QUEUE | mt::STACK | mt::BLOOM_FILTER),
-                MAP_LOOKUP_PERCPU_ELEM => matches!(t, mt::PERCPU_ARRAY | mt::PERCPU_HASH | mt::LRU_PERCPU_HASH),
-                SK_STORAGE_GET | SK_STORAGE_DELETE => t == mt::SK_STORAGE,
-                INODE_STORAGE_GET | INODE_STORAGE_DELETE => t == mt::INODE_STORAGE,
-                TASK_STORAGE_GET | TASK_STORAGE_DELETE => t == mt::TASK_STORAGE,
-                CGRP_STORAGE_GET | CGRP_STORAGE_DELETE => t == mt::CGRP_STORAGE,
+                PERF_EVENT_READ | PERF_EVENT_OUTPUT | PERF_EVENT_READ_VALUE | SKB_OUTPUT | XDP_OUTPUT => t == BPF_MAP_TYPE_PERF_EVENT_ARRAY,
+                RINGBUF_OUTPUT | RINGBUF_RESERVE | RINGBUF_QUERY | RINGBUF_RESERVE_DYNPTR | RINGBUF_SUBMIT_DYNPTR | RINGBUF_DISCARD_DYNPTR => t == BPF_MAP_TYPE_RINGBUF,
+                USER_RINGBUF_DRAIN => t == BPF_MAP_TYPE_USER_RINGBUF,
+                GET_STACKID => t == BPF_MAP_TYPE_STACK_TRACE,
+                CURRENT_TASK_UNDER_CGROUP | SKB_UNDER_CGROUP => t == BPF_MAP_TYPE_CGROUP_ARRAY,
+                REDIRECT_MAP => matches!(t, BPF_MAP_TYPE_DEVMAP | BPF_MAP_TYPE_DEVMAP_HASH | BPF_MAP_TYPE_CPUMAP | BPF_MAP_TYPE_XSKMAP),
+                SK_REDIRECT_MAP | MSG_REDIRECT_MAP | SOCK_MAP_UPDATE => t == BPF_MAP_TYPE_SOCKMAP,
+                SK_REDIRECT_HASH | MSG_REDIRECT_HASH | SOCK_HASH_UPDATE => t == BPF_MAP_TYPE_SOCKHASH,
+                GET_LOCAL_STORAGE => matches!(t, BPF_MAP_TYPE_CGROUP_STORAGE | BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE),
+                SK_SELECT_REUSEPORT => matches!(t, BPF_MAP_TYPE_REUSEPORT_SOCKARRAY | BPF_MAP_TYPE_SOCKMAP | BPF_MAP_TYPE_SOCKHASH),
+                MAP_POP_ELEM => matches!(t, BPF_MAP_TYPE_QUEUE | BPF_MAP_TYPE_STACK),
+                MAP_PEEK_ELEM | MAP_PUSH_ELEM => matches!(t, BPF_MAP_TYPE_QUEUE | BPF_MAP_TYPE_STACK | BPF_MAP_TYPE_BLOOM_FILTER),
+                MAP_LOOKUP_PERCPU_ELEM => matches!(t, BPF_MAP_TYPE_PERCPU_ARRAY | BPF_MAP_TYPE_PERCPU_HASH | BPF_MAP_TYPE_LRU_PERCPU_HASH),
+                SK_STORAGE_GET | SK_STORAGE_DELETE => t == BPF_MAP_TYPE_SK_STORAGE,
+                INODE_STORAGE_GET | INODE_STORAGE_DELETE => t == BPF_MAP_TYPE_INODE_STORAGE,
+                TASK_STORAGE_GET | TASK_STORAGE_DELETE => t == BPF_MAP_TYPE_TASK_STORAGE,
+                CGRP_STORAGE_GET | CGRP_STORAGE_DELETE => t == BPF_MAP_TYPE_CGRP_STORAGE,
                 _ => true,
             };
         if ok_func {

@@ -2,6 +2,7 @@
 //! `check_mem_access` and its per-pointer-type checks (ctx, map values,
 //! packet, alignment). Stack accesses are in [`super::stack`].
 
+use crate::map::types::*;
 use bpf_isa::Insn;
 use bpf_isa::insn::op::*;
 
@@ -378,10 +379,10 @@ impl Env<'_, '_> {
     /// map's bytes are known.
     fn check_map_mem_read(&mut self, reg: &RegState, off: i64, size: i64, v: usize, is_ldsx: bool) -> VResult<()> {
         let map = usize::try_from(reg.aux).ok().and_then(|i| self.maps.get(i)).cloned().unwrap_or_default();
-        if map.map_type == super::maps::mt::INSN_ARRAY {
+        if map.map_type == BPF_MAP_TYPE_INSN_ARRAY {
             return Err(DoCheckError::Unsupported("insn_array maps are not modelled yet".into()));
         }
-        if map.map_type != super::maps::mt::PERCPU_ARRAY
+        if map.map_type != BPF_MAP_TYPE_PERCPU_ARRAY
             && tnum_is_const(reg.s.var_off)
             && super::maps::bpf_map_is_rdonly(&map)
             && super::maps::has_direct_value_addr(map.map_type)
@@ -579,7 +580,7 @@ impl Env<'_, '_> {
         let Some(m) = usize::try_from(reg.aux).ok().and_then(|i| self.maps.get(i)) else {
             return errno(EFAULT);
         };
-        let mem_size = if m.map_type == super::maps::mt::INSN_ARRAY { m.max_entries as i64 * 8 } else { m.value_size as i64 };
+        let mem_size = if m.map_type == BPF_MAP_TYPE_INSN_ARRAY { m.max_entries as i64 * 8 } else { m.value_size as i64 };
         let rec = m.record.clone();
         self.check_mem_region_access_ext(regno, reg, off, size, mem_size, zero_size_allowed)?;
         let _ = direct;

@@ -76,6 +76,7 @@ pub mod stack;
 pub mod state;
 pub mod states;
 
+use crate::map::types::*;
 use std::time::Instant;
 
 use crate::uapi::prog_flags;
@@ -294,7 +295,7 @@ fn main_pass(env: &mut VerifierEnv<'_>) -> PResult<()> {
         kfuncs: env.kfuncs,
         vmlinux_btf: crate::vmlinux_btf::VmlinuxBtf::for_arch(env.input.symbols_arch),
         attach_btf_id: env.input.attach_btf_id,
-        has_arena: maps.iter().any(|m| m.map_type == maps::mt::ARENA),
+        has_arena: maps.iter().any(|m| m.map_type == BPF_MAP_TYPE_ARENA),
         arch: env.input.arch,
     };
     let out = do_check::do_check_main(&input, &mut env.log);
@@ -455,7 +456,7 @@ pub(crate) fn print_verification_stats(env: &mut VerifierEnv<'_>, start: Instant
     let line = format!(
         "processed {} insns (limit {}) max_states_per_insn {} total_states {} peak_states {} mark_read {}\n",
         env.insn_processed,
-        env::BPF_COMPLEXITY_LIMIT_INSNS,
+        crate::limits::BPF_COMPLEXITY_LIMIT_INSNS,
         env.max_states_per_insn,
         env.total_states,
         env.peak_states,

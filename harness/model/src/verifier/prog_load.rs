@@ -4,6 +4,7 @@
 
 use super::env::*;
 use super::errno::*;
+use crate::limits::BPF_COMPLEXITY_LIMIT_INSNS;
 use crate::map::flags::BPF_F_TOKEN_FD;
 use crate::prog_type::ProgType;
 use crate::uapi::prog_flags::*;
@@ -120,7 +121,7 @@ pub fn bpf_prog_load(input: &VerifierInput) -> Result<u32, i32> {
         return Err(EPERM);
     }
     // sysctl unprivileged_bpf_disabled is 0 where test_loader runs unpriv tests
-    let limit = if bpf_cap { BPF_COMPLEXITY_LIMIT_INSNS } else { BPF_MAXINSNS };
+    let limit = if bpf_cap { BPF_COMPLEXITY_LIMIT_INSNS as usize } else { BPF_MAXINSNS };
     if input.insns.is_empty() || input.insns.len() > limit {
         return Err(E2BIG);
     }

@@ -10,11 +10,12 @@
 use std::collections::HashMap;
 
 use super::do_check::*;
-use super::env::{MAX_CALL_FRAMES, bpf_is_may_goto_insn as is_may_goto_insn};
+use super::env::bpf_is_may_goto_insn as is_may_goto_insn;
 use super::reg::*;
 use super::scalar::*;
 use super::state::*;
 use super::tnum::*;
+use crate::limits::MAX_CALL_FRAMES;
 
 /// `BPF_COMPLEXITY_LIMIT_STATES`.
 const BPF_COMPLEXITY_LIMIT_STATES: usize = 64;

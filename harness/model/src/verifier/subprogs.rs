@@ -8,6 +8,7 @@ use super::env::*;
 use super::errno::*;
 use super::log::BPF_LOG_LEVEL2;
 use super::{Fail, PResult};
+use crate::limits::MAX_CALL_FRAMES;
 
 pub use bpf_isa::helper_ids::BPF_FUNC_TAIL_CALL;
 

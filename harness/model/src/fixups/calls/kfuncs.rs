@@ -7,6 +7,7 @@ use bpf_isa::op::*;
 
 use super::build::*;
 use super::kernel_symbols::call_imm;
+use crate::limits::BPF_MAX_LOOPS;
 use crate::prog_type::bpf_attach_type as attach;
 use crate::verifier::Fail;
 use crate::verifier::env::VerifierEnv;
@@ -14,8 +15,6 @@ use crate::verifier::errno::{E2BIG, EINVAL};
 use crate::verifier::helpers::prog;
 
 const PHASE: &str = "bpf_fixup_kfunc_call";
-/// `BPF_MAX_LOOPS`.
-const BPF_MAX_LOOPS: i32 = 8 * 1024 * 1024;
 /// `BPF_TRAMP_IS_RETURN_SHIFT`, `BPF_TRAMP_COOKIE_INDEX_SHIFT`.
 const BPF_TRAMP_IS_RETURN_SHIFT: i32 = 63;
 const BPF_TRAMP_COOKIE_INDEX_SHIFT: i32 = 8;
@@ -101,7 +100,7 @@ pub fn fixup_kfunc_call(env: &VerifierEnv<'_>, idx: usize) -> Result<Option<Vec<
             jmp32_reg(BPF_JSGT, R2, R3, 8),
             mov32_reg(R0, R3),
             alu32_reg(BPF_SUB, R0, R2),
-            jmp_imm(BPF_JGT, R0, BPF_MAX_LOOPS, 8),
+            jmp_imm(BPF_JGT, R0, BPF_MAX_LOOPS as i32, 8),
             alu32_imm(BPF_ADD, R2, -1),
             stx_mem(BPF_W, R1, R2, 0),
             stx_mem(BPF_W, R1, R3, 4),

@@ -3,6 +3,7 @@
 //! net/xdp/xskmap.c).
 //! On entry r1 is the map, r2 the key; r0 gets the value or NULL.
 
+use crate::map::types::*;
 use bpf_isa::Insn;
 use bpf_isa::op::*;
 
@@ -10,7 +11,6 @@ use super::build::*;
 use crate::kernel_layout::{OFFSETOF_BPF_ARRAY_VALUE, OFFSETOF_HTAB_ELEM_KEY, OFFSETOF_HTAB_ELEM_LRU_NODE_REF, OFFSETOF_XSK_MAP_XSK_MAP};
 use crate::map::flags::BPF_F_INNER_MAP;
 use crate::verifier::Fail;
-use crate::verifier::maps::mt;
 
 /// The fields of `struct bpf_map` (and `struct bpf_array`) a lookup is
 /// generated from.
@@ -64,7 +64,7 @@ fn htab_value_off(m: &MapView) -> i32 {
 pub fn map_gen_lookup(m: &MapView, htab_lookup: impl Fn() -> Result<i32, Fail>) -> Result<Option<Vec<Insn>>, Fail> {
     let mut out = Vec::with_capacity(12);
     match m.map_type {
-        mt::ARRAY => {
+        BPF_MAP_TYPE_ARRAY => {
             if m.map_flags & BPF_F_INNER_MAP != 0 {
                 return Ok(None);
             }
@@ -76,7 +76,7 @@ pub fn map_gen_lookup(m: &MapView, htab_lookup: impl Fn() -> Result<i32, Fail>) 
             out.push(ja(1));
             out.push(mov64_imm(R0, 0));
         }
-        mt::PERCPU_ARRAY => {
+        BPF_MAP_TYPE_PERCPU_ARRAY => {
             // both JITs support BPF_MOV64_PERCPU_REG
             if m.map_flags & BPF_F_INNER_MAP != 0 {
                 return Ok(None);
@@ -91,7 +91,7 @@ pub fn map_gen_lookup(m: &MapView, htab_lookup: impl Fn() -> Result<i32, Fail>) 
             out.push(ja(1));
             out.push(mov64_imm(R0, 0));
         }
-        mt::ARRAY_OF_MAPS => {
+        BPF_MAP_TYPE_ARRAY_OF_MAPS => {
             out.push(alu64_imm(BPF_ADD, R1, OFFSETOF_BPF_ARRAY_VALUE as i32));
             out.push(ldx_mem(BPF_W, R0, R2, 0));
             array_bounds(m, 5, &mut out);
@@ -102,12 +102,12 @@ pub fn map_gen_lookup(m: &MapView, htab_lookup: impl Fn() -> Result<i32, Fail>) 
             out.push(ja(1));
             out.push(mov64_imm(R0, 0));
         }
-        mt::HASH => {
+        BPF_MAP_TYPE_HASH => {
             out.push(emit_call(htab_lookup()?));
             out.push(jmp_imm(BPF_JEQ, R0, 0, 1));
             out.push(alu64_imm(BPF_ADD, R0, htab_value_off(m)));
         }
-        mt::LRU_HASH => {
+        BPF_MAP_TYPE_LRU_HASH => {
             out.push(emit_call(htab_lookup()?));
             out.push(jmp_imm(BPF_JEQ, R0, 0, 4));
             out.push(ldx_mem(BPF_B, R1, R0, OFFSETOF_HTAB_ELEM_LRU_NODE_REF as i16));
@@ -115,20 +115,20 @@ pub fn map_gen_lookup(m: &MapView, htab_lookup: impl Fn() -> Result<i32, Fail>) 
             out.push(st_mem(BPF_B, R0, OFFSETOF_HTAB_ELEM_LRU_NODE_REF as i16, 1));
             out.push(alu64_imm(BPF_ADD, R0, htab_value_off(m)));
         }
-        mt::PERCPU_HASH => {
+        BPF_MAP_TYPE_PERCPU_HASH => {
             out.push(emit_call(htab_lookup()?));
             out.push(jmp_imm(BPF_JEQ, R0, 0, 3));
             out.push(alu64_imm(BPF_ADD, R0, htab_value_off(m)));
             out.push(ldx_mem(BPF_DW, R0, R0, 0));
             out.push(mov64_percpu_reg(R0, R0));
         }
-        mt::HASH_OF_MAPS => {
+        BPF_MAP_TYPE_HASH_OF_MAPS => {
             out.push(emit_call(htab_lookup()?));
             out.push(jmp_imm(BPF_JEQ, R0, 0, 2));
             out.push(alu64_imm(BPF_ADD, R0, htab_value_off(m)));
             out.push(ldx_mem(BPF_DW, R0, R0, 0));
         }
-        mt::XSKMAP => {
+        BPF_MAP_TYPE_XSKMAP => {
             // xsk_map_gen_lookup: the socket pointer of the slot, or NULL
             out.push(ldx_mem(BPF_W, R0, R2, 0));
             out.push(jmp32_imm(BPF_JGE, R0, m.max_entries as i32, 5));
@@ -139,7 +139,7 @@ pub fn map_gen_lookup(m: &MapView, htab_lookup: impl Fn() -> Result<i32, Fail>) 
             out.push(ja(1));
             out.push(mov64_imm(R0, 0));
         }
-        mt::RHASH => {
+        BPF_MAP_TYPE_RHASH => {
             return Err(Fail::unsupported("bpf_do_misc_fixups", "rhtab_map_gen_lookup (BPF_MAP_TYPE_RHASH) is not modelled yet"));
         }
         _ => return Ok(None),
@@ -157,17 +157,17 @@ mod tests {
 
     #[test]
     fn index_mask_is_the_next_power_of_two_minus_one() {
-        assert_eq!(index_mask(&view(mt::ARRAY, 8, 1, false)), 0);
-        assert_eq!(index_mask(&view(mt::ARRAY, 8, 2, false)), 1);
-        assert_eq!(index_mask(&view(mt::ARRAY, 8, 5, false)), 7);
-        assert_eq!(index_mask(&view(mt::ARRAY, 8, 0x8000_0001, false)), -1);
+        assert_eq!(index_mask(&view(BPF_MAP_TYPE_ARRAY, 8, 1, false)), 0);
+        assert_eq!(index_mask(&view(BPF_MAP_TYPE_ARRAY, 8, 2, false)), 1);
+        assert_eq!(index_mask(&view(BPF_MAP_TYPE_ARRAY, 8, 5, false)), 7);
+        assert_eq!(index_mask(&view(BPF_MAP_TYPE_ARRAY, 8, 0x8000_0001, false)), -1);
     }
 
     #[test]
     fn odd_value_sizes_scale_by_multiplication() {
-        let ins = map_gen_lookup(&view(mt::ARRAY, 12, 4, true), || unreachable!()).unwrap().unwrap();
+        let ins = map_gen_lookup(&view(BPF_MAP_TYPE_ARRAY, 12, 4, true), || unreachable!()).unwrap().unwrap();
         assert_eq!(ins[3], alu64_imm(BPF_LSH, R0, 4), "12 rounds up to 16");
-        let ins = map_gen_lookup(&view(mt::ARRAY, 20, 4, true), || unreachable!()).unwrap().unwrap();
+        let ins = map_gen_lookup(&view(BPF_MAP_TYPE_ARRAY, 20, 4, true), || unreachable!()).unwrap().unwrap();
         assert_eq!(ins[3], alu64_imm(BPF_MUL, R0, 24));
     }
 }

@@ -34,6 +34,7 @@ use bpf_isa::op::*;
 use self::insn::*;
 use super::{BTF_FMODEL_ARENA_ARG, BTF_FMODEL_NULLABLE_ARG, JitFunc, JitProgram, KfuncModel};
 use crate::kernel_layout::{OFFSETOF_BPF_ARRAY_VALUE, OFFSETOF_BPF_MAP_MAX_ENTRIES, OFFSETOF_BPF_PROG_BPF_FUNC};
+use crate::limits::MAX_TAIL_CALL_CNT;
 use crate::target::Arch;
 
 /// CPU features and kernel configuration that change the code the JIT
@@ -131,7 +132,6 @@ fn a64(bpf_reg: usize) -> Reg {
     BPF2A64[bpf_reg.min(BPF2A64.len() - 1)]
 }
 
-const MAX_TAIL_CALL_CNT: u64 = 33;
 const NR_STACK_ARG_REGS: usize = 3;
 const STACK_ARG_REGS: [Reg; NR_STACK_ARG_REGS] = [5, 6, 7];
 
@@ -536,7 +536,7 @@ impl<'a> JitCtx<'a> {
         let branch1 = self.idx();
         self.emit(NOP);
         // if (*tail_call_cnt_ptr >= MAX_TAIL_CALL_CNT) goto out;
-        self.emit_a64_mov_i64(tmp, MAX_TAIL_CALL_CNT);
+        self.emit_a64_mov_i64(tmp, u64::from(MAX_TAIL_CALL_CNT));
         self.emit(load_store_imm(tcc, ptr, 0, 3, LdSt::Load).unwrap_or(BREAK_FAULT));
         self.emit(add_sub_reg(true, ZR, tcc, tmp, AddSub::SubS));
         let branch2 = self.idx();
