@@ -185,6 +185,9 @@ pub const OFFSETOF_HTAB_ELEM_KEY: usize = SIZEOF_HTAB_ELEM;
 /// `offsetof(struct htab_elem, lru_node) + offsetof(struct bpf_lru_node,
 /// ref)`.
 pub const OFFSETOF_HTAB_ELEM_LRU_NODE_REF: usize = 35;
+/// `sizeof(struct lpm_trie_node)`: two child pointers, the prefix length
+/// and flags, then the key's data (no rcu head in 7.3).
+pub const SIZEOF_LPM_TRIE_NODE: usize = 24;
 /// `sizeof(struct bucket)` of a hash table.
 pub const SIZEOF_BUCKET: usize = 16;
 /// `offsetof(struct bpf_prog, bpf_func)`.

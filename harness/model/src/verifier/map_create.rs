@@ -372,9 +372,7 @@ fn bpf_map_meta_alloc(inner: Option<&MapDef>) -> Result<(), i32> {
 fn trie_alloc(a: &MapCreateAttr<'_>) -> Result<(), i32> {
     const LPM_CREATE_FLAG_MASK: u32 = BPF_F_NO_PREALLOC | BPF_F_NUMA_NODE | BPF_F_ACCESS_MASK;
     const LPM_DATA_SIZE_MAX: u32 = 256;
-    // sizeof(struct lpm_trie_node): rcu head, children, prefixlen, flags
-    const LPM_NODE_SIZE: u64 = 40;
-    let val_max = KMALLOC_MAX_SIZE - LPM_DATA_SIZE_MAX as u64 - LPM_NODE_SIZE;
+    let val_max = KMALLOC_MAX_SIZE - LPM_DATA_SIZE_MAX as u64 - crate::kernel_layout::SIZEOF_LPM_TRIE_NODE as u64;
     if a.max_entries == 0
         || a.map_flags & BPF_F_NO_PREALLOC == 0
         || a.map_flags & !LPM_CREATE_FLAG_MASK != 0
