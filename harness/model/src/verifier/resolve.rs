@@ -212,9 +212,8 @@ fn check_insn_fields(env: &mut VerifierEnv<'_>, insn: &Insn) -> PResult<()> {
     }
 }
 
-/// Where `struct bpf_array`'s value area starts after the map's address in
-/// the model (only seen, masked, in root's logs).
-pub(crate) const ARRAY_VALUE_OFFSET: u64 = 0x110;
+/// Where `struct bpf_array`'s value area starts after the map's address.
+pub(crate) const ARRAY_VALUE_OFFSET: u64 = crate::kernel_layout::OFFSETOF_BPF_ARRAY_VALUE as u64;
 
 /// `check_and_resolve_insns`.
 pub fn check_and_resolve_insns(env: &mut VerifierEnv<'_>) -> PResult<()> {
