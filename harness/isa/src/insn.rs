@@ -130,6 +130,9 @@ pub const BPF_REG_FP: u8 = 10;
 /// The verifier's hidden scratch register (`BPF_REG_AX`) is r12 in 7.3:
 /// r11 became `BPF_REG_PARAMS`.
 pub const BPF_REG_AX: u8 = 12;
+/// `BPF_REG_PARAMS` (r11): the base of the stack arguments of 7.3's calls
+/// with more than five arguments.
+pub const BPF_REG_PARAMS: u8 = 11;
 pub const MAX_BPF_REG: u8 = 11;
 /// The stack a frame may use: r10 - 512 .. r10.
 pub const MAX_BPF_STACK: u32 = 512;

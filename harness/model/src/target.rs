@@ -3,6 +3,9 @@
 use std::fmt;
 use std::str::FromStr;
 
+/// `PAGE_SIZE`: 4 KiB on both 7.3 images (and every arch here).
+pub const PAGE_SIZE: u64 = 4096;
+
 /// The architectures the model targets (test_loader's `__arch_*` set).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Arch {

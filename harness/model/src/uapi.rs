@@ -323,6 +323,14 @@ pub const fn bpf_user_pt_regs_size(arch: Arch) -> i16 {
     }
 }
 
+/// `TC_ACT_SHOT` and `TC_ACT_REDIRECT` (`include/uapi/linux/pkt_cls.h`):
+/// what a tc program returns to drop or redirect a packet.
+pub const TC_ACT_SHOT: i32 = 2;
+pub const TC_ACT_REDIRECT: i32 = 7;
+/// `XDP_ABORTED` and `XDP_REDIRECT` of `enum xdp_action`.
+pub const XDP_ABORTED: i32 = 0;
+pub const XDP_REDIRECT: i32 = 4;
+
 /// `BPF_PROG_LOAD`'s `prog_flags` (and `BPF_F_TOKEN_FD`, which it shares
 /// with `map_flags`: [`crate::map::flags`]).
 pub mod prog_flags {

@@ -19,8 +19,6 @@ use crate::target::Arch;
 use crate::verifier::env::{Caps, FuncInfo, MapObj, VerifierInput};
 use crate::verifier::kfunc_btf_ids;
 
-/// The log buffer the loaders pass (test_loader's 2 MiB).
-pub const LOG_BUF_SIZE: u32 = 2 * 1024 * 1024;
 /// libbpf's `POISON_LDIMM64_MAP_BASE`: a map that was not created turns
 /// its `ld_imm64` into calls of this invalid helper id plus the map index.
 pub const POISON_LDIMM64_MAP_BASE: i32 = 2_001_000_000;
@@ -267,7 +265,7 @@ impl ModelBackend {
         if !out.accepted && input.log_level == 0 {
             // libbpf retries a failed load at level 1 to show what failed
             input.log_level = 1;
-            input.log_size = if req.log_size != 0 { req.log_size } else { LOG_BUF_SIZE };
+            input.log_size = if req.log_size != 0 { req.log_size } else { super::loader::LOG_BUF_SIZE };
             return Self::load_input(&input);
         }
         if out.accepted && req.test_run.is_some() {

@@ -128,7 +128,7 @@ fn init_user_btf_maps(obj: &BpfObject, elf: &Elf<'_>, shndx: usize, maps: &mut V
 
 /// The page size libbpf rounds ring buffers to: the host's, 4 KiB on the
 /// hosts the model's kernels run on (as its map creation assumes).
-const PAGE_SIZE: u32 = 4096;
+const PAGE_SIZE: u32 = crate::target::PAGE_SIZE as u32;
 
 /// A ring buffer's size as libbpf passes it (`adjust_ringbuf_sz`, for the
 /// object loader and the importer alike): the

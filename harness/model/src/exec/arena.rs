@@ -5,9 +5,9 @@
 //! the JITs' exception-table semantics (a load from a missing page gives
 //! 0, a store to one does nothing).
 
+use crate::target::PAGE_SIZE;
 use std::collections::HashMap;
 
-const PAGE_SIZE: u64 = 4096;
 /// 4 GiB: what the lower 32 bits of an arena pointer reach.
 const SPAN: i64 = 1 << 32;
 /// `NUMA_NO_NODE`.

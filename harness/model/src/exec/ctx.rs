@@ -18,12 +18,12 @@
 //! pushed back zeroed, and `data_out` is the frame.
 
 use super::TestRunInput;
-use super::maps::errno::*;
 use super::mem::{Addr, RegionKind};
 use super::{ExecError, ExecProgram, Runtime, TestRunOutput};
 use crate::kernel_layout::{SIZEOF_BPF_FLOW_DISSECTOR, SIZEOF_BPF_SK_LOOKUP_KERN, SIZEOF_SK_BUFF_CB, SIZEOF_SKB_SHARED_INFO};
 use crate::prog_type::ProgType;
 use crate::uapi::{__sk_buff, bpf_flow_keys, bpf_sk_lookup, bpf_sock, xdp_md};
+use crate::verifier::errno::*;
 
 pub const ETH_HLEN: usize = 14;
 /// `NET_SKB_PAD + NET_IP_ALIGN` of a test-run skb on x86-64.
@@ -42,7 +42,7 @@ const SKF_LL_OFF: i32 = -0x20_0000;
 const LOOPBACK_IFINDEX: u32 = 1;
 /// `PAGE_SIZE`: `bpf_test_init` refuses larger packets (no head- or
 /// tailroom for flow dissector runs).
-const PAGE_SIZE: usize = 4096;
+const PAGE_SIZE: usize = crate::target::PAGE_SIZE as usize;
 
 /// What the ctx region is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -6,24 +6,23 @@
 //! than guess.
 
 use super::interp::Flow;
-use super::maps::errno::*;
 use super::maps::{self, NR_CPUS, Store, neg};
 use super::mem::{Addr, RegionKind};
 use super::{ExecError, Runtime};
 use crate::kernel_layout::SIZEOF_XDP_FRAME;
 use crate::limits::BPF_MAX_LOOPS;
 use crate::target::Arch;
+use crate::verifier::errno::*;
 
 /// `enum bpf_func_id`.
 use bpf_isa::helper_ids::bpf_func_id as id;
 
 /// What `bpf_get_current_pid_tgid` reports: the test process's task.
 pub const FAKE_PID: u32 = 4242;
-/// `TC_ACT_SHOT`, `TC_ACT_REDIRECT`, `XDP_ABORTED`, `XDP_REDIRECT`.
-const TC_ACT_SHOT: u64 = 2;
-const TC_ACT_REDIRECT: u64 = 7;
-const XDP_ABORTED: u64 = 0;
-const XDP_REDIRECT: u64 = 4;
+const TC_ACT_SHOT: u64 = crate::uapi::TC_ACT_SHOT as u64;
+const TC_ACT_REDIRECT: u64 = crate::uapi::TC_ACT_REDIRECT as u64;
+const XDP_ABORTED: u64 = crate::uapi::XDP_ABORTED as u64;
+const XDP_REDIRECT: u64 = crate::uapi::XDP_REDIRECT as u64;
 
 enum Space {
     Kernel,

@@ -18,11 +18,11 @@
 use std::collections::{BTreeMap, HashMap};
 
 use super::lru::Lru;
-use super::maps::errno::*;
 use super::maps::{BPF_EXIST, BPF_F_LOCK, BPF_NOEXIST, Element, neg};
 use super::mem::{Addr, Fault, Memory, RegionKind};
 use crate::kernel_layout::OFFSETOF_HTAB_ELEM_KEY;
 use crate::map::flags::{BPF_F_NO_COMMON_LRU, BPF_F_NO_PREALLOC};
+use crate::verifier::errno::*;
 
 fn round8(n: u32) -> u64 {
     (n as u64).div_ceil(8) * 8

@@ -28,6 +28,7 @@ use bpf_isa::insn::op::*;
 use super::mem::{Addr, Fault, RegionKind};
 use super::{CallTarget, ExecError, ExecProgram, Imm64, Internal, Runtime, helpers, kfuncs};
 use crate::limits::{BPF_MAX_LOOPS, BPF_MAX_TIMED_LOOPS, MAX_TAIL_CALL_CNT};
+use bpf_isa::insn::BPF_REG_PARAMS;
 
 /// Stack arguments beyond r1-r5 (`MAX_BPF_FUNC_ARGS` is 12).
 const MAX_STACK_ARGS: usize = 7;
@@ -35,8 +36,6 @@ const MAX_STACK_ARGS: usize = 7;
 const MAX_FRAMES: usize = 64;
 /// Nested interpreter loops (callbacks inside callbacks).
 const MAX_NESTING: u32 = 32;
-/// `BPF_REG_PARAMS`: the stack-argument base register.
-const REG_PARAMS: u8 = 11;
 const NREGS: usize = 13;
 
 /// What a called function asks the interpreter to do next.
@@ -199,7 +198,7 @@ fn decode(prog: &ExecProgram, pc: usize) -> Op {
         BPF_LD if insn.is_ld_imm64() && pc + 1 < prog.insns.len() && matches!(prog.imm64.get(pc), None | Some(None)) => {
             Op::LdImm64 { d, v: (insn.imm as u32 as u64) | ((prog.insns[pc + 1].imm as u32 as u64) << 32) }
         }
-        BPF_LDX if s != REG_PARAMS => {
+        BPF_LDX if s != BPF_REG_PARAMS => {
             let n = size_bytes(insn.code);
             match mode(insn.code) {
                 BPF_MEM => Op::Ldx { n: n as u8, sx: false, d, s, off: insn.off },
@@ -207,7 +206,7 @@ fn decode(prog: &ExecProgram, pc: usize) -> Op {
                 _ => Op::Generic,
             }
         }
-        BPF_ST | BPF_STX if d != REG_PARAMS && mode(insn.code) == BPF_MEM => {
+        BPF_ST | BPF_STX if d != BPF_REG_PARAMS && mode(insn.code) == BPF_MEM => {
             let src = if class == BPF_ST { Src::Imm(insn.imm as i64 as u64) } else { Src::Reg(s) };
             Op::Store { n: size_bytes(insn.code) as u8, d, off: insn.off, src }
         }
@@ -572,7 +571,7 @@ impl Runtime {
                 BPF_LDX => {
                     let n = size_bytes(insn.code);
                     let m = mode(insn.code);
-                    if s == REG_PARAMS as usize {
+                    if s == BPF_REG_PARAMS as usize {
                         // a stack argument: *(u64 *)(r11 + 8k), k >= 1
                         let k = (insn.off / 8) as usize;
                         if m != BPF_MEM || n != 8 || insn.off <= 0 || insn.off % 8 != 0 || k > MAX_STACK_ARGS {
@@ -608,7 +607,7 @@ impl Runtime {
                     let val = if class == BPF_ST { insn.imm as i64 as u64 } else { regs[s] };
                     if class == BPF_ST && m == BPF_NOSPEC {
                         // a speculation barrier
-                    } else if d == REG_PARAMS as usize {
+                    } else if d == BPF_REG_PARAMS as usize {
                         let k = (-(insn.off as i32) / 8) as usize;
                         if m != BPF_MEM || n != 8 || insn.off >= 0 || insn.off % 8 != 0 || k > MAX_STACK_ARGS {
                             return Err(bad(pc, "bad stack-argument store"));

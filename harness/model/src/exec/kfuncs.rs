@@ -5,12 +5,12 @@
 use bpf_isa::helper_ids::bpf_func_id;
 
 use super::interp::Flow;
-use super::maps::errno::*;
 use super::maps::{self, neg};
 use super::mem::{Addr, RegionKind};
 use super::{ExecError, Runtime};
 use crate::limits::BPF_MAX_LOOPS;
 use crate::target::Arch;
+use crate::verifier::errno::*;
 use crate::verifier::kfuncs::dynptr;
 
 /// A kfunc the model implements, or the name of one it does not.

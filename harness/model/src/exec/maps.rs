@@ -43,24 +43,7 @@ pub const BPF_NOEXIST: u64 = 1;
 pub const BPF_EXIST: u64 = 2;
 pub const BPF_F_LOCK: u64 = 4;
 
-/// Positive errnos helpers return negated.
-pub mod errno {
-    pub const EPERM: i32 = 1;
-    pub const ENOENT: i32 = 2;
-    pub const E2BIG: i32 = 7;
-    pub const EAGAIN: i32 = 11;
-    pub const ENOMEM: i32 = 12;
-    pub const EFAULT: i32 = 14;
-    pub const EBUSY: i32 = 16;
-    pub const EEXIST: i32 = 17;
-    pub const EINVAL: i32 = 22;
-    pub const ENOSPC: i32 = 28;
-    pub const ERANGE: i32 = 34;
-    pub const ENOSYS: i32 = 38;
-    pub const EOPNOTSUPP: i32 = 95;
-    pub const ENOTSUPP: i32 = 524;
-}
-use errno::*;
+use crate::verifier::errno::*;
 
 /// `-errno` as a helper's u64 return value.
 pub fn neg(e: i32) -> u64 {

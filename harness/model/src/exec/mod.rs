@@ -525,7 +525,7 @@ mod tests {
     /// (fake) clock says 250 ms have passed.
     #[test]
     fn timed_may_goto_ends_a_loop() {
-        const AX: u8 = 12;
+        const AX: u8 = bpf_isa::insn::BPF_REG_AX;
         // *(u64 *)(r10 -16) = 0xffff; *(u64 *)(r10 -8) = 0; r0 = 0;
         // loop: AX = *(u64 *)(r10 -16); if AX == 0 goto out; AX -= 1;
         //       if AX != 0 goto store; AX = -16; call timed_may_goto;

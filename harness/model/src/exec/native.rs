@@ -282,7 +282,7 @@ mod imp {
     const TIMED_OFF: u64 = TRAMP_OFF + 0x80;
     /// Function images, one per stride.
     const IMAGES_OFF: u64 = TRAMP_OFF + 0x1_0000;
-    const IMAGE_STRIDE: u64 = 0x4_0000;
+    const IMAGE_STRIDE: u64 = crate::jit::arm64::IMAGE_STRIDE;
     /// One call stub: `mov r11d, imm32; jmp rel32`.
     const STUB_LEN: u64 = 11;
 

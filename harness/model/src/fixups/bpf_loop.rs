@@ -14,7 +14,7 @@ use crate::verifier::env::VerifierEnv;
 use crate::verifier::errno::E2BIG;
 use crate::verifier::helpers::func;
 
-const BPF_REG_SIZE: i32 = 8;
+const BPF_REG_SIZE: i32 = crate::verifier::state::BPF_REG_SIZE as i32;
 /// The index of the callback call in the inlined loop.
 const CALL_INSN: usize = 12;
 

@@ -185,7 +185,7 @@ pub fn bpf_convert_ctx_accesses(env: &mut VerifierEnv<'_>) -> Result<(), Fail> {
     // elsewhere, or none)
     let unclone = |drop| Some(skb::bpf_unclone_prologue(&cx, env.insns[0], drop));
     let prologue = match prog_type {
-        pt::SCHED_CLS | pt::SCHED_ACT | pt::LWT_XMIT if seen_direct_write(env) => unclone(skb::TC_ACT_SHOT),
+        pt::SCHED_CLS | pt::SCHED_ACT | pt::LWT_XMIT if seen_direct_write(env) => unclone(crate::uapi::TC_ACT_SHOT),
         pt::SK_SKB if seen_direct_write(env) => unclone(skb::SK_DROP),
         pt::SCHED_CLS | pt::SCHED_ACT | pt::LWT_XMIT | pt::SK_SKB | pt::SK_MSG | pt::XDP => None,
         _ if seen_direct_write(env) => {

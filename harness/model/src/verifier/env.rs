@@ -19,11 +19,7 @@ pub const BPF_MAXINSNS: usize = 4096;
 pub const BPF_MAX_SUBPROGS: usize = 256;
 /// `MAX_USED_MAPS`.
 pub const MAX_USED_MAPS: usize = 64;
-/// `MAX_BPF_REG`: r0..r10.
-pub const MAX_BPF_REG: u8 = 11;
-/// `BPF_REG_PARAMS` (r11): stack arguments of 7.3's >5-argument calls.
-pub const BPF_REG_PARAMS: u8 = 11;
-pub const BPF_REG_FP: u8 = 10;
+pub use bpf_isa::insn::{BPF_REG_FP, BPF_REG_PARAMS, MAX_BPF_REG};
 
 /// Capabilities of the loading task (test_loader's unprivileged run drops
 /// the first four).

@@ -5,13 +5,16 @@ pub const EPERM: i32 = 1;
 pub const ENOENT: i32 = 2;
 pub const E2BIG: i32 = 7;
 pub const EBADF: i32 = 9;
+pub const EAGAIN: i32 = 11;
 pub const ENOMEM: i32 = 12;
 pub const EACCES: i32 = 13;
 pub const EFAULT: i32 = 14;
 pub const EBUSY: i32 = 16;
+pub const EEXIST: i32 = 17;
 pub const EINVAL: i32 = 22;
 pub const ENOSPC: i32 = 28;
 pub const ERANGE: i32 = 34;
+pub const ENOSYS: i32 = 38;
 pub const EPROTO: i32 = 71;
 pub const EOPNOTSUPP: i32 = 95;
 /// Kernel-internal "operation not supported" (`include/linux/errno.h`).

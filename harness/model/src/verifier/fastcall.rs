@@ -20,12 +20,10 @@ use super::do_check::Env;
 use super::env::{VerifierEnv, bpf_pseudo_call, bpf_pseudo_func};
 use super::liveness::bpf_get_call_summary;
 
-/// `CALLER_SAVED_REGS`: r0-r5, the most pairs one pattern can have.
-const CALLER_SAVED_REGS: usize = 6;
+use super::calls::CALLER_SAVED_REGS;
 /// `ALL_CALLER_SAVED_REGS`.
 const ALL_CALLER_SAVED_REGS: u32 = (1 << CALLER_SAVED_REGS) - 1;
-/// `BPF_REG_SIZE`.
-const BPF_REG_SIZE: i16 = 8;
+const BPF_REG_SIZE: i16 = super::state::BPF_REG_SIZE as i16;
 
 /// `mark_jump_target` as `check_cfg` applies it: the target of every
 /// branch (conditional, `may_goto`, `goto`/`gotol`) and the entry of every

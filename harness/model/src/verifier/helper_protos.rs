@@ -46,7 +46,7 @@ pub const ARG_PTR_TO_TIMER: ArgType = 22;
 pub const ARG_KPTR_XCHG_DEST: ArgType = 23;
 pub const ARG_PTR_TO_DYNPTR: ArgType = 24;
 
-const BASE_BITS: u32 = 8;
+use super::reg::BASE_BITS;
 /// `OBJ_RELEASE`: the argument is released by the call.
 pub const OBJ_RELEASE: u32 = 1 << (BASE_BITS + 5);
 /// `MEM_UNINIT`: the memory may be uninitialised (the helper fills it).

@@ -8,8 +8,8 @@
 //! Also the small per-helper predicates `check_helper_call` and the front
 //! end use (`bpf_helper_changes_pkt_data`, callback-calling helpers).
 
-use crate::map::types::*;
 use super::helper_protos::*;
+use crate::map::types::*;
 
 pub use bpf_isa::helper_ids::{BPF_FUNC_MAX_ID, helper_name};
 

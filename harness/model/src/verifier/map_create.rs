@@ -13,11 +13,12 @@
 //! `net/`, outside the 7.3 source the project reads; they follow those
 //! files' long-stable rules.
 
-use crate::map::types::*;
 use super::errno::*;
 use crate::kernel_layout::{SIZEOF_BUCKET, SIZEOF_HTAB_ELEM};
 use crate::map::MapDef;
 use crate::map::flags::*;
+use crate::map::types::*;
+use crate::target::PAGE_SIZE;
 use crate::uapi::{bpf_cgroup_storage_key, bpf_insn_array_value, bpf_stack_build_id};
 
 /// Who creates the map: the capabilities the checks ask for.
@@ -38,7 +39,6 @@ const BPF_F_ACCESS_MASK: u32 = BPF_F_RDONLY | BPF_F_RDONLY_PROG | BPF_F_WRONLY |
 const KMALLOC_MAX_SIZE: u64 = 1 << 22;
 /// `PCPU_MIN_UNIT_SIZE`.
 const PCPU_MIN_UNIT_SIZE: u64 = 32 << 10;
-const PAGE_SIZE: u64 = 4096;
 /// `sysctl_perf_event_max_stack`'s default.
 const PERF_EVENT_MAX_STACK: u32 = 127;
 /// `kvmalloc` refuses anything larger.
@@ -178,7 +178,9 @@ fn map_alloc_check(attr: &MapCreateAttr<'_>, caps: MapCreateCaps) -> Result<(), 
 fn map_alloc(attr: &MapCreateAttr<'_>, caps: MapCreateCaps) -> Result<(), i32> {
     let bypass_spec_v1 = caps.perfmon || caps.sys_admin;
     match attr.map_type {
-        BPF_MAP_TYPE_ARRAY | BPF_MAP_TYPE_PERCPU_ARRAY | BPF_MAP_TYPE_PROG_ARRAY | BPF_MAP_TYPE_PERF_EVENT_ARRAY | BPF_MAP_TYPE_CGROUP_ARRAY => array_map_alloc(attr, bypass_spec_v1),
+        BPF_MAP_TYPE_ARRAY | BPF_MAP_TYPE_PERCPU_ARRAY | BPF_MAP_TYPE_PROG_ARRAY | BPF_MAP_TYPE_PERF_EVENT_ARRAY | BPF_MAP_TYPE_CGROUP_ARRAY => {
+            array_map_alloc(attr, bypass_spec_v1)
+        }
         BPF_MAP_TYPE_ARRAY_OF_MAPS => {
             bpf_map_meta_alloc(attr.inner)?;
             array_map_alloc(attr, bypass_spec_v1)
@@ -363,7 +365,13 @@ fn bpf_map_meta_alloc(inner: Option<&MapDef>) -> Result<(), i32> {
         return Err(EINVAL);
     }
     match inner.map_type {
-        BPF_MAP_TYPE_PROG_ARRAY | BPF_MAP_TYPE_CGROUP_STORAGE | BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE | BPF_MAP_TYPE_CPUMAP | BPF_MAP_TYPE_STRUCT_OPS | BPF_MAP_TYPE_INSN_ARRAY | BPF_MAP_TYPE_SK_STORAGE => Err(ENOTSUPP),
+        BPF_MAP_TYPE_PROG_ARRAY
+        | BPF_MAP_TYPE_CGROUP_STORAGE
+        | BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE
+        | BPF_MAP_TYPE_CPUMAP
+        | BPF_MAP_TYPE_STRUCT_OPS
+        | BPF_MAP_TYPE_INSN_ARRAY
+        | BPF_MAP_TYPE_SK_STORAGE => Err(ENOTSUPP),
         _ => Ok(()),
     }
 }

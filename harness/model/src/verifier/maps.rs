@@ -5,11 +5,11 @@
 //! and the array lookups that need no null check
 //! (`can_elide_value_nullness`).
 
-use crate::map::types::*;
 use super::do_check::*;
 use super::helpers::{self, func};
 use super::reg::*;
 use crate::map::flags::{BPF_F_INNER_MAP, BPF_F_RDONLY_PROG, BPF_F_WRONLY_PROG};
+use crate::map::types::*;
 
 /// The special fields of a map value its BTF declares (`struct
 /// btf_record`): their offsets, `None` when absent.
@@ -77,14 +77,28 @@ pub fn has_direct_value_addr(map_type: u32) -> bool {
 
 /// Map types `bpf_for_each_map_elem` can walk.
 pub fn has_for_each_callback(map_type: u32) -> bool {
-    matches!(map_type, BPF_MAP_TYPE_ARRAY | BPF_MAP_TYPE_PERCPU_ARRAY | BPF_MAP_TYPE_HASH | BPF_MAP_TYPE_PERCPU_HASH | BPF_MAP_TYPE_LRU_HASH | BPF_MAP_TYPE_LRU_PERCPU_HASH | BPF_MAP_TYPE_RHASH)
+    matches!(
+        map_type,
+        BPF_MAP_TYPE_ARRAY
+            | BPF_MAP_TYPE_PERCPU_ARRAY
+            | BPF_MAP_TYPE_HASH
+            | BPF_MAP_TYPE_PERCPU_HASH
+            | BPF_MAP_TYPE_LRU_HASH
+            | BPF_MAP_TYPE_LRU_PERCPU_HASH
+            | BPF_MAP_TYPE_RHASH
+    )
 }
 
 /// The kernel struct behind a map of this type (`map->ops->map_btf_id`),
 /// as `CONST_PTR_TO_MAP` dereferences name it.
 pub fn map_btf_name(map_type: u32) -> Option<&'static str> {
     Some(match map_type {
-        BPF_MAP_TYPE_ARRAY | BPF_MAP_TYPE_PERCPU_ARRAY | BPF_MAP_TYPE_PROG_ARRAY | BPF_MAP_TYPE_PERF_EVENT_ARRAY | BPF_MAP_TYPE_CGROUP_ARRAY | BPF_MAP_TYPE_ARRAY_OF_MAPS => "bpf_array",
+        BPF_MAP_TYPE_ARRAY
+        | BPF_MAP_TYPE_PERCPU_ARRAY
+        | BPF_MAP_TYPE_PROG_ARRAY
+        | BPF_MAP_TYPE_PERF_EVENT_ARRAY
+        | BPF_MAP_TYPE_CGROUP_ARRAY
+        | BPF_MAP_TYPE_ARRAY_OF_MAPS => "bpf_array",
         BPF_MAP_TYPE_HASH | BPF_MAP_TYPE_PERCPU_HASH | BPF_MAP_TYPE_LRU_HASH | BPF_MAP_TYPE_LRU_PERCPU_HASH | BPF_MAP_TYPE_HASH_OF_MAPS => "bpf_htab",
         BPF_MAP_TYPE_BLOOM_FILTER => "bpf_bloom_filter",
         BPF_MAP_TYPE_SK_STORAGE | BPF_MAP_TYPE_INODE_STORAGE | BPF_MAP_TYPE_TASK_STORAGE | BPF_MAP_TYPE_CGRP_STORAGE => "bpf_local_storage_map",
@@ -206,7 +220,9 @@ impl Env<'_, '_> {
                     }
                 }
                 PERF_EVENT_READ | PERF_EVENT_OUTPUT | PERF_EVENT_READ_VALUE | SKB_OUTPUT | XDP_OUTPUT => t == BPF_MAP_TYPE_PERF_EVENT_ARRAY,
-                RINGBUF_OUTPUT | RINGBUF_RESERVE | RINGBUF_QUERY | RINGBUF_RESERVE_DYNPTR | RINGBUF_SUBMIT_DYNPTR | RINGBUF_DISCARD_DYNPTR => t == BPF_MAP_TYPE_RINGBUF,
+                RINGBUF_OUTPUT | RINGBUF_RESERVE | RINGBUF_QUERY | RINGBUF_RESERVE_DYNPTR | RINGBUF_SUBMIT_DYNPTR | RINGBUF_DISCARD_DYNPTR => {
+                    t == BPF_MAP_TYPE_RINGBUF
+                }
                 USER_RINGBUF_DRAIN => t == BPF_MAP_TYPE_USER_RINGBUF,
                 GET_STACKID => t == BPF_MAP_TYPE_STACK_TRACE,
                 CURRENT_TASK_UNDER_CGROUP | SKB_UNDER_CGROUP => t == BPF_MAP_TYPE_CGROUP_ARRAY,

@@ -37,7 +37,8 @@ pub const PTR_TO_FUNC: RegType = 20;
 pub const PTR_TO_INSN: RegType = 21;
 pub const CONST_PTR_TO_DYNPTR: RegType = 22;
 
-const BASE_BITS: u32 = 8;
+/// `BPF_BASE_TYPE_BITS`: the base type's bits, below the type flags.
+pub(crate) const BASE_BITS: u32 = 8;
 pub const PTR_MAYBE_NULL: RegType = 1 << BASE_BITS;
 pub const MEM_RDONLY: RegType = 1 << (BASE_BITS + 1);
 pub const MEM_RINGBUF: RegType = 1 << (BASE_BITS + 2);

@@ -19,9 +19,10 @@ pub const STACK_POISON: u8 = 7;
 pub const BPF_REG_SIZE: usize = 8;
 /// `MAX_BPF_STACK`, as the verifier compares stack offsets with it.
 pub const MAX_BPF_STACK: i64 = bpf_isa::insn::MAX_BPF_STACK as i64;
-/// r0..r10.
-pub const MAX_BPF_REG: usize = 11;
-pub const BPF_REG_FP: usize = 10;
+/// `MAX_BPF_REG` (r0..r10) and `BPF_REG_FP`, as the verifier indexes
+/// registers.
+pub const MAX_BPF_REG: usize = bpf_isa::insn::MAX_BPF_REG as usize;
+pub const BPF_REG_FP: usize = bpf_isa::insn::BPF_REG_FP as usize;
 
 /// `struct bpf_stack_state`: 8 bytes of stack.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

@@ -10,8 +10,6 @@ pub const R1: u8 = 1;
 pub const R2: u8 = 2;
 pub const R3: u8 = 3;
 pub const R10: u8 = 10;
-/// `BPF_REG_AX`: the hidden register the verifier's rewrites use.
-pub const AX: u8 = 11;
 
 pub fn alu64_imm(op: u8, dst: u8, imm: i32) -> Insn {
     Insn::new(BPF_ALU64 | op | BPF_K, dst, 0, 0, imm)

@@ -12,8 +12,6 @@ use super::{Access, Conv, Converted};
 use crate::kernel_layout::NO_QUEUE_MAPPING;
 use crate::uapi::__sk_buff;
 
-/// `TC_ACT_SHOT` and `SK_DROP`: what the prologues return when unclone fails.
-pub const TC_ACT_SHOT: i32 = 2;
 pub const SK_DROP: i32 = 0;
 
 /// `tc_cls_act_convert_ctx_access`: `ifindex` without the NULL check (a

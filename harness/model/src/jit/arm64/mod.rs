@@ -126,7 +126,7 @@ const TMP_REG_3: usize = 16;
 const PRIVATE_SP: usize = 17;
 const ARENA_VM_START: usize = 18;
 const BPF2A64: [Reg; 19] = [8, 0, 1, 2, 3, 4, 19, 20, 21, 22, 25, 31, 9, 10, 11, 26, 12, 27, 28];
-const BPF_REG_PARAMS: u8 = bpf_isa::insn::MAX_BPF_REG;
+use bpf_isa::insn::BPF_REG_PARAMS;
 
 fn a64(bpf_reg: usize) -> Reg {
     BPF2A64[bpf_reg.min(BPF2A64.len() - 1)]

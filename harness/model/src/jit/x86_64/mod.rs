@@ -25,6 +25,7 @@ use encoder::{AluOp, Cond, Emitter, Reg, Rex, ShiftOp, Width, is_imm8, is_simm32
 use super::{JitFunc, JitProgram};
 use crate::kernel_layout::{OFFSETOF_BPF_ARRAY_VALUE, OFFSETOF_BPF_MAP_MAX_ENTRIES, OFFSETOF_BPF_PROG_BPF_FUNC};
 use crate::limits::MAX_TAIL_CALL_CNT;
+use crate::target::PAGE_SIZE;
 
 /// What of the kernel build and the CPU changes the code the JIT emits,
 /// and the fixed addresses that stand in for the kernel's.
@@ -130,7 +131,6 @@ const PADDING_PASSES: usize = MAX_PASSES - 5;
 /// `X86_PATCH_SIZE`: a `call`/`jmp rel32`, or the nop5 reserved for them.
 const X86_PATCH_SIZE: usize = 5;
 const VSYSCALL_ADDR: u64 = 0xffff_ffff_ff60_0000;
-const PAGE_SIZE: u64 = 4096;
 /// Private stacks: a guard word below and above each frame.
 const PRIV_STACK_GUARD_SZ: u64 = 8;
 
