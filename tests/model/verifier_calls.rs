@@ -115,7 +115,7 @@ fn random_programs_with_calls() {
         let pt = [1u32, 3, 6, 17, 2][rng.below(5) as usize];
         let mut input = VerifierInput::new(insns, ProgType(pt), Arch::X86_64);
         input.maps = maps.clone();
-        input.func_info = Some(starts.iter().map(|&s| FuncInfo { insn_off: s as u32, name: format!("f{s}"), global: false, nargs: 0 }).collect());
+        input.func_info = Some(starts.iter().map(|&s| FuncInfo { insn_off: s as u32, type_id: 0, name: format!("f{s}"), global: false, nargs: 0 }).collect());
         input.log_level = [0, 1, 1, 2][(round % 4) as usize];
         input.log_size = if input.log_level == 0 { 0 } else { 1 << 22 };
         if rng.below(4) == 0 {

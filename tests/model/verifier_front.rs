@@ -270,7 +270,7 @@ fn no_panic_on_garbage() {
             if unpriv {
                 input.caps = Caps::NONE;
             }
-            input.func_info = Some(vec![FuncInfo { insn_off: 0, name: "g".into(), global: true, nargs: 0 }]);
+            input.func_info = Some(vec![FuncInfo { insn_off: 0, type_id: 0, name: "g".into(), global: true, nargs: 0 }]);
             let _ = bpf_check(&input);
         }
     }
@@ -333,7 +333,7 @@ fn no_panic_on_garbage() {
         let mut input = VerifierInput::new(insns, ProgType(1), if round % 2 == 0 { Arch::X86_64 } else { Arch::Arm64 });
         input.log_level = [1, 2, 4, 9][(round % 4) as usize];
         input.log_size = [64, 1 << 20][(round % 3 == 0) as usize];
-        input.func_info = Some(starts.iter().map(|&s| FuncInfo { insn_off: s, name: format!("f{s}"), global: s == 0, nargs: 0 }).collect());
+        input.func_info = Some(starts.iter().map(|&s| FuncInfo { insn_off: s, type_id: 0, name: format!("f{s}"), global: s == 0, nargs: 0 }).collect());
         match bpf_check(&input) {
             Verdict::NotModelled { phase: "do_check_main" | "fixups", .. } => reached_main_pass += 1,
             Verdict::Decided(d) if d.verified_insns > 0 => reached_main_pass += 1,

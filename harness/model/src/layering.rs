@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 /// The crate's top modules by layer, from the bottom.
 const LAYERS: &[&[&str]] = &[
     &["isa"],
-    &["target", "prog_type", "map", "vmlinux_btf", "uapi", "kernel_layout", "limits"],
+    &["target", "prog_type", "map", "btf", "vmlinux_btf", "uapi", "kernel_layout", "limits"],
     &["verifier"],
     &["fixups"],
     &["jit", "jit_disasm"],

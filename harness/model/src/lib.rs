@@ -12,7 +12,7 @@
 //! | layer | modules |
 //! |---|---|
 //! | the instruction set | [`isa`] (the `bpf-isa` crate: encoding, assembler, disassembler, ALU semantics) |
-//! | kernel facts | [`target`], [`prog_type`], [`map`], [`vmlinux_btf`], [`uapi`], [`kernel_layout`], [`limits`] |
+//! | kernel facts | [`target`], [`prog_type`], [`map`], [`btf`], [`vmlinux_btf`], [`uapi`], [`kernel_layout`], [`limits`] |
 //! | the verifier (`kernel/bpf/verifier.c`) | [`verifier`] |
 //! | the rewrites after it (`bpf_do_misc_fixups` and the others) | [`fixups`] |
 //! | the JITs (`arch/{x86,arm64}/net/bpf_jit_comp.c`) and their images' disassembly | [`jit`], [`jit_disasm`] |
@@ -25,6 +25,7 @@
 
 pub use bpf_isa as isa;
 
+pub mod btf;
 pub mod exec;
 pub mod fixups;
 pub mod jit;

@@ -378,7 +378,7 @@ fn create_and_load(
 
 /// The functions of the program BTF; a program without a function list is
 /// one function named after the request.
-fn prog_funcs(req: &LoadRequest) -> Vec<btf::ProgFunc> {
+pub(crate) fn prog_funcs(req: &LoadRequest) -> Vec<btf::ProgFunc> {
     if req.prog.funcs.is_empty() {
         let name = req.name.rsplit('/').next().unwrap_or("prog");
         return vec![btf::ProgFunc { name: name.to_string(), insn_off: 0, global: true, nargs: 0 }];

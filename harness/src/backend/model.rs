@@ -8,6 +8,7 @@
 //! instead of passing or failing on a guess.
 
 use super::{Backend, BtfMode, LoadOutcome, LoadRequest, Unavailable};
+use crate::btf::Btf;
 use crate::exec::{ExecError, ExecOptions, ExecProgram, LoadedProg, Resolved, RunPath, TestRunInput, TestRunOutput};
 use crate::isa::Insn;
 use crate::isa::op::*;
@@ -18,6 +19,7 @@ use crate::map::{is_unpriv_capable, map_kaddr};
 use crate::target::Arch;
 use crate::verifier::env::{Caps, FuncInfo, MapObj, VerifierInput};
 use crate::verifier::kfunc_btf_ids;
+use std::sync::Arc;
 
 /// libbpf's `POISON_LDIMM64_MAP_BASE`: a map that was not created turns
 /// its `ld_imm64` into calls of this invalid helper id plus the map index.
@@ -88,28 +90,39 @@ impl ModelBackend {
             }
         }
         let caps = if req.unpriv { Caps::from_numbers(&req.caps_unpriv) } else { Caps::ALL };
-        let func_info = match &req.btf {
-            BtfMode::None => None,
+        let (func_info, prog_btf) = match &req.btf {
+            BtfMode::None => (None, None),
             // BPF_BTF_LOAD needs CAP_BPF: the loader goes on without BTF
-            _ if !caps.bpf_capable() && !req.privileged_setup => None,
-            BtfMode::FuncInfo if req.prog.funcs.is_empty() => {
-                let name = req.name.rsplit('/').next().unwrap_or("prog").to_string();
-                Some(vec![FuncInfo { insn_off: 0, name, global: true, nargs: 0 }])
-            }
+            _ if !caps.bpf_capable() && !req.privileged_setup => (None, None),
+            // the minimal BTF the loader makes: `int (int, ...)` prototypes
             BtfMode::FuncInfo => {
-                Some(req.prog.funcs.iter().map(|f| FuncInfo { insn_off: f.start as u32, name: f.name.clone(), global: f.global, nargs: f.nargs }).collect())
+                let funcs = super::loader::prog_funcs(req);
+                let pb = crate::btf::prog_btf(&funcs);
+                let btf = Btf::parse(&pb.blob).map_err(|e| Unavailable(format!("model: the program BTF: {e}")))?;
+                let type_ids = pb.func_info.chunks_exact(8).map(|r| u32::from_le_bytes([r[4], r[5], r[6], r[7]]));
+                let recs = funcs.iter().zip(type_ids).map(|(f, type_id)| FuncInfo {
+                    insn_off: f.insn_off,
+                    type_id,
+                    name: f.name.clone(),
+                    global: f.global,
+                    nargs: f.nargs,
+                });
+                (Some(recs.collect()), Some(Arc::new(btf)))
             }
-            // the object's FUNCs; their argument types are not modelled
-            BtfMode::Object(ob) => match &ob.func_info {
-                None => None,
-                Some(_) => Some(
-                    ob.funcs()
-                        .map_err(|e| Unavailable(format!("model: {e}")))?
-                        .into_iter()
-                        .map(|f| FuncInfo { insn_off: f.insn_off, name: f.name, global: f.global, nargs: f.nargs })
-                        .collect(),
-                ),
-            },
+            BtfMode::Object(ob) => {
+                let btf = Btf::parse(&ob.btf).map_err(|e| Unavailable(format!("model: the object's BTF: {e}")))?;
+                let recs = match &ob.func_info {
+                    None => None,
+                    Some(_) => Some(
+                        ob.funcs(&btf)
+                            .map_err(|e| Unavailable(format!("model: {e}")))?
+                            .into_iter()
+                            .map(|(type_id, f)| FuncInfo { insn_off: f.insn_off, type_id, name: f.name, global: f.global, nargs: f.nargs })
+                            .collect(),
+                    ),
+                };
+                (recs, Some(Arc::new(btf)))
+            }
         };
         // fentry/fexit: the target's id in the recorded vmlinux BTF, as
         // libbpf finds it
@@ -130,6 +143,7 @@ impl ModelBackend {
             caps,
             maps,
             func_info,
+            prog_btf,
             gpl: license_is_gpl_compatible(&req.license),
             arch: req.arch,
             symbols_arch: ids_arch,

@@ -57,17 +57,17 @@ impl fmt::Debug for ObjectBtf {
 }
 
 impl ObjectBtf {
-    /// The functions `func_info` describes, as the BTF says: name, global
-    /// linkage and argument count of each record's FUNC.
-    pub fn funcs(&self) -> Result<Vec<ProgFunc>, String> {
+    /// The functions `func_info` describes, as `btf` (this object's BTF,
+    /// parsed) says: each record's FUNC id with its name, global linkage
+    /// and argument count.
+    pub fn funcs(&self, btf: &Btf) -> Result<Vec<(u32, ProgFunc)>, String> {
         let Some(fi) = &self.func_info else { return Ok(Vec::new()) };
-        let btf = Btf::parse(&self.btf).map_err(|e| format!("the object's BTF: {e}"))?;
         fi.pairs()
             .map(|(insn_off, type_id)| {
                 let f = btf.type_by_id(type_id).filter(|t| t.kind == BTF_KIND_FUNC).ok_or_else(|| format!("func_info: type [{type_id}] is not a FUNC"))?;
                 let proto = btf.type_by_id(f.size_or_type).filter(|t| t.kind == BTF_KIND_FUNC_PROTO);
                 let proto = proto.ok_or_else(|| format!("func_info: FUNC [{type_id}] has no FUNC_PROTO"))?;
-                Ok(ProgFunc { name: btf.type_name(type_id).to_string(), insn_off, global: f.vlen == BTF_FUNC_GLOBAL, nargs: proto.vlen })
+                Ok((type_id, ProgFunc { name: btf.type_name(type_id).to_string(), insn_off, global: f.vlen == BTF_FUNC_GLOBAL, nargs: proto.vlen }))
             })
             .collect()
     }

@@ -12,8 +12,10 @@
 use bpf_isa::Insn;
 use bpf_isa::insn::op::*;
 
+use super::btf_args::{self, PrepareError, PrepareInput, SubprogArgInfo};
 use super::diag::ModReason;
 use super::do_check::*;
+use super::helper_call::CallArgMeta;
 use super::helper_protos::*;
 use super::helpers::{self, func};
 use super::reg::*;
@@ -37,6 +39,8 @@ pub struct SubprogRt {
     pub verified: [bool; 2],
     /// `func_info_aux[i].unreliable`: its BTF did not match a call.
     pub unreliable: bool,
+    /// `args` once `args_cached`: what `btf_prepare_func_args` derived.
+    pub args: Option<Vec<SubprogArgInfo>>,
     pub insns_self: u32,
     pub insns_total: u32,
     pub tail_call_reachable: bool,
@@ -340,8 +344,77 @@ impl Env<'_, '_> {
         }
     }
 
+    /// `btf_prepare_func_args`, cached per subprogram once it succeeds.
+    /// Without the program's BTF every prototype is `int (int, ...)`.
+    pub(crate) fn prepare_func_args(&mut self, subprog: usize) -> VResult<()> {
+        if self.subprogs.get(subprog).is_some_and(|s| s.args.is_some()) {
+            return Ok(());
+        }
+        let desc = self.input.subprogs.get(subprog).cloned().unwrap_or_default();
+        let args = match self.input.prog_btf.filter(|_| desc.type_id != 0) {
+            None if desc.nargs as usize > btf_args::MAX_BPF_FUNC_REG_ARGS => {
+                return Err(DoCheckError::Unsupported("stack arguments of global functions are not modelled".into()));
+            }
+            None => vec![SubprogArgInfo::ANYTHING; desc.nargs as usize],
+            Some(btf) => {
+                let inp = PrepareInput {
+                    btf,
+                    func_id: desc.type_id,
+                    subprog,
+                    is_global: desc.global,
+                    prog_type: self.input.prog_type,
+                    expected_attach_type: self.input.expected_attach_type,
+                    arch: self.input.arch,
+                    vmlinux: self.input.vmlinux_btf,
+                };
+                let mut log = String::new();
+                let r = btf_args::btf_prepare_func_args(&inp, &mut log);
+                self.verbose(&log);
+                match r {
+                    Ok(a) => a,
+                    Err(PrepareError::Errno(e)) => return errno(e),
+                    Err(PrepareError::Unsupported(what)) => return Err(DoCheckError::Unsupported(format!("btf_prepare_func_args: {what}"))),
+                }
+            }
+        };
+        if let Some(sp) = self.subprogs.get_mut(subprog) {
+            sp.args = Some(args);
+        }
+        Ok(())
+    }
+
+    /// What `do_check_common` puts in an argument register of a global
+    /// function verified on its own.
+    pub(crate) fn global_arg_reg(&mut self, arg: &SubprogArgInfo) -> RegState {
+        let t = arg.arg_type;
+        if t == ARG_PTR_TO_CTX {
+            return RegState::ptr(PTR_TO_CTX, 0);
+        }
+        if t == ARG_PTR_TO_DYNPTR {
+            self.id_gen += 1;
+            return super::kfuncs::dynptr_cb_reg(super::kfuncs::dynptr::LOCAL, self.id_gen);
+        }
+        if base_type(t) == ARG_PTR_TO_MEM {
+            let mut r = RegState::ptr(PTR_TO_MEM | (t & (PTR_MAYBE_NULL | PTR_UNTRUSTED | MEM_RDONLY)), arg.mem_size as i64);
+            if t & PTR_MAYBE_NULL != 0 {
+                self.id_gen += 1;
+                r.id = self.id_gen;
+            }
+            return r;
+        }
+        if base_type(t) == ARG_PTR_TO_BTF_ID {
+            let mut r = RegState::ptr(PTR_TO_BTF_ID | (t & (PTR_MAYBE_NULL | PTR_UNTRUSTED | PTR_TRUSTED)), arg.btf_id);
+            self.id_gen += 1;
+            r.id = self.id_gen;
+            return r;
+        }
+        // scalars, and arena pointers (a caller passes either)
+        self.unknown_reg()
+    }
+
     /// `btf_check_subprog_call`: a subprogram's BTF prototype against the
-    /// caller's registers. The model's BTF prototypes take only scalars.
+    /// caller's registers (`btf_check_func_arg_match`); a mismatch makes
+    /// its BTF unreliable.
     fn btf_check_subprog_call(&mut self, subprog: usize) -> VResult<()> {
         if !self.input.has_func_info {
             return errno(EINVAL);
@@ -349,26 +422,81 @@ impl Env<'_, '_> {
         if self.subprogs.get(subprog).is_some_and(|s| s.unreliable) {
             return errno(EINVAL);
         }
-        let nargs = self.input.subprogs.get(subprog).map_or(0, |s| s.nargs) as usize;
-        let mut res = Ok(());
-        for i in 0..nargs.min(5) {
-            let regno = i + 1;
-            let reg = self.regs()[regno];
-            if reg.typ != SCALAR_VALUE {
-                self.verbose(&format!("R{regno} is not a scalar\n"));
-                res = errno(EINVAL);
-                break;
-            }
-        }
-        if nargs > 5 {
-            res = Err(DoCheckError::Unsupported("stack arguments of global functions are not modelled".into()));
-        }
+        let res = self.btf_check_func_arg_match(subprog);
         if res.is_err()
             && let Some(sp) = self.subprogs.get_mut(subprog)
         {
             sp.unreliable = true;
         }
         res
+    }
+
+    /// `btf_check_func_arg_match`.
+    fn btf_check_func_arg_match(&mut self, subprog: usize) -> VResult<()> {
+        self.prepare_func_args(subprog)?;
+        let args = self.subprogs.get(subprog).and_then(|s| s.args.clone()).unwrap_or_default();
+        let changes_pkt_data = self.input.subprogs.get(subprog).is_some_and(|s| s.changes_pkt_data);
+        for (i, arg) in args.iter().enumerate() {
+            let regno = i + 1;
+            let reg = self.regs()[regno];
+            let t = arg.arg_type;
+            if t == ARG_ANYTHING {
+                if reg.typ != SCALAR_VALUE {
+                    self.verbose(&format!("R{regno} is not a scalar\n"));
+                    return errno(EINVAL);
+                }
+            } else if t & PTR_UNTRUSTED != 0 {
+                // read-only through probe reads: anything goes
+            } else if t == ARG_PTR_TO_CTX {
+                self.check_func_arg_reg_off(&reg, regno, ARG_PTR_TO_CTX)?;
+                if reg.typ != PTR_TO_CTX {
+                    self.verbose(&format!("R{regno} expects pointer to ctx\n"));
+                    return errno(EINVAL);
+                }
+            } else if base_type(t) == ARG_PTR_TO_MEM {
+                self.check_func_arg_reg_off(&reg, regno, ARG_DONTCARE)?;
+                let size = arg.mem_size as i64;
+                let checked = self.check_mem_reg(&reg, regno, size, false, None).and_then(|_| self.check_mem_reg(&reg, regno, size, true, None));
+                if let Err(e) = checked {
+                    return match e {
+                        DoCheckError::Errno(_) => errno(EINVAL),
+                        u => Err(u),
+                    };
+                }
+                let dynptr_pkt = base_type(reg.typ) == PTR_TO_MEM && reg.typ & (DYNPTR_TYPE_SKB | DYNPTR_TYPE_XDP | DYNPTR_TYPE_SKB_META) != 0;
+                if (reg.is_pkt_pointer_any() || dynptr_pkt) && changes_pkt_data {
+                    self.verbose(&format!("R{regno} is a packet pointer, but func#{subprog} may change packet data\n"));
+                    return errno(EINVAL);
+                }
+                if t & PTR_MAYBE_NULL == 0 && (type_may_be_null(reg.typ) || reg.is_null()) {
+                    self.verbose(&format!("R{regno} is expected to be non-NULL\n"));
+                    return errno(EINVAL);
+                }
+            } else if base_type(t) == ARG_PTR_TO_ARENA {
+                if reg.typ != PTR_TO_ARENA && reg.typ != SCALAR_VALUE {
+                    self.verbose(&format!("R{regno} is not a pointer to arena or scalar.\n"));
+                    return errno(EINVAL);
+                }
+            } else if t == ARG_PTR_TO_DYNPTR {
+                self.check_func_arg_reg_off(&reg, regno, ARG_PTR_TO_DYNPTR)?;
+                let name = self.subprog_name(subprog);
+                let mut meta = CallArgMeta::default();
+                self.process_dynptr_func(&reg, regno, &name, t, &mut meta, false)?;
+            } else if base_type(t) == ARG_PTR_TO_BTF_ID {
+                if reg.is_null() && type_may_be_null(t) {
+                    self.mark_chain_precision(regno)?;
+                    continue;
+                }
+                let name = super::kfuncs::btf_type_name(arg.btf_id).to_string();
+                let meta = CallArgMeta::default();
+                self.check_reg_type(&reg, regno, t, &name, &meta)?;
+                self.check_func_arg_reg_off(&reg, regno, t)?;
+            } else {
+                self.verbose(&format!("verifier bug: unrecognized R{regno} type {t}\n"));
+                return errno(EFAULT);
+            }
+        }
+        Ok(())
     }
 
     /// `setup_func_entry`: a new frame for `subprog` called at `callsite`;

@@ -1,7 +1,8 @@
 //! The program BTF's `func_info` against the program (`kernel/bpf/check_btf.c`):
 //! `bpf_prepare_btf_info` before subprograms are discovered, and
 //! `bpf_check_btf_info` after. Loaders here give no `line_info` and no
-//! CO-RE relocations, and every `FUNC_PROTO` returns `int`.
+//! CO-RE relocations; the prototypes are read where calls and global
+//! functions are checked ([`super::btf_args`]).
 
 use super::env::VerifierEnv;
 use super::errno::EINVAL;

@@ -19,6 +19,7 @@ use bpf_isa::Insn;
 use bpf_isa::insn::op::{self, *};
 
 use super::diag::ModReason;
+use super::helper_protos::{ARG_ANYTHING, ARG_PTR_TO_CTX};
 use super::print::{Scratch, print_verifier_state};
 use super::reg::*;
 use super::scalar::print::{push_i64, push_u64};
@@ -182,8 +183,11 @@ pub struct Subprog {
     pub name: String,
     /// `bpf_subprog_is_global`.
     pub global: bool,
-    /// Arguments of a global function's BTF prototype (all `int`).
+    /// Arguments of the BTF prototype (`int` ones without
+    /// [`DoCheckInput::prog_btf`]).
     pub nargs: u32,
+    /// `func_info[i].type_id`: the FUNC in [`DoCheckInput::prog_btf`].
+    pub type_id: u32,
     /// The BTF prototype returns void.
     pub returns_void: bool,
     pub is_exception_cb: bool,
@@ -235,6 +239,8 @@ pub struct DoCheckInput<'a> {
     pub vmlinux_btf: Option<&'static crate::vmlinux_btf::VmlinuxBtf>,
     /// `prog->aux->arena`: the program uses an arena map.
     pub has_arena: bool,
+    /// `prog->aux->btf`: the program's BTF, which `func_info` points into.
+    pub prog_btf: Option<&'a crate::btf::Btf>,
     /// The target arch (`bpf_jit_supports_insn` for arena atomics).
     pub arch: crate::target::Arch,
 }
@@ -837,7 +843,7 @@ impl<'a, 'l> Env<'a, 'l> {
 
     /// `do_check_common`: verify `subprog` from its first insn, the main
     /// program with `R1 = ctx`, a global function with the arguments its
-    /// BTF prototype declares (all scalars here).
+    /// BTF prototype declares ([`super::btf_args`]).
     pub(crate) fn do_check_common(&mut self, subprog: usize, sleepable: bool) -> VResult<()> {
         let pop_log = self.level() & BPF_LOG_LEVEL2 == 0;
         let old_insns_total = self.subprogs.get(subprog).map_or(0, |s| s.insns_total);
@@ -855,21 +861,37 @@ impl<'a, 'l> Env<'a, 'l> {
                 let s = format!("Validating {}() func#{subprog}...\n", desc.name);
                 self.verbose(&s);
             }
-            if desc.is_exception_cb {
-                st.frame[0].in_exception_callback_fn = true;
-                if desc.returns_void {
-                    self.verbose("exception cb cannot return void\n");
-                    ret = errno(EINVAL);
-                } else if desc.nargs != 1 {
-                    self.verbose("exception cb only supports single integer argument\n");
-                    ret = errno(EINVAL);
+            let prepared = self.prepare_func_args(subprog);
+            if let Err(e) = prepared {
+                ret = Err(e);
+            } else {
+                let args = self.subprogs.get(subprog).and_then(|s| s.args.clone()).unwrap_or_default();
+                if desc.is_exception_cb {
+                    st.frame[0].in_exception_callback_fn = true;
+                    if desc.returns_void {
+                        self.verbose("exception cb cannot return void\n");
+                        ret = errno(EINVAL);
+                    } else if args.len() != 1 || args[0].arg_type != ARG_ANYTHING {
+                        self.verbose("exception cb only supports single integer argument\n");
+                        ret = errno(EINVAL);
+                    }
+                }
+                if ret.is_ok() {
+                    for (i, arg) in args.iter().enumerate().take(5) {
+                        st.frame[0].regs[i + 1] = self.global_arg_reg(arg);
+                    }
                 }
             }
-            let cap = self.bpf_capable();
-            for i in 1..=(desc.nargs as usize).min(5) {
-                st.frame[0].regs[i] = RegState::unknown(cap);
-            }
         } else {
+            // a main program whose BTF does not take one ctx argument has
+            // unreliable BTF
+            if self.input.has_func_info {
+                let ok = self.prepare_func_args(0).is_ok()
+                    && self.subprogs.first().and_then(|s| s.args.as_ref()).is_some_and(|a| a.len() == 1 && a[0].arg_type == ARG_PTR_TO_CTX);
+                if !ok && let Some(sp) = self.subprogs.first_mut() {
+                    sp.unreliable = true;
+                }
+            }
             st.frame[0].regs[1] = RegState::ptr(PTR_TO_CTX, 0);
         }
         self.cur = st;

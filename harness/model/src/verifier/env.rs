@@ -7,8 +7,11 @@
 use bpf_isa::Insn;
 use bpf_isa::disasm::{VerifierCallbacks, print_bpf_insn};
 
+use std::sync::Arc;
+
 use super::kfunc_btf_ids;
 use super::log::BpfVerifierLog;
+use crate::btf::Btf;
 use crate::map::MapDef;
 use crate::prog_type::ProgType;
 use crate::target::Arch;
@@ -70,15 +73,18 @@ pub struct MapObj {
     pub kaddr: u64,
 }
 
-/// One record of the program BTF's `func_info` (a `FUNC` with its
-/// linkage; every `FUNC_PROTO` is `int (...)` as clang makes them for
-/// naked-asm selftests).
+/// One record of the program BTF's `func_info` (`struct bpf_func_info`),
+/// with what the model reads of its `FUNC`: name, linkage and argument
+/// count.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct FuncInfo {
     pub insn_off: u32,
+    /// The `FUNC`'s id in [`VerifierInput::prog_btf`] (0 without it: the
+    /// prototype is then `int (int, ...)` with `nargs` arguments).
+    pub type_id: u32,
     pub name: String,
     pub global: bool,
-    /// Number of `int` arguments (global functions).
+    /// Number of arguments of the prototype.
     pub nargs: u32,
 }
 
@@ -102,6 +108,9 @@ pub struct VerifierInput {
     pub maps: Vec<MapObj>,
     /// The program BTF's `func_info`; `None` loads without program BTF.
     pub func_info: Option<Vec<FuncInfo>>,
+    /// The program BTF (`prog_btf_fd`) the `func_info` records' type ids
+    /// point into; `None` takes every prototype as `int (int, ...)`.
+    pub prog_btf: Option<Arc<Btf>>,
     /// License is GPL-compatible.
     pub gpl: bool,
     /// The kernel's arch: kfunc BTF ids and JIT availability.
@@ -129,6 +138,7 @@ impl VerifierInput {
             caps: Caps::ALL,
             maps: Vec::new(),
             func_info: None,
+            prog_btf: None,
             gpl: true,
             arch,
             symbols_arch: arch,

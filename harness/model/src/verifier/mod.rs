@@ -56,6 +56,7 @@ pub mod alu;
 pub mod arena;
 pub mod backtrack;
 pub mod btf_access;
+pub mod btf_args;
 pub mod calls;
 pub mod ctx;
 pub mod do_check;
@@ -258,6 +259,11 @@ fn main_pass(env: &mut VerifierEnv<'_>) -> PResult<()> {
                 name: env.bpf_subprog_name(i),
                 global: env.bpf_subprog_is_global(i),
                 nargs: env.input.func_info.as_ref().and_then(|f| f.get(i)).map_or(0, |f| f.nargs),
+                type_id: env.input.func_info.as_ref().and_then(|f| f.get(i)).map_or(0, |f| f.type_id),
+                returns_void: match (env.input.prog_btf.as_deref(), env.input.func_info.as_ref().and_then(|f| f.get(i))) {
+                    (Some(btf), Some(f)) => btf_args::subprog_returns_void(btf, f.type_id),
+                    _ => false,
+                },
                 is_exception_cb: si.is_exception_cb,
                 has_tail_call: si.has_tail_call,
                 has_ld_abs: si.has_ld_abs,
@@ -296,6 +302,7 @@ fn main_pass(env: &mut VerifierEnv<'_>) -> PResult<()> {
         vmlinux_btf: crate::vmlinux_btf::VmlinuxBtf::for_arch(env.input.symbols_arch),
         attach_btf_id: env.input.attach_btf_id,
         has_arena: maps.iter().any(|m| m.map_type == BPF_MAP_TYPE_ARENA),
+        prog_btf: env.input.prog_btf.as_deref(),
         arch: env.input.arch,
     };
     let out = do_check::do_check_main(&input, &mut env.log);
