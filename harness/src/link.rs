@@ -33,6 +33,9 @@ pub enum LinkReloc {
     Kfunc { insn: usize, name: String },
     /// `ld_imm64` of a kernel symbol: `BPF_PSEUDO_BTF_ID`.
     BtfId { insn: usize, name: String },
+    /// A CO-RE relocation of the insn, applied with the target kernel's
+    /// BTF before everything else ([`crate::object::core`]).
+    Core { insn: usize, relo: crate::object::core::CoreRelo },
 }
 
 /// A program ready for a backend.

@@ -43,7 +43,13 @@ impl KernelBackend {
         self.probe(req.arch)?;
         let needs_btf = req.attach_func.is_some() || req.prog.relocs.iter().any(|r| matches!(r, LinkReloc::Kfunc { .. } | LinkReloc::BtfId { .. }));
         let vmlinux = if needs_btf { Some(self.vmlinux_btf().map_err(Unavailable)?) } else { None };
-        let target = Target { backend: "kernel", vmlinux: vmlinux.as_deref() };
+        // CO-RE: libbpf reads the running kernel's BTF
+        let core = if crate::object::core::has_core(req) {
+            Some(crate::object::core::target_btf_file(std::path::Path::new(VMLINUX_BTF)).map_err(|e| Unavailable(format!("kernel: {e}")))?)
+        } else {
+            None
+        };
+        let target = Target { backend: "kernel", vmlinux: vmlinux.as_deref(), core: core.as_deref() };
         loader::load_with(&mut LocalSys, &target, req, how)
     }
 

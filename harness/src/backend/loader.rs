@@ -34,6 +34,7 @@ use super::{BtfMode, LoadOutcome, LoadRequest, Unavailable};
 use crate::btf::{self, Btf};
 use crate::link::LinkReloc;
 use crate::map::MapDef;
+use crate::object::core::{self, RawBtf};
 use crate::sys::{BpfSys, SysError, attr, cap, errno_desc, get_u32};
 
 /// test_loader's log buffer (`TEST_LOADER_LOG_BUF_SZ`).
@@ -56,6 +57,9 @@ pub struct Target<'a> {
     pub backend: &'static str,
     /// The kernel's vmlinux BTF, for kfunc and `__ksym` ids.
     pub vmlinux: Option<&'a Btf>,
+    /// The kernel's vmlinux BTF with its blob, for CO-RE relocations
+    /// (needed only when the request has some).
+    pub core: Option<&'a RawBtf>,
 }
 
 /// Where a load departs from libbpf's and test_loader's, for the recorders
@@ -104,6 +108,7 @@ pub fn validate(req: &LoadRequest) -> Result<(), String> {
             LinkReloc::MapValue { insn, map, .. } => (insn, Some(map), true),
             LinkReloc::Kfunc { insn, .. } => (insn, None, false),
             LinkReloc::BtfId { insn, .. } => (insn, None, true),
+            LinkReloc::Core { insn, .. } => (insn, None, false),
         };
         if insn >= n || (wide && insn + 1 >= n) {
             return Err(format!("relocation {r:?} outside the program ({n} insns)"));
@@ -129,6 +134,13 @@ fn loader_failure(errno: i32, msg: String) -> Box<LoadOutcome> {
     Box::new(LoadOutcome { accepted: false, errno, log: format!("libbpf: {msg}\n"), ..LoadOutcome::default() })
 }
 
+/// libbpf's failure of a CO-RE relocation: its warnings, and the load
+/// stops before `BPF_PROG_LOAD`.
+pub(crate) fn core_failure(f: &core::CoreFailure) -> Box<LoadOutcome> {
+    let log = f.warnings.iter().map(|w| format!("libbpf: {w}\n")).collect();
+    Box::new(LoadOutcome { accepted: false, errno: f.errno, log, ..LoadOutcome::default() })
+}
+
 /// libbpf's failure for a kfunc call whose name the kernel's BTF lacks: the
 /// load never reaches `BPF_PROG_LOAD`.
 pub(crate) fn kfunc_not_found(name: &str) -> Box<LoadOutcome> {
@@ -137,6 +149,20 @@ pub(crate) fn kfunc_not_found(name: &str) -> Box<LoadOutcome> {
 
 fn load_fds(sys: &mut dyn BpfSys, target: &Target<'_>, req: &LoadRequest, how: &LoadSettings, fds: &mut Vec<i32>) -> Result<LoadOutcome, Unavailable> {
     validate(req).map_err(|e| Unavailable(format!("{}: bad request '{}': {e}", target.backend, req.name)))?;
+    // libbpf relocates CO-RE first, with the kernel's BTF
+    let relocated;
+    let req = if core::has_core(req) {
+        let btf = target.core.ok_or_else(|| Unavailable(format!("{}: no vmlinux BTF for the CO-RE relocations of '{}'", target.backend, req.name)))?;
+        match core::relocate_request(req, btf) {
+            Ok(r) => {
+                relocated = r;
+                &relocated
+            }
+            Err(f) => return Ok(*core_failure(&f)),
+        }
+    } else {
+        req
+    };
     let mut insns = req.prog.insns.clone();
     if let Err(out) = resolve_ksyms(target, req, &mut insns) {
         return Ok(*out);

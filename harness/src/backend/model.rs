@@ -16,6 +16,7 @@ use crate::link::LinkReloc;
 use crate::link::LinkedProgram;
 use crate::load::bpf_prog_load;
 use crate::map::{is_unpriv_capable, map_kaddr};
+use crate::object::core;
 use crate::target::Arch;
 use crate::verifier::env::{Caps, FuncInfo, MapObj, VerifierInput};
 use crate::verifier::kfunc_btf_ids;
@@ -48,6 +49,10 @@ impl ModelBackend {
     /// riscv64, s390x or loongarch64, so theirs are unknown: `check`
     /// borrows x86_64's for them (see [`symbols_stand_in`]) and says so.
     pub fn verifier_input_with_symbols_of(req: &LoadRequest, ids_arch: Arch) -> Result<VerifierInput, Unavailable> {
+        if core::has_core(req) {
+            let r = Self::core_relocated(req, ids_arch)?.map_err(|f| Unavailable(format!("model: CO-RE relocation failed: {}", f.warnings.join("; "))))?;
+            return Self::verifier_input_with_symbols_of(&r, ids_arch);
+        }
         let mut insns = req.prog.insns.clone();
         let mut maps = Vec::new();
         let mut created = Vec::with_capacity(req.maps.len());
@@ -87,6 +92,8 @@ impl ModelBackend {
                 LinkReloc::BtfId { name, .. } => {
                     return Err(Unavailable(format!("model: ld_imm64 of kernel symbol {name} (BPF_PSEUDO_BTF_ID) is not modelled yet")));
                 }
+                // applied above
+                LinkReloc::Core { .. } => {}
             }
         }
         let caps = if req.unpriv { Caps::from_numbers(&req.caps_unpriv) } else { Caps::ALL };
@@ -256,6 +263,13 @@ impl Backend for ModelBackend {
 }
 
 impl ModelBackend {
+    /// `req` with its CO-RE relocations applied as libbpf applies them on
+    /// a 7.3 image of `ids_arch` (with its recorded vmlinux BTF).
+    fn core_relocated(req: &LoadRequest, ids_arch: Arch) -> Result<Result<LoadRequest, core::CoreFailure>, Unavailable> {
+        let btf = core::recorded_vmlinux_btf(ids_arch).map_err(|e| Unavailable(format!("model: CO-RE: {e}")))?;
+        Ok(core::relocate_request(req, &btf))
+    }
+
     /// [`Backend::load`] with the symbols of `ids_arch`'s image
     /// ([`Self::verifier_input_with_symbols_of`]).
     pub fn load_with_symbols_of(&self, req: &LoadRequest, ids_arch: Arch) -> Result<LoadOutcome, Unavailable> {
@@ -271,6 +285,19 @@ impl ModelBackend {
         if let Some(out) = Self::create_maps(req) {
             return Ok(out);
         }
+        // then CO-RE, against the recorded BTF of the 7.3 image
+        let relocated;
+        let req = if core::has_core(req) {
+            match Self::core_relocated(req, ids_arch)? {
+                Ok(r) => {
+                    relocated = r;
+                    &relocated
+                }
+                Err(f) => return Ok(*super::loader::core_failure(&f)),
+            }
+        } else {
+            req
+        };
         let mut input = Self::verifier_input_with_symbols_of(req, ids_arch)?;
         // (a test run finds the program in the prog array slots that name
         // it: `exec::test_run_program` fills them as the loader does)
@@ -314,11 +341,13 @@ pub fn loaded_prog(req: &LoadRequest) -> LoadedProg<'_> {
 /// request's map index, kfunc calls and ksyms by name.
 pub fn exec_program_as_loaded(prog: &LinkedProgram) -> ExecProgram {
     use crate::exec::{CallTarget, Imm64, Kfunc};
-    let resolved = prog.relocs.iter().map(|r| match r {
-        LinkReloc::Map { insn, map } => (*insn, Resolved::Imm64(Imm64::Map(*map))),
-        LinkReloc::MapValue { insn, map, off } => (*insn, Resolved::Imm64(Imm64::MapValue { map: *map, off: *off })),
-        LinkReloc::BtfId { insn, name } => (*insn, Resolved::Imm64(Imm64::Ksym(name.clone()))),
-        LinkReloc::Kfunc { insn, name } => (*insn, Resolved::Call(CallTarget::Kfunc(Kfunc::by_name(name)))),
+    let resolved = prog.relocs.iter().filter_map(|r| match r {
+        LinkReloc::Map { insn, map } => Some((*insn, Resolved::Imm64(Imm64::Map(*map)))),
+        LinkReloc::MapValue { insn, map, off } => Some((*insn, Resolved::Imm64(Imm64::MapValue { map: *map, off: *off }))),
+        LinkReloc::BtfId { insn, name } => Some((*insn, Resolved::Imm64(Imm64::Ksym(name.clone())))),
+        LinkReloc::Kfunc { insn, name } => Some((*insn, Resolved::Call(CallTarget::Kfunc(Kfunc::by_name(name))))),
+        // (a request is CO-RE relocated before it runs)
+        LinkReloc::Core { .. } => None,
     });
     ExecProgram::from_loaded(&prog.insns, resolved)
 }

@@ -33,6 +33,7 @@ use super::loader::{self, Target};
 use super::{Backend, LoadOutcome, LoadRequest, Unavailable};
 use crate::btf::Btf;
 use crate::link::LinkReloc;
+use crate::object::core::RawBtf;
 use crate::sys::{BpfCall, BpfReply, BpfSys, SysError};
 use crate::target::Arch;
 
@@ -711,6 +712,8 @@ struct ArchState {
     /// pay for another failing boot.
     boot_error: Option<String>,
     vmlinux: Option<Arc<Btf>>,
+    /// The same BTF with its blob, for CO-RE relocations.
+    core_btf: Option<Arc<RawBtf>>,
     boots: Vec<BootInfo>,
 }
 
@@ -763,6 +766,27 @@ impl VmBackend {
         if let Some(b) = &st.vmlinux {
             return Ok(b.clone());
         }
+        let (release, data) = self.vmlinux_bytes(st)?;
+        let btf = Arc::new(Btf::parse(&data).map_err(|e| format!("vm: vmlinux BTF of {release}: {e}"))?);
+        st.vmlinux = Some(btf.clone());
+        Ok(btf)
+    }
+
+    /// The guest kernel's vmlinux BTF with its blob, for CO-RE (what libbpf
+    /// in the guest reads from `/sys/kernel/btf/vmlinux`).
+    fn core_btf(&self, st: &mut ArchState) -> Result<Arc<RawBtf>, String> {
+        if let Some(b) = &st.core_btf {
+            return Ok(b.clone());
+        }
+        let (release, data) = self.vmlinux_bytes(st)?;
+        let btf = Arc::new(RawBtf::new(data).map_err(|e| format!("vm: vmlinux BTF of {release}: {e}"))?);
+        st.core_btf = Some(btf.clone());
+        Ok(btf)
+    }
+
+    /// The guest's release and its vmlinux BTF blob: from the disk cache,
+    /// else fetched from the guest and cached.
+    fn vmlinux_bytes(&self, st: &mut ArchState) -> Result<(String, Vec<u8>), String> {
         let s = st.session.as_mut().ok_or("vm: no guest")?;
         let meta = fs::metadata(&s.image).map_err(|e| format!("vm: {}: {e}", s.image.display()))?;
         let mtime = meta.modified().ok().and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok()).map_or(0, |d| d.as_secs());
@@ -776,9 +800,7 @@ impl VmBackend {
                 d
             }
         };
-        let btf = Arc::new(Btf::parse(&data).map_err(|e| format!("vm: vmlinux BTF of {}: {e}", s.info.release))?);
-        st.vmlinux = Some(btf.clone());
-        Ok(btf)
+        Ok((s.info.release.clone(), data))
     }
 
     /// Boots the guest of `arch` unless one is running (a dead one is
@@ -858,7 +880,8 @@ impl VmBackend {
         self.ensure_session(st, req.arch)?;
         let needs_btf = req.attach_func.is_some() || req.prog.relocs.iter().any(|r| matches!(r, LinkReloc::Kfunc { .. } | LinkReloc::BtfId { .. }));
         let vmlinux = if needs_btf { Some(self.vmlinux(st).map_err(Unavailable)?) } else { None };
-        let target = Target { backend: "vm", vmlinux: vmlinux.as_deref() };
+        let core = if crate::object::core::has_core(req) { Some(self.core_btf(st).map_err(Unavailable)?) } else { None };
+        let target = Target { backend: "vm", vmlinux: vmlinux.as_deref(), core: core.as_deref() };
         let Some(session) = st.session.as_mut() else {
             return Err(Unavailable("vm: no guest".into()));
         };

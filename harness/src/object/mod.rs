@@ -31,6 +31,7 @@
 
 pub mod btf;
 pub mod btf_ext;
+pub mod core;
 mod maps;
 mod relo;
 #[cfg(test)]

@@ -10,6 +10,7 @@ use object::elf;
 use object::read::elf::Rel;
 
 use super::btf_ext::{Placement, ProgBtfExt};
+use super::core::CoreRelo;
 use super::{BpfObject, Elf, INSN_SZ, MapKind, ObjectError, SecType, err, is_pseudo_func, is_subprog_call};
 use crate::btf::{BTF_KIND_DATASEC, BTF_KIND_FUNC, BTF_KIND_VAR, Btf};
 use crate::link::{Func, LinkReloc, LinkedProgram};
@@ -200,13 +201,15 @@ struct Linker<'o> {
     relos: Vec<(usize, &'o RelocKind)>,
     /// The linked program's `.BTF.ext` records.
     ext: ProgBtfExt,
+    /// The CO-RE relocations of the linked code, at their linked index.
+    core: Vec<(usize, CoreRelo)>,
 }
 
 impl<'o> Linker<'o> {
     /// Appends program `p` at `base` (the main program at 0).
     fn place(&mut self, p: usize, base: usize) -> Result<(), ObjectError> {
         let prog = &self.obj.progs[p];
-        self.check_core(p)?;
+        self.collect_core(p, base)?;
         self.placed.insert(p, base);
         self.out.insns.extend_from_slice(&prog.insns);
         self.relos.extend(prog.relos.iter().map(|r| (base + r.insn, &r.kind)));
@@ -218,25 +221,40 @@ impl<'o> Linker<'o> {
         self.reloc_code(p, base)
     }
 
-    fn check_core(&self, p: usize) -> Result<(), ObjectError> {
+    /// The CO-RE records of program `p` placed at `base` (libbpf's
+    /// `bpf_object__relocate_core` finds them by section and insn): kept
+    /// for the backend, which has the target kernel's BTF.
+    fn collect_core(&mut self, p: usize, base: usize) -> Result<(), ObjectError> {
         let prog = &self.obj.progs[p];
-        let Some(ext) = &self.obj.btf_ext else { return Ok(()) };
+        let (Some(ext), Some(btf)) = (&self.obj.btf_ext, &self.obj.btf) else { return Ok(()) };
         let range = prog.sec_insn_off..prog.sec_insn_off + prog.insns.len();
-        let rec_size = (ext.core_relo.rec_size as usize).max(4);
-        for sec in ext.core_relo.secs.iter().filter(|s| s.sec_idx == Some(prog.sec_idx)) {
-            let insn = sec
-                .records
-                .chunks_exact(rec_size)
-                .map(|r| u32::from_le_bytes([r[0], r[1], r[2], r[3]]) as u64 / INSN_SZ)
-                .find(|&i| range.contains(&(i as usize)));
-            if let Some(insn) = insn {
-                return err(format!(
-                    "prog '{}': CO-RE relocation in '{}' (section '{}', insn {}) is not supported yet",
-                    self.main,
-                    prog.name,
-                    prog.sec_name,
-                    insn - prog.sec_insn_off as u64
-                ));
+        let rec_size = (ext.core_relo.rec_size as usize).max(super::btf_ext::CORE_RELO_MIN_REC_SIZE as usize);
+        for (sec_no, sec) in ext.core_relo.secs.iter().enumerate().filter(|(_, s)| s.sec_idx == Some(prog.sec_idx)) {
+            for (idx, r) in sec.records.chunks_exact(rec_size).enumerate() {
+                let word = |i: usize| u32::from_le_bytes([r[4 * i], r[4 * i + 1], r[4 * i + 2], r[4 * i + 3]]);
+                let insn_off = word(0) as u64;
+                let sec_insn = (insn_off / INSN_SZ) as usize;
+                if !range.contains(&sec_insn) {
+                    continue;
+                }
+                if !insn_off.is_multiple_of(INSN_SZ) {
+                    return err(format!("prog '{}': relo #{idx}: insn offset {insn_off} is not a multiple of {INSN_SZ}", prog.name));
+                }
+                let at = sec_insn - prog.sec_insn_off;
+                if prog.insns[at].is_ld_imm64() && at + 1 >= prog.insns.len() {
+                    return err(format!("prog '{}': relo #{idx}: insn #{at} (LDIMM64) is truncated", prog.name));
+                }
+                let relo = CoreRelo {
+                    prog: prog.name.clone(),
+                    sec: sec_no,
+                    idx,
+                    sec_insn,
+                    prog_insn: at,
+                    type_id: word(1),
+                    access: btf.name(word(2)).unwrap_or("").to_string(),
+                    kind: word(3),
+                };
+                self.core.push((base + at, relo));
             }
         }
         Ok(())
@@ -326,8 +344,11 @@ pub(super) fn link(obj: &BpfObject, p: usize) -> Result<(LinkedProgram, ProgBtfE
         placed: HashMap::new(),
         relos: Vec::new(),
         ext: ProgBtfExt::default(),
+        core: Vec::new(),
     };
     l.place(p, 0)?;
     l.relocate_data()?;
+    l.core.sort_by_key(|(_, r)| (r.sec, r.idx));
+    l.out.relocs.extend(l.core.drain(..).map(|(insn, relo)| LinkReloc::Core { insn, relo }));
     Ok((l.out, l.ext))
 }

@@ -215,7 +215,10 @@ fn ksyms_link_and_the_unsupported_is_named() {
     assert_eq!(obj.link("ksym_var").expect("typed ksym").relocs, vec![LinkReloc::BtfId { insn: 0, name: "bpf_prog_active".into() }]);
     let e = |p: &str| obj.link(p).expect_err("unsupported").0;
     assert!(e("kconfig").contains("extern 'LINUX_KERNEL_VERSION' in '.kconfig' is not supported yet"), "{}", e("kconfig"));
-    assert!(e("core").contains("CO-RE relocation in 'core' (section 'tc', insn 0)"), "{}", e("core"));
+    // a CO-RE record is kept for the backend, with what libbpf reports it by
+    let core = obj.link("core").expect("CO-RE links").relocs;
+    let [LinkReloc::Core { insn: 0, relo }] = core.as_slice() else { panic!("{core:?}") };
+    assert_eq!((relo.prog.as_str(), relo.idx, relo.prog_insn, relo.access.as_str(), relo.kind), ("core", 0, 0, "0:1", super::core::FIELD_BYTE_OFFSET));
     assert!(e("uses_outer").contains("map 'outer': initial inner maps ('inner')"), "{}", e("uses_outer"));
     let outer = &obj.maps().iter().find(|m| m.real_name == "outer").expect("outer").def;
     assert_eq!(
@@ -251,4 +254,109 @@ fn not_an_object_is_an_error() {
     assert!(BpfObject::open_bytes(b"not elf", "x").is_err());
     assert!(BpfObject::open(Path::new("/nonexistent/x.bpf.o")).is_err());
     assert_eq!(object_name(Path::new("/a/verifier_and.bpf.o")), "verifier_and");
+}
+
+/// Programs whose CO-RE relocations name kernel types; each has one.
+const CORE_PROGS: &str = r#"
+struct task_struct { int pid; int no_such_field___; } __attribute__((preserve_access_index));
+struct task_struct___mine { int tgid; int no_such_field; } __attribute__((preserve_access_index));
+struct sk_buff { unsigned char pkt_type:3; } __attribute__((preserve_access_index));
+enum bpf_map_type___x { BPF_MAP_TYPE_ARRAY___x = 9, BPF_MAP_TYPE_NO_SUCH = 77 };
+
+SEC("socket") int field_off(struct task_struct *t) { return t->pid; }
+SEC("socket") int flavor_off(struct task_struct___mine *t) { return t->tgid; }
+SEC("socket") int field_size(struct task_struct *t) { return __builtin_preserve_field_info(t->pid, 1); }
+SEC("socket") int field_exists(struct task_struct *t) { return __builtin_preserve_field_info(t->pid, 2); }
+SEC("socket") int field_missing(struct task_struct___mine *t) { return __builtin_preserve_field_info(t->no_such_field, 2); }
+SEC("socket") int field_missing_read(struct task_struct___mine *t) { return t->no_such_field; }
+SEC("socket") int bf_rshift(struct sk_buff *s) { return __builtin_preserve_field_info(s->pkt_type, 5); }
+SEC("socket") int type_size(void *ctx) { return __builtin_preserve_type_info(*(struct task_struct *)0, 1); }
+SEC("socket") int type_exists(void *ctx) { return __builtin_preserve_type_info(*(struct task_struct___mine *)0, 0); }
+SEC("socket") long type_id_target(void *ctx) { return __builtin_btf_type_id(*(struct task_struct *)0, 1); }
+SEC("socket") long type_id_local(void *ctx) { return __builtin_btf_type_id(*(struct task_struct *)0, 0); }
+SEC("socket") int enum_value(void *ctx) { return __builtin_preserve_enum_value(*(enum bpf_map_type___x *)BPF_MAP_TYPE_ARRAY___x, 1); }
+SEC("socket") int enum_missing(void *ctx) { return __builtin_preserve_enum_value(*(enum bpf_map_type___x *)BPF_MAP_TYPE_NO_SUCH, 0); }
+"#;
+
+/// The recorded BTF of the x86_64 7.3 image, read with [`crate::btf::Btf`]
+/// alone (not the relocator), or `None` (the test is skipped).
+fn recorded_x86_btf() -> Option<(crate::btf::Btf, std::sync::Arc<super::core::RawBtf>)> {
+    let Ok(path) = super::core::recorded_vmlinux_btf_path(crate::target::Arch::X86_64) else {
+        skip(Component::Vm, "the recorded vmlinux BTF of the 7.3 image is the CO-RE target");
+        return None;
+    };
+    let btf = crate::btf::Btf::parse(&std::fs::read(&path).expect("read")).expect("parse");
+    Some((btf, super::core::target_btf_file(&path).expect("target")))
+}
+
+/// The byte offset of member `field` of `strukt` in `btf`, by a plain walk.
+fn member_offset(btf: &crate::btf::Btf, strukt: &str, field: &str) -> i64 {
+    let id = btf.find_by_name_kind(strukt, crate::btf::BTF_KIND_STRUCT).expect("struct");
+    let m = btf.members(id).into_iter().find(|m| btf.name(m.name_off) == Some(field)).expect("member");
+    i64::from(m.offset & 0xff_ffff) / 8
+}
+
+#[test]
+fn core_relocations_against_the_recorded_7_3_btf() {
+    use crate::btf::{BTF_KIND_STRUCT, BTF_KIND_TYPEDEF};
+    let Some((vmlinux, target)) = recorded_x86_btf() else { return };
+    let Some(obj) = compile("core", &format!("{PRELUDE}{CORE_PROGS}")) else { return };
+    let relocated = |prog: &str| -> (Insn, Result<crate::backend::LoadRequest, super::core::CoreFailure>) {
+        let req = obj.load_request(prog, crate::target::Arch::X86_64).unwrap_or_else(|e| panic!("{e}"));
+        let cores: Vec<usize> = req.prog.relocs.iter().filter_map(|r| if let LinkReloc::Core { insn, .. } = r { Some(*insn) } else { None }).collect();
+        assert_eq!(cores.len(), 1, "{prog}: {:?}", req.prog.relocs);
+        let r = super::core::relocate_request(&req, &target);
+        let insn = r.as_ref().map_or(req.prog.insns[cores[0]], |r| r.prog.insns[cores[0]]);
+        (insn, r)
+    };
+    let task = vmlinux.find_by_name_kind("task_struct", BTF_KIND_STRUCT).expect("task_struct");
+    let pid = member_offset(&vmlinux, "task_struct", "pid");
+    let tgid = member_offset(&vmlinux, "task_struct", "tgid");
+    assert_ne!(pid, 0);
+    let (i, _) = relocated("field_off");
+    assert_eq!((i.code, i.off as i64), (BPF_LDX | BPF_MEM | BPF_W, pid), "offsetof(task_struct, pid)");
+    let (i, _) = relocated("flavor_off");
+    assert_eq!(i.off as i64, tgid, "task_struct___mine is task_struct");
+    assert_eq!(relocated("field_size").0.imm, 4);
+    assert_eq!(relocated("field_exists").0.imm, 1);
+    assert_eq!(relocated("field_missing").0.imm, 0);
+    // a read of a field the kernel lacks: libbpf's poisoned call
+    let (i, r) = relocated("field_missing_read");
+    assert!(r.is_ok());
+    assert_eq!((i.code, i.imm), (BPF_JMP | BPF_CALL, 195_896_080));
+    assert_eq!(relocated("bf_rshift").0.imm, 64 - 3, "sk_buff.pkt_type is 3 bits");
+    assert_eq!(relocated("type_size").0.imm as u64, vmlinux.resolve_size(task).expect("size"));
+    assert_eq!(relocated("type_exists").0.imm, 1);
+    assert_eq!(relocated("type_id_target").0.imm as u32, task);
+    let local = obj.btf.as_ref().expect("BTF").find_by_name_kind("task_struct", BTF_KIND_STRUCT).expect("local");
+    assert_eq!(relocated("type_id_local").0.imm as u32, local);
+    assert_eq!(relocated("enum_value").0.imm, 2, "BPF_MAP_TYPE_ARRAY");
+    assert_eq!(relocated("enum_missing").0.imm, 0);
+    assert!(vmlinux.find_by_name_kind("u32", BTF_KIND_TYPEDEF).is_some());
+}
+
+/// Through the model: relocated, the read of `pid` is accepted (its
+/// offset is the 7.3 kernel's), and a reachable poisoned read is the
+/// verifier's "invalid func unknown#195896080".
+#[test]
+fn core_programs_through_the_model() {
+    use crate::backend::Backend;
+    let Some(_) = recorded_x86_btf() else { return };
+    let src = format!(
+        "{PRELUDE}{}",
+        r#"
+struct task_struct { int pid; } __attribute__((preserve_access_index));
+struct task_struct___mine { int no_such_field; } __attribute__((preserve_access_index));
+SEC("socket") int ok(void *ctx) { return __builtin_preserve_field_info(((struct task_struct *)0)->pid, 1); }
+SEC("socket") int poisoned(struct task_struct___mine *t) { return t->no_such_field; }
+"#
+    );
+    let Some(obj) = compile("core2", &src) else { return };
+    let req = obj.load_request("ok", crate::target::Arch::X86_64).expect("request");
+    let out = crate::backend::model::ModelBackend.load(&req).map_err(|u| u.0).expect("the model loads");
+    assert!(out.accepted, "{}", out.log);
+    let req = obj.load_request("poisoned", crate::target::Arch::X86_64).expect("request");
+    let out = crate::backend::model::ModelBackend.load(&req).map_err(|u| u.0).expect("the model loads");
+    assert!(!out.accepted);
+    assert!(out.log.contains("invalid func unknown#195896080"), "{}", out.log);
 }
