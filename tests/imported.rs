@@ -57,24 +57,10 @@ fn known_failures(arch: Arch, backend: &str) -> Vec<(String, String)> {
     out
 }
 
-/// The `<arch|*> <suite>/<prog>[ @unpriv] <reason>` lines of `expected/<file>`.
+/// The entries of `expected/<file>` for `arch` (none when it cannot be read).
 fn listed(file: &str, arch: Arch) -> Vec<(String, String)> {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("expected").join(file);
-    let text = std::fs::read_to_string(path).unwrap_or_default();
-    text.lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-        .filter_map(|l| {
-            let (a, rest) = l.split_once(' ')?;
-            let (name, why) = rest.trim().split_once(' ')?;
-            // `prog @unpriv` names carry a space: keep it with the name
-            let (name, why) = match why.strip_prefix("@unpriv ") {
-                Some(w) => (format!("{name} @unpriv"), w),
-                None => (name.to_string(), why),
-            };
-            (a == "*" || a == arch.name()).then(|| (name, why.trim().to_string()))
-        })
-        .collect()
+    import::known_failures(&std::fs::read_to_string(path).unwrap_or_default(), arch)
 }
 
 /// The one trial standing for all when `c` is missing: ignored saying why,

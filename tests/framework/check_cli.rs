@@ -4,7 +4,9 @@
 //! (`expected/linux-7.3/<arch>/iters/iter_num_new_inlined.txt`); riscv64,
 //! which Debian has no 7.3 image of, to the same program plus the
 //! zero extensions its JIT needs (`bpf_jit_needs_zext`), with every jump
-//! still landing where 7.3's x86_64 xlated program lands.
+//! still landing where 7.3's x86_64 xlated program lands. And `check` on a
+//! clang-built object without `--prog`: every program, as its annotations
+//! say the kernel decides.
 
 use std::process::Command;
 
@@ -283,5 +285,138 @@ fn a_closed_pipe_ends_the_output_quietly() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert_eq!(out.status.signal(), Some(libc::SIGPIPE), "{:?}", out.status);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Two socket filters annotated as the kernel's selftests annotate theirs
+/// (bpf_misc.h's `__success`, `__failure`, `__msg`: BTF decl tags on the
+/// function, in the object): `checked` tests the lookup's result for NULL,
+/// `unchecked` reads through it, which 7.3 (and every kernel since map
+/// values became nullable) refuses. With `ODD`, a third program in a
+/// section libbpf does not know, which cannot be loaded at all.
+const TWO_PROGRAMS: &str = r#"
+#define SEC(n) __attribute__((section(n), used))
+#define __success __attribute__((btf_decl_tag("comment:test_expect_success")))
+#define __failure __attribute__((btf_decl_tag("comment:test_expect_failure")))
+#define __msg(m) __attribute__((btf_decl_tag("comment:test_expect_msg=" m)))
+#define __uint(name, val) int (*name)[val]
+#define __type(name, val) typeof(val) *name
+static void *(*bpf_map_lookup_elem)(void *map, const void *key) = (void *) 1;
+struct {
+    __uint(type, 1);
+    __uint(max_entries, 1);
+    __type(key, int);
+    __type(value, long);
+} vals SEC(".maps");
+SEC("socket") __success
+int checked(void *ctx) { int k = 0; long *v = bpf_map_lookup_elem(&vals, &k); return v ? *v : 0; }
+SEC("socket") __failure __msg("R0 invalid mem access 'map_value_or_null'")
+int unchecked(void *ctx) { int k = 0; long *v = bpf_map_lookup_elem(&vals, &k); return *v; }
+#ifdef ODD
+SEC("no_such_section") int odd(void *ctx) { return 0; }
+#endif
+char _license[] SEC("license") = "GPL";
+"#;
+
+/// What a program's annotations expect: accepted, or refused with these
+/// messages in its log.
+#[derive(Debug)]
+struct Expected {
+    success: bool,
+    msgs: Vec<String>,
+}
+
+/// The `comment:` decl tags of each main program of `obj`, read from its
+/// BTF as test_loader reads them.
+fn annotations(obj: &bpf_selftest::object::BpfObject) -> Vec<(String, Expected)> {
+    use bpf_selftest::btf::{BTF_KIND_DECL_TAG, BTF_KIND_FUNC};
+    let btf = obj.btf.as_ref().expect("the object has BTF");
+    obj.programs()
+        .map(|p| {
+            let func = btf.find_by_name_kind(&p.name, BTF_KIND_FUNC).unwrap_or_else(|| panic!("no BTF FUNC {}", p.name));
+            let tags: Vec<&str> = (1..btf.type_cnt() as u32)
+                .filter(|&id| btf.type_by_id(id).is_some_and(|t| t.kind == BTF_KIND_DECL_TAG && t.size_or_type == func))
+                .filter_map(|id| btf.type_name(id).strip_prefix("comment:"))
+                .collect();
+            let success = tags.contains(&"test_expect_success");
+            assert!(success != tags.contains(&"test_expect_failure"), "{}: one of __success, __failure: {tags:?}", p.name);
+            let msgs = tags.iter().filter_map(|t| t.strip_prefix("test_expect_msg=")).map(str::to_string).collect();
+            (p.name.clone(), Expected { success, msgs })
+        })
+        .collect()
+}
+
+/// `check FILE.bpf.o` without `--prog` checks every program of the object,
+/// each under a heading with its name and each as its annotations (what the
+/// kernel decides) say, on the model and, where bpf(2) works, the running
+/// kernel; a program that cannot be loaded is reported in its place, the
+/// others still checked, and the exit status says so.
+#[test]
+fn an_object_without_prog_checks_every_program() {
+    use bpf_selftest::backend::Backend;
+    use bpf_selftest::require::{self, Component};
+    let Some(clang) = bpf_selftest::import::clang::clang_program() else {
+        require::skip(Component::Clang, "clang-19 compiles the test object");
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("bpf-selftest-check-object-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let c = dir.join("two.c");
+    std::fs::write(&c, TWO_PROGRAMS).unwrap();
+    let compile = |out: &std::path::Path, defs: &[&str]| {
+        let cc = Command::new(clang).args(["-g", "-O2", "--target=bpfel", "-mcpu=v3", "-c"]).args(defs).arg(&c).arg("-o").arg(out).output().expect("run clang");
+        assert!(cc.status.success(), "clang: {}", String::from_utf8_lossy(&cc.stderr));
+        out.display().to_string()
+    };
+    let two = compile(&dir.join("two.bpf.o"), &[]);
+    let odd = compile(&dir.join("odd.bpf.o"), &["-DODD"]);
+    let obj = bpf_selftest::object::BpfObject::open(std::path::Path::new(&two)).unwrap_or_else(|e| panic!("{e}"));
+    let expected = annotations(&obj);
+    assert_eq!(expected.iter().map(|(n, _)| n.as_str()).collect::<Vec<_>>(), ["checked", "unchecked"]);
+    assert!(expected[0].1.success && !expected[1].1.success && expected[1].1.msgs.len() == 1, "the annotations were read: {expected:?}");
+
+    let mut backends = vec!["model"];
+    let host = bpf_selftest::target::Arch::host();
+    if let Some(arch) = host {
+        match bpf_selftest::backend::kernel::KernelBackend::default().probe(arch) {
+            Ok(()) => backends.push("kernel"),
+            Err(e) => eprintln!("kernel backend not checked: {}", e.0),
+        }
+    }
+    let arch = host.map_or("x86_64", |a| a.name());
+    for be in backends {
+        let (ok, stdout, stderr) = check(&[&two, "--backend", be, "--arch", arch]);
+        assert!(ok, "{be}: {stderr}");
+        let heads: Vec<&str> = stdout.lines().filter(|l| l.starts_with("#### ")).collect();
+        assert_eq!(heads, ["#### checked (SEC(\"socket\"), program 1 of 2)", "#### unchecked (SEC(\"socket\"), program 2 of 2)"], "{be}:\n{stdout}");
+        for (name, want) in &expected {
+            // the program's own output follows its heading, as `--prog` gives it
+            let own = stdout.split("#### ").find(|s| s.starts_with(&format!("{name} "))).unwrap();
+            let verdict = if want.success { "accepted" } else { "rejected" };
+            assert!(own.contains(&format!("\n== {name} (socket_filter, {arch}")), "{be} {name}:\n{own}");
+            assert!(own.lines().nth(2).is_some_and(|l| l.starts_with(verdict)), "{be} {name}: {verdict}:\n{own}");
+        }
+
+        let (ok, stdout, stderr) = check(&[&two, "--backend", be, "--arch", arch, "--json"]);
+        assert!(ok, "{be}: {stderr}");
+        let rows: Vec<Value> = stdout.lines().map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{be}: {e}: {l}"))).collect();
+        assert_eq!(rows.len(), expected.len(), "{be}:\n{stdout}");
+        for (row, (name, want)) in rows.iter().zip(&expected) {
+            assert_eq!(row["prog"], name.as_str(), "{be}");
+            assert_eq!(row["accepted"], want.success, "{be} {name}: {row}");
+            let log = row["log"].as_str().unwrap_or_default();
+            for m in &want.msgs {
+                assert!(log.contains(m.as_str()), "{be} {name}: the log lacks {m:?}:\n{log}");
+            }
+        }
+
+        let (ok, stdout, stderr) = check(&[&odd, "--backend", be, "--arch", arch, "--log-level", "0"]);
+        assert!(!ok, "{be}: a program that cannot be loaded fails the check:\n{stdout}");
+        let heads = stdout.lines().filter(|l| l.starts_with("#### ")).count();
+        assert_eq!(heads, 3, "{be}: every program is reported:\n{stdout}");
+        assert!(stdout.contains("\nerror: ") && stdout.contains("'no_such_section'"), "{be}:\n{stdout}");
+        assert_eq!(stdout.matches("\naccepted, ").count() + stdout.matches("\nrejected: ").count(), 2, "{be}: the others are checked:\n{stdout}");
+        assert!(stderr.contains("1 of 3 programs could not be checked: odd"), "{be}: {stderr}");
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }

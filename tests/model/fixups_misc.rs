@@ -326,12 +326,8 @@ fn misc_fixups_pass_the_kernels_xlated_tests() {
         let suites: Vec<_> = files.iter().filter_map(|(_, r)| r.as_ref().ok()).map(import::suite::to_suite).collect();
         let opts = RunOptions { arch, backend: "model".into(), verbosity: 0, filters: Vec::new() };
         let known = std::fs::read_to_string(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("expected/KERNEL_SELFTESTS_KNOWN")).unwrap_or_default();
-        let known_rnd_hi32: Vec<&str> = known
-            .lines()
-            .filter(|l| l.contains("rnd_hi32"))
-            .filter_map(|l| l.strip_prefix(&format!("{arch} ")).or_else(|| l.strip_prefix("* ")))
-            .filter_map(|l| l.split_whitespace().next())
-            .collect();
+        let known_rnd_hi32: Vec<String> =
+            import::known_failures(&known, arch).into_iter().filter(|(_, why)| why.contains("rnd_hi32")).map(|(name, _)| name).collect();
         let mut per_file: BTreeMap<String, (usize, usize, usize, usize)> = BTreeMap::new();
         for st in runner::plan_suites(&suites, &opts, model.as_ref()) {
             let Plan::Load(job) = st.plan else { continue };
@@ -345,7 +341,7 @@ fn misc_fixups_pass_the_kernels_xlated_tests() {
             // breaks the expected line numbers): compare the load the
             // expectations were written for, without BPF_F_TEST_RND_HI32
             let mut req = job.request.clone();
-            if known_rnd_hi32.iter().any(|n| *n == st.name) {
+            if known_rnd_hi32.contains(&st.name) {
                 req.prog_flags &= !BPF_F_TEST_RND_HI32;
             }
             match run(&req) {

@@ -2,7 +2,8 @@
 //! backend, everything it produced printed (or as one JSON object).
 //! `check FILE.bpf.o --prog NAME` takes a program of a clang-built object
 //! instead ([`crate::object`]): its section gives the type, and its maps
-//! and license come from the object.
+//! and license come from the object. Without `--prog`, every program of the
+//! object is checked in turn, each under a heading with its name.
 
 use clap::Args;
 use serde_json::json;
@@ -11,6 +12,7 @@ use crate::backend::{self, BtfMode, LoadOutcome, LoadRequest, TestRunInput};
 use crate::isa::{AsmError, AsmErrorKind, Operand, Program, assemble_bytes_with};
 use crate::link::{LinkedProgram, Symbols, link};
 use crate::map::MapDef;
+use crate::object::BpfObject;
 use crate::prog_type::{ProgType, prog_flag, sec_def};
 use crate::spec::TESTING_PROG_FLAGS;
 use crate::target::Arch;
@@ -18,10 +20,12 @@ use crate::target::Arch;
 #[derive(Args, Debug, Clone)]
 pub struct CheckArgs {
     /// The program: LLVM-syntax BPF asm (`-` for stdin), or a BPF object
-    /// (ELF, as clang makes of C) with `--prog`.
+    /// (ELF, as clang makes of C): every program of it, or the one `--prog`
+    /// names.
     pub file: String,
-    /// With an object: the program to load (a function with a `SEC()`);
-    /// `-t` and `--map` do not apply, the object says.
+    /// With an object: the program to load (a function with a `SEC()`),
+    /// instead of each in turn; `-t` and `--map` do not apply, the object
+    /// says.
     #[arg(long)]
     pub prog: Option<String>,
     /// Program type: a kernel name (`socket_filter`, `sched_cls`, `xdp`,
@@ -87,7 +91,10 @@ pub struct CheckArgs {
     pub ctx_len: Option<usize>,
     #[arg(long = "ctx-hex")]
     pub ctx_hex: Option<String>,
-    /// One JSON object: accepted, errno, log, verified_insns, xlated, jited, retval.
+    /// One JSON object: accepted, errno, log, verified_insns, xlated, jited,
+    /// retval. For every program of an object: one per line, each with the
+    /// program's name as `prog` (and `error` for one that could not be
+    /// checked).
     #[arg(long)]
     pub json: bool,
     /// Also test-run the program in the interpreter (`bpf_selftest::exec`,
@@ -270,19 +277,35 @@ fn request_for(a: &CheckArgs, t: Target, prog: &Program) -> Result<LoadRequest, 
 
 /// The request for program `--prog` of the object `data`.
 fn object_request(a: &CheckArgs, data: &[u8]) -> Result<LoadRequest, String> {
-    let obj = crate::object::BpfObject::open_bytes(data, &crate::object::object_name(std::path::Path::new(&a.file))).map_err(|e| format!("{}: {e}", a.file))?;
+    let obj = open_object(a, data)?;
     let Some(name) = &a.prog else {
         let names: Vec<&str> = obj.programs().map(|p| p.name.as_str()).collect();
         return Err(format!("{}: a BPF object: say which program with --prog (one of: {})", a.file, names.join(", ")));
     };
+    let arch = object_arch(a)?;
+    object_prog_request(a, &obj, name, arch)
+}
+
+fn open_object(a: &CheckArgs, data: &[u8]) -> Result<BpfObject, String> {
+    BpfObject::open_bytes(data, &crate::object::object_name(std::path::Path::new(&a.file))).map_err(|e| format!("{}: {e}", a.file))
+}
+
+/// The arch of a load from an object, once the options an object decides
+/// itself are refused.
+fn object_arch(a: &CheckArgs) -> Result<Arch, String> {
     if !a.maps.is_empty() {
         return Err("--map: an object's maps are its own".into());
     }
     if !a.global_funcs.is_empty() {
         return Err("--global-func: an object's BTF says which functions are global".into());
     }
-    let t = target(a)?;
-    let mut req = obj.load_request(name, t.arch).map_err(|e| format!("{}: {e}", a.file))?;
+    Ok(target(a)?.arch)
+}
+
+/// The object loader's request for program `name` of `obj`, with what the
+/// options change.
+fn object_prog_request(a: &CheckArgs, obj: &BpfObject, name: &str, arch: Arch) -> Result<LoadRequest, String> {
+    let mut req = obj.load_request(name, arch).map_err(|e| format!("{}: {e}", a.file))?;
     match a.btf.as_str() {
         "auto" | "object" => {}
         "func_info" => req.btf = BtfMode::FuncInfo,
@@ -294,8 +317,44 @@ fn object_request(a: &CheckArgs, data: &[u8]) -> Result<LoadRequest, String> {
     req.log_size = a.log_size;
     req.unpriv = a.unpriv;
     req.test_run = test_run(a, req.prog_type)?;
-    req.want_jited = t.arch.has_jit();
+    req.want_jited = arch.has_jit();
     Ok(req)
+}
+
+/// `check FILE.bpf.o` without `--prog`: each program of the object, in the
+/// object's order, under a heading with its name, through one backend (one
+/// guest for vm). A program that cannot be checked is reported in its
+/// place and the rest still are; then the whole fails, naming them.
+fn run_every_program(a: &CheckArgs, data: &[u8]) -> Result<(), String> {
+    let obj = open_object(a, data)?;
+    let arch = object_arch(a)?;
+    let progs: Vec<(String, String)> = obj.programs().map(|p| (p.name.clone(), p.sec_name.clone())).collect();
+    if progs.is_empty() {
+        return Err(format!("{}: the object has no programs (no function in a SEC() other than .text)", a.file));
+    }
+    let be = backend::by_name(&a.backend)?;
+    let mut failed = Vec::new();
+    for (k, (name, sec)) in progs.iter().enumerate() {
+        if !a.json {
+            if k > 0 {
+                println!();
+            }
+            println!("#### {name} (SEC(\"{sec}\"), program {} of {})", k + 1, progs.len());
+        }
+        let checked = object_prog_request(a, &obj, name, arch).and_then(|req| report(a, &*be, &req, Some(name)));
+        if let Err(e) = checked {
+            if a.json {
+                println!("{}", json!({ "prog": name, "error": e }));
+            } else {
+                println!("error: {e}");
+            }
+            failed.push(name.as_str());
+        }
+    }
+    match failed.len() {
+        0 => Ok(()),
+        n => Err(format!("{}: {n} of {} programs could not be checked: {}", a.file, progs.len(), failed.join(", "))),
+    }
 }
 
 /// The test run `--run` and its input options ask for.
@@ -385,6 +444,9 @@ pub fn run(a: &CheckArgs) -> Result<(), String> {
     }
     let src = super::read_asm_input(&a.file)?;
     if src.starts_with(b"\x7fELF") {
+        if a.prog.is_none() {
+            return run_every_program(a, &src);
+        }
         let req = object_request(a, &src)?;
         drop(src);
         return load_and_report(a, req);
@@ -406,19 +468,31 @@ pub fn run(a: &CheckArgs) -> Result<(), String> {
 
 fn load_and_report(a: &CheckArgs, req: LoadRequest) -> Result<(), String> {
     let be = backend::by_name(&a.backend)?;
-    let loaded = load(&*be, &req);
+    report(a, &*be, &req, None)
+}
+
+/// `req` loaded on `be` and everything it produced printed; with `prog`
+/// (one program of several) its JSON object says which.
+fn report(a: &CheckArgs, be: &dyn backend::Backend, req: &LoadRequest, prog: Option<&str>) -> Result<(), String> {
+    let named = |mut v: serde_json::Value| {
+        if let Some(p) = prog {
+            v["prog"] = json!(p);
+        }
+        v
+    };
+    let loaded = load(be, req);
     if !a.interp {
         let out = loaded?;
         if a.json {
-            println!("{}", to_json(&out));
+            println!("{}", named(to_json(&out)));
         } else {
-            print!("{}", human(&req, &out, &be.kernel_release()));
+            print!("{}", human(req, &out, &be.kernel_release()));
         }
         return Ok(());
     }
     let input = req.test_run.clone().unwrap_or_else(|| TestRunInput::test_loader(req.prog_type));
-    let interp = crate::backend::model::test_run(&req, &input);
-    let native = native_run(&req, &input);
+    let interp = crate::backend::model::test_run(req, &input);
+    let native = native_run(req, &input);
     if a.json {
         let mut v = match &loaded {
             Ok(out) => to_json(out),
@@ -428,10 +502,10 @@ fn load_and_report(a: &CheckArgs, req: LoadRequest) -> Result<(), String> {
         if let Some(n) = &native {
             v["native"] = interp_json(n);
         }
-        println!("{v}");
+        println!("{}", named(v));
     } else {
         match &loaded {
-            Ok(out) => print!("{}", human(&req, out, &be.kernel_release())),
+            Ok(out) => print!("{}", human(req, out, &be.kernel_release())),
             Err(e) => println!("== {} ({}, {}): backend {}: {e}", req.name, req.prog_type.name(), req.arch, a.backend),
         }
         print!("---- interpreter\n{}", interp_text(&interp));

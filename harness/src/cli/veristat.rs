@@ -19,10 +19,11 @@ use std::path::Path;
 use clap::Args;
 use serde_json::json;
 
-use super::check::{self, CheckArgs};
+use super::check;
 use crate::backend::{self, LoadRequest};
 use crate::object::{BpfObject, object_name};
 use crate::target::Arch;
+use crate::verifier::log::BPF_LOG_STATS;
 
 #[derive(Args, Debug, Clone)]
 pub struct VeristatArgs {
@@ -45,9 +46,6 @@ pub struct VeristatArgs {
 
 /// veristat's log buffer when it is not asked for the log itself.
 const VERIF_LOG_BUF_SIZE: u32 = 64 * 1024;
-
-/// `BPF_LOG_STATS`: the verifier's statistics only.
-const BPF_LOG_STATS: u32 = 4;
 
 /// One program's numbers on one backend (veristat's `struct verif_stats`).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -93,19 +91,24 @@ pub fn parse_verif_log(log: &str, s: &mut VerifStats) {
 type ProgRequest = (String, Result<LoadRequest, String>);
 
 /// The request for each program of the object at `path`, in the object's
-/// order.
+/// order: the object opened once, each request the object loader's
+/// ([`BpfObject::load_request`]) with veristat's changes: `log_level`
+/// `BPF_LOG_STATS` into its buffer, no test flags (the section's only).
 fn requests(path: &str, arch: Arch) -> Result<Vec<ProgRequest>, String> {
     let data = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
     let obj = BpfObject::open_bytes(&data, &object_name(Path::new(path))).map_err(|e| format!("{path}: {e}"))?;
-    let mut a = CheckArgs::new(path, "socket_filter", arch);
-    a.flags = Some("0".into());
-    a.log_level = BPF_LOG_STATS;
-    a.log_size = VERIF_LOG_BUF_SIZE;
+    drop(data);
     Ok(obj
         .programs()
         .map(|p| {
-            a.prog = Some(p.name.clone());
-            (p.name.clone(), check::request(&a, &data))
+            let req = obj.load_request(&p.name, arch).map_err(|e| format!("{path}: {e}")).map(|mut r| {
+                r.log_level = BPF_LOG_STATS;
+                r.log_size = VERIF_LOG_BUF_SIZE;
+                // the JIT runs as for `check`, though its code is not shown
+                r.want_jited = arch.has_jit();
+                r
+            });
+            (p.name.clone(), req)
         })
         .collect())
 }

@@ -1407,5 +1407,33 @@ pub fn kernel_source_dir() -> Option<PathBuf> {
     candidates.into_iter().flatten().find(|d| d.join("tools/testing/selftests/bpf/progs").is_dir())
 }
 
+/// The entries of a list of known failures of the kernel's selftests
+/// (`expected/KERNEL_SELFTESTS_KNOWN`, `expected/KERNEL_SELFTESTS_MODEL`)
+/// that apply to `arch`, in file order. A line is
+/// `<arch|*> <suite>/<prog>[ @unpriv] <reason>`; blank lines and `#`
+/// comments are skipped, and so is a line without a reason. Each entry is
+/// the subtest's name as the runner spells it (`suite/prog` or
+/// `suite/prog @unpriv`) and the reason.
+pub fn known_failures(text: &str, arch: Arch) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for line in text.lines().map(str::trim) {
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let Some((which, rest)) = line.split_once(' ') else { continue };
+        if which != "*" && which != arch.name() {
+            continue;
+        }
+        let Some((prog, reason)) = rest.trim().split_once(' ') else { continue };
+        // the unprivileged run is named with a space: it stays in the name
+        let (name, reason) = match reason.strip_prefix("@unpriv ") {
+            Some(r) => (format!("{prog} @unpriv"), r),
+            None => (prog.to_string(), reason),
+        };
+        out.push((name, reason.trim().to_string()));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests;

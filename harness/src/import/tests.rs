@@ -432,3 +432,19 @@ fn kernel_xlated_lines_in_two_arch_blocks_keep_holding_on_every_arch() {
     let tags: Vec<String> = ["test_arch=X86_64", "test_arch=ARM64", "test_expect_xlated=a"].map(String::from).to_vec();
     assert_eq!(kernel_meaning_order(&tags), ["test_arch=X86_64", "test_arch=ARM64", "test_expect_xlated=a"]);
 }
+
+#[test]
+fn known_failures_by_arch_with_unpriv_names() {
+    let text = "# a comment\n\
+                \n\
+                x86_64 verifier_a/p rnd_hi32 patches\n\
+                arm64 verifier_a/q only on arm64\n\
+                * verifier_b/r @unpriv model: a reason with  spaces \n\
+                * verifier_b/no_reason\n\
+                  * verifier_c/s indented\n";
+    let x86 = known_failures(text, Arch::X86_64);
+    let want = |v: &[(&str, &str)]| v.iter().map(|(a, b)| (a.to_string(), b.to_string())).collect::<Vec<_>>();
+    assert_eq!(x86, want(&[("verifier_a/p", "rnd_hi32 patches"), ("verifier_b/r @unpriv", "model: a reason with  spaces"), ("verifier_c/s", "indented")]));
+    let arm = known_failures(text, Arch::Arm64);
+    assert_eq!(arm, want(&[("verifier_a/q", "only on arm64"), ("verifier_b/r @unpriv", "model: a reason with  spaces"), ("verifier_c/s", "indented")]));
+}
