@@ -87,7 +87,15 @@ fn ops_convert_ctx_access(prog_type: u32) -> Result<Option<ConvertCtxAccess>, St
         pt::SK_MSG => sock::sk_msg_convert_ctx_access,
         pt::SOCK_OPS => sock_ops::sock_ops_convert_ctx_access,
         pt::FLOW_DISSECTOR => skb::flow_dissector_convert_ctx_access,
-        pt::KPROBE | pt::TRACEPOINT | pt::RAW_TRACEPOINT | pt::RAW_TRACEPOINT_WRITABLE | pt::TRACING | pt::LSM | pt::CGROUP_DEVICE | pt::SYSCALL => {
+        pt::KPROBE
+        | pt::TRACEPOINT
+        | pt::RAW_TRACEPOINT
+        | pt::RAW_TRACEPOINT_WRITABLE
+        | pt::TRACING
+        | pt::LSM
+        | pt::CGROUP_DEVICE
+        | pt::SYSCALL
+        | pt::NETFILTER => {
             return Ok(None);
         }
         // cgroup sock_addr/sysctl/sockopt, sk_reuseport, and the types whose ops

@@ -382,6 +382,17 @@ pub fn is_valid_access(prog_type: u32, attach: u32, off: i64, size: i64, write: 
         pt::SK_LOOKUP => uapi.and_then(|(off, size)| sk_lookup_is_valid_access(off, size, write)),
         // syscall_prog_is_valid_access: user memory, any alignment
         pt::SYSCALL => scalar((0..u16::MAX as i64).contains(&off)),
+        // nf_is_valid_access: struct bpf_nf_ctx's two pointers, read whole,
+        // trusted pointers to the vmlinux structs they point to
+        pt::NETFILTER => {
+            let btf_ptr =
+                |name: &str| CtxAccess { reg_type: PTR_TO_BTF_ID | PTR_TRUSTED, ctx_field_size: 0, btf_id: super::kfuncs::btf_type_id_interned(name) };
+            match (off, size, write) {
+                (0, 8, false) => Some(btf_ptr("nf_hook_state")),
+                (8, 8, false) => Some(btf_ptr("sk_buff")),
+                _ => None,
+            }
+        }
         _ => return Err(format!("ctx access of program type {prog_type}")),
     })
 }
@@ -389,7 +400,7 @@ pub fn is_valid_access(prog_type: u32, attach: u32, off: i64, size: i64, write: 
 /// Whether the type's ctx loads are rewritten (`ops->convert_ctx_access`):
 /// such a ctx pointer must be dereferenced unmodified.
 pub fn has_convert_ctx_access(prog_type: u32) -> bool {
-    !matches!(prog_type, pt::KPROBE | pt::TRACEPOINT | pt::RAW_TRACEPOINT | pt::RAW_TRACEPOINT_WRITABLE | pt::SYSCALL)
+    !matches!(prog_type, pt::KPROBE | pt::TRACEPOINT | pt::RAW_TRACEPOINT | pt::RAW_TRACEPOINT_WRITABLE | pt::SYSCALL | pt::NETFILTER)
 }
 
 /// `may_access_direct_pkt_data` for this model's prog types.

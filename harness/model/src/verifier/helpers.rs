@@ -69,6 +69,8 @@ pub fn get_func_proto(func_id: i32, p: &ProtoCtx) -> P {
         LSM => bpf_lsm_func_proto(func_id, p),
         SK_LOOKUP => sk_lookup_func_proto(func_id, p),
         SYSCALL => syscall_prog_func_proto(func_id, p),
+        // bpf_nf_func_proto (net/netfilter/nf_bpf_link.c): the base set only
+        NETFILTER => bpf_base_func_proto(func_id, p),
         _ => None,
     }
 }
