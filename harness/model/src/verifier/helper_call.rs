@@ -954,7 +954,14 @@ impl Env<'_, '_> {
             }
             PTR_TO_STACK => self.check_stack_range_initialized(reg, regno, 0, access_size, zero_size_allowed, write, meta),
             PTR_TO_BUF | PTR_TO_BTF_ID => Err(DoCheckError::Unsupported(format!("helper access through {} is not modelled", reg_type_str(reg.typ)))),
-            PTR_TO_CTX if self.input.prog_type == helpers::prog::SYSCALL => Err(DoCheckError::Unsupported("syscall program ctx is not modelled yet".into())),
+            // is_var_ctx_off_allowed: a syscall program's ctx is user memory
+            // of up to U16_MAX bytes, which helpers may read and write
+            PTR_TO_CTX if self.input.prog_type == helpers::prog::SYSCALL => {
+                self.check_mem_region_access_ext(regno, reg, 0, access_size, u16::MAX as i64, zero_size_allowed)?;
+                let end = reg.s.umax().saturating_add(access_size as u64);
+                self.max_ctx_offset = self.max_ctx_offset.max(u32::try_from(end).unwrap_or(u32::MAX));
+                Ok(())
+            }
             _ => {
                 if zero_size_allowed && access_size == 0 && reg.is_null() {
                     return Ok(());
