@@ -382,6 +382,16 @@ pub fn is_valid_access(prog_type: u32, attach: u32, off: i64, size: i64, write: 
         pt::SK_LOOKUP => uapi.and_then(|(off, size)| sk_lookup_is_valid_access(off, size, write)),
         // syscall_prog_is_valid_access: user memory, any alignment
         pt::SYSCALL => scalar((0..u16::MAX as i64).contains(&off)),
+        // cgroup_dev_is_valid_access: struct bpf_cgroup_dev_ctx (access_type,
+        // major, minor) read only; narrow loads of access_type alone
+        pt::CGROUP_DEVICE => {
+            let aligned = !write && off >= 0 && off + size <= 12 && off % size == 0;
+            match off {
+                _ if !aligned => None,
+                0..4 => (size <= 4 && size & (size - 1) == 0).then_some(CtxAccess { reg_type: SCALAR_VALUE, ctx_field_size: 4, btf_id: 0 }),
+                _ => scalar(size == 4),
+            }
+        }
         // nf_is_valid_access: struct bpf_nf_ctx's two pointers, read whole,
         // trusted pointers to the vmlinux structs they point to
         pt::NETFILTER => {
@@ -400,7 +410,7 @@ pub fn is_valid_access(prog_type: u32, attach: u32, off: i64, size: i64, write: 
 /// Whether the type's ctx loads are rewritten (`ops->convert_ctx_access`):
 /// such a ctx pointer must be dereferenced unmodified.
 pub fn has_convert_ctx_access(prog_type: u32) -> bool {
-    !matches!(prog_type, pt::KPROBE | pt::TRACEPOINT | pt::RAW_TRACEPOINT | pt::RAW_TRACEPOINT_WRITABLE | pt::SYSCALL | pt::NETFILTER)
+    !matches!(prog_type, pt::KPROBE | pt::TRACEPOINT | pt::RAW_TRACEPOINT | pt::RAW_TRACEPOINT_WRITABLE | pt::SYSCALL | pt::NETFILTER | pt::CGROUP_DEVICE)
 }
 
 /// `may_access_direct_pkt_data` for this model's prog types.
