@@ -71,6 +71,10 @@ pub struct MapObj {
     /// Where `struct bpf_map` lives in the (modelled) kernel: what
     /// `ld_imm64` of the map loads and the log prints when pointers may leak.
     pub kaddr: u64,
+    /// `map->record`: the value's special fields when the map was created
+    /// with BTF (`None`: without), and its inner map's.
+    pub record: Option<super::maps::MapRecord>,
+    pub inner_record: Option<super::maps::MapRecord>,
 }
 
 /// One record of the program BTF's `func_info` (`struct bpf_func_info`),
