@@ -537,3 +537,50 @@ fn btf_repeat_fields(walk: &mut FieldWalk, first: usize, repeat: u32, elem_size:
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn blob(types: &[&[u32]], strings: &[u8]) -> Btf {
+        let t: Vec<u8> = types.iter().flat_map(|w| w.iter()).flat_map(|w| w.to_le_bytes()).collect();
+        let mut b = Vec::new();
+        b.extend_from_slice(&BTF_MAGIC.to_le_bytes());
+        b.extend_from_slice(&[BTF_VERSION, 0]);
+        for w in [24u32, 0, t.len() as u32, t.len() as u32, strings.len() as u32] {
+            b.extend_from_slice(&w.to_le_bytes());
+        }
+        b.extend_from_slice(&t);
+        b.extend_from_slice(strings);
+        Btf::parse(&b).unwrap()
+    }
+
+    #[test]
+    fn timers_found_nested_and_refused_repeated_or_twice() {
+        // "" int bpf_timer x t elem u
+        let strings = b"\0int\0bpf_timer\0x\0t\0elem\0u\0";
+        let b = blob(
+            &[
+                &[1, BTF_KIND_INT << 24, 4, 32],                             // [1] int
+                &[5, (BTF_KIND_STRUCT << 24) | 1, 16, 15, 1, 0],             // [2] struct bpf_timer
+                &[19, (BTF_KIND_STRUCT << 24) | 2, 24, 15, 1, 0, 17, 2, 64], // [3] struct elem { x; t at 8 }
+                &[0, BTF_KIND_ARRAY << 24, 0, 3, 1, 2],                      // [4] struct elem[2]
+                &[24, (BTF_KIND_STRUCT << 24) | 1, 48, 17, 4, 0],            // [5] { elem[2] }
+                &[0, (BTF_KIND_STRUCT << 24) | 2, 32, 17, 2, 0, 15, 2, 128], // [6] two timers
+                &[0, (BTF_KIND_STRUCT << 24) | 2, 40, 15, 1, 0, 17, 3, 128], // [7] { x; elem at 16 }
+            ],
+            strings,
+        );
+        let all = BPF_SPIN_LOCK | BPF_TIMER | BPF_KPTR | BPF_UPTR | BPF_GRAPH_ROOT | BPF_REFCOUNT | BPF_WORKQUEUE;
+        let rec = b.btf_parse_fields(3, all, 24).unwrap().unwrap();
+        assert_eq!((rec.timer_off, rec.field_mask, rec.fields.len(), rec.fields[0].size), (Some(8), BPF_TIMER, 1, 16));
+        assert_eq!(b.btf_parse_fields(7, all, 40).unwrap().unwrap().timer_off, Some(24));
+        assert_eq!(b.btf_parse_fields(5, all, 48), Err(FieldsError::Inval));
+        assert_eq!(b.btf_parse_fields(6, all, 32), Err(FieldsError::TooBig));
+        assert_eq!(b.btf_parse_fields(1, all, 4), Err(FieldsError::Inval));
+        assert_eq!(b.btf_parse_fields(3, BPF_SPIN_LOCK, 24), Ok(None));
+        assert_eq!(b.btf_parse_fields(3, all, 20), Err(FieldsError::Fault));
+        assert_eq!(b.btf_type_id_size(4), Some((4, 48)));
+        assert!(b.btf_type_is_i32(1));
+    }
+}
