@@ -16,7 +16,10 @@ pub fn maps(arch: Arch) -> Vec<MapObj> {
     let array = MapDef::new("arr", map_type_by_name("array").unwrap(), 4, 48, 4);
     let hash = MapDef::new("h", map_type_by_name("hash").unwrap(), 8, 16, 8);
     let kaddr = |i: u64| bpf_selftest::map::map_kaddr(arch, i as usize);
-    vec![MapObj { fd: 4, def: array, id: 1, kaddr: kaddr(0) }, MapObj { fd: 5, def: hash, id: 2, kaddr: kaddr(1) }]
+    vec![
+        MapObj { fd: 4, def: array, id: 1, kaddr: kaddr(0), record: None, inner_record: None },
+        MapObj { fd: 5, def: hash, id: 2, kaddr: kaddr(1), record: None, inner_record: None },
+    ]
 }
 
 /// The load attributes chosen by four config bytes

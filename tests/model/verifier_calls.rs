@@ -95,7 +95,7 @@ fn random_programs_with_calls() {
     let maps: Vec<MapObj> = fuzz::maps()
         .into_iter()
         .enumerate()
-        .map(|(i, def)| MapObj { fd: 4 + i as i32, def, id: i as u32 + 1, kaddr: 0xffff_8880_05e7_c000 + 0x1000 * i as u64 })
+        .map(|(i, def)| MapObj { fd: 4 + i as i32, def, id: i as u32 + 1, kaddr: 0xffff_8880_05e7_c000 + 0x1000 * i as u64, record: None, inner_record: None })
         .collect();
     let start = std::time::Instant::now();
     let (mut main_pass, mut accepted, mut unsupported) = (0, 0, 0);

@@ -124,7 +124,7 @@ fn main_pass_no_panic() {
         insns.push(Insn::new(0x95, 0, 0, 0, 0));
         let pt = [1u32, 3, 6, 2, 17, 8][(round % 6) as usize];
         let mut input = VerifierInput::new(insns, ProgType(pt), Arch::X86_64);
-        input.maps = vec![MapObj { fd: 4, def: map.clone(), id: 1, kaddr: 0xffff_8880_05e7_c000 }];
+        input.maps = vec![MapObj { fd: 4, def: map.clone(), id: 1, kaddr: 0xffff_8880_05e7_c000, record: None, inner_record: None }];
         input.log_level = [0, 1, 2][(round % 3) as usize];
         input.log_size = if input.log_level == 0 { 0 } else { 1 << 20 };
         if round % 4 == 3 {

@@ -7,6 +7,9 @@
 
 use std::collections::HashMap;
 
+mod fields;
+pub use fields::*;
+
 pub const BTF_MAGIC: u16 = 0xeb9f;
 pub const BTF_VERSION: u8 = 1;
 

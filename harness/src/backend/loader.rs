@@ -414,7 +414,7 @@ pub(crate) fn prog_funcs(req: &LoadRequest) -> Vec<btf::ProgFunc> {
 
 /// The BTF type ids libbpf passes when it creates `m`: none for the map
 /// types whose BTF it leaves out (`bpf_object__create_map`).
-fn map_btf_type_ids(m: &MapDef) -> (u32, u32) {
+pub(crate) fn map_btf_type_ids(m: &MapDef) -> (u32, u32) {
     use crate::map::types::*;
     match m.map_type {
         BPF_MAP_TYPE_PERF_EVENT_ARRAY

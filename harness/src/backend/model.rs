@@ -20,6 +20,8 @@ use crate::object::core;
 use crate::target::Arch;
 use crate::verifier::env::{Caps, FuncInfo, MapObj, VerifierInput};
 use crate::verifier::kfunc_btf_ids;
+use crate::verifier::map_create::{MapBtf, MapCreateAttr, MapCreateCaps, map_create_alloc};
+use crate::verifier::maps::MapRecord;
 use std::sync::Arc;
 
 /// libbpf's `POISON_LDIMM64_MAP_BASE`: a map that was not created turns
@@ -56,11 +58,17 @@ impl ModelBackend {
         let mut insns = req.prog.insns.clone();
         let mut maps = Vec::new();
         let mut created = Vec::with_capacity(req.maps.len());
+        let map_btf = map_btf(req);
+        let map_caps = map_create_caps(req);
         for (i, m) in req.maps.iter().enumerate() {
             let ok = !req.unpriv || req.privileged_setup || req.create_every_map || is_unpriv_capable(m);
             created.push(ok);
             if ok {
-                maps.push(MapObj { fd: FIRST_MAP_FD + i as i32, def: m.clone(), id: i as u32 + 1, kaddr: map_kaddr(req.arch, i) });
+                // (a map 7.3 refuses is not loaded: `create_maps` said so)
+                let record = |d: &crate::map::MapDef| map_create_as_libbpf(d, map_btf.as_ref(), req.arch, map_caps).ok().flatten();
+                let inner_record = m.inner.as_deref().and_then(record);
+                let (fd, id, kaddr) = (FIRST_MAP_FD + i as i32, i as u32 + 1, map_kaddr(req.arch, i));
+                maps.push(MapObj { fd, def: m.clone(), id, kaddr, record: record(m), inner_record });
             }
         }
         for r in &req.prog.relocs {
@@ -162,20 +170,19 @@ impl ModelBackend {
     /// first), in the run's capabilities: the outcome of the failed load
     /// when 7.3 refuses one, as the loaders report it.
     pub fn create_maps(req: &LoadRequest) -> Option<LoadOutcome> {
-        use crate::verifier::map_create::{MapCreateAttr, MapCreateCaps, map_create};
-        let c = if req.unpriv && !req.privileged_setup { Caps::from_numbers(&req.caps_unpriv) } else { Caps::ALL };
-        let caps = MapCreateCaps { bpf: c.bpf, net_admin: c.net_admin, sys_admin: c.sys_admin, perfmon: c.perfmon };
+        let caps = map_create_caps(req);
+        let btf = map_btf(req);
         let fail = |m: &crate::map::MapDef, what: &str, errno: i32| {
             let log = format!("libbpf: map '{}': failed to {what}: {}\n", m.name, crate::sys::errno_desc(errno));
             Some(LoadOutcome { accepted: false, errno, log, ..LoadOutcome::default() })
         };
         for m in req.maps.iter().filter(|m| !req.unpriv || req.privileged_setup || req.create_every_map || is_unpriv_capable(m)) {
             if let Some(inner) = &m.inner
-                && let Err(e) = map_create(&MapCreateAttr::from_def(inner, req.arch), caps)
+                && let Err(e) = map_create_as_libbpf(inner, btf.as_ref(), req.arch, caps)
             {
                 return fail(m, "create inner map", e);
             }
-            if let Err(e) = map_create(&MapCreateAttr::from_def(m, req.arch), caps) {
+            if let Err(e) = map_create_as_libbpf(m, btf.as_ref(), req.arch, caps) {
                 return fail(m, "create", e);
             }
         }
@@ -317,6 +324,36 @@ impl ModelBackend {
         }
         Ok(out)
     }
+}
+
+/// The capabilities the loader creates maps with.
+fn map_create_caps(req: &LoadRequest) -> MapCreateCaps {
+    let c = if req.unpriv && !req.privileged_setup { Caps::from_numbers(&req.caps_unpriv) } else { Caps::ALL };
+    MapCreateCaps { bpf: c.bpf, net_admin: c.net_admin, sys_admin: c.sys_admin, perfmon: c.perfmon }
+}
+
+/// The BTF the loader creates maps with: an object's own, when
+/// `BPF_BTF_LOAD` (which needs CAP_BPF) takes it.
+fn map_btf(req: &LoadRequest) -> Option<Btf> {
+    let BtfMode::Object(ob) = &req.btf else { return None };
+    let capable = !req.unpriv || req.privileged_setup || Caps::from_numbers(&req.caps_unpriv).bpf_capable();
+    capable.then(|| Btf::parse(&ob.btf).ok()).flatten()
+}
+
+/// `BPF_MAP_CREATE` of `m` as the loader does it: with `btf` and the
+/// map's type ids when it has them, and when 7.3 refuses that, again
+/// without ("Retrying without BTF."). The map's record (`None`: created
+/// without BTF), or 7.3's errno.
+fn map_create_as_libbpf(m: &crate::map::MapDef, btf: Option<&Btf>, arch: Arch, caps: MapCreateCaps) -> Result<Option<MapRecord>, i32> {
+    let attr = MapCreateAttr::from_def(m, arch);
+    let (key_type_id, value_type_id) = super::loader::map_btf_type_ids(m);
+    if let Some(btf) = btf.filter(|_| key_type_id != 0 || value_type_id != 0) {
+        let with_btf = MapCreateAttr { btf: Some(MapBtf { btf, key_type_id, value_type_id }), ..attr };
+        if let Ok(record) = map_create_alloc(&with_btf, caps) {
+            return Ok(record);
+        }
+    }
+    map_create_alloc(&attr, caps)
 }
 
 /// The licenses the kernel counts as GPL-compatible (`license_is_gpl_compatible`):

@@ -107,6 +107,24 @@ fn push_insn(env: &mut VerifierEnv<'_>, dfs: &mut Dfs, t: usize, w: i32, e: u8) 
     Err(Fail::Errno(EFAULT))
 }
 
+/// `mark_subprog_changes_pkt_data`.
+fn mark_subprog_changes_pkt_data(env: &mut VerifierEnv<'_>, t: usize) {
+    if let Some(s) = env.bpf_find_containing_subprog(t) {
+        env.subprog_info[s].changes_pkt_data = true;
+    }
+}
+
+/// `merge_callee_effects`: the caller of `w`'s subprogram at `t` inherits
+/// what the callee may do. The DFS comes back to `t` once the callee is
+/// explored, so the marks are complete by then (there is no recursion).
+fn merge_callee_effects(env: &mut VerifierEnv<'_>, t: usize, w: i32) {
+    let caller = env.bpf_find_containing_subprog(t);
+    let callee = usize::try_from(w).ok().and_then(|w| env.bpf_find_containing_subprog(w));
+    if let (Some(caller), Some(callee)) = (caller, callee) {
+        env.subprog_info[caller].changes_pkt_data |= env.subprog_info[callee].changes_pkt_data;
+    }
+}
+
 /// `visit_func_call_insn`.
 fn visit_func_call_insn(env: &mut VerifierEnv<'_>, dfs: &mut Dfs, t: usize, visit_callee: bool) -> PResult<Visit> {
     let insn = env.insns[t];
@@ -122,6 +140,7 @@ fn visit_func_call_insn(env: &mut VerifierEnv<'_>, dfs: &mut Dfs, t: usize, visi
     if visit_callee {
         let w = jmp_target(t, insn.imm);
         env.aux[t].prune_point = true;
+        merge_callee_effects(env, t, w);
         return push_insn(env, dfs, t, w, BRANCH);
     }
     Ok(r)
@@ -165,6 +184,9 @@ fn visit_insn(env: &mut VerifierEnv<'_>, dfs: &mut Dfs, t: usize) -> PResult<Vis
                 a.force_checkpoint = true;
                 a.prune_point = true;
                 a.jmp_point = true;
+            }
+            if bpf_helper_call(&insn) && super::helpers::bpf_helper_changes_pkt_data(insn.imm) {
+                mark_subprog_changes_pkt_data(env, t);
             }
             if bpf_helper_call(&insn) && insn.imm == BPF_FUNC_TAIL_CALL {
                 visit_abnormal_return_insn(env, t);

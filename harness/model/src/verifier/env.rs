@@ -71,6 +71,10 @@ pub struct MapObj {
     /// Where `struct bpf_map` lives in the (modelled) kernel: what
     /// `ld_imm64` of the map loads and the log prints when pointers may leak.
     pub kaddr: u64,
+    /// `map->record`: the value's special fields when the map was created
+    /// with BTF (`None`: without), and its inner map's.
+    pub record: Option<super::maps::MapRecord>,
+    pub inner_record: Option<super::maps::MapRecord>,
 }
 
 /// One record of the program BTF's `func_info` (`struct bpf_func_info`),
@@ -160,6 +164,9 @@ pub struct SubprogInfo {
     pub has_tail_call: bool,
     pub tail_call_reachable: bool,
     pub has_ld_abs: bool,
+    /// `changes_pkt_data`: the subprogram, or one it calls, may move packet
+    /// data (`bpf_check_cfg` marks it).
+    pub changes_pkt_data: bool,
     pub is_exception_cb: bool,
     /// A callback (`is_cb`) and an asynchronous one (`is_async_cb`): set
     /// by the main pass when it meets their call sites.

@@ -5,15 +5,17 @@
 //!
 //! A loader refuses a load whose maps 7.3 would not create, with
 //! the kernel's errno. What is not decided here: memory exhaustion below
-//! `kvmalloc`'s `INT_MAX` bound (the allocations themselves), map BTF
-//! (the project's loaders create maps without it, so the BTF-only types,
-//! the local storages and `struct_ops`, are refused as 7.3 refuses them
-//! without BTF), tokens, and `unprivileged_bpf_disabled` (0 on the
+//! `kvmalloc`'s `INT_MAX` bound (the allocations themselves), the
+//! BTF-only types (the local storages and `struct_ops`, refused as 7.3
+//! refuses them without BTF; other maps' BTF is checked, `map_check_btf`),
+//! tokens, and `unprivileged_bpf_disabled` (0 on the
 //! project's kernels). The sockmap/sockhash/xskmap checks live in
 //! `net/`, outside the 7.3 source the project reads; they follow those
 //! files' long-stable rules.
 
 use super::errno::*;
+use super::maps::MapRecord;
+use crate::btf::*;
 use crate::kernel_layout::{SIZEOF_BUCKET, SIZEOF_HTAB_ELEM};
 use crate::map::MapDef;
 use crate::map::flags::*;
@@ -72,6 +74,18 @@ pub struct MapCreateAttr<'a> {
     pub jit_supports_arena: bool,
     /// `NR_CPUS` of the kernel configuration.
     pub nr_cpus: u32,
+    /// `btf_fd`'s BTF with `btf_key_type_id` and `btf_value_type_id`
+    /// (`None`: created without BTF).
+    pub btf: Option<MapBtf<'a>>,
+}
+
+/// The BTF a map is created with: `btf_fd`'s BTF and the key's and
+/// value's type ids in it (0: none).
+#[derive(Clone, Copy, Debug)]
+pub struct MapBtf<'a> {
+    pub btf: &'a Btf,
+    pub key_type_id: u32,
+    pub value_type_id: u32,
 }
 
 impl<'a> MapCreateAttr<'a> {
@@ -88,6 +102,7 @@ impl<'a> MapCreateAttr<'a> {
             inner: def.inner.as_deref(),
             jit_supports_arena: matches!(arch, Arch::X86_64 | Arch::Arm64 | Arch::Riscv64),
             nr_cpus: if arch == Arch::X86_64 { 8192 } else { 512 },
+            btf: None,
         }
     }
 }
@@ -95,6 +110,12 @@ impl<'a> MapCreateAttr<'a> {
 /// `map_create_alloc`: `Ok` when 7.3 creates the map, else its errno
 /// (positive).
 pub fn map_create(attr: &MapCreateAttr<'_>, caps: MapCreateCaps) -> Result<(), i32> {
+    map_create_alloc(attr, caps).map(|_| ())
+}
+
+/// [`map_create`], with the map's record: `None` for a map without BTF,
+/// else what [`map_check_btf`] found.
+pub fn map_create_alloc(attr: &MapCreateAttr<'_>, caps: MapCreateCaps) -> Result<Option<MapRecord>, i32> {
     // BPF_F_TOKEN_FD is taken off before the per-type checks
     let token_flag = attr.map_flags & BPF_F_TOKEN_FD != 0;
     let attr = &MapCreateAttr { map_flags: attr.map_flags & !BPF_F_TOKEN_FD, ..*attr };
@@ -113,11 +134,17 @@ pub fn map_create(attr: &MapCreateAttr<'_>, caps: MapCreateCaps) -> Result<(), i
     }
     map_type_capable(attr.map_type, caps)?;
     map_alloc(attr, caps)?;
+    let record = match attr.btf {
+        // (a key type without a value type: BTF kept, nothing checked)
+        Some(b) if b.value_type_id == 0 => Some(MapRecord::default()),
+        Some(b) => Some(map_check_btf(attr, b, caps)?),
+        None => None,
+    };
     // bpf_get_file_flag, after the map exists
     if attr.map_flags & BPF_F_RDONLY != 0 && attr.map_flags & BPF_F_WRONLY != 0 {
         return Err(EINVAL);
     }
-    Ok(())
+    Ok(record)
 }
 
 /// `map_create` for a map of a load: its inner map first, as the loaders
@@ -127,6 +154,215 @@ pub fn map_create_def(def: &MapDef, arch: crate::target::Arch, caps: MapCreateCa
         map_create(&MapCreateAttr::from_def(inner, arch), caps)?;
     }
     map_create(&MapCreateAttr::from_def(def, arch), caps)
+}
+
+/// The special fields a map value may hold (`map_check_btf`'s mask).
+const MAP_VALUE_FIELDS: u32 =
+    BPF_SPIN_LOCK | BPF_RES_SPIN_LOCK | BPF_TIMER | BPF_KPTR | BPF_LIST_HEAD | BPF_RB_ROOT | BPF_REFCOUNT | BPF_WORKQUEUE | BPF_UPTR | BPF_TASK_WORK;
+
+/// `map_check_btf`: the key and value types must have the map's sizes;
+/// the value's special fields (`btf_parse_fields`) must suit the map type
+/// and its flags; then the type's own `map_check_btf`. A value whose
+/// fields do not parse leaves the map created with no usable record (the
+/// kernel keeps the error as the record and checks nothing more of it).
+/// `btf_parse_kptr`'s lookup of a kptr's type in the kernel's BTF and its
+/// destructor is taken to succeed.
+pub fn map_check_btf(attr: &MapCreateAttr<'_>, b: MapBtf<'_>, caps: MapCreateCaps) -> Result<MapRecord, i32> {
+    let btf = b.btf;
+    let key_type = if b.key_type_id != 0 {
+        match btf.btf_type_id_size(b.key_type_id) {
+            Some((id, size)) if size == attr.key_size => Some(id),
+            _ => return Err(EINVAL),
+        }
+    } else {
+        if !has_map_check_btf(attr.map_type) {
+            return Err(EINVAL);
+        }
+        None
+    };
+    let value_type = match btf.btf_type_id_size(b.value_type_id) {
+        Some((id, size)) if size == attr.value_size => id,
+        _ => return Err(EINVAL),
+    };
+    let record = btf.btf_parse_fields(value_type, MAP_VALUE_FIELDS, attr.value_size).ok().flatten();
+    if let Some(rec) = &record {
+        if !(caps.bpf || caps.sys_admin) {
+            return Err(EPERM);
+        }
+        if attr.map_flags & (BPF_F_RDONLY_PROG | BPF_F_WRONLY_PROG) != 0 {
+            return Err(EACCES);
+        }
+        for bit in 0..32 {
+            let field = rec.field_mask & (1 << bit);
+            if field != 0 && !map_may_hold_field(attr.map_type, field) {
+                return Err(EOPNOTSUPP);
+            }
+        }
+        btf_check_and_fixup_fields(btf, rec)?;
+    }
+    map_type_check_btf(attr, btf, key_type, value_type)?;
+    Ok(record.unwrap_or_default())
+}
+
+/// `map_check_btf`'s table of which map types may hold which fields.
+fn map_may_hold_field(map_type: u32, field: u32) -> bool {
+    match field {
+        BPF_SPIN_LOCK | BPF_RES_SPIN_LOCK => matches!(
+            map_type,
+            BPF_MAP_TYPE_HASH
+                | BPF_MAP_TYPE_RHASH
+                | BPF_MAP_TYPE_ARRAY
+                | BPF_MAP_TYPE_CGROUP_STORAGE
+                | BPF_MAP_TYPE_SK_STORAGE
+                | BPF_MAP_TYPE_INODE_STORAGE
+                | BPF_MAP_TYPE_TASK_STORAGE
+                | BPF_MAP_TYPE_CGRP_STORAGE
+        ),
+        BPF_TIMER | BPF_WORKQUEUE | BPF_TASK_WORK => {
+            matches!(map_type, BPF_MAP_TYPE_HASH | BPF_MAP_TYPE_RHASH | BPF_MAP_TYPE_LRU_HASH | BPF_MAP_TYPE_ARRAY)
+        }
+        BPF_KPTR_UNREF | BPF_KPTR_REF | BPF_KPTR_PERCPU | BPF_REFCOUNT => matches!(
+            map_type,
+            BPF_MAP_TYPE_HASH
+                | BPF_MAP_TYPE_RHASH
+                | BPF_MAP_TYPE_PERCPU_HASH
+                | BPF_MAP_TYPE_LRU_HASH
+                | BPF_MAP_TYPE_LRU_PERCPU_HASH
+                | BPF_MAP_TYPE_ARRAY
+                | BPF_MAP_TYPE_PERCPU_ARRAY
+                | BPF_MAP_TYPE_SK_STORAGE
+                | BPF_MAP_TYPE_INODE_STORAGE
+                | BPF_MAP_TYPE_TASK_STORAGE
+                | BPF_MAP_TYPE_CGRP_STORAGE
+        ),
+        BPF_UPTR => map_type == BPF_MAP_TYPE_TASK_STORAGE,
+        BPF_LIST_HEAD | BPF_RB_ROOT => matches!(map_type, BPF_MAP_TYPE_HASH | BPF_MAP_TYPE_LRU_HASH | BPF_MAP_TYPE_ARRAY),
+        _ => false,
+    }
+}
+
+/// `btf_check_and_fixup_fields`: a uptr's pointee must be a sized struct
+/// of the program's BTF no larger than a page. (A graph root's element
+/// struct has a record of its own, with the node `btf_parse_fields`
+/// found in it.)
+fn btf_check_and_fixup_fields(btf: &Btf, rec: &MapRecord) -> Result<(), i32> {
+    for f in rec.fields.iter().filter(|f| f.field_type == BPF_UPTR) {
+        let size = btf.type_by_id(f.kptr_type_id).map_or(0, |t| t.size_or_type);
+        if size == 0 {
+            return Err(EINVAL);
+        }
+        if size as u64 > PAGE_SIZE {
+            return Err(E2BIG);
+        }
+    }
+    Ok(())
+}
+
+/// Whether the map type's ops have a `map_check_btf` (a keyless BTF is
+/// refused without one).
+fn has_map_check_btf(map_type: u32) -> bool {
+    !matches!(
+        map_type,
+        BPF_MAP_TYPE_PROG_ARRAY
+            | BPF_MAP_TYPE_QUEUE
+            | BPF_MAP_TYPE_STACK
+            | BPF_MAP_TYPE_RINGBUF
+            | BPF_MAP_TYPE_USER_RINGBUF
+            | BPF_MAP_TYPE_SOCKMAP
+            | BPF_MAP_TYPE_SOCKHASH
+            | BPF_MAP_TYPE_XSKMAP
+            | BPF_MAP_TYPE_REUSEPORT_SOCKARRAY
+            | BPF_MAP_TYPE_STRUCT_OPS
+    )
+}
+
+/// The map type's `map_check_btf` (`key_type`: the sized key type, `None`
+/// for a keyless BTF).
+fn map_type_check_btf(attr: &MapCreateAttr<'_>, btf: &Btf, key_type: Option<u32>, value_type: u32) -> Result<(), i32> {
+    let is_i32 = |id: Option<u32>| id.is_some_and(|id| btf.btf_type_is_i32(id));
+    let kind_of = |id: u32| btf.type_by_id(id).map_or(0, |t| t.kind);
+    match attr.map_type {
+        // array_map_check_btf: a u32 key, or keyless for global data
+        BPF_MAP_TYPE_ARRAY | BPF_MAP_TYPE_PERCPU_ARRAY => match key_type {
+            None if attr.max_entries != 1 || kind_of(value_type) != BTF_KIND_DATASEC => Err(EINVAL),
+            None => Ok(()),
+            Some(_) if !is_i32(key_type) => Err(EINVAL),
+            Some(_) => Ok(()),
+        },
+        // map_check_no_btf
+        BPF_MAP_TYPE_PERF_EVENT_ARRAY
+        | BPF_MAP_TYPE_CGROUP_ARRAY
+        | BPF_MAP_TYPE_ARRAY_OF_MAPS
+        | BPF_MAP_TYPE_HASH_OF_MAPS
+        | BPF_MAP_TYPE_DEVMAP
+        | BPF_MAP_TYPE_DEVMAP_HASH
+        | BPF_MAP_TYPE_STACK_TRACE
+        | BPF_MAP_TYPE_CPUMAP => Err(ENOTSUPP),
+        // htab_map_check_btf, rhtab_map_check_btf
+        BPF_MAP_TYPE_HASH | BPF_MAP_TYPE_PERCPU_HASH | BPF_MAP_TYPE_LRU_HASH | BPF_MAP_TYPE_LRU_PERCPU_HASH | BPF_MAP_TYPE_RHASH => {
+            if key_type.is_none() {
+                Err(EINVAL)
+            } else {
+                Ok(())
+            }
+        }
+        // bloom_map_check_btf: keyless
+        BPF_MAP_TYPE_BLOOM_FILTER => {
+            if key_type.is_none() {
+                Ok(())
+            } else {
+                Err(EINVAL)
+            }
+        }
+        // trie_check_btf: the key embeds struct bpf_lpm_trie_key_u8
+        BPF_MAP_TYPE_LPM_TRIE => {
+            if key_type.is_some_and(|k| kind_of(k) == BTF_KIND_STRUCT) {
+                Ok(())
+            } else {
+                Err(EINVAL)
+            }
+        }
+        // bpf_local_storage_map_check_btf
+        BPF_MAP_TYPE_SK_STORAGE | BPF_MAP_TYPE_INODE_STORAGE | BPF_MAP_TYPE_TASK_STORAGE | BPF_MAP_TYPE_CGRP_STORAGE => {
+            if is_i32(key_type) {
+                Ok(())
+            } else {
+                Err(EINVAL)
+            }
+        }
+        // insn_array_check_btf: u32 keys, u64 values
+        BPF_MAP_TYPE_INSN_ARRAY => {
+            let is_i64 = btf.type_by_id(value_type).is_some_and(|t| t.kind == BTF_KIND_INT && t.size_or_type == 8);
+            if is_i32(key_type) && is_i64 { Ok(()) } else { Err(EINVAL) }
+        }
+        // cgroup_storage_check_btf: the key is a u64 cgroup id, or with the
+        // attach type (struct bpf_cgroup_storage_key)
+        BPF_MAP_TYPE_CGROUP_STORAGE | BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE => {
+            let Some(k) = key_type else { return Err(EINVAL) };
+            let reg_int = |m: Option<&Member>, off: u32, size: u32| {
+                m.is_some_and(|m| {
+                    let id = btf.skip_mods_and_typedefs(m.type_id);
+                    let bits = if btf.kind_flag(k) { m.offset & 0xff_ffff } else { m.offset };
+                    bits == off * 8
+                        && btf.type_by_id(id).is_some_and(|t| t.kind == BTF_KIND_INT && t.size_or_type == size)
+                        && btf.int_data(id) & 0xff == size * 8
+                })
+            };
+            if attr.key_size == bpf_cgroup_storage_key::SIZE as u32 {
+                let members = btf.members(k);
+                if kind_of(k) != BTF_KIND_STRUCT || members.len() != 2 || !reg_int(members.first(), 0, 8) || !reg_int(members.get(1), 8, 4) {
+                    return Err(EINVAL);
+                }
+                Ok(())
+            } else if btf.type_by_id(k).is_some_and(|t| t.kind == BTF_KIND_INT && t.size_or_type == 8) {
+                Ok(())
+            } else {
+                Err(EINVAL)
+            }
+        }
+        // arena_map_check_btf, and the types without one
+        _ => Ok(()),
+    }
 }
 
 /// The privileged map types of `map_create_alloc`: most need `CAP_BPF`,
@@ -450,9 +686,7 @@ fn bloom_map_alloc(a: &MapCreateAttr<'_>) -> Result<(), i32> {
 /// the attach type; `max_entries` must be 0.
 fn cgroup_storage_map_alloc(a: &MapCreateAttr<'_>) -> Result<(), i32> {
     const LOCAL_STORAGE_CREATE_FLAG_MASK: u32 = BPF_F_NUMA_NODE | BPF_F_ACCESS_MASK;
-    // BPF_LOCAL_STORAGE_MAX_VALUE_SIZE: U16_MAX less the cacheline-aligned
-    // struct bpf_local_storage_elem (128 bytes)
-    let mut max_value_size = u16::MAX as u64 - 128;
+    let mut max_value_size = BPF_LOCAL_STORAGE_MAX_VALUE_SIZE;
     if a.map_type == BPF_MAP_TYPE_PERCPU_CGROUP_STORAGE {
         max_value_size = max_value_size.min(PCPU_MIN_UNIT_SIZE);
     }
@@ -474,10 +708,30 @@ fn cgroup_storage_map_alloc(a: &MapCreateAttr<'_>) -> Result<(), i32> {
     Ok(())
 }
 
-/// `bpf_local_storage_map_alloc_check`: BTF for the key and value is
-/// required, which the project's loaders never give.
-fn bpf_local_storage_map_alloc_check(_a: &MapCreateAttr<'_>) -> Result<(), i32> {
-    Err(EINVAL)
+/// `BPF_LOCAL_STORAGE_MAX_VALUE_SIZE`: U16_MAX less the cacheline-aligned
+/// `struct bpf_local_storage_elem` (128 bytes).
+const BPF_LOCAL_STORAGE_MAX_VALUE_SIZE: u64 = u16::MAX as u64 - 128;
+
+/// `bpf_local_storage_map_alloc_check`: no preallocation, no
+/// `max_entries`, an `int` key, and BTF for the key and value (for
+/// dumping sockets' storage from user space).
+fn bpf_local_storage_map_alloc_check(a: &MapCreateAttr<'_>) -> Result<(), i32> {
+    const BPF_LOCAL_STORAGE_CREATE_FLAG_MASK: u32 = BPF_F_NO_PREALLOC | crate::map::flags::BPF_F_CLONE;
+    let (key_id, value_id) = a.btf.map_or((0, 0), |b| (b.key_type_id, b.value_type_id));
+    if a.map_flags & !BPF_LOCAL_STORAGE_CREATE_FLAG_MASK != 0
+        || a.map_flags & BPF_F_NO_PREALLOC == 0
+        || a.max_entries != 0
+        || a.key_size != 4
+        || a.value_size == 0
+        || key_id == 0
+        || value_id == 0
+    {
+        return Err(EINVAL);
+    }
+    if a.value_size as u64 > BPF_LOCAL_STORAGE_MAX_VALUE_SIZE {
+        return Err(E2BIG);
+    }
+    Ok(())
 }
 
 /// `reuseport_array_alloc_check`.

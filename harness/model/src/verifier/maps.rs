@@ -11,16 +11,9 @@ use super::reg::*;
 use crate::map::flags::{BPF_F_INNER_MAP, BPF_F_RDONLY_PROG, BPF_F_WRONLY_PROG};
 use crate::map::types::*;
 
-/// The special fields of a map value its BTF declares (`struct
-/// btf_record`): their offsets, `None` when absent.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct MapRecord {
-    pub spin_lock_off: Option<u32>,
-    pub res_spin_lock_off: Option<u32>,
-    pub timer_off: Option<u32>,
-    pub wq_off: Option<u32>,
-    pub task_work_off: Option<u32>,
-}
+/// The special fields of a map value its BTF declares (`map->record`,
+/// from [`super::map_create::map_check_btf`]).
+pub type MapRecord = crate::btf::BtfRecord;
 
 /// The maps of a program followed by the inner-map metas of its
 /// maps-in-maps (a lookup in an outer map points at its meta).

@@ -2,6 +2,7 @@
 //! `check_mem_access` and its per-pointer-type checks (ctx, map values,
 //! packet, alignment). Stack accesses are in [`super::stack`].
 
+use crate::btf::{BPF_KPTR_PERCPU, BPF_KPTR_REF, BPF_KPTR_UNREF, BPF_UPTR, btf_field_type_name};
 use crate::map::types::*;
 use bpf_isa::Insn;
 use bpf_isa::insn::op::*;
@@ -583,19 +584,32 @@ impl Env<'_, '_> {
         let mem_size = if m.map_type == BPF_MAP_TYPE_INSN_ARRAY { m.max_entries as i64 * 8 } else { m.value_size as i64 };
         let rec = m.record.clone();
         self.check_mem_region_access_ext(regno, reg, off, size, mem_size, zero_size_allowed)?;
-        let _ = direct;
         let Some(rec) = rec else { return Ok(()) };
-        let fields = [
-            (rec.spin_lock_off, 4, "bpf_spin_lock"),
-            (rec.res_spin_lock_off, 8, "bpf_res_spin_lock"),
-            (rec.timer_off, 16, "bpf_timer"),
-            (rec.wq_off, 16, "bpf_wq"),
-            (rec.task_work_off, 8, "bpf_task_work"),
-        ];
-        for (p, fsize, name) in fields {
-            let Some(p) = p else { continue };
-            let (p, fsize) = (p as i64, fsize as i64);
+        for f in &rec.fields {
+            let (p, fsize) = (f.offset as i64, f.size as i64);
             if reg.s.smin().wrapping_add(off) < p + fsize && p < (reg.s.umax() as i64).wrapping_add(off).wrapping_add(size) {
+                let name = btf_field_type_name(f.field_type);
+                if matches!(f.field_type, BPF_KPTR_UNREF | BPF_KPTR_REF | BPF_KPTR_PERCPU | BPF_UPTR) {
+                    if !direct {
+                        self.verbose(&format!("{name} cannot be accessed indirectly by helper\n"));
+                        return errno(EACCES);
+                    }
+                    if !tnum_is_const(reg.s.var_off) {
+                        self.verbose(&format!("{name} access cannot have variable offset\n"));
+                        return errno(EACCES);
+                    }
+                    let at = (reg.s.var_off.value as i64).wrapping_add(off);
+                    if p != at {
+                        self.verbose(&format!("{name} access misaligned expected={p} off={}\n", at as u64));
+                        return errno(EACCES);
+                    }
+                    if size != 8 {
+                        self.verbose(&format!("{name} access size must be BPF_DW\n"));
+                        return errno(EACCES);
+                    }
+                    // check_map_kptr_access, what a load or store of one does
+                    return Err(DoCheckError::Unsupported(format!("{name} fields of map values are not modelled")));
+                }
                 self.verbose(&format!("{name} cannot be accessed directly by load/store\n"));
                 return errno(EACCES);
             }

@@ -249,11 +249,10 @@ pub(crate) fn finish_rejected(env: &mut VerifierEnv<'_>, start: Instant, errno: 
 fn main_pass(env: &mut VerifierEnv<'_>) -> PResult<()> {
     use do_check::{DoCheckError, DoCheckInput, MapInfo, Privs, Subprog};
 
-    let maps: Vec<MapInfo> = env.used_maps.iter().map(|&m| map_info(&env.input.maps[m].def)).collect();
+    let maps: Vec<MapInfo> = env.used_maps.iter().map(|&m| map_info(&env.input.maps[m])).collect();
     let subprogs: Vec<Subprog> = (0..env.subprog_cnt)
         .map(|i| {
             let si = &env.subprog_info[i];
-            let body = &env.insns[si.start..env.subprog_info.get(i + 1).map_or(env.insns.len(), |n| n.start).min(env.insns.len())];
             Subprog {
                 start: si.start,
                 name: env.bpf_subprog_name(i),
@@ -268,7 +267,7 @@ fn main_pass(env: &mut VerifierEnv<'_>) -> PResult<()> {
                 has_tail_call: si.has_tail_call,
                 has_ld_abs: si.has_ld_abs,
                 fastcall_stack_off: si.fastcall_stack_off,
-                changes_pkt_data: body.iter().any(|x| x.is_helper_call() && helpers::bpf_helper_changes_pkt_data(x.imm)),
+                changes_pkt_data: si.changes_pkt_data,
                 ..Subprog::default()
             }
         })
@@ -328,9 +327,18 @@ fn main_pass(env: &mut VerifierEnv<'_>) -> PResult<()> {
     }
 }
 
-/// A map as the main pass sees it: its inner map's meta, a frozen map's
-/// contents (`.rodata`: the value of key 0).
-fn map_info(d: &crate::map::MapDef) -> do_check::MapInfo {
+/// A map as the main pass sees it: its record, its inner map's meta, a
+/// frozen map's contents (`.rodata`: the value of key 0).
+fn map_info(m: &env::MapObj) -> do_check::MapInfo {
+    let mut info = def_info(&m.def, m.record.clone());
+    if let (Some(inner), Some(i)) = (&m.def.inner, info.inner.as_mut()) {
+        **i = def_info(inner, m.inner_record.clone());
+    }
+    info
+}
+
+/// [`map_info`] of one definition, with `record`.
+fn def_info(d: &crate::map::MapDef, record: Option<maps::MapRecord>) -> do_check::MapInfo {
     do_check::MapInfo {
         name: bpf_obj_name(&d.name),
         map_type: d.map_type,
@@ -338,9 +346,9 @@ fn map_info(d: &crate::map::MapDef) -> do_check::MapInfo {
         value_size: d.value_size,
         max_entries: d.max_entries,
         map_flags: d.map_flags,
-        inner: d.inner.as_deref().map(|i| Box::new(map_info(i))),
+        inner: d.inner.as_deref().map(|i| Box::new(def_info(i, None))),
         frozen: d.frozen,
-        record: None,
+        record,
         data: if d.frozen { d.init.first().map(|(_, v)| v.clone()).unwrap_or_default() } else { Vec::new() },
     }
 }

@@ -346,9 +346,29 @@ fn add_used_map(env: &mut VerifierEnv<'_>, fd: i32) -> PResult<usize> {
     Ok(env.used_maps.len() - 1)
 }
 
-/// `check_map_prog_compatibility` for maps without BTF value types (so no
-/// spin locks, lists or rbtrees in them).
+/// `is_tracing_prog_type`.
+fn is_tracing_prog_type(prog_type: u32) -> bool {
+    use crate::prog_type::bpf_prog_type::*;
+    matches!(prog_type, KPROBE | TRACEPOINT | PERF_EVENT | RAW_TRACEPOINT | RAW_TRACEPOINT_WRITABLE)
+}
+
+/// `check_map_prog_compatibility`.
 fn check_map_prog_compatibility(env: &mut VerifierEnv<'_>, obj: usize) -> PResult<()> {
+    use crate::btf::{BPF_LIST_HEAD, BPF_RB_ROOT, BPF_RES_SPIN_LOCK, BPF_SPIN_LOCK};
+    let prog_type = env.input.prog_type.0;
+    let mask = env.input.maps[obj].record.as_ref().map_or(0, |r| r.field_mask);
+    if mask & (BPF_LIST_HEAD | BPF_RB_ROOT) != 0 && is_tracing_prog_type(prog_type) {
+        env.verbose("tracing progs cannot use bpf_{list_head,rb_root} yet\n");
+        return Err(Fail::Errno(EINVAL));
+    }
+    if mask & (BPF_SPIN_LOCK | BPF_RES_SPIN_LOCK) != 0 && prog_type == crate::prog_type::bpf_prog_type::SOCKET_FILTER {
+        env.verbose("socket filter progs cannot use bpf_spin_lock yet\n");
+        return Err(Fail::Errno(EINVAL));
+    }
+    if mask & BPF_SPIN_LOCK != 0 && is_tracing_prog_type(prog_type) {
+        env.verbose("tracing progs cannot use bpf_spin_lock yet\n");
+        return Err(Fail::Errno(EINVAL));
+    }
     let def = &env.input.maps[obj].def;
     let ty = def.map_type;
     if ty == BPF_MAP_TYPE_STRUCT_OPS {
