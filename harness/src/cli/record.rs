@@ -401,7 +401,7 @@ fn linfo_set(a: &RecordArgs) -> Result<(), String> {
             format!("# Recorded by `bpf-selftest record --set linfo` on {}; do not edit.", today()),
         ];
         eprintln!("{arch} linfo/{}: loading its programs at levels 1 and 2", file.area);
-        let now = linfo_logs::record(be.as_ref(), &obj, &file.area, arch, &header)?;
+        let now = linfo_logs::record(be.as_ref(), &obj, &file, arch, &header)?;
         let path = dir.join(format!("{}.txt", file.area));
         if a.check {
             let old: Vec<_> = file.cases.iter().map(masked).collect();

@@ -18,15 +18,20 @@
 //! ```
 //!
 //! A new program is a new function in an area's source (or a new
-//! `<area>.c`); `record --set linfo` then writes the area's file anew.
+//! `<area>.c`); `record --set linfo` then writes the area's file anew. A
+//! case `=== <program>:<edit>` (added by hand, without result and logs)
+//! loads the program with its `line_info` edited ([`EDITS`]), for the
+//! checks at load.
 //! The logs quote the source (`; <line> @ <file>:<n>`, the diagnostics'
 //! `Source context:`), so the goldens hold only as long as clang 19 makes
 //! the same object of it.
 
 use std::path::Path;
 
-use crate::backend::{Backend, LoadRequest};
-use crate::object::BpfObject;
+use std::sync::Arc;
+
+use crate::backend::{Backend, BtfMode, LoadRequest};
+use crate::object::{BpfObject, BtfExtRecords, ObjectBtf};
 use crate::target::Arch;
 
 /// The arguments clang is run with.
@@ -127,12 +132,93 @@ pub fn compile(src: &Path) -> Result<Option<BpfObject>, String> {
     BpfObject::open_bytes(&bytes, area).map(Some).map_err(|e| format!("{}: {e}", src.display()))
 }
 
-/// The load of program `name` of `obj` at `level`, as `check FILE.bpf.o`
-/// makes it.
-pub fn request(obj: &BpfObject, name: &str, arch: Arch, level: u32) -> Result<LoadRequest, String> {
+/// The edits of a program's `line_info` a case may name after a `:`
+/// (`=== <program>:<edit>`), for `check_btf_line`'s checks: records out of
+/// order, an `insn_off` past the end, no record at insn 0, string offsets
+/// outside the BTF, 20-byte records with a nonzero or zero tail, 12-byte
+/// records, no record at the start of the second subprogram.
+pub const EDITS: [&str; 9] =
+    ["unordered", "past_end", "not_at_start", "bad_line_off", "bad_file_name_off", "nonzero_tail", "zero_tail", "rec_size_12", "subprog_start"];
+
+/// `recs` (16-byte records) with `edit` applied, for a program of
+/// `prog_len` insns whose subprograms start at `starts`.
+fn edit_line_info(recs: &BtfExtRecords, edit: &str, prog_len: usize, starts: &[usize]) -> Result<BtfExtRecords, String> {
+    let mut r: Vec<[u32; 4]> = recs
+        .data
+        .chunks_exact(recs.rec_size as usize)
+        .map(|c| std::array::from_fn(|i| u32::from_le_bytes([c[4 * i], c[4 * i + 1], c[4 * i + 2], c[4 * i + 3]])))
+        .collect();
+    let need = |n: usize| if r.len() < n { Err(format!("line_info edit {edit}: {} records, fewer than {n}", r.len())) } else { Ok(()) };
+    let mut rec_size = 16usize;
+    let mut tail = None;
+    match edit {
+        "unordered" => {
+            need(3)?;
+            r.swap(1, 2);
+        }
+        "past_end" => {
+            need(1)?;
+            let last = r.len() - 1;
+            r[last][0] = prog_len as u32;
+        }
+        "not_at_start" => {
+            need(2)?;
+            r.remove(0);
+        }
+        "bad_line_off" => {
+            need(1)?;
+            r[0][2] = 0x7fff_ffff;
+        }
+        "bad_file_name_off" => {
+            need(2)?;
+            r[1][1] = 0x7fff_ffff;
+        }
+        "nonzero_tail" => (rec_size, tail) = (20, Some(1u32)),
+        "zero_tail" => (rec_size, tail) = (20, Some(0)),
+        "rec_size_12" => rec_size = 12,
+        "subprog_start" => {
+            let Some(&start) = starts.get(1) else { return Err(format!("line_info edit {edit}: the program has one function")) };
+            let i = r.iter().position(|x| x[0] as usize == start).ok_or_else(|| format!("line_info edit {edit}: no record at insn {start}"))?;
+            r.remove(i);
+        }
+        other => return Err(format!("unknown line_info edit '{other}' ({})", EDITS.join(", "))),
+    }
+    let mut data = Vec::new();
+    for (i, x) in r.iter().enumerate() {
+        let mut rec: Vec<u8> = x.iter().flat_map(|w| w.to_le_bytes()).collect();
+        rec.resize(rec_size.max(16), 0);
+        // the tail of the second record (or the only one)
+        if let Some(t) = tail.filter(|_| i == 1.min(r.len() - 1)) {
+            rec[16..20].copy_from_slice(&t.to_le_bytes());
+        }
+        rec.truncate(rec_size);
+        data.extend_from_slice(&rec);
+    }
+    Ok(BtfExtRecords { rec_size: rec_size as u32, data })
+}
+
+/// The load of case `case` (`<program>` or `<program>:<edit>`) of `obj` at
+/// `level`, as `check FILE.bpf.o` makes it, with its `line_info` edited.
+pub fn request(obj: &BpfObject, case: &str, arch: Arch, level: u32) -> Result<LoadRequest, String> {
+    let (name, edit) = case.split_once(':').map_or((case, None), |(n, e)| (n, Some(e)));
     let mut req = obj.load_request(name, arch).map_err(|e| format!("{name}: {e}"))?;
     req.log_level = level;
+    if let Some(edit) = edit {
+        let BtfMode::Object(ob) = &req.btf else { return Err(format!("{case}: the object has no BTF")) };
+        let li = ob.line_info.as_ref().ok_or_else(|| format!("{case}: the program has no line_info"))?;
+        let starts: Vec<usize> = req.prog.funcs.iter().map(|f| f.start).collect();
+        let li = edit_line_info(li, edit, req.prog.insns.len(), &starts).map_err(|e| format!("{case}: {e}"))?;
+        req.btf = BtfMode::Object(Arc::new(ObjectBtf { btf: Arc::clone(&ob.btf), func_info: ob.func_info.clone(), line_info: Some(li) }));
+    }
     Ok(req)
+}
+
+/// The cases of an area: the object's programs, then the stored cases
+/// that edit a program's `line_info`.
+pub fn case_names(obj: &BpfObject, file: &AreaFile) -> Vec<String> {
+    let mut names = program_names(obj);
+    names.extend(file.cases.iter().filter(|c| c.name.contains(':')).map(|c| c.name.clone()));
+    names
 }
 
 /// The programs of `obj`, in the object's order.
@@ -142,8 +228,9 @@ pub fn program_names(obj: &BpfObject) -> Vec<String> {
 
 /// Every program of `obj` loaded through `backend` (a real kernel) at
 /// levels 1 and 2, in one batch.
-pub fn record(backend: &dyn Backend, obj: &BpfObject, area: &str, arch: Arch, header: &[String]) -> Result<AreaFile, String> {
-    let names = program_names(obj);
+pub fn record(backend: &dyn Backend, obj: &BpfObject, file: &AreaFile, arch: Arch, header: &[String]) -> Result<AreaFile, String> {
+    let area = file.area.as_str();
+    let names = case_names(obj, file);
     let mut reqs = Vec::new();
     for n in &names {
         for level in [1, 2] {
