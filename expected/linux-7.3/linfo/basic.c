@@ -82,4 +82,15 @@ int spin(void *ctx)
 	return 0;
 }
 
+SEC("socket")
+int back_edge(void *ctx)
+{
+	volatile int s = 0;
+	int i, n = bpf_get_prandom_u32() & 15;
+
+	for (i = 0; i < n; i++)
+		s += i;
+	return s;
+}
+
 char _license[] SEC("license") = "GPL";

@@ -136,9 +136,11 @@ pub fn compile(src: &Path) -> Result<Option<BpfObject>, String> {
 /// (`=== <program>:<edit>`), for `check_btf_line`'s checks: records out of
 /// order, an `insn_off` past the end, no record at insn 0, string offsets
 /// outside the BTF, 20-byte records with a nonzero or zero tail, 12-byte
-/// records, no record at the start of the second subprogram.
-pub const EDITS: [&str; 9] =
-    ["unordered", "past_end", "not_at_start", "bad_line_off", "bad_file_name_off", "nonzero_tail", "zero_tail", "rec_size_12", "subprog_start"];
+/// records, no record at the start of the second subprogram; `unpriv`
+/// keeps the records and loads without privileges (the maps and BTF made
+/// before the capabilities are dropped).
+pub const EDITS: [&str; 10] =
+    ["unordered", "past_end", "not_at_start", "bad_line_off", "bad_file_name_off", "nonzero_tail", "zero_tail", "rec_size_12", "subprog_start", "unpriv"];
 
 /// `recs` (16-byte records) with `edit` applied, for a program of
 /// `prog_len` insns whose subprograms start at `starts`.
@@ -203,7 +205,9 @@ pub fn request(obj: &BpfObject, case: &str, arch: Arch, level: u32) -> Result<Lo
     let (name, edit) = case.split_once(':').map_or((case, None), |(n, e)| (n, Some(e)));
     let mut req = obj.load_request(name, arch).map_err(|e| format!("{name}: {e}"))?;
     req.log_level = level;
-    if let Some(edit) = edit {
+    if edit == Some("unpriv") {
+        (req.unpriv, req.privileged_setup) = (true, true);
+    } else if let Some(edit) = edit {
         let BtfMode::Object(ob) = &req.btf else { return Err(format!("{case}: the object has no BTF")) };
         let li = ob.line_info.as_ref().ok_or_else(|| format!("{case}: the program has no line_info"))?;
         let starts: Vec<usize> = req.prog.funcs.iter().map(|f| f.start).collect();
