@@ -93,4 +93,12 @@ int back_edge(void *ctx)
 	return s;
 }
 
+SEC("socket")
+int wide_const(void *ctx)
+{
+	__u64 v = bpf_get_prandom_u32();
+
+	return (v * 0x123456789ULL) >> 33;
+}
+
 char _license[] SEC("license") = "GPL";

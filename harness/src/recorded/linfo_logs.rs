@@ -136,15 +136,28 @@ pub fn compile(src: &Path) -> Result<Option<BpfObject>, String> {
 /// (`=== <program>:<edit>`), for `check_btf_line`'s checks: records out of
 /// order, an `insn_off` past the end, no record at insn 0, string offsets
 /// outside the BTF, 20-byte records with a nonzero or zero tail, 12-byte
-/// records, no record at the start of the second subprogram; `unpriv`
+/// records, no record at the start of the second subprogram, a record on
+/// the second half of the first `ld_imm64`; `unpriv`
 /// keeps the records and loads without privileges (the maps and BTF made
 /// before the capabilities are dropped).
-pub const EDITS: [&str; 10] =
-    ["unordered", "past_end", "not_at_start", "bad_line_off", "bad_file_name_off", "nonzero_tail", "zero_tail", "rec_size_12", "subprog_start", "unpriv"];
+pub const EDITS: [&str; 11] = [
+    "unordered",
+    "past_end",
+    "not_at_start",
+    "bad_line_off",
+    "bad_file_name_off",
+    "nonzero_tail",
+    "zero_tail",
+    "rec_size_12",
+    "subprog_start",
+    "ldimm64_half",
+    "unpriv",
+];
 
 /// `recs` (16-byte records) with `edit` applied, for a program of
-/// `prog_len` insns whose subprograms start at `starts`.
-fn edit_line_info(recs: &BtfExtRecords, edit: &str, prog_len: usize, starts: &[usize]) -> Result<BtfExtRecords, String> {
+/// `prog_len` insns whose subprograms start at `starts` and whose first
+/// `ld_imm64` is at `ldimm64`.
+fn edit_line_info(recs: &BtfExtRecords, edit: &str, prog_len: usize, starts: &[usize], ldimm64: Option<usize>) -> Result<BtfExtRecords, String> {
     let mut r: Vec<[u32; 4]> = recs
         .data
         .chunks_exact(recs.rec_size as usize)
@@ -183,6 +196,17 @@ fn edit_line_info(recs: &BtfExtRecords, edit: &str, prog_len: usize, starts: &[u
             let i = r.iter().position(|x| x[0] as usize == start).ok_or_else(|| format!("line_info edit {edit}: no record at insn {start}"))?;
             r.remove(i);
         }
+        "ldimm64_half" => {
+            let k = ldimm64.ok_or_else(|| format!("line_info edit {edit}: the program has no ld_imm64"))? + 1;
+            // a copy of the record that covers it, moved onto it
+            let at = r.partition_point(|x| x[0] as usize <= k);
+            if at == 0 || r[at - 1][0] as usize == k {
+                return Err(format!("line_info edit {edit}: a record is already at insn {k}"));
+            }
+            let mut x = r[at - 1];
+            x[0] = k as u32;
+            r.insert(at, x);
+        }
         other => return Err(format!("unknown line_info edit '{other}' ({})", EDITS.join(", "))),
     }
     let mut data = Vec::new();
@@ -211,7 +235,8 @@ pub fn request(obj: &BpfObject, case: &str, arch: Arch, level: u32) -> Result<Lo
         let BtfMode::Object(ob) = &req.btf else { return Err(format!("{case}: the object has no BTF")) };
         let li = ob.line_info.as_ref().ok_or_else(|| format!("{case}: the program has no line_info"))?;
         let starts: Vec<usize> = req.prog.funcs.iter().map(|f| f.start).collect();
-        let li = edit_line_info(li, edit, req.prog.insns.len(), &starts).map_err(|e| format!("{case}: {e}"))?;
+        let ldimm64 = req.prog.insns.iter().position(|i| i.is_ld_imm64());
+        let li = edit_line_info(li, edit, req.prog.insns.len(), &starts, ldimm64).map_err(|e| format!("{case}: {e}"))?;
         req.btf = BtfMode::Object(Arc::new(ObjectBtf { btf: Arc::clone(&ob.btf), func_info: ob.func_info.clone(), line_info: Some(li) }));
     }
     Ok(req)
