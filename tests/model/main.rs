@@ -25,4 +25,5 @@ mod verifier_calls_imported;
 mod verifier_common;
 mod verifier_do_check;
 mod verifier_front;
+mod verifier_linfo;
 mod verifier_scalar;

@@ -350,6 +350,11 @@ impl Btf {
         self.types.get(id as usize)
     }
 
+    /// `hdr.str_len`: offsets below it name a string (`btf_str_by_offset`).
+    pub fn str_len(&self) -> usize {
+        self.strings.len()
+    }
+
     pub fn name(&self, name_off: u32) -> Option<&str> {
         str_at(&self.strings, name_off)
     }

@@ -22,6 +22,7 @@ use crate::verifier::env::{Caps, FuncInfo, MapObj, VerifierInput};
 use crate::verifier::kfunc_btf_ids;
 use crate::verifier::map_create::{MapBtf, MapCreateAttr, MapCreateCaps, map_create_alloc};
 use crate::verifier::maps::MapRecord;
+use crate::verifier::linfo::LineInfoAttr;
 use std::sync::Arc;
 
 /// libbpf's `POISON_LDIMM64_MAP_BASE`: a map that was not created turns
@@ -105,10 +106,10 @@ impl ModelBackend {
             }
         }
         let caps = if req.unpriv { Caps::from_numbers(&req.caps_unpriv) } else { Caps::ALL };
-        let (func_info, prog_btf) = match &req.btf {
-            BtfMode::None => (None, None),
+        let (func_info, prog_btf, line_info) = match &req.btf {
+            BtfMode::None => (None, None, None),
             // BPF_BTF_LOAD needs CAP_BPF: the loader goes on without BTF
-            _ if !caps.bpf_capable() && !req.privileged_setup => (None, None),
+            _ if !caps.bpf_capable() && !req.privileged_setup => (None, None, None),
             // the minimal BTF the loader makes: `int (int, ...)` prototypes
             BtfMode::FuncInfo => {
                 let funcs = super::loader::prog_funcs(req);
@@ -122,7 +123,7 @@ impl ModelBackend {
                     global: f.global,
                     nargs: f.nargs,
                 });
-                (Some(recs.collect()), Some(Arc::new(btf)))
+                (Some(recs.collect()), Some(Arc::new(btf)), None)
             }
             BtfMode::Object(ob) => {
                 let btf = Btf::parse(&ob.btf).map_err(|e| Unavailable(format!("model: the object's BTF: {e}")))?;
@@ -136,7 +137,9 @@ impl ModelBackend {
                             .collect(),
                     ),
                 };
-                (recs, Some(Arc::new(btf)))
+                // the records as the loader passes them to BPF_PROG_LOAD
+                let line_info = ob.line_info.as_ref().map(|li| LineInfoAttr { rec_size: li.rec_size, cnt: li.cnt(), data: li.data.clone() });
+                (recs, Some(Arc::new(btf)), line_info)
             }
         };
         // fentry/fexit: the target's id in the recorded vmlinux BTF, as
@@ -159,6 +162,7 @@ impl ModelBackend {
             maps,
             func_info,
             prog_btf,
+            line_info,
             gpl: license_is_gpl_compatible(&req.license),
             arch: req.arch,
             symbols_arch: ids_arch,

@@ -49,13 +49,14 @@ pub struct RecordArgs {
     /// (`expected/linux-7.3/disasm`), jit-forms (`expected/jit_disasm`),
     /// backend-truth (`expected/oracle`), ctx-probes
     /// (`tests/fixups_ctx/probes.txt`), fixup-calls (`tests/fixups_calls`),
-    /// fixup-misc (`tests/fixups_misc`), or all.
+    /// fixup-misc (`tests/fixups_misc`), linfo (the verifier logs of the C
+    /// programs of `expected/linux-7.3/linfo`), or all.
     #[arg(long, default_value = "progs")]
     pub set: String,
 }
 
 /// The golden sets `record --set` knows, in the order `all` records them.
-pub const SETS: [&str; 19] = [
+pub const SETS: [&str; 20] = [
     "progs",
     "do-check",
     "calls",
@@ -75,6 +76,7 @@ pub const SETS: [&str; 19] = [
     "ctx-probes",
     "fixup-calls",
     "fixup-misc",
+    "linfo",
 ];
 
 pub fn run(a: &RecordArgs) -> Result<(), String> {
@@ -101,6 +103,7 @@ pub fn run(a: &RecordArgs) -> Result<(), String> {
             "ctx-probes" => kernel_answers::ctx_probes_set(a),
             "fixup-calls" => kernel_answers::fixup_calls_set(a),
             "fixup-misc" => kernel_answers::fixup_misc_set(a),
+            "linfo" => linfo_set(a),
             other => Err(format!("record: unknown set '{other}' (all, {})", SETS.join(", "))),
         };
         if let Err(e) = r {
@@ -362,6 +365,84 @@ fn scalar_set(a: &RecordArgs) -> Result<(), String> {
 /// programs (`recorded::verifier_logs`), each area file loaded again in one
 /// batch on its arch's kernel. `--check` compares verdicts and both logs,
 /// kernel pointers masked.
+/// `record --set linfo`: the C programs of `expected/linux-7.3/linfo`
+/// compiled with clang 19 and loaded with their `line_info` at levels 1
+/// and 2 (x86_64: the sources' objects are the same for every arch).
+fn linfo_set(a: &RecordArgs) -> Result<(), String> {
+    use crate::golden::mask_kernel_pointers;
+    use crate::recorded::linfo_logs;
+    let be = backend::by_name(&a.backend)?;
+    if be.name() == "model" {
+        return Err("goldens come from a real kernel: --backend vm or kernel".into());
+    }
+    let arch = Arch::X86_64;
+    if !a.arch.split(',').any(|s| s.trim().parse::<Arch>() == Ok(arch)) {
+        return Ok(());
+    }
+    let log = |l: &str| mask_kernel_pointers(l.trim_end_matches('\n'));
+    let masked = |c: &linfo_logs::Case| (c.name.clone(), c.result.clone(), log(&c.log1), log(&c.log2));
+    let dir = a.out.join("linux-7.3/linfo");
+    let (mut same, mut drift, mut written) = (0, Vec::new(), 0);
+    for file in linfo_logs::read_dir(&dir)? {
+        if !(a.filters.is_empty() || a.filters.iter().any(|f| file.area.contains(f.as_str()))) {
+            continue;
+        }
+        let src = dir.join(format!("{}.c", file.area));
+        let obj = linfo_logs::compile(&src)?.ok_or_else(|| format!("{}: clang-19 is needed to compile it", src.display()))?;
+        be.probe(arch).map_err(|u| format!("{arch}: {}", u.0))?;
+        let release = release_of(be.as_ref(), arch);
+        let header = vec![
+            format!(
+                "# Linux {release} {arch} verifier logs of {}.c (clang-19 {}), levels 1 and 2; backend {}.",
+                file.area,
+                linfo_logs::CLANG_ARGS[..4].join(" "),
+                describe_backend(be.as_ref(), arch)
+            ),
+            format!("# Recorded by `bpf-selftest record --set linfo` on {}; do not edit.", today()),
+        ];
+        eprintln!("{arch} linfo/{}: loading its programs at levels 1 and 2", file.area);
+        let now = linfo_logs::record(be.as_ref(), &obj, &file, arch, &header)?;
+        let path = dir.join(format!("{}.txt", file.area));
+        if a.check {
+            let old: Vec<_> = file.cases.iter().map(masked).collect();
+            let new: Vec<_> = now.cases.iter().map(masked).collect();
+            for (i, n) in new.iter().enumerate() {
+                if old.get(i) == Some(n) {
+                    same += 1;
+                    continue;
+                }
+                if drift.is_empty() {
+                    let x = old.get(i).map_or(String::new(), |o| format!("{}\n--- level 1\n{}\n--- level 2\n{}\n", o.1, o.2, o.3));
+                    let y = format!("{}\n--- level 1\n{}\n--- level 2\n{}\n", n.1, n.2, n.3);
+                    eprintln!(
+                        "{arch} linfo/{}/{}: stored (-) and now (+):\n{}",
+                        file.area,
+                        n.0,
+                        similar::TextDiff::from_lines(&x, &y).unified_diff().context_radius(3)
+                    );
+                }
+                drift.push(format!("{arch} linfo/{}/{}: differs from {}", file.area, n.0, path.display()));
+            }
+            if old.len() > new.len() {
+                drift.push(format!("{arch} linfo/{}: {} stored programs are no longer in the object", file.area, old.len() - new.len()));
+            }
+        } else {
+            std::fs::write(&path, linfo_logs::render(&now)).map_err(|e| format!("{}: {e}", path.display()))?;
+            written += now.cases.len();
+            eprintln!("{arch} linfo/{}: {} programs -> {}", file.area, now.cases.len(), path.display());
+        }
+    }
+    if a.check {
+        println!("record --set linfo: {same} programs unchanged, {} drifted", drift.len());
+        if !drift.is_empty() {
+            return Err(drift.join("\n"));
+        }
+    } else {
+        println!("record --set linfo: {written} programs written");
+    }
+    Ok(())
+}
+
 fn verifier_log_set(a: &RecordArgs, set: &str, dirs: &[&str]) -> Result<(), String> {
     use crate::golden::mask_kernel_pointers;
     use crate::recorded::verifier_logs::{self, Case};

@@ -12,6 +12,7 @@ pub mod isa_encodings;
 pub mod jit_forms;
 pub mod kfunc_ids;
 pub mod limits;
+pub mod linfo_logs;
 pub mod llvm_text;
 pub mod map_create;
 pub mod oracle_asm;

@@ -60,6 +60,7 @@ fn push_insn(env: &mut VerifierEnv<'_>, dfs: &mut Dfs, t: usize, w: i32, e: u8) 
         return Ok(Visit::Done);
     }
     if w < 0 || w as usize >= env.len() {
+        env.verbose_linfo(t, &format!("{t}: "));
         env.verbose(&format!("jump out of range from insn {t} to {w}\n"));
         let reason = format!("Instruction {t} jumps to instruction {w}, but the program only contains instructions 0 through {}.", env.len() as i64 - 1);
         bpf_diag_program_structure(env, t, "jump out of range", "Keep branch targets inside the program.", &reason);
@@ -86,6 +87,8 @@ fn push_insn(env: &mut VerifierEnv<'_>, dfs: &mut Dfs, t: usize, w: i32, e: u8) 
         if env.bpf_capable {
             return Ok(Visit::Done);
         }
+        env.verbose_linfo(t, &format!("{t}: "));
+        env.verbose_linfo(w, &format!("{w}: "));
         env.verbose(&format!("back-edge from insn {t} to {w}\n"));
         let reason =
             format!("Instruction {t} branches back to instruction {w}. This program is being rejected without the privilege needed for this back-edge.");

@@ -34,8 +34,9 @@
 //! the moves, spills and fills that carried its value until it reaches the
 //! instruction that produced it.
 //!
-//! Programs loaded here carry no `line_info`, so the source-lane form of
-//! `bpf_diag_source` never applies.
+//! With the program's `line_info`, "At:" names the function, file, line
+//! and column instead of the insn, and shows the source lines around it
+//! (`Source context:`) before the insns.
 
 use std::collections::VecDeque;
 
@@ -44,12 +45,14 @@ use bpf_isa::op::*;
 
 use super::do_check::Env;
 use super::env::VerifierEnv;
+use super::linfo::{BpfLineInfo, bpf_find_linfo, bpf_get_linfo_source};
 use super::log::BPF_LOG_LEVEL;
 use super::reg::*;
 use super::scalar::Scalar;
 use super::scalar::cnum::Cnum64;
 use super::state::BPF_REG_SIZE;
 use super::tnum::{Tnum, tnum_is_const, tnum_is_unknown};
+use crate::btf::Btf;
 
 pub const REGISTER_TYPE_SAFETY: &str = "Register Type Safety";
 pub const MEMORY_SAFETY: &str = "Memory Safety";
@@ -67,6 +70,10 @@ const TEXT_INDENT: &str = "  ";
 const CONTEXT: i64 = 2;
 /// `BPF_DIAG_SOURCE_LANE_WIDTH`.
 const SOURCE_LANE_WIDTH: usize = 88;
+/// `BPF_DIAG_TAB_WIDTH`.
+const TAB_WIDTH: usize = 8;
+/// `BPF_DIAG_FMT_BUF_SIZE`: a source lane's buffer.
+const FMT_BUF_SIZE: usize = 256;
 /// `BPF_DIAG_HISTORY_RENDER_MAX`: events of a causal path shown in full.
 const HISTORY_RENDER_MAX: usize = 64;
 /// `DISASM_LINE_LEN`: an insn's text is cut to fit this buffer.
@@ -86,6 +93,12 @@ pub trait DiagOut {
     fn diag_insn(&self, idx: usize) -> Option<Insn>;
     /// The insn's disasm.c text as the log prints it.
     fn diag_disasm(&self, idx: usize) -> String;
+    /// `prog->aux->linfo` and `prog->aux->btf`.
+    fn diag_linfo(&self) -> (&[BpfLineInfo], Option<&Btf>);
+    /// `bpf_find_containing_subprog`: the start of the subprogram holding
+    /// `idx`, the start of the next one (or the program's end) and its
+    /// `bpf_subprog_name`.
+    fn diag_subprog(&self, idx: usize) -> Option<(usize, usize, String)>;
 }
 
 impl DiagOut for VerifierEnv<'_> {
@@ -103,6 +116,17 @@ impl DiagOut for VerifierEnv<'_> {
     }
     fn diag_disasm(&self, idx: usize) -> String {
         self.insn_text(idx)
+    }
+    fn diag_linfo(&self) -> (&[BpfLineInfo], Option<&Btf>) {
+        (&self.linfo, self.input.prog_btf.as_deref())
+    }
+    fn diag_subprog(&self, idx: usize) -> Option<(usize, usize, String)> {
+        if idx >= self.len() || self.subprog_cnt == 0 {
+            return None;
+        }
+        let n = self.subprog_info[..self.subprog_cnt].partition_point(|s| s.start <= idx).max(1) - 1;
+        let end = if n + 1 < self.subprog_cnt { self.subprog_info[n + 1].start } else { self.len() };
+        Some((self.subprog_info[n].start, end, self.bpf_subprog_name(n)))
     }
 }
 
@@ -194,7 +218,8 @@ fn diag_suggestion(out: &mut dyn DiagOut, text: &str) {
     diag_write(out, "\n");
 }
 
-/// `diag_print_source_annotation` without a source line (line width 0).
+/// `diag_print_source_annotation`: the label and message under a source
+/// line of `line_width` digits, indented as the line is.
 fn diag_print_source_annotation(out: &mut dyn DiagOut, line_width: usize, indent: usize, label: &str, msg: &str) {
     let indent = indent.min(SOURCE_LANE_WIDTH.saturating_sub(line_width + 8));
     let text = format!("{label}: {msg}");
@@ -255,13 +280,142 @@ fn diag_print_insn_context(out: &mut dyn DiagOut, insn_idx: usize) {
     }
 }
 
-/// `bpf_diag_source` for a program without line info.
+/// `diag_line_width`: digits of a line number.
+fn diag_line_width(line: u32) -> usize {
+    line.to_string().len()
+}
+
+/// `round_up` to a tab stop.
+fn next_tab_stop(col: usize) -> usize {
+    (col + 1).div_ceil(TAB_WIDTH) * TAB_WIDTH
+}
+
+/// `diag_line_indent`: the columns of the line's leading blanks.
+fn diag_line_indent(line: &str) -> usize {
+    let mut indent = 0;
+    for b in line.bytes() {
+        match b {
+            b' ' => indent += 1,
+            b'\t' => indent = next_tab_stop(indent),
+            _ => break,
+        }
+    }
+    indent
+}
+
+/// `diag_format_source_text`: the line in `width` columns with tabs
+/// expanded, cut with "..." when longer ("..." for a missing line).
+fn diag_format_source_text(line: Option<&str>, width: i64) -> Vec<u8> {
+    let mut buf = Vec::new();
+    if width <= 0 {
+        return buf;
+    }
+    let width = width as usize;
+    let size = FMT_BUF_SIZE;
+    let line = line.unwrap_or("...").as_bytes();
+    let mut p = 0;
+    let mut col = 0;
+    while p < line.len() && col < width && buf.len() + 1 < size {
+        if line[p] == b'\t' {
+            let next = next_tab_stop(col);
+            while col < next && col < width && buf.len() + 1 < size {
+                buf.push(b' ');
+                col += 1;
+            }
+        } else {
+            buf.push(line[p]);
+            col += 1;
+        }
+        p += 1;
+    }
+    if p < line.len() {
+        let mut ellipsis = width.min(3);
+        while !buf.is_empty() && col > width - ellipsis {
+            buf.pop();
+            col -= 1;
+        }
+        while ellipsis > 0 && buf.len() + 1 < size {
+            buf.push(b'.');
+            ellipsis -= 1;
+        }
+    }
+    buf
+}
+
+/// `diag_format_source_lane`: `<prefix><n> | <text>` in the lane's
+/// width; empty for a line number below 1.
+fn diag_format_source_lane(prefix: &str, line_width: usize, line_num: i64, line: Option<&str>) -> String {
+    if line_num <= 0 {
+        return String::new();
+    }
+    let head = format!("{prefix}{line_num:>line_width$} | ");
+    let text = diag_format_source_text(line, SOURCE_LANE_WIDTH as i64 - head.len() as i64);
+    // the kernel's buffer holds 255 bytes
+    let mut out = head.into_bytes();
+    out.extend_from_slice(&text);
+    out.truncate(FMT_BUF_SIZE - 1);
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// `bpf_diag_source`: where the insn is (its source line and the lines
+/// around it from the subprogram's `line_info`, or just its index), the
+/// annotation, and the insns around it.
 fn bpf_diag_source(out: &mut dyn DiagOut, insn_idx: usize, label: &str, msg: &str) {
     if !bpf_diag_enabled(out) {
         return;
     }
-    diag_write(out, &format!("  insn {insn_idx}\n"));
-    diag_print_source_annotation(out, 0, 0, label, msg);
+    let (linfo, btf) = out.diag_linfo();
+    let found = btf.zip(bpf_find_linfo(linfo, out.diag_prog_len(), insn_idx)).map(|(b, i)| (b, bpf_get_linfo_source(b, &linfo[i])));
+    let Some((btf, src)) = found.filter(|(_, s)| s.file.is_some_and(|f| !f.is_empty())) else {
+        diag_write(out, &format!("  insn {insn_idx}\n"));
+        diag_print_source_annotation(out, 0, 0, label, msg);
+        diag_print_insn_context(out, insn_idx);
+        return;
+    };
+    let subprog = out.diag_subprog(insn_idx);
+    let file = src.file.unwrap_or("");
+    let head = match subprog.as_ref().map(|s| s.2.as_str()).filter(|f| !f.is_empty()) {
+        Some(func) => format!("  {func} @ {file}:{}:{}\n", src.line_num, src.line_col),
+        None => format!("  {file}:{}:{}\n", src.line_num, src.line_col),
+    };
+    let Some(line) = src.line.filter(|l| !l.is_empty()) else {
+        diag_write(out, &head);
+        diag_print_source_annotation(out, 0, 0, label, msg);
+        diag_print_insn_context(out, insn_idx);
+        return;
+    };
+    let line_num = src.line_num as i64;
+    let start_line = line_num - CONTEXT;
+    let end_line = line_num + CONTEXT;
+    let width = diag_line_width(end_line as u32);
+    let indent = diag_line_indent(line);
+    let mut rows: Vec<(i64, Option<String>)> = (start_line..=end_line).map(|n| (n, None)).collect();
+    // the records of the subprogram holding the insn, or all of them
+    let (lo, hi) = subprog.as_ref().map_or((0, usize::MAX), |s| (s.0, s.1));
+    for r in linfo.iter().filter(|r| (lo..hi).contains(&(r.insn_off as usize))) {
+        let s = bpf_get_linfo_source(btf, r);
+        let n = s.line_num as i64;
+        if s.file_name_off != src.file_name_off || n < start_line || n > end_line {
+            continue;
+        }
+        let Some(l) = s.line.filter(|l| !l.is_empty()) else {
+            continue;
+        };
+        let row = &mut rows[(n - start_line) as usize];
+        if row.1.is_none() {
+            row.1 = Some(l.to_string());
+        }
+    }
+    diag_write(out, &head);
+    diag_write(out, "  Source context:\n");
+    for (n, l) in rows {
+        let prefix = if n == line_num { ">>> " } else { "    " };
+        let lane = diag_format_source_lane(prefix, width, n, l.as_deref());
+        diag_write(out, &format!("  {lane}\n"));
+        if n == line_num {
+            diag_print_source_annotation(out, width, indent, label, msg);
+        }
+    }
     diag_print_insn_context(out, insn_idx);
 }
 
@@ -646,6 +800,22 @@ impl DiagOut for Env<'_, '_> {
     }
     fn diag_disasm(&self, idx: usize) -> String {
         self.insn_text(idx)
+    }
+    fn diag_linfo(&self) -> (&[BpfLineInfo], Option<&Btf>) {
+        (self.input.linfo, self.input.prog_btf)
+    }
+    fn diag_subprog(&self, idx: usize) -> Option<(usize, usize, String)> {
+        let len = self.input.insns.len();
+        if idx >= len {
+            return None;
+        }
+        let subs = self.input.subprogs;
+        if subs.is_empty() {
+            return Some((0, len, String::new()));
+        }
+        let n = subs.partition_point(|s| s.start <= idx).max(1) - 1;
+        let end = subs.get(n + 1).map_or(len, |s| s.start);
+        Some((subs[n].start, end, subs[n].name.clone()))
     }
 }
 

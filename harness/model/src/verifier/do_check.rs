@@ -241,6 +241,8 @@ pub struct DoCheckInput<'a> {
     pub has_arena: bool,
     /// `prog->aux->btf`: the program's BTF, which `func_info` points into.
     pub prog_btf: Option<&'a crate::btf::Btf>,
+    /// `prog->aux->linfo`: the checked `line_info` records (empty without).
+    pub linfo: &'a [super::linfo::BpfLineInfo],
     /// The target arch (`bpf_jit_supports_insn` for arena atomics).
     pub arch: crate::target::Arch,
 }
@@ -520,6 +522,8 @@ pub struct Env<'a, 'l> {
     pub(crate) insn_text_cache: Vec<Option<Box<str>>>,
     pub(crate) prev_log_pos: u64,
     pub(crate) prev_insn_print_pos: u64,
+    /// `env->prev_linfo`, reset by each `do_check_common`.
+    pub(crate) prev_linfo: Option<usize>,
     /// `env->cur_hist_ent`: the history entry of the current insn.
     pub(crate) cur_hist_ent: Option<usize>,
     pub(crate) bt: super::backtrack::BacktrackState,
@@ -571,6 +575,7 @@ pub fn do_check_main(input: &DoCheckInput<'_>, log: &mut dyn VLog) -> DoCheckOut
         kbuf: String::new(),
         insn_text_cache: Vec::new(),
         prev_log_pos: 0,
+        prev_linfo: None,
         prev_insn_print_pos: 0,
         cur_hist_ent: None,
         bt: Default::default(),
@@ -723,6 +728,19 @@ impl<'a, 'l> Env<'a, 'l> {
         }
     }
 
+    /// `verbose_linfo`: `prefix` and the source line of `insn_off`, unless
+    /// it is the line printed last.
+    pub(crate) fn verbose_linfo(&mut self, insn_off: usize, prefix: &str) {
+        if self.log.level() == 0 || self.input.linfo.is_empty() {
+            return;
+        }
+        let input = self.input;
+        if let Some(text) = super::linfo::verbose_linfo_text(input.linfo, input.prog_btf, input.insns.len(), &mut self.prev_linfo, insn_off) {
+            self.log.vlog(prefix);
+            self.log.vlog(&text);
+        }
+    }
+
     /// `print_insn_state`: the registers an insn changed, as a `;` comment
     /// on its line when nothing was printed after it, else on a line of
     /// their own.
@@ -845,6 +863,7 @@ impl<'a, 'l> Env<'a, 'l> {
     /// program with `R1 = ctx`, a global function with the arguments its
     /// BTF prototype declares ([`super::btf_args`]).
     pub(crate) fn do_check_common(&mut self, subprog: usize, sleepable: bool) -> VResult<()> {
+        self.prev_linfo = None;
         let pop_log = self.level() & BPF_LOG_LEVEL2 == 0;
         let old_insns_total = self.subprogs.get(subprog).map_or(0, |s| s.insns_total);
         let insn_processed = self.stats.insn_processed;
@@ -1038,6 +1057,7 @@ impl<'a, 'l> Env<'a, 'l> {
                     if self.scratch.any() {
                         self.print_insn_state();
                     }
+                    self.verbose_linfo(self.insn_idx, "; ");
                     self.prev_log_pos = self.log.end_pos();
                     self.print_insn_line(self.insn_idx);
                     self.prev_insn_print_pos = self.log.end_pos() - self.prev_log_pos;

@@ -115,6 +115,9 @@ pub struct VerifierInput {
     /// The program BTF (`prog_btf_fd`) the `func_info` records' type ids
     /// point into; `None` takes every prototype as `int (int, ...)`.
     pub prog_btf: Option<Arc<Btf>>,
+    /// The program BTF's `line_info` (`line_info_rec_size`,
+    /// `line_info_cnt` and the records); `None` passes none.
+    pub line_info: Option<super::linfo::LineInfoAttr>,
     /// License is GPL-compatible.
     pub gpl: bool,
     /// The kernel's arch: kfunc BTF ids and JIT availability.
@@ -143,6 +146,7 @@ impl VerifierInput {
             maps: Vec::new(),
             func_info: None,
             prog_btf: None,
+            line_info: None,
             gpl: true,
             arch,
             symbols_arch: arch,
@@ -288,6 +292,10 @@ pub struct VerifierEnv<'a> {
     pub func_info: Option<Vec<FuncInfo>>,
     /// `prog->aux->func_info_aux` after `check_btf_func`: global linkage.
     pub func_info_global: Option<Vec<bool>>,
+    /// `prog->aux->linfo` after `check_btf_line`.
+    pub linfo: Vec<super::linfo::BpfLineInfo>,
+    /// `env->prev_linfo`: the record `verbose_linfo` printed last.
+    pub prev_linfo: Option<usize>,
     /// Indexes into `input.maps`, in first-use order.
     pub used_maps: Vec<usize>,
     /// `env->cfg.insn_postorder` (reachable insns, per subprogram; u32:
@@ -349,6 +357,8 @@ impl<'a> VerifierEnv<'a> {
             test_reg_invariants: false,
             func_info: None,
             func_info_global: None,
+            linfo: Vec::new(),
+            prev_linfo: None,
             used_maps: Vec::new(),
             insn_postorder: Vec::new(),
             scc_cnt: 0,
@@ -389,6 +399,20 @@ impl<'a> VerifierEnv<'a> {
 
     pub fn level(&self) -> u32 {
         self.log.level
+    }
+
+    /// `verbose_linfo`: `prefix` and the source line of `insn_off`, unless
+    /// it is the line printed last.
+    pub fn verbose_linfo(&mut self, insn_off: usize, prefix: &str) {
+        if self.level() == 0 {
+            return;
+        }
+        let mut prev = self.prev_linfo;
+        if let Some(text) = super::linfo::verbose_linfo_text(&self.linfo, self.input.prog_btf.as_deref(), self.insns.len(), &mut prev, insn_off) {
+            self.prev_linfo = prev;
+            self.verbose(prefix);
+            self.verbose(&text);
+        }
     }
 
     /// The name of a kfunc by its BTF id, if the table knows it.

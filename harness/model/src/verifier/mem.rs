@@ -672,6 +672,16 @@ impl Env<'_, '_> {
             self.check_ptr_off_reg_ctx(regno, reg, pt)?;
         }
         let off = off.wrapping_add(reg.s.umax() as i64) as i32 as i64;
+        let r = self.__check_ctx_access(off, size, write, is_ldsx);
+        if let Err(DoCheckError::Errno(_)) = r {
+            self.verbose_linfo(self.insn_idx, "; ");
+        }
+        r
+    }
+
+    /// `__check_ctx_access`: the program type's `is_valid_access`.
+    fn __check_ctx_access(&mut self, off: i64, size: i64, write: bool, is_ldsx: bool) -> VResult<ctx::CtxAccess> {
+        let pt = self.input.prog_type;
         if pt == ctx::pt::TRACING {
             return self.tracing_btf_ctx_access(off, size, write);
         }

@@ -42,6 +42,7 @@ pub mod env;
 pub mod errno;
 pub mod fastcall;
 pub mod kfunc_btf_ids;
+pub mod linfo;
 pub mod live_registers;
 pub mod liveness;
 pub mod log;
@@ -302,6 +303,7 @@ fn main_pass(env: &mut VerifierEnv<'_>) -> PResult<()> {
         attach_btf_id: env.input.attach_btf_id,
         has_arena: maps.iter().any(|m| m.map_type == BPF_MAP_TYPE_ARENA),
         prog_btf: env.input.prog_btf.as_deref(),
+        linfo: &env.linfo,
         arch: env.input.arch,
     };
     let out = do_check::do_check_main(&input, &mut env.log);

@@ -153,6 +153,7 @@ impl Env<'_, '_> {
             && r.is_pointer()
         {
             if size != BPF_REG_SIZE as i64 {
+                self.verbose_linfo(self.insn_idx, "; ");
                 self.verbose("invalid size of register spill\n");
                 return errno(EACCES);
             }
@@ -400,6 +401,7 @@ impl Env<'_, '_> {
             }
             if size != BPF_REG_SIZE as i64 || spill_size != BPF_REG_SIZE as i64 {
                 if reg.typ != SCALAR_VALUE {
+                    self.verbose_linfo(self.insn_idx, "; ");
                     self.verbose("invalid size of register fill\n");
                     return errno(EACCES);
                 }

@@ -763,6 +763,7 @@ impl Env<'_, '_> {
                     && old.may_goto_depth == self.cur.may_goto_depth
                     && old.callback_unroll_depth == self.cur.callback_unroll_depth
                 {
+                    self.verbose_linfo(insn_idx, "; ");
                     self.verbose(&format!("infinite loop detected at insn {insn_idx}\n"));
                     self.verbose("cur state:");
                     self.print_cur_state(true);
