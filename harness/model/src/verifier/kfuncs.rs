@@ -94,6 +94,7 @@ pub const BTF_TYPES: &[(&str, u32)] = &[
     ("bpf_iter_bits", 16),
     ("bpf_cpumask", 1032),
     ("cpumask", 1024),
+    ("kmem_cache", 0),
     // what struct bpf_map points to (sizes unused: reads through them are
     // not modelled)
     ("bpf_map_ops", 0),
@@ -213,6 +214,8 @@ pub enum KfArg {
     IgnoreSized(u32),
     /// `KF_ARG_PTR_TO_BTF_ID`: a pointer to the named kernel struct.
     BtfId(&'static str),
+    /// `KF_ARG_PTR_TO_DYNPTR`: an initialised dynptr of any type.
+    Dynptr,
     /// `KF_ARG_PTR_TO_CTX`.
     Ctx,
     /// `KF_ARG_PTR_TO_ITER` of the named iterator struct.
@@ -410,6 +413,17 @@ pub const KFUNCS: &[KfuncProto] = &[
     KfuncProto { name: "bpf_cpumask_set_cpu", flags: kf::RCU, args: &[KfArg::Scalar, KfArg::BtfId("bpf_cpumask")], ret: KfRet::Void, set: KfuncSet::Cpumask },
     KfuncProto { name: "bpf_cpumask_clear_cpu", flags: kf::RCU, args: &[KfArg::Scalar, KfArg::BtfId("bpf_cpumask")], ret: KfRet::Void, set: KfuncSet::Cpumask },
     // `bool bpf_cpumask_test_cpu(u32 cpu, const struct cpumask *cpumask)`
+    // `struct kmem_cache *bpf_get_kmem_cache(u64 addr)`: untrusted
+    KfuncProto { name: "bpf_get_kmem_cache", flags: kf::PERFMON, args: &[KfArg::Scalar], ret: KfRet::BtfId("kmem_cache"), set: KfuncSet::Common },
+    // `int bpf_probe_read_kernel_dynptr(const struct bpf_dynptr *dptr, u64
+    // off, u64 size, const void *unsafe_ptr__ign)`
+    KfuncProto {
+        name: "bpf_probe_read_kernel_dynptr",
+        flags: kf::PERFMON,
+        args: &[KfArg::Dynptr, KfArg::Scalar, KfArg::Scalar, KfArg::Ignore],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Common,
+    },
     KfuncProto { name: "bpf_cpumask_test_cpu", flags: kf::RCU, args: &[KfArg::Scalar, KfArg::BtfId("cpumask")], ret: KfRet::Scalar, set: KfuncSet::Cpumask },
 ];
 
@@ -655,7 +669,13 @@ impl Env<'_, '_> {
             }
             KfRet::BtfId(t) => {
                 let Some(id) = btf_type_by_name(t) else { return errno(EFAULT) };
-                let typ = if proto.flags & kf::RCU_PROTECTED != 0 { PTR_TO_BTF_ID | MEM_RCU } else { PTR_TO_BTF_ID | PTR_TRUSTED };
+                let typ = if name == "bpf_get_kmem_cache" {
+                    PTR_TO_BTF_ID | PTR_UNTRUSTED
+                } else if proto.flags & kf::RCU_PROTECTED != 0 {
+                    PTR_TO_BTF_ID | MEM_RCU
+                } else {
+                    PTR_TO_BTF_ID | PTR_TRUSTED
+                };
                 self.regs_mut()[0] = RegState::ptr(typ, id as i64);
             }
             KfRet::Mem(size) => {
@@ -697,13 +717,14 @@ impl Env<'_, '_> {
             let regno = i + 1;
             self.check_reg_src(regno)?;
             let reg = self.regs()[regno];
-            let is_ptr_arg = matches!(kind, KfArg::Ctx | KfArg::Iter(_) | KfArg::IrqFlag | KfArg::Map | KfArg::BtfId(_));
+            let is_ptr_arg = matches!(kind, KfArg::Ctx | KfArg::Iter(_) | KfArg::IrqFlag | KfArg::Map | KfArg::BtfId(_) | KfArg::Dynptr);
             let insn_idx = self.insn_idx;
             // bpf_diag_fmt_btf_type of the parameter
             let btf_type = match kind {
                 KfArg::Iter(t) => format!("struct {t} *"),
                 KfArg::IrqFlag => "unsigned long *".to_string(),
                 KfArg::BtfId(t) => format!("struct {t} *"),
+                KfArg::Dynptr => "const struct bpf_dynptr *".to_string(),
                 _ => "void *".to_string(),
             };
             if is_ptr_arg && (reg.is_null() || type_may_be_null(reg.typ)) {
@@ -734,7 +755,11 @@ impl Env<'_, '_> {
             if matches!(kind, KfArg::Ignore | KfArg::IgnoreSized(_)) {
                 continue;
             }
-            let mut arg_type = if kind == KfArg::Ctx { ARG_PTR_TO_CTX } else { ARG_DONTCARE };
+            let mut arg_type = match kind {
+                KfArg::Ctx => ARG_PTR_TO_CTX,
+                KfArg::Dynptr => ARG_PTR_TO_DYNPTR,
+                _ => ARG_DONTCARE,
+            };
             if regno == meta.release_regno {
                 arg_type |= super::helper_protos::OBJ_RELEASE;
             }
@@ -820,6 +845,7 @@ impl Env<'_, '_> {
                     }
                 }
                 KfArg::BtfId(want) => self.process_kf_arg_btf_id(&reg, regno, proto, want)?,
+                KfArg::Dynptr => self.process_dynptr_func(&reg, regno, proto.name, ARG_PTR_TO_DYNPTR, meta, true)?,
                 KfArg::Ignore | KfArg::IgnoreSized(_) => {}
             }
         }

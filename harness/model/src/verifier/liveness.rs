@@ -1686,6 +1686,7 @@ pub fn bpf_kfunc_stack_access_bytes(env: &VerifierEnv<'_>, insn: &Insn, arg: usi
         // unsigned long *
         KfArg::IrqFlag => 8,
         KfArg::IgnoreSized(n) => *n as i64,
+        KfArg::Dynptr => crate::kernel_layout::SIZEOF_BPF_DYNPTR_KERN as i64,
         KfArg::BtfId(t) => super::kfuncs::btf_type_by_name(t).map_or(0, |id| super::kfuncs::BTF_TYPES[id as usize - 1].1 as i64),
         // void *: no size
         KfArg::Ctx | KfArg::Ignore | KfArg::Map => return Ok(i64::MIN),
