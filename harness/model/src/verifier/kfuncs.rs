@@ -351,6 +351,24 @@ pub const KFUNCS: &[KfuncProto] = &[
         ret: KfRet::Scalar,
         set: KfuncSet::Common,
     },
+    // `void bpf_arena_free_pages(void *p__map, void __arena *ptr__ign, u32
+    // page_cnt)`
+    KfuncProto {
+        name: "bpf_arena_free_pages",
+        flags: kf::SPINLOCK_SAFE,
+        args: &[KfArg::Map, KfArg::Ignore, KfArg::Scalar],
+        ret: KfRet::Void,
+        set: KfuncSet::Common,
+    },
+    // `int bpf_arena_reserve_pages(void *p__map, void __arena *ptr__ign,
+    // u32 page_cnt)`
+    KfuncProto {
+        name: "bpf_arena_reserve_pages",
+        flags: kf::SPINLOCK_SAFE,
+        args: &[KfArg::Map, KfArg::Ignore, KfArg::Scalar],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Common,
+    },
     // `int bpf_iter_bits_new(struct bpf_iter_bits *it, const u64
     // *unsafe_ptr__ign, u32 nr_words)`
     KfuncProto {
