@@ -540,3 +540,54 @@ pub fn kern_ctx_xdp_data_void_ptr() {
         imm(bpf_cast_to_kern_ctx),
     )
 }
+
+// bpf_task_from_pid() is in generic_btf_ids, which 7.3 registers for
+// tracing, tc, xdp, struct_ops, syscall and cgroup programs only.
+#[sec("socket")]
+#[kernel("7.3")]
+#[failure]
+#[msg("calling kernel function bpf_task_from_pid is not allowed")]
+pub fn task_from_pid_not_in_socket_filter() {
+    bpf_asm!(
+        "r1 = 1;"
+        "call %[bpf_task_from_pid];"
+        "r0 = 0;"
+        "exit;",
+        imm(bpf_task_from_pid),
+    )
+}
+
+// A task reference taken by bpf_task_from_pid() must be released (KF_RET_NULL
+// takes id 1 for R0, the reference is id 2).
+#[sec("syscall")]
+#[kernel("7.3")]
+#[failure]
+#[msg("Unreleased reference id=2 alloc_insn=1")]
+pub fn task_from_pid_leaked() {
+    bpf_asm!(
+        "r1 = 1;"
+        "call %[bpf_task_from_pid];"
+        "r0 = 0;"
+        "exit;",
+        imm(bpf_task_from_pid),
+    )
+}
+
+// Acquired, NULL-checked and released: accepted.
+#[sec("syscall")]
+#[kernel("7.3")]
+#[success]
+pub fn task_from_pid_released() {
+    bpf_asm!(
+        "r1 = 1;"
+        "call %[bpf_task_from_pid];"
+        "if r0 == 0 goto l0_%=;"
+        "r1 = r0;"
+        "call %[bpf_task_release];"
+        "l0_%=:"
+        "r0 = 0;"
+        "exit;",
+        imm(bpf_task_from_pid),
+        imm(bpf_task_release),
+    )
+}

@@ -60,7 +60,7 @@ IMAGES = {"x86_64": f"{VERSION}-amd64", "arm64": f"{VERSION}-arm64"}
 # structs kept whole: kernel ctx structs bpf_cast_to_kern_ctx returns, what
 # their pointers lead to that tests walk, and the verifier's allow lists
 ROOT_STRUCTS = [
-    "sk_buff", "xdp_buff", "sock", "sock_common", "socket", "task_struct__safe_rcu",
+    "sk_buff", "xdp_buff", "sock", "sock_common", "socket", "task_struct", "task_struct__safe_rcu",
     "cgroup__safe_rcu", "css_set__safe_rcu", "cgroup_subsys_state__safe_rcu",
     "mm_struct__safe_rcu_or_null", "sk_buff__safe_rcu_or_null",
     "request_sock__safe_rcu_or_null", "bpf_iter_meta__safe_trusted",

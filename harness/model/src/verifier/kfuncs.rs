@@ -91,6 +91,10 @@ pub const BTF_TYPES: &[(&str, u32)] = &[
     ("linux_binprm", 416),
     ("vm_area_struct", 176),
     ("bpf_iter_num", 8),
+    ("bpf_iter_bits", 16),
+    ("bpf_cpumask", 1032),
+    ("cpumask", 1024),
+    ("kmem_cache", 0),
     // what struct bpf_map points to (sizes unused: reads through them are
     // not modelled)
     ("bpf_map_ops", 0),
@@ -157,6 +161,8 @@ pub fn btf_struct_ids_match(have: i64, off: u64, want: &str, strict: bool) -> bo
         ("mptcp_sock", "sock"),
         ("tcp_request_sock", "sock_common"),
         ("tcp_timewait_sock", "sock_common"),
+        // `cpumask_t cpumask` leads `struct bpf_cpumask`
+        ("bpf_cpumask", "cpumask"),
     ];
     let mut cur = name;
     for _ in 0..8 {
@@ -201,8 +207,15 @@ pub enum KfArg {
     Scalar,
     /// `__k`: a known constant.
     Const,
-    /// `__ign`: not checked.
+    /// `__ign`: not checked (a `void *` or a non-pointer).
     Ignore,
+    /// `__ign` on a pointer to a type of this many bytes (what liveness
+    /// sees it read).
+    IgnoreSized(u32),
+    /// `KF_ARG_PTR_TO_BTF_ID`: a pointer to the named kernel struct.
+    BtfId(&'static str),
+    /// `KF_ARG_PTR_TO_DYNPTR`: an initialised dynptr of any type.
+    Dynptr,
     /// `KF_ARG_PTR_TO_CTX`.
     Ctx,
     /// `KF_ARG_PTR_TO_ITER` of the named iterator struct.
@@ -229,6 +242,61 @@ pub enum KfRet {
     Mem(u32),
     /// Handled by `check_special_kfunc`.
     Special,
+    /// A pointer to the named kernel struct (`PTR_TO_BTF_ID`, trusted).
+    BtfId(&'static str),
+}
+
+/// The kfunc id sets (`BTF_KFUNCS_START`) the model's kfuncs belong to,
+/// with the program types 7.3 registers each for.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum KfuncSet {
+    /// `common_btf_ids`: registered for `BPF_PROG_TYPE_UNSPEC`, i.e.
+    /// `BTF_KFUNC_HOOK_COMMON`, every program type.
+    Common,
+    /// `generic_btf_ids` (helpers.c): tracing, tc, xdp, struct_ops,
+    /// syscall, cgroup hooks.
+    Generic,
+    /// `cpumask_kfunc_btf_ids` (cpumask.c): tracing, struct_ops, syscall.
+    Cpumask,
+}
+
+/// `enum btf_kfunc_hook`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum KfuncHook {
+    Xdp,
+    Tc,
+    StructOps,
+    Tracing,
+    Syscall,
+    Cgroup,
+    Other,
+}
+
+/// `bpf_prog_type_to_kfunc_hook` (hooks no set of the model is
+/// registered for fold into `Other`).
+fn bpf_prog_type_to_kfunc_hook(prog_type: u32) -> KfuncHook {
+    use super::helpers::prog::*;
+    match prog_type {
+        XDP => KfuncHook::Xdp,
+        SCHED_CLS => KfuncHook::Tc,
+        STRUCT_OPS => KfuncHook::StructOps,
+        TRACING | TRACEPOINT | RAW_TRACEPOINT | PERF_EVENT | LSM => KfuncHook::Tracing,
+        SYSCALL => KfuncHook::Syscall,
+        CGROUP_SKB | CGROUP_SOCK | CGROUP_DEVICE | CGROUP_SOCK_ADDR | CGROUP_SOCKOPT | CGROUP_SYSCTL | SOCK_OPS => KfuncHook::Cgroup,
+        _ => KfuncHook::Other,
+    }
+}
+
+/// `btf_kfunc_is_allowed`: the kfunc's set is registered for the common
+/// hook or for the program type's hook.
+pub fn btf_kfunc_is_allowed(k: &KfuncProto, prog_type: u32) -> bool {
+    use KfuncHook::*;
+    let hook = bpf_prog_type_to_kfunc_hook(prog_type);
+    match k.set {
+        KfuncSet::Common => true,
+        KfuncSet::Generic => matches!(hook, Tracing | Tc | Xdp | StructOps | Syscall | Cgroup),
+        KfuncSet::Cpumask => matches!(hook, Tracing | StructOps | Syscall),
+    }
 }
 
 /// A kfunc prototype as `bpf_fetch_kfunc_arg_meta` and
@@ -239,28 +307,41 @@ pub struct KfuncProto {
     pub flags: u32,
     pub args: &'static [KfArg],
     pub ret: KfRet,
+    pub set: KfuncSet,
 }
 
-/// The kfuncs the model knows (all in `common_btf_ids`, allowed for every
-/// program type).
+/// The kfuncs the model knows, with the set 7.3 registers each in.
 pub const KFUNCS: &[KfuncProto] = &[
     KfuncProto {
         name: "bpf_iter_num_new",
         flags: kf::ITER_NEW | kf::SPINLOCK_SAFE,
         args: &[KfArg::Iter("bpf_iter_num"), KfArg::Scalar, KfArg::Scalar],
         ret: KfRet::Scalar,
+        set: KfuncSet::Common,
     },
-    KfuncProto { name: "bpf_iter_num_next", flags: kf::ITER_NEXT | kf::RET_NULL | kf::SPINLOCK_SAFE, args: &[KfArg::Iter("bpf_iter_num")], ret: KfRet::Mem(4) },
-    KfuncProto { name: "bpf_iter_num_destroy", flags: kf::ITER_DESTROY | kf::SPINLOCK_SAFE, args: &[KfArg::Iter("bpf_iter_num")], ret: KfRet::Void },
-    KfuncProto { name: "bpf_cast_to_kern_ctx", flags: kf::FASTCALL, args: &[KfArg::Ctx], ret: KfRet::Special },
-    KfuncProto { name: "bpf_rdonly_cast", flags: kf::FASTCALL | kf::PERFMON, args: &[KfArg::Ignore, KfArg::Const], ret: KfRet::Special },
-    KfuncProto { name: "bpf_rcu_read_lock", flags: 0, args: &[], ret: KfRet::Void },
-    KfuncProto { name: "bpf_rcu_read_unlock", flags: 0, args: &[], ret: KfRet::Void },
-    KfuncProto { name: "bpf_preempt_disable", flags: 0, args: &[], ret: KfRet::Void },
-    KfuncProto { name: "bpf_preempt_enable", flags: 0, args: &[], ret: KfRet::Void },
-    KfuncProto { name: "__bpf_trap", flags: 0, args: &[], ret: KfRet::Void },
-    KfuncProto { name: "bpf_local_irq_save", flags: 0, args: &[KfArg::IrqFlag], ret: KfRet::Void },
-    KfuncProto { name: "bpf_local_irq_restore", flags: 0, args: &[KfArg::IrqFlag], ret: KfRet::Void },
+    KfuncProto {
+        name: "bpf_iter_num_next",
+        flags: kf::ITER_NEXT | kf::RET_NULL | kf::SPINLOCK_SAFE,
+        args: &[KfArg::Iter("bpf_iter_num")],
+        ret: KfRet::Mem(4),
+        set: KfuncSet::Common,
+    },
+    KfuncProto {
+        name: "bpf_iter_num_destroy",
+        flags: kf::ITER_DESTROY | kf::SPINLOCK_SAFE,
+        args: &[KfArg::Iter("bpf_iter_num")],
+        ret: KfRet::Void,
+        set: KfuncSet::Common,
+    },
+    KfuncProto { name: "bpf_cast_to_kern_ctx", flags: kf::FASTCALL, args: &[KfArg::Ctx], ret: KfRet::Special, set: KfuncSet::Common },
+    KfuncProto { name: "bpf_rdonly_cast", flags: kf::FASTCALL | kf::PERFMON, args: &[KfArg::Ignore, KfArg::Const], ret: KfRet::Special, set: KfuncSet::Common },
+    KfuncProto { name: "bpf_rcu_read_lock", flags: 0, args: &[], ret: KfRet::Void, set: KfuncSet::Common },
+    KfuncProto { name: "bpf_rcu_read_unlock", flags: 0, args: &[], ret: KfRet::Void, set: KfuncSet::Common },
+    KfuncProto { name: "bpf_preempt_disable", flags: 0, args: &[], ret: KfRet::Void, set: KfuncSet::Common },
+    KfuncProto { name: "bpf_preempt_enable", flags: 0, args: &[], ret: KfRet::Void, set: KfuncSet::Common },
+    KfuncProto { name: "__bpf_trap", flags: 0, args: &[], ret: KfRet::Void, set: KfuncSet::Common },
+    KfuncProto { name: "bpf_local_irq_save", flags: 0, args: &[KfArg::IrqFlag], ret: KfRet::Void, set: KfuncSet::Common },
+    KfuncProto { name: "bpf_local_irq_restore", flags: 0, args: &[KfArg::IrqFlag], ret: KfRet::Void, set: KfuncSet::Common },
     // `void *bpf_arena_alloc_pages(void *p__map, void *addr__ign, u32
     // page_cnt, int node_id, u64 flags)`: a `void *` return is a scalar
     KfuncProto {
@@ -268,7 +349,100 @@ pub const KFUNCS: &[KfuncProto] = &[
         flags: kf::SPINLOCK_SAFE,
         args: &[KfArg::Map, KfArg::Ignore, KfArg::Scalar, KfArg::Scalar, KfArg::Scalar],
         ret: KfRet::Scalar,
+        set: KfuncSet::Common,
     },
+    // `void bpf_arena_free_pages(void *p__map, void __arena *ptr__ign, u32
+    // page_cnt)`
+    KfuncProto {
+        name: "bpf_arena_free_pages",
+        flags: kf::SPINLOCK_SAFE,
+        args: &[KfArg::Map, KfArg::Ignore, KfArg::Scalar],
+        ret: KfRet::Void,
+        set: KfuncSet::Common,
+    },
+    // `int bpf_arena_reserve_pages(void *p__map, void __arena *ptr__ign,
+    // u32 page_cnt)`
+    KfuncProto {
+        name: "bpf_arena_reserve_pages",
+        flags: kf::SPINLOCK_SAFE,
+        args: &[KfArg::Map, KfArg::Ignore, KfArg::Scalar],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Common,
+    },
+    // `int bpf_iter_bits_new(struct bpf_iter_bits *it, const u64
+    // *unsafe_ptr__ign, u32 nr_words)`
+    KfuncProto {
+        name: "bpf_iter_bits_new",
+        flags: kf::ITER_NEW | kf::PERFMON,
+        args: &[KfArg::Iter("bpf_iter_bits"), KfArg::IgnoreSized(8), KfArg::Scalar],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Common,
+    },
+    KfuncProto {
+        name: "bpf_iter_bits_next",
+        flags: kf::ITER_NEXT | kf::RET_NULL,
+        args: &[KfArg::Iter("bpf_iter_bits")],
+        ret: KfRet::Mem(4),
+        set: KfuncSet::Common,
+    },
+    KfuncProto { name: "bpf_iter_bits_destroy", flags: kf::ITER_DESTROY, args: &[KfArg::Iter("bpf_iter_bits")], ret: KfRet::Void, set: KfuncSet::Common },
+    // generic_btf_ids
+    KfuncProto {
+        name: "bpf_task_acquire",
+        flags: kf::ACQUIRE | kf::RCU | kf::RET_NULL,
+        args: &[KfArg::BtfId("task_struct")],
+        ret: KfRet::BtfId("task_struct"),
+        set: KfuncSet::Generic,
+    },
+    KfuncProto { name: "bpf_task_release", flags: kf::RELEASE, args: &[KfArg::BtfId("task_struct")], ret: KfRet::Void, set: KfuncSet::Generic },
+    KfuncProto {
+        name: "bpf_task_from_pid",
+        flags: kf::ACQUIRE | kf::RET_NULL,
+        args: &[KfArg::Scalar],
+        ret: KfRet::BtfId("task_struct"),
+        set: KfuncSet::Generic,
+    },
+    KfuncProto {
+        name: "bpf_task_from_vpid",
+        flags: kf::ACQUIRE | kf::RET_NULL,
+        args: &[KfArg::Scalar],
+        ret: KfRet::BtfId("task_struct"),
+        set: KfuncSet::Generic,
+    },
+    KfuncProto {
+        name: "bpf_cgroup_acquire",
+        flags: kf::ACQUIRE | kf::RCU | kf::RET_NULL,
+        args: &[KfArg::BtfId("cgroup")],
+        ret: KfRet::BtfId("cgroup"),
+        set: KfuncSet::Generic,
+    },
+    KfuncProto { name: "bpf_cgroup_release", flags: kf::RELEASE, args: &[KfArg::BtfId("cgroup")], ret: KfRet::Void, set: KfuncSet::Generic },
+    KfuncProto { name: "bpf_cgroup_from_id", flags: kf::ACQUIRE | kf::RET_NULL, args: &[KfArg::Scalar], ret: KfRet::BtfId("cgroup"), set: KfuncSet::Generic },
+    // cpumask_kfunc_btf_ids
+    KfuncProto { name: "bpf_cpumask_create", flags: kf::ACQUIRE | kf::RET_NULL, args: &[], ret: KfRet::BtfId("bpf_cpumask"), set: KfuncSet::Cpumask },
+    KfuncProto { name: "bpf_cpumask_release", flags: kf::RELEASE, args: &[KfArg::BtfId("bpf_cpumask")], ret: KfRet::Void, set: KfuncSet::Cpumask },
+    KfuncProto {
+        name: "bpf_cpumask_acquire",
+        flags: kf::ACQUIRE,
+        args: &[KfArg::BtfId("bpf_cpumask")],
+        ret: KfRet::BtfId("bpf_cpumask"),
+        set: KfuncSet::Cpumask,
+    },
+    KfuncProto { name: "bpf_cpumask_set_cpu", flags: kf::RCU, args: &[KfArg::Scalar, KfArg::BtfId("bpf_cpumask")], ret: KfRet::Void, set: KfuncSet::Cpumask },
+    KfuncProto { name: "bpf_cpumask_clear_cpu", flags: kf::RCU, args: &[KfArg::Scalar, KfArg::BtfId("bpf_cpumask")], ret: KfRet::Void, set: KfuncSet::Cpumask },
+    // `bool bpf_cpumask_test_cpu(u32 cpu, const struct cpumask *cpumask)`
+    // `struct kmem_cache *bpf_get_kmem_cache(u64 addr)`: untrusted
+    KfuncProto { name: "bpf_get_kmem_cache", flags: kf::PERFMON, args: &[KfArg::Scalar], ret: KfRet::BtfId("kmem_cache"), set: KfuncSet::Common },
+    // `int bpf_probe_read_kernel_dynptr(const struct bpf_dynptr *dptr, u64
+    // off, u64 size, const void *unsafe_ptr__ign)`
+    KfuncProto {
+        name: "bpf_probe_read_kernel_dynptr",
+        flags: kf::PERFMON,
+        args: &[KfArg::Dynptr, KfArg::Scalar, KfArg::Scalar, KfArg::Ignore],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Common,
+    },
+    KfuncProto { name: "bpf_cpumask_test_cpu", flags: kf::RCU, args: &[KfArg::Scalar, KfArg::BtfId("cpumask")], ret: KfRet::Scalar, set: KfuncSet::Cpumask },
 ];
 
 /// The name of the kfunc with BTF id `imm` in the target.
@@ -378,6 +552,20 @@ impl Env<'_, '_> {
             return Err(DoCheckError::Unsupported(format!("kfunc {what} is not modelled yet")));
         };
         let name = proto.name;
+        if proto.set != KfuncSet::Common && self.input.prog_type == super::helpers::prog::EXT {
+            return Err(DoCheckError::Unsupported("resolve_prog_type of an extension program's kfunc calls is not modelled".into()));
+        }
+        if !btf_kfunc_is_allowed(proto, self.input.prog_type) {
+            self.verbose(&format!("calling kernel function {name} is not allowed\n"));
+            super::diag::bpf_diag_policy(
+                self,
+                insn_idx,
+                &format!("kfunc {name}"),
+                "this program cannot call the kfunc",
+                "Use a kfunc allowed for this program type and attach point, or change the program context.",
+            );
+            return errno(EACCES);
+        }
         let mut meta = CallArgMeta::default();
         if proto.flags & kf::RELEASE != 0 {
             meta.release_regno = 1;
@@ -497,6 +685,17 @@ impl Env<'_, '_> {
                 };
                 self.regs_mut()[0] = r0;
             }
+            KfRet::BtfId(t) => {
+                let Some(id) = btf_type_by_name(t) else { return errno(EFAULT) };
+                let typ = if name == "bpf_get_kmem_cache" {
+                    PTR_TO_BTF_ID | PTR_UNTRUSTED
+                } else if proto.flags & kf::RCU_PROTECTED != 0 {
+                    PTR_TO_BTF_ID | MEM_RCU
+                } else {
+                    PTR_TO_BTF_ID | PTR_TRUSTED
+                };
+                self.regs_mut()[0] = RegState::ptr(typ, id as i64);
+            }
             KfRet::Mem(size) => {
                 let mut r0 = RegState::ptr(PTR_TO_MEM | MEM_RDONLY, size as i64);
                 if meta.ref_obj_id != 0 {
@@ -506,7 +705,7 @@ impl Env<'_, '_> {
                 self.regs_mut()[0] = r0;
             }
         }
-        if matches!(proto.ret, KfRet::Mem(_) | KfRet::Special) {
+        if matches!(proto.ret, KfRet::Mem(_) | KfRet::Special | KfRet::BtfId(_)) {
             if proto.flags & kf::RET_NULL != 0 {
                 self.id_gen += 1;
                 let id = self.id_gen;
@@ -536,12 +735,14 @@ impl Env<'_, '_> {
             let regno = i + 1;
             self.check_reg_src(regno)?;
             let reg = self.regs()[regno];
-            let is_ptr_arg = matches!(kind, KfArg::Ctx | KfArg::Iter(_) | KfArg::IrqFlag | KfArg::Map);
+            let is_ptr_arg = matches!(kind, KfArg::Ctx | KfArg::Iter(_) | KfArg::IrqFlag | KfArg::Map | KfArg::BtfId(_) | KfArg::Dynptr);
             let insn_idx = self.insn_idx;
             // bpf_diag_fmt_btf_type of the parameter
             let btf_type = match kind {
                 KfArg::Iter(t) => format!("struct {t} *"),
                 KfArg::IrqFlag => "unsigned long *".to_string(),
+                KfArg::BtfId(t) => format!("struct {t} *"),
+                KfArg::Dynptr => "const struct bpf_dynptr *".to_string(),
                 _ => "void *".to_string(),
             };
             if is_ptr_arg && (reg.is_null() || type_may_be_null(reg.typ)) {
@@ -569,10 +770,14 @@ impl Env<'_, '_> {
                 meta.ref_obj_parent = reg.parent_id;
                 meta.ref_obj_cnt += 1;
             }
-            if kind == KfArg::Ignore {
+            if matches!(kind, KfArg::Ignore | KfArg::IgnoreSized(_)) {
                 continue;
             }
-            let mut arg_type = if kind == KfArg::Ctx { ARG_PTR_TO_CTX } else { ARG_DONTCARE };
+            let mut arg_type = match kind {
+                KfArg::Ctx => ARG_PTR_TO_CTX,
+                KfArg::Dynptr => ARG_PTR_TO_DYNPTR,
+                _ => ARG_DONTCARE,
+            };
             if regno == meta.release_regno {
                 arg_type |= super::helper_protos::OBJ_RELEASE;
             }
@@ -657,8 +862,58 @@ impl Env<'_, '_> {
                         return Err(DoCheckError::Unsupported(format!("a {} passed as a kfunc's map pointer", reg_type_str(reg.typ))));
                     }
                 }
-                KfArg::Ignore => {}
+                KfArg::BtfId(want) => self.process_kf_arg_btf_id(&reg, regno, proto, want)?,
+                KfArg::Dynptr => self.process_dynptr_func(&reg, regno, proto.name, ARG_PTR_TO_DYNPTR, meta, true)?,
+                KfArg::Ignore | KfArg::IgnoreSized(_) => {}
             }
+        }
+        Ok(())
+    }
+
+    /// The `KF_ARG_PTR_TO_BTF_ID` case of `check_kfunc_args` with
+    /// `process_kf_arg_ptr_to_btf_id`: a trusted (or, for `KF_RCU`, an RCU)
+    /// pointer to the wanted struct, or to one leading with it.
+    fn process_kf_arg_btf_id(&mut self, reg: &RegState, regno: usize, proto: &KfuncProto, want: &'static str) -> VResult<()> {
+        if base_type(reg.typ) != PTR_TO_BTF_ID {
+            return Err(DoCheckError::Unsupported(format!("a {} passed as a kfunc's struct {want} pointer", reg_type_str(reg.typ))));
+        }
+        let insn_idx = self.insn_idx;
+        let arg = reg_arg_name(regno);
+        let flags = reg.typ & !PTR_TO_BTF_ID;
+        let referenced = self.reg_is_referenced(reg);
+        // is_trusted_reg and bpf_type_has_unsafe_modifiers
+        let trusted_mods = MEM_ALLOC | PTR_TRUSTED | NON_OWN_REF;
+        let unsafe_mods = flags & !trusted_mods != 0;
+        let trusted = referenced || (flags & trusted_mods != 0 && !unsafe_mods);
+        if !trusted || unsafe_mods {
+            if proto.flags & kf::RCU == 0 {
+                self.verbose(&format!("{arg} must be referenced or trusted\n"));
+                let reason = format!(
+                    "the kfunc requires a trusted or resource-owning pointer to struct {want}, but {arg} is {}",
+                    super::diag::bpf_diag_reg_type_plain(reg.typ)
+                );
+                self.bpf_diag_call_arg(
+                    insn_idx,
+                    regno,
+                    proto.name,
+                    &reason,
+                    "Pass a pointer acquired from a verifier-tracked source, or call this kfunc only inside the required protection if it accepts RCU pointers.",
+                );
+                return errno(EINVAL);
+            }
+            if reg.typ & MEM_RCU == 0 {
+                self.verbose(&format!("{arg} must be a rcu pointer\n"));
+                let reason =
+                    format!("the kfunc requires an RCU-protected pointer to struct {want}, but {arg} is {}", super::diag::bpf_diag_reg_type_plain(reg.typ));
+                self.bpf_diag_call_arg(insn_idx, regno, proto.name, &reason, "Use this kfunc with a pointer that is valid in an RCU read lock region.");
+                return errno(EINVAL);
+            }
+        }
+        let strict = proto.flags & kf::RELEASE != 0 && referenced;
+        if !btf_struct_ids_match(reg.aux, reg.s.var_off.value, want, strict) {
+            let have = btf_type_name(reg.aux);
+            self.verbose(&format!("kernel function {} {arg} expected pointer to struct {want} but {arg} has a pointer to struct {have}\n", proto.name));
+            return errno(EINVAL);
         }
         Ok(())
     }

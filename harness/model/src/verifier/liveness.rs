@@ -1587,6 +1587,11 @@ pub fn bpf_get_call_summary(env: &VerifierEnv<'_>, insn: &Insn) -> PResult<Optio
     }
     if bpf_pseudo_kfunc_call(insn) {
         let known = env.kfunc_name(insn.imm).and_then(|name| super::kfuncs::KFUNCS.iter().find(|k| k.name == name));
+        // bpf_fetch_kfunc_arg_meta fails for a kfunc the program type may
+        // not call: reported later
+        if known.is_some_and(|k| !super::kfuncs::btf_kfunc_is_allowed(k, env.input.prog_type.0)) {
+            return Ok(None);
+        }
         return match known {
             Some(k) => Ok(Some(BpfCallSummary {
                 num_params: k.args.len() as u32,
@@ -1670,6 +1675,9 @@ pub fn bpf_kfunc_stack_access_bytes(env: &VerifierEnv<'_>, insn: &Insn, arg: usi
     let Some(k) = env.kfunc_name(insn.imm).and_then(|name| KFUNCS.iter().find(|k| k.name == name)) else {
         return Err(Fail::unsupported("bpf_compute_live_registers", "the prototype of this kfunc is not modelled yet"));
     };
+    if !super::kfuncs::btf_kfunc_is_allowed(k, env.input.prog_type.0) {
+        return Ok(i64::MIN);
+    }
     let Some(a) = k.args.get(arg) else { return Ok(0) };
     let size = match a {
         // not pointers
@@ -1677,6 +1685,9 @@ pub fn bpf_kfunc_stack_access_bytes(env: &VerifierEnv<'_>, insn: &Insn, arg: usi
         KfArg::Iter(t) => super::kfuncs::btf_type_by_name(t).map_or(0, |id| super::kfuncs::BTF_TYPES[id as usize - 1].1 as i64),
         // unsigned long *
         KfArg::IrqFlag => 8,
+        KfArg::IgnoreSized(n) => *n as i64,
+        KfArg::Dynptr => crate::kernel_layout::SIZEOF_BPF_DYNPTR_KERN as i64,
+        KfArg::BtfId(t) => super::kfuncs::btf_type_by_name(t).map_or(0, |id| super::kfuncs::BTF_TYPES[id as usize - 1].1 as i64),
         // void *: no size
         KfArg::Ctx | KfArg::Ignore | KfArg::Map => return Ok(i64::MIN),
     };
