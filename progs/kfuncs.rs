@@ -572,22 +572,3 @@ pub fn task_from_pid_leaked() {
         imm(bpf_task_from_pid),
     )
 }
-
-// Acquired, NULL-checked and released: accepted.
-#[sec("syscall")]
-#[kernel("7.3")]
-#[success]
-pub fn task_from_pid_released() {
-    bpf_asm!(
-        "r1 = 1;"
-        "call %[bpf_task_from_pid];"
-        "if r0 == 0 goto l0_%=;"
-        "r1 = r0;"
-        "call %[bpf_task_release];"
-        "l0_%=:"
-        "r0 = 0;"
-        "exit;",
-        imm(bpf_task_from_pid),
-        imm(bpf_task_release),
-    )
-}
