@@ -20,9 +20,9 @@ use crate::object::core;
 use crate::target::Arch;
 use crate::verifier::env::{Caps, FuncInfo, MapObj, VerifierInput};
 use crate::verifier::kfunc_btf_ids;
+use crate::verifier::linfo::LineInfoAttr;
 use crate::verifier::map_create::{MapBtf, MapCreateAttr, MapCreateCaps, map_create_alloc};
 use crate::verifier::maps::MapRecord;
-use crate::verifier::linfo::LineInfoAttr;
 use std::sync::Arc;
 
 /// libbpf's `POISON_LDIMM64_MAP_BASE`: a map that was not created turns
