@@ -436,6 +436,19 @@ fn str_at(strings: &[u8], off: u32) -> Option<&str> {
 mod tests {
     use super::*;
 
+    /// A raw BTF blob: the 24-byte header, then the types and strings.
+    fn raw_btf(types: &[u8], strings: &[u8]) -> Vec<u8> {
+        let mut blob = Vec::new();
+        blob.extend_from_slice(&BTF_MAGIC.to_le_bytes());
+        blob.extend_from_slice(&[BTF_VERSION, 0]);
+        for w in [24u32, 0, types.len() as u32, types.len() as u32, strings.len() as u32] {
+            blob.extend_from_slice(&w.to_le_bytes());
+        }
+        blob.extend_from_slice(types);
+        blob.extend_from_slice(strings);
+        blob
+    }
+
     /// A writer for the kinds map definitions use, to test the accessors.
     fn push(types: &mut Vec<u8>, words: &[u32]) {
         for w in words {
@@ -456,14 +469,7 @@ mod tests {
         push(&mut t, &[0, (BTF_KIND_STRUCT << 24) | 2, 16, 5, 3, 0, 10, 5, 64]); // [6] { type; key; }
         push(&mut t, &[14, BTF_KIND_VAR << 24, 6, BTF_VAR_GLOBAL_ALLOCATED]); // [7] m
         push(&mut t, &[16, (BTF_KIND_DATASEC << 24) | 1, 16, 7, 0, 16]); // [8] .maps
-        let mut blob = Vec::new();
-        blob.extend_from_slice(&BTF_MAGIC.to_le_bytes());
-        blob.extend_from_slice(&[BTF_VERSION, 0]);
-        for w in [24u32, 0, t.len() as u32, t.len() as u32, strings.len() as u32] {
-            blob.extend_from_slice(&w.to_le_bytes());
-        }
-        blob.extend_from_slice(&t);
-        blob.extend_from_slice(&strings);
+        let blob = raw_btf(&t, &strings);
         let b = Btf::parse(&blob).unwrap();
         assert_eq!(b.array(2), Some(Array { elem_type: 1, index_type: 1, nelems: 9 }));
         assert_eq!(b.array(1), None);
@@ -505,14 +511,7 @@ mod tests {
         push(&mut t, &[0, (BTF_KIND_FUNC_PROTO << 24) | 1, 1, 5, 2]); // [3] int (int *p)
         push(&mut t, &[15, (BTF_KIND_FUNC << 24) | BTF_FUNC_GLOBAL, 3]); // [4] f
         push(&mut t, &[7, BTF_KIND_DECL_TAG << 24, 4, 0]); // [5] arg:ctx on f's p
-        let mut blob = Vec::new();
-        blob.extend_from_slice(&BTF_MAGIC.to_le_bytes());
-        blob.extend_from_slice(&[BTF_VERSION, 0]);
-        for w in [24u32, 0, t.len() as u32, t.len() as u32, strings.len() as u32] {
-            blob.extend_from_slice(&w.to_le_bytes());
-        }
-        blob.extend_from_slice(&t);
-        blob.extend_from_slice(&strings);
+        let blob = raw_btf(&t, &strings);
         let b = Btf::parse(&blob).unwrap();
         assert_eq!(b.params(3), vec![Param { name_off: 5, type_id: 2 }]);
         assert_eq!(b.params(4), vec![]);
