@@ -290,6 +290,7 @@ pub fn div64_by_zero_reg() {
 
 // Modulo by a zero register leaves the dividend: 10 % 0 == 10.
 #[sec("socket")]
+#[kernel("7.3")]
 #[success]
 #[retval(10)]
 // the guard's fall-through zero-extends the untouched dividend

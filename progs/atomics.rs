@@ -152,6 +152,7 @@ pub fn cmpxchg_miss() {
 
 // A 32-bit cmpxchg zero-extends r0: the fixups add w0 = w0 after it.
 #[sec("socket")]
+#[kernel("7.3")]
 #[success]
 #[retval(0)]
 #[log_level(2)]

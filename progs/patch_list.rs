@@ -256,6 +256,7 @@ fn after_mod() {
 }
 
 #[sec("socket")]
+#[kernel("7.3")]
 #[success]
 #[retval(103)]
 #[xlated("2: call pc+3")]
