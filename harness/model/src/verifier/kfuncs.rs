@@ -57,6 +57,10 @@ const BPF_DYNPTR_NR_SLOTS: usize = 2;
 
 /// Kernel struct types the model names (a stand-in for vmlinux BTF):
 /// `(name, size)`, the id of a type is its index + 1.
+/// The sizes are the x86_64 image's; arm64's differ where `NR_CPUS` does
+/// (`cpumask` 64 and `bpf_cpumask` 72 bytes there, read from its BTF). Only
+/// liveness reads them, for kfunc arguments that may point to the stack,
+/// which struct pointers never do.
 pub const BTF_TYPES: &[(&str, u32)] = &[
     ("sk_buff", 232),
     ("xdp_buff", 56),
