@@ -261,6 +261,58 @@ pub fn object_load(obj: &BpfObject, name: &str, arch: Arch) -> Result<ObjectLoad
     Ok(ObjectLoad { prog: req.prog, maps, btf: req.btf, license: req.license })
 }
 
+/// Why a program's `#[object]` did not open.
+#[derive(Debug)]
+pub enum ObjectMissing {
+    /// Something from outside the project that compiling the C source
+    /// needs (clang, the 7.3 source's headers): a skip unless required.
+    Component(crate::require::Component, String),
+    /// A C source on an arch without a recorded 7.3 `vmlinux.h`: a skip.
+    Arch(String),
+    /// A bad object or a source clang refuses: the test fails.
+    Bad(String),
+}
+
+/// Opens an `#[object]`: clang's object (`.o`) as it is, or a C source
+/// (`.c`) compiled for `arch` as the kernel's selftests are compiled,
+/// against the 7.3 image's `vmlinux.h` and libbpf's headers.
+pub fn open_object(path: &str, arch: Arch) -> Result<BpfObject, ObjectMissing> {
+    let path = std::path::Path::new(path);
+    let compiled;
+    let object = if path.extension().is_some_and(|e| e == "c") {
+        compiled = compile_object_source(path, arch)?;
+        compiled.as_path()
+    } else {
+        path
+    };
+    BpfObject::open(object).map_err(|e| ObjectMissing::Bad(e.0))
+}
+
+/// A C source compiled for `arch` (cached; see
+/// [`crate::import::clang::compile_tracking_includes`]): the object's path.
+pub fn compile_object_source(path: &std::path::Path, arch: Arch) -> Result<std::path::PathBuf, ObjectMissing> {
+    use crate::require::Component;
+    if !matches!(arch, Arch::X86_64 | Arch::Arm64) {
+        return Err(ObjectMissing::Arch(format!("{}: C is compiled for x86_64 and arm64 only (the arches of the 7.3 images' vmlinux.h)", path.display())));
+    }
+    if crate::import::clang::clang_program().is_none() {
+        return Err(ObjectMissing::Component(Component::Clang, format!("{}: compiling it needs clang-19", path.display())));
+    }
+    let Some(tree) = crate::import::cpp::source_tree() else {
+        return Err(ObjectMissing::Component(Component::Source, format!("{}: compiling it needs libbpf's headers from the Linux 7.3 source", path.display())));
+    };
+    crate::import::clang::compile_tracking_includes(path, &tree, arch).map_err(|e| ObjectMissing::Bad(format!("{}: {e}", path.display())))
+}
+
+impl std::fmt::Display for ObjectMissing {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ObjectMissing::Component(c, why) => write!(f, "{why} (installed by: {})", c.installed_by()),
+            ObjectMissing::Arch(why) | ObjectMissing::Bad(why) => f.write_str(why),
+        }
+    }
+}
+
 fn prepare(
     suite: &Suite,
     syms: &SuiteSymbols,
@@ -315,10 +367,10 @@ pub fn plan_suites(suites: &[Suite], opts: &RunOptions, backend: &dyn Backend) -
     for suite in suites {
         let syms = suite.symbols(opts.arch == Arch::S390x);
         // the suite's objects, each opened once
-        let mut objects: Vec<(&str, Result<BpfObject, String>)> = Vec::new();
+        let mut objects: Vec<(&str, Result<BpfObject, ObjectMissing>)> = Vec::new();
         for o in suite.programs.iter().filter_map(|p| p.object) {
             if !objects.iter().any(|(p, _)| *p == o) {
-                objects.push((o, BpfObject::open(std::path::Path::new(o)).map_err(|e| e.0)));
+                objects.push((o, open_object(o, opts.arch)));
             }
         }
         for prog in &suite.programs {
@@ -339,19 +391,23 @@ pub fn plan_suites(suites: &[Suite], opts: &RunOptions, backend: &dyn Backend) -
                     continue;
                 }
                 let sub = spec.subspec(unpriv);
-                let plan = match gate(&spec, unpriv, opts.arch, &facts) {
-                    Some(Ok(why)) => Plan::Skip(why),
-                    Some(Err(failure)) => Plan::Fail(failure),
-                    None => match syms.as_ref().map_err(Clone::clone).and_then(|syms| {
-                        let object = match prog.object {
-                            Some(o) => Some(objects.iter().find(|(p, _)| *p == o).map(|(_, r)| r.as_ref()).ok_or("object not opened")?.map_err(Clone::clone)?),
-                            None => None,
-                        };
-                        prepare(suite, syms, prog, object, &spec, unpriv, opts)
-                    }) {
-                        Ok(request) => Plan::Load(Box::new(Job { spec: spec.clone(), unpriv, request, decl: prog })),
-                        Err(e) => Plan::Fail(format!("{}: {e}", prog.name)),
+                let object = prog.object.and_then(|o| objects.iter().find(|(p, _)| *p == o)).map(|(_, r)| r.as_ref());
+                let plan = match (gate(&spec, unpriv, opts.arch, &facts), object) {
+                    (Some(Ok(why)), _) => Plan::Skip(why),
+                    (Some(Err(failure)), _) => Plan::Fail(failure),
+                    (None, Some(Err(ObjectMissing::Component(c, why)))) => match crate::require::missing(*c, why) {
+                        Ok(skip) => Plan::Skip(skip),
+                        Err(failure) => Plan::Fail(failure),
                     },
+                    (None, Some(Err(ObjectMissing::Arch(why)))) => Plan::Skip(why.clone()),
+                    (None, Some(Err(ObjectMissing::Bad(e)))) => Plan::Fail(format!("{}: {e}", prog.name)),
+                    (None, object) => {
+                        match syms.as_ref().map_err(Clone::clone).and_then(|syms| prepare(suite, syms, prog, object.and_then(|r| r.ok()), &spec, unpriv, opts))
+                        {
+                            Ok(request) => Plan::Load(Box::new(Job { spec: spec.clone(), unpriv, request, decl: prog })),
+                            Err(e) => Plan::Fail(format!("{}: {e}", prog.name)),
+                        }
+                    }
                 };
                 out.push(Subtest {
                     name: format!("{}/{}", suite.name, sub.name),

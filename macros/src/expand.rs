@@ -9,7 +9,7 @@ use syn::{Attribute, Error, Item, ItemFn, ItemStatic, LitStr, Meta, Result};
 use crate::asm;
 use crate::tags::{RawAttr, TEST_ATTRS, TagState};
 
-const DECL_ATTRS: &[&str] = &["sec", "subprog", "map", "global"];
+const DECL_ATTRS: &[&str] = &["sec", "object", "subprog", "map", "global"];
 
 fn ours(name: &str) -> bool {
     TEST_ATTRS.contains(&name) || DECL_ATTRS.contains(&name)
@@ -104,6 +104,7 @@ fn check_fn_shape(f: &ItemFn) -> Result<()> {
 fn program(f: ItemFn, mine: Vec<RawAttr>, rest: Vec<Attribute>) -> Result<TokenStream> {
     check_fn_shape(&f)?;
     let mut sec: Option<(String, Span)> = None;
+    let mut object: Option<(String, Span)> = None;
     let mut tags = TagState::default();
     let mut errors: Option<Error> = None;
     let mut note = |e: Error| match &mut errors {
@@ -128,6 +129,12 @@ fn program(f: ItemFn, mine: Vec<RawAttr>, rest: Vec<Attribute>) -> Result<TokenS
                     sec = Some((s, a.span));
                 }
             }
+            "object" => match syn::parse2::<LitStr>(a.args.clone()) {
+                Ok(p) if p.value().is_empty() => note(a.error("#[object] needs the path of a BPF object (`.o`) or of its C source (`.c`)")),
+                Ok(p) if object.is_some() => note(Error::new(p.span(), "a program has one #[object]")),
+                Ok(p) => object = Some((p.value(), a.span)),
+                Err(_) => note(a.error("#[object] takes a path as a string, e.g. #[object(\"bpf/my_prog.bpf.c\")]")),
+            },
             "map" | "global" => note(a.error(format!("#[{}] goes on a `static`, not on a program", a.name))),
             _ => {
                 if let Err(e) = tags.push(a) {
@@ -136,8 +143,13 @@ fn program(f: ItemFn, mine: Vec<RawAttr>, rest: Vec<Attribute>) -> Result<TokenS
             }
         }
     }
-    let body = asm::body_of(&f.block, f.sig.ident.span()).and_then(|b| asm::expand(&b, &f.sig.ident));
-    if let Err(e) = &body {
+    // a program from an object has its code there and no body here
+    let body = match mine.iter().find(|a| a.name == "object") {
+        None => Some(asm::body_of(&f.block, f.sig.ident.span()).and_then(|b| asm::expand(&b, &f.sig.ident))),
+        Some(_) if f.block.stmts.is_empty() => None,
+        Some(_) => Some(Err(Error::new_spanned(&f.block, "a program with #[object] has its code in the object: its body is `{}`"))),
+    };
+    if let Some(Err(e)) = &body {
         note(e.clone());
     }
     let Some((sec, _)) = sec else {
@@ -150,7 +162,16 @@ fn program(f: ItemFn, mine: Vec<RawAttr>, rest: Vec<Attribute>) -> Result<TokenS
     if let Some(e) = errors {
         return Err(e);
     }
-    let (asm, checks) = body?;
+    let (asm, checks) = match body {
+        Some(b) => b?,
+        None => (quote! { ::bpf_selftest::registry::Asm { source: "", operands: &[], compiled: ::core::option::Option::None } }, TokenStream::new()),
+    };
+    // a relative path is the crate's, as `include_bytes!` paths are the file's
+    let object = match object {
+        None => quote! { ::core::option::Option::None },
+        Some((p, _)) if std::path::Path::new(&p).is_absolute() => quote! { ::core::option::Option::Some(#p) },
+        Some((p, _)) => quote! { ::core::option::Option::Some(::core::concat!(::core::env!("CARGO_MANIFEST_DIR"), "/", #p)) },
+    };
     let ident = &f.sig.ident;
     let name = ident.to_string();
     let vis = &f.vis;
@@ -167,7 +188,7 @@ fn program(f: ItemFn, mine: Vec<RawAttr>, rest: Vec<Attribute>) -> Result<TokenS
             tags: &[#(#tag_strs),*],
             tag_lines: &[#(#tag_lines),*],
             asm: #asm,
-            object: ::core::option::Option::None,
+            object: #object,
         };
         ::bpf_selftest::inventory::submit! { ::bpf_selftest::registry::Decl::Program(&#ident) }
         #checks

@@ -47,6 +47,13 @@ attributes! {
     /// `SEC("...")`: the program's ELF section, which gives its program type,
     /// expected attach type and libbpf flags. `#[sec("?raw_tp")]` as in C.
     sec,
+    /// A program written in C: `#[object("bpf/prog.bpf.c")]` (compiled with
+    /// clang as the kernel's selftests are, for the arch of the run) or
+    /// `#[object("bpf/prog.bpf.o")]` (clang's object as it is). The code is
+    /// the object's program of the function's name, loaded as libbpf loads
+    /// it, with the object's maps and globals; the function's body is `{}`.
+    /// A relative path is the crate's (from `CARGO_MANIFEST_DIR`).
+    object,
     /// `__success`: the privileged load must succeed.
     success,
     /// `__failure`: the privileged load must fail.

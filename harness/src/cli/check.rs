@@ -436,13 +436,24 @@ fn file_stem(f: &str) -> String {
     if s.is_empty() || s == "_" { "prog".into() } else { s }
 }
 
+/// The program's bytes: asm text or an object, or a C source (`.c`)
+/// compiled for the run's arch as `#[object("x.bpf.c")]` compiles it.
+fn read_input(a: &CheckArgs) -> Result<Vec<u8>, String> {
+    if !a.file.ends_with(".c") {
+        return super::read_asm_input(&a.file);
+    }
+    let arch = target(a)?.arch;
+    let obj = crate::runner::compile_object_source(std::path::Path::new(&a.file), arch).map_err(|e| e.to_string())?;
+    std::fs::read(&obj).map_err(|e| format!("{}: {e}", obj.display()))
+}
+
 pub fn run(a: &CheckArgs) -> Result<(), String> {
     if a.interp && !a.run {
         let mut a = a.clone();
         a.run = true;
         return run(&a);
     }
-    let src = super::read_asm_input(&a.file)?;
+    let src = read_input(a)?;
     if src.starts_with(b"\x7fELF") {
         if a.prog.is_none() {
             return run_every_program(a, &src);

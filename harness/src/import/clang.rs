@@ -125,6 +125,8 @@ pub fn command_line(file: &Path, tree: &KernelTree, arch: Arch) -> Result<Vec<St
 }
 
 /// Compiles `file` for `arch` (or finds it compiled); the object's path.
+/// The cache key covers the file itself and the generated headers, which is
+/// enough for the kernel's selftests (their other headers are the tree's).
 pub fn compile(file: &Path, tree: &KernelTree, arch: Arch) -> Result<PathBuf, String> {
     let clang = clang_program().ok_or("clang-19 is not installed")?;
     let args = command_line(file, tree, arch)?;
@@ -133,6 +135,39 @@ pub fn compile(file: &Path, tree: &KernelTree, arch: Arch) -> Result<PathBuf, St
     let vmlinux = vmlinux_h_dir(arch)?.join("vmlinux.h");
     let vm_meta = std::fs::metadata(&vmlinux).map(|m| format!("{}:{:?}", m.len(), m.modified().ok())).unwrap_or_default();
     let key = fnv64(&[source.as_slice(), args.join(" ").as_bytes(), &defs, vm_meta.as_bytes()].concat());
+    compile_keyed(clang, file, &args, key, arch)
+}
+
+/// [`compile`] for a test's own C source (`#[object("x.bpf.c")]`), whose
+/// headers may be the user's and change: the cache key is the preprocessed
+/// translation unit, so an edited header recompiles. The selftests'
+/// `progs/` directory is searched after the file's own (its `bpf_misc.h`).
+pub fn compile_tracking_includes(file: &Path, tree: &KernelTree, arch: Arch) -> Result<PathBuf, String> {
+    let clang = clang_program().ok_or("clang-19 is not installed")?;
+    let mut args = command_line(file, tree, arch)?;
+    args.push(format!("-idirafter{}", tree.progs().display()));
+    let pre = Command::new(clang)
+        .args(args.iter().filter(|a| *a != "-c"))
+        .args(["-E", "-o", "-"])
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("running {clang}: {e}"))?;
+    if !pre.status.success() {
+        return Err(clang_error(&pre.stderr));
+    }
+    let key = fnv64(&[pre.stdout.as_slice(), args.join(" ").as_bytes()].concat());
+    compile_keyed(clang, file, &args, key, arch)
+}
+
+/// The first error line of clang's stderr, as a compile failure.
+fn clang_error(stderr: &[u8]) -> String {
+    let err = String::from_utf8_lossy(stderr);
+    let first = err.lines().find(|l| l.contains("error")).unwrap_or_else(|| err.lines().next().unwrap_or(""));
+    format!("clang failed: {first}")
+}
+
+/// Runs `clang args -o OUT` unless the object of `key` is in the cache.
+fn compile_keyed(clang: &str, file: &Path, args: &[String], key: u64, arch: Arch) -> Result<PathBuf, String> {
     let dir = std::env::temp_dir().join("bpf-selftest-objects");
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("prog");
@@ -142,12 +177,10 @@ pub fn compile(file: &Path, tree: &KernelTree, arch: Arch) -> Result<PathBuf, St
     }
     let tag = format!("{}{:?}", std::process::id(), std::thread::current().id()).replace(|c: char| !c.is_ascii_alphanumeric(), "");
     let tmp = out.with_extension(format!("tmp{tag}"));
-    let r = Command::new(clang).args(&args).arg("-o").arg(&tmp).output().map_err(|e| format!("running {clang}: {e}"))?;
+    let r = Command::new(clang).args(args).arg("-o").arg(&tmp).output().map_err(|e| format!("running {clang}: {e}"))?;
     if !r.status.success() {
-        let err = String::from_utf8_lossy(&r.stderr);
-        let first = err.lines().find(|l| l.contains("error")).unwrap_or_else(|| err.lines().next().unwrap_or(""));
         let _ = std::fs::remove_file(&tmp);
-        return Err(format!("clang failed: {first}"));
+        return Err(clang_error(&r.stderr));
     }
     std::fs::rename(&tmp, &out).map_err(|e| format!("{}: {e}", out.display()))?;
     Ok(out)

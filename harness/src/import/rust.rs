@@ -2,8 +2,8 @@
 //! `#[map]`/`#[global]` static per map and global, one `#[subprog]` and one
 //! `#[sec]` function per naked function, the annotations as attributes in
 //! source order. What could not be expressed is a comment at the place of
-//! the program, with the reason; so is a program written in C, naming the
-//! object it loads from ([`object_comment`]).
+//! the program, with the reason. A program written in C is an `#[object]`
+//! declaration naming clang's object of the file ([`object_decl`]).
 
 use std::fmt::Write as _;
 
@@ -237,19 +237,18 @@ fn blocked_comment(s: &mut String, what: &str, name: &str, why: &[Blocked]) {
     s.push('\n');
 }
 
-/// A program written in C, which the attribute macros (asm bodies only)
-/// cannot declare: a comment naming the object its code is in and the
-/// declaration it would have. The runnable suite
-/// ([`super::suite::to_suite`]) loads it from that object.
-fn object_comment(s: &mut String, name: &str, object: &std::path::Path, sec: &str, attrs: &[String]) {
-    let _ = writeln!(s, "// program `{name}` is written in C: its code is program `{name}` of clang's object");
-    let _ = writeln!(s, "// `{}`,", object.display());
-    let _ = writeln!(s, "// loaded as libbpf loads it (the object's maps); `bpf-selftest conform --kernel-selftests` runs it:");
-    let _ = writeln!(s, "//   #[sec({})]", lit(sec));
+/// A program written in C: declared by `#[object]` with the C source, which
+/// the runner compiles for the arch of the run as the importer did; it loads
+/// the object's program of that name as libbpf does, with the object's
+/// maps and globals.
+fn object_decl(s: &mut String, name: &str, source: &std::path::Path, sec: &str, attrs: &[String]) {
+    let _ = writeln!(s, "// written in C: program `{name}` of clang's object of the file");
+    let _ = writeln!(s, "#[sec({})]", lit(sec));
+    let _ = writeln!(s, "#[object({})]", lit(&source.display().to_string()));
     for at in attrs {
-        let _ = writeln!(s, "//   {at}");
+        let _ = writeln!(s, "{at}");
     }
-    let _ = writeln!(s, "//   fn {name}() {{ /* object */ }}\n");
+    let _ = writeln!(s, "fn {name}() {{}}\n");
 }
 
 /// The module for `f`.
@@ -339,8 +338,8 @@ pub fn render(f: &ImportedFile) -> String {
         if RUST_KEYWORDS.contains(&p.name.as_str()) {
             why.push(Blocked::new("name", "a Rust keyword"));
         }
-        if let (Some(o), true) = (&p.object, why.is_empty()) {
-            object_comment(&mut s, &p.name, o, &p.sec, &attrs);
+        if let (Some(_), true) = (&p.object, why.is_empty()) {
+            object_decl(&mut s, &p.name, &f.source, &p.sec, &attrs);
             continue;
         }
         let Some(a) = p.body.as_ref().filter(|_| why.is_empty()) else {
