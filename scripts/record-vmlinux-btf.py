@@ -71,7 +71,22 @@ ROOT_STRUCTS = [
 # functions fentry/fexit programs of the tests attach to
 ROOT_FUNCS = [f"bpf_fentry_test{i}" for i in range(1, 11)] + ["bpf_fentry_test_sinfo", "bpf_modify_return_test",
               "bpf_fentry_test_ppvoid", "bpf_fentry_test_pppvoid", "bpf_fentry_test_ppfile",
-              "bpf_fexit_test_ret_ppfile", "d_path", "dentry_open"]
+              "bpf_fexit_test_ret_ppfile", "d_path", "dentry_open", "vfs_open"]
+# attach targets of the tests' tp_btf, lsm, lsm_cgroup and iter sections, as
+# libbpf names them in vmlinux BTF (btf_get_kernel_prefix_kind): the
+# tracepoints' `btf_trace_<tp>` typedefs (kept with the prototype they point
+# to) and their templates' `__bpf_trace_<tp>` functions where the template has
+# the event's name, the `bpf_lsm_<hook>` functions and the `bpf_iter_<name>`
+# functions with their ctx structs `bpf_iter__<name>`
+TRACEPOINTS = ["sys_enter", "task_newtask"]
+LSM_HOOKS = ["audit_rule_known", "bpf", "bprm_committed_creds", "file_free_security", "file_mprotect",
+             "file_open", "file_permission", "getprocattr", "inode_getattr", "inode_getxattr", "inode_rename",
+             "ismaclabel", "mmap_file", "setprocattr", "socket_connect", "socket_create", "task_alloc"]
+ITERATORS = ["bpf_map", "bpf_map_elem", "cgroup", "sockmap", "task"]
+ROOT_FUNCS += [f"__bpf_trace_{t}" for t in TRACEPOINTS] + [f"bpf_lsm_{h}" for h in LSM_HOOKS] + \
+    [f"bpf_iter_{i}" for i in ITERATORS]
+ROOT_STRUCTS += [f"bpf_iter__{i}" for i in ITERATORS]
+ROOT_TYPEDEFS = [f"btf_trace_{t}" for t in TRACEPOINTS]
 
 KINDS = {1: "int", 2: "ptr", 3: "array", 4: "struct", 5: "union", 6: "enum", 7: "fwd", 8: "typedef",
          9: "volatile", 10: "const", 11: "restrict", 12: "func", 13: "func_proto", 14: "var",
@@ -207,8 +222,8 @@ def parse(btf):
 def subset(types):
     by_name = {}
     for i, t in enumerate(types[1:], 1):
-        if t["kind"] in ("struct", "union", "func") and t["name"]:
-            by_name.setdefault((t["kind"] if t["kind"] == "func" else "struct", t["name"]), i)
+        if t["kind"] in ("struct", "union", "func", "typedef") and t["name"]:
+            by_name.setdefault((t["kind"] if t["kind"] in ("func", "typedef") else "struct", t["name"]), i)
     keep = {}  # id -> "full" | "opaque"
     todo = []
     for s in ROOT_STRUCTS:
@@ -223,6 +238,17 @@ def subset(types):
             print(f"warning: func {f} not in BTF", file=sys.stderr)
             continue
         todo.append((i, "full"))
+    for d in ROOT_TYPEDEFS:
+        i = by_name.get(("typedef", d))
+        if i is None:
+            print(f"warning: typedef {d} not in BTF", file=sys.stderr)
+            continue
+        todo.append((i, "full"))
+        # the typedef is a pointer to the tracepoint's prototype: keep its
+        # parameters (btf_ctx_access reads them)
+        ptr = types[types[i]["st"]]
+        if ptr["kind"] == "ptr":
+            todo.append((ptr["st"], "full"))
     while todo:
         i, how = todo.pop()
         if i == 0 or keep.get(i) == "full" or (keep.get(i) == "opaque" and how == "opaque"):

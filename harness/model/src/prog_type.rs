@@ -238,12 +238,48 @@ fn cgroup_sec(sec: &str) -> Option<SecDef> {
     Some(SecDef { prog_type: ProgType(*t), attach_type: (*a != u32::MAX).then_some(*a), flags: 0 })
 }
 
-/// The kernel function a tracing section attaches to (`fentry/<func>`):
-/// libbpf loads the program with `attach_btf_id` = its vmlinux BTF id.
+/// The attach target a section names (`fentry/<func>`, `tp_btf/<tp>`,
+/// `lsm/<hook>`, `iter/<name>`, ...): libbpf looks it up in vmlinux BTF
+/// (`btf_get_kernel_prefix_kind`) and loads the program with
+/// `attach_btf_id` = the id found.
 pub fn sec_attach_target(sec: &str) -> Option<&str> {
     let sec = sec.strip_prefix('?').unwrap_or(sec);
     let (head, func) = sec.split_once('/')?;
-    matches!(head, "fentry" | "fexit" | "fmod_ret" | "fentry.s" | "fexit.s").then_some(func).filter(|f| !f.is_empty())
+    matches!(
+        head,
+        "fentry"
+            | "fexit"
+            | "fmod_ret"
+            | "fentry.s"
+            | "fexit.s"
+            | "fmod_ret.s"
+            | "fsession"
+            | "fsession.s"
+            | "tp_btf"
+            | "tp_btf.s"
+            | "lsm"
+            | "lsm.s"
+            | "lsm_cgroup"
+            | "iter"
+            | "iter.s"
+    )
+    .then_some(func)
+    .filter(|f| !f.is_empty())
+}
+
+/// libbpf's `btf_get_kernel_prefix_kind`: the prefix put before an attach
+/// name and the BTF kind looked up in vmlinux BTF, by expected attach type
+/// (`tp_btf/sys_enter` is the typedef `btf_trace_sys_enter`, `lsm/bpf` the
+/// function `bpf_lsm_bpf`, `iter/task` the function `bpf_iter_task`, the
+/// others the function itself).
+pub fn btf_get_kernel_prefix_kind(attach_type: u32) -> (&'static str, u32) {
+    use crate::btf::{BTF_KIND_FUNC, BTF_KIND_TYPEDEF};
+    match attach_type {
+        at::TRACE_RAW_TP => ("btf_trace_", BTF_KIND_TYPEDEF),
+        at::LSM_MAC | at::LSM_CGROUP => ("bpf_lsm_", BTF_KIND_FUNC),
+        at::TRACE_ITER => ("bpf_iter_", BTF_KIND_FUNC),
+        _ => ("", BTF_KIND_FUNC),
+    }
 }
 
 /// libbpf's section table for the sections test_loader suites use. A
@@ -294,13 +330,48 @@ pub fn sec_def(sec: &str) -> Option<SecDef> {
         ("lwt_seg6local", _) => d(ProgType(pt::LWT_SEG6LOCAL)),
         ("sk_reuseport", _) => d(ProgType(pt::SK_REUSEPORT)),
         ("netfilter", _) => with(ProgType(pt::NETFILTER), at::NETFILTER, 0),
-        // BPF_TRACE_FENTRY / FEXIT / BPF_MODIFY_RETURN, attached to the
-        // kernel function the section names (sec_attach_target)
+        // tracing and LSM programs, attached to what the section names
+        // (sec_attach_target)
         ("fentry", true) => with(TRACING, at::TRACE_FENTRY, 0),
         ("fexit", true) => with(TRACING, at::TRACE_FEXIT, 0),
         ("fmod_ret", true) => with(TRACING, at::MODIFY_RETURN, 0),
         ("fentry.s", true) => with(TRACING, at::TRACE_FENTRY, SLEEPABLE),
         ("fexit.s", true) => with(TRACING, at::TRACE_FEXIT, SLEEPABLE),
+        ("fmod_ret.s", true) => with(TRACING, at::MODIFY_RETURN, SLEEPABLE),
+        ("fsession", true) => with(TRACING, at::TRACE_FSESSION, 0),
+        ("fsession.s", true) => with(TRACING, at::TRACE_FSESSION, SLEEPABLE),
+        ("tp_btf", true) => with(TRACING, at::TRACE_RAW_TP, 0),
+        ("tp_btf.s", true) => with(TRACING, at::TRACE_RAW_TP, SLEEPABLE),
+        ("lsm", true) => with(ProgType(pt::LSM), at::LSM_MAC, 0),
+        ("lsm.s", true) => with(ProgType(pt::LSM), at::LSM_MAC, SLEEPABLE),
+        ("lsm_cgroup", true) => with(ProgType(pt::LSM), at::LSM_CGROUP, 0),
+        ("iter", true) => with(TRACING, at::TRACE_ITER, 0),
+        ("iter.s", true) => with(TRACING, at::TRACE_ITER, SLEEPABLE),
         _ => PROG_TYPES.iter().find(|(_, n)| *n == sec).map(|(n, _)| SecDef { prog_type: ProgType(*n), attach_type: None, flags: 0 }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn attach_btf_sections() {
+        let d = |s: &str| sec_def(s).map(|d| (d.prog_type.0, d.attach_type, d.flags));
+        let sleepable = crate::uapi::prog_flags::BPF_F_SLEEPABLE;
+        assert_eq!(d("tp_btf/sys_enter"), Some((pt::TRACING, Some(at::TRACE_RAW_TP), 0)));
+        assert_eq!(d("lsm.s/file_open"), Some((pt::LSM, Some(at::LSM_MAC), sleepable)));
+        assert_eq!(d("lsm_cgroup/socket_create"), Some((pt::LSM, Some(at::LSM_CGROUP), 0)));
+        assert_eq!(d("iter.s/bpf_map"), Some((pt::TRACING, Some(at::TRACE_ITER), sleepable)));
+        assert_eq!(d("fmod_ret.s/f"), Some((pt::TRACING, Some(at::MODIFY_RETURN), sleepable)));
+        assert_eq!(sec_attach_target("?lsm/bpf"), Some("bpf"));
+        assert_eq!(sec_attach_target("iter/task"), Some("task"));
+        assert_eq!(sec_attach_target("lsm/"), None);
+        assert_eq!(sec_attach_target("raw_tp/sys_enter"), None);
+        use crate::btf::{BTF_KIND_FUNC, BTF_KIND_TYPEDEF};
+        assert_eq!(btf_get_kernel_prefix_kind(at::TRACE_RAW_TP), ("btf_trace_", BTF_KIND_TYPEDEF));
+        assert_eq!(btf_get_kernel_prefix_kind(at::LSM_CGROUP), ("bpf_lsm_", BTF_KIND_FUNC));
+        assert_eq!(btf_get_kernel_prefix_kind(at::TRACE_ITER), ("bpf_iter_", BTF_KIND_FUNC));
+        assert_eq!(btf_get_kernel_prefix_kind(at::MODIFY_RETURN), ("", BTF_KIND_FUNC));
     }
 }

@@ -72,6 +72,7 @@ pub struct VmlinuxBtf {
     types: HashMap<u32, BtfType>,
     structs: HashMap<String, u32>,
     funcs: HashMap<String, u32>,
+    typedefs: HashMap<String, u32>,
 }
 
 const X86_64: &str = include_str!("../data/vmlinux_btf/x86_64.txt");
@@ -146,6 +147,9 @@ impl VmlinuxBtf {
                 Kind::Func(_) => {
                     btf.funcs.insert(tname.clone(), id);
                 }
+                Kind::Typedef(_) => {
+                    btf.typedefs.entry(tname.clone()).or_insert(id);
+                }
                 _ => {}
             }
             btf.types.insert(id, BtfType { name: tname, kind });
@@ -168,6 +172,19 @@ impl VmlinuxBtf {
     /// names for fentry/fexit.
     pub fn func_by_name(&self, name: &str) -> Option<u32> {
         self.funcs.get(name).copied()
+    }
+
+    /// `btf_find_by_name_kind` for the kinds an attach target is looked up
+    /// by (FUNC, TYPEDEF, STRUCT); `None` for other kinds or names outside
+    /// the subset.
+    pub fn find_by_name_kind(&self, name: &str, kind: u32) -> Option<u32> {
+        use crate::btf::{BTF_KIND_FUNC, BTF_KIND_STRUCT, BTF_KIND_TYPEDEF};
+        match kind {
+            BTF_KIND_FUNC => self.func_by_name(name),
+            BTF_KIND_TYPEDEF => self.typedefs.get(name).copied(),
+            BTF_KIND_STRUCT => self.struct_by_name(name),
+            _ => None,
+        }
     }
 
     /// `btf_type_skip_modifiers`: past typedefs, cv-qualifiers and type

@@ -167,13 +167,17 @@ fn load_fds(sys: &mut dyn BpfSys, target: &Target<'_>, req: &LoadRequest, how: &
     if let Err(out) = resolve_ksyms(target, req, &mut insns) {
         return Ok(*out);
     }
-    // fentry/fexit: libbpf finds the attach target in vmlinux BTF
+    // tracing and LSM programs: libbpf finds the attach target in vmlinux
+    // BTF (`find_kernel_btf_id`)
     let attach_btf_id = match &req.attach_func {
         None => 0,
-        Some(f) => match target.vmlinux.and_then(|b| b.kfunc_id(f)) {
-            Some(id) => id,
-            None => return Ok(*loader_failure(ESRCH, format!("prog '{}': failed to find kernel BTF type ID of '{f}': -3", req.name))),
-        },
+        Some(f) => {
+            let (prefix, kind) = crate::prog_type::btf_get_kernel_prefix_kind(req.expected_attach_type.unwrap_or(0));
+            match target.vmlinux.and_then(|b| b.find_by_name_kind(&format!("{prefix}{f}"), kind)) {
+                Some(id) => id,
+                None => return Ok(*loader_failure(ESRCH, format!("prog '{}': failed to find kernel BTF type ID of '{f}': -ESRCH", req.name))),
+            }
+        }
     };
 
     let mut caps_old = None;

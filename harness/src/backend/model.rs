@@ -142,13 +142,18 @@ impl ModelBackend {
                 (recs, Some(Arc::new(btf)), line_info)
             }
         };
-        // fentry/fexit: the target's id in the recorded vmlinux BTF, as
-        // libbpf finds it
+        // tracing and LSM programs: the target's id in the recorded vmlinux
+        // BTF, found as libbpf finds it (`find_attach_btf_id`); a name
+        // outside the recorded subset is not known to be absent from 7.3
         let attach_btf_id = match &req.attach_func {
             None => 0,
-            Some(f) => crate::vmlinux_btf::VmlinuxBtf::for_arch(ids_arch)
-                .and_then(|b| b.func_by_name(f))
-                .ok_or_else(|| Unavailable(format!("model: attach target {f} is not in the recorded vmlinux BTF of {ids_arch}")))?,
+            Some(f) => {
+                let (prefix, kind) = crate::prog_type::btf_get_kernel_prefix_kind(req.expected_attach_type.unwrap_or(0));
+                let name = format!("{prefix}{f}");
+                crate::vmlinux_btf::VmlinuxBtf::for_arch(ids_arch)
+                    .and_then(|b| b.find_by_name_kind(&name, kind))
+                    .ok_or_else(|| Unavailable(format!("model: attach target {name} is not in the recorded vmlinux BTF of {ids_arch}")))?
+            }
         };
         Ok(VerifierInput {
             insns,

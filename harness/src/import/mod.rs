@@ -395,27 +395,25 @@ enum PendingOperand {
     ConstOrKfunc(usize, String),
 }
 
-/// Sections that need an attach target the runner cannot give (fentry and
-/// fexit on kernel functions it can: `LoadRequest::attach_func`).
-fn attach_target_section(sec: &str) -> bool {
+/// Why a section's attach target cannot be given to the load, for the
+/// sections that need one (the vmlinux BTF targets of tracing and LSM
+/// sections it can: `LoadRequest::attach_func`).
+fn attach_target_section(sec: &str) -> Option<&'static str> {
     let s = sec.strip_prefix('?').unwrap_or(sec);
     let head = s.split('/').next().unwrap_or(s);
-    matches!(
-        head,
-        "fmod_ret"
-            | "fmod_ret.s"
-            | "fsession"
-            | "tp_btf"
-            | "tp_btf.s"
-            | "lsm"
-            | "lsm.s"
-            | "lsm_cgroup"
-            | "iter"
-            | "iter.s"
-            | "freplace"
-            | "struct_ops"
-            | "struct_ops.s"
-    )
+    match head {
+        "freplace" => Some("the load needs attach_prog_fd (the program to replace), which test_loader does not give"),
+        "struct_ops" | "struct_ops.s" => {
+            Some("the load needs a struct_ops map (attach_btf_id of the struct, the member index as expected_attach_type), which the runner does not create")
+        }
+        "fentry" | "fexit" | "fmod_ret" | "fentry.s" | "fexit.s" | "fmod_ret.s" | "fsession" | "fsession.s" | "tp_btf" | "tp_btf.s" | "lsm" | "lsm.s"
+        | "lsm_cgroup" | "iter" | "iter.s"
+            if crate::prog_type::sec_attach_target(sec).is_none() =>
+        {
+            Some("no BTF-based attach target is specified (libbpf wants bpf_program__set_attach_target())")
+        }
+        _ => None,
+    }
 }
 
 /// Tags test_loader knows that the runner does not support yet.
@@ -807,8 +805,8 @@ fn imported_prog(
             None
         }
     };
-    if attach_target_section(sec) {
-        blocked.push(Blocked::new("SEC needs an attach target", format!("SEC(\"{sec}\"): the load needs attach_btf_id, which the runner cannot give yet")));
+    if let Some(why) = attach_target_section(sec) {
+        blocked.push(Blocked::new("SEC needs an attach target", format!("SEC(\"{sec}\"): {why}")));
     } else if crate::prog_type::sec_def(sec).is_none() {
         blocked.push(Blocked::new("SEC unknown to the runner", format!("SEC(\"{sec}\")")));
     }

@@ -448,3 +448,24 @@ fn known_failures_by_arch_with_unpriv_names() {
     let arm = known_failures(text, Arch::Arm64);
     assert_eq!(arm, want(&[("verifier_a/q", "only on arm64"), ("verifier_b/r @unpriv", "model: a reason with  spaces"), ("verifier_c/s", "indented")]));
 }
+
+#[test]
+fn attach_targets_the_runner_gives() {
+    use super::attach_target_section as why;
+    for sec in [
+        "tp_btf/sys_enter",
+        "?tp_btf/task_newtask",
+        "lsm/file_mprotect",
+        "lsm.s/bpf",
+        "lsm_cgroup/socket_create",
+        "iter/task",
+        "iter.s/bpf_map",
+        "fmod_ret/bpf_modify_return_test",
+    ] {
+        assert_eq!(why(sec), None, "{sec}");
+    }
+    assert!(why("lsm").is_some_and(|w| w.contains("no BTF-based attach target")));
+    assert!(why("?struct_ops/test_1").is_some_and(|w| w.contains("struct_ops map")));
+    assert!(why("freplace/foo").is_some_and(|w| w.contains("attach_prog_fd")));
+    assert_eq!(why("socket"), None);
+}

@@ -16,7 +16,7 @@
 //! | `bpf_check_btf_info` | [`check_btf`] |
 //! | `check_and_resolve_insns`, `add_kfuncs` | [`resolve`] |
 //! | `bpf_check_cfg`, `bpf_compute_postorder` | [`cfg`] |
-//! | `check_attach_btf_id` | here |
+//! | `check_attach_btf_id`, `bpf_check_attach_target` (the LSM hook sets of `bpf_lsm.c`) | here, [`bpf_lsm`] |
 //! | `bpf_compute_const_regs`, `bpf_prune_dead_branches` | [`const_fold`] |
 //! | `sort_subprogs_topo` | [`subprogs`] |
 //! | `bpf_compute_scc` | [`cfg`] |
@@ -56,6 +56,7 @@ pub mod tnum;
 pub mod alu;
 pub mod arena;
 pub mod backtrack;
+pub mod bpf_lsm;
 pub mod btf_access;
 pub mod btf_args;
 pub mod calls;
@@ -423,8 +424,80 @@ fn check_attach_btf_id(env: &mut VerifierEnv<'_>) -> PResult<()> {
     if t == pt::TRACING && matches!(attach, at::TRACE_FENTRY | at::TRACE_FEXIT) {
         return check_attach_fentry(env);
     }
-    if matches!(t, pt::STRUCT_OPS | pt::TRACING | pt::LSM | pt::EXT) {
-        return Err(Fail::unsupported("check_attach_btf_id", "attach targets (vmlinux BTF, target programs) are not modelled"));
+    if t == pt::LSM && matches!(attach, at::LSM_MAC | at::LSM_CGROUP) {
+        check_attach_lsm(env, sleepable)?;
+        return Err(Fail::unsupported(
+            "check_attach_btf_id",
+            "LSM program bodies: the hook's arguments (btf_ctx_access: trusted, nullable) and its return range (bpf_lsm_get_retval_range) are not modelled",
+        ));
+    }
+    match (t, attach) {
+        (pt::STRUCT_OPS, _) => Err(Fail::unsupported("check_attach_btf_id", "struct_ops programs (check_struct_ops_btf_id) are not modelled")),
+        (pt::EXT, _) => Err(Fail::unsupported("check_attach_btf_id", "freplace targets (the target program's BTF) are not modelled")),
+        (pt::TRACING, at::TRACE_RAW_TP) => Err(Fail::unsupported(
+            "check_attach_btf_id",
+            "tp_btf: the raw tracepoint (bpf_get_raw_tracepoint: its template's prototype, faultable tracepoints) is not modelled",
+        )),
+        (pt::TRACING, at::TRACE_ITER) => Err(Fail::unsupported(
+            "check_attach_btf_id",
+            "iter: the iterator's registration (bpf_iter_prog_supported: its ctx bpf_iter__<name>, ctx_arg_info) is not modelled",
+        )),
+        (pt::TRACING, at::MODIFY_RETURN) => Err(Fail::unsupported(
+            "check_attach_btf_id",
+            "fmod_ret: the modifiable functions (error injection list, btf_kfunc_is_modify_return) are not modelled",
+        )),
+        (pt::TRACING | pt::LSM, _) => Err(Fail::unsupported("check_attach_btf_id", "this attach type's targets are not modelled")),
+        _ => Ok(()),
+    }
+}
+
+/// `bpf_check_attach_target` then `bpf_lsm_verify_prog` for an LSM program
+/// on a vmlinux hook: the id must name a `bpf_lsm_<hook>` FUNC of the
+/// recorded BTF; a sleepable program needs a sleepable hook
+/// (`btf_id_allow_sleepable`); the license must be GPL compatible and the
+/// hook not disabled.
+fn check_attach_lsm(env: &mut VerifierEnv<'_>, sleepable: bool) -> PResult<()> {
+    use crate::vmlinux_btf::Kind;
+    let id = env.input.attach_btf_id;
+    if id == 0 {
+        env.verbose("Tracing programs must provide btf_id\n");
+        return Err(Fail::Errno(EINVAL));
+    }
+    let btf = crate::vmlinux_btf::VmlinuxBtf::for_arch(env.input.symbols_arch);
+    let Some(func) = btf.and_then(|b| b.type_by_id(id)) else {
+        return Err(Fail::unsupported("check_attach_btf_id", &format!("attach target btf_id {id} is not in the recorded vmlinux BTF")));
+    };
+    let tname = func.name.clone();
+    let proto = match func.kind {
+        Kind::Func(p) => btf.and_then(|b| b.type_by_id(p)),
+        _ => return Err(Fail::unsupported("check_attach_btf_id", &format!("attach target {tname} (btf_id {id}) is not a function"))),
+    };
+    // btf_distill_func_proto: hooks take pointers and integers; anything
+    // else the model does not distill
+    let b = btf.expect("found above");
+    let plain = |t: u32| {
+        let t = b.skip_modifiers(t);
+        t == 0 || matches!(b.type_by_id(t).map(|t| &t.kind), Some(Kind::Int { .. } | Kind::Ptr(_) | Kind::Enum { .. }))
+    };
+    match proto.map(|p| &p.kind) {
+        Some(Kind::FuncProto { ret, params: Some(ps) }) if ps.len() <= 12 && plain(*ret) && ps.iter().all(|(_, t)| *t != 0 && plain(*t)) => {}
+        _ => return Err(Fail::unsupported("check_attach_btf_id", &format!("the prototype of {tname} (btf_distill_func_proto)"))),
+    }
+    // bpf_lsm_hooks: the recorded bpf_lsm_* functions are hooks (see bpf_lsm)
+    if !tname.starts_with("bpf_lsm_") {
+        return Err(Fail::unsupported("check_attach_btf_id", &format!("whether {tname} is an LSM hook (bpf_lsm_hooks)")));
+    }
+    if sleepable && !bpf_lsm::bpf_lsm_is_sleepable_hook(&tname) {
+        env.verbose(&format!("{tname} is not sleepable\n"));
+        return Err(Fail::Errno(EINVAL));
+    }
+    if !env.input.gpl {
+        env.verbose("LSM programs must have a GPL compatible license\n");
+        return Err(Fail::Errno(EINVAL));
+    }
+    if bpf_lsm::bpf_lsm_is_disabled_hook(&tname) {
+        env.verbose(&format!("attach_btf_id {id} points to disabled hook {tname}\n"));
+        return Err(Fail::Errno(EINVAL));
     }
     Ok(())
 }

@@ -1,0 +1,140 @@
+//! `kernel/bpf/bpf_lsm.c`: which LSM hooks BPF programs may attach to and
+//! which of them may sleep (the BTF id sets are kept here by function name).
+//!
+//! The hook set itself (`bpf_lsm_hooks`, one entry per `LSM_HOOK` of
+//! `lsm_hook_defs.h`) is not part of the source subset the model is written
+//! from: the hooks the model knows are the `bpf_lsm_<hook>` functions of the
+//! recorded vmlinux BTF, which `scripts/record-vmlinux-btf.py` keeps for the
+//! hooks the tests attach to (`LSM_HOOKS` there).
+
+/// `bpf_lsm_disabled_hooks`: hooks whose return value or calling context
+/// BPF programs cannot honour. Entries under a kernel config option name
+/// hooks that exist (in vmlinux BTF) only with that option.
+const BPF_LSM_DISABLED_HOOKS: &[&str] = &[
+    "bpf_lsm_vm_enough_memory",
+    "bpf_lsm_inode_need_killpriv",
+    "bpf_lsm_inode_getsecurity",
+    "bpf_lsm_inode_listsecurity",
+    "bpf_lsm_inode_copy_up_xattr",
+    "bpf_lsm_getselfattr",
+    "bpf_lsm_getprocattr",
+    "bpf_lsm_setprocattr",
+    "bpf_lsm_key_getsecurity",
+    "bpf_lsm_audit_rule_match",
+    "bpf_lsm_xfrm_decode_session",
+    "bpf_lsm_ismaclabel",
+    "bpf_lsm_file_alloc_security",
+];
+
+/// `sleepable_lsm_hooks` (`bpf_lsm_is_sleepable_hook`).
+const SLEEPABLE_LSM_HOOKS: &[&str] = &[
+    "bpf_lsm_bpf",
+    "bpf_lsm_bpf_map",
+    "bpf_lsm_bpf_map_create",
+    "bpf_lsm_bpf_map_free",
+    "bpf_lsm_bpf_prog",
+    "bpf_lsm_bpf_prog_load",
+    "bpf_lsm_bpf_token_create",
+    "bpf_lsm_bpf_token_free",
+    "bpf_lsm_bpf_token_cmd",
+    "bpf_lsm_bpf_token_capable",
+    "bpf_lsm_bprm_check_security",
+    "bpf_lsm_bprm_committed_creds",
+    "bpf_lsm_bprm_committing_creds",
+    "bpf_lsm_bprm_creds_for_exec",
+    "bpf_lsm_bprm_creds_from_file",
+    "bpf_lsm_capget",
+    "bpf_lsm_capset",
+    "bpf_lsm_cred_prepare",
+    "bpf_lsm_file_ioctl",
+    "bpf_lsm_file_lock",
+    "bpf_lsm_file_open",
+    "bpf_lsm_file_post_open",
+    "bpf_lsm_file_receive",
+    "bpf_lsm_inode_create",
+    "bpf_lsm_inode_free_security",
+    "bpf_lsm_inode_getattr",
+    "bpf_lsm_inode_getxattr",
+    "bpf_lsm_inode_mknod",
+    "bpf_lsm_inode_need_killpriv",
+    "bpf_lsm_inode_post_setxattr",
+    "bpf_lsm_inode_post_removexattr",
+    "bpf_lsm_inode_readlink",
+    "bpf_lsm_inode_removexattr",
+    "bpf_lsm_inode_rename",
+    "bpf_lsm_inode_rmdir",
+    "bpf_lsm_inode_setattr",
+    "bpf_lsm_inode_setxattr",
+    "bpf_lsm_inode_symlink",
+    "bpf_lsm_inode_unlink",
+    "bpf_lsm_kernel_module_request",
+    "bpf_lsm_kernel_read_file",
+    "bpf_lsm_kernfs_init_security",
+    "bpf_lsm_path_unlink",
+    "bpf_lsm_path_mkdir",
+    "bpf_lsm_path_rmdir",
+    "bpf_lsm_path_truncate",
+    "bpf_lsm_path_symlink",
+    "bpf_lsm_path_link",
+    "bpf_lsm_path_rename",
+    "bpf_lsm_path_chmod",
+    "bpf_lsm_path_chown",
+    "bpf_lsm_mmap_file",
+    "bpf_lsm_netlink_send",
+    "bpf_lsm_path_notify",
+    "bpf_lsm_release_secctx",
+    "bpf_lsm_sb_alloc_security",
+    "bpf_lsm_sb_eat_lsm_opts",
+    "bpf_lsm_sb_kern_mount",
+    "bpf_lsm_sb_mount",
+    "bpf_lsm_sb_remount",
+    "bpf_lsm_sb_set_mnt_opts",
+    "bpf_lsm_sb_show_options",
+    "bpf_lsm_sb_statfs",
+    "bpf_lsm_sb_umount",
+    "bpf_lsm_settime",
+    "bpf_lsm_socket_accept",
+    "bpf_lsm_socket_bind",
+    "bpf_lsm_socket_connect",
+    "bpf_lsm_socket_create",
+    "bpf_lsm_socket_getpeername",
+    "bpf_lsm_socket_getpeersec_dgram",
+    "bpf_lsm_socket_getsockname",
+    "bpf_lsm_socket_getsockopt",
+    "bpf_lsm_socket_listen",
+    "bpf_lsm_socket_post_create",
+    "bpf_lsm_socket_recvmsg",
+    "bpf_lsm_socket_sendmsg",
+    "bpf_lsm_socket_shutdown",
+    "bpf_lsm_socket_socketpair",
+    "bpf_lsm_syslog",
+    "bpf_lsm_task_alloc",
+    "bpf_lsm_task_prctl",
+    "bpf_lsm_task_setscheduler",
+    "bpf_lsm_userns_create",
+    "bpf_lsm_bdev_alloc_security",
+    "bpf_lsm_bdev_setintegrity",
+];
+
+/// `bpf_lsm_is_sleepable_hook`, by the hook function's name.
+pub(crate) fn bpf_lsm_is_sleepable_hook(func: &str) -> bool {
+    SLEEPABLE_LSM_HOOKS.contains(&func)
+}
+
+/// Membership in `bpf_lsm_disabled_hooks`, by the hook function's name.
+pub(crate) fn bpf_lsm_is_disabled_hook(func: &str) -> bool {
+    BPF_LSM_DISABLED_HOOKS.contains(&func)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hook_sets() {
+        assert!(bpf_lsm_is_sleepable_hook("bpf_lsm_file_open"));
+        assert!(!bpf_lsm_is_sleepable_hook("bpf_lsm_file_permission"));
+        assert!(bpf_lsm_is_disabled_hook("bpf_lsm_getprocattr"));
+        assert!(!bpf_lsm_is_disabled_hook("bpf_lsm_file_open"));
+    }
+}
