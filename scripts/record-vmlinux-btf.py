@@ -57,10 +57,11 @@ CACHE = os.environ.get("BPF_SELFTEST_CACHE", "/var/cache/bpf-selftest")
 VERSION = os.environ.get("BPF_SELFTEST_VM_KERNEL", "7.3.4+deb13")
 IMAGES = {"x86_64": f"{VERSION}-amd64", "arm64": f"{VERSION}-arm64"}
 
-# structs kept whole: kernel ctx structs bpf_cast_to_kern_ctx returns, what
+# structs kept whole: kernel ctx structs bpf_cast_to_kern_ctx returns (and an skb's
+# shared info, the struct of bpf_fentry_test_sinfo's argument), what
 # their pointers lead to that tests walk, and the verifier's allow lists
 ROOT_STRUCTS = [
-    "sk_buff", "xdp_buff", "sock", "sock_common", "socket", "task_struct", "task_struct__safe_rcu",
+    "sk_buff", "skb_shared_info", "xdp_buff", "sock", "sock_common", "socket", "task_struct", "task_struct__safe_rcu",
     "cgroup__safe_rcu", "css_set__safe_rcu", "cgroup_subsys_state__safe_rcu",
     "mm_struct__safe_rcu_or_null", "sk_buff__safe_rcu_or_null",
     "request_sock__safe_rcu_or_null", "bpf_iter_meta__safe_trusted",

@@ -6,7 +6,7 @@
 //! Every value here was read off the xlated programs those kernels produce
 //! for loads and stores of each field (probes of 7.3 under QEMU on both
 //! arches), cross-checked against the 7.3 source. The two arches
-//! agree on everything but `NR_CPUS` (hence `MIN_NAPI_ID`).
+//! agree on everything but `NR_CPUS` (hence `MIN_NAPI_ID`) and `task_struct`.
 //!
 //! The sizes (`SIZEOF_*`), the map and program objects' offsets
 //! (`OFFSETOF_*`) and the offsets no conversion reads
@@ -32,6 +32,11 @@ pub struct KernelLayout {
     pub flow_dissector: FlowDissector,
     pub sk_msg: SkMsg,
     pub sock_ops: SockOpsKern,
+    pub sock_addr_kern: SockAddrKern,
+    pub sockopt_kern: SockoptKern,
+    pub sk_reuseport_kern: SkReuseportKern,
+    /// `offsetof(struct xdp_sock, queue_id)` (u16).
+    pub xdp_sock_queue_id: i16,
     /// `MIN_NAPI_ID`: `NR_CPUS + 1`.
     pub min_napi_id: i32,
 }
@@ -123,6 +128,51 @@ pub struct SockOpsKern {
     pub sk_txhash: i16,
     /// `tcp_skb_cb.tcp_flags` (u16), inside `sk_buff.cb`.
     pub tcp_skb_cb_tcp_flags: i16,
+}
+
+/// `struct bpf_sock_addr_kern`: the cgroup sock_addr ctx.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SockAddrKern {
+    pub sk: i16,
+    /// The user's `struct sockaddr` (`sockaddr_in` or `sockaddr_in6`).
+    pub uaddr: i16,
+    /// u64 scratch slot for a borrowed register.
+    pub tmp_reg: i16,
+    /// sendmsg's source address (`struct in_addr` or `struct in6_addr`).
+    pub t_ctx: i16,
+}
+
+/// `struct bpf_sockopt_kern`, and the way from its task to the run's
+/// `retval`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SockoptKern {
+    pub sk: i16,
+    pub optval: i16,
+    pub optval_end: i16,
+    /// s32 each
+    pub level: i16,
+    pub optname: i16,
+    pub optlen: i16,
+    pub current_task: i16,
+    /// u64 scratch slot for a borrowed register.
+    pub tmp_reg: i16,
+    /// `offsetof(struct task_struct, bpf_ctx)`.
+    pub task_bpf_ctx: i16,
+    /// `offsetof(struct bpf_cg_run_ctx, retval)` (int).
+    pub cg_run_ctx_retval: i16,
+}
+
+/// `struct sk_reuseport_kern`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SkReuseportKern {
+    pub skb: i16,
+    pub sk: i16,
+    pub migrating_sk: i16,
+    pub data_end: i16,
+    /// u32
+    pub hash: i16,
+    /// bool
+    pub bind_inany: i16,
 }
 
 /// `struct sock_common`.
@@ -366,12 +416,28 @@ const DEBIAN_7_3_X86_64: KernelLayout = KernelLayout {
         tcp_skb_cb_tcp_flags: 12,
     },
     perf_event: PerfEvent { kern_regs: 0, kern_data: 8, sample_data_period: 8, sample_data_addr: 184 },
+    sock_addr_kern: SockAddrKern { sk: 0, uaddr: 8, tmp_reg: 16, t_ctx: 24 },
+    sockopt_kern: SockoptKern {
+        sk: 0,
+        optval: 8,
+        optval_end: 16,
+        level: 24,
+        optname: 28,
+        optlen: 32,
+        current_task: 40,
+        tmp_reg: 48,
+        task_bpf_ctx: 5792,
+        cg_run_ctx_retval: 8,
+    },
+    sk_reuseport_kern: SkReuseportKern { skb: 0, sk: 8, migrating_sk: 24, data_end: 32, hash: 40, bind_inany: 48 },
+    xdp_sock_queue_id: 880,
     // CONFIG_NR_CPUS=8192
     min_napi_id: 8193,
 };
 
-/// arm64: the same structures; CONFIG_NR_CPUS=512.
-const DEBIAN_7_3_ARM64: KernelLayout = KernelLayout { min_napi_id: 513, ..DEBIAN_7_3_X86_64 };
+/// arm64: the same structures but `task_struct`; CONFIG_NR_CPUS=512.
+const DEBIAN_7_3_ARM64: KernelLayout =
+    KernelLayout { sockopt_kern: SockoptKern { task_bpf_ctx: 3608, ..DEBIAN_7_3_X86_64.sockopt_kern }, min_napi_id: 513, ..DEBIAN_7_3_X86_64 };
 
 /// The layout of the 7.3 kernel of `arch`, where it was measured.
 pub fn for_arch(arch: Arch) -> Option<&'static KernelLayout> {

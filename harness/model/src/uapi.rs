@@ -181,6 +181,77 @@ pub mod bpf_sk_lookup {
     pub const SIZE: i16 = 72;
 }
 
+/// `struct bpf_sock_addr`: the cgroup sock_addr ctx, u32 fields but
+/// for the socket pointer.
+pub mod bpf_sock_addr {
+    pub const USER_FAMILY: i16 = 0;
+    pub const USER_IP4: i16 = 4;
+    /// `__u32 user_ip6[4]`.
+    pub const USER_IP6: i16 = 8;
+    pub const USER_PORT: i16 = 24;
+    pub const FAMILY: i16 = 28;
+    pub const TYPE: i16 = 32;
+    pub const PROTOCOL: i16 = 36;
+    pub const MSG_SRC_IP4: i16 = 40;
+    /// `__u32 msg_src_ip6[4]`.
+    pub const MSG_SRC_IP6: i16 = 44;
+    /// `offsetofend(struct bpf_sock_addr, msg_src_ip6)`: 4 bytes of
+    /// padding follow.
+    pub const MSG_SRC_IP6_END: i16 = 60;
+    /// `struct bpf_sock *sk`.
+    pub const SK: i16 = 64;
+    /// `sizeof(struct bpf_sock_addr)`.
+    pub const SIZE: i16 = 72;
+}
+
+/// `struct sockaddr_in` and `struct sockaddr_in6` (`linux/in.h`,
+/// `linux/in6.h`): the user address a sock_addr program sees; the two
+/// share the family and port.
+pub mod sockaddr_in {
+    /// `sa_family_t`: u16.
+    pub const SIN_FAMILY: i16 = 0;
+    /// `__be16`.
+    pub const SIN_PORT: i16 = 2;
+    /// `struct in_addr`.
+    pub const SIN_ADDR: i16 = 4;
+    /// `sockaddr_in6.sin6_addr`, a `struct in6_addr`.
+    pub const SIN6_ADDR: i16 = 8;
+}
+
+/// `struct bpf_sockopt`: the cgroup sockopt ctx.
+pub mod bpf_sockopt {
+    /// `struct bpf_sock *sk`, then the option buffer's bounds: pointers.
+    pub const SK: i16 = 0;
+    pub const OPTVAL: i16 = 8;
+    pub const OPTVAL_END: i16 = 16;
+    /// `__s32` each.
+    pub const LEVEL: i16 = 24;
+    pub const OPTNAME: i16 = 28;
+    pub const OPTLEN: i16 = 32;
+    pub const RETVAL: i16 = 36;
+    /// `sizeof(struct bpf_sockopt)`.
+    pub const SIZE: i16 = 40;
+}
+
+/// `struct sk_reuseport_md`: the sk_reuseport ctx.
+pub mod sk_reuseport_md {
+    /// `void *data`, `void *data_end`.
+    pub const DATA: i16 = 0;
+    pub const DATA_END: i16 = 8;
+    /// `__u32` each.
+    pub const LEN: i16 = 16;
+    pub const ETH_PROTOCOL: i16 = 20;
+    pub const IP_PROTOCOL: i16 = 24;
+    pub const BIND_INANY: i16 = 28;
+    pub const HASH: i16 = 32;
+    /// `struct bpf_sock *sk`, after 4 bytes of padding.
+    pub const SK: i16 = 40;
+    /// `struct bpf_sock *migrating_sk`.
+    pub const MIGRATING_SK: i16 = 48;
+    /// `sizeof(struct sk_reuseport_md)`.
+    pub const SIZE: i16 = 56;
+}
+
 /// `struct bpf_sock`.
 pub mod bpf_sock {
     pub const BOUND_DEV_IF: i16 = 0;

@@ -14,12 +14,14 @@
 //! Modelled: `__sk_buff` (socket filter, cgroup skb, tc, lwt, sk_skb,
 //! flow dissector), `xdp_md` (without devmap's `egress_ifindex`),
 //! `bpf_sock` (sockets and cgroup_sock ctx), `bpf_tcp_sock`, `sk_msg_md`,
-//! `bpf_sk_lookup`, `bpf_perf_event_data`, `bpf_sock_ops`; the unclone
-//! prologue of tc, lwt_xmit and sk_skb; arena and fault-prone pointers.
-//! The structure offsets are the Debian 7.3 kernels' ([`crate::kernel_layout`]).
-//! Anything else (sock_addr, sysctl, sockopt, sk_reuseport, xdp sockets,
-//! struct_ops epilogues, other arches' layouts) is `Fail::Unsupported`.
+//! `bpf_sk_lookup`, `bpf_perf_event_data`, `bpf_sock_ops`,
+//! `bpf_sock_addr`, `bpf_sockopt`, `sk_reuseport_md`, `bpf_xdp_sock`; the
+//! unclone prologue of tc, lwt_xmit and sk_skb; arena and fault-prone
+//! pointers. The structure offsets are the Debian 7.3 kernels'
+//! ([`crate::kernel_layout`]). Anything else (sysctl, struct_ops
+//! epilogues, other arches' layouts) is `Fail::Unsupported`.
 
+mod cgroup;
 mod emit;
 mod skb;
 mod sock;
@@ -87,6 +89,9 @@ fn ops_convert_ctx_access(prog_type: u32) -> Result<Option<ConvertCtxAccess>, St
         pt::SK_MSG => sock::sk_msg_convert_ctx_access,
         pt::SOCK_OPS => sock_ops::sock_ops_convert_ctx_access,
         pt::FLOW_DISSECTOR => skb::flow_dissector_convert_ctx_access,
+        pt::CGROUP_SOCK_ADDR => cgroup::sock_addr_convert_ctx_access,
+        pt::CGROUP_SOCKOPT => cgroup::cg_sockopt_convert_ctx_access,
+        pt::SK_REUSEPORT => sock::sk_reuseport_convert_ctx_access,
         pt::KPROBE
         | pt::TRACEPOINT
         | pt::RAW_TRACEPOINT
@@ -98,7 +103,7 @@ fn ops_convert_ctx_access(prog_type: u32) -> Result<Option<ConvertCtxAccess>, St
         | pt::NETFILTER => {
             return Ok(None);
         }
-        // cgroup sock_addr/sysctl/sockopt, sk_reuseport, and the types whose ops
+        // cgroup sysctl, and the types whose ops
         // come from elsewhere (ext, struct_ops)
         _ => return Err(format!("convert_ctx_access of prog type {}", prog_type_name(prog_type))),
     }))
@@ -195,7 +200,8 @@ pub fn bpf_convert_ctx_accesses(env: &mut VerifierEnv<'_>) -> Result<(), Fail> {
     let prologue = match prog_type {
         pt::SCHED_CLS | pt::SCHED_ACT | pt::LWT_XMIT if seen_direct_write(env) => unclone(crate::uapi::TC_ACT_SHOT),
         pt::SK_SKB if seen_direct_write(env) => unclone(skb::SK_DROP),
-        pt::SCHED_CLS | pt::SCHED_ACT | pt::LWT_XMIT | pt::SK_SKB | pt::SK_MSG | pt::XDP => None,
+        // cg_sockopt_get_prologue: nothing
+        pt::SCHED_CLS | pt::SCHED_ACT | pt::LWT_XMIT | pt::SK_SKB | pt::SK_MSG | pt::XDP | pt::CGROUP_SOCKOPT => None,
         _ if seen_direct_write(env) => {
             return Err(cx.unsupported("the prologue for direct packet writes"));
         }
@@ -280,7 +286,7 @@ fn reads_kernel_layout(env: &VerifierEnv<'_>) -> bool {
         !matches!(classify(insn, a.ptr_type), Kind::Other)
             && match a.ptr_type {
                 PTR_TO_CTX => !matches!(ops_convert_ctx_access(prog_type), Ok(None)),
-                PTR_TO_SOCKET | PTR_TO_SOCK_COMMON | PTR_TO_TCP_SOCK => true,
+                PTR_TO_SOCKET | PTR_TO_SOCK_COMMON | PTR_TO_TCP_SOCK | PTR_TO_XDP_SOCK => true,
                 _ => false,
             }
     })
@@ -299,9 +305,7 @@ fn convert_one(cx: &Conv<'_>, env: &VerifierEnv<'_>, i: usize, insn: Insn, ty: A
         },
         PTR_TO_SOCKET | PTR_TO_SOCK_COMMON => (sock::bpf_sock_convert_ctx_access, bpf_sock_ctx_field_size(insn.off, ldst_bytes(&insn))),
         PTR_TO_TCP_SOCK => (sock::bpf_tcp_sock_convert_ctx_access, 0),
-        PTR_TO_XDP_SOCK => {
-            return Err(cx.unsupported("a bpf_xdp_sock access (bpf_xdp_sock_convert_ctx_access)"));
-        }
+        PTR_TO_XDP_SOCK => (xdp::bpf_xdp_sock_convert_ctx_access, 0),
         PTR_TO_ARENA => {
             // (both JITs take sign-extending arena loads:
             // `bpf_jit_supports_insn`)

@@ -348,6 +348,109 @@ fn sk_lookup_is_valid_access(off: i16, size: i16, write: bool) -> Option<CtxAcce
     }
 }
 
+/// `sock_addr_is_valid_access` (`struct bpf_sock_addr`): the addresses
+/// of the attach type's family (and, for sendmsg, the source address)
+/// and the port are read whole or narrower and written as u32s, the ip6
+/// arrays also as aligned u64 pairs; the families, type and protocol are
+/// read only u32s, the socket a read only pointer.
+fn sock_addr_is_valid_access(off: i16, size: i16, write: bool, attach: u32) -> Option<CtxAccess> {
+    use crate::prog_type::bpf_attach_type as at;
+    use crate::uapi::bpf_sock_addr::*;
+    if !(0..SIZE).contains(&off) || off % size != 0 {
+        return None;
+    }
+    let inet4 = matches!(
+        attach,
+        at::CGROUP_INET4_BIND
+            | at::CGROUP_INET4_CONNECT
+            | at::CGROUP_INET4_GETPEERNAME
+            | at::CGROUP_INET4_GETSOCKNAME
+            | at::CGROUP_UDP4_SENDMSG
+            | at::CGROUP_UDP4_RECVMSG
+    );
+    let inet6 = matches!(
+        attach,
+        at::CGROUP_INET6_BIND
+            | at::CGROUP_INET6_CONNECT
+            | at::CGROUP_INET6_GETPEERNAME
+            | at::CGROUP_INET6_GETSOCKNAME
+            | at::CGROUP_UDP6_SENDMSG
+            | at::CGROUP_UDP6_RECVMSG
+    );
+    let family_ok = match off {
+        USER_IP4..USER_IP6 => inet4,
+        USER_IP6..USER_PORT => inet6,
+        MSG_SRC_IP4..MSG_SRC_IP6 => attach == at::CGROUP_UDP4_SENDMSG,
+        MSG_SRC_IP6..MSG_SRC_IP6_END => attach == at::CGROUP_UDP6_SENDMSG,
+        _ => true,
+    };
+    if !family_ok {
+        return None;
+    }
+    // bpf_ctx_wide_access_ok: a u64 at an 8-aligned offset inside the array
+    let wide = |start: i16, end: i16| size == 8 && off % 8 == 0 && off >= start && off + 8 <= end;
+    let scalar = |field_size: u32| CtxAccess { reg_type: SCALAR_VALUE, ctx_field_size: field_size, btf_id: 0 };
+    match off {
+        USER_IP4..FAMILY | MSG_SRC_IP4..MSG_SRC_IP6_END => {
+            let whole = wide(USER_IP6, USER_PORT) || wide(MSG_SRC_IP6, MSG_SRC_IP6_END);
+            if write { (whole || size == 4).then_some(scalar(0)) } else { (whole || narrow_access_ok(off.into(), size.into(), 4)).then_some(scalar(4)) }
+        }
+        USER_FAMILY..USER_IP4 | FAMILY..MSG_SRC_IP4 => (!write && size == 4).then_some(scalar(0)),
+        SK => (!write && size == 8).then_some(CtxAccess { reg_type: PTR_TO_SOCKET, ctx_field_size: 0, btf_id: 0 }),
+        _ => None,
+    }
+}
+
+/// `cg_sockopt_is_valid_access` (kernel/bpf/cgroup.c, `struct
+/// bpf_sockopt`): whole fields only; `retval` is getsockopt's, `level`
+/// and `optname` are writable by setsockopt, `optlen` by both.
+fn cg_sockopt_is_valid_access(off: i16, size: i16, write: bool, attach: u32) -> Option<CtxAccess> {
+    use crate::prog_type::bpf_attach_type::{CGROUP_GETSOCKOPT, CGROUP_SETSOCKOPT};
+    use crate::uapi::bpf_sockopt::*;
+    if !(0..SIZE).contains(&off) || off % size != 0 {
+        return None;
+    }
+    let of = |t: RegType, ok: bool| ok.then_some(CtxAccess { reg_type: t, ctx_field_size: 0, btf_id: 0 });
+    if write {
+        return match off {
+            RETVAL => of(SCALAR_VALUE, size == 4 && attach == CGROUP_GETSOCKOPT),
+            LEVEL | OPTNAME => of(SCALAR_VALUE, size == 4 && attach == CGROUP_SETSOCKOPT),
+            OPTLEN => of(SCALAR_VALUE, size == 4),
+            _ => None,
+        };
+    }
+    match off {
+        SK..OPTVAL => of(PTR_TO_SOCKET, size == 8),
+        OPTVAL..OPTVAL_END => of(PTR_TO_PACKET, size == 8),
+        OPTVAL_END..LEVEL => of(PTR_TO_PACKET_END, size == 8),
+        RETVAL..SIZE => of(SCALAR_VALUE, size == 4 && attach == CGROUP_GETSOCKOPT),
+        _ => of(SCALAR_VALUE, size == 4),
+    }
+}
+
+/// `sk_reuseport_is_valid_access` (`struct sk_reuseport_md`, read only):
+/// the packet bounds and the sockets as whole pointers, `hash` as a whole
+/// u32, the other u32s also narrower (`eth_protocol` no narrower than the
+/// skb's u16 protocol).
+fn sk_reuseport_is_valid_access(off: i16, size: i16, write: bool) -> Option<CtxAccess> {
+    use crate::uapi::sk_reuseport_md::*;
+    if !(0..SIZE).contains(&off) || off % size != 0 || write {
+        return None;
+    }
+    let of = |t: RegType, ok: bool| ok.then_some(CtxAccess { reg_type: t, ctx_field_size: 0, btf_id: 0 });
+    let narrow = || narrow_access_ok(off.into(), size.into(), 4).then_some(CtxAccess { reg_type: SCALAR_VALUE, ctx_field_size: 4, btf_id: 0 });
+    match off {
+        DATA => of(PTR_TO_PACKET, size == 8),
+        DATA_END => of(PTR_TO_PACKET_END, size == 8),
+        HASH => of(SCALAR_VALUE, size == 4),
+        SK => of(PTR_TO_SOCKET, size == 8),
+        MIGRATING_SK => of(PTR_TO_SOCK_COMMON | PTR_MAYBE_NULL, size == 8),
+        ETH_PROTOCOL..IP_PROTOCOL if size < 2 => None,
+        LEN..HASH => narrow(),
+        _ => None,
+    }
+}
+
 /// `is_valid_access` of `prog_type` for `size` bytes at `off`.
 #[allow(clippy::too_many_arguments)]
 pub fn is_valid_access(prog_type: u32, attach: u32, off: i64, size: i64, write: bool, is_ldsx: bool, bpf_capable: bool, pt_regs_size: i64) -> Valid {
@@ -380,6 +483,9 @@ pub fn is_valid_access(prog_type: u32, attach: u32, off: i64, size: i64, write: 
         pt::RAW_TRACEPOINT_WRITABLE if off == 0 => (size == 8 && !write).then_some(CtxAccess { reg_type: PTR_TO_TP_BUFFER, ctx_field_size: 0, btf_id: 0 }),
         pt::RAW_TRACEPOINT_WRITABLE => scalar((0..96).contains(&off) && !write && off % size == 0),
         pt::SK_LOOKUP => uapi.and_then(|(off, size)| sk_lookup_is_valid_access(off, size, write)),
+        pt::CGROUP_SOCK_ADDR => uapi.and_then(|(off, size)| sock_addr_is_valid_access(off, size, write, attach)),
+        pt::CGROUP_SOCKOPT => uapi.and_then(|(off, size)| cg_sockopt_is_valid_access(off, size, write, attach)),
+        pt::SK_REUSEPORT => uapi.and_then(|(off, size)| sk_reuseport_is_valid_access(off, size, write)),
         // syscall_prog_is_valid_access: user memory, any alignment
         pt::SYSCALL => scalar((0..u16::MAX as i64).contains(&off)),
         // cgroup_dev_is_valid_access: struct bpf_cgroup_dev_ctx (access_type,
@@ -416,8 +522,49 @@ pub fn has_convert_ctx_access(prog_type: u32) -> bool {
 /// `may_access_direct_pkt_data` for this model's prog types.
 pub fn may_access_direct_pkt_data(prog_type: u32, write: bool) -> bool {
     match prog_type {
-        pt::SCHED_CLS | pt::SCHED_ACT | pt::XDP | pt::LWT_XMIT | pt::SK_SKB | pt::SK_MSG => true,
+        pt::SCHED_CLS | pt::SCHED_ACT | pt::XDP | pt::LWT_XMIT | pt::SK_SKB | pt::SK_MSG | pt::CGROUP_SOCKOPT => true,
         pt::LWT_IN | pt::LWT_OUT | pt::LWT_SEG6LOCAL | pt::SK_REUSEPORT | pt::FLOW_DISSECTOR | pt::CGROUP_SKB => !write,
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::prog_type::bpf_attach_type as at;
+
+    fn valid(prog_type: u32, attach: u32, off: i64, size: i64, write: bool) -> Option<CtxAccess> {
+        is_valid_access(prog_type, attach, off, size, write, false, true, 168).expect("modelled")
+    }
+
+    #[test]
+    fn sock_addr_fields_follow_the_attach_type() {
+        // user_ip4 of an inet4 hook, narrow reads and u32 writes
+        assert_eq!(valid(pt::CGROUP_SOCK_ADDR, at::CGROUP_INET4_BIND, 7, 1, false).map(|a| a.ctx_field_size), Some(4));
+        assert!(valid(pt::CGROUP_SOCK_ADDR, at::CGROUP_INET4_BIND, 4, 2, true).is_none());
+        assert!(valid(pt::CGROUP_SOCK_ADDR, at::CGROUP_INET6_BIND, 4, 4, false).is_none());
+        // user_ip6 as u64 pairs, msg_src_ip6 of sendmsg6 only
+        assert!(valid(pt::CGROUP_SOCK_ADDR, at::CGROUP_INET6_CONNECT, 16, 8, true).is_some());
+        assert!(valid(pt::CGROUP_SOCK_ADDR, at::CGROUP_UDP6_SENDMSG, 48, 8, false).is_some());
+        assert!(valid(pt::CGROUP_SOCK_ADDR, at::CGROUP_INET6_CONNECT, 48, 4, false).is_none());
+        // read only fields, the padding, the socket
+        assert!(valid(pt::CGROUP_SOCK_ADDR, at::CGROUP_UNIX_CONNECT, 0, 4, true).is_none());
+        assert!(valid(pt::CGROUP_SOCK_ADDR, at::CGROUP_INET4_BIND, 60, 4, false).is_none());
+        assert_eq!(valid(pt::CGROUP_SOCK_ADDR, at::CGROUP_INET4_BIND, 64, 8, false).map(|a| a.reg_type), Some(PTR_TO_SOCKET));
+        assert!(valid(pt::CGROUP_SOCK_ADDR, at::CGROUP_INET4_BIND, 68, 4, false).is_none());
+    }
+
+    #[test]
+    fn sockopt_and_sk_reuseport_fields() {
+        assert!(valid(pt::CGROUP_SOCKOPT, at::CGROUP_GETSOCKOPT, 36, 4, true).is_some());
+        assert!(valid(pt::CGROUP_SOCKOPT, at::CGROUP_SETSOCKOPT, 36, 4, false).is_none());
+        assert!(valid(pt::CGROUP_SOCKOPT, at::CGROUP_SETSOCKOPT, 24, 4, true).is_some());
+        assert!(valid(pt::CGROUP_SOCKOPT, at::CGROUP_GETSOCKOPT, 4, 4, false).is_none());
+        let reuse = |off, size| valid(pt::SK_REUSEPORT, at::SK_REUSEPORT_SELECT, off, size, false);
+        assert!(reuse(20, 1).is_none());
+        assert_eq!(reuse(22, 2).map(|a| a.ctx_field_size), Some(4));
+        assert!(reuse(32, 2).is_none());
+        assert!(reuse(36, 4).is_none());
+        assert_eq!(reuse(48, 8).map(|a| a.reg_type), Some(PTR_TO_SOCK_COMMON | PTR_MAYBE_NULL));
     }
 }

@@ -1,7 +1,9 @@
 //! Socket views: `struct bpf_sock` -> `struct sock`
 //! (`bpf_sock_convert_ctx_access`, for PTR_TO_SOCKET and
-//! PTR_TO_SOCK_COMMON), and `struct bpf_sk_lookup` ->
-//! `struct bpf_sk_lookup_kern` (`sk_lookup_convert_ctx_access`).
+//! PTR_TO_SOCK_COMMON), `struct bpf_sk_lookup` ->
+//! `struct bpf_sk_lookup_kern` (`sk_lookup_convert_ctx_access`) and
+//! `struct sk_reuseport_md` -> `struct sk_reuseport_kern`
+//! (`sk_reuseport_convert_ctx_access`).
 
 use bpf_isa::Insn;
 use bpf_isa::op::*;
@@ -9,7 +11,7 @@ use bpf_isa::op::*;
 use super::emit::*;
 use super::{Access, Conv, Converted};
 use crate::kernel_layout::NO_QUEUE_MAPPING;
-use crate::uapi::{bpf_sk_lookup, bpf_sock, sk_msg_md};
+use crate::uapi::{bpf_sk_lookup, bpf_sock, sk_msg_md, sk_reuseport_md};
 
 /// `bpf_sock_convert_ctx_access`.
 pub fn bpf_sock_convert_ctx_access(cx: &Conv<'_>, ty: Access, si: &Insn) -> Converted {
@@ -104,4 +106,26 @@ pub fn sk_msg_convert_ctx_access(cx: &Conv<'_>, _ty: Access, si: &Insn) -> Conve
         off => return Err(cx.unsupported(&format!("sk_msg_md field at offset {off}"))),
     };
     Ok((insns, 0))
+}
+
+/// `sk_reuseport_convert_ctx_access` (read only): the packet's data and
+/// length and protocol are the skb's, `ip_protocol` the socket's.
+pub fn sk_reuseport_convert_ctx_access(cx: &Conv<'_>, _ty: Access, si: &Insn) -> Converted {
+    use sk_reuseport_md::*;
+    let (k, skb, sk) = (&cx.layout.sk_reuseport_kern, &cx.layout.sk_buff, &cx.layout.sock);
+    let (d, s) = (si.dst, si.src);
+    let via = |ptr: i16, size: u8, off: i16| vec![ldx(BPF_DW, d, s, ptr), ldx(size, d, d, off)];
+    let r = match si.off {
+        DATA => (via(k.skb, BPF_DW, skb.data), 0),
+        LEN => (via(k.skb, BPF_W, skb.len), 4),
+        ETH_PROTOCOL => (via(k.skb, BPF_H, skb.protocol), 2),
+        IP_PROTOCOL => (via(k.sk, BPF_H, sk.sk_protocol), 2),
+        DATA_END => (vec![ldx(BPF_DW, d, s, k.data_end)], 0),
+        HASH => (vec![ldx(BPF_W, d, s, k.hash)], 4),
+        BIND_INANY => (vec![ldx(BPF_B, d, s, k.bind_inany)], 1),
+        SK => (vec![ldx(BPF_DW, d, s, k.sk)], 0),
+        MIGRATING_SK => (vec![ldx(BPF_DW, d, s, k.migrating_sk)], 0),
+        off => return Err(cx.unsupported(&format!("sk_reuseport_md field at offset {off}"))),
+    };
+    Ok(r)
 }
