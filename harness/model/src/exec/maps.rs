@@ -170,7 +170,9 @@ impl Map {
         };
         let addr = mem.alloc(RegionKind::Map(index), vec![0; checked_len(size)?], readonly)?;
         let mut map = Map { def: def.clone(), addr, store };
-        if let Store::ProgArray { .. } = map.store {
+        // every map's struct bpf_map has its max_entries (the tail call
+        // bound, and what programs read of a map pointer)
+        if size >= OFFSETOF_BPF_MAP_MAX_ENTRIES as u64 + 4 {
             mem.store_kernel(addr + OFFSETOF_BPF_MAP_MAX_ENTRIES as u64, 4, u64::from(def.max_entries))?;
         }
         if let Store::PercpuArray { elem_size, values } = map.store {
