@@ -6,7 +6,8 @@
  * program places the attr and its buffers in memory, writes the pointers the
  * host asks for, makes the system call and sends back the result and the
  * buffers the kernel wrote. Besides bpf(2) it can set the effective
- * capabilities (unprivileged runs), close descriptors, read a file (the
+ * capabilities (unprivileged runs), close descriptors, write into a map
+ * through an mmap of it (an arena's global data), read a file (the
  * kernel's BTF) and power the machine off.
  *
  * Wire format, little endian: frames of `u32 type, u32 len, u8 payload[len]`.
@@ -33,7 +34,7 @@
 #include <unistd.h>
 #include <linux/capability.h>
 
-#define PROTO_VERSION 1
+#define PROTO_VERSION 2
 #define PORT_NAME "org.bpfselftest.loader"
 
 enum {
@@ -43,6 +44,7 @@ enum {
 	MSG_CLOSE = 3,
 	MSG_READ_FILE = 4,
 	MSG_POWEROFF = 5,
+	MSG_MAP_WRITE = 6,
 	MSG_REPLY = 0x80,
 };
 
@@ -375,6 +377,36 @@ static void do_close(struct in *in)
 	send_frame(MSG_CLOSE | MSG_REPLY, NULL);
 }
 
+/*
+ * u32 fd, u64 addr, u64 len, u64 off, data: mmap len bytes of the map
+ * shared at addr (fixed unless 0), copy data in at off, unmap. Replies
+ * with the errno of a failed mmap, 0 when done.
+ */
+static void do_map_write(struct in *in)
+{
+	int fd = (int)in_u32(in);
+	uint64_t addr = in_u64(in), len = in_u64(in), off = in_u64(in);
+	struct out o = { 0 };
+	uint32_t err = 0;
+	void *p;
+
+	if (in->bad || off > len || in->left > len - off) {
+		err = EPROTO;
+	} else {
+		p = mmap((void *)(uintptr_t)addr, len, PROT_READ | PROT_WRITE,
+			 MAP_SHARED | (addr ? MAP_FIXED : 0), fd, 0);
+		if (p == MAP_FAILED) {
+			err = errno;
+		} else {
+			memcpy((char *)p + off, in->p, in->left);
+			munmap(p, len);
+		}
+	}
+	out_u32(&o, err);
+	send_frame(MSG_MAP_WRITE | MSG_REPLY, &o);
+	free(o.p);
+}
+
 static void do_read_file(struct in *in)
 {
 	char path[4096];
@@ -515,6 +547,9 @@ int main(void)
 			break;
 		case MSG_READ_FILE:
 			do_read_file(&in);
+			break;
+		case MSG_MAP_WRITE:
+			do_map_write(&in);
 			break;
 		case MSG_POWEROFF:
 			poweroff();

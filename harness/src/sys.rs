@@ -189,6 +189,11 @@ pub trait BpfSys {
     fn cap_effective(&mut self, clear: u64, set: u64) -> Result<u64, SysError>;
     /// Closes descriptors; errors are ignored, as close() on cleanup paths.
     fn close(&mut self, fds: &[i32]) -> Result<(), SysError>;
+    /// What libbpf does with an arena after creating it: mmap `len` bytes
+    /// of map `fd` shared at `addr` (fixed, unless 0), copy `data` in at
+    /// `off`, then unmap (the pages stay in the arena). The errno of a
+    /// failed mmap, 0 when done.
+    fn map_mmap_write(&mut self, fd: i32, addr: u64, len: u64, off: u64, data: &[u8]) -> Result<i32, SysError>;
 }
 
 /// This machine's kernel.
@@ -261,6 +266,26 @@ impl BpfSys for LocalSys {
             unsafe { libc::close(fd) };
         }
         Ok(())
+    }
+
+    fn map_mmap_write(&mut self, fd: i32, addr: u64, len: u64, off: u64, data: &[u8]) -> Result<i32, SysError> {
+        let end = off.checked_add(data.len() as u64).filter(|&e| e <= len);
+        if end.is_none() || usize::try_from(len).is_err() {
+            return Ok(libc::EINVAL);
+        }
+        let flags = libc::MAP_SHARED | if addr != 0 { libc::MAP_FIXED } else { 0 };
+        // SAFETY: a fresh shared mapping of the map at the address its
+        // creation reserved for it (an arena's `map_extra`), unmapped below
+        let p = unsafe { libc::mmap(addr as *mut libc::c_void, len as usize, libc::PROT_READ | libc::PROT_WRITE, flags, fd, 0) };
+        if p == libc::MAP_FAILED {
+            return Ok(last_errno());
+        }
+        // SAFETY: `[off, off + data.len())` lies inside the `len` bytes mapped
+        unsafe {
+            std::ptr::copy_nonoverlapping(data.as_ptr(), (p as *mut u8).add(off as usize), data.len());
+            libc::munmap(p, len as usize);
+        }
+        Ok(0)
     }
 }
 

@@ -189,6 +189,21 @@ impl Btf {
         self.type_data.get(at..at + 4).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     }
 
+    /// The value of the `i`th constant of an ENUM (its `__s32 val`, sign
+    /// extended) or ENUM64 (`val_lo32 | val_hi32 << 32`); `None` for other
+    /// kinds or `i` out of range.
+    pub fn enum_value(&self, id: u32, i: usize) -> Option<u64> {
+        let t = self.type_by_id(id)?;
+        if i >= t.vlen as usize {
+            return None;
+        }
+        match t.kind {
+            BTF_KIND_ENUM => Some(self.extra_u32(id, 2 * i + 1) as i32 as i64 as u64),
+            BTF_KIND_ENUM64 => Some(u64::from(self.extra_u32(id, 3 * i + 1)) | u64::from(self.extra_u32(id, 3 * i + 2)) << 32),
+            _ => None,
+        }
+    }
+
     /// The type's name ("" for anonymous types and unknown ids).
     pub fn type_name(&self, id: u32) -> &str {
         self.type_by_id(id).and_then(|t| self.name(t.name_off)).unwrap_or("")

@@ -223,6 +223,11 @@ pub const SIZEOF_BPF_SK_LOOKUP_KERN: usize = 48;
 /// `offsetof(struct bpf_map, max_entries)` (`struct bpf_array` starts
 /// with its map).
 pub const OFFSETOF_BPF_MAP_MAX_ENTRIES: usize = 0x44;
+/// `sizeof(struct bpf_map)`: where `struct bpf_arena`'s own members start,
+/// `user_vm_start` then `user_vm_end` (7.3's BTF, x86_64 and arm64 alike).
+pub const SIZEOF_BPF_MAP: usize = 280;
+pub const OFFSETOF_BPF_ARENA_USER_VM_START: usize = SIZEOF_BPF_MAP;
+pub const OFFSETOF_BPF_ARENA_USER_VM_END: usize = SIZEOF_BPF_MAP + 8;
 /// `offsetof(struct bpf_array, value)`, and of `ptrs` and `pptrs` in the
 /// same union (`r1 += 296` in inlined array lookups).
 pub const OFFSETOF_BPF_ARRAY_VALUE: usize = 296;

@@ -75,6 +75,14 @@ pub struct MapDef {
     /// the BTF the program is loaded with (0: none), passed with its fd.
     pub btf_key_type_id: u32,
     pub btf_value_type_id: u32,
+    /// BPF_MAP_CREATE's `map_extra` as the object declares it (`__ulong(map_extra,
+    /// ...)`); 0 when it does not (see
+    /// [`crate::verifier::map_create::loader_map_extra`] for arenas).
+    pub map_extra: u64,
+    /// An arena's global data (`__arena` variables, libbpf's `arena_data`):
+    /// its offset in the arena (`arena_data_off`) and its bytes, which
+    /// libbpf copies in through an mmap of the arena after creating it.
+    pub arena_data: Option<(u64, Vec<u8>)>,
 }
 
 /// As derived, but `prog_slots` only when there are some and the BTF type
@@ -98,6 +106,12 @@ impl std::fmt::Debug for MapDef {
         if self.btf_key_type_id != 0 || self.btf_value_type_id != 0 {
             d.field("btf_key_type_id", &self.btf_key_type_id).field("btf_value_type_id", &self.btf_value_type_id);
         }
+        if self.map_extra != 0 {
+            d.field("map_extra", &self.map_extra);
+        }
+        if let Some((off, data)) = &self.arena_data {
+            d.field("arena_data_off", off).field("arena_data_len", &data.len());
+        }
         d.finish()
     }
 }
@@ -117,6 +131,8 @@ impl MapDef {
             prog_slots: Vec::new(),
             btf_key_type_id: 0,
             btf_value_type_id: 0,
+            map_extra: 0,
+            arena_data: None,
         }
     }
 

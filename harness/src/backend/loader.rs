@@ -493,6 +493,15 @@ fn create_map(sys: &mut dyn BpfSys, m: &MapDef, btf_fd: Option<i32>, fds: &mut V
             return Ok(fail("freeze", r.errno));
         }
     }
+    // an arena's global data, copied in through an mmap of it
+    if let Some((off, data)) = &m.arena_data {
+        let addr = crate::verifier::map_create::loader_map_extra(m);
+        let len = u64::from(m.max_entries) * crate::target::PAGE_SIZE;
+        let errno = sys.map_mmap_write(fd, addr, len, *off, data)?;
+        if errno != 0 {
+            return Ok(fail("mmap arena", errno));
+        }
+    }
     Ok(Ok(fd))
 }
 

@@ -46,7 +46,7 @@ const LOADER_C: &str = include_str!("../../guest/loader.c");
 /// Must match `PORT_NAME` in loader.c.
 const PORT_NAME: &str = "org.bpfselftest.loader";
 /// Must match `PROTO_VERSION` in loader.c.
-const PROTO_VERSION: u32 = 1;
+const PROTO_VERSION: u32 = 2;
 
 const MSG_HELLO: u32 = 0x10;
 const MSG_BPF: u32 = 1;
@@ -54,6 +54,7 @@ const MSG_CAPS: u32 = 2;
 const MSG_CLOSE: u32 = 3;
 const MSG_READ_FILE: u32 = 4;
 const MSG_POWEROFF: u32 = 5;
+const MSG_MAP_WRITE: u32 = 6;
 const MSG_REPLY: u32 = 0x80;
 
 /// Where the vm backend finds its kernels and keeps its cache.
@@ -564,6 +565,7 @@ impl Session {
                 MSG_BPF => format!("bpf cmd {}", payload.get(..4).map_or(0, |b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))),
                 MSG_CAPS => "capabilities".into(),
                 MSG_CLOSE => "close".into(),
+                MSG_MAP_WRITE => "map write".into(),
                 _ => "read file".into(),
             };
             eprintln!("vm {}: {what}: {} bytes out, {:?}", self.info.release, payload.len(), t.elapsed());
@@ -700,6 +702,19 @@ impl BpfSys for Session {
             p.extend_from_slice(&fd.to_le_bytes());
         }
         self.request(MSG_CLOSE, &p).map(|_| ())
+    }
+
+    fn map_mmap_write(&mut self, fd: i32, addr: u64, len: u64, off: u64, data: &[u8]) -> Result<i32, SysError> {
+        let mut p = fd.to_le_bytes().to_vec();
+        for v in [addr, len, off] {
+            p.extend_from_slice(&v.to_le_bytes());
+        }
+        p.extend_from_slice(data);
+        let r = self.request(MSG_MAP_WRITE, &p)?;
+        match r.get(..4) {
+            Some(b) if r.len() == 4 => Ok(i32::from_le_bytes([b[0], b[1], b[2], b[3]])),
+            _ => Err(self.broken("bad map write reply".into())),
+        }
     }
 }
 

@@ -8,12 +8,14 @@ use object::read::elf::Rel;
 
 use super::{BpfObject, Elf, ObjectError, SecType, err};
 use crate::btf::{
-    BTF_KIND_ARRAY, BTF_KIND_DATASEC, BTF_KIND_FUNC_PROTO, BTF_KIND_PTR, BTF_KIND_STRUCT, BTF_KIND_VAR, BTF_VAR_GLOBAL_ALLOCATED, BTF_VAR_STATIC, Btf, Member,
+    BTF_KIND_ARRAY, BTF_KIND_DATASEC, BTF_KIND_ENUM, BTF_KIND_ENUM64, BTF_KIND_FUNC_PROTO, BTF_KIND_PTR, BTF_KIND_STRUCT, BTF_KIND_VAR,
+    BTF_VAR_GLOBAL_ALLOCATED, BTF_VAR_STATIC, Btf, Member,
 };
 use crate::map::MapDef;
 use crate::map::flags::{BPF_F_MMAPABLE, BPF_F_RDONLY_PROG};
 use crate::map::types::{
-    BPF_MAP_TYPE_ARRAY, BPF_MAP_TYPE_ARRAY_OF_MAPS, BPF_MAP_TYPE_HASH_OF_MAPS, BPF_MAP_TYPE_PROG_ARRAY, BPF_MAP_TYPE_RINGBUF, BPF_MAP_TYPE_USER_RINGBUF,
+    BPF_MAP_TYPE_ARENA, BPF_MAP_TYPE_ARRAY, BPF_MAP_TYPE_ARRAY_OF_MAPS, BPF_MAP_TYPE_HASH_OF_MAPS, BPF_MAP_TYPE_PROG_ARRAY, BPF_MAP_TYPE_RINGBUF,
+    BPF_MAP_TYPE_USER_RINGBUF,
 };
 use crate::registry::internal_map_name;
 
@@ -53,6 +55,7 @@ pub(super) fn init_maps(obj: &BpfObject, elf: &Elf<'_>, types: &[SecType]) -> Re
     if let Some(idx) = types.iter().position(|t| *t == SecType::Maps) {
         init_user_btf_maps(obj, elf, idx, &mut maps)?;
     }
+    init_arena_map_data(elf, types, &mut maps)?;
     for (idx, t) in types.iter().enumerate() {
         let kind = match t {
             SecType::Data => MapKind::Data,
@@ -86,6 +89,40 @@ pub(super) fn init_maps(obj: &BpfObject, elf: &Elf<'_>, types: &[SecType]) -> Re
         maps.push(BpfMap { def, kind, real_name: real, sec_idx: idx, sec_offset: 0, sec_size: size, unsupported: None });
     }
     Ok(maps)
+}
+
+/// The section of `__arena` globals.
+pub(super) const ARENA_SEC: &str = ".addr_space.1";
+
+/// The one arena map of `.maps` gets the `__arena` globals
+/// (`init_arena_map_data`), placed at the end of the arena as libbpf does
+/// for kernels with full-range `ld_imm64` offsets (7.3's): `arena_data_off`
+/// is the arena's size less the data's, rounded up to pages.
+fn init_arena_map_data(elf: &Elf<'_>, types: &[SecType], maps: &mut [BpfMap]) -> Result<(), ObjectError> {
+    let mut arena = None;
+    for (i, m) in maps.iter().enumerate().filter(|(_, m)| m.def.map_type == BPF_MAP_TYPE_ARENA) {
+        if let Some(first) = arena {
+            let first: &BpfMap = &maps[first];
+            return err(format!("map '{}': only single ARENA map is supported (map '{}' is also ARENA)", m.real_name, first.real_name));
+        }
+        arena = Some(i);
+    }
+    let Some(sec) = types.iter().position(|t| *t == SecType::Arena) else { return Ok(()) };
+    let Some(arena) = arena else {
+        return err(format!("elf: sec '{ARENA_SEC}': to use global __arena variables the ARENA map should be explicitly declared in SEC(\".maps\")"));
+    };
+    let data = elf.sec_data(sec)?;
+    let page = u64::from(PAGE_SIZE);
+    let mmap_sz = page * u64::from(maps[arena].def.max_entries);
+    let alloc_sz = (data.len() as u64).div_ceil(page) * page;
+    if alloc_sz > mmap_sz {
+        return err(format!(
+            "elf: sec '{ARENA_SEC}': declared ARENA map size ({mmap_sz}) is too small to hold global __arena variables of size {}",
+            data.len()
+        ));
+    }
+    maps[arena].def.arena_data = Some((mmap_sz - alloc_sz, data.to_vec()));
+    Ok(())
 }
 
 /// `map_is_mmapable`: the map's value type is a DATASEC with a variable
@@ -153,6 +190,23 @@ fn field_int(map: &str, btf: &Btf, m: &Member, field: &str) -> Result<u32, Objec
     let t = btf.type_by_id(btf.skip_mods_and_typedefs(m.type_id));
     let Some(t) = t.filter(|t| t.kind == BTF_KIND_PTR) else { return err(format!("map '{map}': attr '{field}': expected a pointer")) };
     btf.array(t.size_or_type).map(|a| a.nelems).ok_or_else(|| ObjectError(format!("map '{map}': attr '{field}': expected a pointer to an array")))
+}
+
+/// `get_map_field_long`: `__ulong(name, N)` is an enum whose one constant
+/// is N (or, as `__uint`, a pointer to an array of N).
+fn field_long(map: &str, btf: &Btf, m: &Member, field: &str) -> Result<u64, ObjectError> {
+    let id = btf.skip_mods_and_typedefs(m.type_id);
+    let kind = btf.type_by_id(id).map_or(0, |t| t.kind);
+    if kind == BTF_KIND_PTR {
+        return field_int(map, btf, m, field).map(u64::from);
+    }
+    if kind != BTF_KIND_ENUM && kind != BTF_KIND_ENUM64 {
+        return err(format!("map '{map}': attr '{field}': expected ENUM or ENUM64"));
+    }
+    if btf.type_by_id(id).map(|t| t.vlen) != Some(1) {
+        return err(format!("map '{map}': attr '{field}': invalid __ulong"));
+    }
+    btf.enum_value(id, 0).ok_or_else(|| ObjectError(format!("map '{map}': attr '{field}': invalid __ulong")))
 }
 
 /// The size and type id of the type a `__type(key, T)` member points to.
@@ -231,8 +285,8 @@ fn parse_btf_map_def(name: &str, btf: &Btf, def_id: u32, is_inner: bool, unsuppo
                     *unsupported = Some("pinning is not supported yet".into());
                 }
             }
-            // a `__ulong` (an enum constant), and not a field of MapDef
-            "numa_node" | "map_extra" => *unsupported = Some(format!("'{field}' is not supported yet")),
+            "map_extra" => def.map_extra = field_long(name, btf, m, field)?,
+            "numa_node" => *unsupported = Some(format!("'{field}' is not supported yet")),
             other => return err(format!("map '{name}': unknown field '{other}'")),
         }
     }

@@ -9,7 +9,8 @@
 //!   gives their type ([`crate::prog_type::sec_def`], the project's one
 //!   copy of libbpf's table);
 //! - maps ([`maps`]): the BTF-defined maps of `.maps`, then one internal
-//!   array per non-empty `.data*`, `.rodata*` and `.bss*` section;
+//!   array per non-empty `.data*`, `.rodata*` and `.bss*` section; the
+//!   `__arena` globals of `.addr_space.1` go at the end of the arena map;
 //! - relocations ([`relo`]): map and global-data references, subprogram
 //!   calls and addresses, kfunc calls and typed `__ksym` variables; the
 //!   linked program is the main program with the subprograms it reaches
@@ -24,10 +25,9 @@
 //!
 //! Not supported yet, each an [`ObjectError`] naming the section or symbol
 //! (for the object, or for [`BpfObject::link`] of the programs concerned):
-//! CO-RE relocations, `.kconfig` and typeless `__ksym` externs, arena
-//! globals, global per-CPU data, struct_ops, jump tables, map pinning, NUMA
-//! nodes and `map_extra`, initial inner maps of a map-in-map, exception
-//! callbacks.
+//! `.kconfig` and typeless `__ksym` externs, global per-CPU data,
+//! struct_ops, jump tables, map pinning, NUMA nodes, initial inner maps of
+//! a map-in-map, exception callbacks.
 
 pub mod btf;
 pub mod btf_ext;
@@ -285,7 +285,7 @@ impl BpfObject {
                     types[idx] = SecType::Data;
                 } else if is_prefixed(name, ".rodata") {
                     types[idx] = SecType::Rodata;
-                } else if name == ".addr_space.1" {
+                } else if name == maps::ARENA_SEC {
                     types[idx] = SecType::Arena;
                 } else if name.starts_with(".struct_ops") {
                     types[idx] = SecType::Unsupported("struct_ops maps");

@@ -163,7 +163,13 @@ fn record_reloc(
     }
     let sec = elf.sec_name(shndx as usize);
     match types.get(shndx as usize).copied().unwrap_or(SecType::Other) {
-        SecType::Arena => Ok(RelocKind::Unsupported(format!("arena global '{sym_name}' (section '{sec}') is not supported yet"))),
+        // arena data: an offset into the arena map, moved by where its
+        // globals are placed there
+        SecType::Arena => {
+            let m = obj.maps.iter().position(|m| m.def.map_type == crate::map::types::BPF_MAP_TYPE_ARENA);
+            m.map(|map| RelocKind::Data { map, sym_off: sym.value })
+                .ok_or_else(|| ObjectError(format!("prog '{prog}': bad arena data relocation against '{sym_name}', no arena maps defined")))
+        }
         SecType::Unsupported(what) => Ok(RelocKind::Unsupported(format!("'{sym_name}' is in section '{sec}': {what} are not supported yet"))),
         SecType::Maps => {
             let m = obj.maps.iter().position(|m| m.kind == MapKind::User && m.sec_idx == shndx as usize && m.sec_offset == sym.value);
@@ -315,7 +321,8 @@ impl<'o> Linker<'o> {
                 RelocKind::Call { .. } | RelocKind::SubprogAddr { .. } => continue,
                 RelocKind::Ld64 { map } => LinkReloc::Map { insn: at, map: *map },
                 RelocKind::Data { map, sym_off } => {
-                    let off = self.out.insns[at].imm as i64 + *sym_off as i64;
+                    let arena_data_off = self.obj.maps[*map].def.arena_data.as_ref().map_or(0, |(off, _)| *off as i64);
+                    let off = self.out.insns[at].imm as i64 + *sym_off as i64 + arena_data_off;
                     let off = u32::try_from(off).map_err(|_| ObjectError(format!("prog '{}': global data offset {off} out of range", self.main)))?;
                     LinkReloc::MapValue { insn: at, map: *map, off }
                 }

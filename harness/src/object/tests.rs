@@ -360,3 +360,71 @@ SEC("socket") int poisoned(struct task_struct___mine *t) { return t->no_such_fie
     assert!(!out.accepted);
     assert!(out.log.contains("invalid func unknown#195896080"), "{}", out.log);
 }
+
+/// `__arena` globals (`.addr_space.1`) and the arena map they go in.
+const ARENA: &str = r#"
+#define __arena __attribute__((address_space(1)))
+#define __ulong(name, val) enum { ___##name = val } name
+struct {
+	__uint(type, 33);
+	__uint(map_flags, 1 << 10);
+	__uint(max_entries, 4);
+	__ulong(map_extra, 0x100000000ull);
+} arena SEC(".maps");
+
+int __arena counter = 5;
+char __arena buf[5000];
+
+SEC("syscall") int bump(void *ctx) { counter++; return counter + buf[10]; }
+"#;
+
+/// libbpf's `init_arena_map_data` and the relocation of `ld_imm64` of
+/// arena globals: the data goes at the end of the arena, rounded up to
+/// pages, and each reference is an offset into the arena map's value.
+#[test]
+fn arena_globals_at_the_end_of_the_arena() {
+    let Some(obj) = compile("t4", &format!("{PRELUDE}{ARENA}")) else { return };
+    let arena = &obj.maps()[0].def;
+    assert_eq!((arena.map_type, arena.max_entries, arena.map_extra), (BPF_MAP_TYPE_ARENA, 4, 1 << 32));
+    let (off, data) = arena.arena_data.clone().expect("the arena holds the globals");
+    // 5004 bytes or more (clang orders and aligns them): two pages, at the
+    // end of the four
+    assert!((5004..=8192).contains(&data.len()), "{}", data.len());
+    assert_eq!(off, 4 * 4096 - 2 * 4096);
+    assert!(data.windows(4).any(|w| w == 5u32.to_le_bytes()), "counter's initial value is in the data");
+    let l = obj.link("bump").expect("arena globals link");
+    let offs: Vec<u32> = l.relocs.iter().filter_map(|r| if let LinkReloc::MapValue { map: 0, off, .. } = r { Some(*off) } else { None }).collect();
+    assert!(!offs.is_empty() && offs.iter().all(|&o| u64::from(o) >= off && u64::from(o) < off + data.len() as u64), "{:?}", l.relocs);
+    // each reference's offset lands on its variable's bytes
+    assert!(offs.iter().any(|&o| data[(u64::from(o) - off) as usize..][..4] == 5u32.to_le_bytes()), "{offs:?}");
+}
+
+/// What libbpf refuses of arena globals, each a clear error.
+#[test]
+fn arena_globals_need_one_arena_big_enough() {
+    let no_map = "int __attribute__((address_space(1))) v = 1;\nSEC(\"syscall\") int p(void *c) { return v; }\n";
+    let Some(b) = compile_bytes("t5", &format!("{PRELUDE}{no_map}")) else { return };
+    let e = BpfObject::open_bytes(&b, "t5").expect_err("no arena map").0;
+    assert!(e.contains("to use global __arena variables the ARENA map should be explicitly declared"), "{e}");
+    let small = ARENA.replace("__uint(max_entries, 4)", "__uint(max_entries, 1)");
+    let Some(b) = compile_bytes("t6", &format!("{PRELUDE}{small}")) else { return };
+    let e = BpfObject::open_bytes(&b, "t6").expect_err("arena too small").0;
+    assert!(e.contains("declared ARENA map size (4096) is too small to hold global __arena variables"), "{e}");
+    let two = format!("{ARENA}\nstruct {{ __uint(type, 33); __uint(map_flags, 1 << 10); __uint(max_entries, 1); }} arena2 SEC(\".maps\");\n");
+    let Some(b) = compile_bytes("t7", &format!("{PRELUDE}{two}")) else { return };
+    let e = BpfObject::open_bytes(&b, "t7").expect_err("two arenas").0;
+    assert!(e.contains("only single ARENA map is supported"), "{e}");
+}
+
+/// The model runs an arena program with its globals copied in, as libbpf
+/// leaves the arena after its mmap and memcpy.
+#[test]
+fn arena_globals_in_the_model() {
+    use crate::backend::Backend;
+    let Some(obj) = compile("t8", &format!("{PRELUDE}{ARENA}")) else { return };
+    let mut req = obj.load_request("bump", crate::target::Arch::X86_64).expect("request");
+    req.test_run = Some(crate::backend::TestRunInput::test_loader(req.prog_type));
+    let out = crate::backend::model::ModelBackend.load(&req).map_err(|u| u.0).expect("the model loads");
+    assert!(out.accepted, "errno {}\n{}", out.errno, out.log);
+    assert_eq!(out.retval, Some(6), "counter starts at 5, buf[10] at 0");
+}

@@ -73,8 +73,48 @@ impl Arena {
         (o >= 0 && o + n as i64 <= SPAN).then_some(o as u64)
     }
 
+    /// The page offset (`compute_pgoff`) of window offset `at`, the lower
+    /// 32 bits of a user address.
+    fn pgoff_of(&self, at: u64) -> u64 {
+        u64::from((at as u32).wrapping_sub(self.user_vm_start as u32)) / PAGE_SIZE
+    }
+
+    /// The window offset of page `pgoff`: where the kernel maps it
+    /// (`kern_vm_start + (u32)(user_vm_start + pgoff * PAGE_SIZE)`).
+    fn page_addr(&self, pgoff: u64) -> u64 {
+        u64::from((self.user_vm_start as u32).wrapping_add((pgoff * PAGE_SIZE) as u32))
+    }
+
+    /// libbpf's copy of the global data into the arena through its mmap,
+    /// `data` at `off` from `user_vm_start`: each page it touches is
+    /// faulted in (`arena_vm_fault` allocates it), then written.
+    pub fn write_user(&mut self, off: u64, data: &[u8]) -> Result<(), String> {
+        let end = off.checked_add(data.len() as u64).filter(|&e| e <= self.page_cnt_max * PAGE_SIZE);
+        let Some(end) = end else { return Err(format!("arena: {} bytes at offset {off} are outside the arena", data.len())) };
+        if data.is_empty() {
+            return Ok(());
+        }
+        for p in off / PAGE_SIZE..=(end - 1) / PAGE_SIZE {
+            if self.pages.contains_key(&p) {
+                continue;
+            }
+            if let Some(w) = &self.host
+                && !w.protect(self.page_addr(p), PAGE_SIZE, true)
+            {
+                return Err("arena: mapping a page of the host window failed".into());
+            }
+            let bytes = if self.host.is_some() { Vec::new() } else { vec![0u8; PAGE_SIZE as usize] };
+            self.pages.insert(p, bytes.into_boxed_slice());
+        }
+        let base = self.page_addr(0);
+        for (i, &b) in data.iter().enumerate() {
+            self.set_byte(u64::from((base as u32).wrapping_add((off + i as u64) as u32)), b);
+        }
+        Ok(())
+    }
+
     fn byte(&self, at: u64) -> Option<u8> {
-        let page = self.pages.get(&(at / PAGE_SIZE))?;
+        let page = self.pages.get(&self.pgoff_of(at))?;
         Some(match &self.host {
             // SAFETY: an allocated page of the window is readable and writable
             Some(w) => unsafe { std::ptr::read_volatile((w.kern_vm_start() + at) as *const u8) },
@@ -83,7 +123,8 @@ impl Arena {
     }
 
     fn set_byte(&mut self, at: u64, b: u8) {
-        let Some(page) = self.pages.get_mut(&(at / PAGE_SIZE)) else { return };
+        let pgoff = self.pgoff_of(at);
+        let Some(page) = self.pages.get_mut(&pgoff) else { return };
         match &self.host {
             // SAFETY: as for `byte`
             Some(w) => unsafe { std::ptr::write_volatile((w.kern_vm_start() + at) as *mut u8, b) },
@@ -106,7 +147,7 @@ impl Arena {
 
     /// Whether all of `[o, o + n)` is backed by pages.
     fn mapped(&self, o: u64, n: usize) -> bool {
-        (0..n as u64).all(|k| self.pages.contains_key(&((o + k) / PAGE_SIZE)))
+        (0..n as u64).all(|k| self.pages.contains_key(&self.pgoff_of(o + k)))
     }
 
     /// A `BPF_PROBE_MEM32` store; a faulting one is skipped (an x86 store
@@ -173,7 +214,7 @@ impl Arena {
             }
         };
         if let Some(w) = &self.host
-            && !w.protect(pgoff * PAGE_SIZE, cnt * PAGE_SIZE, true)
+            && !(pgoff..pgoff + cnt).all(|p| w.protect(self.page_addr(p), PAGE_SIZE, true))
         {
             return 0;
         }
@@ -211,7 +252,7 @@ impl Arena {
             if self.pages.remove(&p).is_some()
                 && let Some(w) = &self.host
             {
-                w.protect(p * PAGE_SIZE, PAGE_SIZE, false);
+                w.protect(self.page_addr(p), PAGE_SIZE, false);
             }
         }
     }

@@ -22,7 +22,7 @@
 use std::collections::{HashMap, HashSet, VecDeque};
 
 use super::mem::{Addr, Fault, Memory, RegionKind};
-use crate::kernel_layout::{OFFSETOF_BPF_ARRAY_VALUE, OFFSETOF_BPF_MAP_MAX_ENTRIES};
+use crate::kernel_layout::{OFFSETOF_BPF_ARENA_USER_VM_END, OFFSETOF_BPF_ARENA_USER_VM_START, OFFSETOF_BPF_ARRAY_VALUE, OFFSETOF_BPF_MAP_MAX_ENTRIES};
 use crate::map::MapDef;
 use crate::map::types::*;
 
@@ -170,8 +170,16 @@ impl Map {
         };
         let addr = mem.alloc(RegionKind::Map(index), vec![0; checked_len(size)?], readonly)?;
         let mut map = Map { def: def.clone(), addr, store };
-        if let Store::ProgArray { .. } = map.store {
+        // every map's struct bpf_map has its max_entries (the tail call
+        // bound, and what programs read of a map pointer)
+        if size >= OFFSETOF_BPF_MAP_MAX_ENTRIES as u64 + 4 {
             mem.store_kernel(addr + OFFSETOF_BPF_MAP_MAX_ENTRIES as u64, 4, u64::from(def.max_entries))?;
+        }
+        // an arena's user address range (`arena_base()` reads the start)
+        if def.map_type == crate::map::types::BPF_MAP_TYPE_ARENA && size >= OFFSETOF_BPF_ARENA_USER_VM_END as u64 + 8 {
+            let start = crate::verifier::map_create::loader_map_extra(def);
+            mem.store_kernel(addr + OFFSETOF_BPF_ARENA_USER_VM_START as u64, 8, start)?;
+            mem.store_kernel(addr + OFFSETOF_BPF_ARENA_USER_VM_END as u64, 8, start + u64::from(def.max_entries) * crate::target::PAGE_SIZE)?;
         }
         if let Store::PercpuArray { elem_size, values } = map.store {
             for i in 0..def.max_entries as u64 {

@@ -98,7 +98,10 @@ impl Runtime {
         let mut rt = Runtime::new_in(mem, maps, opts)?;
         // the arena's kernel window at a host address too (r12 of native code)
         if let Some(d) = maps.iter().find(|d| d.map_type == crate::map::types::BPF_MAP_TYPE_ARENA) {
-            let a = super::arena::Arena::new_host(crate::verifier::map_create::loader_map_extra(d), d.max_entries).map_err(ExecError::Unsupported)?;
+            let mut a = super::arena::Arena::new_host(crate::verifier::map_create::loader_map_extra(d), d.max_entries).map_err(ExecError::Unsupported)?;
+            if let Some((off, data)) = &d.arena_data {
+                a.write_user(*off, data).map_err(ExecError::Unsupported)?;
+            }
             rt.arena = Some(a);
         }
         Ok(rt)
@@ -109,6 +112,14 @@ impl Runtime {
         for (i, d) in maps.iter().enumerate() {
             let m = Map::create(&mut mem, d, i).map_err(|f| ExecError::Unsupported(format!("map '{}': {f}", d.name)))?;
             out.push(m);
+        }
+        let mut arena = None;
+        if let Some(d) = maps.iter().find(|d| d.map_type == crate::map::types::BPF_MAP_TYPE_ARENA) {
+            let mut a = super::arena::Arena::new(crate::verifier::map_create::loader_map_extra(d), d.max_entries);
+            if let Some((off, data)) = &d.arena_data {
+                a.write_user(*off, data).map_err(ExecError::Unsupported)?;
+            }
+            arena = Some(a);
         }
         Ok(Runtime {
             mem,
@@ -128,10 +139,7 @@ impl Runtime {
             native_ns: None,
             host_stack: None,
             frame_pool: Vec::new(),
-            arena: maps
-                .iter()
-                .find(|d| d.map_type == crate::map::types::BPF_MAP_TYPE_ARENA)
-                .map(|d| super::arena::Arena::new(crate::verifier::map_create::loader_map_extra(d), d.max_entries)),
+            arena,
         })
     }
 

@@ -1267,6 +1267,12 @@ impl<'a, 'l> Env<'a, 'l> {
                 self.regs_mut()[dst] = RegState::ptr(CONST_PTR_TO_MAP, m as i64);
             }
             (BPF_PSEUDO_FUNC, _) => self.check_ld_imm_func(insn, dst)?,
+            // arena global data: an address the program may not trust
+            (BPF_PSEUDO_MAP_VALUE | BPF_PSEUDO_MAP_IDX_VALUE, Some(m))
+                if self.maps.get(m).is_some_and(|x| x.map_type == crate::map::types::BPF_MAP_TYPE_ARENA) =>
+            {
+                self.regs_mut()[dst] = self.unknown_reg();
+            }
             (BPF_PSEUDO_MAP_VALUE | BPF_PSEUDO_MAP_IDX_VALUE, Some(m)) => {
                 let mut r = RegState::ptr(PTR_TO_MAP_VALUE, m as i64);
                 r.s = super::scalar::Scalar::known(info.map_off as u64);

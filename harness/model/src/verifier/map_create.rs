@@ -824,9 +824,16 @@ fn xsk_map_alloc(a: &MapCreateAttr<'_>) -> Result<(), i32> {
 /// user pointers reproducible. The verifier only needs it to be set.
 pub const ARENA_USER_VM_START: u64 = 0x7f00_0000_0000;
 
-/// `map_extra` as the project's loaders pass it for `def`.
+/// `map_extra` as the project's loaders pass it for `def`: the object's
+/// own, else [`ARENA_USER_VM_START`] for an arena.
 pub fn loader_map_extra(def: &MapDef) -> u64 {
-    if def.map_type == BPF_MAP_TYPE_ARENA { ARENA_USER_VM_START } else { 0 }
+    if def.map_extra != 0 {
+        def.map_extra
+    } else if def.map_type == BPF_MAP_TYPE_ARENA {
+        ARENA_USER_VM_START
+    } else {
+        0
+    }
 }
 
 /// `arena_map_alloc`: pages mapped into both address spaces.

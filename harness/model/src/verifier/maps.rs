@@ -285,6 +285,28 @@ pub(crate) enum MapFieldRead {
     UntrustedMem,
 }
 
+/// The members of `struct bpf_arena` after its `struct bpf_map` that the
+/// model describes: (name, offset, size).
+const BPF_ARENA_MEMBERS: &[(&str, i64, i64)] = &[
+    ("user_vm_start", crate::kernel_layout::OFFSETOF_BPF_ARENA_USER_VM_START as i64, 8),
+    ("user_vm_end", crate::kernel_layout::OFFSETOF_BPF_ARENA_USER_VM_END as i64, 8),
+];
+
+/// `btf_struct_walk` of `struct bpf_arena` past its `struct bpf_map`, as
+/// [`bpf_map_struct_walk`] (scalar members only).
+pub(crate) fn bpf_arena_struct_walk(off: i64, size: i64) -> Result<MapFieldRead, Option<String>> {
+    for (name, moff, msize) in BPF_ARENA_MEMBERS {
+        if off < *moff || off >= moff + msize {
+            continue;
+        }
+        if off + size > moff + msize {
+            return Err(Some(format!("access beyond the end of member {name} (mend:{}) in struct bpf_arena with off {off} size {size}\n", moff + msize)));
+        }
+        return Ok(MapFieldRead::Scalar);
+    }
+    Err(None)
+}
+
 /// `btf_struct_walk` of `struct bpf_map`, the first member of every map
 /// type's struct, for a read of `size` bytes at `off` (non-negative):
 /// `Err(Some(message))` is the kernel's refusal, `Err(None)` an offset

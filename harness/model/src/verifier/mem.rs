@@ -430,7 +430,12 @@ impl Env<'_, '_> {
             return errno(EACCES);
         }
         // every map struct starts with its struct bpf_map
-        let read = match super::maps::bpf_map_struct_walk(off, size) {
+        let walk = if t == crate::map::types::BPF_MAP_TYPE_ARENA && off >= crate::kernel_layout::SIZEOF_BPF_MAP as i64 {
+            super::maps::bpf_arena_struct_walk(off, size)
+        } else {
+            super::maps::bpf_map_struct_walk(off, size)
+        };
+        let read = match walk {
             Ok(r) => r,
             Err(Some(msg)) => {
                 self.verbose(&msg);

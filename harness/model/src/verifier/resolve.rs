@@ -300,8 +300,17 @@ fn resolve_ld_imm64(env: &mut VerifierEnv<'_>, i: usize) -> PResult<()> {
                     Ok(map.kaddr + ARRAY_VALUE_OFFSET)
                 }
             }
-            BPF_MAP_TYPE_INSN_ARRAY | BPF_MAP_TYPE_ARENA => {
-                return Err(Fail::unsupported("check_and_resolve_insns", "direct value access of insn_array/arena maps is not modelled"));
+            // arena_map_direct_value_addr: any offset inside the arena, from
+            // its user address
+            BPF_MAP_TYPE_ARENA => {
+                if u64::from(off) >= u64::from(map.def.max_entries) * crate::target::PAGE_SIZE {
+                    Err(ERANGE)
+                } else {
+                    Ok(crate::verifier::map_create::loader_map_extra(&map.def))
+                }
+            }
+            BPF_MAP_TYPE_INSN_ARRAY => {
+                return Err(Fail::unsupported("check_and_resolve_insns", "direct value access of insn_array maps is not modelled"));
             }
             _ => {
                 env.verbose("no direct value access support for this map type\n");
