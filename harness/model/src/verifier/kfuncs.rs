@@ -821,7 +821,18 @@ impl Env<'_, '_> {
                             // void: untrusted read-only memory of size 0
                             RegState::ptr(PTR_TO_MEM | MEM_RDONLY | PTR_UNTRUSTED, 0)
                         } else if id as usize > BTF_TYPES.len() {
-                            return Err(DoCheckError::Unsupported(format!("type id {id} of bpf_rdonly_cast is not modelled")));
+                            // a vmlinux type id (btf_type_by_id of the kernel's BTF)
+                            let kind = u32::try_from(id).ok().and_then(|i| self.input.vmlinux_btf?.type_by_id(i)).map(|t| (t.name.clone(), t.kind.clone()));
+                            match kind {
+                                Some((tname, crate::vmlinux_btf::Kind::Struct { .. })) => {
+                                    RegState::ptr(PTR_TO_BTF_ID | PTR_UNTRUSTED, btf_type_id_interned(&tname))
+                                }
+                                Some(_) => {
+                                    self.verbose("kfunc bpf_rdonly_cast type ID argument must be of a struct or void\n");
+                                    return errno(EINVAL);
+                                }
+                                None => return Err(DoCheckError::Unsupported(format!("type id {id} of bpf_rdonly_cast is not in the recorded vmlinux BTF"))),
+                            }
                         } else {
                             RegState::ptr(PTR_TO_BTF_ID | PTR_UNTRUSTED, id as i64)
                         }
