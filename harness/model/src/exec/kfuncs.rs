@@ -45,6 +45,11 @@ pub enum Kfunc {
     ArenaAllocPages,
     /// `bpf_arena_free_pages` (and its non-sleepable variant).
     ArenaFreePages,
+    /// `bpf_dynptr_from_skb` (and its read-only variant),
+    /// `bpf_dynptr_from_xdp`, `bpf_xdp_pull_data`: defined in
+    /// net/core/filter.c, which the model does not have; a run reaching one
+    /// stops as not modelled.
+    NetKfunc(&'static str),
     Unknown(String),
 }
 
@@ -103,6 +108,10 @@ impl Kfunc {
             "bpf_strncasestr" => Str(StrFn::NCaseStr),
             "bpf_arena_alloc_pages" | "bpf_arena_alloc_pages_non_sleepable" => ArenaAllocPages,
             "bpf_arena_free_pages" | "bpf_arena_free_pages_non_sleepable" => ArenaFreePages,
+            "bpf_dynptr_from_skb" => NetKfunc("bpf_dynptr_from_skb"),
+            "bpf_dynptr_from_skb_rdonly" => NetKfunc("bpf_dynptr_from_skb_rdonly"),
+            "bpf_dynptr_from_xdp" => NetKfunc("bpf_dynptr_from_xdp"),
+            "bpf_xdp_pull_data" => NetKfunc("bpf_xdp_pull_data"),
             _ => Unknown(name.to_string()),
         }
     }
@@ -211,6 +220,9 @@ pub(crate) fn call(rt: &mut Runtime, k: &Kfunc, a: [u64; 5]) -> Result<Flow, Exe
             Some(ar) => ar.alloc_pages(a[1], a[2] as u32, a[3] as i32),
             None => return Err(ExecError::Unsupported("bpf_arena_alloc_pages without an arena".into())),
         },
+        Kfunc::NetKfunc(name) => {
+            return Err(ExecError::Unsupported(format!("{name} (net/core/filter.c, not in the kernel source the model reads)")));
+        }
         Kfunc::ArenaFreePages => match rt.arena.as_mut() {
             Some(ar) => {
                 ar.free_pages(a[1], a[2] as u32);

@@ -191,6 +191,9 @@ fn visit_insn(env: &mut VerifierEnv<'_>, dfs: &mut Dfs, t: usize) -> PResult<Vis
             if bpf_helper_call(&insn) && super::helpers::bpf_helper_changes_pkt_data(insn.imm) {
                 mark_subprog_changes_pkt_data(env, t);
             }
+            if bpf_pseudo_kfunc_call(&insn) && env.kfunc_name(insn.imm).is_some_and(super::kfuncs::bpf_is_kfunc_pkt_changing) {
+                mark_subprog_changes_pkt_data(env, t);
+            }
             if bpf_helper_call(&insn) && insn.imm == BPF_FUNC_TAIL_CALL {
                 visit_abnormal_return_insn(env, t);
             }

@@ -23,7 +23,7 @@ use super::tnum::*;
 use crate::prog_type::bpf_attach_type;
 
 /// `BPF_MAX_VAR_SIZ`.
-const BPF_MAX_VAR_SIZ: u64 = 1 << 29;
+pub(crate) const BPF_MAX_VAR_SIZ: u64 = 1 << 29;
 /// `MAX_ERRNO`.
 const MAX_ERRNO: i64 = 4095;
 
@@ -1193,7 +1193,7 @@ impl Env<'_, '_> {
 
     /// `check_arg_const_str`: a zero-terminated string in a frozen
     /// read-only map.
-    fn check_arg_const_str(&mut self, reg: &RegState, regno: usize) -> VResult<()> {
+    pub(crate) fn check_arg_const_str(&mut self, reg: &RegState, regno: usize) -> VResult<()> {
         if reg.typ != PTR_TO_MAP_VALUE {
             return errno(EINVAL);
         }

@@ -14,7 +14,7 @@ use bpf_isa::Insn;
 
 use super::diag::CtxKind;
 use super::do_check::*;
-use super::helper_call::{CallArgMeta, reg_arg_name};
+use super::helper_call::{BPF_MAX_VAR_SIZ, CallArgMeta, reg_arg_name};
 use super::helper_protos::*;
 use super::reg::*;
 use super::state::*;
@@ -230,6 +230,44 @@ pub enum KfArg {
     /// `__map`: a `struct bpf_map *` (`KF_ARG_PTR_TO_BTF_ID` of
     /// `CONST_PTR_TO_MAP`'s BTF type); only a map pointer is modelled.
     Map,
+    /// A pointer to a program context struct named by its uapi name
+    /// (`struct __sk_buff *`): `KF_ARG_PTR_TO_CTX` where it is the
+    /// program type's ctx (`btf_is_prog_ctx_type`), else
+    /// `KF_ARG_PTR_TO_BTF_ID` taking the kernel struct it is a projection
+    /// of (`btf_is_projection_of`).
+    CtxProjection(&'static str),
+    /// `__uninit` dynptr (`KF_ARG_PTR_TO_DYNPTR | MEM_UNINIT`), of the
+    /// type the kfunc constructs.
+    DynptrUninit,
+    /// `KF_ARG_PTR_TO_MEM` paired with the size argument after it;
+    /// `nullable` for `__nullable`/`__opt`.
+    Mem { nullable: bool },
+    /// `__sz`: `KF_ARG_MEM_SIZE`, the size of the memory argument before.
+    MemSize,
+    /// `__szk`: `KF_ARG_CONST_MEM_SIZE`, a known-constant size.
+    ConstMemSize,
+    /// `__str`: `KF_ARG_PTR_TO_CONST_STR`.
+    ConstStr,
+}
+
+/// `btf_is_projection_of`: the kernel struct behind a uapi ctx struct.
+fn kern_struct_of_projection(uapi: &str) -> Option<&'static str> {
+    match uapi {
+        "__sk_buff" => Some("sk_buff"),
+        "xdp_md" => Some("xdp_buff"),
+        _ => None,
+    }
+}
+
+/// The uapi ctx struct of a program type (`find_canonical_prog_ctx_type`)
+/// for the ctx structs kfunc prototypes name.
+fn uapi_ctx_type(prog_type: u32) -> Option<&'static str> {
+    use super::helpers::prog::*;
+    Some(match prog_type {
+        SOCKET_FILTER | SCHED_CLS | SCHED_ACT | CGROUP_SKB | LWT_IN | LWT_OUT | LWT_XMIT | LWT_SEG6LOCAL | SK_SKB | FLOW_DISSECTOR => "__sk_buff",
+        XDP => "xdp_md",
+        _ => return None,
+    })
 }
 
 /// `irq.kfunc_class` of an IRQ flag slot (kept in its `spilled_ptr.aux`):
@@ -262,6 +300,14 @@ pub enum KfuncSet {
     Generic,
     /// `cpumask_kfunc_btf_ids` (cpumask.c): tracing, struct_ops, syscall.
     Cpumask,
+    /// `bpf_kfunc_set_skb` (net/core/filter.c, not in the source the model
+    /// reads): 7.3 allows it from tc, cgroup, tracing and netfilter
+    /// programs (its selftests load such programs); the other hooks are
+    /// not known to the model.
+    Skb,
+    /// `bpf_kfunc_set_xdp` (net/core/filter.c): XDP programs; other hooks
+    /// are not known to the model.
+    Xdp,
 }
 
 /// `enum btf_kfunc_hook`.
@@ -273,6 +319,7 @@ enum KfuncHook {
     Tracing,
     Syscall,
     Cgroup,
+    Netfilter,
     Other,
 }
 
@@ -287,6 +334,7 @@ fn bpf_prog_type_to_kfunc_hook(prog_type: u32) -> KfuncHook {
         TRACING | TRACEPOINT | RAW_TRACEPOINT | PERF_EVENT | LSM => KfuncHook::Tracing,
         SYSCALL => KfuncHook::Syscall,
         CGROUP_SKB | CGROUP_SOCK | CGROUP_DEVICE | CGROUP_SOCK_ADDR | CGROUP_SOCKOPT | CGROUP_SYSCTL | SOCK_OPS => KfuncHook::Cgroup,
+        NETFILTER => KfuncHook::Netfilter,
         _ => KfuncHook::Other,
     }
 }
@@ -300,7 +348,23 @@ pub fn btf_kfunc_is_allowed(k: &KfuncProto, prog_type: u32) -> bool {
         KfuncSet::Common => true,
         KfuncSet::Generic => matches!(hook, Tracing | Tc | Xdp | StructOps | Syscall | Cgroup),
         KfuncSet::Cpumask => matches!(hook, Tracing | StructOps | Syscall),
+        KfuncSet::Skb => matches!(hook, Tc | Cgroup | Tracing | Netfilter),
+        KfuncSet::Xdp => hook == Xdp,
     }
+}
+
+/// Whether the model knows if the kfunc's set is registered for the
+/// program type's hook: `None` when it does, else what it does not know.
+pub fn kfunc_hook_unknown(k: &KfuncProto, prog_type: u32) -> Option<String> {
+    let set = match k.set {
+        KfuncSet::Skb => "bpf_kfunc_set_skb",
+        KfuncSet::Xdp => "bpf_kfunc_set_xdp",
+        _ => return None,
+    };
+    if btf_kfunc_is_allowed(k, prog_type) {
+        return None;
+    }
+    Some(format!("whether 7.3 registers {set} (kfunc {}) for program type {prog_type} is not modelled", k.name))
 }
 
 /// A kfunc prototype as `bpf_fetch_kfunc_arg_meta` and
@@ -447,7 +511,68 @@ pub const KFUNCS: &[KfuncProto] = &[
         set: KfuncSet::Common,
     },
     KfuncProto { name: "bpf_cpumask_test_cpu", flags: kf::RCU, args: &[KfArg::Scalar, KfArg::BtfId("cpumask")], ret: KfRet::Scalar, set: KfuncSet::Cpumask },
+    // `void *bpf_dynptr_slice(const struct bpf_dynptr *p, u64 offset, void
+    // *buffer__nullable, u64 buffer__szk)` and its `_rdwr` twin
+    KfuncProto {
+        name: "bpf_dynptr_slice",
+        flags: kf::RET_NULL,
+        args: &[KfArg::Dynptr, KfArg::Scalar, KfArg::Mem { nullable: true }, KfArg::ConstMemSize],
+        ret: KfRet::Special,
+        set: KfuncSet::Common,
+    },
+    KfuncProto {
+        name: "bpf_dynptr_slice_rdwr",
+        flags: kf::RET_NULL,
+        args: &[KfArg::Dynptr, KfArg::Scalar, KfArg::Mem { nullable: true }, KfArg::ConstMemSize],
+        ret: KfRet::Special,
+        set: KfuncSet::Common,
+    },
+    // `int bpf_stream_vprintk(int stream_id, const char *fmt__str, const
+    // void *args, u32 len__sz)` (`KF_IMPLICIT_ARGS`: the `prog->aux`
+    // argument is not the program's)
+    KfuncProto {
+        name: "bpf_stream_vprintk",
+        flags: kf::SPINLOCK_SAFE | kf::PERFMON,
+        args: &[KfArg::Scalar, KfArg::ConstStr, KfArg::Mem { nullable: false }, KfArg::MemSize],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Common,
+    },
+    // bpf_kfunc_set_skb: `int bpf_dynptr_from_skb(struct __sk_buff *s, u64
+    // flags, struct bpf_dynptr *ptr__uninit)`
+    KfuncProto {
+        name: "bpf_dynptr_from_skb",
+        flags: 0,
+        args: &[KfArg::CtxProjection("__sk_buff"), KfArg::Scalar, KfArg::DynptrUninit],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Skb,
+    },
+    // bpf_kfunc_set_xdp: `int bpf_dynptr_from_xdp(struct xdp_md *x, u64
+    // flags, struct bpf_dynptr *ptr__uninit)`, `int bpf_xdp_pull_data(struct
+    // xdp_md *x, u32 len)`
+    KfuncProto {
+        name: "bpf_dynptr_from_xdp",
+        flags: 0,
+        args: &[KfArg::CtxProjection("xdp_md"), KfArg::Scalar, KfArg::DynptrUninit],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Xdp,
+    },
+    KfuncProto { name: "bpf_xdp_pull_data", flags: 0, args: &[KfArg::CtxProjection("xdp_md"), KfArg::Scalar], ret: KfRet::Scalar, set: KfuncSet::Xdp },
 ];
+
+/// `bpf_is_kfunc_pkt_changing`.
+pub fn bpf_is_kfunc_pkt_changing(name: &str) -> bool {
+    name == "bpf_xdp_pull_data"
+}
+
+/// The dynptr type a `__uninit` dynptr argument of the kfunc gets
+/// (`check_kfunc_args`).
+fn kfunc_uninit_dynptr_type(name: &str) -> Option<ArgType> {
+    match name {
+        "bpf_dynptr_from_skb" => Some(DYNPTR_TYPE_SKB),
+        "bpf_dynptr_from_xdp" => Some(DYNPTR_TYPE_XDP),
+        _ => None,
+    }
+}
 
 /// The name of the kfunc with BTF id `imm` in the target.
 pub(crate) fn kfunc_name(env: &Env<'_, '_>, imm: i32) -> Option<&'static str> {
@@ -511,6 +636,19 @@ fn arg_to_dynptr_type(arg_type: ArgType) -> u32 {
     }
 }
 
+/// `get_dynptr_type_flag`.
+fn get_dynptr_type_flag(t: u32) -> u32 {
+    match t {
+        dynptr::LOCAL => DYNPTR_TYPE_LOCAL,
+        dynptr::RINGBUF => DYNPTR_TYPE_RINGBUF,
+        dynptr::SKB => DYNPTR_TYPE_SKB,
+        dynptr::XDP => DYNPTR_TYPE_XDP,
+        dynptr::SKB_META => DYNPTR_TYPE_SKB_META,
+        dynptr::FILE => DYNPTR_TYPE_FILE,
+        _ => 0,
+    }
+}
+
 /// `dynptr_type_referenced`.
 fn dynptr_type_referenced(t: u32) -> bool {
     t == dynptr::RINGBUF || t == dynptr::FILE
@@ -558,6 +696,9 @@ impl Env<'_, '_> {
         let name = proto.name;
         if proto.set != KfuncSet::Common && self.input.prog_type == super::helpers::prog::EXT {
             return Err(DoCheckError::Unsupported("resolve_prog_type of an extension program's kfunc calls is not modelled".into()));
+        }
+        if let Some(what) = kfunc_hook_unknown(proto, self.input.prog_type) {
+            return Err(DoCheckError::Unsupported(what));
         }
         if !btf_kfunc_is_allowed(proto, self.input.prog_type) {
             self.verbose(&format!("calling kernel function {name} is not allowed\n"));
@@ -680,10 +821,41 @@ impl Env<'_, '_> {
                             // void: untrusted read-only memory of size 0
                             RegState::ptr(PTR_TO_MEM | MEM_RDONLY | PTR_UNTRUSTED, 0)
                         } else if id as usize > BTF_TYPES.len() {
-                            return Err(DoCheckError::Unsupported(format!("type id {id} of bpf_rdonly_cast is not modelled")));
+                            // a vmlinux type id (btf_type_by_id of the kernel's BTF)
+                            let kind = u32::try_from(id).ok().and_then(|i| self.input.vmlinux_btf?.type_by_id(i)).map(|t| (t.name.clone(), t.kind.clone()));
+                            match kind {
+                                Some((tname, crate::vmlinux_btf::Kind::Struct { .. })) => {
+                                    RegState::ptr(PTR_TO_BTF_ID | PTR_UNTRUSTED, btf_type_id_interned(&tname))
+                                }
+                                Some(_) => {
+                                    self.verbose("kfunc bpf_rdonly_cast type ID argument must be of a struct or void\n");
+                                    return errno(EINVAL);
+                                }
+                                None => return Err(DoCheckError::Unsupported(format!("type id {id} of bpf_rdonly_cast is not in the recorded vmlinux BTF"))),
+                            }
                         } else {
                             RegState::ptr(PTR_TO_BTF_ID | PTR_UNTRUSTED, id as i64)
                         }
+                    }
+                    "bpf_dynptr_slice" | "bpf_dynptr_slice_rdwr" => {
+                        let Some(size) = meta.arg_constant else {
+                            self.verbose("verifier bug: bpf_dynptr_slice(_rdwr) no constant size\n");
+                            return errno(EFAULT);
+                        };
+                        let mut typ = PTR_TO_MEM | get_dynptr_type_flag(meta.dynptr_type);
+                        if name == "bpf_dynptr_slice" {
+                            typ |= MEM_RDONLY;
+                        } else if !super::ctx::may_access_direct_pkt_data(self.input.prog_type, true) {
+                            self.verbose("the prog does not allow writes to packet data\n");
+                            return errno(EINVAL);
+                        }
+                        if meta.dynptr_id == 0 {
+                            self.verbose("verifier bug: no dynptr id\n");
+                            return errno(EFAULT);
+                        }
+                        let mut r0 = RegState::ptr(typ, size as i64);
+                        r0.parent_id = meta.dynptr_id;
+                        r0
                     }
                     _ => return errno(EFAULT),
                 };
@@ -722,6 +894,9 @@ impl Env<'_, '_> {
                 self.regs_mut()[0].id = id;
             }
         }
+        if bpf_is_kfunc_pkt_changing(name) {
+            self.clear_all_pkt_pointers();
+        }
         for i in 0..super::calls::CALLER_SAVED_REGS {
             self.mark_reg_scratched(i);
         }
@@ -735,21 +910,46 @@ impl Env<'_, '_> {
 
     /// `check_kfunc_args`.
     fn check_kfunc_args(&mut self, proto: &KfuncProto, meta: &mut CallArgMeta, ret_btf: &mut Option<u32>) -> VResult<()> {
-        for (i, &kind) in proto.args.iter().enumerate() {
+        for (i, &param) in proto.args.iter().enumerate() {
             let regno = i + 1;
             self.check_reg_src(regno)?;
             let reg = self.regs()[regno];
-            let is_ptr_arg = matches!(kind, KfArg::Ctx | KfArg::Iter(_) | KfArg::IrqFlag | KfArg::Map | KfArg::BtfId(_) | KfArg::Dynptr);
+            // get_kfunc_arg_type: a uapi ctx struct is the ctx or the kernel
+            // struct it projects
+            let kind = match param {
+                KfArg::CtxProjection(uapi) if uapi_ctx_type(self.input.prog_type) == Some(uapi) => KfArg::Ctx,
+                KfArg::CtxProjection(uapi) => match kern_struct_of_projection(uapi) {
+                    Some(kern) => KfArg::BtfId(kern),
+                    None => return errno(EFAULT),
+                },
+                k => k,
+            };
+            let is_ptr_arg = matches!(
+                param,
+                KfArg::Ctx
+                    | KfArg::Iter(_)
+                    | KfArg::IrqFlag
+                    | KfArg::Map
+                    | KfArg::BtfId(_)
+                    | KfArg::Dynptr
+                    | KfArg::CtxProjection(_)
+                    | KfArg::DynptrUninit
+                    | KfArg::Mem { .. }
+                    | KfArg::ConstStr
+            );
+            let nullable = matches!(kind, KfArg::Mem { nullable: true });
             let insn_idx = self.insn_idx;
             // bpf_diag_fmt_btf_type of the parameter
-            let btf_type = match kind {
+            let btf_type = match param {
                 KfArg::Iter(t) => format!("struct {t} *"),
                 KfArg::IrqFlag => "unsigned long *".to_string(),
-                KfArg::BtfId(t) => format!("struct {t} *"),
+                KfArg::BtfId(t) | KfArg::CtxProjection(t) => format!("struct {t} *"),
                 KfArg::Dynptr => "const struct bpf_dynptr *".to_string(),
+                KfArg::DynptrUninit => "struct bpf_dynptr *".to_string(),
+                KfArg::ConstStr => "const char *".to_string(),
                 _ => "void *".to_string(),
             };
-            if is_ptr_arg && (reg.is_null() || type_may_be_null(reg.typ)) {
+            if is_ptr_arg && !nullable && (reg.is_null() || type_may_be_null(reg.typ)) {
                 self.verbose(&format!("Possibly NULL pointer passed to trusted R{regno}\n"));
                 let reason = format!("the pointer may be NULL, but this kfunc requires a non-NULL value of type {btf_type}");
                 self.bpf_diag_call_arg(insn_idx, regno, proto.name, &reason, "Add a NULL check and call the kfunc only on the non-NULL path.");
@@ -777,9 +977,13 @@ impl Env<'_, '_> {
             if matches!(kind, KfArg::Ignore | KfArg::IgnoreSized(_)) {
                 continue;
             }
+            if nullable && reg.is_null() {
+                self.mark_chain_precision(regno)?;
+                continue;
+            }
             let mut arg_type = match kind {
                 KfArg::Ctx => ARG_PTR_TO_CTX,
-                KfArg::Dynptr => ARG_PTR_TO_DYNPTR,
+                KfArg::Dynptr | KfArg::DynptrUninit => ARG_PTR_TO_DYNPTR,
                 _ => ARG_DONTCARE,
             };
             if regno == meta.release_regno {
@@ -800,7 +1004,7 @@ impl Env<'_, '_> {
                     return errno(EINVAL);
                 }
                 KfArg::Scalar => {}
-                KfArg::Const => {
+                KfArg::Const | KfArg::ConstMemSize => {
                     if meta.arg_constant.is_some() {
                         self.verbose("verifier bug: only one constant argument permitted\n");
                         return errno(EFAULT);
@@ -819,7 +1023,39 @@ impl Env<'_, '_> {
                     }
                     self.mark_chain_precision(regno)?;
                     meta.arg_constant = Some(reg.s.var_off.value);
+                    if kind == KfArg::ConstMemSize {
+                        self.check_kfunc_mem_size_arg(proto, &reg, regno, meta)?;
+                    }
                 }
+                KfArg::MemSize => self.check_kfunc_mem_size_arg(proto, &reg, regno, meta)?,
+                // the size argument after it checks the memory
+                KfArg::Mem { .. } => {}
+                KfArg::ConstStr => {
+                    if reg.typ != PTR_TO_MAP_VALUE {
+                        self.verbose(&format!("{} doesn't point to a const string\n", reg_arg_name(regno)));
+                        let reason = format!(
+                            "the kfunc expects a pointer to a constant string stored in verifier-known memory, but {} is {}",
+                            reg_arg_name(regno),
+                            super::diag::bpf_diag_reg_type_plain(reg.typ)
+                        );
+                        self.bpf_diag_call_arg(
+                            insn_idx,
+                            regno,
+                            proto.name,
+                            &reason,
+                            "Pass a constant string pointer that the verifier recognizes, such as a string stored in a read-only map value.",
+                        );
+                        return errno(EINVAL);
+                    }
+                    self.check_arg_const_str(&reg, regno)?;
+                }
+                KfArg::DynptrUninit => {
+                    let Some(t) = kfunc_uninit_dynptr_type(proto.name) else {
+                        return Err(DoCheckError::Unsupported(format!("the dynptr type {} constructs is not modelled", proto.name)));
+                    };
+                    self.process_dynptr_func(&reg, regno, proto.name, ARG_PTR_TO_DYNPTR | MEM_UNINIT | t, meta, true)?
+                }
+                KfArg::CtxProjection(_) => return errno(EFAULT),
                 KfArg::Ctx => {
                     if reg.typ != PTR_TO_CTX {
                         let s = format!("R{regno} expected pointer to ctx, but got {}\n", reg_type_str(reg.typ));
@@ -870,6 +1106,47 @@ impl Env<'_, '_> {
                 KfArg::Dynptr => self.process_dynptr_func(&reg, regno, proto.name, ARG_PTR_TO_DYNPTR, meta, true)?,
                 KfArg::Ignore | KfArg::IgnoreSized(_) => {}
             }
+        }
+        Ok(())
+    }
+
+    /// The `KF_ARG_MEM_SIZE` case of `check_kfunc_args`: the memory
+    /// argument before a size argument, read and written
+    /// (`check_mem_size_reg` with `BPF_READ | BPF_WRITE`, zero sizes
+    /// allowed); a NULL buffer is not checked.
+    fn check_kfunc_mem_size_arg(&mut self, proto: &KfuncProto, size: &RegState, size_regno: usize, meta: &mut CallArgMeta) -> VResult<()> {
+        if size.typ != SCALAR_VALUE {
+            self.verbose(&format!("{} is not a scalar\n", reg_arg_name(size_regno)));
+            let reason =
+                format!("the kfunc expects a scalar memory size, but {} is {}", reg_arg_name(size_regno), super::diag::bpf_diag_reg_type_plain(size.typ));
+            let idx = self.insn_idx;
+            self.bpf_diag_call_arg(idx, size_regno, proto.name, &reason, "Pass an integer scalar length for this memory argument.");
+            return errno(EINVAL);
+        }
+        let buf_regno = size_regno - 1;
+        let buf = self.regs()[buf_regno];
+        if buf.is_null() {
+            return Ok(());
+        }
+        meta.msize_max_value = size.s.umax();
+        let checked = if size.s.smin() < 0 {
+            self.verbose(&format!("{} min value is negative, either use unsigned or 'var &= const'\n", reg_arg_name(size_regno)));
+            errno(EACCES)
+        } else if size.s.umax() >= BPF_MAX_VAR_SIZ {
+            self.verbose(&format!("{} unbounded memory access, use 'var &= const' or 'if (var < const)'\n", reg_arg_name(size_regno)));
+            errno(EACCES)
+        } else {
+            let umax = size.s.umax() as i64;
+            self.check_helper_mem_access(&buf, buf_regno, umax, false, true, None)
+                .and_then(|_| self.check_helper_mem_access(&buf, buf_regno, umax, true, true, None))
+                .and_then(|_| self.mark_chain_precision(size_regno))
+        };
+        if let Err(e) = checked {
+            if matches!(e, DoCheckError::Errno(_)) {
+                self.verbose(&format!("{} and ", reg_arg_name(buf_regno)));
+                self.verbose(&format!("{} memory, len pair leads to invalid memory access\n", reg_arg_name(size_regno)));
+            }
+            return Err(e);
         }
         Ok(())
     }

@@ -1598,10 +1598,19 @@ pub fn bpf_get_call_summary(env: &VerifierEnv<'_>, insn: &Insn) -> PResult<Optio
                 is_void: k.ret == super::kfuncs::KfRet::Void,
                 fastcall: k.flags & super::kfuncs::kf::FASTCALL != 0,
             })),
-            None => Err(Fail::unsupported("bpf_compute_live_registers", "the prototype of this kfunc is not modelled yet")),
+            None => Err(kfunc_proto_unknown(env, insn)),
         };
     }
     Ok(None)
+}
+
+/// A kfunc whose prototype the model does not have, named.
+fn kfunc_proto_unknown(env: &VerifierEnv<'_>, insn: &Insn) -> Fail {
+    let what = match env.kfunc_name(insn.imm) {
+        Some(name) => format!("the prototype of kfunc {name} is not modelled yet"),
+        None => format!("the prototype of kfunc BTF id {} is not modelled yet", insn.imm),
+    };
+    Fail::unsupported("bpf_compute_live_registers", &what)
 }
 
 /// `bpf_helper_stack_access_bytes`: how many bytes helper argument `arg`
@@ -1670,10 +1679,10 @@ fn helper_stack_access_bytes(env: &VerifierEnv<'_>, insn: &Insn, arg: usize, idx
 
 /// `bpf_kfunc_stack_access_bytes` for the kfuncs the model has
 /// prototypes of.
-pub fn bpf_kfunc_stack_access_bytes(env: &VerifierEnv<'_>, insn: &Insn, arg: usize, _idx: usize) -> PResult<i64> {
+pub fn bpf_kfunc_stack_access_bytes(env: &VerifierEnv<'_>, insn: &Insn, arg: usize, idx: usize) -> PResult<i64> {
     use super::kfuncs::{KFUNCS, KfArg, kf};
     let Some(k) = env.kfunc_name(insn.imm).and_then(|name| KFUNCS.iter().find(|k| k.name == name)) else {
-        return Err(Fail::unsupported("bpf_compute_live_registers", "the prototype of this kfunc is not modelled yet"));
+        return Err(kfunc_proto_unknown(env, insn));
     };
     if !super::kfuncs::btf_kfunc_is_allowed(k, env.input.prog_type.0) {
         return Ok(i64::MIN);
@@ -1690,6 +1699,22 @@ pub fn bpf_kfunc_stack_access_bytes(env: &VerifierEnv<'_>, insn: &Insn, arg: usi
         KfArg::BtfId(t) => super::kfuncs::btf_type_by_name(t).map_or(0, |id| super::kfuncs::BTF_TYPES[id as usize - 1].1 as i64),
         // void *: no size
         KfArg::Ctx | KfArg::Ignore | KfArg::Map => return Ok(i64::MIN),
+        // not stack memory of the program's (a ctx or kernel struct)
+        KfArg::CtxProjection(_) => return Ok(i64::MIN),
+        KfArg::DynptrUninit => -(crate::kernel_layout::SIZEOF_BPF_DYNPTR_KERN as i64),
+        // `const char *`
+        KfArg::ConstStr => 1,
+        KfArg::MemSize | KfArg::ConstMemSize => return Ok(0),
+        // the size is in the next register
+        KfArg::Mem { .. } => {
+            let c = env.const_regs_at(idx);
+            let size_reg = arg + 2;
+            if c.mask & (1 << size_reg) != 0 {
+                c.vals[size_reg] as i64
+            } else {
+                return Ok(MAX_BPF_STACK);
+            }
+        }
     };
     if arg == 0 && k.flags & kf::ITER_NEW != 0 {
         return Ok(-size);

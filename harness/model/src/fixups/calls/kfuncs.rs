@@ -61,9 +61,9 @@ pub fn fixup_kfunc_call(env: &VerifierEnv<'_>, idx: usize) -> Result<Option<Vec<
     let non_sleepable = env.pass_aux.get(idx).is_some_and(|a| a.non_sleepable);
     // specialize_kfunc: the function actually called
     let func = match name {
-        "bpf_dynptr_from_skb" => {
-            return Err(Fail::unsupported(PHASE, "specialize_kfunc of bpf_dynptr_from_skb (read-only variant) is not modelled yet"));
-        }
+        // a program that may not write packet data gets the read-only
+        // constructor
+        "bpf_dynptr_from_skb" if !crate::verifier::ctx::may_access_direct_pkt_data(env.input.prog_type.0, true) => "bpf_dynptr_from_skb_rdonly",
         "bpf_set_dentry_xattr" | "bpf_remove_dentry_xattr" => {
             return Err(Fail::unsupported(PHASE, &format!("specialize_kfunc of {name} (LSM hooks with the inode locked) is not modelled yet")));
         }
