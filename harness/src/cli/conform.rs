@@ -1,8 +1,10 @@
-//! `bpf-selftest conform --kernel-selftests`: the kernel's own
-//! `verifier_*.c` selftests, imported from the 7.3 source at run time, run
-//! through a backend for x86_64 and arm64, with a pass-rate table per
-//! suite: programs (of them written in C; blocked by a construct),
-//! subtests passed, failed and skipped, and the reasons. Programs written
+//! `bpf-selftest conform --kernel-selftests`: the kernel's own test_loader
+//! selftests (every `verifier_*.c`, and the other files `prog_tests/` runs
+//! through test_loader: [`import::discover`]), imported from the 7.3
+//! source at run time, run through a backend for x86_64 and arm64, with a
+//! pass-rate table per suite: programs (of them written in C; blocked by a
+//! construct), subtests passed, failed and skipped, and the reasons, for
+//! the verifier_*.c files and the others apart. Programs written
 //! in C run from clang's object of the file ([`crate::object`]); those the
 //! object loader cannot load yet are blocked, counted by reason.
 //!
@@ -18,6 +20,7 @@ use std::sync::Arc;
 use clap::Args;
 
 use crate::backend::{self, Backend};
+use crate::import::discover::SuiteGroup;
 use crate::import::{self, ImportedFile, cpp::KernelTree};
 use crate::require::{self, Component};
 use crate::runner::{self, Plan, RunOptions, Subtest, Verdict};
@@ -27,8 +30,9 @@ use crate::target::Arch;
 /// compares the model with the goldens).
 #[derive(Args)]
 pub struct KernelSelftestArgs {
-    /// Import the kernel's verifier_*.c selftests (Linux 7.3) and run them
-    /// through --backend instead: pass rates per suite.
+    /// Import the kernel's test_loader selftests (Linux 7.3: verifier_*.c
+    /// and the other suites prog_tests/ runs) and run them through
+    /// --backend instead: pass rates per suite.
     #[arg(long)]
     pub kernel_selftests: bool,
     /// With --kernel-selftests: only suites whose name contains one of
@@ -89,13 +93,13 @@ pub struct ArchReport {
     pub suites: Vec<(String, SuiteStats)>,
     /// Files that did not import at all: (file, error).
     pub import_errors: Vec<(String, String)>,
-    /// Reason -> count.
-    pub skips: BTreeMap<String, usize>,
-    /// Construct -> naked-asm programs (each program counted under its
-    /// first reason).
-    pub blocked: BTreeMap<String, usize>,
+    /// (group, reason) -> count.
+    pub skips: BTreeMap<(SuiteGroup, String), usize>,
+    /// (group, construct) -> naked-asm programs (each program counted
+    /// under its first reason).
+    pub blocked: BTreeMap<(SuiteGroup, String), usize>,
     /// The same for programs written in C.
-    pub blocked_c: BTreeMap<String, usize>,
+    pub blocked_c: BTreeMap<(SuiteGroup, String), usize>,
     /// (subtest, report).
     pub failures: Vec<(String, String)>,
     /// (subtest, verdict) of every subtest, in order.
@@ -104,11 +108,28 @@ pub struct ArchReport {
 
 impl ArchReport {
     pub fn total(&self) -> SuiteStats {
+        self.total_of(|_| true)
+    }
+
+    /// The sum over the suites of `group`.
+    pub fn group_total(&self, group: SuiteGroup) -> SuiteStats {
+        self.total_of(|name| SuiteGroup::of(name) == group)
+    }
+
+    fn total_of(&self, keep: impl Fn(&str) -> bool) -> SuiteStats {
         let mut t = SuiteStats::default();
-        for (_, s) in &self.suites {
+        for (_, s) in self.suites.iter().filter(|(n, _)| keep(n)) {
             t.add(s);
         }
         t
+    }
+
+    /// The groups with suites in this report, in order.
+    pub fn groups(&self) -> Vec<SuiteGroup> {
+        let mut g: Vec<SuiteGroup> = self.suites.iter().map(|(n, _)| SuiteGroup::of(n)).collect();
+        g.sort();
+        g.dedup();
+        g
     }
 }
 
@@ -122,7 +143,7 @@ pub fn run_arch(tree: &KernelTree, arch: Arch, backend: &dyn Backend, backend_na
     let mut rep = ArchReport { arch: Some(arch), ..ArchReport::default() };
     let filter = |name: &str| filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str()));
     let opts = RunOptions { arch, backend: backend_name.to_string(), verbosity: 0, filters: Vec::new() };
-    for (path, res) in import::import_verifier_suites(tree, arch, &filter) {
+    for (path, res) in import::import_kernel_suites(tree, arch, &filter) {
         let file: ImportedFile = match res {
             Ok(f) => f,
             Err(e) => {
@@ -130,6 +151,7 @@ pub fn run_arch(tree: &KernelTree, arch: Arch, backend: &dyn Backend, backend_na
                 continue;
             }
         };
+        let group = SuiteGroup::of(&file.suite);
         let mut st = SuiteStats { programs: file.programs.len(), ..SuiteStats::default() };
         for p in &file.programs {
             let in_c = p.in_c();
@@ -140,7 +162,9 @@ pub fn run_arch(tree: &KernelTree, arch: Arch, backend: &dyn Backend, backend_na
             st.blocked += 1;
             st.blocked_c += usize::from(in_c);
             let why = p.blocked.first().map_or_else(|| "no code".to_string(), |b| b.construct.clone());
-            *if in_c { &mut rep.blocked_c } else { &mut rep.blocked }.entry(why).or_default() += 1;
+            let shown = p.blocked.first().map_or_else(|| "no code".to_string(), |b| b.to_string());
+            rep.verdicts.push((format!("{}/{}", file.suite, p.name), format!("BLOCKED ({shown})")));
+            *if in_c { &mut rep.blocked_c } else { &mut rep.blocked }.entry((group, why)).or_default() += 1;
         }
         let c_progs: std::collections::HashSet<String> = file.programs.iter().filter(|p| p.in_c()).map(|p| format!("{}/{}", file.suite, p.name)).collect();
         let suite = import::suite::to_suite(&file);
@@ -180,7 +204,7 @@ pub fn run_arch(tree: &KernelTree, arch: Arch, backend: &dyn Backend, backend_na
                 }
                 Verdict::Skip(why) => {
                     st.skipped += 1;
-                    *rep.skips.entry(why.clone()).or_default() += 1;
+                    *rep.skips.entry((group, why.clone())).or_default() += 1;
                     format!("SKIP ({why})")
                 }
                 Verdict::Fail(report) => {
@@ -196,44 +220,14 @@ pub fn run_arch(tree: &KernelTree, arch: Arch, backend: &dyn Backend, backend_na
     rep
 }
 
-/// The table and summaries of one arch's report.
-pub fn render(rep: &ArchReport, backend: &str, release: &str, verbose: u8) -> String {
-    let mut s = String::new();
-    let arch = rep.arch.map_or("?".to_string(), |a| a.to_string());
-    let _ = writeln!(s, "kernel selftests (verifier_*.c of Linux 7.3) on {arch}, backend {backend} ({release})");
-    let _ = writeln!(s, "{:<36} {:>5} {:>4} {:>7} {:>5} {:>5} {:>5} {:>7}", "suite", "progs", "in C", "blocked", "pass", "fail", "skip", "pass %");
-    for (name, st) in &rep.suites {
-        let _ = writeln!(
-            s,
-            "{:<36} {:>5} {:>4} {:>7} {:>5} {:>5} {:>5} {:>7}",
-            name,
-            st.programs,
-            st.in_c,
-            st.blocked,
-            st.passed,
-            st.failed,
-            st.skipped,
-            pct(st.passed, st.passed + st.failed)
-        );
-    }
-    let t = rep.total();
-    let _ = writeln!(
-        s,
-        "{:<36} {:>5} {:>4} {:>7} {:>5} {:>5} {:>5} {:>7}",
-        format!("total ({} suites)", rep.suites.len()),
-        t.programs,
-        t.in_c,
-        t.blocked,
-        t.passed,
-        t.failed,
-        t.skipped,
-        pct(t.passed, t.passed + t.failed)
-    );
+/// The summary lines of `t`, each starting with `head` (the arch, and the
+/// group when there is one).
+fn summary(s: &mut String, head: &str, t: &SuiteStats) {
     let naked = t.programs - t.in_c;
     let blocked_naked = t.blocked - t.blocked_c;
     let _ = writeln!(
         s,
-        "{arch}: {} programs ({naked} naked asm, {} in C): {} runnable ({} naked asm, {} in C), {} blocked ({blocked_naked} naked asm, {} in C); subtests: {} passed, {} failed, {} skipped; pass rate {} of the subtests that ran",
+        "{head}: {} programs ({naked} naked asm, {} in C): {} runnable ({} naked asm, {} in C), {} blocked ({blocked_naked} naked asm, {} in C); subtests: {} passed, {} failed, {} skipped; pass rate {} of the subtests that ran",
         t.programs,
         t.in_c,
         t.programs - t.blocked,
@@ -247,31 +241,70 @@ pub fn render(rep: &ArchReport, backend: &str, release: &str, verbose: u8) -> St
         pct(t.passed, t.passed + t.failed)
     );
     let [cp, cf, cs] = t.c_subtests;
-    let _ = writeln!(s, "{arch}: subtests of the programs in C: {cp} passed, {cf} failed, {cs} skipped; pass rate {} of those that ran", pct(cp, cp + cf));
+    let _ = writeln!(s, "{head}: subtests of the programs in C: {cp} passed, {cf} failed, {cs} skipped; pass rate {} of those that ran", pct(cp, cp + cf));
+}
+
+/// A tally's entries for `group`, largest first.
+fn tally_lines(s: &mut String, title: &str, tally: &BTreeMap<(SuiteGroup, String), usize>, group: SuiteGroup) {
+    let mut v: Vec<(&String, &usize)> = tally.iter().filter(|((g, _), _)| *g == group).map(|((_, c), n)| (c, n)).collect();
+    if v.is_empty() {
+        return;
+    }
+    let _ = writeln!(s, "{title} ({}):", group.label());
+    v.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
+    for (c, n) in v {
+        let _ = writeln!(s, "  {n:>5}  {c}");
+    }
+}
+
+/// The table and summaries of one arch's report.
+pub fn render(rep: &ArchReport, backend: &str, release: &str, verbose: u8) -> String {
+    let mut s = String::new();
+    let arch = rep.arch.map_or("?".to_string(), |a| a.to_string());
+    let groups = rep.groups();
+    let files = |g: SuiteGroup| rep.suites.iter().filter(|(n, _)| SuiteGroup::of(n) == g).count();
+    let what: Vec<String> = groups.iter().map(|&g| format!("{} {}", files(g), g.label())).collect();
+    let _ = writeln!(s, "kernel selftests (test_loader suites of Linux 7.3: {}) on {arch}, backend {backend} ({release})", what.join(", "));
+    let _ = writeln!(s, "{:<36} {:>5} {:>4} {:>7} {:>5} {:>5} {:>5} {:>7}", "suite", "progs", "in C", "blocked", "pass", "fail", "skip", "pass %");
+    let row = |s: &mut String, name: &str, st: &SuiteStats| {
+        let _ = writeln!(
+            s,
+            "{:<36} {:>5} {:>4} {:>7} {:>5} {:>5} {:>5} {:>7}",
+            name,
+            st.programs,
+            st.in_c,
+            st.blocked,
+            st.passed,
+            st.failed,
+            st.skipped,
+            pct(st.passed, st.passed + st.failed)
+        );
+    };
+    for (name, st) in &rep.suites {
+        row(&mut s, name, st);
+    }
+    if groups.len() > 1 {
+        for &g in &groups {
+            row(&mut s, &format!("{} ({} suites)", g.label(), files(g)), &rep.group_total(g));
+        }
+    }
+    row(&mut s, &format!("total ({} suites)", rep.suites.len()), &rep.total());
+    if groups.len() > 1 {
+        for &g in &groups {
+            summary(&mut s, &format!("{arch} {}", g.label()), &rep.group_total(g));
+        }
+    }
+    summary(&mut s, &arch, &rep.total());
     if !rep.import_errors.is_empty() {
         let _ = writeln!(s, "files that did not import:");
         for (f, e) in &rep.import_errors {
             let _ = writeln!(s, "  {f}: {e}");
         }
     }
-    for (title, tally) in [("naked-asm programs blocked, by construct:", &rep.blocked), ("programs in C blocked, by reason:", &rep.blocked_c)] {
-        if tally.is_empty() {
-            continue;
-        }
-        let _ = writeln!(s, "{title}");
-        let mut v: Vec<_> = tally.iter().collect();
-        v.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
-        for (c, n) in v {
-            let _ = writeln!(s, "  {n:>5}  {c}");
-        }
-    }
-    if !rep.skips.is_empty() {
-        let _ = writeln!(s, "skipped subtests, by reason:");
-        let mut v: Vec<_> = rep.skips.iter().collect();
-        v.sort_by(|a, b| b.1.cmp(a.1).then(a.0.cmp(b.0)));
-        for (c, n) in v {
-            let _ = writeln!(s, "  {n:>5}  {c}");
-        }
+    for &g in &groups {
+        tally_lines(&mut s, "naked-asm programs blocked, by construct", &rep.blocked, g);
+        tally_lines(&mut s, "programs in C blocked, by reason", &rep.blocked_c, g);
+        tally_lines(&mut s, "skipped subtests, by reason", &rep.skips, g);
     }
     if !rep.failures.is_empty() {
         let _ = writeln!(s, "failed subtests:");
@@ -333,9 +366,9 @@ mod tests {
                 ("verifier_a".into(), SuiteStats { programs: 4, in_c: 2, blocked: 2, blocked_c: 1, passed: 3, failed: 1, skipped: 0, c_subtests: [1, 1, 0] }),
                 ("verifier_b".into(), SuiteStats { programs: 2, in_c: 0, blocked: 0, blocked_c: 0, passed: 0, failed: 0, skipped: 2, c_subtests: [0; 3] }),
             ],
-            skips: [("backend unavailable".to_string(), 2)].into(),
-            blocked: [("map needs BTF".to_string(), 1)].into(),
-            blocked_c: [("BPF object: CO-RE relocation".to_string(), 1)].into(),
+            skips: [((SuiteGroup::Verifier, "backend unavailable".to_string()), 2)].into(),
+            blocked: [((SuiteGroup::Verifier, "map needs BTF".to_string()), 1)].into(),
+            blocked_c: [((SuiteGroup::Verifier, "BPF object: CO-RE relocation".to_string()), 1)].into(),
             failures: vec![("verifier_a/p".into(), "run_subtest:FAIL: unexpected_load_success\n".into())],
             ..ArchReport::default()
         };
@@ -343,11 +376,31 @@ mod tests {
         assert!(t.contains("verifier_a                               4    2       2     3     1     0   75.0%"), "{t}");
         assert!(t.contains("verifier_b                               2    0       0     0     0     2       -"), "{t}");
         assert!(t.contains("6 programs (4 naked asm, 2 in C): 4 runnable (3 naked asm, 1 in C), 2 blocked (1 naked asm, 1 in C)"), "{t}");
-        assert!(t.contains("naked-asm programs blocked, by construct:\n      1  map needs BTF\n"), "{t}");
+        assert!(t.contains("naked-asm programs blocked, by construct (verifier_*.c):\n      1  map needs BTF\n"), "{t}");
         assert!(t.contains("x86_64: subtests of the programs in C: 1 passed, 1 failed, 0 skipped; pass rate 50.0% of those that ran"), "{t}");
-        assert!(t.contains("programs in C blocked, by reason:\n      1  BPF object: CO-RE relocation\n"), "{t}");
+        assert!(t.contains("programs in C blocked, by reason (verifier_*.c):\n      1  BPF object: CO-RE relocation\n"), "{t}");
         assert!(t.contains("pass rate 75.0% of the subtests that ran"), "{t}");
         assert!(t.contains("      2  backend unavailable"), "{t}");
         assert!(t.contains("  verifier_a/p: run_subtest:FAIL: unexpected_load_success"), "{t}");
+        assert!(t.contains("(test_loader suites of Linux 7.3: 2 verifier_*.c) on x86_64"), "{t}");
+    }
+
+    #[test]
+    fn groups_apart() {
+        let rep = ArchReport {
+            arch: Some(Arch::Arm64),
+            suites: vec![
+                ("verifier_a".into(), SuiteStats { programs: 2, in_c: 0, blocked: 0, blocked_c: 0, passed: 2, failed: 0, skipped: 0, c_subtests: [0; 3] }),
+                ("iters".into(), SuiteStats { programs: 3, in_c: 3, blocked: 1, blocked_c: 1, passed: 1, failed: 1, skipped: 0, c_subtests: [1, 1, 0] }),
+            ],
+            blocked_c: [((SuiteGroup::Other, "SEC needs an attach target".to_string()), 1)].into(),
+            ..ArchReport::default()
+        };
+        let t = render(&rep, "vm", "7.3", 0);
+        assert!(t.contains("(test_loader suites of Linux 7.3: 1 verifier_*.c, 1 other test_loader suites) on arm64"), "{t}");
+        assert!(t.contains("arm64 verifier_*.c: 2 programs (2 naked asm, 0 in C): 2 runnable"), "{t}");
+        assert!(t.contains("arm64 other test_loader suites: 3 programs (0 naked asm, 3 in C): 2 runnable (0 naked asm, 2 in C), 1 blocked"), "{t}");
+        assert!(t.contains("arm64: 5 programs (2 naked asm, 3 in C): 4 runnable"), "{t}");
+        assert!(t.contains("programs in C blocked, by reason (other test_loader suites):\n      1  SEC needs an attach target\n"), "{t}");
     }
 }

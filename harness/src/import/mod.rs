@@ -29,6 +29,7 @@
 pub mod c_source;
 pub mod clang;
 pub mod cpp;
+pub mod discover;
 pub mod eval;
 pub mod rust;
 pub mod suite;
@@ -238,6 +239,7 @@ pub fn object_blocked(e: &str) -> Blocked {
         ("address of kfunc", "kfunc address"),
         ("arena", "arena global"),
         ("per-CPU data", "global per-CPU data"),
+        ("'.percpu", "global per-CPU data"),
         ("struct_ops", "struct_ops"),
         ("jump tables", "jump tables"),
         ("pinning", "map pinning"),
@@ -257,17 +259,20 @@ fn compile_c_programs(file: &mut ImportedFile, path: &Path, tree: &KernelTree, a
     if !file.programs.iter().any(in_c) {
         return;
     }
+    // no clang or a compile error: still "written in C"; an object the
+    // loader cannot open: what it lacks
     let obj = match clang::clang_program() {
-        None => Err("clang-19 is not installed (BPF_SELFTEST_CLANG names another)".to_string()),
+        None => Err(Blocked::new(IN_C, "clang-19 is not installed (BPF_SELFTEST_CLANG names another)")),
         Some(_) => clang::compile(path, tree, arch)
-            .and_then(|o| crate::object::BpfObject::open(&o).map(|obj| (o, obj)).map_err(|e| format!("opening clang's object: {e}"))),
+            .map_err(|e| Blocked::new(IN_C, e))
+            .and_then(|o| crate::object::BpfObject::open(&o).map(|obj| (o, obj)).map_err(|e| object_blocked(&format!("opening clang's object: {e}")))),
     };
     for p in file.programs.iter_mut().filter(|p| in_c(p)) {
         let (o, obj) = match &obj {
             Ok(x) => x,
-            Err(e) => {
+            Err(why) => {
                 for b in p.blocked.iter_mut().filter(|b| b.construct == IN_C) {
-                    b.detail = e.clone();
+                    *b = why.clone();
                 }
                 continue;
             }
@@ -1368,6 +1373,14 @@ pub fn import_verifier_suites(tree: &KernelTree, arch: Arch, filter: &dyn Fn(&st
         })
         .unwrap_or_default();
     files.sort();
+    import_files(&files, &ImportOptions { arch, tree: Some(tree.clone()) })
+}
+
+/// Imports every test_loader suite of `tree` ([`discover::test_loader_suites`]:
+/// the `verifier_*.c` files first, then the others test_progs runs
+/// through test_loader) whose name passes `filter`, for `arch`.
+pub fn import_kernel_suites(tree: &KernelTree, arch: Arch, filter: &dyn Fn(&str) -> bool) -> Vec<(PathBuf, Result<ImportedFile, String>)> {
+    let files: Vec<PathBuf> = discover::test_loader_suites(tree).into_iter().filter(|p| p.file_stem().is_some_and(|s| filter(&s.to_string_lossy()))).collect();
     import_files(&files, &ImportOptions { arch, tree: Some(tree.clone()) })
 }
 
