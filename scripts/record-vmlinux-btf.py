@@ -67,6 +67,8 @@ ROOT_STRUCTS = [
     "bpf_iter__task__safe_trusted", "linux_binprm__safe_trusted",
     "file__safe_trusted", "dentry__safe_trusted_or_null",
     "socket__safe_trusted_or_null", "vm_area_struct__safe_trusted_or_null",
+    # what the tests' LSM hook arguments point to and they walk
+    "file", "dentry", "inode",
 ]
 # functions fentry/fexit programs of the tests attach to
 ROOT_FUNCS = [f"bpf_fentry_test{i}" for i in range(1, 11)] + ["bpf_fentry_test_sinfo", "bpf_modify_return_test",
