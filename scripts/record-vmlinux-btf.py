@@ -68,11 +68,15 @@ ROOT_STRUCTS = [
     "bpf_iter__task__safe_trusted", "linux_binprm__safe_trusted",
     "file__safe_trusted", "dentry__safe_trusted_or_null",
     "socket__safe_trusted_or_null", "vm_area_struct__safe_trusted_or_null",
+    # what the tests' LSM hook arguments point to and they walk
+    "file", "dentry", "inode",
 ]
 # functions fentry/fexit programs of the tests attach to
 ROOT_FUNCS = [f"bpf_fentry_test{i}" for i in range(1, 11)] + ["bpf_fentry_test_sinfo", "bpf_modify_return_test",
               "bpf_fentry_test_ppvoid", "bpf_fentry_test_pppvoid", "bpf_fentry_test_ppfile",
-              "bpf_fexit_test_ret_ppfile", "d_path", "dentry_open", "vfs_open"]
+              "bpf_fexit_test_ret_ppfile", "d_path", "dentry_open", "vfs_open",
+              # SYS_PREFIX "sys_nanosleep" (bpf_misc.h), the x86_64 and arm64 names
+              "__x64_sys_nanosleep", "__arm64_sys_nanosleep"]
 # attach targets of the tests' tp_btf, lsm, lsm_cgroup and iter sections, as
 # libbpf names them in vmlinux BTF (btf_get_kernel_prefix_kind): the
 # tracepoints' `btf_trace_<tp>` typedefs (kept with the prototype they point

@@ -116,6 +116,45 @@ const SLEEPABLE_LSM_HOOKS: &[&str] = &[
     "bpf_lsm_bdev_setintegrity",
 ];
 
+/// `untrusted_lsm_hooks`: hooks whose pointer arguments may be freed or
+/// not yet set up, so `btf_ctx_access` does not mark them trusted. Entries
+/// under a kernel config option exist (in vmlinux BTF) only with it.
+const UNTRUSTED_LSM_HOOKS: &[&str] = &[
+    "bpf_lsm_bpf_map_free",
+    "bpf_lsm_bpf_prog_free",
+    "bpf_lsm_file_alloc_security",
+    "bpf_lsm_file_free_security",
+    "bpf_lsm_sk_alloc_security",
+    "bpf_lsm_sk_free_security",
+    "bpf_lsm_task_free",
+    "bpf_lsm_bdev_alloc_security",
+    "bpf_lsm_bdev_free_security",
+];
+
+/// `bool_lsm_hooks`: hooks returning a boolean rather than 0 or `-errno`.
+const BOOL_LSM_HOOKS: &[&str] = &["bpf_lsm_xfrm_state_pol_flow_match", "bpf_lsm_audit_rule_known", "bpf_lsm_inode_xattr_skipcap"];
+
+/// `MAX_ERRNO`.
+const MAX_ERRNO: i32 = 4095;
+
+/// `bpf_lsm_is_trusted`, by the hook function's name.
+pub(crate) fn bpf_lsm_is_trusted(func: &str) -> bool {
+    !UNTRUSTED_LSM_HOOKS.contains(&func)
+}
+
+/// `bpf_lsm_get_retval_range` for a hook returning a value (`returns_void`
+/// false): `[0, 1]` for the boolean hooks, `[-MAX_ERRNO, 0]` for the rest.
+/// `None` for a void hook.
+pub(crate) fn bpf_lsm_get_retval_range(func: &str, returns_void: bool) -> Option<(i32, i32)> {
+    if returns_void {
+        None
+    } else if BOOL_LSM_HOOKS.contains(&func) {
+        Some((0, 1))
+    } else {
+        Some((-MAX_ERRNO, 0))
+    }
+}
+
 /// `bpf_lsm_is_sleepable_hook`, by the hook function's name.
 pub(crate) fn bpf_lsm_is_sleepable_hook(func: &str) -> bool {
     SLEEPABLE_LSM_HOOKS.contains(&func)

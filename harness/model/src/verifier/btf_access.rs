@@ -413,12 +413,93 @@ impl Env<'_, '_> {
 /// `MAX_BPF_FUNC_ARGS`.
 const MAX_BPF_FUNC_ARGS: i64 = 12;
 
+/// The attach target of a tracing or LSM program as `btf_ctx_access`
+/// reads it: `attach_func_name`, the return type and the arguments of
+/// `attach_func_proto` (for tp_btf, those after `btf_trace_<tp>`'s first
+/// `void *` argument).
+pub(crate) struct AttachFunc<'b> {
+    pub name: &'b str,
+    pub ret: u32,
+    pub params: &'b [(String, u32)],
+}
+
+/// `bpf_check_attach_target`'s lookup of the prototype: a FUNC for
+/// fentry/fexit/LSM, the `btf_trace_<tp>` typedef of a function pointer
+/// for tp_btf (`attach_btf_trace`).
+pub(crate) fn attach_func(btf: &VmlinuxBtf, id: u32, btf_trace: bool) -> Result<AttachFunc<'_>, String> {
+    let t = btf.type_by_id(id).ok_or_else(|| format!("attach target {id} is not recorded"))?;
+    let proto = match (&t.kind, btf_trace) {
+        (Kind::Func(p), false) => *p,
+        (Kind::Typedef(p), true) if t.name.starts_with("btf_trace_") => match btf.type_by_id(*p).map(|t| &t.kind) {
+            Some(Kind::Ptr(f)) => *f,
+            _ => return Err(format!("{} is not a pointer to a function", t.name)),
+        },
+        _ => return Err(format!("attach target {} ({id}) is not of the expected kind", t.name)),
+    };
+    match btf.type_by_id(proto).map(|t| &t.kind) {
+        Some(Kind::FuncProto { ret, params: Some(ps) }) if !btf_trace => Ok(AttachFunc { name: &t.name, ret: *ret, params: ps }),
+        Some(Kind::FuncProto { ret, params: Some(ps) }) if !ps.is_empty() => {
+            Ok(AttachFunc { name: &t.name["btf_trace_".len()..], ret: *ret, params: &ps[1..] })
+        }
+        _ => Err(format!("the prototype of {} is not recorded", t.name)),
+    }
+}
+
+/// `btf_param_match_suffix(.., "__nullable")`.
+fn param_is_nullable(name: &str) -> bool {
+    name.len() > "__nullable".len() && name.ends_with("__nullable")
+}
+
 impl Env<'_, '_> {
-    /// `bpf_tracing_btf_ctx_access` -> `btf_ctx_access` for fentry/fexit on
-    /// a vmlinux function: the ctx is a u64 per argument (then fexit's
-    /// return value), typed by the function's BTF prototype.
+    /// The program's attach target, for the programs `btf_ctx_access`
+    /// serves.
+    fn prog_attach_func(&self) -> VResult<AttachFunc<'static>> {
+        let Some(btf) = self.input.vmlinux_btf else {
+            return Err(DoCheckError::Unsupported("no vmlinux BTF is recorded for this arch".into()));
+        };
+        let raw_tp =
+            self.input.prog_type == super::prog_load::prog_types::TRACING && self.input.expected_attach_type == crate::prog_type::bpf_attach_type::TRACE_RAW_TP;
+        attach_func(btf, self.input.attach_btf_id, raw_tp).map_err(DoCheckError::Unsupported)
+    }
+
+    /// `!prog->aux->attach_func_proto->type`.
+    pub(crate) fn attach_func_returns_void(&self) -> bool {
+        self.prog_attach_func().is_ok_and(|f| f.ret == 0)
+    }
+
+    /// `bpf_lsm_get_retval_range` of the program's hook.
+    pub(crate) fn lsm_retval_range(&self) -> Option<(i32, i32)> {
+        let f = self.prog_attach_func().ok()?;
+        super::bpf_lsm::bpf_lsm_get_retval_range(f.name, f.ret == 0)
+    }
+
+    /// `prog_args_trusted`.
+    fn prog_args_trusted(&self, func: &str) -> bool {
+        use super::prog_load::prog_types as pt;
+        use crate::prog_type::bpf_attach_type as at;
+        match self.input.prog_type {
+            pt::TRACING => matches!(self.input.expected_attach_type, at::TRACE_RAW_TP | at::TRACE_ITER),
+            pt::LSM => super::bpf_lsm::bpf_lsm_is_trusted(func),
+            _ => false,
+        }
+    }
+
+    /// Whether a ctx load at `off` reads the hook's return value
+    /// (`info->is_retval` of `btf_ctx_access`: BPF_LSM_MAC only).
+    pub(crate) fn btf_ctx_access_is_retval(&self, off: i64) -> bool {
+        let lsm_mac =
+            self.input.prog_type == super::prog_load::prog_types::LSM && self.input.expected_attach_type == crate::prog_type::bpf_attach_type::LSM_MAC;
+        let (Some(btf), Ok(f)) = (self.input.vmlinux_btf, self.prog_attach_func()) else { return false };
+        lsm_mac && off % 8 == 0 && btf_ctx_arg_idx(btf, f.params, off) == f.params.len()
+    }
+
+    /// `bpf_tracing_btf_ctx_access` -> `btf_ctx_access` for fentry/fexit,
+    /// tp_btf and LSM programs on vmlinux targets: the ctx is a u64 per
+    /// argument (then the return value for fexit and LSM), typed by the
+    /// target's BTF prototype.
     pub(crate) fn tracing_btf_ctx_access(&mut self, off: i64, size: i64, write: bool) -> VResult<super::ctx::CtxAccess> {
         use super::ctx::CtxAccess;
+        use crate::prog_type::bpf_attach_type as at;
         let invalid = |env: &mut Self| {
             env.verbose(&format!("invalid bpf_context access off={off} size={size}\n"));
             errno(EACCES)
@@ -426,44 +507,23 @@ impl Env<'_, '_> {
         if !(0..8 * MAX_BPF_FUNC_ARGS).contains(&off) || write || off % size != 0 {
             return invalid(self);
         }
-        let Some(btf) = self.input.vmlinux_btf else {
-            return Err(DoCheckError::Unsupported("no vmlinux BTF is recorded for this arch".into()));
-        };
-        let func = self.input.attach_btf_id;
-        let (tname, ret, params) = match btf.type_by_id(func).map(|t| (t.name.as_str(), &t.kind)) {
-            Some((n, Kind::Func(p))) => match btf.type_by_id(*p).map(|t| &t.kind) {
-                Some(Kind::FuncProto { ret, params: Some(ps) }) => (n, *ret, ps),
-                _ => return Err(DoCheckError::Unsupported(format!("the prototype of {n} is not recorded"))),
-            },
-            _ => return Err(DoCheckError::Unsupported(format!("attach target {func} is not recorded"))),
-        };
+        let f = self.prog_attach_func()?;
+        let btf = self.input.vmlinux_btf.expect("prog_attach_func found it");
+        let (tname, ret, params) = (f.name, f.ret, f.params);
         if off % 8 != 0 {
             self.verbose(&format!("func '{tname}' offset {off} is not multiple of 8\n"));
             return invalid(self);
         }
-        // btf_ctx_arg_idx: an argument wider than 8 bytes takes more slots
-        let mut arg = 0usize;
-        let mut slot = 0i64;
-        while arg < params.len() {
-            let n = btf.type_size(params[arg].1).map_or(1, |s| ((s as i64 + 7) / 8).max(1));
-            if off / 8 < slot + n {
-                break;
-            }
-            slot += n;
-            arg += 1;
-        }
-        if arg < params.len() && slot != off / 8 {
+        let arg = btf_ctx_arg_idx(btf, params, off);
+        if arg < params.len() && btf_ctx_arg_offset(btf, params, arg) != off {
             return Err(DoCheckError::Unsupported(format!("a read inside argument {arg} of {tname} (passed by value)")));
-        }
-        if arg == params.len() {
-            arg += (off / 8 - slot) as usize;
         }
         let nr_args = params.len();
         let t = if arg > nr_args {
             self.verbose(&format!("func '{tname}' doesn't have {}-th argument\n", arg + 1));
             return invalid(self);
         } else if arg == nr_args {
-            if self.input.expected_attach_type != crate::prog_type::bpf_attach_type::TRACE_FEXIT {
+            if !matches!(self.input.expected_attach_type, at::TRACE_FEXIT | at::LSM_MAC | at::LSM_CGROUP) {
                 self.verbose(&format!("func '{tname}' doesn't have {}-th argument\n", arg + 1));
                 return invalid(self);
             }
@@ -478,7 +538,7 @@ impl Env<'_, '_> {
             Some(Kind::Int { size: s, .. }) if *s <= 8 => return scalar,
             Some(Kind::Enum { .. } | Kind::Struct { .. }) => return scalar,
             Some(Kind::Ptr(_)) => {}
-            // void return of fexit, or a type the subset lacks
+            // a void return, or a type the subset lacks
             _ => return Err(DoCheckError::Unsupported(format!("argument {arg} of {tname}: its type is not modelled"))),
         }
         if size != 8 {
@@ -494,16 +554,182 @@ impl Env<'_, '_> {
             }
             return scalar;
         };
+        if self.input.expected_attach_type == at::TRACE_RAW_TP && RAW_TP_NULL_ARGS.contains(&tname) {
+            return Err(DoCheckError::Unsupported(format!("tracepoint {tname}: its nullable or IS_ERR arguments (raw_tp_null_args) are not modelled")));
+        }
+        let mut reg_type = PTR_TO_BTF_ID;
+        if self.prog_args_trusted(tname) {
+            reg_type |= PTR_TRUSTED;
+        }
+        if arg < nr_args && param_is_nullable(&params[arg].0) {
+            reg_type |= PTR_MAYBE_NULL;
+        }
         let (_, tags) = btf_type_tag_walk(btf, *target).map_err(|_| DoCheckError::Unsupported("type tags of a tracing argument".into()))?;
         if tags & !(MEM_USER | MEM_PERCPU) != 0 {
             return Err(DoCheckError::Unsupported("an rcu-tagged tracing argument".into()));
         }
         let what = if matches!(st.kind, Kind::Struct { union: true, .. }) { "UNION" } else { "STRUCT" };
         self.verbose(&format!("func '{tname}' arg{arg} has btf_id {sid} type {what} '{}'\n", anon(&st.name)));
-        // fentry/fexit arguments are not trusted (prog_args_trusted)
-        Ok(CtxAccess { reg_type: PTR_TO_BTF_ID | tags, ctx_field_size: 0, btf_id: super::kfuncs::btf_type_id_interned(&st.name) })
+        Ok(CtxAccess { reg_type: reg_type | tags, ctx_field_size: 0, btf_id: super::kfuncs::btf_type_id_interned(&st.name) })
     }
 }
+
+/// `btf_ctx_arg_idx`: the argument a ctx offset falls in (an argument
+/// wider than 8 bytes takes more slots); past the arguments, one index
+/// per slot.
+fn btf_ctx_arg_idx(btf: &VmlinuxBtf, params: &[(String, u32)], off: i64) -> usize {
+    let mut slot = 0i64;
+    for (i, (_, t)) in params.iter().enumerate() {
+        let n = btf.type_size(*t).map_or(1, |s| ((s as i64 + 7) / 8).max(1));
+        if off / 8 < slot + n {
+            return i;
+        }
+        slot += n;
+    }
+    params.len() + (off / 8 - slot) as usize
+}
+
+/// `btf_ctx_arg_offset`: the ctx offset of argument `arg`.
+fn btf_ctx_arg_offset(btf: &VmlinuxBtf, params: &[(String, u32)], arg: usize) -> i64 {
+    params[..arg].iter().map(|(_, t)| btf.type_size(*t).map_or(1, |s| ((s as i64 + 7) / 8).max(1)) * 8).sum()
+}
+
+/// The tracepoints of `raw_tp_null_args` (`btf_ctx_access`): some of
+/// their pointer arguments may be NULL or an `ERR_PTR`.
+const RAW_TP_NULL_ARGS: &[&str] = &[
+    "sched_pi_setprio",
+    "sched_process_wait",
+    "sched_stick_numa",
+    "sched_swap_numa",
+    "afs_make_fs_call",
+    "afs_make_fs_calli",
+    "afs_make_fs_call1",
+    "afs_make_fs_call2",
+    "afs_protocol_error",
+    "afs_flock_ev",
+    "cachefiles_lookup",
+    "cachefiles_unlink",
+    "cachefiles_rename",
+    "cachefiles_prep_read",
+    "cachefiles_mark_active",
+    "cachefiles_mark_failed",
+    "cachefiles_mark_inactive",
+    "cachefiles_vfs_error",
+    "cachefiles_io_error",
+    "ext4_mballoc_discard",
+    "ext4_mballoc_free",
+    "fib_table_lookup",
+    "posix_lock_inode",
+    "fcntl_setlk",
+    "locks_remove_posix",
+    "flock_lock_inode",
+    "break_lease_noblock",
+    "break_lease_block",
+    "break_lease_unblock",
+    "generic_delete_lease",
+    "time_out_leases",
+    "host1x_cdma_push_gather",
+    "mm_khugepaged_scan_pmd",
+    "mm_collapse_huge_page_isolate",
+    "mm_khugepaged_scan_file",
+    "mm_khugepaged_collapse_file",
+    "mm_page_alloc",
+    "mm_page_pcpu_drain",
+    "mm_page_alloc_zone_locked",
+    "netfs_failure",
+    "device_pm_callback_start",
+    "qdisc_dequeue",
+    "rxrpc_recvdata",
+    "rxrpc_resend",
+    "rxrpc_tq",
+    "rxrpc_client",
+    "signal_generate",
+    "signal_deliver",
+    "xs_stream_read_data",
+    "xprt_reserve_cong",
+    "xprt_release_cong",
+    "xprt_get_cong",
+    "xprt_put_cong",
+    "tcp_send_reset",
+    "tcp_sendmsg_locked",
+    "tegra_dma_tx_status",
+    "tmigr_update_events",
+    "writeback_dirty_folio",
+    "folio_wait_writeback",
+    "mr_integ_alloc",
+    "bpf_testmod_test_read",
+    "amdgpu_vm_bo_map",
+    "amdgpu_vm_bo_unmap",
+    "netfs_folioq",
+    "xfs_defer_create_intent",
+    "xfs_defer_cancel_list",
+    "xfs_defer_pending_finish",
+    "xfs_defer_pending_abort",
+    "xfs_defer_relog_intent",
+    "xfs_defer_isolate_paused",
+    "xfs_defer_item_pause",
+    "xfs_defer_item_unpause",
+    "xfs_defer_add_item",
+    "xfs_defer_cancel_item",
+    "xfs_defer_finish_item",
+    "xfs_ioc_free_eofblocks",
+    "xfs_blockgc_free_space",
+    "xfs_btree_updkeys",
+    "xfs_btree_overlapped_query_range",
+    "xfs_map_blocks_found",
+    "xfs_map_blocks_alloc",
+    "xfs_iomap_alloc",
+    "xfs_iomap_found",
+    "xfs_inodegc_flush",
+    "xfs_inodegc_push",
+    "xfs_inodegc_start",
+    "xfs_inodegc_stop",
+    "xfs_inodegc_queue",
+    "xfs_inodegc_throttle",
+    "xfs_fs_sync_fs",
+    "xfs_blockgc_start",
+    "xfs_blockgc_stop",
+    "xfs_blockgc_worker",
+    "xfs_blockgc_flush_all",
+    "xchk_nlinks_live_update",
+    "xchk_metapath_lookup",
+    "nfsd_dirent",
+    "nfsd_file_acquire",
+    "nfsd_file_insert_err",
+    "nfsd_file_cons_err",
+    "nfs4_setup_sequence",
+    "pnfs_update_layout",
+    "nfs4_inode_callback_event",
+    "nfs4_inode_stateid_callback_event",
+    "pnfs_mds_fallback_pg_init_read",
+    "pnfs_mds_fallback_pg_init_write",
+    "pnfs_mds_fallback_pg_get_mirror_count",
+    "pnfs_mds_fallback_read_done",
+    "pnfs_mds_fallback_write_done",
+    "pnfs_mds_fallback_read_pagelist",
+    "pnfs_mds_fallback_write_pagelist",
+    "coda_dec_pic_run",
+    "coda_dec_pic_done",
+    "cfg80211_scan_done",
+    "rdev_set_coalesce",
+    "cfg80211_report_wowlan_wakeup",
+    "cfg80211_inform_bss_frame",
+    "cfg80211_michael_mic_failure",
+    "wiphy_work_queue",
+    "wiphy_work_run",
+    "wiphy_work_cancel",
+    "wiphy_work_flush",
+    "hugetlbfs_alloc_inode",
+    "spufs_context",
+    "kvm_page_fault_enter",
+    "dpu_crtc_setup_mixer",
+    "binder_transaction",
+    "btree_path_free",
+    "hfi1_sdma_progress",
+    "iptfs_ingress_postq_event",
+    "neigh_update",
+    "amdtp_packet",
+];
 
 #[cfg(test)]
 mod tests {

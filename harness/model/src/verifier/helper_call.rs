@@ -329,11 +329,18 @@ impl Env<'_, '_> {
                 }
                 let getsockopt = self.input.prog_type == helpers::prog::CGROUP_SOCKOPT && self.input.expected_attach_type == bpf_attach_type::CGROUP_GETSOCKOPT;
                 if !getsockopt {
-                    if self.input.prog_type == helpers::prog::LSM {
-                        return Err(DoCheckError::Unsupported("BPF_LSM_CGROUP return ranges are not modelled".into()));
+                    let mut range = RetvalRange { minval: -(MAX_ERRNO as i32), maxval: 0, return_32bit: true };
+                    if self.input.prog_type == helpers::prog::LSM && self.input.expected_attach_type == bpf_attach_type::LSM_CGROUP {
+                        if self.attach_func_returns_void() {
+                            self.verbose("BPF_LSM_CGROUP that attach to void LSM hooks can't modify return value!\n");
+                            return errno(EINVAL);
+                        }
+                        let Some((minval, maxval)) = self.lsm_retval_range() else {
+                            return Err(DoCheckError::Unsupported("the hook of this BPF_LSM_CGROUP program".into()));
+                        };
+                        (range.minval, range.maxval) = (minval, maxval);
                     }
                     self.mark_chain_precision(1)?;
-                    let range = RetvalRange { minval: -(MAX_ERRNO as i32), maxval: 0, return_32bit: true };
                     let r1 = self.regs()[1];
                     if !retval_range_within(range, &r1) {
                         self.verbose_invalid_scalar(&r1, range, "At bpf_set_retval", "R1");
@@ -540,6 +547,11 @@ impl Env<'_, '_> {
         if ret_type != RET_INTEGER {
             return Ok(());
         }
+        let lsm_cgroup_range = if self.input.prog_type == helpers::prog::LSM && self.input.expected_attach_type == bpf_attach_type::LSM_CGROUP {
+            Some(self.lsm_retval_range())
+        } else {
+            None
+        };
         let r = &mut self.cur.cur_mut().regs[0];
         match func_id {
             func::GET_STACK | func::GET_TASK_STACK | func::PROBE_READ_STR | func::PROBE_READ_KERNEL_STR | func::PROBE_READ_USER_STR => {
@@ -556,6 +568,13 @@ impl Env<'_, '_> {
             func::GET_RETVAL => {
                 if self.input.prog_type == helpers::prog::CGROUP_SOCKOPT && self.input.expected_attach_type == bpf_attach_type::CGROUP_GETSOCKOPT {
                     // arbitrary value
+                } else if let Some(range) = lsm_cgroup_range {
+                    // bpf_lsm_get_retval_range of the hook; none for a void hook
+                    if let Some((minval, maxval)) = range {
+                        r.s.set_srange64(minval as i64, maxval as i64);
+                        r.s.set_srange32(minval, maxval);
+                        super::scalar::reg_bounds_sync(&mut r.s);
+                    }
                 } else {
                     r.s.set_srange64(-MAX_ERRNO, 0);
                     r.s.set_srange32(-MAX_ERRNO as i32, 0);

@@ -277,7 +277,18 @@ impl Env<'_, '_> {
             }
             let access = self.check_ctx_access(regno, &reg, off, size, write, is_ldsx)?;
             if !write && let Some(v) = value_regno {
-                if access.reg_type == SCALAR_VALUE {
+                let ctx_off = off.wrapping_add(reg.s.umax() as i64) as i32 as i64;
+                let retval_range = if self.btf_ctx_access_is_retval(ctx_off) { self.lsm_retval_range() } else { None };
+                if access.reg_type == SCALAR_VALUE
+                    && let Some((minval, maxval)) = retval_range
+                {
+                    // get_func_retval_range: the hook's return value
+                    self.mark_reg_unknown(v);
+                    let mut r = self.regs()[v];
+                    super::scalar::mark_reg_s32_range(&mut r.s, minval, maxval);
+                    self.regs_mut()[v] = r;
+                    self.reg_bounds_sanity_check(v, "s32_range")?;
+                } else if access.reg_type == SCALAR_VALUE {
                     self.mark_reg_unknown(v);
                 } else {
                     let mut r = RegState::ptr(access.reg_type, access.btf_id);
@@ -687,7 +698,7 @@ impl Env<'_, '_> {
     /// `__check_ctx_access`: the program type's `is_valid_access`.
     fn __check_ctx_access(&mut self, off: i64, size: i64, write: bool, is_ldsx: bool) -> VResult<ctx::CtxAccess> {
         let pt = self.input.prog_type;
-        if pt == ctx::pt::TRACING {
+        if pt == ctx::pt::TRACING || pt == ctx::pt::LSM {
             return self.tracing_btf_ctx_access(off, size, write);
         }
         match ctx::is_valid_access(pt, self.input.expected_attach_type, off, size, write, is_ldsx, self.bpf_capable(), self.input.pt_regs_size) {

@@ -425,19 +425,14 @@ fn check_attach_btf_id(env: &mut VerifierEnv<'_>) -> PResult<()> {
         return check_attach_fentry(env);
     }
     if t == pt::LSM && matches!(attach, at::LSM_MAC | at::LSM_CGROUP) {
-        check_attach_lsm(env, sleepable)?;
-        return Err(Fail::unsupported(
-            "check_attach_btf_id",
-            "LSM program bodies: the hook's arguments (btf_ctx_access: trusted, nullable) and its return range (bpf_lsm_get_retval_range) are not modelled",
-        ));
+        return check_attach_lsm(env, sleepable);
+    }
+    if t == pt::TRACING && attach == at::TRACE_RAW_TP {
+        return check_attach_raw_tp(env, sleepable);
     }
     match (t, attach) {
         (pt::STRUCT_OPS, _) => Err(Fail::unsupported("check_attach_btf_id", "struct_ops programs (check_struct_ops_btf_id) are not modelled")),
         (pt::EXT, _) => Err(Fail::unsupported("check_attach_btf_id", "freplace targets (the target program's BTF) are not modelled")),
-        (pt::TRACING, at::TRACE_RAW_TP) => Err(Fail::unsupported(
-            "check_attach_btf_id",
-            "tp_btf: the raw tracepoint (bpf_get_raw_tracepoint: its template's prototype, faultable tracepoints) is not modelled",
-        )),
         (pt::TRACING, at::TRACE_ITER) => Err(Fail::unsupported(
             "check_attach_btf_id",
             "iter: the iterator's registration (bpf_iter_prog_supported: its ctx bpf_iter__<name>, ctx_arg_info) is not modelled",
@@ -500,6 +495,39 @@ fn check_attach_lsm(env: &mut VerifierEnv<'_>, sleepable: bool) -> PResult<()> {
         return Err(Fail::Errno(EINVAL));
     }
     Ok(())
+}
+
+/// `bpf_check_attach_target` for tp_btf: the id must name the
+/// `btf_trace_<tp>` typedef of a raw tracepoint. Its prototype (the
+/// template's, the same types) is what `btf_ctx_access` reads the args by.
+fn check_attach_raw_tp(env: &mut VerifierEnv<'_>, sleepable: bool) -> PResult<()> {
+    use crate::vmlinux_btf::Kind;
+    let id = env.input.attach_btf_id;
+    if id == 0 {
+        env.verbose("Tracing programs must provide btf_id\n");
+        return Err(Fail::Errno(EINVAL));
+    }
+    let Some(btf) = crate::vmlinux_btf::VmlinuxBtf::for_arch(env.input.symbols_arch) else {
+        return Err(Fail::unsupported("check_attach_btf_id", "no vmlinux BTF is recorded for this arch"));
+    };
+    let Some(t) = btf.type_by_id(id) else {
+        return Err(Fail::unsupported("check_attach_btf_id", &format!("attach target btf_id {id} is not in the recorded vmlinux BTF")));
+    };
+    if !matches!(t.kind, Kind::Typedef(_)) {
+        env.verbose(&format!("attach_btf_id {id} is not a typedef\n"));
+        return Err(Fail::Errno(EINVAL));
+    }
+    if !t.name.starts_with("btf_trace_") {
+        env.verbose(&format!("attach_btf_id {id} points to wrong type name {}\n", t.name));
+        return Err(Fail::Errno(EINVAL));
+    }
+    if sleepable {
+        return Err(Fail::unsupported("check_attach_btf_id", "which tracepoints are faultable (tracepoint_is_faultable)"));
+    }
+    match btf_access::attach_func(btf, id, true) {
+        Ok(_) => Ok(()),
+        Err(e) => Err(Fail::unsupported("check_attach_btf_id", &format!("tp_btf target: {e}"))),
+    }
 }
 
 /// `check_attach_btf_id` -> `bpf_check_attach_target` for fentry/fexit on

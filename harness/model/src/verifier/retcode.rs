@@ -2,20 +2,22 @@
 //! must not leak a pointer, and must be in the range the program type
 //! allows (`return_retval_range`).
 
+use super::calls::retval_range_within;
 use super::do_check::*;
 use super::reg::*;
-use super::tnum::*;
+use super::state::RetvalRange;
 
 impl Env<'_, '_> {
-    /// `return_retval_range`: the `[min, max]` a program type must return,
-    /// `None` when any value is fine. (Program types with attach targets
-    /// never get this far in the model.)
-    fn return_retval_range(&self) -> Option<(i32, i32)> {
+    /// `return_retval_range`: the range a program type must return, `None`
+    /// when any value is fine. (Program types whose attach targets the
+    /// model does not know never get this far.)
+    fn return_retval_range(&self) -> Option<RetvalRange> {
         use super::prog_load::prog_types as p;
         use crate::prog_type::bpf_attach_type as at;
         let attach = self.input.expected_attach_type;
+        let r = |minval, maxval| Some(RetvalRange::new(minval, maxval));
         match self.input.prog_type {
-            p::CGROUP_SOCK_ADDR => Some(match attach {
+            p::CGROUP_SOCK_ADDR => match attach {
                 at::CGROUP_UDP4_RECVMSG
                 | at::CGROUP_UDP6_RECVMSG
                 | at::CGROUP_UNIX_RECVMSG
@@ -24,30 +26,54 @@ impl Env<'_, '_> {
                 | at::CGROUP_UNIX_GETPEERNAME
                 | at::CGROUP_INET4_GETSOCKNAME
                 | at::CGROUP_INET6_GETSOCKNAME
-                | at::CGROUP_UNIX_GETSOCKNAME => (1, 1),
-                at::CGROUP_INET4_BIND | at::CGROUP_INET6_BIND => (0, 3),
-                _ => (0, 1),
-            }),
-            p::CGROUP_SKB => Some(if attach == at::CGROUP_INET_EGRESS { (0, 3) } else { (0, 1) }),
-            p::CGROUP_SOCK | p::SOCK_OPS | p::CGROUP_DEVICE | p::CGROUP_SYSCTL | p::CGROUP_SOCKOPT => Some((0, 1)),
+                | at::CGROUP_UNIX_GETSOCKNAME => r(1, 1),
+                at::CGROUP_INET4_BIND | at::CGROUP_INET6_BIND => r(0, 3),
+                _ => r(0, 1),
+            },
+            p::CGROUP_SKB => {
+                if attach == at::CGROUP_INET_EGRESS {
+                    r(0, 3)
+                } else {
+                    r(0, 1)
+                }
+            }
+            p::CGROUP_SOCK | p::SOCK_OPS | p::CGROUP_DEVICE | p::CGROUP_SYSCTL | p::CGROUP_SOCKOPT => r(0, 1),
             // SK_DROP, SK_PASS
-            p::SK_LOOKUP => Some((0, 1)),
+            p::SK_LOOKUP => r(0, 1),
             // NF_DROP, NF_ACCEPT
-            p::NETFILTER => Some((0, 1)),
-            p::TRACING if matches!(attach, at::TRACE_FENTRY | at::TRACE_FEXIT) => Some((0, 0)),
+            p::NETFILTER => r(0, 1),
+            p::TRACING if matches!(attach, at::TRACE_FENTRY | at::TRACE_FEXIT) => r(0, 0),
+            p::LSM if attach != at::LSM_CGROUP => {
+                // get_func_retval_range: BPF_LSM_MAC's hook range, 32-bit
+                let (minval, maxval) = self.lsm_retval_range()?;
+                Some(RetvalRange { minval, maxval, return_32bit: true })
+            }
+            // BPF_LSM_CGROUP on a void hook must return 1
+            p::LSM if self.attach_func_returns_void() => r(1, 1),
+            p::LSM => r(0, 1),
             // kprobe sessions and raw_tp with a BTF target come with calls
             _ => None,
         }
     }
 
+    /// `program_returns_void`: an LSM program (not `BPF_LSM_CGROUP`) on a
+    /// void hook.
+    fn program_returns_void(&self) -> bool {
+        use crate::prog_type::bpf_attach_type as at;
+        self.input.prog_type == super::prog_load::prog_types::LSM && self.input.expected_attach_type != at::LSM_CGROUP && self.attach_func_returns_void()
+    }
+
     /// `check_return_code(env, BPF_REG_0, "R0")`.
     pub(crate) fn check_return_code(&mut self, regno: usize) -> VResult<()> {
+        if self.program_returns_void() {
+            return Ok(());
+        }
         self.check_reg_src(regno)?;
         if self.is_pointer_value(regno) {
             self.verbose(&format!("R{regno} leaks addr as return value\n"));
             return errno(EACCES);
         }
-        let Some((minv, maxv)) = self.return_retval_range() else { return Ok(()) };
+        let Some(range) = self.return_retval_range() else { return Ok(()) };
         let reg = self.regs()[regno];
         if reg.typ != SCALAR_VALUE {
             let s = format!("At program exit the register R{regno} is not a known value ({})\n", reg_type_str(reg.typ));
@@ -56,26 +82,16 @@ impl Env<'_, '_> {
         }
         self.mark_chain_precision(regno)?;
         let reg = self.regs()[regno];
-        let (smin, smax) = (reg.s.smin(), reg.s.smax());
-        if smin < minv as i64 || smax > maxv as i64 {
-            let mut s = format!("At program exit the register R{regno} has");
-            let mut unknown = true;
-            if smin > i64::MIN {
-                s.push_str(&format!(" smin={smin}"));
-                unknown = false;
+        if !retval_range_within(range, &reg) {
+            self.verbose_invalid_scalar(&reg, range, "At program exit", &format!("R{regno}"));
+            if self.input.prog_type == super::prog_load::prog_types::LSM
+                && self.input.expected_attach_type == crate::prog_type::bpf_attach_type::LSM_CGROUP
+                && self.attach_func_returns_void()
+            {
+                self.verbose("Note, BPF_LSM_CGROUP that attach to void LSM hooks can't modify return value!\n");
             }
-            if smax < i64::MAX {
-                s.push_str(&format!(" smax={smax}"));
-                unknown = false;
-            }
-            if unknown {
-                s.push_str(" unknown scalar value");
-            }
-            s.push_str(&format!(" should have been in [{minv}, {maxv}]\n"));
-            self.verbose(&s);
             return errno(EINVAL);
         }
-        let _ = tnum_is_unknown;
         Ok(())
     }
 }
