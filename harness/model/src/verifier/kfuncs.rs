@@ -1011,7 +1011,8 @@ impl Env<'_, '_> {
                     }
                     if !tnum_is_const(reg.s.var_off) {
                         self.verbose(&format!("R{regno} must be a known constant\n"));
-                        let reason = format!("the kfunc requires this scalar argument to be a verifier-known constant, but R{regno} is variable on this path");
+                        let what = if kind == KfArg::ConstMemSize { "memory size" } else { "scalar argument" };
+                        let reason = format!("the kfunc requires this {what} to be a verifier-known constant, but R{regno} is variable on this path");
                         self.bpf_diag_call_arg(
                             insn_idx,
                             regno,
@@ -1192,8 +1193,9 @@ impl Env<'_, '_> {
         }
         let strict = proto.flags & kf::RELEASE != 0 && referenced;
         if !btf_struct_ids_match(reg.aux, reg.s.var_off.value, want, strict) {
+            // btf_type_str of a struct: its kind, as btf_kind_str spells it
             let have = btf_type_name(reg.aux);
-            self.verbose(&format!("kernel function {} {arg} expected pointer to struct {want} but {arg} has a pointer to struct {have}\n", proto.name));
+            self.verbose(&format!("kernel function {} {arg} expected pointer to STRUCT {want} but {arg} has a pointer to STRUCT {have}\n", proto.name));
             return errno(EINVAL);
         }
         Ok(())
