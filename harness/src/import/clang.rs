@@ -135,18 +135,31 @@ pub fn compile(file: &Path, tree: &KernelTree, arch: Arch) -> Result<PathBuf, St
     let vmlinux = vmlinux_h_dir(arch)?.join("vmlinux.h");
     let vm_meta = std::fs::metadata(&vmlinux).map(|m| format!("{}:{:?}", m.len(), m.modified().ok())).unwrap_or_default();
     let key = fnv64(&[source.as_slice(), args.join(" ").as_bytes(), &defs, vm_meta.as_bytes()].concat());
-    compile_keyed(clang, file, &args, key, arch)
+    compile_keyed(clang, None, file, &args, key, arch)
 }
 
 /// [`compile`] for a test's own C source (`#[object("x.bpf.c")]`), whose
 /// headers may be the user's and change: the cache key is the preprocessed
 /// translation unit, so an edited header recompiles. The selftests'
 /// `progs/` directory is searched after the file's own (its `bpf_misc.h`).
+///
+/// clang runs in the file's directory on its bare name, with that directory
+/// mapped to `.` in the debug info: the object's BTF (`line_info` file
+/// names, the compilation directory) is then the same wherever the checkout
+/// is, and so are the loads recorded from it.
 pub fn compile_tracking_includes(file: &Path, tree: &KernelTree, arch: Arch) -> Result<PathBuf, String> {
     let clang = clang_program().ok_or("clang-19 is not installed")?;
-    let mut args = command_line(file, tree, arch)?;
+    let file = file.canonicalize().map_err(|e| format!("{}: {e}", file.display()))?;
+    let (Some(dir), Some(name)) = (file.parent(), file.file_name()) else {
+        return Err(format!("{}: not a file", file.display()));
+    };
+    let whole = file.display().to_string();
+    let mut args: Vec<String> =
+        command_line(&file, tree, arch)?.into_iter().map(|a| if a == whole { name.to_string_lossy().into_owned() } else { a }).collect();
     args.push(format!("-idirafter{}", tree.progs().display()));
+    args.push(format!("-fdebug-prefix-map={}=.", dir.display()));
     let pre = Command::new(clang)
+        .current_dir(dir)
         .args(args.iter().filter(|a| *a != "-c"))
         .args(["-E", "-o", "-"])
         .stdin(Stdio::null())
@@ -156,7 +169,7 @@ pub fn compile_tracking_includes(file: &Path, tree: &KernelTree, arch: Arch) -> 
         return Err(clang_error(&pre.stderr));
     }
     let key = fnv64(&[pre.stdout.as_slice(), args.join(" ").as_bytes()].concat());
-    compile_keyed(clang, file, &args, key, arch)
+    compile_keyed(clang, Some(dir), &file, &args, key, arch)
 }
 
 /// The first error line of clang's stderr, as a compile failure.
@@ -166,8 +179,9 @@ fn clang_error(stderr: &[u8]) -> String {
     format!("clang failed: {first}")
 }
 
-/// Runs `clang args -o OUT` unless the object of `key` is in the cache.
-fn compile_keyed(clang: &str, file: &Path, args: &[String], key: u64, arch: Arch) -> Result<PathBuf, String> {
+/// Runs `clang args -o OUT` (in `cwd`, if given) unless the object of `key`
+/// is in the cache.
+fn compile_keyed(clang: &str, cwd: Option<&Path>, file: &Path, args: &[String], key: u64, arch: Arch) -> Result<PathBuf, String> {
     let dir = std::env::temp_dir().join("bpf-selftest-objects");
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let stem = file.file_stem().and_then(|s| s.to_str()).unwrap_or("prog");
@@ -177,7 +191,11 @@ fn compile_keyed(clang: &str, file: &Path, args: &[String], key: u64, arch: Arch
     }
     let tag = format!("{}{:?}", std::process::id(), std::thread::current().id()).replace(|c: char| !c.is_ascii_alphanumeric(), "");
     let tmp = out.with_extension(format!("tmp{tag}"));
-    let r = Command::new(clang).args(args).arg("-o").arg(&tmp).output().map_err(|e| format!("running {clang}: {e}"))?;
+    let mut cmd = Command::new(clang);
+    if let Some(d) = cwd {
+        cmd.current_dir(d);
+    }
+    let r = cmd.args(args).arg("-o").arg(&tmp).output().map_err(|e| format!("running {clang}: {e}"))?;
     if !r.status.success() {
         let _ = std::fs::remove_file(&tmp);
         return Err(clang_error(&r.stderr));
