@@ -73,7 +73,7 @@ pub fn load_and_check(input: &VerifierInput) -> Option<Decision> {
         assert!(!d.xlated.is_empty(), "accepted without insns");
         if input.arch.has_jit() {
             // the xlated program through the arch's JIT (both JITs over a run)
-            if let Err(e) = bpf_selftest::jit::jit_xlated_dump(input.arch, &d.xlated, &d.subprogs, input.prog_type.0) {
+            if let Err(e) = bpf_selftest::jit::jit_xlated(input.arch, &d.xlated_as_run(), &d.subprogs, input.prog_type.0) {
                 panic!("JIT of an accepted program: {e}");
             }
         }

@@ -50,6 +50,7 @@ fn finish_accepted(env: &mut VerifierEnv<'_>, start: Instant) -> Verdict {
             d.subprogs = env.subprog_info[..cnt]
                 .iter()
                 .map(|s| SubprogFacts {
+                    start: s.start as u32,
                     stack_depth: s.stack_depth,
                     tail_call_reachable: s.tail_call_reachable,
                     is_exception_cb: s.is_exception_cb,
@@ -118,9 +119,8 @@ pub fn bpf_prog_load(input: &VerifierInput, want_jited: bool, prog_name: Option<
         };
         let self_pokes: Vec<u32> = d.tail_call_pokes.iter().enumerate().filter(|(_, p)| in_own_slot(p)).map(|(n, _)| n as u32 + 1).collect();
         let t1 = Instant::now();
-        jited_funcs =
-            crate::jit::jit_xlated_dump_arena(input.arch, &as_run, &d.subprogs, input.prog_type.0, &d.direct_tail_calls, &self_pokes, d.arena.as_ref())
-                .map_err(NotModelled)?;
+        jited_funcs = crate::jit::jit_xlated_arena(input.arch, &as_run, &d.subprogs, input.prog_type.0, &d.direct_tail_calls, &self_pokes, d.arena.as_ref())
+            .map_err(NotModelled)?;
         load_ns += t1.elapsed().as_nanos() as u64;
     }
     Ok(ProgLoad { decision: d, as_run, jited_funcs, load_ns: load_ns.max(1) })

@@ -144,7 +144,7 @@ pub fn kernel_func_of_imm(arch: Arch, imm: i32) -> Option<&'static str> {
 }
 
 impl ExecProgram {
-    /// The xlated program (dump form) of an accepted load of type
+    /// The xlated program (as it runs: [`crate::verifier::Decision::xlated_as_run`]) of an accepted load of type
     /// `prog_type` on `arch`, ready to run. `Err` names what cannot be
     /// resolved (a call to a kernel function the runtime does not have).
     pub fn from_xlated(xlated: &[Insn], arch: Arch, prog_type: u32) -> Result<ExecProgram, String> {
@@ -158,10 +158,10 @@ impl ExecProgram {
             if insn.is_call() {
                 calls[pc] = Some(match insn.src {
                     BPF_PSEUDO_CALL => {
-                        // the interpreter reads the usual layout: imm relative
-                        insns[pc].imm = insn.off as i32;
+                        // relative in imm, as the interpreter reads it; the
+                        // callee's index in off is not needed
                         insns[pc].off = 0;
-                        let t = pc as i64 + 1 + insn.off as i64;
+                        let t = pc as i64 + 1 + insn.imm as i64;
                         if !(0..n as i64).contains(&t) {
                             // a callee the verifier removed as dead (a callback
                             // of a zero-trip inlined bpf_loop): never reached

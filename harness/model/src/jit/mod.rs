@@ -77,16 +77,24 @@ pub const BTF_FMODEL_NULLABLE_ARG: u8 = 1 << 3;
 
 impl JitProgram {
     /// The functions of an xlated program in the form `BPF_OBJ_GET_INFO_BY_FD`
-    /// dumps it: a pseudo call there has the
-    /// callee's subprogram index in `imm` and the relative offset in `off`
-    /// (`prepare_dump_pseudo_call`; the functions get the JIT's form back,
-    /// relative `imm` and index in `off`), and an `ld_imm64` of a pseudo func with the relative
-    /// `imm` in its first slot and the index in its second. Functions start
-    /// at 0 and at every callee. `stack_depths` are the verifier's, by
-    /// subprogram; a missing one is 0.
+    /// dumps it: a pseudo call there has the callee's subprogram index in
+    /// `imm` and the relative offset in `off` (`prepare_dump_pseudo_call`),
+    /// turned back into the layout the JIT gets ([`JitProgram::from_xlated_as_run`]).
+    /// `stack_depths` are the verifier's, by subprogram; a missing one is 0.
     pub fn from_xlated_dump(insns: &[bpf_isa::Insn], stack_depths: &[u32], prog_type: u32) -> JitProgram {
+        JitProgram::from_xlated_as_run(&normalize_dumped_calls(insns), stack_depths, prog_type)
+    }
+
+    /// The functions of an xlated program as it runs
+    /// ([`crate::verifier::Decision::xlated_as_run`]): a pseudo call has
+    /// the relative offset in `imm` and the callee's index in `off`, an
+    /// `ld_imm64` of a pseudo func the relative `imm` in its first slot
+    /// and the index in its second. Functions start at 0 and at every
+    /// callee. The dump's helper call of `bpf_tail_call` is the tail call
+    /// again.
+    pub fn from_xlated_as_run(insns: &[bpf_isa::Insn], stack_depths: &[u32], prog_type: u32) -> JitProgram {
         use bpf_isa::op::*;
-        let insns = &normalize_dumped_calls(insns);
+        let insns = &restore_tail_calls(insns);
         let mut starts = vec![0usize];
         let mut k = 0;
         while k < insns.len() {
@@ -119,9 +127,9 @@ impl JitProgram {
 /// the callee's subprogram index in `imm` and the relative offset in `off`,
 /// the other way round from what `jit_subprogs` leaves for the JIT: swapped
 /// back here (`call pc+8` of subprogram 1 is dumped `off = 8, imm = 1`).
-/// The dump also shows the internal `BPF_JMP | BPF_TAIL_CALL` as a helper
-/// call of `bpf_tail_call` (imm 12), which no helper call still is after
-/// the fixups: that is turned back into the tail call too.
+/// An offset beyond 16 bits is dumped as 0: only
+/// [`crate::verifier::Decision::xlated_as_run`], which knows where each
+/// subprogram starts, gets it back.
 fn normalize_dumped_calls(insns: &[bpf_isa::Insn]) -> Vec<bpf_isa::Insn> {
     use bpf_isa::op::*;
     let mut out = insns.to_vec();
@@ -131,7 +139,22 @@ fn normalize_dumped_calls(insns: &[bpf_isa::Insn]) -> Vec<bpf_isa::Insn> {
         if i.code == BPF_JMP | BPF_CALL && i.src == BPF_PSEUDO_CALL {
             out[k].imm = i.off as i32;
             out[k].off = i.imm.clamp(i16::MIN as i32, i16::MAX as i32) as i16;
-        } else if i.code == BPF_JMP | BPF_CALL && i.src == 0 && i.imm == bpf_isa::helper_ids::BPF_FUNC_TAIL_CALL {
+        }
+        k += if i.is_ld_imm64() { 2 } else { 1 };
+    }
+    out
+}
+
+/// The dump shows the internal `BPF_JMP | BPF_TAIL_CALL` as a helper call
+/// of `bpf_tail_call` (imm 12), which no helper call still is after the
+/// fixups: turned back into the tail call.
+fn restore_tail_calls(insns: &[bpf_isa::Insn]) -> Vec<bpf_isa::Insn> {
+    use bpf_isa::op::*;
+    let mut out = insns.to_vec();
+    let mut k = 0;
+    while k < out.len() {
+        let i = out[k];
+        if i.code == BPF_JMP | BPF_CALL && i.src == 0 && i.imm == bpf_isa::helper_ids::BPF_FUNC_TAIL_CALL {
             out[k] = bpf_isa::Insn::new(BPF_JMP | BPF_TAIL_CALL, 0, 0, 0, 0);
         }
         k += if i.is_ld_imm64() { 2 } else { 1 };
@@ -140,11 +163,11 @@ fn normalize_dumped_calls(insns: &[bpf_isa::Insn]) -> Vec<bpf_isa::Insn> {
 }
 
 impl JitProgram {
-    /// [`JitProgram::from_xlated_dump`] with what the verifier knows of
-    /// each subprogram (one per function of the dump).
+    /// [`JitProgram::from_xlated_as_run`] with what the verifier knows of
+    /// each subprogram (one per function of the program).
     pub fn from_xlated_with_facts(insns: &[bpf_isa::Insn], subprogs: &[SubprogFacts], prog_type: u32) -> Result<JitProgram, String> {
         let depths: Vec<u32> = subprogs.iter().map(|s| s.stack_depth).collect();
-        let mut prog = JitProgram::from_xlated_dump(insns, &depths, prog_type);
+        let mut prog = JitProgram::from_xlated_as_run(insns, &depths, prog_type);
         if prog.funcs.len() != subprogs.len() {
             return Err(format!("the xlated program has {} functions, the verifier {} subprograms", prog.funcs.len(), subprogs.len()));
         }
@@ -170,18 +193,18 @@ impl JitProgram {
 }
 
 /// The target arch's JIT with its default profile (the Debian 7.3.4
-/// kernel under QEMU's `-cpu max`) on an xlated program in the form
-/// `BPF_OBJ_GET_INFO_BY_FD` dumps it: the image of each function, or why
-/// there is none.
-pub fn jit_xlated_dump(arch: crate::target::Arch, insns: &[bpf_isa::Insn], subprogs: &[SubprogFacts], prog_type: u32) -> Result<Vec<Vec<u8>>, String> {
-    jit_xlated_dump_arena(arch, insns, subprogs, prog_type, &[], &[], None)
+/// kernel under QEMU's `-cpu max`) on an xlated program as it runs
+/// ([`crate::verifier::Decision::xlated_as_run`]): the image of each
+/// function, or why there is none.
+pub fn jit_xlated(arch: crate::target::Arch, insns: &[bpf_isa::Insn], subprogs: &[SubprogFacts], prog_type: u32) -> Result<Vec<Vec<u8>>, String> {
+    jit_xlated_arena(arch, insns, subprogs, prog_type, &[], &[], None)
 }
 
-/// [`jit_xlated_dump`] with what the dump loses: where the direct tail
+/// [`jit_xlated`] with what the dump loses: where the direct tail
 /// calls are and their poke numbers (`direct`: (insn, poke)), which pokes'
 /// slots hold the program itself (`self_pokes`), and the arena's addresses
 /// and access modes of a program that uses one.
-pub fn jit_xlated_dump_arena(
+pub fn jit_xlated_arena(
     arch: crate::target::Arch,
     insns: &[bpf_isa::Insn],
     subprogs: &[SubprogFacts],
@@ -256,6 +279,22 @@ mod tests {
         let starts: Vec<usize> = p.funcs.iter().map(|f| f.start).collect();
         assert_eq!(starts, [0, 3]);
         assert_eq!((p.funcs[0].insns[0].imm, p.funcs[0].insns[0].off), (2, 1));
+    }
+
+    #[test]
+    fn calls_beyond_16_bits_get_their_offset_from_the_callee_start() {
+        // 0: call pc+40000, dumped with off 0 (it does not fit) and imm 1;
+        // 1..40000: r0 = 0; 40001: exit (subprog 1)
+        let far = 40_000usize;
+        let mut xlated = vec![Insn::new(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, 1)];
+        xlated.extend(std::iter::repeat_n(Insn::new(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 0), far));
+        xlated.push(Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0));
+        let subprogs = [SubprogFacts::default(), SubprogFacts { start: far as u32 + 1, ..SubprogFacts::default() }];
+        let d = crate::verifier::Decision { accepted: true, xlated, subprogs: subprogs.to_vec(), ..Default::default() };
+        let as_run = d.xlated_as_run();
+        assert_eq!((as_run[0].imm, as_run[0].off), (far as i32, 1));
+        let p = JitProgram::from_xlated_with_facts(&as_run, &subprogs, 1).unwrap();
+        assert_eq!(p.funcs.iter().map(|f| f.start).collect::<Vec<_>>(), [0, far + 1]);
     }
 
     #[test]

@@ -109,6 +109,8 @@ pub type PResult<T> = Result<T, Fail>;
 /// its insns (`subprog_info[i]` after the fixups).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SubprogFacts {
+    /// Its first insn in the xlated program.
+    pub start: u32,
     pub stack_depth: u32,
     pub tail_call_reachable: bool,
     pub is_exception_cb: bool,
@@ -150,12 +152,29 @@ impl Decision {
     /// arena accesses and loads that may fault back in their kernel-internal
     /// modes (`BPF_PROBE_MEM32`, `BPF_PROBE_MEM`, which the dump shows as
     /// `BPF_MEM`).
+    ///
+    /// A bpf2bpf call is in the layout `jit_subprogs` leaves in
+    /// `prog->insnsi`: the pc-relative offset in `imm`, the callee's index
+    /// in `off`. The dump has them the other way round, with an offset
+    /// beyond 16 bits shown as 0 (`prepare_dump_pseudo_call`): the offset
+    /// is taken from where the callee starts.
     pub fn xlated_as_run(&self) -> Vec<bpf_isa::Insn> {
+        use bpf_isa::op::{BPF_CALL, BPF_JMP, BPF_PSEUDO_CALL};
         let mut insns = self.xlated.clone();
         for &(k, code) in &self.hidden_modes {
             if let Some(i) = insns.get_mut(k) {
                 i.code = code;
             }
+        }
+        let mut k = 0;
+        while k < insns.len() {
+            let i = insns[k];
+            if i.code == BPF_JMP | BPF_CALL && i.src == BPF_PSEUDO_CALL {
+                let callee = usize::try_from(i.imm).ok().and_then(|n| self.subprogs.get(n));
+                insns[k].imm = callee.map_or(i.off as i32, |s| s.start as i32 - k as i32 - 1);
+                insns[k].off = i16::try_from(i.imm).unwrap_or(0);
+            }
+            k += if i.is_ld_imm64() { 2 } else { 1 };
         }
         insns
     }
