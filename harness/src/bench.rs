@@ -20,7 +20,7 @@ use serde_json::json;
 use crate::backend::{Backend, BtfMode, LoadOutcome, LoadRequest, TestRunInput};
 use crate::isa::assemble;
 use crate::link::{Symbols, link};
-use crate::map::{MapDef, map_type_by_name};
+use crate::map::MapDef;
 use crate::prog_type::{ProgType, RAW_TRACEPOINT, SOCKET_FILTER};
 use crate::target::Arch;
 
@@ -133,46 +133,6 @@ fn unrolled(n: usize) -> String {
     s
 }
 
-/// pyperf600's shape: ~42k insns with ~1.5k hash lookups, each checked for
-/// NULL and read, behind a chain of branches on what was read.
-fn pyperf_shaped(lookups: usize) -> String {
-    let mut s = String::from("r9 = 0;\nr8 = 0;\n");
-    for k in 0..lookups {
-        let _ = write!(
-            s,
-            "r1 = {k};\n*(u64 *)(r10 - 8) = r1;\nr2 = r10;\nr2 += -8;\nr1 = syms ll;\ncall bpf_map_lookup_elem;\n\
-             if r0 == 0 goto m{k};\nr1 = *(u64 *)(r0 + 0);\nr2 = *(u64 *)(r0 + 8);\nr3 = *(u64 *)(r0 + 16);\n\
-             r1 += r2;\nr1 ^= r3;\nr9 += r1;\nif r9 > 1000 goto m{k};\nr8 += 1;\nr1 = *(u32 *)(r0 + 24);\n\
-             r1 &= 255;\nr8 += r1;\nr2 = *(u32 *)(r0 + 28);\nr2 &= 255;\nr8 += r2;\nr3 = r8;\nr3 >>= 3;\nr9 ^= r3;\n\
-             m{k}:\nr8 += 1;\n"
-        );
-    }
-    s.push_str("r0 = 0;\nexit;\n");
-    s
-}
-
-/// strobemeta's shape: many probe reads into a stack buffer with bounds
-/// checks on the lengths read, and map lookups in between.
-fn strobemeta_shaped(reads: usize) -> String {
-    let mut s = String::from("r6 = r1;\nr9 = 0;\n");
-    for k in 0..reads {
-        let _ = write!(
-            s,
-            "r1 = r10;\nr1 += -64;\nr2 = 32;\nr3 = r6;\ncall bpf_probe_read_kernel;\nr1 = *(u64 *)(r10 - 64);\n\
-             if r1 > 31 goto s{k};\nr2 = r10;\nr2 += -64;\nr2 += r1;\nr3 = *(u8 *)(r2 + 0);\nr9 += r3;\n\
-             r1 = {k};\n*(u64 *)(r10 - 72) = r1;\nr2 = r10;\nr2 += -72;\nr1 = syms ll;\ncall bpf_map_lookup_elem;\n\
-             if r0 == 0 goto s{k};\nr1 = *(u64 *)(r0 + 0);\nr9 += r1;\n\
-             s{k}:\n"
-        );
-    }
-    s.push_str("r0 = 0;\nexit;\n");
-    s
-}
-
-fn syms_map() -> MapDef {
-    MapDef::new("syms", map_type_by_name("hash").expect("hash"), 8, 32, 4096)
-}
-
 /// Every case, for `arch`.
 pub fn cases(arch: Arch) -> Result<Vec<Case>, String> {
     cases_selected(arch, |_| true)
@@ -207,8 +167,6 @@ pub fn cases_selected(arch: Arch, selected: impl Fn(&str) -> bool) -> Result<Vec
     verify("bpf_for_x1M".into(), &|| bpf_for(1_000_000), RAW_TRACEPOINT, &no_maps)?;
     verify("bpf_loop_x1M".into(), &|| bpf_loop(1_000_000), RAW_TRACEPOINT, &no_maps)?;
     verify("unrolled_x10k".into(), &|| unrolled(10_000), RAW_TRACEPOINT, &no_maps)?;
-    verify("pyperf600_shaped".into(), &|| pyperf_shaped(1_600), RAW_TRACEPOINT, &|| vec![syms_map()])?;
-    verify("strobemeta_shaped".into(), &|| strobemeta_shaped(400), ProgType(2), &|| vec![syms_map()])?;
     // the kernel's removal of nops is quadratic (6.18 on 2 cores: 0.6 s
     // for 10k, 20 s for 50k): 500k, minutes, are the model's alone
     for c in out.iter_mut().filter(|c| c.name == "goto_nops_500k") {
@@ -226,6 +184,70 @@ pub fn cases_selected(arch: Arch, selected: impl Fn(&str) -> bool) -> Result<Vec
             req.log_level = 0;
             req.test_run = Some(TestRunInput { data: vec![0; 64], ctx: None, data_out_size: 0, repeat: if n >= 1_000_000 { 3 } else { 100 } });
             out.push(Case { name, kind: Kind::Exec { iterations: n }, request: req, kernel_skip: None });
+        }
+    }
+    Ok(out)
+}
+
+/// The selftests' objects the bench loads as they are: 7.3's
+/// `tools/testing/selftests/bpf/progs/<name>.c`, compiled for the run's
+/// arch as the selftests are ([`crate::import::clang::compile`]). The
+/// verifier's scale tests: pyperf and strobemeta unrolled, with `bpf_loop`
+/// and as plain loops, the three `test_verif_scale` programs and the
+/// bounded loops.
+pub const SELFTEST_OBJECTS: &[&str] = &[
+    "pyperf50",
+    "pyperf100",
+    "pyperf180",
+    "pyperf600",
+    "pyperf600_bpf_loop",
+    "pyperf600_nounroll",
+    "pyperf_global",
+    "pyperf_subprogs",
+    "strobemeta",
+    "strobemeta_bpf_loop",
+    "strobemeta_nounroll1",
+    "strobemeta_nounroll2",
+    "strobemeta_subprogs",
+    "test_verif_scale1",
+    "test_verif_scale2",
+    "test_verif_scale3",
+    "loop1",
+    "loop2",
+    "loop3",
+    "loop4",
+    "loop5",
+    "loop6",
+];
+
+/// One case per program of each object of [`SELFTEST_OBJECTS`] whose name
+/// `selected` accepts (`<object>`, or `<object>/<program>` for an object of
+/// several), loaded as libbpf loads it at log level 4; `Err` says why there
+/// are none (no clang or source: the caller decides whether that is a skip).
+pub fn object_cases(arch: Arch, selected: impl Fn(&str) -> bool) -> Result<Vec<Case>, (Option<crate::require::Component>, String)> {
+    use crate::require::Component;
+    let names: Vec<&str> = SELFTEST_OBJECTS.iter().copied().filter(|n| selected(n)).collect();
+    if names.is_empty() {
+        return Ok(Vec::new());
+    }
+    if crate::import::clang::clang_program().is_none() {
+        return Err((Some(Component::Clang), "the selftests' objects: compiling them needs clang-19".into()));
+    }
+    let Some(tree) = crate::import::cpp::source_tree() else {
+        return Err((Some(Component::Source), "the selftests' objects: they are compiled from the Linux 7.3 source".into()));
+    };
+    let mut out = Vec::new();
+    for name in names {
+        let src = tree.root.join(format!("tools/testing/selftests/bpf/progs/{name}.c"));
+        let o = crate::import::clang::compile(&src, &tree, arch).map_err(|e| (None, format!("{name}: {e}")))?;
+        let obj = crate::object::BpfObject::open(&o).map_err(|e| (None, format!("{name}: {e}")))?;
+        let progs: Vec<String> = obj.programs().map(|p| p.name.clone()).collect();
+        for prog in &progs {
+            let mut request = obj.load_request(prog, arch).map_err(|e| (None, format!("{name}: {prog}: {e}")))?;
+            request.log_level = 4;
+            request.want_jited = false;
+            let case = if progs.len() == 1 { name.to_string() } else { format!("{name}/{prog}") };
+            out.push(Case { name: case, kind: Kind::Verify, request, kernel_skip: None });
         }
     }
     Ok(out)
@@ -289,7 +311,10 @@ pub fn measure(be: &dyn Backend, case: &Case, reps: usize) -> Side {
         let wall = t0.elapsed().as_nanos() as f64;
         if !out.accepted {
             let last = out.log.lines().rfind(|l| !l.trim().is_empty()).unwrap_or("").to_string();
-            return Side { unavailable: Some(format!("rejected: errno {}: {last}", out.errno)), ..Default::default() };
+            // a program every kernel refuses (loop3: the 1M insn limit) still
+            // shows how far its verification went
+            let processed = crate::backend::loader::processed_insns(&out.log).filter(|&p| p > 0);
+            return Side { processed, unavailable: Some(format!("rejected: errno {}: {last}", out.errno)), ..Default::default() };
         }
         times.push(if out.load_ns > 0 { out.load_ns as f64 } else { wall } / 1e6);
         if let Some(v) = verification_usec(&out.log) {
@@ -364,8 +389,19 @@ pub fn measure_model_verifier(case: &Case, reps: usize) -> Result<(f64, u32), St
     Ok((median(times).unwrap_or(0.0), processed))
 }
 
+/// One case measured: the model's side, the running kernel's and, with
+/// `bench --vm`, Linux 7.3's processed insns (under QEMU TCG its times
+/// say nothing of the kernel's speed).
+pub struct Row {
+    pub case: Case,
+    pub model: Side,
+    pub kernel: Side,
+    pub linux_7_3: Option<Side>,
+}
+
 /// One case's JSON line (`--json`), the documented keys.
-pub fn json_line(case: &Case, model: &Side, kernel: &Side) -> serde_json::Value {
+pub fn json_line(row: &Row) -> serde_json::Value {
+    let (case, model, kernel) = (&row.case, &row.model, &row.kernel);
     let ratio = |m: Option<f64>, k: Option<f64>| match (m, k) {
         (Some(m), Some(k)) if k > 0.0 => Some(m / k),
         _ => None,
@@ -381,6 +417,7 @@ pub fn json_line(case: &Case, model: &Side, kernel: &Side) -> serde_json::Value 
             "verifier_ratio": ratio(model.verifier_ms, kernel.verification_ms),
             "model_processed": model.processed,
             "kernel_processed": kernel.processed,
+            "linux_7_3_processed": row.linux_7_3.as_ref().and_then(|s| s.processed),
         }),
         Kind::Exec { .. } => json!({
             "case": case.name,
@@ -396,7 +433,7 @@ fn num(v: Option<f64>, digits: usize) -> String {
 }
 
 /// The aligned table of a run.
-pub fn table(rows: &[(Case, Side, Side)]) -> String {
+pub fn table(rows: &[Row]) -> String {
     let mut lines = vec![[
         "case".to_string(),
         "model ms".into(),
@@ -407,10 +444,11 @@ pub fn table(rows: &[(Case, Side, Side)]) -> String {
         "verif ratio".into(),
         "model processed".into(),
         "kernel processed".into(),
+        "7.3 processed".into(),
         "model ns/iter".into(),
         "kernel ns/iter".into(),
     ]];
-    for (c, m, k) in rows {
+    for Row { case: c, model: m, kernel: k, linux_7_3 } in rows {
         let ratio = match c.kind {
             Kind::Verify => m.ms.zip(k.ms).map(|(m, k)| m / k),
             Kind::Exec { .. } => m.ns_per_iter.zip(k.ns_per_iter).map(|(m, k)| m / k),
@@ -426,11 +464,12 @@ pub fn table(rows: &[(Case, Side, Side)]) -> String {
             num(m.verifier_ms.zip(k.verification_ms).map(|(m, k)| m / k), 2),
             p(m.processed),
             p(k.processed),
+            p(linux_7_3.as_ref().and_then(|s| s.processed)),
             num(m.ns_per_iter, 2),
             num(k.ns_per_iter, 2),
         ]);
     }
-    let widths: Vec<usize> = (0..11).map(|i| lines.iter().map(|l| l[i].len()).max().unwrap_or(0)).collect();
+    let widths: Vec<usize> = (0..12).map(|i| lines.iter().map(|l| l[i].len()).max().unwrap_or(0)).collect();
     let mut s = String::new();
     for l in &lines {
         let cells: Vec<String> =
@@ -441,10 +480,10 @@ pub fn table(rows: &[(Case, Side, Side)]) -> String {
     // the execution cases as the seed's table has them: iterations per
     // second of JIT code (the model's: its x86-64 JIT's, run natively)
     let mips = |ns: Option<f64>| num(ns.filter(|&n| n > 0.0).map(|n| 1e3 / n), 1);
-    let exec: Vec<_> = rows.iter().filter(|(c, _, _)| matches!(c.kind, Kind::Exec { .. })).collect();
+    let exec: Vec<_> = rows.iter().filter(|r| matches!(r.case.kind, Kind::Exec { .. })).collect();
     if !exec.is_empty() {
         s.push_str("\nexecution            model ns/iter  model M iter/s  kernel ns/iter  kernel M iter/s  ratio\n");
-        for (c, m, k) in exec {
+        for Row { case: c, model: m, kernel: k, .. } in exec {
             let ratio = m.ns_per_iter.zip(k.ns_per_iter).map(|(m, k)| m / k);
             let _ = writeln!(
                 s,
@@ -461,15 +500,15 @@ pub fn table(rows: &[(Case, Side, Side)]) -> String {
     s
 }
 
-/// The fixups' patch engine on a pyperf600-shaped program: every
-/// `bpf_map_lookup_elem` call replaced by an inlined hash lookup (the
-/// shape of `htab_map_gen_lookup`: a call of the internal lookup, a NULL
-/// check jumping over the value offset), applied in one step
-/// ([`crate::fixups::patch::apply_to`]) and the kernel's way, patch by patch
-/// ([`crate::fixups::patch::apply_one_at_a_time_to`]); and the one step on
-/// a program ten times larger, which should take about ten times as long.
+/// The fixups' patch engine on a real program: each pass's patches
+/// applied in one step ([`crate::fixups::patch::apply_to`]) and the
+/// kernel's way, patch by patch
+/// ([`crate::fixups::patch::apply_one_at_a_time_to`]).
 pub struct EngineRow {
     pub case: String,
+    /// The passes that patched the program.
+    pub passes: usize,
+    /// The insns the passes were given (summed over the passes).
     pub insns: usize,
     pub patches: usize,
     /// Runs of the one step per measurement.
@@ -510,25 +549,20 @@ impl EngineTimes {
     }
 }
 
-fn engine_input(lookups: usize) -> Result<(Vec<crate::isa::Insn>, crate::fixups::patch::Patches), String> {
-    use crate::isa::Insn;
-    use crate::isa::op::*;
-    let req = request("pyperf", &pyperf_shaped(lookups), RAW_TRACEPOINT, vec![syms_map()], Arch::X86_64)?;
-    let insns = req.prog.insns;
-    let mut patches = crate::fixups::patch::Patches::new();
-    for (i, insn) in insns.iter().enumerate() {
-        if insn.is_helper_call() && insn.imm == 1 {
-            patches.replace(
-                i,
-                vec![
-                    Insn::new(BPF_JMP | BPF_CALL, 0, 0, 0, 0x1234),
-                    Insn::new(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1, 0),
-                    Insn::new(BPF_ALU64 | BPF_ADD | BPF_K, 0, 0, 0, 48),
-                ],
-            );
-        }
+/// The passes of the fixups on program `prog` of selftest object
+/// `object` as the model loads it for the host's arch ([`object_cases`]):
+/// each pass's program before it and its patches, as
+/// [`crate::fixups::patch::apply`] was given them.
+fn engine_passes(object: &str) -> Result<Vec<crate::fixups::patch::PassPatches>, String> {
+    let arch = Arch::host().ok_or("the host arch is not a BPF target")?;
+    let case = object_cases(arch, |n| n == object).map_err(|(_, why)| why)?.into_iter().next().ok_or_else(|| format!("{object}: no program"))?;
+    let input = crate::backend::model::ModelBackend::verifier_input(&case.request).map_err(|u| u.0)?;
+    let (verdict, passes) = crate::fixups::patch::with_passes_seen(|| crate::load::bpf_check(&input));
+    match verdict {
+        crate::verifier::Verdict::Decided(d) if d.accepted => Ok(passes),
+        crate::verifier::Verdict::Decided(d) => Err(format!("{object}: the model rejects it (errno {})", d.errno)),
+        crate::verifier::Verdict::NotModelled { phase, what, .. } => Err(format!("{object}: {phase}: {what}")),
     }
-    Ok((insns, patches))
 }
 
 /// CPU time of the calling thread (ms): on a machine shared with other
@@ -611,64 +645,70 @@ enum EngineStart {
     Fresh,
 }
 
-/// One application of `patches` to `insns` (ms of CPU time, minor page
-/// faults). Every run does the same: its input (program, aux data,
-/// patches) built outside the timed region the same way, then the caches
-/// cleared when `evict` is given.
+/// One application of each pass's patches to its program (ms of CPU
+/// time, minor page faults, summed over the passes). Every run does the
+/// same: its input (program, aux data, patches) built outside the timed
+/// region the same way, then the caches cleared unless `start` is warm.
 fn time_engine(
     e: &mut EngineTarget,
-    insns: &[crate::isa::Insn],
-    patches: &crate::fixups::patch::Patches,
+    passes: &[crate::fixups::patch::PassPatches],
     one_step: bool,
     start: EngineStart,
     evict: &mut [u8],
 ) -> Result<(f64, u64), String> {
     use crate::fixups::patch::{PatchTarget, apply_one_at_a_time_to, apply_to};
-    e.fill(insns, start == EngineStart::Fresh);
-    let patches = patches.clone();
-    let mut t = PatchTarget { insns: &mut e.insns, aux: &mut e.aux, pass_aux: &mut e.pass_aux, subprog_info: &mut e.subprogs, subprog_cnt: &mut e.cnt };
-    if start != EngineStart::Warm {
-        evict_caches(evict);
+    let (mut ms, mut faults) = (0.0, 0);
+    for (insns, patches) in passes {
+        e.fill(insns, start == EngineStart::Fresh);
+        let patches = patches.clone();
+        let mut t = PatchTarget { insns: &mut e.insns, aux: &mut e.aux, pass_aux: &mut e.pass_aux, subprog_info: &mut e.subprogs, subprog_cnt: &mut e.cnt };
+        if start != EngineStart::Warm {
+            evict_caches(evict);
+        }
+        let f0 = thread_minor_faults();
+        let t0 = thread_cpu_ms();
+        let r = if one_step { apply_to(&mut t, patches) } else { apply_one_at_a_time_to(&mut t, patches) };
+        ms += thread_cpu_ms() - t0;
+        faults += thread_minor_faults() - f0;
+        r.map_err(|e| format!("{e:?}"))?;
     }
-    let f0 = thread_minor_faults();
-    let t0 = thread_cpu_ms();
-    let r = if one_step { apply_to(&mut t, patches) } else { apply_one_at_a_time_to(&mut t, patches) };
-    let ms = thread_cpu_ms() - t0;
-    let faults = thread_minor_faults() - f0;
-    r.map_err(|e| format!("{e:?}"))?;
     Ok((ms, faults))
 }
 
-/// The engine's cases: the median and the best of `reps` runs (at least
-/// 15: a run takes milliseconds, and other jobs' memory traffic slows
-/// single runs), cold, warm and fresh. `BPF_BENCH_ENGINE_CASE=<case>` runs
-/// that case's one step alone (to profile it).
+/// The engine's cases: the fixups' passes of the real pyperf180 and
+/// pyperf600 as the model loads them, applied in one step and patch by
+/// patch; the median and the best of `reps` runs (at least 15: a run takes
+/// milliseconds, and other jobs' memory traffic slows single runs), cold,
+/// warm and fresh. `BPF_BENCH_ENGINE_CASE=<case>` runs that case's one
+/// step alone (to profile it).
 pub fn fixups_engine(reps: usize) -> Result<Vec<EngineRow>, String> {
     let reps = reps.max(15);
     let only = std::env::var("BPF_BENCH_ENGINE_CASE").ok();
     // larger than a core's share of the caches here (2 MB of L2 per core
     // and a last level shared with other machines)
     let mut evict = vec![0u8; 256 << 20];
-    let mut runs =
-        |one_step: bool, start: EngineStart, n: usize, insns: &[crate::isa::Insn], patches: &crate::fixups::patch::Patches| -> Result<EngineTimes, String> {
-            // one run first, not counted: it gives the arrays their room, and
-            // the allocator has then seen arrays of these sizes
-            let mut e = EngineTarget::default();
-            time_engine(&mut e, insns, patches, one_step, start, &mut evict)?;
-            let runs = (0..n).map(|_| time_engine(&mut e, insns, patches, one_step, start, &mut evict)).collect::<Result<Vec<_>, _>>()?;
-            Ok(EngineTimes::of(runs))
-        };
+    let mut runs = |one_step: bool, start: EngineStart, n: usize, passes: &[crate::fixups::patch::PassPatches]| -> Result<EngineTimes, String> {
+        // one run first, not counted: it gives the arrays their room, and
+        // the allocator has then seen arrays of these sizes
+        let mut e = EngineTarget::default();
+        time_engine(&mut e, passes, one_step, start, &mut evict)?;
+        let runs = (0..n).map(|_| time_engine(&mut e, passes, one_step, start, &mut evict)).collect::<Result<Vec<_>, _>>()?;
+        Ok(EngineTimes::of(runs))
+    };
     let mut rows = Vec::new();
-    for (case, lookups, kernel_way) in [("fixups_engine_pyperf600", 1_600, true), ("fixups_engine_pyperf600_x10", 16_000, false)] {
+    for object in ["pyperf180", "pyperf600"] {
+        let case = format!("fixups_engine_{object}");
         if only.as_deref().is_some_and(|o| o != case) {
             continue;
         }
-        let (insns, patches) = engine_input(lookups)?;
-        let cold = runs(true, EngineStart::Cold, reps, &insns, &patches)?;
-        let warm = runs(true, EngineStart::Warm, reps, &insns, &patches)?;
-        let fresh = runs(true, EngineStart::Fresh, reps, &insns, &patches)?;
-        let one_at_a_time_ms = if kernel_way && only.is_none() { Some(runs(false, EngineStart::Cold, reps.min(3), &insns, &patches)?.median_ms) } else { None };
-        rows.push(EngineRow { case: case.into(), insns: insns.len(), patches: patches.len(), reps, cold, warm, fresh, one_at_a_time_ms });
+        let passes = engine_passes(object)?;
+        let cold = runs(true, EngineStart::Cold, reps, &passes)?;
+        let warm = runs(true, EngineStart::Warm, reps, &passes)?;
+        let fresh = runs(true, EngineStart::Fresh, reps, &passes)?;
+        let one_at_a_time_ms = if only.is_none() { Some(runs(false, EngineStart::Cold, reps.min(3), &passes)?.median_ms) } else { None };
+        let insns = passes.iter().map(|(i, _)| i.len()).sum();
+        let patches = passes.iter().map(|(_, p)| p.len()).sum();
+        rows.push(EngineRow { case, passes: passes.len(), insns, patches, reps, cold, warm, fresh, one_at_a_time_ms });
     }
     Ok(rows)
 }
@@ -689,10 +729,10 @@ fn engine_min_growth(rows: &[EngineRow], r: &EngineRow) -> Option<(f64, f64)> {
 }
 
 /// The engine's table: the speed-up over the kernel's way, and the growth
-/// from the program to one ten times larger (linear: about 10).
+/// from pyperf180 to pyperf600.
 pub fn fixups_engine_table(rows: &[EngineRow]) -> String {
     let mut s = String::from(
-        "fixups engine (ms of CPU)      insns  patches  cold ms (min)      warm ms (min)      fresh ms (faults)  one-at-a-time ms  speed-up  growth cold (min)  warm (min)  fresh\n",
+        "fixups engine (ms of CPU)  passes    insns  patches  cold ms (min)      warm ms (min)      fresh ms (faults)  one-at-a-time ms  speed-up  growth cold (min)  warm (min)  fresh\n",
     );
     let opt = |v: Option<f64>| v.map_or_else(|| "-".to_string(), |v| format!("{v:.1}x"));
     let paren = |v: Option<f64>| v.map_or_else(String::new, |v| format!("({v:.1}x)"));
@@ -702,8 +742,9 @@ pub fn fixups_engine_table(rows: &[EngineRow]) -> String {
         let min_growth = engine_min_growth(rows, r);
         let _ = writeln!(
             s,
-            "{:<28} {:>7}  {:>7}  {:>7.3} ({:>6.3})  {:>7.3} ({:>6.3})  {:>7.3} ({:>6})  {:>16}  {:>8}  {:>11} {:>5}  {:>4} {:>5}  {:>5}",
+            "{:<26} {:>6} {:>8}  {:>7}  {:>7.3} ({:>6.3})  {:>7.3} ({:>6.3})  {:>7.3} ({:>6})  {:>16}  {:>8}  {:>11} {:>5}  {:>4} {:>5}  {:>5}",
             r.case,
+            r.passes,
             r.insns,
             r.patches,
             r.cold.median_ms,
@@ -722,9 +763,14 @@ pub fn fixups_engine_table(rows: &[EngineRow]) -> String {
         );
     }
     if let Some(r) = rows.first() {
+        let size = |r: &EngineRow| (r.insns + r.patches) as f64;
+        let linear = rows
+            .last()
+            .filter(|l| !std::ptr::eq(*l, r))
+            .map_or_else(String::new, |l| format!(" (linear: {:.1}x, the ratio of insns + patches)", size(l) / size(r)));
         let _ = writeln!(
             s,
-            "medians (and minimums) of {} runs each; growth: the one step's median (minimum) over the first row's (linear: about 10); fresh: new arrays, the allocator's growth in the timed region",
+            "medians (and minimums) of {} runs each; growth: the one step's median (minimum) over the first row's{linear}; fresh: new arrays, the allocator's growth in the timed region",
             r.reps
         );
     }
@@ -844,6 +890,7 @@ pub fn fixups_engine_json(rows: &[EngineRow]) -> Vec<serde_json::Value> {
             let min_growth = engine_min_growth(rows, r);
             json!({
                 "case": r.case,
+                "passes": r.passes,
                 "insns": r.insns,
                 "patches": r.patches,
                 "reps": r.reps,
@@ -875,22 +922,40 @@ mod tests {
     fn generated_programs_assemble_and_link_at_their_sizes() {
         let r = request("s", &straight_line(1000), SOCKET_FILTER, vec![], Arch::X86_64).unwrap();
         assert_eq!(r.prog.insns.len(), 1000);
-        let p = request("p", &pyperf_shaped(1_600), RAW_TRACEPOINT, vec![syms_map()], Arch::X86_64).unwrap();
-        assert!((40_000..46_000).contains(&p.prog.insns.len()), "{}", p.prog.insns.len());
-        let (insns, patches) = engine_input(20).unwrap();
-        assert_eq!(patches.len(), 20);
-        // both ways give the same program
-        // both ways give the same program, in reused or new arrays
+        assert_eq!(request("n", &goto_nops(1000), SOCKET_FILTER, vec![], Arch::X86_64).unwrap().prog.insns.len(), 1002);
+        for asm in [walked_loop(10), branch_chain(10), bpf_for(10), bpf_loop(10), unrolled(10)] {
+            request("x", &asm, RAW_TRACEPOINT, vec![], Arch::X86_64).unwrap();
+        }
+    }
+
+    #[test]
+    fn the_engine_both_ways_gives_the_same_program() {
+        use crate::isa::Insn;
+        use crate::isa::op::*;
+        // 20 helper calls, each patched into three insns (a call, a NULL
+        // check jumping over an add), behind jumps that cross them
+        let mut insns = Vec::new();
+        let mut patches = crate::fixups::patch::Patches::new();
+        for k in 0..20 {
+            insns.push(Insn::new(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1, k));
+            patches.replace(
+                insns.len(),
+                vec![
+                    Insn::new(BPF_JMP | BPF_CALL, 0, 0, 0, 0x1234),
+                    Insn::new(BPF_JMP | BPF_JEQ | BPF_K, 0, 0, 1, 0),
+                    Insn::new(BPF_ALU64 | BPF_ADD | BPF_K, 0, 0, 0, 48),
+                ],
+            );
+            insns.push(Insn::new(BPF_JMP | BPF_CALL, 0, 0, 0, 1));
+        }
+        insns.push(Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0));
+        let passes = [(insns.clone(), patches)];
         let (mut a, mut b) = (EngineTarget::default(), EngineTarget::default());
         let mut evict = [0u8; 4096];
-        time_engine(&mut a, &insns, &patches, true, EngineStart::Fresh, &mut evict).unwrap();
-        time_engine(&mut a, &insns, &patches, true, EngineStart::Cold, &mut evict).unwrap();
-        time_engine(&mut b, &insns, &patches, false, EngineStart::Warm, &mut evict).unwrap();
+        time_engine(&mut a, &passes, true, EngineStart::Fresh, &mut evict).unwrap();
+        time_engine(&mut a, &passes, true, EngineStart::Cold, &mut evict).unwrap();
+        time_engine(&mut b, &passes, false, EngineStart::Warm, &mut evict).unwrap();
         assert_eq!(a.insns, b.insns);
         assert_eq!(a.insns.len(), insns.len() + 2 * 20);
-        assert_eq!(request("n", &goto_nops(1000), SOCKET_FILTER, vec![], Arch::X86_64).unwrap().prog.insns.len(), 1002);
-        for asm in [walked_loop(10), branch_chain(10), bpf_for(10), bpf_loop(10), unrolled(10), strobemeta_shaped(3)] {
-            request("x", &asm, RAW_TRACEPOINT, vec![syms_map()], Arch::X86_64).unwrap();
-        }
     }
 }

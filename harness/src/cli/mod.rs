@@ -101,6 +101,10 @@ enum Cmd {
         /// Repetitions per case (the median is reported).
         #[arg(long, default_value_t = 5)]
         reps: usize,
+        /// Also load each verification case once on Linux 7.3 under QEMU
+        /// (the vm backend, the host's arch) for its processed insns.
+        #[arg(long)]
+        vm: bool,
     },
     /// Soundness against a real kernel: random programs through the model
     /// and a kernel backend; fails if the model accepts one the kernel
@@ -151,7 +155,7 @@ pub fn main() -> ExitCode {
         Cmd::Veristat(a) => veristat::run(&a),
         Cmd::Import(a) => import::run(&a),
         Cmd::Record(a) => record::run(&a),
-        Cmd::Bench { filters, json, reps } => cmd_bench(&filters, json, reps),
+        Cmd::Bench { filters, json, reps, vm } => cmd_bench(&filters, json, reps, vm),
         Cmd::Conform { arch, kernel, .. } if kernel.kernel_selftests => conform::run(&arch, &kernel),
         Cmd::Conform { arch, expected, show, .. } => cmd_conform(&arch, &expected, show),
         Cmd::Run { filters, arch, backend, verbose } => cmd_run(filters, arch, backend, verbose),
@@ -229,7 +233,7 @@ fn cmd_soundness(count: usize, seed: u64, arch: Option<String>, backend: &str, s
     }
 }
 
-fn cmd_bench(filters: &[String], json: bool, reps: usize) -> Result<(), String> {
+fn cmd_bench(filters: &[String], json: bool, reps: usize, vm: bool) -> Result<(), String> {
     let arch = crate::target::Arch::host().ok_or("the host arch is not a BPF target")?;
     let model = crate::backend::by_name("model")?;
     let kernel = crate::backend::by_name("kernel")?;
@@ -238,9 +242,16 @@ fn cmd_bench(filters: &[String], json: bool, reps: usize) -> Result<(), String> 
         let line = crate::require::missing(crate::require::Component::Bpf, &format!("bench: the kernel's side: {}", u.0))?;
         eprintln!("{line}");
     }
+    let linux_7_3 = if vm { Some(crate::backend::by_name("vm")?) } else { None };
     let mut rows = Vec::new();
     let selected = |name: &str| filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str()));
-    for case in crate::bench::cases_selected(arch, selected)? {
+    let mut cases = crate::bench::cases_selected(arch, selected)?;
+    match crate::bench::object_cases(arch, selected) {
+        Ok(c) => cases.extend(c),
+        Err((Some(component), why)) => eprintln!("bench: {}", crate::require::missing(component, &why)?),
+        Err((None, why)) => return Err(format!("bench: {why}")),
+    }
+    for case in cases {
         // the 1M-insn program takes seconds per load in the kernel
         let n = if case.request.prog.insns.len() > 500_000 { reps.min(3) } else { reps };
         eprintln!("bench: {} ({} insns, {n} reps)", case.name, case.request.prog.insns.len());
@@ -255,17 +266,19 @@ fn cmd_bench(filters: &[String], json: bool, reps: usize) -> Result<(), String> 
             }
         }
         let k = crate::bench::measure(kernel.as_ref(), &case, n);
-        for (side, s) in [("model", &m), ("kernel", &k)] {
-            if let Some(why) = &s.unavailable {
+        let v = linux_7_3.as_ref().filter(|_| case.kind == crate::bench::Kind::Verify).map(|be| crate::bench::measure(be.as_ref(), &case, 1));
+        for (side, s) in [("model", Some(&m)), ("kernel", Some(&k)), ("7.3", v.as_ref())] {
+            if let Some(why) = s.and_then(|s| s.unavailable.as_ref()) {
                 eprintln!("  {side}: {why}");
             }
         }
+        let row = crate::bench::Row { case, model: m, kernel: k, linux_7_3: v };
         if json {
-            println!("{}", crate::bench::json_line(&case, &m, &k));
+            println!("{}", crate::bench::json_line(&row));
         }
-        rows.push((case, m, k));
+        rows.push(row);
     }
-    if !json {
+    if !json && !rows.is_empty() {
         print!("{}", crate::bench::table(&rows));
     }
     if filters.is_empty() || filters.iter().any(|f| "suite_throughput".contains(f.as_str())) {

@@ -269,7 +269,29 @@ pub fn adjust_jmp_off(insns: &mut [Insn], tgt: usize, delta: usize) -> Result<()
 /// [`apply_one_at_a_time`], in O(N + inserted) (and a binary search over
 /// the patches per jump).
 pub fn apply(env: &mut VerifierEnv<'_>, patches: Patches) -> Result<(), Fail> {
+    PASSES_SEEN.with(|seen| {
+        if let Some(passes) = seen.borrow_mut().as_mut() {
+            passes.push((env.insns.clone(), patches.clone()));
+        }
+    });
     apply_to(&mut PatchTarget::of(env), patches)
+}
+
+/// A pass's program as it was before its patches, and the patches.
+pub type PassPatches = (Vec<Insn>, Patches);
+
+thread_local! {
+    static PASSES_SEEN: std::cell::RefCell<Option<Vec<PassPatches>>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Runs `f` (a load through the verifier, on this thread) and returns with
+/// its result every pass [`apply`] was given in it: what the engine does
+/// to a real program, to be timed on its own.
+pub fn with_passes_seen<T>(f: impl FnOnce() -> T) -> (T, Vec<PassPatches>) {
+    PASSES_SEEN.with(|seen| *seen.borrow_mut() = Some(Vec::new()));
+    let out = f();
+    let passes = PASSES_SEEN.with(|seen| seen.borrow_mut().take()).unwrap_or_default();
+    (out, passes)
 }
 
 pub fn apply_to(t: &mut PatchTarget<'_>, patches: Patches) -> Result<(), Fail> {
