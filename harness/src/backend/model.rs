@@ -391,7 +391,7 @@ pub fn exec_program_as_loaded(prog: &LinkedProgram) -> ExecProgram {
         LinkReloc::Map { insn, map } => Some((*insn, Resolved::Imm64(Imm64::Map(*map)))),
         LinkReloc::MapValue { insn, map, off } => Some((*insn, Resolved::Imm64(Imm64::MapValue { map: *map, off: *off }))),
         LinkReloc::BtfId { insn, name } => Some((*insn, Resolved::Imm64(Imm64::Ksym(name.clone())))),
-        LinkReloc::Kfunc { insn, name } => Some((*insn, Resolved::Call(CallTarget::Kfunc(Kfunc::by_name(name))))),
+        LinkReloc::Kfunc { insn, name } => Some((*insn, Resolved::Call(CallTarget::Kfunc(Kfunc::as_loaded(name))))),
         // (a request is CO-RE relocated before it runs)
         LinkReloc::Core { .. } => None,
     });

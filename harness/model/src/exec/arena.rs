@@ -4,9 +4,14 @@
 //! `kern_vm_start + (u32)ptr + off`: here an offset into the arena, with
 //! the JITs' exception-table semantics (a load from a missing page gives
 //! 0, a store to one does nothing).
+//!
+//! Which page offsets are still free is the arena's [`RangeTree`]
+//! (`kernel/bpf/range_tree.c`): allocating, reserving and user-space
+//! faults clear offsets in it, freeing sets them again. A reserved range
+//! is cleared in the tree but has no pages.
 
 use crate::target::PAGE_SIZE;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// 4 GiB: what the lower 32 bits of an arena pointer reach.
 const SPAN: i64 = 1 << 32;
@@ -15,6 +20,104 @@ const NUMA_NO_NODE: i32 = -1;
 /// `GUARD_SZ`: an s16 `off` either side of the 4 GiB, in whole pairs of
 /// pages; half of it sits below `kern_vm_start`, half above the 4 GiB.
 pub const GUARD_SZ: u64 = 1 << 16;
+
+/// `struct range_tree`: a set of page offsets kept as maximal ranges.
+/// `range_tree_find` is a best fit through a tree ordered by range size
+/// (larger first, a newly inserted range after the ones of its size): the
+/// smallest range that fits, of those the one (re)inserted last. Each
+/// range carries the stamp of its last insertion to order ties the same
+/// way.
+#[derive(Clone, Debug, Default)]
+pub struct RangeTree {
+    /// First offset -> (last offset, inclusive; insertion stamp).
+    ranges: BTreeMap<u64, (u64, u64)>,
+    stamp: u64,
+}
+
+impl RangeTree {
+    /// `range_it_insert`: into both trees, as the newest of its size.
+    fn range_it_insert(&mut self, start: u64, last: u64) {
+        self.stamp += 1;
+        self.ranges.insert(start, (last, self.stamp));
+    }
+
+    /// `range_it_iter_first`: the lowest range overlapping `[start, last]`.
+    fn range_it_iter_first(&self, start: u64, last: u64) -> Option<(u64, u64)> {
+        // ranges do not overlap: the one starting at or before `start`, or
+        // else the first starting inside
+        if let Some((&s, &(l, _))) = self.ranges.range(..=start).next_back()
+            && l >= start
+        {
+            return Some((s, l));
+        }
+        self.ranges.range(start..=last).next().map(|(&s, &(l, _))| (s, l))
+    }
+
+    /// `range_tree_clear`: `[start, start + len)` is no longer in the set.
+    pub fn range_tree_clear(&mut self, start: u64, len: u64) {
+        if len == 0 {
+            return;
+        }
+        let last = start + len - 1;
+        while let Some((s, l)) = self.range_it_iter_first(start, last) {
+            self.ranges.remove(&s);
+            if s < start && l > last {
+                // the cleared range is inside: split
+                self.range_it_insert(s, start - 1);
+                self.range_it_insert(last + 1, l);
+            } else if s < start {
+                self.range_it_insert(s, start - 1);
+            } else if l > last {
+                self.range_it_insert(last + 1, l);
+                break;
+            }
+        }
+    }
+
+    /// `is_range_tree_set`: whether all of `[start, start + len)` is in
+    /// the set.
+    pub fn is_range_tree_set(&self, start: u64, len: u64) -> bool {
+        if len == 0 {
+            return true;
+        }
+        let last = start + len - 1;
+        self.range_it_iter_first(start, last).is_some_and(|(s, l)| s <= start && l >= last)
+    }
+
+    /// `range_tree_set`: `[start, start + len)` joins the set, merged with
+    /// the ranges next to it.
+    pub fn range_tree_set(&mut self, start: u64, len: u64) {
+        if len == 0 || self.is_range_tree_set(start, len) {
+            return;
+        }
+        let last = start + len - 1;
+        self.range_tree_clear(start, len);
+        let left = start.checked_sub(1).and_then(|p| self.range_it_iter_first(p, p));
+        let right = self.range_it_iter_first(last + 1, last + 1);
+        match (left, right) {
+            (Some((ls, _)), Some((rs, rl))) => {
+                self.ranges.remove(&ls);
+                self.ranges.remove(&rs);
+                self.range_it_insert(ls, rl);
+            }
+            (Some((ls, _)), None) => {
+                self.ranges.remove(&ls);
+                self.range_it_insert(ls, last);
+            }
+            (None, Some((rs, rl))) => {
+                self.ranges.remove(&rs);
+                self.range_it_insert(start, rl);
+            }
+            (None, None) => self.range_it_insert(start, last),
+        }
+    }
+
+    /// `range_tree_find`: the start of the best-fitting range of at least
+    /// `len` offsets.
+    pub fn range_tree_find(&self, len: u64) -> Option<u64> {
+        self.ranges.iter().filter(|&(&s, &(l, _))| l - s + 1 >= len).min_by_key(|&(&s, &(l, stamp))| (l - s + 1, std::cmp::Reverse(stamp))).map(|(&s, _)| s)
+    }
+}
 
 /// The arena of a run.
 #[derive(Debug)]
@@ -26,6 +129,13 @@ pub struct Arena {
     /// Allocated pages by page offset: their bytes, or (with a host
     /// window) an empty slice, the bytes being in the window.
     pages: HashMap<u64, Box<[u8]>>,
+    /// `rt`: the page offsets neither allocated, reserved nor faulted in.
+    rt: RangeTree,
+    /// `free_spans`: the frees of the non-sleepable
+    /// `bpf_arena_free_pages`, (lower 32 bits of the address, pages), in
+    /// the order they were queued; `arena_free_worker` does them once the
+    /// program has returned.
+    free_spans: Vec<(u64, u64)>,
     /// The kernel window at a host address (native runs).
     host: Option<HostWindow>,
 }
@@ -41,13 +151,23 @@ impl Clone for Arena {
                 (p, bytes.into_boxed_slice())
             })
             .collect();
-        Arena { user_vm_start: self.user_vm_start, page_cnt_max: self.page_cnt_max, pages, host: None }
+        Arena {
+            user_vm_start: self.user_vm_start,
+            page_cnt_max: self.page_cnt_max,
+            pages,
+            rt: self.rt.clone(),
+            free_spans: self.free_spans.clone(),
+            host: None,
+        }
     }
 }
 
 impl Arena {
+    /// `arena_map_alloc`: every page offset free.
     pub fn new(user_vm_start: u64, max_entries: u32) -> Arena {
-        Arena { user_vm_start, page_cnt_max: max_entries as u64, pages: HashMap::new(), host: None }
+        let mut rt = RangeTree::default();
+        rt.range_tree_set(0, max_entries as u64);
+        Arena { user_vm_start, page_cnt_max: max_entries as u64, pages: HashMap::new(), rt, free_spans: Vec::new(), host: None }
     }
 
     /// An arena whose kernel window is real host memory, as
@@ -73,12 +193,6 @@ impl Arena {
         (o >= 0 && o + n as i64 <= SPAN).then_some(o as u64)
     }
 
-    /// The page offset (`compute_pgoff`) of window offset `at`, the lower
-    /// 32 bits of a user address.
-    fn pgoff_of(&self, at: u64) -> u64 {
-        u64::from((at as u32).wrapping_sub(self.user_vm_start as u32)) / PAGE_SIZE
-    }
-
     /// The window offset of page `pgoff`: where the kernel maps it
     /// (`kern_vm_start + (u32)(user_vm_start + pgoff * PAGE_SIZE)`).
     fn page_addr(&self, pgoff: u64) -> u64 {
@@ -87,7 +201,8 @@ impl Arena {
 
     /// libbpf's copy of the global data into the arena through its mmap,
     /// `data` at `off` from `user_vm_start`: each page it touches is
-    /// faulted in (`arena_vm_fault` allocates it), then written.
+    /// faulted in (`arena_vm_fault` takes its offset out of the range tree
+    /// and allocates it), then written.
     pub fn write_user(&mut self, off: u64, data: &[u8]) -> Result<(), String> {
         let end = off.checked_add(data.len() as u64).filter(|&e| e <= self.page_cnt_max * PAGE_SIZE);
         let Some(end) = end else { return Err(format!("arena: {} bytes at offset {off} are outside the arena", data.len())) };
@@ -103,6 +218,7 @@ impl Arena {
             {
                 return Err("arena: mapping a page of the host window failed".into());
             }
+            self.rt.range_tree_clear(p, 1);
             let bytes = if self.host.is_some() { Vec::new() } else { vec![0u8; PAGE_SIZE as usize] };
             self.pages.insert(p, bytes.into_boxed_slice());
         }
@@ -114,7 +230,7 @@ impl Arena {
     }
 
     fn byte(&self, at: u64) -> Option<u8> {
-        let page = self.pages.get(&self.pgoff_of(at))?;
+        let page = self.pages.get(&self.compute_pgoff(at))?;
         Some(match &self.host {
             // SAFETY: an allocated page of the window is readable and writable
             Some(w) => unsafe { std::ptr::read_volatile((w.kern_vm_start() + at) as *const u8) },
@@ -123,7 +239,7 @@ impl Arena {
     }
 
     fn set_byte(&mut self, at: u64, b: u8) {
-        let pgoff = self.pgoff_of(at);
+        let pgoff = self.compute_pgoff(at);
         let Some(page) = self.pages.get_mut(&pgoff) else { return };
         match &self.host {
             // SAFETY: as for `byte`
@@ -147,7 +263,7 @@ impl Arena {
 
     /// Whether all of `[o, o + n)` is backed by pages.
     fn mapped(&self, o: u64, n: usize) -> bool {
-        (0..n as u64).all(|k| self.pages.contains_key(&self.pgoff_of(o + k)))
+        (0..n as u64).all(|k| self.pages.contains_key(&self.compute_pgoff(o + k)))
     }
 
     /// A `BPF_PROBE_MEM32` store; a faulting one is skipped (an x86 store
@@ -184,11 +300,45 @@ impl Arena {
         if lo == 0 { 0 } else { (self.user_vm_start & !0xffff_ffff) | lo }
     }
 
-    /// `bpf_arena_alloc_pages(map, addr, page_cnt, node_id, flags)`: the
-    /// user address of `page_cnt` fresh zeroed pages (at `addr` if given,
-    /// else the lowest free range), or 0. The project's kernels have one
-    /// NUMA node.
-    pub fn alloc_pages(&mut self, uaddr: u64, page_cnt: u32, node_id: i32) -> u64 {
+    /// `compute_pgoff`: the page offset of a user address, or of a window
+    /// offset (only the lower 32 bits count).
+    fn compute_pgoff(&self, uaddr: u64) -> u64 {
+        u64::from((uaddr as u32).wrapping_sub(self.user_vm_start as u32)) / PAGE_SIZE
+    }
+
+    /// Makes pages `[pgoff, pgoff + cnt)` exist, fresh and zeroed; whether
+    /// the host window let it.
+    fn map_pages(&mut self, pgoff: u64, cnt: u64) -> bool {
+        if let Some(w) = &self.host
+            && !(pgoff..pgoff + cnt).all(|p| w.protect(self.page_addr(p), PAGE_SIZE, true))
+        {
+            return false;
+        }
+        for p in pgoff..pgoff + cnt {
+            let bytes = if self.host.is_some() { Vec::new() } else { vec![0u8; PAGE_SIZE as usize] };
+            self.pages.insert(p, bytes.into_boxed_slice());
+        }
+        true
+    }
+
+    /// Drops the pages of `[pgoff, pgoff + cnt)` that exist
+    /// (`apply_range_clear_cb`): accesses to them fault again.
+    fn unmap_pages(&mut self, pgoff: u64, cnt: u64) {
+        for p in pgoff..pgoff + cnt {
+            if self.pages.remove(&p).is_some()
+                && let Some(w) = &self.host
+            {
+                w.protect(self.page_addr(p), PAGE_SIZE, false);
+            }
+        }
+    }
+
+    /// `arena_alloc_pages(arena, uaddr, page_cnt, node_id)`: the user
+    /// address of `page_cnt` fresh zeroed pages, at `uaddr` if given (all
+    /// of that range free in the range tree), else where `range_tree_find`
+    /// fits them; 0 when that fails. The project's kernels have one NUMA
+    /// node. (`bpf_arena_alloc_pages` has rejected `page_cnt` 0.)
+    pub fn arena_alloc_pages(&mut self, uaddr: u64, page_cnt: u32, node_id: i32) -> u64 {
         if node_id != NUMA_NO_NODE && node_id != 0 {
             return 0;
         }
@@ -196,46 +346,41 @@ impl Arena {
         if cnt > self.page_cnt_max || cnt == 0 {
             return 0;
         }
-        let free = |a: &Arena, at: u64| (at..at + cnt).all(|p| !a.pages.contains_key(&p));
         let pgoff = if uaddr != 0 {
             if uaddr & (PAGE_SIZE - 1) != 0 {
                 return 0;
             }
-            // compute_pgoff
-            let pgoff = ((uaddr as u32).wrapping_sub(self.user_vm_start as u32) as u64) / PAGE_SIZE;
-            if pgoff > self.page_cnt_max - cnt || !free(self, pgoff) {
+            let pgoff = self.compute_pgoff(uaddr);
+            // outside of the user VMA
+            if pgoff > self.page_cnt_max - cnt || !self.rt.is_range_tree_set(pgoff, cnt) {
                 return 0;
             }
             pgoff
         } else {
-            match (0..=self.page_cnt_max - cnt).find(|&at| free(self, at)) {
+            match self.rt.range_tree_find(cnt) {
                 Some(p) => p,
                 None => return 0,
             }
         };
-        if let Some(w) = &self.host
-            && !(pgoff..pgoff + cnt).all(|p| w.protect(self.page_addr(p), PAGE_SIZE, true))
-        {
+        self.rt.range_tree_clear(pgoff, cnt);
+        if !self.map_pages(pgoff, cnt) {
+            self.unmap_pages(pgoff, cnt);
+            self.rt.range_tree_set(pgoff, cnt);
             return 0;
-        }
-        for p in pgoff..pgoff + cnt {
-            let bytes = if self.host.is_some() { Vec::new() } else { vec![0u8; PAGE_SIZE as usize] };
-            self.pages.insert(p, bytes.into_boxed_slice());
         }
         let uaddr32 = (self.user_vm_start.wrapping_add(pgoff * PAGE_SIZE)) as u32;
         (self.user_vm_start & !0xffff_ffff) + uaddr32 as u64
     }
 
-    /// `bpf_arena_free_pages(map, ptr, page_cnt)` (`arena_free_pages`): the
-    /// pages of `[ptr, ptr + page_cnt pages)` inside the arena are unmapped
-    /// (accesses fault again) and their offsets free for reuse, as fresh
-    /// zeroed pages. The non-sleepable variant defers the unmapping to an
-    /// irq_work in the kernel; here it is immediate.
-    pub fn free_pages(&mut self, uaddr: u64, page_cnt: u32) {
-        if page_cnt == 0 || uaddr == 0 {
-            return;
-        }
-        // only the aligned lower 32 bits count
+    /// `arena_free_pages(arena, uaddr, page_cnt, sleepable)`: the part of
+    /// `[uaddr, uaddr + page_cnt pages)` inside the arena (aligned lower 32
+    /// bits) goes back to the range tree and its pages are unmapped
+    /// (accesses fault again; a later allocation gets fresh zeroed pages),
+    /// whether they were allocated or only reserved. Not sleepable (the
+    /// `_non_sleepable` kfunc), the free is queued for
+    /// `arena_free_worker`, which runs after the program: until then the
+    /// pages stay mapped and their offsets taken.
+    pub fn arena_free_pages(&mut self, uaddr: u64, page_cnt: u32, sleepable: bool) {
         let lo = (uaddr as u32 as u64) & !(PAGE_SIZE - 1);
         let full = (self.user_vm_start & !0xffff_ffff) + lo;
         let user_vm_end = self.user_vm_start + self.page_cnt_max * PAGE_SIZE;
@@ -247,14 +392,46 @@ impl Arena {
             return;
         }
         let cnt = (end - full) / PAGE_SIZE;
-        let pgoff = ((lo as u32).wrapping_sub(self.user_vm_start as u32) as u64) / PAGE_SIZE;
-        for p in pgoff..pgoff + cnt {
-            if self.pages.remove(&p).is_some()
-                && let Some(w) = &self.host
-            {
-                w.protect(self.page_addr(p), PAGE_SIZE, false);
-            }
+        if !sleepable {
+            self.free_spans.push((lo, cnt));
+            return;
         }
+        let pgoff = self.compute_pgoff(lo);
+        self.rt.range_tree_set(pgoff, cnt);
+        self.unmap_pages(pgoff, cnt);
+    }
+
+    /// `arena_free_worker`: the queued frees, the last queued first
+    /// (`llist_del_all` hands them back in that order).
+    pub fn arena_free_worker(&mut self) {
+        while let Some((lo, cnt)) = self.free_spans.pop() {
+            let pgoff = self.compute_pgoff(lo);
+            self.unmap_pages(pgoff, cnt);
+            self.rt.range_tree_set(pgoff, cnt);
+        }
+    }
+
+    /// `arena_reserve_pages(arena, uaddr, page_cnt)`: takes the free range
+    /// `[uaddr, uaddr + page_cnt pages)` out of the range tree without
+    /// pages, so allocations cannot hand it out. 0, or `-EINVAL` past the
+    /// arena's end, `-EBUSY` when any of it is not free; an unaligned
+    /// address gives 0 and reserves nothing. (`bpf_arena_reserve_pages` has
+    /// answered `page_cnt` 0.)
+    pub fn arena_reserve_pages(&mut self, uaddr: u64, page_cnt: u32) -> i64 {
+        use crate::verifier::errno::{EBUSY, EINVAL};
+        if uaddr & (PAGE_SIZE - 1) != 0 {
+            return 0;
+        }
+        let pgoff = self.compute_pgoff(uaddr);
+        let cnt = page_cnt as u64;
+        if pgoff + cnt > self.page_cnt_max {
+            return -(EINVAL as i64);
+        }
+        if !self.rt.is_range_tree_set(pgoff, cnt) {
+            return -(EBUSY as i64);
+        }
+        self.rt.range_tree_clear(pgoff, cnt);
+        0
     }
 }
 
@@ -330,16 +507,16 @@ mod tests {
         let mut a = Arena::new(0x7f00_0000_0000, 4);
         assert_eq!(a.load(0, 0, 8), 0);
         assert!(!a.store(0, 0, 8, 1));
-        let u = a.alloc_pages(0, 1, -1);
+        let u = a.arena_alloc_pages(0, 1, -1);
         assert_eq!(u, 0x7f00_0000_0000);
         assert!(a.store(u, 8, 8, 0x1234));
         assert_eq!(a.load(u, 8, 4), 0x1234);
         // the second allocation takes the next page; a fixed address
         // already in use fails
-        assert_eq!(a.alloc_pages(0, 2, -1), 0x7f00_0000_1000);
-        assert_eq!(a.alloc_pages(0x7f00_0000_1000, 1, -1), 0);
-        assert_eq!(a.alloc_pages(0, 2, -1), 0, "one page left");
-        assert_eq!(a.alloc_pages(0, 1, 3), 0, "no such node");
+        assert_eq!(a.arena_alloc_pages(0, 2, -1), 0x7f00_0000_1000);
+        assert_eq!(a.arena_alloc_pages(0x7f00_0000_1000, 1, -1), 0);
+        assert_eq!(a.arena_alloc_pages(0, 2, -1), 0, "one page left");
+        assert_eq!(a.arena_alloc_pages(0, 1, 3), 0, "no such node");
         // an access across the end of a page into a missing one faults
         assert_eq!(a.load(u, 0x2ffc, 8), 0);
         assert_eq!(a.cast_user(0), 0);
@@ -349,11 +526,70 @@ mod tests {
         assert_eq!(a.rmw(0x10_0000, 0, 8, |o| o + 1), None);
         assert_eq!(a.load(u, -8, 8), 0, "below the arena");
         // freed pages fault again, and come back zeroed
-        a.free_pages(u, 1);
+        a.arena_free_pages(u, 1, true);
         assert_eq!(a.load(u, 8, 8), 0);
         assert!(!a.store(u, 8, 8, 1));
-        assert_eq!(a.alloc_pages(0, 1, -1), u);
+        assert_eq!(a.arena_alloc_pages(0, 1, -1), u);
         assert_eq!(a.load(u, 8, 8), 0);
+    }
+
+    /// `range_tree_find` is a best fit, the newest of equal ranges first;
+    /// set and clear split and merge.
+    #[test]
+    fn range_tree_best_fit() {
+        let mut rt = RangeTree::default();
+        rt.range_tree_set(0, 100);
+        assert_eq!(rt.range_tree_find(1), Some(0));
+        rt.range_tree_clear(0, 10);
+        assert!(!rt.is_range_tree_set(9, 1));
+        assert!(rt.is_range_tree_set(10, 90));
+        // holes of 1 at 2 and 5 and of 2 at 7..9: one page goes to the
+        // newest hole of 1, two pages to the hole of 2
+        rt.range_tree_set(2, 1);
+        rt.range_tree_set(5, 1);
+        rt.range_tree_set(7, 2);
+        assert_eq!(rt.range_tree_find(1), Some(5));
+        assert_eq!(rt.range_tree_find(2), Some(7));
+        assert_eq!(rt.range_tree_find(3), Some(10));
+        // merging 6 joins 5..9 into one range, re-inserted: the newest
+        rt.range_tree_set(6, 1);
+        assert!(rt.is_range_tree_set(5, 4));
+        assert_eq!(rt.range_tree_find(4), Some(5));
+        // clearing from the middle splits
+        rt.range_tree_clear(50, 10);
+        assert!(rt.is_range_tree_set(10, 40) && rt.is_range_tree_set(60, 40) && !rt.is_range_tree_set(49, 2));
+        assert_eq!(rt.range_tree_find(41), None);
+    }
+
+    /// Reserved pages stay out of allocations and fault like missing
+    /// ones; freeing them makes them allocatable again. A non-sleepable
+    /// free only happens once the worker runs.
+    #[test]
+    fn reserve_and_deferred_free() {
+        use crate::verifier::errno::{EBUSY, EINVAL};
+        let base = 0x1_ffff_e000;
+        let mut a = Arena::new(base, 2);
+        assert_eq!(a.arena_reserve_pages(0, 3), -(EINVAL as i64), "NULL: page offset 2");
+        assert_eq!(a.arena_reserve_pages(base, 3), -(EINVAL as i64));
+        assert_eq!(a.arena_reserve_pages(base + 1, 1), 0, "unaligned: nothing to do");
+        assert_eq!(a.arena_reserve_pages(base, 1), 0);
+        assert_eq!(a.arena_reserve_pages(base, 1), -(EBUSY as i64));
+        assert!(!a.store(base, 0, 1, 0x5a));
+        assert_eq!(a.arena_alloc_pages(base, 1, -1), 0);
+        let u = a.arena_alloc_pages(0, 1, -1);
+        assert_eq!(u, base + 0x1000);
+        assert_eq!(a.arena_alloc_pages(0, 1, -1), 0);
+        assert_eq!(a.arena_reserve_pages(u, 1), -(EBUSY as i64), "allocated");
+        a.arena_free_pages(base, 2, true);
+        assert_eq!(a.load(u, 0, 1), 0);
+        assert_eq!(a.arena_alloc_pages(0, 2, -1), base);
+        assert!(a.store(u, 0, 1, 7));
+        a.arena_free_pages(u, 1, false);
+        assert_eq!(a.load(u, 0, 1), 7, "still mapped until the worker runs");
+        assert_eq!(a.arena_alloc_pages(u, 1, -1), 0);
+        a.arena_free_worker();
+        assert_eq!(a.load(u, 0, 1), 0);
+        assert_eq!(a.arena_alloc_pages(u, 1, -1), u);
     }
 
     /// The same with the pages in a host window: the bytes are at
@@ -364,14 +600,14 @@ mod tests {
         let mut a = Arena::new_host(0x7f00_0000_0000, 4).unwrap();
         let k = a.kern_vm_start();
         assert_ne!(k, 0);
-        let u = a.alloc_pages(0, 2, -1);
+        let u = a.arena_alloc_pages(0, 2, -1);
         assert!(a.store(u, 0x1008, 8, 0x1122_3344_5566_7788));
         // SAFETY: an allocated page of the window
         assert_eq!(unsafe { std::ptr::read((k + 0x1008) as *const u64) }, 0x1122_3344_5566_7788);
         assert_eq!(a.clone().load(u, 0x1008, 8), 0x1122_3344_5566_7788, "a copy keeps the bytes");
-        a.free_pages(u + 0x1000, 1);
+        a.arena_free_pages(u + 0x1000, 1, true);
         assert_eq!(a.load(u, 0x1008, 8), 0);
-        assert_eq!(a.alloc_pages(0, 1, -1), u + 0x1000);
+        assert_eq!(a.arena_alloc_pages(0, 1, -1), u + 0x1000);
         // SAFETY: allocated again: a fresh zero page
         assert_eq!(unsafe { std::ptr::read((k + 0x1008) as *const u64) }, 0);
     }

@@ -306,14 +306,28 @@ impl Runtime {
                 let mut r0 = 0;
                 for _ in 0..runs {
                     r0 = super::native::call_native(self, entry, [arg, 0, 0, 0, 0])?;
+                    self.arena_free_worker();
                 }
                 self.native_ns = Some(t0.elapsed().as_nanos() as u64 / u64::from(runs));
                 r0
             }
-            None => self.run_func(0, 0, [arg, 0, 0, 0, 0])?,
+            None => {
+                let r0 = self.run_func(0, 0, [arg, 0, 0, 0, 0])?;
+                self.arena_free_worker();
+                r0
+            }
         };
         self.kview_writeback()?;
         Ok(r0 as u32)
+    }
+
+    /// The arena's deferred frees (`arena_free_irq` queues
+    /// `arena_free_worker` on the program's CPU; with lazy preemption the
+    /// worker gets to run once the program has returned).
+    fn arena_free_worker(&mut self) {
+        if let Some(a) = self.arena.as_mut() {
+            a.arena_free_worker();
+        }
     }
 
     /// Creates the kernel's object behind the ctx; its address.

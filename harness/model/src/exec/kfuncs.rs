@@ -40,11 +40,21 @@ pub enum Kfunc {
     DynptrClone,
     /// The string kfuncs (`bpf_strcmp`, `bpf_strlen`, ...), by kind.
     Str(StrFn),
-    /// `bpf_arena_alloc_pages` (and the non-sleepable variant the fixups
-    /// call outside sleepable programs).
+    /// `bpf_arena_alloc_pages` (and the non-sleepable variant
+    /// `specialize_kfunc` calls in non-sleepable contexts: the same for a
+    /// test run).
     ArenaAllocPages,
-    /// `bpf_arena_free_pages` (and its non-sleepable variant).
-    ArenaFreePages,
+    /// `bpf_arena_free_pages` (`sleepable`) and
+    /// `bpf_arena_free_pages_non_sleepable`, whose free is deferred.
+    ArenaFreePages {
+        sleepable: bool,
+    },
+    /// `bpf_arena_reserve_pages`.
+    ArenaReservePages,
+    /// A call, in the program as loaded, of a kfunc whose behaviour
+    /// depends on the function `specialize_kfunc` put in its place, which
+    /// only the xlated program shows.
+    Specialized(&'static str),
     /// `bpf_dynptr_from_skb` (and its read-only variant),
     /// `bpf_dynptr_from_xdp`, `bpf_xdp_pull_data`: defined in
     /// net/core/filter.c, which the model does not have; a run reaching one
@@ -73,6 +83,15 @@ pub enum StrFn {
 }
 
 impl Kfunc {
+    /// A kfunc of the program as loaded, by its BTF name.
+    pub fn as_loaded(name: &str) -> Kfunc {
+        match name {
+            "bpf_arena_free_pages" => Kfunc::Specialized("bpf_arena_free_pages"),
+            n => Kfunc::by_name(n),
+        }
+    }
+
+    /// The kernel function a call reaches, by name.
     pub fn by_name(name: &str) -> Kfunc {
         use Kfunc::*;
         match name {
@@ -107,7 +126,9 @@ impl Kfunc {
             "bpf_strnstr" => Str(StrFn::NStr),
             "bpf_strncasestr" => Str(StrFn::NCaseStr),
             "bpf_arena_alloc_pages" | "bpf_arena_alloc_pages_non_sleepable" => ArenaAllocPages,
-            "bpf_arena_free_pages" | "bpf_arena_free_pages_non_sleepable" => ArenaFreePages,
+            "bpf_arena_free_pages" => ArenaFreePages { sleepable: true },
+            "bpf_arena_free_pages_non_sleepable" => ArenaFreePages { sleepable: false },
+            "bpf_arena_reserve_pages" => ArenaReservePages,
             "bpf_dynptr_from_skb" => NetKfunc("bpf_dynptr_from_skb"),
             "bpf_dynptr_from_skb_rdonly" => NetKfunc("bpf_dynptr_from_skb_rdonly"),
             "bpf_dynptr_from_xdp" => NetKfunc("bpf_dynptr_from_xdp"),
@@ -214,25 +235,49 @@ pub(crate) fn call(rt: &mut Runtime, k: &Kfunc, a: [u64; 5]) -> Result<Flow, Exe
             }
         }
         Kfunc::Str(f) => string_kfunc(rt, *f, a)?,
-        Kfunc::ArenaAllocPages => match rt.arena.as_mut() {
-            // flags must be 0
-            Some(_) if a[4] != 0 => 0,
-            Some(ar) => ar.alloc_pages(a[1], a[2] as u32, a[3] as i32),
-            None => return Err(ExecError::Unsupported("bpf_arena_alloc_pages without an arena".into())),
+        // the map must be the arena; `flags` must be 0
+        Kfunc::ArenaAllocPages => match arena_of(rt, "bpf_arena_alloc_pages", a[0])? {
+            Some(ar) if a[4] == 0 && a[2] as u32 != 0 => ar.arena_alloc_pages(a[1], a[2] as u32, a[3] as i32),
+            _ => 0,
+        },
+        Kfunc::ArenaReservePages => match arena_of(rt, "bpf_arena_reserve_pages", a[0])? {
+            Some(_) if a[2] as u32 == 0 => 0,
+            Some(ar) => ar.arena_reserve_pages(a[1], a[2] as u32) as u64,
+            None => neg(EINVAL),
         },
         Kfunc::NetKfunc(name) => {
             return Err(ExecError::Unsupported(format!("{name} (net/core/filter.c, not in the kernel source the model reads)")));
         }
-        Kfunc::ArenaFreePages => match rt.arena.as_mut() {
-            Some(ar) => {
-                ar.free_pages(a[1], a[2] as u32);
-                0
+        Kfunc::Specialized(name) => {
+            return Err(ExecError::Unsupported(format!("{name} in the program as loaded (whether specialize_kfunc made it the non-sleepable variant)")));
+        }
+        Kfunc::ArenaFreePages { sleepable } => {
+            if let Some(ar) = arena_of(rt, "bpf_arena_free_pages", a[0])?
+                && a[2] as u32 != 0
+                && a[1] != 0
+            {
+                ar.arena_free_pages(a[1], a[2] as u32, *sleepable);
             }
-            None => return Err(ExecError::Unsupported("bpf_arena_free_pages without an arena".into())),
-        },
+            0
+        }
         Kfunc::Unknown(name) => return Err(ExecError::Unsupported(format!("kfunc {name}"))),
     };
     Ok(Flow::Ret(ret))
+}
+
+/// The run's arena when `map` (a kfunc's `p__map`) is the arena map, `None`
+/// for another map (the kfunc's `map_type != BPF_MAP_TYPE_ARENA` check).
+fn arena_of<'a>(rt: &'a mut Runtime, kfunc: &str, map: Addr) -> Result<Option<&'a mut super::arena::Arena>, ExecError> {
+    let Some(i) = rt.map_at(map) else {
+        return Err(ExecError::Unsupported(format!("{kfunc}: a map argument that is not one of the run's maps")));
+    };
+    if rt.maps[i].def.map_type != crate::map::types::BPF_MAP_TYPE_ARENA {
+        return Ok(None);
+    }
+    match rt.arena.as_mut() {
+        Some(ar) => Ok(Some(ar)),
+        None => Err(ExecError::Unsupported(format!("{kfunc} without an arena"))),
+    }
 }
 
 const BITS_ITER_NR_WORDS_MAX: u32 = 511;
