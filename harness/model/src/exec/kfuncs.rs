@@ -288,11 +288,20 @@ const XATTR_SIZE_MAX: usize = 65536;
 fn byte(rt: &Runtime, addr: Addr) -> Option<i32> {
     let b = rt.mem.load(addr, 1).ok()? as u8;
     // `char` is signed on x86-64 and unsigned on arm64
-    Some(if rt.opts.arch == Arch::X86_64 { b as i8 as i32 } else { b as i32 })
+    Some(char_of(rt.opts.arch, b))
 }
 
-fn lower(c: i32) -> i32 {
-    if (b'A' as i32..=b'Z' as i32).contains(&c) { c + 32 } else { c }
+/// The `char` value of byte `b` on `arch`.
+fn char_of(arch: Arch, b: u8) -> i32 {
+    if arch == Arch::X86_64 { b as i8 as i32 } else { b as i32 }
+}
+
+/// `tolower` of a `char`, stored back in a `char`: the kernel's ctype is
+/// Latin-1, whose upper case letters are A-Z and 0xc0-0xde but 0xd7.
+fn lower(arch: Arch, c: i32) -> i32 {
+    let b = c as u8;
+    let upper = b.is_ascii_uppercase() || ((0xc0..=0xde).contains(&b) && b != 0xd7);
+    char_of(arch, if upper { b + 32 } else { b })
 }
 
 fn string_kfunc(rt: &mut Runtime, f: StrFn, a: [u64; 5]) -> Result<u64, ExecError> {
@@ -319,8 +328,8 @@ fn string_kfunc(rt: &mut Runtime, f: StrFn, a: [u64; 5]) -> Result<u64, ExecErro
             while i < len && i < XATTR_SIZE_MAX {
                 let (mut c1, mut c2) = (get!(a[0].wrapping_add(i as u64)), get!(a[1].wrapping_add(i as u64)));
                 if ignore {
-                    c1 = lower(c1);
-                    c2 = lower(c2);
+                    c1 = lower(arch, c1);
+                    c2 = lower(arch, c2);
                 }
                 if c1 != c2 {
                     return Ok(if c1 < c2 { -1i64 as u64 } else { 1 });
@@ -334,8 +343,7 @@ fn string_kfunc(rt: &mut Runtime, f: StrFn, a: [u64; 5]) -> Result<u64, ExecErro
         }
         NChr | Chr => {
             let count = if f == NChr { a[1] as usize } else { XATTR_SIZE_MAX };
-            let c = if f == NChr { a[2] } else { a[1] } as u8 as i8;
-            let c = if arch == Arch::X86_64 { c as i32 } else { c as u8 as i32 };
+            let c = char_of(arch, if f == NChr { a[2] } else { a[1] } as u8);
             let mut i = 0;
             loop {
                 if i >= count || i >= XATTR_SIZE_MAX {
@@ -352,7 +360,7 @@ fn string_kfunc(rt: &mut Runtime, f: StrFn, a: [u64; 5]) -> Result<u64, ExecErro
             }
         }
         ChrNul => {
-            let c = if arch == Arch::X86_64 { a[1] as u8 as i8 as i32 } else { a[1] as u8 as i32 };
+            let c = char_of(arch, a[1] as u8);
             let mut r = -(E2BIG as i64);
             for i in 0..XATTR_SIZE_MAX {
                 let sc = get!(a[0].wrapping_add(i as u64));
@@ -438,8 +446,8 @@ fn string_kfunc(rt: &mut Runtime, f: StrFn, a: [u64; 5]) -> Result<u64, ExecErro
                     }
                     let mut c1 = get!(s1.wrapping_add(j as u64));
                     if ignore {
-                        c1 = lower(c1);
-                        c2 = lower(c2);
+                        c1 = lower(arch, c1);
+                        c2 = lower(arch, c2);
                     }
                     if c1 == 0 {
                         r = -(ENOENT as i64);

@@ -454,6 +454,43 @@ pub const KFUNCS: &[KfuncProto] = &[
         set: KfuncSet::Common,
     },
     KfuncProto { name: "bpf_iter_bits_destroy", flags: kf::ITER_DESTROY, args: &[KfArg::Iter("bpf_iter_bits")], ret: KfRet::Void, set: KfuncSet::Common },
+    // the string kfuncs (common_btf_ids, all KF_PERFMON): their `const
+    // char *` arguments are `__ign`, unchecked, read by the kfunc one byte
+    // at a time with faults caught; `size_t` lengths, `char c` (`int c`
+    // for bpf_strrchr) are scalars
+    KfuncProto { name: "bpf_strcmp", flags: kf::PERFMON, args: &[KfArg::IgnoreSized(1), KfArg::IgnoreSized(1)], ret: KfRet::Scalar, set: KfuncSet::Common },
+    KfuncProto { name: "bpf_strcasecmp", flags: kf::PERFMON, args: &[KfArg::IgnoreSized(1), KfArg::IgnoreSized(1)], ret: KfRet::Scalar, set: KfuncSet::Common },
+    KfuncProto {
+        name: "bpf_strncasecmp",
+        flags: kf::PERFMON,
+        args: &[KfArg::IgnoreSized(1), KfArg::IgnoreSized(1), KfArg::Scalar],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Common,
+    },
+    KfuncProto { name: "bpf_strchr", flags: kf::PERFMON, args: &[KfArg::IgnoreSized(1), KfArg::Scalar], ret: KfRet::Scalar, set: KfuncSet::Common },
+    KfuncProto { name: "bpf_strchrnul", flags: kf::PERFMON, args: &[KfArg::IgnoreSized(1), KfArg::Scalar], ret: KfRet::Scalar, set: KfuncSet::Common },
+    KfuncProto { name: "bpf_strnchr", flags: kf::PERFMON, args: &[KfArg::IgnoreSized(1), KfArg::Scalar, KfArg::Scalar], ret: KfRet::Scalar, set: KfuncSet::Common },
+    KfuncProto { name: "bpf_strrchr", flags: kf::PERFMON, args: &[KfArg::IgnoreSized(1), KfArg::Scalar], ret: KfRet::Scalar, set: KfuncSet::Common },
+    KfuncProto { name: "bpf_strlen", flags: kf::PERFMON, args: &[KfArg::IgnoreSized(1)], ret: KfRet::Scalar, set: KfuncSet::Common },
+    KfuncProto { name: "bpf_strnlen", flags: kf::PERFMON, args: &[KfArg::IgnoreSized(1), KfArg::Scalar], ret: KfRet::Scalar, set: KfuncSet::Common },
+    KfuncProto { name: "bpf_strspn", flags: kf::PERFMON, args: &[KfArg::IgnoreSized(1), KfArg::IgnoreSized(1)], ret: KfRet::Scalar, set: KfuncSet::Common },
+    KfuncProto { name: "bpf_strcspn", flags: kf::PERFMON, args: &[KfArg::IgnoreSized(1), KfArg::IgnoreSized(1)], ret: KfRet::Scalar, set: KfuncSet::Common },
+    KfuncProto { name: "bpf_strstr", flags: kf::PERFMON, args: &[KfArg::IgnoreSized(1), KfArg::IgnoreSized(1)], ret: KfRet::Scalar, set: KfuncSet::Common },
+    KfuncProto { name: "bpf_strcasestr", flags: kf::PERFMON, args: &[KfArg::IgnoreSized(1), KfArg::IgnoreSized(1)], ret: KfRet::Scalar, set: KfuncSet::Common },
+    KfuncProto {
+        name: "bpf_strnstr",
+        flags: kf::PERFMON,
+        args: &[KfArg::IgnoreSized(1), KfArg::IgnoreSized(1), KfArg::Scalar],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Common,
+    },
+    KfuncProto {
+        name: "bpf_strncasestr",
+        flags: kf::PERFMON,
+        args: &[KfArg::IgnoreSized(1), KfArg::IgnoreSized(1), KfArg::Scalar],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Common,
+    },
     // generic_btf_ids
     KfuncProto {
         name: "bpf_task_acquire",
@@ -924,6 +961,11 @@ impl Env<'_, '_> {
                 },
                 k => k,
             };
+            // is_kfunc_arg_ignore: neither checked nor counted as a
+            // reference
+            if matches!(kind, KfArg::Ignore | KfArg::IgnoreSized(_)) {
+                continue;
+            }
             let is_ptr_arg = matches!(
                 param,
                 KfArg::Ctx
@@ -973,9 +1015,6 @@ impl Env<'_, '_> {
                 meta.ref_obj_id = reg.id;
                 meta.ref_obj_parent = reg.parent_id;
                 meta.ref_obj_cnt += 1;
-            }
-            if matches!(kind, KfArg::Ignore | KfArg::IgnoreSized(_)) {
-                continue;
             }
             if nullable && reg.is_null() {
                 self.mark_chain_precision(regno)?;
