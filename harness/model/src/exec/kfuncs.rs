@@ -40,6 +40,8 @@ pub enum Kfunc {
     DynptrClone,
     /// The string kfuncs (`bpf_strcmp`, `bpf_strlen`, ...), by kind.
     Str(StrFn),
+    /// `bpf_copy_from_user_str`.
+    CopyFromUserStr,
     /// `bpf_arena_alloc_pages` (and the non-sleepable variant the fixups
     /// call outside sleepable programs).
     ArenaAllocPages,
@@ -106,6 +108,7 @@ impl Kfunc {
             "bpf_strcasestr" => Str(StrFn::CaseStr),
             "bpf_strnstr" => Str(StrFn::NStr),
             "bpf_strncasestr" => Str(StrFn::NCaseStr),
+            "bpf_copy_from_user_str" => CopyFromUserStr,
             "bpf_arena_alloc_pages" | "bpf_arena_alloc_pages_non_sleepable" => ArenaAllocPages,
             "bpf_arena_free_pages" | "bpf_arena_free_pages_non_sleepable" => ArenaFreePages,
             "bpf_dynptr_from_skb" => NetKfunc("bpf_dynptr_from_skb"),
@@ -214,6 +217,7 @@ pub(crate) fn call(rt: &mut Runtime, k: &Kfunc, a: [u64; 5]) -> Result<Flow, Exe
             }
         }
         Kfunc::Str(f) => string_kfunc(rt, *f, a)?,
+        Kfunc::CopyFromUserStr => copy_from_user_str(rt, a[0], a[1] as u32, a[3])?,
         Kfunc::ArenaAllocPages => match rt.arena.as_mut() {
             // flags must be 0
             Some(_) if a[4] != 0 => 0,
@@ -280,6 +284,30 @@ fn iter_bits_next(rt: &mut Runtime, it: Addr) -> Result<u64, ExecError> {
     }
     rt.mem.store(it.wrapping_add(12), 4, next as u32 as u64).map_err(fault)?;
     Ok(if next >= nr_bits { 0 } else { it.wrapping_add(12) })
+}
+
+/// `BPF_F_PAD_ZEROS`.
+const BPF_F_PAD_ZEROS: u64 = 1;
+
+/// `bpf_copy_from_user_str(dst, dst__sz, unsafe_ptr, flags)`: a test run
+/// has no user memory, so `strncpy_from_user` of the `dst__sz - 1` bytes
+/// faults unless it is asked for none.
+fn copy_from_user_str(rt: &mut Runtime, dst: Addr, dst_sz: u32, flags: u64) -> Result<u64, ExecError> {
+    if flags & !BPF_F_PAD_ZEROS != 0 {
+        return Ok(neg(EINVAL));
+    }
+    if dst_sz == 0 {
+        return Ok(0);
+    }
+    if dst_sz - 1 > 0 {
+        if flags & BPF_F_PAD_ZEROS != 0 {
+            rt.mem.zero(dst, dst_sz as usize).map_err(fault)?;
+        }
+        return Ok(neg(EFAULT));
+    }
+    // nothing copied: the NUL alone (the whole buffer with BPF_F_PAD_ZEROS)
+    rt.mem.zero(dst, 1).map_err(fault)?;
+    Ok(1)
 }
 
 const XATTR_SIZE_MAX: usize = 65536;

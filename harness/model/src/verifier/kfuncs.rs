@@ -491,6 +491,15 @@ pub const KFUNCS: &[KfuncProto] = &[
         ret: KfRet::Scalar,
         set: KfuncSet::Common,
     },
+    // `int bpf_copy_from_user_str(void *dst, u32 dst__sz, const void __user
+    // *unsafe_ptr__ign, u64 flags)`
+    KfuncProto {
+        name: "bpf_copy_from_user_str",
+        flags: kf::SLEEPABLE | kf::PERFMON,
+        args: &[KfArg::Mem { nullable: false }, KfArg::MemSize, KfArg::Ignore, KfArg::Scalar],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Common,
+    },
     // generic_btf_ids
     KfuncProto {
         name: "bpf_task_acquire",
