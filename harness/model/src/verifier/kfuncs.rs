@@ -491,6 +491,23 @@ pub const KFUNCS: &[KfuncProto] = &[
         ret: KfRet::Scalar,
         set: KfuncSet::Common,
     },
+    // dynptr accessors and clone (common_btf_ids): `int bpf_dynptr_adjust(struct
+    // bpf_dynptr *p, u64 start, u64 end)`, `bool bpf_dynptr_is_null(const
+    // struct bpf_dynptr *p)`, `bool bpf_dynptr_is_rdonly(..)`, `u64
+    // bpf_dynptr_size(..)`
+    KfuncProto { name: "bpf_dynptr_adjust", flags: 0, args: &[KfArg::Dynptr, KfArg::Scalar, KfArg::Scalar], ret: KfRet::Scalar, set: KfuncSet::Common },
+    KfuncProto { name: "bpf_dynptr_is_null", flags: 0, args: &[KfArg::Dynptr], ret: KfRet::Scalar, set: KfuncSet::Common },
+    KfuncProto { name: "bpf_dynptr_is_rdonly", flags: 0, args: &[KfArg::Dynptr], ret: KfRet::Scalar, set: KfuncSet::Common },
+    KfuncProto { name: "bpf_dynptr_size", flags: 0, args: &[KfArg::Dynptr], ret: KfRet::Scalar, set: KfuncSet::Common },
+    // `int bpf_dynptr_clone(const struct bpf_dynptr *p, struct bpf_dynptr
+    // *clone__uninit)`
+    KfuncProto {
+        name: "bpf_dynptr_clone",
+        flags: 0,
+        args: &[KfArg::Dynptr, KfArg::DynptrUninit],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Common,
+    },
     // `int bpf_copy_from_user_str(void *dst, u32 dst__sz, const void __user
     // *unsafe_ptr__ign, u64 flags)`
     KfuncProto {
@@ -1097,6 +1114,15 @@ impl Env<'_, '_> {
                         return errno(EINVAL);
                     }
                     self.check_arg_const_str(&reg, regno)?;
+                }
+                // bpf_dynptr_clone: the clone has its parent's type
+                KfArg::DynptrUninit if proto.name == "bpf_dynptr_clone" => {
+                    if meta.dynptr_type == dynptr::INVALID {
+                        self.verbose("verifier bug: no dynptr type for parent of clone\n");
+                        return errno(EFAULT);
+                    }
+                    let t = get_dynptr_type_flag(meta.dynptr_type);
+                    self.process_dynptr_func(&reg, regno, proto.name, ARG_PTR_TO_DYNPTR | MEM_UNINIT | t, meta, true)?
                 }
                 KfArg::DynptrUninit => {
                     let Some(t) = kfunc_uninit_dynptr_type(proto.name) else {
