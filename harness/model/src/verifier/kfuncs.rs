@@ -469,7 +469,13 @@ pub const KFUNCS: &[KfuncProto] = &[
     },
     KfuncProto { name: "bpf_strchr", flags: kf::PERFMON, args: &[KfArg::IgnoreSized(1), KfArg::Scalar], ret: KfRet::Scalar, set: KfuncSet::Common },
     KfuncProto { name: "bpf_strchrnul", flags: kf::PERFMON, args: &[KfArg::IgnoreSized(1), KfArg::Scalar], ret: KfRet::Scalar, set: KfuncSet::Common },
-    KfuncProto { name: "bpf_strnchr", flags: kf::PERFMON, args: &[KfArg::IgnoreSized(1), KfArg::Scalar, KfArg::Scalar], ret: KfRet::Scalar, set: KfuncSet::Common },
+    KfuncProto {
+        name: "bpf_strnchr",
+        flags: kf::PERFMON,
+        args: &[KfArg::IgnoreSized(1), KfArg::Scalar, KfArg::Scalar],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Common,
+    },
     KfuncProto { name: "bpf_strrchr", flags: kf::PERFMON, args: &[KfArg::IgnoreSized(1), KfArg::Scalar], ret: KfRet::Scalar, set: KfuncSet::Common },
     KfuncProto { name: "bpf_strlen", flags: kf::PERFMON, args: &[KfArg::IgnoreSized(1)], ret: KfRet::Scalar, set: KfuncSet::Common },
     KfuncProto { name: "bpf_strnlen", flags: kf::PERFMON, args: &[KfArg::IgnoreSized(1), KfArg::Scalar], ret: KfRet::Scalar, set: KfuncSet::Common },
@@ -501,13 +507,7 @@ pub const KFUNCS: &[KfuncProto] = &[
     KfuncProto { name: "bpf_dynptr_size", flags: 0, args: &[KfArg::Dynptr], ret: KfRet::Scalar, set: KfuncSet::Common },
     // `int bpf_dynptr_clone(const struct bpf_dynptr *p, struct bpf_dynptr
     // *clone__uninit)`
-    KfuncProto {
-        name: "bpf_dynptr_clone",
-        flags: 0,
-        args: &[KfArg::Dynptr, KfArg::DynptrUninit],
-        ret: KfRet::Scalar,
-        set: KfuncSet::Common,
-    },
+    KfuncProto { name: "bpf_dynptr_clone", flags: 0, args: &[KfArg::Dynptr, KfArg::DynptrUninit], ret: KfRet::Scalar, set: KfuncSet::Common },
     // `int bpf_copy_from_user_str(void *dst, u32 dst__sz, const void __user
     // *unsafe_ptr__ign, u64 flags)`
     KfuncProto {
