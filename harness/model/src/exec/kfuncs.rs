@@ -647,3 +647,20 @@ pub(crate) fn ringbuf_dynptr(rt: &mut Runtime, helper: i32, a: [u64; 5]) -> Resu
     Dynptr::default().write(rt, a[0])?;
     Ok(0)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tolower_is_latin1_and_stays_a_char() {
+        // x86-64: a signed char
+        assert_eq!(lower(Arch::X86_64, b'Q' as i32), b'q' as i32);
+        assert_eq!(lower(Arch::X86_64, 0xc0u8 as i8 as i32), 0xe0u8 as i8 as i32);
+        assert_eq!(lower(Arch::X86_64, 0xd7u8 as i8 as i32), 0xd7u8 as i8 as i32);
+        assert_eq!(lower(Arch::X86_64, 0xdfu8 as i8 as i32), 0xdfu8 as i8 as i32);
+        // arm64: an unsigned char
+        assert_eq!(lower(Arch::Arm64, 0xde), 0xfe);
+        assert_eq!(lower(Arch::Arm64, b'[' as i32), b'[' as i32);
+    }
+}
