@@ -40,6 +40,8 @@ pub enum Kfunc {
     DynptrClone,
     /// The string kfuncs (`bpf_strcmp`, `bpf_strlen`, ...), by kind.
     Str(StrFn),
+    /// `bpf_copy_from_user_str`.
+    CopyFromUserStr,
     /// `bpf_arena_alloc_pages` (and the non-sleepable variant
     /// `specialize_kfunc` calls in non-sleepable contexts: the same for a
     /// test run).
@@ -125,6 +127,7 @@ impl Kfunc {
             "bpf_strcasestr" => Str(StrFn::CaseStr),
             "bpf_strnstr" => Str(StrFn::NStr),
             "bpf_strncasestr" => Str(StrFn::NCaseStr),
+            "bpf_copy_from_user_str" => CopyFromUserStr,
             "bpf_arena_alloc_pages" | "bpf_arena_alloc_pages_non_sleepable" => ArenaAllocPages,
             "bpf_arena_free_pages" => ArenaFreePages { sleepable: true },
             "bpf_arena_free_pages_non_sleepable" => ArenaFreePages { sleepable: false },
@@ -235,6 +238,7 @@ pub(crate) fn call(rt: &mut Runtime, k: &Kfunc, a: [u64; 5]) -> Result<Flow, Exe
             }
         }
         Kfunc::Str(f) => string_kfunc(rt, *f, a)?,
+        Kfunc::CopyFromUserStr => copy_from_user_str(rt, a[0], a[1] as u32, a[3])?,
         // the map must be the arena; `flags` must be 0
         Kfunc::ArenaAllocPages => match arena_of(rt, "bpf_arena_alloc_pages", a[0])? {
             Some(ar) if a[4] == 0 && a[2] as u32 != 0 => ar.arena_alloc_pages(a[1], a[2] as u32, a[3] as i32),
@@ -327,17 +331,50 @@ fn iter_bits_next(rt: &mut Runtime, it: Addr) -> Result<u64, ExecError> {
     Ok(if next >= nr_bits { 0 } else { it.wrapping_add(12) })
 }
 
+/// `BPF_F_PAD_ZEROS`.
+const BPF_F_PAD_ZEROS: u64 = 1;
+
+/// `bpf_copy_from_user_str(dst, dst__sz, unsafe_ptr, flags)`: a test run
+/// has no user memory, so `strncpy_from_user` of the `dst__sz - 1` bytes
+/// faults unless it is asked for none.
+fn copy_from_user_str(rt: &mut Runtime, dst: Addr, dst_sz: u32, flags: u64) -> Result<u64, ExecError> {
+    if flags & !BPF_F_PAD_ZEROS != 0 {
+        return Ok(neg(EINVAL));
+    }
+    if dst_sz == 0 {
+        return Ok(0);
+    }
+    if dst_sz - 1 > 0 {
+        if flags & BPF_F_PAD_ZEROS != 0 {
+            rt.mem.zero(dst, dst_sz as usize).map_err(fault)?;
+        }
+        return Ok(neg(EFAULT));
+    }
+    // nothing copied: the NUL alone (the whole buffer with BPF_F_PAD_ZEROS)
+    rt.mem.zero(dst, 1).map_err(fault)?;
+    Ok(1)
+}
+
 const XATTR_SIZE_MAX: usize = 65536;
 
 /// One byte of a string kfunc's read; `None` for a fault.
 fn byte(rt: &Runtime, addr: Addr) -> Option<i32> {
     let b = rt.mem.load(addr, 1).ok()? as u8;
     // `char` is signed on x86-64 and unsigned on arm64
-    Some(if rt.opts.arch == Arch::X86_64 { b as i8 as i32 } else { b as i32 })
+    Some(char_of(rt.opts.arch, b))
 }
 
-fn lower(c: i32) -> i32 {
-    if (b'A' as i32..=b'Z' as i32).contains(&c) { c + 32 } else { c }
+/// The `char` value of byte `b` on `arch`.
+fn char_of(arch: Arch, b: u8) -> i32 {
+    if arch == Arch::X86_64 { b as i8 as i32 } else { b as i32 }
+}
+
+/// `tolower` of a `char`, stored back in a `char`: the kernel's ctype is
+/// Latin-1, whose upper case letters are A-Z and 0xc0-0xde but 0xd7.
+fn lower(arch: Arch, c: i32) -> i32 {
+    let b = c as u8;
+    let upper = b.is_ascii_uppercase() || ((0xc0..=0xde).contains(&b) && b != 0xd7);
+    char_of(arch, if upper { b + 32 } else { b })
 }
 
 fn string_kfunc(rt: &mut Runtime, f: StrFn, a: [u64; 5]) -> Result<u64, ExecError> {
@@ -364,8 +401,8 @@ fn string_kfunc(rt: &mut Runtime, f: StrFn, a: [u64; 5]) -> Result<u64, ExecErro
             while i < len && i < XATTR_SIZE_MAX {
                 let (mut c1, mut c2) = (get!(a[0].wrapping_add(i as u64)), get!(a[1].wrapping_add(i as u64)));
                 if ignore {
-                    c1 = lower(c1);
-                    c2 = lower(c2);
+                    c1 = lower(arch, c1);
+                    c2 = lower(arch, c2);
                 }
                 if c1 != c2 {
                     return Ok(if c1 < c2 { -1i64 as u64 } else { 1 });
@@ -379,8 +416,7 @@ fn string_kfunc(rt: &mut Runtime, f: StrFn, a: [u64; 5]) -> Result<u64, ExecErro
         }
         NChr | Chr => {
             let count = if f == NChr { a[1] as usize } else { XATTR_SIZE_MAX };
-            let c = if f == NChr { a[2] } else { a[1] } as u8 as i8;
-            let c = if arch == Arch::X86_64 { c as i32 } else { c as u8 as i32 };
+            let c = char_of(arch, if f == NChr { a[2] } else { a[1] } as u8);
             let mut i = 0;
             loop {
                 if i >= count || i >= XATTR_SIZE_MAX {
@@ -397,7 +433,7 @@ fn string_kfunc(rt: &mut Runtime, f: StrFn, a: [u64; 5]) -> Result<u64, ExecErro
             }
         }
         ChrNul => {
-            let c = if arch == Arch::X86_64 { a[1] as u8 as i8 as i32 } else { a[1] as u8 as i32 };
+            let c = char_of(arch, a[1] as u8);
             let mut r = -(E2BIG as i64);
             for i in 0..XATTR_SIZE_MAX {
                 let sc = get!(a[0].wrapping_add(i as u64));
@@ -483,8 +519,8 @@ fn string_kfunc(rt: &mut Runtime, f: StrFn, a: [u64; 5]) -> Result<u64, ExecErro
                     }
                     let mut c1 = get!(s1.wrapping_add(j as u64));
                     if ignore {
-                        c1 = lower(c1);
-                        c2 = lower(c2);
+                        c1 = lower(arch, c1);
+                        c2 = lower(arch, c2);
                     }
                     if c1 == 0 {
                         r = -(ENOENT as i64);
@@ -655,4 +691,21 @@ pub(crate) fn ringbuf_dynptr(rt: &mut Runtime, helper: i32, a: [u64; 5]) -> Resu
     }
     Dynptr::default().write(rt, a[0])?;
     Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tolower_is_latin1_and_stays_a_char() {
+        // x86-64: a signed char
+        assert_eq!(lower(Arch::X86_64, b'Q' as i32), b'q' as i32);
+        assert_eq!(lower(Arch::X86_64, 0xc0u8 as i8 as i32), 0xe0u8 as i8 as i32);
+        assert_eq!(lower(Arch::X86_64, 0xd7u8 as i8 as i32), 0xd7u8 as i8 as i32);
+        assert_eq!(lower(Arch::X86_64, 0xdfu8 as i8 as i32), 0xdfu8 as i8 as i32);
+        // arm64: an unsigned char
+        assert_eq!(lower(Arch::Arm64, 0xde), 0xfe);
+        assert_eq!(lower(Arch::Arm64, b'[' as i32), b'[' as i32);
+    }
 }

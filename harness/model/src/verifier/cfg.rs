@@ -117,6 +117,13 @@ fn mark_subprog_changes_pkt_data(env: &mut VerifierEnv<'_>, t: usize) {
     }
 }
 
+/// `mark_subprog_might_sleep`.
+fn mark_subprog_might_sleep(env: &mut VerifierEnv<'_>, t: usize) {
+    if let Some(s) = env.bpf_find_containing_subprog(t) {
+        env.subprog_info[s].might_sleep = true;
+    }
+}
+
 /// `merge_callee_effects`: the caller of `w`'s subprogram at `t` inherits
 /// what the callee may do. The DFS comes back to `t` once the callee is
 /// explored, so the marks are complete by then (there is no recursion).
@@ -125,7 +132,19 @@ fn merge_callee_effects(env: &mut VerifierEnv<'_>, t: usize, w: i32) {
     let callee = usize::try_from(w).ok().and_then(|w| env.bpf_find_containing_subprog(w));
     if let (Some(caller), Some(callee)) = (caller, callee) {
         env.subprog_info[caller].changes_pkt_data |= env.subprog_info[callee].changes_pkt_data;
+        env.subprog_info[caller].might_sleep |= env.subprog_info[callee].might_sleep;
     }
+}
+
+/// `bpf_fetch_kfunc_arg_meta` succeeding (a kfunc the program type may
+/// call) for a `KF_SLEEPABLE` kfunc (`bpf_is_kfunc_sleepable`).
+fn kfunc_arg_meta_sleepable(env: &VerifierEnv<'_>, insn: &Insn) -> bool {
+    use super::kfuncs::{KFUNCS, btf_kfunc_is_allowed, kf};
+    insn.off == 0
+        && env
+            .kfunc_name(insn.imm)
+            .and_then(|name| KFUNCS.iter().find(|k| k.name == name))
+            .is_some_and(|k| btf_kfunc_is_allowed(k, env.input.prog_type.0) && k.flags & kf::SLEEPABLE != 0)
 }
 
 /// `visit_func_call_insn`.
@@ -187,6 +206,14 @@ fn visit_insn(env: &mut VerifierEnv<'_>, dfs: &mut Dfs, t: usize) -> PResult<Vis
                 a.force_checkpoint = true;
                 a.prune_point = true;
                 a.jmp_point = true;
+            }
+            // a sleepable call in a non-sleepable context is refused when
+            // checked, so the marks only matter where they are allowed
+            if bpf_helper_call(&insn) && super::liveness::bpf_get_helper_proto(env, insn.imm).is_some_and(|fp| fp.might_sleep) {
+                mark_subprog_might_sleep(env, t);
+            }
+            if bpf_pseudo_kfunc_call(&insn) && kfunc_arg_meta_sleepable(env, &insn) {
+                mark_subprog_might_sleep(env, t);
             }
             if bpf_helper_call(&insn) && super::helpers::bpf_helper_changes_pkt_data(insn.imm) {
                 mark_subprog_changes_pkt_data(env, t);

@@ -171,6 +171,9 @@ pub struct SubprogInfo {
     /// `changes_pkt_data`: the subprogram, or one it calls, may move packet
     /// data (`bpf_check_cfg` marks it).
     pub changes_pkt_data: bool,
+    /// `might_sleep`: the subprogram, or one it calls, may call a sleepable
+    /// helper or kfunc (`bpf_check_cfg` marks it).
+    pub might_sleep: bool,
     pub is_exception_cb: bool,
     /// A callback (`is_cb`) and an asynchronous one (`is_async_cb`): set
     /// by the main pass when it meets their call sites.

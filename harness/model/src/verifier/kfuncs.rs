@@ -454,6 +454,69 @@ pub const KFUNCS: &[KfuncProto] = &[
         set: KfuncSet::Common,
     },
     KfuncProto { name: "bpf_iter_bits_destroy", flags: kf::ITER_DESTROY, args: &[KfArg::Iter("bpf_iter_bits")], ret: KfRet::Void, set: KfuncSet::Common },
+    // the string kfuncs (common_btf_ids, all KF_PERFMON): their `const
+    // char *` arguments are `__ign`, unchecked, read by the kfunc one byte
+    // at a time with faults caught; `size_t` lengths, `char c` (`int c`
+    // for bpf_strrchr) are scalars
+    KfuncProto { name: "bpf_strcmp", flags: kf::PERFMON, args: &[KfArg::IgnoreSized(1), KfArg::IgnoreSized(1)], ret: KfRet::Scalar, set: KfuncSet::Common },
+    KfuncProto { name: "bpf_strcasecmp", flags: kf::PERFMON, args: &[KfArg::IgnoreSized(1), KfArg::IgnoreSized(1)], ret: KfRet::Scalar, set: KfuncSet::Common },
+    KfuncProto {
+        name: "bpf_strncasecmp",
+        flags: kf::PERFMON,
+        args: &[KfArg::IgnoreSized(1), KfArg::IgnoreSized(1), KfArg::Scalar],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Common,
+    },
+    KfuncProto { name: "bpf_strchr", flags: kf::PERFMON, args: &[KfArg::IgnoreSized(1), KfArg::Scalar], ret: KfRet::Scalar, set: KfuncSet::Common },
+    KfuncProto { name: "bpf_strchrnul", flags: kf::PERFMON, args: &[KfArg::IgnoreSized(1), KfArg::Scalar], ret: KfRet::Scalar, set: KfuncSet::Common },
+    KfuncProto {
+        name: "bpf_strnchr",
+        flags: kf::PERFMON,
+        args: &[KfArg::IgnoreSized(1), KfArg::Scalar, KfArg::Scalar],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Common,
+    },
+    KfuncProto { name: "bpf_strrchr", flags: kf::PERFMON, args: &[KfArg::IgnoreSized(1), KfArg::Scalar], ret: KfRet::Scalar, set: KfuncSet::Common },
+    KfuncProto { name: "bpf_strlen", flags: kf::PERFMON, args: &[KfArg::IgnoreSized(1)], ret: KfRet::Scalar, set: KfuncSet::Common },
+    KfuncProto { name: "bpf_strnlen", flags: kf::PERFMON, args: &[KfArg::IgnoreSized(1), KfArg::Scalar], ret: KfRet::Scalar, set: KfuncSet::Common },
+    KfuncProto { name: "bpf_strspn", flags: kf::PERFMON, args: &[KfArg::IgnoreSized(1), KfArg::IgnoreSized(1)], ret: KfRet::Scalar, set: KfuncSet::Common },
+    KfuncProto { name: "bpf_strcspn", flags: kf::PERFMON, args: &[KfArg::IgnoreSized(1), KfArg::IgnoreSized(1)], ret: KfRet::Scalar, set: KfuncSet::Common },
+    KfuncProto { name: "bpf_strstr", flags: kf::PERFMON, args: &[KfArg::IgnoreSized(1), KfArg::IgnoreSized(1)], ret: KfRet::Scalar, set: KfuncSet::Common },
+    KfuncProto { name: "bpf_strcasestr", flags: kf::PERFMON, args: &[KfArg::IgnoreSized(1), KfArg::IgnoreSized(1)], ret: KfRet::Scalar, set: KfuncSet::Common },
+    KfuncProto {
+        name: "bpf_strnstr",
+        flags: kf::PERFMON,
+        args: &[KfArg::IgnoreSized(1), KfArg::IgnoreSized(1), KfArg::Scalar],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Common,
+    },
+    KfuncProto {
+        name: "bpf_strncasestr",
+        flags: kf::PERFMON,
+        args: &[KfArg::IgnoreSized(1), KfArg::IgnoreSized(1), KfArg::Scalar],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Common,
+    },
+    // dynptr accessors and clone (common_btf_ids): `int bpf_dynptr_adjust(struct
+    // bpf_dynptr *p, u64 start, u64 end)`, `bool bpf_dynptr_is_null(const
+    // struct bpf_dynptr *p)`, `bool bpf_dynptr_is_rdonly(..)`, `u64
+    // bpf_dynptr_size(..)`
+    KfuncProto { name: "bpf_dynptr_adjust", flags: 0, args: &[KfArg::Dynptr, KfArg::Scalar, KfArg::Scalar], ret: KfRet::Scalar, set: KfuncSet::Common },
+    KfuncProto { name: "bpf_dynptr_is_null", flags: 0, args: &[KfArg::Dynptr], ret: KfRet::Scalar, set: KfuncSet::Common },
+    KfuncProto { name: "bpf_dynptr_is_rdonly", flags: 0, args: &[KfArg::Dynptr], ret: KfRet::Scalar, set: KfuncSet::Common },
+    KfuncProto { name: "bpf_dynptr_size", flags: 0, args: &[KfArg::Dynptr], ret: KfRet::Scalar, set: KfuncSet::Common },
+    // `int bpf_dynptr_clone(const struct bpf_dynptr *p, struct bpf_dynptr
+    // *clone__uninit)`
+    KfuncProto { name: "bpf_dynptr_clone", flags: 0, args: &[KfArg::Dynptr, KfArg::DynptrUninit], ret: KfRet::Scalar, set: KfuncSet::Common },
+    // `int bpf_copy_from_user_str(void *dst, u32 dst__sz, const void __user
+    // *unsafe_ptr__ign, u64 flags)`
+    KfuncProto {
+        name: "bpf_copy_from_user_str",
+        flags: kf::SLEEPABLE | kf::PERFMON,
+        args: &[KfArg::Mem { nullable: false }, KfArg::MemSize, KfArg::Ignore, KfArg::Scalar],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Common,
+    },
     // generic_btf_ids
     KfuncProto {
         name: "bpf_task_acquire",
@@ -924,6 +987,11 @@ impl Env<'_, '_> {
                 },
                 k => k,
             };
+            // is_kfunc_arg_ignore: neither checked nor counted as a
+            // reference
+            if matches!(kind, KfArg::Ignore | KfArg::IgnoreSized(_)) {
+                continue;
+            }
             let is_ptr_arg = matches!(
                 param,
                 KfArg::Ctx
@@ -973,9 +1041,6 @@ impl Env<'_, '_> {
                 meta.ref_obj_id = reg.id;
                 meta.ref_obj_parent = reg.parent_id;
                 meta.ref_obj_cnt += 1;
-            }
-            if matches!(kind, KfArg::Ignore | KfArg::IgnoreSized(_)) {
-                continue;
             }
             if nullable && reg.is_null() {
                 self.mark_chain_precision(regno)?;
@@ -1049,6 +1114,15 @@ impl Env<'_, '_> {
                         return errno(EINVAL);
                     }
                     self.check_arg_const_str(&reg, regno)?;
+                }
+                // bpf_dynptr_clone: the clone has its parent's type
+                KfArg::DynptrUninit if proto.name == "bpf_dynptr_clone" => {
+                    if meta.dynptr_type == dynptr::INVALID {
+                        self.verbose("verifier bug: no dynptr type for parent of clone\n");
+                        return errno(EFAULT);
+                    }
+                    let t = get_dynptr_type_flag(meta.dynptr_type);
+                    self.process_dynptr_func(&reg, regno, proto.name, ARG_PTR_TO_DYNPTR | MEM_UNINIT | t, meta, true)?
                 }
                 KfArg::DynptrUninit => {
                     let Some(t) = kfunc_uninit_dynptr_type(proto.name) else {

@@ -1541,6 +1541,15 @@ fn helper_id_has_proto(id: i32) -> bool {
     id > 0 && id < BPF_FUNC_MAX_ID
 }
 
+/// `bpf_get_helper_proto`: the prototype the program's type gets for
+/// helper `id`, if any.
+pub(super) fn bpf_get_helper_proto(env: &VerifierEnv<'_>, id: i32) -> Option<&'static super::helper_protos::FuncProto> {
+    if !helper_id_has_proto(id) {
+        return None;
+    }
+    super::helpers::get_func_proto(id, &proto_ctx(env))
+}
+
 /// `struct bpf_call_summary`: the shape of a helper's or kfunc's prototype.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BpfCallSummary {

@@ -289,6 +289,7 @@ fn main_pass(env: &mut VerifierEnv<'_>) -> PResult<()> {
                 has_ld_abs: si.has_ld_abs,
                 fastcall_stack_off: si.fastcall_stack_off,
                 changes_pkt_data: si.changes_pkt_data,
+                might_sleep: si.might_sleep,
                 ..Subprog::default()
             }
         })
