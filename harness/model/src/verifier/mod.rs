@@ -56,6 +56,7 @@ pub mod tnum;
 pub mod alu;
 pub mod arena;
 pub mod backtrack;
+pub mod bpf_iter;
 pub mod bpf_lsm;
 pub mod btf_access;
 pub mod btf_args;
@@ -433,16 +434,62 @@ fn check_attach_btf_id(env: &mut VerifierEnv<'_>) -> PResult<()> {
     match (t, attach) {
         (pt::STRUCT_OPS, _) => Err(Fail::unsupported("check_attach_btf_id", "struct_ops programs (check_struct_ops_btf_id) are not modelled")),
         (pt::EXT, _) => Err(Fail::unsupported("check_attach_btf_id", "freplace targets (the target program's BTF) are not modelled")),
-        (pt::TRACING, at::TRACE_ITER) => Err(Fail::unsupported(
-            "check_attach_btf_id",
-            "iter: the iterator's registration (bpf_iter_prog_supported: its ctx bpf_iter__<name>, ctx_arg_info) is not modelled",
-        )),
+        (pt::TRACING, at::TRACE_ITER) => check_attach_iter(env),
         (pt::TRACING, at::MODIFY_RETURN) => Err(Fail::unsupported(
             "check_attach_btf_id",
             "fmod_ret: the modifiable functions (error injection list, btf_kfunc_is_modify_return) are not modelled",
         )),
         (pt::TRACING | pt::LSM, _) => Err(Fail::unsupported("check_attach_btf_id", "this attach type's targets are not modelled")),
         _ => Ok(()),
+    }
+}
+
+/// `bpf_check_attach_target` for an iterator program, then
+/// `bpf_iter_prog_supported`: the id must name a FUNC `bpf_iter_<target>`
+/// of the recorded BTF for a registered target, whose `ctx_arg_info`
+/// `btf_ctx_access` then uses.
+fn check_attach_iter(env: &mut VerifierEnv<'_>) -> PResult<()> {
+    use crate::vmlinux_btf::Kind;
+    let id = env.input.attach_btf_id;
+    if id == 0 {
+        env.verbose("Tracing programs must provide btf_id\n");
+        return Err(Fail::Errno(EINVAL));
+    }
+    let Some(btf) = crate::vmlinux_btf::VmlinuxBtf::for_arch(env.input.symbols_arch) else {
+        return Err(Fail::unsupported("check_attach_btf_id", "no vmlinux BTF is recorded for this arch"));
+    };
+    let Some(t) = btf.type_by_id(id) else {
+        return Err(Fail::unsupported("check_attach_btf_id", &format!("attach target btf_id {id} is not in the recorded vmlinux BTF")));
+    };
+    let Kind::Func(proto) = t.kind else {
+        env.verbose(&format!("attach_btf_id {id} is not a function\n"));
+        return Err(Fail::Errno(EINVAL));
+    };
+    // btf_distill_func_proto: an iterator function takes pointers (and
+    // task_file's u32 fd)
+    let plain = |t: u32| {
+        let t = btf.skip_modifiers(t);
+        t == 0 || matches!(btf.type_by_id(t).map(|t| &t.kind), Some(Kind::Int { .. } | Kind::Ptr(_) | Kind::Enum { .. }))
+    };
+    match btf.type_by_id(proto).map(|p| &p.kind) {
+        Some(Kind::FuncProto { ret, params: Some(ps) }) if ps.len() <= 12 && plain(*ret) && ps.iter().all(|(_, t)| *t != 0 && plain(*t)) => {}
+        _ => return Err(Fail::unsupported("check_attach_btf_id", &format!("the prototype of {} (btf_distill_func_proto)", t.name))),
+    }
+    match bpf_iter::bpf_iter_prog_supported(&t.name) {
+        bpf_iter::IterTarget::Registered(reg) => {
+            if let Some(a) = reg.ctx_arg_info.iter().find(|a| bpf_iter::ctx_field_offset(btf, reg.target, a.field).is_none()) {
+                return Err(Fail::unsupported(
+                    "check_attach_btf_id",
+                    &format!("iter: field {} of bpf_iter__{} is not in the recorded vmlinux BTF", a.field, reg.target),
+                ));
+            }
+            Ok(())
+        }
+        bpf_iter::IterTarget::Unmodelled(target) => Err(Fail::unsupported(
+            "check_attach_btf_id",
+            &format!("iter: the registration of target {target} (its bpf_iter_reg ctx_arg_info) is not modelled"),
+        )),
+        bpf_iter::IterTarget::None => Err(Fail::Errno(EINVAL)),
     }
 }
 
