@@ -522,6 +522,13 @@ impl Env<'_, '_> {
         let t = if arg > nr_args {
             self.verbose(&format!("func '{tname}' doesn't have {}-th argument\n", arg + 1));
             return invalid(self);
+        } else if arg == nr_args && self.input.expected_attach_type == at::MODIFY_RETURN {
+            // fmod_ret only attaches to functions returning an int
+            let r = btf.skip_modifiers(ret);
+            match btf.type_by_id(r).map(|t| &t.kind) {
+                Some(Kind::Int { size: s, .. }) if *s <= 8 => ret,
+                _ => return Err(DoCheckError::Unsupported(format!("the return type of {tname} under fmod_ret (btf_type_str)"))),
+            }
         } else if arg == nr_args {
             if !matches!(self.input.expected_attach_type, at::TRACE_FEXIT | at::LSM_MAC | at::LSM_CGROUP) {
                 self.verbose(&format!("func '{tname}' doesn't have {}-th argument\n", arg + 1));

@@ -435,13 +435,74 @@ fn check_attach_btf_id(env: &mut VerifierEnv<'_>) -> PResult<()> {
         (pt::STRUCT_OPS, _) => Err(Fail::unsupported("check_attach_btf_id", "struct_ops programs (check_struct_ops_btf_id) are not modelled")),
         (pt::EXT, _) => Err(Fail::unsupported("check_attach_btf_id", "freplace targets (the target program's BTF) are not modelled")),
         (pt::TRACING, at::TRACE_ITER) => check_attach_iter(env),
-        (pt::TRACING, at::MODIFY_RETURN) => Err(Fail::unsupported(
-            "check_attach_btf_id",
-            "fmod_ret: the modifiable functions (error injection list, btf_kfunc_is_modify_return) are not modelled",
-        )),
+        (pt::TRACING, at::MODIFY_RETURN) => check_attach_modify_return(env, sleepable),
         (pt::TRACING | pt::LSM, _) => Err(Fail::unsupported("check_attach_btf_id", "this attach type's targets are not modelled")),
         _ => Ok(()),
     }
+}
+
+/// The functions of `bpf_test_modify_return_ids` (net/bpf/test_run.c), the
+/// set `register_btf_fmodret_id_set` gives `btf_kfunc_is_modify_return`.
+const BPF_TEST_MODIFY_RETURN_IDS: &[&str] = &["bpf_modify_return_test", "bpf_modify_return_test2", "bpf_modify_return_test_tp", "bpf_fentry_test1"];
+
+/// `noreturn_deny`: the functions fexit and fmod_ret may not attach to
+/// (the entries under config options are the union of both arches').
+const NORETURN_DENY: &[&str] = &[
+    "__ia32_sys_exit",
+    "__ia32_sys_exit_group",
+    "__kunit_abort",
+    "kunit_try_catch_throw",
+    "__module_put_and_kthread_exit",
+    "__x64_sys_exit",
+    "__x64_sys_exit_group",
+    "do_exit",
+    "do_group_exit",
+    "kthread_complete_and_exit",
+    "make_task_dead",
+];
+
+/// `has_arch_syscall_prefix`: a syscall's entry function on this arch.
+fn has_arch_syscall_prefix(arch: crate::target::Arch, func_name: &str) -> bool {
+    use crate::target::Arch;
+    let prefix = match arch {
+        Arch::X86_64 => "__x64_",
+        Arch::Arm64 => "__arm64_",
+        Arch::Riscv64 => "__riscv_",
+        Arch::S390x => "__s390x_",
+        Arch::Loongarch64 => "sys_",
+    };
+    func_name.starts_with(prefix)
+}
+
+/// `check_attach_modify_return` of a kernel without
+/// CONFIG_FUNCTION_ERROR_INJECTION (7.3's configs, both arches): syscalls
+/// and `security_*` functions.
+fn check_attach_modify_return_target(arch: crate::target::Arch, func_name: &str) -> bool {
+    has_arch_syscall_prefix(arch, func_name) || func_name.starts_with("security_")
+}
+
+/// `bpf_check_attach_target` and `check_attach_btf_id` for fmod_ret on a
+/// vmlinux function: a function of the recorded BTF that is modifiable
+/// (`btf_kfunc_is_modify_return`, `check_attach_modify_return`) and may
+/// return.
+fn check_attach_modify_return(env: &mut VerifierEnv<'_>, sleepable: bool) -> PResult<()> {
+    check_attach_fentry(env)?;
+    if sleepable {
+        return Err(Fail::unsupported("check_attach_btf_id", "sleepable fmod_ret (btf_id_allow_sleepable) is not modelled"));
+    }
+    let id = env.input.attach_btf_id;
+    let Some(btf) = crate::vmlinux_btf::VmlinuxBtf::for_arch(env.input.symbols_arch) else {
+        return Err(Fail::unsupported("check_attach_btf_id", "no vmlinux BTF is recorded for this arch"));
+    };
+    let tname = btf.name_of(id).to_string();
+    if !BPF_TEST_MODIFY_RETURN_IDS.contains(&tname.as_str()) && !check_attach_modify_return_target(env.input.symbols_arch, &tname) {
+        env.verbose(&format!("{tname}() is not modifiable\n"));
+        return Err(Fail::Errno(EINVAL));
+    }
+    if NORETURN_DENY.contains(&tname.as_str()) {
+        return Err(Fail::unsupported("check_attach_btf_id", &format!("whether {tname} is in noreturn_deny on this config")));
+    }
+    Ok(())
 }
 
 /// `bpf_check_attach_target` for an iterator program, then
