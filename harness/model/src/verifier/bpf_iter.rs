@@ -51,22 +51,13 @@ pub const BPF_ITER_TARGETS: &[BpfIterReg] = &[
     // map_iter.c: bpf_map_reg_info, btf_bpf_map_id
     BpfIterReg { target: "bpf_map", ctx_arg_info: &[btf("map", PTR_TO_BTF_ID_OR_NULL | PTR_TRUSTED, "bpf_map")] },
     // map_iter.c: bpf_map_elem_reg_info
-    BpfIterReg {
-        target: "bpf_map_elem",
-        ctx_arg_info: &[buf("key", PTR_TO_BUF | PTR_MAYBE_NULL | MEM_RDONLY), buf("value", PTR_TO_BUF | PTR_MAYBE_NULL)],
-    },
+    BpfIterReg { target: "bpf_map_elem", ctx_arg_info: &[buf("key", PTR_TO_BUF | PTR_MAYBE_NULL | MEM_RDONLY), buf("value", PTR_TO_BUF | PTR_MAYBE_NULL)] },
     // task_iter.c: task_reg_info, btf_tracing_ids[BTF_TRACING_TYPE_TASK]
     BpfIterReg { target: "task", ctx_arg_info: &[btf("task", PTR_TO_BTF_ID_OR_NULL | PTR_TRUSTED, "task_struct")] },
     // task_iter.c: task_file_reg_info (.._TASK, .._FILE)
-    BpfIterReg {
-        target: "task_file",
-        ctx_arg_info: &[btf("task", PTR_TO_BTF_ID_OR_NULL, "task_struct"), btf("file", PTR_TO_BTF_ID_OR_NULL, "file")],
-    },
+    BpfIterReg { target: "task_file", ctx_arg_info: &[btf("task", PTR_TO_BTF_ID_OR_NULL, "task_struct"), btf("file", PTR_TO_BTF_ID_OR_NULL, "file")] },
     // task_iter.c: task_vma_reg_info (.._TASK, .._VMA)
-    BpfIterReg {
-        target: "task_vma",
-        ctx_arg_info: &[btf("task", PTR_TO_BTF_ID_OR_NULL, "task_struct"), btf("vma", PTR_TO_BTF_ID_OR_NULL, "vm_area_struct")],
-    },
+    BpfIterReg { target: "task_vma", ctx_arg_info: &[btf("task", PTR_TO_BTF_ID_OR_NULL, "task_struct"), btf("vma", PTR_TO_BTF_ID_OR_NULL, "vm_area_struct")] },
     // prog_iter.c: bpf_prog_reg_info, btf_bpf_prog_id
     BpfIterReg { target: "bpf_prog", ctx_arg_info: &[btf("prog", PTR_TO_BTF_ID_OR_NULL, "bpf_prog")] },
     // link_iter.c: bpf_link_reg_info, btf_bpf_link_id
@@ -78,10 +69,7 @@ pub const BPF_ITER_TARGETS: &[BpfIterReg] = &[
     // dmabuf_iter.c: bpf_dmabuf_reg_info, bpf_dmabuf_btf_id
     BpfIterReg { target: "dmabuf", ctx_arg_info: &[btf("dmabuf", PTR_TO_BTF_ID_OR_NULL, "dma_buf")] },
     // sock_map.c: sock_map_iter_reg, btf_sock_ids[BTF_SOCK_TYPE_SOCK]
-    BpfIterReg {
-        target: "sockmap",
-        ctx_arg_info: &[buf("key", PTR_TO_BUF | PTR_MAYBE_NULL | MEM_RDONLY), btf("sk", PTR_TO_BTF_ID_OR_NULL, "sock")],
-    },
+    BpfIterReg { target: "sockmap", ctx_arg_info: &[buf("key", PTR_TO_BUF | PTR_MAYBE_NULL | MEM_RDONLY), btf("sk", PTR_TO_BTF_ID_OR_NULL, "sock")] },
 ];
 
 /// Targets 7.3 registers whose `ctx_arg_info` the model does not have.

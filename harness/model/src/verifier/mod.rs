@@ -546,10 +546,9 @@ fn check_attach_iter(env: &mut VerifierEnv<'_>) -> PResult<()> {
             }
             Ok(())
         }
-        bpf_iter::IterTarget::Unmodelled(target) => Err(Fail::unsupported(
-            "check_attach_btf_id",
-            &format!("iter: the registration of target {target} (its bpf_iter_reg ctx_arg_info) is not modelled"),
-        )),
+        bpf_iter::IterTarget::Unmodelled(target) => {
+            Err(Fail::unsupported("check_attach_btf_id", &format!("iter: the registration of target {target} (its bpf_iter_reg ctx_arg_info) is not modelled")))
+        }
         bpf_iter::IterTarget::None => Err(Fail::Errno(EINVAL)),
     }
 }
