@@ -78,7 +78,9 @@ ROOT_FUNCS = [f"bpf_fentry_test{i}" for i in range(1, 11)] + ["bpf_fentry_test_s
               "bpf_fentry_test_ppvoid", "bpf_fentry_test_pppvoid", "bpf_fentry_test_ppfile",
               "bpf_fexit_test_ret_ppfile", "d_path", "dentry_open", "vfs_open",
               # SYS_PREFIX "sys_nanosleep" (bpf_misc.h), the x86_64 and arm64 names
-              "__x64_sys_nanosleep", "__arm64_sys_nanosleep"]
+              "__x64_sys_nanosleep", "__arm64_sys_nanosleep",
+              # SYS_PREFIX "sys_getpgid": the sleepable fentry of the css and task iterator tests
+              "__x64_sys_getpgid", "__arm64_sys_getpgid"]
 # attach targets of the tests' tp_btf, lsm, lsm_cgroup and iter sections, as
 # libbpf names them in vmlinux BTF (btf_get_kernel_prefix_kind): the
 # tracepoints' `btf_trace_<tp>` typedefs (kept with the prototype they point
