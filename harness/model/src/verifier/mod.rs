@@ -16,7 +16,7 @@
 //! | `bpf_check_btf_info` | [`check_btf`] |
 //! | `check_and_resolve_insns`, `add_kfuncs` | [`resolve`] |
 //! | `bpf_check_cfg`, `bpf_compute_postorder` | [`cfg`] |
-//! | `check_attach_btf_id`, `bpf_check_attach_target` (the LSM hook sets of `bpf_lsm.c`) | here, [`bpf_lsm`] |
+//! | `check_attach_btf_id`, `bpf_check_attach_target` (the LSM hook sets of `bpf_lsm.c`, the iterator targets of `bpf_iter.c`) | here, [`bpf_lsm`], [`bpf_iter`] |
 //! | `bpf_compute_const_regs`, `bpf_prune_dead_branches` | [`const_fold`] |
 //! | `sort_subprogs_topo` | [`subprogs`] |
 //! | `bpf_compute_scc` | [`cfg`] |
