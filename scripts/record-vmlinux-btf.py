@@ -70,13 +70,17 @@ ROOT_STRUCTS = [
     "socket__safe_trusted_or_null", "vm_area_struct__safe_trusted_or_null",
     # what the tests' LSM hook arguments point to and they walk
     "file", "dentry", "inode",
+    # what iterator programs read through their ctx (ctx->meta->seq, ctx->map)
+    "bpf_iter_meta", "bpf_map",
 ]
 # functions fentry/fexit programs of the tests attach to
 ROOT_FUNCS = [f"bpf_fentry_test{i}" for i in range(1, 11)] + ["bpf_fentry_test_sinfo", "bpf_modify_return_test",
               "bpf_fentry_test_ppvoid", "bpf_fentry_test_pppvoid", "bpf_fentry_test_ppfile",
               "bpf_fexit_test_ret_ppfile", "d_path", "dentry_open", "vfs_open",
               # SYS_PREFIX "sys_nanosleep" (bpf_misc.h), the x86_64 and arm64 names
-              "__x64_sys_nanosleep", "__arm64_sys_nanosleep"]
+              "__x64_sys_nanosleep", "__arm64_sys_nanosleep",
+              # SYS_PREFIX "sys_getpgid": the sleepable fentry of the css and task iterator tests
+              "__x64_sys_getpgid", "__arm64_sys_getpgid"]
 # attach targets of the tests' tp_btf, lsm, lsm_cgroup and iter sections, as
 # libbpf names them in vmlinux BTF (btf_get_kernel_prefix_kind): the
 # tracepoints' `btf_trace_<tp>` typedefs (kept with the prototype they point
@@ -87,7 +91,8 @@ TRACEPOINTS = ["sys_enter", "task_newtask"]
 LSM_HOOKS = ["audit_rule_known", "bpf", "bprm_committed_creds", "file_free_security", "file_mprotect",
              "file_open", "file_permission", "getprocattr", "inode_getattr", "inode_getxattr", "inode_rename",
              "ismaclabel", "mmap_file", "setprocattr", "socket_connect", "socket_create", "task_alloc"]
-ITERATORS = ["bpf_map", "bpf_map_elem", "cgroup", "sockmap", "task"]
+ITERATORS = ["bpf_map", "bpf_map_elem", "cgroup", "sockmap", "task", "task_file", "task_vma", "bpf_prog", "bpf_link",
+             "kmem_cache", "dmabuf"]
 ROOT_FUNCS += [f"__bpf_trace_{t}" for t in TRACEPOINTS] + [f"bpf_lsm_{h}" for h in LSM_HOOKS] + \
     [f"bpf_iter_{i}" for i in ITERATORS]
 ROOT_STRUCTS += [f"bpf_iter__{i}" for i in ITERATORS]

@@ -103,9 +103,10 @@ fn patch_call_imm(env: &VerifierEnv<'_>, mut insn: Insn) -> Result<Option<Vec<In
     // string-keyed lookups per level: a program with many calls of one
     // helper (a 1.5k-call pyperf) resolves it once per thread
     thread_local! {
-        static RESOLVED: std::cell::RefCell<std::collections::HashMap<(Arch, u32, i32), i32>> = std::cell::RefCell::new(std::collections::HashMap::new());
+        static RESOLVED: std::cell::RefCell<std::collections::HashMap<(Arch, u32, i32, bool), i32>> = std::cell::RefCell::new(std::collections::HashMap::new());
     }
-    let key = (arch, env.input.prog_type.0, id);
+    let sleepable = env.input.prog_flags & crate::uapi::prog_flags::BPF_F_SLEEPABLE != 0;
+    let key = (arch, env.input.prog_type.0, id, sleepable);
     if let Some(imm) = RESOLVED.with_borrow(|r| r.get(&key).copied()) {
         insn.imm = imm;
         return Ok(Some(vec![insn]));
@@ -113,6 +114,15 @@ fn patch_call_imm(env: &VerifierEnv<'_>, mut insn: Insn) -> Result<Option<Vec<In
     let name = helper_name(id).ok_or_else(|| unsupported(format!("helper #{id} has no name")))?;
     let f = match proto_pick(env.input.prog_type.0, name) {
         ProtoPick::Func(f) => f,
+        // bpf_base_func_proto: a sleepable program's bpf_get_task_stack
+        // may fault its stack in
+        ProtoPick::Conditional("bpf_base_func_proto") if name == "get_task_stack" => {
+            if sleepable {
+                "bpf_get_task_stack_sleepable"
+            } else {
+                "bpf_get_task_stack"
+            }
+        }
         ProtoPick::Conditional(by) => {
             return Err(unsupported(format!("{by} picks bpf_{name}'s prototype by a condition the model does not have")));
         }

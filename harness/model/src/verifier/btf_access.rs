@@ -522,6 +522,13 @@ impl Env<'_, '_> {
         let t = if arg > nr_args {
             self.verbose(&format!("func '{tname}' doesn't have {}-th argument\n", arg + 1));
             return invalid(self);
+        } else if arg == nr_args && self.input.expected_attach_type == at::MODIFY_RETURN {
+            // fmod_ret only attaches to functions returning an int
+            let r = btf.skip_modifiers(ret);
+            match btf.type_by_id(r).map(|t| &t.kind) {
+                Some(Kind::Int { size: s, .. }) if *s <= 8 => ret,
+                _ => return Err(DoCheckError::Unsupported(format!("the return type of {tname} under fmod_ret (btf_type_str)"))),
+            }
         } else if arg == nr_args {
             if !matches!(self.input.expected_attach_type, at::TRACE_FEXIT | at::LSM_MAC | at::LSM_CGROUP) {
                 self.verbose(&format!("func '{tname}' doesn't have {}-th argument\n", arg + 1));
@@ -545,6 +552,14 @@ impl Env<'_, '_> {
             self.verbose(&format!("func '{tname}' size {size} must be 8\n"));
             return invalid(self);
         }
+        let ctx_arg_info = self.ctx_arg_info_at(btf, tname, off);
+        // PTR_TO_RDONLY_BUF_OR_NULL, PTR_TO_RDWR_BUF_OR_NULL
+        if let Some(a) = ctx_arg_info
+            && base_type(a.reg_type) == PTR_TO_BUF
+            && type_may_be_null(a.reg_type)
+        {
+            return Ok(CtxAccess { reg_type: a.reg_type, ctx_field_size: 0, btf_id: 0 });
+        }
         let Some(Kind::Ptr(target)) = kind else { return scalar };
         // pointers to anything but a struct read as scalars
         let sid = btf.skip_modifiers(*target);
@@ -554,6 +569,13 @@ impl Env<'_, '_> {
             }
             return scalar;
         };
+        if let Some(a) = ctx_arg_info {
+            let Some(st) = a.btf_struct else {
+                self.verbose(&format!("invalid btf_id for context argument offset {off}\n"));
+                return invalid(self);
+            };
+            return Ok(CtxAccess { reg_type: a.reg_type, ctx_field_size: 0, btf_id: super::kfuncs::btf_type_id_interned(st) });
+        }
         if self.input.expected_attach_type == at::TRACE_RAW_TP && RAW_TP_NULL_ARGS.contains(&tname) {
             return Err(DoCheckError::Unsupported(format!("tracepoint {tname}: its nullable or IS_ERR arguments (raw_tp_null_args) are not modelled")));
         }
@@ -571,6 +593,19 @@ impl Env<'_, '_> {
         let what = if matches!(st.kind, Kind::Struct { union: true, .. }) { "UNION" } else { "STRUCT" };
         self.verbose(&format!("func '{tname}' arg{arg} has btf_id {sid} type {what} '{}'\n", anon(&st.name)));
         Ok(CtxAccess { reg_type: reg_type | tags, ctx_field_size: 0, btf_id: super::kfuncs::btf_type_id_interned(&st.name) })
+    }
+}
+
+impl Env<'_, '_> {
+    /// The entry of `prog->aux->ctx_arg_info` at ctx offset `off`: an
+    /// iterator program's, from its target's registration.
+    fn ctx_arg_info_at(&self, btf: &VmlinuxBtf, tname: &str, off: i64) -> Option<super::bpf_iter::BpfCtxArgAux> {
+        use super::bpf_iter::{IterTarget, bpf_iter_prog_supported, ctx_field_offset};
+        if self.input.prog_type != super::prog_load::prog_types::TRACING || self.input.expected_attach_type != crate::prog_type::bpf_attach_type::TRACE_ITER {
+            return None;
+        }
+        let IterTarget::Registered(reg) = bpf_iter_prog_supported(tname) else { return None };
+        reg.ctx_arg_info.iter().find(|a| ctx_field_offset(btf, reg.target, a.field) == Some(off)).copied()
     }
 }
 

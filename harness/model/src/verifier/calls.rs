@@ -574,7 +574,16 @@ impl Env<'_, '_> {
                 callee.in_async_callback_fn = true;
                 callee.callback_ret_range = RetvalRange::new(0, 0);
             }
-            CallbackKind::FindVma => return Err(DoCheckError::Unsupported("bpf_find_vma callbacks are not modelled".into())),
+            // set_find_vma_callback_state: (task, vma, callback_ctx)
+            CallbackKind::FindVma => {
+                r[1] = caller.regs[1];
+                r[2] = RegState::ptr(PTR_TO_BTF_ID, super::kfuncs::btf_type_id_interned("vm_area_struct"));
+                r[3] = caller.regs[4];
+                r[4] = RegState::not_init();
+                r[5] = RegState::not_init();
+                callee.in_callback_fn = true;
+                callee.callback_ret_range = RetvalRange::new(0, 1);
+            }
             CallbackKind::UserRingbuf => {
                 r[0] = RegState::not_init();
                 self.id_gen += 1;

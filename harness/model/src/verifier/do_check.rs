@@ -505,6 +505,11 @@ pub struct Env<'a, 'l> {
     pub(crate) num_backedges: u32,
     pub(crate) scc: super::states::SccState,
     pub(crate) id_gen: u32,
+    /// `prog->aux->max_rdonly_access`, `max_rdwr_access`: the end of the
+    /// furthest `PTR_TO_BUF` access (an iterator's attach checks them
+    /// against the map's key and value sizes).
+    pub(crate) max_rdonly_access: u32,
+    pub(crate) max_rdwr_access: u32,
     pub(crate) insn_idx: usize,
     pub(crate) prev_insn_idx: i64,
     pub(crate) jmps_processed: u32,
@@ -565,6 +570,8 @@ pub fn do_check_main(input: &DoCheckInput<'_>, log: &mut dyn VLog) -> DoCheckOut
         num_backedges: 0,
         scc: Default::default(),
         id_gen: 0,
+        max_rdonly_access: 0,
+        max_rdwr_access: 0,
         insn_idx: 0,
         prev_insn_idx: -1,
         jmps_processed: 0,

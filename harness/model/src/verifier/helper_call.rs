@@ -972,7 +972,14 @@ impl Env<'_, '_> {
                 self.check_mem_region_access_ext(regno, reg, 0, access_size, reg.mem_size(), zero_size_allowed)
             }
             PTR_TO_STACK => self.check_stack_range_initialized(reg, regno, 0, access_size, zero_size_allowed, write, meta),
-            PTR_TO_BUF | PTR_TO_BTF_ID => Err(DoCheckError::Unsupported(format!("helper access through {} is not modelled", reg_type_str(reg.typ)))),
+            PTR_TO_BUF => {
+                if reg.typ & MEM_RDONLY != 0 && write {
+                    self.verbose(&format!("R{regno} cannot write into {}\n", reg_type_str(reg.typ)));
+                    return errno(EACCES);
+                }
+                self.check_buffer_access(regno, reg, 0, access_size)
+            }
+            PTR_TO_BTF_ID => Err(DoCheckError::Unsupported(format!("helper access through {} is not modelled", reg_type_str(reg.typ)))),
             // is_var_ctx_off_allowed: a syscall program's ctx is user memory
             // of up to U16_MAX bytes, which helpers may read and write
             PTR_TO_CTX if self.input.prog_type == helpers::prog::SYSCALL => {

@@ -1172,6 +1172,9 @@ impl Env<'_, '_> {
                     }
                     self.process_irq_flag(&reg, regno, proto.name)?;
                 }
+                // is_kfunc_arg_map: a KF_ARG_PTR_TO_BTF_ID to struct bpf_map
+                // (reg2btf_ids[CONST_PTR_TO_MAP])
+                KfArg::Map if base_type(reg.typ) == PTR_TO_BTF_ID => self.process_kf_arg_btf_id(&reg, regno, proto, "bpf_map")?,
                 KfArg::Map => {
                     if reg.typ != CONST_PTR_TO_MAP {
                         return Err(DoCheckError::Unsupported(format!("a {} passed as a kfunc's map pointer", reg_type_str(reg.typ))));

@@ -348,6 +348,18 @@ impl Env<'_, '_> {
             if let Some(v) = value_regno {
                 self.mark_reg_unknown(v);
             }
+        } else if base_type(t) == PTR_TO_BUF && !type_may_be_null(t) {
+            let rdonly = t & MEM_RDONLY != 0;
+            if rdonly && write {
+                self.verbose(&format!("R{regno} cannot write into {}\n", reg_type_str(t)));
+                return errno(EACCES);
+            }
+            self.check_buffer_access(regno, &reg, off, size)?;
+            if let Some(v) = value_regno
+                && (rdonly || !write)
+            {
+                self.mark_reg_unknown(v);
+            }
         } else if t == PTR_TO_ARENA {
             // no bounds: the JIT's exception table covers every access
             if !write && let Some(v) = value_regno {
@@ -674,6 +686,28 @@ impl Env<'_, '_> {
             self.verbose(&format!("R{regno} invalid negative tracepoint buffer offset: off={off}, var_off={var}\n"));
             return errno(EACCES);
         }
+        Ok(())
+    }
+
+    /// `check_buffer_access` (`__check_buffer_access`): a constant,
+    /// non-negative offset; the access end raises `max_rdonly_access` or
+    /// `max_rdwr_access`.
+    pub(crate) fn check_buffer_access(&mut self, regno: usize, reg: &RegState, off: i64, size: i64) -> VResult<()> {
+        let rdonly = reg.typ & MEM_RDONLY != 0;
+        let buf_info = if rdonly { "rdonly" } else { "rdwr" };
+        if !tnum_is_const(reg.s.var_off) {
+            self.verbose(&format!("R{regno} invalid variable buffer offset: off={off}, var_off={}\n", tnum_strn(reg.s.var_off)));
+            return errno(EACCES);
+        }
+        let var = reg.s.var_off.value as i64;
+        let start = var.wrapping_add(off);
+        if start < 0 {
+            self.verbose(&format!("R{regno} invalid negative {buf_info} buffer offset: off={off}, var_off={var}\n"));
+            return errno(EACCES);
+        }
+        let end = (start + size) as u32;
+        let max = if rdonly { &mut self.max_rdonly_access } else { &mut self.max_rdwr_access };
+        *max = (*max).max(end);
         Ok(())
     }
 

@@ -16,7 +16,7 @@
 //! | `bpf_check_btf_info` | [`check_btf`] |
 //! | `check_and_resolve_insns`, `add_kfuncs` | [`resolve`] |
 //! | `bpf_check_cfg`, `bpf_compute_postorder` | [`cfg`] |
-//! | `check_attach_btf_id`, `bpf_check_attach_target` (the LSM hook sets of `bpf_lsm.c`) | here, [`bpf_lsm`] |
+//! | `check_attach_btf_id`, `bpf_check_attach_target` (the LSM hook sets of `bpf_lsm.c`, the iterator targets of `bpf_iter.c`) | here, [`bpf_lsm`], [`bpf_iter`] |
 //! | `bpf_compute_const_regs`, `bpf_prune_dead_branches` | [`const_fold`] |
 //! | `sort_subprogs_topo` | [`subprogs`] |
 //! | `bpf_compute_scc` | [`cfg`] |
@@ -56,6 +56,7 @@ pub mod tnum;
 pub mod alu;
 pub mod arena;
 pub mod backtrack;
+pub mod bpf_iter;
 pub mod bpf_lsm;
 pub mod btf_access;
 pub mod btf_args;
@@ -453,16 +454,122 @@ fn check_attach_btf_id(env: &mut VerifierEnv<'_>) -> PResult<()> {
     match (t, attach) {
         (pt::STRUCT_OPS, _) => Err(Fail::unsupported("check_attach_btf_id", "struct_ops programs (check_struct_ops_btf_id) are not modelled")),
         (pt::EXT, _) => Err(Fail::unsupported("check_attach_btf_id", "freplace targets (the target program's BTF) are not modelled")),
-        (pt::TRACING, at::TRACE_ITER) => Err(Fail::unsupported(
-            "check_attach_btf_id",
-            "iter: the iterator's registration (bpf_iter_prog_supported: its ctx bpf_iter__<name>, ctx_arg_info) is not modelled",
-        )),
-        (pt::TRACING, at::MODIFY_RETURN) => Err(Fail::unsupported(
-            "check_attach_btf_id",
-            "fmod_ret: the modifiable functions (error injection list, btf_kfunc_is_modify_return) are not modelled",
-        )),
+        (pt::TRACING, at::TRACE_ITER) => check_attach_iter(env),
+        (pt::TRACING, at::MODIFY_RETURN) => check_attach_modify_return(env, sleepable),
         (pt::TRACING | pt::LSM, _) => Err(Fail::unsupported("check_attach_btf_id", "this attach type's targets are not modelled")),
         _ => Ok(()),
+    }
+}
+
+/// The functions of `bpf_test_modify_return_ids` (net/bpf/test_run.c), the
+/// set `register_btf_fmodret_id_set` gives `btf_kfunc_is_modify_return`.
+const BPF_TEST_MODIFY_RETURN_IDS: &[&str] = &["bpf_modify_return_test", "bpf_modify_return_test2", "bpf_modify_return_test_tp", "bpf_fentry_test1"];
+
+/// `noreturn_deny`: the functions fexit and fmod_ret may not attach to
+/// (the entries under config options are the union of both arches').
+const NORETURN_DENY: &[&str] = &[
+    "__ia32_sys_exit",
+    "__ia32_sys_exit_group",
+    "__kunit_abort",
+    "kunit_try_catch_throw",
+    "__module_put_and_kthread_exit",
+    "__x64_sys_exit",
+    "__x64_sys_exit_group",
+    "do_exit",
+    "do_group_exit",
+    "kthread_complete_and_exit",
+    "make_task_dead",
+];
+
+/// `has_arch_syscall_prefix`: a syscall's entry function on this arch.
+fn has_arch_syscall_prefix(arch: crate::target::Arch, func_name: &str) -> bool {
+    use crate::target::Arch;
+    let prefix = match arch {
+        Arch::X86_64 => "__x64_",
+        Arch::Arm64 => "__arm64_",
+        Arch::Riscv64 => "__riscv_",
+        Arch::S390x => "__s390x_",
+        Arch::Loongarch64 => "sys_",
+    };
+    func_name.starts_with(prefix)
+}
+
+/// `check_attach_modify_return` of a kernel without
+/// CONFIG_FUNCTION_ERROR_INJECTION (7.3's configs, both arches): syscalls
+/// and `security_*` functions.
+fn check_attach_modify_return_target(arch: crate::target::Arch, func_name: &str) -> bool {
+    has_arch_syscall_prefix(arch, func_name) || func_name.starts_with("security_")
+}
+
+/// `bpf_check_attach_target` and `check_attach_btf_id` for fmod_ret on a
+/// vmlinux function: a function of the recorded BTF that is modifiable
+/// (`btf_kfunc_is_modify_return`, `check_attach_modify_return`) and may
+/// return.
+fn check_attach_modify_return(env: &mut VerifierEnv<'_>, sleepable: bool) -> PResult<()> {
+    check_attach_fentry(env)?;
+    if sleepable {
+        return Err(Fail::unsupported("check_attach_btf_id", "sleepable fmod_ret (btf_id_allow_sleepable) is not modelled"));
+    }
+    let id = env.input.attach_btf_id;
+    let Some(btf) = crate::vmlinux_btf::VmlinuxBtf::for_arch(env.input.symbols_arch) else {
+        return Err(Fail::unsupported("check_attach_btf_id", "no vmlinux BTF is recorded for this arch"));
+    };
+    let tname = btf.name_of(id).to_string();
+    if !BPF_TEST_MODIFY_RETURN_IDS.contains(&tname.as_str()) && !check_attach_modify_return_target(env.input.symbols_arch, &tname) {
+        env.verbose(&format!("{tname}() is not modifiable\n"));
+        return Err(Fail::Errno(EINVAL));
+    }
+    if NORETURN_DENY.contains(&tname.as_str()) {
+        return Err(Fail::unsupported("check_attach_btf_id", &format!("whether {tname} is in noreturn_deny on this config")));
+    }
+    Ok(())
+}
+
+/// `bpf_check_attach_target` for an iterator program, then
+/// `bpf_iter_prog_supported`: the id must name a FUNC `bpf_iter_<target>`
+/// of the recorded BTF for a registered target, whose `ctx_arg_info`
+/// `btf_ctx_access` then uses.
+fn check_attach_iter(env: &mut VerifierEnv<'_>) -> PResult<()> {
+    use crate::vmlinux_btf::Kind;
+    let id = env.input.attach_btf_id;
+    if id == 0 {
+        env.verbose("Tracing programs must provide btf_id\n");
+        return Err(Fail::Errno(EINVAL));
+    }
+    let Some(btf) = crate::vmlinux_btf::VmlinuxBtf::for_arch(env.input.symbols_arch) else {
+        return Err(Fail::unsupported("check_attach_btf_id", "no vmlinux BTF is recorded for this arch"));
+    };
+    let Some(t) = btf.type_by_id(id) else {
+        return Err(Fail::unsupported("check_attach_btf_id", &format!("attach target btf_id {id} is not in the recorded vmlinux BTF")));
+    };
+    let Kind::Func(proto) = t.kind else {
+        env.verbose(&format!("attach_btf_id {id} is not a function\n"));
+        return Err(Fail::Errno(EINVAL));
+    };
+    // btf_distill_func_proto: an iterator function takes pointers (and
+    // task_file's u32 fd)
+    let plain = |t: u32| {
+        let t = btf.skip_modifiers(t);
+        t == 0 || matches!(btf.type_by_id(t).map(|t| &t.kind), Some(Kind::Int { .. } | Kind::Ptr(_) | Kind::Enum { .. }))
+    };
+    match btf.type_by_id(proto).map(|p| &p.kind) {
+        Some(Kind::FuncProto { ret, params: Some(ps) }) if ps.len() <= 12 && plain(*ret) && ps.iter().all(|(_, t)| *t != 0 && plain(*t)) => {}
+        _ => return Err(Fail::unsupported("check_attach_btf_id", &format!("the prototype of {} (btf_distill_func_proto)", t.name))),
+    }
+    match bpf_iter::bpf_iter_prog_supported(&t.name) {
+        bpf_iter::IterTarget::Registered(reg) => {
+            if let Some(a) = reg.ctx_arg_info.iter().find(|a| bpf_iter::ctx_field_offset(btf, reg.target, a.field).is_none()) {
+                return Err(Fail::unsupported(
+                    "check_attach_btf_id",
+                    &format!("iter: field {} of bpf_iter__{} is not in the recorded vmlinux BTF", a.field, reg.target),
+                ));
+            }
+            Ok(())
+        }
+        bpf_iter::IterTarget::Unmodelled(target) => {
+            Err(Fail::unsupported("check_attach_btf_id", &format!("iter: the registration of target {target} (its bpf_iter_reg ctx_arg_info) is not modelled")))
+        }
+        bpf_iter::IterTarget::None => Err(Fail::Errno(EINVAL)),
     }
 }
 

@@ -43,6 +43,7 @@ impl Env<'_, '_> {
             // NF_DROP, NF_ACCEPT
             p::NETFILTER => r(0, 1),
             p::TRACING if matches!(attach, at::TRACE_FENTRY | at::TRACE_FEXIT) => r(0, 0),
+            p::TRACING if attach == at::TRACE_ITER => r(0, 1),
             p::LSM if attach != at::LSM_CGROUP => {
                 // get_func_retval_range: BPF_LSM_MAC's hook range, 32-bit
                 let (minval, maxval) = self.lsm_retval_range()?;
