@@ -251,8 +251,22 @@ impl Env<'_, '_> {
             );
             return errno(EINVAL);
         }
-        if fn_.allowed != Allowed::Always {
-            return Err(DoCheckError::Unsupported(format!("the attach-point policy of {name} is not modelled")));
+        let allowed = match fn_.allowed {
+            Allowed::Always => true,
+            Allowed::DPath => self.bpf_d_path_allowed()?,
+            Allowed::ImaInodeHash => return Err(DoCheckError::Unsupported(format!("the attach-point policy of {name} is not modelled"))),
+        };
+        if !allowed {
+            self.verbose("helper call is not allowed in probe\n");
+            let idx = self.insn_idx;
+            super::diag::bpf_diag_policy(
+                self,
+                idx,
+                &format!("helper {name}#{func_id}"),
+                "the helper-specific policy callback rejected this program",
+                "Use the helper only from an allowed attach point or program configuration.",
+            );
+            return errno(EINVAL);
         }
         let mut changes_data = helpers::bpf_helper_changes_pkt_data(func_id);
         if changes_data && fn_.args[0] != ARG_PTR_TO_CTX {
@@ -484,6 +498,24 @@ impl Env<'_, '_> {
     }
 
     /// `check_get_func_ip`.
+    /// `bpf_d_path_allowed` (bpf_trace.c): iterators, sleepable LSM hooks,
+    /// and the tracing targets of [`BTF_ALLOWLIST_D_PATH`].
+    fn bpf_d_path_allowed(&self) -> VResult<bool> {
+        use super::helpers::prog;
+        let t = self.input.prog_type;
+        if t == prog::TRACING && self.input.expected_attach_type == bpf_attach_type::TRACE_ITER {
+            return Ok(true);
+        }
+        let id = self.input.attach_btf_id;
+        let Some(target) = self.input.vmlinux_btf.and_then(|b| b.type_by_id(id)) else {
+            return Err(DoCheckError::Unsupported(format!("bpf_d_path_allowed: attach target btf_id {id} is not in the recorded vmlinux BTF")));
+        };
+        if t == prog::LSM {
+            return Ok(super::bpf_lsm::bpf_lsm_is_sleepable_hook(&target.name));
+        }
+        Ok(BTF_ALLOWLIST_D_PATH.contains(&target.name.as_str()))
+    }
+
     fn check_get_func_ip(&mut self) -> VResult<()> {
         let id = func::GET_FUNC_IP;
         let t = self.input.prog_type;
