@@ -625,6 +625,17 @@ pub const KFUNCS: &[KfuncProto] = &[
         ret: KfRet::Scalar,
         set: KfuncSet::Fs,
     },
+    // common_btf_ids: `int bpf_dynptr_from_file(struct file *file, u32 flags,
+    // struct bpf_dynptr *ptr__uninit)`, `int bpf_dynptr_file_discard(struct
+    // bpf_dynptr *dynptr)`
+    KfuncProto {
+        name: "bpf_dynptr_from_file",
+        flags: 0,
+        args: &[KfArg::BtfId("file"), KfArg::Scalar, KfArg::DynptrUninit],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Common,
+    },
+    KfuncProto { name: "bpf_dynptr_file_discard", flags: kf::RELEASE, args: &[KfArg::Dynptr], ret: KfRet::Scalar, set: KfuncSet::Common },
     // common_btf_ids: `int bpf_cgroup_read_xattr(struct cgroup *cgroup,
     // const char *name__str, struct bpf_dynptr *value_p)`
     KfuncProto {
@@ -633,6 +644,15 @@ pub const KFUNCS: &[KfuncProto] = &[
         args: &[KfArg::BtfId("cgroup"), KfArg::ConstStr, KfArg::Dynptr],
         ret: KfRet::Scalar,
         set: KfuncSet::Common,
+    },
+    // generic_btf_ids: `struct cgroup *bpf_cgroup_ancestor(struct cgroup
+    // *cgrp, int level)`
+    KfuncProto {
+        name: "bpf_cgroup_ancestor",
+        flags: kf::ACQUIRE | kf::RCU | kf::RET_NULL,
+        args: &[KfArg::BtfId("cgroup"), KfArg::Scalar],
+        ret: KfRet::BtfId("cgroup"),
+        set: KfuncSet::Generic,
     },
     // generic_btf_ids (CONFIG_KEYS): `struct bpf_key *bpf_lookup_user_key(s32
     // serial, u64 flags)`, `struct bpf_key *bpf_lookup_system_key(u64 id)`,
@@ -674,6 +694,7 @@ fn kfunc_uninit_dynptr_type(name: &str) -> Option<ArgType> {
     match name {
         "bpf_dynptr_from_skb" => Some(DYNPTR_TYPE_SKB),
         "bpf_dynptr_from_xdp" => Some(DYNPTR_TYPE_XDP),
+        "bpf_dynptr_from_file" => Some(DYNPTR_TYPE_FILE),
         _ => None,
     }
 }
@@ -1043,15 +1064,14 @@ impl Env<'_, '_> {
             );
             let nullable = matches!(kind, KfArg::Mem { nullable: true });
             let insn_idx = self.insn_idx;
-            // bpf_diag_fmt_btf_type of the parameter
+            // bpf_diag_fmt_btf_type of the parameter: btf_show_name's
+            // spelling, qualifiers dropped, the int's BTF name
             let btf_type = match param {
-                KfArg::Iter(t) => format!("struct {t} *"),
-                KfArg::IrqFlag => "unsigned long *".to_string(),
-                KfArg::BtfId(t) | KfArg::CtxProjection(t) => format!("struct {t} *"),
-                KfArg::Dynptr => "const struct bpf_dynptr *".to_string(),
-                KfArg::DynptrUninit => "struct bpf_dynptr *".to_string(),
-                KfArg::ConstStr => "const char *".to_string(),
-                _ => "void *".to_string(),
+                KfArg::Iter(t) | KfArg::BtfId(t) | KfArg::CtxProjection(t) => format!("(struct {t} *)"),
+                KfArg::IrqFlag => "(long unsigned int *)".to_string(),
+                KfArg::Dynptr | KfArg::DynptrUninit => "(struct bpf_dynptr *)".to_string(),
+                KfArg::ConstStr => "(char *)".to_string(),
+                _ => "(void *)".to_string(),
             };
             if is_ptr_arg && !nullable && (reg.is_null() || type_may_be_null(reg.typ)) {
                 self.verbose(&format!("Possibly NULL pointer passed to trusted R{regno}\n"));
@@ -1059,10 +1079,11 @@ impl Env<'_, '_> {
                 self.bpf_diag_call_arg(insn_idx, regno, proto.name, &reason, "Add a NULL check and call the kfunc only on the non-NULL path.");
                 return errno(EACCES);
             }
-            if regno == meta.release_regno && !self.reg_is_referenced(&reg) && !reg.is_null() {
+            if regno == meta.release_regno && param != KfArg::Dynptr && !self.reg_is_referenced(&reg) && !reg.is_null() {
                 let s = format!("release kfunc {} expects referenced PTR_TO_BTF_ID passed to R{regno}\n", proto.name);
                 self.verbose(&s);
-                let target = btf_type.trim_end_matches(" *");
+                // the struct pointed to: "(struct file)"
+                let target = btf_type.replace(" *)", ")");
                 let reason = format!("release kfuncs require a resource-owning value of type {target} returned by a matching acquire kfunc");
                 self.bpf_diag_call_arg(
                     insn_idx,
@@ -1208,7 +1229,11 @@ impl Env<'_, '_> {
                     }
                 }
                 KfArg::BtfId(want) => self.process_kf_arg_btf_id(&reg, regno, proto, want)?,
-                KfArg::Dynptr => self.process_dynptr_func(&reg, regno, proto.name, ARG_PTR_TO_DYNPTR, meta, true)?,
+                KfArg::Dynptr => {
+                    // the dynptr a release kfunc of the special list takes
+                    let t = if proto.name == "bpf_dynptr_file_discard" { DYNPTR_TYPE_FILE | super::helper_protos::OBJ_RELEASE } else { 0 };
+                    self.process_dynptr_func(&reg, regno, proto.name, ARG_PTR_TO_DYNPTR | t, meta, true)?
+                }
                 KfArg::Ignore | KfArg::IgnoreSized(_) => {}
             }
         }
@@ -1234,22 +1259,55 @@ impl Env<'_, '_> {
             return Ok(());
         }
         meta.msize_max_value = size.s.umax();
-        let checked = if size.s.smin() < 0 {
+        // check_mem_size_reg, with its `enum bpf_mem_size_failure`: whether
+        // the size or the memory was wrong
+        let (checked, size_failed) = if size.s.smin() < 0 {
             self.verbose(&format!("{} min value is negative, either use unsigned or 'var &= const'\n", reg_arg_name(size_regno)));
-            errno(EACCES)
+            (errno(EACCES), true)
         } else if size.s.umax() >= BPF_MAX_VAR_SIZ {
             self.verbose(&format!("{} unbounded memory access, use 'var &= const' or 'if (var < const)'\n", reg_arg_name(size_regno)));
-            errno(EACCES)
+            (errno(EACCES), true)
         } else {
             let umax = size.s.umax() as i64;
-            self.check_helper_mem_access(&buf, buf_regno, umax, false, true, None)
-                .and_then(|_| self.check_helper_mem_access(&buf, buf_regno, umax, true, true, None))
-                .and_then(|_| self.mark_chain_precision(size_regno))
+            let mem = self
+                .check_helper_mem_access(&buf, buf_regno, umax, false, true, None)
+                .and_then(|_| self.check_helper_mem_access(&buf, buf_regno, umax, true, true, None));
+            (mem.and_then(|_| self.mark_chain_precision(size_regno)), false)
         };
         if let Err(e) = checked {
             if matches!(e, DoCheckError::Errno(_)) {
-                self.verbose(&format!("{} and ", reg_arg_name(buf_regno)));
-                self.verbose(&format!("{} memory, len pair leads to invalid memory access\n", reg_arg_name(size_regno)));
+                let (buf_arg, size_arg) = (reg_arg_name(buf_regno), reg_arg_name(size_regno));
+                self.verbose(&format!("{buf_arg} and "));
+                self.verbose(&format!("{size_arg} memory, len pair leads to invalid memory access\n"));
+                let idx = self.insn_idx;
+                if !size_failed {
+                    let reason = format!(
+                        "it is the memory pointer in a memory/length pair with {size_arg}, but {buf_arg} does not describe verifier-readable memory for the requested length"
+                    );
+                    self.bpf_diag_call_arg(
+                        idx,
+                        buf_regno,
+                        proto.name,
+                        &reason,
+                        "Pass a stack, map, context, or other verifier-known memory pointer, and keep the paired length within that object.",
+                    );
+                } else {
+                    let reason = if size.s.smin() < 0 {
+                        format!("the memory size in {size_arg} may be negative because its signed minimum is {}", size.s.smin())
+                    } else {
+                        format!(
+                            "the memory size in {size_arg} may reach {} bytes, but variable memory accesses must stay below {BPF_MAX_VAR_SIZ} bytes",
+                            size.s.umax()
+                        )
+                    };
+                    self.bpf_diag_call_arg(
+                        idx,
+                        size_regno,
+                        proto.name,
+                        &reason,
+                        "Constrain the memory size to a non-negative value smaller than BPF_MAX_VAR_SIZ before this call.",
+                    );
+                }
             }
             return Err(e);
         }
@@ -1279,7 +1337,7 @@ impl Env<'_, '_> {
             }
             self.verbose(&format!("{arg} is {} expected STRUCT {want}\n", reg_type_str(reg.typ)));
             let reason = format!(
-                "the kfunc expects a pointer to struct {want}, but this argument is {} and cannot be used as that kernel object pointer",
+                "the kfunc expects a pointer to (struct {want}), but this argument is {} and cannot be used as that kernel object pointer",
                 super::diag::bpf_diag_reg_type_plain(reg.typ)
             );
             self.bpf_diag_call_arg(
@@ -1301,7 +1359,7 @@ impl Env<'_, '_> {
             if proto.flags & kf::RCU == 0 {
                 self.verbose(&format!("{arg} must be referenced or trusted\n"));
                 let reason = format!(
-                    "the kfunc requires a trusted or resource-owning pointer to struct {want}, but {arg} is {}",
+                    "the kfunc requires a trusted or resource-owning pointer to (struct {want}), but {arg} is {}",
                     super::diag::bpf_diag_reg_type_plain(reg.typ)
                 );
                 self.bpf_diag_call_arg(
@@ -1316,7 +1374,7 @@ impl Env<'_, '_> {
             if reg.typ & MEM_RCU == 0 {
                 self.verbose(&format!("{arg} must be a rcu pointer\n"));
                 let reason =
-                    format!("the kfunc requires an RCU-protected pointer to struct {want}, but {arg} is {}", super::diag::bpf_diag_reg_type_plain(reg.typ));
+                    format!("the kfunc requires an RCU-protected pointer to (struct {want}), but {arg} is {}", super::diag::bpf_diag_reg_type_plain(reg.typ));
                 self.bpf_diag_call_arg(insn_idx, regno, proto.name, &reason, "Use this kfunc with a pointer that is valid in an RCU read lock region.");
                 return errno(EINVAL);
             }
