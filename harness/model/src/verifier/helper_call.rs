@@ -911,7 +911,10 @@ impl Env<'_, '_> {
             self.check_ptr_off_reg(reg, regno, true)?;
             let have = super::kfuncs::btf_type_name(reg.aux);
             let strict = arg_type_is_release(arg_type) && meta.func_id != func::SK_RELEASE;
-            if !super::kfuncs::btf_struct_ids_match(reg.aux, reg.s.var_off.value, want, strict) {
+            let off = reg.s.var_off.value;
+            let same = super::kfuncs::btf_struct_ids_match(reg.aux, off, want, strict)
+                || (!strict && off != 0 && reg.typ & MEM_ALLOC == 0 && self.btf_struct_ids_match_walk(reg.aux, off, want)?);
+            if !same {
                 let s = format!("R{regno} is of type {have} but {want} is expected\n");
                 self.verbose(&s);
                 return errno(EACCES);

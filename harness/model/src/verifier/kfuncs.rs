@@ -1381,7 +1381,9 @@ impl Env<'_, '_> {
         }
         let strict = proto.flags & kf::RELEASE != 0 && referenced;
         let off = reg.s.var_off.value;
-        let same = btf_struct_ids_match(reg.aux, off, want, strict) || (!strict && off != 0 && self.btf_struct_ids_match_walk(reg.aux, off, want)?);
+        // the program's own allocated objects are not vmlinux types
+        let walk = !strict && off != 0 && reg.typ & MEM_ALLOC == 0;
+        let same = btf_struct_ids_match(reg.aux, off, want, strict) || (walk && self.btf_struct_ids_match_walk(reg.aux, off, want)?);
         if !same {
             // btf_type_str of a struct: its kind, as btf_kind_str spells it
             let have = btf_type_name(reg.aux);
@@ -1395,7 +1397,7 @@ impl Env<'_, '_> {
     /// BTF: from struct `have` at `off`, the nested struct starting there,
     /// then the structs leading each nested one, until one is `want`. What
     /// the walk stops on is logged as `btf_struct_walk` logs it.
-    fn btf_struct_ids_match_walk(&mut self, have: i64, off: u64, want: &str) -> VResult<bool> {
+    pub(crate) fn btf_struct_ids_match_walk(&mut self, have: i64, off: u64, want: &str) -> VResult<bool> {
         use super::btf_access::{Walk, WalkErr, btf_struct_walk};
         let name = btf_type_name(have);
         let Some(btf) = self.input.vmlinux_btf else {
