@@ -497,7 +497,6 @@ impl Env<'_, '_> {
         Ok(Next::Fallthrough)
     }
 
-    /// `check_get_func_ip`.
     /// `bpf_d_path_allowed` (bpf_trace.c): iterators, sleepable LSM hooks,
     /// and the tracing targets of [`BTF_ALLOWLIST_D_PATH`].
     fn bpf_d_path_allowed(&self) -> VResult<bool> {
@@ -516,6 +515,7 @@ impl Env<'_, '_> {
         Ok(BTF_ALLOWLIST_D_PATH.contains(&target.name.as_str()))
     }
 
+    /// `check_get_func_ip`.
     fn check_get_func_ip(&mut self) -> VResult<()> {
         let id = func::GET_FUNC_IP;
         let t = self.input.prog_type;
