@@ -513,8 +513,9 @@ pub struct Target {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Snapshot {
     typ: RegType,
-    /// The map (`aux`) for map pointer types, 0 for others: with `typ`
-    /// it says all an `Option` would, in half the room.
+    /// The map (`aux`) for map pointer types, the struct for
+    /// `PTR_TO_BTF_ID`, 0 for others: with `typ` it says all an `Option`
+    /// would, in half the room.
     map_aux: i64,
     var_off: Tnum,
     r64: Cnum64,
@@ -526,7 +527,8 @@ impl Snapshot {
 
     /// `diag_snapshot_reg`.
     fn of(reg: &RegState) -> Snapshot {
-        Snapshot { typ: reg.typ, map_aux: if type_is_map_ptr(reg.typ) { reg.aux } else { 0 }, var_off: reg.s.var_off, r64: reg.s.r64 }
+        let aux = if type_is_map_ptr(reg.typ) || base_type(reg.typ) == PTR_TO_BTF_ID { reg.aux } else { 0 };
+        Snapshot { typ: reg.typ, map_aux: aux, var_off: reg.s.var_off, r64: reg.s.r64 }
     }
 
     /// The map, for map pointer types.
@@ -983,6 +985,11 @@ impl Env<'_, '_> {
                 Some(n) => format!("map pointer for map {n}"),
                 None => "map pointer".into(),
             },
+            // a kernel struct's bpf_diag_fmt_btf_type; the program's own
+            // (allocated) objects are described without it
+            PTR_TO_BTF_ID if s.typ & (MEM_ALLOC | NON_OWN_REF) == 0 && !super::kfuncs::btf_type_name(s.map_aux).is_empty() => {
+                format!("{} type=(struct {}) {offset}", reg_type_str(s.typ), super::kfuncs::btf_type_name(s.map_aux))
+            }
             _ => format!("{} {offset}", reg_type_str(s.typ)),
         }
     }

@@ -251,8 +251,22 @@ impl Env<'_, '_> {
             );
             return errno(EINVAL);
         }
-        if fn_.allowed != Allowed::Always {
-            return Err(DoCheckError::Unsupported(format!("the attach-point policy of {name} is not modelled")));
+        let allowed = match fn_.allowed {
+            Allowed::Always => true,
+            Allowed::DPath => self.bpf_d_path_allowed()?,
+            Allowed::ImaInodeHash => return Err(DoCheckError::Unsupported(format!("the attach-point policy of {name} is not modelled"))),
+        };
+        if !allowed {
+            self.verbose("helper call is not allowed in probe\n");
+            let idx = self.insn_idx;
+            super::diag::bpf_diag_policy(
+                self,
+                idx,
+                &format!("helper {name}#{func_id}"),
+                "the helper-specific policy callback rejected this program",
+                "Use the helper only from an allowed attach point or program configuration.",
+            );
+            return errno(EINVAL);
         }
         let mut changes_data = helpers::bpf_helper_changes_pkt_data(func_id);
         if changes_data && fn_.args[0] != ARG_PTR_TO_CTX {
@@ -481,6 +495,24 @@ impl Env<'_, '_> {
             self.clear_all_pkt_pointers();
         }
         Ok(Next::Fallthrough)
+    }
+
+    /// `bpf_d_path_allowed` (bpf_trace.c): iterators, sleepable LSM hooks,
+    /// and the tracing targets of [`BTF_ALLOWLIST_D_PATH`].
+    fn bpf_d_path_allowed(&self) -> VResult<bool> {
+        use super::helpers::prog;
+        let t = self.input.prog_type;
+        if t == prog::TRACING && self.input.expected_attach_type == bpf_attach_type::TRACE_ITER {
+            return Ok(true);
+        }
+        let id = self.input.attach_btf_id;
+        let Some(target) = self.input.vmlinux_btf.and_then(|b| b.type_by_id(id)) else {
+            return Err(DoCheckError::Unsupported(format!("bpf_d_path_allowed: attach target btf_id {id} is not in the recorded vmlinux BTF")));
+        };
+        if t == prog::LSM {
+            return Ok(super::bpf_lsm::bpf_lsm_is_sleepable_hook(&target.name));
+        }
+        Ok(BTF_ALLOWLIST_D_PATH.contains(&target.name.as_str()))
     }
 
     /// `check_get_func_ip`.
@@ -879,7 +911,10 @@ impl Env<'_, '_> {
             self.check_ptr_off_reg(reg, regno, true)?;
             let have = super::kfuncs::btf_type_name(reg.aux);
             let strict = arg_type_is_release(arg_type) && meta.func_id != func::SK_RELEASE;
-            if !super::kfuncs::btf_struct_ids_match(reg.aux, reg.s.var_off.value, want, strict) {
+            let off = reg.s.var_off.value;
+            let same = super::kfuncs::btf_struct_ids_match(reg.aux, off, want, strict)
+                || (!strict && off != 0 && reg.typ & MEM_ALLOC == 0 && self.btf_struct_ids_match_walk(reg.aux, off, want)?);
+            if !same {
                 let s = format!("R{regno} is of type {have} but {want} is expected\n");
                 self.verbose(&s);
                 return errno(EACCES);

@@ -222,6 +222,20 @@ pub const BPF_D_PATH_PROTO: FuncProto = FuncProto {
     allowed: Allowed::DPath,
     ..FuncProto::NONE
 };
+/// `btf_allowlist_d_path` (bpf_trace.c): the functions a non-LSM tracing
+/// program calling `bpf_d_path` may attach to, as the Debian images
+/// (`CONFIG_SECURITY`, `CONFIG_SECURITY_PATH`) build it.
+pub const BTF_ALLOWLIST_D_PATH: &[&str] = &[
+    "security_file_permission",
+    "security_inode_getattr",
+    "security_file_open",
+    "security_path_truncate",
+    "vfs_truncate",
+    "vfs_fallocate",
+    "dentry_open",
+    "vfs_getattr",
+    "filp_close",
+];
 /// `bpf_dynptr_data_proto` (helpers.c).
 pub const BPF_DYNPTR_DATA_PROTO: FuncProto = FuncProto {
     ret: RET_PTR_TO_DYNPTR_MEM_OR_NULL,

@@ -106,6 +106,8 @@ pub const BTF_TYPES: &[(&str, u32)] = &[
     ("btf_record", 0),
     ("btf", 0),
     ("obj_cgroup", 0),
+    // what bpf_lookup_user_key and bpf_lookup_system_key return
+    ("bpf_key", 16),
 ];
 
 /// The id of a named kernel struct in [`BTF_TYPES`].
@@ -270,6 +272,40 @@ fn uapi_ctx_type(prog_type: u32) -> Option<&'static str> {
     })
 }
 
+/// `__btf_type_is_scalar_struct`: a struct of integers, enums, nested such
+/// structs (three levels deep at most) and sized arrays of integers or
+/// enums; `None` where the recorded vmlinux BTF does not hold the members.
+fn btf_type_is_scalar_struct(btf: &crate::vmlinux_btf::VmlinuxBtf, id: u32, rec: u32) -> Option<bool> {
+    use crate::vmlinux_btf::Kind;
+    let Kind::Struct { members, .. } = &btf.type_by_id(id)?.kind else { return Some(false) };
+    let is_scalar = |t: u32| btf.type_by_id(t).map(|t| matches!(t.kind, Kind::Int { .. } | Kind::Enum { .. }));
+    for m in members.as_ref()? {
+        let t = btf.skip_modifiers(m.type_id);
+        match &btf.type_by_id(t)?.kind {
+            Kind::Struct { .. } => {
+                // "max struct nesting depth exceeded" is logged there
+                if rec >= 3 {
+                    return None;
+                }
+                if !btf_type_is_scalar_struct(btf, t, rec + 1)? {
+                    return Some(false);
+                }
+            }
+            Kind::Array { elem, nelems } => {
+                if *nelems == 0 || !is_scalar(btf.skip_modifiers(*elem))? {
+                    return Some(false);
+                }
+            }
+            _ => {
+                if !is_scalar(t)? {
+                    return Some(false);
+                }
+            }
+        }
+    }
+    Some(true)
+}
+
 /// `irq.kfunc_class` of an IRQ flag slot (kept in its `spilled_ptr.aux`):
 /// saved by `bpf_local_irq_save` or by `bpf_res_spin_lock_irqsave`.
 const IRQ_NATIVE_KFUNC: i64 = 0;
@@ -308,6 +344,10 @@ pub enum KfuncSet {
     /// `bpf_kfunc_set_xdp` (net/core/filter.c): XDP programs; other hooks
     /// are not known to the model.
     Xdp,
+    /// `bpf_fs_kfunc_set` (fs/bpf_fs_kfuncs.c): registered for
+    /// `BPF_PROG_TYPE_LSM` (the tracing hook), where `bpf_fs_kfuncs_filter`
+    /// turns away every program type but LSM.
+    Fs,
 }
 
 /// `enum btf_kfunc_hook`.
@@ -350,6 +390,7 @@ pub fn btf_kfunc_is_allowed(k: &KfuncProto, prog_type: u32) -> bool {
         KfuncSet::Cpumask => matches!(hook, Tracing | StructOps | Syscall),
         KfuncSet::Skb => matches!(hook, Tc | Cgroup | Tracing | Netfilter),
         KfuncSet::Xdp => hook == Xdp,
+        KfuncSet::Fs => hook == Tracing && prog_type == super::helpers::prog::LSM,
     }
 }
 
@@ -620,6 +661,89 @@ pub const KFUNCS: &[KfuncProto] = &[
         set: KfuncSet::Xdp,
     },
     KfuncProto { name: "bpf_xdp_pull_data", flags: 0, args: &[KfArg::CtxProjection("xdp_md"), KfArg::Scalar], ret: KfRet::Scalar, set: KfuncSet::Xdp },
+    // bpf_fs_kfunc_set_ids (fs/bpf_fs_kfuncs.c): `struct file
+    // *bpf_get_task_exe_file(struct task_struct *task)`, `void
+    // bpf_put_file(struct file *file)`, `int bpf_path_d_path(const struct
+    // path *path, char *buf, size_t buf__sz)`, `int bpf_sock_read_xattr(struct
+    // socket *sock, const char *name__str, struct bpf_dynptr *value_p)`
+    KfuncProto {
+        name: "bpf_get_task_exe_file",
+        flags: kf::ACQUIRE | kf::RET_NULL,
+        args: &[KfArg::BtfId("task_struct")],
+        ret: KfRet::BtfId("file"),
+        set: KfuncSet::Fs,
+    },
+    KfuncProto { name: "bpf_put_file", flags: kf::RELEASE, args: &[KfArg::BtfId("file")], ret: KfRet::Void, set: KfuncSet::Fs },
+    KfuncProto {
+        name: "bpf_path_d_path",
+        flags: 0,
+        args: &[KfArg::BtfId("path"), KfArg::Mem { nullable: false }, KfArg::MemSize],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Fs,
+    },
+    KfuncProto {
+        name: "bpf_sock_read_xattr",
+        flags: kf::RCU,
+        args: &[KfArg::BtfId("socket"), KfArg::ConstStr, KfArg::Dynptr],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Fs,
+    },
+    // common_btf_ids: `int bpf_dynptr_from_file(struct file *file, u32 flags,
+    // struct bpf_dynptr *ptr__uninit)`, `int bpf_dynptr_file_discard(struct
+    // bpf_dynptr *dynptr)`
+    KfuncProto {
+        name: "bpf_dynptr_from_file",
+        flags: 0,
+        args: &[KfArg::BtfId("file"), KfArg::Scalar, KfArg::DynptrUninit],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Common,
+    },
+    KfuncProto { name: "bpf_dynptr_file_discard", flags: kf::RELEASE, args: &[KfArg::Dynptr], ret: KfRet::Scalar, set: KfuncSet::Common },
+    // common_btf_ids: `int bpf_cgroup_read_xattr(struct cgroup *cgroup,
+    // const char *name__str, struct bpf_dynptr *value_p)`
+    KfuncProto {
+        name: "bpf_cgroup_read_xattr",
+        flags: kf::RCU,
+        args: &[KfArg::BtfId("cgroup"), KfArg::ConstStr, KfArg::Dynptr],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Common,
+    },
+    // generic_btf_ids: `struct cgroup *bpf_cgroup_ancestor(struct cgroup
+    // *cgrp, int level)`
+    KfuncProto {
+        name: "bpf_cgroup_ancestor",
+        flags: kf::ACQUIRE | kf::RCU | kf::RET_NULL,
+        args: &[KfArg::BtfId("cgroup"), KfArg::Scalar],
+        ret: KfRet::BtfId("cgroup"),
+        set: KfuncSet::Generic,
+    },
+    // generic_btf_ids (CONFIG_KEYS): `struct bpf_key *bpf_lookup_user_key(s32
+    // serial, u64 flags)`, `struct bpf_key *bpf_lookup_system_key(u64 id)`,
+    // `void bpf_key_put(struct bpf_key *bkey)`, `int
+    // bpf_verify_pkcs7_signature(const struct bpf_dynptr *data_p, const
+    // struct bpf_dynptr *sig_p, struct bpf_key *trusted_keyring)`
+    KfuncProto {
+        name: "bpf_lookup_user_key",
+        flags: kf::ACQUIRE | kf::RET_NULL | kf::SLEEPABLE,
+        args: &[KfArg::Scalar, KfArg::Scalar],
+        ret: KfRet::BtfId("bpf_key"),
+        set: KfuncSet::Generic,
+    },
+    KfuncProto {
+        name: "bpf_lookup_system_key",
+        flags: kf::ACQUIRE | kf::RET_NULL,
+        args: &[KfArg::Scalar],
+        ret: KfRet::BtfId("bpf_key"),
+        set: KfuncSet::Generic,
+    },
+    KfuncProto { name: "bpf_key_put", flags: kf::RELEASE, args: &[KfArg::BtfId("bpf_key")], ret: KfRet::Void, set: KfuncSet::Generic },
+    KfuncProto {
+        name: "bpf_verify_pkcs7_signature",
+        flags: kf::SLEEPABLE,
+        args: &[KfArg::Dynptr, KfArg::Dynptr, KfArg::BtfId("bpf_key")],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Generic,
+    },
 ];
 
 /// `bpf_is_kfunc_pkt_changing`.
@@ -633,6 +757,7 @@ fn kfunc_uninit_dynptr_type(name: &str) -> Option<ArgType> {
     match name {
         "bpf_dynptr_from_skb" => Some(DYNPTR_TYPE_SKB),
         "bpf_dynptr_from_xdp" => Some(DYNPTR_TYPE_XDP),
+        "bpf_dynptr_from_file" => Some(DYNPTR_TYPE_FILE),
         _ => None,
     }
 }
@@ -1007,15 +1132,14 @@ impl Env<'_, '_> {
             );
             let nullable = matches!(kind, KfArg::Mem { nullable: true });
             let insn_idx = self.insn_idx;
-            // bpf_diag_fmt_btf_type of the parameter
+            // bpf_diag_fmt_btf_type of the parameter: btf_show_name's
+            // spelling, qualifiers dropped, the int's BTF name
             let btf_type = match param {
-                KfArg::Iter(t) => format!("struct {t} *"),
-                KfArg::IrqFlag => "unsigned long *".to_string(),
-                KfArg::BtfId(t) | KfArg::CtxProjection(t) => format!("struct {t} *"),
-                KfArg::Dynptr => "const struct bpf_dynptr *".to_string(),
-                KfArg::DynptrUninit => "struct bpf_dynptr *".to_string(),
-                KfArg::ConstStr => "const char *".to_string(),
-                _ => "void *".to_string(),
+                KfArg::Iter(t) | KfArg::BtfId(t) | KfArg::CtxProjection(t) => format!("(struct {t} *)"),
+                KfArg::IrqFlag => "(long unsigned int *)".to_string(),
+                KfArg::Dynptr | KfArg::DynptrUninit => "(struct bpf_dynptr *)".to_string(),
+                KfArg::ConstStr => "(char *)".to_string(),
+                _ => "(void *)".to_string(),
             };
             if is_ptr_arg && !nullable && (reg.is_null() || type_may_be_null(reg.typ)) {
                 self.verbose(&format!("Possibly NULL pointer passed to trusted R{regno}\n"));
@@ -1023,10 +1147,11 @@ impl Env<'_, '_> {
                 self.bpf_diag_call_arg(insn_idx, regno, proto.name, &reason, "Add a NULL check and call the kfunc only on the non-NULL path.");
                 return errno(EACCES);
             }
-            if regno == meta.release_regno && !self.reg_is_referenced(&reg) && !reg.is_null() {
+            if regno == meta.release_regno && param != KfArg::Dynptr && !self.reg_is_referenced(&reg) && !reg.is_null() {
                 let s = format!("release kfunc {} expects referenced PTR_TO_BTF_ID passed to R{regno}\n", proto.name);
                 self.verbose(&s);
-                let target = btf_type.trim_end_matches(" *");
+                // the struct pointed to: "(struct file)"
+                let target = btf_type.replace(" *)", ")");
                 let reason = format!("release kfuncs require a resource-owning value of type {target} returned by a matching acquire kfunc");
                 self.bpf_diag_call_arg(
                     insn_idx,
@@ -1181,7 +1306,11 @@ impl Env<'_, '_> {
                     }
                 }
                 KfArg::BtfId(want) => self.process_kf_arg_btf_id(&reg, regno, proto, want)?,
-                KfArg::Dynptr => self.process_dynptr_func(&reg, regno, proto.name, ARG_PTR_TO_DYNPTR, meta, true)?,
+                KfArg::Dynptr => {
+                    // the dynptr a release kfunc of the special list takes
+                    let t = if proto.name == "bpf_dynptr_file_discard" { DYNPTR_TYPE_FILE | super::helper_protos::OBJ_RELEASE } else { 0 };
+                    self.process_dynptr_func(&reg, regno, proto.name, ARG_PTR_TO_DYNPTR | t, meta, true)?
+                }
                 KfArg::Ignore | KfArg::IgnoreSized(_) => {}
             }
         }
@@ -1207,22 +1336,55 @@ impl Env<'_, '_> {
             return Ok(());
         }
         meta.msize_max_value = size.s.umax();
-        let checked = if size.s.smin() < 0 {
+        // check_mem_size_reg, with its `enum bpf_mem_size_failure`: whether
+        // the size or the memory was wrong
+        let (checked, size_failed) = if size.s.smin() < 0 {
             self.verbose(&format!("{} min value is negative, either use unsigned or 'var &= const'\n", reg_arg_name(size_regno)));
-            errno(EACCES)
+            (errno(EACCES), true)
         } else if size.s.umax() >= BPF_MAX_VAR_SIZ {
             self.verbose(&format!("{} unbounded memory access, use 'var &= const' or 'if (var < const)'\n", reg_arg_name(size_regno)));
-            errno(EACCES)
+            (errno(EACCES), true)
         } else {
             let umax = size.s.umax() as i64;
-            self.check_helper_mem_access(&buf, buf_regno, umax, false, true, None)
-                .and_then(|_| self.check_helper_mem_access(&buf, buf_regno, umax, true, true, None))
-                .and_then(|_| self.mark_chain_precision(size_regno))
+            let mem = self
+                .check_helper_mem_access(&buf, buf_regno, umax, false, true, None)
+                .and_then(|_| self.check_helper_mem_access(&buf, buf_regno, umax, true, true, None));
+            (mem.and_then(|_| self.mark_chain_precision(size_regno)), false)
         };
         if let Err(e) = checked {
             if matches!(e, DoCheckError::Errno(_)) {
-                self.verbose(&format!("{} and ", reg_arg_name(buf_regno)));
-                self.verbose(&format!("{} memory, len pair leads to invalid memory access\n", reg_arg_name(size_regno)));
+                let (buf_arg, size_arg) = (reg_arg_name(buf_regno), reg_arg_name(size_regno));
+                self.verbose(&format!("{buf_arg} and "));
+                self.verbose(&format!("{size_arg} memory, len pair leads to invalid memory access\n"));
+                let idx = self.insn_idx;
+                if !size_failed {
+                    let reason = format!(
+                        "it is the memory pointer in a memory/length pair with {size_arg}, but {buf_arg} does not describe verifier-readable memory for the requested length"
+                    );
+                    self.bpf_diag_call_arg(
+                        idx,
+                        buf_regno,
+                        proto.name,
+                        &reason,
+                        "Pass a stack, map, context, or other verifier-known memory pointer, and keep the paired length within that object.",
+                    );
+                } else {
+                    let reason = if size.s.smin() < 0 {
+                        format!("the memory size in {size_arg} may be negative because its signed minimum is {}", size.s.smin())
+                    } else {
+                        format!(
+                            "the memory size in {size_arg} may reach {} bytes, but variable memory accesses must stay below {BPF_MAX_VAR_SIZ} bytes",
+                            size.s.umax()
+                        )
+                    };
+                    self.bpf_diag_call_arg(
+                        idx,
+                        size_regno,
+                        proto.name,
+                        &reason,
+                        "Constrain the memory size to a non-negative value smaller than BPF_MAX_VAR_SIZ before this call.",
+                    );
+                }
             }
             return Err(e);
         }
@@ -1233,11 +1395,37 @@ impl Env<'_, '_> {
     /// `process_kf_arg_ptr_to_btf_id`: a trusted (or, for `KF_RCU`, an RCU)
     /// pointer to the wanted struct, or to one leading with it.
     fn process_kf_arg_btf_id(&mut self, reg: &RegState, regno: usize, proto: &KfuncProto, want: &'static str) -> VResult<()> {
-        if base_type(reg.typ) != PTR_TO_BTF_ID {
-            return Err(DoCheckError::Unsupported(format!("a {} passed as a kfunc's struct {want} pointer", reg_type_str(reg.typ))));
-        }
         let insn_idx = self.insn_idx;
         let arg = reg_arg_name(regno);
+        if base_type(reg.typ) != PTR_TO_BTF_ID {
+            // reg2btf_ids types, and structs of scalars (checked as memory of
+            // their size) are not modelled
+            let reg2btf = matches!(base_type(reg.typ), PTR_TO_SOCKET | PTR_TO_SOCK_COMMON | PTR_TO_TCP_SOCK | CONST_PTR_TO_MAP);
+            let scalar_struct = match self.input.vmlinux_btf.zip(self.input.vmlinux_btf.and_then(|b| b.struct_by_name(want))) {
+                Some((btf, id)) => btf_type_is_scalar_struct(btf, id, 0),
+                None => None,
+            };
+            if reg.typ == SCALAR_VALUE || reg2btf || scalar_struct != Some(false) {
+                return Err(DoCheckError::Unsupported(format!("a {} passed as a kfunc's struct {want} pointer", reg_type_str(reg.typ))));
+            }
+            // lookup_reg2btf_ids of the wanted struct adds " or <type>"
+            if matches!(want, "sock" | "sock_common" | "tcp_sock" | "bpf_map") {
+                return Err(DoCheckError::Unsupported(format!("a {} passed as a kfunc's struct {want} pointer", reg_type_str(reg.typ))));
+            }
+            self.verbose(&format!("{arg} is {} expected STRUCT {want}\n", reg_type_str(reg.typ)));
+            let reason = format!(
+                "the kfunc expects a pointer to (struct {want}), but this argument is {} and cannot be used as that kernel object pointer",
+                super::diag::bpf_diag_reg_type_plain(reg.typ)
+            );
+            self.bpf_diag_call_arg(
+                insn_idx,
+                regno,
+                proto.name,
+                &reason,
+                "Pass a verifier-tracked pointer to the expected kernel object type, not a pointer to stack storage or another memory buffer.",
+            );
+            return errno(EINVAL);
+        }
         let flags = reg.typ & !PTR_TO_BTF_ID;
         let referenced = self.reg_is_referenced(reg);
         // is_trusted_reg and bpf_type_has_unsafe_modifiers
@@ -1248,7 +1436,7 @@ impl Env<'_, '_> {
             if proto.flags & kf::RCU == 0 {
                 self.verbose(&format!("{arg} must be referenced or trusted\n"));
                 let reason = format!(
-                    "the kfunc requires a trusted or resource-owning pointer to struct {want}, but {arg} is {}",
+                    "the kfunc requires a trusted or resource-owning pointer to (struct {want}), but {arg} is {}",
                     super::diag::bpf_diag_reg_type_plain(reg.typ)
                 );
                 self.bpf_diag_call_arg(
@@ -1263,19 +1451,60 @@ impl Env<'_, '_> {
             if reg.typ & MEM_RCU == 0 {
                 self.verbose(&format!("{arg} must be a rcu pointer\n"));
                 let reason =
-                    format!("the kfunc requires an RCU-protected pointer to struct {want}, but {arg} is {}", super::diag::bpf_diag_reg_type_plain(reg.typ));
+                    format!("the kfunc requires an RCU-protected pointer to (struct {want}), but {arg} is {}", super::diag::bpf_diag_reg_type_plain(reg.typ));
                 self.bpf_diag_call_arg(insn_idx, regno, proto.name, &reason, "Use this kfunc with a pointer that is valid in an RCU read lock region.");
                 return errno(EINVAL);
             }
         }
         let strict = proto.flags & kf::RELEASE != 0 && referenced;
-        if !btf_struct_ids_match(reg.aux, reg.s.var_off.value, want, strict) {
+        let off = reg.s.var_off.value;
+        // the program's own allocated objects are not vmlinux types
+        let walk = !strict && off != 0 && reg.typ & MEM_ALLOC == 0;
+        let same = btf_struct_ids_match(reg.aux, off, want, strict) || (walk && self.btf_struct_ids_match_walk(reg.aux, off, want)?);
+        if !same {
             // btf_type_str of a struct: its kind, as btf_kind_str spells it
             let have = btf_type_name(reg.aux);
             self.verbose(&format!("kernel function {} {arg} expected pointer to STRUCT {want} but {arg} has a pointer to STRUCT {have}\n", proto.name));
             return errno(EINVAL);
         }
         Ok(())
+    }
+
+    /// The walking half of `btf_struct_ids_match` over the recorded vmlinux
+    /// BTF: from struct `have` at `off`, the nested struct starting there,
+    /// then the structs leading each nested one, until one is `want`. What
+    /// the walk stops on is logged as `btf_struct_walk` logs it.
+    pub(crate) fn btf_struct_ids_match_walk(&mut self, have: i64, off: u64, want: &str) -> VResult<bool> {
+        use super::btf_access::{Walk, WalkErr, btf_struct_walk};
+        let name = btf_type_name(have);
+        let Some(btf) = self.input.vmlinux_btf else {
+            return Err(DoCheckError::Unsupported("btf_struct_ids_match: no vmlinux BTF is recorded for this arch".into()));
+        };
+        let Some(mut id) = btf.struct_by_name(name) else {
+            return Err(DoCheckError::Unsupported(format!("btf_struct_ids_match: struct {name} is not in the recorded vmlinux BTF")));
+        };
+        // `int off`: a negative offset matches nothing
+        let Ok(mut off) = u32::try_from(off as i64) else { return Ok(false) };
+        // each round enters a nested struct: bounded by the nesting depth
+        for _ in 0..64 {
+            let mut flag = 0;
+            match btf_struct_walk(btf, id, off, 1, &mut flag, true) {
+                Ok(Walk::Struct(mid)) => {
+                    id = btf.skip_modifiers(mid);
+                    if btf.name_of(id) == want {
+                        return Ok(true);
+                    }
+                    off = 0;
+                }
+                Ok(_) => return Ok(false),
+                Err(WalkErr::Log(msg, _)) => {
+                    self.verbose(&msg);
+                    return Ok(false);
+                }
+                Err(WalkErr::Unsupported(what)) => return Err(DoCheckError::Unsupported(format!("btf_struct_ids_match: {what}"))),
+            }
+        }
+        Err(DoCheckError::Unsupported("btf_struct_ids_match: a BTF struct nested too deep".into()))
     }
 
     /// `process_irq_flag`: a save takes an uninitialised slot and makes it
