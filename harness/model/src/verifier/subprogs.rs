@@ -237,6 +237,10 @@ fn bpf_enable_priv_stack(env: &VerifierEnv<'_>) -> PrivStack {
     }
     match env.input.prog_type.0 {
         pt::KPROBE | pt::TRACEPOINT | pt::PERF_EVENT | pt::RAW_TRACEPOINT => PrivStack::Adaptive,
+        // the trampoline's programs: where `bpf_prog_check_recur` holds
+        // (tracing but iterators; LSM never; struct_ops only with
+        // `priv_stack_requested`, which no modelled load sets)
+        pt::TRACING if env.input.expected_attach_type != crate::prog_type::bpf_attach_type::TRACE_ITER => PrivStack::Adaptive,
         _ => PrivStack::No,
     }
 }
