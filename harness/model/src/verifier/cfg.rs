@@ -27,12 +27,7 @@ pub fn bpf_is_sync_callback_calling_insn(env: &VerifierEnv<'_>, insn: &Insn) -> 
 /// `bpf_is_async_callback_calling_insn`.
 pub fn bpf_is_async_callback_calling_insn(env: &VerifierEnv<'_>, insn: &Insn) -> bool {
     (bpf_helper_call(insn) && insn.imm == TIMER_SET_CALLBACK)
-        || (bpf_pseudo_kfunc_call(insn)
-            && insn.off == 0
-            && matches!(
-                env.kfunc_name(insn.imm),
-                Some("bpf_wq_set_callback_impl" | "bpf_wq_set_callback" | "bpf_task_work_schedule_signal_impl" | "bpf_task_work_schedule_resume_impl")
-            ))
+        || (bpf_pseudo_kfunc_call(insn) && insn.off == 0 && env.kfunc_name(insn.imm).is_some_and(super::kfuncs::is_async_callback_calling_kfunc))
 }
 
 use bpf_isa::Insn;
