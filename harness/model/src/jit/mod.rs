@@ -145,12 +145,21 @@ impl JitProgram {
     pub fn from_xlated_with_facts(insns: &[bpf_isa::Insn], subprogs: &[SubprogFacts], prog_type: u32) -> Result<JitProgram, String> {
         let depths: Vec<u32> = subprogs.iter().map(|s| s.stack_depth).collect();
         let mut prog = JitProgram::from_xlated_dump(insns, &depths, prog_type);
+        // exception callbacks (a tagged one, or the default one
+        // add_hidden_subprog appended): functions nothing calls
+        if prog.funcs.len() < subprogs.len() {
+            for s in subprogs.iter().filter(|s| s.is_exception_cb && s.start > 0) {
+                prog.split_hidden(s.start);
+            }
+        }
         if prog.funcs.len() != subprogs.len() {
             return Err(format!("the xlated program has {} functions, the verifier {} subprograms", prog.funcs.len(), subprogs.len()));
         }
         for (f, s) in prog.funcs.iter_mut().zip(subprogs) {
             f.tail_call_reachable = s.tail_call_reachable;
             f.exception_cb = s.is_exception_cb;
+            f.exception_boundary = s.exception_boundary;
+            f.stack_depth = s.stack_depth;
             f.jits_use_priv_stack = s.priv_stack;
         }
         Ok(prog)

@@ -30,6 +30,11 @@ pub fn bpf_is_async_callback_calling_insn(env: &VerifierEnv<'_>, insn: &Insn) ->
         || (bpf_pseudo_kfunc_call(insn) && insn.off == 0 && env.kfunc_name(insn.imm).is_some_and(super::kfuncs::is_async_callback_calling_kfunc))
 }
 
+/// `bpf_is_throw_kfunc`.
+pub fn bpf_is_throw_kfunc(env: &VerifierEnv<'_>, insn: &Insn) -> bool {
+    bpf_pseudo_kfunc_call(insn) && insn.off == 0 && env.kfunc_name(insn.imm) == Some("bpf_throw")
+}
+
 use bpf_isa::Insn;
 
 struct Dfs {
@@ -112,6 +117,13 @@ fn mark_subprog_changes_pkt_data(env: &mut VerifierEnv<'_>, t: usize) {
     }
 }
 
+/// `mark_subprog_might_throw`.
+fn mark_subprog_might_throw(env: &mut VerifierEnv<'_>, t: usize) {
+    if let Some(s) = env.bpf_find_containing_subprog(t) {
+        env.subprog_info[s].might_throw = true;
+    }
+}
+
 /// `merge_callee_effects`: the caller of `w`'s subprogram at `t` inherits
 /// what the callee may do. The DFS comes back to `t` once the callee is
 /// explored, so the marks are complete by then (there is no recursion).
@@ -120,6 +132,7 @@ fn merge_callee_effects(env: &mut VerifierEnv<'_>, t: usize, w: i32) {
     let callee = usize::try_from(w).ok().and_then(|w| env.bpf_find_containing_subprog(w));
     if let (Some(caller), Some(callee)) = (caller, callee) {
         env.subprog_info[caller].changes_pkt_data |= env.subprog_info[callee].changes_pkt_data;
+        env.subprog_info[caller].might_throw |= env.subprog_info[callee].might_throw;
     }
 }
 
@@ -188,6 +201,9 @@ fn visit_insn(env: &mut VerifierEnv<'_>, dfs: &mut Dfs, t: usize) -> PResult<Vis
             }
             if bpf_pseudo_kfunc_call(&insn) && env.kfunc_name(insn.imm).is_some_and(super::kfuncs::bpf_is_kfunc_pkt_changing) {
                 mark_subprog_changes_pkt_data(env, t);
+            }
+            if bpf_is_throw_kfunc(env, &insn) {
+                mark_subprog_might_throw(env, t);
             }
             if bpf_helper_call(&insn) && insn.imm == BPF_FUNC_TAIL_CALL {
                 visit_abnormal_return_insn(env, t);

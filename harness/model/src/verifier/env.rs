@@ -171,7 +171,13 @@ pub struct SubprogInfo {
     /// `changes_pkt_data`: the subprogram, or one it calls, may move packet
     /// data (`bpf_check_cfg` marks it).
     pub changes_pkt_data: bool,
+    /// `might_throw`: the subprogram, or one it calls, may call
+    /// `bpf_throw` (`bpf_check_cfg` marks it).
+    pub might_throw: bool,
     pub is_exception_cb: bool,
+    /// Appended by `add_hidden_subprog` (the default exception callback):
+    /// JITed, but no image of the dump (`hidden_subprog_cnt`).
+    pub hidden: bool,
     /// A callback (`is_cb`) and an asynchronous one (`is_async_cb`): set
     /// by the main pass when it meets their call sites.
     pub is_cb: bool,

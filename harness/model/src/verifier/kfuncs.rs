@@ -593,6 +593,8 @@ pub const KFUNCS: &[KfuncProto] = &[
         ret: KfRet::Scalar,
         set: KfuncSet::Common,
     },
+    // exceptions (helpers.c, generic_btf_ids): `void bpf_throw(u64 cookie)`
+    KfuncProto { name: "bpf_throw", flags: 0, args: &[KfArg::Scalar], ret: KfRet::Void, set: KfuncSet::Generic },
 ];
 
 /// `bpf_is_kfunc_pkt_changing`.
@@ -858,6 +860,14 @@ impl Env<'_, '_> {
             let reg = self.regs()[meta.release_regno];
             self.release_reg(&reg, false, meta.dynptr_id != 0)?;
         }
+        if name == "bpf_throw" {
+            // both JITs the model has support exceptions (bpf_do_misc_fixups
+            // finds `seen_exception` from the verified calls); with the
+            // default callback the cookie is the program's return value
+            if self.exception_callback_subprog == 0 {
+                self.check_return_code_of(1, "R1")?;
+            }
+        }
         self.bpf_diag_record_caller_saved();
         let t0 = self.diag_reg_target(self.cur.curframe(), 0);
         self.diag_mod_begin(t0, None, super::diag::ModReason::Write);
@@ -960,6 +970,9 @@ impl Env<'_, '_> {
         self.diag_mod_end();
         if proto.flags & kf::ITER_NEXT != 0 {
             self.process_iter_next_call(insn_idx, &meta)?;
+        }
+        if name == "bpf_throw" {
+            return self.process_bpf_exit_full(true);
         }
         Ok(Next::Fallthrough)
     }

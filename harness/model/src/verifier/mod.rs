@@ -112,6 +112,12 @@ pub struct SubprogFacts {
     pub stack_depth: u32,
     pub tail_call_reachable: bool,
     pub is_exception_cb: bool,
+    /// `exception_boundary`: the main program of one that throws.
+    pub exception_boundary: bool,
+    /// Where it starts in the xlated program, and whether
+    /// `add_hidden_subprog` appended it (JITed but not dumped).
+    pub start: usize,
+    pub hidden: bool,
     /// `priv_stack_mode == PRIV_STACK_ADAPTIVE`: `jits_use_priv_stack`.
     pub priv_stack: bool,
 }
@@ -270,6 +276,7 @@ fn main_pass(env: &mut VerifierEnv<'_>) -> PResult<()> {
                 has_ld_abs: si.has_ld_abs,
                 fastcall_stack_off: si.fastcall_stack_off,
                 changes_pkt_data: si.changes_pkt_data,
+                might_throw: si.might_throw,
                 ..Subprog::default()
             }
         })
@@ -319,8 +326,9 @@ fn main_pass(env: &mut VerifierEnv<'_>) -> PResult<()> {
         si.stack_depth = rt.stack_depth;
         si.insns_self = rt.insns_self;
         si.insns_total = rt.insns_total;
-        si.is_cb = rt.is_cb;
-        si.is_async_cb = rt.is_async_cb;
+        // an exception callback is marked as both since add_subprogs
+        si.is_cb |= rt.is_cb;
+        si.is_async_cb |= rt.is_async_cb;
         si.fastcall_stack_off = rt.fastcall_stack_off;
     }
     match out.result {
