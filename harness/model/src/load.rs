@@ -47,7 +47,7 @@ fn finish_accepted(env: &mut VerifierEnv<'_>, start: Instant) -> Verdict {
             d.direct_tail_calls =
                 env.insns.iter().enumerate().filter(|(_, i)| i.code == BPF_JMP | BPF_TAIL_CALL && i.imm > 0).map(|(k, i)| (k, i.imm as u32)).collect();
             let cnt = env.subprog_cnt.min(env.subprog_info.len());
-            let seen_exception = crate::fixups::misc::seen_exception(env);
+            let seen_exception = env.seen_exception;
             d.subprogs = env.subprog_info[..cnt]
                 .iter()
                 .enumerate()

@@ -285,6 +285,9 @@ pub struct VerifierEnv<'a> {
     pub subprog_cnt: usize,
     pub subprog_topo_order: Vec<usize>,
     pub exception_callback_subprog: usize,
+    /// `env->seen_exception`: a verified `bpf_throw` (set by
+    /// `bpf_do_misc_fixups`, before calls get their addresses).
+    pub seen_exception: bool,
     pub log: BpfVerifierLog,
     pub bpf_capable: bool,
     pub allow_ptr_leaks: bool,
@@ -351,6 +354,7 @@ impl<'a> VerifierEnv<'a> {
             subprog_cnt: 0,
             subprog_topo_order: Vec::new(),
             exception_callback_subprog: 0,
+            seen_exception: false,
             log,
             bpf_capable: caps.bpf_capable(),
             allow_ptr_leaks: caps.perfmon_capable(),

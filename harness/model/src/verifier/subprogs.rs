@@ -298,7 +298,8 @@ enum PrivStack {
     Adaptive,
 }
 
-/// `bpf_enable_priv_stack`: tracing-like types whose JIT (x86-64, arm64)
+/// `bpf_enable_priv_stack`: tracing-like types (and trampoline ones
+/// `bpf_prog_check_recur` guards) whose JIT (x86-64, arm64)
 /// can give a deep enough subprogram its own stack.
 fn bpf_enable_priv_stack(env: &VerifierEnv<'_>) -> PrivStack {
     use super::prog_load::prog_types as pt;
@@ -308,6 +309,9 @@ fn bpf_enable_priv_stack(env: &VerifierEnv<'_>) -> PrivStack {
     }
     match env.input.prog_type.0 {
         pt::KPROBE | pt::TRACEPOINT | pt::PERF_EVENT | pt::RAW_TRACEPOINT => PrivStack::Adaptive,
+        // bpf_prog_check_recur: trampoline programs that guard against
+        // recursion (tracing ones but iterators)
+        pt::TRACING if env.input.expected_attach_type != crate::prog_type::bpf_attach_type::TRACE_ITER => PrivStack::Adaptive,
         _ => PrivStack::No,
     }
 }
