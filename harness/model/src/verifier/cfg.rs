@@ -244,20 +244,10 @@ fn visit_insn(env: &mut VerifierEnv<'_>, dfs: &mut Dfs, t: usize) -> PResult<Vis
     }
 }
 
-/// An insn whose only successor is the next one and that marks nothing in
-/// the aux data: not a jump, call or exit, not `BPF_LD` (ld_imm64, pseudo
-/// funcs, LD_ABS/LD_IND).
-fn is_plain_insn(insn: &Insn) -> bool {
-    !matches!(insn.class(), BPF_JMP | BPF_JMP32 | BPF_LD)
-}
-
-/// `bpf_check_cfg`: non-recursive DFS from insn 0.
-pub fn bpf_check_cfg(env: &mut VerifierEnv<'_>) -> PResult<()> {
+/// The DFS of `bpf_check_cfg` from what its stack holds (the
+/// `walk_cfg` loop).
+fn bpf_check_cfg_walk(env: &mut VerifierEnv<'_>, dfs: &mut Dfs) -> PResult<()> {
     let n = env.len();
-    let mut dfs = Dfs { state: vec![0; n], stack: Vec::with_capacity(16) };
-    env.cfg_loop_free = true;
-    dfs.state[0] = DISCOVERED;
-    dfs.stack.push((0, 1));
     while let Some(&(first, end)) = dfs.stack.last() {
         let t = first as usize;
         if end - first > 1 {
@@ -290,13 +280,44 @@ pub fn bpf_check_cfg(env: &mut VerifierEnv<'_>) -> PResult<()> {
                 continue;
             }
         }
-        match visit_insn(env, &mut dfs, t)? {
+        match visit_insn(env, dfs, t)? {
             Visit::Done => {
                 dfs.state[t] = EXPLORED;
                 dfs.stack.pop();
             }
             Visit::Keep => {}
         }
+    }
+    Ok(())
+}
+
+/// An insn whose only successor is the next one and that marks nothing in
+/// the aux data: not a jump, call or exit, not `BPF_LD` (ld_imm64, pseudo
+/// funcs, LD_ABS/LD_IND).
+fn is_plain_insn(insn: &Insn) -> bool {
+    !matches!(insn.class(), BPF_JMP | BPF_JMP32 | BPF_LD)
+}
+
+/// `bpf_check_cfg`: non-recursive DFS from insn 0.
+pub fn bpf_check_cfg(env: &mut VerifierEnv<'_>) -> PResult<()> {
+    let n = env.len();
+    let mut dfs = Dfs { state: vec![0; n], stack: Vec::with_capacity(16) };
+    env.cfg_loop_free = true;
+    // the exception callback is an entry of its own
+    let ex_insn_beg = match env.exception_callback_subprog {
+        0 => 0,
+        ex => env.subprog_info[ex].start,
+    };
+    dfs.state[0] = DISCOVERED;
+    dfs.stack.push((0, 1));
+    loop {
+        bpf_check_cfg_walk(env, &mut dfs)?;
+        if ex_insn_beg != 0 && dfs.state[ex_insn_beg] != EXPLORED {
+            dfs.state[ex_insn_beg] = DISCOVERED;
+            dfs.stack.push((ex_insn_beg as u32, ex_insn_beg as u32 + 1));
+            continue;
+        }
+        break;
     }
     let mut i = 0;
     while i < n {
