@@ -47,13 +47,17 @@ fn finish_accepted(env: &mut VerifierEnv<'_>, start: Instant) -> Verdict {
             d.direct_tail_calls =
                 env.insns.iter().enumerate().filter(|(_, i)| i.code == BPF_JMP | BPF_TAIL_CALL && i.imm > 0).map(|(k, i)| (k, i.imm as u32)).collect();
             let cnt = env.subprog_cnt.min(env.subprog_info.len());
+            let seen_exception = env.seen_exception;
             d.subprogs = env.subprog_info[..cnt]
                 .iter()
-                .map(|s| SubprogFacts {
-                    start: s.start as u32,
+                .enumerate()
+                .map(|(i, s)| SubprogFacts {
                     stack_depth: s.stack_depth,
                     tail_call_reachable: s.tail_call_reachable,
                     is_exception_cb: s.is_exception_cb,
+                    exception_boundary: i == 0 && seen_exception,
+                    start: s.start,
+                    hidden: s.hidden,
                     priv_stack: s.priv_stack_adaptive,
                 })
                 .collect();
@@ -121,6 +125,8 @@ pub fn bpf_prog_load(input: &VerifierInput, want_jited: bool, prog_name: Option<
         let t1 = Instant::now();
         jited_funcs = crate::jit::jit_xlated_arena(input.arch, &as_run, &d.subprogs, input.prog_type.0, &d.direct_tail_calls, &self_pokes, d.arena.as_ref())
             .map_err(NotModelled)?;
+        // hidden subprograms are JITed but have no image in the dump
+        jited_funcs.truncate(d.subprogs.iter().filter(|s| !s.hidden).count());
         load_ns += t1.elapsed().as_nanos() as u64;
     }
     Ok(ProgLoad { decision: d, as_run, jited_funcs, load_ns: load_ns.max(1) })

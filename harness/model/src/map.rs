@@ -252,6 +252,15 @@ pub fn map_kaddr(arch: Arch, index: usize) -> u64 {
     base + 0x1000 * index as u64
 }
 
+/// Where the model's `struct bpf_prog_aux` lives, the pointer the fixups
+/// load for `bpf_timer_set_callback` and the kfuncs that take it
+/// implicitly: a stand-in address in the arch's direct map, below the
+/// maps' pages. 7.3 allocates it per load, so no address is the kernel's:
+/// what compares loads masks an `ld_imm64` of a kernel pointer.
+pub fn prog_aux_kaddr(arch: Arch) -> u64 {
+    map_kaddr(arch, 0) - 0x10_0000
+}
+
 #[cfg(test)]
 mod consts_tests {
     #[test]

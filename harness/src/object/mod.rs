@@ -14,7 +14,8 @@
 //! - relocations ([`relo`]): map and global-data references, subprogram
 //!   calls and addresses, kfunc calls and typed `__ksym` variables; the
 //!   linked program is the main program with the subprograms it reaches
-//!   appended depth first, in [`LinkedProgram`]'s shape.
+//!   appended depth first, then the exception callback its BTF names
+//!   (`exception_callback:<name>`), in [`LinkedProgram`]'s shape.
 //!
 //! - BTF ([`btf`], [`btf_ext`]): the object's `.BTF` finalized as libbpf
 //!   does before BPF_BTF_LOAD, and each linked program's `func_info` and
@@ -27,7 +28,7 @@
 //! (for the object, or for [`BpfObject::link`] of the programs concerned):
 //! `.kconfig` and typeless `__ksym` externs, global per-CPU data,
 //! struct_ops, jump tables, map pinning, NUMA nodes, initial inner maps of
-//! a map-in-map, exception callbacks.
+//! a map-in-map.
 
 pub mod btf;
 pub mod btf_ext;

@@ -354,8 +354,40 @@ pub(super) fn link(obj: &BpfObject, p: usize) -> Result<(LinkedProgram, ProgBtfE
         core: Vec::new(),
     };
     l.place(p, 0)?;
+    // the exception callback the main program names: appended (and
+    // relocated) after the code its calls reach, unless one of them is it
+    if let Some(cb) = exception_cb_of(obj, &prog.name)
+        && !l.placed.contains_key(&cb)
+    {
+        let s = l.out.insns.len();
+        let sp = &obj.progs[cb];
+        l.out.funcs.push(Func { name: sp.name.clone(), start: s, global: sp.global, nargs: sp.nargs });
+        l.place(cb, s)?;
+    }
     l.relocate_data()?;
     l.core.sort_by_key(|(_, r)| (r.sec, r.idx));
     l.out.relocs.extend(l.core.drain(..).map(|(insn, relo)| LinkReloc::Core { insn, relo }));
     Ok((l.out, l.ext))
+}
+
+/// `bpf_prog_assign_exc_cb` for main program `main`: the subprogram its
+/// BTF `FUNC`'s `exception_callback:<name>` decl tag names. Two such tags
+/// leave it without one (the kernel then refuses the program).
+fn exception_cb_of(obj: &BpfObject, main: &str) -> Option<usize> {
+    use crate::btf::BTF_KIND_DECL_TAG;
+    const TAG_KEY: &str = "exception_callback:";
+    let btf = obj.btf.as_ref()?;
+    let func = btf.find_by_name_kind(main, BTF_KIND_FUNC)?;
+    let mut tags = (1..btf.type_cnt() as u32).filter_map(|id| {
+        let t = btf.type_by_id(id)?;
+        if t.kind != BTF_KIND_DECL_TAG || t.size_or_type != func || btf.decl_tag_component_idx(id) != Some(-1) {
+            return None;
+        }
+        btf.name(t.name_off)?.strip_prefix(TAG_KEY)
+    });
+    let name = tags.next()?;
+    if tags.next().is_some() {
+        return None;
+    }
+    obj.progs.iter().position(|p| p.name == name && obj.is_subprog(p))
 }

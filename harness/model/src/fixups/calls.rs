@@ -154,7 +154,10 @@ fn fixup_helper_call(env: &VerifierEnv<'_>, idx: usize, insn: Insn) -> Result<Op
             return Err(unsupported(format!("insn {idx}: a bpf_loop call fit for inlining reached bpf_do_misc_fixups (bpf_optimize_bpf_loop did not run)")));
         }
         func::TIMER_SET_CALLBACK => {
-            return Err(unsupported("bpf_timer_set_callback loads prog->aux (a kernel pointer the model does not have)".into()));
+            // the callback's program: R3 = prog->aux
+            let mut out = ld_imm64(R3, crate::map::prog_aux_kaddr(env.input.arch)).to_vec();
+            out.extend(patch_call_imm(env, insn)?.unwrap_or(vec![insn]));
+            return Ok(Some(out));
         }
         _ => {}
     }

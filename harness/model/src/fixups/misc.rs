@@ -89,7 +89,8 @@ struct Walk {
 pub fn bpf_do_misc_fixups(env: &mut VerifierEnv<'_>) -> Result<(), Fail> {
     // the walk stops before a hidden subprogram appended now
     let insn_cnt = env.insns.len();
-    if seen_exception(env) && env.exception_callback_subprog == 0 {
+    env.seen_exception = seen_exception(env);
+    if env.seen_exception && env.exception_callback_subprog == 0 {
         add_exception_callback(env)?;
     }
 
@@ -194,7 +195,8 @@ fn add_exception_callback(env: &mut VerifierEnv<'_>) -> Result<(), Fail> {
     p.replace(old_len - 1, vec![last, ins(BPF_ALU64 | BPF_MOV | BPF_X, 0, 1, 0, 0), ins(BPF_JMP | BPF_EXIT, 0, 0, 0, 0)]);
     patch::apply(env, p)?;
     let cnt = env.subprog_cnt;
-    let cb = SubprogInfo { start: old_len, exit_idx: old_len + 1, is_cb: true, is_async_cb: true, is_exception_cb: true, ..SubprogInfo::default() };
+    let cb =
+        SubprogInfo { start: old_len, exit_idx: old_len + 1, is_cb: true, is_async_cb: true, is_exception_cb: true, hidden: true, ..SubprogInfo::default() };
     env.subprog_info.insert(cnt, cb);
     env.subprog_cnt += 1;
     env.exception_callback_subprog = cnt;

@@ -168,12 +168,21 @@ impl JitProgram {
     pub fn from_xlated_with_facts(insns: &[bpf_isa::Insn], subprogs: &[SubprogFacts], prog_type: u32) -> Result<JitProgram, String> {
         let depths: Vec<u32> = subprogs.iter().map(|s| s.stack_depth).collect();
         let mut prog = JitProgram::from_xlated_as_run(insns, &depths, prog_type);
+        // exception callbacks (a tagged one, or the default one
+        // add_hidden_subprog appended): functions nothing calls
+        if prog.funcs.len() < subprogs.len() {
+            for s in subprogs.iter().filter(|s| s.is_exception_cb && s.start > 0) {
+                prog.split_hidden(s.start);
+            }
+        }
         if prog.funcs.len() != subprogs.len() {
             return Err(format!("the xlated program has {} functions, the verifier {} subprograms", prog.funcs.len(), subprogs.len()));
         }
         for (f, s) in prog.funcs.iter_mut().zip(subprogs) {
             f.tail_call_reachable = s.tail_call_reachable;
             f.exception_cb = s.is_exception_cb;
+            f.exception_boundary = s.exception_boundary;
+            f.stack_depth = s.stack_depth;
             f.jits_use_priv_stack = s.priv_stack;
         }
         Ok(prog)
@@ -289,7 +298,7 @@ mod tests {
         let mut xlated = vec![Insn::new(BPF_JMP | BPF_CALL, 0, BPF_PSEUDO_CALL, 0, 1)];
         xlated.extend(std::iter::repeat_n(Insn::new(BPF_ALU64 | BPF_MOV | BPF_K, 0, 0, 0, 0), far));
         xlated.push(Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0));
-        let subprogs = [SubprogFacts::default(), SubprogFacts { start: far as u32 + 1, ..SubprogFacts::default() }];
+        let subprogs = [SubprogFacts::default(), SubprogFacts { start: far + 1, ..SubprogFacts::default() }];
         let d = crate::verifier::Decision { accepted: true, xlated, subprogs: subprogs.to_vec(), ..Default::default() };
         let as_run = d.xlated_as_run();
         assert_eq!((as_run[0].imm, as_run[0].off), (far as i32, 1));

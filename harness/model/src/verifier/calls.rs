@@ -584,6 +584,21 @@ impl Env<'_, '_> {
                 callee.in_callback_fn = true;
                 callee.callback_ret_range = RetvalRange::new(0, 1);
             }
+            CallbackKind::TaskWork => {
+                let (mp, uid) = (caller.regs[3].aux, caller.regs[3].map_uid);
+                r[1] = RegState::ptr(CONST_PTR_TO_MAP, mp);
+                r[1].map_uid = uid;
+                r[2] = RegState::ptr(PTR_TO_MAP_KEY, mp);
+                r[2].map_uid = uid;
+                r[3] = RegState::ptr(PTR_TO_MAP_VALUE, mp);
+                r[3].map_uid = uid;
+                self.id_gen += 1;
+                r[3].id = self.id_gen;
+                r[4] = RegState::not_init();
+                r[5] = RegState::not_init();
+                callee.in_async_callback_fn = true;
+                callee.callback_ret_range = RetvalRange::new(i32::MIN, i32::MAX);
+            }
             CallbackKind::UserRingbuf => {
                 r[0] = RegState::not_init();
                 self.id_gen += 1;
@@ -610,7 +625,10 @@ impl Env<'_, '_> {
         if let Some(sp) = self.subprogs.get_mut(subprog) {
             sp.is_cb = true;
         }
-        let is_async = insn.src == 0 && helpers::is_async_callback_calling_function(insn.imm);
+        let is_async = (insn.src == 0 && helpers::is_async_callback_calling_function(insn.imm))
+            || (insn.src == BPF_PSEUDO_KFUNC_CALL
+                && insn.off == 0
+                && super::kfuncs::kfunc_name(self, insn.imm).is_some_and(super::kfuncs::is_async_callback_calling_kfunc));
         if is_async {
             if let Some(sp) = self.subprogs.get_mut(subprog) {
                 sp.is_async_cb = true;
@@ -619,7 +637,9 @@ impl Env<'_, '_> {
             let log_pos = self.log.end_pos();
             let diag_log_pos = self.diag_log_save();
             let mut st = VerifierState::new();
-            st.in_sleepable = false;
+            // is_async_cb_sleepable: timer callbacks never sleep, workqueue
+            // and task_work callbacks always may
+            st.in_sleepable = insn.src == BPF_PSEUDO_KFUNC_CALL;
             st.frame[0] = self.init_func_state(-1, 0, subprog);
             self.scratch.mark_all();
             let caller = self.cur.cur().clone();
@@ -751,6 +771,8 @@ pub(crate) enum CallbackKind {
     Loop,
     MapElem,
     Timer,
+    /// `set_task_work_schedule_callback_state`.
+    TaskWork,
     FindVma,
     UserRingbuf,
 }

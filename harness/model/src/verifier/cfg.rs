@@ -27,12 +27,12 @@ pub fn bpf_is_sync_callback_calling_insn(env: &VerifierEnv<'_>, insn: &Insn) -> 
 /// `bpf_is_async_callback_calling_insn`.
 pub fn bpf_is_async_callback_calling_insn(env: &VerifierEnv<'_>, insn: &Insn) -> bool {
     (bpf_helper_call(insn) && insn.imm == TIMER_SET_CALLBACK)
-        || (bpf_pseudo_kfunc_call(insn)
-            && insn.off == 0
-            && matches!(
-                env.kfunc_name(insn.imm),
-                Some("bpf_wq_set_callback_impl" | "bpf_wq_set_callback" | "bpf_task_work_schedule_signal_impl" | "bpf_task_work_schedule_resume_impl")
-            ))
+        || (bpf_pseudo_kfunc_call(insn) && insn.off == 0 && env.kfunc_name(insn.imm).is_some_and(super::kfuncs::is_async_callback_calling_kfunc))
+}
+
+/// `bpf_is_throw_kfunc`.
+pub fn bpf_is_throw_kfunc(env: &VerifierEnv<'_>, insn: &Insn) -> bool {
+    bpf_pseudo_kfunc_call(insn) && insn.off == 0 && env.kfunc_name(insn.imm) == Some("bpf_throw")
 }
 
 use bpf_isa::Insn;
@@ -124,6 +124,13 @@ fn mark_subprog_might_sleep(env: &mut VerifierEnv<'_>, t: usize) {
     }
 }
 
+/// `mark_subprog_might_throw`.
+fn mark_subprog_might_throw(env: &mut VerifierEnv<'_>, t: usize) {
+    if let Some(s) = env.bpf_find_containing_subprog(t) {
+        env.subprog_info[s].might_throw = true;
+    }
+}
+
 /// `merge_callee_effects`: the caller of `w`'s subprogram at `t` inherits
 /// what the callee may do. The DFS comes back to `t` once the callee is
 /// explored, so the marks are complete by then (there is no recursion).
@@ -133,6 +140,7 @@ fn merge_callee_effects(env: &mut VerifierEnv<'_>, t: usize, w: i32) {
     if let (Some(caller), Some(callee)) = (caller, callee) {
         env.subprog_info[caller].changes_pkt_data |= env.subprog_info[callee].changes_pkt_data;
         env.subprog_info[caller].might_sleep |= env.subprog_info[callee].might_sleep;
+        env.subprog_info[caller].might_throw |= env.subprog_info[callee].might_throw;
     }
 }
 
@@ -221,6 +229,9 @@ fn visit_insn(env: &mut VerifierEnv<'_>, dfs: &mut Dfs, t: usize) -> PResult<Vis
             if bpf_pseudo_kfunc_call(&insn) && env.kfunc_name(insn.imm).is_some_and(super::kfuncs::bpf_is_kfunc_pkt_changing) {
                 mark_subprog_changes_pkt_data(env, t);
             }
+            if bpf_is_throw_kfunc(env, &insn) {
+                mark_subprog_might_throw(env, t);
+            }
             if bpf_helper_call(&insn) && insn.imm == BPF_FUNC_TAIL_CALL {
                 visit_abnormal_return_insn(env, t);
             }
@@ -260,20 +271,10 @@ fn visit_insn(env: &mut VerifierEnv<'_>, dfs: &mut Dfs, t: usize) -> PResult<Vis
     }
 }
 
-/// An insn whose only successor is the next one and that marks nothing in
-/// the aux data: not a jump, call or exit, not `BPF_LD` (ld_imm64, pseudo
-/// funcs, LD_ABS/LD_IND).
-fn is_plain_insn(insn: &Insn) -> bool {
-    !matches!(insn.class(), BPF_JMP | BPF_JMP32 | BPF_LD)
-}
-
-/// `bpf_check_cfg`: non-recursive DFS from insn 0.
-pub fn bpf_check_cfg(env: &mut VerifierEnv<'_>) -> PResult<()> {
+/// The DFS of `bpf_check_cfg` from what its stack holds (the
+/// `walk_cfg` loop).
+fn bpf_check_cfg_walk(env: &mut VerifierEnv<'_>, dfs: &mut Dfs) -> PResult<()> {
     let n = env.len();
-    let mut dfs = Dfs { state: vec![0; n], stack: Vec::with_capacity(16) };
-    env.cfg_loop_free = true;
-    dfs.state[0] = DISCOVERED;
-    dfs.stack.push((0, 1));
     while let Some(&(first, end)) = dfs.stack.last() {
         let t = first as usize;
         if end - first > 1 {
@@ -306,13 +307,44 @@ pub fn bpf_check_cfg(env: &mut VerifierEnv<'_>) -> PResult<()> {
                 continue;
             }
         }
-        match visit_insn(env, &mut dfs, t)? {
+        match visit_insn(env, dfs, t)? {
             Visit::Done => {
                 dfs.state[t] = EXPLORED;
                 dfs.stack.pop();
             }
             Visit::Keep => {}
         }
+    }
+    Ok(())
+}
+
+/// An insn whose only successor is the next one and that marks nothing in
+/// the aux data: not a jump, call or exit, not `BPF_LD` (ld_imm64, pseudo
+/// funcs, LD_ABS/LD_IND).
+fn is_plain_insn(insn: &Insn) -> bool {
+    !matches!(insn.class(), BPF_JMP | BPF_JMP32 | BPF_LD)
+}
+
+/// `bpf_check_cfg`: non-recursive DFS from insn 0.
+pub fn bpf_check_cfg(env: &mut VerifierEnv<'_>) -> PResult<()> {
+    let n = env.len();
+    let mut dfs = Dfs { state: vec![0; n], stack: Vec::with_capacity(16) };
+    env.cfg_loop_free = true;
+    // the exception callback is an entry of its own
+    let ex_insn_beg = match env.exception_callback_subprog {
+        0 => 0,
+        ex => env.subprog_info[ex].start,
+    };
+    dfs.state[0] = DISCOVERED;
+    dfs.stack.push((0, 1));
+    loop {
+        bpf_check_cfg_walk(env, &mut dfs)?;
+        if ex_insn_beg != 0 && dfs.state[ex_insn_beg] != EXPLORED {
+            dfs.state[ex_insn_beg] = DISCOVERED;
+            dfs.stack.push((ex_insn_beg as u32, ex_insn_beg as u32 + 1));
+            continue;
+        }
+        break;
     }
     let mut i = 0;
     while i < n {

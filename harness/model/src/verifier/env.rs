@@ -174,7 +174,13 @@ pub struct SubprogInfo {
     /// `might_sleep`: the subprogram, or one it calls, may call a sleepable
     /// helper or kfunc (`bpf_check_cfg` marks it).
     pub might_sleep: bool,
+    /// `might_throw`: the subprogram, or one it calls, may call
+    /// `bpf_throw` (`bpf_check_cfg` marks it).
+    pub might_throw: bool,
     pub is_exception_cb: bool,
+    /// Appended by `add_hidden_subprog` (the default exception callback):
+    /// JITed, but no image of the dump (`hidden_subprog_cnt`).
+    pub hidden: bool,
     /// A callback (`is_cb`) and an asynchronous one (`is_async_cb`): set
     /// by the main pass when it meets their call sites.
     pub is_cb: bool,
@@ -282,6 +288,9 @@ pub struct VerifierEnv<'a> {
     pub subprog_cnt: usize,
     pub subprog_topo_order: Vec<usize>,
     pub exception_callback_subprog: usize,
+    /// `env->seen_exception`: a verified `bpf_throw` (set by
+    /// `bpf_do_misc_fixups`, before calls get their addresses).
+    pub seen_exception: bool,
     pub log: BpfVerifierLog,
     pub bpf_capable: bool,
     pub allow_ptr_leaks: bool,
@@ -348,6 +357,7 @@ impl<'a> VerifierEnv<'a> {
             subprog_cnt: 0,
             subprog_topo_order: Vec::new(),
             exception_callback_subprog: 0,
+            seen_exception: false,
             log,
             bpf_capable: caps.bpf_capable(),
             allow_ptr_leaks: caps.perfmon_capable(),

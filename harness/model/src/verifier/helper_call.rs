@@ -44,6 +44,26 @@ pub struct LoopInlineState {
     pub callback_subprogno: u32,
 }
 
+/// The map value fields `check_map_field_pointer` finds (`BPF_TIMER`,
+/// `BPF_WORKQUEUE`, `BPF_TASK_WORK`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum MapField {
+    Timer,
+    Workqueue,
+    TaskWork,
+}
+
+impl MapField {
+    /// `btf_field_type_name`.
+    pub(crate) fn btf_field_type_name(self) -> &'static str {
+        match self {
+            MapField::Timer => "bpf_timer",
+            MapField::Workqueue => "bpf_wq",
+            MapField::TaskWork => "bpf_task_work",
+        }
+    }
+}
+
 /// The argument facts `check_func_arg` collects (`struct
 /// bpf_call_arg_meta`).
 #[derive(Clone, Debug, Default)]
@@ -1201,7 +1221,7 @@ impl Env<'_, '_> {
     }
 
     /// `process_map_ptr_arg`.
-    fn process_map_ptr_arg(&mut self, reg: &RegState, regno: usize, meta: &mut CallArgMeta) -> VResult<()> {
+    pub(crate) fn process_map_ptr_arg(&mut self, reg: &RegState, regno: usize, meta: &mut CallArgMeta) -> VResult<()> {
         let m = reg.aux.max(0) as usize;
         if let Some((pm, uid)) = meta.map
             && (pm != m || uid != reg.map_uid)
@@ -1314,28 +1334,40 @@ impl Env<'_, '_> {
         Ok(())
     }
 
-    /// `process_timer_func` / `check_map_field_pointer` for `BPF_TIMER`.
+    /// `process_timer_func`.
     fn process_timer_func(&mut self, reg: &RegState, regno: usize, meta: &mut CallArgMeta) -> VResult<()> {
+        self.check_map_field_pointer(reg, regno, MapField::Timer, meta)
+    }
+
+    /// `check_map_field_pointer`: `reg` points at the map value's one
+    /// field of this type.
+    pub(crate) fn check_map_field_pointer(&mut self, reg: &RegState, regno: usize, field: MapField, meta: &mut CallArgMeta) -> VResult<()> {
+        let struct_name = field.btf_field_type_name();
         let map = usize::try_from(reg.aux).ok().and_then(|i| self.maps.get(i)).cloned().unwrap_or_default();
         if !tnum_is_const(reg.s.var_off) {
-            self.verbose(&format!("R{regno} doesn't have constant offset. bpf_timer has to be at the constant offset\n"));
+            self.verbose(&format!("{} doesn't have constant offset. {struct_name} has to be at the constant offset\n", reg_arg_name(regno)));
             return errno(EINVAL);
         }
         let Some(rec) = map.record.clone() else {
-            self.verbose(&format!("map '{}' has to have BTF in order to use bpf_timer\n", map.name));
+            self.verbose(&format!("map '{}' has to have BTF in order to use {struct_name}\n", map.name));
             return errno(EINVAL);
         };
-        let Some(off) = rec.timer_off else {
-            self.verbose(&format!("map '{}' has no valid bpf_timer\n", map.name));
+        let field_off = match field {
+            MapField::Timer => rec.timer_off,
+            MapField::Workqueue => rec.wq_off,
+            MapField::TaskWork => rec.task_work_off,
+        };
+        let Some(off) = field_off else {
+            self.verbose(&format!("map '{}' has no valid {struct_name}\n", map.name));
             return errno(EINVAL);
         };
         let val = reg.s.var_off.value;
         if off as u64 != val {
-            self.verbose(&format!("off {} doesn't point to 'struct bpf_timer' that is at {off}\n", val as i64));
+            self.verbose(&format!("off {} doesn't point to 'struct {struct_name}' that is at {off}\n", val as i64));
             return errno(EINVAL);
         }
         if meta.map.is_some() {
-            self.verbose("verifier bug: Two map pointers in a bpf_timer helper\n");
+            self.verbose(&format!("verifier bug: Two map pointers in a {struct_name} helper\n"));
             return errno(EFAULT);
         }
         meta.map = Some((reg.aux.max(0) as usize, reg.map_uid));

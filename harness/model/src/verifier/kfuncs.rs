@@ -14,7 +14,7 @@ use bpf_isa::Insn;
 
 use super::diag::CtxKind;
 use super::do_check::*;
-use super::helper_call::{BPF_MAX_VAR_SIZ, CallArgMeta, reg_arg_name};
+use super::helper_call::{BPF_MAX_VAR_SIZ, CallArgMeta, MapField, reg_arg_name};
 use super::helper_protos::*;
 use super::reg::*;
 use super::state::*;
@@ -250,6 +250,15 @@ pub enum KfArg {
     ConstMemSize,
     /// `__str`: `KF_ARG_PTR_TO_CONST_STR`.
     ConstStr,
+    /// `__const_map`: `KF_ARG_CONST_MAP_PTR`, a map pointer matched
+    /// against the map the field argument before it lives in.
+    ConstMap,
+    /// `KF_ARG_PTR_TO_WORKQUEUE`: a `struct bpf_wq` in a map value.
+    Wq,
+    /// `KF_ARG_PTR_TO_TASK_WORK`: a `struct bpf_task_work` in a map value.
+    TaskWork,
+    /// `KF_ARG_PTR_TO_CALLBACK`: a pointer to a BPF subprogram.
+    Callback,
 }
 
 /// `btf_is_projection_of`: the kernel struct behind a uapi ctx struct.
@@ -744,6 +753,35 @@ pub const KFUNCS: &[KfuncProto] = &[
         ret: KfRet::Scalar,
         set: KfuncSet::Generic,
     },
+    // async callbacks (helpers.c, common_btf_ids): `int bpf_wq_init(struct
+    // bpf_wq *wq, void *p__const_map, unsigned int flags)`, `int
+    // bpf_wq_set_callback(struct bpf_wq *wq, int (callback_fn)(void *map,
+    // int *key, void *value), unsigned int flags)`, `int bpf_wq_start(struct
+    // bpf_wq *wq, unsigned int flags)`, `int
+    // bpf_task_work_schedule_{signal,resume}(struct task_struct *task,
+    // struct bpf_task_work *tw, void *map__const_map,
+    // bpf_task_work_callback_t callback)` (`KF_IMPLICIT_ARGS`: the
+    // trailing `struct bpf_prog_aux *` of the `_impl` prototype is not the
+    // program's to pass)
+    KfuncProto { name: "bpf_wq_init", flags: 0, args: &[KfArg::Wq, KfArg::ConstMap, KfArg::Scalar], ret: KfRet::Scalar, set: KfuncSet::Common },
+    KfuncProto { name: "bpf_wq_set_callback", flags: 0, args: &[KfArg::Wq, KfArg::Callback, KfArg::Scalar], ret: KfRet::Scalar, set: KfuncSet::Common },
+    KfuncProto { name: "bpf_wq_start", flags: 0, args: &[KfArg::Wq, KfArg::Scalar], ret: KfRet::Scalar, set: KfuncSet::Common },
+    KfuncProto {
+        name: "bpf_task_work_schedule_signal",
+        flags: 0,
+        args: &[KfArg::BtfId("task_struct"), KfArg::TaskWork, KfArg::ConstMap, KfArg::Callback],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Common,
+    },
+    KfuncProto {
+        name: "bpf_task_work_schedule_resume",
+        flags: 0,
+        args: &[KfArg::BtfId("task_struct"), KfArg::TaskWork, KfArg::ConstMap, KfArg::Callback],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Common,
+    },
+    // exceptions (helpers.c, generic_btf_ids): `void bpf_throw(u64 cookie)`
+    KfuncProto { name: "bpf_throw", flags: 0, args: &[KfArg::Scalar], ret: KfRet::Void, set: KfuncSet::Generic },
 ];
 
 /// `bpf_is_kfunc_pkt_changing`.
@@ -775,6 +813,13 @@ fn kfunc_proto(env: &Env<'_, '_>, imm: i32) -> Option<&'static KfuncProto> {
 /// `is_sync_callback_calling_kfunc` (`bpf_rbtree_add_impl`).
 pub(crate) fn is_sync_callback_calling_kfunc(env: &Env<'_, '_>, imm: i32) -> bool {
     kfunc_name(env, imm) == Some("bpf_rbtree_add_impl")
+}
+
+/// `is_async_callback_calling_kfunc`: the kfuncs whose callback runs
+/// later, in a context of its own (`is_bpf_wq_set_callback_kfunc`,
+/// `is_task_work_add_kfunc`).
+pub fn is_async_callback_calling_kfunc(name: &str) -> bool {
+    matches!(name, "bpf_wq_set_callback" | "bpf_task_work_schedule_signal" | "bpf_task_work_schedule_resume")
 }
 
 /// `kfunc_spin_allowed`: what may be called holding a `bpf_spin_lock`.
@@ -927,6 +972,19 @@ impl Env<'_, '_> {
             self.verbose("unexpected __bpf_trap() due to uninitialized variable?\n");
             return errno(EFAULT);
         }
+        let cb_kind = match name {
+            "bpf_wq_set_callback" => Some(super::calls::CallbackKind::Timer),
+            "bpf_task_work_schedule_signal" | "bpf_task_work_schedule_resume" => Some(super::calls::CallbackKind::TaskWork),
+            _ => None,
+        };
+        if let Some(kind) = cb_kind
+            && let Err(e) = self.push_callback_call(insn, insn_idx, meta.subprogno, kind)
+        {
+            if matches!(e, DoCheckError::Errno(_)) {
+                self.verbose(&format!("kfunc {name}#{} failed callback verification\n", insn.imm));
+            }
+            return Err(e);
+        }
         match name {
             "bpf_rcu_read_lock" => {
                 self.cur.active_rcu_locks += 1;
@@ -989,6 +1047,14 @@ impl Env<'_, '_> {
         if meta.release_regno != 0 {
             let reg = self.regs()[meta.release_regno];
             self.release_reg(&reg, false, meta.dynptr_id != 0)?;
+        }
+        if name == "bpf_throw" {
+            // both JITs the model has support exceptions (bpf_do_misc_fixups
+            // finds `seen_exception` from the verified calls); with the
+            // default callback the cookie is the program's return value
+            if self.exception_callback_subprog == 0 {
+                self.check_return_code_of(1, "R1")?;
+            }
         }
         self.bpf_diag_record_caller_saved();
         let t0 = self.diag_reg_target(self.cur.curframe(), 0);
@@ -1093,6 +1159,9 @@ impl Env<'_, '_> {
         if proto.flags & kf::ITER_NEXT != 0 {
             self.process_iter_next_call(insn_idx, &meta)?;
         }
+        if name == "bpf_throw" {
+            return self.process_bpf_exit_full(true);
+        }
         Ok(Next::Fallthrough)
     }
 
@@ -1129,6 +1198,10 @@ impl Env<'_, '_> {
                     | KfArg::DynptrUninit
                     | KfArg::Mem { .. }
                     | KfArg::ConstStr
+                    | KfArg::ConstMap
+                    | KfArg::Wq
+                    | KfArg::TaskWork
+                    | KfArg::Callback
             );
             let nullable = matches!(kind, KfArg::Mem { nullable: true });
             let insn_idx = self.insn_idx;
@@ -1139,6 +1212,8 @@ impl Env<'_, '_> {
                 KfArg::IrqFlag => "(long unsigned int *)".to_string(),
                 KfArg::Dynptr | KfArg::DynptrUninit => "(struct bpf_dynptr *)".to_string(),
                 KfArg::ConstStr => "(char *)".to_string(),
+                KfArg::Wq => "(struct bpf_wq *)".to_string(),
+                KfArg::TaskWork => "(struct bpf_task_work *)".to_string(),
                 _ => "(void *)".to_string(),
             };
             if is_ptr_arg && !nullable && (reg.is_null() || type_may_be_null(reg.typ)) {
@@ -1310,6 +1385,28 @@ impl Env<'_, '_> {
                     // the dynptr a release kfunc of the special list takes
                     let t = if proto.name == "bpf_dynptr_file_discard" { DYNPTR_TYPE_FILE | super::helper_protos::OBJ_RELEASE } else { 0 };
                     self.process_dynptr_func(&reg, regno, proto.name, ARG_PTR_TO_DYNPTR | t, meta, true)?
+                }
+                KfArg::ConstMap => {
+                    if base_type(reg.typ) != CONST_PTR_TO_MAP || type_may_be_null(reg.typ) {
+                        self.verbose(&format!("pointer in {} isn't map pointer\n", reg_arg_name(regno)));
+                        return errno(EINVAL);
+                    }
+                    self.process_map_ptr_arg(&reg, regno, meta)?;
+                }
+                KfArg::Wq | KfArg::TaskWork => {
+                    if reg.typ != PTR_TO_MAP_VALUE {
+                        self.verbose(&format!("{} doesn't point to a map value\n", reg_arg_name(regno)));
+                        return errno(EINVAL);
+                    }
+                    let field = if kind == KfArg::Wq { MapField::Workqueue } else { MapField::TaskWork };
+                    self.check_map_field_pointer(&reg, regno, field, meta)?;
+                }
+                KfArg::Callback => {
+                    if reg.typ != PTR_TO_FUNC {
+                        self.verbose(&format!("{} expected pointer to func\n", reg_arg_name(regno)));
+                        return errno(EINVAL);
+                    }
+                    meta.subprogno = reg.subprogno();
                 }
                 KfArg::Ignore | KfArg::IgnoreSized(_) => {}
             }

@@ -110,11 +110,15 @@ pub type PResult<T> = Result<T, Fail>;
 /// its insns (`subprog_info[i]` after the fixups).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SubprogFacts {
-    /// Its first insn in the xlated program.
-    pub start: u32,
     pub stack_depth: u32,
     pub tail_call_reachable: bool,
     pub is_exception_cb: bool,
+    /// `exception_boundary`: the main program of one that throws.
+    pub exception_boundary: bool,
+    /// Where it starts in the xlated program, and whether
+    /// `add_hidden_subprog` appended it (JITed but not dumped).
+    pub start: usize,
+    pub hidden: bool,
     /// `priv_stack_mode == PRIV_STACK_ADAPTIVE`: `jits_use_priv_stack`.
     pub priv_stack: bool,
 }
@@ -291,6 +295,7 @@ fn main_pass(env: &mut VerifierEnv<'_>) -> PResult<()> {
                 fastcall_stack_off: si.fastcall_stack_off,
                 changes_pkt_data: si.changes_pkt_data,
                 might_sleep: si.might_sleep,
+                might_throw: si.might_throw,
                 ..Subprog::default()
             }
         })
@@ -340,8 +345,9 @@ fn main_pass(env: &mut VerifierEnv<'_>) -> PResult<()> {
         si.stack_depth = rt.stack_depth;
         si.insns_self = rt.insns_self;
         si.insns_total = rt.insns_total;
-        si.is_cb = rt.is_cb;
-        si.is_async_cb = rt.is_async_cb;
+        // an exception callback is marked as both since add_subprogs
+        si.is_cb |= rt.is_cb;
+        si.is_async_cb |= rt.is_async_cb;
         si.fastcall_stack_off = rt.fastcall_stack_off;
     }
     match out.result {

@@ -66,7 +66,15 @@ impl Env<'_, '_> {
 
     /// `check_return_code(env, BPF_REG_0, "R0")`.
     pub(crate) fn check_return_code(&mut self, regno: usize) -> VResult<()> {
-        if self.program_returns_void() {
+        self.check_return_code_of(regno, &format!("R{regno}"))
+    }
+
+    /// `check_return_code`: the value in `regno` as what the program (or
+    /// the async callback of frame 0) returns; `bpf_throw` checks its
+    /// cookie, R1, so with the default exception callback.
+    pub(crate) fn check_return_code_of(&mut self, regno: usize, reg_name: &str) -> VResult<()> {
+        let in_async_callback_fn = self.cur.frame[0].in_async_callback_fn;
+        if !in_async_callback_fn && self.program_returns_void() {
             return Ok(());
         }
         self.check_reg_src(regno)?;
@@ -74,17 +82,22 @@ impl Env<'_, '_> {
             self.verbose(&format!("R{regno} leaks addr as return value\n"));
             return errno(EACCES);
         }
-        let Some(range) = self.return_retval_range() else { return Ok(()) };
+        let (range, exit_ctx) = if in_async_callback_fn {
+            (self.cur.frame[0].callback_ret_range, "At async callback return")
+        } else {
+            let Some(range) = self.return_retval_range() else { return Ok(()) };
+            (range, "At program exit")
+        };
         let reg = self.regs()[regno];
         if reg.typ != SCALAR_VALUE {
-            let s = format!("At program exit the register R{regno} is not a known value ({})\n", reg_type_str(reg.typ));
+            let s = format!("{exit_ctx} the register R{regno} is not a known value ({})\n", reg_type_str(reg.typ));
             self.verbose(&s);
             return errno(EINVAL);
         }
         self.mark_chain_precision(regno)?;
         let reg = self.regs()[regno];
         if !retval_range_within(range, &reg) {
-            self.verbose_invalid_scalar(&reg, range, "At program exit", &format!("R{regno}"));
+            self.verbose_invalid_scalar(&reg, range, exit_ctx, reg_name);
             if self.input.prog_type == super::prog_load::prog_types::LSM
                 && self.input.expected_attach_type == crate::prog_type::bpf_attach_type::LSM_CGROUP
                 && self.attach_func_returns_void()

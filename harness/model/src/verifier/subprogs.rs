@@ -58,8 +58,15 @@ pub fn add_subprogs(env: &mut VerifierEnv<'_>) -> PResult<()> {
         }
         add_subprog(env, jmp_target(i, insn.imm))?;
     }
-    // bpf_find_exception_callback_insn_off: the program BTF here never
-    // carries the "exception_callback:" decl tag.
+    // a subprogram the main one names as its exception callback
+    let ex_cb_insn = bpf_find_exception_callback_insn_off(env)?;
+    if ex_cb_insn > 0 {
+        add_subprog(env, ex_cb_insn as i32)?;
+        if let Some(i) = (1..env.subprog_cnt).find(|&i| env.subprog_info[i].start == ex_cb_insn) {
+            env.exception_callback_subprog = i;
+            bpf_mark_subprog_exc_cb(env, i);
+        }
+    }
 
     // the fake 'exit' subprogram past the end
     let cnt = env.subprog_cnt;
@@ -74,6 +81,70 @@ pub fn add_subprogs(env: &mut VerifierEnv<'_>) -> PResult<()> {
         }
     }
     Ok(())
+}
+
+/// `bpf_mark_subprog_exc_cb`: an exception callback runs on its own, like
+/// an async callback.
+fn bpf_mark_subprog_exc_cb(env: &mut VerifierEnv<'_>, i: usize) {
+    let info = &mut env.subprog_info[i];
+    info.is_cb = true;
+    info.is_async_cb = true;
+    info.is_exception_cb = true;
+}
+
+/// `bpf_find_exception_callback_insn_off`: where the subprogram the main
+/// program's `exception_callback:<name>` decl tag names starts, as its
+/// func_info record gives it; 0 without such a tag.
+fn bpf_find_exception_callback_insn_off(env: &mut VerifierEnv<'_>) -> PResult<usize> {
+    let Some(func_info) = env.input.func_info.clone().filter(|f| !f.is_empty()) else { return Ok(0) };
+    let Some(btf) = env.input.prog_btf.clone() else { return Ok(0) };
+    let main_btf_id = func_info[0].type_id;
+    if btf.type_by_id(main_btf_id).is_none() {
+        env.verbose("invalid btf id for main subprog in func_info\n");
+        return Err(Fail::Errno(EINVAL));
+    }
+    // btf_find_decl_tag_value(btf, t, -1, "exception_callback:")
+    const TAG_KEY: &str = "exception_callback:";
+    let mut tags = (1..btf.type_cnt() as u32).filter(|&id| {
+        btf.type_by_id(id).is_some_and(|t| {
+            t.kind == crate::btf::BTF_KIND_DECL_TAG
+                && t.size_or_type == main_btf_id
+                && btf.decl_tag_component_idx(id) == Some(-1)
+                && btf.name(t.name_off).is_some_and(|n| n.starts_with(TAG_KEY))
+        })
+    });
+    let Some(tag) = tags.next() else { return Ok(0) };
+    if tags.next().is_some() {
+        env.verbose("multiple exception callback tags for main subprog\n");
+        return Err(Fail::Errno(EEXIST));
+    }
+    let name = btf.type_by_id(tag).and_then(|t| btf.name(t.name_off)).unwrap_or("")[TAG_KEY.len()..].to_string();
+    let Some(id) = btf.find_by_name_kind(&name, crate::btf::BTF_KIND_FUNC) else {
+        env.verbose(&format!("exception callback '{name}' could not be found in BTF\n"));
+        return Err(Fail::Errno(ENOENT));
+    };
+    // btf_func_linkage: a FUNC's vlen
+    if btf.type_by_id(id).map_or(0, |t| t.vlen) != crate::btf::BTF_FUNC_GLOBAL {
+        env.verbose(&format!("exception callback '{name}' must have global linkage\n"));
+        return Err(Fail::Errno(EINVAL));
+    }
+    // every record of that type counts, the last one wins
+    let mut ret: i64 = 0;
+    for f in func_info.iter().filter(|f| f.type_id == id) {
+        ret = f.insn_off as i64;
+        if ret == 0 {
+            env.verbose("invalid exception callback insn_off in func_info: 0\n");
+            ret = -(EINVAL as i64);
+        }
+    }
+    if ret == 0 {
+        env.verbose("exception callback type id not found in func_info\n");
+        return Err(Fail::Errno(EINVAL));
+    }
+    if ret < 0 {
+        return Err(Fail::Errno(-ret as i32));
+    }
+    Ok(ret as usize)
 }
 
 /// `check_subprogs`: jumps stay inside their subprogram and no subprogram
@@ -227,7 +298,8 @@ enum PrivStack {
     Adaptive,
 }
 
-/// `bpf_enable_priv_stack`: tracing-like types whose JIT (x86-64, arm64)
+/// `bpf_enable_priv_stack`: tracing-like types (and trampoline ones
+/// `bpf_prog_check_recur` guards) whose JIT (x86-64, arm64)
 /// can give a deep enough subprogram its own stack.
 fn bpf_enable_priv_stack(env: &VerifierEnv<'_>) -> PrivStack {
     use super::prog_load::prog_types as pt;
@@ -340,7 +412,7 @@ fn check_max_stack_depth_subprog(env: &mut VerifierEnv<'_>, root: usize, dinfo: 
                 budget = budget.checked_sub(1).ok_or(Fail::Errno(EFAULT))?;
                 let insn = env.insns[i];
                 if bpf_pseudo_kfunc_call(&insn) && insn.off == 0 {
-                    if env.kfunc_name(insn.imm) == Some("bpf_throw") && call_chain(dinfo, idx).any(|t| env.subprog_info[t].is_cb) {
+                    if super::cfg::bpf_is_throw_kfunc(env, &insn) && call_chain(dinfo, idx).any(|t| env.subprog_info[t].is_cb) {
                         env.verbose(&format!("bpf_throw kfunc (insn {i}) cannot be called from callback subprog {idx}\n"));
                         return Err(Fail::Errno(EINVAL));
                     }

@@ -9,6 +9,8 @@ pub const R0: u8 = 0;
 pub const R1: u8 = 1;
 pub const R2: u8 = 2;
 pub const R3: u8 = 3;
+pub const R4: u8 = 4;
+pub const R5: u8 = 5;
 pub const R10: u8 = 10;
 
 pub fn alu64_imm(op: u8, dst: u8, imm: i32) -> Insn {

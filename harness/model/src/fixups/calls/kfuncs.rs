@@ -36,10 +36,18 @@ fn needs_kernel_pointers(name: &str) -> bool {
                 | "bpf_rbtree_add"
                 | "bpf_stream_vprintk"
                 | "bpf_stream_print_stack"
-                | "bpf_task_work_schedule_resume"
-                | "bpf_task_work_schedule_signal"
-                | "bpf_wq_set_callback"
         )
+}
+
+/// The register of the `struct bpf_prog_aux *` a `KF_IMPLICIT_ARGS` kfunc
+/// takes after its public arguments (`insn_aux->arg_prog`), for the
+/// kfuncs the model has.
+fn implicit_prog_aux_regno(name: &str) -> Option<u8> {
+    match name {
+        "bpf_wq_set_callback" => Some(R4),
+        "bpf_task_work_schedule_signal" | "bpf_task_work_schedule_resume" => Some(R5),
+        _ => None,
+    }
 }
 
 /// What replaces the kfunc call at `idx`: at least the call with its imm
@@ -131,5 +139,10 @@ pub fn fixup_kfunc_call(env: &VerifierEnv<'_>, idx: usize) -> Result<Option<Vec<
         "bpf_iter_num_destroy" => vec![ja(0)],
         _ => vec![call],
     };
+    if let Some(regno) = implicit_prog_aux_regno(name) {
+        let mut out = ld_imm64(regno, crate::map::prog_aux_kaddr(env.input.arch)).to_vec();
+        out.extend(patch);
+        return Ok(Some(out));
+    }
     Ok(Some(patch))
 }
