@@ -296,7 +296,6 @@ fn main_pass(env: &mut VerifierEnv<'_>) -> PResult<()> {
                 changes_pkt_data: si.changes_pkt_data,
                 might_sleep: si.might_sleep,
                 might_throw: si.might_throw,
-                ..Subprog::default()
             }
         })
         .collect();
