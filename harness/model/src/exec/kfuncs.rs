@@ -135,6 +135,7 @@ impl Kfunc {
             "bpf_dynptr_from_skb" => NetKfunc("bpf_dynptr_from_skb"),
             "bpf_dynptr_from_skb_rdonly" => NetKfunc("bpf_dynptr_from_skb_rdonly"),
             "bpf_dynptr_from_xdp" => NetKfunc("bpf_dynptr_from_xdp"),
+            "bpf_dynptr_from_skb_meta" => NetKfunc("bpf_dynptr_from_skb_meta"),
             "bpf_xdp_pull_data" => NetKfunc("bpf_xdp_pull_data"),
             _ => Unknown(name.to_string()),
         }
