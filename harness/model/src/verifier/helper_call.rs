@@ -1034,7 +1034,7 @@ impl Env<'_, '_> {
                 }
                 self.check_buffer_access(regno, reg, 0, access_size)
             }
-            PTR_TO_BTF_ID => Err(DoCheckError::Unsupported(format!("helper access through {} is not modelled", reg_type_str(reg.typ)))),
+            PTR_TO_BTF_ID => self.check_ptr_to_btf_access(regno, reg, 0, access_size, write, None),
             // is_var_ctx_off_allowed: a syscall program's ctx is user memory
             // of up to U16_MAX bytes, which helpers may read and write
             PTR_TO_CTX if self.input.prog_type == helpers::prog::SYSCALL => {
