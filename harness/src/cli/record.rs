@@ -783,10 +783,12 @@ pub fn mask_jited_addresses(jited: &[String]) -> (Vec<String>, usize) {
         k += 1;
         if (mnemonic == "callq" || mnemonic == "bl") && operands.starts_with("0x") {
             out.push(format!("{label}<call>"));
-        } else if mnemonic == "jmp" && operands.starts_with("0xffffffff") {
+        } else if mnemonic == "jmp" && operands.starts_with("0x") {
             // a jump out of the image (a retpoline or return thunk, a tail
-            // call into another function's image): its rel32 depends on
-            // where the kernel put the image, as a call's does
+            // call into another function's image; a target inside the
+            // function is printed as its label): its rel32 depends on where
+            // the kernel put the two images, before or after this one, as a
+            // call's does
             out.push(format!("{label}<jump out>"));
         } else if (mnemonic == "movabsq" || mnemonic == "movq") && x86_addr(&operands) {
             address_bytes += n;
@@ -873,6 +875,10 @@ mod tests {
         assert_eq!(two, three);
         assert_eq!(two, ["<address load>", "L1:\tadd\tx8, x8, x0"]);
         assert_eq!((b2, b3), (8, 12));
+        // a tail call's jump into the next program's image, placed before
+        // or after this one
+        let jumps = ["3a:\te9 11 ff ff ff \tjmp\t0xffffffffffffff50", "3a:\te9 8d 00 00 00 \tjmp\t0xcc", "25:\teb 01 \tjmp\tL1"];
+        assert_eq!(mask_jited_addresses(&jumps.map(String::from)).0, ["<jump out>", "<jump out>", "jmp\tL1"]);
         assert_eq!(mask_verification_time("a\nverification time 1206 usec\nb"), "a\nverification time <t> usec\nb");
     }
 }
