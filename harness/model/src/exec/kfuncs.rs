@@ -62,6 +62,10 @@ pub enum Kfunc {
     /// net/core/filter.c, which the model does not have; a run reaching one
     /// stops as not modelled.
     NetKfunc(&'static str),
+    /// `bpf_stream_vprintk` (kernel/bpf/stream.c).
+    StreamVprintk,
+    /// `bpf_stream_print_stack`.
+    StreamPrintStack,
     Unknown(String),
 }
 
@@ -137,6 +141,8 @@ impl Kfunc {
             "bpf_dynptr_from_xdp" => NetKfunc("bpf_dynptr_from_xdp"),
             "bpf_dynptr_from_skb_meta" => NetKfunc("bpf_dynptr_from_skb_meta"),
             "bpf_xdp_pull_data" => NetKfunc("bpf_xdp_pull_data"),
+            "bpf_stream_vprintk" => StreamVprintk,
+            "bpf_stream_print_stack" => StreamPrintStack,
             _ => Unknown(name.to_string()),
         }
     }
@@ -265,9 +271,57 @@ pub(crate) fn call(rt: &mut Runtime, k: &Kfunc, a: [u64; 5]) -> Result<Flow, Exe
             }
             0
         }
+        Kfunc::StreamVprintk => stream_vprintk(rt, a[0] as i32, a[1], a[2], a[3] as u32)?,
+        Kfunc::StreamPrintStack => match bpf_stream_get(a[0] as i32) {
+            // the dump's text goes to the stream, which no test run reads
+            Some(_) => 0,
+            None => neg(ENOENT),
+        },
         Kfunc::Unknown(name) => return Err(ExecError::Unsupported(format!("kfunc {name}"))),
     };
     Ok(Flow::Ret(ret))
+}
+
+/// `BPF_STREAM_MAX_CAPACITY`: what a program's stream may hold.
+const BPF_STREAM_MAX_CAPACITY: u32 = 100 * 1000;
+/// `MAX_BPRINTF_VARARGS`, `MAX_BPRINTF_BUF`.
+const MAX_BPRINTF_VARARGS: u32 = 12;
+const MAX_BPRINTF_BUF: usize = 512;
+
+/// `bpf_stream_get`: the index of `BPF_STDOUT` (1) or `BPF_STDERR` (2) in
+/// `prog->aux->stream`.
+fn bpf_stream_get(stream_id: i32) -> Option<usize> {
+    matches!(stream_id, 1 | 2).then(|| stream_id as usize - 1)
+}
+
+/// `bpf_stream_vprintk`: formats `fmt` with the `len` bytes of arguments
+/// at `args` and pushes the text to the stream, within its capacity
+/// (`bpf_stream_consume_capacity`). Formats with conversions stop the run
+/// as not modelled.
+fn stream_vprintk(rt: &mut Runtime, stream_id: i32, fmt: Addr, args: Addr, len: u32) -> Result<u64, ExecError> {
+    let Some(i) = bpf_stream_get(stream_id) else { return Ok(neg(ENOENT)) };
+    if len & 7 != 0 || len > MAX_BPRINTF_VARARGS * 8 || (len != 0 && args == 0) {
+        return Ok(neg(EINVAL));
+    }
+    // the verifier saw a constant string: it is NUL-terminated
+    let (text, _) = rt.mem.read_cstr(fmt, usize::MAX).map_err(fault)?;
+    // bpf_bprintf_prepare: ASCII control bytes other than white space are
+    // refused
+    if text.iter().any(|&c| c.is_ascii() && c.is_ascii_control() && !c.is_ascii_whitespace() && c != 0x0b) {
+        return Ok(neg(EINVAL));
+    }
+    if text.contains(&b'%') {
+        return Err(ExecError::Unsupported("bpf_stream_vprintk of a format with conversions (bpf_bprintf_prepare, bstr_printf)".into()));
+    }
+    // bstr_printf writes at most MAX_BPRINTF_BUF bytes with the NUL; the
+    // push leaves the NUL out
+    let n = text.len().min(MAX_BPRINTF_BUF - 1) as u32;
+    let cap = &mut rt.stream_capacity[i];
+    if *cap >= BPF_STREAM_MAX_CAPACITY || cap.saturating_add(n) >= BPF_STREAM_MAX_CAPACITY {
+        return Ok(neg(ENOSPC));
+    }
+    *cap += n;
+    Ok(0)
 }
 
 /// The run's arena when `map` (a kfunc's `p__map`) is the arena map, `None`

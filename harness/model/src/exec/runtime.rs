@@ -50,6 +50,9 @@ pub struct Runtime {
     pub(crate) arena: Option<super::arena::Arena>,
     /// Frame stacks of finished interpreter loops, for reuse.
     pub(crate) frame_pool: Vec<Vec<super::interp::Frame>>,
+    /// Bytes held by the program's `BPF_STDOUT` and `BPF_STDERR` streams
+    /// (`prog->aux->stream[i].capacity`).
+    pub(crate) stream_capacity: [u32; 2],
 }
 
 /// The stack of a native run, shared by the interpreter run it is compared
@@ -139,6 +142,7 @@ impl Runtime {
             native_ns: None,
             host_stack: None,
             frame_pool: Vec::new(),
+            stream_capacity: [0; 2],
             arena,
         })
     }

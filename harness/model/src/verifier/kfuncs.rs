@@ -660,6 +660,9 @@ pub const KFUNCS: &[KfuncProto] = &[
         ret: KfRet::Scalar,
         set: KfuncSet::Common,
     },
+    // `int bpf_stream_print_stack(int stream_id)` (`KF_IMPLICIT_ARGS`, as
+    // bpf_stream_vprintk)
+    KfuncProto { name: "bpf_stream_print_stack", flags: kf::SPINLOCK_SAFE | kf::PERFMON, args: &[KfArg::Scalar], ret: KfRet::Scalar, set: KfuncSet::Common },
     // bpf_kfunc_set_skb: `int bpf_dynptr_from_skb(struct __sk_buff *s, u64
     // flags, struct bpf_dynptr *ptr__uninit)`
     KfuncProto {

@@ -34,8 +34,6 @@ fn needs_kernel_pointers(name: &str) -> bool {
                 | "bpf_list_push_back"
                 | "bpf_list_add"
                 | "bpf_rbtree_add"
-                | "bpf_stream_vprintk"
-                | "bpf_stream_print_stack"
         )
 }
 
@@ -45,7 +43,8 @@ fn needs_kernel_pointers(name: &str) -> bool {
 fn implicit_prog_aux_regno(name: &str) -> Option<u8> {
     match name {
         "bpf_wq_set_callback" => Some(R4),
-        "bpf_task_work_schedule_signal" | "bpf_task_work_schedule_resume" => Some(R5),
+        "bpf_task_work_schedule_signal" | "bpf_task_work_schedule_resume" | "bpf_stream_vprintk" => Some(R5),
+        "bpf_stream_print_stack" => Some(R2),
         _ => None,
     }
 }
