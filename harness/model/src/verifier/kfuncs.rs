@@ -609,7 +609,11 @@ pub const KFUNCS: &[KfuncProto] = &[
     },
     KfuncProto { name: "bpf_cgroup_release", flags: kf::RELEASE, args: &[KfArg::BtfId("cgroup")], ret: KfRet::Void, set: KfuncSet::Generic },
     KfuncProto { name: "bpf_cgroup_from_id", flags: kf::ACQUIRE | kf::RET_NULL, args: &[KfArg::Scalar], ret: KfRet::BtfId("cgroup"), set: KfuncSet::Generic },
-    // cpumask_kfunc_btf_ids
+    // cpumask_kfunc_btf_ids, in its order, with the prototypes of the 7.3
+    // BTF: a `struct bpf_cpumask *` the kfunc writes, a `const struct
+    // cpumask *` it reads (a `struct bpf_cpumask` leads with one); `u32`,
+    // `bool` and `int` returns are scalars; `int bpf_cpumask_populate(struct
+    // bpf_cpumask *cpumask, void *src, size_t src__sz)`
     KfuncProto { name: "bpf_cpumask_create", flags: kf::ACQUIRE | kf::RET_NULL, args: &[], ret: KfRet::BtfId("bpf_cpumask"), set: KfuncSet::Cpumask },
     KfuncProto { name: "bpf_cpumask_release", flags: kf::RELEASE, args: &[KfArg::BtfId("bpf_cpumask")], ret: KfRet::Void, set: KfuncSet::Cpumask },
     KfuncProto {
@@ -619,9 +623,101 @@ pub const KFUNCS: &[KfuncProto] = &[
         ret: KfRet::BtfId("bpf_cpumask"),
         set: KfuncSet::Cpumask,
     },
+    KfuncProto { name: "bpf_cpumask_first", flags: kf::RCU, args: &[KfArg::BtfId("cpumask")], ret: KfRet::Scalar, set: KfuncSet::Cpumask },
+    KfuncProto { name: "bpf_cpumask_first_zero", flags: kf::RCU, args: &[KfArg::BtfId("cpumask")], ret: KfRet::Scalar, set: KfuncSet::Cpumask },
+    KfuncProto {
+        name: "bpf_cpumask_first_and",
+        flags: kf::RCU,
+        args: &[KfArg::BtfId("cpumask"), KfArg::BtfId("cpumask")],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Cpumask,
+    },
     KfuncProto { name: "bpf_cpumask_set_cpu", flags: kf::RCU, args: &[KfArg::Scalar, KfArg::BtfId("bpf_cpumask")], ret: KfRet::Void, set: KfuncSet::Cpumask },
     KfuncProto { name: "bpf_cpumask_clear_cpu", flags: kf::RCU, args: &[KfArg::Scalar, KfArg::BtfId("bpf_cpumask")], ret: KfRet::Void, set: KfuncSet::Cpumask },
-    // `bool bpf_cpumask_test_cpu(u32 cpu, const struct cpumask *cpumask)`
+    KfuncProto { name: "bpf_cpumask_test_cpu", flags: kf::RCU, args: &[KfArg::Scalar, KfArg::BtfId("cpumask")], ret: KfRet::Scalar, set: KfuncSet::Cpumask },
+    KfuncProto {
+        name: "bpf_cpumask_test_and_set_cpu",
+        flags: kf::RCU,
+        args: &[KfArg::Scalar, KfArg::BtfId("bpf_cpumask")],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Cpumask,
+    },
+    KfuncProto {
+        name: "bpf_cpumask_test_and_clear_cpu",
+        flags: kf::RCU,
+        args: &[KfArg::Scalar, KfArg::BtfId("bpf_cpumask")],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Cpumask,
+    },
+    KfuncProto { name: "bpf_cpumask_setall", flags: kf::RCU, args: &[KfArg::BtfId("bpf_cpumask")], ret: KfRet::Void, set: KfuncSet::Cpumask },
+    KfuncProto { name: "bpf_cpumask_clear", flags: kf::RCU, args: &[KfArg::BtfId("bpf_cpumask")], ret: KfRet::Void, set: KfuncSet::Cpumask },
+    KfuncProto {
+        name: "bpf_cpumask_and",
+        flags: kf::RCU,
+        args: &[KfArg::BtfId("bpf_cpumask"), KfArg::BtfId("cpumask"), KfArg::BtfId("cpumask")],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Cpumask,
+    },
+    KfuncProto {
+        name: "bpf_cpumask_or",
+        flags: kf::RCU,
+        args: &[KfArg::BtfId("bpf_cpumask"), KfArg::BtfId("cpumask"), KfArg::BtfId("cpumask")],
+        ret: KfRet::Void,
+        set: KfuncSet::Cpumask,
+    },
+    KfuncProto {
+        name: "bpf_cpumask_xor",
+        flags: kf::RCU,
+        args: &[KfArg::BtfId("bpf_cpumask"), KfArg::BtfId("cpumask"), KfArg::BtfId("cpumask")],
+        ret: KfRet::Void,
+        set: KfuncSet::Cpumask,
+    },
+    KfuncProto {
+        name: "bpf_cpumask_equal",
+        flags: kf::RCU,
+        args: &[KfArg::BtfId("cpumask"), KfArg::BtfId("cpumask")],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Cpumask,
+    },
+    KfuncProto {
+        name: "bpf_cpumask_intersects",
+        flags: kf::RCU,
+        args: &[KfArg::BtfId("cpumask"), KfArg::BtfId("cpumask")],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Cpumask,
+    },
+    KfuncProto {
+        name: "bpf_cpumask_subset",
+        flags: kf::RCU,
+        args: &[KfArg::BtfId("cpumask"), KfArg::BtfId("cpumask")],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Cpumask,
+    },
+    KfuncProto { name: "bpf_cpumask_empty", flags: kf::RCU, args: &[KfArg::BtfId("cpumask")], ret: KfRet::Scalar, set: KfuncSet::Cpumask },
+    KfuncProto { name: "bpf_cpumask_full", flags: kf::RCU, args: &[KfArg::BtfId("cpumask")], ret: KfRet::Scalar, set: KfuncSet::Cpumask },
+    KfuncProto {
+        name: "bpf_cpumask_copy",
+        flags: kf::RCU,
+        args: &[KfArg::BtfId("bpf_cpumask"), KfArg::BtfId("cpumask")],
+        ret: KfRet::Void,
+        set: KfuncSet::Cpumask,
+    },
+    KfuncProto { name: "bpf_cpumask_any_distribute", flags: kf::RCU, args: &[KfArg::BtfId("cpumask")], ret: KfRet::Scalar, set: KfuncSet::Cpumask },
+    KfuncProto {
+        name: "bpf_cpumask_any_and_distribute",
+        flags: kf::RCU,
+        args: &[KfArg::BtfId("cpumask"), KfArg::BtfId("cpumask")],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Cpumask,
+    },
+    KfuncProto { name: "bpf_cpumask_weight", flags: kf::RCU, args: &[KfArg::BtfId("cpumask")], ret: KfRet::Scalar, set: KfuncSet::Cpumask },
+    KfuncProto {
+        name: "bpf_cpumask_populate",
+        flags: kf::RCU,
+        args: &[KfArg::BtfId("bpf_cpumask"), KfArg::Mem { nullable: false }, KfArg::MemSize],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Cpumask,
+    },
     // `struct kmem_cache *bpf_get_kmem_cache(u64 addr)`: untrusted
     KfuncProto { name: "bpf_get_kmem_cache", flags: kf::PERFMON, args: &[KfArg::Scalar], ret: KfRet::BtfId("kmem_cache"), set: KfuncSet::Common },
     // `int bpf_probe_read_kernel_dynptr(const struct bpf_dynptr *dptr, u64
@@ -633,7 +729,6 @@ pub const KFUNCS: &[KfuncProto] = &[
         ret: KfRet::Scalar,
         set: KfuncSet::Common,
     },
-    KfuncProto { name: "bpf_cpumask_test_cpu", flags: kf::RCU, args: &[KfArg::Scalar, KfArg::BtfId("cpumask")], ret: KfRet::Scalar, set: KfuncSet::Cpumask },
     // `void *bpf_dynptr_slice(const struct bpf_dynptr *p, u64 offset, void
     // *buffer__nullable, u64 buffer__szk)` and its `_rdwr` twin
     KfuncProto {
