@@ -259,6 +259,9 @@ pub enum KfArg {
     TaskWork,
     /// `KF_ARG_PTR_TO_CALLBACK`: a pointer to a BPF subprogram.
     Callback,
+    /// `KF_ARG_PTR_TO_RES_SPIN_LOCK`: a `struct bpf_res_spin_lock` in a map
+    /// value or an allocated object.
+    ResSpinLock,
 }
 
 /// `btf_is_projection_of`: the kernel struct behind a uapi ctx struct.
@@ -894,9 +897,41 @@ pub const KFUNCS: &[KfuncProto] = &[
         ret: KfRet::Scalar,
         set: KfuncSet::Common,
     },
+    // rqspinlock_kfunc_ids (rqspinlock.c, every program type, all
+    // KF_SPINLOCK_SAFE and the locking two KF_RET_NULL on their `int`
+    // return): `int bpf_res_spin_lock(struct bpf_res_spin_lock *lock)`, `void
+    // bpf_res_spin_unlock(struct bpf_res_spin_lock *lock)`, `int
+    // bpf_res_spin_lock_irqsave(struct bpf_res_spin_lock *lock, unsigned long
+    // *flags__irq_flag)`, `void bpf_res_spin_unlock_irqrestore(struct
+    // bpf_res_spin_lock *lock, unsigned long *flags__irq_flag)`
+    KfuncProto { name: "bpf_res_spin_lock", flags: kf::RET_NULL | kf::SPINLOCK_SAFE, args: &[KfArg::ResSpinLock], ret: KfRet::Scalar, set: KfuncSet::Common },
+    KfuncProto { name: "bpf_res_spin_unlock", flags: kf::SPINLOCK_SAFE, args: &[KfArg::ResSpinLock], ret: KfRet::Void, set: KfuncSet::Common },
+    KfuncProto {
+        name: "bpf_res_spin_lock_irqsave",
+        flags: kf::RET_NULL | kf::SPINLOCK_SAFE,
+        args: &[KfArg::ResSpinLock, KfArg::IrqFlag],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Common,
+    },
+    KfuncProto {
+        name: "bpf_res_spin_unlock_irqrestore",
+        flags: kf::SPINLOCK_SAFE,
+        args: &[KfArg::ResSpinLock, KfArg::IrqFlag],
+        ret: KfRet::Void,
+        set: KfuncSet::Common,
+    },
     // exceptions (helpers.c, generic_btf_ids): `void bpf_throw(u64 cookie)`
     KfuncProto { name: "bpf_throw", flags: 0, args: &[KfArg::Scalar], ret: KfRet::Void, set: KfuncSet::Generic },
 ];
+
+/// The resilient spin lock kfuncs that take the lock (`KF_bpf_res_spin_lock`,
+/// `KF_bpf_res_spin_lock_irqsave`), which may fail.
+fn is_res_spin_lock_acquire(name: &str) -> bool {
+    matches!(name, "bpf_res_spin_lock" | "bpf_res_spin_lock_irqsave")
+}
+
+/// `MAX_ERRNO`.
+const MAX_ERRNO: i32 = 4095;
 
 /// `bpf_is_kfunc_pkt_changing`.
 pub fn bpf_is_kfunc_pkt_changing(name: &str) -> bool {
@@ -1066,6 +1101,18 @@ impl Env<'_, '_> {
         if let Some(a) = self.aux.get_mut(insn_idx) {
             a.is_iter_next = proto.flags & kf::ITER_NEXT != 0;
         }
+        if is_res_spin_lock_acquire(name) {
+            // the other outcome: the lock was not taken (a deadlock or a
+            // timeout), an error in R0 and no lock held
+            let qi = self.push_stack(insn_idx + 1, insn_idx, false)?;
+            let mut r0 = self.unknown_reg();
+            super::scalar::mark_reg_s32_range(&mut r0.s, -MAX_ERRNO, -1);
+            let regs = &mut self.stack[qi].st.cur_mut().regs;
+            for r in regs.iter_mut().take(super::calls::CALLER_SAVED_REGS) {
+                *r = RegState::not_init();
+            }
+            regs[0] = r0;
+        }
         if proto.flags & kf::PERFMON != 0 && !self.allow_ptr_leaks() {
             self.verbose(&format!("{name} is allowed only to CAP_PERFMON and CAP_SYS_ADMIN\n"));
             return errno(EPERM);
@@ -1180,6 +1227,8 @@ impl Env<'_, '_> {
         let cap = self.bpf_capable();
         match proto.ret {
             KfRet::Void => {}
+            // a lock taken: 0
+            KfRet::Scalar if is_res_spin_lock_acquire(name) => self.regs_mut()[0] = self.const_zero_reg(),
             KfRet::Scalar => self.regs_mut()[0] = RegState::unknown(cap),
             KfRet::Special => {
                 let r0 = match name {
@@ -1317,6 +1366,7 @@ impl Env<'_, '_> {
                     | KfArg::Wq
                     | KfArg::TaskWork
                     | KfArg::Callback
+                    | KfArg::ResSpinLock
             );
             let nullable = matches!(kind, KfArg::Mem { nullable: true });
             let insn_idx = self.insn_idx;
@@ -1329,6 +1379,7 @@ impl Env<'_, '_> {
                 KfArg::ConstStr => "(char *)".to_string(),
                 KfArg::Wq => "(struct bpf_wq *)".to_string(),
                 KfArg::TaskWork => "(struct bpf_task_work *)".to_string(),
+                KfArg::ResSpinLock => "(struct bpf_res_spin_lock *)".to_string(),
                 _ => "(void *)".to_string(),
             };
             if is_ptr_arg && !nullable && (reg.is_null() || type_may_be_null(reg.typ)) {
@@ -1522,6 +1573,21 @@ impl Env<'_, '_> {
                         return errno(EINVAL);
                     }
                     meta.subprogno = reg.subprogno();
+                }
+                KfArg::ResSpinLock => {
+                    if reg.typ != PTR_TO_MAP_VALUE && reg.typ != PTR_TO_BTF_ID | MEM_ALLOC {
+                        self.verbose(&format!("{} doesn't point to map value or allocated object\n", reg_arg_name(regno)));
+                        return errno(EINVAL);
+                    }
+                    use super::helper_call::{PROCESS_LOCK_IRQ, PROCESS_RES_LOCK, PROCESS_SPIN_LOCK};
+                    let mut flags = PROCESS_RES_LOCK;
+                    if matches!(proto.name, "bpf_res_spin_lock" | "bpf_res_spin_lock_irqsave") {
+                        flags |= PROCESS_SPIN_LOCK;
+                    }
+                    if matches!(proto.name, "bpf_res_spin_lock_irqsave" | "bpf_res_spin_unlock_irqrestore") {
+                        flags |= PROCESS_LOCK_IRQ;
+                    }
+                    self.process_spin_lock(&reg, regno, flags)?;
                 }
                 KfArg::Ignore | KfArg::IgnoreSized(_) => {}
             }
