@@ -78,7 +78,12 @@ ROOT_STRUCTS = [
     "__sk_buff",
     # what the tests' fentry arguments point to and they walk
     "nameidata", "nf_hook_state",
+    # what the cgroup kfunc tests walk from a trusted cgroup
+    "cgroup",
 ]
+# structs kept by name and size only: what the tests bpf_core_cast to and
+# never read through
+OPAQUE_STRUCTS = ["bpf_verifier_env"]
 # functions fentry/fexit programs of the tests attach to
 ROOT_FUNCS = [f"bpf_fentry_test{i}" for i in range(1, 11)] + ["bpf_fentry_test_sinfo", "bpf_modify_return_test",
               "bpf_fentry_test_ppvoid", "bpf_fentry_test_pppvoid", "bpf_fentry_test_ppfile",
@@ -252,6 +257,12 @@ def subset(types):
             print(f"warning: struct {s} not in BTF", file=sys.stderr)
             continue
         todo.append((i, "full"))
+    for s in OPAQUE_STRUCTS:
+        i = by_name.get(("struct", s))
+        if i is None:
+            print(f"warning: struct {s} not in BTF", file=sys.stderr)
+            continue
+        todo.append((i, "opaque"))
     for f in ROOT_FUNCS:
         i = by_name.get(("func", f))
         if i is None:
