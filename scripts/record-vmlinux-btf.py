@@ -71,7 +71,7 @@ ROOT_STRUCTS = [
     # what the tests' LSM hook arguments point to and they walk
     "file", "dentry", "inode",
     # what iterator programs read through their ctx (ctx->meta->seq, ctx->map)
-    "bpf_iter_meta", "bpf_map",
+    "bpf_iter_meta", "bpf_map", "seq_file",
     # the objects of the cpumask kfuncs and of the resilient spin lock kfuncs
     "bpf_cpumask", "cpumask", "bpf_res_spin_lock",
     # the uapi ctx struct tests bpf_core_cast to (bpf_rdonly_cast of its id)
@@ -80,6 +80,9 @@ ROOT_STRUCTS = [
     "nameidata", "nf_hook_state",
     # what the cgroup kfunc tests walk from a trusted cgroup
     "cgroup",
+    # the socket structs the bpf_skc_to_* helpers return, each leading with
+    # the one it extends (btf_struct_ids_match walks their first members)
+    "tcp_sock", "tcp6_sock", "udp6_sock", "unix_sock", "mptcp_sock", "tcp_request_sock", "tcp_timewait_sock",
 ]
 # structs kept by name and size only: what the tests bpf_core_cast to and
 # never read through

@@ -947,8 +947,7 @@ impl Env<'_, '_> {
             let have = super::kfuncs::btf_type_name(reg.aux);
             let strict = arg_type_is_release(arg_type) && meta.func_id != func::SK_RELEASE;
             let off = reg.s.var_off.value;
-            let same = super::kfuncs::btf_struct_ids_match(reg.aux, off, want, strict)
-                || (!strict && off != 0 && reg.typ & MEM_ALLOC == 0 && self.btf_struct_ids_match_walk(reg.aux, off, want)?);
+            let same = self.btf_struct_ids_match(reg, off, want, strict)?;
             if !same {
                 let s = format!("R{regno} is of type {have} but {want} is expected\n");
                 self.verbose(&s);

@@ -147,40 +147,6 @@ pub fn btf_type_id_interned(name: &str) -> i64 {
     (INTERNED_BASE + i) as i64
 }
 
-/// `btf_struct_ids_match` for the model's types: the same struct, or a
-/// struct whose first member is the wanted one (a socket is a
-/// `sock_common`), when not strict and at offset 0.
-pub fn btf_struct_ids_match(have: i64, off: u64, want: &str, strict: bool) -> bool {
-    let name = btf_type_name(have);
-    if name == want && off == 0 {
-        return true;
-    }
-    if strict || off != 0 {
-        return false;
-    }
-    const FIRST_MEMBER: &[(&str, &str)] = &[
-        ("sock", "sock_common"),
-        ("tcp_sock", "sock"),
-        ("tcp6_sock", "tcp_sock"),
-        ("udp6_sock", "sock"),
-        ("unix_sock", "sock"),
-        ("mptcp_sock", "sock"),
-        ("tcp_request_sock", "sock_common"),
-        ("tcp_timewait_sock", "sock_common"),
-        // `cpumask_t cpumask` leads `struct bpf_cpumask`
-        ("bpf_cpumask", "cpumask"),
-    ];
-    let mut cur = name;
-    for _ in 0..8 {
-        match FIRST_MEMBER.iter().find(|(a, _)| *a == cur) {
-            Some((_, b)) if *b == want => return true,
-            Some((_, b)) => cur = b,
-            None => return false,
-        }
-    }
-    false
-}
-
 /// The kernel-side context struct of a program type (`bpf_ctx_convert`,
 /// `get_kern_ctx_btf_id`).
 fn kern_ctx_type(prog_type: u32) -> Option<&'static str> {
@@ -1540,13 +1506,13 @@ impl Env<'_, '_> {
                 }
                 // is_kfunc_arg_map: a KF_ARG_PTR_TO_BTF_ID to struct bpf_map
                 // (reg2btf_ids[CONST_PTR_TO_MAP])
-                KfArg::Map if base_type(reg.typ) == PTR_TO_BTF_ID => self.process_kf_arg_btf_id(&reg, regno, proto, "bpf_map")?,
+                KfArg::Map if base_type(reg.typ) == PTR_TO_BTF_ID => self.process_kf_arg_btf_id(&reg, regno, proto, "bpf_map", meta)?,
                 KfArg::Map => {
                     if reg.typ != CONST_PTR_TO_MAP {
                         return Err(DoCheckError::Unsupported(format!("a {} passed as a kfunc's map pointer", reg_type_str(reg.typ))));
                     }
                 }
-                KfArg::BtfId(want) => self.process_kf_arg_btf_id(&reg, regno, proto, want)?,
+                KfArg::BtfId(want) => self.process_kf_arg_btf_id(&reg, regno, proto, want, meta)?,
                 KfArg::Dynptr => {
                     // the dynptr a release kfunc of the special list takes
                     let t = if proto.name == "bpf_dynptr_file_discard" { DYNPTR_TYPE_FILE | super::helper_protos::OBJ_RELEASE } else { 0 };
@@ -1672,19 +1638,52 @@ impl Env<'_, '_> {
     /// The `KF_ARG_PTR_TO_BTF_ID` case of `check_kfunc_args` with
     /// `process_kf_arg_ptr_to_btf_id`: a trusted (or, for `KF_RCU`, an RCU)
     /// pointer to the wanted struct, or to one leading with it.
-    fn process_kf_arg_btf_id(&mut self, reg: &RegState, regno: usize, proto: &KfuncProto, want: &'static str) -> VResult<()> {
+    fn process_kf_arg_btf_id(&mut self, reg: &RegState, regno: usize, proto: &KfuncProto, want: &'static str, meta: &mut CallArgMeta) -> VResult<()> {
         let insn_idx = self.insn_idx;
         let arg = reg_arg_name(regno);
         if base_type(reg.typ) != PTR_TO_BTF_ID {
-            // reg2btf_ids types, and structs of scalars (checked as memory of
-            // their size) are not modelled
+            // reg2btf_ids types are not modelled
             let reg2btf = matches!(base_type(reg.typ), PTR_TO_SOCKET | PTR_TO_SOCK_COMMON | PTR_TO_TCP_SOCK | CONST_PTR_TO_MAP);
-            let scalar_struct = match self.input.vmlinux_btf.zip(self.input.vmlinux_btf.and_then(|b| b.struct_by_name(want))) {
-                Some((btf, id)) => btf_type_is_scalar_struct(btf, id, 0),
-                None => None,
-            };
-            if reg.typ == SCALAR_VALUE || reg2btf || scalar_struct != Some(false) {
+            let scalar_struct = self
+                .input
+                .vmlinux_btf
+                .and_then(|btf| Some((btf, btf.struct_by_name(want)?)))
+                .and_then(|(btf, id)| Some((btf_type_is_scalar_struct(btf, id, 0)?, btf.type_size(id)?)));
+            let Some((scalar_struct, size)) = scalar_struct.filter(|_| !reg2btf) else {
                 return Err(DoCheckError::Unsupported(format!("a {} passed as a kfunc's struct {want} pointer", reg_type_str(reg.typ))));
+            };
+            if scalar_struct {
+                // a struct of scalars is checked as memory of its size the
+                // kfunc reads and writes (KF_ARG_PTR_TO_MEM | MEM_FIXED_SIZE)
+                let checked = self
+                    .check_mem_reg(reg, regno, size as i64, false, Some(&mut *meta))
+                    .and_then(|_| self.check_mem_reg(reg, regno, size as i64, true, Some(&mut *meta)));
+                if let Err(e) = checked {
+                    let plain = super::diag::bpf_diag_reg_type_plain(reg.typ);
+                    if reg.typ == SCALAR_VALUE {
+                        let reason = format!("the kfunc expects {size} bytes of memory for (struct {want}), but it is {plain} and not verifier-known memory");
+                        self.bpf_diag_call_arg(
+                            insn_idx,
+                            regno,
+                            proto.name,
+                            &reason,
+                            "Pass stack, map, context, or other verifier-known memory of the expected type and size, not an integer cast to a pointer.",
+                        );
+                    } else {
+                        let reason = format!(
+                            "the kfunc expects {size} bytes of memory for (struct {want}), but the verifier cannot prove that {plain} provides a readable and writable range of that size"
+                        );
+                        self.bpf_diag_call_arg(
+                            insn_idx,
+                            regno,
+                            proto.name,
+                            &reason,
+                            "Pass memory with at least the required number of accessible bytes and suitable read and write access.",
+                        );
+                    }
+                    return Err(e);
+                }
+                return Ok(());
             }
             // lookup_reg2btf_ids of the wanted struct adds " or <type>"
             if matches!(want, "sock" | "sock_common" | "tcp_sock" | "bpf_map") {
@@ -1736,9 +1735,7 @@ impl Env<'_, '_> {
         }
         let strict = proto.flags & kf::RELEASE != 0 && referenced;
         let off = reg.s.var_off.value;
-        // the program's own allocated objects are not vmlinux types
-        let walk = !strict && off != 0 && reg.typ & MEM_ALLOC == 0;
-        let same = btf_struct_ids_match(reg.aux, off, want, strict) || (walk && self.btf_struct_ids_match_walk(reg.aux, off, want)?);
+        let same = self.btf_struct_ids_match(reg, off, want, strict)?;
         if !same {
             // btf_type_str of a struct: its kind, as btf_kind_str spells it
             let have = btf_type_name(reg.aux);
@@ -1748,13 +1745,24 @@ impl Env<'_, '_> {
         Ok(())
     }
 
-    /// The walking half of `btf_struct_ids_match` over the recorded vmlinux
-    /// BTF: from struct `have` at `off`, the nested struct starting there,
-    /// then the structs leading each nested one, until one is `want`. What
-    /// the walk stops on is logged as `btf_struct_walk` logs it.
-    pub(crate) fn btf_struct_ids_match_walk(&mut self, have: i64, off: u64, want: &str) -> VResult<bool> {
+    /// `btf_struct_ids_match`: `reg`'s struct at `off` is `want`, or (not
+    /// `strict`) a struct nested there is, found by walking the recorded
+    /// vmlinux BTF from `off` into the struct starting there, then into the
+    /// struct leading each nested one (a `tcp_sock` leads with an
+    /// `inet_connection_sock`, ..., a `sock_common`; a `bpf_cpumask` with a
+    /// `cpumask`). What the walk stops on is logged as `btf_struct_walk`
+    /// logs it.
+    pub(crate) fn btf_struct_ids_match(&mut self, reg: &RegState, off: u64, want: &str, strict: bool) -> VResult<bool> {
         use super::btf_access::{Walk, WalkErr, btf_struct_walk};
-        let name = btf_type_name(have);
+        let name = btf_type_name(reg.aux);
+        if off == 0 && name == want {
+            return Ok(true);
+        }
+        // the program's own allocated objects are types of its BTF, not
+        // vmlinux's: walking them is not modelled
+        if strict || reg.typ & MEM_ALLOC != 0 {
+            return Ok(false);
+        }
         let Some(btf) = self.input.vmlinux_btf else {
             return Err(DoCheckError::Unsupported("btf_struct_ids_match: no vmlinux BTF is recorded for this arch".into()));
         };
