@@ -947,7 +947,7 @@ pub(crate) fn kfunc_spin_allowed(env: &Env<'_, '_>, imm: i32, off: i16) -> bool 
     if KFUNCS.iter().any(|k| k.name == name && k.flags & kf::SPINLOCK_SAFE != 0) {
         return true;
     }
-    name.starts_with("bpf_list_") || name.starts_with("bpf_rbtree_") || name.starts_with("bpf_res_spin_")
+    name.starts_with("bpf_list_") || name.starts_with("bpf_rbtree_")
 }
 
 /// `__mark_dynptr_reg` for a callback's `const struct bpf_dynptr *`.
