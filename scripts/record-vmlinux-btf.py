@@ -71,8 +71,22 @@ ROOT_STRUCTS = [
     # what the tests' LSM hook arguments point to and they walk
     "file", "dentry", "inode",
     # what iterator programs read through their ctx (ctx->meta->seq, ctx->map)
-    "bpf_iter_meta", "bpf_map",
+    "bpf_iter_meta", "bpf_map", "seq_file",
+    # the objects of the cpumask kfuncs and of the resilient spin lock kfuncs
+    "bpf_cpumask", "cpumask", "bpf_res_spin_lock",
+    # the uapi ctx struct tests bpf_core_cast to (bpf_rdonly_cast of its id)
+    "__sk_buff",
+    # what the tests' fentry arguments point to and they walk
+    "nameidata", "nf_hook_state",
+    # what the cgroup kfunc tests walk from a trusted cgroup
+    "cgroup",
+    # the socket structs the bpf_skc_to_* helpers return, each leading with
+    # the one it extends (btf_struct_ids_match walks their first members)
+    "tcp_sock", "tcp6_sock", "udp6_sock", "unix_sock", "mptcp_sock", "tcp_request_sock", "tcp_timewait_sock",
 ]
+# structs kept by name and size only: what the tests bpf_core_cast to and
+# never read through
+OPAQUE_STRUCTS = ["bpf_verifier_env"]
 # functions fentry/fexit programs of the tests attach to
 ROOT_FUNCS = [f"bpf_fentry_test{i}" for i in range(1, 11)] + ["bpf_fentry_test_sinfo", "bpf_modify_return_test",
               "bpf_fentry_test_ppvoid", "bpf_fentry_test_pppvoid", "bpf_fentry_test_ppfile",
@@ -80,17 +94,21 @@ ROOT_FUNCS = [f"bpf_fentry_test{i}" for i in range(1, 11)] + ["bpf_fentry_test_s
               # SYS_PREFIX "sys_nanosleep" (bpf_misc.h), the x86_64 and arm64 names
               "__x64_sys_nanosleep", "__arm64_sys_nanosleep",
               # SYS_PREFIX "sys_getpgid": the sleepable fentry of the css and task iterator tests
-              "__x64_sys_getpgid", "__arm64_sys_getpgid"]
+              "__x64_sys_getpgid", "__arm64_sys_getpgid",
+              # fentry/fexit/fmod_ret targets the tests name
+              "bpf_check", "skb_tx_error", "__set_task_comm"]
 # attach targets of the tests' tp_btf, lsm, lsm_cgroup and iter sections, as
 # libbpf names them in vmlinux BTF (btf_get_kernel_prefix_kind): the
 # tracepoints' `btf_trace_<tp>` typedefs (kept with the prototype they point
 # to) and their templates' `__bpf_trace_<tp>` functions where the template has
 # the event's name, the `bpf_lsm_<hook>` functions and the `bpf_iter_<name>`
 # functions with their ctx structs `bpf_iter__<name>`
-TRACEPOINTS = ["sys_enter", "task_newtask"]
+TRACEPOINTS = ["sys_enter", "task_newtask", "cgroup_mkdir", "tcp_probe", "tcp_destroy_sock", "signal_generate",
+               "signal_deliver", "sched_process_wait", "sched_switch", "sched_pi_setprio"]
 LSM_HOOKS = ["audit_rule_known", "bpf", "bprm_committed_creds", "file_free_security", "file_mprotect",
              "file_open", "file_permission", "getprocattr", "inode_getattr", "inode_getxattr", "inode_rename",
-             "ismaclabel", "mmap_file", "setprocattr", "socket_connect", "socket_create", "task_alloc"]
+             "ismaclabel", "mmap_file", "setprocattr", "socket_connect", "socket_create", "socket_sendmsg", "task_alloc",
+             "task_free"]
 ITERATORS = ["bpf_map", "bpf_map_elem", "cgroup", "sockmap", "task", "task_file", "task_vma", "bpf_prog", "bpf_link",
              "kmem_cache", "dmabuf"]
 ROOT_FUNCS += [f"__bpf_trace_{t}" for t in TRACEPOINTS] + [f"bpf_lsm_{h}" for h in LSM_HOOKS] + \
@@ -242,6 +260,12 @@ def subset(types):
             print(f"warning: struct {s} not in BTF", file=sys.stderr)
             continue
         todo.append((i, "full"))
+    for s in OPAQUE_STRUCTS:
+        i = by_name.get(("struct", s))
+        if i is None:
+            print(f"warning: struct {s} not in BTF", file=sys.stderr)
+            continue
+        todo.append((i, "opaque"))
     for f in ROOT_FUNCS:
         i = by_name.get(("func", f))
         if i is None:

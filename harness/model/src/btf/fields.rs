@@ -32,8 +32,10 @@ pub const BTF_FIELDS_MAX: usize = 11;
 /// each kind.
 pub fn btf_field_type_size(field_type: u32) -> u32 {
     match field_type {
-        BPF_SPIN_LOCK | BPF_REFCOUNT => 4,
-        BPF_RES_SPIN_LOCK | BPF_TASK_WORK | BPF_KPTR_UNREF | BPF_KPTR_REF | BPF_KPTR_PERCPU | BPF_UPTR => 8,
+        // `struct bpf_res_spin_lock` is the kernel's `{ u32 val; }` (4 bytes
+        // in the 7.3 vmlinux BTF)
+        BPF_SPIN_LOCK | BPF_RES_SPIN_LOCK | BPF_REFCOUNT => 4,
+        BPF_TASK_WORK | BPF_KPTR_UNREF | BPF_KPTR_REF | BPF_KPTR_PERCPU | BPF_UPTR => 8,
         BPF_TIMER | BPF_WORKQUEUE | BPF_LIST_HEAD | BPF_RB_ROOT => 16,
         BPF_LIST_NODE => 24,
         BPF_RB_NODE => 32,

@@ -98,6 +98,21 @@ pub(crate) fn reg_arg_name(regno: usize) -> String {
     format!("R{regno}")
 }
 
+/// `process_spin_lock`'s flags.
+pub(crate) const PROCESS_SPIN_LOCK: u32 = 1 << 0;
+pub(crate) const PROCESS_RES_LOCK: u32 = 1 << 1;
+pub(crate) const PROCESS_LOCK_IRQ: u32 = 1 << 2;
+
+/// `diag_lock_name`: how a report names a held lock of this kind.
+fn diag_lock_name(typ: u32) -> &'static str {
+    match typ {
+        REF_TYPE_LOCK => "bpf_spin_lock",
+        REF_TYPE_RES_LOCK => "resource spin lock",
+        REF_TYPE_RES_LOCK_IRQ => "IRQ-saving resource spin lock",
+        _ => "lock",
+    }
+}
+
 /// `arg_type_is_mem_size`.
 fn arg_type_is_mem_size(t: ArgType) -> bool {
     t == ARG_MEM_SIZE || t == ARG_MEM_SIZE_OR_ZERO
@@ -428,7 +443,7 @@ impl Env<'_, '_> {
                 }
                 r0 = RegState::ptr(PTR_TO_MAP_VALUE | ret_flag, m as i64);
                 r0.map_uid = uid;
-                if type_may_be_null(ret_flag) || map.record.as_ref().is_some_and(|r| r.spin_lock_off.is_some()) {
+                if type_may_be_null(ret_flag) || map.record.as_ref().is_some_and(|r| r.has_field(crate::btf::BPF_SPIN_LOCK | crate::btf::BPF_RES_SPIN_LOCK)) {
                     self.id_gen += 1;
                     r0.id = self.id_gen;
                 }
@@ -796,9 +811,9 @@ impl Env<'_, '_> {
             }
             ARG_PTR_TO_SPIN_LOCK => {
                 if meta.func_id == func::SPIN_LOCK {
-                    self.process_spin_lock(&reg, regno, true)?;
+                    self.process_spin_lock(&reg, regno, PROCESS_SPIN_LOCK)?;
                 } else if meta.func_id == func::SPIN_UNLOCK {
-                    self.process_spin_lock(&reg, regno, false)?;
+                    self.process_spin_lock(&reg, regno, 0)?;
                 } else {
                     self.verbose("verifier bug: spin lock arg on unexpected helper\n");
                     return errno(EFAULT);
@@ -932,8 +947,7 @@ impl Env<'_, '_> {
             let have = super::kfuncs::btf_type_name(reg.aux);
             let strict = arg_type_is_release(arg_type) && meta.func_id != func::SK_RELEASE;
             let off = reg.s.var_off.value;
-            let same = super::kfuncs::btf_struct_ids_match(reg.aux, off, want, strict)
-                || (!strict && off != 0 && reg.typ & MEM_ALLOC == 0 && self.btf_struct_ids_match_walk(reg.aux, off, want)?);
+            let same = self.btf_struct_ids_match(reg, off, want, strict)?;
             if !same {
                 let s = format!("R{regno} is of type {have} but {want} is expected\n");
                 self.verbose(&s);
@@ -1374,11 +1388,16 @@ impl Env<'_, '_> {
         Ok(())
     }
 
-    /// `process_spin_lock` for `bpf_spin_lock`/`bpf_spin_unlock` on a map
-    /// value.
-    fn process_spin_lock(&mut self, reg: &RegState, regno: usize, is_lock: bool) -> VResult<()> {
+    /// `process_spin_lock` for `bpf_spin_lock`/`bpf_spin_unlock` and the
+    /// resilient locks' kfuncs (`flags`: [`PROCESS_SPIN_LOCK`],
+    /// [`PROCESS_RES_LOCK`], [`PROCESS_LOCK_IRQ`]) on a map value.
+    pub(crate) fn process_spin_lock(&mut self, reg: &RegState, regno: usize, flags: u32) -> VResult<()> {
+        let is_lock = flags & PROCESS_SPIN_LOCK != 0;
+        let is_res_lock = flags & PROCESS_RES_LOCK != 0;
+        let is_irq = flags & PROCESS_LOCK_IRQ != 0;
+        let lock_str = if is_res_lock { "bpf_res_spin" } else { "bpf_spin" };
         if !tnum_is_const(reg.s.var_off) {
-            self.verbose(&format!("R{regno} doesn't have constant offset. bpf_spin_lock has to be at the constant offset\n"));
+            self.verbose(&format!("R{regno} doesn't have constant offset. {lock_str}_lock has to be at the constant offset\n"));
             return errno(EINVAL);
         }
         if reg.typ != PTR_TO_MAP_VALUE {
@@ -1386,24 +1405,31 @@ impl Env<'_, '_> {
         }
         let map = usize::try_from(reg.aux).ok().and_then(|i| self.maps.get(i)).cloned().unwrap_or_default();
         let Some(rec) = map.record.clone() else {
-            self.verbose(&format!("map '{}' has to have BTF in order to use bpf_spin_lock\n", map.name));
+            self.verbose(&format!("map '{}' has to have BTF in order to use {lock_str}_lock\n", map.name));
             return errno(EINVAL);
         };
-        let Some(off) = rec.spin_lock_off else {
-            self.verbose(&format!("map '{}' has no valid bpf_spin_lock\n", map.name));
+        let field_off = if is_res_lock { rec.res_spin_lock_off } else { rec.spin_lock_off };
+        let Some(off) = field_off else {
+            self.verbose(&format!("map '{}' has no valid {lock_str}_lock\n", map.name));
             return errno(EINVAL);
         };
         let val = reg.s.var_off.value;
         if off as u64 != val {
-            self.verbose(&format!("off {} doesn't point to 'struct bpf_spin_lock' that is at {off}\n", val as i64));
+            self.verbose(&format!("off {} doesn't point to 'struct {lock_str}_lock' that is at {off}\n", val as i64));
             return errno(EINVAL);
         }
         let ptr = lock_ptr(reg.aux, 0);
         let idx = self.insn_idx;
-        // the lock a report shows (`diag_lock_name`: these are all bpf_spin_locks)
-        let held = |l: Option<RefState>| l.map(|l| (l.insn_idx, l.id, "bpf_spin_lock"));
+        // the lock a report shows, named as `diag_lock_name` does
+        let held = |l: Option<RefState>| l.map(|l| (l.insn_idx, l.id, diag_lock_name(l.typ)));
+        let typ = match (is_res_lock, is_irq) {
+            (true, true) => REF_TYPE_RES_LOCK_IRQ,
+            (true, false) => REF_TYPE_RES_LOCK,
+            _ => REF_TYPE_LOCK,
+        };
         if is_lock {
-            if self.cur.active_locks > 0
+            if !is_res_lock
+                && self.cur.active_locks > 0
                 && let Some(l) = self.find_lock_state(REF_TYPE_LOCK, 0, 0, true)
             {
                 self.verbose("Locking two bpf_spin_locks are not allowed\n");
@@ -1417,10 +1443,25 @@ impl Env<'_, '_> {
                 );
                 return errno(EINVAL);
             }
-            self.acquire_lock_state(idx, REF_TYPE_LOCK, reg.id, ptr);
+            if is_res_lock
+                && self.cur.active_locks > 0
+                && let Some(l) = self.find_lock_state(REF_TYPE_RES_LOCK | REF_TYPE_RES_LOCK_IRQ, reg.id, ptr, false)
+            {
+                self.verbose("Acquiring the same lock again, AA deadlock detected\n");
+                let active = held(Some(l));
+                self.bpf_diag_lock(
+                    idx,
+                    "recursive resource spin lock",
+                    "This path already holds the same resource spin lock. Taking it again would deadlock.",
+                    "Avoid reacquiring the same resource spin lock before it is unlocked.",
+                    active,
+                );
+                return errno(EINVAL);
+            }
+            self.acquire_lock_state(idx, typ, reg.id, ptr);
         } else {
             if self.cur.active_locks == 0 {
-                self.verbose("bpf_spin_unlock without taking a lock\n");
+                self.verbose(&format!("{lock_str}_unlock without taking a lock\n"));
                 self.bpf_diag_res(
                     idx,
                     "unlock without lock",
@@ -1430,8 +1471,8 @@ impl Env<'_, '_> {
                 return errno(EINVAL);
             }
             let active = self.find_lock_state(REF_TYPE_LOCK_MASK, self.cur.active_lock_id, self.cur.active_lock_ptr, false);
-            if self.find_lock_state(REF_TYPE_LOCK, reg.id, ptr, false).is_none() {
-                self.verbose("bpf_spin_unlock of different lock\n");
+            let Some(lock) = self.find_lock_state(typ, reg.id, ptr, false) else {
+                self.verbose(&format!("{lock_str}_unlock of different lock\n"));
                 let active = held(active);
                 self.bpf_diag_lock(
                     idx,
@@ -1441,9 +1482,9 @@ impl Env<'_, '_> {
                     active,
                 );
                 return errno(EINVAL);
-            }
+            };
             if reg.id != self.cur.active_lock_id || ptr != self.cur.active_lock_ptr {
-                self.verbose("bpf_spin_unlock cannot be out of order\n");
+                self.verbose(&format!("{lock_str}_unlock cannot be out of order\n"));
                 let active = held(active);
                 self.bpf_diag_lock(
                     idx,
@@ -1454,14 +1495,14 @@ impl Env<'_, '_> {
                 );
                 return errno(EINVAL);
             }
-            if !self.release_lock_state(REF_TYPE_LOCK, reg.id, ptr) {
-                self.verbose("bpf_spin_unlock of different lock\n");
+            if !self.release_lock_state(typ, reg.id, ptr) {
+                self.verbose(&format!("{lock_str}_unlock of different lock\n"));
                 self.bpf_diag_lock(
                     idx,
                     "unlock of a different lock",
                     "The verifier could not release a lock state matching this unlock operation.",
                     "Pass the same lock object and lock kind that were used for the matching lock operation.",
-                    None,
+                    held(Some(lock)),
                 );
                 return errno(EINVAL);
             }

@@ -147,40 +147,6 @@ pub fn btf_type_id_interned(name: &str) -> i64 {
     (INTERNED_BASE + i) as i64
 }
 
-/// `btf_struct_ids_match` for the model's types: the same struct, or a
-/// struct whose first member is the wanted one (a socket is a
-/// `sock_common`), when not strict and at offset 0.
-pub fn btf_struct_ids_match(have: i64, off: u64, want: &str, strict: bool) -> bool {
-    let name = btf_type_name(have);
-    if name == want && off == 0 {
-        return true;
-    }
-    if strict || off != 0 {
-        return false;
-    }
-    const FIRST_MEMBER: &[(&str, &str)] = &[
-        ("sock", "sock_common"),
-        ("tcp_sock", "sock"),
-        ("tcp6_sock", "tcp_sock"),
-        ("udp6_sock", "sock"),
-        ("unix_sock", "sock"),
-        ("mptcp_sock", "sock"),
-        ("tcp_request_sock", "sock_common"),
-        ("tcp_timewait_sock", "sock_common"),
-        // `cpumask_t cpumask` leads `struct bpf_cpumask`
-        ("bpf_cpumask", "cpumask"),
-    ];
-    let mut cur = name;
-    for _ in 0..8 {
-        match FIRST_MEMBER.iter().find(|(a, _)| *a == cur) {
-            Some((_, b)) if *b == want => return true,
-            Some((_, b)) => cur = b,
-            None => return false,
-        }
-    }
-    false
-}
-
 /// The kernel-side context struct of a program type (`bpf_ctx_convert`,
 /// `get_kern_ctx_btf_id`).
 fn kern_ctx_type(prog_type: u32) -> Option<&'static str> {
@@ -259,6 +225,9 @@ pub enum KfArg {
     TaskWork,
     /// `KF_ARG_PTR_TO_CALLBACK`: a pointer to a BPF subprogram.
     Callback,
+    /// `KF_ARG_PTR_TO_RES_SPIN_LOCK`: a `struct bpf_res_spin_lock` in a map
+    /// value or an allocated object.
+    ResSpinLock,
 }
 
 /// `btf_is_projection_of`: the kernel struct behind a uapi ctx struct.
@@ -609,7 +578,11 @@ pub const KFUNCS: &[KfuncProto] = &[
     },
     KfuncProto { name: "bpf_cgroup_release", flags: kf::RELEASE, args: &[KfArg::BtfId("cgroup")], ret: KfRet::Void, set: KfuncSet::Generic },
     KfuncProto { name: "bpf_cgroup_from_id", flags: kf::ACQUIRE | kf::RET_NULL, args: &[KfArg::Scalar], ret: KfRet::BtfId("cgroup"), set: KfuncSet::Generic },
-    // cpumask_kfunc_btf_ids
+    // cpumask_kfunc_btf_ids, in its order, with the prototypes of the 7.3
+    // BTF: a `struct bpf_cpumask *` the kfunc writes, a `const struct
+    // cpumask *` it reads (a `struct bpf_cpumask` leads with one); `u32`,
+    // `bool` and `int` returns are scalars; `int bpf_cpumask_populate(struct
+    // bpf_cpumask *cpumask, void *src, size_t src__sz)`
     KfuncProto { name: "bpf_cpumask_create", flags: kf::ACQUIRE | kf::RET_NULL, args: &[], ret: KfRet::BtfId("bpf_cpumask"), set: KfuncSet::Cpumask },
     KfuncProto { name: "bpf_cpumask_release", flags: kf::RELEASE, args: &[KfArg::BtfId("bpf_cpumask")], ret: KfRet::Void, set: KfuncSet::Cpumask },
     KfuncProto {
@@ -619,9 +592,101 @@ pub const KFUNCS: &[KfuncProto] = &[
         ret: KfRet::BtfId("bpf_cpumask"),
         set: KfuncSet::Cpumask,
     },
+    KfuncProto { name: "bpf_cpumask_first", flags: kf::RCU, args: &[KfArg::BtfId("cpumask")], ret: KfRet::Scalar, set: KfuncSet::Cpumask },
+    KfuncProto { name: "bpf_cpumask_first_zero", flags: kf::RCU, args: &[KfArg::BtfId("cpumask")], ret: KfRet::Scalar, set: KfuncSet::Cpumask },
+    KfuncProto {
+        name: "bpf_cpumask_first_and",
+        flags: kf::RCU,
+        args: &[KfArg::BtfId("cpumask"), KfArg::BtfId("cpumask")],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Cpumask,
+    },
     KfuncProto { name: "bpf_cpumask_set_cpu", flags: kf::RCU, args: &[KfArg::Scalar, KfArg::BtfId("bpf_cpumask")], ret: KfRet::Void, set: KfuncSet::Cpumask },
     KfuncProto { name: "bpf_cpumask_clear_cpu", flags: kf::RCU, args: &[KfArg::Scalar, KfArg::BtfId("bpf_cpumask")], ret: KfRet::Void, set: KfuncSet::Cpumask },
-    // `bool bpf_cpumask_test_cpu(u32 cpu, const struct cpumask *cpumask)`
+    KfuncProto { name: "bpf_cpumask_test_cpu", flags: kf::RCU, args: &[KfArg::Scalar, KfArg::BtfId("cpumask")], ret: KfRet::Scalar, set: KfuncSet::Cpumask },
+    KfuncProto {
+        name: "bpf_cpumask_test_and_set_cpu",
+        flags: kf::RCU,
+        args: &[KfArg::Scalar, KfArg::BtfId("bpf_cpumask")],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Cpumask,
+    },
+    KfuncProto {
+        name: "bpf_cpumask_test_and_clear_cpu",
+        flags: kf::RCU,
+        args: &[KfArg::Scalar, KfArg::BtfId("bpf_cpumask")],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Cpumask,
+    },
+    KfuncProto { name: "bpf_cpumask_setall", flags: kf::RCU, args: &[KfArg::BtfId("bpf_cpumask")], ret: KfRet::Void, set: KfuncSet::Cpumask },
+    KfuncProto { name: "bpf_cpumask_clear", flags: kf::RCU, args: &[KfArg::BtfId("bpf_cpumask")], ret: KfRet::Void, set: KfuncSet::Cpumask },
+    KfuncProto {
+        name: "bpf_cpumask_and",
+        flags: kf::RCU,
+        args: &[KfArg::BtfId("bpf_cpumask"), KfArg::BtfId("cpumask"), KfArg::BtfId("cpumask")],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Cpumask,
+    },
+    KfuncProto {
+        name: "bpf_cpumask_or",
+        flags: kf::RCU,
+        args: &[KfArg::BtfId("bpf_cpumask"), KfArg::BtfId("cpumask"), KfArg::BtfId("cpumask")],
+        ret: KfRet::Void,
+        set: KfuncSet::Cpumask,
+    },
+    KfuncProto {
+        name: "bpf_cpumask_xor",
+        flags: kf::RCU,
+        args: &[KfArg::BtfId("bpf_cpumask"), KfArg::BtfId("cpumask"), KfArg::BtfId("cpumask")],
+        ret: KfRet::Void,
+        set: KfuncSet::Cpumask,
+    },
+    KfuncProto {
+        name: "bpf_cpumask_equal",
+        flags: kf::RCU,
+        args: &[KfArg::BtfId("cpumask"), KfArg::BtfId("cpumask")],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Cpumask,
+    },
+    KfuncProto {
+        name: "bpf_cpumask_intersects",
+        flags: kf::RCU,
+        args: &[KfArg::BtfId("cpumask"), KfArg::BtfId("cpumask")],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Cpumask,
+    },
+    KfuncProto {
+        name: "bpf_cpumask_subset",
+        flags: kf::RCU,
+        args: &[KfArg::BtfId("cpumask"), KfArg::BtfId("cpumask")],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Cpumask,
+    },
+    KfuncProto { name: "bpf_cpumask_empty", flags: kf::RCU, args: &[KfArg::BtfId("cpumask")], ret: KfRet::Scalar, set: KfuncSet::Cpumask },
+    KfuncProto { name: "bpf_cpumask_full", flags: kf::RCU, args: &[KfArg::BtfId("cpumask")], ret: KfRet::Scalar, set: KfuncSet::Cpumask },
+    KfuncProto {
+        name: "bpf_cpumask_copy",
+        flags: kf::RCU,
+        args: &[KfArg::BtfId("bpf_cpumask"), KfArg::BtfId("cpumask")],
+        ret: KfRet::Void,
+        set: KfuncSet::Cpumask,
+    },
+    KfuncProto { name: "bpf_cpumask_any_distribute", flags: kf::RCU, args: &[KfArg::BtfId("cpumask")], ret: KfRet::Scalar, set: KfuncSet::Cpumask },
+    KfuncProto {
+        name: "bpf_cpumask_any_and_distribute",
+        flags: kf::RCU,
+        args: &[KfArg::BtfId("cpumask"), KfArg::BtfId("cpumask")],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Cpumask,
+    },
+    KfuncProto { name: "bpf_cpumask_weight", flags: kf::RCU, args: &[KfArg::BtfId("cpumask")], ret: KfRet::Scalar, set: KfuncSet::Cpumask },
+    KfuncProto {
+        name: "bpf_cpumask_populate",
+        flags: kf::RCU,
+        args: &[KfArg::BtfId("bpf_cpumask"), KfArg::Mem { nullable: false }, KfArg::MemSize],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Cpumask,
+    },
     // `struct kmem_cache *bpf_get_kmem_cache(u64 addr)`: untrusted
     KfuncProto { name: "bpf_get_kmem_cache", flags: kf::PERFMON, args: &[KfArg::Scalar], ret: KfRet::BtfId("kmem_cache"), set: KfuncSet::Common },
     // `int bpf_probe_read_kernel_dynptr(const struct bpf_dynptr *dptr, u64
@@ -633,7 +698,6 @@ pub const KFUNCS: &[KfuncProto] = &[
         ret: KfRet::Scalar,
         set: KfuncSet::Common,
     },
-    KfuncProto { name: "bpf_cpumask_test_cpu", flags: kf::RCU, args: &[KfArg::Scalar, KfArg::BtfId("cpumask")], ret: KfRet::Scalar, set: KfuncSet::Cpumask },
     // `void *bpf_dynptr_slice(const struct bpf_dynptr *p, u64 offset, void
     // *buffer__nullable, u64 buffer__szk)` and its `_rdwr` twin
     KfuncProto {
@@ -802,9 +866,41 @@ pub const KFUNCS: &[KfuncProto] = &[
         ret: KfRet::Scalar,
         set: KfuncSet::Common,
     },
+    // rqspinlock_kfunc_ids (rqspinlock.c, every program type, all
+    // KF_SPINLOCK_SAFE and the locking two KF_RET_NULL on their `int`
+    // return): `int bpf_res_spin_lock(struct bpf_res_spin_lock *lock)`, `void
+    // bpf_res_spin_unlock(struct bpf_res_spin_lock *lock)`, `int
+    // bpf_res_spin_lock_irqsave(struct bpf_res_spin_lock *lock, unsigned long
+    // *flags__irq_flag)`, `void bpf_res_spin_unlock_irqrestore(struct
+    // bpf_res_spin_lock *lock, unsigned long *flags__irq_flag)`
+    KfuncProto { name: "bpf_res_spin_lock", flags: kf::RET_NULL | kf::SPINLOCK_SAFE, args: &[KfArg::ResSpinLock], ret: KfRet::Scalar, set: KfuncSet::Common },
+    KfuncProto { name: "bpf_res_spin_unlock", flags: kf::SPINLOCK_SAFE, args: &[KfArg::ResSpinLock], ret: KfRet::Void, set: KfuncSet::Common },
+    KfuncProto {
+        name: "bpf_res_spin_lock_irqsave",
+        flags: kf::RET_NULL | kf::SPINLOCK_SAFE,
+        args: &[KfArg::ResSpinLock, KfArg::IrqFlag],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Common,
+    },
+    KfuncProto {
+        name: "bpf_res_spin_unlock_irqrestore",
+        flags: kf::SPINLOCK_SAFE,
+        args: &[KfArg::ResSpinLock, KfArg::IrqFlag],
+        ret: KfRet::Void,
+        set: KfuncSet::Common,
+    },
     // exceptions (helpers.c, generic_btf_ids): `void bpf_throw(u64 cookie)`
     KfuncProto { name: "bpf_throw", flags: 0, args: &[KfArg::Scalar], ret: KfRet::Void, set: KfuncSet::Generic },
 ];
+
+/// The resilient spin lock kfuncs that take the lock (`KF_bpf_res_spin_lock`,
+/// `KF_bpf_res_spin_lock_irqsave`), which may fail.
+fn is_res_spin_lock_acquire(name: &str) -> bool {
+    matches!(name, "bpf_res_spin_lock" | "bpf_res_spin_lock_irqsave")
+}
+
+/// `MAX_ERRNO`.
+const MAX_ERRNO: i32 = 4095;
 
 /// `bpf_is_kfunc_pkt_changing`.
 pub fn bpf_is_kfunc_pkt_changing(name: &str) -> bool {
@@ -854,7 +950,7 @@ pub(crate) fn kfunc_spin_allowed(env: &Env<'_, '_>, imm: i32, off: i16) -> bool 
     if KFUNCS.iter().any(|k| k.name == name && k.flags & kf::SPINLOCK_SAFE != 0) {
         return true;
     }
-    name.starts_with("bpf_list_") || name.starts_with("bpf_rbtree_") || name.starts_with("bpf_res_spin_")
+    name.starts_with("bpf_list_") || name.starts_with("bpf_rbtree_")
 }
 
 /// `__mark_dynptr_reg` for a callback's `const struct bpf_dynptr *`.
@@ -974,6 +1070,18 @@ impl Env<'_, '_> {
         if let Some(a) = self.aux.get_mut(insn_idx) {
             a.is_iter_next = proto.flags & kf::ITER_NEXT != 0;
         }
+        if is_res_spin_lock_acquire(name) {
+            // the other outcome: the lock was not taken (a deadlock or a
+            // timeout), an error in R0 and no lock held
+            let qi = self.push_stack(insn_idx + 1, insn_idx, false)?;
+            let mut r0 = self.unknown_reg();
+            super::scalar::mark_reg_s32_range(&mut r0.s, -MAX_ERRNO, -1);
+            let regs = &mut self.stack[qi].st.cur_mut().regs;
+            for r in regs.iter_mut().take(super::calls::CALLER_SAVED_REGS) {
+                *r = RegState::not_init();
+            }
+            regs[0] = r0;
+        }
         if proto.flags & kf::PERFMON != 0 && !self.allow_ptr_leaks() {
             self.verbose(&format!("{name} is allowed only to CAP_PERFMON and CAP_SYS_ADMIN\n"));
             return errno(EPERM);
@@ -1088,6 +1196,8 @@ impl Env<'_, '_> {
         let cap = self.bpf_capable();
         match proto.ret {
             KfRet::Void => {}
+            // a lock taken: 0
+            KfRet::Scalar if is_res_spin_lock_acquire(name) => self.regs_mut()[0] = self.const_zero_reg(),
             KfRet::Scalar => self.regs_mut()[0] = RegState::unknown(cap),
             KfRet::Special => {
                 let r0 = match name {
@@ -1225,6 +1335,7 @@ impl Env<'_, '_> {
                     | KfArg::Wq
                     | KfArg::TaskWork
                     | KfArg::Callback
+                    | KfArg::ResSpinLock
             );
             let nullable = matches!(kind, KfArg::Mem { nullable: true });
             let insn_idx = self.insn_idx;
@@ -1237,6 +1348,7 @@ impl Env<'_, '_> {
                 KfArg::ConstStr => "(char *)".to_string(),
                 KfArg::Wq => "(struct bpf_wq *)".to_string(),
                 KfArg::TaskWork => "(struct bpf_task_work *)".to_string(),
+                KfArg::ResSpinLock => "(struct bpf_res_spin_lock *)".to_string(),
                 _ => "(void *)".to_string(),
             };
             if is_ptr_arg && !nullable && (reg.is_null() || type_may_be_null(reg.typ)) {
@@ -1397,13 +1509,13 @@ impl Env<'_, '_> {
                 }
                 // is_kfunc_arg_map: a KF_ARG_PTR_TO_BTF_ID to struct bpf_map
                 // (reg2btf_ids[CONST_PTR_TO_MAP])
-                KfArg::Map if base_type(reg.typ) == PTR_TO_BTF_ID => self.process_kf_arg_btf_id(&reg, regno, proto, "bpf_map")?,
+                KfArg::Map if base_type(reg.typ) == PTR_TO_BTF_ID => self.process_kf_arg_btf_id(&reg, regno, proto, "bpf_map", meta)?,
                 KfArg::Map => {
                     if reg.typ != CONST_PTR_TO_MAP {
                         return Err(DoCheckError::Unsupported(format!("a {} passed as a kfunc's map pointer", reg_type_str(reg.typ))));
                     }
                 }
-                KfArg::BtfId(want) => self.process_kf_arg_btf_id(&reg, regno, proto, want)?,
+                KfArg::BtfId(want) => self.process_kf_arg_btf_id(&reg, regno, proto, want, meta)?,
                 KfArg::Dynptr => {
                     // the dynptr a release kfunc of the special list takes
                     let t = if proto.name == "bpf_dynptr_file_discard" { DYNPTR_TYPE_FILE | super::helper_protos::OBJ_RELEASE } else { 0 };
@@ -1430,6 +1542,21 @@ impl Env<'_, '_> {
                         return errno(EINVAL);
                     }
                     meta.subprogno = reg.subprogno();
+                }
+                KfArg::ResSpinLock => {
+                    if reg.typ != PTR_TO_MAP_VALUE && reg.typ != PTR_TO_BTF_ID | MEM_ALLOC {
+                        self.verbose(&format!("{} doesn't point to map value or allocated object\n", reg_arg_name(regno)));
+                        return errno(EINVAL);
+                    }
+                    use super::helper_call::{PROCESS_LOCK_IRQ, PROCESS_RES_LOCK, PROCESS_SPIN_LOCK};
+                    let mut flags = PROCESS_RES_LOCK;
+                    if matches!(proto.name, "bpf_res_spin_lock" | "bpf_res_spin_lock_irqsave") {
+                        flags |= PROCESS_SPIN_LOCK;
+                    }
+                    if matches!(proto.name, "bpf_res_spin_lock_irqsave" | "bpf_res_spin_unlock_irqrestore") {
+                        flags |= PROCESS_LOCK_IRQ;
+                    }
+                    self.process_spin_lock(&reg, regno, flags)?;
                 }
                 KfArg::Ignore | KfArg::IgnoreSized(_) => {}
             }
@@ -1514,19 +1641,52 @@ impl Env<'_, '_> {
     /// The `KF_ARG_PTR_TO_BTF_ID` case of `check_kfunc_args` with
     /// `process_kf_arg_ptr_to_btf_id`: a trusted (or, for `KF_RCU`, an RCU)
     /// pointer to the wanted struct, or to one leading with it.
-    fn process_kf_arg_btf_id(&mut self, reg: &RegState, regno: usize, proto: &KfuncProto, want: &'static str) -> VResult<()> {
+    fn process_kf_arg_btf_id(&mut self, reg: &RegState, regno: usize, proto: &KfuncProto, want: &'static str, meta: &mut CallArgMeta) -> VResult<()> {
         let insn_idx = self.insn_idx;
         let arg = reg_arg_name(regno);
         if base_type(reg.typ) != PTR_TO_BTF_ID {
-            // reg2btf_ids types, and structs of scalars (checked as memory of
-            // their size) are not modelled
+            // reg2btf_ids types are not modelled
             let reg2btf = matches!(base_type(reg.typ), PTR_TO_SOCKET | PTR_TO_SOCK_COMMON | PTR_TO_TCP_SOCK | CONST_PTR_TO_MAP);
-            let scalar_struct = match self.input.vmlinux_btf.zip(self.input.vmlinux_btf.and_then(|b| b.struct_by_name(want))) {
-                Some((btf, id)) => btf_type_is_scalar_struct(btf, id, 0),
-                None => None,
-            };
-            if reg.typ == SCALAR_VALUE || reg2btf || scalar_struct != Some(false) {
+            let scalar_struct = self
+                .input
+                .vmlinux_btf
+                .and_then(|btf| Some((btf, btf.struct_by_name(want)?)))
+                .and_then(|(btf, id)| Some((btf_type_is_scalar_struct(btf, id, 0)?, btf.type_size(id)?)));
+            let Some((scalar_struct, size)) = scalar_struct.filter(|_| !reg2btf) else {
                 return Err(DoCheckError::Unsupported(format!("a {} passed as a kfunc's struct {want} pointer", reg_type_str(reg.typ))));
+            };
+            if scalar_struct {
+                // a struct of scalars is checked as memory of its size the
+                // kfunc reads and writes (KF_ARG_PTR_TO_MEM | MEM_FIXED_SIZE)
+                let checked = self
+                    .check_mem_reg(reg, regno, size as i64, false, Some(&mut *meta))
+                    .and_then(|_| self.check_mem_reg(reg, regno, size as i64, true, Some(&mut *meta)));
+                if let Err(e) = checked {
+                    let plain = super::diag::bpf_diag_reg_type_plain(reg.typ);
+                    if reg.typ == SCALAR_VALUE {
+                        let reason = format!("the kfunc expects {size} bytes of memory for (struct {want}), but it is {plain} and not verifier-known memory");
+                        self.bpf_diag_call_arg(
+                            insn_idx,
+                            regno,
+                            proto.name,
+                            &reason,
+                            "Pass stack, map, context, or other verifier-known memory of the expected type and size, not an integer cast to a pointer.",
+                        );
+                    } else {
+                        let reason = format!(
+                            "the kfunc expects {size} bytes of memory for (struct {want}), but the verifier cannot prove that {plain} provides a readable and writable range of that size"
+                        );
+                        self.bpf_diag_call_arg(
+                            insn_idx,
+                            regno,
+                            proto.name,
+                            &reason,
+                            "Pass memory with at least the required number of accessible bytes and suitable read and write access.",
+                        );
+                    }
+                    return Err(e);
+                }
+                return Ok(());
             }
             // lookup_reg2btf_ids of the wanted struct adds " or <type>"
             if matches!(want, "sock" | "sock_common" | "tcp_sock" | "bpf_map") {
@@ -1578,9 +1738,7 @@ impl Env<'_, '_> {
         }
         let strict = proto.flags & kf::RELEASE != 0 && referenced;
         let off = reg.s.var_off.value;
-        // the program's own allocated objects are not vmlinux types
-        let walk = !strict && off != 0 && reg.typ & MEM_ALLOC == 0;
-        let same = btf_struct_ids_match(reg.aux, off, want, strict) || (walk && self.btf_struct_ids_match_walk(reg.aux, off, want)?);
+        let same = self.btf_struct_ids_match(reg, off, want, strict)?;
         if !same {
             // btf_type_str of a struct: its kind, as btf_kind_str spells it
             let have = btf_type_name(reg.aux);
@@ -1590,13 +1748,24 @@ impl Env<'_, '_> {
         Ok(())
     }
 
-    /// The walking half of `btf_struct_ids_match` over the recorded vmlinux
-    /// BTF: from struct `have` at `off`, the nested struct starting there,
-    /// then the structs leading each nested one, until one is `want`. What
-    /// the walk stops on is logged as `btf_struct_walk` logs it.
-    pub(crate) fn btf_struct_ids_match_walk(&mut self, have: i64, off: u64, want: &str) -> VResult<bool> {
+    /// `btf_struct_ids_match`: `reg`'s struct at `off` is `want`, or (not
+    /// `strict`) a struct nested there is, found by walking the recorded
+    /// vmlinux BTF from `off` into the struct starting there, then into the
+    /// struct leading each nested one (a `tcp_sock` leads with an
+    /// `inet_connection_sock`, ..., a `sock_common`; a `bpf_cpumask` with a
+    /// `cpumask`). What the walk stops on is logged as `btf_struct_walk`
+    /// logs it.
+    pub(crate) fn btf_struct_ids_match(&mut self, reg: &RegState, off: u64, want: &str, strict: bool) -> VResult<bool> {
         use super::btf_access::{Walk, WalkErr, btf_struct_walk};
-        let name = btf_type_name(have);
+        let name = btf_type_name(reg.aux);
+        if off == 0 && name == want {
+            return Ok(true);
+        }
+        // the program's own allocated objects are types of its BTF, not
+        // vmlinux's: walking them is not modelled
+        if strict || reg.typ & MEM_ALLOC != 0 {
+            return Ok(false);
+        }
         let Some(btf) = self.input.vmlinux_btf else {
             return Err(DoCheckError::Unsupported("btf_struct_ids_match: no vmlinux BTF is recorded for this arch".into()));
         };

@@ -1714,6 +1714,8 @@ pub fn bpf_kfunc_stack_access_bytes(env: &VerifierEnv<'_>, insn: &Insn, arg: usi
         // bpf_task_work { __u64 __opaque; }`
         KfArg::Wq => 16,
         KfArg::TaskWork => 8,
+        // the kernel's `struct bpf_res_spin_lock { u32 val; }` (its BTF)
+        KfArg::ResSpinLock => 4,
         // not stack memory of the program's (a ctx or kernel struct)
         KfArg::CtxProjection(_) => return Ok(i64::MIN),
         KfArg::DynptrUninit => -(crate::kernel_layout::SIZEOF_BPF_DYNPTR_KERN as i64),
