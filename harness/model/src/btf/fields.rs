@@ -92,6 +92,9 @@ pub struct BtfField {
     pub field_type: u32,
     /// A tagged pointer's pointee (a struct of this BTF), 0 otherwise.
     pub kptr_type_id: u32,
+    /// The pointee's name (what `btf_parse_kptr` looks up in the kernel's
+    /// BTF), empty for other fields.
+    pub kptr_name: String,
     /// A list head's or rbtree root's element struct (this BTF) and where
     /// its node lies in it, 0 otherwise.
     pub graph_value_type_id: u32,
@@ -111,6 +114,11 @@ pub struct BtfRecord {
     pub wq_off: Option<u32>,
     pub refcount_off: Option<u32>,
     pub task_work_off: Option<u32>,
+}
+
+/// `btf_record_find`: the field of a kind in `mask` at exactly `offset`.
+pub fn btf_record_find(rec: &BtfRecord, offset: i64, mask: u32) -> Option<&BtfField> {
+    rec.fields.iter().find(|f| i64::from(f.offset) == offset && f.field_type & mask != 0)
 }
 
 impl BtfRecord {
@@ -225,7 +233,15 @@ impl Btf {
             }
             next_off = info.off + size;
             rec.field_mask |= info.field_type;
-            let mut field = BtfField { offset: info.off, size, field_type: info.field_type, kptr_type_id: 0, graph_value_type_id: 0, graph_node_offset: 0 };
+            let mut field = BtfField {
+                offset: info.off,
+                size,
+                field_type: info.field_type,
+                kptr_type_id: 0,
+                kptr_name: String::new(),
+                graph_value_type_id: 0,
+                graph_node_offset: 0,
+            };
             let slot = match info.field_type {
                 BPF_SPIN_LOCK => Some(&mut rec.spin_lock_off),
                 BPF_RES_SPIN_LOCK => Some(&mut rec.res_spin_lock_off),
@@ -235,6 +251,7 @@ impl Btf {
                 BPF_REFCOUNT => Some(&mut rec.refcount_off),
                 BPF_KPTR_UNREF | BPF_KPTR_REF | BPF_KPTR_PERCPU | BPF_UPTR => {
                     field.kptr_type_id = info.kptr_type_id;
+                    field.kptr_name = self.type_by_id(info.kptr_type_id).and_then(|t| self.name(t.name_off)).unwrap_or("").to_string();
                     None
                 }
                 BPF_LIST_HEAD => {

@@ -91,6 +91,8 @@ pub(crate) struct CallArgMeta {
     pub iter_spi: usize,
     pub iter_frameno: usize,
     pub ret_btf: i64,
+    /// `kptr_field`: `bpf_kptr_xchg`'s destination field.
+    pub kptr_field: Option<crate::btf::BtfField>,
 }
 
 /// `reg_arg_name` for a register argument.
@@ -460,12 +462,14 @@ impl Env<'_, '_> {
             }
             RET_PTR_TO_BTF_ID => {
                 if func_id == func::KPTR_XCHG {
-                    return Err(DoCheckError::Unsupported("kptrs are not modelled".into()));
+                    let Some(field) = meta.kptr_field.clone() else { return errno(EFAULT) };
+                    r0 = RegState::ptr(PTR_TO_BTF_ID | ret_flag, super::kfuncs::btf_type_id_interned(&field.kptr_name));
+                } else {
+                    let Some(t) = super::kfuncs::btf_type_by_name(fn_.ret_btf) else {
+                        return Err(DoCheckError::Unsupported(format!("the return type of {name} is not modelled")));
+                    };
+                    r0 = RegState::ptr(PTR_TO_BTF_ID | ret_flag, t as i64);
                 }
-                let Some(t) = super::kfuncs::btf_type_by_name(fn_.ret_btf) else {
-                    return Err(DoCheckError::Unsupported(format!("the return type of {name} is not modelled")));
-                };
-                r0 = RegState::ptr(PTR_TO_BTF_ID | ret_flag, t as i64);
             }
             _ => {
                 let s = format!("unknown return type {} of func {name}#{func_id}\n", base_type(ret_type));
@@ -839,7 +843,7 @@ impl Env<'_, '_> {
             }
             ARG_CONST_ALLOC_SIZE_OR_ZERO => self.process_const_alloc_mem_size(&reg, regno, meta)?,
             ARG_PTR_TO_CONST_STR => self.check_arg_const_str(&reg, regno)?,
-            ARG_KPTR_XCHG_DEST => return Err(DoCheckError::Unsupported("kptrs are not modelled".into())),
+            ARG_KPTR_XCHG_DEST => self.process_kptr_func(&reg, regno, meta)?,
             _ => {}
         }
         Ok(())
@@ -940,8 +944,12 @@ impl Env<'_, '_> {
                 return errno(EACCES);
             }
             let want = if arg_btf.is_empty() && base_type(arg_type) == ARG_PTR_TO_BTF_ID_SOCK_COMMON { "sock_common" } else { arg_btf };
-            if meta.func_id == func::KPTR_XCHG || want == BTF_POISON {
-                return Err(DoCheckError::Unsupported("kptr and BTF-poisoned arguments are not modelled".into()));
+            if meta.func_id == func::KPTR_XCHG {
+                let Some(field) = meta.kptr_field.clone() else { return errno(EFAULT) };
+                return self.map_kptr_match_type(&field, reg, regno);
+            }
+            if want == BTF_POISON {
+                return Err(DoCheckError::Unsupported("BTF-poisoned arguments are not modelled".into()));
             }
             self.check_ptr_off_reg(reg, regno, true)?;
             let have = super::kfuncs::btf_type_name(reg.aux);

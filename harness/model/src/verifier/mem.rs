@@ -2,7 +2,7 @@
 //! `check_mem_access` and its per-pointer-type checks (ctx, map values,
 //! packet, alignment). Stack accesses are in [`super::stack`].
 
-use crate::btf::{BPF_KPTR_PERCPU, BPF_KPTR_REF, BPF_KPTR_UNREF, BPF_UPTR, btf_field_type_name};
+use crate::btf::{BPF_KPTR, BPF_KPTR_PERCPU, BPF_KPTR_REF, BPF_KPTR_UNREF, BPF_UPTR, btf_field_type_name, btf_record_find};
 use crate::map::types::*;
 use bpf_isa::Insn;
 use bpf_isa::insn::op::*;
@@ -232,7 +232,14 @@ impl Env<'_, '_> {
             }
             self.check_map_access_type(&reg, off, size, write)?;
             self.check_map_access(regno, &reg, off, size)?;
-            if !write && let Some(v) = value_regno {
+            let kptr_field = tnum_is_const(reg.s.var_off)
+                .then(|| usize::try_from(reg.aux).ok().and_then(|i| self.maps.get(i)).and_then(|m| m.record.as_ref()))
+                .flatten()
+                .and_then(|rec| btf_record_find(rec, (reg.s.var_off.value as i64).wrapping_add(off), BPF_KPTR | BPF_UPTR))
+                .cloned();
+            if let Some(field) = kptr_field {
+                self.check_map_kptr_access(value_regno, &field)?;
+            } else if !write && let Some(v) = value_regno {
                 self.check_map_mem_read(&reg, off, size, v, is_ldsx)?;
             }
         } else if base_type(t) == PTR_TO_MEM {
@@ -635,8 +642,8 @@ impl Env<'_, '_> {
                         self.verbose(&format!("{name} access size must be BPF_DW\n"));
                         return errno(EACCES);
                     }
-                    // check_map_kptr_access, what a load or store of one does
-                    return Err(DoCheckError::Unsupported(format!("{name} fields of map values are not modelled")));
+                    // what a load or store of one does is check_map_kptr_access's
+                    continue;
                 }
                 self.verbose(&format!("{name} cannot be accessed directly by load/store\n"));
                 return errno(EACCES);

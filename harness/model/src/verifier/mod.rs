@@ -68,6 +68,7 @@ pub mod helper_protos;
 pub mod helpers;
 pub mod jmp;
 pub mod kfuncs;
+pub mod kptrs;
 pub mod map_create;
 pub mod maps;
 pub mod mem;
