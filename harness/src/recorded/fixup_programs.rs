@@ -36,7 +36,8 @@ fn options<'a>(src: &'a str, key: &str) -> Option<&'a str> {
 /// A program of `tests/fixups_calls/` as its `# load:` line says:
 /// `--type`, `--map NAME:TYPE:KEY:VALUE:MAX[:FLAGS]` (as `bpf-selftest
 /// check`), `--inner NAME:TYPE:KEY:VALUE:MAX` (the inner map of map
-/// NAME), `--unpriv`.
+/// NAME), `--unpriv`, `--flags` (prog_flags as `check --flags` takes
+/// them; none by default).
 pub fn calls_request(path: &Path, arch: Arch) -> Result<LoadRequest, String> {
     let at = |e: String| format!("{}: {e}", path.display());
     let src = std::fs::read_to_string(path).map_err(|e| at(e.to_string()))?;
@@ -50,8 +51,9 @@ pub fn calls_request(path: &Path, arch: Arch) -> Result<LoadRequest, String> {
             "--type" => a.prog_type = value()?,
             "--map" => a.maps.push(value()?),
             "--unpriv" => a.unpriv = true,
+            "--flags" => a.flags = Some(value()?),
             "--inner" => inner.push(MapDef::parse_cli(&value()?).map_err(at)?),
-            o => return Err(at(format!("option {o} is not one of --type, --map, --inner, --unpriv"))),
+            o => return Err(at(format!("option {o} is not one of --type, --map, --inner, --unpriv, --flags"))),
         }
     }
     let body: String = src.lines().filter(|l| !l.starts_with('#')).collect::<Vec<_>>().join("\n");

@@ -123,6 +123,15 @@ fn patch_call_imm(env: &VerifierEnv<'_>, mut insn: Insn) -> Result<Option<Vec<In
                 "bpf_get_task_stack"
             }
         }
+        // kprobe_prog_func_proto: a sleepable program's bpf_get_stack may
+        // fault its stack in (tests/fixups_calls/get_stack_kprobe*.s)
+        ProtoPick::Conditional("kprobe_prog_func_proto") if name == "get_stack" => {
+            if sleepable {
+                "bpf_get_stack_sleepable"
+            } else {
+                "bpf_get_stack"
+            }
+        }
         ProtoPick::Conditional(by) => {
             return Err(unsupported(format!("{by} picks bpf_{name}'s prototype by a condition the model does not have")));
         }
