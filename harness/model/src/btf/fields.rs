@@ -270,6 +270,39 @@ impl Btf {
         Ok(Some(rec))
     }
 
+    /// `btf_find_struct_meta` over what `btf_parse_struct_metas` builds
+    /// when the program's BTF is loaded: the record of a struct with a
+    /// member whose type is one of the graph, lock or refcount structs
+    /// (the first of that name) or a tagged kernel pointer; `Ok(None)`
+    /// when the struct has no such member (no meta).
+    pub fn btf_find_struct_meta(&self, id: u32) -> Result<Option<BtfRecord>, FieldsError> {
+        const ALLOC_OBJ_FIELDS: &[&str] = &["bpf_spin_lock", "bpf_list_head", "bpf_list_node", "bpf_rb_root", "bpf_rb_node", "bpf_refcount"];
+        let t = self.type_by_id(id).ok_or(FieldsError::Inval)?;
+        if t.kind != BTF_KIND_STRUCT {
+            return Ok(None);
+        }
+        let special = |m: u32| -> Result<bool, FieldsError> {
+            if ALLOC_OBJ_FIELDS.iter().any(|n| self.find_by_name_kind(n, BTF_KIND_STRUCT) == Some(m)) {
+                return Ok(true);
+            }
+            // a type btf_find_kptr refuses is no kptr
+            Ok(matches!(self.btf_find_kptr(m, 0, BPF_KPTR), Ok(Some(_))))
+        };
+        let mut has = false;
+        for m in self.members(id) {
+            if special(m.type_id)? {
+                has = true;
+                break;
+            }
+        }
+        if !has {
+            return Ok(None);
+        }
+        let kinds = BPF_SPIN_LOCK | BPF_RES_SPIN_LOCK | BPF_LIST_HEAD | BPF_LIST_NODE | BPF_RB_ROOT | BPF_RB_NODE | BPF_REFCOUNT | BPF_KPTR;
+        // the record cannot be unset once the type has a meta
+        self.btf_parse_fields(id, kinds, t.size_or_type)?.ok_or(FieldsError::Fault).map(Some)
+    }
+
     /// `btf_find_field`: a struct's members or a data section's variables.
     fn btf_find_field(&self, id: u32, walk: &mut FieldWalk) -> Result<(), FieldsError> {
         let t = self.type_by_id(id).ok_or(FieldsError::Inval)?;

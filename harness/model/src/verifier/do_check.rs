@@ -302,6 +302,9 @@ pub struct PassAux {
     /// The call is reached in a non-sleepable context.
     pub non_sleepable: bool,
     pub call_with_percpu_alloc_ptr: bool,
+    /// `obj_new_size`: the size of the local type a `bpf_obj_new` (or
+    /// `bpf_percpu_obj_new`) call allocates.
+    pub obj_new_size: u32,
     /// `needs_zext`: 64-bit ALU on an arena pointer, made 32-bit by the
     /// fixups; `prevent_zext`: the insn also ran on other registers.
     pub needs_zext: bool,

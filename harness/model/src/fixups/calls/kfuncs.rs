@@ -22,19 +22,23 @@ const BPF_TRAMP_COOKIE_INDEX_SHIFT: i32 = 8;
 /// Kfuncs whose fixup adds kernel pointers the model does not have
 /// (`kptr_struct_meta` BTF records, `prog->aux` for `__prog` arguments).
 fn needs_kernel_pointers(name: &str) -> bool {
-    name.ends_with("_impl")
+    (name.ends_with("_impl") && !is_obj_new_or_drop(name))
         || matches!(
             name,
-            "bpf_obj_new"
-                | "bpf_percpu_obj_new"
-                | "bpf_obj_drop"
-                | "bpf_percpu_obj_drop"
-                | "bpf_refcount_acquire"
+            "bpf_refcount_acquire"
                 | "bpf_list_push_front"
                 | "bpf_list_push_back"
                 | "bpf_list_add"
                 | "bpf_rbtree_add"
         )
+}
+
+/// `bpf_obj_new`, `bpf_percpu_obj_new`, `bpf_obj_drop`,
+/// `bpf_percpu_obj_drop` and their `_impl` forms: the verifier admits
+/// them only for local types without a `btf_struct_meta`, so the record
+/// pointer their fixup loads into R2 is NULL.
+fn is_obj_new_or_drop(name: &str) -> bool {
+    matches!(name.strip_suffix("_impl").unwrap_or(name), "bpf_obj_new" | "bpf_percpu_obj_new" | "bpf_obj_drop" | "bpf_percpu_obj_drop")
 }
 
 /// The register of the `struct bpf_prog_aux *` a `KF_IMPLICIT_ARGS` kfunc
@@ -90,6 +94,16 @@ pub fn fixup_kfunc_call(env: &VerifierEnv<'_>, idx: usize) -> Result<Option<Vec<
     let fsession = env.input.prog_type.0 == prog::TRACING && matches!(eatype, attach::TRACE_FSESSION | attach::TRACE_FSESSION_MULTI);
     let patch = match name {
         "bpf_cast_to_kern_ctx" | "bpf_rdonly_cast" => vec![mov64_reg(R0, R1)],
+        // R1 becomes the object's size, R2 its (NULL) struct meta
+        n if is_obj_new_or_drop(n) && n.contains("obj_new") => {
+            let size = env.pass_aux.get(idx).map_or(0, |a| a.obj_new_size);
+            let [lo, hi] = ld_imm64(R2, 0);
+            vec![mov64_imm(R1, size as i32), lo, hi, call]
+        }
+        n if is_obj_new_or_drop(n) => {
+            let [lo, hi] = ld_imm64(R2, 0);
+            vec![lo, hi, call]
+        }
         "bpf_session_is_return" if fsession => {
             vec![ldx_mem(BPF_DW, R0, R1, -8), alu64_imm(BPF_RSH, R0, BPF_TRAMP_IS_RETURN_SHIFT), alu64_imm(BPF_AND, R0, 1)]
         }
