@@ -424,8 +424,17 @@ impl Env<'_, '_> {
             self.verbose("verifier bug: allocated object must be referenced\n");
             return errno(EFAULT);
         }
-        // what the fields of a record forbid is not reached: objects with
-        // a btf_struct_meta are not modelled
+        // the special fields of its record are not for direct access
+        let rec = match btf.btf_find_struct_meta(id) {
+            Ok(r) => r,
+            Err(_) => return Err(DoCheckError::Unsupported("a program BTF whose struct metas do not parse (refused at BTF load)".into())),
+        };
+        for f in rec.iter().flat_map(|r| r.fields.iter()) {
+            if u64::from(off) < u64::from(f.offset) + u64::from(f.size) && u64::from(f.offset) < u64::from(off) + u64::from(size) {
+                self.verbose(&format!("direct access to {} is disallowed\n", crate::btf::btf_field_type_name(f.field_type)));
+                return errno(EACCES);
+            }
+        }
         let view = VmlinuxBtf::from_prog_btf(btf);
         let (mut id, mut off, mut flag) = (id, off, 0);
         let mut access = None;

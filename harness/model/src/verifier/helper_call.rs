@@ -91,6 +91,9 @@ pub(crate) struct CallArgMeta {
     pub iter_spi: usize,
     pub iter_frameno: usize,
     pub ret_btf: i64,
+    /// `arg_btf`/`arg_btf_id`: the (model's id of the) local type of an
+    /// allocated-object argument.
+    pub arg_btf_id: i64,
 }
 
 /// `reg_arg_name` for a register argument.

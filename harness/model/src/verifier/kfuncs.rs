@@ -1193,6 +1193,21 @@ impl Env<'_, '_> {
         }
         let mut ret_btf: Option<u32> = None;
         self.check_kfunc_args(proto, &mut meta, &mut ret_btf)?;
+        let obj_drop = matches!(name, "bpf_obj_drop" | "bpf_obj_drop_impl" | "bpf_percpu_obj_drop" | "bpf_percpu_obj_drop_impl");
+        if obj_drop {
+            let has_meta = self.local_type_has_struct_meta(meta.arg_btf_id)?;
+            let pt = self.input.prog_type;
+            let tracing = matches!(pt, super::helpers::prog::KPROBE | super::helpers::prog::TRACEPOINT | super::helpers::prog::PERF_EVENT | super::helpers::prog::RAW_TRACEPOINT | super::helpers::prog::RAW_TRACEPOINT_WRITABLE)
+                || (pt == super::helpers::prog::TRACING && self.input.expected_attach_type != crate::prog_type::bpf_attach_type::TRACE_ITER && !self.input.sleepable);
+            if has_meta && tracing {
+                return Err(DoCheckError::Unsupported(
+                    "which fields btf_record_has_nmi_unsafe_fields counts (bpf_obj_drop of a type with a btf_struct_meta from a tracing program) is not in the source the model reads".into(),
+                ));
+            }
+            if let Some(a) = self.aux.get_mut(insn_idx) {
+                a.kptr_struct_meta = has_meta;
+            }
+        }
         if name == "__bpf_trap" {
             // what clang emits for a read of an uninitialized variable
             self.verbose("unexpected __bpf_trap() due to uninitialized variable?\n");
@@ -1657,7 +1672,7 @@ impl Env<'_, '_> {
                     }
                     self.process_spin_lock(&reg, regno, flags)?;
                 }
-                KfArg::AllocBtfId => self.check_kfunc_alloc_obj_arg(proto, &reg, regno)?,
+                KfArg::AllocBtfId => self.check_kfunc_alloc_obj_arg(proto, &reg, regno, meta)?,
                 KfArg::Ignore | KfArg::IgnoreSized(_) => {}
             }
         }
@@ -1709,11 +1724,9 @@ impl Env<'_, '_> {
                 return errno(EINVAL);
             }
         }
-        if struct_meta.is_some() {
-            return Err(DoCheckError::Unsupported("bpf_obj_new of a local type with special fields (its btf_record) is not modelled yet".into()));
-        }
         if let Some(a) = self.aux.get_mut(insn_idx) {
             a.obj_new_size = t.size_or_type;
+            a.kptr_struct_meta = struct_meta.is_some();
         }
         let mut typ = PTR_TO_BTF_ID | MEM_ALLOC;
         if percpu {
@@ -1725,7 +1738,7 @@ impl Env<'_, '_> {
     /// The `KF_ARG_PTR_TO_ALLOC_BTF_ID` case of `check_kfunc_args`: an
     /// object of the program's own type, handed to the drop of its kind
     /// while still owned.
-    fn check_kfunc_alloc_obj_arg(&mut self, proto: &KfuncProto, reg: &RegState, regno: usize) -> VResult<()> {
+    fn check_kfunc_alloc_obj_arg(&mut self, proto: &KfuncProto, reg: &RegState, regno: usize, meta: &mut CallArgMeta) -> VResult<()> {
         let insn_idx = self.insn_idx;
         let percpu_drop = proto.name.starts_with("bpf_percpu_obj_drop");
         if reg.typ == PTR_TO_BTF_ID | MEM_ALLOC {
@@ -1754,7 +1767,18 @@ impl Env<'_, '_> {
             self.bpf_diag_call_arg(insn_idx, regno, proto.name, &reason, "Pass the owned object pointer before it is released or transferred.");
             return errno(EINVAL);
         }
+        meta.arg_btf_id = reg.aux;
         Ok(())
+    }
+
+    /// `btf_find_struct_meta` of the local type behind a model id: whether
+    /// the type has a meta.
+    fn local_type_has_struct_meta(&self, id: i64) -> VResult<bool> {
+        let (Some(id), Some(btf)) = (btf_local_type(id), self.input.prog_btf) else { return Ok(false) };
+        match btf.btf_find_struct_meta(id) {
+            Ok(m) => Ok(m.is_some()),
+            Err(_) => Err(DoCheckError::Unsupported("a program BTF whose struct metas do not parse (refused at BTF load)".into())),
+        }
     }
 
     /// The `KF_ARG_MEM_SIZE` case of `check_kfunc_args`: the memory

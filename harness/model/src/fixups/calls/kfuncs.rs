@@ -34,9 +34,9 @@ fn needs_kernel_pointers(name: &str) -> bool {
 }
 
 /// `bpf_obj_new`, `bpf_percpu_obj_new`, `bpf_obj_drop`,
-/// `bpf_percpu_obj_drop` and their `_impl` forms: the verifier admits
-/// them only for local types without a `btf_struct_meta`, so the record
-/// pointer their fixup loads into R2 is NULL.
+/// `bpf_percpu_obj_drop` and their `_impl` forms, whose fixup loads the
+/// local type's `btf_struct_meta` into R2 (NULL for a type without one,
+/// the only case modelled).
 fn is_obj_new_or_drop(name: &str) -> bool {
     matches!(name.strip_suffix("_impl").unwrap_or(name), "bpf_obj_new" | "bpf_percpu_obj_new" | "bpf_obj_drop" | "bpf_percpu_obj_drop")
 }
@@ -68,6 +68,9 @@ pub fn fixup_kfunc_call(env: &VerifierEnv<'_>, idx: usize) -> Result<Option<Vec<
     };
     if needs_kernel_pointers(name) {
         return Err(Fail::unsupported(PHASE, &format!("the fixup of kfunc {name} (BTF records or prog->aux loads) is not modelled yet")));
+    }
+    if is_obj_new_or_drop(name) && env.pass_aux.get(idx).is_some_and(|a| a.kptr_struct_meta) {
+        return Err(Fail::unsupported(PHASE, &format!("the fixup of kfunc {name} loading the address of a btf_struct_meta is not modelled yet")));
     }
     let non_sleepable = env.pass_aux.get(idx).is_some_and(|a| a.non_sleepable);
     // specialize_kfunc: the function actually called
