@@ -261,6 +261,9 @@ pub enum KfArg {
     /// `__alloc`: `KF_ARG_PTR_TO_ALLOC_BTF_ID`, an object `bpf_obj_new`
     /// (or `bpf_percpu_obj_new`) allocated.
     AllocBtfId,
+    /// `__refcounted_kptr`: `KF_ARG_PTR_TO_REFCOUNTED_KPTR`, an owning or
+    /// non-owning reference to a local object with a `bpf_refcount`.
+    RefcountedKptr,
 }
 
 /// `btf_is_projection_of`: the kernel struct behind a uapi ctx struct.
@@ -647,6 +650,22 @@ pub const KFUNCS: &[KfuncProto] = &[
         flags: kf::RELEASE,
         args: &[KfArg::AllocBtfId, KfArg::Ignore],
         ret: KfRet::Void,
+        set: KfuncSet::Generic,
+    },
+    // `void *bpf_refcount_acquire(void *p__refcounted_kptr, struct
+    // btf_struct_meta *meta)`
+    KfuncProto {
+        name: "bpf_refcount_acquire",
+        flags: kf::ACQUIRE | kf::RET_NULL | kf::RCU | kf::SPINLOCK_SAFE,
+        args: &[KfArg::RefcountedKptr],
+        ret: KfRet::Special,
+        set: KfuncSet::Generic,
+    },
+    KfuncProto {
+        name: "bpf_refcount_acquire_impl",
+        flags: kf::ACQUIRE | kf::RET_NULL | kf::RCU | kf::SPINLOCK_SAFE,
+        args: &[KfArg::RefcountedKptr, KfArg::Ignore],
+        ret: KfRet::Special,
         set: KfuncSet::Generic,
     },
     KfuncProto { name: "bpf_task_release", flags: kf::RELEASE, args: &[KfArg::BtfId("task_struct")], ret: KfRet::Void, set: KfuncSet::Generic },
@@ -1357,6 +1376,13 @@ impl Env<'_, '_> {
                     "bpf_obj_new" | "bpf_obj_new_impl" | "bpf_percpu_obj_new" | "bpf_percpu_obj_new_impl" => {
                         self.check_obj_new(name, meta.arg_constant.unwrap_or(0), insn_idx)?
                     }
+                    "bpf_refcount_acquire" | "bpf_refcount_acquire_impl" => {
+                        let has_meta = self.local_type_has_struct_meta(meta.arg_btf_id)?;
+                        if let Some(a) = self.aux.get_mut(insn_idx) {
+                            a.kptr_struct_meta = has_meta;
+                        }
+                        RegState::ptr(PTR_TO_BTF_ID | MEM_ALLOC, meta.arg_btf_id)
+                    }
                     _ => return errno(EFAULT),
                 };
                 self.regs_mut()[0] = r0;
@@ -1382,7 +1408,10 @@ impl Env<'_, '_> {
             }
         }
         if matches!(proto.ret, KfRet::Mem(_) | KfRet::Special | KfRet::BtfId(_)) {
-            if proto.flags & kf::RET_NULL != 0 {
+            // is_kfunc_ret_null: acquiring a reference to an owned object
+            // cannot fail
+            let refcount_of_owned = name.starts_with("bpf_refcount_acquire") && meta.arg_owning_ref;
+            if proto.flags & kf::RET_NULL != 0 && !refcount_of_owned {
                 self.id_gen += 1;
                 let id = self.id_gen;
                 let r0 = &mut self.regs_mut()[0];
@@ -1450,6 +1479,7 @@ impl Env<'_, '_> {
                     | KfArg::Callback
                     | KfArg::ResSpinLock
                     | KfArg::AllocBtfId
+                    | KfArg::RefcountedKptr
             );
             let nullable = matches!(kind, KfArg::Mem { nullable: true });
             let insn_idx = self.insn_idx;
@@ -1503,7 +1533,7 @@ impl Env<'_, '_> {
             if regno == meta.release_regno {
                 arg_type |= super::helper_protos::OBJ_RELEASE;
             }
-            self.check_func_arg_reg_off_ext(&reg, regno, arg_type, true)?;
+            self.check_func_arg_reg_off_ext(&reg, regno, arg_type, kind != KfArg::RefcountedKptr)?;
             match kind {
                 KfArg::Scalar | KfArg::Const if reg.typ != SCALAR_VALUE => {
                     self.verbose(&format!("R{regno} is not a scalar\n"));
@@ -1673,6 +1703,7 @@ impl Env<'_, '_> {
                     self.process_spin_lock(&reg, regno, flags)?;
                 }
                 KfArg::AllocBtfId => self.check_kfunc_alloc_obj_arg(proto, &reg, regno, meta)?,
+                KfArg::RefcountedKptr => self.check_kfunc_refcounted_kptr_arg(proto, &reg, regno, meta)?,
                 KfArg::Ignore | KfArg::IgnoreSized(_) => {}
             }
         }
@@ -1765,6 +1796,48 @@ impl Env<'_, '_> {
                 reg_arg_name(regno)
             );
             self.bpf_diag_call_arg(insn_idx, regno, proto.name, &reason, "Pass the owned object pointer before it is released or transferred.");
+            return errno(EINVAL);
+        }
+        meta.arg_btf_id = reg.aux;
+        Ok(())
+    }
+
+    /// The `KF_ARG_PTR_TO_REFCOUNTED_KPTR` case of `check_kfunc_args`.
+    fn check_kfunc_refcounted_kptr_arg(&mut self, proto: &KfuncProto, reg: &RegState, regno: usize, meta: &mut CallArgMeta) -> VResult<()> {
+        if base_type(reg.typ) != PTR_TO_BTF_ID || reg.typ & MEM_ALLOC == 0 {
+            self.verbose(&format!("{} is neither owning or non-owning ref\n", reg_arg_name(regno)));
+            let reason = format!(
+                "the kfunc expects a pointer to a BPF-managed refcounted object, but {} is {}",
+                reg_arg_name(regno),
+                super::diag::bpf_diag_reg_type_plain(reg.typ)
+            );
+            let insn_idx = self.insn_idx;
+            self.bpf_diag_call_arg(
+                insn_idx,
+                regno,
+                proto.name,
+                &reason,
+                "Pass an owning or non-owning pointer to a BPF-managed object containing a bpf_refcount field.",
+            );
+            return errno(EINVAL);
+        }
+        if reg.typ & NON_OWN_REF == 0 && self.reg_is_referenced(reg) {
+            meta.arg_owning_ref = true;
+        }
+        // reg_btf_record of an allocated object: its type's meta
+        let rec = match (btf_local_type(reg.aux), self.input.prog_btf) {
+            (Some(id), Some(btf)) => match btf.btf_find_struct_meta(id) {
+                Ok(r) => r,
+                Err(_) => return Err(DoCheckError::Unsupported("a program BTF whose struct metas do not parse (refused at BTF load)".into())),
+            },
+            _ => None,
+        };
+        let Some(rec) = rec else {
+            self.verbose("verifier bug: Couldn't find btf_record\n");
+            return errno(EFAULT);
+        };
+        if rec.refcount_off.is_none() {
+            self.verbose(&format!("{} doesn't point to a type with bpf_refcount field\n", reg_arg_name(regno)));
             return errno(EINVAL);
         }
         meta.arg_btf_id = reg.aux;
