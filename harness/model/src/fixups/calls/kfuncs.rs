@@ -22,11 +22,10 @@ const BPF_TRAMP_COOKIE_INDEX_SHIFT: i32 = 8;
 /// Kfuncs whose fixup adds kernel pointers the model does not have
 /// (`kptr_struct_meta` BTF records, `prog->aux` for `__prog` arguments).
 fn needs_kernel_pointers(name: &str) -> bool {
-    (name.ends_with("_impl") && !is_obj_new_or_drop(name))
+    (name.ends_with("_impl") && !takes_struct_meta(name))
         || matches!(
             name,
-            "bpf_refcount_acquire"
-                | "bpf_list_push_front"
+            "bpf_list_push_front"
                 | "bpf_list_push_back"
                 | "bpf_list_add"
                 | "bpf_rbtree_add"
@@ -34,11 +33,14 @@ fn needs_kernel_pointers(name: &str) -> bool {
 }
 
 /// `bpf_obj_new`, `bpf_percpu_obj_new`, `bpf_obj_drop`,
-/// `bpf_percpu_obj_drop` and their `_impl` forms, whose fixup loads the
-/// local type's `btf_struct_meta` into R2 (NULL for a type without one,
-/// the only case modelled).
-fn is_obj_new_or_drop(name: &str) -> bool {
-    matches!(name.strip_suffix("_impl").unwrap_or(name), "bpf_obj_new" | "bpf_percpu_obj_new" | "bpf_obj_drop" | "bpf_percpu_obj_drop")
+/// `bpf_percpu_obj_drop`, `bpf_refcount_acquire` and their `_impl` forms,
+/// whose fixup loads the local type's `btf_struct_meta` into R2 (NULL for
+/// a type without one).
+fn takes_struct_meta(name: &str) -> bool {
+    matches!(
+        name.strip_suffix("_impl").unwrap_or(name),
+        "bpf_obj_new" | "bpf_percpu_obj_new" | "bpf_obj_drop" | "bpf_percpu_obj_drop" | "bpf_refcount_acquire"
+    )
 }
 
 /// The register of the `struct bpf_prog_aux *` a `KF_IMPLICIT_ARGS` kfunc
@@ -69,9 +71,6 @@ pub fn fixup_kfunc_call(env: &VerifierEnv<'_>, idx: usize) -> Result<Option<Vec<
     if needs_kernel_pointers(name) {
         return Err(Fail::unsupported(PHASE, &format!("the fixup of kfunc {name} (BTF records or prog->aux loads) is not modelled yet")));
     }
-    if is_obj_new_or_drop(name) && env.pass_aux.get(idx).is_some_and(|a| a.kptr_struct_meta) {
-        return Err(Fail::unsupported(PHASE, &format!("the fixup of kfunc {name} loading the address of a btf_struct_meta is not modelled yet")));
-    }
     let non_sleepable = env.pass_aux.get(idx).is_some_and(|a| a.non_sleepable);
     // specialize_kfunc: the function actually called
     let func = match name {
@@ -97,15 +96,24 @@ pub fn fixup_kfunc_call(env: &VerifierEnv<'_>, idx: usize) -> Result<Option<Vec<
     let fsession = env.input.prog_type.0 == prog::TRACING && matches!(eatype, attach::TRACE_FSESSION | attach::TRACE_FSESSION_MULTI);
     let patch = match name {
         "bpf_cast_to_kern_ctx" | "bpf_rdonly_cast" => vec![mov64_reg(R0, R1)],
-        // R1 becomes the object's size, R2 its (NULL) struct meta
-        n if is_obj_new_or_drop(n) && n.contains("obj_new") => {
-            let size = env.pass_aux.get(idx).map_or(0, |a| a.obj_new_size);
-            let [lo, hi] = ld_imm64(R2, 0);
-            vec![mov64_imm(R1, size as i32), lo, hi, call]
-        }
-        n if is_obj_new_or_drop(n) => {
-            let [lo, hi] = ld_imm64(R2, 0);
-            vec![lo, hi, call]
+        // R1 becomes the object's size, R2 its type's struct meta
+        n if takes_struct_meta(n) => {
+            let aux = env.pass_aux.get(idx);
+            let percpu = n.starts_with("bpf_percpu_obj_");
+            let meta = aux.is_some_and(|a| a.kptr_struct_meta);
+            if percpu && meta {
+                return Err(Fail::unsupported(PHASE, &format!("insn {idx}: verifier bug: NULL kptr_struct_meta expected")));
+            }
+            if n.starts_with("bpf_refcount_acquire") && !meta {
+                return Err(Fail::unsupported(PHASE, &format!("insn {idx}: verifier bug: kptr_struct_meta expected")));
+            }
+            let addr = if meta { crate::map::btf_struct_meta_kaddr(env.input.arch) } else { 0 };
+            let [lo, hi] = ld_imm64(R2, addr);
+            if n.contains("obj_new") {
+                vec![mov64_imm(R1, aux.map_or(0, |a| a.obj_new_size) as i32), lo, hi, call]
+            } else {
+                vec![lo, hi, call]
+            }
         }
         "bpf_session_is_return" if fsession => {
             vec![ldx_mem(BPF_DW, R0, R1, -8), alu64_imm(BPF_RSH, R0, BPF_TRAMP_IS_RETURN_SHIFT), alu64_imm(BPF_AND, R0, 1)]
