@@ -618,4 +618,25 @@ mod tests {
         assert_eq!(b.btf_type_id_size(4), Some((4, 48)));
         assert!(b.btf_type_is_i32(1));
     }
+
+    #[test]
+    fn struct_metas_only_for_direct_special_members() {
+        let strings = b"\0int\0bpf_refcount\0node\0x\0r\0plain\0outer\0n\0";
+        let b = blob(
+            &[
+                &[1, BTF_KIND_INT << 24, 4, 32],                             // [1] int
+                &[5, (BTF_KIND_STRUCT << 24) | 1, 4, 23, 1, 0],              // [2] struct bpf_refcount
+                &[18, (BTF_KIND_STRUCT << 24) | 2, 8, 23, 1, 0, 25, 2, 32],  // [3] node { x; r at 4 }
+                &[27, (BTF_KIND_STRUCT << 24) | 1, 4, 23, 1, 0],             // [4] plain { x }
+                &[33, (BTF_KIND_STRUCT << 24) | 1, 8, 39, 3, 0],             // [5] outer { node n }
+            ],
+            strings,
+        );
+        let rec = b.btf_find_struct_meta(3).unwrap().unwrap();
+        assert_eq!((rec.refcount_off, rec.field_mask, rec.fields.len()), (Some(4), BPF_REFCOUNT, 1));
+        assert_eq!(b.btf_find_struct_meta(4), Ok(None));
+        // a special field nested in a member struct gives the outer one no meta
+        assert_eq!(b.btf_find_struct_meta(5), Ok(None));
+        assert_eq!(b.btf_find_struct_meta(1), Ok(None));
+    }
 }
