@@ -624,11 +624,11 @@ mod tests {
         let strings = b"\0int\0bpf_refcount\0node\0x\0r\0plain\0outer\0n\0";
         let b = blob(
             &[
-                &[1, BTF_KIND_INT << 24, 4, 32],                             // [1] int
-                &[5, (BTF_KIND_STRUCT << 24) | 1, 4, 23, 1, 0],              // [2] struct bpf_refcount
-                &[18, (BTF_KIND_STRUCT << 24) | 2, 8, 23, 1, 0, 25, 2, 32],  // [3] node { x; r at 4 }
-                &[27, (BTF_KIND_STRUCT << 24) | 1, 4, 23, 1, 0],             // [4] plain { x }
-                &[33, (BTF_KIND_STRUCT << 24) | 1, 8, 39, 3, 0],             // [5] outer { node n }
+                &[1, BTF_KIND_INT << 24, 4, 32],                            // [1] int
+                &[5, (BTF_KIND_STRUCT << 24) | 1, 4, 23, 1, 0],             // [2] struct bpf_refcount
+                &[18, (BTF_KIND_STRUCT << 24) | 2, 8, 23, 1, 0, 25, 2, 32], // [3] node { x; r at 4 }
+                &[27, (BTF_KIND_STRUCT << 24) | 1, 4, 23, 1, 0],            // [4] plain { x }
+                &[33, (BTF_KIND_STRUCT << 24) | 1, 8, 39, 3, 0],            // [5] outer { node n }
             ],
             strings,
         );

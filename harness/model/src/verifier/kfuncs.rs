@@ -645,13 +645,7 @@ pub const KFUNCS: &[KfuncProto] = &[
     KfuncProto { name: "bpf_obj_drop", flags: kf::RELEASE, args: &[KfArg::AllocBtfId], ret: KfRet::Void, set: KfuncSet::Generic },
     KfuncProto { name: "bpf_obj_drop_impl", flags: kf::RELEASE, args: &[KfArg::AllocBtfId, KfArg::Ignore], ret: KfRet::Void, set: KfuncSet::Generic },
     KfuncProto { name: "bpf_percpu_obj_drop", flags: kf::RELEASE, args: &[KfArg::AllocBtfId], ret: KfRet::Void, set: KfuncSet::Generic },
-    KfuncProto {
-        name: "bpf_percpu_obj_drop_impl",
-        flags: kf::RELEASE,
-        args: &[KfArg::AllocBtfId, KfArg::Ignore],
-        ret: KfRet::Void,
-        set: KfuncSet::Generic,
-    },
+    KfuncProto { name: "bpf_percpu_obj_drop_impl", flags: kf::RELEASE, args: &[KfArg::AllocBtfId, KfArg::Ignore], ret: KfRet::Void, set: KfuncSet::Generic },
     // `void *bpf_refcount_acquire(void *p__refcounted_kptr, struct
     // btf_struct_meta *meta)`
     KfuncProto {
@@ -1216,8 +1210,16 @@ impl Env<'_, '_> {
         if obj_drop {
             let has_meta = self.local_type_has_struct_meta(meta.arg_btf_id)?;
             let pt = self.input.prog_type;
-            let tracing = matches!(pt, super::helpers::prog::KPROBE | super::helpers::prog::TRACEPOINT | super::helpers::prog::PERF_EVENT | super::helpers::prog::RAW_TRACEPOINT | super::helpers::prog::RAW_TRACEPOINT_WRITABLE)
-                || (pt == super::helpers::prog::TRACING && self.input.expected_attach_type != crate::prog_type::bpf_attach_type::TRACE_ITER && !self.input.sleepable);
+            let tracing = matches!(
+                pt,
+                super::helpers::prog::KPROBE
+                    | super::helpers::prog::TRACEPOINT
+                    | super::helpers::prog::PERF_EVENT
+                    | super::helpers::prog::RAW_TRACEPOINT
+                    | super::helpers::prog::RAW_TRACEPOINT_WRITABLE
+            ) || (pt == super::helpers::prog::TRACING
+                && self.input.expected_attach_type != crate::prog_type::bpf_attach_type::TRACE_ITER
+                && !self.input.sleepable);
             if has_meta && tracing {
                 return Err(DoCheckError::Unsupported(
                     "which fields btf_record_has_nmi_unsafe_fields counts (bpf_obj_drop of a type with a btf_struct_meta from a tracing program) is not in the source the model reads".into(),

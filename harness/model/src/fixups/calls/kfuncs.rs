@@ -22,14 +22,7 @@ const BPF_TRAMP_COOKIE_INDEX_SHIFT: i32 = 8;
 /// Kfuncs whose fixup adds kernel pointers the model does not have
 /// (`kptr_struct_meta` BTF records, `prog->aux` for `__prog` arguments).
 fn needs_kernel_pointers(name: &str) -> bool {
-    (name.ends_with("_impl") && !takes_struct_meta(name))
-        || matches!(
-            name,
-            "bpf_list_push_front"
-                | "bpf_list_push_back"
-                | "bpf_list_add"
-                | "bpf_rbtree_add"
-        )
+    (name.ends_with("_impl") && !takes_struct_meta(name)) || matches!(name, "bpf_list_push_front" | "bpf_list_push_back" | "bpf_list_add" | "bpf_rbtree_add")
 }
 
 /// `bpf_obj_new`, `bpf_percpu_obj_new`, `bpf_obj_drop`,
@@ -37,10 +30,7 @@ fn needs_kernel_pointers(name: &str) -> bool {
 /// whose fixup loads the local type's `btf_struct_meta` into R2 (NULL for
 /// a type without one).
 fn takes_struct_meta(name: &str) -> bool {
-    matches!(
-        name.strip_suffix("_impl").unwrap_or(name),
-        "bpf_obj_new" | "bpf_percpu_obj_new" | "bpf_obj_drop" | "bpf_percpu_obj_drop" | "bpf_refcount_acquire"
-    )
+    matches!(name.strip_suffix("_impl").unwrap_or(name), "bpf_obj_new" | "bpf_percpu_obj_new" | "bpf_obj_drop" | "bpf_percpu_obj_drop" | "bpf_refcount_acquire")
 }
 
 /// The register of the `struct bpf_prog_aux *` a `KF_IMPLICIT_ARGS` kfunc
@@ -109,11 +99,7 @@ pub fn fixup_kfunc_call(env: &VerifierEnv<'_>, idx: usize) -> Result<Option<Vec<
             }
             let addr = if meta { crate::map::btf_struct_meta_kaddr(env.input.arch) } else { 0 };
             let [lo, hi] = ld_imm64(R2, addr);
-            if n.contains("obj_new") {
-                vec![mov64_imm(R1, aux.map_or(0, |a| a.obj_new_size) as i32), lo, hi, call]
-            } else {
-                vec![lo, hi, call]
-            }
+            if n.contains("obj_new") { vec![mov64_imm(R1, aux.map_or(0, |a| a.obj_new_size) as i32), lo, hi, call] } else { vec![lo, hi, call] }
         }
         "bpf_session_is_return" if fsession => {
             vec![ldx_mem(BPF_DW, R0, R1, -8), alu64_imm(BPF_RSH, R0, BPF_TRAMP_IS_RETURN_SHIFT), alu64_imm(BPF_AND, R0, 1)]
