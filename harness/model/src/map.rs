@@ -261,6 +261,15 @@ pub fn prog_aux_kaddr(arch: Arch) -> u64 {
     map_kaddr(arch, 0) - 0x10_0000
 }
 
+/// Where the model's `btf_struct_meta` of a local type lives, the
+/// pointer the fixups load for `bpf_obj_new`, `bpf_obj_drop` and
+/// `bpf_refcount_acquire` of a type that has one: a stand-in below the
+/// program's aux (7.3 allocates the metas when it loads the program's BTF;
+/// what compares loads masks the address).
+pub fn btf_struct_meta_kaddr(arch: Arch) -> u64 {
+    prog_aux_kaddr(arch) - 0x10_0000
+}
+
 #[cfg(test)]
 mod consts_tests {
     #[test]

@@ -158,6 +158,51 @@ impl VmlinuxBtf {
         Ok(btf)
     }
 
+    /// The same view of a program's own BTF (its local types, which
+    /// `btf_struct_walk` walks for allocated objects); kinds the walk
+    /// never meets are left out.
+    pub fn from_prog_btf(btf: &crate::btf::Btf) -> VmlinuxBtf {
+        use crate::btf::*;
+        let mut out = VmlinuxBtf::default();
+        for id in 1..btf.type_cnt() as u32 {
+            let Some(&t) = btf.type_by_id(id) else { continue };
+            let kind = match t.kind {
+                BTF_KIND_INT => Kind::Int { size: t.size_or_type, bits: btf.int_data(id) & 0xff },
+                BTF_KIND_PTR => Kind::Ptr(t.size_or_type),
+                BTF_KIND_ARRAY => match btf.array(id) {
+                    Some(a) => Kind::Array { elem: a.elem_type, nelems: a.nelems },
+                    None => continue,
+                },
+                BTF_KIND_STRUCT | BTF_KIND_UNION => {
+                    let kflag = btf.kind_flag(id);
+                    let members = btf
+                        .members(id)
+                        .iter()
+                        .map(|m| crate::vmlinux_btf::Member {
+                            name: btf.name(m.name_off).unwrap_or("").to_string(),
+                            type_id: m.type_id,
+                            bit_off: if kflag { m.offset & 0xff_ffff } else { m.offset },
+                            bitfield_size: if kflag { m.offset >> 24 } else { 0 },
+                        })
+                        .collect();
+                    Kind::Struct { union: t.kind == BTF_KIND_UNION, size: t.size_or_type, members: Some(members) }
+                }
+                BTF_KIND_ENUM | BTF_KIND_ENUM64 => Kind::Enum { size: t.size_or_type },
+                BTF_KIND_FWD => Kind::Fwd,
+                BTF_KIND_TYPEDEF => Kind::Typedef(t.size_or_type),
+                BTF_KIND_VOLATILE => Kind::Volatile(t.size_or_type),
+                BTF_KIND_CONST => Kind::Const(t.size_or_type),
+                BTF_KIND_RESTRICT => Kind::Restrict(t.size_or_type),
+                BTF_KIND_TYPE_TAG => Kind::TypeTag(t.size_or_type),
+                BTF_KIND_FLOAT => Kind::Float { size: t.size_or_type },
+                BTF_KIND_FUNC_PROTO => Kind::FuncProto { ret: t.size_or_type, params: None },
+                _ => continue,
+            };
+            out.types.insert(id, BtfType { name: btf.type_name(id).to_string(), kind });
+        }
+        out
+    }
+
     /// `btf_type_by_id`; `None` for an id outside the subset.
     pub fn type_by_id(&self, id: u32) -> Option<&BtfType> {
         self.types.get(&id)

@@ -287,6 +287,39 @@ impl Btf {
         Ok(Some(rec))
     }
 
+    /// `btf_find_struct_meta` over what `btf_parse_struct_metas` builds
+    /// when the program's BTF is loaded: the record of a struct with a
+    /// member whose type is one of the graph, lock or refcount structs
+    /// (the first of that name) or a tagged kernel pointer; `Ok(None)`
+    /// when the struct has no such member (no meta).
+    pub fn btf_find_struct_meta(&self, id: u32) -> Result<Option<BtfRecord>, FieldsError> {
+        const ALLOC_OBJ_FIELDS: &[&str] = &["bpf_spin_lock", "bpf_list_head", "bpf_list_node", "bpf_rb_root", "bpf_rb_node", "bpf_refcount"];
+        let t = self.type_by_id(id).ok_or(FieldsError::Inval)?;
+        if t.kind != BTF_KIND_STRUCT {
+            return Ok(None);
+        }
+        let special = |m: u32| -> Result<bool, FieldsError> {
+            if ALLOC_OBJ_FIELDS.iter().any(|n| self.find_by_name_kind(n, BTF_KIND_STRUCT) == Some(m)) {
+                return Ok(true);
+            }
+            // a type btf_find_kptr refuses is no kptr
+            Ok(matches!(self.btf_find_kptr(m, 0, BPF_KPTR), Ok(Some(_))))
+        };
+        let mut has = false;
+        for m in self.members(id) {
+            if special(m.type_id)? {
+                has = true;
+                break;
+            }
+        }
+        if !has {
+            return Ok(None);
+        }
+        let kinds = BPF_SPIN_LOCK | BPF_RES_SPIN_LOCK | BPF_LIST_HEAD | BPF_LIST_NODE | BPF_RB_ROOT | BPF_RB_NODE | BPF_REFCOUNT | BPF_KPTR;
+        // the record cannot be unset once the type has a meta
+        self.btf_parse_fields(id, kinds, t.size_or_type)?.ok_or(FieldsError::Fault).map(Some)
+    }
+
     /// `btf_find_field`: a struct's members or a data section's variables.
     fn btf_find_field(&self, id: u32, walk: &mut FieldWalk) -> Result<(), FieldsError> {
         let t = self.type_by_id(id).ok_or(FieldsError::Inval)?;
@@ -601,5 +634,26 @@ mod tests {
         assert_eq!(b.btf_parse_fields(3, all, 20), Err(FieldsError::Fault));
         assert_eq!(b.btf_type_id_size(4), Some((4, 48)));
         assert!(b.btf_type_is_i32(1));
+    }
+
+    #[test]
+    fn struct_metas_only_for_direct_special_members() {
+        let strings = b"\0int\0bpf_refcount\0node\0x\0r\0plain\0outer\0n\0";
+        let b = blob(
+            &[
+                &[1, BTF_KIND_INT << 24, 4, 32],                            // [1] int
+                &[5, (BTF_KIND_STRUCT << 24) | 1, 4, 23, 1, 0],             // [2] struct bpf_refcount
+                &[18, (BTF_KIND_STRUCT << 24) | 2, 8, 23, 1, 0, 25, 2, 32], // [3] node { x; r at 4 }
+                &[27, (BTF_KIND_STRUCT << 24) | 1, 4, 23, 1, 0],            // [4] plain { x }
+                &[33, (BTF_KIND_STRUCT << 24) | 1, 8, 39, 3, 0],            // [5] outer { node n }
+            ],
+            strings,
+        );
+        let rec = b.btf_find_struct_meta(3).unwrap().unwrap();
+        assert_eq!((rec.refcount_off, rec.field_mask, rec.fields.len()), (Some(4), BPF_REFCOUNT, 1));
+        assert_eq!(b.btf_find_struct_meta(4), Ok(None));
+        // a special field nested in a member struct gives the outer one no meta
+        assert_eq!(b.btf_find_struct_meta(5), Ok(None));
+        assert_eq!(b.btf_find_struct_meta(1), Ok(None));
     }
 }

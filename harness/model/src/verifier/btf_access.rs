@@ -307,7 +307,8 @@ impl Env<'_, '_> {
             self.verbose(&format!("'struct {tname}' access is allowed only to CAP_PERFMON and CAP_SYS_ADMIN\n"));
             return errno(EPERM);
         }
-        if !self.input.gpl {
+        let local = super::kfuncs::btf_local_type(reg.aux);
+        if !self.input.gpl && local.is_none() {
             self.verbose(&format!("Cannot access kernel 'struct {tname}' from non-GPL compatible program\n"));
             return errno(EINVAL);
         }
@@ -335,7 +336,7 @@ impl Env<'_, '_> {
             return errno(EACCES);
         }
         if reg.typ & MEM_ALLOC != 0 {
-            return Err(DoCheckError::Unsupported("allocated objects (bpf_obj_new) are not modelled".into()));
+            return self.check_ptr_to_alloc_obj_access(reg, local, off as u32, size as u32, value_regno);
         }
         if write {
             // tc and xdp have a btf_struct_access callback: it allows
@@ -405,6 +406,64 @@ impl Env<'_, '_> {
                 }
                 self.regs_mut()[v] = r;
             }
+        }
+        Ok(())
+    }
+}
+
+impl Env<'_, '_> {
+    /// `check_ptr_to_btf_access` of an object of a local type
+    /// (`PTR_TO_BTF_ID | MEM_ALLOC`): read or written through the
+    /// program's BTF by `btf_struct_access`, flexible arrays not walked; a
+    /// pointer member reads as a scalar.
+    fn check_ptr_to_alloc_obj_access(&mut self, reg: &RegState, local: Option<u32>, off: u32, size: u32, value_regno: Option<usize>) -> VResult<()> {
+        let (Some(id), Some(btf)) = (local, self.input.prog_btf) else {
+            return Err(DoCheckError::Unsupported("allocated objects of types outside the program's BTF are not modelled".into()));
+        };
+        if reg.typ & NON_OWN_REF == 0 && !self.reg_is_referenced(reg) {
+            self.verbose("verifier bug: allocated object must be referenced\n");
+            return errno(EFAULT);
+        }
+        // the special fields of its record are not for direct access
+        let rec = match btf.btf_find_struct_meta(id) {
+            Ok(r) => r,
+            Err(_) => return Err(DoCheckError::Unsupported("a program BTF whose struct metas do not parse (refused at BTF load)".into())),
+        };
+        for f in rec.iter().flat_map(|r| r.fields.iter()) {
+            if u64::from(off) < u64::from(f.offset) + u64::from(f.size) && u64::from(f.offset) < u64::from(off) + u64::from(size) {
+                self.verbose(&format!("direct access to {} is disallowed\n", crate::btf::btf_field_type_name(f.field_type)));
+                return errno(EACCES);
+            }
+        }
+        let view = VmlinuxBtf::from_prog_btf(btf);
+        let (mut id, mut off, mut flag) = (id, off, 0);
+        let mut access = None;
+        for _ in 0..64 {
+            match btf_struct_walk(&view, id, off, size, &mut flag, false) {
+                Ok(Walk::Ptr(..)) | Ok(Walk::Scalar) => {
+                    access = Some(Access::Scalar);
+                    break;
+                }
+                Ok(Walk::PtrUntrusted) => {
+                    access = Some(Access::UntrustedMem);
+                    break;
+                }
+                Ok(Walk::Struct(next)) => {
+                    id = next;
+                    off = 0;
+                }
+                Err(WalkErr::Log(msg, e)) => {
+                    self.verbose(&msg);
+                    return errno(e);
+                }
+                Err(WalkErr::Unsupported(what)) => return Err(DoCheckError::Unsupported(what)),
+            }
+        }
+        let Some(access) = access else { return Err(DoCheckError::Unsupported("a local struct nested too deep".into())) };
+        let Some(v) = value_regno else { return Ok(()) };
+        match access {
+            Access::UntrustedMem => self.regs_mut()[v] = RegState::ptr(PTR_TO_MEM | MEM_RDONLY | PTR_UNTRUSTED, 0),
+            _ => self.mark_reg_unknown(v),
         }
         Ok(())
     }

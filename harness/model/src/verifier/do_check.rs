@@ -302,6 +302,12 @@ pub struct PassAux {
     /// The call is reached in a non-sleepable context.
     pub non_sleepable: bool,
     pub call_with_percpu_alloc_ptr: bool,
+    /// `obj_new_size`: the size of the local type a `bpf_obj_new` (or
+    /// `bpf_percpu_obj_new`) call allocates.
+    pub obj_new_size: u32,
+    /// `kptr_struct_meta` is not NULL: the local type of a
+    /// `bpf_obj_new`/`bpf_obj_drop` has a `btf_struct_meta`.
+    pub kptr_struct_meta: bool,
     /// `needs_zext`: 64-bit ALU on an arena pointer, made 32-bit by the
     /// fixups; `prevent_zext`: the insn also ran on other registers.
     pub needs_zext: bool,

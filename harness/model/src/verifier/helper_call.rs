@@ -93,6 +93,12 @@ pub(crate) struct CallArgMeta {
     pub ret_btf: i64,
     /// `kptr_field`: `bpf_kptr_xchg`'s destination field.
     pub kptr_field: Option<crate::btf::BtfField>,
+    /// `arg_btf`/`arg_btf_id`: the (model's id of the) local type of an
+    /// allocated-object argument.
+    pub arg_btf_id: i64,
+    /// `arg_owning_ref`: a refcounted-kptr argument is an owning
+    /// reference (so `bpf_refcount_acquire` cannot fail).
+    pub arg_owning_ref: bool,
 }
 
 /// `reg_arg_name` for a register argument.

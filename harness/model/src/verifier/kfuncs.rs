@@ -118,10 +118,40 @@ pub fn btf_type_by_name(name: &str) -> Option<u32> {
 /// `btf_type_name` of a [`BTF_TYPES`] id, or of an id
 /// [`btf_type_id_interned`] gave.
 pub fn btf_type_name(id: i64) -> &'static str {
+    if let Some(i) = usize::try_from(id).ok().and_then(|i| i.checked_sub(LOCAL_BASE)) {
+        return LOCAL_TYPES.lock().map_or("", |v| v.get(i).map_or("", |t| t.1));
+    }
     if let Some(i) = usize::try_from(id).ok().and_then(|i| i.checked_sub(INTERNED_BASE)) {
         return INTERNED.lock().map_or("", |v| v.get(i).copied().unwrap_or(""));
     }
     usize::try_from(id).ok().and_then(|i| i.checked_sub(1)).and_then(|i| BTF_TYPES.get(i)).map_or("", |t| t.0)
+}
+
+/// Where the model's ids of program-BTF (local) structs start: a
+/// `PTR_TO_BTF_ID | MEM_ALLOC` register's `btf` is the program's BTF, not
+/// vmlinux.
+const LOCAL_BASE: usize = 1 << 40;
+/// The local structs registers have named: (BTF id in the program's BTF,
+/// name).
+static LOCAL_TYPES: std::sync::Mutex<Vec<(u32, &'static str)>> = std::sync::Mutex::new(Vec::new());
+
+/// The model's id of struct `btf_id` (named `name`) of the program's BTF.
+pub fn btf_local_type_id(btf_id: u32, name: &str) -> i64 {
+    let Ok(mut v) = LOCAL_TYPES.lock() else { return 0 };
+    let i = match v.iter().position(|&(id, n)| id == btf_id && n == name) {
+        Some(i) => i,
+        None => {
+            v.push((btf_id, Box::leak(name.to_string().into_boxed_str())));
+            v.len() - 1
+        }
+    };
+    (LOCAL_BASE + i) as i64
+}
+
+/// The program-BTF id behind a model id [`btf_local_type_id`] gave.
+pub fn btf_local_type(id: i64) -> Option<u32> {
+    let i = usize::try_from(id).ok()?.checked_sub(LOCAL_BASE)?;
+    LOCAL_TYPES.lock().ok()?.get(i).map(|&(id, _)| id)
 }
 
 /// Where ids of vmlinux structs outside [`BTF_TYPES`] start.
@@ -228,6 +258,12 @@ pub enum KfArg {
     /// `KF_ARG_PTR_TO_RES_SPIN_LOCK`: a `struct bpf_res_spin_lock` in a map
     /// value or an allocated object.
     ResSpinLock,
+    /// `__alloc`: `KF_ARG_PTR_TO_ALLOC_BTF_ID`, an object `bpf_obj_new`
+    /// (or `bpf_percpu_obj_new`) allocated.
+    AllocBtfId,
+    /// `__refcounted_kptr`: `KF_ARG_PTR_TO_REFCOUNTED_KPTR`, an owning or
+    /// non-owning reference to a local object with a `bpf_refcount`.
+    RefcountedKptr,
 }
 
 /// `btf_is_projection_of`: the kernel struct behind a uapi ctx struct.
@@ -282,6 +318,38 @@ fn btf_type_is_scalar_struct(btf: &crate::vmlinux_btf::VmlinuxBtf, id: u32, rec:
         }
     }
     Some(true)
+}
+
+/// `BPF_GLOBAL_PERCPU_MA_MAX_SIZE`: the largest percpu object.
+const BPF_GLOBAL_PERCPU_MA_MAX_SIZE: u32 = 512;
+
+/// `__btf_type_is_scalar_struct` over the program's BTF; `Err` where
+/// structs nest deeper than three levels.
+fn local_btf_type_is_scalar_struct(btf: &crate::btf::Btf, id: u32, rec: u32) -> Result<bool, ()> {
+    use crate::btf::*;
+    let is_struct = |t: u32| btf.type_by_id(t).is_some_and(|t| t.kind == BTF_KIND_STRUCT || t.kind == BTF_KIND_UNION);
+    let is_scalar = |t: u32| btf.type_by_id(t).is_some_and(|t| t.kind == BTF_KIND_INT || t.kind == BTF_KIND_ENUM);
+    if !is_struct(id) {
+        return Ok(false);
+    }
+    for m in btf.members(id) {
+        let t = btf.skip_mods_and_typedefs(m.type_id);
+        if is_struct(t) {
+            if rec >= 3 {
+                return Err(());
+            }
+            if !local_btf_type_is_scalar_struct(btf, t, rec + 1)? {
+                return Ok(false);
+            }
+        } else if let Some(a) = btf.array(t) {
+            if a.nelems == 0 || !is_scalar(btf.skip_mods_and_typedefs(a.elem_type)) {
+                return Ok(false);
+            }
+        } else if !is_scalar(t) {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 /// `irq.kfunc_class` of an IRQ flag slot (kept in its `spilled_ptr.aux`):
@@ -552,6 +620,46 @@ pub const KFUNCS: &[KfuncProto] = &[
         flags: kf::ACQUIRE | kf::RCU | kf::RET_NULL,
         args: &[KfArg::BtfId("task_struct")],
         ret: KfRet::BtfId("task_struct"),
+        set: KfuncSet::Generic,
+    },
+    // `void *bpf_obj_new(u64 local_type_id__k, struct btf_struct_meta
+    // *meta)` and its percpu twin (`KF_IMPLICIT_ARGS`: the program passes
+    // the type id only); the `_impl` forms take `void *meta__ign`
+    KfuncProto { name: "bpf_obj_new", flags: kf::ACQUIRE | kf::RET_NULL, args: &[KfArg::Const], ret: KfRet::Special, set: KfuncSet::Generic },
+    KfuncProto {
+        name: "bpf_obj_new_impl",
+        flags: kf::ACQUIRE | kf::RET_NULL,
+        args: &[KfArg::Const, KfArg::Ignore],
+        ret: KfRet::Special,
+        set: KfuncSet::Generic,
+    },
+    KfuncProto { name: "bpf_percpu_obj_new", flags: kf::ACQUIRE | kf::RET_NULL, args: &[KfArg::Const], ret: KfRet::Special, set: KfuncSet::Generic },
+    KfuncProto {
+        name: "bpf_percpu_obj_new_impl",
+        flags: kf::ACQUIRE | kf::RET_NULL,
+        args: &[KfArg::Const, KfArg::Ignore],
+        ret: KfRet::Special,
+        set: KfuncSet::Generic,
+    },
+    // `void bpf_obj_drop(void *p__alloc, struct btf_struct_meta *meta)`
+    KfuncProto { name: "bpf_obj_drop", flags: kf::RELEASE, args: &[KfArg::AllocBtfId], ret: KfRet::Void, set: KfuncSet::Generic },
+    KfuncProto { name: "bpf_obj_drop_impl", flags: kf::RELEASE, args: &[KfArg::AllocBtfId, KfArg::Ignore], ret: KfRet::Void, set: KfuncSet::Generic },
+    KfuncProto { name: "bpf_percpu_obj_drop", flags: kf::RELEASE, args: &[KfArg::AllocBtfId], ret: KfRet::Void, set: KfuncSet::Generic },
+    KfuncProto { name: "bpf_percpu_obj_drop_impl", flags: kf::RELEASE, args: &[KfArg::AllocBtfId, KfArg::Ignore], ret: KfRet::Void, set: KfuncSet::Generic },
+    // `void *bpf_refcount_acquire(void *p__refcounted_kptr, struct
+    // btf_struct_meta *meta)`
+    KfuncProto {
+        name: "bpf_refcount_acquire",
+        flags: kf::ACQUIRE | kf::RET_NULL | kf::RCU | kf::SPINLOCK_SAFE,
+        args: &[KfArg::RefcountedKptr],
+        ret: KfRet::Special,
+        set: KfuncSet::Generic,
+    },
+    KfuncProto {
+        name: "bpf_refcount_acquire_impl",
+        flags: kf::ACQUIRE | kf::RET_NULL | kf::RCU | kf::SPINLOCK_SAFE,
+        args: &[KfArg::RefcountedKptr, KfArg::Ignore],
+        ret: KfRet::Special,
         set: KfuncSet::Generic,
     },
     KfuncProto { name: "bpf_task_release", flags: kf::RELEASE, args: &[KfArg::BtfId("task_struct")], ret: KfRet::Void, set: KfuncSet::Generic },
@@ -1098,6 +1206,29 @@ impl Env<'_, '_> {
         }
         let mut ret_btf: Option<u32> = None;
         self.check_kfunc_args(proto, &mut meta, &mut ret_btf)?;
+        let obj_drop = matches!(name, "bpf_obj_drop" | "bpf_obj_drop_impl" | "bpf_percpu_obj_drop" | "bpf_percpu_obj_drop_impl");
+        if obj_drop {
+            let has_meta = self.local_type_has_struct_meta(meta.arg_btf_id)?;
+            let pt = self.input.prog_type;
+            let tracing = matches!(
+                pt,
+                super::helpers::prog::KPROBE
+                    | super::helpers::prog::TRACEPOINT
+                    | super::helpers::prog::PERF_EVENT
+                    | super::helpers::prog::RAW_TRACEPOINT
+                    | super::helpers::prog::RAW_TRACEPOINT_WRITABLE
+            ) || (pt == super::helpers::prog::TRACING
+                && self.input.expected_attach_type != crate::prog_type::bpf_attach_type::TRACE_ITER
+                && !self.input.sleepable);
+            if has_meta && tracing {
+                return Err(DoCheckError::Unsupported(
+                    "which fields btf_record_has_nmi_unsafe_fields counts (bpf_obj_drop of a type with a btf_struct_meta from a tracing program) is not in the source the model reads".into(),
+                ));
+            }
+            if let Some(a) = self.aux.get_mut(insn_idx) {
+                a.kptr_struct_meta = has_meta;
+            }
+        }
         if name == "__bpf_trap" {
             // what clang emits for a read of an uninitialized variable
             self.verbose("unexpected __bpf_trap() due to uninitialized variable?\n");
@@ -1244,6 +1375,16 @@ impl Env<'_, '_> {
                         r0.parent_id = meta.dynptr_id;
                         r0
                     }
+                    "bpf_obj_new" | "bpf_obj_new_impl" | "bpf_percpu_obj_new" | "bpf_percpu_obj_new_impl" => {
+                        self.check_obj_new(name, meta.arg_constant.unwrap_or(0), insn_idx)?
+                    }
+                    "bpf_refcount_acquire" | "bpf_refcount_acquire_impl" => {
+                        let has_meta = self.local_type_has_struct_meta(meta.arg_btf_id)?;
+                        if let Some(a) = self.aux.get_mut(insn_idx) {
+                            a.kptr_struct_meta = has_meta;
+                        }
+                        RegState::ptr(PTR_TO_BTF_ID | MEM_ALLOC, meta.arg_btf_id)
+                    }
                     _ => return errno(EFAULT),
                 };
                 self.regs_mut()[0] = r0;
@@ -1269,7 +1410,10 @@ impl Env<'_, '_> {
             }
         }
         if matches!(proto.ret, KfRet::Mem(_) | KfRet::Special | KfRet::BtfId(_)) {
-            if proto.flags & kf::RET_NULL != 0 {
+            // is_kfunc_ret_null: acquiring a reference to an owned object
+            // cannot fail
+            let refcount_of_owned = name.starts_with("bpf_refcount_acquire") && meta.arg_owning_ref;
+            if proto.flags & kf::RET_NULL != 0 && !refcount_of_owned {
                 self.id_gen += 1;
                 let id = self.id_gen;
                 let r0 = &mut self.regs_mut()[0];
@@ -1336,6 +1480,8 @@ impl Env<'_, '_> {
                     | KfArg::TaskWork
                     | KfArg::Callback
                     | KfArg::ResSpinLock
+                    | KfArg::AllocBtfId
+                    | KfArg::RefcountedKptr
             );
             let nullable = matches!(kind, KfArg::Mem { nullable: true });
             let insn_idx = self.insn_idx;
@@ -1389,7 +1535,7 @@ impl Env<'_, '_> {
             if regno == meta.release_regno {
                 arg_type |= super::helper_protos::OBJ_RELEASE;
             }
-            self.check_func_arg_reg_off_ext(&reg, regno, arg_type, true)?;
+            self.check_func_arg_reg_off_ext(&reg, regno, arg_type, kind != KfArg::RefcountedKptr)?;
             match kind {
                 KfArg::Scalar | KfArg::Const if reg.typ != SCALAR_VALUE => {
                     self.verbose(&format!("R{regno} is not a scalar\n"));
@@ -1558,10 +1704,156 @@ impl Env<'_, '_> {
                     }
                     self.process_spin_lock(&reg, regno, flags)?;
                 }
+                KfArg::AllocBtfId => self.check_kfunc_alloc_obj_arg(proto, &reg, regno, meta)?,
+                KfArg::RefcountedKptr => self.check_kfunc_refcounted_kptr_arg(proto, &reg, regno, meta)?,
                 KfArg::Ignore | KfArg::IgnoreSized(_) => {}
             }
         }
         Ok(())
+    }
+
+    /// The `bpf_obj_new`/`bpf_percpu_obj_new` case of
+    /// `check_special_kfunc`: R0 points to an object of struct
+    /// `local_type_id` of the program's BTF; the fixups get its size.
+    fn check_obj_new(&mut self, name: &str, local_type_id: u64, insn_idx: usize) -> VResult<RegState> {
+        let percpu = name.starts_with("bpf_percpu_obj_new");
+        if local_type_id as u32 as u64 != local_type_id {
+            self.verbose("local type ID argument must be in range [0, U32_MAX]\n");
+            return errno(EINVAL);
+        }
+        let Some(btf) = self.input.prog_btf else {
+            self.verbose("bpf_obj_new/bpf_percpu_obj_new requires prog BTF\n");
+            return errno(EINVAL);
+        };
+        let id = local_type_id as u32;
+        let Some(t) = btf.type_by_id(id).filter(|t| t.kind == crate::btf::BTF_KIND_STRUCT).copied() else {
+            self.verbose("bpf_obj_new/bpf_percpu_obj_new type ID argument must be of a struct\n");
+            return errno(EINVAL);
+        };
+        if percpu && t.size_or_type > BPF_GLOBAL_PERCPU_MA_MAX_SIZE {
+            self.verbose(&format!("bpf_percpu_obj_new type size ({}) is greater than {BPF_GLOBAL_PERCPU_MA_MAX_SIZE}\n", t.size_or_type as i32));
+            return errno(EINVAL);
+        }
+        let struct_meta = match btf.btf_find_struct_meta(id) {
+            Ok(m) => m,
+            // btf_parse_struct_metas fails the program BTF's load
+            Err(_) => return Err(DoCheckError::Unsupported("a program BTF whose struct metas do not parse (refused at BTF load)".into())),
+        };
+        if percpu {
+            match local_btf_type_is_scalar_struct(btf, id, 0) {
+                Ok(true) => {}
+                Ok(false) => {
+                    self.verbose("bpf_percpu_obj_new type ID argument must be of a struct of scalars\n");
+                    return errno(EINVAL);
+                }
+                Err(()) => {
+                    self.verbose("max struct nesting depth exceeded\n");
+                    self.verbose("bpf_percpu_obj_new type ID argument must be of a struct of scalars\n");
+                    return errno(EINVAL);
+                }
+            }
+            if struct_meta.is_some() {
+                self.verbose("bpf_percpu_obj_new type ID argument must not contain special fields\n");
+                return errno(EINVAL);
+            }
+        }
+        if let Some(a) = self.aux.get_mut(insn_idx) {
+            a.obj_new_size = t.size_or_type;
+            a.kptr_struct_meta = struct_meta.is_some();
+        }
+        let mut typ = PTR_TO_BTF_ID | MEM_ALLOC;
+        if percpu {
+            typ |= MEM_PERCPU;
+        }
+        Ok(RegState::ptr(typ, btf_local_type_id(id, btf.type_name(id))))
+    }
+
+    /// The `KF_ARG_PTR_TO_ALLOC_BTF_ID` case of `check_kfunc_args`: an
+    /// object of the program's own type, handed to the drop of its kind
+    /// while still owned.
+    fn check_kfunc_alloc_obj_arg(&mut self, proto: &KfuncProto, reg: &RegState, regno: usize, meta: &mut CallArgMeta) -> VResult<()> {
+        let insn_idx = self.insn_idx;
+        let percpu_drop = proto.name.starts_with("bpf_percpu_obj_drop");
+        if reg.typ == PTR_TO_BTF_ID | MEM_ALLOC {
+            if percpu_drop {
+                self.verbose(&format!("{} expected for bpf_obj_drop()\n", reg_arg_name(regno)));
+                return errno(EINVAL);
+            }
+        } else if reg.typ == PTR_TO_BTF_ID | MEM_ALLOC | MEM_PERCPU {
+            if !percpu_drop {
+                self.verbose(&format!("{} expected for bpf_percpu_obj_drop()\n", reg_arg_name(regno)));
+                return errno(EINVAL);
+            }
+        } else {
+            self.verbose(&format!("{} expected pointer to allocated object\n", reg_arg_name(regno)));
+            let reason =
+                format!("the kfunc expects an allocated object pointer, but {} is {}", reg_arg_name(regno), super::diag::bpf_diag_reg_type_plain(reg.typ));
+            self.bpf_diag_call_arg(insn_idx, regno, proto.name, &reason, "Pass a pointer returned by the matching BPF object allocation path.");
+            return errno(EINVAL);
+        }
+        if !self.reg_is_referenced(reg) {
+            self.verbose("allocated object must be referenced\n");
+            let reason = format!(
+                "the allocated object pointer in {} must still carry verifier-tracked ownership, but this pointer no longer owns a live resource",
+                reg_arg_name(regno)
+            );
+            self.bpf_diag_call_arg(insn_idx, regno, proto.name, &reason, "Pass the owned object pointer before it is released or transferred.");
+            return errno(EINVAL);
+        }
+        meta.arg_btf_id = reg.aux;
+        Ok(())
+    }
+
+    /// The `KF_ARG_PTR_TO_REFCOUNTED_KPTR` case of `check_kfunc_args`.
+    fn check_kfunc_refcounted_kptr_arg(&mut self, proto: &KfuncProto, reg: &RegState, regno: usize, meta: &mut CallArgMeta) -> VResult<()> {
+        if base_type(reg.typ) != PTR_TO_BTF_ID || reg.typ & MEM_ALLOC == 0 {
+            self.verbose(&format!("{} is neither owning or non-owning ref\n", reg_arg_name(regno)));
+            let reason = format!(
+                "the kfunc expects a pointer to a BPF-managed refcounted object, but {} is {}",
+                reg_arg_name(regno),
+                super::diag::bpf_diag_reg_type_plain(reg.typ)
+            );
+            let insn_idx = self.insn_idx;
+            self.bpf_diag_call_arg(
+                insn_idx,
+                regno,
+                proto.name,
+                &reason,
+                "Pass an owning or non-owning pointer to a BPF-managed object containing a bpf_refcount field.",
+            );
+            return errno(EINVAL);
+        }
+        if reg.typ & NON_OWN_REF == 0 && self.reg_is_referenced(reg) {
+            meta.arg_owning_ref = true;
+        }
+        // reg_btf_record of an allocated object: its type's meta
+        let rec = match (btf_local_type(reg.aux), self.input.prog_btf) {
+            (Some(id), Some(btf)) => match btf.btf_find_struct_meta(id) {
+                Ok(r) => r,
+                Err(_) => return Err(DoCheckError::Unsupported("a program BTF whose struct metas do not parse (refused at BTF load)".into())),
+            },
+            _ => None,
+        };
+        let Some(rec) = rec else {
+            self.verbose("verifier bug: Couldn't find btf_record\n");
+            return errno(EFAULT);
+        };
+        if rec.refcount_off.is_none() {
+            self.verbose(&format!("{} doesn't point to a type with bpf_refcount field\n", reg_arg_name(regno)));
+            return errno(EINVAL);
+        }
+        meta.arg_btf_id = reg.aux;
+        Ok(())
+    }
+
+    /// `btf_find_struct_meta` of the local type behind a model id: whether
+    /// the type has a meta.
+    fn local_type_has_struct_meta(&self, id: i64) -> VResult<bool> {
+        let (Some(id), Some(btf)) = (btf_local_type(id), self.input.prog_btf) else { return Ok(false) };
+        match btf.btf_find_struct_meta(id) {
+            Ok(m) => Ok(m.is_some()),
+            Err(_) => Err(DoCheckError::Unsupported("a program BTF whose struct metas do not parse (refused at BTF load)".into())),
+        }
     }
 
     /// The `KF_ARG_MEM_SIZE` case of `check_kfunc_args`: the memory

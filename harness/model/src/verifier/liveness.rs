@@ -1707,7 +1707,7 @@ pub fn bpf_kfunc_stack_access_bytes(env: &VerifierEnv<'_>, insn: &Insn, arg: usi
         KfArg::Dynptr => crate::kernel_layout::SIZEOF_BPF_DYNPTR_KERN as i64,
         KfArg::BtfId(t) => super::kfuncs::btf_type_by_name(t).map_or(0, |id| super::kfuncs::BTF_TYPES[id as usize - 1].1 as i64),
         // void *: no size
-        KfArg::Ctx | KfArg::Ignore | KfArg::Map | KfArg::ConstMap => return Ok(i64::MIN),
+        KfArg::Ctx | KfArg::Ignore | KfArg::Map | KfArg::ConstMap | KfArg::AllocBtfId | KfArg::RefcountedKptr => return Ok(i64::MIN),
         // a function prototype has no size
         KfArg::Callback => return Ok(i64::MIN),
         // uapi `struct bpf_wq { __u64 __opaque[2]; }`, `struct

@@ -22,19 +22,15 @@ const BPF_TRAMP_COOKIE_INDEX_SHIFT: i32 = 8;
 /// Kfuncs whose fixup adds kernel pointers the model does not have
 /// (`kptr_struct_meta` BTF records, `prog->aux` for `__prog` arguments).
 fn needs_kernel_pointers(name: &str) -> bool {
-    name.ends_with("_impl")
-        || matches!(
-            name,
-            "bpf_obj_new"
-                | "bpf_percpu_obj_new"
-                | "bpf_obj_drop"
-                | "bpf_percpu_obj_drop"
-                | "bpf_refcount_acquire"
-                | "bpf_list_push_front"
-                | "bpf_list_push_back"
-                | "bpf_list_add"
-                | "bpf_rbtree_add"
-        )
+    (name.ends_with("_impl") && !takes_struct_meta(name)) || matches!(name, "bpf_list_push_front" | "bpf_list_push_back" | "bpf_list_add" | "bpf_rbtree_add")
+}
+
+/// `bpf_obj_new`, `bpf_percpu_obj_new`, `bpf_obj_drop`,
+/// `bpf_percpu_obj_drop`, `bpf_refcount_acquire` and their `_impl` forms,
+/// whose fixup loads the local type's `btf_struct_meta` into R2 (NULL for
+/// a type without one).
+fn takes_struct_meta(name: &str) -> bool {
+    matches!(name.strip_suffix("_impl").unwrap_or(name), "bpf_obj_new" | "bpf_percpu_obj_new" | "bpf_obj_drop" | "bpf_percpu_obj_drop" | "bpf_refcount_acquire")
 }
 
 /// The register of the `struct bpf_prog_aux *` a `KF_IMPLICIT_ARGS` kfunc
@@ -90,6 +86,21 @@ pub fn fixup_kfunc_call(env: &VerifierEnv<'_>, idx: usize) -> Result<Option<Vec<
     let fsession = env.input.prog_type.0 == prog::TRACING && matches!(eatype, attach::TRACE_FSESSION | attach::TRACE_FSESSION_MULTI);
     let patch = match name {
         "bpf_cast_to_kern_ctx" | "bpf_rdonly_cast" => vec![mov64_reg(R0, R1)],
+        // R1 becomes the object's size, R2 its type's struct meta
+        n if takes_struct_meta(n) => {
+            let aux = env.pass_aux.get(idx);
+            let percpu = n.starts_with("bpf_percpu_obj_");
+            let meta = aux.is_some_and(|a| a.kptr_struct_meta);
+            if percpu && meta {
+                return Err(Fail::unsupported(PHASE, &format!("insn {idx}: verifier bug: NULL kptr_struct_meta expected")));
+            }
+            if n.starts_with("bpf_refcount_acquire") && !meta {
+                return Err(Fail::unsupported(PHASE, &format!("insn {idx}: verifier bug: kptr_struct_meta expected")));
+            }
+            let addr = if meta { crate::map::btf_struct_meta_kaddr(env.input.arch) } else { 0 };
+            let [lo, hi] = ld_imm64(R2, addr);
+            if n.contains("obj_new") { vec![mov64_imm(R1, aux.map_or(0, |a| a.obj_new_size) as i32), lo, hi, call] } else { vec![lo, hi, call] }
+        }
         "bpf_session_is_return" if fsession => {
             vec![ldx_mem(BPF_DW, R0, R1, -8), alu64_imm(BPF_RSH, R0, BPF_TRAMP_IS_RETURN_SHIFT), alu64_imm(BPF_AND, R0, 1)]
         }
