@@ -1227,6 +1227,11 @@ impl Env<'_, '_> {
         let sleepable = proto.flags & kf::SLEEPABLE != 0;
         if sleepable && !self.in_sleepable() {
             self.verbose(&format!("program must be sleepable to call sleepable kfunc {name}\n"));
+            self.bpf_diag_ctx_forbidden(
+                insn_idx,
+                &format!("sleepable kfunc {name}"),
+                "Mark the program sleepable if the program type allows it, or use a non-sleepable kfunc.",
+            );
             return errno(EACCES);
         }
         if !self.in_sleepable_context()
