@@ -2509,3 +2509,61 @@ impl Env<'_, '_> {
         self.release_reference(id)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::target::Arch;
+    use crate::vmlinux_btf::{Kind, VmlinuxBtf};
+
+    /// The struct a pointer type points to, by name.
+    fn pointee_struct(btf: &VmlinuxBtf, id: u32) -> Option<String> {
+        let Kind::Ptr(to) = btf.type_by_id(btf.skip_modifiers(id))?.kind else { return None };
+        let to = btf.skip_modifiers(to);
+        matches!(btf.type_by_id(to)?.kind, Kind::Struct { .. }).then(|| btf.name_of(to).to_string())
+    }
+
+    fn is_int(btf: &VmlinuxBtf, id: u32) -> bool {
+        btf.type_by_id(btf.skip_modifiers(id)).is_some_and(|t| matches!(t.kind, Kind::Int { .. }))
+    }
+
+    /// The object iterators' prototypes in [`KFUNCS`] are those of the
+    /// kfuncs in the 7.3 images' BTF: iterator and object arguments point
+    /// to the named structs, `__nullable` parameters are the nullable ones,
+    /// scalars are ints, and `_next` returns a pointer to the named struct.
+    #[test]
+    fn object_iterator_prototypes_match_the_recorded_btf() {
+        for arch in [Arch::X86_64, Arch::Arm64] {
+            let btf = VmlinuxBtf::for_arch(arch).expect("recorded vmlinux BTF");
+            for obj in ["task", "css", "css_task", "task_vma", "kmem_cache", "dmabuf"] {
+                for op in ["new", "next", "destroy"] {
+                    let name = format!("bpf_iter_{obj}_{op}");
+                    let k = KFUNCS.iter().find(|k| k.name == name).unwrap_or_else(|| panic!("{name} in KFUNCS"));
+                    let func = btf.func_by_name(&name).unwrap_or_else(|| panic!("{arch:?}: {name} recorded"));
+                    let Some(Kind::Func(proto)) = btf.type_by_id(func).map(|t| t.kind.clone()) else { panic!("{name}: not a func") };
+                    let Some(Kind::FuncProto { ret, params: Some(params) }) = btf.type_by_id(proto).map(|t| t.kind.clone()) else {
+                        panic!("{name}: no prototype")
+                    };
+                    assert_eq!(params.len(), k.args.len(), "{arch:?} {name}: argument count");
+                    for ((pname, pty), arg) in params.iter().zip(k.args) {
+                        match *arg {
+                            KfArg::Iter(t) | KfArg::BtfId(t) | KfArg::NullableBtfId(t) => {
+                                assert_eq!(pointee_struct(btf, *pty).as_deref(), Some(t), "{arch:?} {name}: {pname}");
+                                assert_eq!(pname.ends_with("__nullable"), matches!(arg, KfArg::NullableBtfId(_)), "{arch:?} {name}: {pname}");
+                            }
+                            KfArg::Scalar => assert!(is_int(btf, *pty), "{arch:?} {name}: {pname} is not an int"),
+                            other => panic!("{name}: unexpected {other:?}"),
+                        }
+                    }
+                    match k.ret {
+                        KfRet::BtfId(t) => assert_eq!(pointee_struct(btf, ret).as_deref(), Some(t), "{arch:?} {name}: return"),
+                        KfRet::Scalar => assert!(is_int(btf, ret), "{arch:?} {name}: return"),
+                        KfRet::Void => assert_eq!(ret, 0, "{arch:?} {name}: return"),
+                        other => panic!("{name}: unexpected return {other:?}"),
+                    }
+                    assert!(kernel_struct_size(Some(btf), &format!("bpf_iter_{obj}")).is_some(), "{arch:?}: struct bpf_iter_{obj} recorded");
+                }
+            }
+        }
+    }
+}
