@@ -573,18 +573,20 @@ pub fn task_from_pid_leaked() {
     )
 }
 
-// The threads of the current task walked by the task iterator inside an RCU
-// read-side section: the task argument is `__nullable` (here a trusted
-// task), the iterator is made there, so bpf_iter_task_next() hands out RCU
-// pointers (`rcu_ptr_task_struct`). BPF_TASK_ITER_PROC_THREADS is 2.
+// The threads of the current task walked by the task iterator made inside
+// an RCU read-side section: the task argument is `__nullable` (here a
+// trusted task), and bpf_iter_task_next() hands out RCU pointers
+// (`rcu_ptr_task_struct`). Leaving the section makes the iterator untrusted:
+// the next call is refused. BPF_TASK_ITER_PROC_THREADS is 2.
 #[sec("syscall")]
 #[kernel("7.3")]
-#[success]
+#[failure]
 #[log_level(2)]
 #[msg("5: (bf) r2 = r6                       ; R2=trusted_ptr_task_struct() R6=trusted_ptr_task_struct()")]
-#[msg("8: fp-24=iter_task(id=1,state=active,depth=0) refs=1")]
 #[msg("from 10 to 11: R0=rcu_ptr_task_struct(id=2) R10=fp0 fp-24=iter_task(id=1,state=active,depth=1) refs=1")]
-pub fn iter_task_threads_in_rcu() {
+#[msg("16: (85) call bpf_iter_task_next#{{[0-9]+}}")]
+#[msg("expected an RCU CS when using bpf_iter_task_next")]
+pub fn iter_task_next_after_rcu_unlock() {
     bpf_asm!(
         "call %[bpf_get_current_task_btf];"
         "r6 = r0;"
@@ -594,13 +596,17 @@ pub fn iter_task_threads_in_rcu() {
         "r2 = r6;"
         "r3 = 2;"
         "call %[bpf_iter_task_new];"
-    "1:"
         "r1 = r10;"
         "r1 += -24;"
         "call %[bpf_iter_task_next];"
-        "if r0 == 0 goto 2f;"
-        "goto 1b;"
-    "2:"
+        "if r0 == 0 goto 1f;"
+        "r7 = r0;"
+        "call %[bpf_rcu_read_unlock];"
+        "r1 = r10;"
+        "r1 += -24;"
+        "call %[bpf_iter_task_next];"
+        "call %[bpf_rcu_read_lock];"
+    "1:"
         "r1 = r10;"
         "r1 += -24;"
         "call %[bpf_iter_task_destroy];"
