@@ -572,3 +572,128 @@ pub fn task_from_pid_leaked() {
         imm(bpf_task_from_pid),
     )
 }
+
+// The threads of the current task walked by the task iterator made inside
+// an RCU read-side section: the task argument is `__nullable` (here a
+// trusted task), and bpf_iter_task_next() hands out RCU pointers
+// (`rcu_ptr_task_struct`). Leaving the section makes the iterator untrusted:
+// the next call is refused. BPF_TASK_ITER_PROC_THREADS is 2.
+#[sec("syscall")]
+#[kernel("7.3")]
+#[failure]
+#[log_level(2)]
+#[msg("5: (bf) r2 = r6                       ; R2=trusted_ptr_task_struct() R6=trusted_ptr_task_struct()")]
+#[msg("from 10 to 11: R0=rcu_ptr_task_struct(id=2) R10=fp0 fp-24=iter_task(id=1,state=active,depth=1) refs=1")]
+#[msg("16: (85) call bpf_iter_task_next#{{[0-9]+}}")]
+#[msg("expected an RCU CS when using bpf_iter_task_next")]
+pub fn iter_task_next_after_rcu_unlock() {
+    bpf_asm!(
+        "call %[bpf_get_current_task_btf];"
+        "r6 = r0;"
+        "call %[bpf_rcu_read_lock];"
+        "r1 = r10;"
+        "r1 += -24;"
+        "r2 = r6;"
+        "r3 = 2;"
+        "call %[bpf_iter_task_new];"
+        "r1 = r10;"
+        "r1 += -24;"
+        "call %[bpf_iter_task_next];"
+        "if r0 == 0 goto 1f;"
+        "r7 = r0;"
+        "call %[bpf_rcu_read_unlock];"
+        "r1 = r10;"
+        "r1 += -24;"
+        "call %[bpf_iter_task_next];"
+        "call %[bpf_rcu_read_lock];"
+    "1:"
+        "r1 = r10;"
+        "r1 += -24;"
+        "call %[bpf_iter_task_destroy];"
+        "call %[bpf_rcu_read_unlock];"
+        "r0 = 0;"
+        "exit;",
+        imm(bpf_get_current_task_btf),
+        imm(bpf_rcu_read_lock),
+        imm(bpf_rcu_read_unlock),
+        imm(bpf_iter_task_new),
+        imm(bpf_iter_task_next),
+        imm(bpf_iter_task_destroy),
+    )
+}
+
+// bpf_iter_task_new() is KF_RCU_PROTECTED: a sleepable program must call it
+// inside bpf_rcu_read_lock() (a NULL task walks every process).
+#[sec("syscall")]
+#[kernel("7.3")]
+#[failure]
+#[msg("kernel func bpf_iter_task_new requires RCU critical section protection")]
+#[msg("Verification failed: Execution Context Safety: Required context is not active")]
+pub fn iter_task_new_outside_rcu() {
+    bpf_asm!(
+        "r1 = r10;"
+        "r1 += -24;"
+        "r2 = 0;"
+        "r3 = 0;"
+        "call %[bpf_iter_task_new];"
+        "r1 = r10;"
+        "r1 += -24;"
+        "call %[bpf_iter_task_destroy];"
+        "r0 = 0;"
+        "exit;",
+        imm(bpf_iter_task_new),
+        imm(bpf_iter_task_destroy),
+    )
+}
+
+// The css task iterator is refused in a program that is neither LSM, an
+// iterator nor sleepable (check_css_task_iter_allowlist), before its css
+// argument is looked at.
+#[sec("raw_tp")]
+#[kernel("7.3")]
+#[failure]
+#[msg("css_task_iter is only allowed in bpf_lsm, bpf_iter and sleepable progs")]
+pub fn iter_css_task_in_raw_tp() {
+    bpf_asm!(
+        "r1 = r10;"
+        "r1 += -8;"
+        "r2 = 0;"
+        "r3 = 0;"
+        "call %[bpf_iter_css_task_new];"
+        "r1 = r10;"
+        "r1 += -8;"
+        "call %[bpf_iter_css_task_destroy];"
+        "r0 = 0;"
+        "exit;",
+        imm(bpf_iter_css_task_new),
+        imm(bpf_iter_css_task_destroy),
+    )
+}
+
+// The kmem_cache iterator's kfuncs are KF_SLEEPABLE: a raw tracepoint
+// program cannot make one.
+#[sec("raw_tp")]
+#[kernel("7.3")]
+#[failure]
+#[msg("program must be sleepable to call sleepable kfunc bpf_iter_kmem_cache_new")]
+#[msg("Verification failed: Execution Context Safety: Operation is not allowed in this context")]
+pub fn iter_kmem_cache_not_sleepable() {
+    bpf_asm!(
+        "r1 = r10;"
+        "r1 += -8;"
+        "call %[bpf_iter_kmem_cache_new];"
+    "1:"
+        "r1 = r10;"
+        "r1 += -8;"
+        "call %[bpf_iter_kmem_cache_next];"
+        "if r0 != 0 goto 1b;"
+        "r1 = r10;"
+        "r1 += -8;"
+        "call %[bpf_iter_kmem_cache_destroy];"
+        "r0 = 0;"
+        "exit;",
+        imm(bpf_iter_kmem_cache_new),
+        imm(bpf_iter_kmem_cache_next),
+        imm(bpf_iter_kmem_cache_destroy),
+    )
+}

@@ -115,6 +115,13 @@ ROOT_FUNCS += [f"__bpf_trace_{t}" for t in TRACEPOINTS] + [f"bpf_lsm_{h}" for h 
     [f"bpf_iter_{i}" for i in ITERATORS]
 ROOT_STRUCTS += [f"bpf_iter__{i}" for i in ITERATORS]
 ROOT_TYPEDEFS = [f"btf_trace_{t}" for t in TRACEPOINTS]
+# the object iterator kfuncs (bpf_iter_<obj>_{new,next,destroy}): their
+# prototypes, their iterator structs (the size gives the stack slots a
+# program's iterator takes) and what they hand out, which the tests walk
+OBJ_ITERS = ["task", "css", "css_task", "task_vma", "kmem_cache", "dmabuf"]
+ROOT_FUNCS += [f"bpf_iter_{i}_{op}" for i in OBJ_ITERS for op in ("new", "next", "destroy")]
+ROOT_STRUCTS += [f"bpf_iter_{i}" for i in OBJ_ITERS] + \
+    ["cgroup", "cgroup_subsys_state", "kernfs_node", "vm_area_struct", "kmem_cache", "dma_buf"]
 
 KINDS = {1: "int", 2: "ptr", 3: "array", 4: "struct", 5: "union", 6: "enum", 7: "fwd", 8: "typedef",
          9: "volatile", 10: "const", 11: "restrict", 12: "func", 13: "func_proto", 14: "var",

@@ -115,6 +115,16 @@ pub fn btf_type_by_name(name: &str) -> Option<u32> {
     BTF_TYPES.iter().position(|(n, _)| *n == name).map(|i| i as u32 + 1)
 }
 
+/// The size of the kernel struct `name`: its [`BTF_TYPES`] entry, else
+/// the recorded vmlinux BTF's.
+pub fn kernel_struct_size(btf: Option<&crate::vmlinux_btf::VmlinuxBtf>, name: &str) -> Option<u32> {
+    if let Some(id) = btf_type_by_name(name) {
+        return Some(BTF_TYPES[id as usize - 1].1);
+    }
+    let btf = btf?;
+    btf.type_size(btf.struct_by_name(name)?)
+}
+
 /// `btf_type_name` of a [`BTF_TYPES`] id, or of an id
 /// [`btf_type_id_interned`] gave.
 pub fn btf_type_name(id: i64) -> &'static str {
@@ -216,6 +226,9 @@ pub enum KfArg {
     IgnoreSized(u32),
     /// `KF_ARG_PTR_TO_BTF_ID`: a pointer to the named kernel struct.
     BtfId(&'static str),
+    /// `__nullable` `KF_ARG_PTR_TO_BTF_ID`: a pointer to the named kernel
+    /// struct, or NULL.
+    NullableBtfId(&'static str),
     /// `KF_ARG_PTR_TO_DYNPTR`: an initialised dynptr of any type.
     Dynptr,
     /// `KF_ARG_PTR_TO_CTX`.
@@ -551,6 +564,131 @@ pub const KFUNCS: &[KfuncProto] = &[
         set: KfuncSet::Common,
     },
     KfuncProto { name: "bpf_iter_bits_destroy", flags: kf::ITER_DESTROY, args: &[KfArg::Iter("bpf_iter_bits")], ret: KfRet::Void, set: KfuncSet::Common },
+    // the object iterators of common_btf_ids (task_iter.c, cgroup_iter.c,
+    // kmem_cache_iter.c, dmabuf_iter.c): `int bpf_iter_task_vma_new(struct
+    // bpf_iter_task_vma *it, struct task_struct *task, u64 addr)`
+    KfuncProto {
+        name: "bpf_iter_task_vma_new",
+        flags: kf::ITER_NEW | kf::RCU,
+        args: &[KfArg::Iter("bpf_iter_task_vma"), KfArg::BtfId("task_struct"), KfArg::Scalar],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Common,
+    },
+    KfuncProto {
+        name: "bpf_iter_task_vma_next",
+        flags: kf::ITER_NEXT | kf::RET_NULL,
+        args: &[KfArg::Iter("bpf_iter_task_vma")],
+        ret: KfRet::BtfId("vm_area_struct"),
+        set: KfuncSet::Common,
+    },
+    KfuncProto {
+        name: "bpf_iter_task_vma_destroy",
+        flags: kf::ITER_DESTROY,
+        args: &[KfArg::Iter("bpf_iter_task_vma")],
+        ret: KfRet::Void,
+        set: KfuncSet::Common,
+    },
+    // `int bpf_iter_css_task_new(struct bpf_iter_css_task *it, struct
+    // cgroup_subsys_state *css, unsigned int flags)`
+    KfuncProto {
+        name: "bpf_iter_css_task_new",
+        flags: kf::ITER_NEW,
+        args: &[KfArg::Iter("bpf_iter_css_task"), KfArg::BtfId("cgroup_subsys_state"), KfArg::Scalar],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Common,
+    },
+    KfuncProto {
+        name: "bpf_iter_css_task_next",
+        flags: kf::ITER_NEXT | kf::RET_NULL,
+        args: &[KfArg::Iter("bpf_iter_css_task")],
+        ret: KfRet::BtfId("task_struct"),
+        set: KfuncSet::Common,
+    },
+    KfuncProto {
+        name: "bpf_iter_css_task_destroy",
+        flags: kf::ITER_DESTROY,
+        args: &[KfArg::Iter("bpf_iter_css_task")],
+        ret: KfRet::Void,
+        set: KfuncSet::Common,
+    },
+    // `int bpf_iter_css_new(struct bpf_iter_css *it, struct
+    // cgroup_subsys_state *start, unsigned int flags)`
+    KfuncProto {
+        name: "bpf_iter_css_new",
+        flags: kf::ITER_NEW | kf::RCU_PROTECTED,
+        args: &[KfArg::Iter("bpf_iter_css"), KfArg::BtfId("cgroup_subsys_state"), KfArg::Scalar],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Common,
+    },
+    KfuncProto {
+        name: "bpf_iter_css_next",
+        flags: kf::ITER_NEXT | kf::RET_NULL,
+        args: &[KfArg::Iter("bpf_iter_css")],
+        ret: KfRet::BtfId("cgroup_subsys_state"),
+        set: KfuncSet::Common,
+    },
+    KfuncProto { name: "bpf_iter_css_destroy", flags: kf::ITER_DESTROY, args: &[KfArg::Iter("bpf_iter_css")], ret: KfRet::Void, set: KfuncSet::Common },
+    // `int bpf_iter_task_new(struct bpf_iter_task *it, struct task_struct
+    // *task__nullable, unsigned int flags)`
+    KfuncProto {
+        name: "bpf_iter_task_new",
+        flags: kf::ITER_NEW | kf::RCU_PROTECTED,
+        args: &[KfArg::Iter("bpf_iter_task"), KfArg::NullableBtfId("task_struct"), KfArg::Scalar],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Common,
+    },
+    KfuncProto {
+        name: "bpf_iter_task_next",
+        flags: kf::ITER_NEXT | kf::RET_NULL,
+        args: &[KfArg::Iter("bpf_iter_task")],
+        ret: KfRet::BtfId("task_struct"),
+        set: KfuncSet::Common,
+    },
+    KfuncProto { name: "bpf_iter_task_destroy", flags: kf::ITER_DESTROY, args: &[KfArg::Iter("bpf_iter_task")], ret: KfRet::Void, set: KfuncSet::Common },
+    // `int bpf_iter_kmem_cache_new(struct bpf_iter_kmem_cache *it)`
+    KfuncProto {
+        name: "bpf_iter_kmem_cache_new",
+        flags: kf::ITER_NEW | kf::SLEEPABLE,
+        args: &[KfArg::Iter("bpf_iter_kmem_cache")],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Common,
+    },
+    KfuncProto {
+        name: "bpf_iter_kmem_cache_next",
+        flags: kf::ITER_NEXT | kf::RET_NULL | kf::SLEEPABLE,
+        args: &[KfArg::Iter("bpf_iter_kmem_cache")],
+        ret: KfRet::BtfId("kmem_cache"),
+        set: KfuncSet::Common,
+    },
+    KfuncProto {
+        name: "bpf_iter_kmem_cache_destroy",
+        flags: kf::ITER_DESTROY | kf::SLEEPABLE,
+        args: &[KfArg::Iter("bpf_iter_kmem_cache")],
+        ret: KfRet::Void,
+        set: KfuncSet::Common,
+    },
+    // `int bpf_iter_dmabuf_new(struct bpf_iter_dmabuf *it)`
+    KfuncProto {
+        name: "bpf_iter_dmabuf_new",
+        flags: kf::ITER_NEW | kf::SLEEPABLE,
+        args: &[KfArg::Iter("bpf_iter_dmabuf")],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Common,
+    },
+    KfuncProto {
+        name: "bpf_iter_dmabuf_next",
+        flags: kf::ITER_NEXT | kf::RET_NULL | kf::SLEEPABLE,
+        args: &[KfArg::Iter("bpf_iter_dmabuf")],
+        ret: KfRet::BtfId("dma_buf"),
+        set: KfuncSet::Common,
+    },
+    KfuncProto {
+        name: "bpf_iter_dmabuf_destroy",
+        flags: kf::ITER_DESTROY | kf::SLEEPABLE,
+        args: &[KfArg::Iter("bpf_iter_dmabuf")],
+        ret: KfRet::Void,
+        set: KfuncSet::Common,
+    },
     // the string kfuncs (common_btf_ids, all KF_PERFMON): their `const
     // char *` arguments are `__ign`, unchecked, read by the kfunc one byte
     // at a time with faults caught; `size_t` lengths, `char c` (`int c`
@@ -1197,6 +1335,11 @@ impl Env<'_, '_> {
         let sleepable = proto.flags & kf::SLEEPABLE != 0;
         if sleepable && !self.in_sleepable() {
             self.verbose(&format!("program must be sleepable to call sleepable kfunc {name}\n"));
+            self.bpf_diag_ctx_forbidden(
+                insn_idx,
+                &format!("sleepable kfunc {name}"),
+                "Mark the program sleepable if the program type allows it, or use a non-sleepable kfunc.",
+            );
             return errno(EACCES);
         }
         if !self.in_sleepable_context()
@@ -1306,6 +1449,16 @@ impl Env<'_, '_> {
             );
             return errno(EACCES);
         }
+        if proto.flags & kf::RCU_PROTECTED != 0 && !self.in_rcu_cs() {
+            self.verbose(&format!("kernel func {name} requires RCU critical section protection\n"));
+            self.bpf_diag_ctx_required(
+                insn_idx,
+                name,
+                CtxKind::Rcu,
+                "Call this kfunc between bpf_rcu_read_lock() and bpf_rcu_read_unlock(), keeping all exit paths balanced.",
+            );
+            return errno(EACCES);
+        }
         if meta.release_regno != 0 {
             let reg = self.regs()[meta.release_regno];
             self.release_reg(&reg, false, meta.dynptr_id != 0)?;
@@ -1390,15 +1543,24 @@ impl Env<'_, '_> {
                 self.regs_mut()[0] = r0;
             }
             KfRet::BtfId(t) => {
-                let Some(id) = btf_type_by_name(t) else { return errno(EFAULT) };
+                let id = btf_type_id_interned(t);
+                // an iterator its _new made inside an RCU read-side section
+                // hands out RCU pointers (get_iter_from_state)
+                let iter_rcu = proto.flags & kf::ITER_NEXT != 0
+                    && self
+                        .cur
+                        .frame
+                        .get(meta.iter_frameno.min(self.cur.curframe()))
+                        .and_then(|f| f.stack.get(meta.iter_spi))
+                        .is_some_and(|s| s.spilled_ptr.typ & MEM_RCU != 0);
                 let typ = if name == "bpf_get_kmem_cache" {
                     PTR_TO_BTF_ID | PTR_UNTRUSTED
-                } else if proto.flags & kf::RCU_PROTECTED != 0 {
+                } else if proto.flags & kf::RCU_PROTECTED != 0 || iter_rcu {
                     PTR_TO_BTF_ID | MEM_RCU
                 } else {
                     PTR_TO_BTF_ID | PTR_TRUSTED
                 };
-                self.regs_mut()[0] = RegState::ptr(typ, id as i64);
+                self.regs_mut()[0] = RegState::ptr(typ, id);
             }
             KfRet::Mem(size) => {
                 let mut r0 = RegState::ptr(PTR_TO_MEM | MEM_RDONLY, size as i64);
@@ -1456,6 +1618,7 @@ impl Env<'_, '_> {
                     Some(kern) => KfArg::BtfId(kern),
                     None => return errno(EFAULT),
                 },
+                KfArg::NullableBtfId(t) => KfArg::BtfId(t),
                 k => k,
             };
             // is_kfunc_arg_ignore: neither checked nor counted as a
@@ -1470,6 +1633,7 @@ impl Env<'_, '_> {
                     | KfArg::IrqFlag
                     | KfArg::Map
                     | KfArg::BtfId(_)
+                    | KfArg::NullableBtfId(_)
                     | KfArg::Dynptr
                     | KfArg::CtxProjection(_)
                     | KfArg::DynptrUninit
@@ -1483,12 +1647,12 @@ impl Env<'_, '_> {
                     | KfArg::AllocBtfId
                     | KfArg::RefcountedKptr
             );
-            let nullable = matches!(kind, KfArg::Mem { nullable: true });
+            let nullable = matches!(param, KfArg::Mem { nullable: true } | KfArg::NullableBtfId(_));
             let insn_idx = self.insn_idx;
             // bpf_diag_fmt_btf_type of the parameter: btf_show_name's
             // spelling, qualifiers dropped, the int's BTF name
             let btf_type = match param {
-                KfArg::Iter(t) | KfArg::BtfId(t) | KfArg::CtxProjection(t) => format!("(struct {t} *)"),
+                KfArg::Iter(t) | KfArg::BtfId(t) | KfArg::NullableBtfId(t) | KfArg::CtxProjection(t) => format!("(struct {t} *)"),
                 KfArg::IrqFlag => "(long unsigned int *)".to_string(),
                 KfArg::Dynptr | KfArg::DynptrUninit => "(struct bpf_dynptr *)".to_string(),
                 KfArg::ConstStr => "(char *)".to_string(),
@@ -1633,7 +1797,13 @@ impl Env<'_, '_> {
                         *ret_btf = Some(t);
                     }
                 }
-                KfArg::Iter(iter_type) => self.process_iter_arg(&reg, regno, proto, iter_type, meta)?,
+                KfArg::Iter(iter_type) => {
+                    if proto.name == "bpf_iter_css_task_new" && !self.check_css_task_iter_allowlist() {
+                        self.verbose("css_task_iter is only allowed in bpf_lsm, bpf_iter and sleepable progs\n");
+                        return errno(EINVAL);
+                    }
+                    self.process_iter_arg(&reg, regno, proto, iter_type, meta)?
+                }
                 KfArg::IrqFlag => {
                     if reg.typ != PTR_TO_STACK {
                         self.verbose(&format!("{} doesn't point to an irq flag on stack\n", reg_arg_name(regno)));
@@ -1706,7 +1876,7 @@ impl Env<'_, '_> {
                 }
                 KfArg::AllocBtfId => self.check_kfunc_alloc_obj_arg(proto, &reg, regno, meta)?,
                 KfArg::RefcountedKptr => self.check_kfunc_refcounted_kptr_arg(proto, &reg, regno, meta)?,
-                KfArg::Ignore | KfArg::IgnoreSized(_) => {}
+                KfArg::Ignore | KfArg::IgnoreSized(_) | KfArg::NullableBtfId(_) => {}
             }
         }
         Ok(())
@@ -1853,6 +2023,18 @@ impl Env<'_, '_> {
         match btf.btf_find_struct_meta(id) {
             Ok(m) => Ok(m.is_some()),
             Err(_) => Err(DoCheckError::Unsupported("a program BTF whose struct metas do not parse (refused at BTF load)".into())),
+        }
+    }
+
+    /// `check_css_task_iter_allowlist`: LSM and iterator programs, and any
+    /// sleepable program, may walk a css's tasks (others could deadlock on
+    /// `css_set_lock`).
+    fn check_css_task_iter_allowlist(&self) -> bool {
+        use super::helpers::prog::{LSM, TRACING};
+        match self.input.prog_type {
+            LSM => true,
+            TRACING if self.input.expected_attach_type == crate::prog_type::bpf_attach_type::TRACE_ITER => true,
+            _ => self.in_sleepable(),
         }
     }
 
@@ -2267,8 +2449,11 @@ impl Env<'_, '_> {
             self.bpf_diag_call_arg(idx, regno, proto.name, &reason, "Pass the address of a stack iterator object for iterator new, next, and destroy calls.");
             return errno(EINVAL);
         }
-        let Some(btf_id) = btf_type_by_name(iter_type) else { return errno(EFAULT) };
-        let nr_slots = (BTF_TYPES[btf_id as usize - 1].1 as usize / BPF_REG_SIZE).max(1);
+        let Some(size) = kernel_struct_size(self.input.vmlinux_btf, iter_type) else {
+            return Err(DoCheckError::Unsupported(format!("struct {iter_type} is not in the recorded vmlinux BTF")));
+        };
+        let btf_id = btf_type_id_interned(iter_type);
+        let nr_slots = (size as usize / BPF_REG_SIZE).max(1);
         let short = iter_type.strip_prefix("bpf_iter_").unwrap_or(iter_type);
         let frame = reg.frameno().min(self.cur.curframe());
         if proto.flags & kf::ITER_NEW != 0 {
@@ -2301,7 +2486,7 @@ impl Env<'_, '_> {
             let in_rcu = self.in_rcu_cs();
             for i in 0..nr_slots {
                 let slot = &mut self.cur.frame[frame].stack[spi - i];
-                let mut st = RegState::ptr(PTR_TO_STACK, btf_id as i64);
+                let mut st = RegState::ptr(PTR_TO_STACK, btf_id);
                 if rcu {
                     st.typ |= if in_rcu { MEM_RCU } else { PTR_UNTRUSTED };
                 }
@@ -2319,7 +2504,7 @@ impl Env<'_, '_> {
             (0..nr_slots).all(|i| {
                 let slot = &self.cur.frame[frame].stack[spi - i];
                 let st = &slot.spilled_ptr;
-                (if i == 0 { st.id != 0 } else { st.id == 0 }) && st.aux == btf_id as i64 && slot.slot_type.iter().all(|&t| t == STACK_ITER)
+                (if i == 0 { st.id != 0 } else { st.id == 0 }) && st.aux == btf_id && slot.slot_type.iter().all(|&t| t == STACK_ITER)
             })
         });
         let untrusted = spi.is_some_and(|spi| (0..nr_slots).any(|i| self.cur.frame[frame].stack[spi - i].spilled_ptr.typ & PTR_UNTRUSTED != 0));
@@ -2614,5 +2799,63 @@ impl Env<'_, '_> {
         let r = self.cur.frame[frame].stack[spi].spilled_ptr;
         let id = if dynptr_type_referenced(r.aux as u32) { r.parent_id } else { r.id };
         self.release_reference(id)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::target::Arch;
+    use crate::vmlinux_btf::{Kind, VmlinuxBtf};
+
+    /// The struct a pointer type points to, by name.
+    fn pointee_struct(btf: &VmlinuxBtf, id: u32) -> Option<String> {
+        let Kind::Ptr(to) = btf.type_by_id(btf.skip_modifiers(id))?.kind else { return None };
+        let to = btf.skip_modifiers(to);
+        matches!(btf.type_by_id(to)?.kind, Kind::Struct { .. }).then(|| btf.name_of(to).to_string())
+    }
+
+    fn is_int(btf: &VmlinuxBtf, id: u32) -> bool {
+        btf.type_by_id(btf.skip_modifiers(id)).is_some_and(|t| matches!(t.kind, Kind::Int { .. }))
+    }
+
+    /// The object iterators' prototypes in [`KFUNCS`] are those of the
+    /// kfuncs in the 7.3 images' BTF: iterator and object arguments point
+    /// to the named structs, `__nullable` parameters are the nullable ones,
+    /// scalars are ints, and `_next` returns a pointer to the named struct.
+    #[test]
+    fn object_iterator_prototypes_match_the_recorded_btf() {
+        for arch in [Arch::X86_64, Arch::Arm64] {
+            let btf = VmlinuxBtf::for_arch(arch).expect("recorded vmlinux BTF");
+            for obj in ["task", "css", "css_task", "task_vma", "kmem_cache", "dmabuf"] {
+                for op in ["new", "next", "destroy"] {
+                    let name = format!("bpf_iter_{obj}_{op}");
+                    let k = KFUNCS.iter().find(|k| k.name == name).unwrap_or_else(|| panic!("{name} in KFUNCS"));
+                    let func = btf.func_by_name(&name).unwrap_or_else(|| panic!("{arch:?}: {name} recorded"));
+                    let Some(Kind::Func(proto)) = btf.type_by_id(func).map(|t| t.kind.clone()) else { panic!("{name}: not a func") };
+                    let Some(Kind::FuncProto { ret, params: Some(params) }) = btf.type_by_id(proto).map(|t| t.kind.clone()) else {
+                        panic!("{name}: no prototype")
+                    };
+                    assert_eq!(params.len(), k.args.len(), "{arch:?} {name}: argument count");
+                    for ((pname, pty), arg) in params.iter().zip(k.args) {
+                        match *arg {
+                            KfArg::Iter(t) | KfArg::BtfId(t) | KfArg::NullableBtfId(t) => {
+                                assert_eq!(pointee_struct(btf, *pty).as_deref(), Some(t), "{arch:?} {name}: {pname}");
+                                assert_eq!(pname.ends_with("__nullable"), matches!(arg, KfArg::NullableBtfId(_)), "{arch:?} {name}: {pname}");
+                            }
+                            KfArg::Scalar => assert!(is_int(btf, *pty), "{arch:?} {name}: {pname} is not an int"),
+                            other => panic!("{name}: unexpected {other:?}"),
+                        }
+                    }
+                    match k.ret {
+                        KfRet::BtfId(t) => assert_eq!(pointee_struct(btf, ret).as_deref(), Some(t), "{arch:?} {name}: return"),
+                        KfRet::Scalar => assert!(is_int(btf, ret), "{arch:?} {name}: return"),
+                        KfRet::Void => assert_eq!(ret, 0, "{arch:?} {name}: return"),
+                        other => panic!("{name}: unexpected return {other:?}"),
+                    }
+                    assert!(kernel_struct_size(Some(btf), &format!("bpf_iter_{obj}")).is_some(), "{arch:?}: struct bpf_iter_{obj} recorded");
+                }
+            }
+        }
     }
 }

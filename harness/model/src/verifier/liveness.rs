@@ -1700,12 +1700,14 @@ pub fn bpf_kfunc_stack_access_bytes(env: &VerifierEnv<'_>, insn: &Insn, arg: usi
     let size = match a {
         // not pointers
         KfArg::Scalar | KfArg::Const => return Ok(0),
-        KfArg::Iter(t) => super::kfuncs::btf_type_by_name(t).map_or(0, |id| super::kfuncs::BTF_TYPES[id as usize - 1].1 as i64),
+        KfArg::Iter(t) => super::kfuncs::kernel_struct_size(crate::vmlinux_btf::VmlinuxBtf::for_arch(env.input.symbols_arch), t).map_or(0, i64::from),
         // unsigned long *
         KfArg::IrqFlag => 8,
         KfArg::IgnoreSized(n) => *n as i64,
         KfArg::Dynptr => crate::kernel_layout::SIZEOF_BPF_DYNPTR_KERN as i64,
-        KfArg::BtfId(t) => super::kfuncs::btf_type_by_name(t).map_or(0, |id| super::kfuncs::BTF_TYPES[id as usize - 1].1 as i64),
+        KfArg::BtfId(t) | KfArg::NullableBtfId(t) => {
+            super::kfuncs::kernel_struct_size(crate::vmlinux_btf::VmlinuxBtf::for_arch(env.input.symbols_arch), t).map_or(0, i64::from)
+        }
         // void *: no size
         KfArg::Ctx | KfArg::Ignore | KfArg::Map | KfArg::ConstMap | KfArg::AllocBtfId | KfArg::RefcountedKptr => return Ok(i64::MIN),
         // a function prototype has no size
