@@ -184,6 +184,10 @@ pub struct ArchRun {
     pub compile_failed: Vec<(String, String)>,
     pub open_failed: Vec<(String, String)>,
     pub rows: Vec<ProgRow>,
+    /// Loads put to the guest, and how many it answered (an outcome, not
+    /// a transport or boot failure).
+    pub guest_loads: usize,
+    pub guest_answered: usize,
     pub seconds: f64,
 }
 
@@ -200,6 +204,9 @@ pub struct Tally {
     /// differ in verdict.
     pub model_decided: usize,
     pub both_decided: usize,
+    /// Programs 7.3 loaded that the model's libbpf refused (each also a
+    /// verdict difference).
+    pub model_refused: usize,
     /// cause -> (count, first example: program and reason).
     pub not_loaded: BTreeMap<String, (usize, String)>,
     pub undecided: BTreeMap<String, (usize, String)>,
@@ -252,7 +259,7 @@ pub fn tally(rows: &[ProgRow]) -> Tally {
             (_, Some(m)) => m,
             (Side::Loaded(m), None) => {
                 // the model's libbpf refused what 7.3's took
-                t.both_decided += 1;
+                t.model_refused += 1;
                 t.verdict.push((r.name.clone(), answer(linux), answer(m)));
                 continue;
             }
@@ -300,11 +307,13 @@ pub fn render(run: &ArchRun, sample: Option<usize>, show: usize, verbose: bool) 
     );
     let _ = writeln!(
         s,
-        "objects {arch}: the model decided {} programs; of the {} loaded by 7.3 it decided {} and differs in verdict on {} ({:.0} s)",
+        "objects {arch}: the model decided {} programs; of the {} loaded by 7.3 it decided {} ({} with another verdict), its libbpf refused {}, it left {} undecided ({:.0} s)",
         t.model_decided,
         t.loaded,
         t.both_decided,
-        t.verdict.len(),
+        t.both_decided - t.same_verdict,
+        t.model_refused,
+        t.loaded - t.both_decided - t.model_refused,
         run.seconds
     );
     let limit = if verbose { usize::MAX } else { show };
@@ -389,9 +398,15 @@ fn guest_cannot(sec_name: &str, prog_type: Option<u32>) -> Option<&'static str> 
 /// How many loads go to the guest between progress lines.
 const BATCH: usize = 256;
 
-/// Compiles, opens and loads the objects of `files` for `arch` on `vm` and
-/// the model.
-pub fn run_arch(tree: &KernelTree, files: &[PathBuf], all: usize, arch: Arch, vm: &dyn Backend) -> ArchRun {
+/// How many times a guest that did not come up is booted afresh before
+/// the loads it was to do are given up.
+const BOOT_RETRIES: usize = 2;
+
+/// Compiles, opens and loads the objects of `files` for `arch` on a vm
+/// backend of its own (`new_vm` makes one) and the model. A guest that
+/// answers none of a batch before it answered anything (it did not boot)
+/// is replaced by a fresh backend, [`BOOT_RETRIES`] times at most.
+pub fn run_arch(tree: &KernelTree, files: &[PathBuf], all: usize, arch: Arch, new_vm: &(dyn Fn() -> Result<Box<dyn Backend>, String> + Sync)) -> ArchRun {
     let t0 = Instant::now();
     let model = backend::model::ModelBackend;
     let mut run = ArchRun { arch: Some(arch), objects: files.len(), all_objects: all, ..ArchRun::default() };
@@ -443,12 +458,30 @@ pub fn run_arch(tree: &KernelTree, files: &[PathBuf], all: usize, arch: Arch, vm
         loads.len(),
         t0.elapsed().as_secs_f64()
     );
+    let mut vm = new_vm();
+    let mut retries = 0;
     for (b, chunk) in loads.chunks(BATCH).enumerate() {
         let reqs: Vec<LoadRequest> = chunk.iter().map(|(_, r)| r.clone()).collect();
-        let outs = vm.load_batch(&reqs);
+        let mut outs = match &vm {
+            Ok(be) => be.load_batch(&reqs),
+            Err(e) => reqs.iter().map(|_| Err(backend::Unavailable(e.clone()))).collect(),
+        };
+        while run.guest_answered == 0 && retries < BOOT_RETRIES && outs.iter().all(Result::is_err) {
+            retries += 1;
+            let why = outs.first().and_then(|o| o.as_ref().err()).map_or_else(String::new, |u| u.0.clone());
+            eprintln!("conform --objects: {arch}: the guest answered none of a batch ({why}); booting a fresh one");
+            vm = new_vm();
+            if let Ok(be) = &vm {
+                outs = be.load_batch(&reqs);
+            }
+        }
+        run.guest_loads += chunk.len();
         for ((k, _), out) in chunk.iter().zip(outs) {
             run.rows[*k].linux = match out {
-                Ok(o) => Side::Loaded(Box::new(o)),
+                Ok(o) => {
+                    run.guest_answered += 1;
+                    Side::Loaded(Box::new(o))
+                }
                 Err(u) => Side::NotLoaded(u.0),
             };
         }
@@ -499,6 +532,7 @@ pub fn run(arches: &str, a: &ObjectsArgs, tree: Option<&Path>, show: usize, verb
         },
     };
     let vm = backend::by_name("vm")?;
+    let new_vm = || backend::by_name("vm");
     for &arch in &arches {
         if let Err(u) = vm.probe(arch) {
             let line = require::missing(Component::Vm, &format!("conform --objects: {arch}: {}", u.0))?;
@@ -508,8 +542,8 @@ pub fn run(arches: &str, a: &ObjectsArgs, tree: Option<&Path>, show: usize, verb
     }
     let (files, all) = sources(&tree.progs(), a.sample)?;
     let runs: Vec<ArchRun> = std::thread::scope(|s| {
-        let (tree, files, vm) = (&tree, &files, &*vm);
-        let handles: Vec<_> = arches.iter().map(|&arch| s.spawn(move || run_arch(tree, files, all, arch, vm))).collect();
+        let (tree, files, new_vm) = (&tree, &files, &new_vm);
+        let handles: Vec<_> = arches.iter().map(|&arch| s.spawn(move || run_arch(tree, files, all, arch, new_vm))).collect();
         handles.into_iter().map(|h| h.join().map_err(|_| "conform --objects: an arch's run panicked".to_string())).collect::<Result<_, _>>()
     })?;
     for r in &runs {
@@ -517,6 +551,16 @@ pub fn run(arches: &str, a: &ObjectsArgs, tree: Option<&Path>, show: usize, verb
         println!();
     }
     println!("conform --objects: {} arches in {:.0} s", runs.len(), t0.elapsed().as_secs_f64());
+    // a guest that answered nothing (it did not boot, or died at once)
+    // leaves nothing compared: that is an error, differences are not
+    let silent: Vec<String> = runs
+        .iter()
+        .filter(|r| r.guest_loads > 0 && r.guest_answered == 0)
+        .map(|r| format!("{}: 7.3 answered none of {} loads", r.arch.map_or_else(|| "?".to_string(), |a| a.to_string()), r.guest_loads))
+        .collect();
+    if !silent.is_empty() {
+        return Err(format!("conform --objects: {}", silent.join("; ")));
+    }
     Ok(())
 }
 
@@ -615,7 +659,7 @@ mod tests {
         ];
         let t = tally(&rows);
         assert_eq!((t.programs, t.loaded, t.same_verdict, t.same_insns, t.same_xlated), (8, 5, 3, 2, 3));
-        assert_eq!((t.model_decided, t.both_decided), (4, 4));
+        assert_eq!((t.model_decided, t.both_decided, t.model_refused), (4, 4, 0));
         assert_eq!(t.verdict.len(), 1);
         assert_eq!(t.verdict[0].0, "a/unsound");
         assert_eq!(t.errno, vec![("a/errno".to_string(), 13, 22)]);
