@@ -43,7 +43,7 @@ pub struct KernelSelftestArgs {
     /// BPF_SELFTEST_BACKEND, else model).
     #[arg(long)]
     pub backend: Option<String>,
-    /// With --kernel-selftests: the kernel tree (default:
+    /// With --kernel-selftests or --objects: the kernel tree (default:
     /// BPF_SELFTEST_KERNEL_SRC or the caches).
     #[arg(long, value_name = "DIR")]
     pub tree: Option<PathBuf>,

@@ -8,6 +8,7 @@ use clap::{Parser, Subcommand};
 
 pub mod check;
 pub mod conform;
+pub mod conform_objects;
 pub mod import;
 pub mod record;
 pub mod veristat;
@@ -76,7 +77,9 @@ enum Cmd {
     /// section: a table per arch and the first mismatches not listed in
     /// expected/KNOWN_DIVERGENCES. With --kernel-selftests: the kernel's
     /// own verifier_*.c, imported from the 7.3 source and run through
-    /// --backend, with pass rates per suite.
+    /// --backend, with pass rates per suite. With --objects: every
+    /// program of every object of the 7.3 selftests (progs/*.c) on 7.3
+    /// under QEMU and through the model, compared.
     Conform {
         /// Arches, comma-separated.
         #[arg(long, default_value = "x86_64,arm64")]
@@ -89,6 +92,8 @@ enum Cmd {
         show: usize,
         #[command(flatten)]
         kernel: conform::KernelSelftestArgs,
+        #[command(flatten)]
+        objects: conform_objects::ObjectsArgs,
     },
     /// Benchmarks: the model and the running kernel side by side (medians;
     /// model/kernel ratios).
@@ -156,6 +161,9 @@ pub fn main() -> ExitCode {
         Cmd::Import(a) => import::run(&a),
         Cmd::Record(a) => record::run(&a),
         Cmd::Bench { filters, json, reps, vm } => cmd_bench(&filters, json, reps, vm),
+        Cmd::Conform { arch, kernel, objects, show, .. } if objects.objects => {
+            conform_objects::run(&arch, &objects, kernel.tree.as_deref(), show, kernel.verbose > 0)
+        }
         Cmd::Conform { arch, kernel, .. } if kernel.kernel_selftests => conform::run(&arch, &kernel),
         Cmd::Conform { arch, expected, show, .. } => cmd_conform(&arch, &expected, show),
         Cmd::Run { filters, arch, backend, verbose } => cmd_run(filters, arch, backend, verbose),

@@ -104,7 +104,7 @@ fn percpu_of(i: Option<&Insn>, dst: u8) -> bool {
 /// 32-bit address of a per-CPU variable made a pointer on the next insn
 /// (x86-64's inlined `bpf_get_smp_processor_id`); the random immediate of
 /// `r12 = imm; r12 <<= 32`.
-fn varying_lines(insns: &[Insn]) -> Vec<usize> {
+pub(crate) fn varying_lines(insns: &[Insn]) -> Vec<usize> {
     let mut v = Vec::new();
     let mut k = 0;
     while k < insns.len() {
