@@ -469,7 +469,8 @@ impl Env<'_, '_> {
             RET_PTR_TO_BTF_ID => {
                 if func_id == func::KPTR_XCHG {
                     let Some(field) = meta.kptr_field.clone() else { return errno(EFAULT) };
-                    r0 = RegState::ptr(PTR_TO_BTF_ID | ret_flag, super::kfuncs::btf_type_id_interned(&field.kptr_name));
+                    let (alloc, id) = self.kptr_type(&field);
+                    r0 = RegState::ptr(PTR_TO_BTF_ID | ret_flag | alloc, id);
                 } else {
                     let Some(t) = super::kfuncs::btf_type_by_name(fn_.ret_btf) else {
                         return Err(DoCheckError::Unsupported(format!("the return type of {name} is not modelled")));

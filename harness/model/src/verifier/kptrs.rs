@@ -4,7 +4,8 @@
 //!
 //! A kptr whose pointee is a struct of the kernel's BTF is modelled; one
 //! whose pointee only the program's BTF has (a local kptr, an object of
-//! `bpf_obj_new`) stops the verification as not modelled.
+//! `bpf_obj_new`) is exchanged, but loads of it stop the verification as
+//! not modelled.
 
 use bpf_isa::insn::op::*;
 
@@ -36,6 +37,22 @@ impl Env<'_, '_> {
             "kptr to struct {} (a local kptr, or a kernel struct not in the recorded vmlinux BTF) is not modelled",
             field.kptr_name
         )))
+    }
+
+    /// A kptr `btf_parse_kptr` took from the program's BTF (its pointee is
+    /// no struct of the kernel's BTF): an object of `bpf_obj_new`.
+    fn local_kptr(&self, field: &BtfField) -> bool {
+        self.input.prog_btf.is_some() && self.input.vmlinux_btf.is_some_and(|b| b.struct_by_name(&field.kptr_name).is_none())
+    }
+
+    /// The model's type id of a kptr's pointee.
+    pub(crate) fn kptr_type(&self, field: &BtfField) -> (RegType, i64) {
+        if self.local_kptr(field) {
+            let percpu = if field.field_type == BPF_KPTR_PERCPU { MEM_PERCPU } else { 0 };
+            (MEM_ALLOC | percpu, super::kfuncs::btf_local_type_id(field.kptr_type_id, &field.kptr_name))
+        } else {
+            (0, super::kfuncs::btf_type_id_interned(&field.kptr_name))
+        }
     }
 
     /// `btf_ld_kptr_type` of a kernel kptr.
@@ -116,19 +133,30 @@ impl Env<'_, '_> {
     /// callers return it).
     pub(crate) fn map_kptr_match_type(&mut self, field: &BtfField, reg: &RegState, regno: usize) -> VResult<()> {
         let targ_name = field.kptr_name.clone();
-        self.kernel_kptr(field)?;
+        let local = self.local_kptr(field);
+        if !local {
+            self.kernel_kptr(field)?;
+        }
         let mut reg_name = "";
         let matched = 'check: {
             if base_type(reg.typ) != PTR_TO_BTF_ID {
                 break 'check false;
             }
-            if reg.typ & MEM_ALLOC != 0 {
-                return Err(DoCheckError::Unsupported("local kptrs (bpf_obj_new objects) stored in map values are not modelled".into()));
-            }
-            let mut perm_flags = PTR_MAYBE_NULL | PTR_TRUSTED | MEM_RCU;
-            if field.field_type == BPF_KPTR_UNREF {
-                perm_flags |= PTR_UNTRUSTED;
-            }
+            // btf_is_kernel(reg->btf): the model's allocated objects are
+            // the program BTF's
+            let perm_flags = if reg.typ & MEM_ALLOC == 0 {
+                let mut f = PTR_MAYBE_NULL | PTR_TRUSTED | MEM_RCU;
+                if field.field_type == BPF_KPTR_UNREF {
+                    f |= PTR_UNTRUSTED;
+                }
+                f
+            } else {
+                let mut f = PTR_MAYBE_NULL | MEM_ALLOC;
+                if field.field_type == BPF_KPTR_PERCPU {
+                    f |= MEM_PERCPU;
+                }
+                f
+            };
             if reg.typ & !((1 << BASE_BITS) - 1) & !perm_flags != 0 {
                 break 'check false;
             }
@@ -137,7 +165,13 @@ impl Env<'_, '_> {
             }
             reg_name = super::kfuncs::btf_type_name(reg.aux);
             self.check_ptr_off_reg(reg, regno, true)?;
-            self.btf_struct_ids_match(reg, reg.s.var_off.value, &targ_name, field.field_type != BPF_KPTR_UNREF)?
+            match (reg.typ & MEM_ALLOC != 0, local) {
+                // a local type matches only itself, at offset 0 (the
+                // program's types are not walked)
+                (true, true) => reg.s.var_off.value == 0 && super::kfuncs::btf_local_type(reg.aux) == Some(field.kptr_type_id),
+                (false, false) => self.btf_struct_ids_match(reg, reg.s.var_off.value, &targ_name, field.field_type != BPF_KPTR_UNREF)?,
+                _ => false,
+            }
         };
         if matched {
             return Ok(());
