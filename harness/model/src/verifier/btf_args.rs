@@ -76,7 +76,7 @@ fn kind_of(btf: &Btf, id: u32) -> u32 {
 }
 
 /// `btf_type_skip_modifiers`.
-fn skip_modifiers(btf: &Btf, mut id: u32) -> u32 {
+pub(crate) fn skip_modifiers(btf: &Btf, mut id: u32) -> u32 {
     for _ in 0..32 {
         match btf.type_by_id(id) {
             Some(t) if is_modifier(t.kind) => id = t.size_or_type,

@@ -71,10 +71,34 @@ fn check_btf_func(env: &mut VerifierEnv<'_>) -> PResult<()> {
             env.verbose("func_info BTF section doesn't match subprog layout in BPF program\n");
             return Err(Fail::Errno(EINVAL));
         }
+        // the hidden exits of LD_ABS and tail calls return a scalar
+        if i > 0 && !btf_func_returns_scalar(env, r.type_id) {
+            if env.subprog_info[i].has_ld_abs {
+                env.verbose("LD_ABS is only allowed in functions that return 'int'.\n");
+                return Err(Fail::Errno(EINVAL));
+            }
+            if env.subprog_info[i].has_tail_call {
+                env.verbose("tail_call is only allowed in functions that return 'int'.\n");
+                return Err(Fail::Errno(EINVAL));
+            }
+        }
         env.subprog_info[i].name = Some(r.name.clone());
     }
     env.func_info_global = Some(recs.iter().map(|r| r.global).collect());
     Ok(())
+}
+
+/// `check_btf_func`'s `scalar_return`: the `FUNC`'s prototype returns an
+/// integer of at most 8 bytes or an enum (`btf_type_is_small_int`,
+/// `btf_is_any_enum`). A record without BTF (`type_id` 0) stands for an
+/// `int` prototype.
+fn btf_func_returns_scalar(env: &VerifierEnv<'_>, type_id: u32) -> bool {
+    use crate::btf::{BTF_KIND_ENUM, BTF_KIND_ENUM64, BTF_KIND_FUNC, BTF_KIND_FUNC_PROTO, BTF_KIND_INT};
+    let Some(btf) = env.input.prog_btf.as_deref().filter(|_| type_id != 0) else { return true };
+    let Some(f) = btf.type_by_id(type_id).filter(|t| t.kind == BTF_KIND_FUNC) else { return true };
+    let Some(proto) = btf.type_by_id(f.size_or_type).filter(|t| t.kind == BTF_KIND_FUNC_PROTO) else { return true };
+    let ret = super::btf_args::skip_modifiers(btf, proto.size_or_type);
+    btf.type_by_id(ret).is_some_and(|t| (t.kind == BTF_KIND_INT && t.size_or_type <= 8) || t.kind == BTF_KIND_ENUM || t.kind == BTF_KIND_ENUM64)
 }
 
 /// `MIN_BPF_LINEINFO_SIZE`: up to and including `line_col`.
