@@ -389,6 +389,7 @@ fn check_map_prog_compatibility(env: &mut VerifierEnv<'_>, obj: usize) -> PResul
         let ok = matches!(
             ty,
             BPF_MAP_TYPE_HASH
+                | BPF_MAP_TYPE_RHASH
                 | BPF_MAP_TYPE_LRU_HASH
                 | BPF_MAP_TYPE_ARRAY
                 | BPF_MAP_TYPE_PERCPU_HASH
