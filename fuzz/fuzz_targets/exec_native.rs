@@ -31,7 +31,7 @@ fuzz_target!(|data: &[u8]| {
         return;
     }
     let opts = ExecOptions { arch: Arch::X86_64, insn_budget: 50_000_000, ..ExecOptions::default() };
-    if let Comparison::Differs(why) = native::compare_with_interpreter(&bpf_selftest::backend::model::loaded_prog(&req), &d.xlated, &d.subprogs, &input, &opts) {
+    if let Comparison::Differs(why) = native::compare_with_interpreter(&bpf_selftest::backend::model::loaded_prog(&req), &d.xlated_as_run(), &d.subprogs, &input, &opts) {
         panic!("native differs from the interpreter: {why}\n{}", p.asm);
     }
 });
