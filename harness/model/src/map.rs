@@ -240,16 +240,19 @@ pub fn is_unpriv_capable(m: &MapDef) -> bool {
 
 /// Where the model's maps live: stable addresses in the arch's direct map,
 /// as 7.3 shows them to root (`0xffff888005e7c800` on x86_64,
-/// `0xfff0000004d50200` on arm64), one page apart.
+/// `0xfff0000004d50200` on arm64), 16 MB apart so that no map's value
+/// (an array's `value` follows its `struct bpf_array`) reaches into the
+/// next map's: `bpf_map_from_imm` names a value address by the map whose
+/// value holds it.
 pub fn map_kaddr(arch: Arch, index: usize) -> u64 {
-    let base = match arch {
+    let base: u64 = match arch {
         Arch::X86_64 => 0xffff_8880_05e7_c000,
         Arch::Arm64 => 0xfff0_0000_04d5_0000,
         Arch::Riscv64 => 0xff60_0000_8200_0000,
         Arch::S390x => 0x0000_0000_8200_0000,
         Arch::Loongarch64 => 0x9000_0000_0420_0000,
     };
-    base + 0x1000 * index as u64
+    base.wrapping_add(0x100_0000u64.wrapping_mul(index as u64))
 }
 
 /// Where the model's `struct bpf_prog_aux` lives, the pointer the fixups
