@@ -36,7 +36,8 @@ pub struct KernelSelftestArgs {
     #[arg(long)]
     pub kernel_selftests: bool,
     /// With --kernel-selftests: only suites whose name contains one of
-    /// these (`verifier_and`); repeatable.
+    /// these (`verifier_and`); with --objects: only objects whose name
+    /// does (`strobemeta`); repeatable.
     #[arg(long = "suite", value_name = "NAME")]
     pub filters: Vec<String>,
     /// With --kernel-selftests: model, kernel or vm (default:

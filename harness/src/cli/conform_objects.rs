@@ -370,11 +370,16 @@ pub fn render(run: &ArchRun, sample: Option<usize>, show: usize, verbose: bool) 
     s
 }
 
-/// The objects' sources: `progs/*.c`, sorted by name; with a sample of K,
-/// every K-th (the first, the (K+1)-th, ...). Also the count of all.
-pub fn sources(progs: &Path, sample: Option<usize>) -> Result<(Vec<PathBuf>, usize), String> {
+/// The objects' sources: `progs/*.c` whose name contains one of `filters`
+/// (all with none), sorted by name; with a sample of K, every K-th (the
+/// first, the (K+1)-th, ...). Also the count of all they were taken from.
+pub fn sources(progs: &Path, filters: &[String], sample: Option<usize>) -> Result<(Vec<PathBuf>, usize), String> {
     let rd = std::fs::read_dir(progs).map_err(|e| format!("{}: {e}", progs.display()))?;
-    let mut all: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "c")).collect();
+    let wanted = |p: &Path| {
+        let stem = p.file_stem().map(|s| s.to_string_lossy()).unwrap_or_default();
+        filters.is_empty() || filters.iter().any(|f| stem.contains(f.as_str()))
+    };
+    let mut all: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.extension().is_some_and(|x| x == "c") && wanted(p)).collect();
     all.sort();
     let n = all.len();
     let k = sample.unwrap_or(1).max(1);
@@ -506,7 +511,7 @@ fn model_side(model: &backend::model::ModelBackend, req: &LoadRequest) -> Side {
 }
 
 /// `conform --objects`: `arches` comma-separated; the arches side by side.
-pub fn run(arches: &str, a: &ObjectsArgs, tree: Option<&Path>, show: usize, verbose: bool) -> Result<(), String> {
+pub fn run(arches: &str, a: &ObjectsArgs, filters: &[String], tree: Option<&Path>, show: usize, verbose: bool) -> Result<(), String> {
     let t0 = Instant::now();
     let arches: Vec<Arch> = arches.split(',').map(str::trim).filter(|s| !s.is_empty()).map(str::parse).collect::<Result<_, _>>()?;
     if a.sample == Some(0) {
@@ -540,7 +545,7 @@ pub fn run(arches: &str, a: &ObjectsArgs, tree: Option<&Path>, show: usize, verb
             return Ok(());
         }
     }
-    let (files, all) = sources(&tree.progs(), a.sample)?;
+    let (files, all) = sources(&tree.progs(), filters, a.sample)?;
     let runs: Vec<ArchRun> = std::thread::scope(|s| {
         let (tree, files, new_vm) = (&tree, &files, &new_vm);
         let handles: Vec<_> = arches.iter().map(|&arch| s.spawn(move || run_arch(tree, files, all, arch, new_vm))).collect();
@@ -683,10 +688,11 @@ mod tests {
         for n in ["c.c", "a.c", "b.c", "d.c", "e.h"] {
             std::fs::write(dir.join(n), "").unwrap();
         }
-        let names = |k| sources(&dir, k).unwrap().0.iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect::<Vec<_>>();
-        assert_eq!(names(None), ["a.c", "b.c", "c.c", "d.c"]);
-        assert_eq!(names(Some(3)), ["a.c", "d.c"]);
-        assert_eq!(sources(&dir, Some(3)).unwrap().1, 4);
+        let names = |f: &[String], k| sources(&dir, f, k).unwrap().0.iter().map(|p| p.file_name().unwrap().to_string_lossy().into_owned()).collect::<Vec<_>>();
+        assert_eq!(names(&[], None), ["a.c", "b.c", "c.c", "d.c"]);
+        assert_eq!(names(&[], Some(3)), ["a.c", "d.c"]);
+        assert_eq!(sources(&dir, &[], Some(3)).unwrap().1, 4);
+        assert_eq!(names(&["b".into(), "d".into()], None), ["b.c", "d.c"]);
         assert_eq!(cause_of("which of bpf_sk_storage_get's prototypes 7.3 gives"), "which of bpf_sk_storage_get's prototypes N.N gives");
         assert_eq!(cause_of("prog 'a1': map 'b': 12 x"), "prog '*': map '*': N x");
         assert!(guest_cannot("?struct_ops/test_1", None).is_some() && guest_cannot("freplace/f", None).is_some());

@@ -162,7 +162,7 @@ pub fn main() -> ExitCode {
         Cmd::Record(a) => record::run(&a),
         Cmd::Bench { filters, json, reps, vm } => cmd_bench(&filters, json, reps, vm),
         Cmd::Conform { arch, kernel, objects, show, .. } if objects.objects => {
-            conform_objects::run(&arch, &objects, kernel.tree.as_deref(), show, kernel.verbose > 0)
+            conform_objects::run(&arch, &objects, &kernel.filters, kernel.tree.as_deref(), show, kernel.verbose > 0)
         }
         Cmd::Conform { arch, kernel, .. } if kernel.kernel_selftests => conform::run(&arch, &kernel),
         Cmd::Conform { arch, expected, show, .. } => cmd_conform(&arch, &expected, show),
