@@ -263,6 +263,25 @@ pub fn tail_call_self_counts() {
     )
 }
 
+// The index is the ctx pointer: only a scalar constant is a key the
+// verifier records (record_func_key's is_reg_const), so the call is left
+// to the runtime's bounds check, which a kernel address's low 32 bits
+// fail: the call falls through.
+#[sec("socket")]
+#[success]
+#[retval(7)]
+pub fn tail_call_index_is_a_pointer() {
+    bpf_asm!(
+        "r3 = r1;"
+        "r2 = %[tc_self] ll;"
+        "call %[bpf_tail_call];"
+        "r0 = 7;"
+        "exit;",
+        imm_addr(tc_self),
+        imm(bpf_tail_call),
+    )
+}
+
 // An index past max_entries: the tail call falls through.
 #[sec("socket")]
 #[success]

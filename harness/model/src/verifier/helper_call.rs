@@ -716,7 +716,8 @@ impl Env<'_, '_> {
         let r3 = self.regs()[3];
         let val = r3.s.var_off.value;
         let idx = self.insn_idx;
-        if !(r3.s.is_reg_const(false) && val < map.max_entries as u64) {
+        // is_reg_const: a pointer whose offset is known is not a key
+        if !(r3.typ == SCALAR_VALUE && r3.s.is_reg_const(false) && val < map.max_entries as u64) {
             if let Some(a) = self.aux.get_mut(idx) {
                 a.map_key = MapKeyState::Poison;
             }
