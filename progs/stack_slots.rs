@@ -41,6 +41,27 @@ pub fn fill32_high_half_of_spill64() {
     )
 }
 
+// A 32-bit spill at the start of a slot whose upper half holds other
+// bytes: a 32-bit fill of the upper half is not the spilled register
+// (bpf_stack_narrow_access_ok wants the fill at the slot's start).
+#[sec("socket")]
+#[kernel("7.3")]
+#[success]
+#[retval(0)]
+#[log_level(2)]
+#[msg("4: (61) r0 = *(u32 *)(r10 -4)         ; R0=scalar(smin=0,smax=umax=0xffffffff,var_off=(0x0; 0xffffffff)) R10=fp0 fp-8=mmmm0")]
+pub fn fill32_upper_half_beside_spill32() {
+    bpf_asm!(
+        "r1 = 7;"
+        "*(u32 *)(r10 - 4) = r1;"
+        "w2 = 0;"
+        "*(u32 *)(r10 - 8) = r2;"
+        "r0 = *(u32 *)(r10 - 4);"
+        "r0 = 0;"
+        "exit;"
+    )
+}
+
 // A 64-bit spill of a bounded scalar, an 8-bit fill of its low byte.
 #[sec("socket")]
 #[kernel("7.3")]

@@ -9,6 +9,7 @@ use super::reg::*;
 use super::scalar::print::tnum_strn;
 use super::state::*;
 use super::tnum::*;
+use crate::target::Arch;
 
 /// `mark_stack_slot_misc`.
 fn mark_stack_slot_misc(t: &mut u8) {
@@ -25,12 +26,12 @@ fn scrub_spilled_slot(t: &mut u8) {
     }
 }
 
-/// `bpf_stack_narrow_access_ok`.
-fn stack_narrow_access_ok(off: i64, size: i64, spill_size: i64) -> bool {
-    // little endian: the low bytes of the spilled value are at the slot start
-    let spill_off = off.rem_euclid(BPF_REG_SIZE as i64);
-    let _ = size;
-    spill_off == 0 || spill_off == BPF_REG_SIZE as i64 - spill_size
+/// `bpf_stack_narrow_access_ok`: a fill narrower than the spill reads the
+/// spilled value's low bytes, which start the slot on a little-endian
+/// kernel and end it on a big-endian one (s390x).
+fn stack_narrow_access_ok(off: i64, fill_size: i64, spill_size: i64, big_endian: bool) -> bool {
+    let off = if big_endian { off - (spill_size - fill_size) } else { off };
+    off % BPF_REG_SIZE as i64 == 0
 }
 
 impl Env<'_, '_> {
@@ -406,7 +407,7 @@ impl Env<'_, '_> {
                     return errno(EACCES);
                 }
                 let Some(d) = dst else { return Ok(()) };
-                if size <= spill_size && stack_narrow_access_ok(off, size, spill_size) {
+                if size <= spill_size && stack_narrow_access_ok(off, size, spill_size, self.input.arch == Arch::S390x) {
                     if self.bpf_capable() && size == 4 && spill_size == 4 && fls64(reg.s.umax()) <= 32 {
                         self.assign_scalar_id_to(&mut reg);
                         self.cur.frame[frame].stack[spi].spilled_ptr = reg;
