@@ -219,6 +219,38 @@ pub fn atomic_add() {
     )
 }
 
+// A 32-bit cmpxchg on arena memory whose old value is only stored 32 bits
+// wide: the rewrite to BPF_PROBE_ATOMIC is in place, so the insn keeps
+// what liveness gave it (no upper half read: no zero extension, and the
+// RND_HI32 poison of a dead upper half).
+#[sec("syscall")]
+#[success]
+#[retval(7)]
+#[xlated("16: probe r0 = atomic_cmpxchg((u32 *)(r1 +0), r0, r2)")]
+#[xlated("17: r12 = {{.*}}")]
+#[xlated("18: r12 <<= 32")]
+#[xlated("19: r0 |= r12")]
+#[xlated("20: *(u32 *)(r1 +4) = r0")]
+pub fn cmpxchg32_old_value_stored() {
+    bpf_asm!(
+        "r1 = %[arena] ll;"
+        "r2 = 0;"
+        "r3 = 1;"
+        "r4 = -1;"
+        "r5 = 0;"
+        "call %[bpf_arena_alloc_pages];"
+        "r1 = addr_space_cast(r0, 0x0, 0x1);"
+        "w0 = 0;"
+        "w2 = 7;"
+        "w0 = cmpxchg32_32(r1 + 0, w0, w2);"
+        "*(u32 *)(r1 + 4) = w0;"
+        "r0 = *(u32 *)(r1 + 0);"
+        "exit;",
+        imm_addr(arena),
+        imm(bpf_arena_alloc_pages),
+    )
+}
+
 // A cast in a program without an arena is refused.
 #[sec("syscall")]
 #[arch(x86_64, arm64)]

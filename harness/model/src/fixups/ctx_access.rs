@@ -231,14 +231,20 @@ pub fn bpf_convert_ctx_accesses(env: &mut VerifierEnv<'_>) -> Result<(), Fail> {
                 convert_one(&cx, env, i, insn, ty)?
             }
         };
-        // a load through a fault-prone pointer only changes its mode to
-        // BPF_PROBE_MEM(SX): 7.3 rewrites the insn in place, so its zext
-        // data (rnd_hi32 after a dead 32-bit def) stays the verifier's
+        // a load through a fault-prone pointer, and any access through an
+        // arena pointer, only changes its mode (BPF_PROBE_MEM(SX),
+        // BPF_PROBE_MEM32(SX), BPF_PROBE_ATOMIC): 7.3 rewrites the insn in
+        // place, so its zext data (rnd_hi32 after a dead 32-bit def, a
+        // cmpxchg's zero extension) stays what liveness gave it
         if let Some([probe]) = converted.as_deref()
             && !a.nospec
-            && i != 0
-            && matches!(probe.code & 0xe0, BPF_PROBE_MEM | BPF_PROBE_MEMSX)
-            && probe.code & 0x07 == BPF_LDX
+            && !with_prologue
+            && (Insn { code: insn.code, ..*probe }) == insn
+            && match probe.code & 0x07 {
+                BPF_LDX => matches!(probe.code & 0xe0, BPF_PROBE_MEM | BPF_PROBE_MEMSX | BPF_PROBE_MEM32 | BPF_PROBE_MEM32SX),
+                BPF_ST | BPF_STX => matches!(probe.code & 0xe0, BPF_PROBE_MEM32 | BPF_PROBE_ATOMIC),
+                _ => false,
+            }
         {
             in_place.push((i, *probe));
             continue;
