@@ -77,3 +77,12 @@ fn global_func_ctx_arg() {}
 #[xlated("1: r0 = 1")]
 #[retval(3)]
 fn core_field_exists() {}
+
+/// An array of maps whose slot 1 libbpf fills with an inner array
+/// (`.values = { [1] = &inner_map }`): slot 0 is empty, slot 1's map
+/// holds the value the program adds to.
+#[sec("socket")]
+#[object("progs/bpf/c_programs.bpf.c")]
+#[success]
+#[retval(42)]
+fn inner_map_slot() {}

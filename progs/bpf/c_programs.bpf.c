@@ -109,4 +109,39 @@ int core_field_exists(struct __sk_buff *skb)
 	return bpf_core_field_exists(struct sk_buff, len) + bpf_core_field_exists(struct task_struct, pid) * 2;
 }
 
+struct inner_map {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} inner_map SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__array(values, struct inner_map);
+} outer_map SEC(".maps") = {
+	.values = { [1] = &inner_map },
+};
+
+SEC("socket")
+int inner_map_slot(struct __sk_buff *skb)
+{
+	__u32 one = 1, zero = 0;
+	__u64 *v;
+	void *inner;
+
+	if (bpf_map_lookup_elem(&outer_map, &zero))
+		return 1;
+	inner = bpf_map_lookup_elem(&outer_map, &one);
+	if (!inner)
+		return 2;
+	v = bpf_map_lookup_elem(inner, &zero);
+	if (!v)
+		return 3;
+	*v += 40;
+	return *v + 2;
+}
+
 char _license[] SEC("license") = "GPL";

@@ -71,6 +71,10 @@ pub struct MapDef {
     /// A prog array's `.values = { [key] = &prog }`: libbpf writes each
     /// named program's fd at its key after loading the object's programs.
     pub prog_slots: Vec<(u32, String)>,
+    /// An array or hash of maps' `.values = { [key] = &map }`: libbpf
+    /// writes each named map's fd at its key once the maps are created
+    /// (`init_map_in_map_slots`).
+    pub inner_slots: Vec<(u32, String)>,
     /// BPF_MAP_CREATE's `btf_key_type_id` and `btf_value_type_id`: types of
     /// the BTF the program is loaded with (0: none), passed with its fd.
     pub btf_key_type_id: u32,
@@ -85,7 +89,7 @@ pub struct MapDef {
     pub arena_data: Option<(u64, Vec<u8>)>,
 }
 
-/// As derived, but `prog_slots` only when there are some and the BTF type
+/// As derived, but `prog_slots` and `inner_slots` only when there are some and the BTF type
 /// ids only when set: the text of a map without them is what it was before
 /// they existed (hashes of recorded programs are taken over it).
 impl std::fmt::Debug for MapDef {
@@ -102,6 +106,9 @@ impl std::fmt::Debug for MapDef {
             .field("frozen", &self.frozen);
         if !self.prog_slots.is_empty() {
             d.field("prog_slots", &self.prog_slots);
+        }
+        if !self.inner_slots.is_empty() {
+            d.field("inner_slots", &self.inner_slots);
         }
         if self.btf_key_type_id != 0 || self.btf_value_type_id != 0 {
             d.field("btf_key_type_id", &self.btf_key_type_id).field("btf_value_type_id", &self.btf_value_type_id);
@@ -129,6 +136,7 @@ impl MapDef {
             init: Vec::new(),
             frozen: false,
             prog_slots: Vec::new(),
+            inner_slots: Vec::new(),
             btf_key_type_id: 0,
             btf_value_type_id: 0,
             map_extra: 0,

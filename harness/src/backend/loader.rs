@@ -234,6 +234,24 @@ fn load_fds(sys: &mut dyn BpfSys, target: &Target<'_>, req: &LoadRequest, how: &
     Ok(out)
 }
 
+/// libbpf's `init_map_in_map_slots`, right after the last of `map_fds`
+/// was created: each slot of its `.values` gets the fd of the map it
+/// names (-1 for a map not created yet, which the kernel refuses).
+fn init_map_in_map_slots(sys: &mut dyn BpfSys, req: &LoadRequest, map_fds: &[Option<i32>]) -> Result<Option<Box<LoadOutcome>>, SysError> {
+    let (Some(m), Some(Some(outer))) = (req.maps.get(map_fds.len() - 1), map_fds.last()) else { return Ok(None) };
+    let mut slots = m.inner_slots.clone();
+    slots.sort();
+    for (key, name) in &slots {
+        let fd = req.maps.iter().position(|x| &x.name == name).and_then(|j| map_fds.get(j).copied().flatten()).unwrap_or(-1);
+        let r = sys.bpf(&attr::map_update_elem(*outer, &key.to_le_bytes(), &fd.to_le_bytes(), 0))?;
+        if r.ret < 0 {
+            let msg = format!("map '{}': failed to initialize slot [{key}] to map '{name}' fd={fd}: {}", m.name, errno_desc(r.errno));
+            return Ok(Some(loader_failure(r.errno, msg)));
+        }
+    }
+    Ok(None)
+}
+
 /// kfunc calls get the FUNC's BTF id, `BPF_PSEUDO_BTF_ID` loads the VAR's
 /// (or a FUNC's); a name the kernel does not have fails the load with ESRCH,
 /// as libbpf's extern resolution does.
@@ -316,6 +334,9 @@ fn create_and_load(
         match create_map(sys, m, obj_btf_fd, fds)? {
             Ok(fd) => map_fds.push(Some(fd)),
             Err(out) => return Ok(Loaded::Failed(out)),
+        }
+        if let Some(out) = init_map_in_map_slots(sys, req, &map_fds)? {
+            return Ok(Loaded::Failed(out));
         }
     }
     patch_maps(req, insns, &map_fds);

@@ -294,7 +294,8 @@ fn parse_btf_map_def(name: &str, btf: &Btf, def_id: u32, is_inner: bool, unsuppo
 }
 
 /// `bpf_object__collect_map_relos`: `.values = { [i] = &prog }` of a prog
-/// array becomes its initial slots.
+/// array, and `.values = { [i] = &map }` of an array or hash of maps,
+/// become its initial slots.
 pub(super) fn collect_map_relos(obj: &mut BpfObject, elf: &Elf<'_>, rel_idx: usize, maps_idx: usize) -> Result<(), ObjectError> {
     let sh = elf.header(rel_idx).ok_or_else(|| ObjectError("no .rel.maps".into()))?;
     let rels: &[elf::Rel64<object::Endianness>] = object::read::elf::SectionHeader::data_as_array(sh, elf.endian, elf.data)
@@ -306,21 +307,20 @@ pub(super) fn collect_map_relos(obj: &mut BpfObject, elf: &Elf<'_>, rel_idx: usi
         let Some(mi) = mi else { return err(format!(".rel.maps #{i}: no map definition at offset {off}")) };
         let map = &obj.maps[mi];
         let mname = map.real_name.clone();
-        if matches!(map.def.map_type, BPF_MAP_TYPE_ARRAY_OF_MAPS | BPF_MAP_TYPE_HASH_OF_MAPS) {
+        let of_maps = matches!(map.def.map_type, BPF_MAP_TYPE_ARRAY_OF_MAPS | BPF_MAP_TYPE_HASH_OF_MAPS);
+        if of_maps {
             if sym.shndx as usize != maps_idx || !obj.maps.iter().any(|m| m.kind == MapKind::User && m.real_name == sym.name) {
                 return err(format!("map '{mname}': inner map '{}' is not a map of '.maps'", sym.name));
             }
-            obj.maps[mi].unsupported = Some(format!("initial inner maps ('{}') are not supported yet", sym.name));
-            continue;
-        }
-        if map.def.map_type != BPF_MAP_TYPE_PROG_ARRAY {
+        } else if map.def.map_type != BPF_MAP_TYPE_PROG_ARRAY {
             return err(format!("map '{mname}': initial values need a map-in-map or a prog array"));
-        }
-        let target = obj.progs.iter().find(|p| p.name == sym.name);
-        let main =
-            target.is_some_and(|p| Some(p.sec_idx) != obj.text_shndx && p.sec_idx == sym.shndx as usize && p.sec_insn_off as u64 * super::INSN_SZ == sym.value);
-        if !main {
-            return err(format!("map '{mname}': slot value '{}' is not a main program", sym.name));
+        } else {
+            let target = obj.progs.iter().find(|p| p.name == sym.name);
+            let main = target
+                .is_some_and(|p| Some(p.sec_idx) != obj.text_shndx && p.sec_idx == sym.shndx as usize && p.sec_insn_off as u64 * super::INSN_SZ == sym.value);
+            if !main {
+                return err(format!("map '{mname}': slot value '{}' is not a main program", sym.name));
+            }
         }
         let btf = obj.btf.as_ref().ok_or_else(|| ObjectError(format!("map '{mname}': no BTF")))?;
         let ds = btf.find_by_name_kind(".maps", BTF_KIND_DATASEC).unwrap_or(0);
@@ -334,7 +334,8 @@ pub(super) fn collect_map_relos(obj: &mut BpfObject, elf: &Elf<'_>, rel_idx: usi
             return err(format!("map '{mname}': initial value at a bad offset {rel}"));
         }
         let slot = ((rel - moff) / 8) as u32;
-        obj.maps[mi].def.prog_slots.push((slot, sym.name.clone()));
+        let def = &mut obj.maps[mi].def;
+        if of_maps { def.inner_slots.push((slot, sym.name.clone())) } else { def.prog_slots.push((slot, sym.name.clone())) }
     }
     Ok(())
 }

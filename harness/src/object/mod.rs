@@ -27,8 +27,7 @@
 //! Not supported yet, each an [`ObjectError`] naming the section or symbol
 //! (for the object, or for [`BpfObject::link`] of the programs concerned):
 //! `.kconfig` and typeless `__ksym` externs, global per-CPU data,
-//! struct_ops, jump tables, map pinning, NUMA nodes, initial inner maps of
-//! a map-in-map.
+//! struct_ops, jump tables, map pinning, NUMA nodes.
 
 pub mod btf;
 pub mod btf_ext;

@@ -100,9 +100,10 @@ pub enum Store {
     CgroupStorage {
         value: Addr,
     },
-    /// Inner maps by index, for array/hash of maps.
+    /// Inner maps' pointers by key, for array/hash of maps (libbpf's
+    /// initial slots; nothing else inserts one).
     MapOfMaps {
-        slots: HashMap<Vec<u8>, usize>,
+        slots: HashMap<Vec<u8>, Addr>,
     },
     /// A type the model creates but does not run yet.
     Unmodelled,
@@ -161,8 +162,8 @@ impl Map {
                 OFFSETOF_BPF_ARRAY_VALUE as u64 + 8 * u64::from(def.max_entries.min(PROG_ARRAY_MAX_SLOTS)),
                 Store::ProgArray { slots: vec![None; def.max_entries.min(PROG_ARRAY_MAX_SLOTS) as usize] },
             ),
-            // an array of maps keeps its inner maps' pointers (NULL: no
-            // inner map is ever inserted) where an array keeps values, which
+            // an array of maps keeps its inner maps' pointers (NULL but for
+            // libbpf's initial slots) where an array keeps values, which
             // the inlined lookup (`array_of_map_gen_lookup`) reads
             BPF_MAP_TYPE_ARRAY_OF_MAPS => (OFFSETOF_BPF_ARRAY_VALUE as u64 + 8 * def.max_entries as u64, Store::MapOfMaps { slots: HashMap::new() }),
             BPF_MAP_TYPE_HASH_OF_MAPS => (MAP_OBJ_SIZE as u64, Store::MapOfMaps { slots: HashMap::new() }),
@@ -233,8 +234,9 @@ impl Map {
         match &mut self.store {
             Store::Array { .. } | Store::PercpuArray { .. } => Ok(self.array_value(mem, key)?.unwrap_or(0)),
             Store::Hash(h) => h.lookup(mem, key),
-            // no way to fill an outer map yet: every slot is empty
-            Store::MapOfMaps { .. } => Ok(0),
+            // array_of_map_lookup_elem reads the slot's pointer; a hash of
+            // maps answers from its initial slots
+            Store::MapOfMaps { slots } => Ok(slots.get(key).copied().unwrap_or(0)),
             _ => Ok(0),
         }
     }

@@ -116,6 +116,7 @@ impl Runtime {
             let m = Map::create(&mut mem, d, i).map_err(|f| ExecError::Unsupported(format!("map '{}': {f}", d.name)))?;
             out.push(m);
         }
+        init_map_in_map_slots(&mut mem, &mut out)?;
         let mut arena = None;
         if let Some(d) = maps.iter().find(|d| d.map_type == crate::map::types::BPF_MAP_TYPE_ARENA) {
             let mut a = super::arena::Arena::new(crate::verifier::map_create::loader_map_extra(d), d.max_entries);
@@ -262,4 +263,29 @@ impl Runtime {
         self.ksyms.insert(name.to_string(), a);
         Ok(a)
     }
+}
+
+/// libbpf's `init_map_in_map_slots`: each `.values` slot of an array or
+/// hash of maps holds the map it names (an array of maps keeps the inner
+/// map's pointer where an array keeps values, which the inlined lookup
+/// reads).
+fn init_map_in_map_slots(mem: &mut Memory, maps: &mut [Map]) -> Result<(), ExecError> {
+    for i in 0..maps.len() {
+        for (key, name) in maps[i].def.inner_slots.clone() {
+            let Some(j) = maps.iter().position(|m| m.def.name == name) else { continue };
+            let inner = maps[j].addr;
+            let outer = &mut maps[i];
+            if outer.def.map_type == crate::map::types::BPF_MAP_TYPE_ARRAY_OF_MAPS {
+                if key >= outer.def.max_entries {
+                    continue;
+                }
+                let slot = outer.addr + crate::kernel_layout::OFFSETOF_BPF_ARRAY_VALUE as u64 + 8 * u64::from(key);
+                mem.write_kernel(slot, &inner.to_le_bytes()).map_err(|f| ExecError::Unsupported(format!("map '{}': {f}", outer.def.name)))?;
+            }
+            if let Store::MapOfMaps { slots } = &mut outer.store {
+                slots.insert(key.to_le_bytes().to_vec(), inner);
+            }
+        }
+    }
+    Ok(())
 }
