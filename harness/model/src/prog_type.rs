@@ -201,43 +201,6 @@ pub struct SecDef {
     pub flags: u32,
 }
 
-/// libbpf's `cgroup/...` sections: (name, program type, expected attach type).
-const CGROUP_SECS: &[(&str, u32, u32)] = &[
-    ("skb", pt::CGROUP_SKB, u32::MAX),
-    ("sock_create", pt::CGROUP_SOCK, at::CGROUP_INET_SOCK_CREATE),
-    ("sock_release", pt::CGROUP_SOCK, at::CGROUP_INET_SOCK_RELEASE),
-    ("sock", pt::CGROUP_SOCK, at::CGROUP_INET_SOCK_CREATE),
-    ("post_bind4", pt::CGROUP_SOCK, at::CGROUP_INET4_POST_BIND),
-    ("post_bind6", pt::CGROUP_SOCK, at::CGROUP_INET6_POST_BIND),
-    ("bind4", pt::CGROUP_SOCK_ADDR, at::CGROUP_INET4_BIND),
-    ("bind6", pt::CGROUP_SOCK_ADDR, at::CGROUP_INET6_BIND),
-    ("connect4", pt::CGROUP_SOCK_ADDR, at::CGROUP_INET4_CONNECT),
-    ("connect6", pt::CGROUP_SOCK_ADDR, at::CGROUP_INET6_CONNECT),
-    ("connect_unix", pt::CGROUP_SOCK_ADDR, at::CGROUP_UNIX_CONNECT),
-    ("sendmsg4", pt::CGROUP_SOCK_ADDR, at::CGROUP_UDP4_SENDMSG),
-    ("sendmsg6", pt::CGROUP_SOCK_ADDR, at::CGROUP_UDP6_SENDMSG),
-    ("sendmsg_unix", pt::CGROUP_SOCK_ADDR, at::CGROUP_UNIX_SENDMSG),
-    ("recvmsg4", pt::CGROUP_SOCK_ADDR, at::CGROUP_UDP4_RECVMSG),
-    ("recvmsg6", pt::CGROUP_SOCK_ADDR, at::CGROUP_UDP6_RECVMSG),
-    ("recvmsg_unix", pt::CGROUP_SOCK_ADDR, at::CGROUP_UNIX_RECVMSG),
-    ("getpeername4", pt::CGROUP_SOCK_ADDR, at::CGROUP_INET4_GETPEERNAME),
-    ("getpeername6", pt::CGROUP_SOCK_ADDR, at::CGROUP_INET6_GETPEERNAME),
-    ("getpeername_unix", pt::CGROUP_SOCK_ADDR, at::CGROUP_UNIX_GETPEERNAME),
-    ("getsockname4", pt::CGROUP_SOCK_ADDR, at::CGROUP_INET4_GETSOCKNAME),
-    ("getsockname6", pt::CGROUP_SOCK_ADDR, at::CGROUP_INET6_GETSOCKNAME),
-    ("getsockname_unix", pt::CGROUP_SOCK_ADDR, at::CGROUP_UNIX_GETSOCKNAME),
-    ("sysctl", pt::CGROUP_SYSCTL, at::CGROUP_SYSCTL),
-    ("getsockopt", pt::CGROUP_SOCKOPT, at::CGROUP_GETSOCKOPT),
-    ("setsockopt", pt::CGROUP_SOCKOPT, at::CGROUP_SETSOCKOPT),
-    ("dev", pt::CGROUP_DEVICE, at::CGROUP_DEVICE),
-];
-
-fn cgroup_sec(sec: &str) -> Option<SecDef> {
-    let rest = sec.strip_prefix("cgroup/")?;
-    let (_, t, a) = CGROUP_SECS.iter().find(|(n, _, _)| *n == rest)?;
-    Some(SecDef { prog_type: ProgType(*t), attach_type: (*a != u32::MAX).then_some(*a), flags: 0 })
-}
-
 /// The attach target a section names (`fentry/<func>`, `tp_btf/<tp>`,
 /// `lsm/<hook>`, `iter/<name>`, ...): libbpf looks it up in vmlinux BTF
 /// (`btf_get_kernel_prefix_kind`) and loads the program with
@@ -282,73 +245,152 @@ pub fn btf_get_kernel_prefix_kind(attach_type: u32) -> (&'static str, u32) {
     }
 }
 
-/// libbpf's section table for the sections test_loader suites use. A
-/// leading `?` (autoload off) is ignored; `name+` entries match `name` and
-/// `name/...`.
+/// How a section sets a program up (libbpf's `SEC_*` flags that reach
+/// `BPF_PROG_LOAD`).
+const NONE: u32 = 0;
+const SLEEP: u32 = crate::uapi::prog_flags::BPF_F_SLEEPABLE;
+const FRAGS: u32 = crate::uapi::prog_flags::BPF_F_XDP_HAS_FRAGS;
+
+/// libbpf's `section_defs`, in its order (the first match wins): the
+/// pattern, the program type, the expected attach type (`None`: libbpf
+/// passes 0) and the load flags. A pattern ending in `+` matches the name
+/// alone or followed by `/...`; any other pattern only itself.
+const SECTION_DEFS: &[(&str, u32, Option<u32>, u32)] = &[
+    ("socket", pt::SOCKET_FILTER, None, NONE),
+    ("sk_reuseport/migrate", pt::SK_REUSEPORT, Some(at::SK_REUSEPORT_SELECT_OR_MIGRATE), NONE),
+    ("sk_reuseport", pt::SK_REUSEPORT, Some(at::SK_REUSEPORT_SELECT), NONE),
+    ("kprobe+", pt::KPROBE, None, NONE),
+    ("uprobe+", pt::KPROBE, None, NONE),
+    ("uprobe.s+", pt::KPROBE, None, SLEEP),
+    ("kretprobe+", pt::KPROBE, None, NONE),
+    ("uretprobe+", pt::KPROBE, None, NONE),
+    ("uretprobe.s+", pt::KPROBE, None, SLEEP),
+    ("kprobe.multi+", pt::KPROBE, Some(at::TRACE_KPROBE_MULTI), NONE),
+    ("kretprobe.multi+", pt::KPROBE, Some(at::TRACE_KPROBE_MULTI), NONE),
+    ("kprobe.session+", pt::KPROBE, Some(at::TRACE_KPROBE_SESSION), NONE),
+    ("uprobe.multi+", pt::KPROBE, Some(at::TRACE_UPROBE_MULTI), NONE),
+    ("uretprobe.multi+", pt::KPROBE, Some(at::TRACE_UPROBE_MULTI), NONE),
+    ("uprobe.session+", pt::KPROBE, Some(at::TRACE_UPROBE_SESSION), NONE),
+    ("uprobe.multi.s+", pt::KPROBE, Some(at::TRACE_UPROBE_MULTI), SLEEP),
+    ("uretprobe.multi.s+", pt::KPROBE, Some(at::TRACE_UPROBE_MULTI), SLEEP),
+    ("uprobe.session.s+", pt::KPROBE, Some(at::TRACE_UPROBE_SESSION), SLEEP),
+    ("ksyscall+", pt::KPROBE, None, NONE),
+    ("kretsyscall+", pt::KPROBE, None, NONE),
+    ("usdt+", pt::KPROBE, None, NONE),
+    ("usdt.s+", pt::KPROBE, None, SLEEP),
+    ("tc/ingress", pt::SCHED_CLS, Some(at::TCX_INGRESS), NONE),
+    ("tc/egress", pt::SCHED_CLS, Some(at::TCX_EGRESS), NONE),
+    ("tcx/ingress", pt::SCHED_CLS, Some(at::TCX_INGRESS), NONE),
+    ("tcx/egress", pt::SCHED_CLS, Some(at::TCX_EGRESS), NONE),
+    ("tc", pt::SCHED_CLS, None, NONE),
+    ("classifier", pt::SCHED_CLS, None, NONE),
+    ("action", pt::SCHED_ACT, None, NONE),
+    ("netkit/primary", pt::SCHED_CLS, Some(at::NETKIT_PRIMARY), NONE),
+    ("netkit/peer", pt::SCHED_CLS, Some(at::NETKIT_PEER), NONE),
+    ("tracepoint+", pt::TRACEPOINT, None, NONE),
+    ("tp+", pt::TRACEPOINT, None, NONE),
+    ("tracepoint.s+", pt::TRACEPOINT, None, SLEEP),
+    ("tp.s+", pt::TRACEPOINT, None, SLEEP),
+    ("raw_tracepoint+", pt::RAW_TRACEPOINT, None, NONE),
+    ("raw_tp+", pt::RAW_TRACEPOINT, None, NONE),
+    ("raw_tracepoint.s+", pt::RAW_TRACEPOINT, None, SLEEP),
+    ("raw_tp.s+", pt::RAW_TRACEPOINT, None, SLEEP),
+    ("raw_tracepoint.w+", pt::RAW_TRACEPOINT_WRITABLE, None, NONE),
+    ("raw_tp.w+", pt::RAW_TRACEPOINT_WRITABLE, None, NONE),
+    ("tp_btf+", pt::TRACING, Some(at::TRACE_RAW_TP), NONE),
+    ("tp_btf.s+", pt::TRACING, Some(at::TRACE_RAW_TP), SLEEP),
+    ("fentry+", pt::TRACING, Some(at::TRACE_FENTRY), NONE),
+    ("fmod_ret+", pt::TRACING, Some(at::MODIFY_RETURN), NONE),
+    ("fexit+", pt::TRACING, Some(at::TRACE_FEXIT), NONE),
+    ("fentry.s+", pt::TRACING, Some(at::TRACE_FENTRY), SLEEP),
+    ("fmod_ret.s+", pt::TRACING, Some(at::MODIFY_RETURN), SLEEP),
+    ("fexit.s+", pt::TRACING, Some(at::TRACE_FEXIT), SLEEP),
+    ("fsession+", pt::TRACING, Some(at::TRACE_FSESSION), NONE),
+    ("fsession.s+", pt::TRACING, Some(at::TRACE_FSESSION), SLEEP),
+    ("fsession.multi+", pt::TRACING, Some(at::TRACE_FSESSION_MULTI), NONE),
+    ("fsession.multi.s+", pt::TRACING, Some(at::TRACE_FSESSION_MULTI), SLEEP),
+    ("fentry.multi+", pt::TRACING, Some(at::TRACE_FENTRY_MULTI), NONE),
+    ("fexit.multi+", pt::TRACING, Some(at::TRACE_FEXIT_MULTI), NONE),
+    ("fentry.multi.s+", pt::TRACING, Some(at::TRACE_FENTRY_MULTI), SLEEP),
+    ("fexit.multi.s+", pt::TRACING, Some(at::TRACE_FEXIT_MULTI), SLEEP),
+    ("freplace+", pt::EXT, None, NONE),
+    ("lsm+", pt::LSM, Some(at::LSM_MAC), NONE),
+    ("lsm.s+", pt::LSM, Some(at::LSM_MAC), SLEEP),
+    ("lsm_cgroup+", pt::LSM, Some(at::LSM_CGROUP), NONE),
+    ("iter+", pt::TRACING, Some(at::TRACE_ITER), NONE),
+    ("iter.s+", pt::TRACING, Some(at::TRACE_ITER), SLEEP),
+    ("syscall", pt::SYSCALL, None, SLEEP),
+    ("xdp.frags/devmap", pt::XDP, Some(at::XDP_DEVMAP), FRAGS),
+    ("xdp/devmap", pt::XDP, Some(at::XDP_DEVMAP), NONE),
+    ("xdp.frags/cpumap", pt::XDP, Some(at::XDP_CPUMAP), FRAGS),
+    ("xdp/cpumap", pt::XDP, Some(at::XDP_CPUMAP), NONE),
+    ("xdp.frags", pt::XDP, Some(at::XDP), FRAGS),
+    ("xdp", pt::XDP, Some(at::XDP), NONE),
+    ("perf_event", pt::PERF_EVENT, None, NONE),
+    ("lwt_in", pt::LWT_IN, None, NONE),
+    ("lwt_out", pt::LWT_OUT, None, NONE),
+    ("lwt_xmit", pt::LWT_XMIT, None, NONE),
+    ("lwt_seg6local", pt::LWT_SEG6LOCAL, None, NONE),
+    ("sockops", pt::SOCK_OPS, Some(at::CGROUP_SOCK_OPS), NONE),
+    ("sk_skb/stream_parser", pt::SK_SKB, Some(at::SK_SKB_STREAM_PARSER), NONE),
+    ("sk_skb/stream_verdict", pt::SK_SKB, Some(at::SK_SKB_STREAM_VERDICT), NONE),
+    ("sk_skb/verdict", pt::SK_SKB, Some(at::SK_SKB_VERDICT), NONE),
+    ("sk_skb", pt::SK_SKB, None, NONE),
+    ("sk_msg", pt::SK_MSG, Some(at::SK_MSG_VERDICT), NONE),
+    ("lirc_mode2", pt::LIRC_MODE2, Some(at::LIRC_MODE2), NONE),
+    ("flow_dissector", pt::FLOW_DISSECTOR, Some(at::FLOW_DISSECTOR), NONE),
+    ("cgroup_skb/ingress", pt::CGROUP_SKB, Some(at::CGROUP_INET_INGRESS), NONE),
+    ("cgroup_skb/egress", pt::CGROUP_SKB, Some(at::CGROUP_INET_EGRESS), NONE),
+    ("cgroup/skb", pt::CGROUP_SKB, None, NONE),
+    ("cgroup/sock_create", pt::CGROUP_SOCK, Some(at::CGROUP_INET_SOCK_CREATE), NONE),
+    ("cgroup/sock_release", pt::CGROUP_SOCK, Some(at::CGROUP_INET_SOCK_RELEASE), NONE),
+    ("cgroup/sock", pt::CGROUP_SOCK, Some(at::CGROUP_INET_SOCK_CREATE), NONE),
+    ("cgroup/post_bind4", pt::CGROUP_SOCK, Some(at::CGROUP_INET4_POST_BIND), NONE),
+    ("cgroup/post_bind6", pt::CGROUP_SOCK, Some(at::CGROUP_INET6_POST_BIND), NONE),
+    ("cgroup/bind4", pt::CGROUP_SOCK_ADDR, Some(at::CGROUP_INET4_BIND), NONE),
+    ("cgroup/bind6", pt::CGROUP_SOCK_ADDR, Some(at::CGROUP_INET6_BIND), NONE),
+    ("cgroup/connect4", pt::CGROUP_SOCK_ADDR, Some(at::CGROUP_INET4_CONNECT), NONE),
+    ("cgroup/connect6", pt::CGROUP_SOCK_ADDR, Some(at::CGROUP_INET6_CONNECT), NONE),
+    ("cgroup/connect_unix", pt::CGROUP_SOCK_ADDR, Some(at::CGROUP_UNIX_CONNECT), NONE),
+    ("cgroup/sendmsg4", pt::CGROUP_SOCK_ADDR, Some(at::CGROUP_UDP4_SENDMSG), NONE),
+    ("cgroup/sendmsg6", pt::CGROUP_SOCK_ADDR, Some(at::CGROUP_UDP6_SENDMSG), NONE),
+    ("cgroup/sendmsg_unix", pt::CGROUP_SOCK_ADDR, Some(at::CGROUP_UNIX_SENDMSG), NONE),
+    ("cgroup/recvmsg4", pt::CGROUP_SOCK_ADDR, Some(at::CGROUP_UDP4_RECVMSG), NONE),
+    ("cgroup/recvmsg6", pt::CGROUP_SOCK_ADDR, Some(at::CGROUP_UDP6_RECVMSG), NONE),
+    ("cgroup/recvmsg_unix", pt::CGROUP_SOCK_ADDR, Some(at::CGROUP_UNIX_RECVMSG), NONE),
+    ("cgroup/getpeername4", pt::CGROUP_SOCK_ADDR, Some(at::CGROUP_INET4_GETPEERNAME), NONE),
+    ("cgroup/getpeername6", pt::CGROUP_SOCK_ADDR, Some(at::CGROUP_INET6_GETPEERNAME), NONE),
+    ("cgroup/getpeername_unix", pt::CGROUP_SOCK_ADDR, Some(at::CGROUP_UNIX_GETPEERNAME), NONE),
+    ("cgroup/getsockname4", pt::CGROUP_SOCK_ADDR, Some(at::CGROUP_INET4_GETSOCKNAME), NONE),
+    ("cgroup/getsockname6", pt::CGROUP_SOCK_ADDR, Some(at::CGROUP_INET6_GETSOCKNAME), NONE),
+    ("cgroup/getsockname_unix", pt::CGROUP_SOCK_ADDR, Some(at::CGROUP_UNIX_GETSOCKNAME), NONE),
+    ("cgroup/sysctl", pt::CGROUP_SYSCTL, Some(at::CGROUP_SYSCTL), NONE),
+    ("cgroup/getsockopt", pt::CGROUP_SOCKOPT, Some(at::CGROUP_GETSOCKOPT), NONE),
+    ("cgroup/setsockopt", pt::CGROUP_SOCKOPT, Some(at::CGROUP_SETSOCKOPT), NONE),
+    ("cgroup/dev", pt::CGROUP_DEVICE, Some(at::CGROUP_DEVICE), NONE),
+    ("struct_ops+", pt::STRUCT_OPS, None, NONE),
+    ("struct_ops.s+", pt::STRUCT_OPS, None, SLEEP),
+    ("sk_lookup", pt::SK_LOOKUP, Some(at::SK_LOOKUP), NONE),
+    ("netfilter", pt::NETFILTER, Some(at::NETFILTER), NONE),
+];
+
+/// libbpf's `sec_def_matches`.
+fn sec_def_matches(pattern: &str, sec: &str) -> bool {
+    match pattern.strip_suffix('+') {
+        Some(p) => sec.strip_prefix(p).is_some_and(|rest| rest.is_empty() || rest.starts_with('/')),
+        None => pattern == sec,
+    }
+}
+
+/// libbpf's `find_sec_def` over its section table; a leading `?`
+/// (autoload off) is ignored. A kernel program type's own name
+/// (`sched_cls`) is taken too, for programs written in asm.
 pub fn sec_def(sec: &str) -> Option<SecDef> {
     let sec = sec.strip_prefix('?').unwrap_or(sec);
-    let (head, has_tail) = match sec.split_once('/') {
-        Some((h, _)) => (h, true),
-        None => (sec, false),
-    };
-    let d = |t: ProgType| Some(SecDef { prog_type: t, attach_type: None, flags: 0 });
-    let with = |t: ProgType, a: u32, f: u32| Some(SecDef { prog_type: t, attach_type: Some(a), flags: f });
-    use crate::uapi::prog_flags::{BPF_F_SLEEPABLE as SLEEPABLE, BPF_F_XDP_HAS_FRAGS};
-    match (head, has_tail) {
-        ("socket", _) => d(SOCKET_FILTER),
-        ("tc" | "classifier", false) => d(SCHED_CLS),
-        ("tc" | "tcx", true) => match sec.rsplit('/').next() {
-            Some("ingress") => with(SCHED_CLS, at::TCX_INGRESS, 0),
-            Some("egress") => with(SCHED_CLS, at::TCX_EGRESS, 0),
-            _ => None,
-        },
-        ("action", _) => d(SCHED_ACT),
-        ("xdp", false) => with(XDP, at::XDP, 0),
-        ("xdp.frags", false) => with(XDP, at::XDP, BPF_F_XDP_HAS_FRAGS),
-        ("raw_tp" | "raw_tracepoint", _) => d(RAW_TRACEPOINT),
-        ("raw_tp.w" | "raw_tracepoint.w", _) => d(ProgType(pt::RAW_TRACEPOINT_WRITABLE)),
-        ("raw_tp.s" | "raw_tracepoint.s", _) => Some(SecDef { prog_type: RAW_TRACEPOINT, attach_type: None, flags: SLEEPABLE }),
-        ("tracepoint" | "tp", _) => d(TRACEPOINT),
-        ("kprobe" | "kretprobe" | "uprobe" | "uretprobe", _) => d(KPROBE),
-        ("uprobe.s" | "uretprobe.s", _) => Some(SecDef { prog_type: KPROBE, attach_type: None, flags: SLEEPABLE }),
-        ("perf_event", _) => d(ProgType(pt::PERF_EVENT)),
-        ("cgroup", true) => cgroup_sec(sec),
-        ("cgroup_skb", true) => match sec.rsplit('/').next() {
-            Some("ingress") => with(CGROUP_SKB, at::CGROUP_INET_INGRESS, 0),
-            Some("egress") => with(CGROUP_SKB, at::CGROUP_INET_EGRESS, 0),
-            _ => None,
-        },
-        ("sk_lookup", _) => with(SK_LOOKUP, at::SK_LOOKUP, 0),
-        ("syscall", false) => Some(SecDef { prog_type: SYSCALL, attach_type: None, flags: SLEEPABLE }),
-        ("sk_skb", _) => d(ProgType(pt::SK_SKB)),
-        ("sk_msg", _) => with(ProgType(pt::SK_MSG), at::SK_MSG_VERDICT, 0),
-        ("sockops", _) => with(ProgType(pt::SOCK_OPS), at::CGROUP_SOCK_OPS, 0),
-        ("flow_dissector", _) => with(ProgType(pt::FLOW_DISSECTOR), at::FLOW_DISSECTOR, 0),
-        ("lwt_in", _) => d(ProgType(pt::LWT_IN)),
-        ("lwt_out", _) => d(ProgType(pt::LWT_OUT)),
-        ("lwt_xmit", _) => d(ProgType(pt::LWT_XMIT)),
-        ("lwt_seg6local", _) => d(ProgType(pt::LWT_SEG6LOCAL)),
-        ("sk_reuseport", _) => d(ProgType(pt::SK_REUSEPORT)),
-        ("netfilter", _) => with(ProgType(pt::NETFILTER), at::NETFILTER, 0),
-        // tracing and LSM programs, attached to what the section names
-        // (sec_attach_target)
-        ("fentry", true) => with(TRACING, at::TRACE_FENTRY, 0),
-        ("fexit", true) => with(TRACING, at::TRACE_FEXIT, 0),
-        ("fmod_ret", true) => with(TRACING, at::MODIFY_RETURN, 0),
-        ("fentry.s", true) => with(TRACING, at::TRACE_FENTRY, SLEEPABLE),
-        ("fexit.s", true) => with(TRACING, at::TRACE_FEXIT, SLEEPABLE),
-        ("fmod_ret.s", true) => with(TRACING, at::MODIFY_RETURN, SLEEPABLE),
-        ("fsession", true) => with(TRACING, at::TRACE_FSESSION, 0),
-        ("fsession.s", true) => with(TRACING, at::TRACE_FSESSION, SLEEPABLE),
-        ("tp_btf", true) => with(TRACING, at::TRACE_RAW_TP, 0),
-        ("tp_btf.s", true) => with(TRACING, at::TRACE_RAW_TP, SLEEPABLE),
-        ("lsm", true) => with(ProgType(pt::LSM), at::LSM_MAC, 0),
-        ("lsm.s", true) => with(ProgType(pt::LSM), at::LSM_MAC, SLEEPABLE),
-        ("lsm_cgroup", true) => with(ProgType(pt::LSM), at::LSM_CGROUP, 0),
-        ("iter", true) => with(TRACING, at::TRACE_ITER, 0),
-        ("iter.s", true) => with(TRACING, at::TRACE_ITER, SLEEPABLE),
-        _ => PROG_TYPES.iter().find(|(_, n)| *n == sec).map(|(n, _)| SecDef { prog_type: ProgType(*n), attach_type: None, flags: 0 }),
+    if let Some(&(_, t, a, flags)) = SECTION_DEFS.iter().find(|(p, ..)| sec_def_matches(p, sec)) {
+        return Some(SecDef { prog_type: ProgType(t), attach_type: a, flags });
     }
+    PROG_TYPES.iter().find(|(_, n)| *n == sec).map(|(n, _)| SecDef { prog_type: ProgType(*n), attach_type: None, flags: 0 })
 }
 
 #[cfg(test)]
@@ -364,6 +406,14 @@ mod tests {
         assert_eq!(d("lsm_cgroup/socket_create"), Some((pt::LSM, Some(at::LSM_CGROUP), 0)));
         assert_eq!(d("iter.s/bpf_map"), Some((pt::TRACING, Some(at::TRACE_ITER), sleepable)));
         assert_eq!(d("fmod_ret.s/f"), Some((pt::TRACING, Some(at::MODIFY_RETURN), sleepable)));
+        assert_eq!(d("kprobe.multi/f*"), Some((pt::KPROBE, Some(at::TRACE_KPROBE_MULTI), 0)));
+        assert_eq!(d("uprobe.session.s"), Some((pt::KPROBE, Some(at::TRACE_UPROBE_SESSION), sleepable)));
+        assert_eq!(d("sk_reuseport/migrate"), Some((pt::SK_REUSEPORT, Some(at::SK_REUSEPORT_SELECT_OR_MIGRATE), 0)));
+        assert_eq!(d("tp.s/syscalls/sys_enter_nanosleep"), Some((pt::TRACEPOINT, None, sleepable)));
+        // `name+` wants the name alone or a `/`; other names only themselves
+        assert_eq!(d("kprobe.multix"), None);
+        assert_eq!(d("socket/x"), None);
+        assert_eq!(d("sched_cls"), Some((pt::SCHED_CLS, None, 0)));
         assert_eq!(sec_attach_target("?lsm/bpf"), Some("bpf"));
         assert_eq!(sec_attach_target("iter/task"), Some("task"));
         assert_eq!(sec_attach_target("lsm/"), None);
