@@ -42,8 +42,13 @@ impl Env<'_, '_> {
             p::SK_LOOKUP => r(0, 1),
             // NF_DROP, NF_ACCEPT
             p::NETFILTER => r(0, 1),
-            p::TRACING if matches!(attach, at::TRACE_FENTRY | at::TRACE_FEXIT) => r(0, 0),
-            p::TRACING if attach == at::TRACE_ITER => r(0, 1),
+            p::TRACING => match attach {
+                at::TRACE_FENTRY | at::TRACE_FEXIT | at::TRACE_FSESSION | at::TRACE_FENTRY_MULTI | at::TRACE_FEXIT_MULTI | at::TRACE_FSESSION_MULTI => r(0, 0),
+                at::TRACE_RAW_TP | at::MODIFY_RETURN => None,
+                _ => r(0, 1),
+            },
+            // a session program's return says whether its exit runs
+            p::KPROBE if matches!(attach, at::TRACE_KPROBE_SESSION | at::TRACE_UPROBE_SESSION) => r(0, 1),
             p::LSM if attach != at::LSM_CGROUP => {
                 // get_func_retval_range: BPF_LSM_MAC's hook range, 32-bit
                 let (minval, maxval) = self.lsm_retval_range()?;
@@ -52,7 +57,7 @@ impl Env<'_, '_> {
             // BPF_LSM_CGROUP on a void hook must return 1
             p::LSM if self.attach_func_returns_void() => r(1, 1),
             p::LSM => r(0, 1),
-            // kprobe sessions and raw_tp with a BTF target come with calls
+            // raw_tp with a BTF target comes with calls
             _ => None,
         }
     }
