@@ -202,10 +202,10 @@ fn fixup_helper_call(env: &VerifierEnv<'_>, idx: usize, insn: Insn) -> Result<Op
         }
         let m = aux.map_ptr.map(|m| m as usize).ok_or_else(|| unsupported(format!("insn {idx}: {} without a recorded map", helper_label(id))))?;
         let def = map_of_call(env, m).ok_or_else(|| unsupported(format!("insn {idx}: map {m} of the call is unknown")))?;
-        if id == func::MAP_LOOKUP_ELEM {
-            if let Some(seq) = map_gen_lookup(&view(env, def), |f| imm_of(syms, f))? {
-                return Ok(Some(seq));
-            }
+        if id == func::MAP_LOOKUP_ELEM
+            && let Some(seq) = map_gen_lookup(&view(env, def), |f| imm_of(syms, f))?
+        {
+            return Ok(Some(seq));
         }
         let Some(f) = map_ops_func(def.map_type, op) else {
             return Err(unsupported(format!("map type {} has no {op} in the model's table", def.map_type)));
