@@ -237,6 +237,9 @@ pub const OFFSETOF_XSK_MAP_XSK_MAP: usize = 288;
 pub const SIZEOF_HTAB_ELEM: usize = 48;
 /// `offsetof(struct htab_elem, key)`: the flexible array at its end.
 pub const OFFSETOF_HTAB_ELEM_KEY: usize = SIZEOF_HTAB_ELEM;
+/// `offsetof(struct rhtab_elem, data)`: the key, then the value, after the
+/// element's `struct rhash_head` (7.3's BTF, x86_64 and arm64 alike).
+pub const OFFSETOF_RHTAB_ELEM_DATA: usize = 8;
 /// `offsetof(struct htab_elem, lru_node) + offsetof(struct bpf_lru_node,
 /// ref)`.
 pub const OFFSETOF_HTAB_ELEM_LRU_NODE_REF: usize = 35;

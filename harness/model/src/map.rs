@@ -39,6 +39,7 @@ pub const MAP_TYPES: &[(u32, &str)] = &[
     (32, "cgrp_storage"),
     (33, "arena"),
     (34, "insn_array"),
+    (35, "rhash"),
 ];
 
 pub fn map_type_by_name(name: &str) -> Option<u32> {

@@ -31,6 +31,7 @@ use bpf_isa::insn::op::*;
 use super::{CallTarget, ExecProgram, Imm64, Internal, Kfunc, MAX_BPF_STACK};
 use crate::fixups::calls::kernel_symbols::{ProtoPick, all_call_imms, all_var_addrs, helper_func, map_ops_func, proto_pick};
 use crate::target::Arch;
+use crate::verifier::helpers::{ProtoCtx, get_func_proto};
 
 use bpf_isa::helper_ids::BPF_FUNC_TAIL_CALL;
 
@@ -90,6 +91,29 @@ fn vars_by_addr(arch: Arch) -> Option<&'static HashMap<u64, &'static str>> {
     Some(&t[slot(arch)?])
 }
 
+/// kernel function -> the helper whose prototype names it as its `.func`
+/// ([`crate::verifier::helper_protos::FuncProto::func`]), over every program type, attach type and
+/// sleepability the prototypes are picked by.
+fn helpers_by_proto_func() -> &'static HashMap<&'static str, i32> {
+    static T: OnceLock<HashMap<&'static str, i32>> = OnceLock::new();
+    T.get_or_init(|| {
+        let mut t = HashMap::new();
+        for prog_type in 0..=32 {
+            for expected_attach_type in 0..=61 {
+                for sleepable in [false, true] {
+                    let p = ProtoCtx { prog_type, expected_attach_type, sleepable, cap_bpf: true, cap_perfmon: true, cap_sys_admin: true };
+                    for id in 1..bpf_isa::helper_ids::BPF_FUNC_MAX_ID {
+                        if let Some(f) = get_func_proto(id, &p).map(|p| p.func).filter(|f| !f.is_empty()) {
+                            t.insert(f, id);
+                        }
+                    }
+                }
+            }
+        }
+        t
+    })
+}
+
 /// The helper whose prototype (for `prog_type`) or map ops a kernel
 /// function is.
 fn helper_of_func(prog_type: u32, func: &str) -> Option<i32> {
@@ -105,6 +129,9 @@ fn helper_of_func(prog_type: u32, func: &str) -> Option<i32> {
         if f == Some(func) {
             return Some(id);
         }
+    }
+    if let Some(&id) = helpers_by_proto_func().get(func) {
+        return Some(id);
     }
     for (op, helper) in MAP_OPS {
         for ty in 0..64u32 {

@@ -33,7 +33,8 @@ use crate::verifier::Fail;
 use crate::verifier::env::VerifierEnv;
 use crate::verifier::errno::{EINVAL, EOPNOTSUPP};
 use crate::verifier::helper_call::MapKeyState;
-use crate::verifier::helpers::{func, prog};
+use crate::verifier::helpers::{ProtoCtx, func, get_func_proto, prog};
+use crate::verifier::liveness::proto_ctx;
 
 const PHASE: &str = "bpf_do_misc_fixups";
 
@@ -96,47 +97,54 @@ fn helper_label(id: i32) -> String {
 }
 
 /// `patch_call_imm`: the call of the helper's prototype function.
+/// The prototype is the one the verifier checked the call against
+/// (`env->ops->get_func_proto`, [`get_func_proto`]); where it names its
+/// `.func` that is the function, else the table's walk through the
+/// `*_func_proto` functions ([`proto_pick`]) names it.
 fn patch_call_imm(env: &VerifierEnv<'_>, mut insn: Insn) -> Result<Option<Vec<Insn>>, Fail> {
     let arch = env.input.symbols_arch;
     let id = insn.imm;
+    let pctx = proto_ctx(env);
     // the prototype's walk through the `*_func_proto` fallbacks costs a few
     // string-keyed lookups per level: a program with many calls of one
     // helper (a 1.5k-call pyperf) resolves it once per thread
     thread_local! {
-        static RESOLVED: std::cell::RefCell<std::collections::HashMap<(Arch, u32, i32, bool), i32>> = std::cell::RefCell::new(std::collections::HashMap::new());
+        static RESOLVED: std::cell::RefCell<std::collections::HashMap<(Arch, ProtoCtx, i32), i32>> = std::cell::RefCell::new(std::collections::HashMap::new());
     }
-    let sleepable = env.input.prog_flags & crate::uapi::prog_flags::BPF_F_SLEEPABLE != 0;
-    let key = (arch, env.input.prog_type.0, id, sleepable);
+    let key = (arch, pctx, id);
     if let Some(imm) = RESOLVED.with_borrow(|r| r.get(&key).copied()) {
         insn.imm = imm;
         return Ok(Some(vec![insn]));
     }
     let name = helper_name(id).ok_or_else(|| unsupported(format!("helper #{id} has no name")))?;
-    let f = match proto_pick(env.input.prog_type.0, name) {
-        ProtoPick::Func(f) => f,
-        // bpf_base_func_proto: a sleepable program's bpf_get_task_stack
-        // may fault its stack in
-        ProtoPick::Conditional("bpf_base_func_proto") if name == "get_task_stack" => {
-            if sleepable {
-                "bpf_get_task_stack_sleepable"
-            } else {
-                "bpf_get_task_stack"
+    let f = match get_func_proto(id, &pctx).map(|p| p.func).filter(|f| !f.is_empty()) {
+        Some(f) => f,
+        None => match proto_pick(pctx.prog_type, name) {
+            ProtoPick::Func(f) => f,
+            // bpf_base_func_proto: a sleepable program's bpf_get_task_stack
+            // may fault its stack in
+            ProtoPick::Conditional("bpf_base_func_proto") if name == "get_task_stack" => {
+                if pctx.sleepable {
+                    "bpf_get_task_stack_sleepable"
+                } else {
+                    "bpf_get_task_stack"
+                }
             }
-        }
-        // kprobe_prog_func_proto: a sleepable program's bpf_get_stack may
-        // fault its stack in (tests/fixups_calls/get_stack_kprobe*.s)
-        ProtoPick::Conditional("kprobe_prog_func_proto") if name == "get_stack" => {
-            if sleepable {
-                "bpf_get_stack_sleepable"
-            } else {
-                "bpf_get_stack"
+            // kprobe_prog_func_proto: a sleepable program's bpf_get_stack may
+            // fault its stack in (tests/fixups_calls/get_stack_kprobe*.s)
+            ProtoPick::Conditional("kprobe_prog_func_proto") if name == "get_stack" => {
+                if pctx.sleepable {
+                    "bpf_get_stack_sleepable"
+                } else {
+                    "bpf_get_stack"
+                }
             }
-        }
-        ProtoPick::Conditional(by) => {
-            return Err(unsupported(format!("{by} picks bpf_{name}'s prototype by a condition the model does not have")));
-        }
-        ProtoPick::NotListed => helper_func(name)
-            .ok_or_else(|| unsupported(format!("which of bpf_{name}'s prototypes (and functions) 7.3 gives this program type is not modelled")))?,
+            ProtoPick::Conditional(by) => {
+                return Err(unsupported(format!("{by} picks bpf_{name}'s prototype by a condition the model does not have")));
+            }
+            ProtoPick::NotListed => helper_func(name)
+                .ok_or_else(|| unsupported(format!("which of bpf_{name}'s prototypes (and functions) 7.3 gives this program type is not modelled")))?,
+        },
     };
     insn.imm = imm_of(arch, f)?;
     RESOLVED.with_borrow_mut(|r| r.insert(key, insn.imm));
@@ -194,11 +202,10 @@ fn fixup_helper_call(env: &VerifierEnv<'_>, idx: usize, insn: Insn) -> Result<Op
         }
         let m = aux.map_ptr.map(|m| m as usize).ok_or_else(|| unsupported(format!("insn {idx}: {} without a recorded map", helper_label(id))))?;
         let def = map_of_call(env, m).ok_or_else(|| unsupported(format!("insn {idx}: map {m} of the call is unknown")))?;
-        if id == func::MAP_LOOKUP_ELEM {
-            let htab = || imm_of(syms, "__htab_map_lookup_elem");
-            if let Some(seq) = map_gen_lookup(&view(env, def), htab)? {
-                return Ok(Some(seq));
-            }
+        if id == func::MAP_LOOKUP_ELEM
+            && let Some(seq) = map_gen_lookup(&view(env, def), |f| imm_of(syms, f))?
+        {
+            return Ok(Some(seq));
         }
         let Some(f) = map_ops_func(def.map_type, op) else {
             return Err(unsupported(format!("map type {} has no {op} in the model's table", def.map_type)));

@@ -122,6 +122,10 @@ pub struct FuncProto {
     /// The struct a `RET_PTR_TO_BTF_ID` helper returns.
     pub ret_btf: &'static str,
     pub allowed: Allowed,
+    /// The kernel function `.func` names, where the prototypes of one
+    /// helper name different ones (the call `bpf_do_misc_fixups` patches
+    /// in); "" where the fixups' table knows the helper's only function.
+    pub func: &'static str,
 }
 
 impl FuncProto {
@@ -137,6 +141,7 @@ impl FuncProto {
         arg_btf: [""; 5],
         ret_btf: "",
         allowed: Allowed::Always,
+        func: "",
     };
 }
 
@@ -275,23 +280,47 @@ pub const BPF_FLOW_DISSECTOR_LOAD_BYTES_PROTO: FuncProto =
 pub const BPF_FOR_EACH_MAP_ELEM_PROTO: FuncProto =
     FuncProto { ret: RET_INTEGER, args: [ARG_CONST_MAP_PTR, ARG_PTR_TO_FUNC, ARG_PTR_TO_STACK_OR_NULL, ARG_ANYTHING, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_get_attach_cookie_proto` (bpf_lsm.c).
-pub const BPF_GET_ATTACH_COOKIE_PROTO: FuncProto =
-    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
+pub const BPF_GET_ATTACH_COOKIE_PROTO: FuncProto = FuncProto {
+    func: "bpf_get_attach_cookie",
+    ret: RET_INTEGER,
+    args: [ARG_PTR_TO_CTX, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE],
+    ..FuncProto::NONE
+};
 /// `bpf_get_attach_cookie_proto_kmulti` (bpf_trace.c).
-pub const BPF_GET_ATTACH_COOKIE_PROTO_KMULTI: FuncProto =
-    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
+pub const BPF_GET_ATTACH_COOKIE_PROTO_KMULTI: FuncProto = FuncProto {
+    func: "bpf_get_attach_cookie_kprobe_multi",
+    ret: RET_INTEGER,
+    args: [ARG_PTR_TO_CTX, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE],
+    ..FuncProto::NONE
+};
 /// `bpf_get_attach_cookie_proto_pe` (bpf_trace.c).
-pub const BPF_GET_ATTACH_COOKIE_PROTO_PE: FuncProto =
-    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
+pub const BPF_GET_ATTACH_COOKIE_PROTO_PE: FuncProto = FuncProto {
+    func: "bpf_get_attach_cookie_pe",
+    ret: RET_INTEGER,
+    args: [ARG_PTR_TO_CTX, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE],
+    ..FuncProto::NONE
+};
 /// `bpf_get_attach_cookie_proto_trace` (bpf_trace.c).
-pub const BPF_GET_ATTACH_COOKIE_PROTO_TRACE: FuncProto =
-    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
+pub const BPF_GET_ATTACH_COOKIE_PROTO_TRACE: FuncProto = FuncProto {
+    func: "bpf_get_attach_cookie_trace",
+    ret: RET_INTEGER,
+    args: [ARG_PTR_TO_CTX, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE],
+    ..FuncProto::NONE
+};
 /// `bpf_get_attach_cookie_proto_tracing` (bpf_trace.c).
-pub const BPF_GET_ATTACH_COOKIE_PROTO_TRACING: FuncProto =
-    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
+pub const BPF_GET_ATTACH_COOKIE_PROTO_TRACING: FuncProto = FuncProto {
+    func: "bpf_get_attach_cookie_tracing",
+    ret: RET_INTEGER,
+    args: [ARG_PTR_TO_CTX, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE],
+    ..FuncProto::NONE
+};
 /// `bpf_get_attach_cookie_proto_umulti` (bpf_trace.c).
-pub const BPF_GET_ATTACH_COOKIE_PROTO_UMULTI: FuncProto =
-    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
+pub const BPF_GET_ATTACH_COOKIE_PROTO_UMULTI: FuncProto = FuncProto {
+    func: "bpf_get_attach_cookie_uprobe_multi",
+    ret: RET_INTEGER,
+    args: [ARG_PTR_TO_CTX, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE],
+    ..FuncProto::NONE
+};
 /// `bpf_get_branch_snapshot_proto` (bpf_trace.c).
 pub const BPF_GET_BRANCH_SNAPSHOT_PROTO: FuncProto = FuncProto {
     ret: RET_INTEGER,
@@ -331,17 +360,35 @@ pub const BPF_GET_FUNC_ARG_PROTO: FuncProto = FuncProto {
     ..FuncProto::NONE
 };
 /// `bpf_get_func_ip_proto_kprobe` (bpf_trace.c).
-pub const BPF_GET_FUNC_IP_PROTO_KPROBE: FuncProto =
-    FuncProto { ret: RET_INTEGER, gpl_only: true, args: [ARG_PTR_TO_CTX, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
+pub const BPF_GET_FUNC_IP_PROTO_KPROBE: FuncProto = FuncProto {
+    func: "bpf_get_func_ip_kprobe",
+    ret: RET_INTEGER,
+    gpl_only: true,
+    args: [ARG_PTR_TO_CTX, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE],
+    ..FuncProto::NONE
+};
 /// `bpf_get_func_ip_proto_kprobe_multi` (bpf_trace.c).
-pub const BPF_GET_FUNC_IP_PROTO_KPROBE_MULTI: FuncProto =
-    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
+pub const BPF_GET_FUNC_IP_PROTO_KPROBE_MULTI: FuncProto = FuncProto {
+    func: "bpf_get_func_ip_kprobe_multi",
+    ret: RET_INTEGER,
+    args: [ARG_PTR_TO_CTX, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE],
+    ..FuncProto::NONE
+};
 /// `bpf_get_func_ip_proto_tracing` (bpf_trace.c).
-pub const BPF_GET_FUNC_IP_PROTO_TRACING: FuncProto =
-    FuncProto { ret: RET_INTEGER, gpl_only: true, args: [ARG_PTR_TO_CTX, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
+pub const BPF_GET_FUNC_IP_PROTO_TRACING: FuncProto = FuncProto {
+    func: "bpf_get_func_ip_tracing",
+    ret: RET_INTEGER,
+    gpl_only: true,
+    args: [ARG_PTR_TO_CTX, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE],
+    ..FuncProto::NONE
+};
 /// `bpf_get_func_ip_proto_uprobe_multi` (bpf_trace.c).
-pub const BPF_GET_FUNC_IP_PROTO_UPROBE_MULTI: FuncProto =
-    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
+pub const BPF_GET_FUNC_IP_PROTO_UPROBE_MULTI: FuncProto = FuncProto {
+    func: "bpf_get_func_ip_uprobe_multi",
+    ret: RET_INTEGER,
+    args: [ARG_PTR_TO_CTX, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE],
+    ..FuncProto::NONE
+};
 /// `bpf_get_func_ret_proto` (bpf_trace.c).
 pub const BPF_GET_FUNC_RET_PROTO: FuncProto = FuncProto {
     ret: RET_INTEGER,
@@ -818,8 +865,12 @@ pub const BPF_SK_CGROUP_ID_PROTO: FuncProto =
 pub const BPF_SK_FULLSOCK_PROTO: FuncProto =
     FuncProto { ret: RET_PTR_TO_SOCKET_OR_NULL, args: [ARG_PTR_TO_SOCK_COMMON, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_sk_getsockopt_proto` (filter.c).
-pub const BPF_SK_GETSOCKOPT_PROTO: FuncProto =
-    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_BTF_ID_SOCK_COMMON, ARG_ANYTHING, ARG_ANYTHING, ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE], ..FuncProto::NONE };
+pub const BPF_SK_GETSOCKOPT_PROTO: FuncProto = FuncProto {
+    func: "bpf_sk_getsockopt",
+    ret: RET_INTEGER,
+    args: [ARG_PTR_TO_BTF_ID_SOCK_COMMON, ARG_ANYTHING, ARG_ANYTHING, ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE],
+    ..FuncProto::NONE
+};
 /// `bpf_sk_lookup_assign_proto` (filter.c).
 pub const BPF_SK_LOOKUP_ASSIGN_PROTO: FuncProto =
     FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_PTR_TO_SOCKET_OR_NULL, ARG_ANYTHING, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
@@ -845,12 +896,14 @@ pub const BPF_SK_RELEASE_PROTO: FuncProto = FuncProto {
 };
 /// `bpf_sk_setsockopt_nodelay_proto` (filter.c).
 pub const BPF_SK_SETSOCKOPT_NODELAY_PROTO: FuncProto = FuncProto {
+    func: "bpf_sk_setsockopt_nodelay",
     ret: RET_INTEGER,
     args: [ARG_PTR_TO_BTF_ID_SOCK_COMMON, ARG_ANYTHING, ARG_ANYTHING, ARG_PTR_TO_MEM | MEM_RDONLY, ARG_MEM_SIZE],
     ..FuncProto::NONE
 };
 /// `bpf_sk_setsockopt_proto` (filter.c).
 pub const BPF_SK_SETSOCKOPT_PROTO: FuncProto = FuncProto {
+    func: "bpf_sk_setsockopt",
     ret: RET_INTEGER,
     args: [ARG_PTR_TO_BTF_ID_SOCK_COMMON, ARG_ANYTHING, ARG_ANYTHING, ARG_PTR_TO_MEM | MEM_RDONLY, ARG_MEM_SIZE],
     ..FuncProto::NONE
@@ -1021,11 +1074,19 @@ pub const BPF_SNPRINTF_PROTO: FuncProto = FuncProto {
     ..FuncProto::NONE
 };
 /// `bpf_sock_addr_getsockopt_proto` (filter.c).
-pub const BPF_SOCK_ADDR_GETSOCKOPT_PROTO: FuncProto =
-    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING, ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE], ..FuncProto::NONE };
+pub const BPF_SOCK_ADDR_GETSOCKOPT_PROTO: FuncProto = FuncProto {
+    func: "bpf_sock_addr_getsockopt",
+    ret: RET_INTEGER,
+    args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING, ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE],
+    ..FuncProto::NONE
+};
 /// `bpf_sock_addr_setsockopt_proto` (filter.c).
-pub const BPF_SOCK_ADDR_SETSOCKOPT_PROTO: FuncProto =
-    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING, ARG_PTR_TO_MEM | MEM_RDONLY, ARG_MEM_SIZE], ..FuncProto::NONE };
+pub const BPF_SOCK_ADDR_SETSOCKOPT_PROTO: FuncProto = FuncProto {
+    func: "bpf_sock_addr_setsockopt",
+    ret: RET_INTEGER,
+    args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING, ARG_PTR_TO_MEM | MEM_RDONLY, ARG_MEM_SIZE],
+    ..FuncProto::NONE
+};
 /// `bpf_sock_addr_sk_lookup_tcp_proto` (filter.c).
 pub const BPF_SOCK_ADDR_SK_LOOKUP_TCP_PROTO: FuncProto = FuncProto {
     ret: RET_PTR_TO_SOCKET_OR_NULL,
@@ -1045,11 +1106,19 @@ pub const BPF_SOCK_ADDR_SKC_LOOKUP_TCP_PROTO: FuncProto = FuncProto {
     ..FuncProto::NONE
 };
 /// `bpf_sock_create_getsockopt_proto` (filter.c).
-pub const BPF_SOCK_CREATE_GETSOCKOPT_PROTO: FuncProto =
-    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING, ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE], ..FuncProto::NONE };
+pub const BPF_SOCK_CREATE_GETSOCKOPT_PROTO: FuncProto = FuncProto {
+    func: "bpf_sock_create_getsockopt",
+    ret: RET_INTEGER,
+    args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING, ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE],
+    ..FuncProto::NONE
+};
 /// `bpf_sock_create_setsockopt_proto` (filter.c).
-pub const BPF_SOCK_CREATE_SETSOCKOPT_PROTO: FuncProto =
-    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING, ARG_PTR_TO_MEM | MEM_RDONLY, ARG_MEM_SIZE], ..FuncProto::NONE };
+pub const BPF_SOCK_CREATE_SETSOCKOPT_PROTO: FuncProto = FuncProto {
+    func: "bpf_sock_create_setsockopt",
+    ret: RET_INTEGER,
+    args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING, ARG_PTR_TO_MEM | MEM_RDONLY, ARG_MEM_SIZE],
+    ..FuncProto::NONE
+};
 /// `bpf_sock_from_file_proto` (filter.c).
 pub const BPF_SOCK_FROM_FILE_PROTO: FuncProto = FuncProto {
     ret: RET_PTR_TO_BTF_ID_OR_NULL,
@@ -1062,8 +1131,12 @@ pub const BPF_SOCK_FROM_FILE_PROTO: FuncProto = FuncProto {
 pub const BPF_SOCK_OPS_CB_FLAGS_SET_PROTO: FuncProto =
     FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_sock_ops_getsockopt_proto` (filter.c).
-pub const BPF_SOCK_OPS_GETSOCKOPT_PROTO: FuncProto =
-    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING, ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE], ..FuncProto::NONE };
+pub const BPF_SOCK_OPS_GETSOCKOPT_PROTO: FuncProto = FuncProto {
+    func: "bpf_sock_ops_getsockopt",
+    ret: RET_INTEGER,
+    args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING, ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE],
+    ..FuncProto::NONE
+};
 /// `bpf_sock_ops_load_hdr_opt_proto` (filter.c).
 pub const BPF_SOCK_OPS_LOAD_HDR_OPT_PROTO: FuncProto =
     FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_PTR_TO_MEM | MEM_WRITE, ARG_MEM_SIZE, ARG_ANYTHING, ARG_DONTCARE], ..FuncProto::NONE };
@@ -1071,8 +1144,12 @@ pub const BPF_SOCK_OPS_LOAD_HDR_OPT_PROTO: FuncProto =
 pub const BPF_SOCK_OPS_RESERVE_HDR_OPT_PROTO: FuncProto =
     FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
 /// `bpf_sock_ops_setsockopt_proto` (filter.c).
-pub const BPF_SOCK_OPS_SETSOCKOPT_PROTO: FuncProto =
-    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING, ARG_PTR_TO_MEM | MEM_RDONLY, ARG_MEM_SIZE], ..FuncProto::NONE };
+pub const BPF_SOCK_OPS_SETSOCKOPT_PROTO: FuncProto = FuncProto {
+    func: "bpf_sock_ops_setsockopt",
+    ret: RET_INTEGER,
+    args: [ARG_PTR_TO_CTX, ARG_ANYTHING, ARG_ANYTHING, ARG_PTR_TO_MEM | MEM_RDONLY, ARG_MEM_SIZE],
+    ..FuncProto::NONE
+};
 /// `bpf_sock_ops_store_hdr_opt_proto` (filter.c).
 pub const BPF_SOCK_OPS_STORE_HDR_OPT_PROTO: FuncProto =
     FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_PTR_TO_MEM | MEM_RDONLY, ARG_MEM_SIZE, ARG_ANYTHING, ARG_DONTCARE], ..FuncProto::NONE };
@@ -1264,10 +1341,15 @@ pub const BPF_TRACE_VPRINTK_PROTO: FuncProto = FuncProto {
     ..FuncProto::NONE
 };
 /// `bpf_unlocked_sk_getsockopt_proto` (filter.c).
-pub const BPF_UNLOCKED_SK_GETSOCKOPT_PROTO: FuncProto =
-    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_BTF_ID_SOCK_COMMON, ARG_ANYTHING, ARG_ANYTHING, ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE], ..FuncProto::NONE };
+pub const BPF_UNLOCKED_SK_GETSOCKOPT_PROTO: FuncProto = FuncProto {
+    func: "bpf_unlocked_sk_getsockopt",
+    ret: RET_INTEGER,
+    args: [ARG_PTR_TO_BTF_ID_SOCK_COMMON, ARG_ANYTHING, ARG_ANYTHING, ARG_PTR_TO_UNINIT_MEM, ARG_MEM_SIZE],
+    ..FuncProto::NONE
+};
 /// `bpf_unlocked_sk_setsockopt_proto` (filter.c).
 pub const BPF_UNLOCKED_SK_SETSOCKOPT_PROTO: FuncProto = FuncProto {
+    func: "bpf_unlocked_sk_setsockopt",
     ret: RET_INTEGER,
     args: [ARG_PTR_TO_BTF_ID_SOCK_COMMON, ARG_ANYTHING, ARG_ANYTHING, ARG_PTR_TO_MEM | MEM_RDONLY, ARG_MEM_SIZE],
     ..FuncProto::NONE
@@ -1397,34 +1479,57 @@ pub const BPF_SOCK_HASH_UPDATE_PROTO: FuncProto = FuncProto {
     ..FuncProto::NONE
 };
 /// `bpf_sk_redirect_map_proto` (sock_map.c).
-pub const BPF_SK_REDIRECT_MAP_PROTO: FuncProto =
-    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING, ARG_ANYTHING, ARG_DONTCARE], ..FuncProto::NONE };
+pub const BPF_SK_REDIRECT_MAP_PROTO: FuncProto = FuncProto {
+    func: "bpf_sk_redirect_map",
+    ret: RET_INTEGER,
+    args: [ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING, ARG_ANYTHING, ARG_DONTCARE],
+    ..FuncProto::NONE
+};
 /// `bpf_sk_redirect_hash_proto` (sock_map.c).
-pub const BPF_SK_REDIRECT_HASH_PROTO: FuncProto =
-    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_PTR_TO_MAP_KEY, ARG_ANYTHING, ARG_DONTCARE], ..FuncProto::NONE };
+pub const BPF_SK_REDIRECT_HASH_PROTO: FuncProto = FuncProto {
+    func: "bpf_sk_redirect_hash",
+    ret: RET_INTEGER,
+    args: [ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_PTR_TO_MAP_KEY, ARG_ANYTHING, ARG_DONTCARE],
+    ..FuncProto::NONE
+};
 /// `bpf_msg_redirect_map_proto` (sock_map.c).
-pub const BPF_MSG_REDIRECT_MAP_PROTO: FuncProto =
-    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING, ARG_ANYTHING, ARG_DONTCARE], ..FuncProto::NONE };
+pub const BPF_MSG_REDIRECT_MAP_PROTO: FuncProto = FuncProto {
+    func: "bpf_msg_redirect_map",
+    ret: RET_INTEGER,
+    args: [ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_ANYTHING, ARG_ANYTHING, ARG_DONTCARE],
+    ..FuncProto::NONE
+};
 /// `bpf_msg_redirect_hash_proto` (sock_map.c).
-pub const BPF_MSG_REDIRECT_HASH_PROTO: FuncProto =
-    FuncProto { ret: RET_INTEGER, args: [ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_PTR_TO_MAP_KEY, ARG_ANYTHING, ARG_DONTCARE], ..FuncProto::NONE };
+pub const BPF_MSG_REDIRECT_HASH_PROTO: FuncProto = FuncProto {
+    func: "bpf_msg_redirect_hash",
+    ret: RET_INTEGER,
+    args: [ARG_PTR_TO_CTX, ARG_CONST_MAP_PTR, ARG_PTR_TO_MAP_KEY, ARG_ANYTHING, ARG_DONTCARE],
+    ..FuncProto::NONE
+};
 /// `bpf_sk_storage_get_proto` (bpf_sk_storage.c).
 pub const BPF_SK_STORAGE_GET_PROTO: FuncProto = FuncProto {
+    func: "bpf_sk_storage_get",
     ret: RET_PTR_TO_MAP_VALUE_OR_NULL,
     args: [ARG_CONST_MAP_PTR, ARG_PTR_TO_BTF_ID_SOCK_COMMON, ARG_PTR_TO_MAP_VALUE_OR_NULL, ARG_ANYTHING, ARG_DONTCARE],
     ..FuncProto::NONE
 };
 /// `bpf_sk_storage_get_cg_sock_proto` (bpf_sk_storage.c).
 pub const BPF_SK_STORAGE_GET_CG_SOCK_PROTO: FuncProto = FuncProto {
+    func: "bpf_sk_storage_get",
     ret: RET_PTR_TO_MAP_VALUE_OR_NULL,
     args: [ARG_CONST_MAP_PTR, ARG_PTR_TO_CTX, ARG_PTR_TO_MAP_VALUE_OR_NULL, ARG_ANYTHING, ARG_DONTCARE],
     ..FuncProto::NONE
 };
 /// `bpf_sk_storage_delete_proto` (bpf_sk_storage.c).
-pub const BPF_SK_STORAGE_DELETE_PROTO: FuncProto =
-    FuncProto { ret: RET_INTEGER, args: [ARG_CONST_MAP_PTR, ARG_PTR_TO_BTF_ID_SOCK_COMMON, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE], ..FuncProto::NONE };
+pub const BPF_SK_STORAGE_DELETE_PROTO: FuncProto = FuncProto {
+    func: "bpf_sk_storage_delete",
+    ret: RET_INTEGER,
+    args: [ARG_CONST_MAP_PTR, ARG_PTR_TO_BTF_ID_SOCK_COMMON, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE],
+    ..FuncProto::NONE
+};
 /// `bpf_sk_storage_get_tracing_proto` (bpf_sk_storage.c).
 pub const BPF_SK_STORAGE_GET_TRACING_PROTO: FuncProto = FuncProto {
+    func: "bpf_sk_storage_get_tracing",
     ret: RET_PTR_TO_MAP_VALUE_OR_NULL,
     args: [ARG_CONST_MAP_PTR, ARG_PTR_TO_BTF_ID_OR_NULL, ARG_PTR_TO_MAP_VALUE_OR_NULL, ARG_ANYTHING, ARG_DONTCARE],
     arg_btf: ["", "sock", "", "", ""],
@@ -1432,6 +1537,7 @@ pub const BPF_SK_STORAGE_GET_TRACING_PROTO: FuncProto = FuncProto {
 };
 /// `bpf_sk_storage_delete_tracing_proto` (bpf_sk_storage.c).
 pub const BPF_SK_STORAGE_DELETE_TRACING_PROTO: FuncProto = FuncProto {
+    func: "bpf_sk_storage_delete_tracing",
     ret: RET_INTEGER,
     args: [ARG_CONST_MAP_PTR, ARG_PTR_TO_BTF_ID_OR_NULL, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE],
     arg_btf: ["", "sock", "", "", ""],

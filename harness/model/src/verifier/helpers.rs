@@ -24,7 +24,7 @@ use crate::prog_type::bpf_attach_type as attach;
 
 /// What the prototype choice depends on: the `struct bpf_prog` fields and
 /// the loader's capabilities (`bpf_token_capable`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct ProtoCtx {
     pub prog_type: u32,
     pub expected_attach_type: u32,

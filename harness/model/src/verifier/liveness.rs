@@ -1559,7 +1559,7 @@ pub struct BpfCallSummary {
 }
 
 /// The prototype context of the load (`env->ops->get_func_proto`'s view).
-fn proto_ctx(env: &VerifierEnv<'_>) -> super::helpers::ProtoCtx {
+pub(crate) fn proto_ctx(env: &VerifierEnv<'_>) -> super::helpers::ProtoCtx {
     let caps = env.input.caps;
     super::helpers::ProtoCtx {
         prog_type: env.input.prog_type.0,

@@ -10,8 +10,13 @@
 //!
 //! A helper with several prototypes whose functions differ (per program
 //! type, attach type or sleepability: `bpf_get_stack`, `bpf_redirect`,
-//! `bpf_perf_event_output`, ...) has no `helper` line: the model says it
-//! does not know which one 7.3 picks rather than guess.
+//! `bpf_perf_event_output`, ...) has no `helper` line: its function is the
+//! `.func` of the prototype the verifier picked
+//! ([`crate::verifier::helper_protos::FuncProto::func`]) where that names
+//! one, else the `proto` lines' walk ([`proto_pick`]); where neither
+//! does, the model says it does not know which one 7.3 picks rather than
+//! guess. The `imm` lines are checked and added by
+//! `scripts/record-call-imms.py`.
 
 use std::collections::HashMap;
 use std::sync::OnceLock;

@@ -1,5 +1,6 @@
 //! `map->ops->map_gen_lookup`: the insns 7.3 inlines for
-//! `bpf_map_lookup_elem` per map type (kernel/bpf/arraymap.c, hashtab.c,
+//! `bpf_map_lookup_elem` per map type (kernel/bpf/arraymap.c, hashtab.c
+//! with the resizable hash's `rhtab_map_gen_lookup`,
 //! net/xdp/xskmap.c).
 //! On entry r1 is the map, r2 the key; r0 gets the value or NULL.
 
@@ -8,7 +9,9 @@ use bpf_isa::Insn;
 use bpf_isa::op::*;
 
 use super::build::*;
-use crate::kernel_layout::{OFFSETOF_BPF_ARRAY_VALUE, OFFSETOF_HTAB_ELEM_KEY, OFFSETOF_HTAB_ELEM_LRU_NODE_REF, OFFSETOF_XSK_MAP_XSK_MAP};
+use crate::kernel_layout::{
+    OFFSETOF_BPF_ARRAY_VALUE, OFFSETOF_HTAB_ELEM_KEY, OFFSETOF_HTAB_ELEM_LRU_NODE_REF, OFFSETOF_RHTAB_ELEM_DATA, OFFSETOF_XSK_MAP_XSK_MAP,
+};
 use crate::map::flags::BPF_F_INNER_MAP;
 use crate::verifier::Fail;
 
@@ -60,8 +63,10 @@ fn htab_value_off(m: &MapView) -> i32 {
 
 /// The map type's `map_gen_lookup`: `Ok(None)` when it has none or it
 /// declines (`-EOPNOTSUPP`), and the call goes to `map_lookup_elem`.
-/// `htab_lookup` is `BPF_CALL_IMM(__htab_map_lookup_elem)`.
-pub fn map_gen_lookup(m: &MapView, htab_lookup: impl Fn() -> Result<i32, Fail>) -> Result<Option<Vec<Insn>>, Fail> {
+/// `call_imm(func)` is `BPF_CALL_IMM(func)` (`__htab_map_lookup_elem`,
+/// `rhtab_lookup_elem`).
+pub fn map_gen_lookup(m: &MapView, call_imm: impl Fn(&str) -> Result<i32, Fail>) -> Result<Option<Vec<Insn>>, Fail> {
+    let htab_lookup = || call_imm("__htab_map_lookup_elem");
     let mut out = Vec::with_capacity(12);
     match m.map_type {
         BPF_MAP_TYPE_ARRAY => {
@@ -140,7 +145,11 @@ pub fn map_gen_lookup(m: &MapView, htab_lookup: impl Fn() -> Result<i32, Fail>) 
             out.push(mov64_imm(R0, 0));
         }
         BPF_MAP_TYPE_RHASH => {
-            return Err(Fail::unsupported("bpf_do_misc_fixups", "rhtab_map_gen_lookup (BPF_MAP_TYPE_RHASH) is not modelled yet"));
+            // rhtab_map_gen_lookup: the element's data is its key, then
+            // (8-aligned) its value
+            out.push(emit_call(call_imm("rhtab_lookup_elem")?));
+            out.push(jmp_imm(BPF_JEQ, R0, 0, 1));
+            out.push(alu64_imm(BPF_ADD, R0, (OFFSETOF_RHTAB_ELEM_DATA as u32 + m.key_size.div_ceil(8) * 8) as i32));
         }
         _ => return Ok(None),
     }
@@ -165,9 +174,9 @@ mod tests {
 
     #[test]
     fn odd_value_sizes_scale_by_multiplication() {
-        let ins = map_gen_lookup(&view(BPF_MAP_TYPE_ARRAY, 12, 4, true), || unreachable!()).unwrap().unwrap();
+        let ins = map_gen_lookup(&view(BPF_MAP_TYPE_ARRAY, 12, 4, true), |_| unreachable!()).unwrap().unwrap();
         assert_eq!(ins[3], alu64_imm(BPF_LSH, R0, 4), "12 rounds up to 16");
-        let ins = map_gen_lookup(&view(BPF_MAP_TYPE_ARRAY, 20, 4, true), || unreachable!()).unwrap().unwrap();
+        let ins = map_gen_lookup(&view(BPF_MAP_TYPE_ARRAY, 20, 4, true), |_| unreachable!()).unwrap().unwrap();
         assert_eq!(ins[3], alu64_imm(BPF_MUL, R0, 24));
     }
 }
