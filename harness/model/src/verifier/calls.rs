@@ -584,6 +584,7 @@ impl Env<'_, '_> {
                 callee.in_callback_fn = true;
                 callee.callback_ret_range = RetvalRange::new(0, 1);
             }
+            CallbackKind::RbtreeAdd => self.set_rbtree_add_callback_state(caller, callee)?,
             CallbackKind::TaskWork => {
                 let (mp, uid) = (caller.regs[3].aux, caller.regs[3].map_uid);
                 r[1] = RegState::ptr(CONST_PTR_TO_MAP, mp);
@@ -773,6 +774,8 @@ pub(crate) enum CallbackKind {
     Timer,
     /// `set_task_work_schedule_callback_state`.
     TaskWork,
+    /// `set_rbtree_add_callback_state`.
+    RbtreeAdd,
     FindVma,
     UserRingbuf,
 }

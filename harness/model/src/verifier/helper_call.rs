@@ -99,6 +99,9 @@ pub(crate) struct CallArgMeta {
     /// `arg_owning_ref`: a refcounted-kptr argument is an owning
     /// reference (so `bpf_refcount_acquire` cannot fail).
     pub arg_owning_ref: bool,
+    /// `arg_list_head.field`/`arg_rbtree_root.field`: the graph root
+    /// argument of a list or rbtree kfunc.
+    pub graph_root: Option<crate::btf::BtfField>,
 }
 
 /// `reg_arg_name` for a register argument.
@@ -821,6 +824,10 @@ impl Env<'_, '_> {
                 meta.ret_btf = reg.aux;
             }
             ARG_PTR_TO_SPIN_LOCK => {
+                if self.in_rbtree_lock_required_cb() {
+                    self.verbose("can't spin_{lock,unlock} in rbtree cb\n");
+                    return errno(EACCES);
+                }
                 if meta.func_id == func::SPIN_LOCK {
                     self.process_spin_lock(&reg, regno, PROCESS_SPIN_LOCK)?;
                 } else if meta.func_id == func::SPIN_UNLOCK {
@@ -1415,17 +1422,21 @@ impl Env<'_, '_> {
             self.verbose(&format!("R{regno} doesn't have constant offset. {lock_str}_lock has to be at the constant offset\n"));
             return errno(EINVAL);
         }
-        if reg.typ != PTR_TO_MAP_VALUE {
-            return Err(DoCheckError::Unsupported("spin locks in allocated objects are not modelled".into()));
-        }
-        let map = usize::try_from(reg.aux).ok().and_then(|i| self.maps.get(i)).cloned().unwrap_or_default();
-        let Some(rec) = map.record.clone() else {
-            self.verbose(&format!("map '{}' has to have BTF in order to use {lock_str}_lock\n", map.name));
-            return errno(EINVAL);
+        let in_map = reg.typ == PTR_TO_MAP_VALUE;
+        let (rec, owner) = if in_map {
+            let map = usize::try_from(reg.aux).ok().and_then(|i| self.maps.get(i)).cloned().unwrap_or_default();
+            let Some(rec) = map.record.clone() else {
+                self.verbose(&format!("map '{}' has to have BTF in order to use {lock_str}_lock\n", map.name));
+                return errno(EINVAL);
+            };
+            (rec, format!("map '{}'", map.name))
+        } else {
+            // an allocated object: its type's struct meta
+            (self.reg_btf_record(reg)?.unwrap_or_default(), "local 'kptr'".to_string())
         };
         let field_off = if is_res_lock { rec.res_spin_lock_off } else { rec.spin_lock_off };
         let Some(off) = field_off else {
-            self.verbose(&format!("map '{}' has no valid {lock_str}_lock\n", map.name));
+            self.verbose(&format!("{owner} has no valid {lock_str}_lock\n"));
             return errno(EINVAL);
         };
         let val = reg.s.var_off.value;
@@ -1433,7 +1444,7 @@ impl Env<'_, '_> {
             self.verbose(&format!("off {} doesn't point to 'struct {lock_str}_lock' that is at {off}\n", val as i64));
             return errno(EINVAL);
         }
-        let ptr = lock_ptr(reg.aux, 0);
+        let ptr = if in_map { lock_ptr(reg.aux, 0) } else { super::graph::PROG_BTF_LOCK_PTR };
         let idx = self.insn_idx;
         // the lock a report shows, named as `diag_lock_name` does
         let held = |l: Option<RefState>| l.map(|l| (l.insn_idx, l.id, diag_lock_name(l.typ)));
