@@ -977,6 +977,19 @@ impl Env<'_, '_> {
             }
             return Ok(());
         }
+        let alloc = [PTR_TO_BTF_ID | MEM_ALLOC, PTR_TO_BTF_ID | MEM_PERCPU | MEM_ALLOC, PTR_TO_BTF_ID | MEM_ALLOC | NON_OWN_REF, PTR_TO_BTF_ID | MEM_ALLOC | NON_OWN_REF | MEM_RCU];
+        if alloc.contains(&reg.typ) {
+            if meta.func_id != func::SPIN_LOCK && meta.func_id != func::SPIN_UNLOCK && meta.func_id != func::KPTR_XCHG {
+                self.verbose("verifier bug: unimplemented handling of MEM_ALLOC\n");
+                return errno(EFAULT);
+            }
+            // a local kptr stored must be of the destination's type
+            if meta.func_id == func::KPTR_XCHG && regno == 2 {
+                let Some(field) = meta.kptr_field.clone() else { return errno(EFAULT) };
+                return self.map_kptr_match_type(&field, reg, regno);
+            }
+            return Ok(());
+        }
         Err(DoCheckError::Unsupported(format!("helper arguments of type {} are not modelled", reg_type_str(reg.typ))))
     }
 

@@ -277,6 +277,11 @@ pub enum KfArg {
     /// `__refcounted_kptr`: `KF_ARG_PTR_TO_REFCOUNTED_KPTR`, an owning or
     /// non-owning reference to a local object with a `bpf_refcount`.
     RefcountedKptr,
+    /// A parameter the verifier supplies (`KF_IMPLICIT_ARGS`): one of the
+    /// `_impl` prototype's (the one 7.3 checks and counts) beyond the
+    /// public ones, neither read nor checked; liveness takes its stack
+    /// access bytes as given (`i64::MIN` for `void *`, 0 for a scalar).
+    Implicit(i64),
     /// `KF_ARG_PTR_TO_LIST_HEAD`: a `struct bpf_list_head` in a map value
     /// or an allocated object, its lock held.
     ListHead,
@@ -491,6 +496,14 @@ pub fn kfunc_hook_unknown(k: &KfuncProto, prog_type: u32) -> Option<String> {
     }
     Some(format!("whether 7.3 registers {set} (kfunc {}) for program type {prog_type} is not modelled", k.name))
 }
+
+/// `KF_IMPLICIT_ARGS`' `void *meta__ign` of the `_impl` prototype.
+const IMPLICIT_VOID_PTR: KfArg = KfArg::Implicit(i64::MIN);
+/// `KF_IMPLICIT_ARGS`' `u64 off`.
+const IMPLICIT_SCALAR: KfArg = KfArg::Implicit(0);
+/// `sizeof(struct btf_struct_meta)` (7.3's BTF), what `bpf_list_add_impl`'s
+/// `struct btf_struct_meta *meta` points to.
+const SIZEOF_BTF_STRUCT_META: i64 = 16;
 
 /// A kfunc prototype as `bpf_fetch_kfunc_arg_meta` and
 /// `gen_kfunc_arg_proto` give it.
@@ -778,7 +791,7 @@ pub const KFUNCS: &[KfuncProto] = &[
     // `void *bpf_obj_new(u64 local_type_id__k, struct btf_struct_meta
     // *meta)` and its percpu twin (`KF_IMPLICIT_ARGS`: the program passes
     // the type id only); the `_impl` forms take `void *meta__ign`
-    KfuncProto { name: "bpf_obj_new", flags: kf::ACQUIRE | kf::RET_NULL, args: &[KfArg::Const], ret: KfRet::Special, set: KfuncSet::Generic },
+    KfuncProto { name: "bpf_obj_new", flags: kf::ACQUIRE | kf::RET_NULL, args: &[KfArg::Const, IMPLICIT_VOID_PTR], ret: KfRet::Special, set: KfuncSet::Generic },
     KfuncProto {
         name: "bpf_obj_new_impl",
         flags: kf::ACQUIRE | kf::RET_NULL,
@@ -786,7 +799,7 @@ pub const KFUNCS: &[KfuncProto] = &[
         ret: KfRet::Special,
         set: KfuncSet::Generic,
     },
-    KfuncProto { name: "bpf_percpu_obj_new", flags: kf::ACQUIRE | kf::RET_NULL, args: &[KfArg::Const], ret: KfRet::Special, set: KfuncSet::Generic },
+    KfuncProto { name: "bpf_percpu_obj_new", flags: kf::ACQUIRE | kf::RET_NULL, args: &[KfArg::Const, IMPLICIT_VOID_PTR], ret: KfRet::Special, set: KfuncSet::Generic },
     KfuncProto {
         name: "bpf_percpu_obj_new_impl",
         flags: kf::ACQUIRE | kf::RET_NULL,
@@ -795,16 +808,16 @@ pub const KFUNCS: &[KfuncProto] = &[
         set: KfuncSet::Generic,
     },
     // `void bpf_obj_drop(void *p__alloc, struct btf_struct_meta *meta)`
-    KfuncProto { name: "bpf_obj_drop", flags: kf::RELEASE, args: &[KfArg::AllocBtfId], ret: KfRet::Void, set: KfuncSet::Generic },
+    KfuncProto { name: "bpf_obj_drop", flags: kf::RELEASE, args: &[KfArg::AllocBtfId, IMPLICIT_VOID_PTR], ret: KfRet::Void, set: KfuncSet::Generic },
     KfuncProto { name: "bpf_obj_drop_impl", flags: kf::RELEASE, args: &[KfArg::AllocBtfId, KfArg::Ignore], ret: KfRet::Void, set: KfuncSet::Generic },
-    KfuncProto { name: "bpf_percpu_obj_drop", flags: kf::RELEASE, args: &[KfArg::AllocBtfId], ret: KfRet::Void, set: KfuncSet::Generic },
+    KfuncProto { name: "bpf_percpu_obj_drop", flags: kf::RELEASE, args: &[KfArg::AllocBtfId, IMPLICIT_VOID_PTR], ret: KfRet::Void, set: KfuncSet::Generic },
     KfuncProto { name: "bpf_percpu_obj_drop_impl", flags: kf::RELEASE, args: &[KfArg::AllocBtfId, KfArg::Ignore], ret: KfRet::Void, set: KfuncSet::Generic },
     // `void *bpf_refcount_acquire(void *p__refcounted_kptr, struct
     // btf_struct_meta *meta)`
     KfuncProto {
         name: "bpf_refcount_acquire",
         flags: kf::ACQUIRE | kf::RET_NULL | kf::RCU | kf::SPINLOCK_SAFE,
-        args: &[KfArg::RefcountedKptr],
+        args: &[KfArg::RefcountedKptr, IMPLICIT_VOID_PTR],
         ret: KfRet::Special,
         set: KfuncSet::Generic,
     },
@@ -1153,14 +1166,15 @@ pub const KFUNCS: &[KfuncProto] = &[
     // graph kfuncs (helpers.c, generic_btf_ids, all KF_SPINLOCK_SAFE): the
     // linked list's and the rbtree's. `KF_IMPLICIT_ARGS` forms take the
     // struct meta and the node's offset from the verifier (the program
-    // passes the public arguments only); the `_impl` forms take `void
-    // *meta__ign, u64 off` from the program.
+    // passes the public arguments only; 7.3 reads the prototype of the
+    // `_impl` BTF function, `bpf_list_add_impl` among them); the legacy
+    // `_impl` kfuncs take `void *meta__ign, u64 off` from the program.
     // `int bpf_list_push_front(struct bpf_list_head *head, struct
     // bpf_list_node *node)`, `bpf_list_push_back` alike
     KfuncProto {
         name: "bpf_list_push_front",
         flags: kf::SPINLOCK_SAFE,
-        args: &[KfArg::ListHead, KfArg::ListNode { nonown_allowed: false }],
+        args: &[KfArg::ListHead, KfArg::ListNode { nonown_allowed: false }, IMPLICIT_VOID_PTR, IMPLICIT_SCALAR],
         ret: KfRet::Scalar,
         set: KfuncSet::Generic,
     },
@@ -1174,7 +1188,7 @@ pub const KFUNCS: &[KfuncProto] = &[
     KfuncProto {
         name: "bpf_list_push_back",
         flags: kf::SPINLOCK_SAFE,
-        args: &[KfArg::ListHead, KfArg::ListNode { nonown_allowed: false }],
+        args: &[KfArg::ListHead, KfArg::ListNode { nonown_allowed: false }, IMPLICIT_VOID_PTR, IMPLICIT_SCALAR],
         ret: KfRet::Scalar,
         set: KfuncSet::Generic,
     },
@@ -1190,7 +1204,13 @@ pub const KFUNCS: &[KfuncProto] = &[
     KfuncProto {
         name: "bpf_list_add",
         flags: kf::SPINLOCK_SAFE,
-        args: &[KfArg::ListHead, KfArg::ListNode { nonown_allowed: false }, KfArg::ListNode { nonown_allowed: true }],
+        args: &[
+            KfArg::ListHead,
+            KfArg::ListNode { nonown_allowed: false },
+            KfArg::ListNode { nonown_allowed: true },
+            KfArg::Implicit(SIZEOF_BTF_STRUCT_META),
+            IMPLICIT_SCALAR,
+        ],
         ret: KfRet::Scalar,
         set: KfuncSet::Generic,
     },
@@ -1253,7 +1273,7 @@ pub const KFUNCS: &[KfuncProto] = &[
     KfuncProto {
         name: "bpf_rbtree_add",
         flags: kf::SPINLOCK_SAFE,
-        args: &[KfArg::RbRoot, KfArg::RbNode, KfArg::Callback],
+        args: &[KfArg::RbRoot, KfArg::RbNode, KfArg::Callback, IMPLICIT_VOID_PTR, IMPLICIT_SCALAR],
         ret: KfRet::Scalar,
         set: KfuncSet::Generic,
     },
@@ -1775,6 +1795,10 @@ impl Env<'_, '_> {
     fn check_kfunc_args(&mut self, proto: &KfuncProto, meta: &mut CallArgMeta, ret_btf: &mut Option<u32>) -> VResult<()> {
         for (i, &param) in proto.args.iter().enumerate() {
             let regno = i + 1;
+            // is_kfunc_arg_implicit
+            if matches!(param, KfArg::Implicit(_)) {
+                continue;
+            }
             self.check_reg_src(regno)?;
             let reg = self.regs()[regno];
             // get_kfunc_arg_type: a uapi ctx struct is the ctx or the kernel
@@ -2059,7 +2083,7 @@ impl Env<'_, '_> {
                 KfArg::RbRoot => self.check_kfunc_graph_root_arg(&reg, regno, crate::btf::BPF_RB_ROOT, meta)?,
                 KfArg::ListNode { nonown_allowed } => self.check_kfunc_list_node_arg(&reg, regno, nonown_allowed, meta)?,
                 KfArg::RbNode => self.check_kfunc_rb_node_arg(&reg, regno, proto.name, meta)?,
-                KfArg::Ignore | KfArg::IgnoreSized(_) | KfArg::NullableBtfId(_) => {}
+                KfArg::Ignore | KfArg::IgnoreSized(_) | KfArg::NullableBtfId(_) | KfArg::Implicit(_) => {}
             }
         }
         Ok(())
@@ -2159,7 +2183,9 @@ impl Env<'_, '_> {
 
     /// The `KF_ARG_PTR_TO_REFCOUNTED_KPTR` case of `check_kfunc_args`.
     fn check_kfunc_refcounted_kptr_arg(&mut self, proto: &KfuncProto, reg: &RegState, regno: usize, meta: &mut CallArgMeta) -> VResult<()> {
-        if base_type(reg.typ) != PTR_TO_BTF_ID || reg.typ & MEM_ALLOC == 0 {
+        // an allocated object's pointer made untrusted (a local kptr read
+        // under RCU, after the RCU section) is neither: 7.3 refuses it here
+        if base_type(reg.typ) != PTR_TO_BTF_ID || reg.typ & MEM_ALLOC == 0 || reg.typ & PTR_UNTRUSTED != 0 {
             self.verbose(&format!("{} is neither owning or non-owning ref\n", reg_arg_name(regno)));
             let reason = format!(
                 "the kfunc expects a pointer to a BPF-managed refcounted object, but {} is {}",

@@ -1719,6 +1719,7 @@ pub fn bpf_kfunc_stack_access_bytes(env: &VerifierEnv<'_>, insn: &Insn, arg: usi
         // the kernel's `struct bpf_res_spin_lock { u32 val; }` (its BTF)
         KfArg::ResSpinLock => 4,
         // the uapi graph structs (`__u64 __opaque[2]`, `[3]`, `[2]`, `[4]`)
+        KfArg::Implicit(bytes) => return Ok(*bytes),
         KfArg::ListHead => 16,
         KfArg::ListNode { .. } => 24,
         KfArg::RbRoot => 16,
