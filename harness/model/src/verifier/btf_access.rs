@@ -341,7 +341,9 @@ impl Env<'_, '_> {
             return self.check_ptr_to_alloc_obj_access(reg, local, off as u32, size as u32, value_regno);
         }
         if local.is_some() {
-            return Err(DoCheckError::Unsupported("reads through an untrusted pointer to a local type (a local kptr loaded outside RCU) are not modelled".into()));
+            return Err(DoCheckError::Unsupported(
+                "reads through an untrusted pointer to a local type (a local kptr loaded outside RCU) are not modelled".into(),
+            ));
         }
         if write {
             // tc and xdp have a btf_struct_access callback: it allows

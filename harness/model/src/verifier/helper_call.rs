@@ -977,7 +977,12 @@ impl Env<'_, '_> {
             }
             return Ok(());
         }
-        let alloc = [PTR_TO_BTF_ID | MEM_ALLOC, PTR_TO_BTF_ID | MEM_PERCPU | MEM_ALLOC, PTR_TO_BTF_ID | MEM_ALLOC | NON_OWN_REF, PTR_TO_BTF_ID | MEM_ALLOC | NON_OWN_REF | MEM_RCU];
+        let alloc = [
+            PTR_TO_BTF_ID | MEM_ALLOC,
+            PTR_TO_BTF_ID | MEM_PERCPU | MEM_ALLOC,
+            PTR_TO_BTF_ID | MEM_ALLOC | NON_OWN_REF,
+            PTR_TO_BTF_ID | MEM_ALLOC | NON_OWN_REF | MEM_RCU,
+        ];
         if alloc.contains(&reg.typ) {
             if meta.func_id != func::SPIN_LOCK && meta.func_id != func::SPIN_UNLOCK && meta.func_id != func::KPTR_XCHG {
                 self.verbose("verifier bug: unimplemented handling of MEM_ALLOC\n");

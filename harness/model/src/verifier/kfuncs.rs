@@ -791,7 +791,13 @@ pub const KFUNCS: &[KfuncProto] = &[
     // `void *bpf_obj_new(u64 local_type_id__k, struct btf_struct_meta
     // *meta)` and its percpu twin (`KF_IMPLICIT_ARGS`: the program passes
     // the type id only); the `_impl` forms take `void *meta__ign`
-    KfuncProto { name: "bpf_obj_new", flags: kf::ACQUIRE | kf::RET_NULL, args: &[KfArg::Const, IMPLICIT_VOID_PTR], ret: KfRet::Special, set: KfuncSet::Generic },
+    KfuncProto {
+        name: "bpf_obj_new",
+        flags: kf::ACQUIRE | kf::RET_NULL,
+        args: &[KfArg::Const, IMPLICIT_VOID_PTR],
+        ret: KfRet::Special,
+        set: KfuncSet::Generic,
+    },
     KfuncProto {
         name: "bpf_obj_new_impl",
         flags: kf::ACQUIRE | kf::RET_NULL,
@@ -799,7 +805,13 @@ pub const KFUNCS: &[KfuncProto] = &[
         ret: KfRet::Special,
         set: KfuncSet::Generic,
     },
-    KfuncProto { name: "bpf_percpu_obj_new", flags: kf::ACQUIRE | kf::RET_NULL, args: &[KfArg::Const, IMPLICIT_VOID_PTR], ret: KfRet::Special, set: KfuncSet::Generic },
+    KfuncProto {
+        name: "bpf_percpu_obj_new",
+        flags: kf::ACQUIRE | kf::RET_NULL,
+        args: &[KfArg::Const, IMPLICIT_VOID_PTR],
+        ret: KfRet::Special,
+        set: KfuncSet::Generic,
+    },
     KfuncProto {
         name: "bpf_percpu_obj_new_impl",
         flags: kf::ACQUIRE | kf::RET_NULL,
