@@ -427,7 +427,7 @@ impl Env<'_, '_> {
         let (Some(id), Some(btf)) = (local, self.input.prog_btf) else {
             return Err(DoCheckError::Unsupported("allocated objects of types outside the program's BTF are not modelled".into()));
         };
-        if reg.typ & (NON_OWN_REF | MEM_RCU) == 0 && !self.reg_is_referenced(reg) {
+        if reg.typ & (NON_OWN_REF | MEM_RCU | PTR_UNTRUSTED) == 0 && !self.reg_is_referenced(reg) {
             self.verbose("verifier bug: allocated object must be referenced\n");
             return errno(EFAULT);
         }

@@ -38,9 +38,17 @@ pub(crate) fn is_bpf_rbtree_api_kfunc(name: &str) -> bool {
     is_bpf_rbtree_add_kfunc(name) || matches!(name, "bpf_rbtree_remove" | "bpf_rbtree_first" | "bpf_rbtree_root" | "bpf_rbtree_left" | "bpf_rbtree_right")
 }
 
+/// `type_is_ptr_alloc_obj`: a pointer to an allocated object. One made
+/// untrusted (a local kptr read under RCU, after the section) is not: 7.3
+/// describes it as an untrusted kernel object pointer and refuses it where
+/// an owning or non-owning reference is wanted.
+pub(crate) fn type_is_ptr_alloc_obj(t: RegType) -> bool {
+    base_type(t) == PTR_TO_BTF_ID && t & MEM_ALLOC != 0 && t & PTR_UNTRUSTED == 0
+}
+
 /// `type_is_non_owning_ref`.
 pub(crate) fn type_is_non_owning_ref(t: RegType) -> bool {
-    base_type(t) == PTR_TO_BTF_ID && t & MEM_ALLOC != 0 && t & NON_OWN_REF != 0
+    type_is_ptr_alloc_obj(t) && t & NON_OWN_REF != 0
 }
 
 /// The error a program BTF whose struct metas do not parse gets (7.3
@@ -57,7 +65,7 @@ impl Env<'_, '_> {
             let map = usize::try_from(reg.aux).ok().and_then(|i| self.maps.get(i));
             return Ok(map.and_then(|m| m.record.clone()));
         }
-        if base_type(reg.typ) == PTR_TO_BTF_ID && reg.typ & MEM_ALLOC != 0 {
+        if type_is_ptr_alloc_obj(reg.typ) {
             let (Some(id), Some(btf)) = (btf_local_type(reg.aux), self.input.prog_btf) else { return Ok(None) };
             return btf.btf_find_struct_meta(id).map_err(|_| metas_unparsed());
         }

@@ -2195,9 +2195,7 @@ impl Env<'_, '_> {
 
     /// The `KF_ARG_PTR_TO_REFCOUNTED_KPTR` case of `check_kfunc_args`.
     fn check_kfunc_refcounted_kptr_arg(&mut self, proto: &KfuncProto, reg: &RegState, regno: usize, meta: &mut CallArgMeta) -> VResult<()> {
-        // an allocated object's pointer made untrusted (a local kptr read
-        // under RCU, after the RCU section) is neither: 7.3 refuses it here
-        if base_type(reg.typ) != PTR_TO_BTF_ID || reg.typ & MEM_ALLOC == 0 || reg.typ & PTR_UNTRUSTED != 0 {
+        if !super::graph::type_is_ptr_alloc_obj(reg.typ) {
             self.verbose(&format!("{} is neither owning or non-owning ref\n", reg_arg_name(regno)));
             let reason = format!(
                 "the kfunc expects a pointer to a BPF-managed refcounted object, but {} is {}",

@@ -222,7 +222,7 @@ impl Env<'_, '_> {
     /// `process_kptr_func`: `bpf_kptr_xchg`'s destination, a referenced
     /// kptr of a map value at a constant offset.
     pub(crate) fn process_kptr_func(&mut self, reg: &RegState, regno: usize, meta: &mut CallArgMeta) -> VResult<()> {
-        let rec = if base_type(reg.typ) == PTR_TO_BTF_ID && reg.typ & MEM_ALLOC != 0 {
+        let rec = if super::graph::type_is_ptr_alloc_obj(reg.typ) {
             // a kptr in an allocated object: its type's struct meta
             self.reg_btf_record(reg)?.unwrap_or_default()
         } else {
