@@ -345,7 +345,9 @@ impl Env<'_, '_> {
         }
         if meta.release_regno != 0 {
             let reg = self.regs()[meta.release_regno];
-            self.release_reg(&reg, false, meta.dynptr_id != 0)?;
+            // a percpu object exchanged into a kptr inside RCU stays usable
+            let convert_rcu = func_id == func::KPTR_XCHG && self.in_rcu_cs() && reg.typ & MEM_ALLOC != 0 && reg.typ & MEM_PERCPU != 0;
+            self.release_reg(&reg, convert_rcu, meta.dynptr_id != 0)?;
         }
         match func_id {
             func::TAIL_CALL => self.check_resource_leak(false, true, "tail_call")?,
@@ -993,6 +995,10 @@ impl Env<'_, '_> {
                 let Some(field) = meta.kptr_field.clone() else { return errno(EFAULT) };
                 return self.map_kptr_match_type(&field, reg, regno);
             }
+            return Ok(());
+        }
+        // percpu objects: the helpers' own checks take them
+        if [PTR_TO_BTF_ID | MEM_PERCPU, PTR_TO_BTF_ID | MEM_PERCPU | MEM_RCU, PTR_TO_BTF_ID | MEM_PERCPU | PTR_TRUSTED].contains(&reg.typ) {
             return Ok(());
         }
         Err(DoCheckError::Unsupported(format!("helper arguments of type {} are not modelled", reg_type_str(reg.typ))))

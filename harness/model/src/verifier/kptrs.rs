@@ -19,6 +19,12 @@ use crate::btf::{BPF_KPTR, BPF_KPTR_PERCPU, BPF_KPTR_REF, BPF_KPTR_UNREF, BPF_UP
 /// from under RCU as a trusted pointer.
 const RCU_PROTECTED_TYPES: &[&str] = &["prog_test_ref_kfunc", "cgroup", "bpf_cpumask", "task_struct", "bpf_crypto_ctx", "bpf_ksock"];
 
+/// The kernel structs 7.3's vmlinux registers kptr destructors for
+/// (`register_btf_id_dtor_kfuncs` of `generic_dtors`, `cpumask_dtors`,
+/// `bpf_crypto_dtors` and net/bpf/test_run.c's `bpf_prog_test_dtor_kfunc`):
+/// a kptr to one is a kernel kptr whatever the recorded BTF subset holds.
+const KPTR_DTOR_TYPES: &[&str] = &["task_struct", "cgroup", "bpf_cpumask", "bpf_crypto_ctx", "prog_test_ref_kfunc", "prog_test_member"];
+
 /// `rcu_safe_kptr` of a kernel kptr.
 fn rcu_safe_kptr(field: &BtfField) -> bool {
     field.field_type == BPF_KPTR_PERCPU || (field.field_type == BPF_KPTR_REF && RCU_PROTECTED_TYPES.contains(&field.kptr_name.as_str()))
@@ -42,7 +48,9 @@ impl Env<'_, '_> {
     /// A kptr `btf_parse_kptr` took from the program's BTF (its pointee is
     /// no struct of the kernel's BTF): an object of `bpf_obj_new`.
     fn local_kptr(&self, field: &BtfField) -> bool {
-        self.input.prog_btf.is_some() && self.input.vmlinux_btf.is_some_and(|b| b.struct_by_name(&field.kptr_name).is_none())
+        self.input.prog_btf.is_some()
+            && !KPTR_DTOR_TYPES.contains(&field.kptr_name.as_str())
+            && self.input.vmlinux_btf.is_some_and(|b| b.struct_by_name(&field.kptr_name).is_none())
     }
 
     /// The model's type id of a kptr's pointee.
@@ -119,6 +127,15 @@ impl Env<'_, '_> {
                     return Err(DoCheckError::Unsupported("loads of uptr fields of map values are not modelled".into()));
                 }
                 let local = self.local_kptr(field);
+                // a referenced kptr to a kernel struct has a destructor: one
+                // to a struct the recorded subset lacks is local; an
+                // untrusted one might be either
+                if local && field.field_type == BPF_KPTR_UNREF {
+                    return Err(DoCheckError::Unsupported(format!(
+                        "untrusted kptr to struct {} (a local type, or a kernel struct not in the recorded vmlinux BTF) is not modelled",
+                        field.kptr_name
+                    )));
+                }
                 let (flag, id) = if local {
                     (self.btf_ld_local_kptr_type(field)?, super::kfuncs::btf_local_type_id(field.kptr_type_id, &field.kptr_name))
                 } else {

@@ -181,12 +181,47 @@ impl Env<'_, '_> {
             return self.unmark_stack_slots_dynptr(reg);
         }
         if convert_rcu {
-            return Err(DoCheckError::Unsupported("per-cpu kptrs are not modelled".into()));
+            return self.ref_convert_alloc_rcu_protected(reg.id);
         }
         if self.reg_is_referenced(reg) {
             return self.release_reference(reg.id);
         }
         errno(EINVAL)
+    }
+
+    /// `ref_convert_alloc_rcu_protected`: the percpu object `id` handed to
+    /// a kptr is no longer owned, but stays an RCU pointer where it is held.
+    fn ref_convert_alloc_rcu_protected(&mut self, id: u32) -> VResult<()> {
+        if !self.release_reference_nomark(id) {
+            return errno(EINVAL);
+        }
+        let write = super::diag::ModReason::Write;
+        let percpu_alloc = |r: &RegState| r.id == id && r.typ & MEM_ALLOC != 0 && r.typ & MEM_PERCPU != 0;
+        let convert = |r: &mut RegState| {
+            r.id = 0;
+            r.typ &= !MEM_ALLOC;
+            r.typ |= MEM_RCU;
+        };
+        for fi in 0..self.cur.frame.len() {
+            for ri in 0..self.cur.frame[fi].regs.len() {
+                if percpu_alloc(&self.cur.frame[fi].regs[ri]) {
+                    let t = self.diag_reg_target(fi, ri);
+                    self.diag_mod_begin(t, None, write);
+                    convert(&mut self.cur.frame[fi].regs[ri]);
+                    self.diag_mod_end();
+                }
+            }
+            for spi in 0..self.cur.frame[fi].stack.len() {
+                let s = &self.cur.frame[fi].stack[spi];
+                if s.is_spilled_reg() && percpu_alloc(&s.spilled_ptr) {
+                    let t = self.diag_slot_target(fi, spi);
+                    self.diag_mod_begin(t, None, write);
+                    convert(&mut self.cur.frame[fi].stack[spi].spilled_ptr);
+                    self.diag_mod_end();
+                }
+            }
+        }
+        Ok(())
     }
 
     /// `invalidate_non_owning_refs`.
