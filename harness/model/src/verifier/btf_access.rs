@@ -336,7 +336,14 @@ impl Env<'_, '_> {
             return errno(EACCES);
         }
         if reg.typ & MEM_ALLOC != 0 {
+            // a store leaves its source register alone
+            let value_regno = if write { None } else { value_regno };
             return self.check_ptr_to_alloc_obj_access(reg, local, off as u32, size as u32, value_regno);
+        }
+        if local.is_some() {
+            return Err(DoCheckError::Unsupported(
+                "reads through an untrusted pointer to a local type (a local kptr loaded outside RCU) are not modelled".into(),
+            ));
         }
         if write {
             // tc and xdp have a btf_struct_access callback: it allows
@@ -420,7 +427,7 @@ impl Env<'_, '_> {
         let (Some(id), Some(btf)) = (local, self.input.prog_btf) else {
             return Err(DoCheckError::Unsupported("allocated objects of types outside the program's BTF are not modelled".into()));
         };
-        if reg.typ & NON_OWN_REF == 0 && !self.reg_is_referenced(reg) {
+        if reg.typ & (NON_OWN_REF | MEM_RCU | PTR_UNTRUSTED) == 0 && !self.reg_is_referenced(reg) {
             self.verbose("verifier bug: allocated object must be referenced\n");
             return errno(EFAULT);
         }

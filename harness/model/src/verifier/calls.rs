@@ -13,7 +13,7 @@ use bpf_isa::Insn;
 use bpf_isa::insn::op::*;
 
 use super::btf_args::{self, PrepareError, PrepareInput, SubprogArgInfo};
-use super::diag::ModReason;
+use super::diag::{CtxKind, ModReason};
 use super::do_check::*;
 use super::helper_call::CallArgMeta;
 use super::helper_protos::*;
@@ -201,6 +201,13 @@ impl Env<'_, '_> {
                 || (insn.src == BPF_PSEUDO_KFUNC_CALL && !super::kfuncs::kfunc_spin_allowed(self, insn.imm, insn.off));
             if forbidden {
                 self.verbose("function calls are not allowed while holding a lock\n");
+                let idx = self.insn_idx;
+                self.bpf_diag_ctx_active(
+                    idx,
+                    "function call",
+                    CtxKind::Lock,
+                    "Release the BPF spin lock before making this call, or move the call outside the locked region.",
+                );
                 return errno(EINVAL);
             }
         }
@@ -269,6 +276,13 @@ impl Env<'_, '_> {
             let name = self.subprog_name(subprog);
             if self.cur.active_locks > 0 {
                 self.verbose("global function calls are not allowed while holding a lock,\nuse static function instead\n");
+                let idx = self.insn_idx;
+                self.bpf_diag_ctx_active(
+                    idx,
+                    &format!("global function {name}()"),
+                    CtxKind::Lock,
+                    "Release the lock before calling the global function, or use a static function instead.",
+                );
                 return errno(EINVAL);
             }
             let desc = self.input.subprogs.get(subprog).cloned().unwrap_or_default();
@@ -584,6 +598,7 @@ impl Env<'_, '_> {
                 callee.in_callback_fn = true;
                 callee.callback_ret_range = RetvalRange::new(0, 1);
             }
+            CallbackKind::RbtreeAdd => self.set_rbtree_add_callback_state(caller, callee)?,
             CallbackKind::TaskWork => {
                 let (mp, uid) = (caller.regs[3].aux, caller.regs[3].map_uid);
                 r[1] = RegState::ptr(CONST_PTR_TO_MAP, mp);
@@ -773,6 +788,8 @@ pub(crate) enum CallbackKind {
     Timer,
     /// `set_task_work_schedule_callback_state`.
     TaskWork,
+    /// `set_rbtree_add_callback_state`.
+    RbtreeAdd,
     FindVma,
     UserRingbuf,
 }

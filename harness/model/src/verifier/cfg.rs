@@ -21,7 +21,7 @@ const BRANCH: u8 = 2;
 /// `bpf_is_sync_callback_calling_insn`.
 pub fn bpf_is_sync_callback_calling_insn(env: &VerifierEnv<'_>, insn: &Insn) -> bool {
     (bpf_helper_call(insn) && matches!(insn.imm, FOR_EACH_MAP_ELEM | FIND_VMA | LOOP | USER_RINGBUF_DRAIN))
-        || (bpf_pseudo_kfunc_call(insn) && insn.off == 0 && env.kfunc_name(insn.imm) == Some("bpf_rbtree_add_impl"))
+        || (bpf_pseudo_kfunc_call(insn) && insn.off == 0 && env.kfunc_name(insn.imm).is_some_and(super::graph::is_bpf_rbtree_add_kfunc))
 }
 
 /// `bpf_is_async_callback_calling_insn`.

@@ -468,7 +468,8 @@ pub fn bpf_diag_reg_type_plain(t: RegType) -> String {
         PTR_TO_MEM if type_may_be_null(t) => "a nullable memory pointer",
         PTR_TO_MEM => "a memory pointer",
         PTR_TO_BTF_ID if type_may_be_null(t) => "a nullable kernel object pointer",
-        PTR_TO_BTF_ID if t & NON_OWN_REF != 0 => "a borrowed allocated object pointer",
+        PTR_TO_BTF_ID if super::graph::type_is_non_owning_ref(t) => "a borrowed allocated object pointer",
+        PTR_TO_BTF_ID if super::graph::type_is_ptr_alloc_obj(t) => "an owned allocated object pointer",
         PTR_TO_BTF_ID if t & PTR_UNTRUSTED != 0 => "an untrusted kernel object pointer",
         PTR_TO_BTF_ID => "a kernel object pointer",
         _ => return reg_type_str(t),
@@ -985,9 +986,16 @@ impl Env<'_, '_> {
                 Some(n) => format!("map pointer for map {n}"),
                 None => "map pointer".into(),
             },
-            // a kernel struct's bpf_diag_fmt_btf_type; the program's own
-            // (allocated) objects are described without it
-            PTR_TO_BTF_ID if s.typ & (MEM_ALLOC | NON_OWN_REF) == 0 && !super::kfuncs::btf_type_name(s.map_aux).is_empty() => {
+            // the program's own objects, owned or borrowed, with their
+            // struct's bpf_diag_fmt_btf_type
+            PTR_TO_BTF_ID if super::graph::type_is_ptr_alloc_obj(s.typ) => {
+                let kind = if super::graph::type_is_non_owning_ref(s.typ) { "borrowed" } else { "owned" };
+                match super::kfuncs::btf_type_name(s.map_aux) {
+                    "" => format!("{kind} allocated object pointer"),
+                    name => format!("{kind} allocated object pointer type=(struct {name})"),
+                }
+            }
+            PTR_TO_BTF_ID if !super::kfuncs::btf_type_name(s.map_aux).is_empty() => {
                 format!("{} type=(struct {}) {offset}", reg_type_str(s.typ), super::kfuncs::btf_type_name(s.map_aux))
             }
             _ => format!("{} {offset}", reg_type_str(s.typ)),

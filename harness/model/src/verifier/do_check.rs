@@ -308,6 +308,9 @@ pub struct PassAux {
     /// `kptr_struct_meta` is not NULL: the local type of a
     /// `bpf_obj_new`/`bpf_obj_drop` has a `btf_struct_meta`.
     pub kptr_struct_meta: bool,
+    /// `insert_off`: where a list push or `bpf_rbtree_add` finds the
+    /// node in the object it inserts.
+    pub insert_off: u64,
     /// `needs_zext`: 64-bit ALU on an arena pointer, made 32-bit by the
     /// fixups; `prevent_zext`: the insn also ran on other registers.
     pub needs_zext: bool,

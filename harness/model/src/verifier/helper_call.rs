@@ -99,6 +99,9 @@ pub(crate) struct CallArgMeta {
     /// `arg_owning_ref`: a refcounted-kptr argument is an owning
     /// reference (so `bpf_refcount_acquire` cannot fail).
     pub arg_owning_ref: bool,
+    /// `arg_list_head.field`/`arg_rbtree_root.field`: the graph root
+    /// argument of a list or rbtree kfunc.
+    pub graph_root: Option<crate::btf::BtfField>,
 }
 
 /// `reg_arg_name` for a register argument.
@@ -342,7 +345,9 @@ impl Env<'_, '_> {
         }
         if meta.release_regno != 0 {
             let reg = self.regs()[meta.release_regno];
-            self.release_reg(&reg, false, meta.dynptr_id != 0)?;
+            // a percpu object exchanged into a kptr inside RCU stays usable
+            let convert_rcu = func_id == func::KPTR_XCHG && self.in_rcu_cs() && reg.typ & MEM_ALLOC != 0 && reg.typ & MEM_PERCPU != 0;
+            self.release_reg(&reg, convert_rcu, meta.dynptr_id != 0)?;
         }
         match func_id {
             func::TAIL_CALL => self.check_resource_leak(false, true, "tail_call")?,
@@ -822,6 +827,10 @@ impl Env<'_, '_> {
                 meta.ret_btf = reg.aux;
             }
             ARG_PTR_TO_SPIN_LOCK => {
+                if self.in_rbtree_lock_required_cb() {
+                    self.verbose("can't spin_{lock,unlock} in rbtree cb\n");
+                    return errno(EACCES);
+                }
                 if meta.func_id == func::SPIN_LOCK {
                     self.process_spin_lock(&reg, regno, PROCESS_SPIN_LOCK)?;
                 } else if meta.func_id == func::SPIN_UNLOCK {
@@ -969,6 +978,28 @@ impl Env<'_, '_> {
                 self.verbose(&s);
                 return errno(EACCES);
             }
+            return Ok(());
+        }
+        let alloc = [
+            PTR_TO_BTF_ID | MEM_ALLOC,
+            PTR_TO_BTF_ID | MEM_PERCPU | MEM_ALLOC,
+            PTR_TO_BTF_ID | MEM_ALLOC | NON_OWN_REF,
+            PTR_TO_BTF_ID | MEM_ALLOC | NON_OWN_REF | MEM_RCU,
+        ];
+        if alloc.contains(&reg.typ) {
+            if meta.func_id != func::SPIN_LOCK && meta.func_id != func::SPIN_UNLOCK && meta.func_id != func::KPTR_XCHG {
+                self.verbose("verifier bug: unimplemented handling of MEM_ALLOC\n");
+                return errno(EFAULT);
+            }
+            // a local kptr stored must be of the destination's type
+            if meta.func_id == func::KPTR_XCHG && regno == 2 {
+                let Some(field) = meta.kptr_field.clone() else { return errno(EFAULT) };
+                return self.map_kptr_match_type(&field, reg, regno);
+            }
+            return Ok(());
+        }
+        // percpu objects: the helpers' own checks take them
+        if [PTR_TO_BTF_ID | MEM_PERCPU, PTR_TO_BTF_ID | MEM_PERCPU | MEM_RCU, PTR_TO_BTF_ID | MEM_PERCPU | PTR_TRUSTED].contains(&reg.typ) {
             return Ok(());
         }
         Err(DoCheckError::Unsupported(format!("helper arguments of type {} are not modelled", reg_type_str(reg.typ))))
@@ -1416,17 +1447,21 @@ impl Env<'_, '_> {
             self.verbose(&format!("R{regno} doesn't have constant offset. {lock_str}_lock has to be at the constant offset\n"));
             return errno(EINVAL);
         }
-        if reg.typ != PTR_TO_MAP_VALUE {
-            return Err(DoCheckError::Unsupported("spin locks in allocated objects are not modelled".into()));
-        }
-        let map = usize::try_from(reg.aux).ok().and_then(|i| self.maps.get(i)).cloned().unwrap_or_default();
-        let Some(rec) = map.record.clone() else {
-            self.verbose(&format!("map '{}' has to have BTF in order to use {lock_str}_lock\n", map.name));
-            return errno(EINVAL);
+        let in_map = reg.typ == PTR_TO_MAP_VALUE;
+        let (rec, owner) = if in_map {
+            let map = usize::try_from(reg.aux).ok().and_then(|i| self.maps.get(i)).cloned().unwrap_or_default();
+            let Some(rec) = map.record.clone() else {
+                self.verbose(&format!("map '{}' has to have BTF in order to use {lock_str}_lock\n", map.name));
+                return errno(EINVAL);
+            };
+            (rec, format!("map '{}'", map.name))
+        } else {
+            // an allocated object: its type's struct meta
+            (self.reg_btf_record(reg)?.unwrap_or_default(), "local 'kptr'".to_string())
         };
         let field_off = if is_res_lock { rec.res_spin_lock_off } else { rec.spin_lock_off };
         let Some(off) = field_off else {
-            self.verbose(&format!("map '{}' has no valid {lock_str}_lock\n", map.name));
+            self.verbose(&format!("{owner} has no valid {lock_str}_lock\n"));
             return errno(EINVAL);
         };
         let val = reg.s.var_off.value;
@@ -1434,7 +1469,7 @@ impl Env<'_, '_> {
             self.verbose(&format!("off {} doesn't point to 'struct {lock_str}_lock' that is at {off}\n", val as i64));
             return errno(EINVAL);
         }
-        let ptr = lock_ptr(reg.aux, 0);
+        let ptr = if in_map { lock_ptr(reg.aux, 0) } else { super::graph::PROG_BTF_LOCK_PTR };
         let idx = self.insn_idx;
         // the lock a report shows, named as `diag_lock_name` does
         let held = |l: Option<RefState>| l.map(|l| (l.insn_idx, l.id, diag_lock_name(l.typ)));

@@ -277,6 +277,22 @@ pub enum KfArg {
     /// `__refcounted_kptr`: `KF_ARG_PTR_TO_REFCOUNTED_KPTR`, an owning or
     /// non-owning reference to a local object with a `bpf_refcount`.
     RefcountedKptr,
+    /// A parameter the verifier supplies (`KF_IMPLICIT_ARGS`): one of the
+    /// `_impl` prototype's (the one 7.3 checks and counts) beyond the
+    /// public ones, neither read nor checked; liveness takes its stack
+    /// access bytes as given (`i64::MIN` for `void *`, 0 for a scalar).
+    Implicit(i64),
+    /// `KF_ARG_PTR_TO_LIST_HEAD`: a `struct bpf_list_head` in a map value
+    /// or an allocated object, its lock held.
+    ListHead,
+    /// `KF_ARG_PTR_TO_LIST_NODE`: the `struct bpf_list_node` of an owned
+    /// object; `nonown_allowed` (`__nonown_allowed`) also takes a
+    /// non-owning reference.
+    ListNode { nonown_allowed: bool },
+    /// `KF_ARG_PTR_TO_RB_ROOT`: a `struct bpf_rb_root`, as a list head.
+    RbRoot,
+    /// `KF_ARG_PTR_TO_RB_NODE`: the `struct bpf_rb_node` of an object.
+    RbNode,
 }
 
 /// `btf_is_projection_of`: the kernel struct behind a uapi ctx struct.
@@ -381,6 +397,10 @@ pub enum KfRet {
     Special,
     /// A pointer to the named kernel struct (`PTR_TO_BTF_ID`, trusted).
     BtfId(&'static str),
+    /// A `struct bpf_list_node *` or `struct bpf_rb_node *`: the node of
+    /// an element of the graph root argument (`check_special_kfunc`'s
+    /// `mark_reg_graph_node`).
+    GraphNode,
 }
 
 /// The kfunc id sets (`BTF_KFUNCS_START`) the model's kfuncs belong to,
@@ -476,6 +496,14 @@ pub fn kfunc_hook_unknown(k: &KfuncProto, prog_type: u32) -> Option<String> {
     }
     Some(format!("whether 7.3 registers {set} (kfunc {}) for program type {prog_type} is not modelled", k.name))
 }
+
+/// `KF_IMPLICIT_ARGS`' `void *meta__ign` of the `_impl` prototype.
+const IMPLICIT_VOID_PTR: KfArg = KfArg::Implicit(i64::MIN);
+/// `KF_IMPLICIT_ARGS`' `u64 off`.
+const IMPLICIT_SCALAR: KfArg = KfArg::Implicit(0);
+/// `sizeof(struct btf_struct_meta)` (7.3's BTF), what `bpf_list_add_impl`'s
+/// `struct btf_struct_meta *meta` points to.
+const SIZEOF_BTF_STRUCT_META: i64 = 16;
 
 /// A kfunc prototype as `bpf_fetch_kfunc_arg_meta` and
 /// `gen_kfunc_arg_proto` give it.
@@ -763,7 +791,13 @@ pub const KFUNCS: &[KfuncProto] = &[
     // `void *bpf_obj_new(u64 local_type_id__k, struct btf_struct_meta
     // *meta)` and its percpu twin (`KF_IMPLICIT_ARGS`: the program passes
     // the type id only); the `_impl` forms take `void *meta__ign`
-    KfuncProto { name: "bpf_obj_new", flags: kf::ACQUIRE | kf::RET_NULL, args: &[KfArg::Const], ret: KfRet::Special, set: KfuncSet::Generic },
+    KfuncProto {
+        name: "bpf_obj_new",
+        flags: kf::ACQUIRE | kf::RET_NULL,
+        args: &[KfArg::Const, IMPLICIT_VOID_PTR],
+        ret: KfRet::Special,
+        set: KfuncSet::Generic,
+    },
     KfuncProto {
         name: "bpf_obj_new_impl",
         flags: kf::ACQUIRE | kf::RET_NULL,
@@ -771,7 +805,13 @@ pub const KFUNCS: &[KfuncProto] = &[
         ret: KfRet::Special,
         set: KfuncSet::Generic,
     },
-    KfuncProto { name: "bpf_percpu_obj_new", flags: kf::ACQUIRE | kf::RET_NULL, args: &[KfArg::Const], ret: KfRet::Special, set: KfuncSet::Generic },
+    KfuncProto {
+        name: "bpf_percpu_obj_new",
+        flags: kf::ACQUIRE | kf::RET_NULL,
+        args: &[KfArg::Const, IMPLICIT_VOID_PTR],
+        ret: KfRet::Special,
+        set: KfuncSet::Generic,
+    },
     KfuncProto {
         name: "bpf_percpu_obj_new_impl",
         flags: kf::ACQUIRE | kf::RET_NULL,
@@ -780,16 +820,16 @@ pub const KFUNCS: &[KfuncProto] = &[
         set: KfuncSet::Generic,
     },
     // `void bpf_obj_drop(void *p__alloc, struct btf_struct_meta *meta)`
-    KfuncProto { name: "bpf_obj_drop", flags: kf::RELEASE, args: &[KfArg::AllocBtfId], ret: KfRet::Void, set: KfuncSet::Generic },
+    KfuncProto { name: "bpf_obj_drop", flags: kf::RELEASE, args: &[KfArg::AllocBtfId, IMPLICIT_VOID_PTR], ret: KfRet::Void, set: KfuncSet::Generic },
     KfuncProto { name: "bpf_obj_drop_impl", flags: kf::RELEASE, args: &[KfArg::AllocBtfId, KfArg::Ignore], ret: KfRet::Void, set: KfuncSet::Generic },
-    KfuncProto { name: "bpf_percpu_obj_drop", flags: kf::RELEASE, args: &[KfArg::AllocBtfId], ret: KfRet::Void, set: KfuncSet::Generic },
+    KfuncProto { name: "bpf_percpu_obj_drop", flags: kf::RELEASE, args: &[KfArg::AllocBtfId, IMPLICIT_VOID_PTR], ret: KfRet::Void, set: KfuncSet::Generic },
     KfuncProto { name: "bpf_percpu_obj_drop_impl", flags: kf::RELEASE, args: &[KfArg::AllocBtfId, KfArg::Ignore], ret: KfRet::Void, set: KfuncSet::Generic },
     // `void *bpf_refcount_acquire(void *p__refcounted_kptr, struct
     // btf_struct_meta *meta)`
     KfuncProto {
         name: "bpf_refcount_acquire",
         flags: kf::ACQUIRE | kf::RET_NULL | kf::RCU | kf::SPINLOCK_SAFE,
-        args: &[KfArg::RefcountedKptr],
+        args: &[KfArg::RefcountedKptr, IMPLICIT_VOID_PTR],
         ret: KfRet::Special,
         set: KfuncSet::Generic,
     },
@@ -1135,6 +1175,146 @@ pub const KFUNCS: &[KfuncProto] = &[
         ret: KfRet::Void,
         set: KfuncSet::Common,
     },
+    // graph kfuncs (helpers.c, generic_btf_ids, all KF_SPINLOCK_SAFE): the
+    // linked list's and the rbtree's. `KF_IMPLICIT_ARGS` forms take the
+    // struct meta and the node's offset from the verifier (the program
+    // passes the public arguments only; 7.3 reads the prototype of the
+    // `_impl` BTF function, `bpf_list_add_impl` among them); the legacy
+    // `_impl` kfuncs take `void *meta__ign, u64 off` from the program.
+    // `int bpf_list_push_front(struct bpf_list_head *head, struct
+    // bpf_list_node *node)`, `bpf_list_push_back` alike
+    KfuncProto {
+        name: "bpf_list_push_front",
+        flags: kf::SPINLOCK_SAFE,
+        args: &[KfArg::ListHead, KfArg::ListNode { nonown_allowed: false }, IMPLICIT_VOID_PTR, IMPLICIT_SCALAR],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Generic,
+    },
+    KfuncProto {
+        name: "bpf_list_push_front_impl",
+        flags: kf::SPINLOCK_SAFE,
+        args: &[KfArg::ListHead, KfArg::ListNode { nonown_allowed: false }, KfArg::Ignore, KfArg::Scalar],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Generic,
+    },
+    KfuncProto {
+        name: "bpf_list_push_back",
+        flags: kf::SPINLOCK_SAFE,
+        args: &[KfArg::ListHead, KfArg::ListNode { nonown_allowed: false }, IMPLICIT_VOID_PTR, IMPLICIT_SCALAR],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Generic,
+    },
+    KfuncProto {
+        name: "bpf_list_push_back_impl",
+        flags: kf::SPINLOCK_SAFE,
+        args: &[KfArg::ListHead, KfArg::ListNode { nonown_allowed: false }, KfArg::Ignore, KfArg::Scalar],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Generic,
+    },
+    // `int bpf_list_add(struct bpf_list_head *head, struct bpf_list_node
+    // *new, struct bpf_list_node *prev__nonown_allowed)`
+    KfuncProto {
+        name: "bpf_list_add",
+        flags: kf::SPINLOCK_SAFE,
+        args: &[
+            KfArg::ListHead,
+            KfArg::ListNode { nonown_allowed: false },
+            KfArg::ListNode { nonown_allowed: true },
+            KfArg::Implicit(SIZEOF_BTF_STRUCT_META),
+            IMPLICIT_SCALAR,
+        ],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Generic,
+    },
+    // `struct bpf_list_node *bpf_list_pop_front(struct bpf_list_head *head)`
+    KfuncProto {
+        name: "bpf_list_pop_front",
+        flags: kf::ACQUIRE | kf::RET_NULL | kf::SPINLOCK_SAFE,
+        args: &[KfArg::ListHead],
+        ret: KfRet::GraphNode,
+        set: KfuncSet::Generic,
+    },
+    KfuncProto {
+        name: "bpf_list_pop_back",
+        flags: kf::ACQUIRE | kf::RET_NULL | kf::SPINLOCK_SAFE,
+        args: &[KfArg::ListHead],
+        ret: KfRet::GraphNode,
+        set: KfuncSet::Generic,
+    },
+    // `struct bpf_list_node *bpf_list_del(struct bpf_list_head *head, struct
+    // bpf_list_node *node__nonown_allowed)`
+    KfuncProto {
+        name: "bpf_list_del",
+        flags: kf::ACQUIRE | kf::RET_NULL | kf::SPINLOCK_SAFE,
+        args: &[KfArg::ListHead, KfArg::ListNode { nonown_allowed: true }],
+        ret: KfRet::GraphNode,
+        set: KfuncSet::Generic,
+    },
+    // `struct bpf_list_node *bpf_list_front(struct bpf_list_head *head)`
+    KfuncProto { name: "bpf_list_front", flags: kf::RET_NULL | kf::SPINLOCK_SAFE, args: &[KfArg::ListHead], ret: KfRet::GraphNode, set: KfuncSet::Generic },
+    KfuncProto { name: "bpf_list_back", flags: kf::RET_NULL | kf::SPINLOCK_SAFE, args: &[KfArg::ListHead], ret: KfRet::GraphNode, set: KfuncSet::Generic },
+    // `bool bpf_list_is_first(struct bpf_list_head *head, struct
+    // bpf_list_node *node__nonown_allowed)`, `bpf_list_is_last` alike
+    KfuncProto {
+        name: "bpf_list_is_first",
+        flags: kf::SPINLOCK_SAFE,
+        args: &[KfArg::ListHead, KfArg::ListNode { nonown_allowed: true }],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Generic,
+    },
+    KfuncProto {
+        name: "bpf_list_is_last",
+        flags: kf::SPINLOCK_SAFE,
+        args: &[KfArg::ListHead, KfArg::ListNode { nonown_allowed: true }],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Generic,
+    },
+    // `bool bpf_list_empty(struct bpf_list_head *head)`
+    KfuncProto { name: "bpf_list_empty", flags: kf::SPINLOCK_SAFE, args: &[KfArg::ListHead], ret: KfRet::Scalar, set: KfuncSet::Generic },
+    // `struct bpf_rb_node *bpf_rbtree_remove(struct bpf_rb_root *root,
+    // struct bpf_rb_node *node)`
+    KfuncProto {
+        name: "bpf_rbtree_remove",
+        flags: kf::ACQUIRE | kf::RET_NULL | kf::SPINLOCK_SAFE,
+        args: &[KfArg::RbRoot, KfArg::RbNode],
+        ret: KfRet::GraphNode,
+        set: KfuncSet::Generic,
+    },
+    // `int bpf_rbtree_add(struct bpf_rb_root *root, struct bpf_rb_node
+    // *node, bool (less)(struct bpf_rb_node *a, const struct bpf_rb_node *b))`
+    KfuncProto {
+        name: "bpf_rbtree_add",
+        flags: kf::SPINLOCK_SAFE,
+        args: &[KfArg::RbRoot, KfArg::RbNode, KfArg::Callback, IMPLICIT_VOID_PTR, IMPLICIT_SCALAR],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Generic,
+    },
+    KfuncProto {
+        name: "bpf_rbtree_add_impl",
+        flags: kf::SPINLOCK_SAFE,
+        args: &[KfArg::RbRoot, KfArg::RbNode, KfArg::Callback, KfArg::Ignore, KfArg::Scalar],
+        ret: KfRet::Scalar,
+        set: KfuncSet::Generic,
+    },
+    // `struct bpf_rb_node *bpf_rbtree_first(struct bpf_rb_root *root)`,
+    // `bpf_rbtree_root` alike; `bpf_rbtree_left(root, node)` and
+    // `bpf_rbtree_right`
+    KfuncProto { name: "bpf_rbtree_first", flags: kf::RET_NULL | kf::SPINLOCK_SAFE, args: &[KfArg::RbRoot], ret: KfRet::GraphNode, set: KfuncSet::Generic },
+    KfuncProto { name: "bpf_rbtree_root", flags: kf::RET_NULL | kf::SPINLOCK_SAFE, args: &[KfArg::RbRoot], ret: KfRet::GraphNode, set: KfuncSet::Generic },
+    KfuncProto {
+        name: "bpf_rbtree_left",
+        flags: kf::RET_NULL | kf::SPINLOCK_SAFE,
+        args: &[KfArg::RbRoot, KfArg::RbNode],
+        ret: KfRet::GraphNode,
+        set: KfuncSet::Generic,
+    },
+    KfuncProto {
+        name: "bpf_rbtree_right",
+        flags: kf::RET_NULL | kf::SPINLOCK_SAFE,
+        args: &[KfArg::RbRoot, KfArg::RbNode],
+        ret: KfRet::GraphNode,
+        set: KfuncSet::Generic,
+    },
     // exceptions (helpers.c, generic_btf_ids): `void bpf_throw(u64 cookie)`
     KfuncProto { name: "bpf_throw", flags: 0, args: &[KfArg::Scalar], ret: KfRet::Void, set: KfuncSet::Generic },
 ];
@@ -1175,9 +1355,9 @@ fn kfunc_proto(env: &Env<'_, '_>, imm: i32) -> Option<&'static KfuncProto> {
     KFUNCS.iter().find(|k| k.name == name)
 }
 
-/// `is_sync_callback_calling_kfunc` (`bpf_rbtree_add_impl`).
+/// `is_sync_callback_calling_kfunc` (`bpf_rbtree_add` and its `_impl`).
 pub(crate) fn is_sync_callback_calling_kfunc(env: &Env<'_, '_>, imm: i32) -> bool {
-    kfunc_name(env, imm) == Some("bpf_rbtree_add_impl")
+    kfunc_name(env, imm).is_some_and(super::graph::is_bpf_rbtree_add_kfunc)
 }
 
 /// `is_async_callback_calling_kfunc`: the kfuncs whose callback runs
@@ -1193,10 +1373,7 @@ pub(crate) fn kfunc_spin_allowed(env: &Env<'_, '_>, imm: i32, off: i16) -> bool 
         return false;
     }
     let Some(name) = kfunc_name(env, imm) else { return false };
-    if KFUNCS.iter().any(|k| k.name == name && k.flags & kf::SPINLOCK_SAFE != 0) {
-        return true;
-    }
-    name.starts_with("bpf_list_") || name.starts_with("bpf_rbtree_")
+    KFUNCS.iter().any(|k| k.name == name && k.flags & kf::SPINLOCK_SAFE != 0)
 }
 
 /// `__mark_dynptr_reg` for a callback's `const struct bpf_dynptr *`.
@@ -1380,6 +1557,7 @@ impl Env<'_, '_> {
         let cb_kind = match name {
             "bpf_wq_set_callback" => Some(super::calls::CallbackKind::Timer),
             "bpf_task_work_schedule_signal" | "bpf_task_work_schedule_resume" => Some(super::calls::CallbackKind::TaskWork),
+            n if super::graph::is_bpf_rbtree_add_kfunc(n) => Some(super::calls::CallbackKind::RbtreeAdd),
             _ => None,
         };
         if let Some(kind) = cb_kind
@@ -1449,6 +1627,10 @@ impl Env<'_, '_> {
             );
             return errno(EACCES);
         }
+        if self.in_rbtree_lock_required_cb() && matches!(name, "bpf_rcu_read_lock" | "bpf_rcu_read_unlock") {
+            self.verbose("Calling bpf_rcu_read_{lock,unlock} in unnecessary rbtree callback\n");
+            return errno(EACCES);
+        }
         if proto.flags & kf::RCU_PROTECTED != 0 && !self.in_rcu_cs() {
             self.verbose(&format!("kernel func {name} requires RCU critical section protection\n"));
             self.bpf_diag_ctx_required(
@@ -1462,6 +1644,15 @@ impl Env<'_, '_> {
         if meta.release_regno != 0 {
             let reg = self.regs()[meta.release_regno];
             self.release_reg(&reg, false, meta.dynptr_id != 0)?;
+        }
+        if super::graph::is_bpf_list_push_kfunc(name) || super::graph::is_bpf_rbtree_add_kfunc(name) {
+            let r2 = self.regs()[2];
+            let has_meta = self.local_type_has_struct_meta(meta.arg_btf_id)?;
+            if let Some(a) = self.aux.get_mut(insn_idx) {
+                a.insert_off = r2.s.var_off.value;
+                a.kptr_struct_meta = has_meta;
+            }
+            self.ref_convert_owning_non_owning(r2.id)?;
         }
         if name == "bpf_throw" {
             // both JITs the model has support exceptions (bpf_do_misc_fixups
@@ -1562,6 +1753,10 @@ impl Env<'_, '_> {
                 };
                 self.regs_mut()[0] = RegState::ptr(typ, id);
             }
+            KfRet::GraphNode => {
+                let Some(field) = meta.graph_root.clone() else { return errno(EFAULT) };
+                self.regs_mut()[0] = self.graph_node_reg(&field);
+            }
             KfRet::Mem(size) => {
                 let mut r0 = RegState::ptr(PTR_TO_MEM | MEM_RDONLY, size as i64);
                 if meta.ref_obj_id != 0 {
@@ -1571,7 +1766,7 @@ impl Env<'_, '_> {
                 self.regs_mut()[0] = r0;
             }
         }
-        if matches!(proto.ret, KfRet::Mem(_) | KfRet::Special | KfRet::BtfId(_)) {
+        if matches!(proto.ret, KfRet::Mem(_) | KfRet::Special | KfRet::BtfId(_) | KfRet::GraphNode) {
             // is_kfunc_ret_null: acquiring a reference to an owned object
             // cannot fail
             let refcount_of_owned = name.starts_with("bpf_refcount_acquire") && meta.arg_owning_ref;
@@ -1585,6 +1780,10 @@ impl Env<'_, '_> {
             if proto.flags & kf::ACQUIRE != 0 {
                 let id = self.acquire_reference(insn_idx, 0);
                 self.regs_mut()[0].id = id;
+            } else if proto.ret == KfRet::GraphNode {
+                let mut r0 = self.regs()[0];
+                self.ref_set_non_owning(&mut r0)?;
+                self.regs_mut()[0] = r0;
             }
         }
         if bpf_is_kfunc_pkt_changing(name) {
@@ -1608,6 +1807,10 @@ impl Env<'_, '_> {
     fn check_kfunc_args(&mut self, proto: &KfuncProto, meta: &mut CallArgMeta, ret_btf: &mut Option<u32>) -> VResult<()> {
         for (i, &param) in proto.args.iter().enumerate() {
             let regno = i + 1;
+            // is_kfunc_arg_implicit
+            if matches!(param, KfArg::Implicit(_)) {
+                continue;
+            }
             self.check_reg_src(regno)?;
             let reg = self.regs()[regno];
             // get_kfunc_arg_type: a uapi ctx struct is the ctx or the kernel
@@ -1646,6 +1849,10 @@ impl Env<'_, '_> {
                     | KfArg::ResSpinLock
                     | KfArg::AllocBtfId
                     | KfArg::RefcountedKptr
+                    | KfArg::ListHead
+                    | KfArg::ListNode { .. }
+                    | KfArg::RbRoot
+                    | KfArg::RbNode
             );
             let nullable = matches!(param, KfArg::Mem { nullable: true } | KfArg::NullableBtfId(_));
             let insn_idx = self.insn_idx;
@@ -1659,6 +1866,10 @@ impl Env<'_, '_> {
                 KfArg::Wq => "(struct bpf_wq *)".to_string(),
                 KfArg::TaskWork => "(struct bpf_task_work *)".to_string(),
                 KfArg::ResSpinLock => "(struct bpf_res_spin_lock *)".to_string(),
+                KfArg::ListHead => "(struct bpf_list_head *)".to_string(),
+                KfArg::ListNode { .. } => "(struct bpf_list_node *)".to_string(),
+                KfArg::RbRoot => "(struct bpf_rb_root *)".to_string(),
+                KfArg::RbNode => "(struct bpf_rb_node *)".to_string(),
                 _ => "(void *)".to_string(),
             };
             if is_ptr_arg && !nullable && (reg.is_null() || type_may_be_null(reg.typ)) {
@@ -1860,6 +2071,10 @@ impl Env<'_, '_> {
                     meta.subprogno = reg.subprogno();
                 }
                 KfArg::ResSpinLock => {
+                    if self.in_rbtree_lock_required_cb() {
+                        self.verbose("can't res_spin_{lock,unlock} in rbtree cb\n");
+                        return errno(EACCES);
+                    }
                     if reg.typ != PTR_TO_MAP_VALUE && reg.typ != PTR_TO_BTF_ID | MEM_ALLOC {
                         self.verbose(&format!("{} doesn't point to map value or allocated object\n", reg_arg_name(regno)));
                         return errno(EINVAL);
@@ -1876,7 +2091,11 @@ impl Env<'_, '_> {
                 }
                 KfArg::AllocBtfId => self.check_kfunc_alloc_obj_arg(proto, &reg, regno, meta)?,
                 KfArg::RefcountedKptr => self.check_kfunc_refcounted_kptr_arg(proto, &reg, regno, meta)?,
-                KfArg::Ignore | KfArg::IgnoreSized(_) | KfArg::NullableBtfId(_) => {}
+                KfArg::ListHead => self.check_kfunc_graph_root_arg(&reg, regno, crate::btf::BPF_LIST_HEAD, meta)?,
+                KfArg::RbRoot => self.check_kfunc_graph_root_arg(&reg, regno, crate::btf::BPF_RB_ROOT, meta)?,
+                KfArg::ListNode { nonown_allowed } => self.check_kfunc_list_node_arg(&reg, regno, nonown_allowed, meta)?,
+                KfArg::RbNode => self.check_kfunc_rb_node_arg(&reg, regno, proto.name, meta)?,
+                KfArg::Ignore | KfArg::IgnoreSized(_) | KfArg::NullableBtfId(_) | KfArg::Implicit(_) => {}
             }
         }
         Ok(())
@@ -1976,7 +2195,7 @@ impl Env<'_, '_> {
 
     /// The `KF_ARG_PTR_TO_REFCOUNTED_KPTR` case of `check_kfunc_args`.
     fn check_kfunc_refcounted_kptr_arg(&mut self, proto: &KfuncProto, reg: &RegState, regno: usize, meta: &mut CallArgMeta) -> VResult<()> {
-        if base_type(reg.typ) != PTR_TO_BTF_ID || reg.typ & MEM_ALLOC == 0 {
+        if !super::graph::type_is_ptr_alloc_obj(reg.typ) {
             self.verbose(&format!("{} is neither owning or non-owning ref\n", reg_arg_name(regno)));
             let reason = format!(
                 "the kfunc expects a pointer to a BPF-managed refcounted object, but {} is {}",

@@ -2,10 +2,10 @@
 //! fields read, stored and exchanged (`check_map_kptr_access`,
 //! `map_kptr_match_type`, `process_kptr_func`, `btf_ld_kptr_type`).
 //!
-//! A kptr whose pointee is a struct of the kernel's BTF is modelled; one
-//! whose pointee only the program's BTF has (a local kptr, an object of
-//! `bpf_obj_new`) is exchanged, but loads of it stop the verification as
-//! not modelled.
+//! A kptr's pointee is a struct of the kernel's BTF, or one only the
+//! program's BTF has (a local kptr, an object of `bpf_obj_new`): loaded
+//! under RCU, a local kptr is an RCU-protected allocated object (and a
+//! non-owning reference when it has a graph node).
 
 use bpf_isa::insn::op::*;
 
@@ -19,6 +19,12 @@ use crate::btf::{BPF_KPTR, BPF_KPTR_PERCPU, BPF_KPTR_REF, BPF_KPTR_UNREF, BPF_UP
 /// from under RCU as a trusted pointer.
 const RCU_PROTECTED_TYPES: &[&str] = &["prog_test_ref_kfunc", "cgroup", "bpf_cpumask", "task_struct", "bpf_crypto_ctx", "bpf_ksock"];
 
+/// The kernel structs 7.3's vmlinux registers kptr destructors for
+/// (`register_btf_id_dtor_kfuncs` of `generic_dtors`, `cpumask_dtors`,
+/// `bpf_crypto_dtors` and net/bpf/test_run.c's `bpf_prog_test_dtor_kfunc`):
+/// a kptr to one is a kernel kptr whatever the recorded BTF subset holds.
+const KPTR_DTOR_TYPES: &[&str] = &["task_struct", "cgroup", "bpf_cpumask", "bpf_crypto_ctx", "prog_test_ref_kfunc", "prog_test_member"];
+
 /// `rcu_safe_kptr` of a kernel kptr.
 fn rcu_safe_kptr(field: &BtfField) -> bool {
     field.field_type == BPF_KPTR_PERCPU || (field.field_type == BPF_KPTR_REF && RCU_PROTECTED_TYPES.contains(&field.kptr_name.as_str()))
@@ -29,7 +35,9 @@ impl Env<'_, '_> {
     /// pointee in the kernel's BTF. A pointee it would take from the
     /// program's BTF is not modelled.
     fn kernel_kptr(&self, field: &BtfField) -> VResult<()> {
-        let known = self.input.vmlinux_btf.is_some_and(|b| b.struct_by_name(&field.kptr_name).is_some());
+        // (a destructor's struct is in 7.3's vmlinux BTF: what is done with
+        // its members is checked where they are read)
+        let known = KPTR_DTOR_TYPES.contains(&field.kptr_name.as_str()) || self.input.vmlinux_btf.is_some_and(|b| b.struct_by_name(&field.kptr_name).is_some());
         if known {
             return Ok(());
         }
@@ -42,7 +50,9 @@ impl Env<'_, '_> {
     /// A kptr `btf_parse_kptr` took from the program's BTF (its pointee is
     /// no struct of the kernel's BTF): an object of `bpf_obj_new`.
     fn local_kptr(&self, field: &BtfField) -> bool {
-        self.input.prog_btf.is_some() && self.input.vmlinux_btf.is_some_and(|b| b.struct_by_name(&field.kptr_name).is_none())
+        self.input.prog_btf.is_some()
+            && !KPTR_DTOR_TYPES.contains(&field.kptr_name.as_str())
+            && self.input.vmlinux_btf.is_some_and(|b| b.struct_by_name(&field.kptr_name).is_none())
     }
 
     /// The model's type id of a kptr's pointee.
@@ -69,6 +79,32 @@ impl Env<'_, '_> {
         ret
     }
 
+    /// `btf_ld_kptr_type` of a local kptr (every local type counts as
+    /// RCU-protected): an allocated object under RCU, with `NON_OWN_REF`
+    /// when its type has a list or rbtree node.
+    fn btf_ld_local_kptr_type(&self, field: &BtfField) -> VResult<RegType> {
+        let mut ret = PTR_MAYBE_NULL;
+        let rcu_safe = field.field_type == BPF_KPTR_PERCPU || field.field_type == BPF_KPTR_REF;
+        if !(rcu_safe && self.in_rcu_cs()) {
+            return Ok(ret | PTR_UNTRUSTED);
+        }
+        ret |= MEM_RCU;
+        if field.field_type == BPF_KPTR_PERCPU {
+            ret |= MEM_PERCPU;
+        } else {
+            ret |= MEM_ALLOC;
+        }
+        let rec = match self.input.prog_btf.map(|b| b.btf_find_struct_meta(field.kptr_type_id)) {
+            Some(Ok(r)) => r,
+            Some(Err(_)) => return Err(DoCheckError::Unsupported("a program BTF whose struct metas do not parse (refused at BTF load)".into())),
+            None => None,
+        };
+        if rec.is_some_and(|r| r.has_field(crate::btf::BPF_GRAPH_NODE)) {
+            ret |= NON_OWN_REF;
+        }
+        Ok(ret)
+    }
+
     /// `check_map_kptr_access`: the load or store at the current insn of
     /// the kptr `field` (its offset, size and alignment `check_map_access`
     /// checked); `value_regno` is the loaded or stored register.
@@ -92,11 +128,25 @@ impl Env<'_, '_> {
                 if field.field_type == BPF_UPTR {
                     return Err(DoCheckError::Unsupported("loads of uptr fields of map values are not modelled".into()));
                 }
-                self.kernel_kptr(field)?;
-                let flag = self.btf_ld_kptr_type(field);
+                let local = self.local_kptr(field);
+                // a referenced kptr to a kernel struct has a destructor: one
+                // to a struct the recorded subset lacks is local; an
+                // untrusted one might be either
+                if local && field.field_type == BPF_KPTR_UNREF {
+                    return Err(DoCheckError::Unsupported(format!(
+                        "untrusted kptr to struct {} (a local type, or a kernel struct not in the recorded vmlinux BTF) is not modelled",
+                        field.kptr_name
+                    )));
+                }
+                let (flag, id) = if local {
+                    (self.btf_ld_local_kptr_type(field)?, super::kfuncs::btf_local_type_id(field.kptr_type_id, &field.kptr_name))
+                } else {
+                    self.kernel_kptr(field)?;
+                    (self.btf_ld_kptr_type(field), super::kfuncs::btf_type_id_interned(&field.kptr_name))
+                };
                 let Some(v) = value_regno else { return errno(EFAULT) };
                 // mark_btf_ld_reg
-                let mut r = RegState::ptr(PTR_TO_BTF_ID | flag, super::kfuncs::btf_type_id_interned(&field.kptr_name));
+                let mut r = RegState::ptr(PTR_TO_BTF_ID | flag, id);
                 if type_may_be_null(flag) {
                     self.id_gen += 1;
                     r.id = self.id_gen;
@@ -191,18 +241,21 @@ impl Env<'_, '_> {
     /// `process_kptr_func`: `bpf_kptr_xchg`'s destination, a referenced
     /// kptr of a map value at a constant offset.
     pub(crate) fn process_kptr_func(&mut self, reg: &RegState, regno: usize, meta: &mut CallArgMeta) -> VResult<()> {
-        if base_type(reg.typ) != PTR_TO_MAP_VALUE {
-            return Err(DoCheckError::Unsupported("bpf_kptr_xchg into a local kptr (bpf_obj_new objects) is not modelled".into()));
-        }
-        let m = usize::try_from(reg.aux).ok();
-        let map = m.and_then(|i| self.maps.get(i)).cloned().unwrap_or_default();
-        let Some(rec) = map.record.clone() else {
-            self.verbose(&format!("map '{}' has to have BTF in order to use bpf_kptr_xchg\n", map.name));
-            return errno(EINVAL);
+        let rec = if super::graph::type_is_ptr_alloc_obj(reg.typ) {
+            // a kptr in an allocated object: its type's struct meta
+            self.reg_btf_record(reg)?.unwrap_or_default()
+        } else {
+            let m = usize::try_from(reg.aux).ok();
+            let map = m.and_then(|i| self.maps.get(i)).cloned().unwrap_or_default();
+            let Some(rec) = map.record.clone() else {
+                self.verbose(&format!("map '{}' has to have BTF in order to use bpf_kptr_xchg\n", map.name));
+                return errno(EINVAL);
+            };
+            if let Some(i) = m {
+                meta.map = Some((i, reg.map_uid));
+            }
+            rec
         };
-        if let Some(i) = m {
-            meta.map = Some((i, reg.map_uid));
-        }
         if !tnum_is_const(reg.s.var_off) {
             self.verbose(&format!("R{regno} doesn't have constant offset. kptr has to be at the constant offset\n"));
             return errno(EINVAL);

@@ -1718,6 +1718,12 @@ pub fn bpf_kfunc_stack_access_bytes(env: &VerifierEnv<'_>, insn: &Insn, arg: usi
         KfArg::TaskWork => 8,
         // the kernel's `struct bpf_res_spin_lock { u32 val; }` (its BTF)
         KfArg::ResSpinLock => 4,
+        // the uapi graph structs (`__u64 __opaque[2]`, `[3]`, `[2]`, `[4]`)
+        KfArg::Implicit(bytes) => return Ok(*bytes),
+        KfArg::ListHead => 16,
+        KfArg::ListNode { .. } => 24,
+        KfArg::RbRoot => 16,
+        KfArg::RbNode => 32,
         // not stack memory of the program's (a ctx or kernel struct)
         KfArg::CtxProjection(_) => return Ok(i64::MIN),
         KfArg::DynptrUninit => -(crate::kernel_layout::SIZEOF_BPF_DYNPTR_KERN as i64),

@@ -63,6 +63,7 @@ pub mod btf_args;
 pub mod calls;
 pub mod ctx;
 pub mod do_check;
+pub mod graph;
 pub mod helper_call;
 pub mod helper_protos;
 pub mod helpers;

@@ -181,7 +181,7 @@ impl Env<'_, '_> {
             return self.unmark_stack_slots_dynptr(reg);
         }
         if convert_rcu {
-            return Err(DoCheckError::Unsupported("per-cpu kptrs are not modelled".into()));
+            return self.ref_convert_alloc_rcu_protected(reg.id);
         }
         if self.reg_is_referenced(reg) {
             return self.release_reference(reg.id);
@@ -189,18 +189,59 @@ impl Env<'_, '_> {
         errno(EINVAL)
     }
 
+    /// `ref_convert_alloc_rcu_protected`: the percpu object `id` handed to
+    /// a kptr is no longer owned, but stays an RCU pointer where it is held.
+    fn ref_convert_alloc_rcu_protected(&mut self, id: u32) -> VResult<()> {
+        if !self.release_reference_nomark(id) {
+            return errno(EINVAL);
+        }
+        let write = super::diag::ModReason::Write;
+        let percpu_alloc = |r: &RegState| r.id == id && r.typ & MEM_ALLOC != 0 && r.typ & MEM_PERCPU != 0;
+        let convert = |r: &mut RegState| {
+            r.id = 0;
+            r.typ &= !MEM_ALLOC;
+            r.typ |= MEM_RCU;
+        };
+        for fi in 0..self.cur.frame.len() {
+            for ri in 0..self.cur.frame[fi].regs.len() {
+                if percpu_alloc(&self.cur.frame[fi].regs[ri]) {
+                    let t = self.diag_reg_target(fi, ri);
+                    self.diag_mod_begin(t, None, write);
+                    convert(&mut self.cur.frame[fi].regs[ri]);
+                    self.diag_mod_end();
+                }
+            }
+            for spi in 0..self.cur.frame[fi].stack.len() {
+                let s = &self.cur.frame[fi].stack[spi];
+                if s.is_spilled_reg() && percpu_alloc(&s.spilled_ptr) {
+                    let t = self.diag_slot_target(fi, spi);
+                    self.diag_mod_begin(t, None, write);
+                    convert(&mut self.cur.frame[fi].stack[spi].spilled_ptr);
+                    self.diag_mod_end();
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// `invalidate_non_owning_refs`.
     pub(crate) fn invalidate_non_owning_refs(&mut self) {
         let invalid = if !self.allow_ptr_leaks() { RegState::not_init() } else { self.unknown_reg() };
-        for f in self.cur.frame.iter_mut() {
-            for r in f.regs.iter_mut() {
-                if r.typ & NON_OWN_REF != 0 {
-                    *r = invalid;
+        let non_own = |r: &RegState| super::graph::type_is_non_owning_ref(r.typ);
+        for fi in 0..self.cur.frame.len() {
+            for ri in 0..self.cur.frame[fi].regs.len() {
+                if non_own(&self.cur.frame[fi].regs[ri]) {
+                    let t = self.diag_reg_target(fi, ri);
+                    self.diag_record_scrub(t, super::diag::ModReason::NonOwnRef);
+                    self.cur.frame[fi].regs[ri] = invalid;
                 }
             }
-            for s in f.stack.iter_mut() {
-                if s.is_spilled_reg() && s.spilled_ptr.typ & NON_OWN_REF != 0 {
-                    s.spilled_ptr = invalid;
+            for spi in 0..self.cur.frame[fi].stack.len() {
+                let st = &self.cur.frame[fi].stack[spi];
+                if st.is_spilled_reg() && non_own(&st.spilled_ptr) {
+                    let t = self.diag_slot_target(fi, spi);
+                    self.diag_record_scrub(t, super::diag::ModReason::NonOwnRef);
+                    self.cur.frame[fi].stack[spi].spilled_ptr = invalid;
                 }
             }
         }
@@ -209,18 +250,28 @@ impl Env<'_, '_> {
     /// `invalidate_rcu_protected_refs`: leaving the RCU section makes RCU
     /// pointers untrusted.
     pub(crate) fn invalidate_rcu_protected_refs(&mut self) {
-        let fix = |r: &mut RegState| {
-            if r.typ & MEM_RCU != 0 {
-                r.typ &= !(MEM_RCU | PTR_MAYBE_NULL | NON_OWN_REF);
-                r.typ |= PTR_UNTRUSTED;
-            }
+        let untrust = |r: &mut RegState| {
+            r.typ &= !(MEM_RCU | PTR_MAYBE_NULL | NON_OWN_REF);
+            r.typ |= PTR_UNTRUSTED;
         };
-        for f in self.cur.frame.iter_mut() {
-            f.regs.iter_mut().for_each(fix);
-            for s in f.stack.iter_mut() {
+        let write = super::diag::ModReason::Write;
+        for fi in 0..self.cur.frame.len() {
+            for ri in 0..self.cur.frame[fi].regs.len() {
+                if self.cur.frame[fi].regs[ri].typ & MEM_RCU != 0 {
+                    let t = self.diag_reg_target(fi, ri);
+                    self.diag_mod_begin(t, None, write);
+                    untrust(&mut self.cur.frame[fi].regs[ri]);
+                    self.diag_mod_end();
+                }
+            }
+            for spi in 0..self.cur.frame[fi].stack.len() {
+                let s = &self.cur.frame[fi].stack[spi];
                 let t = s.slot_type[BPF_REG_SIZE - 1];
-                if t == STACK_SPILL || t == STACK_ITER {
-                    fix(&mut s.spilled_ptr);
+                if (t == STACK_SPILL || t == STACK_ITER) && s.spilled_ptr.typ & MEM_RCU != 0 {
+                    let t = self.diag_slot_target(fi, spi);
+                    self.diag_mod_begin(t, None, write);
+                    untrust(&mut self.cur.frame[fi].stack[spi].spilled_ptr);
+                    self.diag_mod_end();
                 }
             }
         }

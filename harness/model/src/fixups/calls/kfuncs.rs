@@ -20,9 +20,17 @@ const BPF_TRAMP_IS_RETURN_SHIFT: i32 = 63;
 const BPF_TRAMP_COOKIE_INDEX_SHIFT: i32 = 8;
 
 /// Kfuncs whose fixup adds kernel pointers the model does not have
-/// (`kptr_struct_meta` BTF records, `prog->aux` for `__prog` arguments).
+/// (`prog->aux` for `__prog` arguments).
 fn needs_kernel_pointers(name: &str) -> bool {
-    (name.ends_with("_impl") && !takes_struct_meta(name)) || matches!(name, "bpf_list_push_front" | "bpf_list_push_back" | "bpf_list_add" | "bpf_rbtree_add")
+    name.ends_with("_impl") && !takes_struct_meta(name) && !inserts_into_graph(name)
+}
+
+/// The list pushes and `bpf_rbtree_add` (`is_bpf_list_push_kfunc`,
+/// `is_bpf_rbtree_add_kfunc`), whose fixup loads the inserted object's
+/// `btf_struct_meta` and the node's offset in it
+/// (`__fixup_collection_insert_kfunc`).
+fn inserts_into_graph(name: &str) -> bool {
+    crate::verifier::graph::is_bpf_list_push_kfunc(name) || crate::verifier::graph::is_bpf_rbtree_add_kfunc(name)
 }
 
 /// `bpf_obj_new`, `bpf_percpu_obj_new`, `bpf_obj_drop`,
@@ -100,6 +108,16 @@ pub fn fixup_kfunc_call(env: &VerifierEnv<'_>, idx: usize) -> Result<Option<Vec<
             let addr = if meta { crate::map::btf_struct_meta_kaddr(env.input.arch) } else { 0 };
             let [lo, hi] = ld_imm64(R2, addr);
             if n.contains("obj_new") { vec![mov64_imm(R1, aux.map_or(0, |a| a.obj_new_size) as i32), lo, hi, call] } else { vec![lo, hi, call] }
+        }
+        // the meta and the node offset follow the public arguments
+        n if inserts_into_graph(n) => {
+            let aux = env.pass_aux.get(idx);
+            if !aux.is_some_and(|a| a.kptr_struct_meta) {
+                return Err(Fail::unsupported(PHASE, &format!("insn {idx}: verifier bug: kptr_struct_meta expected")));
+            }
+            let (meta_reg, off_reg) = if n == "bpf_list_add" || crate::verifier::graph::is_bpf_rbtree_add_kfunc(n) { (R4, R5) } else { (R3, R4) };
+            let [lo, hi] = ld_imm64(meta_reg, crate::map::btf_struct_meta_kaddr(env.input.arch));
+            vec![lo, hi, mov64_imm(off_reg, aux.map_or(0, |a| a.insert_off) as i32), call]
         }
         "bpf_session_is_return" if fsession => {
             vec![ldx_mem(BPF_DW, R0, R1, -8), alu64_imm(BPF_RSH, R0, BPF_TRAMP_IS_RETURN_SHIFT), alu64_imm(BPF_AND, R0, 1)]
