@@ -42,7 +42,9 @@ impl Env<'_, '_> {
     /// A kptr `btf_parse_kptr` took from the program's BTF (its pointee is
     /// no struct of the kernel's BTF): an object of `bpf_obj_new`.
     fn local_kptr(&self, field: &BtfField) -> bool {
-        self.input.prog_btf.is_some() && self.input.vmlinux_btf.is_some_and(|b| b.struct_by_name(&field.kptr_name).is_none())
+        self.input.prog_btf.is_some()
+            && self.input.vmlinux_btf.is_some_and(|b| b.struct_by_name(&field.kptr_name).is_none())
+            && !super::kfuncs::is_kfunc_struct(&field.kptr_name)
     }
 
     /// The model's type id of a kptr's pointee.
