@@ -3192,6 +3192,46 @@ mod tests {
         btf.type_by_id(btf.skip_modifiers(id)).is_some_and(|t| matches!(t.kind, Kind::Int { .. }))
     }
 
+    fn kfunc(name: &str) -> &'static KfuncProto {
+        KFUNCS.iter().find(|k| k.name == name).unwrap_or_else(|| panic!("{name} in KFUNCS"))
+    }
+
+    /// crypto_kfunc_init registers the encrypt/decrypt set for tc (cls and
+    /// act) and XDP programs, the context set for syscall programs.
+    #[test]
+    fn crypto_sets_are_registered_as_crypto_kfunc_init_does() {
+        use super::super::helpers::prog::*;
+        for name in ["bpf_crypto_encrypt", "bpf_crypto_decrypt"] {
+            for (pt, allowed) in [(SCHED_CLS, true), (SCHED_ACT, true), (XDP, true), (SYSCALL, false), (TRACING, false), (CGROUP_SKB, false)] {
+                assert_eq!(btf_kfunc_is_allowed(kfunc(name), pt), allowed, "{name} for program type {pt}");
+            }
+        }
+        for name in ["bpf_crypto_ctx_create", "bpf_crypto_ctx_acquire", "bpf_crypto_ctx_release"] {
+            for (pt, allowed) in [(SYSCALL, true), (SCHED_CLS, false), (XDP, false), (TRACING, false)] {
+                assert_eq!(btf_kfunc_is_allowed(kfunc(name), pt), allowed, "{name} for program type {pt}");
+            }
+        }
+    }
+
+    /// A set of a file the model does not read is allowed where 7.3's
+    /// selftests call its kfuncs and unknown elsewhere; the socket
+    /// iterator set's filter refuses a `tp_btf` program
+    /// (sock_destroy_prog_fail.c) and lets an iterator through.
+    #[test]
+    fn unread_sets_are_known_only_where_selftests_call_them() {
+        use super::super::helpers::prog::*;
+        use crate::prog_type::bpf_attach_type::{TRACE_ITER, TRACE_RAW_TP};
+        let sun_path = kfunc("bpf_sock_addr_set_sun_path");
+        assert!(btf_kfunc_is_allowed(sun_path, CGROUP_SOCK_ADDR));
+        assert_eq!(kfunc_hook_unknown(sun_path, CGROUP_SOCK_ADDR), None);
+        assert!(!btf_kfunc_is_allowed(sun_path, CGROUP_SKB));
+        assert!(kfunc_hook_unknown(sun_path, CGROUP_SKB).is_some());
+        let destroy = kfunc("bpf_sock_destroy");
+        assert!(btf_kfunc_is_allowed(destroy, TRACING));
+        assert!(!kfunc_set_filter_refuses(destroy, TRACING, TRACE_ITER));
+        assert!(kfunc_set_filter_refuses(destroy, TRACING, TRACE_RAW_TP));
+    }
+
     /// The object iterators' prototypes in [`KFUNCS`] are those of the
     /// kfuncs in the 7.3 images' BTF: iterator and object arguments point
     /// to the named structs, `__nullable` parameters are the nullable ones,
