@@ -1207,6 +1207,9 @@ pub const KFUNCS: &[KfuncProto] = &[
         set: KfuncSet::Common,
     },
     KfuncProto { name: "bpf_timer_cancel_async", flags: 0, args: &[KfArg::Timer], ret: KfRet::Scalar, set: KfuncSet::Common },
+    // common_btf_ids (CONFIG_NET): `int bpf_modify_return_test_tp(int
+    // nonce)`
+    KfuncProto { name: "bpf_modify_return_test_tp", flags: 0, args: &[KfArg::Scalar], ret: KfRet::Scalar, set: KfuncSet::Common },
     // common_btf_ids, CONFIG_BPF_EVENTS (all KF_PERFMON, the user-memory
     // ones KF_SLEEPABLE): `int bpf_{probe_read_user,probe_read_user_str,
     // probe_read_kernel_str,copy_from_user,copy_from_user_str}_dynptr(const
