@@ -38,6 +38,10 @@ pub enum Kfunc {
     DynptrIsRdonly,
     DynptrSize,
     DynptrClone,
+    /// `bpf_dynptr_memset` and `bpf_dynptr_copy`, on local and ring
+    /// buffer dynptrs (contiguous data).
+    DynptrMemset,
+    DynptrCopy,
     /// The string kfuncs (`bpf_strcmp`, `bpf_strlen`, ...), by kind.
     Str(StrFn),
     /// `bpf_copy_from_user_str`.
@@ -116,6 +120,8 @@ impl Kfunc {
             "bpf_dynptr_is_rdonly" => DynptrIsRdonly,
             "bpf_dynptr_size" => DynptrSize,
             "bpf_dynptr_clone" => DynptrClone,
+            "bpf_dynptr_memset" => DynptrMemset,
+            "bpf_dynptr_copy" => DynptrCopy,
             "bpf_strcmp" => Str(StrFn::Cmp),
             "bpf_strcasecmp" => Str(StrFn::CaseCmp),
             "bpf_strncasecmp" => Str(StrFn::NCaseCmp),
@@ -244,6 +250,8 @@ pub(crate) fn call(rt: &mut Runtime, k: &Kfunc, a: [u64; 5]) -> Result<Flow, Exe
                 0
             }
         }
+        Kfunc::DynptrMemset => dynptr_memset(rt, a[0], a[1], a[2], a[3] as u8)?,
+        Kfunc::DynptrCopy => dynptr_copy(rt, a[0], a[1], a[2], a[3], a[4])?,
         Kfunc::Str(f) => string_kfunc(rt, *f, a)?,
         Kfunc::CopyFromUserStr => copy_from_user_str(rt, a[0], a[1] as u32, a[3])?,
         // the map must be the arena; `flags` must be 0
@@ -704,6 +712,73 @@ pub(crate) fn dynptr_write(rt: &mut Runtime, dst: Addr, offset: u32, src: Addr, 
     }
     let to = d.at(rt, offset as u64);
     rt.mem.copy(to, src, len as usize).map_err(fault)?;
+    Ok(0)
+}
+
+/// A dynptr whose data the run holds in one piece (local, ring buffer, or
+/// NULL); skb and xdp data may be paged in 7.3, which the run does not
+/// model.
+fn contiguous_dynptr(d: &Dynptr, kfunc: &str) -> Result<(), ExecError> {
+    if d.data == 0 || matches!(d.kind(), dynptr::LOCAL | dynptr::RINGBUF) {
+        return Ok(());
+    }
+    Err(ExecError::Unsupported(format!("{kfunc} of a {} dynptr", crate::verifier::kfuncs::dynptr_type_str(d.kind()))))
+}
+
+/// Whether `bpf_dynptr_slice` (`writable`: `bpf_dynptr_slice_rdwr`) of a
+/// contiguous dynptr gives a pointer for `len` bytes at `off`.
+fn has_slice(d: &Dynptr, off: u64, len: u64, writable: bool) -> bool {
+    d.data != 0 && d.check(off, len).is_ok() && !(writable && d.rdonly())
+}
+
+/// What `__bpf_dynptr_write` of `len` bytes at `off` returns where no
+/// writable slice was had: an error.
+fn dynptr_write_error(d: &Dynptr, off: u64, len: u64) -> u64 {
+    if d.data == 0 || d.rdonly() { neg(EINVAL) } else { d.check(off, len).err().unwrap_or(0) }
+}
+
+/// `bpf_dynptr_memset(p, offset, size, val)`.
+fn dynptr_memset(rt: &mut Runtime, p: Addr, offset: u64, size: u64, val: u8) -> Result<u64, ExecError> {
+    let d = Dynptr::read(rt, p)?;
+    contiguous_dynptr(&d, "bpf_dynptr_memset")?;
+    if has_slice(&d, offset, size, true) {
+        let to = d.at(rt, offset);
+        rt.mem.write(to, &vec![val; size as usize]).map_err(fault)?;
+        return Ok(0);
+    }
+    if d.rdonly() {
+        return Ok(neg(EINVAL));
+    }
+    if let Err(e) = d.check(offset, size) {
+        return Ok(e);
+    }
+    // a NULL dynptr, whose size 0 the check let pass: nothing to write
+    Ok(0)
+}
+
+/// `bpf_dynptr_copy(dst, dst_off, src, src_off, size)`.
+fn dynptr_copy(rt: &mut Runtime, dst_at: Addr, dst_off: u64, src_at: Addr, src_off: u64, size: u64) -> Result<u64, ExecError> {
+    let (dst, src) = (Dynptr::read(rt, dst_at)?, Dynptr::read(rt, src_at)?);
+    contiguous_dynptr(&dst, "bpf_dynptr_copy")?;
+    contiguous_dynptr(&src, "bpf_dynptr_copy")?;
+    let (src_slice, dst_slice) = (has_slice(&src, src_off, size, false), has_slice(&dst, dst_off, size, true));
+    if src_slice && dst_slice {
+        let (to, from) = (dst.at(rt, dst_off), src.at(rt, src_off));
+        rt.mem.copy(to, from, size as usize).map_err(fault)?;
+        return Ok(0);
+    }
+    if src_slice {
+        return Ok(dynptr_write_error(&dst, dst_off, size));
+    }
+    if dst_slice {
+        // __bpf_dynptr_read from a source with no slice
+        return Ok(if src.data == 0 { neg(EINVAL) } else { src.check(src_off, size).err().unwrap_or(0) });
+    }
+    if dst.check(dst_off, size).is_err() || src.check(src_off, size).is_err() {
+        return Ok(neg(E2BIG));
+    }
+    // a NULL source (or destination) of size 0 passed the checks: the
+    // chunked copy has nothing to copy
     Ok(0)
 }
 

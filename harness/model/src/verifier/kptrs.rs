@@ -53,6 +53,7 @@ impl Env<'_, '_> {
         self.input.prog_btf.is_some()
             && !KPTR_DTOR_TYPES.contains(&field.kptr_name.as_str())
             && self.input.vmlinux_btf.is_some_and(|b| b.struct_by_name(&field.kptr_name).is_none())
+            && !super::kfuncs::is_kfunc_struct(&field.kptr_name)
     }
 
     /// The model's type id of a kptr's pointee.

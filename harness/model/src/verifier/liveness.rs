@@ -1704,7 +1704,9 @@ pub fn bpf_kfunc_stack_access_bytes(env: &VerifierEnv<'_>, insn: &Insn, arg: usi
         // unsigned long *
         KfArg::IrqFlag => 8,
         KfArg::IgnoreSized(n) => *n as i64,
-        KfArg::Dynptr => crate::kernel_layout::SIZEOF_BPF_DYNPTR_KERN as i64,
+        KfArg::Dynptr | KfArg::NullableDynptr => crate::kernel_layout::SIZEOF_BPF_DYNPTR_KERN as i64,
+        // `int *`
+        KfArg::FixedMem(n) => *n as i64,
         KfArg::BtfId(t) | KfArg::NullableBtfId(t) => {
             super::kfuncs::kernel_struct_size(crate::vmlinux_btf::VmlinuxBtf::for_arch(env.input.symbols_arch), t).map_or(0, i64::from)
         }
@@ -1715,6 +1717,8 @@ pub fn bpf_kfunc_stack_access_bytes(env: &VerifierEnv<'_>, insn: &Insn, arg: usi
         // uapi `struct bpf_wq { __u64 __opaque[2]; }`, `struct
         // bpf_task_work { __u64 __opaque; }`
         KfArg::Wq => 16,
+        // uapi `struct bpf_timer { __u64 __opaque[2]; }`
+        KfArg::Timer => 16,
         KfArg::TaskWork => 8,
         // the kernel's `struct bpf_res_spin_lock { u32 val; }` (its BTF)
         KfArg::ResSpinLock => 4,
