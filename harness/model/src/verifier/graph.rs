@@ -177,19 +177,26 @@ impl Env<'_, '_> {
         self.process_kf_arg_ptr_to_graph_root(reg, regno, head_type, meta)
     }
 
+    /// A node argument that must be an object the program owns: a
+    /// referenced pointer to an allocated object.
+    fn check_owned_alloc_obj(&mut self, reg: &RegState, regno: usize) -> VResult<()> {
+        if reg.typ != PTR_TO_BTF_ID | MEM_ALLOC {
+            self.verbose(&format!("{} expected pointer to allocated object\n", reg_arg_name(regno)));
+            return errno(EINVAL);
+        }
+        if !self.reg_is_referenced(reg) {
+            self.verbose("allocated object must be referenced\n");
+            return errno(EINVAL);
+        }
+        Ok(())
+    }
+
     /// The `KF_ARG_PTR_TO_LIST_NODE` case of `check_kfunc_args`.
     pub(crate) fn check_kfunc_list_node_arg(&mut self, reg: &RegState, regno: usize, nonown_allowed: bool, meta: &mut CallArgMeta) -> VResult<()> {
         // bpf_list_front/back's non-owning result for a __nonown_allowed node
         let nonown_ok = nonown_allowed && type_is_non_owning_ref(reg.typ) && !self.reg_is_referenced(reg);
         if !nonown_ok {
-            if reg.typ != PTR_TO_BTF_ID | MEM_ALLOC {
-                self.verbose(&format!("{} expected pointer to allocated object\n", reg_arg_name(regno)));
-                return errno(EINVAL);
-            }
-            if !self.reg_is_referenced(reg) {
-                self.verbose("allocated object must be referenced\n");
-                return errno(EINVAL);
-            }
+            self.check_owned_alloc_obj(reg, regno)?;
         }
         self.process_kf_arg_ptr_to_graph_node(reg, regno, BPF_LIST_HEAD, BPF_LIST_NODE, meta)
     }
@@ -199,14 +206,7 @@ impl Env<'_, '_> {
     /// outside the `less()` callback.
     pub(crate) fn check_kfunc_rb_node_arg(&mut self, reg: &RegState, regno: usize, func_name: &str, meta: &mut CallArgMeta) -> VResult<()> {
         if is_bpf_rbtree_add_kfunc(func_name) {
-            if reg.typ != PTR_TO_BTF_ID | MEM_ALLOC {
-                self.verbose(&format!("{} expected pointer to allocated object\n", reg_arg_name(regno)));
-                return errno(EINVAL);
-            }
-            if !self.reg_is_referenced(reg) {
-                self.verbose("allocated object must be referenced\n");
-                return errno(EINVAL);
-            }
+            self.check_owned_alloc_obj(reg, regno)?;
         } else {
             if !type_is_non_owning_ref(reg.typ) && !self.reg_is_referenced(reg) {
                 self.verbose(&format!("{func_name} can only take non-owning or refcounted bpf_rb_node pointer\n"));
