@@ -48,6 +48,8 @@ anonymous name):
   <id> enum|enum64|float <name> size <bytes>
   <id> fwd <name> struct|union
   <id> func <name> <proto id>
+  <id> var <name> <type id> [percpu]             a kernel variable (percpu: in
+                                                 the `.data..percpu` section)
   <id> func_proto <return type id>                params follow
   <id> func_proto <return type id> opaque         a function pointer's target
   \t<param> <type id>
@@ -148,6 +150,20 @@ def selftest_attach_targets(src, arch):
             kind = kind.removesuffix(".s")
             if kind in SEC_PREFIX and re.fullmatch(r"\w+", name):
                 out.add((kind, name))
+    return sorted(out)
+
+
+def selftest_typed_ksyms(src):
+    """The kernel variables the selftests' programs declare as typed
+    `__ksym` externs (`extern const struct rq runqueues __ksym;`): libbpf
+    loads them with BPF_PSEUDO_BTF_ID of their VAR. `void` ones are plain
+    addresses from kallsyms; functions are kfuncs."""
+    out = set()
+    for path in sorted(glob.glob(os.path.join(src, "tools/testing/selftests/bpf/progs/*.c"))):
+        text = open(path, errors="replace").read()
+        for m in re.finditer(r"^extern\s+((?:const\s+)?(?:struct\s+)?\w+)\s+(\w+)\s+__ksym\s*;", text, re.M):
+            if not re.fullmatch(r"(const\s+)?void", m.group(1)):
+                out.add(m.group(2))
     return sorted(out)
 
 
@@ -275,6 +291,7 @@ def parse(btf):
         elif kind == 14:
             p += 4
         elif kind == 15:
+            t["vars"] = [struct.unpack_from("<3I", btf, p + 12 * j)[0] for j in range(vlen)]
             p += 12 * vlen
         elif kind == 17:
             p += 4
@@ -282,7 +299,7 @@ def parse(btf):
     return types
 
 
-def subset(types, targets):
+def subset(types, targets, ksyms):
     by_name = {}
     for i, t in enumerate(types[1:], 1):
         if t["kind"] in ("struct", "union", "func", "typedef") and t["name"]:
@@ -345,6 +362,11 @@ def subset(types, targets):
         if ptr and ptr["kind"] == "ptr":
             args.update(p[1] for p in types[ptr["st"]].get("params", []))
     todo += [(i, "arg") for i in args]
+    # the typed ksyms: their VARs, with the types they point to kept whole
+    # (what a program reads through them)
+    for i, t in enumerate(types[1:], 1):
+        if t["kind"] == "var" and t["name"] in ksyms:
+            todo.append((i, "full"))
     while todo:
         i, how = todo.pop()
         if i == 0 or keep.get(i) == "full" or (keep.get(i) == "opaque" and how == "opaque") or \
@@ -376,6 +398,8 @@ def subset(types, targets):
             todo.append((t["st"], how))
         elif k == "func":
             todo.append((t["st"], "full"))
+        elif k == "var":
+            todo.append((t["st"], "full"))
         elif k == "func_proto":
             if how == "full":
                 todo.append((t["st"], "full"))
@@ -386,6 +410,8 @@ def subset(types, targets):
 def render(types, keep, image):
     out = [f"# vmlinux BTF subset of {image}, written by scripts/record-vmlinux-btf.py",
            "# (format in the script); ids are the kernel's"]
+    # the VARs of the per-CPU section (find_btf_percpu_datasec)
+    percpu = {v for t in types[1:] if t["kind"] == "datasec" and t["name"] == ".data..percpu" for v in t["vars"]}
     for i in sorted(keep):
         t = types[i]
         # base type names have spaces (`long unsigned int`)
@@ -410,6 +436,8 @@ def render(types, keep, image):
             out.append(f"{i} fwd {n} {'union' if t['kflag'] else 'struct'}")
         elif k == "func":
             out.append(f"{i} func {n} {t['st']}")
+        elif k == "var":
+            out.append(f"{i} var {n} {t['st']}" + (" percpu" if i in percpu else ""))
         elif k == "func_proto":
             out.append(f"{i} func_proto {t['st']}" + (" opaque" if opaque else ""))
             if not opaque:
@@ -437,7 +465,7 @@ def main():
             write_blob(btf, arch, CACHE)
             continue
         types = parse(btf)
-        keep = subset(types, selftest_attach_targets(a.src, arch))
+        keep = subset(types, selftest_attach_targets(a.src, arch), selftest_typed_ksyms(a.src))
         os.makedirs(a.out, exist_ok=True)
         dest = os.path.join(a.out, f"{arch}.txt")
         with open(dest, "w") as f:

@@ -269,6 +269,7 @@ impl Env<'_, '_> {
             cap_bpf: self.bpf_capable(),
             cap_perfmon: self.allow_ptr_leaks(),
             cap_sys_admin: self.bpf_capable() && self.allow_ptr_leaks(),
+            attach_func: self.input.vmlinux_btf.and_then(|b| b.type_by_id(self.input.attach_btf_id)).map_or("", |t| t.name.as_str()),
         };
         let Some(fn_) = helpers::get_func_proto(func_id, &pctx) else {
             self.verbose(&format!("program of this type cannot use helper {name}#{func_id}\n"));
