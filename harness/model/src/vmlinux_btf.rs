@@ -272,6 +272,15 @@ impl VmlinuxBtf {
         }
     }
 
+    /// The size of the first sized type (int, enum, float, struct) named
+    /// `name`, past typedefs: what a name the model keeps for a
+    /// non-struct type (`int`) resolves to.
+    pub fn named_type_size(&self, name: &str) -> Option<u32> {
+        let mut ids: Vec<&u32> = self.types.iter().filter(|(_, t)| t.name == name && !matches!(t.kind, Kind::Func(_) | Kind::Var { .. })).map(|(id, _)| id).collect();
+        ids.sort();
+        ids.into_iter().find_map(|id| self.type_size(*id))
+    }
+
     /// The name of a struct or union id, as the verifier prints
     /// `ptr_<name>`.
     pub fn name_of(&self, id: u32) -> &str {
