@@ -276,7 +276,8 @@ impl VmlinuxBtf {
     /// `name`, past typedefs: what a name the model keeps for a
     /// non-struct type (`int`) resolves to.
     pub fn named_type_size(&self, name: &str) -> Option<u32> {
-        let mut ids: Vec<&u32> = self.types.iter().filter(|(_, t)| t.name == name && !matches!(t.kind, Kind::Func(_) | Kind::Var { .. })).map(|(id, _)| id).collect();
+        let mut ids: Vec<&u32> =
+            self.types.iter().filter(|(_, t)| t.name == name && !matches!(t.kind, Kind::Func(_) | Kind::Var { .. })).map(|(id, _)| id).collect();
         ids.sort();
         ids.into_iter().find_map(|id| self.type_size(*id))
     }
@@ -306,7 +307,9 @@ mod tests {
             assert!(btf.func_by_name("bpf_fentry_test1").is_some());
             // a typed ksym of the tests: per-CPU, of type int
             let v = btf.var_by_name("bpf_prog_active").expect("bpf_prog_active");
-            let Some(BtfType { kind: Kind::Var { type_id, percpu: true }, .. }) = btf.type_by_id(v) else { panic!("{arch}: bpf_prog_active is not a per-CPU var") };
+            let Some(BtfType { kind: Kind::Var { type_id, percpu: true }, .. }) = btf.type_by_id(v) else {
+                panic!("{arch}: bpf_prog_active is not a per-CPU var")
+            };
             assert_eq!(btf.type_size(*type_id), Some(4));
         }
     }

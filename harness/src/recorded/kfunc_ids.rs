@@ -138,4 +138,15 @@ mod tests {
         let again = render(src, &tables).unwrap();
         assert_eq!(parse(&again).unwrap(), tables);
     }
+
+    #[test]
+    fn the_tables_hold_every_kfunc_of_the_images() {
+        let src = include_str!("../../isa/src/kfunc_btf_ids.rs");
+        for (arch, table) in parse(src).unwrap() {
+            // (a checkout without the images' BTF has nothing to compare)
+            let Ok(image) = image_kfuncs(arch) else { continue };
+            assert!(image.len() > 300, "{arch}: {} kfuncs", image.len());
+            assert_eq!(table, image, "{arch}: the table is not the image's bpf_kfunc-tagged functions with their ids");
+        }
+    }
 }

@@ -222,6 +222,9 @@ pub struct DoCheckInput<'a> {
     pub liveness: &'a dyn StackLiveness,
     /// `sizeof(struct pt_regs)` of the target arch (kprobe ctx).
     pub pt_regs_size: i64,
+    /// `sizeof(bpf_user_pt_regs_t)` of the target arch (the start of the
+    /// perf_event ctx).
+    pub user_pt_regs_size: i64,
     /// The subprograms by start; empty means the main program alone.
     pub subprogs: &'a [Subprog],
     /// The program came with BTF `func_info` (callbacks and global

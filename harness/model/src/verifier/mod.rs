@@ -317,7 +317,12 @@ fn main_pass(env: &mut VerifierEnv<'_>) -> PResult<()> {
         test_reg_invariants: env.test_reg_invariants,
         maps: &maps,
         liveness: &env.stack_liveness,
-        pt_regs_size: crate::uapi::bpf_user_pt_regs_size(env.input.arch).into(),
+        // the kernel's own struct, from the image's BTF (arm64's is larger
+        // than the user_pt_regs a perf_event ctx starts with)
+        pt_regs_size: crate::vmlinux_btf::VmlinuxBtf::for_arch(env.input.arch)
+            .and_then(|b| b.type_size(b.struct_by_name("pt_regs")?))
+            .map_or(crate::uapi::bpf_user_pt_regs_size(env.input.arch).into(), i64::from),
+        user_pt_regs_size: crate::uapi::bpf_user_pt_regs_size(env.input.arch).into(),
         subprogs: &subprogs,
         has_func_info: env.input.func_info.is_some(),
         gpl: env.input.gpl,
@@ -482,8 +487,16 @@ const BPF_TEST_MODIFY_RETURN_IDS: &[&str] =
 /// CONFIG_PREEMPT_RCU), exact because each of those functions exists only
 /// where its option puts it in the set (`preempt_count_add`/`_sub` are
 /// functions only with the debug options both configs leave unset).
-const BTF_ID_DENY: &[&str] =
-    &["___migrate_enable", "migrate_disable", "migrate_enable", "rcu_read_unlock_strict", "preempt_count_add", "preempt_count_sub", "__rcu_read_lock", "__rcu_read_unlock"];
+const BTF_ID_DENY: &[&str] = &[
+    "___migrate_enable",
+    "migrate_disable",
+    "migrate_enable",
+    "rcu_read_unlock_strict",
+    "preempt_count_add",
+    "preempt_count_sub",
+    "__rcu_read_lock",
+    "__rcu_read_unlock",
+];
 
 /// The end of `check_attach_btf_id` for fentry, fexit and fmod_ret on a
 /// vmlinux function: `btf_id_deny` for every tracing program, then
