@@ -93,10 +93,11 @@ ROOT_STRUCTS = [
     # the socket structs the bpf_skc_to_* helpers return, each leading with
     # the one it extends (btf_struct_ids_match walks their first members)
     "tcp_sock", "tcp6_sock", "udp6_sock", "unix_sock", "mptcp_sock", "tcp_request_sock", "tcp_timewait_sock",
-    # what the tests read through a task (task->cgroups, task->mm), a
-    # cgroup's per-CPU stats (cgroup->self.rstat_cpu), a vma's file's inode
-    # (->i_sb) and an xdp_buff (->rxq)
-    "css_set", "mm_struct", "css_rstat_cpu", "super_block", "xdp_rxq_info",
+    # what the tests read through a task (task->cgroups, task->mm,
+    # task->cred), a cgroup's per-CPU stats (cgroup->self.rstat_cpu), a vma's
+    # file's inode (->i_sb), an xdp_buff (->rxq), a sock (sk->sk_prot) and a
+    # unix_sock (->addr)
+    "css_set", "mm_struct", "cred", "css_rstat_cpu", "super_block", "xdp_rxq_info", "proto", "unix_address",
 ]
 # structs kept by name and size only: what the tests bpf_core_cast to and
 # never read through
