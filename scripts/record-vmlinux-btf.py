@@ -6,7 +6,11 @@ scripts/setup-vm.sh fetched into the project's cache.
 The whole vmlinux BTF is ~6 MB per arch; the model needs only the structs a
 program can walk (`btf_struct_access` through `bpf_cast_to_kern_ctx` and
 tracing arguments), the `<struct>__safe_*` allow lists of the verifier, and the
-functions tracing programs attach to. Type ids are kept as the kernel numbers
+functions tracing, LSM and iterator programs attach to: every one that a
+section of the selftests' programs names (the kernel tree's
+tools/testing/selftests/bpf/progs, --src), with its prototype and the
+structs its arguments point to (kept whole: the programs read their
+fields; what those point to is kept by name). Type ids are kept as the kernel numbers
 them (the verifier prints them and `attach_btf_id` names them).
 
 The BTF is read straight from the image: arm64's vmlinuz is an uncompressed
@@ -17,6 +21,8 @@ section is found by its header. A raw BTF file (a copy of a running kernel's
   bpf-selftest record --set vmlinux-btf [--check]     # runs this script
   scripts/record-vmlinux-btf.py                       # both arches, from the cache
   scripts/record-vmlinux-btf.py --arch x86_64 --btf vmlinux.btf
+  scripts/record-vmlinux-btf.py --src linux-7.3       # the tree whose selftests name
+                                                      # the attach targets
   scripts/record-vmlinux-btf.py --blob                # the whole raw BTF per arch
                                                       # into the cache instead
 
@@ -42,12 +48,16 @@ anonymous name):
   <id> enum|enum64|float <name> size <bytes>
   <id> fwd <name> struct|union
   <id> func <name> <proto id>
+  <id> var <name> <type id> [percpu]             a kernel variable (percpu: in
+                                                 the `.data..percpu` section)
   <id> func_proto <return type id>                params follow
   <id> func_proto <return type id> opaque         a function pointer's target
   \t<param> <type id>
 """
 import argparse
+import glob
 import os
+import re
 import struct
 import subprocess
 import sys
@@ -83,45 +93,80 @@ ROOT_STRUCTS = [
     # the socket structs the bpf_skc_to_* helpers return, each leading with
     # the one it extends (btf_struct_ids_match walks their first members)
     "tcp_sock", "tcp6_sock", "udp6_sock", "unix_sock", "mptcp_sock", "tcp_request_sock", "tcp_timewait_sock",
+    # what the tests read through a task (task->cgroups, task->mm,
+    # task->cred), a cgroup's per-CPU stats (cgroup->self.rstat_cpu), a vma's
+    # file's inode (->i_sb), an xdp_buff (->rxq), a sock (sk->sk_prot) and a
+    # unix_sock (->addr)
+    "css_set", "mm_struct", "cred", "css_rstat_cpu", "super_block", "xdp_rxq_info", "proto", "unix_address",
 ]
 # structs kept by name and size only: what the tests bpf_core_cast to and
 # never read through
 OPAQUE_STRUCTS = ["bpf_verifier_env"]
-# functions fentry/fexit programs of the tests attach to
-ROOT_FUNCS = [f"bpf_fentry_test{i}" for i in range(1, 11)] + ["bpf_fentry_test_sinfo", "bpf_modify_return_test",
-              "bpf_fentry_test_ppvoid", "bpf_fentry_test_pppvoid", "bpf_fentry_test_ppfile",
-              "bpf_fexit_test_ret_ppfile", "d_path", "dentry_open", "vfs_open",
-              # SYS_PREFIX "sys_nanosleep" (bpf_misc.h), the x86_64 and arm64 names
-              "__x64_sys_nanosleep", "__arm64_sys_nanosleep",
-              # SYS_PREFIX "sys_getpgid": the sleepable fentry of the css and task iterator tests
-              "__x64_sys_getpgid", "__arm64_sys_getpgid",
-              # fentry/fexit/fmod_ret targets the tests name
-              "bpf_check", "skb_tx_error", "__set_task_comm"]
-# attach targets of the tests' tp_btf, lsm, lsm_cgroup and iter sections, as
-# libbpf names them in vmlinux BTF (btf_get_kernel_prefix_kind): the
-# tracepoints' `btf_trace_<tp>` typedefs (kept with the prototype they point
-# to) and their templates' `__bpf_trace_<tp>` functions where the template has
-# the event's name, the `bpf_lsm_<hook>` functions and the `bpf_iter_<name>`
-# functions with their ctx structs `bpf_iter__<name>`
-TRACEPOINTS = ["sys_enter", "task_newtask", "cgroup_mkdir", "tcp_probe", "tcp_destroy_sock", "signal_generate",
-               "signal_deliver", "sched_process_wait", "sched_switch", "sched_pi_setprio"]
-LSM_HOOKS = ["audit_rule_known", "bpf", "bprm_committed_creds", "file_free_security", "file_mprotect",
-             "file_open", "file_permission", "getprocattr", "inode_getattr", "inode_getxattr", "inode_rename",
-             "ismaclabel", "mmap_file", "setprocattr", "socket_connect", "socket_create", "socket_sendmsg", "task_alloc",
-             "task_free"]
-ITERATORS = ["bpf_map", "bpf_map_elem", "cgroup", "sockmap", "task", "task_file", "task_vma", "bpf_prog", "bpf_link",
-             "kmem_cache", "dmabuf"]
-ROOT_FUNCS += [f"__bpf_trace_{t}" for t in TRACEPOINTS] + [f"bpf_lsm_{h}" for h in LSM_HOOKS] + \
-    [f"bpf_iter_{i}" for i in ITERATORS]
-ROOT_STRUCTS += [f"bpf_iter__{i}" for i in ITERATORS]
-ROOT_TYPEDEFS = [f"btf_trace_{t}" for t in TRACEPOINTS]
-# the object iterator kfuncs (bpf_iter_<obj>_{new,next,destroy}): their
-# prototypes, their iterator structs (the size gives the stack slots a
-# program's iterator takes) and what they hand out, which the tests walk
+# functions kept besides the attach targets of the tests' sections (which
+# selftest_attach_targets finds): the object iterator kfuncs
+# (bpf_iter_<obj>_{new,next,destroy}), with their prototypes, their iterator
+# structs (the size gives the stack slots a program's iterator takes) and
+# what they hand out, which the tests walk
 OBJ_ITERS = ["task", "css", "css_task", "task_vma", "kmem_cache", "dmabuf"]
-ROOT_FUNCS += [f"bpf_iter_{i}_{op}" for i in OBJ_ITERS for op in ("new", "next", "destroy")]
+ROOT_FUNCS = [f"bpf_iter_{i}_{op}" for i in OBJ_ITERS for op in ("new", "next", "destroy")]
 ROOT_STRUCTS += [f"bpf_iter_{i}" for i in OBJ_ITERS] + \
     ["cgroup", "cgroup_subsys_state", "kernfs_node", "vm_area_struct", "kmem_cache", "dma_buf"]
+
+# the attach targets of the selftests' tracing, LSM and iterator programs:
+# every `SEC("<kind>/<name>")` of tools/testing/selftests/bpf/progs/*.c in
+# the kernel tree given, for these kinds (a leading `?` and the sleepable
+# `.s` forms included), looked up as libbpf looks them up in vmlinux BTF
+# (btf_get_kernel_prefix_kind): a function of the name for fentry, fexit,
+# fmod_ret and fsession, `bpf_lsm_<hook>` for lsm and lsm_cgroup,
+# `bpf_iter_<name>` (and its ctx struct `bpf_iter__<name>`) for iter, the
+# typedef `btf_trace_<tp>` for tp_btf. Names vmlinux has no BTF for
+# (bpf_testmod's functions) are left out.
+SEC_PREFIX = {"fentry": "", "fexit": "", "fmod_ret": "", "fsession": "", "lsm": "bpf_lsm_", "lsm_cgroup": "bpf_lsm_",
+              "iter": "bpf_iter_", "tp_btf": "btf_trace_"}
+# `__TARGET_ARCH_<x>` of bpf_misc.h's SYS_PREFIX per arch
+TARGET_ARCH = {"x86_64": "x86", "arm64": "arm64"}
+
+
+def sys_prefix(src, arch):
+    """SYS_PREFIX as the selftests' bpf_misc.h defines it for `arch`."""
+    text = open(os.path.join(src, "tools/testing/selftests/bpf/progs/bpf_misc.h")).read()
+    m = re.search(r"defined\(__TARGET_ARCH_" + TARGET_ARCH[arch] + r"\)\s*\n(?:#define (?!SYS_PREFIX)[^\n]*\n)*"
+                  r'#define SYS_PREFIX "([^"]*)"', text)
+    if not m:
+        sys.exit(f"bpf_misc.h: no SYS_PREFIX for {arch}")
+    return m.group(1)
+
+
+def selftest_attach_targets(src, arch):
+    """(kind, name) of every tracing, LSM and iterator section of the
+    selftests' programs, sorted."""
+    prefix = sys_prefix(src, arch)
+    out = set()
+    for path in sorted(glob.glob(os.path.join(src, "tools/testing/selftests/bpf/progs/*.c"))):
+        text = open(path, errors="replace").read()
+        for m in re.finditer(r'\bSEC\(\s*((?:"[^"\n]*"|\s+|SYS_PREFIX)+)\)', text):
+            sec = "".join(lit if lit or not macro else prefix
+                          for lit, macro in re.findall(r'"([^"]*)"|(SYS_PREFIX)', m.group(1))).lstrip("?")
+            kind, _, name = sec.partition("/")
+            kind = kind.removesuffix(".s")
+            if kind in SEC_PREFIX and re.fullmatch(r"\w+", name):
+                out.add((kind, name))
+    return sorted(out)
+
+
+def selftest_typed_ksyms(src):
+    """The kernel variables the selftests' programs declare as typed
+    `__ksym` externs (`extern const struct rq runqueues __ksym;`): libbpf
+    loads them with BPF_PSEUDO_BTF_ID of their VAR. `void` ones are plain
+    addresses from kallsyms; functions are kfuncs."""
+    out = set()
+    for path in sorted(glob.glob(os.path.join(src, "tools/testing/selftests/bpf/progs/*.c"))):
+        text = open(path, errors="replace").read()
+        for m in re.finditer(r"^extern\s+((?:const\s+)?(?:struct\s+)?\w+)\s+(\w+)\s+__ksym\s*;", text, re.M):
+            if not re.fullmatch(r"(const\s+)?void", m.group(1)):
+                out.add(m.group(2))
+    return sorted(out)
+
 
 KINDS = {1: "int", 2: "ptr", 3: "array", 4: "struct", 5: "union", 6: "enum", 7: "fwd", 8: "typedef",
          9: "volatile", 10: "const", 11: "restrict", 12: "func", 13: "func_proto", 14: "var",
@@ -247,6 +292,7 @@ def parse(btf):
         elif kind == 14:
             p += 4
         elif kind == 15:
+            t["vars"] = [struct.unpack_from("<3I", btf, p + 12 * j)[0] for j in range(vlen)]
             p += 12 * vlen
         elif kind == 17:
             p += 4
@@ -254,14 +300,29 @@ def parse(btf):
     return types
 
 
-def subset(types):
+def subset(types, targets, ksyms):
     by_name = {}
     for i, t in enumerate(types[1:], 1):
         if t["kind"] in ("struct", "union", "func", "typedef") and t["name"]:
             by_name.setdefault((t["kind"] if t["kind"] in ("func", "typedef") else "struct", t["name"]), i)
+    root_funcs, root_structs, root_typedefs = list(ROOT_FUNCS), list(ROOT_STRUCTS), []
+    attach_funcs = set()
+    for kind, name in targets:
+        prefix = SEC_PREFIX[kind]
+        if prefix == "btf_trace_":
+            if ("typedef", prefix + name) in by_name:
+                root_typedefs.append(prefix + name)
+            if ("func", "__bpf_trace_" + name) in by_name:
+                root_funcs.append("__bpf_trace_" + name)
+        elif ("func", prefix + name) in by_name:
+            root_funcs.append(prefix + name)
+            attach_funcs.add(prefix + name)
+            if prefix == "bpf_iter_" and ("struct", "bpf_iter__" + name) in by_name:
+                root_structs.append("bpf_iter__" + name)
     keep = {}  # id -> "full" | "opaque"
+    seen_arg = set()
     todo = []
-    for s in ROOT_STRUCTS:
+    for s in root_structs:
         i = by_name.get(("struct", s))
         if i is None:
             print(f"warning: struct {s} not in BTF", file=sys.stderr)
@@ -273,13 +334,13 @@ def subset(types):
             print(f"warning: struct {s} not in BTF", file=sys.stderr)
             continue
         todo.append((i, "opaque"))
-    for f in ROOT_FUNCS:
+    for f in root_funcs:
         i = by_name.get(("func", f))
         if i is None:
             print(f"warning: func {f} not in BTF", file=sys.stderr)
             continue
         todo.append((i, "full"))
-    for d in ROOT_TYPEDEFS:
+    for d in root_typedefs:
         i = by_name.get(("typedef", d))
         if i is None:
             print(f"warning: typedef {d} not in BTF", file=sys.stderr)
@@ -290,13 +351,42 @@ def subset(types):
         ptr = types[types[i]["st"]]
         if ptr["kind"] == "ptr":
             todo.append((ptr["st"], "full"))
+    # an attach target's arguments: the structs they point to are kept whole
+    # (the programs read their arguments' fields), what those point to by name
+    args = set()
+    for f in root_funcs:
+        if by_name.get(("func", f)) and (f in attach_funcs):
+            proto = types[types[by_name[("func", f)]]["st"]]
+            args.update(p[1] for p in proto.get("params", []))
+    for d in root_typedefs:
+        ptr = types[types[by_name[("typedef", d)]]["st"]] if ("typedef", d) in by_name else None
+        if ptr and ptr["kind"] == "ptr":
+            args.update(p[1] for p in types[ptr["st"]].get("params", []))
+    todo += [(i, "arg") for i in args]
+    # the typed ksyms: their VARs, with the types they point to kept whole
+    # (what a program reads through them)
+    for i, t in enumerate(types[1:], 1):
+        if t["kind"] == "var" and t["name"] in ksyms:
+            todo.append((i, "full"))
     while todo:
         i, how = todo.pop()
-        if i == 0 or keep.get(i) == "full" or (keep.get(i) == "opaque" and how == "opaque"):
+        if i == 0 or keep.get(i) == "full" or (keep.get(i) == "opaque" and how == "opaque") or \
+                (how == "arg" and i in seen_arg):
             continue
-        keep[i] = how
         t = types[i]
         k = t["kind"]
+        if how == "arg":
+            seen_arg.add(i)
+            if k == "ptr":
+                keep[i] = keep.get(i, "full")
+                todo.append((t["st"], "full"))
+            elif k in ("typedef", "const", "volatile", "restrict", "type_tag"):
+                keep[i] = keep.get(i, "full")
+                todo.append((t["st"], "arg"))
+            else:
+                todo.append((i, "full"))
+            continue
+        keep[i] = how
         if k in ("struct", "union"):
             if how == "full":
                 todo += [(m[1], "full") for m in t["members"]]
@@ -309,6 +399,8 @@ def subset(types):
             todo.append((t["st"], how))
         elif k == "func":
             todo.append((t["st"], "full"))
+        elif k == "var":
+            todo.append((t["st"], "full"))
         elif k == "func_proto":
             if how == "full":
                 todo.append((t["st"], "full"))
@@ -319,6 +411,8 @@ def subset(types):
 def render(types, keep, image):
     out = [f"# vmlinux BTF subset of {image}, written by scripts/record-vmlinux-btf.py",
            "# (format in the script); ids are the kernel's"]
+    # the VARs of the per-CPU section (find_btf_percpu_datasec)
+    percpu = {v for t in types[1:] if t["kind"] == "datasec" and t["name"] == ".data..percpu" for v in t["vars"]}
     for i in sorted(keep):
         t = types[i]
         # base type names have spaces (`long unsigned int`)
@@ -343,6 +437,8 @@ def render(types, keep, image):
             out.append(f"{i} fwd {n} {'union' if t['kflag'] else 'struct'}")
         elif k == "func":
             out.append(f"{i} func {n} {t['st']}")
+        elif k == "var":
+            out.append(f"{i} var {n} {t['st']}" + (" percpu" if i in percpu else ""))
         elif k == "func_proto":
             out.append(f"{i} func_proto {t['st']}" + (" opaque" if opaque else ""))
             if not opaque:
@@ -357,6 +453,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--arch", choices=sorted(IMAGES), action="append")
     ap.add_argument("--btf", help="a raw vmlinux BTF file instead of the cached image")
+    ap.add_argument("--src", default=os.path.join(CACHE, "linux-7.3"),
+                    help="the kernel tree whose selftests' sections name the attach targets kept")
     ap.add_argument("--out", default=os.path.join(ROOT, "harness/model/data/vmlinux_btf"), help="where <arch>.txt go")
     ap.add_argument("--blob", action="store_true",
                     help="write the whole BTF to $BPF_SELFTEST_CACHE/btf/<version>-<arch>/vmlinux.btf, not the subset")
@@ -368,7 +466,7 @@ def main():
             write_blob(btf, arch, CACHE)
             continue
         types = parse(btf)
-        keep = subset(types)
+        keep = subset(types, selftest_attach_targets(a.src, arch), selftest_typed_ksyms(a.src))
         os.makedirs(a.out, exist_ok=True)
         dest = os.path.join(a.out, f"{arch}.txt")
         with open(dest, "w") as f:

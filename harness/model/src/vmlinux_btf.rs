@@ -44,6 +44,12 @@ pub enum Kind {
         size: u32,
     },
     Func(u32),
+    /// A kernel variable (`BTF_KIND_VAR`) and whether it is one of the
+    /// per-CPU section's (`.data..percpu`, `find_btf_percpu_datasec`).
+    Var {
+        type_id: u32,
+        percpu: bool,
+    },
     /// `None` params: a function pointer's target, kept by name only.
     FuncProto {
         ret: u32,
@@ -73,6 +79,7 @@ pub struct VmlinuxBtf {
     structs: HashMap<String, u32>,
     funcs: HashMap<String, u32>,
     typedefs: HashMap<String, u32>,
+    vars: HashMap<String, u32>,
 }
 
 const X86_64: &str = include_str!("../data/vmlinux_btf/x86_64.txt");
@@ -137,6 +144,7 @@ impl VmlinuxBtf {
                 "restrict" => (String::new(), Kind::Restrict(num(3)?)),
                 "type_tag" => (name(2), Kind::TypeTag(num(3)?)),
                 "func" => (name(2), Kind::Func(num(3)?)),
+                "var" => (name(2), Kind::Var { type_id: num(3)?, percpu: f.get(4) == Some(&"percpu") }),
                 "func_proto" => (String::new(), Kind::FuncProto { ret: num(2)?, params: if opaque { None } else { Some(Vec::new()) } }),
                 _ => return Err(err("unknown kind")),
             };
@@ -149,6 +157,9 @@ impl VmlinuxBtf {
                 }
                 Kind::Typedef(_) => {
                     btf.typedefs.entry(tname.clone()).or_insert(id);
+                }
+                Kind::Var { .. } => {
+                    btf.vars.entry(tname.clone()).or_insert(id);
                 }
                 _ => {}
             }
@@ -219,6 +230,12 @@ impl VmlinuxBtf {
         self.funcs.get(name).copied()
     }
 
+    /// `btf_find_by_name_kind(..., BTF_KIND_VAR)`: what libbpf puts in a
+    /// typed `__ksym`'s `BPF_PSEUDO_BTF_ID` load.
+    pub fn var_by_name(&self, name: &str) -> Option<u32> {
+        self.vars.get(name).copied()
+    }
+
     /// `btf_find_by_name_kind` for the kinds an attach target is looked up
     /// by (FUNC, TYPEDEF, STRUCT); `None` for other kinds or names outside
     /// the subset.
@@ -255,6 +272,16 @@ impl VmlinuxBtf {
         }
     }
 
+    /// The size of the first sized type (int, enum, float, struct) named
+    /// `name`, past typedefs: what a name the model keeps for a
+    /// non-struct type (`int`) resolves to.
+    pub fn named_type_size(&self, name: &str) -> Option<u32> {
+        let mut ids: Vec<&u32> =
+            self.types.iter().filter(|(_, t)| t.name == name && !matches!(t.kind, Kind::Func(_) | Kind::Var { .. })).map(|(id, _)| id).collect();
+        ids.sort();
+        ids.into_iter().find_map(|id| self.type_size(*id))
+    }
+
     /// The name of a struct or union id, as the verifier prints
     /// `ptr_<name>`.
     pub fn name_of(&self, id: u32) -> &str {
@@ -278,6 +305,12 @@ mod tests {
             assert_eq!(*size, 232);
             assert!(m.iter().any(|m| m.name == "len" && m.bit_off == 112 * 8));
             assert!(btf.func_by_name("bpf_fentry_test1").is_some());
+            // a typed ksym of the tests: per-CPU, of type int
+            let v = btf.var_by_name("bpf_prog_active").expect("bpf_prog_active");
+            let Some(BtfType { kind: Kind::Var { type_id, percpu: true }, .. }) = btf.type_by_id(v) else {
+                panic!("{arch}: bpf_prog_active is not a per-CPU var")
+            };
+            assert_eq!(btf.type_size(*type_id), Some(4));
         }
     }
 

@@ -40,7 +40,8 @@ pub struct RecordArgs {
     /// (the verifier-log goldens of `expected/linux-7.3/{do_check,calls}`),
     /// scalar (`expected/linux-7.3/scalar`), vmlinux-btf (the subset of the
     /// images' BTF in `harness/model/data/vmlinux_btf`), kfunc-ids (the kfunc BTF
-    /// ids of `harness/isa/src/kfunc_btf_ids.rs`), exec (the test runs
+    /// ids of `harness/isa/src/kfunc_btf_ids.rs`), kfunc-imms (the kfuncs'
+    /// call imms in `harness/model/src/fixups/calls/bpf_call_imms.txt`), exec (the test runs
     /// of the interpreter's corpus), isa (llvm-mc-19's encodings),
     /// test-run-sizes (`expected/linux-7.3/test_run_sizes.txt`),
     /// verifier-front (`expected/linux-7.3/<arch>/verifier-front`),
@@ -56,13 +57,14 @@ pub struct RecordArgs {
 }
 
 /// The golden sets `record --set` knows, in the order `all` records them.
-pub const SETS: [&str; 20] = [
+pub const SETS: [&str; 21] = [
     "progs",
     "do-check",
     "calls",
     "scalar",
     "vmlinux-btf",
     "kfunc-ids",
+    "kfunc-imms",
     "exec",
     "isa",
     "test-run-sizes",
@@ -90,6 +92,7 @@ pub fn run(a: &RecordArgs) -> Result<(), String> {
             "scalar" => scalar_set(a),
             "vmlinux-btf" => vmlinux_btf_set(a),
             "kfunc-ids" => kfunc_ids_set(a),
+            "kfunc-imms" => kfunc_imms_set(a),
             "exec" => exec_set(a),
             "isa" => isa_set(a),
             "test-run-sizes" => test_run_sizes_set(a),
@@ -218,7 +221,8 @@ fn exec_set(a: &RecordArgs) -> Result<(), String> {
 
 /// `record --set kfunc-ids`: the kfunc BTF id tables of
 /// `harness/isa/src/kfunc_btf_ids.rs` (`recorded::kfunc_ids`), one
-/// batch per arch for the names the tables hold.
+/// batch per arch for every kfunc of its image (the `bpf_kfunc`-tagged
+/// functions of its vmlinux BTF).
 fn kfunc_ids_set(a: &RecordArgs) -> Result<(), String> {
     use crate::recorded::kfunc_ids;
     let be = backend::by_name(&a.backend)?;
@@ -228,9 +232,6 @@ fn kfunc_ids_set(a: &RecordArgs) -> Result<(), String> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("isa/src/kfunc_btf_ids.rs");
     let src = std::fs::read_to_string(&path).map_err(|e| format!("{}: {e}", path.display()))?;
     let stored = kfunc_ids::parse(&src)?;
-    let mut names: Vec<String> = stored.iter().flat_map(|(_, t)| t.iter().map(|(n, _)| n.clone())).collect();
-    names.sort();
-    names.dedup();
     let arches = a.arch.split(',').map(|s| s.trim().parse::<Arch>()).collect::<Result<Vec<_>, _>>()?;
     let mut now = Vec::new();
     let (mut same, mut drift) = (0, Vec::new());
@@ -240,8 +241,22 @@ fn kfunc_ids_set(a: &RecordArgs) -> Result<(), String> {
             continue;
         }
         be.probe(*arch).map_err(|u| format!("{arch}: {}", u.0))?;
+        let image = kfunc_ids::image_kfuncs(*arch)?;
+        let names: Vec<String> = image.iter().map(|(n, _)| n.clone()).collect();
         eprintln!("{arch} kfunc-ids: loading {} programs", names.len());
-        let t = kfunc_ids::record(be.as_ref(), *arch, &names)?;
+        let mut t = kfunc_ids::record(be.as_ref(), *arch, &names)?;
+        // the id printed is the image's BTF id of the function: a kfunc the
+        // verifier refuses before it prints the call (a device-bound XDP
+        // metadata kfunc outside a device-bound program, a prototype it
+        // cannot take) keeps that one
+        for (n, btf_id) in &image {
+            match t.iter().find(|(m, _)| m == n) {
+                Some((_, i)) if i != btf_id => drift.push(format!("{arch} kfunc {n}: id {i} printed, {btf_id} in the image's BTF")),
+                Some(_) => {}
+                None => t.push((n.clone(), *btf_id)),
+            }
+        }
+        t.sort();
         for (n, id) in old {
             match t.iter().find(|(m, _)| m == n) {
                 Some((_, i)) if i == id => same += 1,
@@ -298,6 +313,28 @@ fn vmlinux_btf_set(a: &RecordArgs) -> Result<(), String> {
     let _ = std::fs::remove_dir_all(&out);
     println!("record --set vmlinux-btf: {same} files unchanged, {} drifted", drift.len());
     if drift.is_empty() { Ok(()) } else { Err(drift.join("\n")) }
+}
+
+/// `record --set kfunc-imms`: the call imms of every kfunc of the images
+/// (`bpf_kfunc`-tagged in their BTF) from the cached kallsyms of a booted
+/// guest, written into the fixups' table by `scripts/record-kfunc-imms.py`
+/// (no kernel runs); `--check` compares.
+fn kfunc_imms_set(a: &RecordArgs) -> Result<(), String> {
+    // the script reads the kallsyms the vm backend caches: a guest boot
+    // per arch writes them when the cache has none
+    let vm = crate::backend::vm::VmBackend::from_env();
+    for arch in [Arch::X86_64, Arch::Arm64] {
+        vm.kallsyms(arch).map_err(|u| format!("{arch}: kallsyms: {}", u.0))?;
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/record-kfunc-imms.py");
+    let mut cmd = std::process::Command::new("python3");
+    cmd.arg(&script);
+    if a.check {
+        cmd.arg("--check");
+    }
+    let r = cmd.output().map_err(|e| format!("running python3 {}: {e}", script.display()))?;
+    print!("{}", String::from_utf8_lossy(&r.stdout));
+    if r.status.success() { Ok(()) } else { Err(format!("{} failed:\n{}", script.display(), String::from_utf8_lossy(&r.stderr))) }
 }
 
 /// `record --set scalar`: the scalar-domain goldens (`recorded::scalar_logs`),

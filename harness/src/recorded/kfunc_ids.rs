@@ -3,9 +3,13 @@
 //! and `END GENERATED` lines): for each name, the id 7.3 prints in a
 //! level-2 log for a `raw_tp` program that calls it (`call NAME#ID`).
 //!
-//! `record --set kfunc-ids` loads one such program per name and arch (the
-//! names are the ones the table already has; a new kfunc is a new row with
-//! any id) and rewrites the tables, or compares with `--check`.
+//! The names are every kfunc of the image: the functions its vmlinux BTF
+//! tags `bpf_kfunc` (the decl tag pahole gives each function of a
+//! registered kfunc set, `BTF_SET8_KFUNCS`). `record --set kfunc-ids` loads
+//! one such program per name and arch and rewrites the tables, or compares
+//! with `--check`; each id printed must be the function's id in the image's
+//! BTF, which the few kfuncs the verifier refuses before printing the call
+//! keep.
 
 use crate::backend::Backend;
 use crate::target::Arch;
@@ -62,6 +66,33 @@ pub fn render(src: &str, tables: &[(Arch, Table)]) -> Result<String, String> {
     Ok(format!("{head}{generated}// END GENERATED{tail}"))
 }
 
+/// The kfuncs of `arch`'s 7.3 image with their BTF ids: the `FUNC`s its
+/// vmlinux BTF (recorded by setup) carries a `bpf_kfunc` decl tag on,
+/// sorted by name.
+pub fn image_kfuncs(arch: Arch) -> Result<Table, String> {
+    let raw = crate::object::core::recorded_vmlinux_btf(arch)?;
+    Ok(tagged_kfuncs(raw.btf()))
+}
+
+/// The `FUNC`s of `btf` that a `bpf_kfunc` decl tag (on the function
+/// itself, component -1) names, with their ids, sorted by name.
+pub fn tagged_kfuncs(btf: &crate::btf::Btf) -> Table {
+    use crate::btf::{BTF_KIND_DECL_TAG, BTF_KIND_FUNC};
+    let mut out: Table = (1..btf.type_cnt() as u32)
+        .filter_map(|id| {
+            let t = btf.type_by_id(id)?;
+            if t.kind != BTF_KIND_DECL_TAG || btf.name(t.name_off) != Some("bpf_kfunc") || btf.decl_tag_component_idx(id) != Some(-1) {
+                return None;
+            }
+            let f = btf.type_by_id(t.size_or_type).filter(|f| f.kind == BTF_KIND_FUNC)?;
+            btf.name(f.name_off).map(|n| (n.to_string(), t.size_or_type))
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
+}
+
 /// The id 7.3 prints for each of `names` on `arch`, through `backend`;
 /// names the kernel has no BTF function for are left out.
 pub fn record(backend: &dyn Backend, arch: Arch, names: &[String]) -> Result<Table, String> {
@@ -106,5 +137,16 @@ mod tests {
         // the same rows again (the header line names the recorder)
         let again = render(src, &tables).unwrap();
         assert_eq!(parse(&again).unwrap(), tables);
+    }
+
+    #[test]
+    fn the_tables_hold_every_kfunc_of_the_images() {
+        let src = include_str!("../../isa/src/kfunc_btf_ids.rs");
+        for (arch, table) in parse(src).unwrap() {
+            // (a checkout without the images' BTF has nothing to compare)
+            let Ok(image) = image_kfuncs(arch) else { continue };
+            assert!(image.len() > 300, "{arch}: {} kfuncs", image.len());
+            assert_eq!(table, image, "{arch}: the table is not the image's bpf_kfunc-tagged functions with their ids");
+        }
     }
 }

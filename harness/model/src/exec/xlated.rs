@@ -101,7 +101,7 @@ fn helpers_by_proto_func() -> &'static HashMap<&'static str, i32> {
         for prog_type in 0..=32 {
             for expected_attach_type in 0..=61 {
                 for sleepable in [false, true] {
-                    let p = ProtoCtx { prog_type, expected_attach_type, sleepable, cap_bpf: true, cap_perfmon: true, cap_sys_admin: true };
+                    let p = ProtoCtx { prog_type, expected_attach_type, sleepable, cap_bpf: true, cap_perfmon: true, cap_sys_admin: true, attach_func: "" };
                     for id in 1..bpf_isa::helper_ids::BPF_FUNC_MAX_ID {
                         if let Some(f) = get_func_proto(id, &p).map(|p| p.func).filter(|f| !f.is_empty()) {
                             t.insert(f, id);

@@ -23,6 +23,7 @@ use crate::verifier::{Fail, subprogs};
 
 /// The rewrites of an accepted program, in `bpf_check`'s order.
 pub fn bpf_fixups(env: &mut VerifierEnv<'_>) -> Result<(), Fail> {
+    ksym_addresses(env)?;
     // runs first: dropping fastcall spills and fills can shrink the frame,
     // and the passes after it reserve stack slots of their own
     fastcall::bpf_remove_fastcall_spills_fills(env)?;
@@ -40,6 +41,30 @@ pub fn bpf_fixups(env: &mut VerifierEnv<'_>) -> Result<(), Fail> {
     misc::bpf_do_misc_fixups(env)?;
     zext::bpf_opt_subreg_zext_lo32_rnd_hi32(env, zext::RND_HI32_SEED)?;
     call_args::bpf_fixup_call_args(env)?;
+    Ok(())
+}
+
+/// The address `check_pseudo_btf_id` gives an `ld_imm64` of a kernel
+/// variable (`kallsyms_lookup_name` of the VAR's name, recorded per image);
+/// `convert_pseudo_ld_imm64` then drops its `src_reg`. The verifier kept
+/// the VAR's BTF id in the imm until here.
+fn ksym_addresses(env: &mut VerifierEnv<'_>) -> Result<(), Fail> {
+    let arch = env.input.symbols_arch;
+    let mut i = 0;
+    while i + 1 < env.insns.len() {
+        let insn = env.insns[i];
+        if insn.code == BPF_LD | BPF_IMM | BPF_DW && insn.src == BPF_PSEUDO_BTF_ID {
+            let btf = crate::vmlinux_btf::VmlinuxBtf::for_arch(arch);
+            let name = btf.map_or("", |b| b.name_of(insn.imm as u32));
+            let Some(addr) = calls::kernel_symbols::kernel_var_addr(arch, name) else {
+                return Err(Fail::unsupported("check_pseudo_btf_id", &format!("the address of kernel variable {name} on {arch} is not known to the model")));
+            };
+            env.insns[i].src = 0;
+            env.insns[i].imm = addr as u32 as i32;
+            env.insns[i + 1].imm = (addr >> 32) as u32 as i32;
+        }
+        i += if insn.code == BPF_LD | BPF_IMM | BPF_DW { 2 } else { 1 };
+    }
     Ok(())
 }
 

@@ -9,9 +9,9 @@
 //!
 //! The targets are those of `kernel/bpf/*_iter.c` and `sock_map.c`'s
 //! `sockmap`. The other targets 7.3 registers from `net/` (`tcp`, `udp`,
-//! `unix`, `ipv6_route`, `netlink`, `bpf_sk_storage_map`) are known by name
-//! only: their registrations are not part of the source the model is
-//! written from.
+//! `unix`, `ipv6_route`, `netlink`, `bpf_sk_storage_map`) and
+//! `kernel/kallsyms.c` (`ksym`) are known by name only: their registrations
+//! are not part of the source the model is written from.
 
 use super::reg::*;
 
@@ -73,7 +73,7 @@ pub const BPF_ITER_TARGETS: &[BpfIterReg] = &[
 ];
 
 /// Targets 7.3 registers whose `ctx_arg_info` the model does not have.
-const UNMODELLED_TARGETS: &[&str] = &["tcp", "udp", "unix", "ipv6_route", "netlink", "bpf_sk_storage_map"];
+const UNMODELLED_TARGETS: &[&str] = &["tcp", "udp", "unix", "ipv6_route", "netlink", "bpf_sk_storage_map", "ksym"];
 
 /// What `bpf_iter_prog_supported` finds for an attach function's name.
 pub enum IterTarget {

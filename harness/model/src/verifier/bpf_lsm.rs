@@ -5,7 +5,7 @@
 //! `lsm_hook_defs.h`) is not part of the source subset the model is written
 //! from: the hooks the model knows are the `bpf_lsm_<hook>` functions of the
 //! recorded vmlinux BTF, which `scripts/record-vmlinux-btf.py` keeps for the
-//! hooks the tests attach to (`LSM_HOOKS` there).
+//! hooks the selftests' `lsm/` and `lsm_cgroup/` sections name.
 
 /// `bpf_lsm_disabled_hooks`: hooks whose return value or calling context
 /// BPF programs cannot honour. Entries under a kernel config option name
@@ -133,6 +133,27 @@ const UNTRUSTED_LSM_HOOKS: &[&str] = &[
 
 /// `bool_lsm_hooks`: hooks returning a boolean rather than 0 or `-errno`.
 const BOOL_LSM_HOOKS: &[&str] = &["bpf_lsm_xfrm_state_pol_flow_match", "bpf_lsm_audit_rule_known", "bpf_lsm_inode_xattr_skipcap"];
+
+/// `bpf_lsm_locked_sockopt_hooks`: hooks called with the socket locked,
+/// whose `lsm_cgroup` programs get `bpf_{g,s}etsockopt`.
+const BPF_LSM_LOCKED_SOCKOPT_HOOKS: &[&str] = &["bpf_lsm_sock_graft", "bpf_lsm_inet_csk_clone", "bpf_lsm_inet_conn_established"];
+
+/// `bpf_lsm_unlocked_sockopt_hooks`: hooks called with the socket not
+/// locked but still in its early init, whose `lsm_cgroup` programs get the
+/// unlocked `bpf_{g,s}etsockopt`.
+const BPF_LSM_UNLOCKED_SOCKOPT_HOOKS: &[&str] = &["bpf_lsm_socket_post_create", "bpf_lsm_socket_socketpair"];
+
+/// Which of the sockopt hook sets the hook function `func` is in:
+/// `Some(true)` locked, `Some(false)` unlocked, `None` neither.
+pub(crate) fn bpf_lsm_sockopt_hook_locked(func: &str) -> Option<bool> {
+    if BPF_LSM_LOCKED_SOCKOPT_HOOKS.contains(&func) {
+        Some(true)
+    } else if BPF_LSM_UNLOCKED_SOCKOPT_HOOKS.contains(&func) {
+        Some(false)
+    } else {
+        None
+    }
+}
 
 /// `MAX_ERRNO`.
 const MAX_ERRNO: i32 = 4095;

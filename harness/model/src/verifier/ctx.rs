@@ -453,7 +453,17 @@ fn sk_reuseport_is_valid_access(off: i16, size: i16, write: bool) -> Option<CtxA
 
 /// `is_valid_access` of `prog_type` for `size` bytes at `off`.
 #[allow(clippy::too_many_arguments)]
-pub fn is_valid_access(prog_type: u32, attach: u32, off: i64, size: i64, write: bool, is_ldsx: bool, bpf_capable: bool, pt_regs_size: i64) -> Valid {
+pub fn is_valid_access(
+    prog_type: u32,
+    attach: u32,
+    off: i64,
+    size: i64,
+    write: bool,
+    is_ldsx: bool,
+    bpf_capable: bool,
+    pt_regs_size: i64,
+    user_pt_regs_size: i64,
+) -> Valid {
     if size <= 0 {
         return Ok(None);
     }
@@ -471,7 +481,7 @@ pub fn is_valid_access(prog_type: u32, attach: u32, off: i64, size: i64, write: 
         pt::SOCK_OPS => uapi.and_then(|(off, size)| sock_ops_is_valid_access(off, size, write)),
         pt::SK_MSG => uapi.and_then(|(off, size)| sk_msg_is_valid_access(off, size, write)),
         pt::CGROUP_SOCK => sock_filter_is_valid_access(off, size, write, attach),
-        pt::PERF_EVENT => pe_prog_is_valid_access(off, size, write, pt_regs_size),
+        pt::PERF_EVENT => pe_prog_is_valid_access(off, size, write, user_pt_regs_size),
         // kprobe_prog_is_valid_access
         pt::KPROBE => scalar(off >= 0 && off < pt_regs_size && off % size == 0 && off + size <= pt_regs_size),
         // tp_prog_is_valid_access (PERF_MAX_TRACE_SIZE 8192)
@@ -534,7 +544,7 @@ mod tests {
     use crate::prog_type::bpf_attach_type as at;
 
     fn valid(prog_type: u32, attach: u32, off: i64, size: i64, write: bool) -> Option<CtxAccess> {
-        is_valid_access(prog_type, attach, off, size, write, false, true, 168).expect("modelled")
+        is_valid_access(prog_type, attach, off, size, write, false, true, 168, 168).expect("modelled")
     }
 
     #[test]

@@ -112,6 +112,9 @@ pub struct InsnInfo {
     pub map_off: u32,
     /// `fastcall_pattern`: a spill or fill of a fastcall pattern.
     pub fastcall_pattern: bool,
+    /// `btf_var` of an `ld_imm64` of a kernel variable: register type
+    /// and type id or `mem_size`.
+    pub btf_var: (RegType, i64),
 }
 
 impl InsnInfo {
@@ -129,6 +132,7 @@ impl InsnInfo {
             map_index: map_ld.then_some(a.map_index),
             map_off: a.map_off,
             fastcall_pattern: a.fastcall_pattern,
+            btf_var: (a.btf_var_type, a.btf_var_aux),
         }
     }
 }
@@ -218,6 +222,9 @@ pub struct DoCheckInput<'a> {
     pub liveness: &'a dyn StackLiveness,
     /// `sizeof(struct pt_regs)` of the target arch (kprobe ctx).
     pub pt_regs_size: i64,
+    /// `sizeof(bpf_user_pt_regs_t)` of the target arch (the start of the
+    /// perf_event ctx).
+    pub user_pt_regs_size: i64,
     /// The subprograms by start; empty means the main program alone.
     pub subprogs: &'a [Subprog],
     /// The program came with BTF `func_info` (callbacks and global
@@ -1283,6 +1290,15 @@ impl<'a, 'l> Env<'a, 'l> {
                 self.regs_mut()[dst] = RegState::ptr(CONST_PTR_TO_MAP, m as i64);
             }
             (BPF_PSEUDO_FUNC, _) => self.check_ld_imm_func(insn, dst)?,
+            // a kernel variable, typed by check_pseudo_btf_id
+            (BPF_PSEUDO_BTF_ID, _) => {
+                let (t, aux) = info.btf_var;
+                if base_type(t) != PTR_TO_MEM && base_type(t) != PTR_TO_BTF_ID {
+                    self.verbose(&format!("verifier bug: unexpected ksym type {t}\n"));
+                    return errno(EFAULT);
+                }
+                self.regs_mut()[dst] = RegState::ptr(t, aux);
+            }
             // arena global data: an address the program may not trust
             (BPF_PSEUDO_MAP_VALUE | BPF_PSEUDO_MAP_IDX_VALUE, Some(m))
                 if self.maps.get(m).is_some_and(|x| x.map_type == crate::map::types::BPF_MAP_TYPE_ARENA) =>

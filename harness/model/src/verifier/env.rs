@@ -214,6 +214,12 @@ pub struct InsnAux {
     /// Index into `used_maps` of an `ld_imm64` of a map.
     pub map_index: usize,
     pub map_off: u32,
+    /// `btf_var`: what an `ld_imm64` of a kernel variable
+    /// (`BPF_PSEUDO_BTF_ID`) loads, its register type (0: not such a load)
+    /// and its type (the model's id, for `PTR_TO_BTF_ID`) or `mem_size`
+    /// (for `PTR_TO_MEM`).
+    pub btf_var_type: super::reg::RegType,
+    pub btf_var_aux: i64,
     /// `bpf_compute_const_regs`: the insn's entry in
     /// [`VerifierEnv::const_regs`] (0: no register known constant).
     pub const_regs: u32,

@@ -272,6 +272,7 @@ impl Env<'_, '_> {
             cap_bpf: self.bpf_capable(),
             cap_perfmon: self.allow_ptr_leaks(),
             cap_sys_admin: self.bpf_capable() && self.allow_ptr_leaks(),
+            attach_func: self.input.vmlinux_btf.and_then(|b| b.type_by_id(self.input.attach_btf_id)).map_or("", |t| t.name.as_str()),
         };
         let Some(fn_) = helpers::get_func_proto(func_id, &pctx) else {
             self.verbose(&format!("program of this type cannot use helper {name}#{func_id}\n"));
@@ -468,8 +469,22 @@ impl Env<'_, '_> {
             RET_PTR_TO_MEM => {
                 r0 = RegState::ptr(PTR_TO_MEM | ret_flag, meta.ret_mem_size.unwrap_or(0) as i64);
             }
+            // a per-CPU kernel variable's copy: a struct stays a BTF
+            // pointer (without MEM_RDONLY), anything else is memory of its
+            // size
             RET_PTR_TO_MEM_OR_BTF_ID => {
-                return Err(DoCheckError::Unsupported(format!("ksym pointers of {name} are not modelled")));
+                let Some(btf) = self.input.vmlinux_btf else {
+                    return Err(DoCheckError::Unsupported("no vmlinux BTF is recorded for this arch".into()));
+                };
+                let tname = super::kfuncs::btf_type_name(meta.ret_btf);
+                if btf.struct_by_name(tname).is_some() {
+                    r0 = RegState::ptr(PTR_TO_BTF_ID | (ret_flag & !MEM_RDONLY), meta.ret_btf);
+                } else {
+                    let Some(size) = btf.named_type_size(tname) else {
+                        return Err(DoCheckError::Unsupported(format!("the size of type '{tname}' of {name}'s argument is not in the recorded vmlinux BTF")));
+                    };
+                    r0 = RegState::ptr(PTR_TO_MEM | ret_flag, i64::from(size));
+                }
             }
             RET_PTR_TO_BTF_ID => {
                 if func_id == func::KPTR_XCHG {
@@ -998,8 +1013,8 @@ impl Env<'_, '_> {
             }
             return Ok(());
         }
-        // percpu objects: the helpers' own checks take them
-        if [PTR_TO_BTF_ID | MEM_PERCPU, PTR_TO_BTF_ID | MEM_PERCPU | MEM_RCU, PTR_TO_BTF_ID | MEM_PERCPU | PTR_TRUSTED].contains(&reg.typ) {
+        // per-CPU BTF pointers: the helpers taking them check them
+        if reg.typ & !(MEM_RCU | PTR_TRUSTED) == PTR_TO_BTF_ID | MEM_PERCPU {
             return Ok(());
         }
         Err(DoCheckError::Unsupported(format!("helper arguments of type {} are not modelled", reg_type_str(reg.typ))))

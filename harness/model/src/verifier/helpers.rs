@@ -34,6 +34,9 @@ pub struct ProtoCtx {
     /// CAP_PERFMON (or CAP_SYS_ADMIN).
     pub cap_perfmon: bool,
     pub cap_sys_admin: bool,
+    /// The name of the attach target (`prog->aux->attach_btf_id`'s
+    /// function) in the recorded vmlinux BTF; empty when none.
+    pub attach_func: &'static str,
 }
 
 type P = Option<&'static FuncProto>;
@@ -784,7 +787,14 @@ fn bpf_lsm_func_proto(func_id: i32, p: &ProtoCtx) -> P {
         IMA_INODE_HASH => Some(&BPF_IMA_INODE_HASH_PROTO),
         IMA_FILE_HASH => Some(&BPF_IMA_FILE_HASH_PROTO),
         GET_ATTACH_COOKIE => has_trampoline(p).then_some(&BPF_GET_ATTACH_COOKIE_PROTO),
-        // the sockopt hooks depend on the attach BTF id: not modelled
+        SETSOCKOPT | GETSOCKOPT if p.expected_attach_type == attach::LSM_CGROUP => {
+            let set = func_id == SETSOCKOPT;
+            match super::bpf_lsm::bpf_lsm_sockopt_hook_locked(p.attach_func) {
+                Some(true) => Some(if set { &BPF_SK_SETSOCKOPT_PROTO } else { &BPF_SK_GETSOCKOPT_PROTO }),
+                Some(false) => Some(if set { &BPF_UNLOCKED_SK_SETSOCKOPT_PROTO } else { &BPF_UNLOCKED_SK_GETSOCKOPT_PROTO }),
+                None => None,
+            }
+        }
         SETSOCKOPT | GETSOCKOPT => None,
         _ => tracing_prog_func_proto(func_id, p),
     }

@@ -1568,6 +1568,9 @@ pub(crate) fn proto_ctx(env: &VerifierEnv<'_>) -> super::helpers::ProtoCtx {
         cap_bpf: caps.bpf_capable(),
         cap_perfmon: caps.perfmon_capable(),
         cap_sys_admin: caps.sys_admin,
+        attach_func: crate::vmlinux_btf::VmlinuxBtf::for_arch(env.input.symbols_arch)
+            .and_then(|b| b.type_by_id(env.input.attach_btf_id))
+            .map_or("", |t| t.name.as_str()),
     }
 }
 

@@ -742,7 +742,17 @@ impl Env<'_, '_> {
         if pt == ctx::pt::TRACING || pt == ctx::pt::LSM {
             return self.tracing_btf_ctx_access(off, size, write);
         }
-        match ctx::is_valid_access(pt, self.input.expected_attach_type, off, size, write, is_ldsx, self.bpf_capable(), self.input.pt_regs_size) {
+        match ctx::is_valid_access(
+            pt,
+            self.input.expected_attach_type,
+            off,
+            size,
+            write,
+            is_ldsx,
+            self.bpf_capable(),
+            self.input.pt_regs_size,
+            self.input.user_pt_regs_size,
+        ) {
             Ok(Some(a)) => {
                 // __check_ctx_access: what the fixups and the test run need
                 let idx = self.insn_idx;

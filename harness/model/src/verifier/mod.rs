@@ -318,7 +318,12 @@ fn main_pass(env: &mut VerifierEnv<'_>) -> PResult<()> {
         test_reg_invariants: env.test_reg_invariants,
         maps: &maps,
         liveness: &env.stack_liveness,
-        pt_regs_size: crate::uapi::bpf_user_pt_regs_size(env.input.arch).into(),
+        // the kernel's own struct, from the image's BTF (arm64's is larger
+        // than the user_pt_regs a perf_event ctx starts with)
+        pt_regs_size: crate::vmlinux_btf::VmlinuxBtf::for_arch(env.input.arch)
+            .and_then(|b| b.type_size(b.struct_by_name("pt_regs")?))
+            .map_or(crate::uapi::bpf_user_pt_regs_size(env.input.arch).into(), i64::from),
+        user_pt_regs_size: crate::uapi::bpf_user_pt_regs_size(env.input.arch).into(),
         subprogs: &subprogs,
         has_func_info: env.input.func_info.is_some(),
         gpl: env.input.gpl,
@@ -450,7 +455,8 @@ fn check_attach_btf_id(env: &mut VerifierEnv<'_>) -> PResult<()> {
         return Err(Fail::Errno(EINVAL));
     }
     if t == pt::TRACING && matches!(attach, at::TRACE_FENTRY | at::TRACE_FEXIT) {
-        return check_attach_fentry(env);
+        check_attach_fentry(env)?;
+        return check_attach_denied(env, attach);
     }
     if t == pt::LSM && matches!(attach, at::LSM_MAC | at::LSM_CGROUP) {
         return check_attach_lsm(env, sleepable);
@@ -468,12 +474,54 @@ fn check_attach_btf_id(env: &mut VerifierEnv<'_>) -> PResult<()> {
     }
 }
 
-/// The functions of `bpf_test_modify_return_ids` (net/bpf/test_run.c), the
-/// set `register_btf_fmodret_id_set` gives `btf_kfunc_is_modify_return`.
-const BPF_TEST_MODIFY_RETURN_IDS: &[&str] = &["bpf_modify_return_test", "bpf_modify_return_test2", "bpf_modify_return_test_tp", "bpf_fentry_test1"];
+/// The functions of the sets `register_btf_fmodret_id_set` gives
+/// `btf_kfunc_is_modify_return`: `bpf_test_modify_return_ids`
+/// (net/bpf/test_run.c) and `bpf_mptcp_fmodret_ids` (net/mptcp/bpf.c,
+/// CONFIG_MPTCP, set on both images: 7.3 takes fmod_ret on
+/// `update_socket_protocol`, which no syscall or `security_` prefix allows).
+const BPF_TEST_MODIFY_RETURN_IDS: &[&str] =
+    &["bpf_modify_return_test", "bpf_modify_return_test2", "bpf_modify_return_test_tp", "bpf_fentry_test1", "update_socket_protocol"];
+
+/// `btf_id_deny`: the functions no tracing program may attach to. The
+/// entries under config options are the union of both images' (x86_64:
+/// CONFIG_SMP and CONFIG_PREEMPT_RCU; arm64: CONFIG_SMP without
+/// CONFIG_PREEMPT_RCU), exact because each of those functions exists only
+/// where its option puts it in the set (`preempt_count_add`/`_sub` are
+/// functions only with the debug options both configs leave unset).
+const BTF_ID_DENY: &[&str] = &[
+    "___migrate_enable",
+    "migrate_disable",
+    "migrate_enable",
+    "rcu_read_unlock_strict",
+    "preempt_count_add",
+    "preempt_count_sub",
+    "__rcu_read_lock",
+    "__rcu_read_unlock",
+];
+
+/// The end of `check_attach_btf_id` for fentry, fexit and fmod_ret on a
+/// vmlinux function: `btf_id_deny` for every tracing program, then
+/// `noreturn_deny` for those that run after the function returns.
+fn check_attach_denied(env: &mut VerifierEnv<'_>, attach: u32) -> PResult<()> {
+    use crate::prog_type::bpf_attach_type as at;
+    let Some(btf) = crate::vmlinux_btf::VmlinuxBtf::for_arch(env.input.symbols_arch) else {
+        return Err(Fail::unsupported("check_attach_btf_id", "no vmlinux BTF is recorded for this arch"));
+    };
+    let tname = btf.name_of(env.input.attach_btf_id).to_string();
+    if BTF_ID_DENY.contains(&tname.as_str()) {
+        env.verbose(&format!("Attaching tracing programs to function '{tname}' is rejected.\n"));
+        return Err(Fail::Errno(EINVAL));
+    }
+    if matches!(attach, at::TRACE_FEXIT | at::MODIFY_RETURN) && NORETURN_DENY.contains(&tname.as_str()) {
+        env.verbose(&format!("Attaching fexit/fsession/fmod_ret to __noreturn function '{tname}' is rejected.\n"));
+        return Err(Fail::Errno(EINVAL));
+    }
+    Ok(())
+}
 
 /// `noreturn_deny`: the functions fexit and fmod_ret may not attach to
-/// (the entries under config options are the union of both arches').
+/// (the entries under config options are the union of both arches': each
+/// exists only where its option puts it in the set).
 const NORETURN_DENY: &[&str] = &[
     "__ia32_sys_exit",
     "__ia32_sys_exit_group",
@@ -526,10 +574,7 @@ fn check_attach_modify_return(env: &mut VerifierEnv<'_>, sleepable: bool) -> PRe
         env.verbose(&format!("{tname}() is not modifiable\n"));
         return Err(Fail::Errno(EINVAL));
     }
-    if NORETURN_DENY.contains(&tname.as_str()) {
-        return Err(Fail::unsupported("check_attach_btf_id", &format!("whether {tname} is in noreturn_deny on this config")));
-    }
-    Ok(())
+    check_attach_denied(env, crate::prog_type::bpf_attach_type::MODIFY_RETURN)
 }
 
 /// `bpf_check_attach_target` for an iterator program, then

@@ -257,9 +257,7 @@ fn resolve_ld_imm64(env: &mut VerifierEnv<'_>, i: usize) -> PResult<()> {
     }
     match insn.src {
         0 | BPF_PSEUDO_FUNC => return Ok(()),
-        BPF_PSEUDO_BTF_ID => {
-            return Err(Fail::unsupported("check_pseudo_btf_id", "ld_imm64 of a kernel symbol (vmlinux BTF) is not modelled"));
-        }
+        BPF_PSEUDO_BTF_ID => return check_pseudo_btf_id(env, i, next),
         BPF_PSEUDO_MAP_VALUE | BPF_PSEUDO_MAP_IDX_VALUE => {}
         BPF_PSEUDO_MAP_FD | BPF_PSEUDO_MAP_IDX if next.imm == 0 => {}
         _ => {
@@ -332,6 +330,47 @@ fn resolve_ld_imm64(env: &mut VerifierEnv<'_>, i: usize) -> PResult<()> {
     env.aux[i].map_index = map_idx;
     env.insns[i].imm = addr as u32 as i32;
     env.insns[i + 1].imm = (addr >> 32) as u32 as i32;
+    Ok(())
+}
+
+/// `check_pseudo_btf_id` of a vmlinux variable: the register type its
+/// load gives (`aux->btf_var`). The address `kallsyms_lookup_name` puts in
+/// the imm is the fixups' (the verifier keeps the VAR's id there).
+fn check_pseudo_btf_id(env: &mut VerifierEnv<'_>, i: usize, next: Insn) -> PResult<()> {
+    use super::reg::*;
+    use crate::vmlinux_btf::{Kind, VmlinuxBtf};
+    const PHASE: &str = "check_pseudo_btf_id";
+    if next.imm != 0 {
+        return Err(Fail::unsupported(PHASE, "module BTF objects (a btf_fd) are not modelled"));
+    }
+    let Some(btf) = VmlinuxBtf::for_arch(env.input.symbols_arch) else {
+        return Err(Fail::unsupported(PHASE, "no vmlinux BTF is recorded for this arch"));
+    };
+    let id = env.insns[i].imm as u32;
+    let Some(t) = btf.type_by_id(id) else {
+        return Err(Fail::unsupported(PHASE, &format!("btf_id {id} is not in the recorded vmlinux BTF")));
+    };
+    let (type_id, percpu) = match t.kind {
+        Kind::Var { type_id, percpu } => (type_id, percpu),
+        Kind::Func(_) => return Err(Fail::unsupported(PHASE, "ld_imm64 of a kernel function's BTF id is not modelled")),
+        _ => {
+            env.verbose(&format!("pseudo btf_id {id} in ldimm64 isn't KIND_VAR or KIND_FUNC\n"));
+            return Err(Fail::Errno(EINVAL));
+        }
+    };
+    let inner = btf.skip_modifiers(type_id);
+    let is_struct = matches!(btf.type_by_id(inner).map(|t| &t.kind), Some(Kind::Struct { .. }));
+    let (reg_type, aux) = if percpu || is_struct {
+        let flag = if percpu { MEM_PERCPU } else { 0 };
+        (PTR_TO_BTF_ID | flag, super::kfuncs::btf_type_id_interned(btf.name_of(inner)))
+    } else {
+        let Some(size) = btf.type_size(inner) else {
+            return Err(Fail::unsupported(PHASE, &format!("the size of the type of {} is not in the recorded vmlinux BTF", t.name)));
+        };
+        (PTR_TO_MEM | MEM_RDONLY, i64::from(size))
+    };
+    env.aux[i].btf_var_type = reg_type;
+    env.aux[i].btf_var_aux = aux;
     Ok(())
 }
 

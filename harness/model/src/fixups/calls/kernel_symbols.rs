@@ -6,7 +6,9 @@
 //! The facts live in `bpf_call_imms.txt`, generated once from the 7.3
 //! sources (`struct bpf_func_proto` `.func`, `struct bpf_map_ops`,
 //! `bpf_types.h`) and the images' `kallsyms`, and checked against the
-//! kallsyms of a booted 7.3 guest.
+//! kallsyms of a booted 7.3 guest. The imms of every kfunc of the images
+//! (the `bpf_kfunc`-tagged functions of their BTF) are kept up to date by
+//! `bpf-selftest record --set kfunc-imms` (`scripts/record-kfunc-imms.py`).
 //!
 //! A helper with several prototypes whose functions differ (per program
 //! type, attach type or sleepability: `bpf_get_stack`, `bpf_redirect`,
