@@ -302,10 +302,11 @@ fn sock_filter_is_valid_access(off: i64, size: i64, write: bool, attach: u32) ->
     allowed.then_some(CtxAccess { reg_type: SCALAR_VALUE, ctx_field_size: field_size, btf_id: 0 })
 }
 
-/// `xdp_is_valid_access` (expected attach type other than devmap).
-fn xdp_is_valid_access(off: i16, size: i16, write: bool, is_ldsx: bool) -> Option<CtxAccess> {
+/// `xdp_is_valid_access`: only a devmap program (`BPF_XDP_DEVMAP`) reads
+/// `egress_ifindex`; nothing is written (no offloaded programs here).
+fn xdp_is_valid_access(off: i16, size: i16, write: bool, is_ldsx: bool, attach: u32) -> Option<CtxAccess> {
     use crate::uapi::xdp_md::*;
-    if off == EGRESS_IFINDEX || write {
+    if (off == EGRESS_IFINDEX && attach != crate::prog_type::bpf_attach_type::XDP_DEVMAP) || write {
         return None;
     }
     if matches!(off, DATA | DATA_END | DATA_META) && is_ldsx {
@@ -473,7 +474,7 @@ pub fn is_valid_access(
     Ok(match prog_type {
         pt::SOCKET_FILTER => uapi.and_then(|(off, size)| sk_filter_is_valid_access(off, size, write, is_ldsx)),
         pt::SCHED_CLS | pt::SCHED_ACT => uapi.and_then(|(off, size)| tc_cls_act_is_valid_access(off, size, write, is_ldsx)),
-        pt::XDP => uapi.and_then(|(off, size)| xdp_is_valid_access(off, size, write, is_ldsx)),
+        pt::XDP => uapi.and_then(|(off, size)| xdp_is_valid_access(off, size, write, is_ldsx, attach)),
         pt::CGROUP_SKB => uapi.and_then(|(off, size)| cg_skb_is_valid_access(off, size, write, is_ldsx, bpf_capable)),
         pt::LWT_IN | pt::LWT_OUT | pt::LWT_XMIT | pt::LWT_SEG6LOCAL => uapi.and_then(|(off, size)| lwt_is_valid_access(off, size, write, is_ldsx)),
         pt::SK_SKB => uapi.and_then(|(off, size)| sk_skb_is_valid_access(off, size, write, is_ldsx)),
