@@ -302,6 +302,7 @@ impl Env<'_, '_> {
             Allowed::Always => true,
             Allowed::DPath => self.bpf_d_path_allowed()?,
             Allowed::ImaInodeHash => return Err(DoCheckError::Unsupported(format!("the attach-point policy of {name} is not modelled"))),
+            Allowed::SkStorageTracing => self.bpf_sk_storage_tracing_allowed()?,
         };
         if !allowed {
             self.verbose("helper call is not allowed in probe\n");
@@ -579,6 +580,31 @@ impl Env<'_, '_> {
             return Ok(super::bpf_lsm::bpf_lsm_is_sleepable_hook(&target.name));
         }
         Ok(BTF_ALLOWLIST_D_PATH.contains(&target.name.as_str()))
+    }
+
+    /// `bpf_sk_storage_tracing_allowed` (bpf_sk_storage.c): iterators and
+    /// BTF tracepoints (no bpf_sk_storage tracepoint exists), fentry/fexit
+    /// on anything but a `bpf_sk_storage*` function; no other attach type.
+    fn bpf_sk_storage_tracing_allowed(&self) -> VResult<bool> {
+        match self.input.expected_attach_type {
+            bpf_attach_type::TRACE_ITER | bpf_attach_type::TRACE_RAW_TP => Ok(true),
+            bpf_attach_type::TRACE_FENTRY | bpf_attach_type::TRACE_FEXIT => {
+                let id = self.input.attach_btf_id;
+                let Some(target) = self.input.vmlinux_btf.and_then(|b| b.type_by_id(id)) else {
+                    return Err(DoCheckError::Unsupported(format!(
+                        "bpf_sk_storage_tracing_allowed: attach target btf_id {id} is not in the recorded vmlinux BTF"
+                    )));
+                };
+                Ok(!target.name.starts_with("bpf_sk_storage"))
+            }
+            t @ (bpf_attach_type::TRACE_FSESSION
+            | bpf_attach_type::TRACE_FENTRY_MULTI
+            | bpf_attach_type::TRACE_FEXIT_MULTI
+            | bpf_attach_type::TRACE_FSESSION_MULTI) => {
+                Err(DoCheckError::Unsupported(format!("bpf_sk_storage_tracing_allowed for attach type {t} is not in the source the model reads")))
+            }
+            _ => Ok(false),
+        }
     }
 
     /// `check_get_func_ip`.

@@ -104,6 +104,9 @@ pub enum Allowed {
     DPath,
     /// `bpf_ima_inode_hash_allowed`: sleepable programs.
     ImaInodeHash,
+    /// `bpf_sk_storage_tracing_allowed`: tracing programs that do not
+    /// trace the `bpf_sk_storage*` functions themselves.
+    SkStorageTracing,
 }
 
 /// `struct bpf_func_proto`.
@@ -1533,6 +1536,7 @@ pub const BPF_SK_STORAGE_GET_TRACING_PROTO: FuncProto = FuncProto {
     ret: RET_PTR_TO_MAP_VALUE_OR_NULL,
     args: [ARG_CONST_MAP_PTR, ARG_PTR_TO_BTF_ID_OR_NULL, ARG_PTR_TO_MAP_VALUE_OR_NULL, ARG_ANYTHING, ARG_DONTCARE],
     arg_btf: ["", "sock", "", "", ""],
+    allowed: Allowed::SkStorageTracing,
     ..FuncProto::NONE
 };
 /// `bpf_sk_storage_delete_tracing_proto` (bpf_sk_storage.c).
@@ -1541,5 +1545,6 @@ pub const BPF_SK_STORAGE_DELETE_TRACING_PROTO: FuncProto = FuncProto {
     ret: RET_INTEGER,
     args: [ARG_CONST_MAP_PTR, ARG_PTR_TO_BTF_ID_OR_NULL, ARG_DONTCARE, ARG_DONTCARE, ARG_DONTCARE],
     arg_btf: ["", "sock", "", "", ""],
+    allowed: Allowed::SkStorageTracing,
     ..FuncProto::NONE
 };
