@@ -224,6 +224,7 @@ pub fn atomic_add() {
 // what liveness gave it (no upper half read: no zero extension, and the
 // RND_HI32 poison of a dead upper half).
 #[sec("syscall")]
+#[kernel("7.3")]
 #[success]
 #[retval(7)]
 #[xlated("16: probe r0 = atomic_cmpxchg((u32 *)(r1 +0), r0, r2)")]
