@@ -97,29 +97,26 @@ def main():
         if len(f) == 4 and f[0] in ("imm", "addr"):
             elsewhere[(f[0], f[1])] = n
     drift, block = [], []
+
+    def place(kind, name, line):
+        """A line kept where the table already has it (a changed one is
+        drift), else added to the generated block."""
+        n = elsewhere.get((kind, name))
+        if n is None:
+            block.append(line)
+        elif head[n] != line:
+            drift.append(f"`{head[n]}`, kallsyms give `{line}`")
+            head[n] = line
+
     for name in sorted(names):
         row = [imm(syms[arch], name) for arch in ARCHES]
         if all(v == "-" for v in row):
             drift.append(f"kfunc {name}: in no image's kallsyms")
             continue
-        line = f"imm {name} {' '.join(row)}"
-        if ("imm", name) in elsewhere:
-            n = elsewhere[("imm", name)]
-            if head[n] != line:
-                drift.append(f"`{head[n]}`, kallsyms give `{line}`")
-                head[n] = line
-        else:
-            block.append(line)
+        place("imm", name, f"imm {name} {' '.join(row)}")
     # the typed ksyms the images have (bpf_testmod's are not vmlinux's)
     for name in ksyms:
-        line = f"addr {name} " + " ".join(f"{data[arch][name]:#x}" if name in data[arch] else "-" for arch in ARCHES)
-        if ("addr", name) in elsewhere:
-            n = elsewhere[("addr", name)]
-            if head[n] != line:
-                drift.append(f"`{head[n]}`, kallsyms give `{line}`")
-                head[n] = line
-        else:
-            block.append(line)
+        place("addr", name, f"addr {name} " + " ".join(f"{data[arch][name]:#x}" if name in data[arch] else "-" for arch in ARCHES))
     out = head + [BLOCK] + block
     old = open(TABLE).read()
     new = "\n".join(out) + "\n"
