@@ -53,6 +53,7 @@ fuzz_target!(|data: &[u8]| {
         privileged_setup: false,
         log_size: bpf_selftest::backend::loader::LOG_BUF_SIZE,
         create_every_map: false,
+        scenario: Default::default(),
     };
     if ModelBackend::create_maps(&req).is_some() {
         return;

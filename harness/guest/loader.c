@@ -6,8 +6,8 @@
  * program places the attr and its buffers in memory, writes the pointers the
  * host asks for, makes the system call and sends back the result and the
  * buffers the kernel wrote. Besides bpf(2) it can set the effective
- * capabilities (unprivileged runs), close descriptors, write into a map
- * through an mmap of it (an arena's global data), read a file (the
+ * capabilities (unprivileged runs), close descriptors, write into and
+ * read from a map through an mmap of it (global data), read a file (the
  * kernel's BTF) and power the machine off.
  *
  * Wire format, little endian: frames of `u32 type, u32 len, u8 payload[len]`.
@@ -34,7 +34,7 @@
 #include <unistd.h>
 #include <linux/capability.h>
 
-#define PROTO_VERSION 2
+#define PROTO_VERSION 3
 #define PORT_NAME "org.bpfselftest.loader"
 
 enum {
@@ -45,6 +45,7 @@ enum {
 	MSG_READ_FILE = 4,
 	MSG_POWEROFF = 5,
 	MSG_MAP_WRITE = 6,
+	MSG_MAP_READ = 9,
 	MSG_REPLY = 0x80,
 };
 
@@ -407,6 +408,35 @@ static void do_map_write(struct in *in)
 	free(o.p);
 }
 
+/*
+ * u32 fd, u64 len, u64 off, u64 n: mmap len bytes of the map shared and
+ * read-only, copy n bytes from off, unmap. Replies with an errno (0 when
+ * done), then the bytes.
+ */
+static void do_map_read(struct in *in)
+{
+	int fd = (int)in_u32(in);
+	uint64_t len = in_u64(in), off = in_u64(in), n = in_u64(in);
+	struct out o = { 0 };
+	uint32_t err = 0;
+	void *p = MAP_FAILED;
+
+	if (in->bad || off > len || n > len - off || n > MAX_PAYLOAD) {
+		err = EPROTO;
+	} else {
+		p = mmap(NULL, len, PROT_READ, MAP_SHARED, fd, 0);
+		if (p == MAP_FAILED)
+			err = errno;
+	}
+	out_u32(&o, err);
+	if (!err) {
+		out_put(&o, (char *)p + off, n);
+		munmap(p, len);
+	}
+	send_frame(MSG_MAP_READ | MSG_REPLY, &o);
+	free(o.p);
+}
+
 static void do_read_file(struct in *in)
 {
 	char path[4096];
@@ -550,6 +580,9 @@ int main(void)
 			break;
 		case MSG_MAP_WRITE:
 			do_map_write(&in);
+			break;
+		case MSG_MAP_READ:
+			do_map_read(&in);
 			break;
 		case MSG_POWEROFF:
 			poweroff();

@@ -64,6 +64,7 @@ fn request(name: &str, asm: &str, prog_type: ProgType, maps: Vec<MapDef>, arch: 
         privileged_setup: false,
         log_size: crate::backend::loader::LOG_BUF_SIZE,
         create_every_map: false,
+        scenario: Default::default(),
     })
 }
 

@@ -21,10 +21,14 @@ pub enum Section {
     Xlated,
     Jited,
     Retval,
+    /// Run counts, recursion misses and globals after a run with
+    /// surroundings (attached programs, globals).
+    Run,
 }
 
 impl Section {
-    pub const ALL: [Section; 7] = [Section::Verdict, Section::Errno, Section::VerifiedInsns, Section::Log, Section::Xlated, Section::Jited, Section::Retval];
+    pub const ALL: [Section; 8] =
+        [Section::Verdict, Section::Errno, Section::VerifiedInsns, Section::Log, Section::Xlated, Section::Jited, Section::Retval, Section::Run];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -35,6 +39,7 @@ impl Section {
             Section::Xlated => "xlated",
             Section::Jited => "jited",
             Section::Retval => "retval",
+            Section::Run => "run",
         }
     }
 
@@ -107,7 +112,15 @@ pub fn compare(truth: &Golden, model: &LoadOutcome) -> Vec<Mismatch> {
     if truth.retval.is_some() && truth.retval != m.retval {
         push(Section::Retval, format!("kernel {:?}, model {:?}", truth.retval.map(|r| r as i32), m.retval.map(|r| r as i32)));
     }
+    if run_compared(truth) && (truth.prog_stats != m.prog_stats || truth.globals != m.globals) {
+        push(Section::Run, format!("kernel {:?} {:?}, model {:?} {:?}", truth.prog_stats, truth.globals, m.prog_stats, m.globals));
+    }
     out
+}
+
+/// Whether the golden recorded a run's surroundings.
+fn run_compared(truth: &Golden) -> bool {
+    !truth.prog_stats.is_empty() || !truth.globals.is_empty()
 }
 
 fn verdict(accepted: bool) -> &'static str {
@@ -210,6 +223,7 @@ impl Report {
             let applies = match s {
                 Section::Jited => jited_compared(truth),
                 Section::Retval => truth.retval.is_some(),
+                Section::Run => run_compared(truth),
                 _ => true,
             };
             if !applies {

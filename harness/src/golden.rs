@@ -55,6 +55,13 @@ pub struct Golden {
     pub jited: Vec<String>,
     pub retval: Option<u32>,
     pub test_run_errno: i32,
+    /// With a scenario (attached programs, globals): each program's run
+    /// count and recursion misses after the run, the program under test
+    /// first (`== prog_stats`, one `run_cnt N recursion_misses M` line
+    /// each), and the globals read after it (`== globals`, hex per line).
+    /// Absent otherwise.
+    pub prog_stats: Vec<crate::backend::ProgRunStats>,
+    pub globals: Vec<Vec<u8>>,
 }
 
 /// Kernel pointers in the log: the value of an `ld_imm64` (`(18) r1 =
@@ -187,6 +194,20 @@ pub fn source_hash(req: &LoadRequest) -> String {
         }
         None => s.push_str("no test_run\n"),
     }
+    if !req.scenario.is_empty() {
+        let sc = &req.scenario;
+        for a in &sc.attached {
+            let _ =
+                writeln!(s, "attached {} {:?} {:?} {:?} {:#x} {:?}", a.name, a.prog_type.name(), a.expected_attach_type, a.attach_func, a.prog_flags, a.btf);
+            for i in &a.prog.insns {
+                let _ = writeln!(s, "{}", i.to_bytes().iter().map(|b| format!("{b:02x}")).collect::<String>());
+            }
+            for r in &a.prog.relocs {
+                let _ = writeln!(s, "reloc {r:?}");
+            }
+        }
+        let _ = writeln!(s, "attach_self {:?} global_init {:?} global_read {:?}", sc.attach_self, sc.global_init, sc.global_read);
+    }
     format!("fnv64:{:016x}", crate::import::cpp::fnv64(s.as_bytes()))
 }
 
@@ -210,6 +231,8 @@ impl Golden {
             jited: o.jited.clone(),
             retval: o.retval,
             test_run_errno: o.test_run_errno,
+            prog_stats: o.prog_stats.clone(),
+            globals: o.globals.clone(),
         }
     }
 
@@ -253,6 +276,18 @@ impl Golden {
             }
             None => {
                 let _ = writeln!(s, "not run");
+            }
+        }
+        if !self.prog_stats.is_empty() {
+            let _ = writeln!(s, "== prog_stats");
+            for st in &self.prog_stats {
+                let _ = writeln!(s, "run_cnt {} recursion_misses {}", st.run_cnt, st.recursion_misses);
+            }
+        }
+        if !self.globals.is_empty() {
+            let _ = writeln!(s, "== globals");
+            for g in &self.globals {
+                let _ = writeln!(s, "{}", g.iter().map(|b| format!("{b:02x}")).collect::<String>());
             }
         }
         s
@@ -315,6 +350,24 @@ impl Golden {
                         g.test_run_errno = e.parse().map_err(|_| "bad test-run errno".to_string())?;
                     } else if v != "not run" {
                         g.retval = Some(v.parse::<i32>().map_err(|_| "bad retval".to_string())? as u32);
+                    }
+                }
+                "prog_stats" => {
+                    for l in lines(b) {
+                        let w: Vec<&str> = l.split(' ').collect();
+                        match w[..] {
+                            ["run_cnt", r, "recursion_misses", m] => g.prog_stats.push(crate::backend::ProgRunStats {
+                                run_cnt: r.parse().map_err(|_| format!("bad prog_stats line {l:?}"))?,
+                                recursion_misses: m.parse().map_err(|_| format!("bad prog_stats line {l:?}"))?,
+                            }),
+                            _ => return Err(format!("bad prog_stats line {l:?}")),
+                        }
+                    }
+                }
+                "globals" => {
+                    for l in lines(b) {
+                        let bytes: Option<Vec<u8>> = (0..l.len() / 2).map(|k| l.get(2 * k..2 * k + 2).and_then(|h| u8::from_str_radix(h, 16).ok())).collect();
+                        g.globals.push(bytes.filter(|_| l.len() % 2 == 0).ok_or_else(|| format!("bad globals line {l:?}"))?);
                     }
                 }
                 other => return Err(format!("unknown section '{other}'")),

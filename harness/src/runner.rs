@@ -333,6 +333,7 @@ fn prepare(
     };
     let sub = spec.subspec(unpriv);
     let prog_type = spec.sec_def.prog_type;
+    let scenario = if unpriv { backend::Scenario::default() } else { scenario(suite, syms, prog, object, spec, opts.arch)? };
     Ok(LoadRequest {
         name: format!("{}/{}", suite.name, prog.name),
         prog: load.prog,
@@ -345,14 +346,126 @@ fn prepare(
         caps_unpriv: if unpriv { sub.cap_numbers() } else { Vec::new() },
         maps: load.maps,
         btf: load.btf,
-        test_run: should_do_test_run(spec, unpriv, opts.arch).then(|| TestRunInput::test_loader(prog_type)),
+        test_run: should_do_test_run(spec, unpriv, opts.arch).then(|| test_run_input(spec, unpriv)),
         arch: opts.arch,
         want_jited: !sub.jited.is_empty(),
         license: load.license,
         privileged_setup: false,
         log_size: crate::backend::loader::LOG_BUF_SIZE,
         create_every_map: false,
+        scenario,
     })
+}
+
+/// What the test run passes: test_loader's input, except that a raw
+/// tracepoint program's run with surroundings ([`spec::RunExpect`]) gets
+/// none (no packet, which the kernel refuses for that type), as a
+/// skeleton's test passes it.
+fn test_run_input(spec: &TestSpec, unpriv: bool) -> TestRunInput {
+    use crate::prog_type::bpf_prog_type::{RAW_TRACEPOINT, RAW_TRACEPOINT_WRITABLE};
+    let ty = spec.sec_def.prog_type;
+    if !unpriv && !spec.run.is_empty() && matches!(ty.0, RAW_TRACEPOINT | RAW_TRACEPOINT_WRITABLE) {
+        return TestRunInput { data: Vec::new(), ctx: None, data_out_size: 0, repeat: 0 };
+    }
+    TestRunInput::test_loader(ty)
+}
+
+/// The kernel function or tracepoint a program of section `sec` is
+/// attached to: the BTF target of fentry/fexit/fmod_ret/tp_btf, the
+/// tracepoint of raw_tp.
+pub fn attach_target(sec: &str) -> Option<String> {
+    if let Some(t) = crate::prog_type::sec_attach_target(sec) {
+        return Some(t.to_string());
+    }
+    let sec = sec.strip_prefix('?').unwrap_or(sec);
+    let (head, tp) = sec.split_once('/')?;
+    matches!(head, "raw_tp" | "raw_tracepoint" | "raw_tp.w" | "raw_tracepoint.w").then(|| tp.to_string())
+}
+
+/// The [`backend::Scenario`] of a privileged run: the programs of
+/// `#[attach(...)]` linked against the suite's maps, the globals of
+/// `#[global_init]` and `#[global_after]` placed in their maps.
+fn scenario(suite: &Suite, syms: &SuiteSymbols, prog: &ProgDecl, object: Option<&BpfObject>, spec: &TestSpec, arch: Arch) -> Result<backend::Scenario, String> {
+    let run = &spec.run;
+    let mut out = backend::Scenario::default();
+    if run.attach_self {
+        out.attach_self = Some(
+            attach_target(prog.sec)
+                .ok_or_else(|| format!("#[attach]: SEC(\"{}\") names nothing to attach to (fentry/, fexit/, fmod_ret/, tp_btf/, raw_tp/)", prog.sec))?,
+        );
+    }
+    for name in &run.attach {
+        let other = suite.programs.iter().find(|p| p.name == name).ok_or_else(|| format!("#[attach({name})]: the suite has no program '{name}'"))?;
+        if other.name == prog.name {
+            return Err(format!("#[attach({name})]: that is the program itself; write #[attach]"));
+        }
+        let ospec = spec::parse_test_spec(other.name, other.sec, other.tags, arch).map_err(|e| format!("#[attach({name})]: {e}"))?;
+        let target = attach_target(other.sec).ok_or_else(|| format!("#[attach({name})]: SEC(\"{}\") names nothing to attach to", other.sec))?;
+        let (linked, btf) = match (other.object, object) {
+            (Some(_), Some(obj)) => {
+                let l = object_load(obj, other.name, arch)?;
+                (l.prog, l.btf)
+            }
+            (Some(o), None) => return Err(format!("#[attach({name})]: a program of object {o} beside a program in asm")),
+            (None, _) => {
+                let program = other.asm.program()?;
+                let symbols = Symbols { subprogs: &syms.subprogs, maps: &syms.maps, globals: &syms.globals };
+                (link::link(other.name, &program, &symbols).map_err(|e| format!("#[attach({name})]: link: {e}"))?, BtfMode::default())
+            }
+        };
+        out.attached.push(backend::AttachedProg {
+            name: name.clone(),
+            prog: linked,
+            prog_type: ospec.sec_def.prog_type,
+            expected_attach_type: ospec.sec_def.attach_type,
+            attach_func: Some(target),
+            prog_flags: ospec.sec_def.flags | ospec.prog_flags,
+            btf,
+        });
+    }
+    let known = |p: &Option<String>, what: &str| match p {
+        Some(n) if n != prog.name && !run.attach.contains(n) => Err(format!("#[{what}({n} = ...)]: '{n}' is not attached by this test")),
+        _ => Ok(()),
+    };
+    for (p, _) in &run.run_counts {
+        known(p, "run_count")?;
+    }
+    for (p, _) in &run.recursion_misses {
+        known(p, "recursion_misses")?;
+    }
+    let big_endian = arch == Arch::S390x;
+    let place = |name: &str, what: &str| -> Result<(usize, u32, usize), String> {
+        let g = syms.globals.iter().find(|g| g.name == name).ok_or_else(|| format!("#[{what}({name} = ...)]: the suite has no global '{name}'"))?;
+        let decl = suite.globals.iter().find(|d| d.name == name).ok_or_else(|| format!("#[{what}]: no declaration of '{name}'"))?;
+        if !(1..=8).contains(&decl.size) {
+            return Err(format!("#[{what}({name} = ...)]: a {}-byte global is not a number", decl.size));
+        }
+        Ok((g.map, g.off, decl.size))
+    };
+    for (name, v) in &run.global_init {
+        let (map, off, size) = place(name, "global_init")?;
+        if syms.maps[map].frozen {
+            return Err(format!("#[global_init({name} = ...)]: '{name}' is in a read-only section"));
+        }
+        out.global_init.push((map, off, value_bytes(*v, size, big_endian).ok_or_else(|| format!("#[global_init]: {v} does not fit {name}'s {size} bytes"))?));
+    }
+    for (name, v) in &run.global_after {
+        let (map, off, size) = place(name, "global_after")?;
+        value_bytes(*v, size, big_endian).ok_or_else(|| format!("#[global_after]: {v} does not fit {name}'s {size} bytes"))?;
+        out.global_read.push((map, off, size as u32));
+    }
+    Ok(out)
+}
+
+/// `v` as a `size`-byte integer (either signedness), in the arch's order.
+fn value_bytes(v: i128, size: usize, big_endian: bool) -> Option<Vec<u8>> {
+    let bits = 8 * size as u32;
+    let fits = v >= -(1i128 << (bits - 1)) && v < (1i128 << bits);
+    if !fits {
+        return None;
+    }
+    let le = (v as u128).to_le_bytes()[..size].to_vec();
+    Some(if big_endian { le.into_iter().rev().collect() } else { le })
 }
 
 /// Every subtest of the registry, planned for `opts.arch` on `backend`.
@@ -546,8 +659,72 @@ fn check_outcome_into(spec: &TestSpec, unpriv: bool, arch: Arch, out: &LoadOutco
             }
         }
     }
+    if !unpriv && !spec.run.is_empty() && out.test_run_errno == 0 && out.retval.is_some() {
+        check_run_expect(spec, arch, out, &mut failures, failed);
+    }
     transcript.push_str(&failures);
     if failures.is_empty() { (Verdict::Ok, transcript) } else { (Verdict::Fail(transcript.clone()), transcript) }
+}
+
+/// `#[run_count]`, `#[recursion_misses]` and `#[global_after]` against
+/// what the backend read after the run.
+fn check_run_expect(spec: &TestSpec, arch: Arch, out: &LoadOutcome, failures: &mut String, failed: &mut Vec<FailedCheck>) {
+    let run = &spec.run;
+    let index = |p: &Option<String>| match p {
+        Some(n) if *n != spec.prog_name => run.attach.iter().position(|a| a == n).map(|k| k + 1),
+        _ => Some(0),
+    };
+    let label = |p: &Option<String>| p.clone().unwrap_or_else(|| spec.prog_name.clone());
+    let mut bad = false;
+    for (p, want) in &run.run_counts {
+        match index(p).and_then(|k| out.prog_stats.get(k)) {
+            Some(st) if st.run_cnt == *want => {}
+            Some(st) => {
+                let _ = writeln!(failures, "run_subtest:FAIL: {}: run_cnt {} != {want}", label(p), st.run_cnt);
+                bad = true;
+            }
+            None => {
+                let _ = writeln!(failures, "run_subtest:FAIL: {}: the backend reported no run count", label(p));
+                bad = true;
+            }
+        }
+    }
+    for (p, want) in &run.recursion_misses {
+        match index(p).and_then(|k| out.prog_stats.get(k)) {
+            Some(st) if st.recursion_misses == *want => {}
+            Some(st) => {
+                let _ = writeln!(failures, "run_subtest:FAIL: {}: recursion_misses {} != {want}", label(p), st.recursion_misses);
+                bad = true;
+            }
+            None => {
+                let _ = writeln!(failures, "run_subtest:FAIL: {}: the backend reported no recursion misses", label(p));
+                bad = true;
+            }
+        }
+    }
+    for (k, (name, want)) in run.global_after.iter().enumerate() {
+        let Some(bytes) = out.globals.get(k) else {
+            let _ = writeln!(failures, "run_subtest:FAIL: global {name}: the backend read nothing");
+            bad = true;
+            continue;
+        };
+        let mut b = bytes.clone();
+        if arch == Arch::S390x {
+            b.reverse();
+        }
+        let mut le = [0u8; 16];
+        le[..b.len().min(16)].copy_from_slice(&b[..b.len().min(16)]);
+        let unsigned = u128::from_le_bytes(le) as i128;
+        let bits = 8 * b.len() as u32;
+        let signed = if bits > 0 && bits < 128 && unsigned >> (bits - 1) & 1 == 1 { unsigned - (1i128 << bits) } else { unsigned };
+        if unsigned != *want && signed != *want {
+            let _ = writeln!(failures, "run_subtest:FAIL: global {name}: {unsigned} != {want}");
+            bad = true;
+        }
+    }
+    if bad {
+        failed.push(FailedCheck::TestRun);
+    }
 }
 
 /// Loads and checks one planned subtest.

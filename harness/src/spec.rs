@@ -159,6 +159,67 @@ pub struct TestSpec {
     pub auxiliary: bool,
     /// `#[kernel("7.3")]`: the oldest kernel the test is meant for.
     pub min_kernel: Option<KernelVersion>,
+    /// What surrounds the privileged test run (ours; see [`RunExpect`]).
+    pub run: RunExpect,
+}
+
+/// The attributes of a test run's surroundings (ours, no test_loader
+/// counterpart): attached programs, run counters, global variables. They
+/// ask for a test run of the privileged load.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RunExpect {
+    /// `#[attach]`: the program itself is attached.
+    pub attach_self: bool,
+    /// `#[attach(a, b)]`: programs of the suite attached before the run.
+    pub attach: Vec<String>,
+    /// `#[run_count]`: (the program, `None` for itself; runs).
+    pub run_counts: Vec<(Option<String>, u64)>,
+    /// `#[recursion_misses]`: (the program; misses).
+    pub recursion_misses: Vec<(Option<String>, u64)>,
+    /// `#[global_init(name = value)]`.
+    pub global_init: Vec<(String, i128)>,
+    /// `#[global_after(name = value)]`.
+    pub global_after: Vec<(String, i128)>,
+}
+
+impl RunExpect {
+    pub fn is_empty(&self) -> bool {
+        *self == RunExpect::default()
+    }
+}
+
+/// `N` or `prog=N` of `#[run_count]` / `#[recursion_misses]`.
+fn parse_counter(v: &str, what: &str) -> Result<(Option<String>, u64), SpecError> {
+    let (prog, n) = match v.split_once('=') {
+        Some((p, n)) => (Some(p.to_string()), n),
+        None => (None, v),
+    };
+    let n = parse_u64(n).ok_or_else(|| SpecError(format!("failed to parse {what} from '{v}'")))?;
+    Ok((prog, n))
+}
+
+/// A decimal or `0x` hex value, optionally negative, for a global.
+fn parse_value(v: &str) -> Option<i128> {
+    let (neg, t) = match v.strip_prefix('-') {
+        Some(t) => (true, t),
+        None => (false, v),
+    };
+    let n = parse_u64(t)? as i128;
+    Some(if neg { -n } else { n })
+}
+
+fn parse_u64(t: &str) -> Option<u64> {
+    match t.strip_prefix("0x") {
+        Some(h) => u64::from_str_radix(h, 16).ok(),
+        None => t.parse().ok(),
+    }
+}
+
+/// `name=value` of `#[global_init]` / `#[global_after]`.
+fn parse_global(v: &str, what: &str) -> Result<(String, i128), SpecError> {
+    let bad = || SpecError(format!("failed to parse {what} from '{v}'"));
+    let (name, value) = v.split_once('=').ok_or_else(bad)?;
+    Ok((name.to_string(), parse_value(value).ok_or_else(bad)?))
 }
 
 impl TestSpec {
@@ -311,6 +372,7 @@ pub fn parse_test_spec(prog_name: &str, sec: &str, tags: &[&str], arch: Arch) ->
         load_mask: 0,
         auxiliary: false,
         min_kernel: None,
+        run: RunExpect::default(),
     };
     let mut description: Option<&str> = None;
     let mut has_unpriv_result = false;
@@ -431,6 +493,18 @@ pub fn parse_test_spec(prog_name: &str, sec: &str, tags: &[&str], arch: Arch) ->
             };
         } else if let Some(v) = s.strip_prefix("test_kernel_min=") {
             spec.min_kernel = Some(KernelVersion::parse(v).ok_or_else(|| SpecError(format!("bad kernel version: '{v}'")))?);
+        } else if s == "test_attach" {
+            spec.run.attach_self = true;
+        } else if let Some(v) = s.strip_prefix("test_attach_prog=") {
+            spec.run.attach.push(v.to_string());
+        } else if let Some(v) = s.strip_prefix("test_run_count=") {
+            spec.run.run_counts.push(parse_counter(v, "run count")?);
+        } else if let Some(v) = s.strip_prefix("test_recursion_misses=") {
+            spec.run.recursion_misses.push(parse_counter(v, "recursion misses")?);
+        } else if let Some(v) = s.strip_prefix("test_global_init=") {
+            spec.run.global_init.push(parse_global(v, "global_init")?);
+        } else if let Some(v) = s.strip_prefix("test_global_after=") {
+            spec.run.global_after.push(parse_global(v, "global_after")?);
         } else {
             return Err(SpecError(format!("unknown test tag '{s}'")));
         }
@@ -441,6 +515,15 @@ pub fn parse_test_spec(prog_name: &str, sec: &str, tags: &[&str], arch: Arch) ->
     }
     if spec.mode_mask == 0 {
         spec.mode_mask = PRIV;
+    }
+    if !spec.run.is_empty() {
+        // the surroundings are of the privileged run's test run; without
+        // a #[retval] its return value is not compared
+        spec.mode_mask |= PRIV;
+        if !spec.privileged.execute {
+            spec.privileged.execute = true;
+            spec.privileged.retval = POINTER_VALUE;
+        }
     }
     spec.privileged.name = prog_name.to_string();
     spec.privileged.description = description.map(str::to_string);
@@ -491,6 +574,29 @@ mod tests {
         assert_eq!(s.unpriv.name, "p @unpriv");
         assert!(!s.privileged.expect_failure && !s.privileged.execute);
         assert_eq!(s.sec_def.prog_type, prog_type::SOCKET_FILTER);
+    }
+
+    #[test]
+    fn run_surroundings() {
+        let s = spec(&[
+            "test_attach",
+            "test_attach_prog=a",
+            "test_run_count=2",
+            "test_run_count=a=1",
+            "test_recursion_misses=a=0x1",
+            "test_global_init=x=-5",
+            "test_global_after=y=0xff",
+        ]);
+        assert!(s.run.attach_self);
+        assert_eq!(s.run.attach, ["a"]);
+        assert_eq!(s.run.run_counts, [(None, 2), (Some("a".to_string()), 1)]);
+        assert_eq!(s.run.recursion_misses, [(Some("a".to_string()), 1)]);
+        assert_eq!(s.run.global_init, [("x".to_string(), -5)]);
+        assert_eq!(s.run.global_after, [("y".to_string(), 255)]);
+        // a run without a retval to compare
+        assert!(s.privileged.execute && s.privileged.retval == POINTER_VALUE);
+        assert!(err(&["test_run_count=a=x"]).contains("run count"));
+        assert!(err(&["test_global_after=y"]).contains("global_after"));
     }
 
     #[test]

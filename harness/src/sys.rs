@@ -20,6 +20,9 @@ pub mod cmd {
     pub const BPF_OBJ_GET_INFO_BY_FD: u32 = 15;
     pub const BPF_BTF_LOAD: u32 = 18;
     pub const BPF_MAP_FREEZE: u32 = 22;
+    pub const BPF_RAW_TRACEPOINT_OPEN: u32 = 17;
+    pub const BPF_LINK_CREATE: u32 = 28;
+    pub const BPF_ENABLE_STATS: u32 = 32;
 }
 
 /// Capability numbers (`include/uapi/linux/capability.h`).
@@ -194,6 +197,10 @@ pub trait BpfSys {
     /// `off`, then unmap (the pages stay in the arena). The errno of a
     /// failed mmap, 0 when done.
     fn map_mmap_write(&mut self, fd: i32, addr: u64, len: u64, off: u64, data: &[u8]) -> Result<i32, SysError>;
+    /// What a skeleton's user does with global data after a run: mmap
+    /// `len` bytes of map `fd` shared and read-only, copy `n` bytes from
+    /// `off`, unmap. The bytes, or the errno of a failed mmap.
+    fn map_mmap_read(&mut self, fd: i32, len: u64, off: u64, n: u64) -> Result<Result<Vec<u8>, i32>, SysError>;
 }
 
 /// This machine's kernel.
@@ -286,6 +293,28 @@ impl BpfSys for LocalSys {
             libc::munmap(p, len as usize);
         }
         Ok(0)
+    }
+
+    fn map_mmap_read(&mut self, fd: i32, len: u64, off: u64, n: u64) -> Result<Result<Vec<u8>, i32>, SysError> {
+        Ok(LocalSys::mmap_read(fd, len, off, n))
+    }
+}
+
+impl LocalSys {
+    fn mmap_read(fd: i32, len: u64, off: u64, n: u64) -> Result<Vec<u8>, i32> {
+        if off.checked_add(n).is_none_or(|e| e > len) || usize::try_from(len).is_err() {
+            return Err(libc::EINVAL);
+        }
+        // SAFETY: a fresh shared read-only mapping of the map, unmapped below
+        let p = unsafe { libc::mmap(std::ptr::null_mut(), len as usize, libc::PROT_READ, libc::MAP_SHARED, fd, 0) };
+        if p == libc::MAP_FAILED {
+            return Err(last_errno());
+        }
+        // SAFETY: `[off, off + n)` lies inside the `len` bytes mapped
+        let out = unsafe { std::slice::from_raw_parts((p as *const u8).add(off as usize), n as usize).to_vec() };
+        // SAFETY: the mapping made above
+        unsafe { libc::munmap(p, len as usize) };
+        Ok(out)
     }
 }
 
@@ -508,9 +537,37 @@ pub mod attr {
         pub const NR_JITED_FUNC_LENS: usize = 108;
         pub const JITED_KSYMS: usize = 112;
         pub const JITED_FUNC_LENS: usize = 120;
+        pub const RUN_CNT: usize = 200;
+        pub const RECURSION_MISSES: usize = 208;
         pub const VERIFIED_INSNS: usize = 216;
         /// `sizeof(struct bpf_prog_info)` in 7.3.
         pub const SIZE: usize = 232;
+    }
+
+    /// BPF_LINK_CREATE of a tracing program (fentry, fexit, fmod_ret,
+    /// tp_btf): its target is the `attach_btf_id` it was loaded with.
+    pub fn link_create(prog_fd: i32, attach_type: u32) -> BpfCall {
+        let mut c = BpfCall::new(BPF_LINK_CREATE, 32);
+        c.put_u32(0, prog_fd as u32);
+        c.put_u32(8, attach_type);
+        c
+    }
+
+    /// BPF_RAW_TRACEPOINT_OPEN: a raw tracepoint program on tracepoint
+    /// `name`.
+    pub fn raw_tracepoint_open(name: &str, prog_fd: i32) -> BpfCall {
+        let mut c = BpfCall::new(BPF_RAW_TRACEPOINT_OPEN, 16);
+        let mut z = name.as_bytes().to_vec();
+        z.push(0);
+        c.ptr_in(0, z);
+        c.put_u32(8, prog_fd as u32);
+        c
+    }
+
+    /// BPF_ENABLE_STATS of `BPF_STATS_RUN_TIME`: run counts and times are
+    /// kept while the returned fd is open.
+    pub fn enable_stats() -> BpfCall {
+        BpfCall::new(BPF_ENABLE_STATS, 4)
     }
 
     /// Offsets in `struct bpf_map_info`.

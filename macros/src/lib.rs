@@ -113,6 +113,23 @@ attributes! {
     /// `#[kernel("7.3")]`: the oldest kernel the expectations hold for;
     /// real-kernel backends skip the test on older kernels.
     kernel,
+    /// `#[attach]`: the program is attached (fentry, fexit, fmod_ret through
+    /// `BPF_LINK_CREATE`, raw_tp through `BPF_RAW_TRACEPOINT_OPEN`) before
+    /// its test run; `#[attach(a, b)]`: programs `a` and `b` of the suite
+    /// are loaded with the same maps and attached before it.
+    attach,
+    /// `#[run_count(N)]`, `#[run_count(prog = N)]`: the program (or an
+    /// attached one) ran N times (`bpf_prog_info.run_cnt`, stats enabled).
+    run_count,
+    /// `#[recursion_misses(N)]`, `#[recursion_misses(prog = N)]`: runs the
+    /// recursion check refused (`bpf_prog_info.recursion_misses`).
+    recursion_misses,
+    /// `#[global_init(name = value)]`: the global variable holds `value`
+    /// before the test run (written through an mmap of its map).
+    global_init,
+    /// `#[global_after(name = value)]`: the global variable holds `value`
+    /// after the test run (read through an mmap of its map).
+    global_after,
     /// A subprogram the suite's programs call (`call name` / `imm(name)`):
     /// static by default, `#[subprog(global, nargs = N)]` for a global one.
     subprog,

@@ -34,6 +34,11 @@ pub const TEST_ATTRS: &[&str] = &[
     "load_if_no_jited",
     "caps_unpriv",
     "kernel",
+    "attach",
+    "run_count",
+    "recursion_misses",
+    "global_init",
+    "global_after",
 ];
 
 /// Names the flag tag accepts, as test_loader's parser does.
@@ -399,6 +404,83 @@ fn kernel(a: &RawAttr) -> Result<String> {
     Ok(s)
 }
 
+/// `#[attach]` (the program itself: no tags' value) or `#[attach(a, b)]`
+/// (other programs of the suite): one tag value per program named.
+fn attach_names(a: &RawAttr) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    for tt in a.args.clone() {
+        match &tt {
+            TokenTree::Punct(p) if p.as_char() == ',' => {}
+            TokenTree::Ident(id) => {
+                let name = id.to_string();
+                if out.contains(&name) {
+                    return Err(Error::new(id.span(), format!("#[attach]: '{name}' is named twice")));
+                }
+                out.push(name);
+            }
+            other => return Err(Error::new(other.span(), "#[attach] takes the names of programs of the suite")),
+        }
+    }
+    Ok(out)
+}
+
+/// An integer, optionally negative, in the range of a u64 or an i64.
+fn int_value(input: ParseStream, what: &str) -> Result<String> {
+    let neg = input.parse::<Option<Token![-]>>()?.is_some();
+    let lit: LitInt = input.parse().map_err(|e| Error::new(e.span(), format!("{what} takes an integer")))?;
+    let (text, v) = c_int(&lit, what)?;
+    if neg && text.starts_with("0x") {
+        return Err(Error::new(lit.span(), format!("{what}: write a negative value in decimal")));
+    }
+    let v = if neg { -v } else { v };
+    if v < i64::MIN as i128 || v > u64::MAX as i128 {
+        return Err(Error::new(lit.span(), format!("{what}: {v} does not fit 64 bits")));
+    }
+    Ok(if neg { format!("-{text}") } else { text })
+}
+
+/// `#[run_count(N)]` / `#[run_count(prog = N)]` (and `#[recursion_misses]`):
+/// `N` for the program itself, `prog=N` for another.
+fn counter(a: &RawAttr) -> Result<String> {
+    let what = format!("#[{}]", a.name);
+    let parser = |input: ParseStream| -> Result<String> {
+        let prog = if input.peek(syn::Ident) {
+            let id: syn::Ident = input.parse()?;
+            input.parse::<Token![=]>()?;
+            Some(id.to_string())
+        } else {
+            None
+        };
+        let n = int_value(input, &what)?;
+        if n.starts_with('-') {
+            return Err(input.error(format!("{what}: a count is not negative")));
+        }
+        if !input.is_empty() {
+            return Err(input.error(format!("{what} takes one count; repeat the attribute for other programs")));
+        }
+        Ok(match prog {
+            Some(p) => format!("{p}={n}"),
+            None => n,
+        })
+    };
+    parser.parse2(a.args.clone()).map_err(|e| if a.args.is_empty() { a.error(format!("{what} takes a count, or prog = count")) } else { e })
+}
+
+/// `#[global_init(name = value)]` / `#[global_after(name = value)]`.
+fn global_value(a: &RawAttr) -> Result<String> {
+    let what = format!("#[{}]", a.name);
+    let parser = |input: ParseStream| -> Result<String> {
+        let id: syn::Ident = input.parse().map_err(|e| Error::new(e.span(), format!("{what} takes name = value")))?;
+        input.parse::<Token![=]>()?;
+        let v = int_value(input, &what)?;
+        if !input.is_empty() {
+            return Err(input.error(format!("{what} takes one name = value; repeat the attribute for more")));
+        }
+        Ok(format!("{id}={v}"))
+    };
+    parser.parse2(a.args.clone()).map_err(|e| if a.args.is_empty() { a.error(format!("{what} takes name = value")) } else { e })
+}
+
 impl TagState {
     /// Adds the tags of one test attribute.
     pub fn push(&mut self, a: &RawAttr) -> Result<()> {
@@ -437,6 +519,12 @@ impl TagState {
             "flag" => vec![format!("test_prog_flags={}", flag(a)?)],
             "caps_unpriv" => vec![format!("test_caps_unpriv={}", caps(a)?)],
             "kernel" => vec![format!("test_kernel_min={}", kernel(a)?)],
+            "attach" if a.args.is_empty() => vec!["test_attach".to_string()],
+            "attach" => attach_names(a)?.into_iter().map(|n| format!("test_attach_prog={n}")).collect(),
+            "run_count" => vec![format!("test_run_count={}", counter(a)?)],
+            "recursion_misses" => vec![format!("test_recursion_misses={}", counter(a)?)],
+            "global_init" => vec![format!("test_global_init={}", global_value(a)?)],
+            "global_after" => vec![format!("test_global_after={}", global_value(a)?)],
             "arch" => {
                 self.arch_seen = true;
                 let named = arches(a)?;

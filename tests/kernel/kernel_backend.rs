@@ -119,6 +119,7 @@ fn unknown_kfunc_fails_like_libbpf() {
         privileged_setup: false,
         log_size: bpf_selftest::backend::loader::LOG_BUF_SIZE,
         create_every_map: false,
+        scenario: Default::default(),
     };
     let out = kb.load(&req).unwrap();
     assert!(!out.accepted);
@@ -147,6 +148,7 @@ fn request(name: &str, asm: &str, funcs: Vec<Func>, relocs: Vec<LinkReloc>, arch
         privileged_setup: false,
         log_size: bpf_selftest::backend::loader::LOG_BUF_SIZE,
         create_every_map: false,
+        scenario: Default::default(),
     }
 }
 

@@ -205,6 +205,13 @@ pub struct SecDef {
 /// `lsm/<hook>`, `iter/<name>`, ...): libbpf looks it up in vmlinux BTF
 /// (`btf_get_kernel_prefix_kind`) and loads the program with
 /// `attach_btf_id` = the id found.
+/// Whether programs of this type and attach type name their attach
+/// target by vmlinux BTF id (`attach_btf_id`): tracing, LSM and iterator
+/// programs; raw tracepoints name theirs when attached.
+pub fn btf_attach_target_kind(prog_type: ProgType, expected_attach_type: Option<u32>) -> bool {
+    matches!(prog_type.0, bpf_prog_type::TRACING | bpf_prog_type::LSM) && expected_attach_type.is_some()
+}
+
 pub fn sec_attach_target(sec: &str) -> Option<&str> {
     let sec = sec.strip_prefix('?').unwrap_or(sec);
     let (head, func) = sec.split_once('/')?;

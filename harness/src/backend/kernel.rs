@@ -10,7 +10,6 @@ use std::sync::{Arc, OnceLock};
 use super::loader::{self, Target};
 use super::{Backend, LoadOutcome, LoadRequest, Unavailable};
 use crate::btf::Btf;
-use crate::link::LinkReloc;
 use crate::sys::{LocalSys, attr, errno_desc};
 use crate::target::Arch;
 
@@ -41,7 +40,7 @@ impl KernelBackend {
     /// tool's recordings needs.
     pub fn load_with(&self, req: &LoadRequest, how: &loader::LoadSettings) -> Result<LoadOutcome, Unavailable> {
         self.probe(req.arch)?;
-        let needs_btf = req.attach_func.is_some() || req.prog.relocs.iter().any(|r| matches!(r, LinkReloc::Kfunc { .. } | LinkReloc::BtfId { .. }));
+        let needs_btf = req.needs_vmlinux_btf();
         let vmlinux = if needs_btf { Some(self.vmlinux_btf().map_err(Unavailable)?) } else { None };
         // CO-RE: libbpf reads the running kernel's BTF
         let core = if crate::object::core::has_core(req) {

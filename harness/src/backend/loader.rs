@@ -141,6 +141,14 @@ pub(crate) fn core_failure(f: &core::CoreFailure) -> Box<LoadOutcome> {
     Box::new(LoadOutcome { accepted: false, errno: f.errno, log, ..LoadOutcome::default() })
 }
 
+/// An attached program ([`super::Scenario`]) that did not load: the whole
+/// load fails with its errno, its log after libbpf's message.
+pub(crate) fn attached_load_failure(name: &str, out: &LoadOutcome) -> Box<LoadOutcome> {
+    let mut f = loader_failure(out.errno, format!("prog '{name}': failed to load: {}", errno_desc(out.errno)));
+    f.log.push_str(&out.log);
+    f
+}
+
 /// libbpf's failure for a kfunc call whose name the kernel's BTF lacks: the
 /// load never reaches `BPF_PROG_LOAD`.
 pub(crate) fn kfunc_not_found(name: &str) -> Box<LoadOutcome> {
@@ -167,17 +175,9 @@ fn load_fds(sys: &mut dyn BpfSys, target: &Target<'_>, req: &LoadRequest, how: &
     if let Err(out) = resolve_ksyms(target, req, &mut insns) {
         return Ok(*out);
     }
-    // tracing and LSM programs: libbpf finds the attach target in vmlinux
-    // BTF (`find_kernel_btf_id`)
-    let attach_btf_id = match &req.attach_func {
-        None => 0,
-        Some(f) => {
-            let (prefix, kind) = crate::prog_type::btf_get_kernel_prefix_kind(req.expected_attach_type.unwrap_or(0));
-            match target.vmlinux.and_then(|b| b.find_by_name_kind(&format!("{prefix}{f}"), kind)) {
-                Some(id) => id,
-                None => return Ok(*loader_failure(ESRCH, format!("prog '{}': failed to find kernel BTF type ID of '{f}': -ESRCH", req.name))),
-            }
-        }
+    let attach_btf_id = match find_attach_btf_id(target, req) {
+        Ok(id) => id,
+        Err(out) => return Ok(*out),
     };
 
     let mut caps_old = None;
@@ -217,6 +217,14 @@ fn load_fds(sys: &mut dyn BpfSys, target: &Target<'_>, req: &LoadRequest, how: &
     if req.arch.has_jit() && !out.jited_funcs.is_empty() {
         out.jited = crate::jit_disasm::test_loader_text(req.arch, &out.jited_funcs);
     }
+    let attached_fds = if req.scenario.is_empty() {
+        Vec::new()
+    } else {
+        match set_up_scenario(sys, target, req, prog_fd, &map_fds, fds).map_err(|e| unavailable(target, e))? {
+            Ok(v) => v,
+            Err(failed) => return Ok(*failed),
+        }
+    };
     if let Some(tr) = &req.test_run {
         let (call, data_out) = attr::prog_test_run(prog_fd, &tr.data, tr.data_out_size, tr.ctx.as_deref(), tr.repeat);
         let r = sys.bpf(&call).map_err(|e| unavailable(target, e))?;
@@ -231,7 +239,127 @@ fn load_fds(sys: &mut dyn BpfSys, target: &Target<'_>, req: &LoadRequest, how: &
             }
         }
     }
+    if !req.scenario.is_empty() {
+        read_scenario(sys, req, prog_fd, &attached_fds, &map_fds, &mut out).map_err(|e| unavailable(target, e))?;
+    }
     Ok(out)
+}
+
+/// The bytes of an mmap of array map `m`: its values, page-aligned.
+fn mmap_len(m: &MapDef) -> u64 {
+    let elem = u64::from(m.value_size).div_ceil(8) * 8;
+    (elem * u64::from(m.max_entries)).div_ceil(crate::target::PAGE_SIZE).max(1) * crate::target::PAGE_SIZE
+}
+
+/// A request's [`super::Scenario`] before its test run: each attached
+/// program loaded with the request's maps and attached (`BPF_LINK_CREATE`
+/// for trampolines and tp_btf, `BPF_RAW_TRACEPOINT_OPEN` for raw
+/// tracepoints), the program itself attached when asked, run statistics
+/// enabled, globals written through an mmap. The attached programs' fds,
+/// or the outcome of a step that failed, in libbpf's words.
+fn set_up_scenario(
+    sys: &mut dyn BpfSys,
+    target: &Target<'_>,
+    req: &LoadRequest,
+    prog_fd: i32,
+    map_fds: &[Option<i32>],
+    fds: &mut Vec<i32>,
+) -> Result<Result<Vec<i32>, Box<LoadOutcome>>, SysError> {
+    let sc = &req.scenario;
+    let mut attached = Vec::with_capacity(sc.attached.len());
+    let obj_btf_fd = None;
+    for a in &sc.attached {
+        let sub = req.attached_request(a);
+        let mut insns = sub.prog.insns.clone();
+        if let Err(out) = resolve_ksyms(target, &sub, &mut insns) {
+            return Ok(Err(out));
+        }
+        let attach_btf_id = match find_attach_btf_id(target, &sub) {
+            Ok(id) => id,
+            Err(out) => return Ok(Err(out)),
+        };
+        let mut caps = None;
+        match load_prog(sys, &sub, &LoadSettings::default(), &mut insns, fds, attach_btf_id, obj_btf_fd, map_fds.to_vec(), &mut caps)? {
+            Loaded::Prog { prog_fd: Some(fd), .. } => attached.push(fd),
+            Loaded::Prog { out, .. } => return Ok(Err(attached_load_failure(&a.name, &out))),
+            Loaded::Failed(out) => return Ok(Err(attached_load_failure(&a.name, &out))),
+        }
+    }
+    let mut to_attach: Vec<(&str, i32, crate::prog_type::ProgType, Option<u32>, &str)> = sc
+        .attached
+        .iter()
+        .zip(&attached)
+        .map(|(a, &fd)| (a.name.as_str(), fd, a.prog_type, a.expected_attach_type, a.attach_func.as_deref().unwrap_or("")))
+        .collect();
+    if let Some(t) = &sc.attach_self {
+        let name = req.prog.funcs.first().map_or(req.name.as_str(), |f| f.name.as_str());
+        to_attach.push((name, prog_fd, req.prog_type, req.expected_attach_type, t.as_str()));
+    }
+    for (name, fd, ty, at, tp) in to_attach {
+        let call = if crate::prog_type::btf_attach_target_kind(ty, at) { attr::link_create(fd, at.unwrap_or(0)) } else { attr::raw_tracepoint_open(tp, fd) };
+        let r = sys.bpf(&call)?;
+        match r.fd() {
+            Ok(link) => fds.push(link),
+            Err(e) => return Ok(Err(loader_failure(e, format!("prog '{name}': failed to attach: {}", errno_desc(e))))),
+        }
+    }
+    // run_cnt is kept only with stats enabled
+    match sys.bpf(&attr::enable_stats())?.fd() {
+        Ok(fd) => fds.push(fd),
+        Err(e) => return Ok(Err(loader_failure(e, format!("failed to enable run statistics: {}", errno_desc(e))))),
+    }
+    for (m, off, bytes) in &sc.global_init {
+        let (Some(def), Some(Some(fd))) = (req.maps.get(*m), map_fds.get(*m)) else { continue };
+        let errno = sys.map_mmap_write(*fd, 0, mmap_len(def), u64::from(*off), bytes)?;
+        if errno != 0 {
+            return Ok(Err(loader_failure(errno, format!("map '{}': failed to mmap: {}", def.name, errno_desc(errno)))));
+        }
+    }
+    Ok(Ok(attached))
+}
+
+/// After the test run: the run statistics of the program and of each
+/// attached one, and the globals asked for, read through an mmap.
+fn read_scenario(
+    sys: &mut dyn BpfSys,
+    req: &LoadRequest,
+    prog_fd: i32,
+    attached: &[i32],
+    map_fds: &[Option<i32>],
+    out: &mut LoadOutcome,
+) -> Result<(), SysError> {
+    use attr::prog_info as pi;
+    for fd in std::iter::once(prog_fd).chain(attached.iter().copied()) {
+        let r = sys.bpf(&attr::obj_get_info(fd, vec![0; pi::SIZE]))?;
+        if r.ret < 0 {
+            return Err(SysError::Errno { what: "BPF_OBJ_GET_INFO_BY_FD", errno: r.errno });
+        }
+        let info = r.buf(1);
+        out.prog_stats
+            .push(super::ProgRunStats { run_cnt: crate::sys::get_u64(info, pi::RUN_CNT), recursion_misses: crate::sys::get_u64(info, pi::RECURSION_MISSES) });
+    }
+    for (m, off, len) in &req.scenario.global_read {
+        let (Some(def), Some(Some(fd))) = (req.maps.get(*m), map_fds.get(*m)) else {
+            out.globals.push(Vec::new());
+            continue;
+        };
+        match sys.map_mmap_read(*fd, mmap_len(def), u64::from(*off), u64::from(*len))? {
+            Ok(b) => out.globals.push(b),
+            Err(errno) => return Err(SysError::Errno { what: "mmap of a global's map", errno }),
+        }
+    }
+    Ok(())
+}
+
+/// Tracing and LSM programs: libbpf finds the attach target in vmlinux BTF
+/// (`find_kernel_btf_id`); 0 for other programs.
+fn find_attach_btf_id(target: &Target<'_>, req: &LoadRequest) -> Result<u32, Box<LoadOutcome>> {
+    let Some(f) = &req.attach_func else { return Ok(0) };
+    let (prefix, kind) = crate::prog_type::btf_get_kernel_prefix_kind(req.expected_attach_type.unwrap_or(0));
+    target
+        .vmlinux
+        .and_then(|b| b.find_by_name_kind(&format!("{prefix}{f}"), kind))
+        .ok_or_else(|| loader_failure(ESRCH, format!("prog '{}': failed to find kernel BTF type ID of '{f}': -ESRCH", req.name)))
 }
 
 /// libbpf's `init_map_in_map_slots`, right after the last of `map_fds`
@@ -339,6 +467,24 @@ fn create_and_load(
             return Ok(Loaded::Failed(out));
         }
     }
+    load_prog(sys, req, how, insns, fds, attach_btf_id, obj_btf_fd, map_fds, caps_saved)
+}
+
+/// BPF_PROG_LOAD of `req` with its maps created (`map_fds`) and the
+/// object's BTF loaded (`obj_btf_fd`): the made-up program BTF first, then
+/// the program, retried as libbpf retries.
+#[allow(clippy::too_many_arguments)]
+fn load_prog(
+    sys: &mut dyn BpfSys,
+    req: &LoadRequest,
+    how: &LoadSettings,
+    insns: &mut [Insn],
+    fds: &mut Vec<i32>,
+    attach_btf_id: u32,
+    obj_btf_fd: Option<i32>,
+    map_fds: Vec<Option<i32>>,
+    caps_saved: &mut Option<u64>,
+) -> Result<Loaded, SysError> {
     patch_maps(req, insns, &map_fds);
 
     let btf = match req.btf {
@@ -657,6 +803,7 @@ mod tests {
             privileged_setup: false,
             log_size: LOG_BUF_SIZE,
             create_every_map: false,
+            scenario: Default::default(),
         }
     }
 

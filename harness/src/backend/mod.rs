@@ -70,6 +70,95 @@ pub struct LoadRequest {
     /// test_loader knows the kernel lets it create: what BPF_MAP_CREATE
     /// answers then is the point (`record --set map-create`).
     pub create_every_map: bool,
+    /// What happens around the test run: programs attached before it,
+    /// global variables written before and read after it.
+    pub scenario: Scenario,
+}
+
+/// A test run's surroundings, as a skeleton-based test sets them up: other
+/// programs of the suite loaded with the same maps and attached (fentry,
+/// fexit, fmod_ret through `BPF_LINK_CREATE`, raw tracepoints through
+/// `BPF_RAW_TRACEPOINT_OPEN`), the program itself attached, run statistics
+/// enabled (`BPF_ENABLE_STATS`), global variables written through an mmap
+/// of their map before the run and read the same way after it.
+#[derive(Clone, Debug, Default)]
+pub struct Scenario {
+    pub attached: Vec<AttachedProg>,
+    /// Attach the program under test too (after the others), to this
+    /// kernel function or tracepoint.
+    pub attach_self: Option<String>,
+    /// (map index, offset, bytes) written before the test run.
+    pub global_init: Vec<(usize, u32, Vec<u8>)>,
+    /// (map index, offset, length) read after it, into
+    /// [`LoadOutcome::globals`].
+    pub global_read: Vec<(usize, u32, u32)>,
+}
+
+impl Scenario {
+    /// Whether anything beyond a plain load and test run is asked for.
+    pub fn is_empty(&self) -> bool {
+        self.attached.is_empty() && self.attach_self.is_none() && self.global_init.is_empty() && self.global_read.is_empty()
+    }
+}
+
+impl LoadRequest {
+    /// Whether loading this request needs the kernel's vmlinux BTF: an
+    /// attach target, kfunc calls or typed ksyms, in the program or in one
+    /// it attaches.
+    pub fn needs_vmlinux_btf(&self) -> bool {
+        let uses = |attach_func: &Option<String>, prog: &LinkedProgram| {
+            attach_func.is_some() || prog.relocs.iter().any(|r| matches!(r, crate::link::LinkReloc::Kfunc { .. } | crate::link::LinkReloc::BtfId { .. }))
+        };
+        uses(&self.attach_func, &self.prog) || self.scenario.attached.iter().any(|a| uses(&a.attach_func, &a.prog))
+    }
+
+    /// The load of attached program `a` beside this request: privileged,
+    /// with the same maps, no dumps and no test run of its own.
+    pub fn attached_request(&self, a: &AttachedProg) -> LoadRequest {
+        LoadRequest {
+            name: format!("{} (attached {})", self.name, a.name),
+            prog: a.prog.clone(),
+            prog_type: a.prog_type,
+            expected_attach_type: a.expected_attach_type,
+            attach_func: crate::prog_type::btf_attach_target_kind(a.prog_type, a.expected_attach_type).then(|| a.attach_func.clone()).flatten(),
+            prog_flags: a.prog_flags,
+            btf: a.btf.clone(),
+            log_level: 0,
+            unpriv: false,
+            caps_unpriv: Vec::new(),
+            test_run: None,
+            want_jited: false,
+            log_size: loader::LOG_BUF_SIZE,
+            create_every_map: false,
+            privileged_setup: false,
+            scenario: Scenario::default(),
+            ..self.clone()
+        }
+    }
+}
+
+/// A program loaded beside the one under test and attached before its
+/// test run (privileged, with the request's maps).
+#[derive(Clone, Debug)]
+pub struct AttachedProg {
+    /// Its name in the suite.
+    pub name: String,
+    pub prog: LinkedProgram,
+    pub prog_type: ProgType,
+    pub expected_attach_type: Option<u32>,
+    /// The kernel function (fentry/fexit/fmod_ret, `attach_btf_id`) or the
+    /// tracepoint (raw_tp) it attaches to.
+    pub attach_func: Option<String>,
+    pub prog_flags: u32,
+    /// Its program BTF (an object's program has its own `func_info`).
+    pub btf: BtfMode,
+}
+
+/// What `bpf_prog_info` says of a program after the test run.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct ProgRunStats {
+    pub run_cnt: u64,
+    pub recursion_misses: u64,
 }
 
 /// What came of a load, from any backend.
@@ -109,6 +198,11 @@ pub struct LoadOutcome {
     pub load_ns: u64,
     /// The kernel's `duration` of the test run: mean ns per repetition.
     pub test_run_duration_ns: u32,
+    /// With a [`Scenario`]: the run statistics of the program under test,
+    /// then of each attached program in order.
+    pub prog_stats: Vec<ProgRunStats>,
+    /// With a [`Scenario`]: the bytes of each `global_read`, in order.
+    pub globals: Vec<Vec<u8>>,
 }
 
 /// Why a backend cannot run a request at all (the runner turns it into a skip).

@@ -9,7 +9,8 @@
 
 use super::{Backend, BtfMode, LoadOutcome, LoadRequest, Unavailable};
 use crate::btf::Btf;
-use crate::exec::{ExecError, ExecOptions, ExecProgram, LoadedProg, Resolved, RunPath, TestRunInput, TestRunOutput};
+use crate::exec::trampoline::AttachKind;
+use crate::exec::{ExecError, ExecOptions, ExecProgram, LoadedProg, Resolved, RunPath, RunSetup, TestRunInput, TestRunOutput};
 use crate::isa::Insn;
 use crate::isa::op::*;
 use crate::link::LinkReloc;
@@ -340,9 +341,52 @@ impl ModelBackend {
             // the xlated program, as 7.3 runs it (the program as loaded
             // where the runtime cannot run the xlated one yet: see
             // `exec::fill_outcome_model`)
-            fill_outcome_model(req, &as_run, &mut out).map_err(|e| Unavailable(format!("model: test run: {e}")))?;
+            let setup = match Self::run_setup(req, ids_arch)? {
+                Ok(setup) => setup,
+                Err(failed) => return Ok(*failed),
+            };
+            fill_outcome_model_with(req, &as_run, &mut out, &setup).map_err(|e| Unavailable(format!("model: test run: {e}")))?;
         }
         Ok(out)
+    }
+
+    /// The runtime's [`RunSetup`] of a request's [`super::Scenario`]: each
+    /// attached program loaded through the model (its xlated program is
+    /// what runs), the globals to write and read. A program that fails to
+    /// load fails the whole load, as the loader's attach step does.
+    fn run_setup(req: &LoadRequest, ids_arch: Arch) -> Result<Result<RunSetup, Box<LoadOutcome>>, Unavailable> {
+        let sc = &req.scenario;
+        let mut setup = RunSetup { global_init: sc.global_init.clone(), global_read: sc.global_read.clone(), ..RunSetup::default() };
+        let kind_of = |ty, at, name: &str| {
+            AttachKind::of(ty, at)
+                .ok_or_else(|| Unavailable(format!("model: attaching '{name}': not a program that attaches to a kernel function or tracepoint")))
+        };
+        for a in &sc.attached {
+            let sub = req.attached_request(a);
+            let relocated;
+            let sub = if core::has_core(&sub) {
+                match Self::core_relocated(&sub, ids_arch)? {
+                    Ok(r) => {
+                        relocated = r;
+                        &relocated
+                    }
+                    Err(f) => return Ok(Err(super::loader::core_failure(&f))),
+                }
+            } else {
+                &sub
+            };
+            let input = Self::verifier_input_with_symbols_of(sub, ids_arch)?;
+            let (aout, as_run) = Self::load_input_as_run(&input, false, Some(a.name.as_str()))?;
+            if !aout.accepted {
+                return Ok(Err(super::loader::attached_load_failure(&a.name, &aout)));
+            }
+            let p = ExecProgram::from_xlated(&as_run, req.arch, a.prog_type.0).map_err(|e| Unavailable(format!("model: attached '{}': {e}", a.name)))?;
+            setup.attached.push((p, kind_of(a.prog_type, a.expected_attach_type, &a.name)?, a.attach_func.clone().unwrap_or_default()));
+        }
+        if let Some(target) = &sc.attach_self {
+            setup.attach_self = Some((kind_of(req.prog_type, req.expected_attach_type, &req.name)?, target.clone()));
+        }
+        Ok(Ok(setup))
     }
 }
 
@@ -453,10 +497,20 @@ pub fn fill_outcome(req: &LoadRequest, prog: &ExecProgram, out: &mut LoadOutcome
 /// (`xlated`, as it runs) when the runtime can run it, else the program as
 /// loaded ([`crate::exec::test_run_accepted`]).
 pub fn fill_outcome_model(req: &LoadRequest, xlated: &[bpf_isa::Insn], out: &mut LoadOutcome) -> Result<RunPath, ExecError> {
+    fill_outcome_model_with(req, xlated, out, &RunSetup::default())
+}
+
+/// [`fill_outcome_model`] with the run's surroundings; with a scenario,
+/// the counters and globals read after the run go to the outcome.
+pub fn fill_outcome_model_with(req: &LoadRequest, xlated: &[bpf_isa::Insn], out: &mut LoadOutcome, setup: &RunSetup) -> Result<RunPath, ExecError> {
     let Some(input) = req.test_run.as_ref().filter(|_| out.accepted) else {
         return Ok(RunPath::Xlated);
     };
-    let (run, path) = crate::exec::test_run_accepted(&loaded_prog(req), xlated, &exec_program_as_loaded(&req.prog), input)?;
+    let (run, path, report) = crate::exec::test_run_accepted_with(&loaded_prog(req), xlated, &exec_program_as_loaded(&req.prog), input, setup)?;
     record_test_run(out, run);
+    if !req.scenario.is_empty() {
+        out.prog_stats = report.stats.iter().map(|s| super::ProgRunStats { run_cnt: s.run_cnt, recursion_misses: s.recursion_misses }).collect();
+        out.globals = report.globals;
+    }
     Ok(path)
 }

@@ -67,6 +67,8 @@ impl Backend for ReplayBackend {
             jited: g.jited,
             retval: g.retval,
             test_run_errno: g.test_run_errno,
+            prog_stats: g.prog_stats,
+            globals: g.globals,
             ..Default::default()
         })
     }

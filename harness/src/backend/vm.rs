@@ -32,7 +32,6 @@ use std::time::{Duration, Instant};
 use super::loader::{self, Target};
 use super::{Backend, LoadOutcome, LoadRequest, Unavailable};
 use crate::btf::Btf;
-use crate::link::LinkReloc;
 use crate::object::core::RawBtf;
 use crate::sys::{BpfCall, BpfReply, BpfSys, SysError};
 use crate::target::Arch;
@@ -46,7 +45,7 @@ const LOADER_C: &str = include_str!("../../guest/loader.c");
 /// Must match `PORT_NAME` in loader.c.
 const PORT_NAME: &str = "org.bpfselftest.loader";
 /// Must match `PROTO_VERSION` in loader.c.
-const PROTO_VERSION: u32 = 2;
+const PROTO_VERSION: u32 = 3;
 
 const MSG_HELLO: u32 = 0x10;
 const MSG_BPF: u32 = 1;
@@ -55,6 +54,7 @@ const MSG_CLOSE: u32 = 3;
 const MSG_READ_FILE: u32 = 4;
 const MSG_POWEROFF: u32 = 5;
 const MSG_MAP_WRITE: u32 = 6;
+const MSG_MAP_READ: u32 = 9;
 const MSG_REPLY: u32 = 0x80;
 
 /// Where the vm backend finds its kernels and keeps its cache.
@@ -566,6 +566,7 @@ impl Session {
                 MSG_CAPS => "capabilities".into(),
                 MSG_CLOSE => "close".into(),
                 MSG_MAP_WRITE => "map write".into(),
+                MSG_MAP_READ => "map read".into(),
                 _ => "read file".into(),
             };
             eprintln!("vm {}: {what}: {} bytes out, {:?}", self.info.release, payload.len(), t.elapsed());
@@ -714,6 +715,19 @@ impl BpfSys for Session {
         match r.get(..4) {
             Some(b) if r.len() == 4 => Ok(i32::from_le_bytes([b[0], b[1], b[2], b[3]])),
             _ => Err(self.broken("bad map write reply".into())),
+        }
+    }
+
+    fn map_mmap_read(&mut self, fd: i32, len: u64, off: u64, n: u64) -> Result<Result<Vec<u8>, i32>, SysError> {
+        let mut p = fd.to_le_bytes().to_vec();
+        for v in [len, off, n] {
+            p.extend_from_slice(&v.to_le_bytes());
+        }
+        let r = self.request(MSG_MAP_READ, &p)?;
+        match r.get(..4).map(|b| i32::from_le_bytes([b[0], b[1], b[2], b[3]])) {
+            Some(0) if r.len() as u64 == 4 + n => Ok(Ok(r[4..].to_vec())),
+            Some(e) if e != 0 && r.len() == 4 => Ok(Err(e)),
+            _ => Err(self.broken("bad map read reply".into())),
         }
     }
 }
@@ -893,7 +907,7 @@ impl VmBackend {
 
     fn load_in(&self, st: &mut ArchState, req: &LoadRequest, how: &loader::LoadSettings) -> Result<LoadOutcome, Unavailable> {
         self.ensure_session(st, req.arch)?;
-        let needs_btf = req.attach_func.is_some() || req.prog.relocs.iter().any(|r| matches!(r, LinkReloc::Kfunc { .. } | LinkReloc::BtfId { .. }));
+        let needs_btf = req.needs_vmlinux_btf();
         let vmlinux = if needs_btf { Some(self.vmlinux(st).map_err(Unavailable)?) } else { None };
         let core = if crate::object::core::has_core(req) { Some(self.core_btf(st).map_err(Unavailable)?) } else { None };
         let target = Target { backend: "vm", vmlinux: vmlinux.as_deref(), core: core.as_deref() };

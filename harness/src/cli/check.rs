@@ -427,6 +427,7 @@ fn request_linked(
         privileged_setup: false,
         log_size: a.log_size,
         create_every_map: false,
+        scenario: Default::default(),
     })
 }
 

@@ -490,6 +490,7 @@ impl BpfObject {
             privileged_setup: false,
             log_size: crate::backend::loader::LOG_BUF_SIZE,
             create_every_map: false,
+            scenario: Default::default(),
         })
     }
 

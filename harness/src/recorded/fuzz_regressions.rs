@@ -142,6 +142,7 @@ impl Input {
             privileged_setup: true,
             log_size: c.log_size,
             create_every_map: false,
+            scenario: Default::default(),
         })
     }
 }

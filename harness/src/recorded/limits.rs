@@ -200,6 +200,7 @@ impl Case {
             privileged_setup: true,
             log_size: self.log_size,
             create_every_map: false,
+            scenario: Default::default(),
         }
     }
 }

@@ -76,6 +76,7 @@ impl Case {
             privileged_setup: false,
             log_size: crate::backend::loader::LOG_BUF_SIZE,
             create_every_map: true,
+            scenario: Default::default(),
         }
     }
 }

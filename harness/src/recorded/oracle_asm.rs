@@ -268,6 +268,7 @@ impl AsmProg {
             privileged_setup: false,
             log_size: crate::backend::loader::LOG_BUF_SIZE,
             create_every_map: false,
+            scenario: Default::default(),
         })
     }
 }

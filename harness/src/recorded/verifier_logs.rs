@@ -258,6 +258,7 @@ pub fn request(case: &Case, level: u32) -> Result<LoadRequest, String> {
         privileged_setup: true,
         log_size: crate::backend::loader::LOG_BUF_SIZE,
         create_every_map: false,
+        scenario: Default::default(),
     })
 }
 

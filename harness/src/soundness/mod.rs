@@ -95,6 +95,7 @@ pub fn request(name: &str, p: &random_prog::GenProg, arch: Arch) -> Result<LoadR
         privileged_setup: false,
         log_size: crate::backend::loader::LOG_BUF_SIZE,
         create_every_map: false,
+        scenario: Default::default(),
     })
 }
 

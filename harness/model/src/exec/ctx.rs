@@ -262,7 +262,7 @@ impl std::ops::Deref for Known {
 impl Runtime {
     /// One `BPF_PROG_TEST_RUN` of `prog` as a program of type `ty`.
     pub fn test_run(&mut self, prog: &ExecProgram, ty: ProgType, attach: Option<u32>, input: &TestRunInput) -> Result<TestRunOutput, ExecError> {
-        use crate::prog_type::bpf_attach_type::{TRACE_FENTRY, TRACE_FEXIT, XDP_CPUMAP, XDP_DEVMAP};
+        use crate::prog_type::bpf_attach_type::{MODIFY_RETURN, TRACE_FENTRY, TRACE_FEXIT, XDP_CPUMAP, XDP_DEVMAP};
         use crate::prog_type::bpf_prog_type::*;
         self.progs[0] = std::rc::Rc::new(super::interp::Prepared::new(prog.clone()));
         self.insns = 0;
@@ -279,7 +279,8 @@ impl Runtime {
             SYSCALL => self.run_syscall(input),
             RAW_TRACEPOINT | RAW_TRACEPOINT_WRITABLE => self.run_raw_tp(input),
             // fentry/fexit (bpf_prog_test_run_tracing)
-            TRACING if matches!(attach, Some(TRACE_FENTRY | TRACE_FEXIT)) => self.run_tracing(input),
+            TRACING if matches!(attach, Some(TRACE_FENTRY | TRACE_FEXIT)) => self.run_tracing(input, false),
+            TRACING if attach == Some(MODIFY_RETURN) => self.run_tracing(input, true),
             // the kernel's ctx objects: only the xlated program reads them
             FLOW_DISSECTOR if prog.kernel_ctx => self.run_flow_dissector(input),
             SK_LOOKUP if prog.kernel_ctx => self.run_sk_lookup(input),
@@ -317,6 +318,9 @@ impl Runtime {
                 r0
             }
         };
+        // bpf_prog_run's stats (one run counted however often it repeats
+        // natively: the interpreter runs it once)
+        self.tracing.count_run(0);
         self.kview_writeback()?;
         Ok(r0 as u32)
     }
@@ -617,7 +621,14 @@ impl Runtime {
     }
 
     fn output(&mut self, retval: u32, data_out: Vec<u8>, ctx_out: Option<Vec<u8>>, input: &TestRunInput) -> Result<TestRunOutput, ExecError> {
-        if !data_out.is_empty() && input.data_out_size > 0 && (input.data_out_size as usize) < data_out.len() {
+        use crate::prog_type::bpf_prog_type::{RAW_TRACEPOINT, RAW_TRACEPOINT_WRITABLE, SYSCALL, TRACING};
+        let enospc = !data_out.is_empty() && input.data_out_size > 0 && (input.data_out_size as usize) < data_out.len();
+        // bpf_test_finish's tracepoint (the test runs of these types do not
+        // go through it; tracing's fires its own)
+        if !matches!(self.env.prog_type, SYSCALL | RAW_TRACEPOINT | RAW_TRACEPOINT_WRITABLE | TRACING) {
+            self.test_finish_event(if enospc { -(ENOSPC as i32) } else { 0 })?;
+        }
+        if enospc {
             // bpf_test_finish copies what fits and fails with ENOSPC
             return Err(ExecError::TestRun(ENOSPC));
         }
@@ -806,16 +817,33 @@ impl Runtime {
         }
         let a = self.alloc(RegionKind::Ctx, if c.is_empty() { vec![0; 8] } else { c.clone() })?;
         self.env.ctx = Some(Ctx { addr: a, len: c.len(), kind: CtxKind::Plain });
-        let retval = self.start(if c.is_empty() { 0 } else { a })?;
+        // __bpf_prog_test_run_raw_tp holds the program's recursion context
+        let retval = if self.tracing.enter(0) {
+            let r = self.start(if c.is_empty() { 0 } else { a });
+            self.tracing.exit(0);
+            r?
+        } else {
+            self.tracing.exit(0);
+            0
+        };
         self.output(retval, Vec::new(), None, input)
     }
 
-    /// `bpf_prog_test_run_tracing` for fentry/fexit: the kernel calls
-    /// bpf_fentry_test1..10 and checks their results; the program is only
-    /// loaded, not attached, so it does not run, and the retval is
-    /// `side_effect << 16 | ret`, both 0 for these attach types.
-    fn run_tracing(&mut self, input: &TestRunInput) -> Result<TestRunOutput, ExecError> {
-        self.output(0, Vec::new(), None, &TestRunInput { data_out_size: 0, ..input.clone() })
+    /// `bpf_prog_test_run_tracing`: the kernel calls bpf_fentry_test1..10
+    /// (fentry/fexit) or bpf_modify_return_test and
+    /// bpf_modify_return_test2 (fmod_ret) and checks their results; the
+    /// program itself runs only if it is attached to them. The retval is
+    /// `side_effect << 16 | ret`.
+    fn run_tracing(&mut self, input: &TestRunInput, modify_return: bool) -> Result<TestRunOutput, ExecError> {
+        let r = self.run_tracing_attached(modify_return)?;
+        self.test_finish_event(match r {
+            Ok(_) => 0,
+            Err(e) => -e,
+        })?;
+        match r {
+            Ok(retval) => self.output(retval, Vec::new(), None, &TestRunInput { data_out_size: 0, ..input.clone() }),
+            Err(e) => Err(ExecError::TestRun(e)),
+        }
     }
 
     /// `bpf_prog_test_run_skb`.

@@ -33,7 +33,7 @@ fn unsupported(what: impl Into<String>) -> ExecError {
     ExecError::Unsupported(what.into())
 }
 
-fn fault(f: super::mem::Fault) -> ExecError {
+pub(crate) fn fault(f: super::mem::Fault) -> ExecError {
     ExecError::Fault { pc: 0, fault: f }
 }
 
@@ -129,6 +129,12 @@ impl Runtime {
     }
 }
 
+/// The kernel function of map `m`'s type that implements `op` (a
+/// `bpf_map_ops` field), or "" when the model does not know it.
+fn map_op(rt: &Runtime, m: usize, op: &str) -> &'static str {
+    crate::fixups::calls::kernel_symbols::map_ops_func(rt.maps[m].def.map_type, op).unwrap_or("")
+}
+
 /// Calls helper `id` with r1-r5.
 pub(crate) fn call(rt: &mut Runtime, helper: i32, a: [u64; 5]) -> Result<Flow, ExecError> {
     use id::*;
@@ -140,14 +146,22 @@ pub(crate) fn call(rt: &mut Runtime, helper: i32, a: [u64; 5]) -> Result<Flow, E
         }
         MAP_UPDATE_ELEM => {
             let m = rt.map_arg(a[0], "map_update_elem")?;
-            let key = rt.key_of(m, a[1])?;
-            let value = rt.read_bytes(a[2], rt.maps[m].def.value_size as u64)?;
-            rt.maps[m].update(&mut rt.mem, &key, &value, a[3]).map_err(fault)?
+            // through the map type's function, which programs can be
+            // attached to
+            let op = map_op(rt, m, "map_update_elem");
+            rt.kernel_call(op, &a[..4], |rt| {
+                let key = rt.key_of(m, a[1])?;
+                let value = rt.read_bytes(a[2], rt.maps[m].def.value_size as u64)?;
+                rt.maps[m].update(&mut rt.mem, &key, &value, a[3]).map_err(fault)
+            })?
         }
         MAP_DELETE_ELEM => {
             let m = rt.map_arg(a[0], "map_delete_elem")?;
-            let key = rt.key_of(m, a[1])?;
-            rt.maps[m].delete(&key)
+            let op = map_op(rt, m, "map_delete_elem");
+            rt.kernel_call(op, &a[..2], |rt| {
+                let key = rt.key_of(m, a[1])?;
+                Ok(rt.maps[m].delete(&key))
+            })?
         }
         MAP_LOOKUP_PERCPU_ELEM => {
             let m = rt.map_arg(a[0], "map_lookup_percpu_elem")?;
@@ -810,6 +824,14 @@ fn trace_printk(rt: &mut Runtime, a: [u64; 5]) -> Result<u64, ExecError> {
     rt.trace.push_str(&line);
     if !line.ends_with('\n') {
         rt.trace.push('\n');
+    }
+    // trace_bpf_trace_printk(buf): raw tracepoint programs on it run
+    if rt.tracing.attachments.iter().any(|t| t.target == "bpf_trace_printk") {
+        out.push(0);
+        let buf = rt.mem.alloc(RegionKind::Scratch, out, true).map_err(fault)?;
+        let r = rt.trace_event("bpf_trace_printk", &[buf]);
+        rt.mem.free(buf);
+        r?;
     }
     Ok(n)
 }

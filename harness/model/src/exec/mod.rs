@@ -21,6 +21,9 @@
 //!   run fills;
 //! * [`xlated`]: the xlated program (after every fixup) as a program to
 //!   run: what the model's test runs execute;
+//! * [`trampoline`]: programs attached to the kernel functions and
+//!   tracepoints a run reaches, with 7.3's recursion check and run
+//!   counters;
 //! * [`native`]: the x86-64 JIT's code of it run natively on x86-64 Linux
 //!   hosts, in a runtime whose memory is at host addresses, compared with
 //!   the interpreter.
@@ -35,7 +38,8 @@
 //! kernel's ctx object, so only the xlated program runs them.
 //!
 //! Not modelled yet (the run fails with [`ExecError::Unsupported`], never a
-//! guess): `gotox` jump tables, fentry/fexit, the program as loaded of
+//! guess): `gotox` jump tables, fentry/fexit programs on kernel functions
+//! other than those [`trampoline`] knows, the program as loaded of
 //! sk_lookup and flow dissector runs, netfilter test runs, a socket an
 //! sk_lookup program selects, non-linear skbs (`__linear_size`),
 //! sockets to look up (lookups find none, as in a test run), and the fields
@@ -65,6 +69,7 @@ pub mod maps;
 pub mod mem;
 pub mod native;
 mod runtime;
+pub mod trampoline;
 pub mod xlated;
 
 use std::fmt;
@@ -337,11 +342,61 @@ pub struct LoadedProg<'a> {
 /// `BPF_PROG_TEST_RUN` of `prog` (the program as loaded, or the xlated one
 /// with its resolved calls) loaded as `loaded`.
 pub fn test_run_program(loaded: &LoadedProg<'_>, prog: &ExecProgram, input: &TestRunInput, opts: &ExecOptions) -> Result<TestRunOutput, ExecError> {
+    test_run_program_with(loaded, prog, input, opts, &RunSetup::default()).map(|(out, _)| out)
+}
+
+/// What surrounds a test run: programs attached before it (their xlated
+/// programs, with the request's maps), the program under test attached
+/// too, global data written before and read after it (map index, offset,
+/// bytes or length), as a user would through an mmap of the map.
+#[derive(Clone, Debug, Default)]
+pub struct RunSetup {
+    pub attached: Vec<(ExecProgram, trampoline::AttachKind, String)>,
+    pub attach_self: Option<(trampoline::AttachKind, String)>,
+    pub global_init: Vec<(usize, u32, Vec<u8>)>,
+    pub global_read: Vec<(usize, u32, u32)>,
+}
+
+/// What was read after a run with a [`RunSetup`]: the counters of the
+/// program under test and of each attached program, in order, and the
+/// bytes of each `global_read`.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RunReport {
+    pub stats: Vec<trampoline::ProgStats>,
+    pub globals: Vec<Vec<u8>>,
+}
+
+/// [`test_run_program`] with its surroundings.
+pub fn test_run_program_with(
+    loaded: &LoadedProg<'_>,
+    prog: &ExecProgram,
+    input: &TestRunInput,
+    opts: &ExecOptions,
+    setup: &RunSetup,
+) -> Result<(TestRunOutput, RunReport), ExecError> {
     let mut rt = Runtime::new(loaded.maps, opts)?;
     if let Some(name) = loaded.name {
         rt.fill_self_slots(loaded.maps, name);
     }
-    rt.test_run(prog, loaded.prog_type, loaded.expected_attach_type, input)
+    let mut indexes = Vec::with_capacity(setup.attached.len());
+    for (p, kind, target) in &setup.attached {
+        let k = rt.add_program(p.clone());
+        rt.tracing.attach(k, *kind, target);
+        indexes.push(k);
+    }
+    if let Some((kind, target)) = &setup.attach_self {
+        rt.tracing.attach(0, *kind, target);
+    }
+    for (map, off, bytes) in &setup.global_init {
+        rt.user_map_write(*map, *off, bytes)?;
+    }
+    let out = rt.test_run(prog, loaded.prog_type, loaded.expected_attach_type, input)?;
+    let mut report = RunReport { stats: vec![rt.tracing.stats_of(0)], globals: Vec::new() };
+    report.stats.extend(indexes.iter().map(|&k| rt.tracing.stats_of(k)));
+    for (map, off, len) in &setup.global_read {
+        report.globals.push(rt.user_map_read(*map, *off, *len)?);
+    }
+    Ok((out, report))
 }
 
 /// Which program a model test run executed.
@@ -365,20 +420,32 @@ pub fn test_run_accepted(
     as_loaded: &ExecProgram,
     input: &TestRunInput,
 ) -> Result<(Result<TestRunOutput, i32>, RunPath), ExecError> {
+    test_run_accepted_with(loaded, xlated, as_loaded, input, &RunSetup::default()).map(|(out, path, _)| (out, path))
+}
+
+/// [`test_run_accepted`] with its surroundings.
+pub fn test_run_accepted_with(
+    loaded: &LoadedProg<'_>,
+    xlated: &[Insn],
+    as_loaded: &ExecProgram,
+    input: &TestRunInput,
+    setup: &RunSetup,
+) -> Result<(Result<TestRunOutput, i32>, RunPath, RunReport), ExecError> {
     let opts = ExecOptions { arch: loaded.arch, ..ExecOptions::default() };
-    let refused = |r: Result<TestRunOutput, ExecError>| match r {
-        Err(ExecError::TestRun(e)) => Ok(Err(e)),
-        r => r.map(Ok),
+    let refused = |r: Result<(TestRunOutput, RunReport), ExecError>| match r {
+        Err(ExecError::TestRun(e)) => Ok((Err(e), RunReport::default())),
+        r => r.map(|(out, rep)| (Ok(out), rep)),
     };
     let why = match ExecProgram::from_xlated(xlated, loaded.arch, loaded.prog_type.0) {
-        Ok(p) => match refused(test_run_program(loaded, &p, input, &opts)) {
-            Ok(out) => return Ok((out, RunPath::Xlated)),
+        Ok(p) => match refused(test_run_program_with(loaded, &p, input, &opts, setup)) {
+            Ok((out, rep)) => return Ok((out, RunPath::Xlated, rep)),
             Err(ExecError::Unsupported(why)) => why,
             Err(e) => return Err(e),
         },
         Err(why) => why,
     };
-    Ok((refused(test_run_program(loaded, as_loaded, input, &opts))?, RunPath::AsLoaded(why)))
+    let (out, rep) = refused(test_run_program_with(loaded, as_loaded, input, &opts, setup))?;
+    Ok((out, RunPath::AsLoaded(why), rep))
 }
 
 #[cfg(test)]

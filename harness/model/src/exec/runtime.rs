@@ -53,6 +53,8 @@ pub struct Runtime {
     /// Bytes held by the program's `BPF_STDOUT` and `BPF_STDERR` streams
     /// (`prog->aux->stream[i].capacity`).
     pub(crate) stream_capacity: [u32; 2],
+    /// Attached programs, recursion contexts and run counters.
+    pub tracing: super::trampoline::Tracing,
 }
 
 /// The stack of a native run, shared by the interpreter run it is compared
@@ -144,6 +146,7 @@ impl Runtime {
             host_stack: None,
             frame_pool: Vec::new(),
             stream_capacity: [0; 2],
+            tracing: super::trampoline::Tracing::default(),
             arena,
         })
     }
