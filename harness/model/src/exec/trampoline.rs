@@ -346,3 +346,37 @@ impl Runtime {
         self.map_value_addr(map, off).ok_or_else(|| ExecError::Unsupported(format!("map '{}' is not an array", m.def.name)))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The recursion context: a program entered while it runs is refused
+    /// and counted; the exit half always runs, so it can run again after.
+    #[test]
+    fn recursion_context_counts_misses() {
+        let mut t = Tracing::default();
+        assert!(t.enter(3));
+        assert!(!t.enter(3));
+        t.exit(3);
+        t.exit(3);
+        assert!(t.enter(3));
+        t.exit(3);
+        assert_eq!(t.stats_of(3), ProgStats { run_cnt: 0, recursion_misses: 1 });
+        assert_eq!(t.stats_of(7), ProgStats::default());
+    }
+
+    /// A trampoline runs the last attached program of a kind first; a
+    /// tracepoint runs its programs in the order they were attached.
+    #[test]
+    fn attach_order() {
+        let mut t = Tracing::default();
+        t.attach(1, AttachKind::Fentry, "f");
+        t.attach(2, AttachKind::Fentry, "f");
+        t.attach(3, AttachKind::RawTp, "tp");
+        t.attach(4, AttachKind::RawTp, "tp");
+        assert_eq!(t.attached("f", AttachKind::Fentry), [2, 1]);
+        assert_eq!(t.attached("tp", AttachKind::RawTp), [3, 4]);
+        assert!(t.attached("f", AttachKind::Fexit).is_empty());
+    }
+}
