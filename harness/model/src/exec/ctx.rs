@@ -626,7 +626,7 @@ impl Runtime {
         // bpf_test_finish's tracepoint (the test runs of these types do not
         // go through it; tracing's fires its own)
         if !matches!(self.env.prog_type, SYSCALL | RAW_TRACEPOINT | RAW_TRACEPOINT_WRITABLE | TRACING) {
-            self.test_finish_event(if enospc { -(ENOSPC as i32) } else { 0 })?;
+            self.test_finish_event(if enospc { -ENOSPC } else { 0 })?;
         }
         if enospc {
             // bpf_test_finish copies what fits and fails with ENOSPC
