@@ -28,6 +28,8 @@ static ret_seen: u64 = 0;
 static input: u64 = 0;
 #[global]
 static output: u64 = 0;
+#[global]
+static order: u64 = 0;
 
 // fentry on bpf_fentry_test1, attached to itself: the tracing test run
 // calls bpf_fentry_test1(1) once, which runs it once.
@@ -195,6 +197,85 @@ pub fn recursion_through_map_delete() {
 pub fn nested_fentry_map_delete() {
     bpf_asm!(
         "r1 = 3;"
+        "*(u32 *)(r10 - 4) = r1;"
+        "r2 = r10;"
+        "r2 += -4;"
+        "r1 = %[hmap] ll;"
+        "call %[bpf_map_delete_elem];"
+        "r0 = 0;"
+        "exit;",
+        imm_addr(hmap),
+        imm(bpf_map_delete_elem),
+    )
+}
+
+/// fentry on bpf_fentry_test2: appends 1 to `order`'s decimal digits.
+#[sec("fentry/bpf_fentry_test2")]
+#[auxiliary]
+pub fn order_first_attached() {
+    bpf_asm!(
+        "r1 = %[order] ll;"
+        "r2 = *(u64 *)(r1 + 0);"
+        "r2 *= 10;"
+        "r2 += 1;"
+        "*(u64 *)(r1 + 0) = r2;"
+        "r0 = 0;"
+        "exit;",
+        imm_addr(order),
+    )
+}
+
+/// fentry on bpf_fentry_test2: appends 2.
+#[sec("fentry/bpf_fentry_test2")]
+#[auxiliary]
+pub fn order_second_attached() {
+    bpf_asm!(
+        "r1 = %[order] ll;"
+        "r2 = *(u64 *)(r1 + 0);"
+        "r2 *= 10;"
+        "r2 += 2;"
+        "*(u64 *)(r1 + 0) = r2;"
+        "r0 = 0;"
+        "exit;",
+        imm_addr(order),
+    )
+}
+
+// Two fentry programs on one function, attached in this order: which runs
+// first is the trampoline's (the last attached is first on its list).
+// The tracing test run of this (unattached) program calls
+// bpf_fentry_test2 once.
+#[sec("fentry/bpf_fentry_test3")]
+#[kernel("7.3")]
+#[success]
+#[attach(order_first_attached, order_second_attached)]
+#[retval(0)]
+#[run_count(0)]
+#[run_count(order_first_attached = 1)]
+#[run_count(order_second_attached = 1)]
+#[global_after(order = 21)]
+pub fn fentry_programs_in_order() {
+    bpf_asm!(
+        "r0 = 0;"
+        "exit;",
+    )
+}
+
+// fexit on bpf_fentry_test1 deletes from the hash map: the fentry program
+// on htab_map_delete_elem runs from inside it, and misses its own delete.
+#[sec("fexit/bpf_fentry_test1")]
+#[kernel("7.3")]
+#[success]
+#[attach]
+#[attach(on_htab_delete)]
+#[retval(0)]
+#[run_count(1)]
+#[run_count(on_htab_delete = 1)]
+#[recursion_misses(on_htab_delete = 1)]
+#[global_after(deletes = 1)]
+pub fn nested_fexit_map_delete() {
+    bpf_asm!(
+        "r1 = 5;"
         "*(u32 *)(r10 - 4) = r1;"
         "r2 = r10;"
         "r2 += -4;"
