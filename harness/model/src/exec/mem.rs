@@ -125,7 +125,18 @@ impl LazyBytes {
         }
         let first = (self.lead + off) / PAGE as usize;
         let last = (self.lead + off + len - 1) / PAGE as usize;
-        (first..=last).filter(|&p| self.present(p)).count() as u64
+        if self.mapping.is_none() {
+            return (first..=last).filter(|&p| self.present(p)).count() as u64;
+        }
+        // the bits of pages first..=last, a word at a time
+        let mut n = 0;
+        for w in first / 64..=last / 64 {
+            let lo = if w == first / 64 { first % 64 } else { 0 };
+            let hi = if w == last / 64 { last % 64 } else { 63 };
+            let mask = (u64::MAX >> (63 - hi)) & (u64::MAX << lo);
+            n += u64::from((self.written[w] & mask).count_ones());
+        }
+        n
     }
 }
 

@@ -7,7 +7,10 @@
 //!   results), bpf2bpf calls with callee-saved r6-r9 and one stack per
 //!   frame, stack arguments through r11, tail calls, callbacks;
 //! * [`mem`]: a bounds-checked address space of regions (no pointers into
-//!   Rust memory; a bad access is an error, never a panic);
+//!   Rust memory; a bad access is an error, never a panic); a
+//!   `BPF_F_MMAPABLE` array's region is populated a page at a time as it
+//!   is written ([`mem::Memory::alloc_lazy`]), and user space's mapping of
+//!   it is [`Runtime::map_mmap`];
 //! * [`maps`]: maps laid out as the kernel's (array values after
 //!   `struct bpf_array`, hash elements as `struct htab_elem`) with their
 //!   behaviour: array, per-CPU array, [`htab`] (hash kinds, with the
