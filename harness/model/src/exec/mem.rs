@@ -228,7 +228,8 @@ impl Clone for RegionBytes {
 impl fmt::Debug for RegionBytes {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match &self.backing {
-            Backing::Lazy(l) => write!(f, "{} bytes, {} pages resident", self.len(), l.resident(0, l.len)),
+            Backing::Lazy(l) if l.mapping.is_some() => write!(f, "{} bytes, {} pages resident", self.len(), l.resident(0, l.len)),
+            Backing::Lazy(_) => write!(f, "{} bytes, lazily populated", self.len()),
             _ => write!(f, "{} bytes", self.len()),
         }
     }
@@ -923,5 +924,40 @@ mod tests {
         assert_eq!(a, b);
         assert_eq!(m.base_of(b + 16), Some(b));
         assert!(m.load(b + 16, 1).is_err());
+    }
+
+    #[test]
+    fn lazy_regions() {
+        let mut m = Memory::new();
+        let before = m.alloc(RegionKind::Object, vec![0; 8], false).unwrap();
+        // 296 bytes of header, then 3 pages and a bit of values
+        let len = 296 + 3 * 4096 + 100;
+        let a = m.alloc_lazy(RegionKind::Map(0), len, 296, false).unwrap();
+        // the address an eager region of that size would have had
+        assert_eq!(a, before + 2 * PAGE);
+        assert_eq!(m.resident_pages(a, len as u64), Some(0));
+        assert_eq!(m.load(a + 296 + 4096, 8).unwrap(), 0);
+        assert_eq!(m.resident_pages(a, len as u64), Some(0));
+        // a store across two value pages creates both
+        m.store(a + 296 + 4096 - 4, 8, u64::MAX).unwrap();
+        assert_eq!(m.resident_pages(a + 296, len as u64 - 296), Some(2));
+        assert_eq!(m.resident_pages(a + 296 + 2 * 4096, 4096), Some(0));
+        // user space reaches the rest of the last page, past the region
+        assert!(m.load(a + len as u64, 1).is_err());
+        m.write_mapped(a + len as u64, &[5; 8]).unwrap();
+        assert_eq!(m.read_mapped(a + len as u64, 9).unwrap(), [5, 5, 5, 5, 5, 5, 5, 5, 0]);
+        assert!(m.read_mapped(a + 296 + 4 * 4096 - 1, 2).is_err());
+        assert_eq!(m.resident_pages(a + 296, len as u64 - 296), Some(3));
+        // a copy is lazy too, with the same bytes
+        let (r, _) = m.region(a).unwrap();
+        let c = r.clone();
+        assert!(c.data.is_lazy());
+        assert_eq!(&c.data[..], &r.data[..]);
+        // freed, its range goes to the next region of its size
+        m.free(a);
+        assert!(m.load(a + 296, 1).is_err());
+        assert_eq!(m.alloc_lazy(RegionKind::Map(0), len, 296, false).unwrap(), a);
+        assert_eq!(m.load(a + 296 + 4096 - 4, 4).unwrap(), 0);
+        assert!(m.alloc_lazy(RegionKind::Map(0), MAX_LAZY_REGION + 1, 296, false).is_err());
     }
 }
