@@ -882,6 +882,162 @@ pub fn suite_throughput_json(r: &ThroughputRow) -> serde_json::Value {
     })
 }
 
+/// The sizes, in pages, of the `arraymap_mmap` cases.
+pub const ARRAYMAP_MMAP_PAGES: [u32; 3] = [1, 64, 2048];
+
+/// Runs of each side per `arraymap_mmap` case (the median is reported).
+const ARRAYMAP_MMAP_RUNS: usize = 101;
+
+/// One `arraymap_mmap` case: a `BPF_F_MMAPABLE` array of `pages` pages
+/// (4,096-byte values) created, mapped shared and writable, one page (the
+/// middle one) written through the mapping, unmapped, on each side. On the
+/// kernel: `BPF_MAP_CREATE`, `mmap(2)`, the store, `munmap(2)` and
+/// `close(2)`; on the model: the run's [`crate::exec::Runtime`] with the
+/// map, [`crate::exec::Runtime::map_mmap`], the write and the runtime
+/// dropped.
+pub struct MmapRow {
+    pub case: String,
+    pub pages: u32,
+    pub runs: usize,
+    /// Median ns of one whole sequence, or why the side has none.
+    pub model_ns: Result<f64, String>,
+    pub kernel_ns: Result<f64, String>,
+    /// The pages of the model's array that existed after the write.
+    pub model_resident_pages: Option<u64>,
+}
+
+impl MmapRow {
+    pub fn ratio(&self) -> Option<f64> {
+        match (&self.model_ns, &self.kernel_ns) {
+            (Ok(m), Ok(k)) if *k > 0.0 => Some(m / k),
+            _ => None,
+        }
+    }
+}
+
+fn mmapable_array(pages: u32) -> MapDef {
+    let mut d = MapDef::new("arraymap_mmap", crate::map::types::BPF_MAP_TYPE_ARRAY, 4, 4096, pages);
+    d.map_flags = crate::map::flags::BPF_F_MMAPABLE;
+    d
+}
+
+/// The model's side of an `arraymap_mmap` case: median ns and the pages
+/// resident after the write.
+fn model_arraymap_mmap(pages: u32, runs: usize) -> Result<(f64, u64), String> {
+    let def = [mmapable_array(pages)];
+    let opts = crate::exec::ExecOptions::default();
+    let len = u64::from(pages) * 4096;
+    let mut times = Vec::with_capacity(runs);
+    let mut resident = 0;
+    // the first run (not counted) warms the allocator and the caches
+    for _ in 0..=runs {
+        let t0 = Instant::now();
+        let mut rt = crate::exec::Runtime::new(&def, &opts).map_err(|e| e.to_string())?;
+        let view = rt.map_mmap(0, 0, len, true).map_err(|e| format!("mmap: {e:?}"))?;
+        view.write(&mut rt.mem, u64::from(pages / 2) * 4096, &1u64.to_le_bytes()).map_err(|f| f.to_string())?;
+        let before = t0.elapsed();
+        // (counted outside the timed sequence)
+        resident = rt.resident_map_pages();
+        let t1 = Instant::now();
+        drop(rt);
+        times.push((before + t1.elapsed()).as_nanos() as f64);
+    }
+    times.remove(0);
+    Ok((median(times).unwrap_or(0.0), resident))
+}
+
+/// The running kernel's side of an `arraymap_mmap` case: median ns.
+fn kernel_arraymap_mmap(pages: u32, runs: usize) -> Result<f64, String> {
+    use crate::sys::BpfSys;
+    let mut sys = crate::sys::LocalSys;
+    let len = pages as usize * 4096;
+    let mut times = Vec::with_capacity(runs);
+    // the first run (not counted) as on the model's side
+    for _ in 0..=runs {
+        let t0 = Instant::now();
+        let call =
+            crate::sys::attr::map_create(crate::map::types::BPF_MAP_TYPE_ARRAY, 4, 4096, pages, crate::map::flags::BPF_F_MMAPABLE, None, "arraymap_mmap");
+        let fd = sys.bpf(&call).map_err(|e| e.to_string())?.fd().map_err(|e| format!("BPF_MAP_CREATE: {}", crate::sys::errno_desc(e)))?;
+        // SAFETY: a fresh shared mapping of the map's `len` bytes of values
+        let p = unsafe { libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_SHARED, fd, 0) };
+        if p == libc::MAP_FAILED {
+            let e = std::io::Error::last_os_error();
+            let _ = sys.close(&[fd]);
+            return Err(format!("mmap: {e}"));
+        }
+        // SAFETY: the middle page lies inside the `len` bytes mapped, which
+        // are unmapped right after
+        unsafe {
+            std::ptr::write_volatile(p.cast::<u8>().add(pages as usize / 2 * 4096).cast::<u64>(), 1);
+            libc::munmap(p, len);
+        }
+        let _ = sys.close(&[fd]);
+        times.push(t0.elapsed().as_nanos() as f64);
+    }
+    times.remove(0);
+    median(times).ok_or_else(|| "no runs".into())
+}
+
+/// The `arraymap_mmap` cases whose names `selected` takes, both sides
+/// (`BPF_SELFTEST_BENCH_ONLY=model|kernel` runs one).
+pub fn arraymap_mmap(selected: impl Fn(&str) -> bool) -> Vec<MmapRow> {
+    let only = std::env::var("BPF_SELFTEST_BENCH_ONLY").ok();
+    let skipped = |side: &str| only.as_deref().filter(|o| *o != side).map(|o| format!("skipped: BPF_SELFTEST_BENCH_ONLY={o}"));
+    ARRAYMAP_MMAP_PAGES
+        .iter()
+        .map(|&pages| (format!("arraymap_mmap_{pages}"), pages))
+        .filter(|(name, _)| selected(name))
+        .map(|(case, pages)| {
+            let runs = ARRAYMAP_MMAP_RUNS;
+            let model = match skipped("model") {
+                Some(why) => Err(why),
+                None => model_arraymap_mmap(pages, runs),
+            };
+            let kernel_ns = match skipped("kernel") {
+                Some(why) => Err(why),
+                None => kernel_arraymap_mmap(pages, runs),
+            };
+            let model_resident_pages = model.as_ref().ok().map(|m| m.1);
+            MmapRow { case, pages, runs, model_ns: model.map(|m| m.0), kernel_ns, model_resident_pages }
+        })
+        .collect()
+}
+
+pub fn arraymap_mmap_table(rows: &[MmapRow]) -> String {
+    let mut s = String::from(
+        "arraymap mmap        pages  model ns  kernel ns  ratio  model resident pages
+",
+    );
+    for r in rows {
+        let _ = writeln!(
+            s,
+            "{:<20} {:>5}  {:>8}  {:>9}  {:>5}  {:>20}",
+            r.case,
+            r.pages,
+            num(r.model_ns.as_ref().ok().copied(), 0),
+            num(r.kernel_ns.as_ref().ok().copied(), 0),
+            num(r.ratio(), 2),
+            r.model_resident_pages.map_or_else(|| "-".to_string(), |p| p.to_string())
+        );
+    }
+    if let Some(r) = rows.first() {
+        let _ = writeln!(s, "medians of {} runs each: create, mmap (shared, writable), one page written, munmap", r.runs);
+    }
+    s
+}
+
+pub fn arraymap_mmap_json(r: &MmapRow) -> serde_json::Value {
+    json!({
+        "case": r.case,
+        "pages": r.pages,
+        "runs": r.runs,
+        "model_ns": r.model_ns.as_ref().ok(),
+        "kernel_ns": r.kernel_ns.as_ref().ok(),
+        "ratio": r.ratio(),
+        "model_resident_pages": r.model_resident_pages,
+    })
+}
+
 /// The engine's rows for `--json`, the keys of [`fixups_engine_table`];
 /// a row after the first also carries its growth over the first.
 pub fn fixups_engine_json(rows: &[EngineRow]) -> Vec<serde_json::Value> {
@@ -958,5 +1114,12 @@ mod tests {
         time_engine(&mut b, &passes, false, EngineStart::Warm, &mut evict).unwrap();
         assert_eq!(a.insns, b.insns);
         assert_eq!(a.insns.len(), insns.len() + 2 * 20);
+    }
+
+    #[test]
+    fn arraymap_mmap_model_side_touches_one_page() {
+        let (ns, resident) = model_arraymap_mmap(2048, 3).unwrap();
+        assert!(ns > 0.0);
+        assert_eq!(resident, 1);
     }
 }

@@ -305,6 +305,22 @@ fn cmd_bench(filters: &[String], json: bool, reps: usize, vm: bool) -> Result<()
             print!("\n{}", crate::bench::suite_throughput_table(&rows));
         }
     }
+    let mmap_rows = crate::bench::arraymap_mmap(selected);
+    if !mmap_rows.is_empty() {
+        eprintln!("bench: arraymap_mmap");
+        for r in &mmap_rows {
+            for (side, res) in [("model", &r.model_ns), ("kernel", &r.kernel_ns)] {
+                if let Err(why) = res {
+                    eprintln!("  {}: {side}: {why}", r.case);
+                }
+            }
+        }
+        if json {
+            mmap_rows.iter().for_each(|r| println!("{}", crate::bench::arraymap_mmap_json(r)));
+        } else {
+            print!("\n{}", crate::bench::arraymap_mmap_table(&mmap_rows));
+        }
+    }
     if filters.is_empty() || filters.iter().any(|f| "fixups_engine".contains(f.as_str()) || f.contains("fixups")) {
         eprintln!("bench: fixups engine");
         let rows = crate::bench::fixups_engine(reps)?;

@@ -15,6 +15,12 @@
 //!   alive (the kernel's per-CPU "extra" element), so a pointer from an
 //!   earlier lookup still sees the old value, as on the kernel.
 //!
+//! * a `BPF_F_MMAPABLE` array's region is lazily populated
+//!   ([`super::mem::Memory::alloc_lazy`]): a page of its values exists
+//!   once a program, the syscall side or user space through
+//!   [`Map::mmap`] writes it, so an array of gigabytes costs what is
+//!   written of it ([`Map::resident_value_pages`]).
+//!
 //! There is one CPU (the 7.3 guests the model is checked against have
 //! one), so per-CPU values have one
 //! copy and `this_cpu_ptr` is the identity.
@@ -169,7 +175,16 @@ impl Map {
             BPF_MAP_TYPE_HASH_OF_MAPS => (MAP_OBJ_SIZE as u64, Store::MapOfMaps { slots: HashMap::new() }),
             _ => (MAP_OBJ_SIZE as u64, Store::Unmodelled),
         };
-        let addr = mem.alloc(RegionKind::Map(index), vec![0; checked_len(size)?], readonly)?;
+        let addr = if matches!(store, Store::Array { .. }) && def.map_flags & crate::map::flags::BPF_F_MMAPABLE != 0 {
+            // what user space maps of it (7.3: a page at a time, as it is
+            // touched) exists once written
+            if size > super::mem::MAX_LAZY_REGION as u64 {
+                return Err(Fault { addr: 0, len: size, write: true, why: "map larger than the model allows" });
+            }
+            mem.alloc_lazy(RegionKind::Map(index), size as usize, OFFSETOF_BPF_ARRAY_VALUE, readonly)?
+        } else {
+            mem.alloc(RegionKind::Map(index), vec![0; checked_len(size)?], readonly)?
+        };
         let mut map = Map { def: def.clone(), addr, store };
         // every map's struct bpf_map has its max_entries (the tail call
         // bound, and what programs read of a map pointer)
@@ -410,6 +425,118 @@ impl Map {
             1 => rb.size,
             2 => rb.cons_pos,
             3 => rb.prod_pos,
+            _ => 0,
+        }
+    }
+}
+
+/// Why user space cannot map a map ([`Map::mmap`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum MmapError {
+    /// The errno `mmap(2)` fails with on 7.3.
+    Errno(i32),
+    /// A map 7.3 maps that the model does not (ring buffers, arenas).
+    NotModelled(&'static str),
+}
+
+/// User space's shared mapping of a map's values (`mmap(2)` of the map
+/// fd, as libbpf maps `.data`/`.bss` and skeletons an mmap-able array):
+/// byte 0 is the first byte of value page `pgoff`. Reads and writes go
+/// to the map's own memory ([`Memory::read_mapped`],
+/// [`Memory::write_mapped`]), so programs see what user space wrote and
+/// the other way round; a page is created when written, a page never
+/// written reads as zeros.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MapMmap {
+    /// The address of the mapping's first byte.
+    pub addr: Addr,
+    /// Its length, whole pages.
+    pub len: u64,
+    pub writable: bool,
+}
+
+impl MapMmap {
+    fn range(&self, off: u64, len: u64, write: bool) -> Result<Addr, Fault> {
+        let fault = |why| Fault { addr: self.addr.wrapping_add(off), len, write, why };
+        if off.checked_add(len).is_none_or(|end| end > self.len) {
+            // user space would take SIGBUS/SIGSEGV
+            return Err(fault("outside the mapping"));
+        }
+        if write && !self.writable {
+            return Err(fault("write to a read-only mapping"));
+        }
+        Ok(self.addr + off)
+    }
+
+    /// `len` bytes at offset `off` of the mapping.
+    pub fn read(&self, mem: &Memory, off: u64, len: usize) -> Result<Vec<u8>, Fault> {
+        mem.read_mapped(self.range(off, len as u64, false)?, len)
+    }
+
+    /// Stores `bytes` at offset `off` of the mapping (a writable one).
+    pub fn write(&self, mem: &mut Memory, off: u64, bytes: &[u8]) -> Result<(), Fault> {
+        mem.write_mapped(self.range(off, bytes.len() as u64, true)?, bytes)
+    }
+}
+
+impl Map {
+    /// `mmap(2)` of the map's fd, shared, `len` bytes from value page
+    /// `pgoff`, with `PROT_WRITE` when `writable`: `bpf_map_mmap`'s and
+    /// `array_map_mmap`'s checks (only `BPF_F_MMAPABLE` arrays; not
+    /// writable once frozen or when `BPF_F_RDONLY_PROG`; within the values
+    /// rounded up to a page). A map whose value BTF has special fields
+    /// (`map->record`: spin locks, timers, kptrs) is refused by 7.3 with
+    /// `ENOTSUPP`; the model's runtime does not hold that record, so the
+    /// caller must not ask for such a map. The mapping populates nothing:
+    /// pages come into being as they are written.
+    pub fn mmap(&self, pgoff: u64, len: u64, writable: bool) -> Result<MapMmap, MmapError> {
+        const ENOTSUPP: i32 = 524;
+        const EOVERFLOW: i32 = 75;
+        let page = crate::target::PAGE_SIZE;
+        // do_mmap: no empty mapping, an offset in pages that fits
+        let len = len.div_ceil(page) * page;
+        if len == 0 {
+            return Err(MmapError::Errno(EINVAL));
+        }
+        let start = pgoff.checked_mul(page).filter(|s| s.checked_add(len).is_some()).ok_or(MmapError::Errno(EOVERFLOW))?;
+        let elem_size = match self.store {
+            Store::Array { elem_size } => elem_size,
+            Store::Ringbuf(_) => return Err(MmapError::NotModelled("mmap of a ring buffer")),
+            _ if self.def.map_type == BPF_MAP_TYPE_ARENA || self.def.map_type == BPF_MAP_TYPE_USER_RINGBUF => {
+                return Err(MmapError::NotModelled("mmap of an arena or user ring buffer"));
+            }
+            // no map_mmap op
+            _ => return Err(MmapError::Errno(ENOTSUPP)),
+        };
+        if writable {
+            if self.def.frozen {
+                return Err(MmapError::Errno(EPERM));
+            }
+            if self.def.map_flags & crate::map::flags::BPF_F_RDONLY_PROG != 0 {
+                return Err(MmapError::Errno(EACCES));
+            }
+        }
+        // array_map_mmap
+        if self.def.map_flags & crate::map::flags::BPF_F_MMAPABLE == 0 {
+            return Err(MmapError::Errno(EINVAL));
+        }
+        let values = (u64::from(self.def.max_entries) * elem_size).div_ceil(page) * page;
+        if start + len > values {
+            return Err(MmapError::Errno(EINVAL));
+        }
+        Ok(MapMmap { addr: self.addr + OFFSETOF_BPF_ARRAY_VALUE as u64 + start, len, writable })
+    }
+
+    /// How many pages of the map's values exist: of an mmap-able array
+    /// those written so far (its object's page, the `struct bpf_array`
+    /// before the values, is not counted), of any other array all of
+    /// them; 0 for other maps.
+    pub fn resident_value_pages(&self, mem: &Memory) -> u64 {
+        match self.store {
+            Store::Array { elem_size } => {
+                let values = elem_size * u64::from(self.def.max_entries);
+                mem.resident_pages(self.addr + OFFSETOF_BPF_ARRAY_VALUE as u64, values).unwrap_or(0)
+            }
             _ => 0,
         }
     }

@@ -24,6 +24,9 @@ const BASE: u64 = 0xffff_8880_0000_0000;
 const PAGE: u64 = 4096;
 /// The largest region (and so the largest map) a run may create.
 pub const MAX_REGION: usize = 1 << 30;
+/// The largest lazily populated region ([`Memory::alloc_lazy`]): a map
+/// object and 4 GiB of values.
+pub const MAX_LAZY_REGION: usize = (4 << 30) + PAGE as usize;
 
 /// What a region holds: decides special behaviour (ctx fields, read-only
 /// maps) and is what faults and callers report.
@@ -47,52 +50,188 @@ pub enum RegionKind {
     Scratch,
 }
 
-/// The bytes of a region: owned, or (host memory) a slice of the
-/// thread's arena at a fixed host address.
+/// The bytes of a region: owned, a slice of the thread's arena at a fixed
+/// host address (host memory), or pages populated on first write
+/// ([`Memory::alloc_lazy`]).
 pub struct RegionBytes {
-    owned: Vec<u8>,
+    backing: Backing,
+}
+
+enum Backing {
+    Owned(Vec<u8>),
     /// (pointer, length) into the arena.
-    arena: Option<(*mut u8, usize)>,
+    Arena(*mut u8, usize),
+    Lazy(LazyBytes),
+}
+
+/// The bytes of a lazily populated region: an anonymous mapping whose host
+/// pages exist once written (a read of one never written gives zeros
+/// without creating it), or in host memory its slice of the arena, whose
+/// pages the host populates the same way.
+struct LazyBytes {
+    /// The region's first byte, `lead` bytes into the first page.
+    ptr: *mut u8,
+    len: usize,
+    lead: usize,
+    /// The bytes from `ptr` to the end of the last page (what a user-space
+    /// mapping of the region reaches, [`Memory::read_mapped`]).
+    cap: usize,
+    /// The mapping the region owns and unmaps when dropped (its start and
+    /// length); `None` in host memory.
+    mapping: Option<(*mut u8, usize)>,
+    /// The pages written, one bit per page from the first (owned mapping:
+    /// the model's count of what exists; host memory asks the host).
+    written: Vec<u64>,
+}
+
+impl LazyBytes {
+    /// `len` zero bytes in a mapping of their own, placed so that region
+    /// offset `aligned_at` starts a page.
+    fn new(len: usize, aligned_at: usize) -> Option<LazyBytes> {
+        let lead = (PAGE as usize - aligned_at % PAGE as usize) % PAGE as usize;
+        let map_len = (lead + len).div_ceil(PAGE as usize).max(1) * PAGE as usize;
+        let base = os::map_zeroed(map_len)?;
+        // SAFETY: `lead` < PAGE <= map_len, inside the fresh mapping
+        let ptr = unsafe { base.add(lead) };
+        Some(LazyBytes { ptr, len, lead, cap: map_len - lead, mapping: Some((base, map_len)), written: vec![0; (map_len / PAGE as usize).div_ceil(64)] })
+    }
+
+    /// Notes that `[off, off + len)` was written.
+    #[inline]
+    fn touch(&mut self, off: usize, len: usize) {
+        if len == 0 || self.mapping.is_none() {
+            return;
+        }
+        let first = (self.lead + off) / PAGE as usize;
+        let last = (self.lead + off + len - 1) / PAGE as usize;
+        for p in first..=last {
+            self.written[p / 64] |= 1 << (p % 64);
+        }
+    }
+
+    /// Whether page `p` (counted from the first) exists.
+    fn present(&self, p: usize) -> bool {
+        match self.mapping {
+            Some(_) => self.written.get(p / 64).is_some_and(|w| w & (1 << (p % 64)) != 0),
+            // SAFETY: page `p` lies inside the region's arena slice
+            None => os::resident(unsafe { self.ptr.sub(self.lead).add(p * PAGE as usize) }),
+        }
+    }
+
+    /// The pages of `[off, off + len)` that exist.
+    fn resident(&self, off: usize, len: usize) -> u64 {
+        if len == 0 {
+            return 0;
+        }
+        let first = (self.lead + off) / PAGE as usize;
+        let last = (self.lead + off + len - 1) / PAGE as usize;
+        if self.mapping.is_none() {
+            return (first..=last).filter(|&p| self.present(p)).count() as u64;
+        }
+        // the bits of pages first..=last, a word at a time
+        let mut n = 0;
+        for w in first / 64..=last / 64 {
+            let lo = if w == first / 64 { first % 64 } else { 0 };
+            let hi = if w == last / 64 { last % 64 } else { 63 };
+            let mask = (u64::MAX >> (63 - hi)) & (u64::MAX << lo);
+            n += u64::from((self.written[w] & mask).count_ones());
+        }
+        n
+    }
+}
+
+impl Drop for LazyBytes {
+    fn drop(&mut self) {
+        if let Some((base, len)) = self.mapping {
+            os::unmap(base, len);
+        }
+    }
 }
 
 impl RegionBytes {
     fn owned(v: Vec<u8>) -> RegionBytes {
-        RegionBytes { owned: v, arena: None }
+        RegionBytes { backing: Backing::Owned(v) }
+    }
+
+    /// Notes a write of `[off, off + len)` (a lazy region's pages).
+    #[inline]
+    fn touch(&mut self, off: usize, len: usize) {
+        if let Backing::Lazy(l) = &mut self.backing {
+            l.touch(off, len);
+        }
+    }
+
+    /// How many bytes from the start a user-space mapping reaches: a lazy
+    /// region's up to the end of its last page, others' their length.
+    fn mapped_len(&self) -> usize {
+        match &self.backing {
+            Backing::Lazy(l) => l.cap,
+            _ => self.len(),
+        }
+    }
+
+    /// Whether the pages are populated on first write.
+    pub fn is_lazy(&self) -> bool {
+        matches!(self.backing, Backing::Lazy(_))
     }
 }
 
 impl std::ops::Deref for RegionBytes {
     type Target = [u8];
     fn deref(&self) -> &[u8] {
-        match self.arena {
+        match &self.backing {
+            Backing::Owned(v) => v,
             // SAFETY: a live slice of the arena that only this region uses
             // (the arena outlives the memory that hands it out)
-            Some((p, n)) => unsafe { std::slice::from_raw_parts(p, n) },
-            None => &self.owned,
+            Backing::Arena(p, n) => unsafe { std::slice::from_raw_parts(*p, *n) },
+            // SAFETY: the region's bytes in its own mapping (or arena
+            // slice), alive as long as it is
+            Backing::Lazy(l) => unsafe { std::slice::from_raw_parts(l.ptr, l.len) },
         }
     }
 }
 
 impl std::ops::DerefMut for RegionBytes {
+    /// (Writes through this are not counted as populating a lazy region's
+    /// pages: [`Memory`]'s own writes are.)
     fn deref_mut(&mut self) -> &mut [u8] {
-        match self.arena {
+        match &mut self.backing {
+            Backing::Owned(v) => v,
             // SAFETY: as for Deref; &mut self makes the access exclusive
-            Some((p, n)) => unsafe { std::slice::from_raw_parts_mut(p, n) },
-            None => &mut self.owned,
+            Backing::Arena(p, n) => unsafe { std::slice::from_raw_parts_mut(*p, *n) },
+            // SAFETY: as for Deref; &mut self makes the access exclusive
+            Backing::Lazy(l) => unsafe { std::slice::from_raw_parts_mut(l.ptr, l.len) },
         }
     }
 }
 
 impl Clone for RegionBytes {
-    /// A copy owns its bytes (it is no longer at the host address).
+    /// A copy owns its bytes (it is no longer at the host address); a lazy
+    /// region's copy is lazy too, with the pages that exist copied.
     fn clone(&self) -> RegionBytes {
-        RegionBytes::owned(self.to_vec())
+        let Backing::Lazy(l) = &self.backing else { return RegionBytes::owned(self.to_vec()) };
+        let Some(mut c) = LazyBytes::new(l.len, l.lead.wrapping_neg() % PAGE as usize) else { return RegionBytes::owned(self.to_vec()) };
+        let pages = (l.lead + l.cap) / PAGE as usize;
+        for p in (0..pages).filter(|&p| l.present(p)) {
+            let from = (p * PAGE as usize).saturating_sub(l.lead);
+            let to = ((p + 1) * PAGE as usize - l.lead).min(l.len);
+            if from < to {
+                // SAFETY: both ranges lie inside the two regions' bytes
+                unsafe { std::ptr::copy_nonoverlapping(l.ptr.add(from), c.ptr.add(from), to - from) };
+                c.touch(from, to - from);
+            }
+        }
+        RegionBytes { backing: Backing::Lazy(c) }
     }
 }
 
 impl fmt::Debug for RegionBytes {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} bytes", self.len())
+        match &self.backing {
+            Backing::Lazy(l) if l.mapping.is_some() => write!(f, "{} bytes, {} pages resident", self.len(), l.resident(0, l.len)),
+            Backing::Lazy(_) => write!(f, "{} bytes, lazily populated", self.len()),
+            _ => write!(f, "{} bytes", self.len()),
+        }
     }
 }
 
@@ -225,7 +364,7 @@ impl Memory {
         // with the arena, and in no other region (the bump pointer only
         // moves forward)
         unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), ptr, data.len()) };
-        let bytes = RegionBytes { owned: Vec::new(), arena: Some((ptr, data.len())) };
+        let bytes = RegionBytes { backing: Backing::Arena(ptr, data.len()) };
         self.map_new(base, Region { kind, data: bytes, readonly });
         Ok(base)
     }
@@ -286,7 +425,7 @@ impl Memory {
             // SAFETY: [base, base + len) is inside the leased arena and in
             // no other region (the bump pointer only moves forward)
             unsafe { std::ptr::copy_nonoverlapping(data(None).as_ptr(), ptr, len) };
-            let bytes = RegionBytes { owned: Vec::new(), arena: Some((ptr, len)) };
+            let bytes = RegionBytes { backing: Backing::Arena(ptr, len) };
             self.map_new(base, Region { kind, data: bytes, readonly });
             return Ok(base);
         }
@@ -304,6 +443,126 @@ impl Memory {
         Ok(base)
     }
 
+    /// Maps `len` zero bytes as a new region whose pages exist only once
+    /// written (a `BPF_F_MMAPABLE` array, which 7.3 maps into user space a
+    /// page at a time as it is touched): a read of a page never written
+    /// gives zeros and creates nothing, so a region of gigabytes costs what
+    /// is written of it. Region offset `aligned_at` starts a page (an
+    /// mmap-able array's values, page-aligned in the kernel's vmalloc area
+    /// as user space maps them), so pages are counted as the kernel's are.
+    /// Its address is the one [`Memory::alloc`] of `len` bytes would give;
+    /// in host memory it is that of the arena, whose pages the host
+    /// populates the same way. Up to [`MAX_LAZY_REGION`] bytes.
+    pub fn alloc_lazy(&mut self, kind: RegionKind, len: usize, aligned_at: usize, readonly: bool) -> Result<Addr, Fault> {
+        let fault = |why| Fault { addr: 0, len: len as u64, write: true, why };
+        if len > MAX_LAZY_REGION {
+            return Err(fault("region larger than the model allows"));
+        }
+        let (base, reused) = if let Some(lease) = &self.host {
+            // the arena's pages are zero until written: nothing to copy
+            let base = self.next;
+            let span = (len as u64).div_ceil(PAGE).max(1) * PAGE + PAGE;
+            if base + span > lease.base() + arena::SIZE as u64 {
+                return Err(Fault { addr: base, ..fault("host arena exhausted") });
+            }
+            self.next = base + span;
+            let lead = 0;
+            let cap = if len > aligned_at {
+                aligned_at + (len - aligned_at).div_ceil(PAGE as usize) * PAGE as usize
+            } else {
+                len.div_ceil(PAGE as usize) * PAGE as usize
+            };
+            let bytes = LazyBytes { ptr: base as *mut u8, len, lead, cap, mapping: None, written: Vec::new() };
+            self.map_new(base, Region { kind, data: RegionBytes { backing: Backing::Lazy(bytes) }, readonly });
+            return Ok(base);
+        } else if let Some(i) = self.free.iter().rposition(|&(_, cap, _)| cap == len) {
+            let (base, _, k) = self.free.swap_remove(i);
+            (base, Some(k))
+        } else {
+            let base = self.next;
+            let span = (len as u64).div_ceil(PAGE).max(1) * PAGE + PAGE;
+            self.next = base.checked_add(span).ok_or(Fault { addr: base, ..fault("address space exhausted") })?;
+            (base, None)
+        };
+        let bytes = LazyBytes::new(len, aligned_at).ok_or(fault("no host memory for a lazily populated region"))?;
+        let region = Region { kind, data: RegionBytes { backing: Backing::Lazy(bytes) }, readonly };
+        match reused {
+            Some(k) => {
+                self.slots[k].spare = Vec::new();
+                self.slots[k].region = Some(region);
+            }
+            None => self.map_new(base, region),
+        }
+        Ok(base)
+    }
+
+    /// How many pages of `[addr, addr + len)` exist: of a lazy region
+    /// ([`Memory::alloc_lazy`]) those written (in host memory those the
+    /// host has, which counts pages only read too), of any other region
+    /// every page the range spans. `None` when the range is not in one
+    /// region.
+    pub fn resident_pages(&self, addr: Addr, len: u64) -> Option<u64> {
+        let (k, off) = self.check(addr, len, false).ok()?;
+        let data = self.bytes(k);
+        Some(match &data.backing {
+            Backing::Lazy(l) => l.resident(off, len as usize),
+            _ => len.div_ceil(PAGE),
+        })
+    }
+
+    /// What user space reads through a shared mapping of the region
+    /// holding `addr` (`mmap(2)` of a map): the bytes up to the end of the
+    /// region's last page are there (a lazy region's past its end read as
+    /// zero), a page never written reads as zeros without being created.
+    pub fn read_mapped(&self, addr: Addr, len: usize) -> Result<Vec<u8>, Fault> {
+        let (k, off) = self.check_mapped(addr, len as u64, false)?;
+        let data = self.bytes(k);
+        let mut out = vec![0; len];
+        let inside = data.len().saturating_sub(off).min(len);
+        out[..inside].copy_from_slice(&data[off..off + inside]);
+        if let Backing::Lazy(l) = &data.backing
+            && inside < len
+        {
+            // SAFETY: [off + inside, off + len) lies within the pages the
+            // region's bytes are in (`cap`)
+            unsafe { std::ptr::copy_nonoverlapping(l.ptr.add(off + inside), out[inside..].as_mut_ptr(), len - inside) };
+        }
+        Ok(out)
+    }
+
+    /// What user space writes through a shared mapping of the region
+    /// holding `addr`: as [`Memory::read_mapped`] reads, creating the pages
+    /// written; read-only protection is the mapping's (a `BPF_F_RDONLY_PROG`
+    /// map's region is read-only to programs only).
+    pub fn write_mapped(&mut self, addr: Addr, bytes: &[u8]) -> Result<(), Fault> {
+        let (k, off) = self.check_mapped(addr, bytes.len() as u64, true)?;
+        let data = &mut self.slots[k].region.as_mut().expect("checked").data;
+        let inside = data.len().saturating_sub(off).min(bytes.len());
+        data[off..off + inside].copy_from_slice(&bytes[..inside]);
+        if let Backing::Lazy(l) = &mut data.backing {
+            if inside < bytes.len() {
+                // SAFETY: as in read_mapped
+                unsafe { std::ptr::copy_nonoverlapping(bytes[inside..].as_ptr(), l.ptr.add(off + inside), bytes.len() - inside) };
+            }
+            l.touch(off, bytes.len());
+        }
+        Ok(())
+    }
+
+    /// [`Memory::check`] against what a user-space mapping of the region
+    /// reaches.
+    fn check_mapped(&self, addr: Addr, len: u64, write: bool) -> Result<(usize, usize), Fault> {
+        let fault = |why| Fault { addr, len, write, why };
+        let k = self.find_slot(addr).ok_or_else(|| fault("not a mapped address"))?;
+        let s = &self.slots[k];
+        let off = addr - s.base;
+        let r = s.region.as_ref().expect("found");
+        if off.checked_add(len).is_none_or(|end| end > r.data.mapped_len() as u64) {
+            return Err(fault("out of bounds of its mapping"));
+        }
+        Ok((k, off as usize))
+    }
+
     /// Unmaps the region at `base`.
     pub fn free(&mut self, base: Addr) {
         // (the region that holds its base, if it starts there)
@@ -312,8 +571,10 @@ impl Memory {
         if self.host.is_none() {
             // the range waits for a region of its size
             self.free.push((base, r.data.len(), k));
-            if r.data.arena.is_none() && r.data.len() <= MAX_SPARE {
-                self.slots[k].spare = r.data.owned;
+            if let Backing::Owned(v) = r.data.backing
+                && v.len() <= MAX_SPARE
+            {
+                self.slots[k].spare = v;
             }
         } else {
             self.index.remove(&base);
@@ -397,6 +658,7 @@ impl Memory {
     fn bytes_mut(&mut self, addr: Addr, len: usize, honour_readonly: bool) -> Result<&mut [u8], Fault> {
         let (k, off) = self.check(addr, len as u64, honour_readonly)?;
         let r = self.slots[k].region.as_mut().expect("checked");
+        r.data.touch(off, len);
         Ok(&mut r.data[off..off + len])
     }
 
@@ -452,6 +714,60 @@ impl Memory {
             Some(n) => Ok((s[..n].to_vec(), true)),
             None => Ok((s.to_vec(), false)),
         }
+    }
+}
+
+/// Anonymous memory of lazily populated regions.
+mod os {
+    /// `len` zero bytes (a whole number of pages) whose pages the host
+    /// creates when they are first written.
+    #[cfg(unix)]
+    pub fn map_zeroed(len: usize) -> Option<*mut u8> {
+        // SAFETY: a fresh anonymous private mapping
+        let p = unsafe {
+            libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE, -1, 0)
+        };
+        if p == libc::MAP_FAILED {
+            return None;
+        }
+        // one written page costs one page, not a transparent huge page
+        #[cfg(target_os = "linux")]
+        // SAFETY: the mapping just made
+        unsafe {
+            libc::madvise(p, len, libc::MADV_NOHUGEPAGE);
+        }
+        Some(p.cast())
+    }
+
+    #[cfg(unix)]
+    pub fn unmap(p: *mut u8, len: usize) {
+        // SAFETY: a mapping of map_zeroed, which nothing uses any more
+        unsafe { libc::munmap(p.cast(), len) };
+    }
+
+    /// Whether the host has the page at `p` (page-aligned).
+    #[cfg(unix)]
+    pub fn resident(p: *mut u8) -> bool {
+        let mut v = 0u8;
+        // SAFETY: one page of a live mapping; mincore writes one byte
+        let r = unsafe { libc::mincore(p.cast(), super::PAGE as usize, &mut v) };
+        r == 0 && v & 1 != 0
+    }
+
+    #[cfg(not(unix))]
+    pub fn map_zeroed(len: usize) -> Option<*mut u8> {
+        Some(Box::into_raw(vec![0u8; len].into_boxed_slice()).cast())
+    }
+
+    #[cfg(not(unix))]
+    pub fn unmap(p: *mut u8, len: usize) {
+        // SAFETY: the box map_zeroed made of `len` bytes
+        drop(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(p, len)) });
+    }
+
+    #[cfg(not(unix))]
+    pub fn resident(_p: *mut u8) -> bool {
+        true
     }
 }
 
@@ -608,5 +924,40 @@ mod tests {
         assert_eq!(a, b);
         assert_eq!(m.base_of(b + 16), Some(b));
         assert!(m.load(b + 16, 1).is_err());
+    }
+
+    #[test]
+    fn lazy_regions() {
+        let mut m = Memory::new();
+        let before = m.alloc(RegionKind::Object, vec![0; 8], false).unwrap();
+        // 296 bytes of header, then 3 pages and a bit of values
+        let len = 296 + 3 * 4096 + 100;
+        let a = m.alloc_lazy(RegionKind::Map(0), len, 296, false).unwrap();
+        // the address an eager region of that size would have had
+        assert_eq!(a, before + 2 * PAGE);
+        assert_eq!(m.resident_pages(a, len as u64), Some(0));
+        assert_eq!(m.load(a + 296 + 4096, 8).unwrap(), 0);
+        assert_eq!(m.resident_pages(a, len as u64), Some(0));
+        // a store across two value pages creates both
+        m.store(a + 296 + 4096 - 4, 8, u64::MAX).unwrap();
+        assert_eq!(m.resident_pages(a + 296, len as u64 - 296), Some(2));
+        assert_eq!(m.resident_pages(a + 296 + 2 * 4096, 4096), Some(0));
+        // user space reaches the rest of the last page, past the region
+        assert!(m.load(a + len as u64, 1).is_err());
+        m.write_mapped(a + len as u64, &[5; 8]).unwrap();
+        assert_eq!(m.read_mapped(a + len as u64, 9).unwrap(), [5, 5, 5, 5, 5, 5, 5, 5, 0]);
+        assert!(m.read_mapped(a + 296 + 4 * 4096 - 1, 2).is_err());
+        assert_eq!(m.resident_pages(a + 296, len as u64 - 296), Some(3));
+        // a copy is lazy too, with the same bytes
+        let (r, _) = m.region(a).unwrap();
+        let c = r.clone();
+        assert!(c.data.is_lazy());
+        assert_eq!(&c.data[..], &r.data[..]);
+        // freed, its range goes to the next region of its size
+        m.free(a);
+        assert!(m.load(a + 296, 1).is_err());
+        assert_eq!(m.alloc_lazy(RegionKind::Map(0), len, 296, false).unwrap(), a);
+        assert_eq!(m.load(a + 296 + 4096 - 4, 4).unwrap(), 0);
+        assert!(m.alloc_lazy(RegionKind::Map(0), MAX_LAZY_REGION + 1, 296, false).is_err());
     }
 }

@@ -7,7 +7,10 @@
 //!   results), bpf2bpf calls with callee-saved r6-r9 and one stack per
 //!   frame, stack arguments through r11, tail calls, callbacks;
 //! * [`mem`]: a bounds-checked address space of regions (no pointers into
-//!   Rust memory; a bad access is an error, never a panic);
+//!   Rust memory; a bad access is an error, never a panic); a
+//!   `BPF_F_MMAPABLE` array's region is populated a page at a time as it
+//!   is written ([`mem::Memory::alloc_lazy`]), and user space's mapping of
+//!   it is [`Runtime::map_mmap`];
 //! * [`maps`]: maps laid out as the kernel's (array values after
 //!   `struct bpf_array`, hash elements as `struct htab_elem`) with their
 //!   behaviour: array, per-CPU array, [`htab`] (hash kinds, with the
@@ -658,5 +661,95 @@ mod tests {
             let out = rt.test_run(&main(index), prog_type::SOCKET_FILTER, None, &input).unwrap();
             assert_eq!(out.retval, want, "index {index}");
         }
+    }
+
+    /// A 1 GiB `BPF_F_MMAPABLE` array costs the pages written of it: one
+    /// by the program, one by user space through its mapping; pages only
+    /// read (by either) read as zeros and are not created.
+    #[test]
+    fn mmapable_array_pages_exist_once_written() {
+        use crate::map::flags::{BPF_F_MMAPABLE, BPF_F_RDONLY_PROG};
+        use crate::map::types::{BPF_MAP_TYPE_ARRAY, BPF_MAP_TYPE_HASH};
+        use maps::MmapError;
+        const PAGE: u64 = 4096;
+        let mut big = MapDef::new("big", BPF_MAP_TYPE_ARRAY, 4, 4096, 1 << 18);
+        big.map_flags = BPF_F_MMAPABLE;
+        let mut rt = Runtime::new(&[big.clone()], &ExecOptions::default()).unwrap();
+        assert_eq!(rt.resident_map_pages(), 0);
+        let view = rt.map_mmap(0, 0, 1 << 30, true).unwrap();
+        assert_eq!(view.len, 1 << 30);
+        // user space writes page 200 before the run
+        view.write(&mut rt.mem, 200 * PAGE + 16, &0x0bad_cafe_u64.to_le_bytes()).unwrap();
+        assert_eq!(rt.resident_map_pages(), 1);
+        // r1 = &big[100 pages in]; r2 = 0x11223344; *(u64 *)(r1 + 8) = r2;
+        // r1 = &big[200 pages in]; r0 = *(u64 *)(r1 + 16);
+        // r1 = &big[300 pages in]; r2 = *(u64 *)(r1 + 0); r0 += r2; exit
+        let insns = [
+            Insn::new(BPF_LD | BPF_IMM | BPF_DW, 1, 2, 0, 0),
+            Insn::new(0, 0, 0, 0, 0),
+            Insn::new(BPF_ALU64 | BPF_MOV | BPF_K, 2, 0, 0, 0x1122_3344),
+            Insn::new(BPF_STX | BPF_MEM | BPF_DW, 1, 2, 8, 0),
+            Insn::new(BPF_LD | BPF_IMM | BPF_DW, 1, 2, 0, 0),
+            Insn::new(0, 0, 0, 0, 0),
+            Insn::new(BPF_LDX | BPF_MEM | BPF_DW, 0, 1, 16, 0),
+            Insn::new(BPF_LD | BPF_IMM | BPF_DW, 1, 2, 0, 0),
+            Insn::new(0, 0, 0, 0, 0),
+            Insn::new(BPF_LDX | BPF_MEM | BPF_DW, 2, 1, 0, 0),
+            Insn::new(BPF_ALU64 | BPF_ADD | BPF_X, 0, 2, 0, 0),
+            Insn::new(BPF_JMP | BPF_EXIT, 0, 0, 0, 0),
+        ];
+        let mut p = ExecProgram::from_insns(&insns);
+        for (pc, page) in [(0, 100), (4, 200), (7, 300)] {
+            p.imm64[pc] = Some(Imm64::MapValue { map: 0, off: (page * PAGE) as u32 });
+        }
+        let input = TestRunInput::test_loader(prog_type::SYSCALL);
+        assert_eq!(rt.test_run(&p, prog_type::SYSCALL, None, &input).unwrap().retval, 0x0bad_cafe);
+        assert_eq!(rt.resident_map_pages(), 2);
+        // user space reads back what the program wrote, and zeros elsewhere
+        assert_eq!(view.read(&rt.mem, 100 * PAGE + 8, 8).unwrap(), 0x1122_3344_u64.to_le_bytes());
+        assert_eq!(view.read(&rt.mem, 500 * PAGE, 4096).unwrap(), vec![0; 4096]);
+        assert_eq!(rt.resident_map_pages(), 2);
+        // the mapping's bounds and protection
+        assert!(view.read(&rt.mem, (1 << 30) - 4, 8).is_err());
+        let ro = rt.map_mmap(0, 10, PAGE, false).unwrap();
+        assert!(ro.write(&mut rt.mem, 0, &[1]).is_err());
+        assert_eq!(ro.read(&rt.mem, 0, 1).unwrap(), [0]);
+
+        // mmap(2)'s answers: array_map_mmap's range and flags, bpf_map_mmap's
+        // protection checks, maps without a map_mmap op
+        assert_eq!(rt.map_mmap(0, (1 << 18) - 1, 2 * PAGE, false), Err(MmapError::Errno(crate::verifier::errno::EINVAL)));
+        assert_eq!(rt.map_mmap(0, 0, 0, false), Err(MmapError::Errno(crate::verifier::errno::EINVAL)));
+        let plain = MapDef::new("plain", BPF_MAP_TYPE_ARRAY, 4, 8, 4);
+        let mut rdonly = MapDef::new("rodata", BPF_MAP_TYPE_ARRAY, 4, 8, 4);
+        rdonly.map_flags = BPF_F_MMAPABLE | BPF_F_RDONLY_PROG;
+        let mut frozen = MapDef::new("frozen", BPF_MAP_TYPE_ARRAY, 4, 8, 4);
+        (frozen.map_flags, frozen.frozen) = (BPF_F_MMAPABLE, true);
+        let hash = MapDef::new("h", BPF_MAP_TYPE_HASH, 4, 8, 4);
+        let rt2 = Runtime::new(&[plain, rdonly, frozen, hash], &ExecOptions::default()).unwrap();
+        assert_eq!(rt2.map_mmap(0, 0, PAGE, false), Err(MmapError::Errno(crate::verifier::errno::EINVAL)));
+        assert_eq!(rt2.map_mmap(1, 0, PAGE, true), Err(MmapError::Errno(crate::verifier::errno::EACCES)));
+        assert!(rt2.map_mmap(1, 0, PAGE, false).is_ok());
+        assert_eq!(rt2.map_mmap(2, 0, PAGE, true), Err(MmapError::Errno(crate::verifier::errno::EPERM)));
+        assert_eq!(rt2.map_mmap(3, 0, PAGE, false), Err(MmapError::Errno(524)));
+        // a plain array's pages all exist (one), the mmap-able ones' none
+        // is written yet
+        assert_eq!(rt2.resident_map_pages(), 1);
+    }
+
+    /// The largest mmap-able array the model runs: 4 GiB of values, of which
+    /// only the pages written exist; a byte more is refused.
+    #[test]
+    fn mmapable_array_of_4_gib() {
+        use crate::map::flags::BPF_F_MMAPABLE;
+        use crate::map::types::BPF_MAP_TYPE_ARRAY;
+        let mut d = MapDef::new("huge", BPF_MAP_TYPE_ARRAY, 4, 1 << 16, 1 << 16);
+        d.map_flags = BPF_F_MMAPABLE;
+        let mut rt = Runtime::new(&[d.clone()], &ExecOptions::default()).unwrap();
+        let view = rt.map_mmap(0, (1 << 20) - 1, 4096, true).unwrap();
+        view.write(&mut rt.mem, 4088, &[7; 8]).unwrap();
+        assert_eq!(rt.resident_map_pages(), 1);
+        assert_eq!(rt.mem.load(rt.maps[0].addr + crate::kernel_layout::OFFSETOF_BPF_ARRAY_VALUE as u64 + (4 << 30) - 1, 1).unwrap(), 7);
+        d.max_entries += 1;
+        assert!(Runtime::new(&[d], &ExecOptions::default()).is_err());
     }
 }

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::rc::Rc;
 
 use super::ctx::RunEnv;
-use super::maps::{Map, Store};
+use super::maps::{Map, MapMmap, MmapError, Store};
 use super::mem::{Addr, Memory, RegionKind};
 use super::{ExecError, ExecOptions, ExecProgram};
 use crate::map::MapDef;
@@ -180,6 +180,23 @@ impl Runtime {
                 let _ = self.set_prog_array_slot(i, *key, Some(0));
             }
         }
+    }
+
+    /// User space's `mmap(2)` of map `map` ([`Map::mmap`]): what a test
+    /// reads and writes of an mmap-able array (`.data`, `.bss`, arrays
+    /// created with `BPF_F_MMAPABLE`) before and after a run goes through
+    /// the [`MapMmap`] (`view.read(&rt.mem, off, len)`,
+    /// `view.write(&mut rt.mem, off, bytes)`), touching only the pages it
+    /// reads or writes.
+    pub fn map_mmap(&self, map: usize, pgoff: u64, len: u64, writable: bool) -> Result<MapMmap, MmapError> {
+        self.maps.get(map).ok_or(MmapError::Errno(crate::verifier::errno::EBADF))?.mmap(pgoff, len, writable)
+    }
+
+    /// How many pages of the maps' values exist ([`Map::resident_value_pages`]):
+    /// an mmap-able array's are those programs, the syscall side and user
+    /// space have written.
+    pub fn resident_map_pages(&self) -> u64 {
+        self.maps.iter().map(|m| m.resident_value_pages(&self.mem)).sum()
     }
 
     /// `bpf_get_prandom_u32`: splitmix64 of a seeded counter.

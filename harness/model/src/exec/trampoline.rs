@@ -324,26 +324,23 @@ fn modify_return_body(rt: &mut Runtime, a: &[u64]) -> Result<u64, ExecError> {
 }
 
 impl Runtime {
-    /// What a user's write through an mmap of array map `map` does: `bytes`
-    /// at `off` of its values (`BPF_F_MMAPABLE` arrays: global data).
+    /// What a user's write through an mmap of array map `map` does
+    /// ([`Runtime::map_mmap`]): `bytes` at `off` of its values.
     pub fn user_map_write(&mut self, map: usize, off: u32, bytes: &[u8]) -> Result<(), ExecError> {
-        let at = self.user_map_span(map, off, bytes.len() as u32)?;
-        self.mem.write_kernel(at, bytes).map_err(super::helpers::fault)
+        let view = self.user_map_view(map, off, bytes.len() as u32, true)?;
+        view.write(&mut self.mem, u64::from(off), bytes).map_err(super::helpers::fault)
     }
 
     /// What a user reads through an mmap of array map `map`.
     pub fn user_map_read(&self, map: usize, off: u32, len: u32) -> Result<Vec<u8>, ExecError> {
-        let at = self.user_map_span(map, off, len)?;
-        self.mem.read(at, len as usize).map(<[u8]>::to_vec).map_err(super::helpers::fault)
+        let view = self.user_map_view(map, off, len, false)?;
+        view.read(&self.mem, u64::from(off), len as usize).map_err(super::helpers::fault)
     }
 
-    fn user_map_span(&self, map: usize, off: u32, len: u32) -> Result<u64, ExecError> {
-        let m = self.maps.get(map).ok_or_else(|| ExecError::Unsupported(format!("no map {map}")))?;
-        let size = u64::from(m.def.value_size) * u64::from(m.def.max_entries);
-        if m.def.map_flags & crate::map::flags::BPF_F_MMAPABLE == 0 || u64::from(off) + u64::from(len) > size {
-            return Err(ExecError::Unsupported(format!("map '{}' cannot be mmapped there ({off}+{len})", m.def.name)));
-        }
-        self.map_value_addr(map, off).ok_or_else(|| ExecError::Unsupported(format!("map '{}' is not an array", m.def.name)))
+    /// The whole-values mapping a skeleton makes of a global's map.
+    fn user_map_view(&self, map: usize, off: u32, len: u32, writable: bool) -> Result<super::maps::MapMmap, ExecError> {
+        let end = u64::from(off) + u64::from(len);
+        self.map_mmap(map, 0, end, writable).map_err(|e| ExecError::Unsupported(format!("mmap of map {map}: {e:?}")))
     }
 }
 
