@@ -288,10 +288,18 @@ pub fn nested_fexit_map_delete() {
     )
 }
 
-/// Raw tracepoint on bpf_trace_printk: counts, and prints, which fires the
-/// tracepoint again.
+// Raw tracepoint on bpf_trace_printk: counts, and prints, which fires the
+// tracepoint again. Test-run directly, attached to bpf_trace_printk itself,
+// it holds its recursion context while it runs (__bpf_prog_test_run_raw_tp):
+// the print it makes finds it running.
 #[sec("raw_tp/bpf_trace_printk")]
-#[auxiliary]
+#[kernel("7.3")]
+#[success]
+#[attach]
+#[retval(0)]
+#[run_count(1)]
+#[recursion_misses(1)]
+#[global_after(printks = 1)]
 pub fn on_printk() {
     bpf_asm!(
         "r1 = %[printks] ll;"
@@ -331,34 +339,6 @@ pub fn raw_tp_recursion_through_printk() {
         "call %[bpf_trace_printk];"
         "r0 = 0;"
         "exit;",
-        imm(bpf_trace_printk),
-    )
-}
-
-// A raw tracepoint program test-run directly holds its recursion context:
-// attached to bpf_trace_printk itself, the print it makes finds it running.
-#[sec("raw_tp/bpf_trace_printk")]
-#[kernel("7.3")]
-#[success]
-#[attach]
-#[retval(0)]
-#[run_count(1)]
-#[recursion_misses(1)]
-#[global_after(printks = 1)]
-pub fn raw_tp_test_run_is_running() {
-    bpf_asm!(
-        "r1 = %[printks] ll;"
-        "r2 = 1;"
-        "lock *(u64 *)(r1 + 0) += r2;"
-        "r1 = 0x6968;"
-        "*(u64 *)(r10 - 8) = r1;"
-        "r1 = r10;"
-        "r1 += -8;"
-        "r2 = 3;"
-        "call %[bpf_trace_printk];"
-        "r0 = 0;"
-        "exit;",
-        imm_addr(printks),
         imm(bpf_trace_printk),
     )
 }

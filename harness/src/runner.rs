@@ -676,29 +676,20 @@ fn check_run_expect(spec: &TestSpec, arch: Arch, out: &LoadOutcome, failures: &m
     };
     let label = |p: &Option<String>| p.clone().unwrap_or_else(|| spec.prog_name.clone());
     let mut bad = false;
-    for (p, want) in &run.run_counts {
-        match index(p).and_then(|k| out.prog_stats.get(k)) {
-            Some(st) if st.run_cnt == *want => {}
-            Some(st) => {
-                let _ = writeln!(failures, "run_subtest:FAIL: {}: run_cnt {} != {want}", label(p), st.run_cnt);
-                bad = true;
-            }
-            None => {
-                let _ = writeln!(failures, "run_subtest:FAIL: {}: the backend reported no run count", label(p));
-                bad = true;
-            }
-        }
-    }
-    for (p, want) in &run.recursion_misses {
-        match index(p).and_then(|k| out.prog_stats.get(k)) {
-            Some(st) if st.recursion_misses == *want => {}
-            Some(st) => {
-                let _ = writeln!(failures, "run_subtest:FAIL: {}: recursion_misses {} != {want}", label(p), st.recursion_misses);
-                bad = true;
-            }
-            None => {
-                let _ = writeln!(failures, "run_subtest:FAIL: {}: the backend reported no recursion misses", label(p));
-                bad = true;
+    let counters: [(&[(Option<String>, u64)], &str, fn(&backend::ProgRunStats) -> u64); 2] =
+        [(&run.run_counts, "run_cnt", |st| st.run_cnt), (&run.recursion_misses, "recursion_misses", |st| st.recursion_misses)];
+    for (list, what, get) in counters {
+        for (p, want) in list {
+            match index(p).and_then(|k| out.prog_stats.get(k)) {
+                Some(st) if get(st) == *want => {}
+                Some(st) => {
+                    let _ = writeln!(failures, "run_subtest:FAIL: {}: {what} {} != {want}", label(p), get(st));
+                    bad = true;
+                }
+                None => {
+                    let _ = writeln!(failures, "run_subtest:FAIL: {}: the backend reported no {what}", label(p));
+                    bad = true;
+                }
             }
         }
     }
