@@ -380,7 +380,9 @@ impl ModelBackend {
             if !aout.accepted {
                 return Ok(Err(super::loader::attached_load_failure(&a.name, &aout)));
             }
-            let p = ExecProgram::from_xlated(&as_run, req.arch, a.prog_type.0).map_err(|e| Unavailable(format!("model: attached '{}': {e}", a.name)))?;
+            // the xlated program, or as loaded where it cannot run (an arch
+            // without kernel symbols of its own), as for the program under test
+            let p = ExecProgram::from_xlated(&as_run, req.arch, a.prog_type.0).unwrap_or_else(|_| exec_program_as_loaded(&sub.prog));
             setup.attached.push((p, kind_of(a.prog_type, a.expected_attach_type, &a.name)?, a.attach_func.clone().unwrap_or_default()));
         }
         if let Some(target) = &sc.attach_self {
