@@ -135,6 +135,13 @@ pub struct TrampGolden {
     pub nr_args: u8,
     pub ret_size: u8,
     pub arg_size: Vec<u8>,
+    /// The traced function's first 16 bytes, as the attach patched them
+    /// (x86-64: `endbr64` under IBT, then the `call` of the trampoline).
+    pub func_head: Vec<u8>,
+    /// `sizeof(struct bpf_tramp_run_ctx)` and `offsetof(.., bpf_cookie)`,
+    /// from the image's BTF.
+    pub run_ctx_size: u32,
+    pub run_ctx_cookie_off: u32,
     /// Kind and name of each attached program, in attach order.
     pub progs: Vec<(TrampKind, String)>,
     /// `(role, symbol, address)`: `image`, `func`, `prog<i>`, or a helper's name.
@@ -163,6 +170,8 @@ pub fn render(g: &TrampGolden) -> String {
     s.push_str(&format!("case {}\nfunc {} btf_id {}\n", g.case, g.func, g.btf_id));
     let sizes: Vec<String> = g.arg_size.iter().map(|a| a.to_string()).collect();
     s.push_str(&format!("model nr_args {} ret_size {} arg_size {}\n", g.nr_args, g.ret_size, sizes.join(",")));
+    s.push_str(&format!("func_head {}\n", hex(&g.func_head)));
+    s.push_str(&format!("layout bpf_tramp_run_ctx size {} bpf_cookie {}\n", g.run_ctx_size, g.run_ctx_cookie_off));
     for (i, (k, n)) in g.progs.iter().enumerate() {
         s.push_str(&format!("prog {i} {} {n}\n", k.name()));
     }
@@ -216,6 +225,11 @@ pub fn parse(text: &str) -> Result<TrampGolden, String> {
                 g.nr_args = n.parse().map_err(|_| bad())?;
                 g.ret_size = r.parse().map_err(|_| bad())?;
             }
+            ["func_head", h] => g.func_head = unhex(h).ok_or_else(bad)?,
+            ["layout", "bpf_tramp_run_ctx", "size", n, "bpf_cookie", o] => {
+                g.run_ctx_size = n.parse().map_err(|_| bad())?;
+                g.run_ctx_cookie_off = o.parse().map_err(|_| bad())?;
+            }
             ["prog", _, k, name] => g.progs.push((TrampKind::parse(k).ok_or_else(bad)?, name.to_string())),
             ["sym", role, name, addr] => g.syms.push((role.to_string(), name.to_string(), u64::from_str_radix(addr, 16).map_err(|_| bad())?)),
             ["len", n] => len = Some(n.parse::<usize>().map_err(|_| bad())?),
@@ -237,6 +251,7 @@ pub fn parse(text: &str) -> Result<TrampGolden, String> {
 pub fn stable(g: &TrampGolden) -> Vec<String> {
     let mut out = vec![format!("case {} func {} btf_id {}", g.case, g.func, g.btf_id)];
     out.push(format!("model {} {} {:?}", g.nr_args, g.ret_size, g.arg_size));
+    out.push(format!("layout {} {}", g.run_ctx_size, g.run_ctx_cookie_off));
     out.extend(g.progs.iter().map(|(k, n)| format!("prog {} {n}", k.name())));
     out.extend(g.syms.iter().filter(|(r, _, _)| r != "image" && !r.starts_with("prog")).map(|(r, n, a)| format!("sym {r} {n} {a:x}")));
     let (masked, _) = crate::cli::record::mask_jited_addresses(&g.jited);
@@ -404,6 +419,10 @@ pub fn record_case(sys: &mut dyn BpfSys, btf: &Btf, arch: Arch, case: &TrampCase
     let r = record_with(sys, arch, case, btf_id, &mut fds);
     let _ = sys.close(&fds);
     let mut g = r?;
+    let run_ctx = btf.find_by_name_kind("bpf_tramp_run_ctx", crate::btf::BTF_KIND_STRUCT).ok_or("no struct bpf_tramp_run_ctx in vmlinux BTF")?;
+    g.run_ctx_size = btf.type_by_id(run_ctx).map_or(0, |t| t.size_or_type);
+    let cookie = btf.members(run_ctx).into_iter().find(|m| btf.name(m.name_off) == Some("bpf_cookie")).ok_or("no bpf_tramp_run_ctx.bpf_cookie")?;
+    g.run_ctx_cookie_off = (cookie.offset & 0xff_ffff) / 8;
     g.nr_args = arg_size.len() as u8;
     g.ret_size = ret_size;
     g.arg_size = arg_size;
@@ -446,6 +465,7 @@ fn record_with(sys: &mut dyn BpfSys, arch: Arch, case: &TrampCase, btf_id: u32, 
     }
     // the image ends before the next BPF image the kernel names
     let next = syms.iter().map(|s| s.0).filter(|&a| a > image && a - image < IMAGE_WINDOW).min();
+    g.func_head = read_kernel(sys, g.sym("func").unwrap_or(0), 16)?;
     let window = read_kernel(sys, image, next.map_or(IMAGE_WINDOW, |a| a - image))?;
     let len = code_len(arch, &window, image, lookup("__x86_return_thunk"))?;
     g.image = window[..len].to_vec();
@@ -527,6 +547,9 @@ mod tests {
             nr_args: 2,
             ret_size: 4,
             arg_size: vec![4, 8],
+            func_head: vec![0xf3, 0x0f, 0x1e, 0xfa],
+            run_ctx_size: 16,
+            run_ctx_cookie_off: 0,
             progs: vec![(TrampKind::Fentry, "fentry0".into())],
             syms: vec![("image".into(), "bpf_trampoline_4294967303".into(), 0xffff_ffff_a000_1000)],
             image: (0..40).collect(),
