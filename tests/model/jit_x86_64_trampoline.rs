@@ -2,7 +2,8 @@
 //! `expected/linux-7.3/x86_64/trampolines` (recorded by `record --set
 //! trampolines`) is rebuilt by the model from the golden's function model,
 //! programs and kernel addresses, at the golden's own image address, and
-//! compared byte for byte. The heap pointers the image embeds (`struct
+//! compared byte for byte, and the traced function's patched fentry site
+//! must call (or, as the model's flags say, jump to) it. The heap pointers the image embeds (`struct
 //! bpf_prog *`, `struct bpf_tramp_image *`) have no symbol: the model puts
 //! stand-ins there and says where; those bytes must hold, in 7.3's image,
 //! one kernel pointer per object, the same wherever it recurs.
@@ -29,7 +30,7 @@ fn goldens() -> Vec<TrampGolden> {
 /// What the model is given for a golden: the function, its programs (with
 /// stand-in `struct bpf_prog *`s), the flags `bpf_trampoline_update`
 /// chooses and the addresses kallsyms named.
-fn build(g: &TrampGolden) -> Result<bpf_selftest::jit::trampoline::TrampImage, String> {
+fn build(g: &TrampGolden) -> Result<(bpf_selftest::jit::trampoline::TrampImage, TrampFlags), String> {
     let m = BtfFuncModel { ret_size: g.ret_size, ret_flags: Default::default(), arg_size: g.arg_size.clone(), arg_flags: Vec::new() };
     let sym = |role: &str| g.sym(role).ok_or_else(|| format!("{}: no sym {role}", g.case));
     let mut nodes = TrampNodes::default();
@@ -60,16 +61,35 @@ fn build(g: &TrampGolden) -> Result<bpf_selftest::jit::trampoline::TrampImage, S
         bpf_tramp_exit: sym("__bpf_tramp_exit")?,
     };
     let run_ctx = RunCtxLayout { size: g.run_ctx_size, bpf_cookie: g.run_ctx_cookie_off };
-    arch_prepare_bpf_trampoline(&X86Profile::default(), run_ctx, &m, flags, &nodes, &addrs).map_err(|e| format!("{}: {e}", g.case))
+    let img = arch_prepare_bpf_trampoline(&X86Profile::default(), run_ctx, &m, flags, &nodes, &addrs).map_err(|e| format!("{}: {e}", g.case))?;
+    Ok((img, flags))
+}
+
+/// The patched fentry site of the traced function (`bpf_arch_text_poke`):
+/// after its `endbr64`, a `call` of the image, or a `jmp` when the flags
+/// the model chose say the trampoline is jumped to (`bpf_trampoline_use_jmp`).
+fn fentry_site_differs(g: &TrampGolden, use_jmp: bool) -> Option<String> {
+    let at = if is_endbr(&g.func_head) { 4 } else { 0 };
+    let op = if use_jmp { 0xe9 } else { 0xe8 };
+    let site = g.func_head.get(at..at + 5)?;
+    let func = g.sym("func")? + at as u64;
+    let target = func.wrapping_add(5).wrapping_add(i32::from_le_bytes([site[1], site[2], site[3], site[4]]) as i64 as u64);
+    if site[0] != op || Some(target) != g.sym("image") {
+        return Some(format!("{}: the function's fentry site is {site:02x?}, not a {op:#x} to the image", g.case));
+    }
+    None
 }
 
 /// Why the model's image is not 7.3's, or None when it is (heap pointers
 /// aside, checked for consistency).
 fn difference(g: &TrampGolden) -> Option<String> {
-    let img = match build(g) {
+    let (img, flags) = match build(g) {
         Ok(i) => i,
         Err(e) => return Some(e),
     };
+    if let Some(d) = fentry_site_differs(g, flags.use_jmp()) {
+        return Some(d);
+    }
     let mut want = g.image.clone();
     let mut got = img.code.clone();
     let mut seen: HashMap<HeapPtr, Vec<u8>> = HashMap::new();
