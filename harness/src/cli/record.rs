@@ -709,7 +709,7 @@ fn stamp_source(path: &Path, source: &str) -> Result<(), String> {
     std::fs::write(path, out).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-fn release_of(be: &dyn Backend, arch: Arch) -> String {
+pub(crate) fn release_of(be: &dyn Backend, arch: Arch) -> String {
     let r = be.kernel_release();
     let suffix = match arch {
         Arch::X86_64 => "-amd64",
@@ -719,7 +719,7 @@ fn release_of(be: &dyn Backend, arch: Arch) -> String {
     if be.name() == "vm" && !r.ends_with(suffix) { format!("{r}{suffix}") } else { r }
 }
 
-fn describe_backend(be: &dyn Backend, arch: Arch) -> String {
+pub(crate) fn describe_backend(be: &dyn Backend, arch: Arch) -> String {
     match be.name() {
         "vm" => {
             let cpu = crate::backend::vm::VmConfig::from_env().cpu(arch).to_string();

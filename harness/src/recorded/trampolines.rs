@@ -531,8 +531,8 @@ pub fn record(a: &crate::cli::record::RecordArgs) -> Result<(), String> {
     let (mut written, mut same, mut drift) = (0, 0, Vec::new());
     for arch in arches {
         vm.probe(arch).map_err(|u| format!("{arch}: {}", u.0))?;
-        let release = format!("{}{}", vm.kernel_release(), if arch == Arch::X86_64 { "-amd64" } else { "-arm64" });
-        let cpu = vm.config().cpu(arch).to_string();
+        let release = crate::cli::record::release_of(&vm, arch);
+        let backend = crate::cli::record::describe_backend(&vm, arch);
         let dir = dir(&a.out, arch);
         std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let t0 = Instant::now();
@@ -565,7 +565,7 @@ pub fn record(a: &crate::cli::record::RecordArgs) -> Result<(), String> {
             }
             g.header = vec![
                 format!("trampoline of {}: 7.3's arch_prepare_bpf_trampoline, read through /proc/kcore", g.case),
-                format!("kernel {release}, arch {}, backend vm (QEMU TCG, -cpu {cpu}), recorded {}", arch.name(), crate::cli::record::today()),
+                format!("kernel {release}, arch {}, backend {backend}, recorded {}", arch.name(), crate::cli::record::today()),
             ];
             std::fs::write(&path, render(&g)).map_err(|e| format!("{}: {e}", path.display()))?;
             written += 1;
