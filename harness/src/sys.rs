@@ -201,6 +201,11 @@ pub trait BpfSys {
     /// `len` bytes of map `fd` shared and read-only, copy `n` bytes from
     /// `off`, unmap. The bytes, or the errno of a failed mmap.
     fn map_mmap_read(&mut self, fd: i32, len: u64, off: u64, n: u64) -> Result<Result<Vec<u8>, i32>, SysError>;
+    /// Up to `len` bytes of the file at `path` from byte `off` (fewer at
+    /// its end), as pread(2) reads them: `/proc/kcore` windows of kernel
+    /// memory, `/proc/kallsyms`. `Err(errno)` when opening or reading
+    /// failed.
+    fn read_range(&mut self, path: &str, off: u64, len: u64) -> Result<Result<Vec<u8>, i32>, SysError>;
 }
 
 /// This machine's kernel.
@@ -297,6 +302,27 @@ impl BpfSys for LocalSys {
 
     fn map_mmap_read(&mut self, fd: i32, len: u64, off: u64, n: u64) -> Result<Result<Vec<u8>, i32>, SysError> {
         Ok(LocalSys::mmap_read(fd, len, off, n))
+    }
+
+    fn read_range(&mut self, path: &str, off: u64, len: u64) -> Result<Result<Vec<u8>, i32>, SysError> {
+        use std::os::unix::fs::FileExt;
+        let errno = |e: std::io::Error| e.raw_os_error().unwrap_or(libc::EIO);
+        let file = match std::fs::File::open(path) {
+            Ok(f) => f,
+            Err(e) => return Ok(Err(errno(e))),
+        };
+        let mut out = Vec::new();
+        let mut chunk = vec![0u8; 64 << 10];
+        while (out.len() as u64) < len {
+            let want = (len - out.len() as u64).min(chunk.len() as u64) as usize;
+            match file.read_at(&mut chunk[..want], off + out.len() as u64) {
+                Ok(0) => break,
+                Ok(n) => out.extend_from_slice(&chunk[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Ok(Err(errno(e))),
+            }
+        }
+        Ok(Ok(out))
     }
 }
 
