@@ -12,6 +12,7 @@ pub use crate::verifier::SubprogFacts;
 pub use crate::verifier::arena::ArenaJit;
 
 pub mod arm64;
+pub mod trampoline;
 pub mod x86_64;
 
 /// One function as `jit_subprogs` hands it to the arch JIT.
