@@ -103,7 +103,7 @@ fn fentry_only() {
         "movk x19, #0x8000, lsl #32",
         "mov x0, x19",
         "mov x1, sp",
-        "bl 0xffff_8000_803b_69a0",
+        "bl 0xffff8000803b69a0",
         "mov x20, x0",
         "cbz x0, 0xffff80008410005c",
         "add x0, sp, #0x18",
@@ -111,7 +111,7 @@ fn fentry_only() {
         "mov x0, x19",
         "mov x1, x20",
         "mov x2, sp",
-        "bl 0xffff_8000_803b_6bd0",
+        "bl 0xffff8000803b6bd0",
         // restore_args
         "ldr x0, [sp, #0x18]",
         "ldr x1, [sp, #0x20]",
@@ -146,7 +146,7 @@ fn fmod_ret_and_fexit() {
     // run ctx 0x0, metadata 0x10, arg 0x18, return value 0x20, x19/x20
     // 0x28; the traced function's return address at 0x40 + 8
     assert_eq!(text[4], "sub sp, sp, #0x40");
-    let enter = at_("bl 0xffff_8000_803b_79c0");
+    let enter = at_("bl 0xffff8000803b79c0");
     assert_eq!(text[enter - 3..enter], ["mov x0, #-0x1000000000000", "movk x0, #0xc1a2, lsl #16", "movk x0, #0xb300"]);
     // invoke_bpf_mod_ret zeroes the return value first
     assert_eq!(text[enter + 1], "str xzr, [sp, #0x20]");
@@ -159,7 +159,7 @@ fn fmod_ret_and_fexit() {
     assert_eq!(text[cbnz], format!("cbnz x10, {:#x}", tr.image + 4 * (orig as u64 + 3)));
     let fexit_call = at_("bl 0xffff800084001000");
     assert!(fexit_call > orig);
-    let exit = at_("bl 0xffff_8000_803b_7a90");
+    let exit = at_("bl 0xffff8000803b7a90");
     assert_eq!(
         text[exit + 1..],
         [
@@ -178,7 +178,7 @@ fn fmod_ret_and_fexit() {
     assert_eq!((img.skips[0].prog, img.skips[1].prog), (tr.nodes.fmod_ret[0].prog, tr.nodes.fexit[0].prog));
     for s in &img.skips {
         assert_eq!(text[s.nop / 4], "nop");
-        assert_eq!(text[s.target / 4 - 1], "bl 0xffff_8000_803b_6bd0");
+        assert_eq!(text[s.target / 4 - 1], "bl 0xffff8000803b6bd0");
     }
     // sizing: 8 calls went direct, and the two loads of `im` took three
     // instructions of the four assumed
@@ -310,7 +310,7 @@ fn struct_ops() {
         ]
     );
     // a struct_ops program without a private stack runs under __bpf_prog_enter
-    assert!(text.contains(&"bl 0xffff_8000_803b_6250".to_string()));
+    assert!(text.contains(&"bl 0xffff8000803b6250".to_string()));
     assert_eq!(text[11], "str x1, [sp, #0x20]");
     // the program's return value is the trampoline's
     assert_eq!(
