@@ -298,7 +298,8 @@ pub struct BpfTrampoline {
     pub func_addr: u64,
     /// `im->image`: where the image lives.
     pub image: u64,
-    /// The `struct bpf_tramp_image *` (`__bpf_tramp_enter`'s argument).
+    /// The `struct bpf_tramp_image *` (`__bpf_tramp_enter`'s argument);
+    /// 0 for a struct_ops trampoline, which has none.
     pub im: u64,
     pub ksyms: TrampKsyms,
 }
@@ -352,7 +353,7 @@ pub struct TrampolineImage {
     pub len: usize,
     /// Per program called, in image order, the nop before its call and
     /// where its skip jumps (`bpf_tramp_image_add_skip`), as offsets into
-    /// the image.
+    /// the image; none without a `struct bpf_tramp_image` (struct_ops).
     pub skips: Vec<BpfTrampSkip>,
 }
 

@@ -77,6 +77,8 @@ struct TrampCtx<'a> {
     /// `ctx->ro_image`: unknown in the sizing pass
     ro_image: Option<u64>,
     profile: &'a Arm64Profile,
+    /// a `struct bpf_tramp_image` keeps the skips (not a struct_ops one)
+    has_im: bool,
     skips: Vec<BpfTrampSkip>,
 }
 
@@ -250,7 +252,10 @@ impl TrampCtx<'_> {
         self.mov(X1, X20);
         self.add_i(X2, SP, run_ctx_off);
         self.call(exit_prog);
-        self.skips.push(BpfTrampSkip { prog: node.prog, nop: 4 * skip, target: 4 * self.idx() });
+        // bpf_tramp_image_add_skip: struct_ops trampolines have no image
+        if self.has_im {
+            self.skips.push(BpfTrampSkip { prog: node.prog, nop: 4 * skip, target: 4 * self.idx() });
+        }
     }
 
     /// `invoke_bpf_mod_ret`: each fmod_ret program, then a branch (placed
@@ -432,7 +437,7 @@ impl TrampCtx<'_> {
 /// `arch_bpf_trampoline_size`: the image size in bytes (`im->size`).
 pub fn arch_bpf_trampoline_size(tr: &BpfTrampoline, profile: &Arm64Profile) -> usize {
     let a = calc_arg_aux(&tr.model);
-    let mut ctx = TrampCtx { image: Vec::new(), ro_image: None, profile, skips: Vec::new() };
+    let mut ctx = TrampCtx { image: Vec::new(), ro_image: None, profile, has_im: false, skips: Vec::new() };
     4 * ctx.prepare_trampoline(tr, &a)
 }
 
@@ -448,7 +453,7 @@ pub fn arch_prepare_bpf_trampoline(tr: &BpfTrampoline, profile: &Arm64Profile) -
         return Err(TrampolineError::TooBig(size));
     }
     let a = calc_arg_aux(&tr.model);
-    let mut ctx = TrampCtx { image: Vec::new(), ro_image: Some(tr.image), profile, skips: Vec::new() };
+    let mut ctx = TrampCtx { image: Vec::new(), ro_image: Some(tr.image), profile, has_im: tr.im != 0, skips: Vec::new() };
     let n = ctx.prepare_trampoline(tr, &a);
     // validate_code
     if ctx.image.contains(&BREAK_FAULT) || 4 * n > size {

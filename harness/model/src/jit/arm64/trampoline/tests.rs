@@ -292,7 +292,9 @@ fn struct_ops() {
         ksyms: ksyms(),
         ..Default::default()
     };
-    let (_, text) = build(&tr);
+    let (img, text) = build(&tr);
+    // no struct bpf_tramp_image: no skips
+    assert!(img.skips.is_empty());
     assert_eq!(
         text[..11],
         [
