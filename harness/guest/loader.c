@@ -8,7 +8,8 @@
  * buffers the kernel wrote. Besides bpf(2) it can set the effective
  * capabilities (unprivileged runs), close descriptors, write into a map
  * through an mmap of it (an arena's global data), read a file (the
- * kernel's BTF) and power the machine off.
+ * kernel's BTF) or a byte range of one (/proc/kcore) and power the machine
+ * off.
  *
  * Wire format, little endian: frames of `u32 type, u32 len, u8 payload[len]`.
  * The guest speaks first (HELLO); then every host request gets exactly one
@@ -34,7 +35,7 @@
 #include <unistd.h>
 #include <linux/capability.h>
 
-#define PROTO_VERSION 2
+#define PROTO_VERSION 3
 #define PORT_NAME "org.bpfselftest.loader"
 
 enum {
@@ -45,6 +46,7 @@ enum {
 	MSG_READ_FILE = 4,
 	MSG_POWEROFF = 5,
 	MSG_MAP_WRITE = 6,
+	MSG_READ_RANGE = 7,
 	MSG_REPLY = 0x80,
 };
 
@@ -450,6 +452,58 @@ send:
 	free(o.p);
 }
 
+/*
+ * u64 off, u64 len, path: up to len bytes of the file from off (fewer at
+ * its end). Replies with u32 errno (of open or of the first failed pread)
+ * and the bytes read before it.
+ */
+static void do_read_range(struct in *in)
+{
+	uint64_t off = in_u64(in), len = in_u64(in), done = 0;
+	char path[4096];
+	struct out o = { 0 };
+	char chunk[65536];
+	uint32_t err = 0;
+	int fd;
+
+	out_u32(&o, 0);
+	if (in->bad || len > MAX_PAYLOAD || off > INT64_MAX - len) {
+		err = EPROTO;
+		goto send;
+	}
+	if (in->left >= sizeof(path)) {
+		err = ENAMETOOLONG;
+		goto send;
+	}
+	memcpy(path, in->p, in->left);
+	path[in->left] = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = errno;
+		goto send;
+	}
+	while (done < len) {
+		size_t want = len - done < sizeof(chunk) ? (size_t)(len - done) : sizeof(chunk);
+		ssize_t r = pread(fd, chunk, want, (off_t)(off + done));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			err = errno;
+			break;
+		}
+		if (r == 0)
+			break;
+		out_put(&o, chunk, r);
+		done += r;
+	}
+	close(fd);
+send:
+	memcpy(o.p, &err, 4);
+	send_frame(MSG_READ_RANGE | MSG_REPLY, &o);
+	free(o.p);
+}
+
 static int open_port(void)
 {
 	struct timespec pause_ts = { 0, 10 * 1000 * 1000 };
@@ -550,6 +604,9 @@ int main(void)
 			break;
 		case MSG_MAP_WRITE:
 			do_map_write(&in);
+			break;
+		case MSG_READ_RANGE:
+			do_read_range(&in);
 			break;
 		case MSG_POWEROFF:
 			poweroff();

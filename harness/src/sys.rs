@@ -194,6 +194,11 @@ pub trait BpfSys {
     /// `off`, then unmap (the pages stay in the arena). The errno of a
     /// failed mmap, 0 when done.
     fn map_mmap_write(&mut self, fd: i32, addr: u64, len: u64, off: u64, data: &[u8]) -> Result<i32, SysError>;
+    /// Up to `len` bytes of the file at `path` from byte `off` (fewer at
+    /// its end), as pread(2) reads them: `/proc/kcore` windows of kernel
+    /// memory, `/proc/kallsyms`. `Err(errno)` when opening or reading
+    /// failed.
+    fn read_range(&mut self, path: &str, off: u64, len: u64) -> Result<Result<Vec<u8>, i32>, SysError>;
 }
 
 /// This machine's kernel.
@@ -286,6 +291,27 @@ impl BpfSys for LocalSys {
             libc::munmap(p, len as usize);
         }
         Ok(0)
+    }
+
+    fn read_range(&mut self, path: &str, off: u64, len: u64) -> Result<Result<Vec<u8>, i32>, SysError> {
+        use std::os::unix::fs::FileExt;
+        let errno = |e: std::io::Error| e.raw_os_error().unwrap_or(libc::EIO);
+        let file = match std::fs::File::open(path) {
+            Ok(f) => f,
+            Err(e) => return Ok(Err(errno(e))),
+        };
+        let mut out = Vec::new();
+        let mut chunk = vec![0u8; 64 << 10];
+        while (out.len() as u64) < len {
+            let want = (len - out.len() as u64).min(chunk.len() as u64) as usize;
+            match file.read_at(&mut chunk[..want], off + out.len() as u64) {
+                Ok(0) => break,
+                Ok(n) => out.extend_from_slice(&chunk[..n]),
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Ok(Err(errno(e))),
+            }
+        }
+        Ok(Ok(out))
     }
 }
 

@@ -46,7 +46,7 @@ const LOADER_C: &str = include_str!("../../guest/loader.c");
 /// Must match `PORT_NAME` in loader.c.
 const PORT_NAME: &str = "org.bpfselftest.loader";
 /// Must match `PROTO_VERSION` in loader.c.
-const PROTO_VERSION: u32 = 2;
+const PROTO_VERSION: u32 = 3;
 
 const MSG_HELLO: u32 = 0x10;
 const MSG_BPF: u32 = 1;
@@ -55,6 +55,7 @@ const MSG_CLOSE: u32 = 3;
 const MSG_READ_FILE: u32 = 4;
 const MSG_POWEROFF: u32 = 5;
 const MSG_MAP_WRITE: u32 = 6;
+const MSG_READ_RANGE: u32 = 7;
 const MSG_REPLY: u32 = 0x80;
 
 /// Where the vm backend finds its kernels and keeps its cache.
@@ -566,6 +567,7 @@ impl Session {
                 MSG_CAPS => "capabilities".into(),
                 MSG_CLOSE => "close".into(),
                 MSG_MAP_WRITE => "map write".into(),
+                MSG_READ_RANGE => "read range".into(),
                 _ => "read file".into(),
             };
             eprintln!("vm {}: {what}: {} bytes out, {:?}", self.info.release, payload.len(), t.elapsed());
@@ -716,6 +718,20 @@ impl BpfSys for Session {
             _ => Err(self.broken("bad map write reply".into())),
         }
     }
+
+    fn read_range(&mut self, path: &str, off: u64, len: u64) -> Result<Result<Vec<u8>, i32>, SysError> {
+        let mut p = off.to_le_bytes().to_vec();
+        p.extend_from_slice(&len.to_le_bytes());
+        p.extend_from_slice(path.as_bytes());
+        let r = self.request(MSG_READ_RANGE, &p)?;
+        let Some(b) = r.get(..4) else {
+            return Err(self.broken("bad read range reply".into()));
+        };
+        match i32::from_le_bytes([b[0], b[1], b[2], b[3]]) {
+            0 => Ok(Ok(r[4..].to_vec())),
+            errno => Ok(Err(errno)),
+        }
+    }
 }
 
 /// Per-arch state: the running guest (or why it cannot run) and the
@@ -840,6 +856,17 @@ impl VmBackend {
             }
         }
         Ok(())
+    }
+
+    /// Runs `f` on the guest of `arch` (booted if none is running) with
+    /// its vmlinux BTF: raw bpf(2) calls and file reads for the recorders
+    /// that drive the kernel themselves (trampoline images).
+    pub fn with_sys<R>(&self, arch: Arch, f: impl FnOnce(&mut dyn BpfSys, &Btf) -> R) -> Result<R, Unavailable> {
+        let mut st = lock(self.state(arch)?);
+        self.ensure_session(&mut st, arch)?;
+        let btf = self.vmlinux(&mut st).map_err(Unavailable)?;
+        let s = st.session.as_mut().ok_or_else(|| Unavailable("vm: no guest".into()))?;
+        Ok(f(s, &btf))
     }
 
     /// A file of the guest of `arch` (`/proc/kallsyms`, `/sys/kernel/btf/vmlinux`),

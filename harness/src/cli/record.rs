@@ -51,13 +51,14 @@ pub struct RecordArgs {
     /// backend-truth (`expected/oracle`), ctx-probes
     /// (`tests/fixups_ctx/probes.txt`), fixup-calls (`tests/fixups_calls`),
     /// fixup-misc (`tests/fixups_misc`), linfo (the verifier logs of the C
-    /// programs of `expected/linux-7.3/linfo`), or all.
+    /// programs of `expected/linux-7.3/linfo`), trampolines (the images of
+    /// `expected/linux-7.3/<arch>/trampolines`), or all.
     #[arg(long, default_value = "progs")]
     pub set: String,
 }
 
 /// The golden sets `record --set` knows, in the order `all` records them.
-pub const SETS: [&str; 21] = [
+pub const SETS: [&str; 22] = [
     "progs",
     "do-check",
     "calls",
@@ -79,6 +80,7 @@ pub const SETS: [&str; 21] = [
     "fixup-calls",
     "fixup-misc",
     "linfo",
+    "trampolines",
 ];
 
 pub fn run(a: &RecordArgs) -> Result<(), String> {
@@ -107,6 +109,7 @@ pub fn run(a: &RecordArgs) -> Result<(), String> {
             "fixup-calls" => kernel_answers::fixup_calls_set(a),
             "fixup-misc" => kernel_answers::fixup_misc_set(a),
             "linfo" => linfo_set(a),
+            "trampolines" => crate::recorded::trampolines::record(a),
             other => Err(format!("record: unknown set '{other}' (all, {})", SETS.join(", "))),
         };
         if let Err(e) = r {

@@ -18,6 +18,7 @@ pub mod map_create;
 pub mod oracle_asm;
 pub mod scalar_logs;
 pub mod test_run_sizes;
+pub mod trampolines;
 pub mod verifier_front;
 pub mod verifier_logs;
 
