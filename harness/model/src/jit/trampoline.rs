@@ -247,11 +247,21 @@ impl TrampKsyms {
             let mut f = line.split_whitespace();
             let (Some(addr), Some(_), Some(name)) = (f.next(), f.next(), f.next()) else { continue };
             let Ok(addr) = u64::from_str_radix(addr, 16) else { continue };
-            if let Some(slot) = k.slot(name) {
-                *slot = addr;
-            }
+            k.set(name, addr);
         }
         k
+    }
+
+    /// Sets the address of the function `name`; false for a name that is
+    /// none of them.
+    pub fn set(&mut self, name: &str, addr: u64) -> bool {
+        match self.slot(name) {
+            Some(slot) => {
+                *slot = addr;
+                true
+            }
+            None => false,
+        }
     }
 
     fn slot(&mut self, name: &str) -> Option<&mut u64> {
