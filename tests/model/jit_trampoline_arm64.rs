@@ -125,6 +125,15 @@ fn arm64_trampolines_match_7_3() {
             let first = code.chunks(4).zip(g.image.chunks(4)).position(|(a, b)| a != b).unwrap_or(code.len().min(g.image.len()) / 4);
             report.push(format!("{}: {} bytes, 7.3 {}; first difference at {:#x}", g.case, code.len(), g.image.len(), 4 * first));
         }
+        // where the model says heap pointers are, 7.3's image loads them
+        for r in &img.heap_refs {
+            let words: Vec<u32> = g.image.get(r.off..r.off + r.len).unwrap_or_default().chunks(4).map(|w| u32::from_le_bytes(w.try_into().unwrap())).collect();
+            let want = match r.ptr {
+                HeapPtr::Im => tr.im,
+                HeapPtr::Prog(kind, i) => tr.nodes.kind(kind)[i].prog,
+            };
+            assert_eq!(mov_wide_loads(&words).iter().map(|l| l.1).collect::<Vec<_>>(), [want], "{}: {r:?}", g.case);
+        }
         // the traced function's patched entry: `mov x9, x30; bl <image>`
         let head: Vec<u32> = g.func_head.chunks(4).map(|w| u32::from_le_bytes(w.try_into().unwrap())).collect();
         let bl = ((head[1] & 0x03ff_ffff) << 6) as i32 >> 4;

@@ -133,6 +133,14 @@ pub struct BpfTrampNode {
     pub arena_kern_vm_start: u64,
 }
 
+/// `enum bpf_tramp_prog_type`: the lists of [`BpfTrampNodes`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum BpfTrampProgType {
+    Fentry,
+    Fexit,
+    ModifyReturn,
+}
+
 /// `tnodes[BPF_TRAMP_FENTRY]`, `[BPF_TRAMP_FEXIT]` and
 /// `[BPF_TRAMP_MODIFY_RETURN]`, each in the order the trampoline holds
 /// them (`tr->progs_hlist[kind]`: the most recently linked first). An
@@ -159,6 +167,15 @@ impl BpfTrampNodes {
     /// `bpf_fsession_cookie_cnt`
     pub fn bpf_fsession_cookie_cnt(&self) -> usize {
         self.fentry.iter().filter(|n| n.call_session_cookie).count()
+    }
+
+    /// The list of a kind.
+    pub fn kind(&self, kind: BpfTrampProgType) -> &[BpfTrampNode] {
+        match kind {
+            BpfTrampProgType::Fentry => &self.fentry,
+            BpfTrampProgType::Fexit => &self.fexit,
+            BpfTrampProgType::ModifyReturn => &self.fmod_ret,
+        }
     }
 
     /// The programs of every kind (`total` of `bpf_trampoline_get_progs`).
@@ -365,6 +382,26 @@ pub struct TrampolineImage {
     /// where its skip jumps (`bpf_tramp_image_add_skip`), as offsets into
     /// the image; none without a `struct bpf_tramp_image` (struct_ops).
     pub skips: Vec<BpfTrampSkip>,
+    /// Where the code embeds heap pointers, which no recording can name:
+    /// a comparison masks or relocates them.
+    pub heap_refs: Vec<HeapRef>,
+}
+
+/// A heap pointer a trampoline embeds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum HeapPtr {
+    /// The `struct bpf_tramp_image *` (`__bpf_tramp_enter`/`_exit`'s argument).
+    Im,
+    /// The `struct bpf_prog *` of a program: its list and index there.
+    Prog(BpfTrampProgType, usize),
+}
+
+/// `len` bytes of code at `off` that load a heap pointer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HeapRef {
+    pub off: usize,
+    pub len: usize,
+    pub ptr: HeapPtr,
 }
 
 /// `struct bpf_tramp_skip`, with image offsets for the addresses.

@@ -80,6 +80,7 @@ struct TrampCtx<'a> {
     /// a `struct bpf_tramp_image` keeps the skips (not a struct_ops one)
     has_im: bool,
     skips: Vec<BpfTrampSkip>,
+    heap_refs: Vec<HeapRef>,
 }
 
 impl TrampCtx<'_> {
@@ -216,7 +217,8 @@ impl TrampCtx<'_> {
 
     /// `invoke_bpf_prog`: one program between its enter and exit helpers,
     /// behind the nop its detachment patches into a skip.
-    fn invoke_bpf_prog(&mut self, node: &BpfTrampNode, ksyms: &TrampKsyms, bargs_off: i32, retval_off: i32, run_ctx_off: i32, save_ret: bool) {
+    #[allow(clippy::too_many_arguments)]
+    fn invoke_bpf_prog(&mut self, node: &BpfTrampNode, which: HeapPtr, ksyms: &TrampKsyms, bargs_off: i32, retval_off: i32, run_ctx_off: i32, save_ret: bool) {
         let (enter_prog, exit_prog) = ksyms.pair(bpf_trampoline_enter(node));
         let cookie_off = OFFSETOF_BPF_TRAMP_RUN_CTX_BPF_COOKIE as i32;
         let skip = self.idx();
@@ -228,7 +230,9 @@ impl TrampCtx<'_> {
             self.str64i(X10, SP, run_ctx_off + cookie_off);
         }
         // the prog in x19 for both helper calls
+        let at = self.idx();
         emit_addr_mov_i64(&mut self.image, X19, node.prog);
+        self.heap_ref(at, which);
         self.mov(X0, X19);
         self.add_i(X1, SP, run_ctx_off);
         self.call(enter_prog);
@@ -265,8 +269,8 @@ impl TrampCtx<'_> {
         // the first program would see a garbage return value
         self.str64i(ZR, SP, retval_off);
         let mut branches = Vec::with_capacity(nodes.len());
-        for node in nodes {
-            self.invoke_bpf_prog(node, ksyms, bargs_off, retval_off, run_ctx_off, true);
+        for (i, node) in nodes.iter().enumerate() {
+            self.invoke_bpf_prog(node, HeapPtr::Prog(BpfTrampProgType::ModifyReturn, i), ksyms, bargs_off, retval_off, run_ctx_off, true);
             self.ldr64i(X10, SP, retval_off);
             branches.push(self.idx());
             self.emit(NOP);
@@ -349,12 +353,13 @@ impl TrampCtx<'_> {
         }
 
         let mut cookie_bargs_off = ((bargs_off - cookie_off) / 8) as u64;
-        for node in &tn.fentry {
+        for (i, node) in tn.fentry.iter().enumerate() {
             if node.call_session_cookie {
                 self.store_func_meta(func_meta | cookie_bargs_off << BPF_TRAMP_COOKIE_INDEX_SHIFT, func_meta_off);
                 cookie_bargs_off = cookie_bargs_off.wrapping_sub(1);
             }
-            self.invoke_bpf_prog(node, &tr.ksyms, bargs_off, retval_off, run_ctx_off, flags & BPF_TRAMP_F_RET_FENTRY_RET != 0);
+            let which = HeapPtr::Prog(BpfTrampProgType::Fentry, i);
+            self.invoke_bpf_prog(node, which, &tr.ksyms, bargs_off, retval_off, run_ctx_off, flags & BPF_TRAMP_F_RET_FENTRY_RET != 0);
         }
 
         let branches = if tn.fmod_ret.is_empty() { Vec::new() } else { self.invoke_bpf_mod_ret(&tn.fmod_ret, &tr.ksyms, bargs_off, retval_off, run_ctx_off) };
@@ -380,12 +385,12 @@ impl TrampCtx<'_> {
             self.store_func_meta(func_meta, func_meta_off);
         }
         let mut cookie_bargs_off = ((bargs_off - cookie_off) / 8) as u64;
-        for node in &tn.fexit {
+        for (i, node) in tn.fexit.iter().enumerate() {
             if node.call_session_cookie {
                 self.store_func_meta(func_meta | cookie_bargs_off << BPF_TRAMP_COOKIE_INDEX_SHIFT, func_meta_off);
                 cookie_bargs_off = cookie_bargs_off.wrapping_sub(1);
             }
-            self.invoke_bpf_prog(node, &tr.ksyms, bargs_off, retval_off, run_ctx_off, false);
+            self.invoke_bpf_prog(node, HeapPtr::Prog(BpfTrampProgType::Fexit, i), &tr.ksyms, bargs_off, retval_off, run_ctx_off, false);
         }
 
         if flags & BPF_TRAMP_F_CALL_ORIG != 0 {
@@ -422,12 +427,19 @@ impl TrampCtx<'_> {
         self.idx()
     }
 
+    /// The code from instruction `at` to here loaded a heap pointer.
+    fn heap_ref(&mut self, at: usize, ptr: HeapPtr) {
+        self.heap_refs.push(HeapRef { off: 4 * at, len: 4 * (self.idx() - at), ptr });
+    }
+
     /// `__bpf_tramp_enter`/`__bpf_tramp_exit`'s argument, the image's
     /// `struct bpf_tramp_image *`: four instructions assumed by the sizing
     /// pass.
     fn mov_im_to_x0(&mut self, im: u64) {
         if self.writing() {
+            let at = self.idx();
             emit_a64_mov_i64(&mut self.image, X0, im);
+            self.heap_ref(at, HeapPtr::Im);
         } else {
             self.image.extend([NOP; 4]);
         }
@@ -437,7 +449,7 @@ impl TrampCtx<'_> {
 /// `arch_bpf_trampoline_size`: the image size in bytes (`im->size`).
 pub fn arch_bpf_trampoline_size(tr: &BpfTrampoline, profile: &Arm64Profile) -> usize {
     let a = calc_arg_aux(&tr.model);
-    let mut ctx = TrampCtx { image: Vec::new(), ro_image: None, profile, has_im: false, skips: Vec::new() };
+    let mut ctx = TrampCtx { image: Vec::new(), ro_image: None, profile, has_im: false, skips: Vec::new(), heap_refs: Vec::new() };
     4 * ctx.prepare_trampoline(tr, &a)
 }
 
@@ -453,7 +465,7 @@ pub fn arch_prepare_bpf_trampoline(tr: &BpfTrampoline, profile: &Arm64Profile) -
         return Err(TrampolineError::TooBig(size));
     }
     let a = calc_arg_aux(&tr.model);
-    let mut ctx = TrampCtx { image: Vec::new(), ro_image: Some(tr.image), profile, has_im: tr.im != 0, skips: Vec::new() };
+    let mut ctx = TrampCtx { image: Vec::new(), ro_image: Some(tr.image), profile, has_im: tr.im != 0, skips: Vec::new(), heap_refs: Vec::new() };
     let n = ctx.prepare_trampoline(tr, &a);
     // validate_code
     if ctx.image.contains(&BREAK_FAULT) || 4 * n > size {
@@ -461,7 +473,7 @@ pub fn arch_prepare_bpf_trampoline(tr: &BpfTrampoline, profile: &Arm64Profile) -
     }
     let mut words = ctx.image;
     words.resize(size / 4, BREAK_FAULT);
-    Ok(TrampolineImage { image: words.iter().flat_map(|w| w.to_le_bytes()).collect(), len: 4 * n, skips: ctx.skips })
+    Ok(TrampolineImage { image: words.iter().flat_map(|w| w.to_le_bytes()).collect(), len: 4 * n, skips: ctx.skips, heap_refs: ctx.heap_refs })
 }
 
 #[cfg(test)]

@@ -180,6 +180,19 @@ fn fmod_ret_and_fexit() {
         assert_eq!(text[s.nop / 4], "nop");
         assert_eq!(text[s.target / 4 - 1], "bl 0xffff8000803b6bd0");
     }
+    // heap pointers: `im` twice (three instructions each), each program's
+    // struct bpf_prog (three)
+    let refs: Vec<(usize, usize, HeapPtr)> = img.heap_refs.iter().map(|r| (r.off / 4, r.len / 4, r.ptr)).collect();
+    let x19 = |from: usize| find(&text, from, "movk x19, #0x8000, lsl #32") - 2;
+    assert_eq!(
+        refs,
+        [
+            (enter - 3, 3, HeapPtr::Im),
+            (x19(0), 3, HeapPtr::Prog(BpfTrampProgType::ModifyReturn, 0)),
+            (x19(orig), 3, HeapPtr::Prog(BpfTrampProgType::Fexit, 0)),
+            (exit - 3, 3, HeapPtr::Im),
+        ]
+    );
     // sizing: 8 calls went direct, and the two loads of `im` took three
     // instructions of the four assumed
     assert_eq!(img.image.len(), img.len + 4 * (8 * 3 + 2));
