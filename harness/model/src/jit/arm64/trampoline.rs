@@ -19,6 +19,12 @@
 //! the return value, x19/x20, padding to 16; above it the traced
 //! function's frame (fp, lr) and its caller's (fp, x9).
 //!
+//! Checked against 7.3: the 13 arm64 images of `record --set trampolines`
+//! (fentry, fexit, fmod_ret and their combinations; `tests/model/
+//! jit_trampoline_arm64.rs`), byte for byte. Not checked against a kernel
+//! (no recording has them yet): cookies, `BPF_TRAMP_F_IP_ARG`, stack
+//! arguments, sleepable and LSM programs, fsession, struct_ops, BTI.
+//!
 //! Not modelled: kCFI hashes of struct_ops trampolines (`CONFIG_CFI`: the
 //! Debian 7.3 kernels are built without it). The trampoline signs
 //! nothing, so pointer authentication does not change it; BTI adds the
