@@ -15,9 +15,9 @@ use std::path::PathBuf;
 
 use bpf_selftest::jit::arm64::Arm64Profile;
 use bpf_selftest::jit::arm64::trampoline::arch_prepare_bpf_trampoline;
-use bpf_selftest::jit::trampoline::*;
-use bpf_selftest::prog_type::bpf_prog_type;
-use bpf_selftest::recorded::trampolines::{self, TrampGolden, TrampKind};
+use bpf_selftest::jit::trampoline::{BtfFuncModel, HeapPtr, TrampAddrs, TrampFlags, TrampNode, TrampNodes};
+use bpf_selftest::jit::x86_64::trampoline::RunCtxLayout;
+use bpf_selftest::recorded::trampolines::{self, TrampGolden};
 use bpf_selftest::target::Arch;
 use bpf_selftest_suite as _;
 
@@ -55,53 +55,43 @@ fn mov_wide_loads(words: &[u32]) -> Vec<(u8, u64)> {
     out
 }
 
-/// The trampoline the golden's case asked 7.3 for.
-fn trampoline_of(g: &TrampGolden) -> Result<BpfTrampoline, String> {
-    let args: Vec<(u8, u8)> = g.arg_size.iter().map(|&s| (s, 0)).collect();
-    let model = BtfFuncModel::new(g.ret_size, &args).ok_or("too many arguments")?;
-    if model.nr_args != g.nr_args {
+/// What the model is given for the golden's case: the function model,
+/// the programs in run order (`tr->progs_hlist[kind]`: each attach adds
+/// at the head), the flags `bpf_trampoline_update` chooses on arm64 (no
+/// `CONFIG_DYNAMIC_FTRACE_WITH_JMP`) and the recorded addresses, the heap
+/// pointers read back from the recorded image.
+fn case(g: &TrampGolden) -> Result<(BtfFuncModel, TrampFlags, TrampNodes, TrampAddrs), String> {
+    let m = BtfFuncModel { ret_size: g.ret_size, ret_flags: 0, arg_size: g.arg_size.clone(), arg_flags: Vec::new() };
+    if m.nr_args() != g.nr_args as usize {
         return Err(format!("nr_args {} but {} argument sizes", g.nr_args, g.arg_size.len()));
     }
-    let mut nodes = BpfTrampNodes::default();
-    for (i, (kind, _)) in g.progs.iter().enumerate() {
-        let node = BpfTrampNode {
-            bpf_func: g.sym(&format!("prog{i}")).ok_or(format!("no address of prog{i}"))?,
-            prog_type: bpf_prog_type::TRACING,
-            expected_attach_type: kind.attach_type(),
-            ..Default::default()
-        };
-        match kind {
-            TrampKind::Fentry => nodes.fentry.push(node),
-            TrampKind::Fexit => nodes.fexit.push(node),
-            TrampKind::FmodRet => nodes.fmod_ret.push(node),
-        }
-    }
-    // tr->progs_hlist[kind]: each link is added at the head
-    for list in [&mut nodes.fentry, &mut nodes.fexit, &mut nodes.fmod_ret] {
-        list.reverse();
-    }
-    // the heap pointers, from the recorded image
+    let sym = |role: &str| g.sym(role).ok_or_else(|| format!("no address of {role}"));
     let words: Vec<u32> = g.image.chunks(4).map(|w| u32::from_le_bytes(w.try_into().unwrap_or_default())).collect();
     let loads = mov_wide_loads(&words);
+    let mut nodes = TrampNodes::default();
+    for (i, (kind, _)) in g.progs.iter().enumerate().rev() {
+        nodes.push(*kind, TrampNode { bpf_func: sym(&format!("prog{i}"))?, ..TrampNode::default() });
+    }
+    // the struct bpf_prog * each call loads into x19, in image order
     let mut progs = loads.iter().filter(|(r, _)| *r == 19).map(|l| l.1);
     for node in nodes.fentry.iter_mut().chain(&mut nodes.fmod_ret).chain(&mut nodes.fexit) {
         node.prog = progs.next().ok_or("fewer struct bpf_prog loads than programs")?;
     }
-    let im = loads.iter().find(|(r, _)| *r == 0).map_or(0, |l| l.1);
-    let mut ksyms = TrampKsyms::default();
-    for (role, _, addr) in &g.syms {
-        ksyms.set(role, *addr);
-    }
-    let flags = bpf_trampoline_update_flags(&nodes, 0, false);
-    Ok(BpfTrampoline {
-        model,
-        flags,
-        nodes,
-        func_addr: g.sym("func").ok_or("no address of the traced function")?,
-        image: g.sym("image").ok_or("no address of the image")?,
-        im,
-        ksyms,
-    })
+    let flags = TrampFlags::bpf_trampoline_update(&nodes, false, false, false, false);
+    let addrs = TrampAddrs {
+        image: sym("image")?,
+        func: sym("func")?,
+        func_endbr: false,
+        // the struct bpf_tramp_image * loaded into x0
+        im: loads.iter().find(|(r, _)| *r == 0).map_or(0, |l| l.1),
+        bpf_prog_enter_recur: sym("__bpf_prog_enter_recur")?,
+        bpf_prog_exit_recur: sym("__bpf_prog_exit_recur")?,
+        bpf_prog_enter: sym("__bpf_prog_enter")?,
+        bpf_prog_exit: sym("__bpf_prog_exit")?,
+        bpf_tramp_enter: sym("__bpf_tramp_enter")?,
+        bpf_tramp_exit: sym("__bpf_tramp_exit")?,
+    };
+    Ok((m, flags, nodes, addrs))
 }
 
 #[test]
@@ -113,12 +103,11 @@ fn arm64_trampolines_match_7_3() {
     let mut report = Vec::new();
     for path in &paths {
         let g = trampolines::parse(&std::fs::read_to_string(path).unwrap()).unwrap();
-        // struct bpf_tramp_run_ctx as the model lays the frame out
-        assert_eq!((g.run_ctx_size, g.run_ctx_cookie_off), (SIZEOF_BPF_TRAMP_RUN_CTX, OFFSETOF_BPF_TRAMP_RUN_CTX_BPF_COOKIE), "{}", g.case);
-        let tr = trampoline_of(&g).unwrap_or_else(|e| panic!("{}: {e}", g.case));
-        let img = arch_prepare_bpf_trampoline(&tr, &Arm64Profile::default()).unwrap_or_else(|e| panic!("{}: {e}", g.case));
+        let (m, flags, nodes, addrs) = case(&g).unwrap_or_else(|e| panic!("{}: {e}", g.case));
+        let run_ctx = RunCtxLayout { size: g.run_ctx_size, bpf_cookie: g.run_ctx_cookie_off };
+        let img = arch_prepare_bpf_trampoline(&Arm64Profile::default(), run_ctx, &m, flags, &nodes, &addrs).unwrap_or_else(|e| panic!("{}: {e}", g.case));
         compared += 1;
-        let code = &img.image[..img.len];
+        let code = &img.code[..];
         if code == &g.image[..] {
             identical += 1;
         } else {
@@ -129,8 +118,8 @@ fn arm64_trampolines_match_7_3() {
         for r in &img.heap_refs {
             let words: Vec<u32> = g.image.get(r.off..r.off + r.len).unwrap_or_default().chunks(4).map(|w| u32::from_le_bytes(w.try_into().unwrap())).collect();
             let want = match r.ptr {
-                HeapPtr::Im => tr.im,
-                HeapPtr::Prog(kind, i) => tr.nodes.kind(kind)[i].prog,
+                HeapPtr::Im => addrs.im,
+                HeapPtr::Prog(kind, i) => nodes.kind(kind)[i].prog,
             };
             assert_eq!(mov_wide_loads(&words).iter().map(|l| l.1).collect::<Vec<_>>(), [want], "{}: {r:?}", g.case);
         }
@@ -138,7 +127,7 @@ fn arm64_trampolines_match_7_3() {
         let head: Vec<u32> = g.func_head.chunks(4).map(|w| u32::from_le_bytes(w.try_into().unwrap())).collect();
         let bl = ((head[1] & 0x03ff_ffff) << 6) as i32 >> 4;
         assert_eq!((head[0], head[1] >> 26), (0xaa1e_03e9, 0b100101), "{}", g.case);
-        assert_eq!(tr.func_addr.wrapping_add(4).wrapping_add(bl as i64 as u64), tr.image, "{}", g.case);
+        assert_eq!(addrs.func.wrapping_add(4).wrapping_add(bl as i64 as u64), addrs.image, "{}", g.case);
     }
     eprintln!("arm64 trampolines: {identical} of {compared} identical to 7.3 byte for byte");
     for r in &report {

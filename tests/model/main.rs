@@ -19,6 +19,7 @@ mod jit_arm64;
 mod jit_disasm;
 mod jit_trampoline_arm64;
 mod jit_x86_64;
+mod jit_x86_64_trampoline;
 mod limits;
 mod soundness;
 mod verifier_calls;

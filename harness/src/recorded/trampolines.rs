@@ -41,6 +41,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use crate::btf::{BTF_KIND_FUNC, Btf};
+use crate::jit::trampoline::BpfTrampProgType;
 use crate::sys::{BpfCall, BpfSys, attr, get_u32, get_u64};
 use crate::target::Arch;
 
@@ -53,36 +54,7 @@ const KALLSYMS: &str = "/proc/kallsyms";
 /// More than any trampoline of these cases takes.
 const IMAGE_WINDOW: u64 = 4096;
 
-/// How a program attaches (`enum bpf_tramp_prog_type` and its attach type).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum TrampKind {
-    Fentry,
-    Fexit,
-    FmodRet,
-}
-
-impl TrampKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            TrampKind::Fentry => "fentry",
-            TrampKind::Fexit => "fexit",
-            TrampKind::FmodRet => "fmod_ret",
-        }
-    }
-
-    pub fn parse(s: &str) -> Option<TrampKind> {
-        [TrampKind::Fentry, TrampKind::Fexit, TrampKind::FmodRet].into_iter().find(|k| k.name() == s)
-    }
-
-    /// `BPF_TRACE_FENTRY`, `BPF_TRACE_FEXIT`, `BPF_MODIFY_RETURN`.
-    pub fn attach_type(self) -> u32 {
-        match self {
-            TrampKind::Fentry => 24,
-            TrampKind::Fexit => 25,
-            TrampKind::FmodRet => 26,
-        }
-    }
-}
+pub use crate::jit::trampoline::BpfTrampProgType as TrampKind;
 
 /// One recorded case: a function and what is attached to it, in order.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -101,7 +73,7 @@ impl TrampCase {
 /// The cases recorded: one-argument, three- and six-argument functions of
 /// `net/bpf/test_run.c`, and `bpf_modify_return_test` (the fmod_ret target).
 pub fn cases() -> Vec<TrampCase> {
-    use TrampKind::*;
+    use BpfTrampProgType::*;
     let c = |func, progs: &[TrampKind]| TrampCase { func, progs: progs.to_vec() };
     vec![
         c("bpf_fentry_test1", &[Fentry]),
@@ -113,10 +85,10 @@ pub fn cases() -> Vec<TrampCase> {
         c("bpf_fentry_test6", &[Fentry]),
         c("bpf_fentry_test6", &[Fentry, Fexit]),
         c("bpf_fentry_test7", &[Fentry, Fexit]),
-        c("bpf_modify_return_test", &[FmodRet]),
-        c("bpf_modify_return_test", &[FmodRet, Fexit]),
-        c("bpf_modify_return_test", &[Fentry, FmodRet, Fexit]),
-        c("bpf_modify_return_test", &[FmodRet, FmodRet]),
+        c("bpf_modify_return_test", &[ModifyReturn]),
+        c("bpf_modify_return_test", &[ModifyReturn, Fexit]),
+        c("bpf_modify_return_test", &[Fentry, ModifyReturn, Fexit]),
+        c("bpf_modify_return_test", &[ModifyReturn, ModifyReturn]),
     ]
 }
 
@@ -195,7 +167,7 @@ fn hex(b: &[u8]) -> String {
 }
 
 fn unhex(h: &str) -> Option<Vec<u8>> {
-    (h.len() % 2 == 0).then_some(())?;
+    h.len().is_multiple_of(2).then_some(())?;
     (0..h.len() / 2).map(|k| u8::from_str_radix(h.get(2 * k..2 * k + 2)?, 16).ok()).collect()
 }
 
@@ -337,7 +309,7 @@ fn code_len(arch: Arch, window: &[u8], base: u64, return_thunk: Option<u64>) -> 
         let i = crate::jit_disasm::disasm_insn(arch, &window[off..], base + off as u64, &|_| None)
             .ok_or_else(|| format!("undecodable instruction at +{off:#x} of the image"))?;
         off += i.len;
-        let op = i.text.trim_start().split_whitespace().next().unwrap_or("");
+        let op = i.text.split_whitespace().next().unwrap_or("");
         match arch {
             Arch::X86_64 => {
                 let thunk_jump = op.starts_with("jmp") && i.branch_target.is_some() && i.branch_target == return_thunk;

@@ -1,38 +1,42 @@
 //! The arm64 BPF trampoline of Linux 7.3 (`arch_prepare_bpf_trampoline` in
-//! `arch/arm64/net/bpf_jit_comp.c`): the image `bpf_trampoline_update`
-//! attaches to a traced function's patched entry (`mov x9, lr; bl
-//! <trampoline>`), to a BPF program's, or installs as a struct_ops
-//! function pointer.
+//! `arch/arm64/net/bpf_jit_comp.c`) from the arch-neutral description of
+//! `crate::jit::trampoline`: the image `bpf_trampoline_update` attaches to
+//! a traced function's patched entry (`mov x9, lr; bl <trampoline>`), to
+//! a BPF program's, or installs as a struct_ops function pointer
+//! (`BPF_TRAMP_F_INDIRECT`).
 //!
-//! As the kernel does it: a sizing pass without the image address (every
-//! call indirect, `__bpf_tramp_enter`'s argument taken as four
-//! instructions) fixes `im->size`; the writing pass knows where the image
-//! lives, so calls within +-128M become `bl` and the code can end before
-//! the size, the rest filled with `AARCH64_BREAK_FAULT`
-//! (`jit_fill_hole`).
+//! As the kernel does it: a sizing pass without the image address
+//! ([`arch_bpf_trampoline_size`]: every call indirect,
+//! `__bpf_tramp_enter`'s argument taken as four instructions) fixes
+//! `im->size`, which `bpf_trampoline_update` refuses beyond `PAGE_SIZE`;
+//! the writing pass knows where the image lives, so calls within +-128M
+//! become `bl` and the code can end before the size (the rest of the
+//! allocation is `AARCH64_BREAK_FAULT`, `jit_fill_hole`).
 //!
 //! Frame (offsets from sp after the prologue, from the bottom): the
 //! original function's stack arguments (`BPF_TRAMP_F_CALL_ORIG`), the
-//! `bpf_tramp_run_ctx`, fsession cookies, the traced ip
-//! (`BPF_TRAMP_F_IP_ARG`), the function metadata word (the argument count
-//! and the fsession bits), the arguments as the BPF programs see them,
-//! the return value, x19/x20, padding to 16; above it the traced
-//! function's frame (fp, lr) and its caller's (fp, x9).
+//! `bpf_tramp_run_ctx`, the traced ip (`BPF_TRAMP_F_IP_ARG`), the
+//! function metadata word (the argument count), the arguments as the BPF
+//! programs see them, the return value, x19/x20, padding to 16; above it
+//! the traced function's frame (fp, lr) and its caller's (fp, x9).
 //!
 //! Checked against 7.3: the 13 arm64 images of `record --set trampolines`
 //! (fentry, fexit, fmod_ret and their combinations; `tests/model/
 //! jit_trampoline_arm64.rs`), byte for byte. Not checked against a kernel
 //! (no recording has them yet): cookies, `BPF_TRAMP_F_IP_ARG`, stack
-//! arguments, sleepable and LSM programs, fsession, struct_ops, BTI.
+//! arguments, `__bpf_prog_enter`, struct_ops, BTI.
 //!
-//! Not modelled: kCFI hashes of struct_ops trampolines (`CONFIG_CFI`: the
-//! Debian 7.3 kernels are built without it). The trampoline signs
-//! nothing, so pointer authentication does not change it; BTI adds the
-//! `bti jc` landing pad ([`Arm64Profile::bti_kernel`]).
+//! Not modelled: fsession programs (their cookie slots and metadata) and
+//! `__arena` arguments of struct_ops trampolines, which the shared
+//! description does not carry (the latter is refused); kCFI hashes
+//! (`CONFIG_CFI`: the Debian 7.3 kernels are built without it). The
+//! trampoline signs nothing, so pointer authentication does not change
+//! it; BTI adds the `bti jc` landing pad ([`Arm64Profile::bti_kernel`]).
 
 use super::insn::*;
-use super::{Arm64Profile, BREAK_FAULT, TMP_REG_1, TMP_REG_2, a64, emit_a64_mov_i, emit_a64_mov_i64, emit_addr_mov_i64, emit_call};
+use super::{Arm64Profile, BREAK_FAULT, TMP_REG_1, a64, emit_a64_mov_i64, emit_addr_mov_i64, emit_call};
 use crate::jit::trampoline::*;
+use crate::jit::x86_64::trampoline::RunCtxLayout;
 
 /// `struct arg_aux`: how the traced function's arguments are passed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -49,7 +53,7 @@ pub struct ArgAux {
 
 /// `calc_arg_aux`
 pub fn calc_arg_aux(m: &BtfFuncModel) -> ArgAux {
-    let sizes = m.args();
+    let sizes = &m.arg_size;
     let mut a = ArgAux::default();
     let mut i = 0;
     while i < sizes.len() {
@@ -83,9 +87,8 @@ struct TrampCtx<'a> {
     /// `ctx->ro_image`: unknown in the sizing pass
     ro_image: Option<u64>,
     profile: &'a Arm64Profile,
-    /// a `struct bpf_tramp_image` keeps the skips (not a struct_ops one)
-    has_im: bool,
-    skips: Vec<BpfTrampSkip>,
+    run_ctx: RunCtxLayout,
+    addrs: &'a TrampAddrs,
     heap_refs: Vec<HeapRef>,
 }
 
@@ -136,6 +139,11 @@ impl TrampCtx<'_> {
         }
     }
 
+    /// The code from instruction `at` to here loaded a heap pointer.
+    fn heap_ref(&mut self, at: usize, ptr: HeapPtr) {
+        self.heap_refs.push(HeapRef { off: 4 * at, len: 4 * (self.idx() - at), ptr });
+    }
+
     /// `clear_garbage`: zero the bytes above an argument's size in its last
     /// 8-byte slot (little endian: the high ones).
     fn clear_garbage(&mut self, reg: Reg, effective_bytes: u32) {
@@ -146,39 +154,16 @@ impl TrampCtx<'_> {
         }
     }
 
-    /// `emit_arena_arg_conv`: `dst = (u32)(src - kern_vm_start)`, NULL
-    /// kept for a nullable argument.
-    fn emit_arena_arg_conv(&mut self, dst: Reg, mut src: Reg, nullable: bool, base_lo: Reg) {
-        if nullable {
-            if dst != src {
-                self.mov(dst, src);
-            }
-            self.emit(comp_branch(true, dst, 2, false).unwrap_or(BREAK_FAULT));
-            src = dst;
-        }
-        self.emit(add_sub_reg(false, dst, src, base_lo, AddSub::Sub));
-    }
-
     /// `save_args`: the arguments into the BPF programs' array at
     /// `bargs_off` (or, `for_call_origin`, back into the registers and the
     /// outgoing stack for the original function).
-    #[allow(clippy::too_many_arguments)]
-    fn save_args(&mut self, mut bargs_off: i32, oargs_off: i32, m: &BtfFuncModel, a: &ArgAux, for_call_origin: bool, is_struct_ops: bool, arena_base: u64) {
+    fn save_args(&mut self, mut bargs_off: i32, oargs_off: i32, m: &BtfFuncModel, a: &ArgAux, for_call_origin: bool, is_struct_ops: bool) {
         let tmp = a64(TMP_REG_1);
-        let base_lo = a64(TMP_REG_2);
-        if arena_base != 0 {
-            emit_a64_mov_i(&mut self.image, false, base_lo, arena_base as u32 as i32);
-        }
-        let arena_arg = |i: usize| arena_base != 0 && m.arg_flags[i] & BTF_FMODEL_ARENA_ARG != 0;
-        let nullable = |i: usize| m.arg_flags[i] & BTF_FMODEL_NULLABLE_ARG != 0;
         let mut reg: Reg = 0;
         for i in 0..a.args_in_regs {
             for _ in 0..(m.arg_size[i] as usize).div_ceil(8) {
                 if for_call_origin {
                     self.ldr64i(reg, SP, bargs_off);
-                } else if arena_arg(i) {
-                    self.emit_arena_arg_conv(tmp, reg, nullable(i), base_lo);
-                    self.str64i(tmp, SP, bargs_off);
                 } else {
                     self.str64i(reg, SP, bargs_off);
                 }
@@ -190,15 +175,12 @@ impl TrampCtx<'_> {
         // one of a struct_ops trampoline
         let mut soff = if is_struct_ops { 16 } else { 32 };
         let mut doff = if for_call_origin { oargs_off } else { bargs_off };
-        for i in a.args_in_regs..m.args().len() {
+        for i in a.args_in_regs..m.nr_args() {
             let slots = (m.arg_size[i] as usize).div_ceil(8);
             for k in (0..slots).rev() {
                 self.ldr64i(tmp, FP, soff);
                 if k == 0 && !for_call_origin {
                     self.clear_garbage(tmp, m.arg_size[i] as u32 % 8);
-                }
-                if arena_arg(i) {
-                    self.emit_arena_arg_conv(tmp, tmp, nullable(i), base_lo);
                 }
                 self.str64i(tmp, SP, doff);
                 soff += 8;
@@ -221,13 +203,15 @@ impl TrampCtx<'_> {
         self.str64i(X10, SP, func_meta_off);
     }
 
-    /// `invoke_bpf_prog`: one program between its enter and exit helpers,
-    /// behind the nop its detachment patches into a skip.
-    #[allow(clippy::too_many_arguments)]
-    fn invoke_bpf_prog(&mut self, node: &BpfTrampNode, which: HeapPtr, ksyms: &TrampKsyms, bargs_off: i32, retval_off: i32, run_ctx_off: i32, save_ret: bool) {
-        let (enter_prog, exit_prog) = ksyms.pair(bpf_trampoline_enter(node));
-        let cookie_off = OFFSETOF_BPF_TRAMP_RUN_CTX_BPF_COOKIE as i32;
-        let skip = self.idx();
+    /// `invoke_bpf_prog`: one program between its enter and exit helpers
+    /// (`bpf_trampoline_enter`/`_exit`), behind the nop its detachment
+    /// patches into a skip.
+    fn invoke_bpf_prog(&mut self, node: &TrampNode, which: HeapPtr, bargs_off: i32, retval_off: i32, run_ctx_off: i32, save_ret: bool) {
+        let (enter_prog, exit_prog) = match node.enter {
+            ProgEnter::Recur => (self.addrs.bpf_prog_enter_recur, self.addrs.bpf_prog_exit_recur),
+            ProgEnter::Plain => (self.addrs.bpf_prog_enter, self.addrs.bpf_prog_exit),
+        };
+        let cookie_off = self.run_ctx.bpf_cookie as i32;
         self.emit(NOP);
         if node.cookie == 0 {
             self.str64i(ZR, SP, run_ctx_off + cookie_off);
@@ -248,9 +232,6 @@ impl TrampCtx<'_> {
         let branch = self.idx();
         self.emit(NOP);
         self.add_i(X0, SP, bargs_off);
-        if let Some(insnsi) = node.insnsi {
-            emit_addr_mov_i64(&mut self.image, X1, insnsi);
-        }
         self.call(node.bpf_func);
         if save_ret {
             self.str64i(X0, SP, retval_off);
@@ -262,21 +243,17 @@ impl TrampCtx<'_> {
         self.mov(X1, X20);
         self.add_i(X2, SP, run_ctx_off);
         self.call(exit_prog);
-        // bpf_tramp_image_add_skip: struct_ops trampolines have no image
-        if self.has_im {
-            self.skips.push(BpfTrampSkip { prog: node.prog, nop: 4 * skip, target: 4 * self.idx() });
-        }
     }
 
     /// `invoke_bpf_mod_ret`: each fmod_ret program, then a branch (placed
     /// as a nop, patched to `cbnz` by the caller) to the fexit part when
     /// it returned non-zero.
-    fn invoke_bpf_mod_ret(&mut self, nodes: &[BpfTrampNode], ksyms: &TrampKsyms, bargs_off: i32, retval_off: i32, run_ctx_off: i32) -> Vec<usize> {
+    fn invoke_bpf_mod_ret(&mut self, nodes: &[TrampNode], bargs_off: i32, retval_off: i32, run_ctx_off: i32) -> Vec<usize> {
         // the first program would see a garbage return value
         self.str64i(ZR, SP, retval_off);
         let mut branches = Vec::with_capacity(nodes.len());
         for (i, node) in nodes.iter().enumerate() {
-            self.invoke_bpf_prog(node, HeapPtr::Prog(BpfTrampProgType::ModifyReturn, i), ksyms, bargs_off, retval_off, run_ctx_off, true);
+            self.invoke_bpf_prog(node, HeapPtr::Prog(BpfTrampProgType::ModifyReturn, i), bargs_off, retval_off, run_ctx_off, true);
             self.ldr64i(X10, SP, retval_off);
             branches.push(self.idx());
             self.emit(NOP);
@@ -284,27 +261,34 @@ impl TrampCtx<'_> {
         branches
     }
 
+    /// `__bpf_tramp_enter`/`__bpf_tramp_exit`'s argument, the image's
+    /// `struct bpf_tramp_image *`: four instructions assumed by the sizing
+    /// pass.
+    fn mov_im_to_x0(&mut self) {
+        if self.writing() {
+            let at = self.idx();
+            emit_a64_mov_i64(&mut self.image, X0, self.addrs.im);
+            self.heap_ref(at, HeapPtr::Im);
+        } else {
+            self.image.extend([NOP; 4]);
+        }
+    }
+
     /// `prepare_trampoline`: the whole image; its length in instructions.
-    fn prepare_trampoline(&mut self, tr: &BpfTrampoline, a: &ArgAux) -> usize {
-        let m = &tr.model;
-        let flags = tr.flags;
-        let tn = &tr.nodes;
-        let is_struct_ops = tn.is_struct_ops_tramp();
-        let fsession_cnt = tn.bpf_fsession_cnt();
-        let arena_base = bpf_tramp_arena_base(m, tn, flags);
+    fn prepare_trampoline(&mut self, m: &BtfFuncModel, a: &ArgAux, flags: TrampFlags, tn: &TrampNodes) -> usize {
+        // is_struct_ops_tramp: the struct_ops trampoline is the indirect one
+        let is_struct_ops = flags.indirect;
 
         let mut stack_size: i32 = 0;
         let oargs_off = stack_size;
-        if flags & BPF_TRAMP_F_CALL_ORIG != 0 {
+        if flags.call_orig {
             stack_size += a.ostack_for_args as i32;
         }
         let run_ctx_off = stack_size;
-        stack_size += SIZEOF_BPF_TRAMP_RUN_CTX.div_ceil(8) as i32 * 8;
-        let cookie_off = stack_size;
-        let cookie_cnt = tn.bpf_fsession_cookie_cnt() as i32;
-        stack_size += cookie_cnt * 8;
+        stack_size += self.run_ctx.size.div_ceil(8) as i32 * 8;
+        // no fsession cookies
         let ip_off = stack_size;
-        if flags & BPF_TRAMP_F_IP_ARG != 0 {
+        if flags.ip_arg {
             stack_size += 8;
         }
         let func_meta_off = stack_size;
@@ -313,7 +297,7 @@ impl TrampCtx<'_> {
         let nfuncargs = a.regs_for_args as i32 + a.bstack_for_args as i32 / 8;
         stack_size += 8 * nfuncargs;
         let retval_off = stack_size;
-        let save_ret = flags & (BPF_TRAMP_F_CALL_ORIG | BPF_TRAMP_F_RET_FENTRY_RET) != 0;
+        let save_ret = flags.call_orig || flags.ret_fentry_ret;
         if save_ret {
             stack_size += 8;
         }
@@ -334,46 +318,30 @@ impl TrampCtx<'_> {
         self.mov(FP, SP);
         self.emit(add_sub_imm(true, SP, SP, stack_size as u32, AddSub::Sub).unwrap_or(BREAK_FAULT));
 
-        if flags & BPF_TRAMP_F_IP_ARG != 0 {
-            emit_addr_mov_i64(&mut self.image, X10, tr.func_addr);
+        if flags.ip_arg {
+            emit_addr_mov_i64(&mut self.image, X10, self.addrs.func);
             self.str64i(X10, SP, ip_off);
         }
-        let mut func_meta = nfuncargs as u64;
-        self.store_func_meta(func_meta, func_meta_off);
-        self.save_args(bargs_off, oargs_off, m, a, false, is_struct_ops, arena_base);
+        self.store_func_meta(nfuncargs as u64, func_meta_off);
+        self.save_args(bargs_off, oargs_off, m, a, false, is_struct_ops);
         self.str64i(X19, SP, regs_off);
         self.str64i(X20, SP, regs_off + 8);
 
-        if flags & BPF_TRAMP_F_CALL_ORIG != 0 {
-            self.mov_im_to_x0(tr.im);
-            self.call(tr.ksyms.bpf_tramp_enter);
+        if flags.call_orig {
+            self.mov_im_to_x0();
+            self.call(self.addrs.bpf_tramp_enter);
         }
 
-        if fsession_cnt != 0 {
-            self.emit(movewide(true, X10, 0, 0, MoveWide::Zero));
-            for k in 0..cookie_cnt {
-                self.str64i(X10, SP, cookie_off + 8 * k);
-            }
-            // fentry programs see a zero return value
-            self.str64i(X10, SP, retval_off);
-        }
-
-        let mut cookie_bargs_off = ((bargs_off - cookie_off) / 8) as u64;
         for (i, node) in tn.fentry.iter().enumerate() {
-            if node.call_session_cookie {
-                self.store_func_meta(func_meta | cookie_bargs_off << BPF_TRAMP_COOKIE_INDEX_SHIFT, func_meta_off);
-                cookie_bargs_off = cookie_bargs_off.wrapping_sub(1);
-            }
-            let which = HeapPtr::Prog(BpfTrampProgType::Fentry, i);
-            self.invoke_bpf_prog(node, which, &tr.ksyms, bargs_off, retval_off, run_ctx_off, flags & BPF_TRAMP_F_RET_FENTRY_RET != 0);
+            self.invoke_bpf_prog(node, HeapPtr::Prog(BpfTrampProgType::Fentry, i), bargs_off, retval_off, run_ctx_off, flags.ret_fentry_ret);
         }
 
-        let branches = if tn.fmod_ret.is_empty() { Vec::new() } else { self.invoke_bpf_mod_ret(&tn.fmod_ret, &tr.ksyms, bargs_off, retval_off, run_ctx_off) };
+        let branches = if tn.fmod_ret.is_empty() { Vec::new() } else { self.invoke_bpf_mod_ret(&tn.fmod_ret, bargs_off, retval_off, run_ctx_off) };
 
-        if flags & BPF_TRAMP_F_CALL_ORIG != 0 {
-            // the original function gets the kernel's own arguments
-            self.save_args(bargs_off, oargs_off, m, a, true, is_struct_ops, 0);
-            // call it at its return address, returning here
+        if flags.call_orig {
+            // the original function with the arguments it was called with,
+            // at its return address, returning here
+            self.save_args(bargs_off, oargs_off, m, a, true, is_struct_ops);
             self.ldr64i(X10, SP, retaddr_off);
             self.emit(adr(LR, 2 * 4).unwrap_or(BREAK_FAULT));
             self.emit(ret(X10));
@@ -386,25 +354,16 @@ impl TrampCtx<'_> {
             }
         }
 
-        func_meta |= 1 << BPF_TRAMP_IS_RETURN_SHIFT;
-        if fsession_cnt != 0 {
-            self.store_func_meta(func_meta, func_meta_off);
-        }
-        let mut cookie_bargs_off = ((bargs_off - cookie_off) / 8) as u64;
         for (i, node) in tn.fexit.iter().enumerate() {
-            if node.call_session_cookie {
-                self.store_func_meta(func_meta | cookie_bargs_off << BPF_TRAMP_COOKIE_INDEX_SHIFT, func_meta_off);
-                cookie_bargs_off = cookie_bargs_off.wrapping_sub(1);
-            }
-            self.invoke_bpf_prog(node, HeapPtr::Prog(BpfTrampProgType::Fexit, i), &tr.ksyms, bargs_off, retval_off, run_ctx_off, false);
+            self.invoke_bpf_prog(node, HeapPtr::Prog(BpfTrampProgType::Fexit, i), bargs_off, retval_off, run_ctx_off, false);
         }
 
-        if flags & BPF_TRAMP_F_CALL_ORIG != 0 {
-            self.mov_im_to_x0(tr.im);
-            self.call(tr.ksyms.bpf_tramp_exit);
+        if flags.call_orig {
+            self.mov_im_to_x0();
+            self.call(self.addrs.bpf_tramp_exit);
         }
 
-        if flags & BPF_TRAMP_F_RESTORE_REGS != 0 {
+        if flags.restore_regs {
             self.restore_args(bargs_off, a.regs_for_args);
         }
         self.ldr64i(X19, SP, regs_off);
@@ -419,7 +378,7 @@ impl TrampCtx<'_> {
         } else {
             self.emit(pop(FP, LR, SP));
             self.emit(pop(FP, X9, SP));
-            if flags & BPF_TRAMP_F_SKIP_FRAME != 0 {
+            if flags.skip_frame {
                 // back to the traced function's caller
                 self.mov(LR, X9);
                 self.emit(ret(X9));
@@ -432,54 +391,56 @@ impl TrampCtx<'_> {
         }
         self.idx()
     }
+}
 
-    /// The code from instruction `at` to here loaded a heap pointer.
-    fn heap_ref(&mut self, at: usize, ptr: HeapPtr) {
-        self.heap_refs.push(HeapRef { off: 4 * at, len: 4 * (self.idx() - at), ptr });
+/// What the shared description cannot give the arm64 trampoline.
+fn check(m: &BtfFuncModel, flags: TrampFlags, nodes: &TrampNodes) -> Result<(), TrampError> {
+    if m.nr_args() > MAX_BPF_FUNC_ARGS {
+        return Err(TrampError::TooManyArgs(m.nr_args()));
     }
-
-    /// `__bpf_tramp_enter`/`__bpf_tramp_exit`'s argument, the image's
-    /// `struct bpf_tramp_image *`: four instructions assumed by the sizing
-    /// pass.
-    fn mov_im_to_x0(&mut self, im: u64) {
-        if self.writing() {
-            let at = self.idx();
-            emit_a64_mov_i64(&mut self.image, X0, im);
-            self.heap_ref(at, HeapPtr::Im);
-        } else {
-            self.image.extend([NOP; 4]);
-        }
+    // bpf_tramp_arena_base: the struct_ops trampoline of one program
+    // converts __arena arguments against that program's arena
+    if flags.indirect && nodes.fentry.len() == 1 && (0..m.nr_args()).any(|i| m.arg_flags(i) & super::super::BTF_FMODEL_ARENA_ARG != 0) {
+        return Err(TrampError::Unsupported("__arena arguments of a struct_ops trampoline"));
     }
+    Ok(())
 }
 
 /// `arch_bpf_trampoline_size`: the image size in bytes (`im->size`).
-pub fn arch_bpf_trampoline_size(tr: &BpfTrampoline, profile: &Arm64Profile) -> usize {
-    let a = calc_arg_aux(&tr.model);
-    let mut ctx = TrampCtx { image: Vec::new(), ro_image: None, profile, has_im: false, skips: Vec::new(), heap_refs: Vec::new() };
-    4 * ctx.prepare_trampoline(tr, &a)
+pub fn arch_bpf_trampoline_size(
+    profile: &Arm64Profile,
+    run_ctx: RunCtxLayout,
+    m: &BtfFuncModel,
+    flags: TrampFlags,
+    nodes: &TrampNodes,
+    addrs: &TrampAddrs,
+) -> Result<usize, TrampError> {
+    check(m, flags, nodes)?;
+    let a = calc_arg_aux(m);
+    let mut ctx = TrampCtx { image: Vec::new(), ro_image: None, profile, run_ctx, addrs, heap_refs: Vec::new() };
+    Ok(4 * ctx.prepare_trampoline(m, &a, flags, nodes))
 }
 
-/// `arch_prepare_bpf_trampoline` into an image of
-/// [`arch_bpf_trampoline_size`] bytes at `tr.image`, as
-/// `bpf_trampoline_update` calls it (refusing images beyond `PAGE_SIZE`).
-pub fn arch_prepare_bpf_trampoline(tr: &BpfTrampoline, profile: &Arm64Profile) -> Result<TrampolineImage, TrampolineError> {
-    if tr.model.nr_args as usize > MAX_BPF_FUNC_ARGS {
-        return Err(TrampolineError::Args("more than MAX_BPF_FUNC_ARGS"));
-    }
-    let size = arch_bpf_trampoline_size(tr, profile);
-    if size as u64 > crate::target::PAGE_SIZE {
-        return Err(TrampolineError::TooBig(size));
-    }
-    let a = calc_arg_aux(&tr.model);
-    let mut ctx = TrampCtx { image: Vec::new(), ro_image: Some(tr.image), profile, has_im: tr.im != 0, skips: Vec::new(), heap_refs: Vec::new() };
-    let n = ctx.prepare_trampoline(tr, &a);
+/// `arch_prepare_bpf_trampoline` into an image at `addrs.image` of
+/// [`arch_bpf_trampoline_size`] bytes: its code (the allocation's rest is
+/// `AARCH64_BREAK_FAULT`).
+pub fn arch_prepare_bpf_trampoline(
+    profile: &Arm64Profile,
+    run_ctx: RunCtxLayout,
+    m: &BtfFuncModel,
+    flags: TrampFlags,
+    nodes: &TrampNodes,
+    addrs: &TrampAddrs,
+) -> Result<TrampImage, TrampError> {
+    let size = arch_bpf_trampoline_size(profile, run_ctx, m, flags, nodes, addrs)?;
+    let a = calc_arg_aux(m);
+    let mut ctx = TrampCtx { image: Vec::new(), ro_image: Some(addrs.image), profile, run_ctx, addrs, heap_refs: Vec::new() };
+    let n = ctx.prepare_trampoline(m, &a, flags, nodes);
     // validate_code
     if ctx.image.contains(&BREAK_FAULT) || 4 * n > size {
-        return Err(TrampolineError::Unencodable);
+        return Err(TrampError::Unsupported("an operand no A64 instruction encodes (validate_code)"));
     }
-    let mut words = ctx.image;
-    words.resize(size / 4, BREAK_FAULT);
-    Ok(TrampolineImage { image: words.iter().flat_map(|w| w.to_le_bytes()).collect(), len: 4 * n, skips: ctx.skips, heap_refs: ctx.heap_refs })
+    Ok(TrampImage { code: ctx.image.iter().flat_map(|w| w.to_le_bytes()).collect(), heap_refs: ctx.heap_refs })
 }
 
 #[cfg(test)]

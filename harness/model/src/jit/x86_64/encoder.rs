@@ -138,8 +138,10 @@ pub enum Width {
     Dw,
 }
 
-/// The kernel's optimal nops (`x86_nops[]`), 1 to 8 bytes.
-const NOPS: [&[u8]; 9] = [
+/// The kernel's optimal nops (`x86_nops[]`), 1 to `ASM_NOP_MAX` (11 on
+/// x86-64: the 9 to 11 byte ones prefix the 8-byte nop with `cs` and
+/// operand size prefixes).
+const NOPS: [&[u8]; 12] = [
     &[],
     &[0x90],
     &[0x66, 0x90],
@@ -149,6 +151,9 @@ const NOPS: [&[u8]; 9] = [
     &[0x66, 0x0f, 0x1f, 0x44, 0x00, 0x00],
     &[0x0f, 0x1f, 0x80, 0x00, 0x00, 0x00, 0x00],
     &[0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00],
+    &[0x2e, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00],
+    &[0x66, 0x2e, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00],
+    &[0x66, 0x66, 0x2e, 0x0f, 0x1f, 0x84, 0x00, 0x00, 0x00, 0x00, 0x00],
 ];
 
 pub fn is_imm8(v: i64) -> bool {
@@ -245,7 +250,7 @@ impl Emitter {
 
     pub fn nops(&mut self, mut len: usize) {
         while len > 0 {
-            let n = len.min(8);
+            let n = len.min(NOPS.len() - 1);
             self.bytes(NOPS[n]);
             len -= n;
         }

@@ -16,6 +16,7 @@
 //! address are refused ([`JitError::Unsupported`]).
 
 pub mod encoder;
+pub mod trampoline;
 
 use bpf_isa::Insn;
 use bpf_isa::insn::{BPF_REG_FP, MAX_BPF_REG};
@@ -438,16 +439,8 @@ impl FuncJit<'_> {
         }
     }
 
-    /// `emit_return`
     fn emit_return(&self, e: &mut Emitter, ip: u64) {
-        if self.profile.rethunk {
-            e.jmp32(rel32(self.profile.return_thunk, ip));
-        } else {
-            e.byte(0xc3);
-            if self.profile.sls {
-                e.byte(0xcc);
-            }
-        }
+        emit_return(self.profile, e, ip);
     }
 
     /// `emit_indirect_jump`
@@ -1157,6 +1150,19 @@ fn cmp_ri(e: &mut Emitter, is64: bool, dst: Reg, imm: i32) {
         e.alu_ri(AluOp::Cmp, is64, dst, imm);
     } else {
         e.alu_ri32(AluOp::Cmp, is64, dst, imm);
+    }
+}
+
+/// `emit_return`: `jmp x86_return_thunk` when the CPU wants the return
+/// thunk, else `ret` (and `int3` with `CONFIG_MITIGATION_SLS`).
+fn emit_return(profile: &X86Profile, e: &mut Emitter, ip: u64) {
+    if profile.rethunk {
+        e.jmp32(rel32(profile.return_thunk, ip));
+    } else {
+        e.byte(0xc3);
+        if profile.sls {
+            e.byte(0xcc);
+        }
     }
 }
 

@@ -316,7 +316,7 @@ fn branches_and_misc() {
         let i = one(|e| e.call32(rel));
         assert_eq!((i.mnemonic(), i.near_branch64() as i64), (Mnemonic::Call, 5 + rel as i64));
     }
-    for n in 1..=8 {
+    for n in 1..=11 {
         let i = one(|e| e.nops(n));
         assert_eq!(i.mnemonic(), Mnemonic::Nop);
     }

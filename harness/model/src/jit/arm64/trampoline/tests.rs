@@ -2,46 +2,57 @@
 //! read back through the disassembler.
 
 use super::*;
-use crate::prog_type::{bpf_attach_type as at, bpf_prog_type as pt};
 use crate::target::Arch;
 
-/// The 7.3.4 arm64 image's addresses (its kallsyms).
-fn ksyms() -> TrampKsyms {
-    TrampKsyms {
-        bpf_prog_enter_lsm_cgroup: 0xffff_8000_803b_61c0,
-        bpf_prog_enter: 0xffff_8000_803b_6250,
-        bpf_prog_exit_lsm_cgroup: 0xffff_8000_803b_6760,
+/// `struct bpf_tramp_run_ctx` of the 7.3 images (their BTF).
+const RUN_CTX: RunCtxLayout = RunCtxLayout { size: 16, bpf_cookie: 0 };
+
+fn prog(n: u64) -> TrampNode {
+    TrampNode { prog: 0xffff_8000_8200_0000 + n * 0x1000, bpf_func: 0xffff_8000_8400_0000 + n * 0x1000, ..Default::default() }
+}
+
+fn model(args: &[u8]) -> BtfFuncModel {
+    BtfFuncModel { ret_size: 8, arg_size: args.to_vec(), ..Default::default() }
+}
+
+/// A traced function's trampoline with the 7.3.4 arm64 image's helper
+/// addresses (its kallsyms).
+struct Case {
+    m: BtfFuncModel,
+    flags: TrampFlags,
+    nodes: TrampNodes,
+    addrs: TrampAddrs,
+}
+
+fn tramp(args: &[u8], nodes: TrampNodes) -> Case {
+    let flags = TrampFlags::bpf_trampoline_update(&nodes, false, false, false, false);
+    let addrs = TrampAddrs {
+        image: 0xffff_8000_8410_0000,
+        func: 0xffff_8000_8012_3400,
+        func_endbr: false,
+        im: 0xffff_0000_c1a2_b300,
         bpf_prog_enter_recur: 0xffff_8000_803b_69a0,
-        bpf_prog_exit: 0xffff_8000_803b_6b80,
         bpf_prog_exit_recur: 0xffff_8000_803b_6bd0,
-        bpf_prog_enter_sleepable: 0xffff_8000_803b_6ca8,
-        bpf_prog_exit_sleepable_recur: 0xffff_8000_803b_6de8,
-        bpf_prog_enter_sleepable_recur: 0xffff_8000_803b_6fc0,
-        bpf_prog_exit_sleepable: 0xffff_8000_803b_71c8,
+        bpf_prog_enter: 0xffff_8000_803b_6250,
+        bpf_prog_exit: 0xffff_8000_803b_6b80,
         bpf_tramp_enter: 0xffff_8000_803b_79c0,
         bpf_tramp_exit: 0xffff_8000_803b_7a90,
+    };
+    Case { m: model(args), flags, nodes, addrs }
+}
+
+impl Case {
+    fn prepare(&self, profile: &Arm64Profile) -> Result<TrampImage, TrampError> {
+        arch_prepare_bpf_trampoline(profile, RUN_CTX, &self.m, self.flags, &self.nodes, &self.addrs)
+    }
+
+    fn size(&self) -> usize {
+        arch_bpf_trampoline_size(&Arm64Profile::default(), RUN_CTX, &self.m, self.flags, &self.nodes, &self.addrs).unwrap()
     }
 }
 
-fn prog(n: u64, eat: u32) -> BpfTrampNode {
-    BpfTrampNode {
-        prog: 0xffff_8000_8200_0000 + n * 0x1000,
-        bpf_func: 0xffff_8000_8400_0000 + n * 0x1000,
-        prog_type: pt::TRACING,
-        expected_attach_type: eat,
-        ..Default::default()
-    }
-}
-
-fn tramp(args: &[u8], nodes: BpfTrampNodes) -> BpfTrampoline {
-    let model = BtfFuncModel::new(8, &args.iter().map(|&s| (s, 0)).collect::<Vec<_>>()).unwrap();
-    let flags = bpf_trampoline_update_flags(&nodes, 0, false);
-    BpfTrampoline { model, flags, nodes, func_addr: 0xffff_8000_8012_3400, image: 0xffff_8000_8410_0000, im: 0xffff_0000_c1a2_b300, ksyms: ksyms() }
-}
-
-fn disasm(t: &TrampolineImage, base: u64) -> Vec<String> {
-    t.image[..t.len]
-        .chunks(4)
+fn disasm(code: &[u8], base: u64) -> Vec<String> {
+    code.chunks(4)
         .enumerate()
         .map(|(k, w)| {
             let pc = base + 4 * k as u64;
@@ -53,19 +64,19 @@ fn disasm(t: &TrampolineImage, base: u64) -> Vec<String> {
 
 #[test]
 fn arg_aux() {
-    let m = BtfFuncModel::new(8, &[(8, 0), (16, BTF_FMODEL_STRUCT_ARG), (4, 0)]).unwrap();
+    let m = BtfFuncModel { arg_flags: vec![0, BTF_FMODEL_STRUCT_ARG, 0], ..model(&[8, 16, 4]) };
     assert_eq!(calc_arg_aux(&m), ArgAux { args_in_regs: 3, regs_for_args: 4, bstack_for_args: 0, ostack_for_args: 0 });
     // nine 8-byte args: the ninth on the stack; a 16-byte one that does
     // not fit in the last register goes to the stack with everything after
-    let m = BtfFuncModel::new(8, &[(8, 0); 9]).unwrap();
+    let m = model(&[8; 9]);
     assert_eq!(calc_arg_aux(&m), ArgAux { args_in_regs: 8, regs_for_args: 8, bstack_for_args: 8, ostack_for_args: 8 });
-    let m = BtfFuncModel::new(8, &[(8, 0), (8, 0), (8, 0), (8, 0), (8, 0), (8, 0), (8, 0), (16, 0), (1, 0)]).unwrap();
+    let m = model(&[8, 8, 8, 8, 8, 8, 8, 16, 1]);
     assert_eq!(calc_arg_aux(&m), ArgAux { args_in_regs: 7, regs_for_args: 7, bstack_for_args: 24, ostack_for_args: 24 });
 }
 
-fn build(tr: &BpfTrampoline) -> (TrampolineImage, Vec<String>) {
-    let img = arch_prepare_bpf_trampoline(tr, &Arm64Profile::default()).unwrap();
-    let text = disasm(&img, tr.image);
+fn build(tr: &Case) -> (TrampImage, Vec<String>) {
+    let img = tr.prepare(&Arm64Profile::default()).unwrap();
+    let text = disasm(&img.code, tr.addrs.image);
     (img, text)
 }
 
@@ -79,8 +90,8 @@ fn find(text: &[String], from: usize, line: &str) -> usize {
 /// which the trampoline returns into.
 #[test]
 fn fentry_only() {
-    let tr = tramp(&[8, 8], BpfTrampNodes { fentry: vec![prog(1, at::TRACE_FENTRY)], ..Default::default() });
-    assert_eq!(tr.flags, BPF_TRAMP_F_RESTORE_REGS);
+    let tr = tramp(&[8, 8], TrampNodes { fentry: vec![prog(1)], ..Default::default() });
+    assert_eq!(tr.flags, TrampFlags { restore_regs: true, ..Default::default() });
     let (img, text) = build(&tr);
     let want = [
         "stp x29, x9, [sp, #-0x10]!",
@@ -125,11 +136,10 @@ fn fentry_only() {
         "ret x10",
     ];
     assert_eq!(text, want);
-    assert_eq!(img.skips, [BpfTrampSkip { prog: tr.nodes.fentry[0].prog, nop: 4 * 11, target: 4 * 27 }]);
+    assert_eq!(img.heap_refs, [HeapRef { off: 4 * 13, len: 12, ptr: HeapPtr::Prog(BpfTrampProgType::Fentry, 0) }]);
     // the sizing pass called each of the three targets indirectly (four
-    // instructions instead of one); the rest is AARCH64_BREAK_FAULT
-    assert_eq!(img.image.len(), img.len + 3 * 3 * 4);
-    assert!(img.image[img.len..].chunks(4).all(|w| w == BREAK_FAULT.to_le_bytes()));
+    // instructions instead of one)
+    assert_eq!(tr.size(), img.code.len() + 3 * 3 * 4);
 }
 
 /// fmod_ret and fexit (`BPF_TRAMP_F_CALL_ORIG | BPF_TRAMP_F_SKIP_FRAME`):
@@ -139,8 +149,8 @@ fn fentry_only() {
 /// the return to the traced function's caller with the return value.
 #[test]
 fn fmod_ret_and_fexit() {
-    let tr = tramp(&[8], BpfTrampNodes { fexit: vec![prog(1, at::TRACE_FEXIT)], fmod_ret: vec![prog(2, at::MODIFY_RETURN)], ..Default::default() });
-    assert_eq!(tr.flags, BPF_TRAMP_F_CALL_ORIG | BPF_TRAMP_F_SKIP_FRAME);
+    let tr = tramp(&[8], TrampNodes { fexit: vec![prog(1)], fmod_ret: vec![prog(2)], ..Default::default() });
+    assert_eq!(tr.flags, TrampFlags { call_orig: true, skip_frame: true, ..Default::default() });
     let (img, text) = build(&tr);
     let at_ = |line: &str| find(&text, 0, line);
     // run ctx 0x0, metadata 0x10, arg 0x18, return value 0x20, x19/x20
@@ -156,7 +166,7 @@ fn fmod_ret_and_fexit() {
     assert_eq!(text[orig - 2..orig + 3], ["ldr x0, [sp, #0x18]", "ldr x10, [sp, #0x48]", "adr x30, #8", "ret x10", "str x0, [sp, #0x20]"]);
     // a non-zero fmod_ret return skips the original function
     let cbnz = at_("ldr x10, [sp, #0x20]") + 1;
-    assert_eq!(text[cbnz], format!("cbnz x10, {:#x}", tr.image + 4 * (orig as u64 + 3)));
+    assert_eq!(text[cbnz], format!("cbnz x10, {:#x}", tr.addrs.image + 4 * (orig as u64 + 3)));
     let fexit_call = at_("bl 0xffff800084001000");
     assert!(fexit_call > orig);
     let exit = at_("bl 0xffff8000803b7a90");
@@ -173,13 +183,6 @@ fn fmod_ret_and_fexit() {
             "ret x9"
         ]
     );
-    // each program's skip: from its nop to after its exit helper's call
-    assert_eq!(img.skips.len(), 2);
-    assert_eq!((img.skips[0].prog, img.skips[1].prog), (tr.nodes.fmod_ret[0].prog, tr.nodes.fexit[0].prog));
-    for s in &img.skips {
-        assert_eq!(text[s.nop / 4], "nop");
-        assert_eq!(text[s.target / 4 - 1], "bl 0xffff8000803b6bd0");
-    }
     // heap pointers: `im` twice (three instructions each), each program's
     // struct bpf_prog (three)
     let refs: Vec<(usize, usize, HeapPtr)> = img.heap_refs.iter().map(|r| (r.off / 4, r.len / 4, r.ptr)).collect();
@@ -195,7 +198,7 @@ fn fmod_ret_and_fexit() {
     );
     // sizing: 8 calls went direct, and the two loads of `im` took three
     // instructions of the four assumed
-    assert_eq!(img.image.len(), img.len + 4 * (8 * 3 + 2));
+    assert_eq!(tr.size(), img.code.len() + 4 * (8 * 3 + 2));
 }
 
 /// Arguments beyond x0-x7 are read from the traced function's stack
@@ -203,7 +206,7 @@ fn fmod_ret_and_fexit() {
 /// below the trampoline's frame for the original function.
 #[test]
 fn stack_arguments() {
-    let tr = tramp(&[8, 8, 8, 8, 8, 8, 8, 16, 1, 2], BpfTrampNodes { fexit: vec![prog(1, at::TRACE_FEXIT)], ..Default::default() });
+    let tr = tramp(&[8, 8, 8, 8, 8, 8, 8, 16, 1, 2], TrampNodes { fexit: vec![prog(1)], ..Default::default() });
     let (_, text) = build(&tr);
     // 16-byte stack args for the original function at 0x0, run ctx 0x20,
     // metadata 0x30 (11 slots), args 0x38, return value 0x90, x19/x20 0x98
@@ -249,116 +252,74 @@ fn stack_arguments() {
     assert_eq!(text[find(&text, 0, "str xzr, [sp, #0x20]") + 5], "add x1, sp, #0x20");
 }
 
-/// fsession: the program runs on both sides with its cookie slot's index
-/// and, after the original function, the is-return bit in the metadata.
-#[test]
-fn fsession_metadata() {
-    let fs = BpfTrampNode { call_session_cookie: true, cookie: 0x1234_5678_9abc, ..prog(3, at::TRACE_FSESSION) };
-    let tr = tramp(&[8], BpfTrampNodes { fentry: vec![fs], fexit: vec![fs], ..Default::default() });
-    let (_, text) = build(&tr);
-    // run ctx 0x0, cookie 0x10, metadata 0x18, arg 0x20, return value 0x28
-    let zero = find(&text, 0, "mov x10, #0x0");
-    assert_eq!(text[zero..zero + 5], ["mov x10, #0x0", "str x10, [sp, #0x10]", "str x10, [sp, #0x28]", "mov w10, #0x201", "str x10, [sp, #0x18]"]);
-    assert_eq!(text[zero + 6..zero + 10], ["mov x10, #0x123400000000", "movk x10, #0x5678, lsl #16", "movk x10, #0x9abc", "str x10, [sp]"]);
-    let ret = find(&text, 0, "str x0, [sp, #0x28]");
-    assert_eq!(
-        text[ret + 1..ret + 7],
-        [
-            "mov x10, #-0x8000000000000000",
-            "movk x10, #0x1",
-            "str x10, [sp, #0x18]",
-            "mov x10, #-0x8000000000000000",
-            "movk x10, #0x201",
-            "str x10, [sp, #0x18]"
-        ]
-    );
-}
-
 /// `bpf_get_func_ip` users get the traced function's address; a BTI
-/// kernel starts the image with `bti jc`.
+/// kernel starts the image with `bti jc`; a cookie goes into the run ctx.
 #[test]
-fn ip_arg_and_bti() {
-    let mut tr = tramp(&[8], BpfTrampNodes { fentry: vec![BpfTrampNode { call_get_func_ip: true, ..prog(1, at::TRACE_FENTRY) }], ..Default::default() });
-    tr.flags = bpf_trampoline_update_flags(&tr.nodes, 0, false);
-    assert_eq!(tr.flags, BPF_TRAMP_F_RESTORE_REGS | BPF_TRAMP_F_IP_ARG);
+fn ip_arg_cookie_and_bti() {
+    let mut tr = tramp(&[8], TrampNodes { fentry: vec![TrampNode { cookie: 0x1234_5678_9abc, ..prog(1) }], ..Default::default() });
+    tr.flags = TrampFlags::bpf_trampoline_update(&tr.nodes, true, false, false, false);
+    assert_eq!(tr.flags, TrampFlags { restore_regs: true, ip_arg: true, ..Default::default() });
     let (_, text) = build(&tr);
+    // run ctx 0x0, ip 0x10, metadata 0x18
     assert_eq!(text[5..9], ["mov x10, #-0xcc00", "movk x10, #0x8012, lsl #16", "movk x10, #0x8000, lsl #32", "str x10, [sp, #0x10]"]);
     assert_eq!(text[9..11], ["mov w10, #0x1", "str x10, [sp, #0x18]"]);
+    let nop = find(&text, 0, "nop");
+    assert_eq!(text[nop + 1..nop + 5], ["mov x10, #0x123400000000", "movk x10, #0x5678, lsl #16", "movk x10, #0x9abc", "str x10, [sp]"]);
     let bti = Arm64Profile { bti_kernel: true, ..Arm64Profile::default() };
-    let img = arch_prepare_bpf_trampoline(&tr, &bti).unwrap();
-    assert_eq!(disasm(&img, tr.image)[..2], ["bti jc", "stp x29, x9, [sp, #-0x10]!"]);
-    assert_eq!(img.len, 4 * (text.len() + 1));
+    let img = tr.prepare(&bti).unwrap();
+    assert_eq!(disasm(&img.code, tr.addrs.image)[..2], ["bti jc", "stp x29, x9, [sp, #-0x10]!"]);
+    assert_eq!(img.code.len(), 4 * (text.len() + 1));
 }
 
-/// A struct_ops trampoline is called through a pointer: one frame, no x9,
-/// `__arena` arguments converted for the program, back to the caller.
+/// A struct_ops trampoline (`BPF_TRAMP_F_INDIRECT`) is called through a
+/// pointer: one frame, no x9, stack arguments above that one frame, the
+/// program's return value returned to the caller.
 #[test]
 fn struct_ops() {
-    let node = BpfTrampNode { prog_type: pt::STRUCT_OPS, struct_ops_link: true, arena_kern_vm_start: 0xffff_c900_1000_0000, ..prog(1, 0) };
-    let model = BtfFuncModel::new(4, &[(8, BTF_FMODEL_ARENA_ARG | BTF_FMODEL_NULLABLE_ARG), (8, 0)]).unwrap();
-    let nodes = BpfTrampNodes { fentry: vec![node], ..Default::default() };
-    let tr = BpfTrampoline {
-        model,
-        flags: BPF_TRAMP_F_INDIRECT | BPF_TRAMP_F_RET_FENTRY_RET,
-        nodes,
-        image: 0xffff_8000_8410_0000,
-        ksyms: ksyms(),
-        ..Default::default()
-    };
+    let mut tr = tramp(&[8, 8, 8, 8, 8, 8, 8, 8, 4], TrampNodes { fentry: vec![TrampNode { enter: ProgEnter::Plain, ..prog(1) }], ..Default::default() });
+    tr.flags = TrampFlags { indirect: true, ret_fentry_ret: true, ..Default::default() };
     let (img, text) = build(&tr);
-    // no struct bpf_tramp_image: no skips
-    assert!(img.skips.is_empty());
-    assert_eq!(
-        text[..11],
-        [
-            "stp x29, x30, [sp, #-0x10]!",
-            "mov x29, sp",
-            "sub sp, sp, #0x40",
-            "mov w10, #0x2",
-            "str x10, [sp, #0x10]",
-            "mov w11, #0x0",
-            "movk w11, #0x1000, lsl #16",
-            "mov x10, x0",
-            "cbz x10, 0xffff800084100028",
-            "sub w10, w10, w11",
-            "str x10, [sp, #0x18]",
-        ]
-    );
+    assert_eq!(text[..3], ["stp x29, x30, [sp, #-0x10]!", "mov x29, sp", "sub sp, sp, #0x80"]);
+    let stack = find(&text, 0, "ldr x10, [x29, #0x10]");
+    assert_eq!(text[stack..stack + 4], ["ldr x10, [x29, #0x10]", "lsl x10, x10, #32", "lsr x10, x10, #32", "str x10, [sp, #0x58]"]);
     // a struct_ops program without a private stack runs under __bpf_prog_enter
     assert!(text.contains(&"bl 0xffff8000803b6250".to_string()));
-    assert_eq!(text[11], "str x1, [sp, #0x20]");
     // the program's return value is the trampoline's
+    assert_eq!(text[find(&text, 0, "bl 0xffff800084001000") + 1], "str x0, [sp, #0x60]");
     assert_eq!(
         text[text.len() - 6..],
-        ["ldr x19, [sp, #0x30]", "ldr x20, [sp, #0x38]", "ldr x0, [sp, #0x28]", "mov sp, x29", "ldp x29, x30, [sp], #0x10", "ret"]
+        ["ldr x19, [sp, #0x68]", "ldr x20, [sp, #0x70]", "ldr x0, [sp, #0x60]", "mov sp, x29", "ldp x29, x30, [sp], #0x10", "ret"]
     );
+    assert_eq!(img.heap_refs.len(), 1);
+    // __arena arguments it would convert against the program's arena
+    tr.m.arg_flags = vec![BTF_FMODEL_SIGNED_ARG, crate::jit::BTF_FMODEL_ARENA_ARG];
+    assert!(matches!(tr.prepare(&Arm64Profile::default()), Err(TrampError::Unsupported(_))));
 }
 
 /// Calls out of `bl` range stay indirect, as in the sizing pass.
 #[test]
 fn far_calls_are_indirect() {
-    let mut tr = tramp(&[8], BpfTrampNodes { fexit: vec![prog(1, at::TRACE_FEXIT)], ..Default::default() });
-    tr.image = 0xffff_8000_9000_0000;
+    let mut tr = tramp(&[8], TrampNodes { fexit: vec![prog(1)], ..Default::default() });
+    tr.addrs.image = 0xffff_8000_9000_0000;
     let (img, text) = build(&tr);
     // only the two loads of `im` are shorter than the sizing pass assumed
-    assert_eq!(img.image.len(), img.len + 2 * 4);
+    assert_eq!(tr.size(), img.code.len() + 2 * 4);
     assert!(!text.iter().any(|l| l.starts_with("bl ")));
     assert_eq!(text.iter().filter(|l| l.starts_with("blr x10")).count(), 5);
 }
 
-/// `BPF_MAX_TRAMP_LINKS` fentry programs fit in a page; twice as many do
-/// not, nor as many fexit programs with cookies (28 instructions each in
-/// the sizing pass).
+/// `BPF_MAX_TRAMP_LINKS` (37 on arm64) fentry programs fit in the page
+/// `bpf_trampoline_update` allows; as many fexit programs with cookies
+/// (28 instructions each in the sizing pass) do not.
 #[test]
-fn image_beyond_a_page() {
-    let max = crate::jit::trampoline::bpf_max_tramp_links(Arch::Arm64) as u64;
-    let tr = tramp(&[8; 6], BpfTrampNodes { fentry: (0..max).map(|n| prog(n, at::TRACE_FENTRY)).collect(), ..Default::default() });
-    assert!(arch_prepare_bpf_trampoline(&tr, &Arm64Profile::default()).is_ok());
-    let tr = tramp(
-        &[8],
-        BpfTrampNodes { fexit: (0..max).map(|n| BpfTrampNode { cookie: 0x1234_5678_9abc, ..prog(n, at::TRACE_FEXIT) }).collect(), ..Default::default() },
-    );
-    assert!(matches!(arch_prepare_bpf_trampoline(&tr, &Arm64Profile::default()), Err(TrampolineError::TooBig(_))));
-    let tr = tramp(&[8], BpfTrampNodes { fentry: (0..2 * max).map(|n| prog(n, at::TRACE_FENTRY)).collect(), ..Default::default() });
-    assert!(matches!(arch_prepare_bpf_trampoline(&tr, &Arm64Profile::default()), Err(TrampolineError::TooBig(_))));
+fn sizes_against_a_page() {
+    let page = crate::target::PAGE_SIZE as usize;
+    let tr = tramp(&[8; 6], TrampNodes { fentry: (0..37).map(prog).collect(), ..Default::default() });
+    assert!(tr.size() <= page);
+    let tr = tramp(&[8], TrampNodes { fexit: (0..37).map(|n| TrampNode { cookie: 0x1234_5678_9abc, ..prog(n) }).collect(), ..Default::default() });
+    assert!(tr.size() > page);
+    let mut m = model(&[8; 13]);
+    m.ret_size = 0;
+    let tr = Case { m, ..tramp(&[], TrampNodes::default()) };
+    assert_eq!(tr.prepare(&Arm64Profile::default()), Err(TrampError::TooManyArgs(13)));
 }
