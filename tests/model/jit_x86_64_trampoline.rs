@@ -30,7 +30,7 @@ fn goldens() -> Vec<TrampGolden> {
 /// stand-in `struct bpf_prog *`s), the flags `bpf_trampoline_update`
 /// chooses and the addresses kallsyms named.
 fn build(g: &TrampGolden) -> Result<bpf_selftest::jit::trampoline::TrampImage, String> {
-    let m = BtfFuncModel { ret_size: g.ret_size, ret_flags: 0, arg_size: g.arg_size.clone(), arg_flags: Vec::new() };
+    let m = BtfFuncModel { ret_size: g.ret_size, ret_flags: Default::default(), arg_size: g.arg_size.clone(), arg_flags: Vec::new() };
     let sym = |role: &str| g.sym(role).ok_or_else(|| format!("{}: no sym {role}", g.case));
     let mut nodes = TrampNodes::default();
     // the last attached runs first

@@ -71,7 +71,9 @@ impl TrampCase {
 }
 
 /// The cases recorded: one-argument, three- and six-argument functions of
-/// `net/bpf/test_run.c`, and `bpf_modify_return_test` (the fmod_ret target).
+/// `net/bpf/test_run.c`, `bpf_modify_return_test` (the fmod_ret target),
+/// and functions of the BPF core with arguments past the six registers or
+/// structs passed by value (attached, never called by the recording).
 pub fn cases() -> Vec<TrampCase> {
     use BpfTrampProgType::*;
     let c = |func, progs: &[TrampKind]| TrampCase { func, progs: progs.to_vec() };
@@ -89,6 +91,18 @@ pub fn cases() -> Vec<TrampCase> {
         c("bpf_modify_return_test", &[ModifyReturn, Fexit]),
         c("bpf_modify_return_test", &[Fentry, ModifyReturn, Fexit]),
         c("bpf_modify_return_test", &[ModifyReturn, ModifyReturn]),
+        // seven arguments, the last (an int) on the stack: clean_stack_garbage
+        c("bpf_modify_return_test2", &[Fentry]),
+        c("bpf_modify_return_test2", &[Fentry, Fexit]),
+        c("bpf_modify_return_test2", &[ModifyReturn, Fexit]),
+        // eleven arguments, five on the stack
+        c("btf_find_field_one", &[Fentry, Fexit]),
+        // a 16-byte struct passed by value (bpfptr_t) in two registers
+        c("bpf_check_uarg_tail_zero", &[Fentry, Fexit]),
+        // 16-byte structs past the registers, an int after them in r9
+        c("bpf_log_attr_init", &[Fentry, Fexit]),
+        // ten arguments, four on the stack
+        c("bpf_diag_mem_bounds", &[Fexit]),
     ]
 }
 

@@ -14,21 +14,28 @@
 /// `MAX_BPF_FUNC_ARGS`.
 pub const MAX_BPF_FUNC_ARGS: usize = 12;
 
-/// `BTF_FMODEL_STRUCT_ARG`: the argument is a struct passed by value.
-pub const BTF_FMODEL_STRUCT_ARG: u8 = 1 << 0;
-/// `BTF_FMODEL_SIGNED_ARG`: the argument is a signed integer.
-pub const BTF_FMODEL_SIGNED_ARG: u8 = 1 << 1;
+/// `BTF_FMODEL_*` of an argument or the return value.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FmodelFlags {
+    /// `BTF_FMODEL_SIGNED_ARG`: a signed integer.
+    pub signed: bool,
+    /// `BTF_FMODEL_ARENA_ARG`: an `__arena` pointer (converted to its
+    /// arena offset on its way into the programs' ctx).
+    pub arena: bool,
+    /// `BTF_FMODEL_NULLABLE_ARG`: `__nullable`.
+    pub nullable: bool,
+}
 
 /// `struct btf_func_model` (what `btf_distill_func_proto` fills in).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct BtfFuncModel {
     /// The return value's size in bytes, 0 for `void`.
     pub ret_size: u8,
-    pub ret_flags: u8,
+    pub ret_flags: FmodelFlags,
     /// `arg_size[i]` in bytes, one per argument (`nr_args` is its length).
     pub arg_size: Vec<u8>,
-    /// `BTF_FMODEL_*` of each argument (missing ones are 0).
-    pub arg_flags: Vec<u8>,
+    /// The flags of each argument (missing ones have none).
+    pub arg_flags: Vec<FmodelFlags>,
 }
 
 impl BtfFuncModel {
@@ -36,8 +43,8 @@ impl BtfFuncModel {
         self.arg_size.len()
     }
 
-    pub fn arg_flags(&self, i: usize) -> u8 {
-        self.arg_flags.get(i).copied().unwrap_or(0)
+    pub fn arg_flags(&self, i: usize) -> FmodelFlags {
+        self.arg_flags.get(i).copied().unwrap_or_default()
     }
 }
 

@@ -294,8 +294,9 @@ pub fn arch_prepare_bpf_trampoline(
     nodes: &TrampNodes,
     addrs: &TrampAddrs,
 ) -> Result<TrampImage, TrampError> {
-    if m.arg_flags.iter().any(|&f| f & !(crate::jit::trampoline::BTF_FMODEL_STRUCT_ARG | crate::jit::trampoline::BTF_FMODEL_SIGNED_ARG) != 0) {
-        return Err(TrampError::Unsupported("arena or nullable arguments"));
+    // bpf_tramp_arena_base: only programs of an arena convert arguments
+    if m.arg_flags.iter().any(|f| f.arena) {
+        return Err(TrampError::Unsupported("__arena arguments (emit_arena_arg_conv)"));
     }
     let nr_regs = m.nr_args() as i32 + m.arg_size.iter().map(|&s| (i32::from(s) + 7) / 8 - 1).sum::<i32>();
     if nr_regs > MAX_BPF_FUNC_ARGS as i32 {
