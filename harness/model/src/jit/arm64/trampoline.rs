@@ -20,11 +20,12 @@
 //! programs see them, the return value, x19/x20, padding to 16; above it
 //! the traced function's frame (fp, lr) and its caller's (fp, x9).
 //!
-//! Checked against 7.3: the 13 arm64 images of `record --set trampolines`
-//! (fentry, fexit, fmod_ret and their combinations; `tests/model/
-//! jit_trampoline_arm64.rs`), byte for byte. Not checked against a kernel
-//! (no recording has them yet): cookies, `BPF_TRAMP_F_IP_ARG`, stack
-//! arguments, `__bpf_prog_enter`, struct_ops, BTI.
+//! Checked against 7.3: the 20 arm64 images of `record --set trampolines`
+//! (fentry, fexit, fmod_ret and their combinations; functions of 1 to 11
+//! arguments, 16-byte structs by value, arguments on the stack with their
+//! garbage cleared; `tests/model/jit_trampoline_arm64.rs`), byte for
+//! byte. Not checked against a kernel (no recording has them yet):
+//! cookies, `BPF_TRAMP_F_IP_ARG`, `__bpf_prog_enter`, struct_ops, BTI.
 //!
 //! Not modelled: fsession programs (their cookie slots and metadata) and
 //! `__arena` arguments of struct_ops trampolines, which the shared
@@ -400,7 +401,7 @@ fn check(m: &BtfFuncModel, flags: TrampFlags, nodes: &TrampNodes) -> Result<(), 
     }
     // bpf_tramp_arena_base: the struct_ops trampoline of one program
     // converts __arena arguments against that program's arena
-    if flags.indirect && nodes.fentry.len() == 1 && (0..m.nr_args()).any(|i| m.arg_flags(i) & super::super::BTF_FMODEL_ARENA_ARG != 0) {
+    if flags.indirect && nodes.fentry.len() == 1 && (0..m.nr_args()).any(|i| m.arg_flags(i).arena) {
         return Err(TrampError::Unsupported("__arena arguments of a struct_ops trampoline"));
     }
     Ok(())

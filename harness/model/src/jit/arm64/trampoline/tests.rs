@@ -64,7 +64,7 @@ fn disasm(code: &[u8], base: u64) -> Vec<String> {
 
 #[test]
 fn arg_aux() {
-    let m = BtfFuncModel { arg_flags: vec![0, BTF_FMODEL_STRUCT_ARG, 0], ..model(&[8, 16, 4]) };
+    let m = model(&[8, 16, 4]);
     assert_eq!(calc_arg_aux(&m), ArgAux { args_in_regs: 3, regs_for_args: 4, bstack_for_args: 0, ostack_for_args: 0 });
     // nine 8-byte args: the ninth on the stack; a 16-byte one that does
     // not fit in the last register goes to the stack with everything after
@@ -292,7 +292,7 @@ fn struct_ops() {
     );
     assert_eq!(img.heap_refs.len(), 1);
     // __arena arguments it would convert against the program's arena
-    tr.m.arg_flags = vec![BTF_FMODEL_SIGNED_ARG, crate::jit::BTF_FMODEL_ARENA_ARG];
+    tr.m.arg_flags = vec![FmodelFlags { signed: true, ..Default::default() }, FmodelFlags { arena: true, ..Default::default() }];
     assert!(matches!(tr.prepare(&Arm64Profile::default()), Err(TrampError::Unsupported(_))));
 }
 
