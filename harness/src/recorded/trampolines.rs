@@ -27,7 +27,7 @@
 //! case bpf_fentry_test1.fentry+fexit
 //! func bpf_fentry_test1 btf_id 61234
 //! model nr_args 1 ret_size 4 arg_size 4
-//! prog 0 fentry fentry0
+//! prog 0 fentry fentry0 cookie 0x0
 //! sym image bpf_trampoline_4294968530 ffffffffa0001000
 //! sym func bpf_fentry_test1 ffffffff81234560
 //! sym prog0 bpf_prog_8e2e0b6a6b2b1c1d_fentry0 ffffffffa0002f48
@@ -61,12 +61,16 @@ pub use crate::jit::trampoline::BpfTrampProgType as TrampKind;
 pub struct TrampCase {
     pub func: &'static str,
     pub progs: Vec<TrampKind>,
+    /// Each program's link cookie (`BPF_LINK_CREATE`'s `tracing.cookie`),
+    /// none when empty.
+    pub cookies: Vec<u64>,
 }
 
 impl TrampCase {
-    /// `bpf_fentry_test1.fentry+fexit`.
+    /// `bpf_fentry_test1.fentry+fexit`, `.cookies` after it with cookies.
     pub fn name(&self) -> String {
-        format!("{}.{}", self.func, self.progs.iter().map(|k| k.name()).collect::<Vec<_>>().join("+"))
+        let cookies = if self.cookies.is_empty() { "" } else { ".cookies" };
+        format!("{}.{}{cookies}", self.func, self.progs.iter().map(|k| k.name()).collect::<Vec<_>>().join("+"))
     }
 }
 
@@ -76,12 +80,14 @@ impl TrampCase {
 /// structs passed by value (attached, never called by the recording).
 pub fn cases() -> Vec<TrampCase> {
     use BpfTrampProgType::*;
-    let c = |func, progs: &[TrampKind]| TrampCase { func, progs: progs.to_vec() };
+    let c = |func, progs: &[TrampKind]| TrampCase { func, progs: progs.to_vec(), cookies: Vec::new() };
     vec![
         c("bpf_fentry_test1", &[Fentry]),
         c("bpf_fentry_test1", &[Fexit]),
         c("bpf_fentry_test1", &[Fentry, Fexit]),
         c("bpf_fentry_test1", &[Fentry, Fentry]),
+        // cookies: one an imm32 can carry, one only a movabs can
+        TrampCase { func: "bpf_fentry_test1", progs: vec![Fentry, Fexit], cookies: vec![0x1234_5678, 0x1122_3344_5566_7788] },
         c("bpf_fentry_test3", &[Fentry]),
         c("bpf_fentry_test3", &[Fentry, Fexit]),
         c("bpf_fentry_test6", &[Fentry]),
@@ -110,6 +116,16 @@ pub fn cases() -> Vec<TrampCase> {
 pub const HELPER_SYMS: [&str; 7] =
     ["__bpf_prog_enter_recur", "__bpf_prog_exit_recur", "__bpf_prog_enter", "__bpf_prog_exit", "__bpf_tramp_enter", "__bpf_tramp_exit", "__x86_return_thunk"];
 
+/// One attached program of a golden.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TrampProg {
+    pub kind: TrampKind,
+    /// Its name (`fentry0`); its ksym is `bpf_prog_<tag>_<name>`.
+    pub name: String,
+    /// Its link's cookie.
+    pub cookie: u64,
+}
+
 /// A golden as stored.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct TrampGolden {
@@ -128,8 +144,8 @@ pub struct TrampGolden {
     /// from the image's BTF.
     pub run_ctx_size: u32,
     pub run_ctx_cookie_off: u32,
-    /// Kind and name of each attached program, in attach order.
-    pub progs: Vec<(TrampKind, String)>,
+    /// The attached programs, in attach order.
+    pub progs: Vec<TrampProg>,
     /// `(role, symbol, address)`: `image`, `func`, `prog<i>`, or a helper's name.
     pub syms: Vec<(String, String, u64)>,
     pub image: Vec<u8>,
@@ -158,8 +174,8 @@ pub fn render(g: &TrampGolden) -> String {
     s.push_str(&format!("model nr_args {} ret_size {} arg_size {}\n", g.nr_args, g.ret_size, sizes.join(",")));
     s.push_str(&format!("func_head {}\n", hex(&g.func_head)));
     s.push_str(&format!("layout bpf_tramp_run_ctx size {} bpf_cookie {}\n", g.run_ctx_size, g.run_ctx_cookie_off));
-    for (i, (k, n)) in g.progs.iter().enumerate() {
-        s.push_str(&format!("prog {i} {} {n}\n", k.name()));
+    for (i, p) in g.progs.iter().enumerate() {
+        s.push_str(&format!("prog {i} {} {} cookie {:#x}\n", p.kind.name(), p.name, p.cookie));
     }
     for (role, name, addr) in &g.syms {
         s.push_str(&format!("sym {role} {name} {addr:016x}\n"));
@@ -216,7 +232,11 @@ pub fn parse(text: &str) -> Result<TrampGolden, String> {
                 g.run_ctx_size = n.parse().map_err(|_| bad())?;
                 g.run_ctx_cookie_off = o.parse().map_err(|_| bad())?;
             }
-            ["prog", _, k, name] => g.progs.push((TrampKind::parse(k).ok_or_else(bad)?, name.to_string())),
+            ["prog", _, k, name, "cookie", c] => g.progs.push(TrampProg {
+                kind: TrampKind::parse(k).ok_or_else(bad)?,
+                name: name.to_string(),
+                cookie: u64::from_str_radix(c.trim_start_matches("0x"), 16).map_err(|_| bad())?,
+            }),
             ["sym", role, name, addr] => g.syms.push((role.to_string(), name.to_string(), u64::from_str_radix(addr, 16).map_err(|_| bad())?)),
             ["len", n] => len = Some(n.parse::<usize>().map_err(|_| bad())?),
             ["hex", _, h] => g.image.extend(unhex(h).ok_or_else(bad)?),
@@ -238,7 +258,7 @@ pub fn stable(g: &TrampGolden) -> Vec<String> {
     let mut out = vec![format!("case {} func {} btf_id {}", g.case, g.func, g.btf_id)];
     out.push(format!("model {} {} {:?}", g.nr_args, g.ret_size, g.arg_size));
     out.push(format!("layout {} {}", g.run_ctx_size, g.run_ctx_cookie_off));
-    out.extend(g.progs.iter().map(|(k, n)| format!("prog {} {n}", k.name())));
+    out.extend(g.progs.iter().map(|p| format!("prog {} {} {:#x}", p.kind.name(), p.name, p.cookie)));
     out.extend(g.syms.iter().filter(|(r, _, _)| r != "image" && !r.starts_with("prog")).map(|(r, n, a)| format!("sym {r} {n} {a:x}")));
     let (masked, _) = crate::cli::record::mask_jited_addresses(&g.jited);
     out.extend(masked);
@@ -389,10 +409,12 @@ fn prog_ksym(sys: &mut dyn BpfSys, fd: i32, name: &str) -> Result<(u64, String),
 /// `BPF_LINK_CREATE` of a tracing program: its attach type, no target fd
 /// and so no `target_btf_id` (`bpf_tracing_prog_attach` wants both or
 /// neither; the program's `attach_btf_id` names the function).
-fn link_create(sys: &mut dyn BpfSys, prog_fd: i32, kind: TrampKind) -> Result<i32, String> {
-    let mut c = BpfCall::new(BPF_LINK_CREATE, 20);
+fn link_create(sys: &mut dyn BpfSys, prog_fd: i32, kind: TrampKind, cookie: u64) -> Result<i32, String> {
+    let mut c = BpfCall::new(BPF_LINK_CREATE, 32);
     c.put_u32(0, prog_fd as u32);
     c.put_u32(8, kind.attach_type());
+    // tracing.cookie, after the (zero) target_btf_id it overlays
+    c.put_u64(24, cookie);
     let r = sys.bpf(&c).map_err(|e| e.to_string())?;
     r.fd().map_err(|e| format!("BPF_LINK_CREATE ({}): {}", kind.name(), crate::sys::errno_desc(e)))
 }
@@ -423,10 +445,10 @@ fn record_with(sys: &mut dyn BpfSys, arch: Arch, case: &TrampCase, btf_id: u32, 
         let fd = load_prog(sys, kind, btf_id, &name)?;
         fds.push(fd);
         prog_syms.push(prog_ksym(sys, fd, &name)?);
-        g.progs.push((kind, name));
+        g.progs.push(TrampProg { kind, name, cookie: case.cookies.get(i).copied().unwrap_or(0) });
     }
     for (i, &kind) in case.progs.iter().enumerate() {
-        let link = link_create(sys, fds[i], kind)?;
+        let link = link_create(sys, fds[i], kind, g.progs[i].cookie)?;
         fds.push(link);
     }
     let syms = kallsyms(sys)?;
@@ -536,7 +558,7 @@ mod tests {
             func_head: vec![0xf3, 0x0f, 0x1e, 0xfa],
             run_ctx_size: 16,
             run_ctx_cookie_off: 0,
-            progs: vec![(TrampKind::Fentry, "fentry0".into())],
+            progs: vec![TrampProg { kind: TrampKind::Fentry, name: "fentry0".into(), cookie: 0x1122_3344_5566_7788 }],
             syms: vec![("image".into(), "bpf_trampoline_4294967303".into(), 0xffff_ffff_a000_1000)],
             image: (0..40).collect(),
             jited: vec!["\tpushq\t%rbp".into()],

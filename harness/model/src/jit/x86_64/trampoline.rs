@@ -425,3 +425,39 @@ pub fn arch_prepare_bpf_trampoline(
     emit_return(t.profile, &mut t.e, ip);
     Ok(TrampImage { code: t.e.buf, heap_refs: t.heap_refs })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn endbr_and_its_seal() {
+        assert!(is_endbr(&[0xf3, 0x0f, 0x1e, 0xfa, 0xe8]));
+        assert!(is_endbr(&[0x0f, 0x1f, 0x40, 0xd6]));
+        assert!(!is_endbr(&[0x0f, 0x1f, 0x44, 0x00, 0x00]));
+        assert!(!is_endbr(&[0xf3]));
+    }
+
+    /// A fentry-only trampoline restores the argument registers and
+    /// returns to the traced function: no call of it, no saved return value.
+    #[test]
+    fn fentry_only_frame() {
+        let m = BtfFuncModel { arg_size: vec![8, 8], ..BtfFuncModel::default() };
+        let mut nodes = TrampNodes::default();
+        nodes.push(BpfTrampProgType::Fentry, TrampNode { bpf_func: 0xffff_ffff_c000_1000, prog: 0xffff_8880_0000_1000, ..TrampNode::default() });
+        let flags = TrampFlags::bpf_trampoline_update(&nodes, false, false, false, DYNAMIC_FTRACE_WITH_JMP);
+        let addrs = TrampAddrs { image: 0xffff_ffff_c000_0000, func: 0xffff_ffff_8100_0000, ..TrampAddrs::default() };
+        let img = arch_prepare_bpf_trampoline(&X86Profile::default(), RunCtxLayout { size: 16, bpf_cookie: 0 }, &m, flags, &nodes, &addrs).unwrap();
+        // push rbp; mov rbp, rsp; sub rsp, 2*8 + 8 + 8 + 16
+        assert_eq!(img.code[..8], [0x55, 0x48, 0x89, 0xe5, 0x48, 0x83, 0xec, 0x30]);
+        // ... leave; ret; int3
+        assert_eq!(img.code[img.code.len() - 3..], [0xc9, 0xc3, 0xcc]);
+        assert_eq!(img.heap_refs.len(), 2);
+        assert!(img.heap_refs.iter().all(|r| r.ptr == HeapPtr::Prog(BpfTrampProgType::Fentry, 0) && r.len == 8));
+        let too_many = BtfFuncModel { arg_size: vec![16; 7], ..BtfFuncModel::default() };
+        assert_eq!(
+            arch_prepare_bpf_trampoline(&X86Profile::default(), RunCtxLayout { size: 16, bpf_cookie: 0 }, &too_many, flags, &nodes, &addrs),
+            Err(TrampError::TooManyArgs(14))
+        );
+    }
+}
