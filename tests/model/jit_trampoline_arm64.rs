@@ -1,6 +1,6 @@
 //! The arm64 trampoline (`bpf_selftest::jit::arm64::trampoline`) against
 //! the images 7.3 built (`expected/linux-7.3/arm64/trampolines/`, `record
-//! --set trampolines`): each case's `btf_func_model`, programs and kernel
+//! --set trampolines`): each case's `btf_func_model`, programs, cookies and kernel
 //! addresses given to the model's `arch_prepare_bpf_trampoline`, and its
 //! code compared with the recorded bytes, all of them.
 //!
@@ -21,8 +21,8 @@ use bpf_selftest::recorded::trampolines::{self, TrampGolden};
 use bpf_selftest::target::Arch;
 use bpf_selftest_suite as _;
 
-/// Recorded images the model builds byte for byte (of 20).
-const AT_LEAST_IDENTICAL: usize = 20;
+/// Recorded images the model builds byte for byte (of 21).
+const AT_LEAST_IDENTICAL: usize = 21;
 
 /// The values `movz`/`movn` + `movk` sequences leave in their register,
 /// in image order: `(register, value)`.
@@ -69,8 +69,8 @@ fn case(g: &TrampGolden) -> Result<(BtfFuncModel, TrampFlags, TrampNodes, TrampA
     let words: Vec<u32> = g.image.chunks(4).map(|w| u32::from_le_bytes(w.try_into().unwrap_or_default())).collect();
     let loads = mov_wide_loads(&words);
     let mut nodes = TrampNodes::default();
-    for (i, (kind, _)) in g.progs.iter().enumerate().rev() {
-        nodes.push(*kind, TrampNode { bpf_func: sym(&format!("prog{i}"))?, ..TrampNode::default() });
+    for (i, p) in g.progs.iter().enumerate().rev() {
+        nodes.push(p.kind, TrampNode { bpf_func: sym(&format!("prog{i}"))?, cookie: p.cookie, ..TrampNode::default() });
     }
     // the struct bpf_prog * each call loads into x19, in image order
     let mut progs = loads.iter().filter(|(r, _)| *r == 19).map(|l| l.1);

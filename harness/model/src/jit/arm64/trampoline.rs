@@ -20,12 +20,12 @@
 //! programs see them, the return value, x19/x20, padding to 16; above it
 //! the traced function's frame (fp, lr) and its caller's (fp, x9).
 //!
-//! Checked against 7.3: the 20 arm64 images of `record --set trampolines`
+//! Checked against 7.3: the 21 arm64 images of `record --set trampolines`
 //! (fentry, fexit, fmod_ret and their combinations; functions of 1 to 11
 //! arguments, 16-byte structs by value, arguments on the stack with their
-//! garbage cleared; `tests/model/jit_trampoline_arm64.rs`), byte for
-//! byte. Not checked against a kernel (no recording has them yet):
-//! cookies, `BPF_TRAMP_F_IP_ARG`, `__bpf_prog_enter`, struct_ops, BTI.
+//! garbage cleared, link cookies; `tests/model/jit_trampoline_arm64.rs`),
+//! byte for byte. Not checked against a kernel (no recording has them
+//! yet): `BPF_TRAMP_F_IP_ARG`, `__bpf_prog_enter`, struct_ops, BTI.
 //!
 //! Not modelled: fsession programs (their cookie slots and metadata) and
 //! `__arena` arguments of struct_ops trampolines, which the shared
