@@ -59,18 +59,27 @@ pub use crate::jit::trampoline::BpfTrampProgType as TrampKind;
 /// One recorded case: a function and what is attached to it, in order.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct TrampCase {
-    pub func: &'static str,
+    pub func: String,
     pub progs: Vec<TrampKind>,
     /// Each program's link cookie (`BPF_LINK_CREATE`'s `tracing.cookie`),
     /// none when empty.
     pub cookies: Vec<u64>,
+    /// The programs call `bpf_get_func_ip` (the trampoline stores the
+    /// function's address: `BPF_TRAMP_F_IP_ARG`).
+    pub func_ip: bool,
+    /// The programs are sleepable (`BPF_F_SLEEPABLE`: run between
+    /// `__bpf_prog_enter_sleepable` and its exit).
+    pub sleepable: bool,
 }
 
 impl TrampCase {
-    /// `bpf_fentry_test1.fentry+fexit`, `.cookies` after it with cookies.
+    /// `bpf_fentry_test1.fentry+fexit`, then `.cookies`, `.func_ip`,
+    /// `.sleepable` for those variants.
     pub fn name(&self) -> String {
         let cookies = if self.cookies.is_empty() { "" } else { ".cookies" };
-        format!("{}.{}{cookies}", self.func, self.progs.iter().map(|k| k.name()).collect::<Vec<_>>().join("+"))
+        let func_ip = if self.func_ip { ".func_ip" } else { "" };
+        let sleepable = if self.sleepable { ".sleepable" } else { "" };
+        format!("{}.{}{cookies}{func_ip}{sleepable}", self.func, self.progs.iter().map(|k| k.name()).collect::<Vec<_>>().join("+"))
     }
 }
 
@@ -78,16 +87,21 @@ impl TrampCase {
 /// `net/bpf/test_run.c`, `bpf_modify_return_test` (the fmod_ret target),
 /// and functions of the BPF core with arguments past the six registers or
 /// structs passed by value (attached, never called by the recording).
-pub fn cases() -> Vec<TrampCase> {
+pub fn cases(arch: Arch) -> Vec<TrampCase> {
     use BpfTrampProgType::*;
-    let c = |func, progs: &[TrampKind]| TrampCase { func, progs: progs.to_vec(), cookies: Vec::new() };
+    let c =
+        |func: &str, progs: &[TrampKind]| TrampCase { func: func.to_string(), progs: progs.to_vec(), cookies: Vec::new(), func_ip: false, sleepable: false };
+    // a system call: ALLOW_ERROR_INJECTION, so sleepable programs may trace it
+    let getpgid = if arch == Arch::X86_64 { "__x64_sys_getpgid" } else { "__arm64_sys_getpgid" };
     vec![
         c("bpf_fentry_test1", &[Fentry]),
         c("bpf_fentry_test1", &[Fexit]),
         c("bpf_fentry_test1", &[Fentry, Fexit]),
         c("bpf_fentry_test1", &[Fentry, Fentry]),
         // cookies: one an imm32 can carry, one only a movabs can
-        TrampCase { func: "bpf_fentry_test1", progs: vec![Fentry, Fexit], cookies: vec![0x1234_5678, 0x1122_3344_5566_7788] },
+        TrampCase { cookies: vec![0x1234_5678, 0x1122_3344_5566_7788], ..c("bpf_fentry_test1", &[Fentry, Fexit]) },
+        TrampCase { func_ip: true, ..c("bpf_fentry_test1", &[Fentry, Fexit]) },
+        TrampCase { sleepable: true, ..c(getpgid, &[Fentry, Fexit]) },
         c("bpf_fentry_test3", &[Fentry]),
         c("bpf_fentry_test3", &[Fentry, Fexit]),
         c("bpf_fentry_test6", &[Fentry]),
@@ -113,8 +127,17 @@ pub fn cases() -> Vec<TrampCase> {
 }
 
 /// The kernel functions a trampoline calls, recorded where kallsyms has them.
-pub const HELPER_SYMS: [&str; 7] =
-    ["__bpf_prog_enter_recur", "__bpf_prog_exit_recur", "__bpf_prog_enter", "__bpf_prog_exit", "__bpf_tramp_enter", "__bpf_tramp_exit", "__x86_return_thunk"];
+pub const HELPER_SYMS: [&str; 9] = [
+    "__bpf_prog_enter_recur",
+    "__bpf_prog_exit_recur",
+    "__bpf_prog_enter",
+    "__bpf_prog_exit",
+    "__bpf_prog_enter_sleepable_recur",
+    "__bpf_prog_exit_sleepable_recur",
+    "__bpf_tramp_enter",
+    "__bpf_tramp_exit",
+    "__x86_return_thunk",
+];
 
 /// One attached program of a golden.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -124,6 +147,10 @@ pub struct TrampProg {
     pub name: String,
     /// Its link's cookie.
     pub cookie: u64,
+    /// It calls `bpf_get_func_ip`.
+    pub func_ip: bool,
+    /// It is sleepable.
+    pub sleepable: bool,
 }
 
 /// A golden as stored.
@@ -175,7 +202,9 @@ pub fn render(g: &TrampGolden) -> String {
     s.push_str(&format!("func_head {}\n", hex(&g.func_head)));
     s.push_str(&format!("layout bpf_tramp_run_ctx size {} bpf_cookie {}\n", g.run_ctx_size, g.run_ctx_cookie_off));
     for (i, p) in g.progs.iter().enumerate() {
-        s.push_str(&format!("prog {i} {} {} cookie {:#x}\n", p.kind.name(), p.name, p.cookie));
+        let func_ip = if p.func_ip { " func_ip" } else { "" };
+        let sleepable = if p.sleepable { " sleepable" } else { "" };
+        s.push_str(&format!("prog {i} {} {} cookie {:#x}{func_ip}{sleepable}\n", p.kind.name(), p.name, p.cookie));
     }
     for (role, name, addr) in &g.syms {
         s.push_str(&format!("sym {role} {name} {addr:016x}\n"));
@@ -232,10 +261,12 @@ pub fn parse(text: &str) -> Result<TrampGolden, String> {
                 g.run_ctx_size = n.parse().map_err(|_| bad())?;
                 g.run_ctx_cookie_off = o.parse().map_err(|_| bad())?;
             }
-            ["prog", _, k, name, "cookie", c] => g.progs.push(TrampProg {
+            ["prog", _, k, name, "cookie", c, rest @ ..] if rest.iter().all(|w| ["func_ip", "sleepable"].contains(w)) => g.progs.push(TrampProg {
                 kind: TrampKind::parse(k).ok_or_else(bad)?,
                 name: name.to_string(),
                 cookie: u64::from_str_radix(c.trim_start_matches("0x"), 16).map_err(|_| bad())?,
+                func_ip: rest.contains(&"func_ip"),
+                sleepable: rest.contains(&"sleepable"),
             }),
             ["sym", role, name, addr] => g.syms.push((role.to_string(), name.to_string(), u64::from_str_radix(addr, 16).map_err(|_| bad())?)),
             ["len", n] => len = Some(n.parse::<usize>().map_err(|_| bad())?),
@@ -258,7 +289,7 @@ pub fn stable(g: &TrampGolden) -> Vec<String> {
     let mut out = vec![format!("case {} func {} btf_id {}", g.case, g.func, g.btf_id)];
     out.push(format!("model {} {} {:?}", g.nr_args, g.ret_size, g.arg_size));
     out.push(format!("layout {} {}", g.run_ctx_size, g.run_ctx_cookie_off));
-    out.extend(g.progs.iter().map(|p| format!("prog {} {} {:#x}", p.kind.name(), p.name, p.cookie)));
+    out.extend(g.progs.iter().map(|p| format!("prog {} {} {:#x} {} {}", p.kind.name(), p.name, p.cookie, p.func_ip, p.sleepable)));
     out.extend(g.syms.iter().filter(|(r, _, _)| r != "image" && !r.starts_with("prog")).map(|(r, n, a)| format!("sym {r} {n} {a:x}")));
     let (masked, _) = crate::cli::record::mask_jited_addresses(&g.jited);
     out.extend(masked);
@@ -366,10 +397,18 @@ fn code_len(arch: Arch, window: &[u8], base: u64, return_thunk: Option<u64>) -> 
     Err("no return in the image window".into())
 }
 
-/// Loads `r0 = 0; exit` as a tracing program of `kind` on `btf_id`.
-fn load_prog(sys: &mut dyn BpfSys, kind: TrampKind, btf_id: u32, name: &str) -> Result<i32, String> {
-    let insns = [0xb7u8, 0, 0, 0, 0, 0, 0, 0, 0x95, 0, 0, 0, 0, 0, 0, 0];
+/// Loads `r0 = 0; exit` (after `call bpf_get_func_ip` with `func_ip`) as
+/// a tracing program of `kind` on `btf_id`.
+fn load_prog(sys: &mut dyn BpfSys, kind: TrampKind, btf_id: u32, name: &str, func_ip: bool, sleepable: bool) -> Result<i32, String> {
+    let mut insns = Vec::new();
+    if func_ip {
+        // call bpf_get_func_ip (BPF_FUNC_get_func_ip = 173), r1 being the ctx
+        insns.extend([0x85u8, 0, 0, 0, 173, 0, 0, 0]);
+    }
+    insns.extend([0xb7u8, 0, 0, 0, 0, 0, 0, 0, 0x95, 0, 0, 0, 0, 0, 0, 0]);
     let mut p = attr::ProgLoad {
+        // BPF_F_SLEEPABLE
+        prog_flags: if sleepable { 1 << 4 } else { 0 },
         prog_type: BPF_PROG_TYPE_TRACING,
         insns: &insns,
         license: "GPL",
@@ -421,7 +460,7 @@ fn link_create(sys: &mut dyn BpfSys, prog_fd: i32, kind: TrampKind, cookie: u64)
 
 /// Records one case in the guest behind `sys`.
 pub fn record_case(sys: &mut dyn BpfSys, btf: &Btf, arch: Arch, case: &TrampCase) -> Result<TrampGolden, String> {
-    let btf_id = btf.find_by_name_kind(case.func, BTF_KIND_FUNC).ok_or_else(|| format!("{}: not in vmlinux BTF", case.func))?;
+    let btf_id = btf.find_by_name_kind(&case.func, BTF_KIND_FUNC).ok_or_else(|| format!("{}: not in vmlinux BTF", case.func))?;
     let (ret_size, arg_size) = func_model(btf, btf_id).map_err(|e| format!("{}: {e}", case.func))?;
     let mut fds = Vec::new();
     let r = record_with(sys, arch, case, btf_id, &mut fds);
@@ -438,14 +477,14 @@ pub fn record_case(sys: &mut dyn BpfSys, btf: &Btf, arch: Arch, case: &TrampCase
 }
 
 fn record_with(sys: &mut dyn BpfSys, arch: Arch, case: &TrampCase, btf_id: u32, fds: &mut Vec<i32>) -> Result<TrampGolden, String> {
-    let mut g = TrampGolden { case: case.name(), func: case.func.to_string(), btf_id, ..Default::default() };
+    let mut g = TrampGolden { case: case.name(), func: case.func.clone(), btf_id, ..Default::default() };
     let mut prog_syms = Vec::new();
     for (i, &kind) in case.progs.iter().enumerate() {
         let name = format!("{}{i}", kind.name().replace('_', ""));
-        let fd = load_prog(sys, kind, btf_id, &name)?;
+        let fd = load_prog(sys, kind, btf_id, &name, case.func_ip, case.sleepable)?;
         fds.push(fd);
         prog_syms.push(prog_ksym(sys, fd, &name)?);
-        g.progs.push(TrampProg { kind, name, cookie: case.cookies.get(i).copied().unwrap_or(0) });
+        g.progs.push(TrampProg { kind, name, cookie: case.cookies.get(i).copied().unwrap_or(0), func_ip: case.func_ip, sleepable: case.sleepable });
     }
     for (i, &kind) in case.progs.iter().enumerate() {
         let link = link_create(sys, fds[i], kind, g.progs[i].cookie)?;
@@ -462,7 +501,7 @@ fn record_with(sys: &mut dyn BpfSys, arch: Arch, case: &TrampCase, btf_id: u32, 
     })?;
     let lookup = |name: &str| syms.iter().find(|(_, n)| n == name).map(|s| s.0);
     g.syms.push(("image".into(), tramp_name, image));
-    g.syms.push(("func".into(), case.func.to_string(), lookup(case.func).ok_or_else(|| format!("no {} in /proc/kallsyms", case.func))?));
+    g.syms.push(("func".into(), case.func.clone(), lookup(&case.func).ok_or_else(|| format!("no {} in /proc/kallsyms", case.func))?));
     for (i, (addr, name)) in prog_syms.into_iter().enumerate() {
         g.syms.push((format!("prog{i}"), name, addr));
     }
@@ -497,7 +536,8 @@ pub fn record(a: &crate::cli::record::RecordArgs) -> Result<(), String> {
         let dir = dir(&a.out, arch);
         std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
         let t0 = Instant::now();
-        let picked: Vec<TrampCase> = cases().into_iter().filter(|c| a.filters.is_empty() || a.filters.iter().any(|f| c.name().contains(f.as_str()))).collect();
+        let picked: Vec<TrampCase> =
+            cases(arch).into_iter().filter(|c| a.filters.is_empty() || a.filters.iter().any(|f| c.name().contains(f.as_str()))).collect();
         let goldens = vm
             .with_sys(arch, |sys, btf| {
                 picked.iter().map(|c| record_case(sys, btf, arch, c).map_err(|e| format!("{arch} {}: {e}", c.name()))).collect::<Vec<_>>()
@@ -558,7 +598,7 @@ mod tests {
             func_head: vec![0xf3, 0x0f, 0x1e, 0xfa],
             run_ctx_size: 16,
             run_ctx_cookie_off: 0,
-            progs: vec![TrampProg { kind: TrampKind::Fentry, name: "fentry0".into(), cookie: 0x1122_3344_5566_7788 }],
+            progs: vec![TrampProg { kind: TrampKind::Fentry, name: "fentry0".into(), cookie: 0x1122_3344_5566_7788, func_ip: true, sleepable: false }],
             syms: vec![("image".into(), "bpf_trampoline_4294967303".into(), 0xffff_ffff_a000_1000)],
             image: (0..40).collect(),
             jited: vec!["\tpushq\t%rbp".into()],
@@ -568,7 +608,7 @@ mod tests {
 
     #[test]
     fn case_names() {
-        let names: Vec<String> = cases().iter().map(TrampCase::name).collect();
+        let names: Vec<String> = cases(Arch::X86_64).iter().map(TrampCase::name).collect();
         assert!(names.contains(&"bpf_modify_return_test.fmod_ret+fexit".to_string()));
         let mut sorted = names.clone();
         sorted.sort();

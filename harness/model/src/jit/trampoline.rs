@@ -89,6 +89,9 @@ pub enum ProgEnter {
     /// tracing programs, which count recursion (`bpf_prog_check_recur`).
     #[default]
     Recur,
+    /// `__bpf_prog_enter_sleepable_recur`/`__bpf_prog_exit_sleepable_recur`:
+    /// sleepable tracing programs.
+    SleepableRecur,
     /// `__bpf_prog_enter`/`__bpf_prog_exit`: no recursion check.
     Plain,
 }
@@ -202,6 +205,8 @@ pub struct TrampAddrs {
     pub bpf_prog_exit_recur: u64,
     pub bpf_prog_enter: u64,
     pub bpf_prog_exit: u64,
+    pub bpf_prog_enter_sleepable_recur: u64,
+    pub bpf_prog_exit_sleepable_recur: u64,
     pub bpf_tramp_enter: u64,
     pub bpf_tramp_exit: u64,
 }

@@ -202,6 +202,7 @@ impl Tramp<'_> {
     ) -> Result<(), TrampError> {
         let (enter, exit) = match node.enter {
             ProgEnter::Recur => (self.addrs.bpf_prog_enter_recur, self.addrs.bpf_prog_exit_recur),
+            ProgEnter::SleepableRecur => (self.addrs.bpf_prog_enter_sleepable_recur, self.addrs.bpf_prog_exit_sleepable_recur),
             ProgEnter::Plain => (self.addrs.bpf_prog_enter, self.addrs.bpf_prog_exit),
         };
         // the nop bpf_tramp_image_add_skip patches to skip a detached program
