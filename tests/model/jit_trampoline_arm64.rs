@@ -15,14 +15,14 @@ use std::path::PathBuf;
 
 use bpf_selftest::jit::arm64::Arm64Profile;
 use bpf_selftest::jit::arm64::trampoline::arch_prepare_bpf_trampoline;
-use bpf_selftest::jit::trampoline::{BtfFuncModel, HeapPtr, TrampAddrs, TrampFlags, TrampNode, TrampNodes};
+use bpf_selftest::jit::trampoline::{BtfFuncModel, HeapPtr, ProgEnter, TrampAddrs, TrampFlags, TrampNode, TrampNodes};
 use bpf_selftest::jit::x86_64::trampoline::RunCtxLayout;
 use bpf_selftest::recorded::trampolines::{self, TrampGolden};
 use bpf_selftest::target::Arch;
 use bpf_selftest_suite as _;
 
-/// Recorded images the model builds byte for byte (of 21).
-const AT_LEAST_IDENTICAL: usize = 21;
+/// Recorded images the model builds byte for byte (of 23).
+const AT_LEAST_IDENTICAL: usize = 23;
 
 /// The values `movz`/`movn` + `movk` sequences leave in their register,
 /// in image order: `(register, value)`.
@@ -70,14 +70,17 @@ fn case(g: &TrampGolden) -> Result<(BtfFuncModel, TrampFlags, TrampNodes, TrampA
     let loads = mov_wide_loads(&words);
     let mut nodes = TrampNodes::default();
     for (i, p) in g.progs.iter().enumerate().rev() {
-        nodes.push(p.kind, TrampNode { bpf_func: sym(&format!("prog{i}"))?, cookie: p.cookie, ..TrampNode::default() });
+        let enter = if p.sleepable { ProgEnter::SleepableRecur } else { ProgEnter::Recur };
+        nodes.push(p.kind, TrampNode { bpf_func: sym(&format!("prog{i}"))?, cookie: p.cookie, enter, ..TrampNode::default() });
     }
     // the struct bpf_prog * each call loads into x19, in image order
     let mut progs = loads.iter().filter(|(r, _)| *r == 19).map(|l| l.1);
     for node in nodes.fentry.iter_mut().chain(&mut nodes.fmod_ret).chain(&mut nodes.fexit) {
         node.prog = progs.next().ok_or("fewer struct bpf_prog loads than programs")?;
     }
-    let flags = TrampFlags::bpf_trampoline_update(&nodes, false, false, false, false);
+    // bpf_get_func_ip callers (prog->call_get_func_ip)
+    let ip_arg = g.progs.iter().any(|p| p.func_ip);
+    let flags = TrampFlags::bpf_trampoline_update(&nodes, ip_arg, false, false, false);
     let addrs = TrampAddrs {
         image: sym("image")?,
         func: sym("func")?,
@@ -88,6 +91,8 @@ fn case(g: &TrampGolden) -> Result<(BtfFuncModel, TrampFlags, TrampNodes, TrampA
         bpf_prog_exit_recur: sym("__bpf_prog_exit_recur")?,
         bpf_prog_enter: sym("__bpf_prog_enter")?,
         bpf_prog_exit: sym("__bpf_prog_exit")?,
+        bpf_prog_enter_sleepable_recur: sym("__bpf_prog_enter_sleepable_recur")?,
+        bpf_prog_exit_sleepable_recur: sym("__bpf_prog_exit_sleepable_recur")?,
         bpf_tramp_enter: sym("__bpf_tramp_enter")?,
         bpf_tramp_exit: sym("__bpf_tramp_exit")?,
     };

@@ -20,12 +20,13 @@
 //! programs see them, the return value, x19/x20, padding to 16; above it
 //! the traced function's frame (fp, lr) and its caller's (fp, x9).
 //!
-//! Checked against 7.3: the 21 arm64 images of `record --set trampolines`
+//! Checked against 7.3: the 23 arm64 images of `record --set trampolines`
 //! (fentry, fexit, fmod_ret and their combinations; functions of 1 to 11
 //! arguments, 16-byte structs by value, arguments on the stack with their
-//! garbage cleared, link cookies; `tests/model/jit_trampoline_arm64.rs`),
-//! byte for byte. Not checked against a kernel (no recording has them
-//! yet): `BPF_TRAMP_F_IP_ARG`, `__bpf_prog_enter`, struct_ops, BTI.
+//! garbage cleared, link cookies, `BPF_TRAMP_F_IP_ARG`, sleepable
+//! programs; `tests/model/jit_trampoline_arm64.rs`), byte for byte. Not
+//! checked against a kernel (no recording has them yet):
+//! `__bpf_prog_enter`, `BPF_TRAMP_F_RET_FENTRY_RET`, struct_ops, BTI.
 //!
 //! Not modelled: fsession programs (their cookie slots and metadata) and
 //! `__arena` arguments of struct_ops trampolines, which the shared
@@ -210,6 +211,7 @@ impl TrampCtx<'_> {
     fn invoke_bpf_prog(&mut self, node: &TrampNode, which: HeapPtr, bargs_off: i32, retval_off: i32, run_ctx_off: i32, save_ret: bool) {
         let (enter_prog, exit_prog) = match node.enter {
             ProgEnter::Recur => (self.addrs.bpf_prog_enter_recur, self.addrs.bpf_prog_exit_recur),
+            ProgEnter::SleepableRecur => (self.addrs.bpf_prog_enter_sleepable_recur, self.addrs.bpf_prog_exit_sleepable_recur),
             ProgEnter::Plain => (self.addrs.bpf_prog_enter, self.addrs.bpf_prog_exit),
         };
         let cookie_off = self.run_ctx.bpf_cookie as i32;

@@ -35,6 +35,8 @@ fn tramp(args: &[u8], nodes: TrampNodes) -> Case {
         bpf_prog_exit_recur: 0xffff_8000_803b_6bd0,
         bpf_prog_enter: 0xffff_8000_803b_6250,
         bpf_prog_exit: 0xffff_8000_803b_6b80,
+        bpf_prog_enter_sleepable_recur: 0xffff_8000_803b_6fc0,
+        bpf_prog_exit_sleepable_recur: 0xffff_8000_803b_6de8,
         bpf_tramp_enter: 0xffff_8000_803b_79c0,
         bpf_tramp_exit: 0xffff_8000_803b_7a90,
     };
