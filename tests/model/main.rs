@@ -17,6 +17,7 @@ mod fuzz_regressions;
 mod isa;
 mod jit_arm64;
 mod jit_disasm;
+mod jit_trampoline_arm64;
 mod jit_x86_64;
 mod jit_x86_64_trampoline;
 mod limits;

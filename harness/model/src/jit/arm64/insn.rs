@@ -365,6 +365,12 @@ pub fn comp_branch(is64: bool, rt: Reg, insns: i64, nonzero: bool) -> Option<u32
     fits(insns, 19).then_some(0x3400_0000 | (nonzero as u32) << 24 | sf(is64) | (insns as u32 & 0x7_ffff) << 5 | rd(rt))
 }
 
+/// `adr rd, #offset` (`aarch64_insn_gen_adr` of `AARCH64_INSN_ADR_TYPE_ADR`,
+/// `offset` in bytes from the instruction, within +-1M).
+pub fn adr(dst: Reg, offset: i64) -> Option<u32> {
+    fits(offset, 21).then_some(0x1000_0000 | ((offset as u32) & 3) << 29 | ((offset as u32 >> 2) & 0x7_ffff) << 5 | rd(dst))
+}
+
 /// `br`/`blr`/`ret` (`aarch64_insn_gen_branch_reg`).
 pub fn br(r: Reg) -> u32 {
     0xd61f_0000 | rn(r)
@@ -420,6 +426,10 @@ mod tests {
         assert_eq!(br(10), 0xd61f_0140);
         assert_eq!(lsl_imm(true, 8, 8, 3), 0xd37d_f108);
         assert_eq!(cond_branch(Cond::Cs, 4), Some(0x5400_0082));
+        assert_eq!(adr(LR, 8), Some(0x1000_005e));
+        assert_eq!(adr(0, -4), Some(0x10ff_ffe0));
+        assert_eq!(adr(0, -1), Some(0x70ff_ffe0));
+        assert_eq!(adr(0, 1 << 20), None);
     }
 
     #[test]

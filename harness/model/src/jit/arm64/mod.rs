@@ -23,6 +23,7 @@
 //! an arena program needs its xlated program from the fixups, not a dump.
 
 pub mod insn;
+pub mod trampoline;
 
 use std::fmt;
 
@@ -260,61 +261,16 @@ impl<'a> JitCtx<'a> {
 
     // ---- constants ----
 
-    /// `emit_a64_mov_i`: a 32-bit value with `movz`/`movn` (+ `movk`).
     fn emit_a64_mov_i(&mut self, is64: bool, reg: Reg, val: i32) {
-        let hi = (val >> 16) as u16;
-        let lo = val as u16;
-        if hi & 0x8000 != 0 {
-            if hi == 0xffff {
-                self.emit(movewide(is64, reg, !lo, 0, MoveWide::Inverse));
-            } else {
-                self.emit(movewide(is64, reg, !hi, 16, MoveWide::Inverse));
-                if lo != 0xffff {
-                    self.emit(movewide(is64, reg, lo, 0, MoveWide::Keep));
-                }
-            }
-        } else {
-            self.emit(movewide(is64, reg, lo, 0, MoveWide::Zero));
-            if hi != 0 {
-                self.emit(movewide(is64, reg, hi, 16, MoveWide::Keep));
-            }
-        }
+        emit_a64_mov_i(&mut self.image, is64, reg, val);
     }
 
-    /// `emit_a64_mov_i64`: the top non-trivial block with `movz` or `movn`
-    /// (whichever leaves fewer blocks), then `movk` of each lower block that
-    /// differs from the filler.
     fn emit_a64_mov_i64(&mut self, reg: Reg, val: u64) {
-        if val >> 32 == 0 {
-            return self.emit_a64_mov_i(false, reg, val as u32 as i32);
-        }
-        let blocks = |filler: u64| (0..4).filter(|k| (val >> (16 * k)) & 0xffff != filler).count();
-        let inverse = blocks(0xffff) < blocks(0);
-        let top = if inverse { !val } else { val };
-        let fls = 64 - top.leading_zeros() as i32;
-        let mut shift = ((fls - 1).div_euclid(16) * 16).max(0);
-        if inverse {
-            self.emit(movewide(true, reg, (!val >> shift) as u16, shift as u32, MoveWide::Inverse));
-        } else {
-            self.emit(movewide(true, reg, (val >> shift) as u16, shift as u32, MoveWide::Zero));
-        }
-        shift -= 16;
-        let filler = if inverse { 0xffff } else { 0 };
-        while shift >= 0 {
-            let block = (val >> shift) & 0xffff;
-            if block != filler {
-                self.emit(movewide(true, reg, block as u16, shift as u32, MoveWide::Keep));
-            }
-            shift -= 16;
-        }
+        emit_a64_mov_i64(&mut self.image, reg, val);
     }
 
-    /// `emit_addr_mov_i64`: a kernel address in a fixed three instructions
-    /// (`movn` of the low block, `movk` at 16 and 32; the top is all ones).
     fn emit_addr_mov_i64(&mut self, reg: Reg, val: u64) {
-        self.emit(movewide(true, reg, !val as u16, 0, MoveWide::Inverse));
-        self.emit(movewide(true, reg, (val >> 16) as u16, 16, MoveWide::Keep));
-        self.emit(movewide(true, reg, (val >> 32) as u16, 32, MoveWide::Keep));
+        emit_addr_mov_i64(&mut self.image, reg, val);
     }
 
     /// `emit_a64_add_i`
@@ -347,20 +303,8 @@ impl<'a> JitCtx<'a> {
 
     // ---- calls ----
 
-    /// `emit_call`: `bl` when the target is known and within +-128M, else
-    /// the address into x10 and `blr`.
     fn emit_call(&mut self, target: u64) {
-        let pc = self.base.wrapping_add(4 * self.idx() as u64);
-        let off = target.wrapping_sub(pc) as i64;
-        let direct = target != 0 && (-(128 << 20)..(128 << 20)).contains(&off);
-        match branch_imm(off >> 2, true).filter(|_| direct) {
-            Some(w) => self.emit(w),
-            None => {
-                let tmp = a64(TMP_REG_1);
-                self.emit_addr_mov_i64(tmp, target);
-                self.emit(blr(tmp));
-            }
-        }
+        emit_call(&mut self.image, Some(self.base), target);
     }
 
     // ---- frame ----
@@ -1183,6 +1127,82 @@ impl<'a> JitCtx<'a> {
         }
         Some(())
     }
+}
+
+/// `emit_a64_mov_i`: a 32-bit value with `movz`/`movn` (+ `movk`).
+fn emit_a64_mov_i(image: &mut Vec<u32>, is64: bool, reg: Reg, val: i32) {
+    let hi = (val >> 16) as u16;
+    let lo = val as u16;
+    if hi & 0x8000 != 0 {
+        if hi == 0xffff {
+            image.push(movewide(is64, reg, !lo, 0, MoveWide::Inverse));
+        } else {
+            image.push(movewide(is64, reg, !hi, 16, MoveWide::Inverse));
+            if lo != 0xffff {
+                image.push(movewide(is64, reg, lo, 0, MoveWide::Keep));
+            }
+        }
+    } else {
+        image.push(movewide(is64, reg, lo, 0, MoveWide::Zero));
+        if hi != 0 {
+            image.push(movewide(is64, reg, hi, 16, MoveWide::Keep));
+        }
+    }
+}
+
+/// `emit_a64_mov_i64`: the top non-trivial block with `movz` or `movn`
+/// (whichever leaves fewer blocks), then `movk` of each lower block that
+/// differs from the filler.
+fn emit_a64_mov_i64(image: &mut Vec<u32>, reg: Reg, val: u64) {
+    if val >> 32 == 0 {
+        return emit_a64_mov_i(image, false, reg, val as u32 as i32);
+    }
+    let blocks = |filler: u64| (0..4).filter(|k| (val >> (16 * k)) & 0xffff != filler).count();
+    let inverse = blocks(0xffff) < blocks(0);
+    let top = if inverse { !val } else { val };
+    let fls = 64 - top.leading_zeros() as i32;
+    let mut shift = ((fls - 1).div_euclid(16) * 16).max(0);
+    if inverse {
+        image.push(movewide(true, reg, (!val >> shift) as u16, shift as u32, MoveWide::Inverse));
+    } else {
+        image.push(movewide(true, reg, (val >> shift) as u16, shift as u32, MoveWide::Zero));
+    }
+    shift -= 16;
+    let filler = if inverse { 0xffff } else { 0 };
+    while shift >= 0 {
+        let block = (val >> shift) & 0xffff;
+        if block != filler {
+            image.push(movewide(true, reg, block as u16, shift as u32, MoveWide::Keep));
+        }
+        shift -= 16;
+    }
+}
+
+/// `emit_addr_mov_i64`: a kernel address in a fixed three instructions
+/// (`movn` of the low block, `movk` at 16 and 32; the top is all ones).
+fn emit_addr_mov_i64(image: &mut Vec<u32>, reg: Reg, val: u64) {
+    image.push(movewide(true, reg, !val as u16, 0, MoveWide::Inverse));
+    image.push(movewide(true, reg, (val >> 16) as u16, 16, MoveWide::Keep));
+    image.push(movewide(true, reg, (val >> 32) as u16, 32, MoveWide::Keep));
+}
+
+/// `emit_call`: `bl` when the image's address is known (`ro_image`) and
+/// the target is within +-128M of the call, else the address into x10 and
+/// `blr` (`emit_indirect_call`).
+fn emit_call(image: &mut Vec<u32>, ro_image: Option<u64>, target: u64) {
+    if let Some(base) = ro_image.filter(|_| target != 0) {
+        let pc = base.wrapping_add(4 * image.len() as u64);
+        let off = target.wrapping_sub(pc) as i64;
+        if (-(128 << 20)..(128 << 20)).contains(&off)
+            && let Some(w) = branch_imm(off >> 2, true)
+        {
+            image.push(w);
+            return;
+        }
+    }
+    let tmp = a64(TMP_REG_1);
+    emit_addr_mov_i64(image, tmp, target);
+    image.push(blr(tmp));
 }
 
 /// `AARCH64_BREAK_FAULT`: what the kernel's generators return for an
