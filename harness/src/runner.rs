@@ -666,6 +666,9 @@ fn check_outcome_into(spec: &TestSpec, unpriv: bool, arch: Arch, out: &LoadOutco
     if failures.is_empty() { (Verdict::Ok, transcript) } else { (Verdict::Fail(transcript.clone()), transcript) }
 }
 
+/// An expectation list of counters, the counter's name, how to read it.
+type Counter<'a> = (&'a [(Option<String>, u64)], &'static str, fn(&backend::ProgRunStats) -> u64);
+
 /// `#[run_count]`, `#[recursion_misses]` and `#[global_after]` against
 /// what the backend read after the run.
 fn check_run_expect(spec: &TestSpec, arch: Arch, out: &LoadOutcome, failures: &mut String, failed: &mut Vec<FailedCheck>) {
@@ -676,8 +679,7 @@ fn check_run_expect(spec: &TestSpec, arch: Arch, out: &LoadOutcome, failures: &m
     };
     let label = |p: &Option<String>| p.clone().unwrap_or_else(|| spec.prog_name.clone());
     let mut bad = false;
-    let counters: [(&[(Option<String>, u64)], &str, fn(&backend::ProgRunStats) -> u64); 2] =
-        [(&run.run_counts, "run_cnt", |st| st.run_cnt), (&run.recursion_misses, "recursion_misses", |st| st.recursion_misses)];
+    let counters: [Counter; 2] = [(&run.run_counts, "run_cnt", |st| st.run_cnt), (&run.recursion_misses, "recursion_misses", |st| st.recursion_misses)];
     for (list, what, get) in counters {
         for (p, want) in list {
             match index(p).and_then(|k| out.prog_stats.get(k)) {
