@@ -16,7 +16,6 @@ use std::path::PathBuf;
 use bpf_selftest::jit::arm64::Arm64Profile;
 use bpf_selftest::jit::arm64::trampoline::arch_prepare_bpf_trampoline;
 use bpf_selftest::jit::trampoline::{BtfFuncModel, HeapPtr, ProgEnter, TrampAddrs, TrampFlags, TrampNode, TrampNodes};
-use bpf_selftest::jit::x86_64::trampoline::RunCtxLayout;
 use bpf_selftest::recorded::trampolines::{self, TrampGolden};
 use bpf_selftest::target::Arch;
 use bpf_selftest_suite as _;
@@ -61,10 +60,7 @@ fn mov_wide_loads(words: &[u32]) -> Vec<(u8, u64)> {
 /// `CONFIG_DYNAMIC_FTRACE_WITH_JMP`) and the recorded addresses, the heap
 /// pointers read back from the recorded image.
 fn case(g: &TrampGolden) -> Result<(BtfFuncModel, TrampFlags, TrampNodes, TrampAddrs), String> {
-    let m = BtfFuncModel { ret_size: g.ret_size, arg_size: g.arg_size.clone(), ..BtfFuncModel::default() };
-    if m.nr_args() != g.nr_args as usize {
-        return Err(format!("nr_args {} but {} argument sizes", g.nr_args, g.arg_size.len()));
-    }
+    let m = g.func_model()?;
     let sym = |role: &str| g.sym(role).ok_or_else(|| format!("no address of {role}"));
     let words: Vec<u32> = g.image.chunks(4).map(|w| u32::from_le_bytes(w.try_into().unwrap_or_default())).collect();
     let loads = mov_wide_loads(&words);
@@ -81,21 +77,9 @@ fn case(g: &TrampGolden) -> Result<(BtfFuncModel, TrampFlags, TrampNodes, TrampA
     // bpf_get_func_ip callers (prog->call_get_func_ip)
     let ip_arg = g.progs.iter().any(|p| p.func_ip);
     let flags = TrampFlags::bpf_trampoline_update(&nodes, ip_arg, false, false, false);
-    let addrs = TrampAddrs {
-        image: sym("image")?,
-        func: sym("func")?,
-        func_endbr: false,
-        // the struct bpf_tramp_image * loaded into x0
-        im: loads.iter().find(|(r, _)| *r == 0).map_or(0, |l| l.1),
-        bpf_prog_enter_recur: sym("__bpf_prog_enter_recur")?,
-        bpf_prog_exit_recur: sym("__bpf_prog_exit_recur")?,
-        bpf_prog_enter: sym("__bpf_prog_enter")?,
-        bpf_prog_exit: sym("__bpf_prog_exit")?,
-        bpf_prog_enter_sleepable_recur: sym("__bpf_prog_enter_sleepable_recur")?,
-        bpf_prog_exit_sleepable_recur: sym("__bpf_prog_exit_sleepable_recur")?,
-        bpf_tramp_enter: sym("__bpf_tramp_enter")?,
-        bpf_tramp_exit: sym("__bpf_tramp_exit")?,
-    };
+    // the struct bpf_tramp_image * loaded into x0
+    let im = loads.iter().find(|(r, _)| *r == 0).map_or(0, |l| l.1);
+    let addrs = g.tramp_addrs(im, false)?;
     Ok((m, flags, nodes, addrs))
 }
 
@@ -109,8 +93,7 @@ fn arm64_trampolines_match_7_3() {
     for path in &paths {
         let g = trampolines::parse(&std::fs::read_to_string(path).unwrap()).unwrap();
         let (m, flags, nodes, addrs) = case(&g).unwrap_or_else(|e| panic!("{}: {e}", g.case));
-        let run_ctx = RunCtxLayout { size: g.run_ctx_size, bpf_cookie: g.run_ctx_cookie_off };
-        let img = arch_prepare_bpf_trampoline(&Arm64Profile::default(), run_ctx, &m, flags, &nodes, &addrs).unwrap_or_else(|e| panic!("{}: {e}", g.case));
+        let img = arch_prepare_bpf_trampoline(&Arm64Profile::default(), g.run_ctx(), &m, flags, &nodes, &addrs).unwrap_or_else(|e| panic!("{}: {e}", g.case));
         compared += 1;
         let code = &img.code[..];
         if code == &g.image[..] {

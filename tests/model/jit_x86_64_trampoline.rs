@@ -11,9 +11,9 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-use bpf_selftest::jit::trampoline::{BtfFuncModel, HeapPtr, ProgEnter, TrampAddrs, TrampFlags, TrampNode, TrampNodes};
+use bpf_selftest::jit::trampoline::{HeapPtr, ProgEnter, TrampFlags, TrampNode, TrampNodes};
 use bpf_selftest::jit::x86_64::X86Profile;
-use bpf_selftest::jit::x86_64::trampoline::{DYNAMIC_FTRACE_WITH_JMP, RunCtxLayout, arch_prepare_bpf_trampoline, is_endbr};
+use bpf_selftest::jit::x86_64::trampoline::{DYNAMIC_FTRACE_WITH_JMP, arch_prepare_bpf_trampoline, is_endbr};
 use bpf_selftest::recorded::trampolines::{TrampGolden, parse};
 use bpf_selftest::target::Arch;
 
@@ -31,7 +31,7 @@ fn goldens() -> Vec<TrampGolden> {
 /// stand-in `struct bpf_prog *`s), the flags `bpf_trampoline_update`
 /// chooses and the addresses kallsyms named.
 fn build(g: &TrampGolden) -> Result<(bpf_selftest::jit::trampoline::TrampImage, TrampFlags), String> {
-    let m = BtfFuncModel { ret_size: g.ret_size, ret_flags: Default::default(), arg_size: g.arg_size.clone(), arg_flags: Vec::new() };
+    let m = g.func_model()?;
     let sym = |role: &str| g.sym(role).ok_or_else(|| format!("{}: no sym {role}", g.case));
     let mut nodes = TrampNodes::default();
     // the last attached runs first
@@ -46,22 +46,8 @@ fn build(g: &TrampGolden) -> Result<(bpf_selftest::jit::trampoline::TrampImage, 
     }
     let ip_arg = g.progs.iter().any(|p| p.func_ip);
     let flags = TrampFlags::bpf_trampoline_update(&nodes, ip_arg, false, false, DYNAMIC_FTRACE_WITH_JMP);
-    let addrs = TrampAddrs {
-        image: sym("image")?,
-        func: sym("func")?,
-        func_endbr: is_endbr(&g.func_head),
-        im: 0xffff_8880_2000_0000,
-        bpf_prog_enter_recur: sym("__bpf_prog_enter_recur")?,
-        bpf_prog_exit_recur: sym("__bpf_prog_exit_recur")?,
-        bpf_prog_enter: sym("__bpf_prog_enter")?,
-        bpf_prog_exit: sym("__bpf_prog_exit")?,
-        bpf_prog_enter_sleepable_recur: sym("__bpf_prog_enter_sleepable_recur")?,
-        bpf_prog_exit_sleepable_recur: sym("__bpf_prog_exit_sleepable_recur")?,
-        bpf_tramp_enter: sym("__bpf_tramp_enter")?,
-        bpf_tramp_exit: sym("__bpf_tramp_exit")?,
-    };
-    let run_ctx = RunCtxLayout { size: g.run_ctx_size, bpf_cookie: g.run_ctx_cookie_off };
-    let img = arch_prepare_bpf_trampoline(&X86Profile::default(), run_ctx, &m, flags, &nodes, &addrs).map_err(|e| format!("{}: {e}", g.case))?;
+    let addrs = g.tramp_addrs(0xffff_8880_2000_0000, is_endbr(&g.func_head))?;
+    let img = arch_prepare_bpf_trampoline(&X86Profile::default(), g.run_ctx(), &m, flags, &nodes, &addrs).map_err(|e| format!("{}: {e}", g.case))?;
     Ok((img, flags))
 }
 

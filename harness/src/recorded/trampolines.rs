@@ -41,7 +41,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use crate::btf::{BTF_KIND_FUNC, Btf};
-use crate::jit::trampoline::BpfTrampProgType;
+use crate::jit::trampoline::{BpfTrampProgType, BtfFuncModel, RunCtxLayout, TrampAddrs};
 use crate::sys::{BpfCall, BpfSys, attr, get_u32, get_u64};
 use crate::target::Arch;
 
@@ -184,6 +184,41 @@ impl TrampGolden {
     /// The address of `role`.
     pub fn sym(&self, role: &str) -> Option<u64> {
         self.syms.iter().find(|(r, _, _)| r == role).map(|s| s.2)
+    }
+
+    /// The recorded `struct btf_func_model`.
+    pub fn func_model(&self) -> Result<BtfFuncModel, String> {
+        let m = BtfFuncModel { ret_size: self.ret_size, arg_size: self.arg_size.clone(), ..BtfFuncModel::default() };
+        if m.nr_args() != self.nr_args as usize {
+            return Err(format!("{}: nr_args {} but {} argument sizes", self.case, self.nr_args, self.arg_size.len()));
+        }
+        Ok(m)
+    }
+
+    /// The recorded `struct bpf_tramp_run_ctx` layout.
+    pub fn run_ctx(&self) -> RunCtxLayout {
+        RunCtxLayout { size: self.run_ctx_size, bpf_cookie: self.run_ctx_cookie_off }
+    }
+
+    /// The kernel addresses an arch's `arch_prepare_bpf_trampoline` is
+    /// given, as recorded, with the `struct bpf_tramp_image *` (`im`, which
+    /// has no symbol) and whether the traced function starts with `endbr64`.
+    pub fn tramp_addrs(&self, im: u64, func_endbr: bool) -> Result<TrampAddrs, String> {
+        let sym = |role: &str| self.sym(role).ok_or_else(|| format!("{}: no address of {role}", self.case));
+        Ok(TrampAddrs {
+            image: sym("image")?,
+            func: sym("func")?,
+            func_endbr,
+            im,
+            bpf_prog_enter_recur: sym("__bpf_prog_enter_recur")?,
+            bpf_prog_exit_recur: sym("__bpf_prog_exit_recur")?,
+            bpf_prog_enter: sym("__bpf_prog_enter")?,
+            bpf_prog_exit: sym("__bpf_prog_exit")?,
+            bpf_prog_enter_sleepable_recur: sym("__bpf_prog_enter_sleepable_recur")?,
+            bpf_prog_exit_sleepable_recur: sym("__bpf_prog_exit_sleepable_recur")?,
+            bpf_tramp_enter: sym("__bpf_tramp_enter")?,
+            bpf_tramp_exit: sym("__bpf_tramp_exit")?,
+        })
     }
 }
 

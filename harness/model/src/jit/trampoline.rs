@@ -259,6 +259,15 @@ impl std::fmt::Display for TrampError {
 
 impl std::error::Error for TrampError {}
 
+/// `struct bpf_tramp_run_ctx` as the image's BTF lays it out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RunCtxLayout {
+    /// `sizeof(struct bpf_tramp_run_ctx)`.
+    pub size: u32,
+    /// `offsetof(struct bpf_tramp_run_ctx, bpf_cookie)`.
+    pub bpf_cookie: u32,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -38,7 +38,6 @@
 use super::insn::*;
 use super::{Arm64Profile, BREAK_FAULT, TMP_REG_1, a64, emit_a64_mov_i64, emit_addr_mov_i64, emit_call};
 use crate::jit::trampoline::*;
-use crate::jit::x86_64::trampoline::RunCtxLayout;
 
 /// `struct arg_aux`: how the traced function's arguments are passed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]

@@ -23,7 +23,8 @@
 use super::encoder::{Emitter, Reg, Width, is_imm8, is_simm32};
 use super::{X86_PATCH_SIZE, X86Profile, emit_mov_imm32, emit_return, load_tcc_ptr, mov_imm64};
 use crate::jit::trampoline::{
-    BpfTrampProgType, BtfFuncModel, HeapPtr, HeapRef, MAX_BPF_FUNC_ARGS, ProgEnter, TrampAddrs, TrampError, TrampFlags, TrampImage, TrampNode, TrampNodes,
+    BpfTrampProgType, BtfFuncModel, HeapPtr, HeapRef, MAX_BPF_FUNC_ARGS, ProgEnter, RunCtxLayout, TrampAddrs, TrampError, TrampFlags, TrampImage, TrampNode,
+    TrampNodes,
 };
 
 /// `CONFIG_DYNAMIC_FTRACE_WITH_JMP` of the Debian 7.3 amd64 config: a
@@ -43,15 +44,6 @@ pub fn is_endbr(head: &[u8]) -> bool {
         Some(&[0xf3, 0x0f, 0x1e, b]) => b == 0xfa || b == 0xfb,
         _ => false,
     }
-}
-
-/// `struct bpf_tramp_run_ctx` as the image's BTF lays it out.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct RunCtxLayout {
-    /// `sizeof(struct bpf_tramp_run_ctx)`.
-    pub size: u32,
-    /// `offsetof(struct bpf_tramp_run_ctx, bpf_cookie)`.
-    pub bpf_cookie: u32,
 }
 
 /// The image under construction: its bytes, where it will live, and the
