@@ -28,6 +28,8 @@
 //! BTF.
 
 use bpf_isa::insn::op::*;
+use std::borrow::Cow;
+
 use bpf_isa::{Insn, disasm};
 
 use super::{BtfMode, LoadOutcome, LoadRequest, Unavailable};
@@ -157,37 +159,20 @@ pub(crate) fn kfunc_not_found(name: &str) -> Box<LoadOutcome> {
 
 fn load_fds(sys: &mut dyn BpfSys, target: &Target<'_>, req: &LoadRequest, how: &LoadSettings, fds: &mut Vec<i32>) -> Result<LoadOutcome, Unavailable> {
     validate(req).map_err(|e| Unavailable(format!("{}: bad request '{}': {e}", target.backend, req.name)))?;
-    // libbpf relocates CO-RE first, with the kernel's BTF
-    let relocated;
-    let req = if core::has_core(req) {
-        let btf = target.core.ok_or_else(|| Unavailable(format!("{}: no vmlinux BTF for the CO-RE relocations of '{}'", target.backend, req.name)))?;
-        match core::relocate_request(req, btf) {
-            Ok(r) => {
-                relocated = r;
-                &relocated
-            }
-            Err(f) => return Ok(*core_failure(&f)),
-        }
-    } else {
-        req
-    };
-    let mut insns = req.prog.insns.clone();
-    if let Err(out) = resolve_ksyms(target, req, &mut insns) {
-        return Ok(*out);
-    }
-    let attach_btf_id = match find_attach_btf_id(target, req) {
-        Ok(id) => id,
+    let (req, mut insns, attach_btf_id) = match prepare_prog(target, req)? {
+        Ok(p) => p,
         Err(out) => return Ok(*out),
     };
+    let req = req.as_ref();
 
     let mut caps_old = None;
     let loaded = create_and_load(sys, req, how, &mut insns, fds, attach_btf_id, &mut caps_old);
     if let Some(old) = caps_old {
         sys.cap_effective(!0, old).map_err(|e| unavailable(target, e))?;
     }
-    let (mut out, prog_fd, map_fds) = match loaded.map_err(|e| unavailable(target, e))? {
+    let (mut out, prog_fd, map_fds, obj_btf_fd) = match loaded.map_err(|e| unavailable(target, e))? {
         Loaded::Failed(out) => return Ok(*out),
-        Loaded::Prog { out, prog_fd, map_fds } => (out, prog_fd, map_fds),
+        Loaded::Prog { out, prog_fd, map_fds, obj_btf_fd } => (out, prog_fd, map_fds, obj_btf_fd),
     };
 
     for fd in &map_fds {
@@ -220,7 +205,7 @@ fn load_fds(sys: &mut dyn BpfSys, target: &Target<'_>, req: &LoadRequest, how: &
     let attached_fds = if req.scenario.is_empty() {
         Vec::new()
     } else {
-        match set_up_scenario(sys, target, req, prog_fd, &map_fds, fds).map_err(|e| unavailable(target, e))? {
+        match set_up_scenario(sys, target, req, prog_fd, &map_fds, obj_btf_fd, fds)? {
             Ok(v) => v,
             Err(failed) => return Ok(*failed),
         }
@@ -257,29 +242,26 @@ fn mmap_len(m: &MapDef) -> u64 {
 /// tracepoints), the program itself attached when asked, run statistics
 /// enabled, globals written through an mmap. The attached programs' fds,
 /// or the outcome of a step that failed, in libbpf's words.
+#[allow(clippy::too_many_arguments)]
 fn set_up_scenario(
     sys: &mut dyn BpfSys,
     target: &Target<'_>,
     req: &LoadRequest,
     prog_fd: i32,
     map_fds: &[Option<i32>],
+    obj_btf_fd: Option<i32>,
     fds: &mut Vec<i32>,
-) -> Result<Result<Vec<i32>, Box<LoadOutcome>>, SysError> {
+) -> Result<Result<Vec<i32>, Box<LoadOutcome>>, Unavailable> {
+    let un = |e| unavailable(target, e);
     let sc = &req.scenario;
     let mut attached = Vec::with_capacity(sc.attached.len());
-    let obj_btf_fd = None;
     for a in &sc.attached {
-        let sub = req.attached_request(a);
-        let mut insns = sub.prog.insns.clone();
-        if let Err(out) = resolve_ksyms(target, &sub, &mut insns) {
-            return Ok(Err(out));
-        }
-        let attach_btf_id = match find_attach_btf_id(target, &sub) {
-            Ok(id) => id,
+        let (sub, mut insns, attach_btf_id) = match prepare_prog(target, &req.attached_request(a))? {
+            Ok((sub, insns, id)) => (sub.into_owned(), insns, id),
             Err(out) => return Ok(Err(out)),
         };
         let mut caps = None;
-        match load_prog(sys, &sub, &LoadSettings::default(), &mut insns, fds, attach_btf_id, obj_btf_fd, map_fds.to_vec(), &mut caps)? {
+        match load_prog(sys, &sub, &LoadSettings::default(), &mut insns, fds, attach_btf_id, obj_btf_fd, map_fds.to_vec(), &mut caps).map_err(un)? {
             Loaded::Prog { prog_fd: Some(fd), .. } => attached.push(fd),
             Loaded::Prog { out, .. } => return Ok(Err(attached_load_failure(&a.name, &out))),
             Loaded::Failed(out) => return Ok(Err(attached_load_failure(&a.name, &out))),
@@ -297,20 +279,20 @@ fn set_up_scenario(
     }
     for (name, fd, ty, at, tp) in to_attach {
         let call = if crate::prog_type::btf_attach_target_kind(ty, at) { attr::link_create(fd, at.unwrap_or(0)) } else { attr::raw_tracepoint_open(tp, fd) };
-        let r = sys.bpf(&call)?;
+        let r = sys.bpf(&call).map_err(un)?;
         match r.fd() {
             Ok(link) => fds.push(link),
             Err(e) => return Ok(Err(loader_failure(e, format!("prog '{name}': failed to attach: {}", errno_desc(e))))),
         }
     }
     // run_cnt is kept only with stats enabled
-    match sys.bpf(&attr::enable_stats())?.fd() {
+    match sys.bpf(&attr::enable_stats()).map_err(un)?.fd() {
         Ok(fd) => fds.push(fd),
         Err(e) => return Ok(Err(loader_failure(e, format!("failed to enable run statistics: {}", errno_desc(e))))),
     }
     for (m, off, bytes) in &sc.global_init {
         let (Some(def), Some(Some(fd))) = (req.maps.get(*m), map_fds.get(*m)) else { continue };
-        let errno = sys.map_mmap_write(*fd, 0, mmap_len(def), u64::from(*off), bytes)?;
+        let errno = sys.map_mmap_write(*fd, 0, mmap_len(def), u64::from(*off), bytes).map_err(un)?;
         if errno != 0 {
             return Ok(Err(loader_failure(errno, format!("map '{}': failed to mmap: {}", def.name, errno_desc(errno)))));
         }
@@ -349,6 +331,31 @@ fn read_scenario(
         }
     }
     Ok(())
+}
+
+/// What libbpf does to one program before `BPF_PROG_LOAD`: CO-RE
+/// relocations against the kernel's BTF, kfunc and ksym ids, the attach
+/// target's BTF id. The request (relocated when it had CO-RE), its
+/// instructions and `attach_btf_id`, or the outcome of a failed step.
+#[allow(clippy::type_complexity)]
+fn prepare_prog<'r>(target: &Target<'_>, req: &'r LoadRequest) -> Result<Result<(Cow<'r, LoadRequest>, Vec<Insn>, u32), Box<LoadOutcome>>, Unavailable> {
+    let req = if core::has_core(req) {
+        let btf = target.core.ok_or_else(|| Unavailable(format!("{}: no vmlinux BTF for the CO-RE relocations of '{}'", target.backend, req.name)))?;
+        match core::relocate_request(req, btf) {
+            Ok(r) => Cow::Owned(r),
+            Err(f) => return Ok(Err(core_failure(&f))),
+        }
+    } else {
+        Cow::Borrowed(req)
+    };
+    let mut insns = req.prog.insns.clone();
+    if let Err(out) = resolve_ksyms(target, &req, &mut insns) {
+        return Ok(Err(out));
+    }
+    match find_attach_btf_id(target, &req) {
+        Ok(id) => Ok(Ok((req, insns, id))),
+        Err(out) => Ok(Err(out)),
+    }
 }
 
 /// Tracing and LSM programs: libbpf finds the attach target in vmlinux BTF
@@ -414,7 +421,7 @@ enum Loaded {
     /// The load failed (the outcome says how).
     Failed(Box<LoadOutcome>),
     /// BPF_PROG_LOAD ran; `prog_fd` is set when it succeeded.
-    Prog { out: LoadOutcome, prog_fd: Option<i32>, map_fds: Vec<Option<i32>> },
+    Prog { out: LoadOutcome, prog_fd: Option<i32>, map_fds: Vec<Option<i32>>, obj_btf_fd: Option<i32> },
 }
 
 /// Maps, BTF and the program, in the capability state of the run.
@@ -553,7 +560,7 @@ fn load_prog(
             Ok(fd) => {
                 fds.push(fd);
                 let out = LoadOutcome { accepted: true, log, log_true_size, load_ns, ..LoadOutcome::default() };
-                return Ok(Loaded::Prog { out, prog_fd: Some(fd), map_fds });
+                return Ok(Loaded::Prog { out, prog_fd: Some(fd), map_fds, obj_btf_fd });
             }
             // libbpf: retry at log level 1 to show what failed
             Err(_) if p.log_level == 0 && how.retry_at_level_1 => {
@@ -567,7 +574,7 @@ fn load_prog(
                 // `processed N insns` line says how far the verifier got
                 let verified_insns = processed_insns(&log).unwrap_or(0);
                 let out = LoadOutcome { accepted: false, errno, log, log_true_size, verified_insns, load_ns, ..LoadOutcome::default() };
-                return Ok(Loaded::Prog { out, prog_fd: None, map_fds });
+                return Ok(Loaded::Prog { out, prog_fd: None, map_fds, obj_btf_fd });
             }
         }
     }
