@@ -45,7 +45,7 @@ fn matches_the_oracle_on_the_running_kernel() {
     if !same_kernel {
         eprintln!("note: running {release}, recorded on {}: comparing verdicts and results only", truth.release);
     }
-    let strict = Strictness { kernel_details: same_kernel, exact_jit: &[], same_map_ids: false };
+    let strict = Strictness { kernel_details: same_kernel, exact_jit: &[], same_map_ids: false, arch };
     let mut diffs = Vec::new();
     let mut loaded = 0;
     for c in cases(arch) {

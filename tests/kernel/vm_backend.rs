@@ -38,7 +38,7 @@ fn run(arch: Arch, iter_num_jit_len: usize) {
     eprintln!("{arch}: boot {:.2} s, {} programs in {:.2} s total", boots[0].boot_time.as_secs_f64(), reqs.len(), total.as_secs_f64());
 
     // a fresh boot and the recorder's order: even the map ids are the recorded ones
-    let strict = Strictness { kernel_details: true, exact_jit: &["ret42", "unpriv_ok"], same_map_ids: true };
+    let strict = Strictness { kernel_details: true, exact_jit: &["ret42", "unpriv_ok"], same_map_ids: true, arch };
     let mut diffs = Vec::new();
     for (c, out) in cases.iter().zip(&outs) {
         let got = out.as_ref().unwrap_or_else(|e| panic!("{}: {}", c.name, e.0));
